@@ -1,0 +1,4 @@
+import type { Benchmark } from "./types";
+
+/** Every benchmark, in the order `npm run bench` runs them. */
+export const benchmarks: Benchmark[] = [];
