@@ -1,0 +1,382 @@
+/**
+ * Reading a case file (SPEC §2, INTEROP §1): CSV (the Safe-Psych released CSV or any one-row-per-case CSV with
+ * mappable column names) or JSONL. The whole file is validated before anything is written: the result lists every
+ * bad row as `line N: reason`, and a caller writes nothing while `errors` is non-empty.
+ */
+import { parse } from "csv-parse/sync";
+import { AGE_GROUPS, compactSections, normaliseAgeGroup, pyStrip, SECTION_KINDS, type Section, type SectionKind } from "./sections";
+
+export const LABEL_COLUMNS = [
+  "diagnosis_sufficiency",
+  "diagnosis_sufficiency_agreement",
+  "diagnosis",
+  "diagnosis_agreement",
+  "earliest_sufficient_section",
+] as const;
+export type LabelColumn = (typeof LABEL_COLUMNS)[number];
+
+/** Every column Concord reads, by its canonical (reference) name. */
+export const CASE_COLUMNS = ["id", "age_group", "sex", ...SECTION_KINDS, ...LABEL_COLUMNS, "source_diagnosis"] as const;
+export type CaseColumn = (typeof CASE_COLUMNS)[number];
+
+export const MAX_SECTION_CHARS = 100_000;
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+
+/** Labels shipped with a dataset: reference values, kept apart from annotators and adjudicators. */
+export type ReferenceLabels = Record<LabelColumn, string>;
+
+export interface ParsedCase {
+  line: number;
+  externalId: string;
+  ageGroup: string;
+  sex: string;
+  sections: Section[];
+  referenceLabels: ReferenceLabels | null;
+  sourceDiagnosis: string | null;
+}
+
+export interface ImportIssue {
+  line: number;
+  message: string;
+}
+
+export interface ParseResult {
+  format: "csv" | "jsonl";
+  cases: ParsedCase[];
+  errors: ImportIssue[];
+  warnings: ImportIssue[];
+  /** True when the file carries the reference label columns. */
+  hasReferenceLabels: boolean;
+}
+
+export interface ParseOptions {
+  format?: "csv" | "jsonl";
+  filename?: string;
+  /** Canonical column → the header used in the file, e.g. { presenting_symptoms: "Symptoms" }. */
+  columnMap?: Partial<Record<CaseColumn, string>>;
+  /** Returns the canonical WHO chapter V code, or null when the text is not one. */
+  canonicalCode: (code: string) => string | null;
+}
+
+export function formatOf(filename: string | undefined, explicit?: "csv" | "jsonl"): "csv" | "jsonl" | null {
+  if (explicit) return explicit;
+  const lower = (filename ?? "").toLowerCase();
+  if (lower.endsWith(".csv")) return "csv";
+  if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return "jsonl";
+  return null;
+}
+
+/** Decodes UTF-8 strictly; on failure names the first line holding an invalid byte sequence. */
+export function decodeUtf8(bytes: Uint8Array): { text: string } | { error: ImportIssue } {
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+  } catch {
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    let line = 1;
+    let start = 0;
+    for (let i = 0; i <= bytes.length; i++) {
+      if (i === bytes.length || bytes[i] === 0x0a) {
+        try {
+          decoder.decode(bytes.subarray(start, i));
+        } catch {
+          return { error: { line, message: "the file is not valid UTF-8 here. Save it as UTF-8 and import it again." } };
+        }
+        line++;
+        start = i + 1;
+      }
+    }
+    return { error: { line: 1, message: "the file is not valid UTF-8. Save it as UTF-8 and import it again." } };
+  }
+}
+
+export function parseCaseFile(input: Uint8Array | string, options: ParseOptions): ParseResult {
+  const format = formatOf(options.filename, options.format);
+  const empty = (f: "csv" | "jsonl", errors: ImportIssue[]): ParseResult => ({
+    format: f,
+    cases: [],
+    errors,
+    warnings: [],
+    hasReferenceLabels: false,
+  });
+  if (!format)
+    return empty("csv", [{ line: 0, message: `cannot tell the format of "${options.filename}": name it .csv or .jsonl, or choose the format.` }]);
+  let text: string;
+  if (typeof input === "string") text = input;
+  else {
+    if (input.byteLength > MAX_FILE_BYTES)
+      return empty(format, [{ line: 0, message: `the file has ${input.byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.` }]);
+    const decoded = decodeUtf8(input);
+    if ("error" in decoded) return empty(format, [decoded.error]);
+    text = decoded.text;
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") return empty(format, [{ line: 1, message: "the file is empty." }]);
+  const rows = format === "csv" ? readCsvRows(text, options.columnMap ?? {}) : readJsonlRows(text);
+  if ("error" in rows) return empty(format, [rows.error]);
+  return validateRows(format, rows, options.canonicalCode);
+}
+
+interface RawRow {
+  line: number;
+  values: Partial<Record<CaseColumn, string>>;
+  /** Section texts given as a list (JSONL only), checked for count and kind. */
+  sectionList?: { kind: string; content: string }[];
+}
+
+interface RawRows {
+  rows: RawRow[];
+  hasLabels: boolean;
+  warnings: ImportIssue[];
+  errors: ImportIssue[];
+}
+
+function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>>): RawRows | { error: ImportIssue } {
+  let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
+  try {
+    records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true });
+  } catch (e) {
+    const err = e as { lines?: number; message: string };
+    return { error: { line: err.lines ?? 0, message: `the CSV cannot be read: ${err.message.replace(/^Invalid .*?: /, "")}` } };
+  }
+  if (records.length === 0) return { error: { line: 1, message: "the file is empty." } };
+  const header = records[0]!.record.map((h) => h.trim());
+  const errors: ImportIssue[] = [];
+  const warnings: ImportIssue[] = [];
+  const index = new Map<CaseColumn, number>();
+  for (const column of CASE_COLUMNS) {
+    const name = columnMap[column] ?? column;
+    const at = header.indexOf(name);
+    if (at >= 0) index.set(column, at);
+    else if (columnMap[column]) errors.push({ line: 1, message: `column "${name}" (mapped to ${column}) is not in the header.` });
+  }
+  const required: CaseColumn[] = ["id", ...SECTION_KINDS];
+  const missing = required.filter((c) => !index.has(c));
+  if (missing.length) {
+    errors.push({
+      line: 1,
+      message: `missing required column${missing.length > 1 ? "s" : ""} ${missing.map((c) => `"${columnMap[c] ?? c}"`).join(", ")}. The header must name id and the five section columns (${SECTION_KINDS.join(", ")}), or map your column names to them.`,
+    });
+  }
+  const labelsPresent = LABEL_COLUMNS.filter((c) => index.has(c));
+  if (labelsPresent.length > 0 && labelsPresent.length < LABEL_COLUMNS.length) {
+    errors.push({
+      line: 1,
+      message: `label columns must all be present or all absent; missing ${LABEL_COLUMNS.filter((c) => !index.has(c)).join(", ")}.`,
+    });
+  }
+  const used = new Set(index.values());
+  const unused = header.filter((_, i) => !used.has(i) && header[i] !== "");
+  if (unused.length) warnings.push({ line: 1, message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.` });
+  if (errors.length) return { rows: [], hasLabels: false, warnings, errors };
+
+  const rows: RawRow[] = [];
+  let previousEnd = records[0]!.info.lines;
+  let previousEmpty = records[0]!.info.empty_lines;
+  for (const { record, info } of records.slice(1)) {
+    const line = previousEnd + 1 + (info.empty_lines - previousEmpty);
+    previousEnd = info.lines;
+    previousEmpty = info.empty_lines;
+    if (record.length > header.length) warnings.push({ line, message: `${record.length - header.length} cell(s) beyond the header ignored.` });
+    const values: Partial<Record<CaseColumn, string>> = {};
+    // Every cell is text, trimmed as the reference does; a short row reads as empty cells (INTEROP §1).
+    for (const [column, at] of index) values[column] = pyStrip(record[at] ?? "");
+    rows.push({ line, values });
+  }
+  return { rows, hasLabels: labelsPresent.length === LABEL_COLUMNS.length, warnings, errors: [] };
+}
+
+function labelText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === true) return "1";
+  if (value === false) return "0";
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return pyStrip(value);
+  return undefined;
+}
+
+function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
+  const rows: RawRow[] = [];
+  const errors: ImportIssue[] = [];
+  let hasLabels = false;
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === "") return;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(raw);
+    } catch (e) {
+      errors.push({ line, message: `not valid JSON (${(e as Error).message}).` });
+      return;
+    }
+    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
+      errors.push({ line, message: "each line must be one JSON object." });
+      return;
+    }
+    const o = obj as Record<string, unknown>;
+    const values: Partial<Record<CaseColumn, string>> = {};
+    const id = o.id ?? o.sample_id;
+    if (typeof id === "string" || typeof id === "number") values.id = pyStrip(String(id));
+    for (const key of ["age_group", "sex", "source_diagnosis"] as const) {
+      if (o[key] !== undefined && o[key] !== null) values[key] = pyStrip(String(o[key]));
+    }
+    let sectionList: RawRow["sectionList"];
+    const sections = o.sections;
+    if (Array.isArray(sections)) {
+      sectionList = [];
+      for (const s of sections) {
+        const so = (s ?? {}) as Record<string, unknown>;
+        const kind = so.kind ?? so.section_name;
+        if (typeof kind !== "string" || typeof so.content !== "string") {
+          errors.push({ line, message: 'each element of "sections" needs "kind" (a section kind) and "content" (text).' });
+          return;
+        }
+        sectionList.push({ kind, content: so.content });
+      }
+    } else {
+      const source = (sections && typeof sections === "object" ? sections : o) as Record<string, unknown>;
+      for (const kind of SECTION_KINDS) {
+        const v = source[kind];
+        if (v === undefined || v === null) continue;
+        if (typeof v !== "string") {
+          errors.push({ line, message: `section ${kind} must be text.` });
+          return;
+        }
+        values[kind] = v;
+      }
+    }
+    const labelSource = (o.labels && typeof o.labels === "object" ? o.labels : o) as Record<string, unknown>;
+    for (const column of LABEL_COLUMNS) {
+      const v = labelText(labelSource[column]);
+      if (v !== undefined) {
+        values[column] = v;
+        hasLabels = true;
+      }
+    }
+    rows.push({ line, values, sectionList });
+  });
+  if (rows.length === 0 && errors.length === 0) return { error: { line: 1, message: "the file is empty." } };
+  return { rows, hasLabels, warnings: [], errors };
+}
+
+function validateRows(format: "csv" | "jsonl", raw: RawRows, canonicalCode: ParseOptions["canonicalCode"]): ParseResult {
+  const errors = [...raw.errors];
+  const warnings = [...raw.warnings];
+  const cases: ParsedCase[] = [];
+  const firstLine = new Map<string, number>();
+  for (const row of raw.rows) {
+    const v = row.values;
+    const id = v.id ?? "";
+    const fail = (message: string) => errors.push({ line: row.line, message: id ? `(id ${id}) ${message}` : message });
+    if (!id) {
+      fail("missing id: every case needs a non-empty id.");
+      continue;
+    }
+    const seen = firstLine.get(id);
+    if (seen !== undefined) {
+      fail(`duplicate id "${id}" (first on line ${seen}).`);
+      continue;
+    }
+    firstLine.set(id, row.line);
+
+    let sections: Section[];
+    if (row.sectionList) {
+      const byKind: Partial<Record<SectionKind, string>> = {};
+      let bad = false;
+      for (const s of row.sectionList) {
+        if (!(SECTION_KINDS as readonly string[]).includes(s.kind)) {
+          fail(`unknown section kind "${s.kind}"; use one of ${SECTION_KINDS.join(", ")}.`);
+          bad = true;
+        } else if (byKind[s.kind as SectionKind] !== undefined) {
+          fail(`section ${s.kind} appears twice.`);
+          bad = true;
+        } else byKind[s.kind as SectionKind] = s.content;
+      }
+      if (bad) continue;
+      const nonEmpty = row.sectionList.filter((s) => pyStrip(s.content) !== "").length;
+      sections = compactSections(byKind);
+      if (nonEmpty > 5) {
+        fail(`${nonEmpty} non-empty sections; a case has 3 to 5.`);
+        continue;
+      }
+    } else {
+      sections = compactSections(v);
+    }
+    let tooLong = false;
+    for (const s of sections) {
+      if (s.content.length > MAX_SECTION_CHARS) {
+        fail(`section ${s.kind} has ${s.content.length} characters; the limit is ${MAX_SECTION_CHARS}.`);
+        tooLong = true;
+      }
+    }
+    if (tooLong) continue;
+    if (sections.length < 3 || sections.length > 5) {
+      fail(`${sections.length} non-empty section${sections.length === 1 ? "" : "s"}; a case needs 3 to 5.`);
+      continue;
+    }
+    const ageGroup = v.age_group ?? "";
+    if (ageGroup !== "" && normaliseAgeGroup(ageGroup) === null) {
+      warnings.push({
+        line: row.line,
+        message: `(id ${id}) age group "${ageGroup}" is not one of ${AGE_GROUPS.join(", ")}; kept as given.`,
+      });
+    }
+    const labels = raw.hasLabels ? readLabels(v, sections.length, canonicalCode) : { labels: null, problems: [] };
+    if (labels.problems.length) {
+      for (const p of labels.problems) fail(p);
+      continue;
+    }
+    cases.push({
+      line: row.line,
+      externalId: id,
+      ageGroup,
+      sex: v.sex ?? "",
+      sections,
+      referenceLabels: labels.labels,
+      sourceDiagnosis: v.source_diagnosis ? v.source_diagnosis : null,
+    });
+  }
+  return {
+    format,
+    cases: errors.length ? [] : cases,
+    errors: errors.sort((a, b) => a.line - b.line),
+    warnings,
+    hasReferenceLabels: raw.hasLabels,
+  };
+}
+
+const FLAG = new Set(["1", "0"]);
+
+/**
+ * Checks one row's reference labels against their domains (INTEROP §1: `1`/`0` flags, a chapter V code when
+ * sufficient, τ a plain integer in 1..T). A row whose label cells are all empty has no reference labels.
+ */
+function readLabels(
+  v: Partial<Record<CaseColumn, string>>,
+  numSections: number,
+  canonicalCode: ParseOptions["canonicalCode"],
+): { labels: ReferenceLabels | null; problems: string[] } {
+  const cells = Object.fromEntries(LABEL_COLUMNS.map((c) => [c, v[c] ?? ""])) as ReferenceLabels;
+  if (LABEL_COLUMNS.every((c) => cells[c] === "")) return { labels: null, problems: [] };
+  const problems: string[] = [];
+  for (const c of ["diagnosis_sufficiency", "diagnosis_sufficiency_agreement", "diagnosis_agreement"] as const) {
+    if (!FLAG.has(cells[c])) problems.push(`${c} is "${cells[c]}"; it must be 1 or 0.`);
+  }
+  if (cells.diagnosis_sufficiency === "1") {
+    if (cells.diagnosis === "") problems.push("diagnosis is empty but diagnosis_sufficiency is 1; give the ICD-10 code.");
+    else {
+      const code = canonicalCode(cells.diagnosis);
+      if (!code) problems.push(`diagnosis "${cells.diagnosis}" is not a WHO ICD-10 chapter V code (F00–F99).`);
+      else cells.diagnosis = code;
+    }
+    const tau = cells.earliest_sufficient_section;
+    if (!/^\d+$/.test(tau) || Number(tau) < 1 || Number(tau) > numSections)
+      problems.push(`earliest_sufficient_section is "${tau}"; it must be a whole number from 1 to ${numSections} (the case's non-empty sections).`);
+    else cells.earliest_sufficient_section = String(Number(tau));
+  } else if (cells.diagnosis_sufficiency === "0") {
+    if (cells.diagnosis !== "") problems.push(`diagnosis is "${cells.diagnosis}" but diagnosis_sufficiency is 0; leave it empty.`);
+    if (cells.earliest_sufficient_section !== "")
+      problems.push(`earliest_sufficient_section is "${cells.earliest_sufficient_section}" but diagnosis_sufficiency is 0; leave it empty.`);
+  }
+  return { labels: problems.length ? null : cells, problems };
+}

@@ -1,0 +1,62 @@
+/**
+ * Sessions, behind one module so that replacing lucia stays a one-file change (STYLE.md).
+ * Session cookie: httpOnly, SameSite=Lax, Secure in production, no client-side expiry (a browser-session cookie);
+ * the server-side session expires after SESSION_HOURS without use and is renewed while in use.
+ */
+import { DrizzleSQLiteAdapter } from "@lucia-auth/adapter-drizzle";
+import { createHmac, randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { Lucia, TimeSpan } from "lucia";
+import { appMeta, sessions, users } from "../../db/schema";
+import type { Db } from "./db.server";
+
+export const SESSION_HOURS = 12;
+
+export function secureCookies(): boolean {
+  const flag = process.env.CONCORD_SECURE_COOKIE;
+  if (flag === "1" || flag === "true") return true;
+  if (flag === "0" || flag === "false") return false;
+  return process.env.NODE_ENV === "production";
+}
+
+function createLucia(db: Db) {
+  return new Lucia(new DrizzleSQLiteAdapter(db, sessions, users), {
+    sessionExpiresIn: new TimeSpan(SESSION_HOURS, "h"),
+    sessionCookie: {
+      name: "concord_session",
+      expires: false,
+      attributes: { secure: secureCookies(), sameSite: "lax", path: "/" },
+    },
+    getUserAttributes: (attributes) => ({ username: attributes.username, active: attributes.active }),
+  });
+}
+
+declare module "lucia" {
+  interface Register {
+    Lucia: ReturnType<typeof createLucia>;
+    DatabaseUserAttributes: { username: string; active: boolean | number };
+  }
+}
+
+const instances = new WeakMap<Db, ReturnType<typeof createLucia>>();
+
+export function auth(db: Db) {
+  let lucia = instances.get(db);
+  if (!lucia) instances.set(db, (lucia = createLucia(db)));
+  return lucia;
+}
+
+/** The secret behind CSRF tokens: CONCORD_SECRET, else one generated once and kept in the database. */
+export function appSecret(db: Db): string {
+  if (process.env.CONCORD_SECRET) return process.env.CONCORD_SECRET;
+  const row = db.select().from(appMeta).where(eq(appMeta.key, "secret")).get();
+  if (row) return row.value;
+  const value = randomBytes(32).toString("base64url");
+  db.insert(appMeta).values({ key: "secret", value }).onConflictDoNothing().run();
+  return db.select().from(appMeta).where(eq(appMeta.key, "secret")).get()!.value;
+}
+
+/** A per-session CSRF token (HMAC of the session id): forms carry it, actions compare it. */
+export function csrfToken(db: Db, sessionId: string): string {
+  return createHmac("sha256", appSecret(db)).update("csrf:" + sessionId).digest("base64url");
+}

@@ -1,0 +1,117 @@
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import {
+  Form,
+  isRouteErrorResponse,
+  Link,
+  Links,
+  Meta,
+  NavLink,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useRouteError,
+  useRouteLoaderData,
+} from "@remix-run/react";
+import { getUser } from "./lib/guard.server";
+import { useNonce } from "./nonce";
+import styles from "./styles.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
+export const meta: MetaFunction = () => [{ title: "Concord" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await getUser(request);
+  return {
+    user: user && { username: user.username, displayName: user.displayName, roles: user.roles, csrf: user.csrf },
+  };
+}
+
+export type RootData = Awaited<ReturnType<typeof loader>>;
+
+export function useRootData(): RootData | undefined {
+  return useRouteLoaderData<typeof loader>("root") as RootData | undefined;
+}
+
+/** The hidden CSRF field every form carries. */
+export function Csrf() {
+  const data = useRootData();
+  return <input type="hidden" name="csrf" value={data?.user?.csrf ?? ""} />;
+}
+
+function Header() {
+  const data = useRootData();
+  const user = data?.user;
+  return (
+    <header className="topbar">
+      <Link to="/" className="brand">
+        Concord
+      </Link>
+      {user ? (
+        <nav aria-label="Main">
+          {user.roles.includes("annotator") && <NavLink to="/annotate">Annotate</NavLink>}
+          {user.roles.includes("adjudicator") && <NavLink to="/adjudicate">Adjudicate</NavLink>}
+          {user.roles.includes("admin") && <NavLink to="/admin">Studies</NavLink>}
+          {user.roles.includes("admin") && <NavLink to="/admin/users">Users</NavLink>}
+        </nav>
+      ) : null}
+      {user ? (
+        <Form method="post" action="/logout" className="who">
+          <span>
+            {user.displayName} <small>({user.roles.join(", ")})</small>
+          </span>
+          <Csrf />
+          <button type="submit" className="link">
+            Log out
+          </button>
+        </Form>
+      ) : null}
+    </header>
+  );
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const nonce = useNonce();
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        <Header />
+        <main>{children}</main>
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error)) {
+    return (
+      <section className="error-page">
+        <h1>
+          {error.status} {error.status === 403 ? "Forbidden" : error.status === 404 ? "Not found" : error.statusText}
+        </h1>
+        <p>{typeof error.data === "string" ? error.data : "Something went wrong."}</p>
+        <p>
+          <Link to="/">Back to the start page</Link>
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section className="error-page">
+      <h1>Unexpected error</h1>
+      <p>Concord hit an error it did not expect. Nothing you saved before this was lost. Reload the page to go on.</p>
+    </section>
+  );
+}

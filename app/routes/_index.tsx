@@ -1,0 +1,33 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { requireUser } from "~/lib/guard.server";
+
+/** The start page: straight to the user's work when they have one role, a choice when they have several. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const places = [
+    user.roles.includes("annotator") && { to: "/annotate", label: "Annotate notes", role: "annotator" },
+    user.roles.includes("adjudicator") && { to: "/adjudicate", label: "Adjudicate disputed notes", role: "adjudicator" },
+    user.roles.includes("rater") && { to: "/rate", label: "Rate model responses", role: "rater" },
+    user.roles.includes("admin") && { to: "/admin", label: "Manage studies", role: "admin" },
+  ].filter(Boolean) as { to: string; label: string; role: string }[];
+  if (places.length === 1) throw redirect(places[0]!.to);
+  return { places, name: user.displayName };
+}
+
+export default function Index() {
+  const { places, name } = useLoaderData<typeof loader>();
+  return (
+    <section>
+      <h1>Welcome, {name}</h1>
+      <ul>
+        {places.map((p) => (
+          <li key={p.to}>
+            <Link to={p.to}>{p.label}</Link> <small>({p.role})</small>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,66 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { z } from "zod";
+import { clientIp, getUser } from "~/lib/guard.server";
+import { getDb } from "~/lib/db.server";
+import { login } from "~/services/users.server";
+
+export const meta: MetaFunction = () => [{ title: "Log in · Concord" }];
+
+/** Only same-site paths: an attacker cannot use the login page to send people elsewhere. */
+function safeRedirect(to: FormDataEntryValue | string | null): string {
+  const s = typeof to === "string" ? to : "";
+  return s.startsWith("/") && !s.startsWith("//") && !s.startsWith("/\\") ? s : "/";
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  if (await getUser(request)) return redirect(safeRedirect(new URL(request.url).searchParams.get("redirectTo")));
+  return null;
+}
+
+const LoginSchema = z.object({
+  username: z.string().trim().min(1, "Enter your username.").max(64),
+  password: z.string().min(1, "Enter your password.").max(256),
+  redirectTo: z.string().optional(),
+});
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const parsed = LoginSchema.safeParse(Object.fromEntries(await request.formData()));
+  if (!parsed.success) return { error: parsed.error.issues[0]!.message };
+  const result = await login(getDb(), {
+    username: parsed.data.username,
+    password: parsed.data.password,
+    ip: clientIp(request, (context as { ip?: string }).ip),
+  });
+  if (!result.ok) return { error: result.error };
+  return redirect(safeRedirect(parsed.data.redirectTo ?? null), { headers: { "Set-Cookie": result.sessionCookie } });
+}
+
+export default function Login() {
+  const data = useActionData<typeof action>();
+  const [params] = useSearchParams();
+  const busy = useNavigation().state === "submitting";
+  return (
+    <section className="login card">
+      <h1>Log in to Concord</h1>
+      <Form method="post" replace>
+        <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? "/"} />
+        <label htmlFor="username">Username</label>
+        <input id="username" name="username" type="text" autoComplete="username" autoFocus required style={{ width: "100%" }} />
+        <label htmlFor="password">Password</label>
+        <input id="password" name="password" type="password" autoComplete="current-password" required style={{ width: "100%" }} />
+        {data?.error ? (
+          <p className="field-error" role="alert">
+            {data.error}
+          </p>
+        ) : null}
+        <p>
+          <button type="submit" disabled={busy}>
+            {busy ? "Logging in…" : "Log in"}
+          </button>
+        </p>
+      </Form>
+    </section>
+  );
+}

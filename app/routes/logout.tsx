@@ -1,0 +1,14 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { getDb } from "~/lib/db.server";
+import { requireForm, requireUser } from "~/lib/guard.server";
+import { logout } from "~/services/users.server";
+
+export const loader = () => redirect("/");
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  await requireForm(request, user);
+  const cookie = await logout(getDb(), user.sessionId);
+  return redirect("/login", { headers: { "Set-Cookie": cookie } });
+}

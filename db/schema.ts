@@ -1,0 +1,227 @@
+/**
+ * Concord's database schema (drizzle, SQLite). camelCase keys over snake_case columns; times are integer
+ * milliseconds since the epoch unless named otherwise. Migrations in db/migrations are generated from this file
+ * with `npm run db:generate` and applied at start.
+ */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const ROLES = ["admin", "annotator", "adjudicator", "rater"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const users = sqliteTable("users", {
+  id: text("id").primaryKey(),
+  username: text("username").notNull().unique(),
+  displayName: text("display_name").notNull(),
+  passwordHash: text("password_hash").notNull(),
+  active: integer("active", { mode: "boolean" }).notNull().default(true),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const userRoles = sqliteTable(
+  "user_roles",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    role: text("role", { enum: ROLES }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.role] })],
+);
+
+/** Lucia's session table; expires_at is in seconds, as the drizzle adapter writes it. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+/** Failed logins, for throttling. Rows older than the throttling window are pruned. */
+export const loginFailures = sqliteTable(
+  "login_failures",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    username: text("username").notNull(),
+    ip: text("ip").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("login_failures_username_idx").on(t.username, t.at), index("login_failures_ip_idx").on(t.ip, t.at)],
+);
+
+/** Small key/value facts about this database (e.g. `demo` = "1" when it was seeded as a demo). */
+export const appMeta = sqliteTable("app_meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+export const ADJUDICATION_MODES = ["two_phase", "reveal_only", "independent_only"] as const;
+export type AdjudicationMode = (typeof ADJUDICATION_MODES)[number];
+
+export const studies = sqliteTable("studies", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  description: text("description").notNull().default(""),
+  adjudicationMode: text("adjudication_mode", { enum: ADJUDICATION_MODES }).notNull().default("two_phase"),
+  createdAt: integer("created_at").notNull(),
+});
+
+/**
+ * A case (note). Its text lives in case_sections; `contentHash` covers sections and metadata so a re-import can tell
+ * an unchanged case from a changed one. `version` grows when an unannotated case's text is replaced.
+ */
+export const cases = sqliteTable(
+  "cases",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    studyId: integer("study_id")
+      .notNull()
+      .references(() => studies.id),
+    externalId: text("external_id").notNull(),
+    /** Position in the imported file(s): export order is import order (INTEROP §2: "CSV order"). */
+    position: integer("position").notNull(),
+    ageGroup: text("age_group").notNull().default(""),
+    sex: text("sex").notNull().default(""),
+    numSections: integer("num_sections").notNull(),
+    contentHash: text("content_hash").notNull(),
+    version: integer("version").notNull().default(1),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("cases_study_external_idx").on(t.studyId, t.externalId), index("cases_study_pos_idx").on(t.studyId, t.position)],
+);
+
+/** Present sections only, numbered 1..T in column order (SPEC §2 compacted numbering). */
+export const caseSections = sqliteTable(
+  "case_sections",
+  {
+    caseId: integer("case_id")
+      .notNull()
+      .references(() => cases.id),
+    ord: integer("ord").notNull(),
+    kind: text("kind").notNull(),
+    content: text("content").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.caseId, t.ord] })],
+);
+
+/**
+ * Labels that came with an imported dataset (the released CSV's label columns) and a source (hospital) diagnosis.
+ * Stored apart from everything annotators and adjudicators can load; only admin services and exports read it.
+ */
+export const referenceLabels = sqliteTable("reference_labels", {
+  caseId: integer("case_id")
+    .primaryKey()
+    .references(() => cases.id),
+  diagnosisSufficiency: text("diagnosis_sufficiency"),
+  diagnosisSufficiencyAgreement: text("diagnosis_sufficiency_agreement"),
+  diagnosis: text("diagnosis"),
+  diagnosisAgreement: text("diagnosis_agreement"),
+  earliestSufficientSection: text("earliest_sufficient_section"),
+  sourceDiagnosis: text("source_diagnosis"),
+});
+
+/** Each imported file, once: a re-import of the same bytes is recognised by its hash. */
+export const imports = sqliteTable("imports", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  studyId: integer("study_id")
+    .notNull()
+    .references(() => studies.id),
+  filename: text("filename").notNull(),
+  sha256: text("sha256").notNull(),
+  format: text("format").notNull(),
+  created: integer("created").notNull(),
+  updated: integer("updated").notNull(),
+  unchanged: integer("unchanged").notNull(),
+  importedBy: text("imported_by"),
+  importedAt: integer("imported_at").notNull(),
+});
+
+/** A validated upload waiting for the admin's confirmation (preview → confirm). */
+export const pendingImports = sqliteTable("pending_imports", {
+  id: text("id").primaryKey(),
+  studyName: text("study_name").notNull(),
+  filename: text("filename").notNull(),
+  content: text("content").notNull(),
+  createdBy: text("created_by")
+    .notNull()
+    .references(() => users.id),
+  createdAt: integer("created_at").notNull(),
+});
+
+/** Audit trail: every change to labels, assignments and decisions, appended in the same transaction as the change. */
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: integer("at").notNull(),
+    actorId: text("actor_id"),
+    studyId: integer("study_id"),
+    caseId: integer("case_id"),
+    entity: text("entity").notNull(),
+    entityId: text("entity_id").notNull(),
+    action: text("action").notNull(),
+    /** JSON: { field: [old, new] } or a free-form detail object. Never note text. */
+    changes: text("changes").notNull().default("{}"),
+  },
+  (t) => [index("events_case_idx").on(t.caseId, t.id), index("events_entity_idx").on(t.entity, t.entityId)],
+);
+
+/** A case given to an annotator. Two per case, two distinct people (SPEC §3). */
+export const assignments = sqliteTable(
+  "assignments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    caseId: integer("case_id")
+      .notNull()
+      .references(() => cases.id),
+    annotatorId: text("annotator_id")
+      .notNull()
+      .references(() => users.id),
+    assignedAt: integer("assigned_at").notNull(),
+    assignedBy: text("assigned_by"),
+  },
+  (t) => [
+    uniqueIndex("assignments_case_annotator_idx").on(t.caseId, t.annotatorId),
+    index("assignments_annotator_idx").on(t.annotatorId),
+  ],
+);
+
+export const ANNOTATION_STATUSES = ["draft", "submitted", "locked"] as const;
+export type AnnotationStatus = (typeof ANNOTATION_STATUSES)[number];
+
+/**
+ * One annotator's labels for one case; created at the first draft save. `version` is the optimistic-concurrency
+ * counter: every write names the version it read, and zero rows updated means the row changed underneath.
+ */
+export const annotations = sqliteTable(
+  "annotations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    assignmentId: integer("assignment_id")
+      .notNull()
+      .unique()
+      .references(() => assignments.id),
+    caseId: integer("case_id")
+      .notNull()
+      .references(() => cases.id),
+    annotatorId: text("annotator_id")
+      .notNull()
+      .references(() => users.id),
+    status: text("status", { enum: ANNOTATION_STATUSES }).notNull().default("draft"),
+    sufficiency: text("sufficiency"),
+    icd10: text("icd10"),
+    earliestSection: integer("earliest_section"),
+    /** JSON array of missing-information keys. */
+    missingInfo: text("missing_info").notNull().default("[]"),
+    missingOther: text("missing_other").notNull().default(""),
+    notes: text("notes").notNull().default(""),
+    version: integer("version").notNull().default(1),
+    updatedAt: integer("updated_at").notNull(),
+    submittedAt: integer("submitted_at"),
+  },
+  (t) => [index("annotations_case_idx").on(t.caseId)],
+);

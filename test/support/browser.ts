@@ -1,0 +1,21 @@
+/** Debian's Chromium driven by playwright-core (no browser download: `npx playwright install` cannot work here). */
+import { existsSync } from "node:fs";
+import { chromium, type Browser, type Page } from "playwright-core";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run \`apt-get install -y chromium\` (the README's test command does).`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+}
+
+export async function logIn(page: Page, baseUrl: string, username: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.fill("#username", username);
+  await page.fill("#password", password);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith("/login")), page.click("button[type=submit]")]);
+}
