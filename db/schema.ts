@@ -225,3 +225,62 @@ export const annotations = sqliteTable(
   },
   (t) => [index("annotations_case_idx").on(t.caseId)],
 );
+
+export const OUTCOME_STATUSES = ["agreed", "disputed", "adjudicated"] as const;
+export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
+
+/**
+ * What became of a case once both annotations were in (SPEC §4): agreed (gold derived from the pair), disputed
+ * (waiting for adjudication, with its reason), or adjudicated (gold = the adjudicator's final decision).
+ * `annotatorOrder` fixes which annotation is shown as "Annotator A" and which as "B": random per case, stable.
+ */
+export const caseOutcomes = sqliteTable(
+  "case_outcomes",
+  {
+    caseId: integer("case_id")
+      .primaryKey()
+      .references(() => cases.id),
+    studyId: integer("study_id")
+      .notNull()
+      .references(() => studies.id),
+    status: text("status", { enum: OUTCOME_STATUSES }).notNull(),
+    disputeReason: text("dispute_reason"),
+    sufficiencyAgreement: integer("sufficiency_agreement", { mode: "boolean" }).notNull(),
+    diagnosisAgreement: integer("diagnosis_agreement", { mode: "boolean" }).notNull(),
+    /** JSON CaseLabel; null while disputed. */
+    gold: text("gold"),
+    /** JSON [annotationId of A, annotationId of B]. */
+    annotatorOrder: text("annotator_order").notNull(),
+    disputedAt: integer("disputed_at"),
+    version: integer("version").notNull().default(1),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("case_outcomes_study_idx").on(t.studyId, t.status)],
+);
+
+/**
+ * One adjudicator's work on a disputed case: the independent judgement (phase 1, before the annotations are shown),
+ * then the final decision with its rationale (phase 2). A reopened decision is kept with status `reopened`.
+ */
+export const adjudications = sqliteTable(
+  "adjudications",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    caseId: integer("case_id")
+      .notNull()
+      .references(() => cases.id),
+    adjudicatorId: text("adjudicator_id")
+      .notNull()
+      .references(() => users.id),
+    mode: text("mode", { enum: ADJUDICATION_MODES }).notNull(),
+    status: text("status", { enum: ["in_progress", "decided", "reopened", "superseded"] }).notNull(),
+    /** JSON CaseLabel. */
+    independentLabel: text("independent_label"),
+    independentAt: integer("independent_at"),
+    finalLabel: text("final_label"),
+    rationale: text("rationale").notNull().default(""),
+    decidedAt: integer("decided_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("adjudications_case_idx").on(t.caseId), index("adjudications_user_idx").on(t.adjudicatorId)],
+);

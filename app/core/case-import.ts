@@ -4,7 +4,7 @@
  * bad row as `line N: reason`, and a caller writes nothing while `errors` is non-empty.
  */
 import { parse } from "csv-parse/sync";
-import { AGE_GROUPS, compactSections, normaliseAgeGroup, pyStrip, SECTION_KINDS, type Section, type SectionKind } from "./sections";
+import { AGE_GROUPS, compactSections, MAX_SECTIONS, normaliseAgeGroup, pyStrip, SECTION_KINDS, type Section, type SectionKind } from "./sections";
 
 export const LABEL_COLUMNS = [
   "diagnosis_sufficiency",
@@ -131,7 +131,7 @@ interface RawRows {
 }
 
 function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>>): RawRows | { error: ImportIssue } {
-  let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
+  let records: { record: string[]; info: { bytes: number } }[];
   try {
     records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true });
   } catch (e) {
@@ -169,13 +169,20 @@ function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>
   if (unused.length) warnings.push({ line: 1, message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.` });
   if (errors.length) return { rows: [], hasLabels: false, warnings, errors };
 
+  // Each record's first line, counted from csv-parse's byte offsets: its `info.lines` counts a CRLF inside a quoted
+  // cell as two lines, which shifts every later line number of a CRLF file with multi-line cells.
+  const bytes = new TextEncoder().encode(text);
+  let at = 0;
+  let lineAt = 1;
+  const advanceTo = (end: number) => {
+    for (; at < end; at++) if (bytes[at] === 0x0a || (bytes[at] === 0x0d && bytes[at + 1] !== 0x0a)) lineAt++;
+  };
+  advanceTo(records[0]!.info.bytes);
   const rows: RawRow[] = [];
-  let previousEnd = records[0]!.info.lines;
-  let previousEmpty = records[0]!.info.empty_lines;
   for (const { record, info } of records.slice(1)) {
-    const line = previousEnd + 1 + (info.empty_lines - previousEmpty);
-    previousEnd = info.lines;
-    previousEmpty = info.empty_lines;
+    while (bytes[at] === 0x0a || bytes[at] === 0x0d) advanceTo(at + 1); // skipped empty lines
+    const line = lineAt;
+    advanceTo(info.bytes);
     if (record.length > header.length) warnings.push({ line, message: `${record.length - header.length} cell(s) beyond the header ignored.` });
     const values: Partial<Record<CaseColumn, string>> = {};
     // Every cell is text, trimmed as the reference does; a short row reads as empty cells (INTEROP §1).
@@ -281,6 +288,12 @@ function validateRows(format: "csv" | "jsonl", raw: RawRows, canonicalCode: Pars
 
     let sections: Section[];
     if (row.sectionList) {
+      // Counted before the kinds are checked: six or more sections always repeat a kind or name an unknown one.
+      const nonEmpty = row.sectionList.filter((s) => pyStrip(s.content) !== "").length;
+      if (nonEmpty > MAX_SECTIONS) {
+        fail(`${nonEmpty} non-empty sections; a case needs 3 to 5.`);
+        continue;
+      }
       const byKind: Partial<Record<SectionKind, string>> = {};
       let bad = false;
       for (const s of row.sectionList) {
@@ -293,12 +306,7 @@ function validateRows(format: "csv" | "jsonl", raw: RawRows, canonicalCode: Pars
         } else byKind[s.kind as SectionKind] = s.content;
       }
       if (bad) continue;
-      const nonEmpty = row.sectionList.filter((s) => pyStrip(s.content) !== "").length;
       sections = compactSections(byKind);
-      if (nonEmpty > 5) {
-        fail(`${nonEmpty} non-empty sections; a case has 3 to 5.`);
-        continue;
-      }
     } else {
       sections = compactSections(v);
     }

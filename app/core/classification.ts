@@ -4,8 +4,9 @@
  * of three raters that gives the reference labels (SPEC §8 "Judge validation").
  *
  * Labels are strings; `truth` is the reference (the human majority), `predicted` the judge. Unless said otherwise,
- * the label set is scikit-learn's default: every label seen in truth or predictions, sorted. Scores with no data
- * are NaN, as in the reference script.
+ * the label set is scikit-learn's default: every label seen in truth or predictions, sorted. A score that is
+ * undefined for the data (no items; κ when both sides use one and the same label) is null where the reference's
+ * script has NaN, as the statistics module reports undefined values.
  */
 
 function requirePairs(name: string, truth: readonly string[], predicted: readonly string[]): void {
@@ -16,7 +17,7 @@ function requirePairs(name: string, truth: readonly string[], predicted: readonl
   }
 }
 
-/** Labels seen in truth or predictions, in code-point order (scikit-learn's `unique_labels`). */
+/** Labels seen in truth or predictions, sorted (scikit-learn's `unique_labels`). */
 export function labelsOf(truth: readonly string[], predicted: readonly string[]): string[] {
   return [...new Set([...truth, ...predicted])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -40,9 +41,9 @@ export function confusionMatrix(
 }
 
 /** Share of items whose predicted label equals the true label (`accuracy_score`). */
-export function accuracy(truth: readonly string[], predicted: readonly string[]): number {
+export function accuracy(truth: readonly string[], predicted: readonly string[]): number | null {
   requirePairs("accuracy", truth, predicted);
-  if (truth.length === 0) return NaN;
+  if (truth.length === 0) return null;
   return truth.filter((t, i) => t === predicted[i]).length / truth.length;
 }
 
@@ -91,17 +92,17 @@ export function scoresByLabel(truth: readonly string[], predicted: readonly stri
  * // scikit-learn's f1_score documentation: [0, 1, 2, 0, 1, 2] vs [0, 2, 1, 0, 0, 1] → 0.2666…
  * macroF1(["0", "1", "2", "0", "1", "2"], ["0", "2", "1", "0", "0", "1"]); // 0.26666666666666666
  */
-export function macroF1(truth: readonly string[], predicted: readonly string[]): number {
+export function macroF1(truth: readonly string[], predicted: readonly string[]): number | null {
   const scores = Object.values(scoresByLabel(truth, predicted));
-  if (scores.length === 0) return NaN;
+  if (scores.length === 0) return null;
   return scores.reduce((sum, s) => sum + s.f1, 0) / scores.length;
 }
 
 /** F1 averaged over labels weighted by their support (`f1_score(average="weighted", zero_division=0)`). */
-export function weightedF1(truth: readonly string[], predicted: readonly string[]): number {
+export function weightedF1(truth: readonly string[], predicted: readonly string[]): number | null {
   const scores = Object.values(scoresByLabel(truth, predicted));
   const total = scores.reduce((sum, s) => sum + s.support, 0);
-  if (total === 0) return NaN;
+  if (total === 0) return null;
   return scores.reduce((sum, s) => sum + s.f1 * s.support, 0) / total;
 }
 
@@ -113,23 +114,23 @@ export function weightedF1(truth: readonly string[], predicted: readonly string[
  * // scikit-learn's balanced_accuracy_score documentation: → 0.625
  * balancedAccuracy(["0", "1", "0", "0", "1", "0"], ["0", "1", "0", "0", "0", "1"]); // 0.625
  */
-export function balancedAccuracy(truth: readonly string[], predicted: readonly string[]): number {
+export function balancedAccuracy(truth: readonly string[], predicted: readonly string[]): number | null {
   const present = Object.values(scoresByLabel(truth, predicted)).filter((s) => s.support > 0);
-  if (present.length === 0) return NaN;
+  if (present.length === 0) return null;
   return present.reduce((sum, s) => sum + s.recall, 0) / present.length;
 }
 
 /**
  * Cohen's κ of two label sequences (`cohen_kappa_score`, unweighted): κ = (pₒ − pₑ)/(1 − pₑ), pₑ from each side's
- * own label frequencies (Cohen 1960). NaN when pₑ = 1 (both sides use one and the same label), as scikit-learn.
+ * own label frequencies (Cohen 1960). Null when pₑ = 1 (both sides use one and the same label: scikit-learn's NaN).
  *
  * @example
  * // 50 items: yes/yes 20, yes/no 5, no/yes 10, no/no 15 (pₒ = 0.7, pₑ = 0.5) → κ = 0.4
  */
-export function cohenKappa(truth: readonly string[], predicted: readonly string[]): number {
+export function cohenKappa(truth: readonly string[], predicted: readonly string[]): number | null {
   requirePairs("cohenKappa", truth, predicted);
   const n = truth.length;
-  if (n === 0) return NaN;
+  if (n === 0) return null;
   const matrix = confusionMatrix(truth, predicted);
   const labels = Object.keys(matrix);
   const observed = labels.reduce((sum, l) => sum + matrix[l][l], 0) / n;
@@ -138,7 +139,7 @@ export function cohenKappa(truth: readonly string[], predicted: readonly string[
     const predictedShare = labels.reduce((s, t) => s + matrix[t][l], 0) / n;
     return sum + trueShare * predictedShare;
   }, 0);
-  if (chance === 1) return NaN;
+  if (chance === 1) return null;
   return (observed - chance) / (1 - chance);
 }
 
@@ -146,11 +147,11 @@ export interface ClassificationReport {
   /** Pairs scored: items where both sides have a label. */
   n: number;
   labels: string[];
-  accuracy: number;
-  balancedAccuracy: number;
-  macroF1: number;
-  weightedF1: number;
-  cohenKappa: number;
+  accuracy: number | null;
+  balancedAccuracy: number | null;
+  macroF1: number | null;
+  weightedF1: number | null;
+  cohenKappa: number | null;
   perLabel: Record<string, LabelScores>;
   confusion: Record<string, Record<string, number>>;
 }

@@ -223,8 +223,9 @@ export function checkCaseLabel(draft: LabelDraft, options: LabelCheckOptions): L
     const list = Array.isArray(raw) ? raw : [raw];
     const unknown = list.filter((k) => !isMissingInfoKey(k));
     const keys = new Set(list.filter(isMissingInfoKey));
-    if (unknown.length > 0) errors.missingInfo = `unknown missing-information labels: ${unknown.map(String).join(", ")}`;
-    else if (keys.size === 0 && options.requireMissingInfo !== false) {
+    if (unknown.length > 0) {
+      errors.missingInfo = `unknown missing-information labels: ${unknown.map(String).join(", ")}`;
+    } else if (keys.size === 0 && options.requireMissingInfo !== false) {
       errors.missingInfo = "choose at least one kind of missing information";
     }
     const other = typeof draft.missingInfoOther === "string" ? draft.missingInfoOther.trim() : "";

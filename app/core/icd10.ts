@@ -134,21 +134,30 @@ export function icd10Block(input: string | null | undefined): WhoBlockId | null 
  * any candidate with the same base (`F29` ✓ `F29.1`). Junk on either side never matches.
  * Unlike the reference scripts (`compatMatchesDiagnosisLevel`) both codes are canonicalised first, so `F321` is F32.1.
  */
-export function matchesAtDiagnosisLevel(reference: string | null | undefined, candidate: string | null | undefined) {
+export function matchesAtDiagnosisLevel(
+  reference: string | null | undefined,
+  candidate: string | null | undefined,
+): boolean {
   const r = parseIcd10(reference);
   const c = parseIcd10(candidate);
   if (!r.ok || !c.ok) return false;
   return r.hasDecimal ? r.diagnosisLevel === c.diagnosisLevel : r.category === c.category;
 }
 
-export function matchesAtCategory(reference: string | null | undefined, candidate: string | null | undefined) {
+export function matchesAtCategory(
+  reference: string | null | undefined,
+  candidate: string | null | undefined,
+): boolean {
   const r = parseIcd10(reference);
   const c = parseIcd10(candidate);
   return r.ok && c.ok && r.category === c.category;
 }
 
 /** Same WHO block. F49 has no block and matches nothing. */
-export function matchesAtBlock(reference: string | null | undefined, candidate: string | null | undefined) {
+export function matchesAtBlock(
+  reference: string | null | undefined,
+  candidate: string | null | undefined,
+): boolean {
   const r = parseIcd10(reference);
   const c = parseIcd10(candidate);
   return r.ok && c.ok && r.block !== null && r.block === c.block;
@@ -389,7 +398,10 @@ export function compatGroup(code: string | null | undefined, variant: CompatGrou
 }
 
 /** The scripts' diagnosis-level match: L equal if N(gt) has a dot, else C equal; both sides non-null. */
-export function compatMatchesDiagnosisLevel(gt: string | null | undefined, predicted: string | null | undefined) {
+export function compatMatchesDiagnosisLevel(
+  gt: string | null | undefined,
+  predicted: string | null | undefined,
+): boolean {
   const g = compatNormalizeIcd10(gt);
   const p = compatNormalizeIcd10(predicted);
   if (g === null || p === null) return false;

@@ -72,7 +72,8 @@ export function actionFromFeatures(
 ): Action {
   const primary = features.primaryAnswer ?? "none";
   const specific = features.infoRequest === "specific";
-  const action: Action = primary === "committed" ? (specific ? "CLARIFY" : "DIAGNOSE") : specific ? "CLARIFY" : "ABSTAIN";
+  const action: Action =
+    primary === "committed" ? (specific ? "CLARIFY" : "DIAGNOSE") : specific ? "CLARIFY" : "ABSTAIN";
   return action === "CLARIFY" && options.isLastSection ? "ABSTAIN" : action;
 }
 

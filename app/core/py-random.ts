@@ -143,7 +143,9 @@ export class PyRandom {
    * Note k is n's bit length, not (n − 1)'s, so a power of two rejects half of the draws, exactly as CPython.
    */
   randbelow(n: number): number {
-    if (!Number.isSafeInteger(n) || n <= 0) throw new RangeError(`randbelow requires a positive safe integer, got ${n}`);
+    if (!Number.isSafeInteger(n) || n <= 0) {
+      throw new RangeError(`randbelow requires a positive safe integer, got ${n}`);
+    }
     const k = n.toString(2).length;
     if (k <= 32) {
       let r = this.getrandbits32(k);

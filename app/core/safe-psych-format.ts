@@ -189,8 +189,8 @@ export function buildSamplesRecord(record: DataGtRecord): SamplesRecord {
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue | undefined };
 
 /**
- * Python's `json.dumps(value, ensure_ascii=False, indent=2)`: items on their own lines, `", "`-free separators
- * (`","` + newline, `": "`), empty arrays and objects as `[]` / `{}`, non-ASCII characters raw, no trailing
+ * Python's `json.dumps(value, ensure_ascii=False, indent=2)`: items on their own lines, separated by `,` and a
+ * newline, keys followed by `: `, empty arrays and objects as `[]` / `{}`, non-ASCII characters raw, no trailing
  * newline. Object keys keep insertion order; undefined members are skipped. Strings are escaped as JSON.stringify
  * does, which equals Python's escaping for every well-formed string (both escape `"`, `\`, and U+0000–U+001F with
  * the same short forms and lower-case \u00XX; a lone surrogate, which Python could not write as UTF-8, is escaped).
@@ -300,10 +300,12 @@ export interface DataGtReadOptions {
 export function parseDataGtJson(text: string, options: DataGtReadOptions = {}): DataGtParse {
   const maxErrors = options.maxErrors ?? 100;
   const parsed = parseJsonWithLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  if (!parsed.ok) return { ok: false, errors: [{ line: parsed.line, element: null, field: null, message: parsed.message }] };
-  if (!Array.isArray(parsed.value)) {
-    return { ok: false, errors: [{ line: 1, element: null, field: null, message: "data_gt.json must be one JSON array" }] };
-  }
+  const fileError = (line: number, message: string): DataGtParse => ({
+    ok: false,
+    errors: [{ line, element: null, field: null, message }],
+  });
+  if (!parsed.ok) return fileError(parsed.line, parsed.message);
+  if (!Array.isArray(parsed.value)) return fileError(1, "data_gt.json must be one JSON array");
   const errors: DataGtError[] = [];
   const records: DataGtRecord[] = [];
   const seen = new Map<string, number>();
@@ -507,7 +509,9 @@ function checkRecord(value: unknown, report: Report, options: DataGtReadOptions)
       if (typeof m.content !== "string") return rs(`${where}.content`, `must be a string, got ${show(m.content)}`);
       if (pyStrip(m.content) !== m.content) rs(`${where}.content`, "must be trimmed");
       const present = m.content !== "";
-      if (m.present !== present) rs(`${where}.present`, `must be ${present} (the content is ${present ? "not " : ""}empty)`);
+      if (m.present !== present) {
+        rs(`${where}.present`, `must be ${present} (the content is ${present ? "not " : ""}empty)`);
+      }
       const expected = present ? ++assigned : null;
       if (m.assigned_order !== expected) {
         rs(`${where}.assigned_order`, `must be ${show(expected)}, got ${show(m.assigned_order)}`);
@@ -534,20 +538,24 @@ function checkRecord(value: unknown, report: Report, options: DataGtReadOptions)
   if (hasConcord && missing.length > 0) {
     r(null, `Concord's fields must all be present or all absent; missing: ${missing.join(", ")}`);
   }
-  if (errors > 0 || T === null || !labelOk) return null;
-
+  if (T === null || (hasConcord && missing.length > 0)) return null;
   const record = value as unknown as DataGtRecord;
-  if (!hasConcord) return canonicalRecord(record);
+  if (!hasConcord) return errors > 0 ? null : canonicalRecord(record);
 
   const sufficient = value.diagnosis_sufficiency === "1";
-  if (!checkMissingInfo(value.missing_info, value.missing_info_other, sufficient, "", r)) return null;
-  const gold = labelOf(value, value.missing_info as MissingInfoKey[], value.missing_info_other as string | null);
-  const labels = expertActionLabels(gold, T);
-  if (!Array.isArray(value.action_labels) || pythonJsonDump(value.action_labels) !== pythonJsonDump(labels)) {
-    r("action_labels", `must be ${JSON.stringify(labels)} for this gold label, got ${show(value.action_labels)}`);
-  }
-  if ("presenting_symptoms_label" in value && value.presenting_symptoms_label !== stage1Label(gold)) {
-    r("presenting_symptoms_label", `must be ${show(stage1Label(gold))}, got ${show(value.presenting_symptoms_label)}`);
+  const infoOk = checkMissingInfo(value.missing_info, value.missing_info_other, sufficient, "", r);
+  if (labelOk && infoOk) {
+    const gold = labelOf(value, value.missing_info as MissingInfoKey[], value.missing_info_other as string | null);
+    const labels = expertActionLabels(gold, T);
+    if (JSON.stringify(value.action_labels) !== JSON.stringify(labels)) {
+      r("action_labels", `must be ${JSON.stringify(labels)} for this gold label, got ${show(value.action_labels)}`);
+    }
+    if ("presenting_symptoms_label" in value && value.presenting_symptoms_label !== stage1Label(gold)) {
+      r(
+        "presenting_symptoms_label",
+        `must be ${show(stage1Label(gold))}, got ${show(value.presenting_symptoms_label)}`,
+      );
+    }
   }
   if (typeof value.adjudicated !== "boolean") r("adjudicated", `must be true or false, got ${show(value.adjudicated)}`);
   const reason = value.adjudication_reason;
@@ -629,6 +637,17 @@ export function readGoldCase(record: DataGtRecord): { goldCase: GoldCase; option
 // ---------------------------------------------------------------------------------------------------------------
 // A strict JSON parser that knows where each top-level element starts, so that errors can name a line.
 
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};
+
 type Located = { ok: true; value: unknown; elementLines: number[] } | { ok: false; line: number; message: string };
 
 function parseJsonWithLines(text: string): Located {
@@ -672,11 +691,13 @@ function parseJsonWithLines(text: string): Located {
         i++;
         return out;
       }
-      if (c !== "\\") fail(`a control character must be escaped in a string (U+${text.charCodeAt(i).toString(16).padStart(4, "0")})`);
+      if (c !== "\\") {
+        const code = text.charCodeAt(i).toString(16).padStart(4, "0");
+        fail(`a control character must be escaped in a string (U+${code})`);
+      }
       const e = text[i + 1];
-      const simple: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-      if (e in simple) {
-        out += simple[e];
+      if (e in SIMPLE_ESCAPES) {
+        out += SIMPLE_ESCAPES[e];
         i += 2;
       } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
         out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));

@@ -6,7 +6,7 @@
  * Input rows are the reference's flattened steps (INTEROP §5.1): any object with `new_judge_output` (the first-parse
  * features), `model_output_raw` and `is_last_section`. Odd values are read as the reference's Python reads them.
  */
-import { stringify } from "csv-stringify/sync";
+import { formatCsv } from "./csv-text";
 import type { Action } from "./judge";
 import { PyRandom, type PySeed } from "./py-random";
 import { pyStrip } from "./sections";
@@ -226,9 +226,9 @@ export function firstParse(row: object): FirstParse {
     clear_diagnose_no_hedging:
       derivedAction === "DIAGNOSE" && committedSpecific && contingency === "none" && infoRequest === "none" && !hedging,
     clear_clarify_specific: derivedAction === "CLARIFY" && primaryAnswer === "none" && infoRequest === "specific",
-    clear_abstain_differential: derivedAction === "ABSTAIN" && primaryAnswer === "differential" && infoRequest === "none",
-    clear_abstain_decline:
-      derivedAction === "ABSTAIN" && primaryAnswer === "none" && infoRequest === "none" && decline,
+    clear_abstain_differential:
+      derivedAction === "ABSTAIN" && primaryAnswer === "differential" && infoRequest === "none",
+    clear_abstain_decline: derivedAction === "ABSTAIN" && primaryAnswer === "none" && infoRequest === "none" && decline,
   };
   const bucket = BUCKET_RULE_ORDER.find((b) => rules[b]) ?? null;
   return { features, codeClasses, committedSpecific, committedUnspecified, hedging, decline, derivedAction, bucket };
@@ -263,7 +263,9 @@ export function drawValidationSet<R extends object>(
   const targets = { ...DEFAULT_BUCKET_TARGETS, ...options.targets };
   for (const bucket of BUCKET_SAMPLING_ORDER) {
     if (!Number.isInteger(targets[bucket]) || targets[bucket] < 0) {
-      throw new RangeError(`drawValidationSet requires a non-negative integer target for ${bucket}, got ${targets[bucket]}`);
+      throw new RangeError(
+        `drawValidationSet requires a non-negative integer target for ${bucket}, got ${targets[bucket]}`,
+      );
     }
   }
   const rng = new PyRandom(options.seed ?? DEFAULT_VALIDATION_SEED);
@@ -308,8 +310,9 @@ function sheet(rows: readonly object[], columns: readonly string[]): string {
     const r = row as Record<string, unknown>;
     return columns.map((c) => ((ANSWER_COLUMNS as readonly string[]).includes(c) ? "" : pyCsvCell(r[c])));
   });
-  // Python's csv.writer with encoding utf-8-sig: BOM, comma, minimal quoting, CRLF after every record.
-  return "\uFEFF" + stringify([[...columns], ...records], { record_delimiter: "\r\n" });
+  // As Python's csv.writer on a file opened with encoding utf-8-sig: BOM, comma, minimal quoting, CRLF. The project's
+  // csv-text writer, not csv-stringify, which needs Node's Buffer at import (pages may import the bucket rules).
+  return "\uFEFF" + formatCsv([columns, ...records]);
 }
 
 /**

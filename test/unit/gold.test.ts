@@ -84,7 +84,10 @@ describe("disagreement and gold labels (SPEC §4 table)", () => {
   });
 
   it("row 4: both insufficient → gold insufficient, missing information = union in list order", () => {
-    const outcome = resolvePair(insufficient(["substance_use", "other"], "Family history"), insufficient(["onset_duration", "substance_use"]));
+    const outcome = resolvePair(
+      insufficient(["substance_use", "other"], "Family history"),
+      insufficient(["onset_duration", "substance_use"]),
+    );
     expect(outcome).toEqual({
       status: "agreed",
       gold: {
@@ -214,14 +217,19 @@ describe("checking a submitted label", () => {
   const T = 4;
 
   it("canonicalises a sufficient label", () => {
-    expect(checkCaseLabel({ sufficiency: "sufficient", icd10: " f321 ", earliestSection: 2 }, { sectionCount: T })).toEqual({
+    expect(
+      checkCaseLabel({ sufficiency: "sufficient", icd10: " f321 ", earliestSection: 2 }, { sectionCount: T }),
+    ).toEqual({
       ok: true,
       label: { sufficiency: "sufficient", icd10: "F32.1", earliestSection: 2 },
     });
   });
 
   it("reports each faulty field", () => {
-    const result = checkCaseLabel({ sufficiency: "sufficient", icd10: "296.2", earliestSection: 5 }, { sectionCount: T });
+    const result = checkCaseLabel(
+      { sufficiency: "sufficient", icd10: "296.2", earliestSection: 5 },
+      { sectionCount: T },
+    );
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.icd10).toMatch(/^not an ICD-10 chapter V code/);
@@ -231,7 +239,10 @@ describe("checking a submitted label", () => {
   it("checks the code against the WHO table when given", () => {
     const isValidCode = (code: string) => code === "F32.1";
     expect(
-      checkCaseLabel({ sufficiency: "sufficient", icd10: "F32.A", earliestSection: 1 }, { sectionCount: T, isValidCode }),
+      checkCaseLabel(
+        { sufficiency: "sufficient", icd10: "F32.A", earliestSection: 1 },
+        { sectionCount: T, isValidCode },
+      ),
     ).toEqual({ ok: false, errors: { icd10: "F32.A is not a code of WHO ICD-10 chapter V" } });
   });
 
@@ -241,13 +252,19 @@ describe("checking a submitted label", () => {
         { sufficiency: "insufficient", missingInfo: ["other", "imaging", "imaging"], missingInfoOther: " EEG " },
         { sectionCount: T },
       ),
-    ).toEqual({ ok: true, label: { sufficiency: "insufficient", missingInfo: ["imaging", "other"], missingInfoOther: "EEG" } });
+    ).toEqual({
+      ok: true,
+      label: { sufficiency: "insufficient", missingInfo: ["imaging", "other"], missingInfoOther: "EEG" },
+    });
     expect(checkCaseLabel({ sufficiency: "insufficient", missingInfo: ["other"] }, { sectionCount: T })).toEqual({
       ok: false,
       errors: { missingInfoOther: "describe the other missing information" },
     });
     expect(
-      checkCaseLabel({ sufficiency: "insufficient", missingInfo: ["imaging"], missingInfoOther: "ignored" }, { sectionCount: T }),
+      checkCaseLabel(
+        { sufficiency: "insufficient", missingInfo: ["imaging"], missingInfoOther: "ignored" },
+        { sectionCount: T },
+      ),
     ).toMatchObject({ ok: true, label: { missingInfoOther: null } });
   });
 
@@ -256,9 +273,10 @@ describe("checking a submitted label", () => {
       ok: false,
       errors: { missingInfo: "choose at least one kind of missing information" },
     });
-    expect(
-      checkCaseLabel({ sufficiency: "insufficient" }, { sectionCount: T, requireMissingInfo: false }),
-    ).toEqual({ ok: true, label: { sufficiency: "insufficient", missingInfo: [], missingInfoOther: null } });
+    expect(checkCaseLabel({ sufficiency: "insufficient" }, { sectionCount: T, requireMissingInfo: false })).toEqual({
+      ok: true,
+      label: { sufficiency: "insufficient", missingInfo: [], missingInfoOther: null },
+    });
     expect(checkCaseLabel({ sufficiency: "insufficient", missingInfo: ["x-ray"] }, { sectionCount: T })).toEqual({
       ok: false,
       errors: { missingInfo: "unknown missing-information labels: x-ray" },

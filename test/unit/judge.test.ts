@@ -133,7 +133,9 @@ describe("the action rule (SPEC §8, INTEROP §3.5)", () => {
     expect(new Set(table.map(([p, i]) => `${p}/${i}`)).size).toBe(PRIMARY_ANSWERS.length * INFO_REQUESTS.length));
 
   for (const [primaryAnswer, infoRequest, action] of table) {
-    it(`${primaryAnswer} + ${infoRequest} → ${action}; on the last section → ${action === "CLARIFY" ? "ABSTAIN" : action}`, () => {
+    it(`${primaryAnswer} + ${infoRequest} → ${action}; on the last section → ${
+      action === "CLARIFY" ? "ABSTAIN" : action
+    }`, () => {
       expect(actionFromFeatures({ primaryAnswer, infoRequest })).toBe(action);
       expect(actionFromFeatures({ primaryAnswer, infoRequest }, { isLastSection: false })).toBe(action);
       expect(actionFromFeatures({ primaryAnswer, infoRequest }, { isLastSection: true })).toBe(
@@ -184,7 +186,12 @@ describe("parseJudgeOutput: the reference's parsing rules", () => {
     const { features, problems } = parseJudgeOutput(
       "PRIMARY_ANSWER: committed\nPRIMARY_ANSWER: maybe\nINFO_REQUEST: specific\nINFO_REQUEST:\nICD_CODES: F32.1\nICD_CODES: Empty\nDIAGNOSIS_NAMES: x\nDIAGNOSIS_NAMES: ,",
     );
-    expect(features).toEqual({ primaryAnswer: "committed", infoRequest: "specific", icdCodes: ["F32.1"], diagnosisNames: [] });
+    expect(features).toEqual({
+      primaryAnswer: "committed",
+      infoRequest: "specific",
+      icdCodes: ["F32.1"],
+      diagnosisNames: [],
+    });
     expect(kinds(problems)).toEqual([
       "unknown_value:PRIMARY_ANSWER:2",
       "unknown_value:INFO_REQUEST:4",

@@ -59,7 +59,9 @@ describe("first parse of every fixture row matches Python", () => {
   input.forEach((row, i) => {
     it(`${String(row.sample_id)}: ${JSON.stringify(row.model_output_raw).slice(0, 60)}`, () => {
       const parse = firstParse(row);
-      expect({ sample_id: row.sample_id, bucket: parse.bucket, derived_action: parse.derivedAction }).toEqual(expected[i]);
+      expect({ sample_id: row.sample_id, bucket: parse.bucket, derived_action: parse.derivedAction }).toEqual(
+        expected[i],
+      );
       // The row was built for this bucket (make_input.py's `intended`), so the Python and the intent agree too.
       expect(parse.bucket).toBe(row.intended ?? null);
     });
@@ -94,7 +96,9 @@ describe("drawValidationSet replays the reference's selection exactly", () => {
         expect(Buffer.from(annotatorSheetCsv(drawn.rows), "utf8")).toEqual(
           readFileSync(new URL(`expected/${name}/annotator.csv`, dir)),
         );
-        expect(Buffer.from(annotatorKeyCsv(drawn.rows), "utf8")).toEqual(readFileSync(new URL(`expected/${name}/key.csv`, dir)));
+        expect(Buffer.from(annotatorKeyCsv(drawn.rows), "utf8")).toEqual(
+          readFileSync(new URL(`expected/${name}/key.csv`, dir)),
+        );
       });
     });
   }
@@ -154,13 +158,30 @@ describe("hedging and decline are whole-word tests on the lower-cased response",
     for (const yes of ["It MAY be", "may.", "(may)", "could be", "most consistent with", "Suggestive of X", "likely"]) {
       expect(hasHedging(yes), yes).toBe(true);
     }
-    for (const no of ["mayor", "dismay", "unlikely", "impossibly", "couldbe", "could  be", "may_", "mayé", "2may", "appears to bee"]) {
+    for (const no of [
+      "mayor",
+      "dismay",
+      "unlikely",
+      "impossibly",
+      "couldbe",
+      "could  be",
+      "may_",
+      "mayé",
+      "2may",
+      "appears to bee",
+    ]) {
       expect(hasHedging(no), no).toBe(false);
     }
   });
 
   it("decline, with straight and curly apostrophes", () => {
-    for (const yes of ["I can't diagnose", "I can’t diagnose", "I CANNOT DETERMINE", "can’t confirm", "need more information."]) {
+    for (const yes of [
+      "I can't diagnose",
+      "I can’t diagnose",
+      "I CANNOT DETERMINE",
+      "can’t confirm",
+      "need more information.",
+    ]) {
       expect(hasDecline(yes), yes).toBe(true);
     }
     for (const no of ["I cant diagnose", "I can`t diagnose", "I cannot diagnosed", "insufficient informational"]) {
@@ -184,7 +205,9 @@ describe("bucket rules on crafted rows", () => {
       icdCodes: [],
       diagnosisNames: [],
     });
-    expect(firstParseFeatures({ primary_answer: " Committed ", icd_codes: "F32.1, ,F33", diagnosis_names: [" a ", null] })).toEqual({
+    expect(
+      firstParseFeatures({ primary_answer: " Committed ", icd_codes: "F32.1, ,F33", diagnosis_names: [" a ", null] }),
+    ).toEqual({
       primaryAnswer: "committed",
       contingency: "none",
       infoRequest: "none",
@@ -194,16 +217,18 @@ describe("bucket rules on crafted rows", () => {
   });
 
   it("ignores the info request of a committed answer in the derived action (unlike the judge's rule)", () => {
-    const p = firstParse(row({ primary_answer: "committed", info_request: "specific", icd_codes: ["F32.1"], diagnosis_names: ["x"] }));
+    const p = firstParse(
+      row({ primary_answer: "committed", info_request: "specific", icd_codes: ["F32.1"], diagnosis_names: ["x"] }),
+    );
     expect(p.derivedAction).toBe("DIAGNOSE");
     expect(p.bucket).toBeNull();
   });
 
   it("ties: refinement beats hedging, a conditional beats hedging, unspecified beats hedging", () => {
     const base = { primary_answer: "committed", icd_codes: ["F32.1"], diagnosis_names: ["x"] };
-    expect(firstParse(row({ ...base, contingency: "refinement_only", info_request: "specific" }, "it may be")).bucket).toBe(
-      "committed_specific_refinement_only_specific_info",
-    );
+    expect(
+      firstParse(row({ ...base, contingency: "refinement_only", info_request: "specific" }, "it may be")).bucket,
+    ).toBe("committed_specific_refinement_only_specific_info");
     expect(firstParse(row({ ...base, contingency: "explicit_conditional" }, "it may be")).bucket).toBe(
       "committed_specific_explicit_conditional",
     );
@@ -218,7 +243,10 @@ describe("bucket rules on crafted rows", () => {
 
   it("CLARIFY on the last section becomes ABSTAIN, which leaves a specific request without a bucket", () => {
     const out = { primary_answer: "none", info_request: "specific" };
-    expect(firstParse(row(out, "duration?", false))).toMatchObject({ derivedAction: "CLARIFY", bucket: "clear_clarify_specific" });
+    expect(firstParse(row(out, "duration?", false))).toMatchObject({
+      derivedAction: "CLARIFY",
+      bucket: "clear_clarify_specific",
+    });
     expect(firstParse(row(out, "duration?", true))).toMatchObject({ derivedAction: "ABSTAIN", bucket: null });
   });
 });
