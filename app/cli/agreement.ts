@@ -63,7 +63,9 @@ function checkLabels(path: string, rows: readonly RatingsCsvRow[], scale: Scale,
   let hint: string;
   if (order) {
     const known = new Set(order);
-    bad = rows.filter((r) => !known.has(r.label)).map((r) => ({ line: r.line, message: `label "${r.label}" is not in --order` }));
+    bad = rows
+      .filter((r) => !known.has(r.label))
+      .map((r) => ({ line: r.line, message: `label "${r.label}" is not in --order` }));
     hint = "add it to --order";
   } else if (scale !== "nominal") {
     bad = rows
@@ -76,7 +78,8 @@ function checkLabels(path: string, rows: readonly RatingsCsvRow[], scale: Scale,
   if (bad.length > 0) throw new CliError(`${path}: ${hint}\n${listIssues(path, bad)}`);
 }
 
-const fixed = (value: number | null | undefined): string => (value === null || value === undefined ? "undefined" : value.toFixed(3));
+const fixed = (value: number | null | undefined): string =>
+  value === null || value === undefined ? "undefined" : value.toFixed(3);
 
 function intervalCells(estimate: IntervalSummary): string[] {
   return [
@@ -110,7 +113,8 @@ export function formatAgreementSummary(s: AgreementSummary): string {
   rows.push(["Gwet's AC1", ...intervalCells(s.gwet_ac1)]);
   rows.push(["Fleiss' kappa", fixed(s.fleiss_kappa), "", ""]);
   rows.push([`Krippendorff's alpha (${s.scale})`, fixed(s.krippendorff_alpha), "", ""]);
-  if ("cohen_kappa_weighted" in s) rows.push([`Cohen's weighted kappa (${s.weights})`, fixed(s.cohen_kappa_weighted), "", ""]);
+  if ("cohen_kappa_weighted" in s)
+    rows.push([`Cohen's weighted kappa (${s.weights})`, fixed(s.cohen_kappa_weighted), "", ""]);
   if (s.gwet_ac2) rows.push([`Gwet's AC2 (${s.weights})`, ...intervalCells(s.gwet_ac2)]);
   lines.push(...table(rows));
 
@@ -141,7 +145,8 @@ export const agreementCommand: Command = {
     });
     const path = requireOption(values.ratings, "--ratings");
     const scale = (values.scale ?? "nominal") as Scale;
-    if (!SCALES.includes(scale)) throw new CliError(`--scale must be one of ${SCALES.join(", ")}, got "${values.scale}"`);
+    if (!SCALES.includes(scale))
+      throw new CliError(`--scale must be one of ${SCALES.join(", ")}, got "${values.scale}"`);
     const weights = values.weights as OrdinalWeights | undefined;
     if (weights !== undefined && !WEIGHTS.includes(weights)) {
       throw new CliError(`--weights must be linear or quadratic, got "${weights}"`);
@@ -159,7 +164,8 @@ export const agreementCommand: Command = {
       throw new CliError(`cannot read ${path}: ${err.code === "ENOENT" ? "no such file" : err.message}`);
     }
     const parsed = parseRatingsCsv(text);
-    if (parsed.errors.length > 0) throw new CliError(`${path} is not a valid ratings file\n${listIssues(path, parsed.errors)}`);
+    if (parsed.errors.length > 0)
+      throw new CliError(`${path} is not a valid ratings file\n${listIssues(path, parsed.errors)}`);
     checkLabels(path, parsed.rows, scale, order);
 
     const ratingTable = buildRatingTable(parsed.rows, order ? { categories: order } : {});

@@ -47,7 +47,8 @@ export function parseRatingsCsv(text: string): RatingsCsvResult {
     warnings,
   });
 
-  if (text.replace(/^\uFEFF/, "").trim() === "") return fail(1, "the file is empty; expected a header item,rater,label");
+  if (text.replace(/^\uFEFF/, "").trim() === "")
+    return fail(1, "the file is empty; expected a header item,rater,label");
 
   let records: ParsedRecord[];
   try {
@@ -69,7 +70,9 @@ export function parseRatingsCsv(text: string): RatingsCsvResult {
   if (missing.length > 0) {
     return fail(
       header.info.lines,
-      `missing column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}: the header must name item, rater and label`,
+      `missing column${missing.length > 1 ? "s" : ""} ${missing.join(
+        ", ",
+      )}: the header must name item, rater and label`,
     );
   }
   for (const column of RATINGS_COLUMNS) {
@@ -111,7 +114,10 @@ export function parseRatingsCsv(text: string): RatingsCsvResult {
             `but "${previous.label}" on line ${previous.line}`,
         });
       } else {
-        warnings.push({ line, message: `duplicate of line ${previous.line} (item "${item}", rater "${rater}"): kept once` });
+        warnings.push({
+          line,
+          message: `duplicate of line ${previous.line} (item "${item}", rater "${rater}"): kept once`,
+        });
       }
       continue;
     }

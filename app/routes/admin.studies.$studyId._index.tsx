@@ -1,26 +1,69 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useMemo } from "react";
 import { z } from "zod";
 import { columnHelper, DataTable } from "~/components/data-table";
+import { Csrf } from "~/root";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { formObject, parseForm } from "~/lib/forms";
+import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "~/services/assignments.server";
 import { getStudy, listStudyCases, type CaseRow } from "~/services/studies.server";
+import { ServiceError } from "~/services/users.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.study.name ?? "Study"} · Concord` }];
 
+function studyOr404(param: string | undefined) {
+  const id = z.coerce.number().int().positive().safeParse(param);
+  return invariantFound(id.success ? getStudy(getDb(), id.data) : null, "No such study.");
+}
+
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.studyId);
+  const study = studyOr404(params.studyId);
   const db = getDb();
-  const study = invariantFound(id.success ? getStudy(db, id.data) : null, "No such study.");
-  return { study, cases: listStudyCases(db, study.id) };
+  return {
+    study,
+    cases: listStudyCases(db, study.id),
+    annotators: listStudyAnnotators(db, study.id),
+    reassignable: listReassignable(db, study.id),
+  };
+}
+
+const ActionSchema = z.discriminatedUnion("intent", [
+  z.object({
+    intent: z.literal("assign"),
+    annotators: z.array(z.string().min(1)).min(2, "Choose at least two annotators: each case goes to two different people."),
+    seed: z.coerce.number({ message: "The seed must be a whole number." }).int("The seed must be a whole number.").min(0).max(2 ** 31),
+  }),
+  z.object({ intent: z.literal("reassign"), assignmentId: z.coerce.number().int().positive(), to: z.string().min(1, "Choose an annotator.") }),
+]);
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const me = await requireRole(request, "admin");
+  const form = await requireForm(request, me);
+  const study = studyOr404(params.studyId);
+  const parsed = parseForm(ActionSchema, formObject(form, ["annotators"]));
+  if (!parsed.ok) return { ok: false as const, message: Object.values(parsed.errors)[0]! };
+  try {
+    if (parsed.data.intent === "assign") {
+      const r = autoAssign(getDb(), { studyId: study.id, annotatorIds: parsed.data.annotators, seed: parsed.data.seed, actorId: me.id });
+      return { ok: true as const, message: r.created ? `Assigned ${r.cases} cases (${r.created} assignments, seed ${parsed.data.seed}).` : "Every case already has two annotators." };
+    }
+    reassign(getDb(), { assignmentId: parsed.data.assignmentId, toAnnotatorId: parsed.data.to, actorId: me.id, studyId: study.id });
+    return { ok: true as const, message: "Reassigned." };
+  } catch (e) {
+    if (e instanceof ServiceError) return { ok: false as const, message: e.message };
+    throw e;
+  }
 }
 
 const col = columnHelper<CaseRow>();
 
 export default function StudyPage() {
-  const { study, cases } = useLoaderData<typeof loader>();
+  const { study, cases, annotators, reassignable } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const busy = useNavigation().state !== "idle";
   const [params] = useSearchParams();
   const columns = useMemo(
     () => [
@@ -38,6 +81,7 @@ export default function StudyPage() {
     [],
   );
   const imported = params.get("created");
+  const active = annotators.filter((a) => a.active);
   return (
     <section>
       <p>
@@ -55,6 +99,101 @@ export default function StudyPage() {
           Imported: {imported} new, {params.get("updated")} changed, {params.get("unchanged")} unchanged.
         </p>
       ) : null}
+      {result ? (
+        <p className={`notice ${result.ok ? "ok" : "bad"}`} role={result.ok ? "status" : "alert"} data-testid="assign-result">
+          {result.message}
+        </p>
+      ) : null}
+
+      <h2>Annotators</h2>
+      <div className="grid2">
+        <table>
+          <thead>
+            <tr>
+              <th>Annotator</th>
+              <th className="num">Assigned</th>
+              <th className="num">Started</th>
+              <th className="num">Submitted</th>
+            </tr>
+          </thead>
+          <tbody>
+            {annotators.map((a) => (
+              <tr key={a.id} data-annotator={a.username}>
+                <td>
+                  {a.username} {a.active ? null : <span className="badge">deactivated</span>}
+                </td>
+                <td className="num">{a.assigned}</td>
+                <td className="num">{a.started}</td>
+                <td className="num">{a.submitted}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <Form method="post" className="card">
+          <Csrf />
+          <h3 style={{ marginTop: 0 }}>Assign cases automatically</h3>
+          <p className="muted">Every case without two annotators gets them, from the people chosen here: balanced load, never the same person twice, reproducible with the seed.</p>
+          {active.map((a) => (
+            <label key={a.id} className="inline">
+              <input type="checkbox" name="annotators" value={a.id} defaultChecked /> {a.username}
+            </label>
+          ))}
+          <label htmlFor="seed">Seed</label>
+          <input id="seed" name="seed" type="number" defaultValue={1} min={0} />
+          <p>
+            <button type="submit" name="intent" value="assign" disabled={busy}>
+              Assign
+            </button>
+          </p>
+        </Form>
+      </div>
+
+      {reassignable.length ? (
+        <details>
+          <summary>
+            <h2 style={{ display: "inline" }}>Reassign unstarted cases ({reassignable.length})</h2>
+          </summary>
+          <table>
+            <thead>
+              <tr>
+                <th>Case</th>
+                <th>Annotator</th>
+                <th>Move to</th>
+              </tr>
+            </thead>
+            <tbody>
+              {reassignable.map((r) => (
+                <tr key={r.assignmentId}>
+                  <td>{r.externalId}</td>
+                  <td>
+                    {r.annotator} {r.annotatorActive ? null : <span className="badge">deactivated</span>}
+                  </td>
+                  <td>
+                    <Form method="post" className="row">
+                      <Csrf />
+                      <input type="hidden" name="assignmentId" value={r.assignmentId} />
+                      <select name="to" aria-label={`Move case ${r.externalId} from ${r.annotator} to`} defaultValue="">
+                        <option value="">Choose…</option>
+                        {active
+                          .filter((a) => a.id !== r.annotatorId)
+                          .map((a) => (
+                            <option key={a.id} value={a.id}>
+                              {a.username}
+                            </option>
+                          ))}
+                      </select>
+                      <button type="submit" name="intent" value="reassign" className="secondary" disabled={busy}>
+                        Reassign
+                      </button>
+                    </Form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      ) : null}
+
       <h2>Cases ({cases.length})</h2>
       <DataTable data={cases} columns={columns} filterLabel="Filter cases" rowProps={(r) => ({ "data-case": r.externalId })} />
     </section>

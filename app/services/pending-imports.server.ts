@@ -1,4 +1,4 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, gt, lt } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { pendingImports } from "../../db/schema";
 import type { CaseColumn } from "../core/case-import";
@@ -37,7 +37,9 @@ export function confirmPendingImport(db: Db, input: { id: string; userId: string
   const row = db
     .select()
     .from(pendingImports)
-    .where(and(eq(pendingImports.id, input.id), eq(pendingImports.createdBy, input.userId)))
+    .where(
+      and(eq(pendingImports.id, input.id), eq(pendingImports.createdBy, input.userId), gt(pendingImports.createdAt, Date.now() - PENDING_TTL_MS)),
+    )
     .get();
   if (!row) throw new ServiceError("This preview has expired or was already imported. Upload the file again.");
   const stored = JSON.parse(row.content) as Stored;

@@ -41,9 +41,11 @@ export function listStudies(db: Db): StudySummary[] {
       description: studies.description,
       adjudicationMode: studies.adjudicationMode,
       createdAt: studies.createdAt,
-      numCases: sql<number>`(select count(*) from ${cases} where ${cases.studyId} = ${studies.id})`,
+      numCases: count(cases.id),
     })
     .from(studies)
+    .leftJoin(cases, eq(cases.studyId, studies.id))
+    .groupBy(studies.id)
     .orderBy(asc(studies.name))
     .all();
 }

@@ -154,7 +154,10 @@ describe("agreement input errors exit with code 2 and a line-numbered message", 
   }
   it("a missing column", async () => {
     const path = file("item,coder,label\nn1,A,yes\n");
-    await fails(["--ratings", path], `concord agreement: ${path} is not a valid ratings file\n  ${path}:1: missing column rater`);
+    await fails(
+      ["--ratings", path],
+      `concord agreement: ${path} is not a valid ratings file\n  ${path}:1: missing column rater`,
+    );
   });
   it("a pair labelled twice with different labels", async () => {
     const path = file("item,rater,label\nn1,A,yes\nn1,B,no\nn1,A,no\n");
@@ -176,8 +179,14 @@ describe("agreement input errors exit with code 2 and a line-numbered message", 
   it("bad options", async () => {
     const path = file(csv(wikipediaCohen));
     await fails(["--ratings", path, "--weights", "linear"], "--weights needs --scale ordinal or --scale interval");
-    await fails(["--ratings", path, "--scale", "ratio"], '--scale must be one of nominal, ordinal, interval, got "ratio"');
-    await fails(["--ratings", path, "--scale", "ordinal", "--weights", "cubic"], "--weights must be linear or quadratic");
+    await fails(
+      ["--ratings", path, "--scale", "ratio"],
+      '--scale must be one of nominal, ordinal, interval, got "ratio"',
+    );
+    await fails(
+      ["--ratings", path, "--scale", "ordinal", "--weights", "cubic"],
+      "--weights must be linear or quadratic",
+    );
     await fails(["--ratings", path, "--order", "yes,,no"], "--order has an empty category");
     await fails(["--ratings", path, "--order", "yes,no,yes"], '--order lists "yes" twice');
     await fails([], "--ratings is required");
@@ -189,7 +198,15 @@ describe("agreement --help", () => {
   it("documents the JSON keys", async () => {
     const { code, out } = await run("--help");
     expect(code).toBe(0);
-    for (const key of ["n_items", "percent_agreement", "gwet_ac1", "ci95", "cohen_kappa_weighted", "gwet_ac2", "warnings"]) {
+    for (const key of [
+      "n_items",
+      "percent_agreement",
+      "gwet_ac1",
+      "ci95",
+      "cohen_kappa_weighted",
+      "gwet_ac2",
+      "warnings",
+    ]) {
       expect(out).toContain(key);
     }
   });

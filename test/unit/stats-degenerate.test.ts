@@ -127,7 +127,14 @@ describe("a single item", () => {
 
 describe("perfect agreement on two categories", () => {
   const table = buildRatingTable(
-    rows(["n1", "A", "yes"], ["n1", "B", "yes"], ["n2", "A", "no"], ["n2", "B", "no"], ["n3", "A", "no"], ["n3", "B", "no"]),
+    rows(
+      ["n1", "A", "yes"],
+      ["n1", "B", "yes"],
+      ["n2", "A", "no"],
+      ["n2", "B", "no"],
+      ["n3", "A", "no"],
+      ["n3", "B", "no"],
+    ),
   );
   it("kappa, AC1, Fleiss and alpha are 1 with zero standard error", () => {
     const all = everything(table);

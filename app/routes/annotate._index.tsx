@@ -1,0 +1,107 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData, useNavigate } from "@remix-run/react";
+import { useEffect, useMemo, useState } from "react";
+import { columnHelper, DataTable } from "~/components/data-table";
+import { STATE_LABELS } from "~/components/state-labels";
+import { getDb } from "~/lib/db.server";
+import { requireRole } from "~/lib/guard.server";
+import { listAnnotatorCases, nextCaseId, type CaseState, type MyCaseRow } from "~/services/annotations.server";
+
+export const meta: MetaFunction = () => [{ title: "My cases · Concord" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireRole(request, "annotator");
+  const rows = listAnnotatorCases(getDb(), user.id);
+  return { rows, next: nextCaseId(rows, null) };
+}
+
+
+const col = columnHelper<MyCaseRow>();
+
+export default function AnnotateHome() {
+  const { rows, next } = useLoaderData<typeof loader>();
+  const navigate = useNavigate();
+  const [state, setState] = useState<"" | CaseState>("");
+  const shown = useMemo(() => (state ? rows.filter((r) => r.state === state) : rows), [rows, state]);
+  const done = rows.filter((r) => r.state === "submitted" || r.state === "locked").length;
+  const counts = (s: CaseState) => rows.filter((r) => r.state === s).length;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement;
+      if (t.closest("input, textarea, select")) return;
+      if ((e.key === "n" || e.key === "N") && next !== null) navigate(`/annotate/${next}`);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [next, navigate]);
+  const columns = useMemo(
+    () => [
+      col.accessor("position", { header: "#" }),
+      col.accessor("studyName", { header: "Study" }),
+      col.accessor("externalId", {
+        header: "Case",
+        cell: (info) => <Link to={`/annotate/${info.row.original.caseId}`}>{info.getValue()}</Link>,
+      }),
+      col.accessor("numSections", { header: "Sections" }),
+      col.accessor("state", {
+        header: "State",
+        cell: (info) => <span className={`badge ${info.getValue()}`}>{STATE_LABELS[info.getValue()]}</span>,
+      }),
+      col.accessor((r) => (r.updatedAt ? new Date(r.updatedAt).toISOString().replace("T", " ").slice(0, 16) : ""), {
+        id: "updated",
+        header: "Last saved (UTC)",
+      }),
+    ],
+    [],
+  );
+  return (
+    <section>
+      <div className="row">
+        <h1>My cases</h1>
+        <span className="spacer" />
+        {next !== null ? (
+          <Link to={`/annotate/${next}`} className="button" data-testid="next-case">
+            Next case <kbd>N</kbd>
+          </Link>
+        ) : rows.length ? (
+          <span className="notice ok">All your cases are submitted. Thank you.</span>
+        ) : null}
+      </div>
+      {rows.length === 0 ? (
+        <p className="card">No cases are assigned to you yet. The study manager assigns them.</p>
+      ) : (
+        <>
+          <div className="card" aria-label="Progress">
+            <div className="row">
+              <strong data-testid="progress">
+                {done} of {rows.length} submitted
+              </strong>
+              <span className="muted">
+                {counts("not_started")} not started · {counts("draft")} draft · {counts("submitted")} submitted · {counts("locked")} locked
+              </span>
+            </div>
+            <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={rows.length} aria-valuenow={done}>
+              <div style={{ width: `${(100 * done) / rows.length}%` }} />
+            </div>
+          </div>
+          <DataTable
+            data={shown}
+            columns={columns}
+            filterLabel="Filter by case or study"
+            rowProps={(r) => ({ "data-case": r.externalId, "data-state": r.state })}
+            toolbar={
+              <select aria-label="Filter by state" value={state} onChange={(e) => setState(e.target.value as "" | CaseState)}>
+                <option value="">All states</option>
+                {(Object.keys(STATE_LABELS) as CaseState[]).map((s) => (
+                  <option key={s} value={s}>
+                    {STATE_LABELS[s]} ({counts(s)})
+                  </option>
+                ))}
+              </select>
+            }
+          />
+        </>
+      )}
+    </section>
+  );
+}
