@@ -12,11 +12,15 @@ import {
   useRouteError,
   useRouteLoaderData,
 } from "@remix-run/react";
+import { useEffect } from "react";
 import { getUser } from "./lib/guard.server";
 import { useNonce } from "./nonce";
 import styles from "./styles.css?url";
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: styles },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
 export const meta: MetaFunction = () => [{ title: "Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -90,6 +94,10 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App() {
+  // Marks the page as interactive, so browser tests (and people with slow connections) know the keys work.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   return <Outlet />;
 }
 

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { getDb } from "../lib/db.server";
 import { CliError, parseOptions, requireOption, type Command } from "./command";
 
@@ -13,9 +13,18 @@ The copy holds clinical text and labels: store it as carefully as the database i
   async run(argv, io) {
     const { values } = parseOptions(argv, { out: { type: "string" }, force: { type: "boolean", default: false } });
     const out = requireOption(values.out, "--out");
-    if (existsSync(out) && !values.force) throw new CliError(`${out} exists; choose another file or pass --force.`);
+    if (existsSync(out)) {
+      if (!values.force) throw new CliError(`${out} exists; choose another file or pass --force.`);
+      // SQLite's backup writes into an existing file as a database, so a file that is not one must go first.
+      rmSync(out);
+    }
     const started = Date.now();
-    await getDb().$client.backup(out);
+    try {
+      // One step for the whole file: a step-wise copy restarts whenever the app writes, and might never finish.
+      await getDb().$client.backup(out, { progress: () => 1_000_000_000 });
+    } catch (e) {
+      throw new CliError(`cannot back up to ${out}: ${(e as Error).message}.`, 1);
+    }
     io.out(`Backed up the database to ${out} in ${Date.now() - started} ms.\n`);
     return 0;
   },

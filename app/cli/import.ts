@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { CASE_COLUMNS, type CaseColumn } from "../core/case-import";
 import { getDb } from "../lib/db.server";
 import { parseColumnMap } from "../lib/forms";
-import { importCases, planImport, type ImportPlan } from "../services/studies.server";
+import { importCases, planImport, StudyNameSchema, type ImportPlan } from "../services/studies.server";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "./command";
 
 const help = `Usage: npm run concord -- import --study NAME FILE [--format csv|jsonl] [--map COL=HEADER,…] [--dry-run]
@@ -49,7 +49,9 @@ export const importCommand: Command = {
       { study: { type: "string" }, format: { type: "string" }, map: { type: "string" }, "dry-run": { type: "boolean", default: false } },
       true,
     );
-    const study = requireOption(values.study, "--study");
+    const studyName = StudyNameSchema.safeParse(requireOption(values.study, "--study"));
+    if (!studyName.success) throw new CliError(studyName.error.issues[0]!.message);
+    const study = studyName.data;
     if (positionals.length !== 1) throw new CliError("give exactly one FILE to import. See --help.");
     const file = positionals[0]!;
     if (values.format && values.format !== "csv" && values.format !== "jsonl") throw new CliError(`--format must be csv or jsonl, not "${values.format}".`);

@@ -133,7 +133,8 @@ interface RawRows {
 function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>>): RawRows | { error: ImportIssue } {
   let records: { record: string[]; info: { bytes: number } }[];
   try {
-    records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true });
+    // relax_quotes: a bare quote inside an unquoted field is text, as Python's csv reader reads it.
+    records = parse(text, { info: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: true });
   } catch (e) {
     const err = e as { lines?: number; message: string };
     return { error: { line: err.lines ?? 0, message: `the CSV cannot be read: ${err.message.replace(/^Invalid .*?: /, "")}` } };
@@ -189,6 +190,7 @@ function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>
     for (const [column, at] of index) values[column] = pyStrip(record[at] ?? "");
     rows.push({ line, values });
   }
+  if (rows.length === 0) return { error: { line: 2, message: "the file has a header but no cases." } };
   return { rows, hasLabels: labelsPresent.length === LABEL_COLUMNS.length, warnings, errors: [] };
 }
 

@@ -68,6 +68,11 @@ function isTyping(target: EventTarget | null): boolean {
 
 export default function AnnotateCase() {
   const view = useLoaderData<typeof loader>();
+  // One component instance per case: form state starts from the server's values, never from the previous case.
+  return <Workspace key={view.case.id} view={view} />;
+}
+
+function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof loader>> }) {
   const csrf = useRootData()?.user?.csrf ?? "";
   const navigate = useNavigate();
   const T = view.case.sections.length;
@@ -84,16 +89,10 @@ export default function AnnotateCase() {
   const codeInput = useRef<HTMLInputElement>(null);
   const formRef = useRef<HTMLDivElement>(null);
   const missingRef = useRef<HTMLFieldSetElement>(null);
-
-  // A new case (navigation) resets the form to what the server holds.
+  const [focusCode, setFocusCode] = useState(0);
   useEffect(() => {
-    setValues(view.values);
-    setVersion(view.version);
-    setErrors({});
-    setMessage(null);
-    setSaveState(view.updatedAt ? { kind: "saved", at: view.updatedAt } : { kind: "idle" });
-    dirty.current = false;
-  }, [view.case.id]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (focusCode) codeInput.current?.focus();
+  }, [focusCode]);
 
   const update = useCallback(
     (patch: Partial<AnnotationValues>) => {
@@ -185,7 +184,9 @@ export default function AnnotateCase() {
       else if (/^[1-5]$/.test(key) && Number(key) <= T && values.sufficiency === "sufficient") update({ earliestSection: Number(key) });
       else if (key === "/") {
         e.preventDefault();
-        codeInput.current?.focus();
+        // The picker exists only for a sufficient note: "/" chooses sufficient first, then focuses it once rendered.
+        if (values.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
+        setFocusCode((n) => n + 1);
       } else if (key === "m") missingRef.current?.querySelector("input")?.focus();
       else if (key === "n" && view.nextCaseId !== null) navigate(`/annotate/${view.nextCaseId}`);
       else return;

@@ -8,7 +8,8 @@ import { count, eq } from "drizzle-orm";
 import { appMeta, studies, users, type Role } from "../../db/schema";
 import type { Db } from "../lib/db.server";
 import { fromRoot } from "../lib/paths.server";
-import { importCases } from "./studies.server";
+import { autoAssign, listStudyAnnotators } from "./assignments.server";
+import { importCases, requireStudyByName } from "./studies.server";
 import { createUser } from "./users.server";
 
 export const DEMO_STUDY = "Demo study";
@@ -44,5 +45,8 @@ export async function seedDemo(db: Db): Promise<boolean> {
   const admin = db.select({ id: users.id }).from(users).where(eq(users.username, "admin")).get()!;
   const result = importCases(db, { studyName: DEMO_STUDY, bytes: demoNotesBytes(), filename: "demo-notes.jsonl", actorId: admin.id });
   if (!result.written) throw new Error("The demo notes failed to import: " + JSON.stringify(result.parse.errors.slice(0, 3)));
+  const study = requireStudyByName(db, DEMO_STUDY);
+  const annotatorIds = listStudyAnnotators(db, study.id).map((a) => a.id);
+  autoAssign(db, { studyId: study.id, annotatorIds, seed: 1, actorId: admin.id });
   return true;
 }

@@ -10,7 +10,9 @@ import type { DbOrTx } from "../lib/db.server";
 import { recordEvent } from "./audit.server";
 
 /** An annotation row as a CaseLabel (only for submitted/locked rows, which passed checkCaseLabel). */
-export function labelOfAnnotation(row: typeof annotations.$inferSelect): CaseLabel {
+export function labelOfAnnotation(
+  row: Pick<typeof annotations.$inferSelect, "sufficiency" | "icd10" | "earliestSection" | "missingInfo" | "missingOther">,
+): CaseLabel {
   if (row.sufficiency === "sufficient")
     return { sufficiency: "sufficient", icd10: row.icd10 ?? "", earliestSection: row.earliestSection ?? 0 };
   const missingInfo = JSON.parse(row.missingInfo);

@@ -109,6 +109,7 @@ function classify(db: Db, studyId: number | null, parsedCases: ParsedCase[]): { 
   const existing = new Map<string, { id: number; contentHash: string; version: number }>();
   const annotated = new Set<number>();
   const labels = new Map<number, ReferenceLabels>();
+  const sources = new Map<number, string>();
   if (studyId !== null) {
     for (const row of db
       .select({ id: cases.id, externalId: cases.externalId, contentHash: cases.contentHash, version: cases.version })
@@ -132,6 +133,7 @@ function classify(db: Db, studyId: number | null, parsedCases: ParsedCase[]): { 
     {
       const l = labelsOf(row.reference_labels);
       if (l) labels.set(row.reference_labels.caseId, l);
+      if (row.reference_labels.sourceDiagnosis) sources.set(row.reference_labels.caseId, row.reference_labels.sourceDiagnosis);
     }
   }
   const conflicts: ImportIssue[] = [];
@@ -145,7 +147,9 @@ function classify(db: Db, studyId: number | null, parsedCases: ParsedCase[]): { 
       });
     }
     const before = found ? labels.get(found.id) ?? null : null;
-    const labelsChanged = JSON.stringify(before) !== JSON.stringify(parsed.referenceLabels);
+    const labelsChanged =
+      JSON.stringify(before) !== JSON.stringify(parsed.referenceLabels) ||
+      (found ? sources.get(found.id) ?? null : null) !== parsed.sourceDiagnosis;
     return { parsed, hash, existing: found, labelsChanged };
   });
   return { items, conflicts };

@@ -13,9 +13,15 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** Waits until React has hydrated the page, so keyboard shortcuts and client-side forms work. */
+export async function hydrated(page: Page): Promise<void> {
+  await page.waitForSelector("html[data-hydrated=true]", { state: "attached" });
+}
+
 export async function logIn(page: Page, baseUrl: string, username: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/login`);
   await page.fill("#username", username);
   await page.fill("#password", password);
   await Promise.all([page.waitForURL((u) => !u.pathname.startsWith("/login")), page.click("button[type=submit]")]);
+  await hydrated(page);
 }

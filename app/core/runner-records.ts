@@ -1,0 +1,273 @@
+/**
+ * The runner's files in the reference's formats (INTEROP §3.1–3.3): run folder names, `trajectories.jsonl` lines and
+ * `timing.json` written as Python's `json.dumps` writes them, plus Concord's step log used to resume a run. Pure:
+ * the caller passes times in and writes the strings.
+ */
+import { STRATEGIES, type Strategy } from "./runner-protocol";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Python-compatible JSON
+
+/**
+ * Python's `repr(float)`: the shortest round-trip digits (as JavaScript's), in fixed notation for exponents
+ * −4 ≤ e < 16 with at least one decimal (`1.0`), otherwise scientific with a signed two-digit exponent (`1e-05`).
+ */
+export function pyFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  if (!Number.isFinite(x)) return x > 0 ? "Infinity" : "-Infinity";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mantissa, expText] = Math.abs(x).toExponential().split("e");
+  const exp = Number(expText);
+  const digits = mantissa.replace(".", "");
+  const sign = x < 0 ? "-" : "";
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1);
+    return `${sign}${intPart}.${frac === "" ? "0" : frac}`;
+  }
+  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const e = Math.abs(exp).toString().padStart(2, "0");
+  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
+}
+
+// JSON.stringify leaves these raw, and so does Python with ensure_ascii=False; but Python's str.splitlines() — used
+// by abstention_rate/process.py to split a .jsonl file (INTEROP §4.1) — breaks lines at them, which would cut a record
+// in two. Escaping them keeps every record on one line for every reader; json.loads reads the escapes back.
+const LINE_BREAKERS = /[\u0085\u2028\u2029]/g;
+
+function jsonString(s: string): string {
+  return JSON.stringify(s).replace(LINE_BREAKERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+export interface PyJsonOptions {
+  /** Indent width for `json.dumps(indent=n)`; without it, one line with `, ` and `: ` separators. */
+  indent?: number;
+  /** Keys whose numbers Python holds as floats (`0.7`, `12.0`); other integers are written as integers. */
+  floatKeys?: ReadonlySet<string>;
+}
+
+/**
+ * Python's `json.dumps(value, ensure_ascii=False[, indent=n])`: non-ASCII characters raw, key order kept, undefined
+ * members skipped. Non-integer numbers are written as Python floats; integers under `floatKeys` too.
+ */
+export function pyJsonDumps(value: unknown, options: PyJsonOptions = {}): string {
+  const indent = options.indent;
+  const floatKeys = options.floatKeys ?? new Set<string>();
+  const write = (v: unknown, depth: number, asFloat: boolean): string => {
+    if (v === null || v === undefined) return "null";
+    if (typeof v === "boolean") return v ? "true" : "false";
+    if (typeof v === "number") return asFloat || !Number.isInteger(v) ? pyFloatRepr(v) : String(v);
+    if (typeof v === "string") return jsonString(v);
+    const open = indent === undefined ? "" : "\n" + " ".repeat(indent * (depth + 1));
+    const close = indent === undefined ? "" : "\n" + " ".repeat(indent * depth);
+    const sep = indent === undefined ? ", " : "," + open;
+    if (Array.isArray(v)) {
+      if (v.length === 0) return "[]";
+      return `[${open}${v.map((item) => write(item, depth + 1, asFloat)).join(sep)}${close}]`;
+    }
+    if (typeof v === "object") {
+      const members = Object.entries(v as Record<string, unknown>).filter(([, m]) => m !== undefined);
+      if (members.length === 0) return "{}";
+      const items = members.map(([k, m]) => `${jsonString(k)}: ${write(m, depth + 1, floatKeys.has(k))}`);
+      return `{${open}${items.join(sep)}${close}}`;
+    }
+    throw new TypeError(`pyJsonDumps cannot write a ${typeof v}`);
+  };
+  return write(value, 0, false);
+}
+
+const TRAJECTORY_FLOAT_KEYS = new Set(["model_temperature", "model_top_p"]);
+
+/** One `trajectories.jsonl` line, newline included, as the reference writes it (INTEROP §3.2). */
+export function trajectoryLine(record: object): string {
+  return pyJsonDumps(record, { floatKeys: TRAJECTORY_FLOAT_KEYS }) + "\n";
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// timing.json (INTEROP §3.3)
+
+export interface SampleTime {
+  sample_id: string;
+  seconds: number;
+}
+
+export interface TimingSummary {
+  total_time_seconds: number;
+  num_samples: number;
+  avg_time_per_sample_seconds: number;
+  sample_times: SampleTime[];
+}
+
+export function buildTimingSummary(totalSeconds: number, numSamples: number, sampleTimes: SampleTime[]): TimingSummary {
+  return {
+    total_time_seconds: totalSeconds,
+    num_samples: numSamples,
+    avg_time_per_sample_seconds: numSamples > 0 ? totalSeconds / numSamples : 0,
+    sample_times: sampleTimes,
+  };
+}
+
+const TIMING_FLOAT_KEYS = new Set(["total_time_seconds", "avg_time_per_sample_seconds", "seconds"]);
+
+/** `timing.json` as the reference writes it: `json.dumps(…, ensure_ascii=False, indent=2)`, no final newline. */
+export function serializeTiming(timing: TimingSummary): string {
+  return pyJsonDumps(timing, { indent: 2, floatKeys: TIMING_FLOAT_KEYS });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Run folders (INTEROP §3.1)
+
+/**
+ * The model key written in records and folder names. The reference scripts take the model as the folder-name text
+ * before `_<strategy>`, so a key must not contain a strategy name; it must also be usable as a folder name.
+ */
+export function checkModelKey(key: string, what = "model key"): string | null {
+  if (key === "") return `the ${what} is empty`;
+  if (!/^[A-Za-z0-9._+-]+$/.test(key)) {
+    return `the ${what} "${key}" may only hold letters, digits, ".", "_", "+" and "-" (it names the run folder)`;
+  }
+  const strategy = STRATEGIES.find((s) => key.includes(s));
+  if (strategy) return `the ${what} "${key}" contains the strategy name ${strategy}, which the reference scripts split on`;
+  if (/_seed-\d/.test(key) || key.includes("_judge-")) {
+    return `the ${what} "${key}" contains "_seed-" or "_judge-", which the reference scripts parse in folder names`;
+  }
+  return null;
+}
+
+/** A default key for a served model name: `meta-llama/Llama-3.1-8B` → `meta-llama-Llama-3.1-8B`, `qwen3:8b` → `qwen3-8b`. */
+export function modelKeyFromName(name: string): string {
+  return name
+    .replace(/[^A-Za-z0-9._+-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .replace(/-{2,}/g, "-");
+}
+
+/** `<model>_<strategy>_judge-<judge>_seed-<seed>` without the time stamp. */
+export function runFolderPrefix(modelKey: string, strategy: Strategy, judgeKey: string, seed: number): string {
+  return `${modelKey}_${strategy}_judge-${judgeKey}_seed-${seed}`;
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+/** The run folder name, with the local time of `startedAt` as `YYYYMMDD_HHMMSS` (the reference's `datetime.now()`). */
+export function runFolderName(
+  modelKey: string,
+  strategy: Strategy,
+  judgeKey: string,
+  seed: number,
+  startedAt: Date,
+): string {
+  const d = startedAt;
+  const date = `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}`;
+  const time = `${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`;
+  return `${runFolderPrefix(modelKey, strategy, judgeKey, seed)}_${date}_${time}`;
+}
+
+/** Whether `name` is a run folder of `prefix` (prefix plus a time stamp). */
+export function isRunFolderOf(name: string, prefix: string): boolean {
+  return name.startsWith(prefix + "_") && /^\d{8}_\d{6}$/.test(name.slice(prefix.length + 1));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON Lines reading with a torn last line
+
+export interface JsonLines {
+  values: unknown[];
+  /** UTF-8 length of the text up to the end of the last complete, valid record: a resumed run truncates the file here. */
+  validBytes: number;
+  /** Text after the last newline that is not a record (a write cut short by a kill); "" if none. */
+  tornTail: string;
+  /** The last record parses but its newline is missing: a resumed run appends it. */
+  missingNewline: boolean;
+  /** 1-based numbers of complete lines that do not parse (a torn last line is not one of them). */
+  badLines: number[];
+}
+
+/** UTF-8 length without Buffer, so that the core stays free of Node APIs. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * Splits an append-only JSON Lines file. A process killed mid-write leaves at most one incomplete last line: it is
+ * reported as `tornTail` and left out. A complete line that does not parse is reported in `badLines`. Blank lines
+ * are skipped.
+ */
+export function readJsonLines(text: string): JsonLines {
+  const result: JsonLines = { values: [], validBytes: 0, tornTail: "", missingNewline: false, badLines: [] };
+  let start = 0;
+  let line = 0;
+  let bytes = 0;
+  while (start < text.length) {
+    line++;
+    const end = text.indexOf("\n", start);
+    const content = text.slice(start, end === -1 ? text.length : end);
+    let ok = true;
+    if (content.trim() !== "") {
+      try {
+        result.values.push(JSON.parse(content));
+      } catch {
+        ok = false;
+      }
+    }
+    if (end === -1) {
+      if (!ok) result.tornTail = content;
+      else if (content.trim() !== "") {
+        result.missingNewline = true;
+        result.validBytes = bytes + utf8Length(content);
+      }
+      break;
+    }
+    bytes += utf8Length(content) + 1;
+    if (ok) result.validBytes = bytes;
+    else result.badLines.push(line);
+    start = end + 1;
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Concord's step log (`_tmp/concord-steps.jsonl`): every finished call, so that a resumed run replays them and an
+// interrupted run loses only the calls in flight. The name avoids "trajectories", which the scripts glob for.
+
+export const STEP_LOG = "_tmp/concord-steps.jsonl";
+
+export interface StepEvent {
+  sample_id: string;
+  step: number;
+  call: "model" | "judge";
+  /** The output text; "" for a model failure, null for a judge failure. */
+  output: string | null;
+  /** Why the call failed, if it did (never the note text). */
+  error: string | null;
+  /** Seconds since the run started, over all sessions. */
+  seconds: number;
+}
+
+export function stepEventLine(event: StepEvent): string {
+  return pyJsonDumps(event, { floatKeys: new Set(["seconds"]) }) + "\n";
+}
+
+export function isStepEvent(value: unknown): value is StepEvent {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.sample_id === "string" &&
+    Number.isInteger(v.step) &&
+    (v.call === "model" || v.call === "judge") &&
+    (typeof v.output === "string" || v.output === null) &&
+    (typeof v.error === "string" || v.error === null) &&
+    typeof v.seconds === "number"
+  );
+}

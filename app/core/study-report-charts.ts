@@ -1,0 +1,344 @@
+/**
+ * The study report's charts as Vega-Lite specifications, each with the exact rows it plots (issue 5: "the exact
+ * counts behind every chart available as CSV"). Pure; rendering to SVG/PNG is app/lib/charts.server.ts's job.
+ */
+import type { TopLevelSpec } from "vega-lite";
+import { formatCsv } from "./csv-text";
+import type { IntervalSummary } from "./stats/index";
+import type { StudyReport } from "./study-report";
+
+export type ChartValue = string | number | null;
+
+export interface ReportChart {
+  /** Kebab-case, used in download file names: `<id>.svg`, `<id>.png`, `<id>.csv`. */
+  id: string;
+  title: string;
+  caption: string;
+  /** Column order of the CSV. */
+  fields: string[];
+  /** The rows the chart plots, also the CSV's rows. */
+  rows: Record<string, ChartValue>[];
+  /** Vega-Lite specification with `rows` inlined as its data. */
+  spec: TopLevelSpec;
+}
+
+// The paper's palette (Safe-Psych evaluations/dataset_analysis/data_analysis.py).
+const ACTION_COLOURS = ["#8EA1AD", "#9CC75B", "#DD615D"];
+const AGE_COLOUR = "#AD94BB";
+const DIAGNOSIS_COLOUR = "#577292";
+const STAT_COLOURS = ["#577292", "#DD615D", "#9CC75B", "#E0A458", "#8EA1AD"];
+/** The paper's figure of gold diagnoses shows the 15 most frequent codes. */
+export const TOP_CODES = 15;
+
+const BASE = {
+  $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+  background: "white",
+  padding: 8,
+  config: { font: "DejaVu Sans, Helvetica, Arial, sans-serif", view: { stroke: null }, axis: { labelFontSize: 11, titleFontSize: 12 } },
+} as const;
+
+const round = (v: number | null, digits = 6): number | null => (v === null ? null : Number(v.toFixed(digits)));
+
+function chart(
+  id: string,
+  title: string,
+  caption: string,
+  fields: string[],
+  rows: Record<string, ChartValue>[],
+  spec: Record<string, unknown>,
+): ReportChart {
+  return {
+    id,
+    title,
+    caption,
+    fields,
+    rows,
+    spec: { ...BASE, title, data: { values: rows }, ...spec } as TopLevelSpec,
+  };
+}
+
+function barChart(x: { field: string; title: string | null; sort?: string[] | null }, colour: string, opts: { labelAngle?: number } = {}) {
+  return {
+    width: { step: 34 },
+    height: 220,
+    layer: [
+      { mark: { type: "bar", color: colour } },
+      { mark: { type: "text", dy: -6, fontSize: 10 }, encoding: { text: { field: "n", type: "quantitative" } } },
+    ],
+    encoding: {
+      x: { field: x.field, type: "nominal", title: x.title, sort: x.sort ?? null, axis: { labelAngle: opts.labelAngle ?? -45 } },
+      y: { field: "n", type: "quantitative", title: "Cases" },
+    },
+  };
+}
+
+function heatmap(rowField: string, columnField: string, order: string[]) {
+  return {
+    width: { step: 54 },
+    height: { step: 40 },
+    layer: [
+      { mark: "rect", encoding: { color: { field: "n", type: "quantitative", title: "Cases", scale: { scheme: "blues" } } } },
+      {
+        mark: { type: "text", fontSize: 12 },
+        encoding: {
+          text: { field: "n", type: "quantitative" },
+          color: { condition: { test: "datum.n > 0 && datum.n >= datum.max_n / 2", value: "white" }, value: "black" },
+        },
+      },
+    ],
+    transform: [{ joinaggregate: [{ op: "max", field: "n", as: "max_n" }] }],
+    encoding: {
+      y: { field: rowField, type: "ordinal", title: "Annotator A", sort: order },
+      x: { field: columnField, type: "ordinal", title: "Annotator B", sort: order, axis: { orient: "top", labelAngle: 0 } },
+    },
+  };
+}
+
+/** Grouped bars of coefficients, with the 95% interval drawn where there is one. */
+function coefficientChart(groupField: string, groupTitle: string | null, groups: string[], statistics: string[], rows: Record<string, ChartValue>[]) {
+  // Kappa-type coefficients can be negative: the axis starts below 0 only then.
+  const low = Math.min(0, ...rows.flatMap((r) => [r.value, r.ci_low]).filter((v): v is number => typeof v === "number"));
+  return {
+    width: { step: 110 },
+    height: 220,
+    encoding: {
+      x: { field: groupField, type: "nominal", title: groupTitle, sort: groups, axis: { labelAngle: 0 } },
+      xOffset: { field: "statistic", type: "nominal", sort: statistics },
+      color: { field: "statistic", type: "nominal", title: null, sort: statistics, scale: { range: STAT_COLOURS }, legend: { orient: "bottom" } },
+    },
+    layer: [
+      {
+        mark: "bar",
+        encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: { domain: [Math.floor(low * 10) / 10, 1] } } },
+      },
+      {
+        transform: [{ filter: "datum.ci_low !== null" }],
+        mark: { type: "rule", color: "black" },
+        encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" } },
+      },
+    ],
+  };
+}
+
+function intervalColumns(e: IntervalSummary) {
+  return { value: round(e.value), se: round(e.se), ci_low: round(e.ci95?.[0] ?? null), ci_high: round(e.ci95?.[1] ?? null) };
+}
+
+const plain = (value: number | null) => ({ value: round(value), se: null, ci_low: null, ci_high: null });
+
+/** Every chart of the dashboard, in page order. */
+export function studyReportCharts(report: StudyReport): ReportChart[] {
+  const charts: ReportChart[] = [];
+  const c = report.case_counts;
+
+  const states: [string, number][] = [
+    ["No annotation", c.annotations_in.none],
+    ["One annotation", c.annotations_in.one],
+    ["Agreed", c.outcomes.agreed],
+    ["Disputed", c.outcomes.disputed],
+    ["Adjudicated", c.outcomes.adjudicated],
+  ];
+  charts.push(
+    chart(
+      "case-states",
+      "Cases by state",
+      "Cases by annotation and adjudication state; agreed and adjudicated cases have a gold label.",
+      ["state", "n"],
+      states.map(([state, n]) => ({ state, n })),
+      barChart({ field: "state", title: null, sort: states.map(([s]) => s) }, DIAGNOSIS_COLOUR, { labelAngle: 0 }),
+    ),
+  );
+
+  const s = report.sufficiency;
+  charts.push(
+    chart(
+      "sufficiency-matrix",
+      "Sufficiency: Annotator A × Annotator B",
+      `The 2×2 matrix of the ${s.n} cases with both primary annotations.`,
+      ["annotator_a", "annotator_b", "n"],
+      s.categories.flatMap((a, i) => s.categories.map((b, j) => ({ annotator_a: a, annotator_b: b, n: s.matrix[i][j] }))),
+      heatmap("annotator_a", "annotator_b", [...s.categories]),
+    ),
+  );
+
+  const d = report.diagnosis;
+  const measures: [string, number, number, StudyReport["diagnosis"]["category"] | null][] = [
+    ["Sufficiency", s.n, s.n_agreed, null],
+    ["Diagnosis level", d.diagnosis_level.n, d.diagnosis_level.n_agreed, d.diagnosis_level],
+    ["Category", d.category.n, d.category.n_agreed, d.category],
+    ["Group", d.group.n, d.group.n_agreed, d.group],
+  ];
+  const agreementStats = ["Percent agreement", "Cohen's kappa", "Gwet's AC1"];
+  const agreementRows = measures.flatMap(([measure, n, nAgreed, level]) => {
+    const source = level ?? s;
+    return [
+      { measure, statistic: agreementStats[0], n, n_agreed: nAgreed, ...plain(source.percent_agreement) },
+      { measure, statistic: agreementStats[1], n, n_agreed: nAgreed, ...plain(source.cohen_kappa) },
+      { measure, statistic: agreementStats[2], n, n_agreed: nAgreed, ...intervalColumns(source.gwet_ac1) },
+    ];
+  });
+  charts.push(
+    chart(
+      "agreement-coefficients",
+      "Agreement: sufficiency and diagnosis at three levels",
+      "Percent agreement, Cohen's kappa and Gwet's AC1 (bar: value; line: 95% CI). Diagnosis levels among cases both annotators called sufficient.",
+      ["measure", "statistic", "n", "n_agreed", "value", "se", "ci_low", "ci_high"],
+      agreementRows,
+      coefficientChart("measure", null, measures.map(([m]) => m), agreementStats, agreementRows),
+    ),
+  );
+
+  const e = report.earliest_section;
+  const sectionNames = e.sections.map(String);
+  charts.push(
+    chart(
+      "earliest-section-matrix",
+      "Earliest sufficient section: Annotator A × Annotator B",
+      `Cases both annotators called sufficient (${e.n}).`,
+      ["annotator_a", "annotator_b", "n"],
+      e.sections.flatMap((a, i) => e.sections.map((b, j) => ({ annotator_a: String(a), annotator_b: String(b), n: e.matrix[i][j] }))),
+      heatmap("annotator_a", "annotator_b", sectionNames),
+    ),
+  );
+  charts.push(
+    chart(
+      "earliest-section-differences",
+      "Earliest sufficient section: |A − B|",
+      "Distribution of the absolute difference between the two annotators' earliest sufficient sections.",
+      ["difference", "n", "share"],
+      e.differences.map((x) => ({ difference: String(x.difference), n: x.n, share: round(x.share) })),
+      barChart({ field: "difference", title: "|A − B| (sections)", sort: e.differences.map((x) => String(x.difference)) }, DIAGNOSIS_COLOUR, {
+        labelAngle: 0,
+      }),
+    ),
+  );
+  const earliestStats = ["Exact agreement", "Cohen's weighted kappa", "Gwet's AC2"];
+  const earliestRows = [
+    { weights: "none", statistic: earliestStats[0], n: e.n, ...plain(e.exact_agreement) },
+    ...(["linear", "quadratic"] as const).flatMap((w) => [
+      { weights: w, statistic: earliestStats[1], n: e.n, ...plain(e.weighted[w].cohen_kappa_weighted) },
+      { weights: w, statistic: earliestStats[2], n: e.n, ...intervalColumns(e.weighted[w].gwet_ac2) },
+    ]),
+  ];
+  charts.push(
+    chart(
+      "earliest-section-agreement",
+      "Earliest sufficient section: agreement",
+      "Exact agreement and the weighted coefficients with linear and quadratic weights (line: 95% CI).",
+      ["weights", "statistic", "n", "value", "se", "ci_low", "ci_high"],
+      earliestRows,
+      coefficientChart("weights", "Weights", ["none", "linear", "quadratic"], earliestStats, earliestRows),
+    ),
+  );
+
+  const p = report.per_diagnosis;
+  const perRows = p.rows.map((r) => ({
+    category: r.category,
+    title: r.title,
+    n: r.n,
+    n_diagnosis_agreed: r.n_diagnosis_agreed,
+    diagnosis_agreement: round(r.diagnosis_agreement),
+    n_category_agreed: r.n_category_agreed,
+    category_agreement: round(r.category_agreement),
+  }));
+  charts.push(
+    chart(
+      "per-diagnosis",
+      "Diagnosis agreement by gold category",
+      `Share of cases on which the two annotators gave the same diagnosis, for the ${p.rows.length} most frequent gold categories (label: n).`,
+      ["category", "title", "n", "n_diagnosis_agreed", "diagnosis_agreement", "n_category_agreed", "category_agreement"],
+      perRows,
+      {
+        width: 360,
+        height: { step: 20 },
+        encoding: {
+          y: { field: "category", type: "nominal", title: "Gold category", sort: perRows.map((r) => r.category) },
+          x: { field: "diagnosis_agreement", type: "quantitative", title: "Diagnosis agreement", scale: { domain: [0, 1] }, axis: { format: "%" } },
+        },
+        layer: [
+          { mark: { type: "bar", color: DIAGNOSIS_COLOUR }, encoding: { tooltip: [{ field: "title" }, { field: "n" }] } },
+          { mark: { type: "text", align: "left", dx: 4, fontSize: 10 }, encoding: { text: { field: "n", type: "quantitative" } } },
+        ],
+      },
+    ),
+  );
+
+  const actions = report.label_distributions.action_labels;
+  const actionRows = actions.rows.flatMap((r) =>
+    (
+      [
+        ["Clarify", r.clarify],
+        ["Diagnose", r.diagnose],
+        ["Abstain", r.abstain],
+      ] as const
+    ).map(([action, n]) => ({ column: r.column, action, n, share: round(r.total > 0 ? n / r.total : null) })),
+  );
+  charts.push(
+    chart(
+      "action-labels",
+      "Expert action labels by section",
+      "Share of each expert action per section; each case's last section is in the Final column (INTEROP §4.6).",
+      ["column", "action", "n", "share"],
+      actionRows,
+      {
+        width: { step: 48 },
+        height: 240,
+        mark: "bar",
+        encoding: {
+          x: { field: "column", type: "nominal", title: null, sort: actions.columns, axis: { labelAngle: 0 } },
+          y: { field: "n", type: "quantitative", stack: "normalize", title: "Share of labels", axis: { format: "%" } },
+          color: {
+            field: "action",
+            type: "nominal",
+            title: null,
+            sort: ["Clarify", "Diagnose", "Abstain"],
+            scale: { domain: ["Clarify", "Diagnose", "Abstain"], range: ACTION_COLOURS },
+            legend: { orient: "top" },
+          },
+          order: { field: "action_order", type: "quantitative" },
+        },
+        transform: [{ calculate: "indexof(['Clarify', 'Diagnose', 'Abstain'], datum.action)", as: "action_order" }],
+      },
+    ),
+  );
+
+  const codes = report.label_distributions.icd10_codes.slice(0, TOP_CODES);
+  charts.push(
+    chart(
+      "icd10-codes",
+      "Gold ICD-10 codes",
+      `The ${codes.length} most frequent gold codes (of ${report.label_distributions.icd10_codes.length}).`,
+      ["code", "n"],
+      codes.map((r) => ({ code: r.code, n: r.n })),
+      barChart({ field: "code", title: "", sort: codes.map((r) => r.code) }, DIAGNOSIS_COLOUR),
+    ),
+  );
+  const groups = report.label_distributions.icd10_groups;
+  charts.push(
+    chart(
+      "icd10-groups",
+      "Gold diagnoses by WHO block",
+      "Gold diagnoses by ICD-10 chapter V block (SPEC §6 group).",
+      ["group", "n"],
+      groups.map((r) => ({ group: r.group, n: r.n })),
+      barChart({ field: "group", title: "", sort: groups.map((r) => r.group) }, DIAGNOSIS_COLOUR),
+    ),
+  );
+  const ages = report.label_distributions.age_groups;
+  charts.push(
+    chart(
+      "age-groups",
+      "Cases by age group",
+      "All cases of the study by age group.",
+      ["age_group", "n"],
+      ages.map((r) => ({ age_group: r.age_group, n: r.n })),
+      barChart({ field: "age_group", title: "", sort: ages.map((r) => r.age_group) }, AGE_COLOUR),
+    ),
+  );
+  return charts;
+}
+
+/** The CSV of a chart's rows (CRLF, minimal quoting); a null is an empty cell. */
+export function chartCsv(chart: ReportChart): string {
+  return formatCsv([chart.fields, ...chart.rows.map((r) => chart.fields.map((f) => (r[f] === null || r[f] === undefined ? "" : String(r[f]))))]);
+}
