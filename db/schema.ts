@@ -122,6 +122,11 @@ export const referenceLabels = sqliteTable("reference_labels", {
   diagnosisAgreement: text("diagnosis_agreement"),
   earliestSufficientSection: text("earliest_sufficient_section"),
   sourceDiagnosis: text("source_diagnosis"),
+  /**
+   * Concord's own fields when the labels came from a Concord data_gt.json (import-gold): JSON of adjudicated,
+   * adjudication reason, missing information and the anonymised annotator labels, so a round trip loses nothing.
+   */
+  extras: text("extras"),
 });
 
 /** Each imported file, once: a re-import of the same bytes is recognised by its hash. */

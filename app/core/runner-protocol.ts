@@ -389,7 +389,8 @@ export class Trajectory {
       structured_action_raw: structured,
     });
     if (!sequential) {
-      this.stoppingReason = action === null ? "Finished" : action;
+      // After the re-mapping the action is never Clarify.
+      this.stoppingReason = action === null ? "Finished" : (action as StoppingReason);
       this.phase = { at: "done" };
     } else if (action === "Diagnose" || action === "Abstain") {
       this.stoppingReason = action;

@@ -37,6 +37,8 @@ const BASE = {
   config: { font: "DejaVu Sans, Helvetica, Arial, sans-serif", view: { stroke: null }, axis: { labelFontSize: 11, titleFontSize: 12 } },
 } as const;
 
+const COUNT_AXIS = { tickMinStep: 1, format: "d" };
+
 const round = (v: number | null, digits = 6): number | null => (v === null ? null : Number(v.toFixed(digits)));
 
 function chart(
@@ -67,17 +69,32 @@ function barChart(x: { field: string; title: string | null; sort?: string[] | nu
     ],
     encoding: {
       x: { field: x.field, type: "nominal", title: x.title, sort: x.sort ?? null, axis: { labelAngle: opts.labelAngle ?? -45 } },
-      y: { field: "n", type: "quantitative", title: "Cases" },
+      y: { field: "n", type: "quantitative", title: "Cases", axis: COUNT_AXIS },
     },
   };
 }
 
-function heatmap(rowField: string, columnField: string, order: string[]) {
+function horizontalBarChart(field: string, order: string[], colour: string) {
   return {
-    width: { step: 54 },
+    width: 320,
+    height: { step: 24 },
+    layer: [
+      { mark: { type: "bar", color: colour } },
+      { mark: { type: "text", align: "left", dx: 4, fontSize: 10 }, encoding: { text: { field: "n", type: "quantitative" } } },
+    ],
+    encoding: {
+      y: { field, type: "nominal", title: null, sort: order },
+      x: { field: "n", type: "quantitative", title: "Cases", axis: COUNT_AXIS },
+    },
+  };
+}
+
+function heatmap(rowField: string, columnField: string, order: string[], step: number) {
+  return {
+    width: { step },
     height: { step: 40 },
     layer: [
-      { mark: "rect", encoding: { color: { field: "n", type: "quantitative", title: "Cases", scale: { scheme: "blues" } } } },
+      { mark: "rect", encoding: { color: { field: "n", type: "quantitative", scale: { scheme: "blues" }, legend: null } } },
       {
         mark: { type: "text", fontSize: 12 },
         encoding: {
@@ -94,29 +111,41 @@ function heatmap(rowField: string, columnField: string, order: string[]) {
   };
 }
 
-/** Grouped bars of coefficients, with the 95% interval drawn where there is one. */
-function coefficientChart(groupField: string, groupTitle: string | null, groups: string[], statistics: string[], rows: Record<string, ChartValue>[]) {
-  // Kappa-type coefficients can be negative: the axis starts below 0 only then.
+const LEGEND = { orient: "bottom", labelLimit: 320, title: null } as const;
+
+/** The 95% interval of the rows that have one, as a black rule over the bar. */
+const intervalRule = { transform: [{ filter: "datum.ci_low !== null" }], mark: { type: "rule", color: "black", strokeWidth: 1.5 }, encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" }, color: { value: "black" } } };
+
+/** Kappa-type coefficients can be negative: the axis starts below 0 only then. */
+function valueScale(rows: Record<string, ChartValue>[]) {
   const low = Math.min(0, ...rows.flatMap((r) => [r.value, r.ci_low]).filter((v): v is number => typeof v === "number"));
+  return { domain: [Math.floor(low * 10) / 10, 1] };
+}
+
+/** Bars of coefficients grouped by `groupField`, one colour per statistic, with the 95% interval where there is one. */
+function groupedCoefficientChart(groupField: string, groups: string[], statistics: string[], rows: Record<string, ChartValue>[]) {
   return {
-    width: { step: 110 },
+    width: 130 * groups.length,
     height: 220,
     encoding: {
-      x: { field: groupField, type: "nominal", title: groupTitle, sort: groups, axis: { labelAngle: 0 } },
+      x: { field: groupField, type: "nominal", title: null, sort: groups, axis: { labelAngle: 0 } },
       xOffset: { field: "statistic", type: "nominal", sort: statistics },
-      color: { field: "statistic", type: "nominal", title: null, sort: statistics, scale: { range: STAT_COLOURS }, legend: { orient: "bottom" } },
+      color: { field: "statistic", type: "nominal", sort: statistics, scale: { range: STAT_COLOURS }, legend: LEGEND },
     },
-    layer: [
-      {
-        mark: "bar",
-        encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: { domain: [Math.floor(low * 10) / 10, 1] } } },
-      },
-      {
-        transform: [{ filter: "datum.ci_low !== null" }],
-        mark: { type: "rule", color: "black" },
-        encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" } },
-      },
-    ],
+    layer: [{ mark: "bar", encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: valueScale(rows) } } }, intervalRule],
+  };
+}
+
+/** One bar per row (x = `label`), coloured by statistic, with the 95% interval where there is one. */
+function coefficientChart(labels: string[], statistics: string[], rows: Record<string, ChartValue>[]) {
+  return {
+    width: { step: 70 },
+    height: 220,
+    encoding: {
+      x: { field: "label", type: "nominal", title: null, sort: labels, axis: { labelAngle: -30, labelLimit: 200 } },
+      color: { field: "statistic", type: "nominal", sort: statistics, scale: { range: STAT_COLOURS }, legend: LEGEND },
+    },
+    layer: [{ mark: "bar", encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: valueScale(rows) } } }, intervalRule],
   };
 }
 
@@ -145,7 +174,7 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "Cases by annotation and adjudication state; agreed and adjudicated cases have a gold label.",
       ["state", "n"],
       states.map(([state, n]) => ({ state, n })),
-      barChart({ field: "state", title: null, sort: states.map(([s]) => s) }, DIAGNOSIS_COLOUR, { labelAngle: 0 }),
+      horizontalBarChart("state", states.map(([state]) => state), DIAGNOSIS_COLOUR),
     ),
   );
 
@@ -157,7 +186,7 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       `The 2×2 matrix of the ${s.n} cases with both primary annotations.`,
       ["annotator_a", "annotator_b", "n"],
       s.categories.flatMap((a, i) => s.categories.map((b, j) => ({ annotator_a: a, annotator_b: b, n: s.matrix[i][j] }))),
-      heatmap("annotator_a", "annotator_b", [...s.categories]),
+      heatmap("annotator_a", "annotator_b", [...s.categories], 90),
     ),
   );
 
@@ -184,7 +213,7 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "Percent agreement, Cohen's kappa and Gwet's AC1 (bar: value; line: 95% CI). Diagnosis levels among cases both annotators called sufficient.",
       ["measure", "statistic", "n", "n_agreed", "value", "se", "ci_low", "ci_high"],
       agreementRows,
-      coefficientChart("measure", null, measures.map(([m]) => m), agreementStats, agreementRows),
+      groupedCoefficientChart("measure", measures.map(([m]) => m), agreementStats, agreementRows),
     ),
   );
 
@@ -197,7 +226,7 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       `Cases both annotators called sufficient (${e.n}).`,
       ["annotator_a", "annotator_b", "n"],
       e.sections.flatMap((a, i) => e.sections.map((b, j) => ({ annotator_a: String(a), annotator_b: String(b), n: e.matrix[i][j] }))),
-      heatmap("annotator_a", "annotator_b", sectionNames),
+      heatmap("annotator_a", "annotator_b", sectionNames, 40),
     ),
   );
   charts.push(
@@ -214,10 +243,10 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
   );
   const earliestStats = ["Exact agreement", "Cohen's weighted kappa", "Gwet's AC2"];
   const earliestRows = [
-    { weights: "none", statistic: earliestStats[0], n: e.n, ...plain(e.exact_agreement) },
+    { label: "Exact agreement", statistic: earliestStats[0], weights: "", n: e.n, ...plain(e.exact_agreement) },
     ...(["linear", "quadratic"] as const).flatMap((w) => [
-      { weights: w, statistic: earliestStats[1], n: e.n, ...plain(e.weighted[w].cohen_kappa_weighted) },
-      { weights: w, statistic: earliestStats[2], n: e.n, ...intervalColumns(e.weighted[w].gwet_ac2) },
+      { label: `Weighted κ, ${w}`, statistic: earliestStats[1], weights: w, n: e.n, ...plain(e.weighted[w].cohen_kappa_weighted) },
+      { label: `AC2, ${w}`, statistic: earliestStats[2], weights: w, n: e.n, ...intervalColumns(e.weighted[w].gwet_ac2) },
     ]),
   ];
   charts.push(
@@ -225,9 +254,9 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "earliest-section-agreement",
       "Earliest sufficient section: agreement",
       "Exact agreement and the weighted coefficients with linear and quadratic weights (line: 95% CI).",
-      ["weights", "statistic", "n", "value", "se", "ci_low", "ci_high"],
+      ["label", "statistic", "weights", "n", "value", "se", "ci_low", "ci_high"],
       earliestRows,
-      coefficientChart("weights", "Weights", ["none", "linear", "quadratic"], earliestStats, earliestRows),
+      coefficientChart(earliestRows.map((r) => r.label), earliestStats, earliestRows),
     ),
   );
 

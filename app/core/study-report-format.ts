@@ -190,7 +190,7 @@ const NUMERIC_CELL = /^(|n\/a|[-−\d.,%/()[\] ]+)$/;
 
 /** Columns after the first whose every cell is a number, a share, a count "k/n", an interval or n/a: right-aligned. */
 function numericColumns(header: string[], rows: string[][]): boolean[] {
-  return header.map((_, i) => i > 0 && rows.every((r) => NUMERIC_CELL.test(r[i] ?? "")));
+  return header.map((_, i) => i > 0 && rows.some((r) => r[i]) && rows.every((r) => NUMERIC_CELL.test(r[i] ?? "")));
 }
 
 function padTable(header: string[], rows: string[][]): string[] {
@@ -207,7 +207,7 @@ export function formatStudyReportText(report: StudyReport): string {
   const lines: string[] = [];
   for (const b of blocks(report)) {
     if (b.kind === "heading") {
-      if (lines.length) lines.push("");
+      if (lines.length && lines[lines.length - 1] !== "") lines.push("");
       lines.push(b.text, (b.level === 1 ? "=" : "-").repeat(b.text.length));
     } else if (b.kind === "text") lines.push(b.text);
     else if (b.rows.length === 0) lines.push("  (none)");

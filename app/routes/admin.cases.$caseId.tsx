@@ -1,13 +1,17 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { SECTION_TITLES, type SectionKind } from "~/core/sections";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { Csrf } from "~/root";
+import { reopenDecision } from "~/services/adjudication.server";
 import { listCaseEvents } from "~/services/audit.server";
 import { getAdminCase } from "~/services/cases.server";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Case ${data?.case.externalId ?? ""} · Concord` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `Case ${data?.case.externalId ?? ""} · Concord` },
+];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
@@ -17,8 +21,24 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return { case: c, events: listCaseEvents(db, c.id) };
 }
 
+const ReopenSchema = z.object({ reason: z.string().trim().min(1, "Say why the decision is reopened.").max(2000) });
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const me = await requireRole(request, "admin");
+  const form = await requireForm(request, me);
+  const id = z.coerce.number().int().positive().safeParse(params.caseId);
+  const parsed = ReopenSchema.safeParse({ reason: form.get("reason") ?? "" });
+  if (!id.success) return { ok: false, message: "No such case." };
+  if (!parsed.success) return { ok: false, message: parsed.error.issues[0]!.message };
+  const r = reopenDecision(getDb(), { adminId: me.id, caseId: id.data, reason: parsed.data.reason });
+  return r.ok
+    ? { ok: true, message: "Reopened: the case is back in the adjudication queue." }
+    : { ok: false, message: r.message };
+}
+
 export default function AdminCase() {
   const { case: c, events } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
   return (
     <section>
       <p>
@@ -43,6 +63,40 @@ export default function AdminCase() {
           </>
         ) : null}
       </dl>
+      {c.outcome ? (
+        <div className="card" data-testid="outcome">
+          <h2 style={{ marginTop: 0 }}>Outcome: {c.outcome.status}</h2>
+          {c.outcome.disputeReason ? <p>Disagreement on {c.outcome.disputeReason}.</p> : <p>The annotators agreed.</p>}
+          {c.outcome.gold ? (
+            <p>
+              Gold label: <code>{JSON.stringify(c.outcome.gold)}</code>
+            </p>
+          ) : null}
+          {c.adjudications.map((a) => (
+            <p key={a.id} className="muted">
+              Adjudication by {a.adjudicator} ({a.status}): independent <code>{a.independentLabel ?? "—"}</code>, final{" "}
+              <code>{a.finalLabel ?? "—"}</code>
+              {a.rationale ? `, rationale: ${a.rationale}` : ""}
+            </p>
+          ))}
+          {c.outcome.status === "adjudicated" ? (
+            <Form method="post" className="row">
+              <Csrf />
+              <input
+                type="text"
+                name="reason"
+                placeholder="Why reopen this decision?"
+                aria-label="Reason for reopening"
+                style={{ flex: 1 }}
+              />
+              <button type="submit" className="secondary">
+                Reopen decision
+              </button>
+            </Form>
+          ) : null}
+          {result ? <p className={`notice ${result.ok ? "ok" : "bad"}`}>{result.message}</p> : null}
+        </div>
+      ) : null}
       {c.sections.map((s) => (
         <article key={s.order} className="note-section">
           <h3>

@@ -33,10 +33,20 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 const ActionSchema = z.discriminatedUnion("intent", [
   z.object({
     intent: z.literal("assign"),
-    annotators: z.array(z.string().min(1)).min(2, "Choose at least two annotators: each case goes to two different people."),
-    seed: z.coerce.number({ message: "The seed must be a whole number." }).int("The seed must be a whole number.").min(0).max(2 ** 31),
+    annotators: z
+      .array(z.string().min(1))
+      .min(2, "Choose at least two annotators: each case goes to two different people."),
+    seed: z.coerce
+      .number({ message: "The seed must be a whole number." })
+      .int("The seed must be a whole number.")
+      .min(0)
+      .max(2 ** 31),
   }),
-  z.object({ intent: z.literal("reassign"), assignmentId: z.coerce.number().int().positive(), to: z.string().min(1, "Choose an annotator.") }),
+  z.object({
+    intent: z.literal("reassign"),
+    assignmentId: z.coerce.number().int().positive(),
+    to: z.string().min(1, "Choose an annotator."),
+  }),
 ]);
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -47,10 +57,25 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!parsed.ok) return { ok: false as const, message: Object.values(parsed.errors)[0]! };
   try {
     if (parsed.data.intent === "assign") {
-      const r = autoAssign(getDb(), { studyId: study.id, annotatorIds: parsed.data.annotators, seed: parsed.data.seed, actorId: me.id });
-      return { ok: true as const, message: r.created ? `Assigned ${r.cases} cases (${r.created} assignments, seed ${parsed.data.seed}).` : "Every case already has two annotators." };
+      const r = autoAssign(getDb(), {
+        studyId: study.id,
+        annotatorIds: parsed.data.annotators,
+        seed: parsed.data.seed,
+        actorId: me.id,
+      });
+      return {
+        ok: true as const,
+        message: r.created
+          ? `Assigned ${r.cases} cases (${r.created} assignments, seed ${parsed.data.seed}).`
+          : "Every case already has two annotators.",
+      };
     }
-    reassign(getDb(), { assignmentId: parsed.data.assignmentId, toAnnotatorId: parsed.data.to, actorId: me.id, studyId: study.id });
+    reassign(getDb(), {
+      assignmentId: parsed.data.assignmentId,
+      toAnnotatorId: parsed.data.to,
+      actorId: me.id,
+      studyId: study.id,
+    });
     return { ok: true as const, message: "Reassigned." };
   } catch (e) {
     if (e instanceof ServiceError) return { ok: false as const, message: e.message };
@@ -90,6 +115,12 @@ export default function StudyPage() {
       <div className="row">
         <h1>{study.name}</h1>
         <span className="spacer" />
+        <Link to={`/admin/studies/${study.id}/progress`} className="button secondary">
+          Progress and export
+        </Link>
+        <Link to={`/admin/studies/${study.id}/stats`} className="button secondary">
+          Agreement statistics
+        </Link>
         <Link to={`/admin/import?study=${encodeURIComponent(study.name)}`} className="button secondary">
           Import more notes
         </Link>
@@ -100,7 +131,11 @@ export default function StudyPage() {
         </p>
       ) : null}
       {result ? (
-        <p className={`notice ${result.ok ? "ok" : "bad"}`} role={result.ok ? "status" : "alert"} data-testid="assign-result">
+        <p
+          className={`notice ${result.ok ? "ok" : "bad"}`}
+          role={result.ok ? "status" : "alert"}
+          data-testid="assign-result"
+        >
           {result.message}
         </p>
       ) : null}
@@ -132,7 +167,10 @@ export default function StudyPage() {
         <Form method="post" className="card">
           <Csrf />
           <h3 style={{ marginTop: 0 }}>Assign cases automatically</h3>
-          <p className="muted">Every case without two annotators gets them, from the people chosen here: balanced load, never the same person twice, reproducible with the seed.</p>
+          <p className="muted">
+            Every case without two annotators gets them, from the people chosen here: balanced load, never the same
+            person twice, reproducible with the seed.
+          </p>
           {active.map((a) => (
             <label key={a.id} className="inline">
               <input type="checkbox" name="annotators" value={a.id} defaultChecked /> {a.username}
@@ -195,7 +233,12 @@ export default function StudyPage() {
       ) : null}
 
       <h2>Cases ({cases.length})</h2>
-      <DataTable data={cases} columns={columns} filterLabel="Filter cases" rowProps={(r) => ({ "data-case": r.externalId })} />
+      <DataTable
+        data={cases}
+        columns={columns}
+        filterLabel="Filter cases"
+        rowProps={(r) => ({ "data-case": r.externalId })}
+      />
     </section>
   );
 }

@@ -3,9 +3,9 @@ import { data } from "@remix-run/node";
 import { Link, useFetcher, useLoaderData, useNavigate } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { z } from "zod";
-import { Icd10Picker } from "~/components/icd10-picker";
+import { LabelFields } from "~/components/label-fields";
 import { STATE_LABELS } from "~/components/state-labels";
-import { checkCaseLabel, MISSING_INFO } from "~/core/gold";
+import { checkCaseLabel } from "~/core/gold";
 import { SECTION_TITLES, type SectionKind } from "~/core/sections";
 import { getDb } from "~/lib/db.server";
 import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
@@ -41,25 +41,39 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const caseId = CaseIdSchema.safeParse(params.caseId);
   const post = PostSchema.safeParse(Object.fromEntries(form));
-  if (!caseId.success || !post.success) return data<SaveResult>({ ok: false, status: 422, message: "The form was malformed. Reload the page.", errors: {} }, 422);
+  if (!caseId.success || !post.success)
+    return data<SaveResult>(
+      { ok: false, status: 422, message: "The form was malformed. Reload the page.", errors: {} },
+      422,
+    );
   let raw: unknown;
   try {
     raw = JSON.parse(post.data.values);
   } catch {
-    return data<SaveResult>({ ok: false, status: 422, message: "The form was malformed. Reload the page.", errors: {} }, 422);
+    return data<SaveResult>(
+      { ok: false, status: 422, message: "The form was malformed. Reload the page.", errors: {} },
+      422,
+    );
   }
   const values = AnnotationValuesSchema.safeParse(raw);
   if (!values.success) {
     const errors: Record<string, string> = {};
     for (const issue of values.error.issues) errors[String(issue.path[0] ?? "_form")] ??= issue.message;
-    return data<SaveResult>({ ok: false, status: 422, message: "Some values are not valid; see the marked fields.", errors }, 422);
+    return data<SaveResult>(
+      { ok: false, status: 422, message: "Some values are not valid; see the marked fields.", errors },
+      422,
+    );
   }
   const input = { userId: user.id, caseId: caseId.data, values: values.data, version: post.data.version };
   const result = post.data.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input);
   return data<SaveResult>(result, result.ok ? 200 : result.status);
 }
 
-type SaveState = { kind: "idle" } | { kind: "saving" } | { kind: "saved"; at: number } | { kind: "error"; message: string };
+type SaveState =
+  | { kind: "idle" }
+  | { kind: "saving" }
+  | { kind: "saved"; at: number }
+  | { kind: "error"; message: string };
 
 function isTyping(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
@@ -80,7 +94,9 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   const submitted = view.state === "submitted";
   const [values, setValues] = useState<AnnotationValues>(view.values);
   const [version, setVersion] = useState(view.version);
-  const [saveState, setSaveState] = useState<SaveState>(view.updatedAt ? { kind: "saved", at: view.updatedAt } : { kind: "idle" });
+  const [saveState, setSaveState] = useState<SaveState>(
+    view.updatedAt ? { kind: "saved", at: view.updatedAt } : { kind: "idle" },
+  );
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const draftFetcher = useFetcher<SaveResult>();
@@ -115,7 +131,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     const timer = setTimeout(() => {
       dirty.current = false;
       setSaveState({ kind: "saving" });
-      draftFetcher.submit({ intent: "draft", version: String(version), values: JSON.stringify(values), csrf }, { method: "post" });
+      draftFetcher.submit(
+        { intent: "draft", version: String(version), values: JSON.stringify(values), csrf },
+        { method: "post" },
+      );
     }, 700);
     return () => clearTimeout(timer);
   }, [values, version, autosave, draftFetcher.state]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -160,13 +179,17 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     );
     if (!check.ok) {
       const e: Record<string, string> = {};
-      for (const [k, v] of Object.entries(check.errors)) e[k === "missingInfoOther" ? "missingOther" : k] = v!.charAt(0).toUpperCase() + v!.slice(1) + ".";
+      for (const [k, v] of Object.entries(check.errors))
+        e[k === "missingInfoOther" ? "missingOther" : k] = v!.charAt(0).toUpperCase() + v!.slice(1) + ".";
       setErrors(e);
       setMessage("The annotation is incomplete or invalid; see the marked fields.");
       return;
     }
     dirty.current = false;
-    submitFetcher.submit({ intent: "submit", version: String(version), values: JSON.stringify(values), csrf }, { method: "post" });
+    submitFetcher.submit(
+      { intent: "submit", version: String(version), values: JSON.stringify(values), csrf },
+      { method: "post" },
+    );
   }, [locked, submitFetcher, values, version, csrf, T]);
 
   // Keyboard: S / I sufficiency, 1–T earliest section, / code search, M missing information, Ctrl+Enter submit, N next.
@@ -181,7 +204,8 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       const key = e.key.toLowerCase();
       if (key === "s") update({ sufficiency: "sufficient" });
       else if (key === "i") update({ sufficiency: "insufficient" });
-      else if (/^[1-5]$/.test(key) && Number(key) <= T && values.sufficiency === "sufficient") update({ earliestSection: Number(key) });
+      else if (/^[1-5]$/.test(key) && Number(key) <= T && values.sufficiency === "sufficient")
+        update({ earliestSection: Number(key) });
       else if (key === "/") {
         e.preventDefault();
         // The picker exists only for a sufficient note: "/" chooses sufficient first, then focuses it once rendered.
@@ -223,13 +247,20 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
           {view.case.sections.map((s) => (
             <article
               key={s.order}
-              className={`note-section${chosen === s.order ? " chosen" : ""}${chosen !== null && s.order > chosen ? " after" : ""}`}
+              className={`note-section${chosen === s.order ? " chosen" : ""}${
+                chosen !== null && s.order > chosen ? " after" : ""
+              }`}
               data-section={s.order}
             >
               <h3>
                 <span className="num">{s.order}</span> {SECTION_TITLES[s.kind as SectionKind] ?? s.kind}
                 {values.sufficiency === "sufficient" && !locked ? (
-                  <button type="button" className="link" style={{ marginLeft: "0.75rem", fontSize: "0.85rem" }} onClick={() => update({ earliestSection: s.order })}>
+                  <button
+                    type="button"
+                    className="link"
+                    style={{ marginLeft: "0.75rem", fontSize: "0.85rem" }}
+                    onClick={() => update({ earliestSection: s.order })}
+                  >
                     {chosen === s.order ? "earliest sufficient section" : "sufficient from here"}
                   </button>
                 ) : null}
@@ -240,83 +271,24 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         </div>
         <aside>
           <div className="card" ref={formRef} tabIndex={-1} aria-label="Annotation">
-            <fieldset disabled={locked}>
-              <legend>
-                Does the note hold enough information for a diagnosis? <kbd>S</kbd>/<kbd>I</kbd>
-              </legend>
-              <label className="inline">
-                <input type="radio" name="sufficiency" value="sufficient" checked={values.sufficiency === "sufficient"} onChange={() => update({ sufficiency: "sufficient" })} />
-                Sufficient
-              </label>
-              <label className="inline">
-                <input type="radio" name="sufficiency" value="insufficient" checked={values.sufficiency === "insufficient"} onChange={() => update({ sufficiency: "insufficient" })} />
-                Insufficient
-              </label>
-              {errors.sufficiency ? <p className="field-error" role="alert">{errors.sufficiency}</p> : null}
-            </fieldset>
-
-            {values.sufficiency === "sufficient" ? (
-              <>
-                <fieldset disabled={locked}>
-                  <legend>
-                    ICD-10 diagnosis <kbd>/</kbd>
-                  </legend>
-                  <Icd10Picker
-                    ref={codeInput}
-                    value={values.icd10}
-                    onChange={(code) => update({ icd10: code })}
-                    disabled={locked}
-                    error={errors.icd10}
-                    onDone={() => formRef.current?.focus()}
-                  />
-                </fieldset>
-                <fieldset disabled={locked}>
-                  <legend>
-                    Earliest sufficient section <kbd>1</kbd>–<kbd>{T}</kbd>
-                  </legend>
-                  {view.case.sections.map((s) => (
-                    <label key={s.order} className="inline">
-                      <input type="radio" name="earliestSection" value={s.order} checked={values.earliestSection === s.order} onChange={() => update({ earliestSection: s.order })} />
-                      {s.order}
-                    </label>
-                  ))}
-                  {errors.earliestSection ? <p className="field-error" role="alert">{errors.earliestSection}</p> : null}
-                </fieldset>
-              </>
-            ) : null}
-
-            {values.sufficiency === "insufficient" ? (
-              <fieldset disabled={locked} ref={missingRef}>
-                <legend>
-                  Missing information <kbd>M</kbd>
-                </legend>
-                {MISSING_INFO.map((m) => (
-                  <label key={m.key} className="inline" style={{ display: "flex" }}>
-                    <input
-                      type="checkbox"
-                      name="missingInfo"
-                      value={m.key}
-                      checked={values.missingInfo.includes(m.key)}
-                      onChange={(e) =>
-                        update({ missingInfo: e.target.checked ? [...values.missingInfo, m.key] : values.missingInfo.filter((k) => k !== m.key) })
-                      }
-                    />
-                    {m.label}
-                  </label>
-                ))}
-                {values.missingInfo.includes("other") ? (
-                  <>
-                    <label htmlFor="missingOther">Other missing information</label>
-                    <input id="missingOther" type="text" value={values.missingOther} onChange={(e) => update({ missingOther: e.target.value })} style={{ width: "100%" }} />
-                  </>
-                ) : null}
-                {errors.missingInfo ? <p className="field-error" role="alert">{errors.missingInfo}</p> : null}
-                {errors.missingOther ? <p className="field-error" role="alert">{errors.missingOther}</p> : null}
-              </fieldset>
-            ) : null}
-
+            <LabelFields
+              values={values}
+              update={update}
+              sections={view.case.sections}
+              errors={errors}
+              disabled={locked}
+              codeInput={codeInput}
+              missingRef={missingRef}
+              onCodeDone={() => formRef.current?.focus()}
+              shortcuts
+            />
             <label htmlFor="notes">Notes (optional)</label>
-            <textarea id="notes" value={values.notes} disabled={locked} onChange={(e) => update({ notes: e.target.value })} />
+            <textarea
+              id="notes"
+              value={values.notes}
+              disabled={locked}
+              onChange={(e) => update({ notes: e.target.value })}
+            />
 
             {message ? (
               <p className="notice bad" role="alert" data-testid="form-message">
@@ -336,12 +308,12 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                 {saveState.kind === "saving"
                   ? "Saving…"
                   : saveState.kind === "saved"
-                    ? `Saved ${new Date(saveState.at).toLocaleTimeString()}`
-                    : saveState.kind === "error"
-                      ? ""
-                      : autosave
-                        ? "Drafts save automatically"
-                        : ""}
+                  ? `Saved ${new Date(saveState.at).toLocaleTimeString()}`
+                  : saveState.kind === "error"
+                  ? ""
+                  : autosave
+                  ? "Drafts save automatically"
+                  : ""}
               </small>
             </div>
             {saveState.kind === "error" ? (

@@ -55,6 +55,7 @@ export function createProgress(write: (text: string) => void, isTTY: boolean, no
   let startFinished = 0;
   let lastDraw = -Infinity;
   let lastTenth = -1;
+  let lastPrinted = -1;
   const elapsed = () => (now() - startedAt) / 1000;
   const draw = (state: ProgressState, force: boolean) => {
     const t = now();
@@ -67,6 +68,8 @@ export function createProgress(write: (text: string) => void, isTTY: boolean, no
     const tenth = state.total > 0 ? Math.floor((10 * state.finished) / state.total) : 10;
     if (force || tenth > lastTenth || t - lastDraw >= 30_000) {
       lastTenth = tenth;
+      if (state.finished === lastPrinted && t - lastDraw < 30_000) return;
+      lastPrinted = state.finished;
       lastDraw = t;
       write(`progress: ${progressLine(state, startFinished, elapsed(), 0).replace(/^\[\] /, "")}\n`);
     }

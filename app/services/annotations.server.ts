@@ -21,7 +21,10 @@ export const AnnotationValuesSchema = z.object({
   sufficiency: z.enum(["", "sufficient", "insufficient"]).default(""),
   icd10: z.string().trim().max(16, "A code has at most 16 characters.").default(""),
   earliestSection: z.coerce.number().int().min(0).max(5).nullable().default(null),
-  missingInfo: z.array(z.enum(MISSING_INFO_KEYS as [string, ...string[]])).max(MISSING_INFO_KEYS.length).default([]),
+  missingInfo: z
+    .array(z.enum(MISSING_INFO_KEYS as [string, ...string[]]))
+    .max(MISSING_INFO_KEYS.length)
+    .default([]),
   missingOther: z.string().max(2000, "At most 2000 characters.").default(""),
   notes: z.string().max(10000, "Notes have at most 10,000 characters.").default(""),
 });
@@ -99,7 +102,12 @@ export function nextCaseId(rows: MyCaseRow[], afterCaseId: number | null): numbe
 }
 
 export interface AnnotatorCaseView {
-  case: { id: number; externalId: string; studyName: string; sections: { order: number; kind: string; content: string }[] };
+  case: {
+    id: number;
+    externalId: string;
+    studyName: string;
+    sections: { order: number; kind: string; content: string }[];
+  };
   state: CaseState;
   values: AnnotationValues;
   version: number;
@@ -136,7 +144,8 @@ export type SaveResult =
   | { ok: false; status: 404 | 409; message: string }
   | { ok: false; status: 422; message: string; errors: Record<string, string> };
 
-const CONFLICT = "This annotation was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
+const CONFLICT =
+  "This annotation was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
 const LOCKED = "Both annotations of this case are in, so it is locked. Changes now go through the adjudicator.";
 
 function snapshot(v: AnnotationValues) {
@@ -165,7 +174,10 @@ function columnsOf(v: AnnotationValues) {
  * Saves a draft. `version` is the version the page read (0 before the first save); a stale version is refused with
  * 409 and nothing is written. Submitted annotations are revised by submitting again, not by drafts.
  */
-export function saveDraft(db: Db, input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number }): SaveResult {
+export function saveDraft(
+  db: Db,
+  input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number },
+): SaveResult {
   const now = input.now ?? Date.now();
   return db.transaction(
     (tx): SaveResult => {
@@ -174,13 +186,26 @@ export function saveDraft(db: Db, input: { userId: string; caseId: number; value
       const row = tx.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
       if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
       if (row && row.status !== "draft")
-        return { ok: false, status: 409, message: row.status === "locked" ? LOCKED : "This case is submitted: use “Save revision” to change it." };
+        return {
+          ok: false,
+          status: 409,
+          message: row.status === "locked" ? LOCKED : "This case is submitted: use “Save revision” to change it.",
+        };
       const changes = diff(row ? snapshot(valuesOf(row)) : null, snapshot(input.values));
-      if (row && Object.keys(changes).length === 0) return { ok: true, version: row.version, savedAt: row.updatedAt, state: "draft" };
+      if (row && Object.keys(changes).length === 0)
+        return { ok: true, version: row.version, savedAt: row.updatedAt, state: "draft" };
       let version: number;
       if (!row) {
         tx.insert(annotations)
-          .values({ assignmentId: a.id, caseId: a.caseId, annotatorId: input.userId, status: "draft", ...columnsOf(input.values), version: 1, updatedAt: now })
+          .values({
+            assignmentId: a.id,
+            caseId: a.caseId,
+            annotatorId: input.userId,
+            status: "draft",
+            ...columnsOf(input.values),
+            version: 1,
+            updatedAt: now,
+          })
           .run();
         version = 1;
       } else {
@@ -192,7 +217,16 @@ export function saveDraft(db: Db, input: { userId: string; caseId: number; value
         if (updated.changes === 0) return { ok: false, status: 409, message: CONFLICT };
         version = row.version + 1;
       }
-      recordEvent(tx, { actorId: input.userId, entity: "annotation", entityId: a.id, studyId: a.studyId, caseId: a.caseId, action: "draft", changes, at: now });
+      recordEvent(tx, {
+        actorId: input.userId,
+        entity: "annotation",
+        entityId: a.id,
+        studyId: a.studyId,
+        caseId: a.caseId,
+        action: "draft",
+        changes,
+        at: now,
+      });
       return { ok: true, version, savedAt: now, state: "draft" };
     },
     { behavior: "immediate" },
@@ -218,7 +252,10 @@ export function checkSubmission(values: AnnotationValues, numSections: number) {
  * locked in the same transaction and the case's outcome (agreement or dispute) is derived. The transaction is
  * IMMEDIATE, so two annotators submitting at the same moment are serialised and exactly one of them locks the case.
  */
-export function submitAnnotation(db: Db, input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number }): SaveResult {
+export function submitAnnotation(
+  db: Db,
+  input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number },
+): SaveResult {
   const now = input.now ?? Date.now();
   return db.transaction(
     (tx): SaveResult => {
@@ -227,8 +264,14 @@ export function submitAnnotation(db: Db, input: { userId: string; caseId: number
       const check = checkSubmission(input.values, a.numSections);
       if (!check.ok) {
         const errors: Record<string, string> = {};
-        for (const [k, v] of Object.entries(check.errors)) errors[k === "missingInfoOther" ? "missingOther" : k] = capitalise(v!);
-        return { ok: false, status: 422, message: "The annotation is incomplete or invalid; see the marked fields.", errors };
+        for (const [k, v] of Object.entries(check.errors))
+          errors[k === "missingInfoOther" ? "missingOther" : k] = capitalise(v!);
+        return {
+          ok: false,
+          status: 422,
+          message: "The annotation is incomplete or invalid; see the marked fields.",
+          errors,
+        };
       }
       const values = canonicalValues(input.values, check.label);
       const row = tx.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
@@ -239,19 +282,43 @@ export function submitAnnotation(db: Db, input: { userId: string; caseId: number
       let version: number;
       if (!row) {
         tx.insert(annotations)
-          .values({ assignmentId: a.id, caseId: a.caseId, annotatorId: input.userId, status: "submitted", ...columnsOf(values), version: 1, updatedAt: now, submittedAt: now })
+          .values({
+            assignmentId: a.id,
+            caseId: a.caseId,
+            annotatorId: input.userId,
+            status: "submitted",
+            ...columnsOf(values),
+            version: 1,
+            updatedAt: now,
+            submittedAt: now,
+          })
           .run();
         version = 1;
       } else {
         const updated = tx
           .update(annotations)
-          .set({ ...columnsOf(values), status: "submitted", version: row.version + 1, updatedAt: now, submittedAt: now })
+          .set({
+            ...columnsOf(values),
+            status: "submitted",
+            version: row.version + 1,
+            updatedAt: now,
+            submittedAt: now,
+          })
           .where(and(eq(annotations.id, row.id), eq(annotations.version, row.version)))
           .run();
         if (updated.changes === 0) return { ok: false, status: 409, message: CONFLICT };
         version = row.version + 1;
       }
-      recordEvent(tx, { actorId: input.userId, entity: "annotation", entityId: a.id, studyId: a.studyId, caseId: a.caseId, action, changes, at: now });
+      recordEvent(tx, {
+        actorId: input.userId,
+        entity: "annotation",
+        entityId: a.id,
+        studyId: a.studyId,
+        caseId: a.caseId,
+        action,
+        changes,
+        at: now,
+      });
       const state = lockIfComplete(tx, a.caseId, a.studyId, now) ? "locked" : "submitted";
       return { ok: true, version: state === "locked" ? version + 1 : version, savedAt: now, state };
     },
@@ -266,8 +333,22 @@ function capitalise(s: string): string {
 /** The stored form of a valid submission: canonical code, fields of the other branch cleared. */
 function canonicalValues(values: AnnotationValues, label: CaseLabel): AnnotationValues {
   if (label.sufficiency === "sufficient")
-    return { ...values, sufficiency: "sufficient", icd10: label.icd10, earliestSection: label.earliestSection, missingInfo: [], missingOther: "" };
-  return { ...values, sufficiency: "insufficient", icd10: "", earliestSection: null, missingInfo: label.missingInfo, missingOther: label.missingInfoOther ?? "" };
+    return {
+      ...values,
+      sufficiency: "sufficient",
+      icd10: label.icd10,
+      earliestSection: label.earliestSection,
+      missingInfo: [],
+      missingOther: "",
+    };
+  return {
+    ...values,
+    sufficiency: "insufficient",
+    icd10: "",
+    earliestSection: null,
+    missingInfo: label.missingInfo,
+    missingOther: label.missingInfoOther ?? "",
+  };
 }
 
 /** Locks both annotations once two are submitted; returns true when it locked. */
@@ -279,8 +360,20 @@ function lockIfComplete(tx: DbOrTx, caseId: number, studyId: number, now: number
     .all();
   if (submitted.length < 2) return false;
   for (const s of submitted) {
-    tx.update(annotations).set({ status: "locked", version: s.version + 1, updatedAt: now }).where(eq(annotations.id, s.id)).run();
-    recordEvent(tx, { actorId: null, entity: "annotation", entityId: s.assignmentId, studyId, caseId, action: "lock", changes: { status: ["submitted", "locked"] }, at: now });
+    tx.update(annotations)
+      .set({ status: "locked", version: s.version + 1, updatedAt: now })
+      .where(eq(annotations.id, s.id))
+      .run();
+    recordEvent(tx, {
+      actorId: null,
+      entity: "annotation",
+      entityId: s.assignmentId,
+      studyId,
+      caseId,
+      action: "lock",
+      changes: { status: ["submitted", "locked"] },
+      at: now,
+    });
   }
   onCaseAnnotationsComplete(tx, { caseId, studyId, now });
   return true;
@@ -288,6 +381,7 @@ function lockIfComplete(tx: DbOrTx, caseId: number, studyId: number, now: number
 
 /** Whether another annotation of the case has started (drafts count): used to refuse reassignment. */
 export function annotationStarted(db: DbOrTx, assignmentId: number): boolean {
-  return Boolean(db.select({ id: annotations.id }).from(annotations).where(eq(annotations.assignmentId, assignmentId)).get());
+  return Boolean(
+    db.select({ id: annotations.id }).from(annotations).where(eq(annotations.assignmentId, assignmentId)).get(),
+  );
 }
-

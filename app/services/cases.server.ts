@@ -1,9 +1,10 @@
-import { eq } from "drizzle-orm";
-import { cases, referenceLabels, studies } from "../../db/schema";
+import { asc, eq } from "drizzle-orm";
+import { adjudications, caseOutcomes, cases, referenceLabels, studies, users } from "../../db/schema";
+import type { CaseLabel } from "../core/gold";
 import type { Db } from "../lib/db.server";
 import { getCaseSections } from "./studies.server";
 
-/** Everything about a case for an admin, reference labels included. Never for annotators or adjudicators. */
+/** Everything about a case for an admin: reference labels, outcome, adjudications. Never for annotators or adjudicators. */
 export function getAdminCase(db: Db, caseId: number) {
   const row = db
     .select({
@@ -21,5 +22,33 @@ export function getAdminCase(db: Db, caseId: number) {
     .get();
   if (!row) return null;
   const labels = db.select().from(referenceLabels).where(eq(referenceLabels.caseId, caseId)).get() ?? null;
-  return { ...row, sections: getCaseSections(db, caseId), referenceLabels: labels && { ...labels, caseId: undefined } };
+  const outcome = db.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, caseId)).get() ?? null;
+  const decisions = db
+    .select({
+      id: adjudications.id,
+      adjudicator: users.username,
+      status: adjudications.status,
+      independentLabel: adjudications.independentLabel,
+      finalLabel: adjudications.finalLabel,
+      rationale: adjudications.rationale,
+      decidedAt: adjudications.decidedAt,
+    })
+    .from(adjudications)
+    .innerJoin(users, eq(users.id, adjudications.adjudicatorId))
+    .where(eq(adjudications.caseId, caseId))
+    .orderBy(asc(adjudications.id))
+    .all();
+  return {
+    ...row,
+    sections: getCaseSections(db, caseId),
+    referenceLabels: labels && { ...labels, caseId: undefined },
+    outcome: outcome && {
+      status: outcome.status,
+      disputeReason: outcome.disputeReason,
+      sufficiencyAgreement: outcome.sufficiencyAgreement,
+      diagnosisAgreement: outcome.diagnosisAgreement,
+      gold: outcome.gold ? (JSON.parse(outcome.gold) as CaseLabel) : null,
+    },
+    adjudications: decisions,
+  };
 }

@@ -8,6 +8,10 @@ import { count, eq } from "drizzle-orm";
 import { appMeta, studies, users, type Role } from "../../db/schema";
 import type { Db } from "../lib/db.server";
 import { fromRoot } from "../lib/paths.server";
+import { asc } from "drizzle-orm";
+import { assignments, cases } from "../../db/schema";
+import { decide, getAdjudicationCase, listAdjudicationQueue, recordIndependent } from "./adjudication.server";
+import { submitAnnotation, type AnnotationValues } from "./annotations.server";
 import { autoAssign, listStudyAnnotators } from "./assignments.server";
 import { importCases, requireStudyByName } from "./studies.server";
 import { createUser } from "./users.server";
@@ -43,10 +47,86 @@ export async function seedDemo(db: Db): Promise<boolean> {
   db.insert(appMeta).values({ key: "demo", value: "1" }).run();
   for (const account of DEMO_ACCOUNTS) await createUser(db, { ...account, password: DEMO_PASSWORD, actorId: null });
   const admin = db.select({ id: users.id }).from(users).where(eq(users.username, "admin")).get()!;
-  const result = importCases(db, { studyName: DEMO_STUDY, bytes: demoNotesBytes(), filename: "demo-notes.jsonl", actorId: admin.id });
-  if (!result.written) throw new Error("The demo notes failed to import: " + JSON.stringify(result.parse.errors.slice(0, 3)));
+  const result = importCases(db, {
+    studyName: DEMO_STUDY,
+    bytes: demoNotesBytes(),
+    filename: "demo-notes.jsonl",
+    actorId: admin.id,
+  });
+  if (!result.written)
+    throw new Error("The demo notes failed to import: " + JSON.stringify(result.parse.errors.slice(0, 3)));
   const study = requireStudyByName(db, DEMO_STUDY);
   const annotatorIds = listStudyAnnotators(db, study.id).map((a) => a.id);
   autoAssign(db, { studyId: study.id, annotatorIds, seed: 1, actorId: admin.id });
+  annotateDemo(db, study.id);
   return true;
+}
+
+interface DemoLabel {
+  sufficiency: "sufficient" | "insufficient";
+  icd10: string | null;
+  earliest_section: number | null;
+  missing_info: string[];
+}
+
+function demoValues(l: DemoLabel): AnnotationValues {
+  return {
+    sufficiency: l.sufficiency,
+    icd10: l.icd10 ?? "",
+    earliestSection: l.earliest_section,
+    missingInfo: l.missing_info,
+    missingOther: l.missing_info.includes("other") ? "see notes" : "",
+    notes: "",
+  };
+}
+
+/** How much of the demo is already done on first start: enough for every page and export to show something. */
+export const DEMO_ANNOTATED_CASES = 28;
+
+/**
+ * Pre-fills the demo as a study in progress: the first cases annotated by both of their annotators (one with the
+ * note's intended label, the other with its plausible alternative on every other case, so some agree and some are
+ * in dispute), half of the disputes adjudicated, and one more case with a single submission.
+ */
+function annotateDemo(db: Db, studyId: number): void {
+  const intended = new Map<string, { intended: DemoLabel & { plausible_alternative: DemoLabel } }>();
+  for (const line of new TextDecoder().decode(demoNotesBytes()).split("\n").filter(Boolean)) {
+    const o = JSON.parse(line);
+    intended.set(o.id, o);
+  }
+  const rows = db
+    .select({ caseId: cases.id, externalId: cases.externalId, annotatorId: assignments.annotatorId })
+    .from(cases)
+    .innerJoin(assignments, eq(assignments.caseId, cases.id))
+    .where(eq(cases.studyId, studyId))
+    .orderBy(asc(cases.position), asc(assignments.id))
+    .all();
+  const byCase = new Map<number, { externalId: string; annotators: string[] }>();
+  for (const r of rows) {
+    const c = byCase.get(r.caseId) ?? { externalId: r.externalId, annotators: [] };
+    c.annotators.push(r.annotatorId);
+    byCase.set(r.caseId, c);
+  }
+  let i = 0;
+  for (const [caseId, c] of byCase) {
+    const note = intended.get(c.externalId)!.intended;
+    const [first, second] = c.annotators as [string, string];
+    if (i < DEMO_ANNOTATED_CASES) {
+      submitAnnotation(db, { userId: first, caseId, values: demoValues(note), version: 0 });
+      const other = i % 2 === 0 ? note.plausible_alternative : note;
+      submitAnnotation(db, { userId: second, caseId, values: demoValues(other), version: 0 });
+    } else if (i === DEMO_ANNOTATED_CASES) {
+      submitAnnotation(db, { userId: first, caseId, values: demoValues(note), version: 0 });
+    }
+    i++;
+  }
+  const adjudicator = db.select({ id: users.id }).from(users).where(eq(users.username, "adjudicator")).get()!;
+  const queue = listAdjudicationQueue(db, adjudicator.id);
+  for (const q of queue.slice(0, Math.ceil(queue.length / 2))) {
+    const note = intended.get(q.externalId)!.intended;
+    const label = { ...demoValues(note), sufficiency: note.sufficiency as "sufficient" | "insufficient" };
+    recordIndependent(db, { userId: adjudicator.id, caseId: q.caseId, label });
+    const outcomeVersion = getAdjudicationCase(db, { userId: adjudicator.id, caseId: q.caseId })!.outcomeVersion;
+    decide(db, { userId: adjudicator.id, caseId: q.caseId, label, rationale: "", outcomeVersion });
+  }
 }

@@ -153,7 +153,7 @@ export async function renderStudyReportCharts(report: StudyReport): Promise<Rend
 export interface ReportFile {
   filename: string;
   contentType: string;
-  body: string | Uint8Array;
+  body: string | Uint8Array<ArrayBuffer>;
 }
 
 const FILE = /^([a-z0-9]+(?:-[a-z0-9]+)*)\.(svg|png|csv|json|md)$/;
@@ -190,6 +190,6 @@ export async function getStudyReportFile(db: Db, studyId: number, file: string):
   const { renderSvg, svgToPng } = await charts();
   if (ext === "csv") return { filename, contentType: "text/csv; charset=utf-8", body: chartCsv(chart) };
   if (ext === "svg") return { filename, contentType: "image/svg+xml; charset=utf-8", body: await renderSvg(chart.spec) };
-  if (ext === "png") return { filename, contentType: "image/png", body: svgToPng(await renderSvg(chart.spec)) };
+  if (ext === "png") return { filename, contentType: "image/png", body: new Uint8Array(svgToPng(await renderSvg(chart.spec))) };
   return null;
 }

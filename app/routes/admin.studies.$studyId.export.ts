@@ -1,0 +1,47 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import { getDb } from "~/lib/db.server";
+import { invariantFound, requireRole } from "~/lib/guard.server";
+import { exportGold } from "~/services/gold-export.server";
+import { getStudy } from "~/services/studies.server";
+
+const QuerySchema = z.object({
+  file: z.enum(["data_gt.json", "samples.json", "data.csv", "manifest.json"]),
+  asReleased: z.literal("1").optional(),
+  allowPartial: z.literal("1").optional(),
+});
+
+const TYPES: Record<string, string> = {
+  "data_gt.json": "application/json; charset=utf-8",
+  "samples.json": "application/json; charset=utf-8",
+  "manifest.json": "application/json; charset=utf-8",
+  "data.csv": "text/csv; charset=utf-8",
+};
+
+/** One file of the gold export, as a download. Admin only: it holds every label of the study. */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  const id = z.coerce.number().int().positive().safeParse(params.studyId);
+  const db = getDb();
+  const study = invariantFound(id.success ? getStudy(db, id.data) : null, "No such study.");
+  const query = QuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  if (!query.success)
+    return new Response("Choose one of data_gt.json, samples.json, data.csv, manifest.json.", { status: 400 });
+  const result = exportGold(db, {
+    studyId: study.id,
+    asReleased: Boolean(query.data.asReleased),
+    allowPartial: Boolean(query.data.allowPartial),
+  });
+  if (!result.ok)
+    return new Response(`Export refused: ${result.message}`, {
+      status: 409,
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+    });
+  return new Response(result.files[query.data.file], {
+    headers: {
+      "Content-Type": TYPES[query.data.file]!,
+      "Content-Disposition": `attachment; filename="${query.data.file}"`,
+      "Cache-Control": "no-store",
+    },
+  });
+}

@@ -1,0 +1,150 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { useMemo, useState } from "react";
+import { z } from "zod";
+import { columnHelper, DataTable } from "~/components/data-table";
+import { getDb } from "~/lib/db.server";
+import { invariantFound, requireRole } from "~/lib/guard.server";
+import { listStudyAnnotators } from "~/services/assignments.server";
+import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "~/core/case-progress";
+import { countByState, listCaseProgress, type CaseProgress } from "~/services/gold-export.server";
+import { getStudy } from "~/services/studies.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `Progress · ${data?.study.name ?? ""} · Concord` },
+];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  const id = z.coerce.number().int().positive().safeParse(params.studyId);
+  const db = getDb();
+  const study = invariantFound(id.success ? getStudy(db, id.data) : null, "No such study.");
+  const cases = listCaseProgress(db, study.id);
+  return { study, cases, counts: countByState(cases), annotators: listStudyAnnotators(db, study.id) };
+}
+
+const LABELS: Record<CaseProgressState, string> = {
+  unassigned: "unassigned",
+  in_annotation: "in annotation",
+  disputed: "disputed",
+  agreed: "final (agreed)",
+  adjudicated: "final (adjudicated)",
+  reference: "final (imported labels)",
+};
+
+const col = columnHelper<CaseProgress>();
+
+export default function Progress() {
+  const { study, cases, counts, annotators } = useLoaderData<typeof loader>();
+  const [state, setState] = useState<"" | CaseProgressState>("");
+  const shown = useMemo(() => (state ? cases.filter((c) => c.state === state) : cases), [cases, state]);
+  const final = FINAL_STATES.reduce((n, s) => n + counts[s], 0);
+  const columns = useMemo(
+    () => [
+      col.accessor("position", { header: "#" }),
+      col.accessor("externalId", {
+        header: "Case",
+        cell: (i) => <Link to={`/admin/cases/${i.row.original.caseId}`}>{i.getValue()}</Link>,
+      }),
+      col.accessor("state", { header: "State", cell: (i) => LABELS[i.getValue()] }),
+      col.accessor("assigned", { header: "Annotators" }),
+      col.accessor("submitted", { header: "Submitted" }),
+    ],
+    [],
+  );
+  const base = `/admin/studies/${study.id}/export`;
+  return (
+    <section>
+      <p>
+        <Link to="/admin">Studies</Link> › <Link to={`/admin/studies/${study.id}`}>{study.name}</Link> ›
+      </p>
+      <h1>Progress and export</h1>
+      <div className="grid2">
+        <table data-testid="state-counts">
+          <tbody>
+            {CASE_STATES.map((s) => (
+              <tr key={s} data-state={s}>
+                <th>{LABELS[s]}</th>
+                <td className="num">{counts[s]}</td>
+              </tr>
+            ))}
+            <tr>
+              <th>final, all</th>
+              <td className="num">
+                {final} of {cases.length}
+              </td>
+            </tr>
+          </tbody>
+        </table>
+        <form method="get" action={base} className="card">
+          <h3 style={{ marginTop: 0 }}>Export gold labels</h3>
+          <p className="muted">
+            Safe-Psych formats (see the README): data_gt.json, samples.json, data.csv and manifest.json. Not-final cases
+            make the export refuse unless partial export is chosen.
+          </p>
+          <label className="inline">
+            <input type="checkbox" name="asReleased" value="1" /> as released (without presenting_symptoms_label)
+          </label>
+          <label className="inline">
+            <input type="checkbox" name="allowPartial" value="1" /> allow partial (final cases only)
+          </label>
+          <div className="row" style={{ marginTop: "0.5rem" }}>
+            {["data_gt.json", "samples.json", "data.csv", "manifest.json"].map((f) => (
+              <button key={f} type="submit" name="file" value={f} className="secondary">
+                {f}
+              </button>
+            ))}
+          </div>
+        </form>
+      </div>
+      <h2>Annotators</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Annotator</th>
+            <th className="num">Assigned</th>
+            <th className="num">Submitted</th>
+            <th>Progress</th>
+          </tr>
+        </thead>
+        <tbody>
+          {annotators
+            .filter((a) => a.assigned > 0)
+            .map((a) => (
+              <tr key={a.id}>
+                <td>{a.username}</td>
+                <td className="num">{a.assigned}</td>
+                <td className="num">{a.submitted}</td>
+                <td style={{ width: "40%" }}>
+                  <div className="progress">
+                    <div style={{ width: `${(100 * a.submitted) / Math.max(a.assigned, 1)}%` }} />
+                  </div>
+                </td>
+              </tr>
+            ))}
+        </tbody>
+      </table>
+      <h2>Cases</h2>
+      <DataTable
+        data={shown}
+        columns={columns}
+        filterLabel="Filter cases"
+        rowProps={(r) => ({ "data-case": r.externalId, "data-state": r.state })}
+        toolbar={
+          <select
+            aria-label="Filter by state"
+            value={state}
+            onChange={(e) => setState(e.target.value as "" | CaseProgressState)}
+          >
+            <option value="">All states</option>
+            {CASE_STATES.map((s) => (
+              <option key={s} value={s}>
+                {LABELS[s]} ({counts[s]})
+              </option>
+            ))}
+          </select>
+        }
+      />
+    </section>
+  );
+}

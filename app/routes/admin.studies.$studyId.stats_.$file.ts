@@ -1,0 +1,23 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import { getDb } from "~/lib/db.server";
+import { invariantFound, requireRole } from "~/lib/guard.server";
+import { getStudyReportFile } from "~/services/study-report.server";
+
+/**
+ * Downloads of the agreement-statistics page: `<chart>.svg|png|csv` and `study-report.json|md`. Always an
+ * attachment, so an SVG is never rendered as a document of this origin.
+ */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  const id = z.coerce.number().int().positive().safeParse(params.studyId);
+  const file = invariantFound(id.success ? await getStudyReportFile(getDb(), id.data, params.file ?? "") : null, "No such file.");
+  return new Response(file.body, {
+    headers: {
+      "Content-Type": file.contentType,
+      "Content-Disposition": `attachment; filename="${file.filename}"`,
+      "Cache-Control": "private, no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+}
