@@ -289,3 +289,5 @@ export const adjudications = sqliteTable(
   },
   (t) => [index("adjudications_case_idx").on(t.caseId), index("adjudications_user_idx").on(t.adjudicatorId)],
 );
+export * from "./schema-screening";
+export * from "./schema-judge";

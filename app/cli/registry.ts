@@ -4,6 +4,7 @@ import { backupCommand } from "./backup";
 import type { Command } from "./command";
 import { exportGoldCommand, importGoldCommand } from "./gold";
 import { importCommand } from "./import";
+import { metricsCommand } from "./metrics";
 import { runCommand } from "./run";
 import { statsCommand } from "./stats";
 import { usersCommand } from "./users";
@@ -16,6 +17,7 @@ export const commands: Command[] = [
   exportGoldCommand,
   importCommand,
   importGoldCommand,
+  metricsCommand,
   runCommand,
   statsCommand,
   usersCommand,

@@ -47,16 +47,27 @@ export function auth(db: Db) {
 }
 
 /** The secret behind CSRF tokens: CONCORD_SECRET, else one generated once and kept in the database. */
+const secrets = new WeakMap<Db, string>();
+
 export function appSecret(db: Db): string {
   if (process.env.CONCORD_SECRET) return process.env.CONCORD_SECRET;
-  const row = db.select().from(appMeta).where(eq(appMeta.key, "secret")).get();
-  if (row) return row.value;
-  const value = randomBytes(32).toString("base64url");
-  db.insert(appMeta).values({ key: "secret", value }).onConflictDoNothing().run();
-  return db.select().from(appMeta).where(eq(appMeta.key, "secret")).get()!.value;
+  const cached = secrets.get(db);
+  if (cached) return cached;
+  let row = db.select().from(appMeta).where(eq(appMeta.key, "secret")).get();
+  if (!row) {
+    db.insert(appMeta)
+      .values({ key: "secret", value: randomBytes(32).toString("base64url") })
+      .onConflictDoNothing()
+      .run();
+    row = db.select().from(appMeta).where(eq(appMeta.key, "secret")).get()!;
+  }
+  secrets.set(db, row.value);
+  return row.value;
 }
 
 /** A per-session CSRF token (HMAC of the session id): forms carry it, actions compare it. */
 export function csrfToken(db: Db, sessionId: string): string {
-  return createHmac("sha256", appSecret(db)).update("csrf:" + sessionId).digest("base64url");
+  return createHmac("sha256", appSecret(db))
+    .update("csrf:" + sessionId)
+    .digest("base64url");
 }

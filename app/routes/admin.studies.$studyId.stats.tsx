@@ -9,7 +9,8 @@ import { ci95, fixed3, percent } from "~/core/study-report-format";
 import type { IntervalSummary } from "~/core/stats/index";
 import { getDb } from "~/lib/db.server";
 import { invariantFound, requireRole } from "~/lib/guard.server";
-import { getStudyReport, renderStudyReportCharts, REPORT_FILE_STEM, type RenderedChart } from "~/services/study-report.server";
+import { REPORT_FILE_STEM } from "~/core/study-report-files";
+import { getStudyReport, renderStudyReportCharts, type RenderedChart } from "~/services/study-report.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Agreement statistics · ${data?.report.study.name ?? "Study"} · Concord` },
@@ -30,7 +31,12 @@ function Chart({ chart, base }: { chart: RenderedChart | undefined; base: string
   if (!chart) return null;
   return (
     <figure className="card" data-chart={chart.id} style={{ margin: "0 0 1rem" }}>
-      <div style={{ overflowX: "auto" }} role="img" aria-label={chart.title} dangerouslySetInnerHTML={{ __html: chart.svg }} />
+      <div
+        role="img"
+        aria-label={chart.title}
+        // Vega's SVG escapes every text it draws; the chart scales down to its column (the SVG has a viewBox).
+        dangerouslySetInnerHTML={{ __html: chart.svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ') }}
+      />
       <figcaption>
         <small className="muted">{chart.caption}</small>{" "}
         <small>
@@ -63,6 +69,15 @@ function Interval({ e, path, reasons }: { e: IntervalSummary; path: string; reas
       <td className="num">{e.se === null ? "" : fixed3(e.se)}</td>
       <td className="num">{ci95(e)}</td>
     </>
+  );
+}
+
+/** Two columns that keep their own heights (a table beside its chart). */
+function Pair({ children }: { children: React.ReactNode }) {
+  return (
+    <div className="grid2" style={{ alignItems: "start" }}>
+      {children}
+    </div>
   );
 }
 
@@ -164,7 +179,7 @@ export default function StudyStatsPage() {
       ) : null}
 
       <h2>Cases</h2>
-      <div className="grid2">
+      <Pair>
         <CountTable
           head={["State", "Cases"]}
           rows={[
@@ -181,11 +196,11 @@ export default function StudyStatsPage() {
           ]}
         />
         <Chart chart={byId.get("case-states")} base={base} />
-      </div>
+      </Pair>
 
       <h2>Sufficiency</h2>
       <p>{s.n} case(s) with both primary annotations.</p>
-      <div className="grid2">
+      <Pair>
         <div>
           <table data-testid="sufficiency-matrix">
             <thead>
@@ -245,13 +260,13 @@ export default function StudyStatsPage() {
           </table>
         </div>
         <Chart chart={byId.get("sufficiency-matrix")} base={base} />
-      </div>
+      </Pair>
 
       <h2>Earliest sufficient section</h2>
       <p>
         {e.n} case(s) both annotators called sufficient; ordinal scale 1..{e.sections.length}.
       </p>
-      <div className="grid2">
+      <Pair>
         <div>
           <table data-testid="earliest-stats">
             <thead>
@@ -322,7 +337,7 @@ export default function StudyStatsPage() {
           <Chart chart={byId.get("earliest-section-differences")} base={base} />
           <Chart chart={byId.get("earliest-section-matrix")} base={base} />
         </div>
-      </div>
+      </Pair>
       <Chart chart={byId.get("earliest-section-agreement")} base={base} />
 
       <h2>Diagnosis</h2>
@@ -368,14 +383,12 @@ export default function StudyStatsPage() {
               ? "agreement from the imported dataset's agreement flags."
               : "agreement between the two annotators on the cases with that gold category.")}
       </p>
-      <div className="grid2">
-        <DataTable data={p.rows} columns={columns} rowProps={(r) => ({ "data-category": r.category })} empty="No gold diagnoses yet." />
-        <Chart chart={byId.get("per-diagnosis")} base={base} />
-      </div>
+      <DataTable data={p.rows} columns={columns} rowProps={(r) => ({ "data-category": r.category })} empty="No gold diagnoses yet." />
+      <Chart chart={byId.get("per-diagnosis")} base={base} />
 
       <h2>Expert action labels by section</h2>
       <p>{source} Each case's last section is in the Final column, so notes of 3, 4 and 5 sections end together (INTEROP §4.6).</p>
-      <div className="grid2">
+      <Pair>
         <table data-testid="action-labels">
           <thead>
             <tr>
@@ -399,17 +412,21 @@ export default function StudyStatsPage() {
           </tbody>
         </table>
         <Chart chart={byId.get("action-labels")} base={base} />
-      </div>
+      </Pair>
 
       <h2>Gold labels</h2>
       <p>
         {source} {l.sufficiency.sufficient} sufficient, {l.sufficiency.insufficient} insufficient.
       </p>
-      <div className="grid2">
+      <Pair>
         <CountTable head={["ICD-10 code", "Cases"]} rows={l.icd10_codes.map((r) => [r.code, r.n])} />
         <Chart chart={byId.get("icd10-codes")} base={base} />
+      </Pair>
+      <Pair>
         <CountTable head={["WHO block", "Cases"]} rows={l.icd10_groups.map((r) => [r.group, r.n])} />
         <Chart chart={byId.get("icd10-groups")} base={base} />
+      </Pair>
+      <Pair>
         <CountTable
           head={["Category", "Cases"]}
           rows={l.icd10_categories.map((r) => [r.title ? `${r.category} ${r.title}` : r.category, r.n])}
@@ -418,16 +435,16 @@ export default function StudyStatsPage() {
           head={["Missing information (insufficient)", "Cases"]}
           rows={l.missing_info.map((r) => [MISSING_LABEL.get(r.key) ?? r.key, r.n])}
         />
-      </div>
+      </Pair>
 
       <h2>Cases by age group and number of sections</h2>
-      <div className="grid2">
+      <Pair>
         <div>
           <CountTable head={["Age group", "Cases"]} rows={l.age_groups.map((r) => [r.age_group, r.n])} />
           <CountTable head={["Sections", "Cases"]} rows={l.section_counts.map((r) => [String(r.sections), r.n])} />
         </div>
         <Chart chart={byId.get("age-groups")} base={base} />
-      </div>
+      </Pair>
 
       {report.reference_agreement ? (
         <>

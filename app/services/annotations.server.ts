@@ -4,7 +4,7 @@
  * the query), so a case that is not theirs is simply not found. Nothing here returns another annotator's labels or
  * identity, adjudication data, reference labels or dispute state.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { annotations, assignments, cases, studies, type AnnotationStatus } from "../../db/schema";
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../core/gold";
@@ -122,21 +122,80 @@ export function getAnnotatorCase(db: Db, input: { userId: string; caseId: number
   if (!a) return null;
   const row = db.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
   const c = db
-    .select({ id: cases.id, externalId: cases.externalId, studyName: studies.name })
+    .select({ id: cases.id, externalId: cases.externalId, studyName: studies.name, position: cases.position })
     .from(cases)
     .innerJoin(studies, eq(studies.id, cases.studyId))
     .where(eq(cases.id, input.caseId))
     .get()!;
-  const mine = listAnnotatorCases(db, input.userId);
   return {
-    case: { ...c, sections: getCaseSections(db, input.caseId) },
+    case: { id: c.id, externalId: c.externalId, studyName: c.studyName, sections: getCaseSections(db, input.caseId) },
     state: (row?.status ?? "not_started") as CaseState,
     values: valuesOf(row),
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
-    nextCaseId: nextCaseId(mine, input.caseId),
-    progress: { done: mine.filter((r) => r.state === "submitted" || r.state === "locked").length, total: mine.length },
+    nextCaseId: nextOpenCaseId(db, input.userId, { studyName: c.studyName, position: c.position }),
+    progress: annotatorProgress(db, input.userId),
   };
+}
+
+/** Submitted (or locked) and total assigned cases of an annotator, in one aggregate query. */
+function annotatorProgress(db: Db, userId: string): { done: number; total: number } {
+  const r = db
+    .select({
+      total: sql<number>`count(*)`,
+      done: sql<number>`coalesce(sum(${annotations.status} in ('submitted', 'locked')), 0)`,
+    })
+    .from(assignments)
+    .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
+    .where(eq(assignments.annotatorId, userId))
+    .get()!;
+  return { done: Number(r.done), total: Number(r.total) };
+}
+
+/**
+ * nextCaseId in SQL, for the case page (which must stay fast for annotators with thousands of cases): the first open
+ * case after the current one in the home list's order (study name, position), wrapping around.
+ */
+function nextOpenCaseId(db: Db, userId: string, after: { studyName: string; position: number }): number | null {
+  const open = and(
+    eq(assignments.annotatorId, userId),
+    or(isNull(annotations.status), eq(annotations.status, "draft")),
+  );
+  const base = () =>
+    db
+      .select({ caseId: cases.id })
+      .from(assignments)
+      .innerJoin(cases, eq(cases.id, assignments.caseId))
+      .innerJoin(studies, eq(studies.id, cases.studyId))
+      .leftJoin(annotations, eq(annotations.assignmentId, assignments.id));
+  const later = base()
+    .where(
+      and(
+        open,
+        or(
+          gt(studies.name, after.studyName),
+          and(eq(studies.name, after.studyName), gt(cases.position, after.position)),
+        ),
+      ),
+    )
+    .orderBy(asc(studies.name), asc(cases.position))
+    .limit(1)
+    .get();
+  if (later) return later.caseId;
+  const first = base()
+    .where(
+      and(
+        open,
+        or(
+          lt(studies.name, after.studyName),
+          and(eq(studies.name, after.studyName), lt(cases.position, after.position)),
+        ),
+      ),
+    )
+    .orderBy(asc(studies.name), asc(cases.position))
+    .limit(1)
+    .get();
+  return first?.caseId ?? null;
 }
 
 export type SaveResult =

@@ -157,7 +157,8 @@ export interface ReportFile {
 }
 
 const FILE = /^([a-z0-9]+(?:-[a-z0-9]+)*)\.(svg|png|csv|json|md)$/;
-export const REPORT_FILE_STEM = "study-report";
+export { REPORT_FILE_STEM } from "../core/study-report-files";
+import { REPORT_FILE_STEM } from "../core/study-report-files";
 
 function slug(name: string): string {
   return (

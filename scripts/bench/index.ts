@@ -1,5 +1,6 @@
+import { benchmarks as annotation } from "./annotation";
 import { benchmarks as stats } from "./stats";
 import type { Benchmark } from "./types";
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-export const benchmarks: Benchmark[] = [...stats];
+export const benchmarks: Benchmark[] = [...stats, ...annotation];
