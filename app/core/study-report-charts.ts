@@ -34,7 +34,11 @@ const BASE = {
   $schema: "https://vega.github.io/schema/vega-lite/v6.json",
   background: "white",
   padding: 8,
-  config: { font: "DejaVu Sans, Helvetica, Arial, sans-serif", view: { stroke: null }, axis: { labelFontSize: 11, titleFontSize: 12 } },
+  config: {
+    font: "DejaVu Sans, Helvetica, Arial, sans-serif",
+    view: { stroke: null },
+    axis: { labelFontSize: 11, titleFontSize: 12 },
+  },
 } as const;
 
 const COUNT_AXIS = { tickMinStep: 1, format: "d" };
@@ -59,7 +63,11 @@ function chart(
   };
 }
 
-function barChart(x: { field: string; title: string | null; sort?: string[] | null }, colour: string, opts: { labelAngle?: number } = {}) {
+function barChart(
+  x: { field: string; title: string | null; sort?: string[] | null },
+  colour: string,
+  opts: { labelAngle?: number } = {},
+) {
   return {
     width: { step: 34 },
     height: 220,
@@ -68,7 +76,13 @@ function barChart(x: { field: string; title: string | null; sort?: string[] | nu
       { mark: { type: "text", dy: -6, fontSize: 10 }, encoding: { text: { field: "n", type: "quantitative" } } },
     ],
     encoding: {
-      x: { field: x.field, type: "nominal", title: x.title, sort: x.sort ?? null, axis: { labelAngle: opts.labelAngle ?? -45 } },
+      x: {
+        field: x.field,
+        type: "nominal",
+        title: x.title,
+        sort: x.sort ?? null,
+        axis: { labelAngle: opts.labelAngle ?? -45 },
+      },
       y: { field: "n", type: "quantitative", title: "Cases", axis: COUNT_AXIS },
     },
   };
@@ -80,7 +94,10 @@ function horizontalBarChart(field: string, order: string[], colour: string) {
     height: { step: 24 },
     layer: [
       { mark: { type: "bar", color: colour } },
-      { mark: { type: "text", align: "left", dx: 4, fontSize: 10 }, encoding: { text: { field: "n", type: "quantitative" } } },
+      {
+        mark: { type: "text", align: "left", dx: 4, fontSize: 10 },
+        encoding: { text: { field: "n", type: "quantitative" } },
+      },
     ],
     encoding: {
       y: { field, type: "nominal", title: null, sort: order },
@@ -94,7 +111,10 @@ function heatmap(rowField: string, columnField: string, order: string[], step: n
     width: { step },
     height: { step: 40 },
     layer: [
-      { mark: "rect", encoding: { color: { field: "n", type: "quantitative", scale: { scheme: "blues" }, legend: null } } },
+      {
+        mark: "rect",
+        encoding: { color: { field: "n", type: "quantitative", scale: { scheme: "blues" }, legend: null } },
+      },
       {
         mark: { type: "text", fontSize: 12 },
         encoding: {
@@ -106,7 +126,13 @@ function heatmap(rowField: string, columnField: string, order: string[], step: n
     transform: [{ joinaggregate: [{ op: "max", field: "n", as: "max_n" }] }],
     encoding: {
       y: { field: rowField, type: "ordinal", title: "Annotator A", sort: order },
-      x: { field: columnField, type: "ordinal", title: "Annotator B", sort: order, axis: { orient: "top", labelAngle: 0 } },
+      x: {
+        field: columnField,
+        type: "ordinal",
+        title: "Annotator B",
+        sort: order,
+        axis: { orient: "top", labelAngle: 0 },
+      },
     },
   };
 }
@@ -114,16 +140,28 @@ function heatmap(rowField: string, columnField: string, order: string[], step: n
 const LEGEND = { orient: "bottom", labelLimit: 320, title: null } as const;
 
 /** The 95% interval of the rows that have one, as a black rule over the bar. */
-const intervalRule = { transform: [{ filter: "datum.ci_low !== null" }], mark: { type: "rule", color: "black", strokeWidth: 1.5 }, encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" }, color: { value: "black" } } };
+const intervalRule = {
+  transform: [{ filter: "datum.ci_low !== null" }],
+  mark: { type: "rule", color: "black", strokeWidth: 1.5 },
+  encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" }, color: { value: "black" } },
+};
 
 /** Kappa-type coefficients can be negative: the axis starts below 0 only then. */
 function valueScale(rows: Record<string, ChartValue>[]) {
-  const low = Math.min(0, ...rows.flatMap((r) => [r.value, r.ci_low]).filter((v): v is number => typeof v === "number"));
+  const low = Math.min(
+    0,
+    ...rows.flatMap((r) => [r.value, r.ci_low]).filter((v): v is number => typeof v === "number"),
+  );
   return { domain: [Math.floor(low * 10) / 10, 1] };
 }
 
 /** Bars of coefficients grouped by `groupField`, one colour per statistic, with the 95% interval where there is one. */
-function groupedCoefficientChart(groupField: string, groups: string[], statistics: string[], rows: Record<string, ChartValue>[]) {
+function groupedCoefficientChart(
+  groupField: string,
+  groups: string[],
+  statistics: string[],
+  rows: Record<string, ChartValue>[],
+) {
   return {
     width: 130 * groups.length,
     height: 220,
@@ -132,7 +170,13 @@ function groupedCoefficientChart(groupField: string, groups: string[], statistic
       xOffset: { field: "statistic", type: "nominal", sort: statistics },
       color: { field: "statistic", type: "nominal", sort: statistics, scale: { range: STAT_COLOURS }, legend: LEGEND },
     },
-    layer: [{ mark: "bar", encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: valueScale(rows) } } }, intervalRule],
+    layer: [
+      {
+        mark: "bar",
+        encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: valueScale(rows) } },
+      },
+      intervalRule,
+    ],
   };
 }
 
@@ -145,12 +189,23 @@ function coefficientChart(labels: string[], statistics: string[], rows: Record<s
       x: { field: "label", type: "nominal", title: null, sort: labels, axis: { labelAngle: -30, labelLimit: 200 } },
       color: { field: "statistic", type: "nominal", sort: statistics, scale: { range: STAT_COLOURS }, legend: LEGEND },
     },
-    layer: [{ mark: "bar", encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: valueScale(rows) } } }, intervalRule],
+    layer: [
+      {
+        mark: "bar",
+        encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: valueScale(rows) } },
+      },
+      intervalRule,
+    ],
   };
 }
 
 function intervalColumns(e: IntervalSummary) {
-  return { value: round(e.value), se: round(e.se), ci_low: round(e.ci95?.[0] ?? null), ci_high: round(e.ci95?.[1] ?? null) };
+  return {
+    value: round(e.value),
+    se: round(e.se),
+    ci_low: round(e.ci95?.[0] ?? null),
+    ci_high: round(e.ci95?.[1] ?? null),
+  };
 }
 
 const plain = (value: number | null) => ({ value: round(value), se: null, ci_low: null, ci_high: null });
@@ -174,7 +229,11 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "Cases by annotation and adjudication state; agreed and adjudicated cases have a gold label.",
       ["state", "n"],
       states.map(([state, n]) => ({ state, n })),
-      horizontalBarChart("state", states.map(([state]) => state), DIAGNOSIS_COLOUR),
+      horizontalBarChart(
+        "state",
+        states.map(([state]) => state),
+        DIAGNOSIS_COLOUR,
+      ),
     ),
   );
 
@@ -185,7 +244,9 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "Sufficiency: Annotator A × Annotator B",
       `The 2×2 matrix of the ${s.n} cases with both primary annotations.`,
       ["annotator_a", "annotator_b", "n"],
-      s.categories.flatMap((a, i) => s.categories.map((b, j) => ({ annotator_a: a, annotator_b: b, n: s.matrix[i][j] }))),
+      s.categories.flatMap((a, i) =>
+        s.categories.map((b, j) => ({ annotator_a: a, annotator_b: b, n: s.matrix[i][j] })),
+      ),
       heatmap("annotator_a", "annotator_b", [...s.categories], 90),
     ),
   );
@@ -213,7 +274,12 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "Percent agreement, Cohen's kappa and Gwet's AC1 (bar: value; line: 95% CI). Diagnosis levels among cases both annotators called sufficient.",
       ["measure", "statistic", "n", "n_agreed", "value", "se", "ci_low", "ci_high"],
       agreementRows,
-      groupedCoefficientChart("measure", measures.map(([m]) => m), agreementStats, agreementRows),
+      groupedCoefficientChart(
+        "measure",
+        measures.map(([m]) => m),
+        agreementStats,
+        agreementRows,
+      ),
     ),
   );
 
@@ -225,7 +291,9 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "Earliest sufficient section: Annotator A × Annotator B",
       `Cases both annotators called sufficient (${e.n}).`,
       ["annotator_a", "annotator_b", "n"],
-      e.sections.flatMap((a, i) => e.sections.map((b, j) => ({ annotator_a: String(a), annotator_b: String(b), n: e.matrix[i][j] }))),
+      e.sections.flatMap((a, i) =>
+        e.sections.map((b, j) => ({ annotator_a: String(a), annotator_b: String(b), n: e.matrix[i][j] })),
+      ),
       heatmap("annotator_a", "annotator_b", sectionNames, 40),
     ),
   );
@@ -236,17 +304,33 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "Distribution of the absolute difference between the two annotators' earliest sufficient sections.",
       ["difference", "n", "share"],
       e.differences.map((x) => ({ difference: String(x.difference), n: x.n, share: round(x.share) })),
-      barChart({ field: "difference", title: "|A − B| (sections)", sort: e.differences.map((x) => String(x.difference)) }, DIAGNOSIS_COLOUR, {
-        labelAngle: 0,
-      }),
+      barChart(
+        { field: "difference", title: "|A − B| (sections)", sort: e.differences.map((x) => String(x.difference)) },
+        DIAGNOSIS_COLOUR,
+        {
+          labelAngle: 0,
+        },
+      ),
     ),
   );
   const earliestStats = ["Exact agreement", "Cohen's weighted kappa", "Gwet's AC2"];
   const earliestRows = [
     { label: "Exact agreement", statistic: earliestStats[0], weights: "", n: e.n, ...plain(e.exact_agreement) },
     ...(["linear", "quadratic"] as const).flatMap((w) => [
-      { label: `Weighted κ, ${w}`, statistic: earliestStats[1], weights: w, n: e.n, ...plain(e.weighted[w].cohen_kappa_weighted) },
-      { label: `AC2, ${w}`, statistic: earliestStats[2], weights: w, n: e.n, ...intervalColumns(e.weighted[w].gwet_ac2) },
+      {
+        label: `Weighted κ, ${w}`,
+        statistic: earliestStats[1],
+        weights: w,
+        n: e.n,
+        ...plain(e.weighted[w].cohen_kappa_weighted),
+      },
+      {
+        label: `AC2, ${w}`,
+        statistic: earliestStats[2],
+        weights: w,
+        n: e.n,
+        ...intervalColumns(e.weighted[w].gwet_ac2),
+      },
     ]),
   ];
   charts.push(
@@ -256,7 +340,11 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "Exact agreement and the weighted coefficients with linear and quadratic weights (line: 95% CI).",
       ["label", "statistic", "weights", "n", "value", "se", "ci_low", "ci_high"],
       earliestRows,
-      coefficientChart(earliestRows.map((r) => r.label), earliestStats, earliestRows),
+      coefficientChart(
+        earliestRows.map((r) => r.label),
+        earliestStats,
+        earliestRows,
+      ),
     ),
   );
 
@@ -275,18 +363,38 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
       "per-diagnosis",
       "Diagnosis agreement by gold category",
       `Share of cases on which the two annotators gave the same diagnosis, for the ${p.rows.length} most frequent gold categories (label: n).`,
-      ["category", "title", "n", "n_diagnosis_agreed", "diagnosis_agreement", "n_category_agreed", "category_agreement"],
+      [
+        "category",
+        "title",
+        "n",
+        "n_diagnosis_agreed",
+        "diagnosis_agreement",
+        "n_category_agreed",
+        "category_agreement",
+      ],
       perRows,
       {
         width: 360,
         height: { step: 20 },
         encoding: {
           y: { field: "category", type: "nominal", title: "Gold category", sort: perRows.map((r) => r.category) },
-          x: { field: "diagnosis_agreement", type: "quantitative", title: "Diagnosis agreement", scale: { domain: [0, 1] }, axis: { format: "%" } },
+          x: {
+            field: "diagnosis_agreement",
+            type: "quantitative",
+            title: "Diagnosis agreement",
+            scale: { domain: [0, 1] },
+            axis: { format: "%" },
+          },
         },
         layer: [
-          { mark: { type: "bar", color: DIAGNOSIS_COLOUR }, encoding: { tooltip: [{ field: "title" }, { field: "n" }] } },
-          { mark: { type: "text", align: "left", dx: 4, fontSize: 10 }, encoding: { text: { field: "n", type: "quantitative" } } },
+          {
+            mark: { type: "bar", color: DIAGNOSIS_COLOUR },
+            encoding: { tooltip: [{ field: "title" }, { field: "n" }] },
+          },
+          {
+            mark: { type: "text", align: "left", dx: 4, fontSize: 10 },
+            encoding: { text: { field: "n", type: "quantitative" } },
+          },
         ],
       },
     ),
@@ -369,5 +477,8 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
 
 /** The CSV of a chart's rows (CRLF, minimal quoting); a null is an empty cell. */
 export function chartCsv(chart: ReportChart): string {
-  return formatCsv([chart.fields, ...chart.rows.map((r) => chart.fields.map((f) => (r[f] === null || r[f] === undefined ? "" : String(r[f]))))]);
+  return formatCsv([
+    chart.fields,
+    ...chart.rows.map((r) => chart.fields.map((f) => (r[f] === null || r[f] === undefined ? "" : String(r[f])))),
+  ]);
 }

@@ -81,7 +81,10 @@ function blocks(report: StudyReport): Block[] {
   const s = report.sufficiency;
   heading("Sufficiency");
   text(`${s.n} case(s) with both primary annotations. Rows: Annotator A; columns: Annotator B.`);
-  table(["A \\ B", ...s.categories], s.categories.map((k, i) => [k, ...s.matrix[i].map(String)]));
+  table(
+    ["A \\ B", ...s.categories],
+    s.categories.map((k, i) => [k, ...s.matrix[i].map(String)]),
+  );
   table(
     ["Statistic", "Value", "SE", "95% CI"],
     [
@@ -101,7 +104,12 @@ function blocks(report: StudyReport): Block[] {
       ["Mean |difference| (sections)", fixed3(e.mean_absolute_difference), "", ""],
       ...(["linear", "quadratic"] as const).flatMap((w) => [
         [`Cohen's weighted kappa (${w})`, fixed3(e.weighted[w].cohen_kappa_weighted), "", ""],
-        [`Gwet's AC2 (${w})`, fixed3(e.weighted[w].gwet_ac2.value), fixed3(e.weighted[w].gwet_ac2.se), ci95(e.weighted[w].gwet_ac2)],
+        [
+          `Gwet's AC2 (${w})`,
+          fixed3(e.weighted[w].gwet_ac2.value),
+          fixed3(e.weighted[w].gwet_ac2.se),
+          ci95(e.weighted[w].gwet_ac2),
+        ],
       ]),
     ],
   );
@@ -128,7 +136,9 @@ function blocks(report: StudyReport): Block[] {
   else {
     text(
       `The ${p.rows.length} most frequent of ${p.n_categories} gold categories; agreement between the annotators ` +
-        (p.source === "reference_labels" ? "from the imported agreement flags." : "of the cases with that gold category."),
+        (p.source === "reference_labels"
+          ? "from the imported agreement flags."
+          : "of the cases with that gold category."),
     );
     table(
       ["Category", "Title", "n", "Sufficiency agreement", "Diagnosis agreement", "Category agreement"],
@@ -148,31 +158,63 @@ function blocks(report: StudyReport): Block[] {
   text(`${sourceText(report)} Each case's last section is in the Final column (INTEROP §4.6).`);
   table(
     ["Section", "Clarify", "Diagnose", "Abstain", "Total"],
-    l.action_labels.rows.map((r) => [r.column, String(r.clarify), String(r.diagnose), String(r.abstain), String(r.total)]),
+    l.action_labels.rows.map((r) => [
+      r.column,
+      String(r.clarify),
+      String(r.diagnose),
+      String(r.abstain),
+      String(r.total),
+    ]),
   );
 
   heading("Gold labels");
   text(`${sourceText(report)} ${l.sufficiency.sufficient} sufficient, ${l.sufficiency.insufficient} insufficient.`);
-  table(["ICD-10 code", "Cases"], l.icd10_codes.map((r) => [r.code, String(r.n)]));
-  table(["Category", "Title", "Cases"], l.icd10_categories.map((r) => [r.category, r.title ?? "", String(r.n)]));
-  table(["WHO block", "Cases"], l.icd10_groups.map((r) => [r.group, String(r.n)]));
+  table(
+    ["ICD-10 code", "Cases"],
+    l.icd10_codes.map((r) => [r.code, String(r.n)]),
+  );
+  table(
+    ["Category", "Title", "Cases"],
+    l.icd10_categories.map((r) => [r.category, r.title ?? "", String(r.n)]),
+  );
+  table(
+    ["WHO block", "Cases"],
+    l.icd10_groups.map((r) => [r.group, String(r.n)]),
+  );
   if (l.missing_info.length) {
-    table(["Missing information (insufficient)", "Cases"], l.missing_info.map((r) => [MISSING_LABEL.get(r.key) ?? r.key, String(r.n)]));
+    table(
+      ["Missing information (insufficient)", "Cases"],
+      l.missing_info.map((r) => [MISSING_LABEL.get(r.key) ?? r.key, String(r.n)]),
+    );
   }
 
   heading("Cases by age group and number of sections");
-  table(["Age group", "Cases"], l.age_groups.map((r) => [r.age_group, String(r.n)]));
-  table(["Sections", "Cases"], l.section_counts.map((r) => [String(r.sections), String(r.n)]));
+  table(
+    ["Age group", "Cases"],
+    l.age_groups.map((r) => [r.age_group, String(r.n)]),
+  );
+  table(
+    ["Sections", "Cases"],
+    l.section_counts.map((r) => [String(r.sections), String(r.n)]),
+  );
 
   const ref = report.reference_agreement;
   if (ref) {
     heading("Imported agreement flags");
-    text(`${ref.n} case(s) carry the imported dataset's agreement flags (percent agreement only: no annotator labels).`);
+    text(
+      `${ref.n} case(s) carry the imported dataset's agreement flags (percent agreement only: no annotator labels).`,
+    );
     table(
       ["Flag", "Percent agreement"],
       [
-        ["diagnosis_sufficiency_agreement", `${percent(ref.sufficiency.percent_agreement)} (${ofCount(ref.sufficiency.n_agreed, ref.sufficiency.n)})`],
-        ["diagnosis_agreement", `${percent(ref.diagnosis.percent_agreement)} (${ofCount(ref.diagnosis.n_agreed, ref.diagnosis.n)})`],
+        [
+          "diagnosis_sufficiency_agreement",
+          `${percent(ref.sufficiency.percent_agreement)} (${ofCount(ref.sufficiency.n_agreed, ref.sufficiency.n)})`,
+        ],
+        [
+          "diagnosis_agreement",
+          `${percent(ref.diagnosis.percent_agreement)} (${ofCount(ref.diagnosis.n_agreed, ref.diagnosis.n)})`,
+        ],
       ],
     );
   }
@@ -229,7 +271,9 @@ export function formatStudyReportMarkdown(report: StudyReport): string {
       parts.push(
         [
           `| ${b.header.map(mdCell).join(" | ")} |`,
-          `| ${numericColumns(b.header, b.rows).map((n) => (n ? "---:" : "---")).join(" | ")} |`,
+          `| ${numericColumns(b.header, b.rows)
+            .map((n) => (n ? "---:" : "---"))
+            .join(" | ")} |`,
           ...b.rows.map((r) => `| ${r.map(mdCell).join(" | ")} |`),
         ].join("\n"),
       );

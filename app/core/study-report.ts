@@ -106,9 +106,13 @@ export function referenceLabelOf(
   cells: ReferenceLabelCells,
   numSections: number,
 ): { gold: CaseLabel | null; agreement: { sufficiency: boolean | null; diagnosis: boolean | null } } {
-  const agreement = { sufficiency: flagOf(cells.diagnosisSufficiencyAgreement), diagnosis: flagOf(cells.diagnosisAgreement) };
+  const agreement = {
+    sufficiency: flagOf(cells.diagnosisSufficiencyAgreement),
+    diagnosis: flagOf(cells.diagnosisAgreement),
+  };
   const sufficiency = flagOf(cells.diagnosisSufficiency);
-  if (sufficiency === false) return { gold: { sufficiency: "insufficient", missingInfo: [], missingInfoOther: null }, agreement };
+  if (sufficiency === false)
+    return { gold: { sufficiency: "insufficient", missingInfo: [], missingInfoOther: null }, agreement };
   const code = parseIcd10(cells.diagnosis);
   const tau = Number(cells.earliestSufficientSection ?? "");
   if (sufficiency === true && code.ok && Number.isInteger(tau) && tau >= 1 && tau <= numSections) {
@@ -320,14 +324,18 @@ function countCases(records: readonly StudyCaseRecord[]): CaseCounts {
     else counts.annotations_in.none++;
     if (r.outcome) {
       counts.outcomes[r.outcome.status]++;
-      if (r.outcome.status !== "agreed" && r.outcome.disputeReason) counts.disputes_by_reason[r.outcome.disputeReason]++;
+      if (r.outcome.status !== "agreed" && r.outcome.disputeReason)
+        counts.disputes_by_reason[r.outcome.disputeReason]++;
     }
     if (r.gold) counts.with_gold++;
   }
   return counts;
 }
 
-function sufficiencyAgreement(pairs: readonly (readonly [CaseLabel, CaseLabel])[], reasons: Reasons): SufficiencyAgreement {
+function sufficiencyAgreement(
+  pairs: readonly (readonly [CaseLabel, CaseLabel])[],
+  reasons: Reasons,
+): SufficiencyAgreement {
   const path = "sufficiency";
   const matrix = [
     [0, 0],
@@ -382,7 +390,13 @@ function earliestSectionAgreement(pairs: readonly SufficientPair[], reasons: Rea
   const n = pairs.length;
   const weighted = {} as Record<OrdinalWeights, WeightedAgreement>;
   // The scale is 1..T_max whatever sections were chosen: the weights depend on its span (Gwet 2014 §3.2).
-  const table = n > 0 ? pairTable(pairs.map(([a, b]) => [String(a.earliestSection), String(b.earliestSection)]), sections.map(String)) : null;
+  const table =
+    n > 0
+      ? pairTable(
+          pairs.map(([a, b]) => [String(a.earliestSection), String(b.earliestSection)]),
+          sections.map(String),
+        )
+      : null;
   for (const w of ["linear", "quadratic"] as const) {
     const at = `${path}.weighted.${w}`;
     weighted[w] = table
@@ -441,14 +455,30 @@ function levelAgreement(
 function diagnosisAgreement(pairs: readonly SufficientPair[], reasons: Reasons, notes: string[]): DiagnosisAgreement {
   const parsed = pairs.map(([a, b]) => [parseIcd10(a.icd10), parseIcd10(b.icd10)] as const);
   const unreadable = parsed.filter(([a, b]) => !a.ok || !b.ok).length;
-  if (unreadable > 0) notes.push(`${unreadable} both-sufficient case(s) have a code that is not ICD-10 chapter V; left out of diagnosis agreement`);
-  const level = (f: (p: ReturnType<typeof parseIcd10>) => string | null) => parsed.map(([a, b]) => [f(a), f(b)] as const);
+  if (unreadable > 0)
+    notes.push(
+      `${unreadable} both-sufficient case(s) have a code that is not ICD-10 chapter V; left out of diagnosis agreement`,
+    );
+  const level = (f: (p: ReturnType<typeof parseIcd10>) => string | null) =>
+    parsed.map(([a, b]) => [f(a), f(b)] as const);
   return {
     n: pairs.length,
     // Equal diagnosis-level forms: the rule that decides disputes (gold.ts sameDiagnosis, SPEC §4, §6).
-    diagnosis_level: levelAgreement("diagnosis.diagnosis_level", level((p) => (p.ok ? p.diagnosisLevel : null)), reasons),
-    category: levelAgreement("diagnosis.category", level((p) => (p.ok ? p.category : null)), reasons),
-    group: levelAgreement("diagnosis.group", level((p) => (p.ok ? p.block : null)), reasons),
+    diagnosis_level: levelAgreement(
+      "diagnosis.diagnosis_level",
+      level((p) => (p.ok ? p.diagnosisLevel : null)),
+      reasons,
+    ),
+    category: levelAgreement(
+      "diagnosis.category",
+      level((p) => (p.ok ? p.category : null)),
+      reasons,
+    ),
+    group: levelAgreement(
+      "diagnosis.group",
+      level((p) => (p.ok ? p.block : null)),
+      reasons,
+    ),
   };
 }
 
@@ -458,7 +488,11 @@ function goldCategory(gold: CaseLabel | null): string | null {
   return p.ok ? p.category : null;
 }
 
-function perDiagnosis(records: readonly StudyCaseRecord[], options: StudyReportOptions, reasons: Reasons): PerDiagnosisAgreement {
+function perDiagnosis(
+  records: readonly StudyCaseRecord[],
+  options: StudyReportOptions,
+  reasons: Reasons,
+): PerDiagnosisAgreement {
   const topN = options.topCategories ?? 15;
   const title = options.categoryTitle ?? (() => null);
   const rows = new Map<string, PerDiagnosisRow>();
@@ -507,7 +541,10 @@ function perDiagnosis(records: readonly StudyCaseRecord[], options: StudyReportO
       if (r.referenceAgreement!.diagnosis) target.n_diagnosis_agreed++;
     }
   } else {
-    reasons.missing("per_diagnosis.rows", "no case has both a gold diagnosis and two primary annotations (or imported agreement flags)");
+    reasons.missing(
+      "per_diagnosis.rows",
+      "no case has both a gold diagnosis and two primary annotations (or imported agreement flags)",
+    );
   }
   const all = [...rows.values()].sort((x, y) => y.n - x.n || compareText(x.category, y.category));
   for (const r of all) {
@@ -522,7 +559,7 @@ const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Age groups in the order of their first number (18–27 … 78+), anything else after them, Unknown last. */
 function compareAgeGroups(a: string, b: string): number {
-  const rank = (s: string) => (s === UNKNOWN_AGE ? Infinity : (Number(/^\d+/.exec(s)?.[0] ?? NaN) || 1e9));
+  const rank = (s: string) => (s === UNKNOWN_AGE ? Infinity : Number(/^\d+/.exec(s)?.[0] ?? NaN) || 1e9);
   return rank(a) - rank(b) || compareText(a, b);
 }
 
@@ -532,14 +569,19 @@ function tally<K>(keys: Iterable<K>): Map<K, number> {
   return counts;
 }
 
-const byCountThenKey = <T extends { n: number }>(key: (x: T) => string) => (x: T, y: T) =>
-  y.n - x.n || compareText(key(x), key(y));
+const byCountThenKey =
+  <T extends { n: number }>(key: (x: T) => string) =>
+  (x: T, y: T) =>
+    y.n - x.n || compareText(key(x), key(y));
 
 function actionLabels(records: readonly StudyCaseRecord[], notes: string[]): LabelDistributions["action_labels"] {
   const withGold = records.filter((r) => r.gold !== null);
   const maxSections = Math.max(0, ...withGold.map((r) => r.numSections));
   // INTEROP §4.6 / paper Fig. 3: a case's last section goes to "Final", so T = 3 and T = 5 notes end together.
-  const columns = [...Array.from({ length: Math.max(0, maxSections - 1) }, (_, i) => `S${i + 1}`), ...(maxSections > 0 ? [ACTION_COLUMNS_FINAL] : [])];
+  const columns = [
+    ...Array.from({ length: Math.max(0, maxSections - 1) }, (_, i) => `S${i + 1}`),
+    ...(maxSections > 0 ? [ACTION_COLUMNS_FINAL] : []),
+  ];
   const rows = columns.map((column): ActionLabelRow => ({ column, clarify: 0, diagnose: 0, abstain: 0, total: 0 }));
   const key: Record<ExpertAction, "clarify" | "diagnose" | "abstain"> = {
     Clarify: "clarify",
@@ -561,11 +603,16 @@ function actionLabels(records: readonly StudyCaseRecord[], notes: string[]): Lab
       target.total++;
     });
   }
-  if (skipped > 0) notes.push(`${skipped} gold label(s) have an earliest section outside 1..T: left out of the action labels`);
+  if (skipped > 0)
+    notes.push(`${skipped} gold label(s) have an earliest section outside 1..T: left out of the action labels`);
   return { columns, rows };
 }
 
-function labelDistributions(records: readonly StudyCaseRecord[], options: StudyReportOptions, notes: string[]): LabelDistributions {
+function labelDistributions(
+  records: readonly StudyCaseRecord[],
+  options: StudyReportOptions,
+  notes: string[],
+): LabelDistributions {
   const title = options.categoryTitle ?? (() => null);
   const gold = records.filter((r) => r.gold !== null);
   const source: Record<GoldSource, number> = { agreed: 0, adjudicated: 0, reference: 0 };
@@ -650,4 +697,3 @@ export function buildStudyReport(records: readonly StudyCaseRecord[], options: S
   };
   return report;
 }
-

@@ -40,8 +40,18 @@ function Chart({ chart, base }: { chart: RenderedChart | undefined; base: string
       <figcaption>
         <small className="muted">{chart.caption}</small>{" "}
         <small>
-          Download: <a href={`${base}/${chart.id}.svg`} download>SVG</a> · <a href={`${base}/${chart.id}.png`} download>PNG</a> ·{" "}
-          <a href={`${base}/${chart.id}.csv`} download>data (CSV)</a>
+          Download:{" "}
+          <a href={`${base}/${chart.id}.svg`} download>
+            SVG
+          </a>{" "}
+          ·{" "}
+          <a href={`${base}/${chart.id}.png`} download>
+            PNG
+          </a>{" "}
+          ·{" "}
+          <a href={`${base}/${chart.id}.csv`} download>
+            data (CSV)
+          </a>
         </small>
       </figcaption>
     </figure>
@@ -165,8 +175,9 @@ export default function StudyStatsPage() {
         </a>
       </div>
       <p className="muted">
-        Agreement between the two primary annotations of each case, before adjudication (SPEC §7). Annotator A and B are each
-        case's anonymised annotators. The same report: <code>npm run concord -- stats --study "{report.study.name}"</code>.
+        Agreement between the two primary annotations of each case, before adjudication (SPEC §7). Annotator A and B are
+        each case's anonymised annotators. The same report:{" "}
+        <code>npm run concord -- stats --study "{report.study.name}"</code>.
       </p>
       {report.notes.length ? (
         <div className="notice warn" role="status">
@@ -239,7 +250,11 @@ export default function StudyStatsPage() {
               <tr>
                 <td>Percent agreement</td>
                 <td className="num">
-                  <Value text={`${percent(s.percent_agreement)} (${s.n_agreed}/${s.n})`} path="sufficiency.percent_agreement" reasons={reasons} />
+                  <Value
+                    text={`${percent(s.percent_agreement)} (${s.n_agreed}/${s.n})`}
+                    path="sufficiency.percent_agreement"
+                    reasons={reasons}
+                  />
                 </td>
                 <td />
                 <td />
@@ -281,7 +296,11 @@ export default function StudyStatsPage() {
               <tr>
                 <td>Exact agreement</td>
                 <td className="num">
-                  <Value text={`${percent(e.exact_agreement)} (${e.n_exact}/${e.n})`} path="earliest_section.exact_agreement" reasons={reasons} />
+                  <Value
+                    text={`${percent(e.exact_agreement)} (${e.n_exact}/${e.n})`}
+                    path="earliest_section.exact_agreement"
+                    reasons={reasons}
+                  />
                 </td>
                 <td />
                 <td />
@@ -289,7 +308,11 @@ export default function StudyStatsPage() {
               <tr>
                 <td>Mean |A − B| (sections)</td>
                 <td className="num">
-                  <Value text={fixed3(e.mean_absolute_difference)} path="earliest_section.mean_absolute_difference" reasons={reasons} />
+                  <Value
+                    text={fixed3(e.mean_absolute_difference)}
+                    path="earliest_section.mean_absolute_difference"
+                    reasons={reasons}
+                  />
                 </td>
                 <td />
                 <td />
@@ -309,7 +332,11 @@ export default function StudyStatsPage() {
                 </tr>,
                 <tr key={`ac2-${w}`}>
                   <td>Gwet's AC2 ({w})</td>
-                  <Interval e={e.weighted[w].gwet_ac2} path={`earliest_section.weighted.${w}.gwet_ac2`} reasons={reasons} />
+                  <Interval
+                    e={e.weighted[w].gwet_ac2}
+                    path={`earliest_section.weighted.${w}.gwet_ac2`}
+                    reasons={reasons}
+                  />
                 </tr>,
               ])}
             </tbody>
@@ -362,7 +389,11 @@ export default function StudyStatsPage() {
               <td className="num">{x.n}</td>
               <td className="num">{x.n_categories}</td>
               <td className="num">
-                <Value text={`${percent(x.percent_agreement)} (${x.n_agreed}/${x.n})`} path={`${path}.percent_agreement`} reasons={reasons} />
+                <Value
+                  text={`${percent(x.percent_agreement)} (${x.n_agreed}/${x.n})`}
+                  path={`${path}.percent_agreement`}
+                  reasons={reasons}
+                />
               </td>
               <td className="num">
                 <Value text={fixed3(x.cohen_kappa)} path={`${path}.cohen_kappa`} reasons={reasons} />
@@ -383,11 +414,19 @@ export default function StudyStatsPage() {
               ? "agreement from the imported dataset's agreement flags."
               : "agreement between the two annotators on the cases with that gold category.")}
       </p>
-      <DataTable data={p.rows} columns={columns} rowProps={(r) => ({ "data-category": r.category })} empty="No gold diagnoses yet." />
+      <DataTable
+        data={p.rows}
+        columns={columns}
+        rowProps={(r) => ({ "data-category": r.category })}
+        empty="No gold diagnoses yet."
+      />
       <Chart chart={byId.get("per-diagnosis")} base={base} />
 
       <h2>Expert action labels by section</h2>
-      <p>{source} Each case's last section is in the Final column, so notes of 3, 4 and 5 sections end together (INTEROP §4.6).</p>
+      <p>
+        {source} Each case's last section is in the Final column, so notes of 3, 4 and 5 sections end together (INTEROP
+        §4.6).
+      </p>
       <Pair>
         <table data-testid="action-labels">
           <thead>
@@ -450,14 +489,24 @@ export default function StudyStatsPage() {
         <>
           <h2>Imported agreement flags</h2>
           <p>
-            {report.reference_agreement.n} case(s) carry the imported dataset's agreement flags: percent agreement only (the file has no
-            annotator labels).
+            {report.reference_agreement.n} case(s) carry the imported dataset's agreement flags: percent agreement only
+            (the file has no annotator labels).
           </p>
           <CountTable
             head={["Flag", "Agreed"]}
             rows={[
-              [`diagnosis_sufficiency_agreement (${percent(report.reference_agreement.sufficiency.percent_agreement)} of ${report.reference_agreement.sufficiency.n})`, report.reference_agreement.sufficiency.n_agreed],
-              [`diagnosis_agreement (${percent(report.reference_agreement.diagnosis.percent_agreement)} of ${report.reference_agreement.diagnosis.n})`, report.reference_agreement.diagnosis.n_agreed],
+              [
+                `diagnosis_sufficiency_agreement (${percent(
+                  report.reference_agreement.sufficiency.percent_agreement,
+                )} of ${report.reference_agreement.sufficiency.n})`,
+                report.reference_agreement.sufficiency.n_agreed,
+              ],
+              [
+                `diagnosis_agreement (${percent(report.reference_agreement.diagnosis.percent_agreement)} of ${
+                  report.reference_agreement.diagnosis.n
+                })`,
+                report.reference_agreement.diagnosis.n_agreed,
+              ],
             ]}
           />
         </>

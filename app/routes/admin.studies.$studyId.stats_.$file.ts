@@ -11,7 +11,10 @@ import { getStudyReportFile } from "~/services/study-report.server";
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const id = z.coerce.number().int().positive().safeParse(params.studyId);
-  const file = invariantFound(id.success ? await getStudyReportFile(getDb(), id.data, params.file ?? "") : null, "No such file.");
+  const file = invariantFound(
+    id.success ? await getStudyReportFile(getDb(), id.data, params.file ?? "") : null,
+    "No such file.",
+  );
   return new Response(file.body, {
     headers: {
       "Content-Type": file.contentType,

@@ -445,7 +445,11 @@ function prepareUnit(
   if (open.size === 0 && existing.runJson.status === "complete" && existing.repairs.length === 0) {
     return { unit: { ...unitBase, writer: null, runJson: existing.runJson }, existing };
   }
-  const runJson: RunJson = { ...wanted, sessions: [...(existing.runJson.sessions ?? []), session] };
+  // A session still "running" on disk ended without closing the run: the process was killed.
+  const previous = (existing.runJson.sessions ?? []).map((s) =>
+    s.status === "running" ? { ...s, status: "interrupted" as const, message: "the process ended without closing the run" } : s,
+  );
+  const runJson: RunJson = { ...wanted, sessions: [...previous, session] };
   const writer = new RunFolderWriter(existingDir);
   writer.writeRunJson(runJson);
   return { unit: { ...unitBase, writer, runJson }, existing };

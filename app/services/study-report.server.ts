@@ -106,13 +106,16 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
       ageGroup: c.ageGroup,
       annotationsIn: submitted.length,
       annotations: pair,
-      outcome: outcome ? { status: outcome.status, disputeReason: outcome.disputeReason as DisputeReason | null } : null,
+      outcome: outcome
+        ? { status: outcome.status, disputeReason: outcome.disputeReason as DisputeReason | null }
+        : null,
       gold,
       goldSource,
       referenceAgreement: fromReference ? fromReference.agreement : null,
     };
   });
-  if (unreadableReference > 0) notes.push(`${unreadableReference} case(s) have reference labels that do not make a gold label`);
+  if (unreadableReference > 0)
+    notes.push(`${unreadableReference} case(s) have reference labels that do not make a gold label`);
   return { records, notes };
 }
 
@@ -146,7 +149,12 @@ const charts = () => import("../lib/charts.server");
 export async function renderStudyReportCharts(report: StudyReport): Promise<RenderedChart[]> {
   const { renderSvg } = await charts();
   return Promise.all(
-    studyReportCharts(report).map(async (c) => ({ id: c.id, title: c.title, caption: c.caption, svg: await renderSvg(c.spec) })),
+    studyReportCharts(report).map(async (c) => ({
+      id: c.id,
+      title: c.title,
+      caption: c.caption,
+      svg: await renderSvg(c.spec),
+    })),
   );
 }
 
@@ -182,15 +190,19 @@ export async function getStudyReportFile(db: Db, studyId: number, file: string):
   if (!report) return null;
   const filename = `${slug(report.study.name)}-${file}`;
   if (stem === REPORT_FILE_STEM) {
-    if (ext === "json") return { filename, contentType: "application/json; charset=utf-8", body: JSON.stringify(report, null, 2) + "\n" };
-    if (ext === "md") return { filename, contentType: "text/markdown; charset=utf-8", body: formatStudyReportMarkdown(report) };
+    if (ext === "json")
+      return { filename, contentType: "application/json; charset=utf-8", body: JSON.stringify(report, null, 2) + "\n" };
+    if (ext === "md")
+      return { filename, contentType: "text/markdown; charset=utf-8", body: formatStudyReportMarkdown(report) };
     return null;
   }
   const chart: ReportChart | undefined = studyReportCharts(report).find((c) => c.id === stem);
   if (!chart) return null;
   const { renderSvg, svgToPng } = await charts();
   if (ext === "csv") return { filename, contentType: "text/csv; charset=utf-8", body: chartCsv(chart) };
-  if (ext === "svg") return { filename, contentType: "image/svg+xml; charset=utf-8", body: await renderSvg(chart.spec) };
-  if (ext === "png") return { filename, contentType: "image/png", body: new Uint8Array(svgToPng(await renderSvg(chart.spec))) };
+  if (ext === "svg")
+    return { filename, contentType: "image/svg+xml; charset=utf-8", body: await renderSvg(chart.spec) };
+  if (ext === "png")
+    return { filename, contentType: "image/png", body: new Uint8Array(svgToPng(await renderSvg(chart.spec))) };
   return null;
 }

@@ -25,7 +25,13 @@ beforeEach(() => {
 });
 afterEach(() => cleanup());
 
-const SECTIONS = ["presenting_symptoms", "psychiatric_history", "psychiatric_exam", "psychological_exam", "secondary_diagnoses"];
+const SECTIONS = [
+  "presenting_symptoms",
+  "psychiatric_history",
+  "psychiatric_exam",
+  "psychological_exam",
+  "secondary_diagnoses",
+];
 
 /** A JSONL file of cases with `t` non-empty sections each. */
 function notes(cases: { id: string; t: number; age: string }[]): Uint8Array {
@@ -40,8 +46,17 @@ function notes(cases: { id: string; t: number; age: string }[]): Uint8Array {
   return new TextEncoder().encode(lines.join("\n") + "\n");
 }
 
-const suff = (icd10: string, earliestSection: number): AnnotationValues => ({ ...EMPTY_VALUES, sufficiency: "sufficient", icd10, earliestSection });
-const insuff = (...missingInfo: string[]): AnnotationValues => ({ ...EMPTY_VALUES, sufficiency: "insufficient", missingInfo });
+const suff = (icd10: string, earliestSection: number): AnnotationValues => ({
+  ...EMPTY_VALUES,
+  sufficiency: "sufficient",
+  icd10,
+  earliestSection,
+});
+const insuff = (...missingInfo: string[]): AnnotationValues => ({
+  ...EMPTY_VALUES,
+  sufficiency: "insufficient",
+  missingInfo,
+});
 
 async function annotatedStudy() {
   const one = await makeUser(db, "annotator1", ["annotator"]);
@@ -92,11 +107,27 @@ describe("getStudyReport", () => {
     });
 
     // n3's sufficient label is in the row of whichever annotation case_outcomes shows as Annotator A.
-    const order: number[] = JSON.parse(db.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, id.get("n3")!)).get()!.annotatorOrder);
+    const order: number[] = JSON.parse(
+      db
+        .select()
+        .from(caseOutcomes)
+        .where(eq(caseOutcomes.caseId, id.get("n3")!))
+        .get()!.annotatorOrder,
+    );
     const firstIsA = order[0] === Math.min(...order); // annotator1 submitted first, so has the lower annotation id
     const s = report.sufficiency;
     expect(s.n).toBe(4);
-    expect(s.matrix).toEqual(firstIsA ? [[2, 1], [0, 1]] : [[2, 0], [1, 1]]);
+    expect(s.matrix).toEqual(
+      firstIsA
+        ? [
+            [2, 1],
+            [0, 1],
+          ]
+        : [
+            [2, 0],
+            [1, 1],
+          ],
+    );
     expect(s.percent_agreement).toBeCloseTo(3 / 4, 12);
     expect(s.gwet_ac1.value).not.toBeNull();
 
@@ -143,7 +174,10 @@ describe("getStudyReport", () => {
     const { study, id } = await annotatedStudy();
     // The adjudication service's end state for n2 (not under test here): status adjudicated, gold = the decision.
     db.update(caseOutcomes)
-      .set({ status: "adjudicated", gold: JSON.stringify({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 1 }) })
+      .set({
+        status: "adjudicated",
+        gold: JSON.stringify({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 1 }),
+      })
       .where(eq(caseOutcomes.caseId, id.get("n2")!))
       .run();
     const report = getStudyReport(db, study.id)!;
@@ -151,33 +185,60 @@ describe("getStudyReport", () => {
     expect(report.case_counts.disputes_by_reason).toEqual({ sufficiency: 1, diagnosis: 1 });
     expect(report.label_distributions.source).toEqual({ agreed: 2, adjudicated: 1, reference: 0 });
     // F32 now has n1 (agreed) and n2 (adjudicated, the annotators differed at diagnosis level).
-    expect(report.per_diagnosis.rows.map((r) => [r.category, r.n, r.n_diagnosis_agreed, r.n_category_agreed])).toEqual([["F32", 2, 1, 2]]);
+    expect(report.per_diagnosis.rows.map((r) => [r.category, r.n, r.n_diagnosis_agreed, r.n_category_agreed])).toEqual([
+      ["F32", 2, 1, 2],
+    ]);
     // Agreement is still that of the primary annotations (SPEC §7: before adjudication).
     expect(report.diagnosis.diagnosis_level.n_agreed).toBe(1);
   });
 
   it("uses an imported dataset's reference labels while the study has no gold labels of its own", () => {
-    const header = ["id", "age_group", "sex", ...SECTIONS, "diagnosis_sufficiency", "diagnosis_sufficiency_agreement", "diagnosis", "diagnosis_agreement", "earliest_sufficient_section"];
+    const header = [
+      "id",
+      "age_group",
+      "sex",
+      ...SECTIONS,
+      "diagnosis_sufficiency",
+      "diagnosis_sufficiency_agreement",
+      "diagnosis",
+      "diagnosis_agreement",
+      "earliest_sufficient_section",
+    ];
     const rows = [
       ["r1", "58-67", "M", "a", "b", "c", "", "", "1", "1", "F33.1", "1", "2"],
       ["r2", "58-67", "F", "a", "b", "c", "d", "", "1", "0", "F33.2", "0", "4"],
       ["r3", "18-27", "F", "a", "b", "c", "d", "e", "0", "1", "", "1", ""],
     ];
     const csv = [header, ...rows].map((r) => r.join(",")).join("\n") + "\n";
-    importCases(db, { studyName: "Released", bytes: new TextEncoder().encode(csv), filename: "data.csv", actorId: null });
+    importCases(db, {
+      studyName: "Released",
+      bytes: new TextEncoder().encode(csv),
+      filename: "data.csv",
+      actorId: null,
+    });
     const report = requireStudyReportByName(db, "Released");
     expect(report.label_distributions.source).toEqual({ agreed: 0, adjudicated: 0, reference: 3 });
     expect(report.label_distributions.icd10_codes).toEqual([
       { code: "F33.1", n: 1 },
       { code: "F33.2", n: 1 },
     ]);
-    expect(report.label_distributions.action_labels.rows.at(-1)).toEqual({ column: "Final", clarify: 0, diagnose: 2, abstain: 1, total: 3 });
+    expect(report.label_distributions.action_labels.rows.at(-1)).toEqual({
+      column: "Final",
+      clarify: 0,
+      diagnose: 2,
+      abstain: 1,
+      total: 3,
+    });
     expect(report.reference_agreement).toEqual({
       n: 3,
       sufficiency: { n: 3, n_agreed: 2, percent_agreement: 2 / 3 },
       diagnosis: { n: 3, n_agreed: 2, percent_agreement: 2 / 3 },
     });
-    expect(report.per_diagnosis).toMatchObject({ source: "reference_labels", n_categories: 1, rows: [{ category: "F33", n: 2, n_diagnosis_agreed: 1 }] });
+    expect(report.per_diagnosis).toMatchObject({
+      source: "reference_labels",
+      n_categories: 1,
+      rows: [{ category: "F33", n: 2, n_diagnosis_agreed: 1 }],
+    });
     expect(report.sufficiency.n).toBe(0);
     expect(report.reasons["sufficiency.cohen_kappa"]).toMatch(/no case has both primary annotations/);
   });
@@ -205,7 +266,9 @@ describe("getStudyReportFile (the dashboard's downloads)", () => {
 
     const png = (await getStudyReportFile(db, study.id, "age-groups.png"))!;
     expect(png.contentType).toBe("image/png");
-    expect(Buffer.from(png.body as Uint8Array).subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(Buffer.from(png.body as Uint8Array).subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    );
 
     const json = (await getStudyReportFile(db, study.id, "study-report.json"))!;
     expect(JSON.parse(String(json.body))).toEqual(JSON.parse(JSON.stringify(getStudyReport(db, study.id))));

@@ -156,14 +156,22 @@ export function scriptedTag(text: string): { action: ScriptedAction; code?: stri
   return { action: m[1] as ScriptedAction, code: m[2] };
 }
 
+/** The last `case-<id> s<k>` marker of a text: tests name sections so, to tell which case and step a call is. */
+export function caseMarker(text: string): string {
+  const all = [...text.matchAll(/\bcase-[\w-]+ s\d+\b/g)];
+  return all.length > 0 ? all[all.length - 1][0] : "?";
+}
+
 /** Answers model requests (any model but `judgeModel`) and judge requests from the scripted tags. */
 export function scriptedHandler(judgeModel: string, delayMs = 0): StubHandler {
   return (call) => {
     if (call.model !== judgeModel) {
       const tag = scriptedTag(call.last);
-      if (!tag) return { content: "I am not sure.", delayMs };
+      const about = caseMarker(call.last);
+      if (!tag) return { content: `I am not sure about ${about}.`, delayMs };
       if (tag.action === "empty") return { content: "", delayMs };
-      return { content: `  Answer ACTION=${tag.action}${tag.code ? ` CODE=${tag.code}` : ""} $& $1 \u2028 \u0085 end `, delayMs };
+      const code = tag.code ? ` CODE=${tag.code}` : "";
+      return { content: `  Answer about ${about}: ACTION=${tag.action}${code} $& $1 \u2028 \u0085 end `, delayMs };
     }
     const m = /ACTION=([a-z-]+)(?: CODE=(\S+))?/.exec(call.last);
     const action = (m?.[1] ?? "abstain") as ScriptedAction;

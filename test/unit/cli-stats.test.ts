@@ -10,7 +10,9 @@ import type { CliIO } from "../../app/cli/command";
 import { buildStudyReport, type StudyCaseRecord } from "../../app/core/study-report";
 import { ServiceError } from "../../app/services/users.server";
 
-const records: StudyCaseRecord[] = JSON.parse(readFileSync(new URL("../fixtures/study-report/study.json", import.meta.url), "utf8"));
+const records: StudyCaseRecord[] = JSON.parse(
+  readFileSync(new URL("../fixtures/study-report/study.json", import.meta.url), "utf8"),
+);
 const report = buildStudyReport(records, { study: { id: 3, name: "Hand study" } });
 
 vi.mock("../../app/lib/db.server", () => ({ getDb: () => ({}) }));
@@ -77,7 +79,10 @@ describe("concord stats", () => {
       code: 2,
       err: "concord stats: give --json or --md, not both\n",
     });
-    expect(await run(["stats", "--study", "Hand study", "--csv"])).toMatchObject({ code: 2, err: expect.stringContaining("See --help") });
+    expect(await run(["stats", "--study", "Hand study", "--csv"])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("See --help"),
+    });
     expect(await run(["stats", "--study", "Other"])).toMatchObject({
       code: 2,
       out: "",

@@ -17,9 +17,15 @@ const records: StudyCaseRecord[] = JSON.parse(readFileSync(fixture("study.json")
 const expected = JSON.parse(readFileSync(fixture("expected.json"), "utf8"));
 const STUDY = { id: 7, name: "Hand study" };
 
-const report = buildStudyReport(records, { study: STUDY, categoryTitle: (c) => (c === "F20" ? "Schizophrenia" : null) });
+const report = buildStudyReport(records, {
+  study: STUDY,
+  categoryTitle: (c) => (c === "F20" ? "Schizophrenia" : null),
+});
 
-function expectInterval(actual: { value: number | null; se: number | null; ci95: [number, number] | null }, wanted: any) {
+function expectInterval(
+  actual: { value: number | null; se: number | null; ci95: [number, number] | null },
+  wanted: any,
+) {
   expect(actual.value).toBeCloseTo(wanted.value, 10);
   expect(actual.se).toBeCloseTo(wanted.se, 10);
   expect(actual.ci95![0]).toBeCloseTo(wanted.ci95[0], 8);
@@ -79,7 +85,10 @@ describe("buildStudyReport on the hand-worked study", () => {
     expect(e.matrix[3][1]).toBe(1); // case 9: A section 4, B section 2
     expect(e.matrix.flat().reduce((a, b) => a + b, 0)).toBe(9);
     for (const w of ["linear", "quadratic"] as const) {
-      expect(e.weighted[w].cohen_kappa_weighted).toBeCloseTo(expected.earliest_section.weighted[w].cohen_kappa_weighted, 12);
+      expect(e.weighted[w].cohen_kappa_weighted).toBeCloseTo(
+        expected.earliest_section.weighted[w].cohen_kappa_weighted,
+        12,
+      );
       expectInterval(e.weighted[w].gwet_ac2, expected.earliest_section.weighted[w].gwet_ac2);
     }
   });
@@ -207,7 +216,11 @@ describe("buildStudyReport on the hand-worked study", () => {
 
 describe("buildStudyReport with undefined values", () => {
   const label = (s: CaseLabel) => s;
-  const record = (i: number, annotations: StudyCaseRecord["annotations"], extra: Partial<StudyCaseRecord> = {}): StudyCaseRecord => ({
+  const record = (
+    i: number,
+    annotations: StudyCaseRecord["annotations"],
+    extra: Partial<StudyCaseRecord> = {},
+  ): StudyCaseRecord => ({
     caseId: i,
     externalId: `x${i}`,
     numSections: 3,
@@ -237,7 +250,10 @@ describe("buildStudyReport with undefined values", () => {
 
   it("keeps AC1 defined when every note is sufficient, and says why kappa is not", () => {
     const both = (code: string, s: number) =>
-      [label({ sufficiency: "sufficient", icd10: code, earliestSection: s }), label({ sufficiency: "sufficient", icd10: code, earliestSection: s })] as const;
+      [
+        label({ sufficiency: "sufficient", icd10: code, earliestSection: s }),
+        label({ sufficiency: "sufficient", icd10: code, earliestSection: s }),
+      ] as const;
     const r = buildStudyReport([record(1, both("F32.1", 1)), record(2, both("F32.1", 1))], { study: STUDY });
     // Both categories count (q = 2): π_S = 1, p_e = 0, AC1 = p_a = 1. Kappa's chance agreement is 1: 0/0.
     expect(r.sufficiency.gwet_ac1.value).toBe(1);
@@ -261,12 +277,20 @@ describe("buildStudyReport with undefined values", () => {
 
 describe("reference labels (an imported, already-labelled dataset)", () => {
   it("reads the released CSV's cells as a gold label and agreement flags", () => {
-    const cells = { diagnosisSufficiency: "1", diagnosisSufficiencyAgreement: "1", diagnosis: "F33.1", diagnosisAgreement: "0", earliestSufficientSection: "2" };
+    const cells = {
+      diagnosisSufficiency: "1",
+      diagnosisSufficiencyAgreement: "1",
+      diagnosis: "F33.1",
+      diagnosisAgreement: "0",
+      earliestSufficientSection: "2",
+    };
     expect(referenceLabelOf(cells, 3)).toEqual({
       gold: { sufficiency: "sufficient", icd10: "F33.1", earliestSection: 2 },
       agreement: { sufficiency: true, diagnosis: false },
     });
-    expect(referenceLabelOf({ ...cells, diagnosisSufficiency: "0", diagnosis: "", earliestSufficientSection: "" }, 3).gold).toEqual({
+    expect(
+      referenceLabelOf({ ...cells, diagnosisSufficiency: "0", diagnosis: "", earliestSufficientSection: "" }, 3).gold,
+    ).toEqual({
       sufficiency: "insufficient",
       missingInfo: [],
       missingInfoOther: null,
@@ -284,7 +308,13 @@ describe("reference labels (an imported, already-labelled dataset)", () => {
     ];
     const recs = rows.map(([suff, sa, code, da, tau], i): StudyCaseRecord => {
       const ref = referenceLabelOf(
-        { diagnosisSufficiency: suff, diagnosisSufficiencyAgreement: sa, diagnosis: code, diagnosisAgreement: da, earliestSufficientSection: tau ? String(tau) : "" },
+        {
+          diagnosisSufficiency: suff,
+          diagnosisSufficiencyAgreement: sa,
+          diagnosis: code,
+          diagnosisAgreement: da,
+          earliestSufficientSection: tau ? String(tau) : "",
+        },
         3,
       );
       return {
@@ -367,7 +397,14 @@ describe("charts and text forms of the report", () => {
   it("prints text and Markdown with every section", () => {
     const text = formatStudyReportText(report);
     const md = formatStudyReportMarkdown(report);
-    for (const heading of ["Sufficiency", "Earliest sufficient section", "Diagnosis", "Per diagnosis", "Expert action labels by section", "Gold labels"]) {
+    for (const heading of [
+      "Sufficiency",
+      "Earliest sufficient section",
+      "Diagnosis",
+      "Per diagnosis",
+      "Expert action labels by section",
+      "Gold labels",
+    ]) {
       expect(text).toContain(`\n${heading}\n`);
       expect(md).toContain(`\n## ${heading}\n`);
     }
