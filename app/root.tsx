@@ -54,8 +54,10 @@ function Header() {
         <nav aria-label="Main">
           {user.roles.includes("annotator") && <NavLink to="/annotate">Annotate</NavLink>}
           {user.roles.includes("adjudicator") && <NavLink to="/adjudicate">Adjudicate</NavLink>}
+          {(user.roles.includes("rater") || user.roles.includes("admin")) && <NavLink to={user.roles.includes("admin") ? "/admin/judge" : "/rate"}>{user.roles.includes("admin") ? "Judges" : "Rate"}</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin">Studies</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/users">Users</NavLink>}
+          {(user.roles.includes("admin") || user.roles.includes("rater")) && <NavLink to={user.roles.includes("admin") ? "/admin/screening" : "/review"}>Screening</NavLink>}
         </nav>
       ) : null}
       {user ? (

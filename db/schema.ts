@@ -169,7 +169,7 @@ export const events = sqliteTable(
     entity: text("entity").notNull(),
     entityId: text("entity_id").notNull(),
     action: text("action").notNull(),
-    /** JSON: { field: [old, new] } or a free-form detail object. Never note text. */
+    /** JSON: { field: [old, new] } or a free-form detail object. Never the case's clinical text (labels and annotator notes are what the trail is for). */
     changes: text("changes").notNull().default("{}"),
   },
   (t) => [index("events_case_idx").on(t.caseId, t.id), index("events_entity_idx").on(t.entity, t.entityId)],
@@ -291,3 +291,4 @@ export const adjudications = sqliteTable(
 );
 export * from "./schema-screening";
 export * from "./schema-judge";
+export * from "./schema-ratings";

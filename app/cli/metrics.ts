@@ -48,7 +48,7 @@ JSON: {mode: "paper"|"reference", software, gold: {cases, sufficient, insufficie
   warnings, reference_scripts (reference)}.
 Every metric is {mean, sd, ci95: [low, high], n} over seeds, proportions as fractions in [0, 1]; sd and ci95
 are null with one seed; a metric whose denominator is empty is null. Timing, stage 1 and the curves apply to
-the sequential strategies only (null otherwise).
+the sequential strategies only (null otherwise); the paper reports stage 1 for sequential_info_neutral_prompting.
 
 Exit status: 0 on success, 2 for bad input.
 `;
@@ -115,7 +115,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (values.json) io.out(JSON.stringify(document) + "\n");
   else {
     io.out(buildReport(output, { version, goldPath, runs: dirs, figures: [] }));
-    if (values.out !== undefined) io.out(`\nWrote ${join(values.out, "report.md")}, metrics.json and ${figures.length} figures.\n`);
+    if (values.out !== undefined)
+      io.out(`\nWrote ${join(values.out, "report.md")}, metrics.json and ${figures.length} figures.\n`);
   }
   for (const w of values.json ? output.warnings : []) io.err(`warning: ${w}\n`);
   return 0;
@@ -123,7 +124,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
 export const metricsCommand: Command = {
   name: "metrics",
-  summary: "evaluation metrics and figures from run folders (paper definitions or --compat reference)",
+  summary: "Evaluation metrics and figures from run folders (paper definitions or --compat reference)",
   help,
   run,
 };

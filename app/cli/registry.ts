@@ -4,8 +4,10 @@ import { backupCommand } from "./backup";
 import type { Command } from "./command";
 import { exportGoldCommand, importGoldCommand } from "./gold";
 import { importCommand } from "./import";
+import { judgeAssignCommand, judgeExportCommand, judgeImportCommand, judgeImportOutputsCommand, judgeReportCommand, judgeSampleCommand } from "./judge";
 import { metricsCommand } from "./metrics";
 import { runCommand } from "./run";
+import { screeningImportCommand, screeningReleaseCommand, screeningReportCommand, screeningRoundCommand } from "./screening";
 import { statsCommand } from "./stats";
 import { usersCommand } from "./users";
 
@@ -17,8 +19,18 @@ export const commands: Command[] = [
   exportGoldCommand,
   importCommand,
   importGoldCommand,
+  judgeAssignCommand,
+  judgeExportCommand,
+  judgeImportCommand,
+  judgeImportOutputsCommand,
+  judgeReportCommand,
+  judgeSampleCommand,
   metricsCommand,
   runCommand,
+  screeningImportCommand,
+  screeningReleaseCommand,
+  screeningReportCommand,
+  screeningRoundCommand,
   statsCommand,
   usersCommand,
 ];

@@ -78,8 +78,9 @@ evaluations/multiple_seed_runs/runs_seeds/ (INTEROP §3.1).
 
 Resuming: rerun the same command. The run folder of each (model, strategy, seed) in --out is found again, finished
 cases are not queried again, and unfinished ones continue from their last answered call. A run made with other
-decoding parameters, prompts or samples is refused. A dead endpoint (connection refused, unknown host, 401/403/404,
-or retries used up) stops the run with a message, keeping everything finished. Ctrl-C stops the same way.
+decoding parameters, prompts or samples is refused; a complete run is not repeated (use another --out for a fresh
+one). A dead endpoint (connection refused, unknown host, 401/403/404, or retries used up) stops the run with a
+message, keeping everything finished. Ctrl-C stops the same way.
 
 Progress goes to stderr (a bar with rate and ETA on a terminal). Note text is never printed.
 Exit status: 0 when every run is complete, 1 when a run stopped early (rerun to resume), 2 for bad input.
@@ -88,7 +89,8 @@ Exit status: 0 when every run is complete, 1 when a run stopped early (rerun to 
 function parseNumber(value: string | undefined, flag: string, fallback: number, check: (n: number) => boolean): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || !check(n)) throw new CliError(`${flag} got "${value}". See --help.`);
+  if (value.trim() === "" || !Number.isFinite(n) || !check(n))
+    throw new CliError(`${flag} got "${value}". See --help.`);
   return n;
 }
 
@@ -102,7 +104,9 @@ function parseStrategies(value: string): Strategy[] {
   const list = value.split(",").map((s) => s.trim());
   const unknown = list.filter((s) => !isStrategy(s));
   if (unknown.length > 0) {
-    throw new CliError(`unknown strategy ${unknown.map((s) => `"${s}"`).join(", ")}; use ${STRATEGIES.join(", ")} or all`);
+    throw new CliError(
+      `unknown strategy ${unknown.map((s) => `"${s}"`).join(", ")}; use ${STRATEGIES.join(", ")} or all`,
+    );
   }
   return [...new Set(list as Strategy[])];
 }
@@ -210,7 +214,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const baseURL = requireOption(values["base-url"], "--base-url");
   const judgeName = requireOption(values["judge-model"], "--judge-model");
   const judgeBaseURL = values["judge-base-url"] ?? baseURL;
-  for (const [flag, url] of [["--base-url", baseURL], ["--judge-base-url", judgeBaseURL]] as const) {
+  for (const [flag, url] of [
+    ["--base-url", baseURL],
+    ["--judge-base-url", judgeBaseURL],
+  ] as const) {
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
       throw new CliError(`${flag} must be an http(s) URL such as http://localhost:8000/v1, got "${url}"`);
     }
@@ -306,7 +313,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
 export const runCommand: Command = {
   name: "run",
-  summary: "run a model through the Safe-Psych evaluation protocol (resumable)",
+  summary: "Run a model through the Safe-Psych evaluation protocol (resumable)",
   help,
   run,
 };

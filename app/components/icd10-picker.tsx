@@ -48,7 +48,8 @@ export const Icd10Picker = forwardRef<
       <div className="row" aria-live="polite">
         {value ? (
           <span data-testid="chosen-code">
-            <code>{value}</code> {chosen ? chosen.title : <span className="error">not in WHO ICD-10 chapter V</span>}
+            <code>{value}</code>{" "}
+            {chosen ? chosen.title : index ? <span className="error">not in WHO ICD-10 chapter V</span> : null}
           </span>
         ) : (
           <span className="muted">No code chosen</span>
@@ -92,7 +93,9 @@ export const Icd10Picker = forwardRef<
         }}
         style={{ width: "100%" }}
       />
-      {loadError ? <p className="field-error">The code list could not be loaded ({loadError}). Type the code and press Enter.</p> : null}
+      {loadError ? (
+        <p className="field-error">The code list could not be loaded ({loadError}). Type the code and press Enter.</p>
+      ) : null}
       {open && results.length > 0 ? (
         <ul className="picker-results" id={listId} role="listbox">
           {results.map((r, i) => (
@@ -112,7 +115,11 @@ export const Icd10Picker = forwardRef<
           ))}
         </ul>
       ) : null}
-      {error ? <p className="field-error" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </div>
   );
 });

@@ -312,7 +312,9 @@ function simpleRow(value: Record<string, unknown>, line: number, out: LineResult
   readRow(record, line, "", out);
 }
 
-export function describeResponse(r: Pick<ParsedResponse, "sourceRun" | "model" | "strategy" | "sampleId" | "stepIndex">) {
+export function describeResponse(
+  r: Pick<ParsedResponse, "sourceRun" | "model" | "strategy" | "sampleId" | "stepIndex">,
+) {
   const who = [r.sourceRun || [r.model, r.strategy].filter(Boolean).join("/")].filter(Boolean);
   return `sample ${r.sampleId} step ${r.stepIndex ?? "?"}${who.length ? ` of ${who[0]}` : ""}`;
 }
@@ -391,7 +393,7 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
       if (before !== undefined) {
         errors.push({ line, message: `${describeResponse(row)} appears twice (first on line ${before})` });
       } else if (options.existing?.has(key)) {
-        errors.push({ line, message: `${describeResponse(row)} is already in the set` });
+        errors.push({ line, message: `${describeResponse(row)} is already in the set (or in an earlier file)` });
       } else {
         seen.set(key, line);
         responses.push(row);
@@ -434,12 +436,7 @@ export interface ParseJudgeOutputsOptions {
   items: ReadonlyMap<string, boolean>;
 }
 
-function domainLabel<T extends string>(
-  value: unknown,
-  key: string,
-  domain: readonly T[],
-  errors: string[],
-): T | null {
+function domainLabel<T extends string>(value: unknown, key: string, domain: readonly T[], errors: string[]): T | null {
   if (value === undefined || value === null) return null;
   const label = typeof value === "string" ? normaliseLabel(value) : undefined;
   if (label === null) return null;
@@ -513,7 +510,9 @@ export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsO
         continue;
       }
       const judged = judgeResponse(raw, { isLastSection: isLast });
-      const serious = judged.problems.filter((p) => p.kind !== "missing_key" || p.key === "PRIMARY_ANSWER" || p.key === "INFO_REQUEST");
+      const serious = judged.problems.filter(
+        (p) => p.kind !== "missing_key" || p.key === "PRIMARY_ANSWER" || p.key === "INFO_REQUEST",
+      );
       if (serious.length)
         warnings.push({ line, message: `${annotationId}: ${serious.map((p) => p.message).join("; ")}` });
       rows.push({

@@ -12,7 +12,14 @@
  * line iteration elsewhere. Not reproduced: JSON `1.0` (read as the integer 1 here), `NaN`/`Infinity` literals, and
  * the hard-coded model lists some figure scripts filter on (every model is kept).
  */
-import { compatCategory, compatDiagnosisLevel, compatGroup, compatMatches, compatNormalizeIcd10, type CompatGroupVariant } from "./icd10";
+import {
+  compatCategory,
+  compatDiagnosisLevel,
+  compatGroup,
+  compatMatches,
+  compatNormalizeIcd10,
+  type CompatGroupVariant,
+} from "./icd10";
 import { pySplitLines } from "./judge";
 import {
   compareResults,
@@ -91,7 +98,8 @@ export function truthy(v: Py): boolean {
 const normalizeText = (v: Py): string => (v === null || v === undefined ? "" : pyStrip(pyStr(v)));
 
 /** `isinstance(v, int)` for a JSON value (booleans are ints in Python). */
-const isPyInt = (v: Py): v is number | boolean => (typeof v === "number" && Number.isInteger(v)) || typeof v === "boolean";
+const isPyInt = (v: Py): v is number | boolean =>
+  (typeof v === "number" && Number.isInteger(v)) || typeof v === "boolean";
 const pyIntValue = (v: number | boolean): number => (typeof v === "boolean" ? (v ? 1 : 0) : v);
 
 /** `int(text)` of a stripped string (ASCII digits, sign, underscores between digits); null where Python raises ValueError. */
@@ -158,7 +166,8 @@ function sortedSteps(trajectory: Py): Py[] {
   if (keyed.length > 1) {
     const allNum = keyed.every((x) => numeric(x.k));
     const allStr = keyed.every((x) => typeof x.k === "string");
-    if (!allNum && !allStr) throw new ScriptCrash("TypeError: '<' not supported between step_index values of different types");
+    if (!allNum && !allStr)
+      throw new ScriptCrash("TypeError: '<' not supported between step_index values of different types");
     keyed.sort((a, b) => {
       const ka = allNum ? Number(a.k) : (a.k as string);
       const kb = allNum ? Number(b.k) : (b.k as string);
@@ -183,7 +192,8 @@ function actionA(step: Py, withStructured = false): string {
   if (truthy(get(nj, "action"))) return normalizeText(get(nj, "action")).toLowerCase();
   if (withStructured) {
     const structured = get(step, "structured_action_raw");
-    if (isDict(structured) && truthy(get(structured, "action"))) return normalizeText(get(structured, "action")).toLowerCase();
+    if (isDict(structured) && truthy(get(structured, "action")))
+      return normalizeText(get(structured, "action")).toLowerCase();
   }
   return normalizeText(get(step, "judge_action")).toLowerCase();
 }
@@ -195,7 +205,8 @@ const CODE_PATTERN = /(?<![\p{L}\p{N}_])([A-Za-z]\p{Nd}{2}(?:\.[0-9A-Za-z]+)?)(?
 /** X (INTEROP §4): the first code-like token of a judge output (after `predicted_icd10_codes:` if present), N-normalised. */
 export function extractCodeX(text: Py): string | null {
   if (!truthy(text)) return null;
-  if (typeof text !== "string") throw new ScriptCrash(`TypeError: expected string or bytes-like object, got '${typeName(text)}'`);
+  if (typeof text !== "string")
+    throw new ScriptCrash(`TypeError: expected string or bytes-like object, got '${typeName(text)}'`);
   const field = CODE_FIELD.exec(text);
   const haystack = field ? field[1] : text;
   const first = [...haystack.matchAll(CODE_PATTERN)][0];
@@ -231,13 +242,15 @@ function guard<T>(run: () => T): ScriptOutput<T> {
 }
 
 const cmp = (a: Py, b: Py): number => (a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1);
-const byKeys = (...keys: string[]) => (a: Dict, b: Dict) => {
-  for (const k of keys) {
-    const c = cmp(a[k], b[k]);
-    if (c !== 0) return c;
-  }
-  return 0;
-};
+const byKeys =
+  (...keys: string[]) =>
+  (a: Dict, b: Dict) => {
+    for (const k of keys) {
+      const c = cmp(a[k], b[k]);
+      if (c !== 0) return c;
+    }
+    return 0;
+  };
 
 // ---------------------------------------------------------------------------------------------------------------
 // 4.1 abstention_rate/process.py
@@ -264,7 +277,8 @@ export function abstentionScript(gtItems: Py[], files: readonly TrajectoryFile[]
       if (s) sufficiency.set(pyStr(item(it, "id")), s);
     }
     const matched = files.filter((f) => abstentionGlob(f.path));
-    if (matched.length === 0) throw new ScriptCrash("FileNotFoundError: No trajectories*.json/jsonl files found under runs");
+    if (matched.length === 0)
+      throw new ScriptCrash("FileNotFoundError: No trajectories*.json/jsonl files found under runs");
     const rows: Dict[] = [];
     for (const file of matched) {
       const text = pyStrip(file.text);
@@ -315,7 +329,8 @@ export function abstentionScript(gtItems: Py[], files: readonly TrajectoryFile[]
         });
       }
     }
-    if (rows.length === 0) throw new ScriptCrash("ValueError: No matching model outputs found for selected strategies.");
+    if (rows.length === 0)
+      throw new ScriptCrash("ValueError: No matching model outputs found for selected strategies.");
     const groups = new Map<string, Dict[]>();
     for (const r of rows) {
       if ((r.empty_model as number) > 0 || (r.empty_judge as number) > 0) continue;
@@ -381,7 +396,9 @@ export function clarificationScript(gtItems: Py[], files: readonly TrajectoryFil
       .filter((f) => parentName(f.path).includes(NEUTRAL))
       .sort((a, b) => cmp(a.path, b.path));
     if (selected.length === 0) {
-      throw new ScriptCrash(`FileNotFoundError: No folders containing '${NEUTRAL}' with trajectories.jsonl found in runs`);
+      throw new ScriptCrash(
+        `FileNotFoundError: No folders containing '${NEUTRAL}' with trajectories.jsonl found in runs`,
+      );
     }
     const clarifyIds = new Set<string>();
     for (const it of gtItems) {
@@ -406,7 +423,8 @@ export function clarificationScript(gtItems: Py[], files: readonly TrajectoryFil
           const index = get(step, "step_index");
           if (!(index === 1 || index === true)) continue;
           if (truthy(get(step, "new_judge_action"))) stage1 = get(step, "new_judge_action");
-          else if (truthy(get(get(step, "new_judge_output", {}), "action"))) stage1 = get(get(step, "new_judge_output"), "action");
+          else if (truthy(get(get(step, "new_judge_output", {}), "action")))
+            stage1 = get(get(step, "new_judge_output"), "action");
           else stage1 = get(step, "judge_action");
           break;
         }
@@ -496,7 +514,19 @@ export function prematureScript(gtItems: Py[], files: readonly TrajectoryFile[])
         const category = timingCategory(first, info.tau);
         const k =
           keys.get(key) ??
-          ({ model, strategy, total: 0, premature: 0, on_time: 0, late: 0, never: 0, early_sum: 0, early_n: 0, stages: new Map(), seeds: new Set() } as Dict);
+          ({
+            model,
+            strategy,
+            total: 0,
+            premature: 0,
+            on_time: 0,
+            late: 0,
+            never: 0,
+            early_sum: 0,
+            early_n: 0,
+            stages: new Map(),
+            seeds: new Set(),
+          } as Dict);
         keys.set(key, k);
         (k.total as number)++;
         k[category] = (k[category] as number) + 1;
@@ -510,7 +540,15 @@ export function prematureScript(gtItems: Py[], files: readonly TrajectoryFile[])
           const c = stages.get(s) ?? [0, 0];
           stages.set(s, [c[0] + 1, c[1] + (diagnoseSteps.has(s) ? 1 : 0)]);
         }
-        perSample.push({ model, strategy, sample_id: sampleId, num_sections_in_input: info.T, gold_earliest_sufficient_section: info.tau, model_first_diagnosis_step: first, timing_category: category });
+        perSample.push({
+          model,
+          strategy,
+          sample_id: sampleId,
+          num_sections_in_input: info.T,
+          gold_earliest_sufficient_section: info.tau,
+          model_first_diagnosis_step: first,
+          timing_category: category,
+        });
       }
     }
     const sorted = [...keys.values()].sort(byKeys("model", "strategy"));
@@ -557,10 +595,16 @@ export function figures56(gtItems: Py[], perSample: readonly Dict[]) {
     for (const strategy of ["neutral", "abstention_aware"]) {
       const rows = perSample.filter((r) => r.strategy === strategy);
       cumulative[strategy] = STAGES.map((s) =>
-        rows.length ? rows.filter((r) => r.model_first_diagnosis_step !== null && (r.model_first_diagnosis_step as number) <= s).length / rows.length : 0,
+        rows.length
+          ? rows.filter((r) => r.model_first_diagnosis_step !== null && (r.model_first_diagnosis_step as number) <= s)
+              .length / rows.length
+          : 0,
       );
       breakdown[strategy] = Object.fromEntries(
-        ["premature", "on_time", "late", "never"].map((c) => [c, rows.length ? rows.filter((r) => r.timing_category === c).length / rows.length : 0]),
+        ["premature", "on_time", "late", "never"].map((c) => [
+          c,
+          rows.length ? rows.filter((r) => r.timing_category === c).length / rows.length : 0,
+        ]),
       );
     }
     const clean = (v: Py) => (v === null || v === undefined ? "" : pyStrip(pyStr(v)));
@@ -584,7 +628,9 @@ export function figures56(gtItems: Py[], perSample: readonly Dict[]) {
       // Fig. 6 quirk (INTEROP §4.3): a case sufficient only at its last section counts at stage 5, whatever its T.
       expertSteps.push(step === total ? 5 : step);
     }
-    cumulative.expert = STAGES.map((s) => (expertSteps.length ? expertSteps.filter((e) => e <= s).length / expertSteps.length : 0));
+    cumulative.expert = STAGES.map((s) =>
+      expertSteps.length ? expertSteps.filter((e) => e <= s).length / expertSteps.length : 0,
+    );
     return { stages: [...STAGES], cumulative, timing_breakdown: breakdown };
   });
 }
@@ -605,7 +651,12 @@ const isYes = (v: Py) => ["1", "true", "yes"].includes(normalizeText(v).toLowerC
 
 function levelCounts(rows: readonly Dict[]) {
   const sum = (k: string) => rows.reduce((n, r) => n + (r[k] as number), 0);
-  return { total: rows.length, diagnosis: sum("match_diagnosis_level"), category: sum("match_3char"), group: sum("match_high_class") };
+  return {
+    total: rows.length,
+    diagnosis: sum("match_diagnosis_level"),
+    category: sum("match_3char"),
+    group: sum("match_high_class"),
+  };
 }
 
 export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) {
@@ -617,7 +668,8 @@ export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) 
       const row = get(it, "original_row", it);
       const diagnosis = compatNormalizeIcd10(normalizeText(get(row, "diagnosis", "")));
       if (!isYes(get(row, "diagnosis_sufficiency", "")) || !diagnosis) continue;
-      const agreement = isYes(get(row, "diagnosis_sufficiency_agreement", "")) && isYes(get(row, "diagnosis_agreement", ""));
+      const agreement =
+        isYes(get(row, "diagnosis_sufficiency_agreement", "")) && isYes(get(row, "diagnosis_agreement", ""));
       gt.set(id, {
         diagnosis,
         doctor_agreement: agreement ? "agreement" : "disagreement",
@@ -702,7 +754,9 @@ export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) 
       ...accuracyRow(rows),
     }));
     const sequential = perSample.filter(
-      (r) => (r.strategy === "sequential_info_abstention_aware" || r.strategy === "sequential_info_neutral_prompting") && r.timing_category !== "unknown",
+      (r) =>
+        (r.strategy === "sequential_info_abstention_aware" || r.strategy === "sequential_info_neutral_prompting") &&
+        r.timing_category !== "unknown",
     );
     const byTiming = groupBy(sequential, (r) => [r.model, r.strategy, r.timing_category]).map(({ key, rows }) => ({
       model: key[0],
@@ -724,7 +778,12 @@ export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) 
     });
     const fraction = (rows: Dict[]) => {
       const c = levelCounts(rows);
-      return { total: c.total, diagnosis: c.total ? c.diagnosis / c.total : 0, category: c.total ? c.category / c.total : 0, group: c.total ? c.group / c.total : 0 };
+      return {
+        total: c.total,
+        diagnosis: c.total ? c.diagnosis / c.total : 0,
+        category: c.total ? c.category / c.total : 0,
+        group: c.total ? c.group / c.total : 0,
+      };
     };
     const figure7 = Object.fromEntries(
       ["premature", "on_time"].map((t) => [t, fraction(aware.filter((r) => r.timing_category === t))]),
@@ -736,7 +795,12 @@ export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) 
       full.filter((r) => r.gt_3char !== null),
       (r) => [r.gt_3char],
     )
-      .map(({ key, rows }) => ({ gt_3char: key[0], total_cases: rows.length, correct_3char: levelCounts(rows).category, accuracy_3char: levelCounts(rows).category / rows.length }))
+      .map(({ key, rows }) => ({
+        gt_3char: key[0],
+        total_cases: rows.length,
+        correct_3char: levelCounts(rows).category,
+        accuracy_3char: levelCounts(rows).category / rows.length,
+      }))
       .sort((a, b) => b.accuracy_3char - a.accuracy_3char);
     return {
       accuracy_by_granularity: byGranularity,
@@ -764,7 +828,8 @@ export function seedScript(gtItems: Py[], files: readonly TrajectoryFile[]) {
       });
     }
     const matched = files.filter((f) => fileName(f.path) === "trajectories.jsonl").sort((a, b) => cmp(a.path, b.path));
-    if (matched.length === 0) throw new ScriptCrash("FileNotFoundError: No trajectories.jsonl files found under runs_seeds");
+    if (matched.length === 0)
+      throw new ScriptCrash("FileNotFoundError: No trajectories.jsonl files found under runs_seeds");
     const rows: Dict[] = [];
     for (const file of matched) {
       const folder = parentName(file.path);
@@ -855,10 +920,19 @@ export function seedScript(gtItems: Py[], files: readonly TrajectoryFile[]) {
     const metricOf = new Map<string, Metric | null>();
     for (const model of models) {
       const mine = perSeed.filter((r) => r.model === model);
-      const diag = pairs.filter((p) => p.key[0] === model).map((p) => diagPerSeed.get(JSON.stringify(p.key))).filter((d): d is Dict => !!d);
+      const diag = pairs
+        .filter((p) => p.key[0] === model)
+        .map((p) => diagPerSeed.get(JSON.stringify(p.key)))
+        .filter((d): d is Dict => !!d);
       const series: [string, (number | null)[]][] = [
-        ["under_abstention", mine.filter((r) => r.final_human_sufficiency === "insufficient").map((r) => r.under_abstention as number)],
-        ["over_abstention", mine.filter((r) => r.final_human_sufficiency === "sufficient").map((r) => r.over_abstention as number)],
+        [
+          "under_abstention",
+          mine.filter((r) => r.final_human_sufficiency === "insufficient").map((r) => r.under_abstention as number),
+        ],
+        [
+          "over_abstention",
+          mine.filter((r) => r.final_human_sufficiency === "sufficient").map((r) => r.over_abstention as number),
+        ],
         ["accuracy_diagnosis_level", diag.map((d) => d.accuracy_diagnosis_level as number)],
         ["accuracy_3char", diag.map((d) => d.accuracy_3char as number)],
         ["accuracy_high_class", diag.map((d) => d.accuracy_high_class as number)],
@@ -882,7 +956,12 @@ export function seedScript(gtItems: Py[], files: readonly TrajectoryFile[]) {
       }
     }
     summary.sort(byKeys("metric", "model"));
-    return { per_seed: perSeed, summary, metric: (model: string, name: string) => metricOf.get(JSON.stringify([model, name])) ?? null, models };
+    return {
+      per_seed: perSeed,
+      summary,
+      metric: (model: string, name: string) => metricOf.get(JSON.stringify([model, name])) ?? null,
+      models,
+    };
   });
 }
 
@@ -894,7 +973,11 @@ const level = (k: number, n: number): Metric | null => single(k, n);
 function levelsFrom(rows: readonly Dict[]): LevelMetrics {
   if (rows.length === 0) return emptyLevels();
   const c = levelCounts(rows);
-  return { diagnosis: level(c.diagnosis, c.total), category: level(c.category, c.total), group: level(c.group, c.total) };
+  return {
+    diagnosis: level(c.diagnosis, c.total),
+    category: level(c.category, c.total),
+    group: level(c.group, c.total),
+  };
 }
 
 const SOURCES = {
@@ -932,6 +1015,21 @@ export function computeReferenceMetrics(
     [SOURCES.seeds, seeds],
   ] as const) {
     if (out.status === "crashed") warnings.push(`${name} would stop with ${out.error}`);
+  }
+
+  // INTEROP §4.2: the stage-1 denominator depends on whether the export wrote presenting_symptoms_label.
+  const labelled = gt.filter(
+    (it) => isDict(it) && "presenting_symptoms_label" in (isDict(it.original_row) ? it.original_row : it),
+  ).length;
+  if (labelled === 0) {
+    warnings.push(
+      "data_gt.json has no presenting_symptoms_label (as released): clarification_seeking/process.py counts every case " +
+        "in the stage-1 denominator, not only the expert's stage-1 Clarify cases",
+    );
+  } else if (labelled < gt.length) {
+    warnings.push(
+      `only ${labelled} of ${gt.length} gold records have presenting_symptoms_label; the others count as Clarify`,
+    );
   }
 
   const results = new Map<string, MetricsResult>();
@@ -1018,9 +1116,21 @@ export function computeReferenceMetrics(
       r.qc.timed_cases = row.total_cases;
       r.sources!.timing = SOURCES.timing;
       const rows = premature.per_sample.filter((p) => p.model === row.model && p.strategy === row.strategy);
-      const curve = STAGES.map((s) => single(rows.filter((p) => p.model_first_diagnosis_step !== null && (p.model_first_diagnosis_step as number) <= s).length, rows.length));
+      const curve = STAGES.map((s) =>
+        single(
+          rows.filter((p) => p.model_first_diagnosis_step !== null && (p.model_first_diagnosis_step as number) <= s)
+            .length,
+          rows.length,
+        ),
+      );
       const expert = figures.status === "ok" ? figures.cumulative.expert : [];
-      r.cumulative = { stages: [...STAGES], model: curve, expert: STAGES.map((_, i) => (expert[i] === undefined ? null : { mean: expert[i], sd: null, ci95: null, n: 1 })) };
+      r.cumulative = {
+        stages: [...STAGES],
+        model: curve,
+        expert: STAGES.map((_, i) =>
+          expert[i] === undefined ? null : { mean: expert[i], sd: null, ci95: null, n: 1 },
+        ),
+      };
       r.sources!.cumulative = SOURCES.figures56;
     }
   }
@@ -1034,7 +1144,10 @@ export function computeReferenceMetrics(
     for (const [key, rows] of groups) {
       const [model, strategy] = JSON.parse(key) as [string, Strategy];
       const r = resultFor(model, strategy);
-      addSeeds(r, rows.map((x) => x.seed));
+      addSeeds(
+        r,
+        rows.map((x) => x.seed),
+      );
       r.metrics.accuracy = levelsFrom(rows);
       r.qc.accuracy_cases = rows.length;
       r.sources!.accuracy = SOURCES.accuracy;
@@ -1076,11 +1189,25 @@ export function computeReferenceMetrics(
     r.n_seeds = r.seeds.length;
   }
 
-  const strip = <T extends Dict>(o: T, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+  const strip = <T extends Dict>(o: T, ...keys: string[]) =>
+    Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
   const referenceScripts: Record<string, unknown> = {
-    [SOURCES.abstention]: abstention.status === "ok" ? { status: "ok", summary: abstention.summary.map((r) => strip(r, "seeds", "n_rows")), empty_output_qc: abstention.empty_output_qc } : abstention,
-    [SOURCES.clarification]: clarification.status === "ok" ? { status: "ok", rows: clarification.rows.map((r) => strip(r, "seeds")) } : clarification,
-    [SOURCES.timing]: premature.status === "ok" ? { status: "ok", summary: premature.summary.map((r) => strip(r, "seeds")), per_stage: premature.per_stage } : premature,
+    [SOURCES.abstention]:
+      abstention.status === "ok"
+        ? {
+            status: "ok",
+            summary: abstention.summary.map((r) => strip(r, "seeds", "n_rows")),
+            empty_output_qc: abstention.empty_output_qc,
+          }
+        : abstention,
+    [SOURCES.clarification]:
+      clarification.status === "ok"
+        ? { status: "ok", rows: clarification.rows.map((r) => strip(r, "seeds")) }
+        : clarification,
+    [SOURCES.timing]:
+      premature.status === "ok"
+        ? { status: "ok", summary: premature.summary.map((r) => strip(r, "seeds")), per_stage: premature.per_stage }
+        : premature,
     [SOURCES.figures56]: figures,
     [SOURCES.accuracy]: accuracy.status === "ok" ? strip(accuracy, "per_sample") : accuracy,
     [SOURCES.seeds]: seeds.status === "ok" ? { status: "ok", per_seed: seeds.per_seed, summary: seeds.summary } : seeds,
@@ -1105,5 +1232,10 @@ function goldCounts(items: readonly Py[]) {
     if (v === "1") sufficient++;
     else if (v === "0") insufficient++;
   }
-  return { cases: sufficient + insufficient, sufficient, insufficient, unusable: items.length - sufficient - insufficient };
+  return {
+    cases: sufficient + insufficient,
+    sufficient,
+    insufficient,
+    unusable: items.length - sufficient - insufficient,
+  };
 }

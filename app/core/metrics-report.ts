@@ -64,7 +64,12 @@ function abstentionFigure(output: MetricsOutput): MetricsFigure | null {
       };
     });
   if (rows.length === 0) return null;
-  const x = { field: "under", type: "quantitative", title: "Under-abstention (%)", scale: { domain: [0, 100] } } as const;
+  const x = {
+    field: "under",
+    type: "quantitative",
+    title: "Under-abstention (%)",
+    scale: { domain: [0, 100] },
+  } as const;
   const y = { field: "over", type: "quantitative", title: "Over-abstention (%)", scale: { domain: [0, 100] } } as const;
   const colour = {
     field: "strategy",
@@ -93,7 +98,10 @@ function abstentionFigure(output: MetricsOutput): MetricsFigure | null {
           encoding: { y: { field: "over_low", type: "quantitative" }, y2: { field: "over_high" }, x },
         },
         { mark: { type: "point", filled: true, size: 80, opacity: 0.9 }, encoding: { x, y, color: colour } },
-        { mark: { type: "text", dx: 6, dy: -6, align: "left", fontSize: 10 }, encoding: { x, y, text: { field: "model" } } },
+        {
+          mark: { type: "text", dx: 6, dy: -6, align: "left", fontSize: 10 },
+          encoding: { x, y, text: { field: "model" } },
+        },
       ],
     } as unknown as TopLevelSpec,
   };
@@ -147,7 +155,12 @@ function cumulativeFigure(output: MetricsOutput): MetricsFigure | null {
   const rows = output.results
     .filter((r) => r.cumulative)
     .flatMap((r) =>
-      STAGES.map((stage, i) => ({ curve: label(r), stage, share: round(100 * (r.cumulative!.model[i]?.mean ?? 0)), expert: false })),
+      STAGES.map((stage, i) => ({
+        curve: label(r),
+        stage,
+        share: round(100 * (r.cumulative!.model[i]?.mean ?? 0)),
+        expert: false,
+      })),
     );
   if (rows.length === 0) return null;
   const expert = STAGES.map((stage, i) => ({
@@ -170,7 +183,18 @@ function cumulativeFigure(output: MetricsOutput): MetricsFigure | null {
         x: { field: "stage", type: "ordinal", title: "Stage (section)", axis: { labelAngle: 0 } },
         y: { field: "share", type: "quantitative", title: "Cumulative cases (%)", scale: { domain: [0, 100] } },
         color: { field: "curve", type: "nominal", title: null },
-        strokeDash: { field: "expert", type: "nominal", legend: null, scale: { domain: [false, true], range: [[1, 0], [6, 4]] } },
+        strokeDash: {
+          field: "expert",
+          type: "nominal",
+          legend: null,
+          scale: {
+            domain: [false, true],
+            range: [
+              [1, 0],
+              [6, 4],
+            ],
+          },
+        },
       },
     } as unknown as TopLevelSpec,
   };
@@ -211,7 +235,15 @@ function accuracyFigure(output: MetricsOutput): MetricsFigure | null {
       ...BASE,
       title: "Diagnostic accuracy",
       data: { values: rows },
-      facet: { row: { field: "run", type: "nominal", title: null, sort: null, header: { labelAngle: 0, labelAlign: "left", labelLimit: 360 } } },
+      facet: {
+        row: {
+          field: "run",
+          type: "nominal",
+          title: null,
+          sort: null,
+          header: { labelAngle: 0, labelAlign: "left", labelLimit: 360 },
+        },
+      },
       spec: {
         width: 360,
         height: 54,
@@ -358,7 +390,12 @@ export function buildReport(output: MetricsOutput, context: ReportContext): stri
         ["model", "strategy", "subset", "diagnosis level", "category", "group"],
         output.results.flatMap((r) => [
           ...(r.accuracy_by_timing
-            ? (["premature", "on_time", "late"] as const).map((t) => [r.model, r.strategy, t, ...levelsRow(r.accuracy_by_timing![t], mode)])
+            ? (["premature", "on_time", "late"] as const).map((t) => [
+                r.model,
+                r.strategy,
+                t,
+                ...levelsRow(r.accuracy_by_timing![t], mode),
+              ])
             : []),
           [r.model, r.strategy, "agreement", ...levelsRow(r.accuracy_by_agreement.agreement, mode)],
           [r.model, r.strategy, "disagreement", ...levelsRow(r.accuracy_by_agreement.disagreement, mode)],
@@ -370,7 +407,9 @@ export function buildReport(output: MetricsOutput, context: ReportContext): stri
       table(
         ["model", "strategy", "category", "cases", "diagnosis level", "category match", "group"],
         output.results.flatMap((r) =>
-          r.accuracy_by_category.slice(0, 10).map((c) => [r.model, r.strategy, c.category, String(c.cases), ...levelsRow(c.accuracy, mode)]),
+          r.accuracy_by_category
+            .slice(0, 10)
+            .map((c) => [r.model, r.strategy, c.category, String(c.cases), ...levelsRow(c.accuracy, mode)]),
         ),
       ),
       "",
@@ -381,7 +420,11 @@ export function buildReport(output: MetricsOutput, context: ReportContext): stri
     lines.push(
       table(
         ["model", "strategy", ...keys],
-        output.results.map((r) => [r.model, r.strategy, ...keys.map((k) => (r.qc[k] === undefined ? "—" : String(r.qc[k])))]),
+        output.results.map((r) => [
+          r.model,
+          r.strategy,
+          ...keys.map((k) => (r.qc[k] === undefined ? "—" : String(r.qc[k]))),
+        ]),
       ),
       "",
     );

@@ -166,7 +166,11 @@ const isYes = (v: unknown) => ["1", "true", "yes"].includes(flagText(v).toLowerC
  * Reads data_gt.json records leniently (reference-written files included): sufficiency `1`/`0`, τ a positive integer,
  * the code canonicalised. Records without a usable sufficiency are left out and counted.
  */
-export function readGold(items: readonly unknown[]): { cases: Map<string, GoldCase>; unusable: number; warnings: string[] } {
+export function readGold(items: readonly unknown[]): {
+  cases: Map<string, GoldCase>;
+  unusable: number;
+  warnings: string[];
+} {
   const cases = new Map<string, GoldCase>();
   const warnings: string[] = [];
   let unusable = 0;
@@ -236,7 +240,8 @@ type StepAction = "diagnose" | "clarify" | "abstain";
 export function stepAction(step: Record<string, unknown>): { action: StepAction | null; overridden: boolean } {
   const norm = (v: unknown) => (typeof v === "string" ? pyStrip(v).toLowerCase() : "");
   const known = (s: string): StepAction | null => (s === "diagnose" || s === "clarify" || s === "abstain" ? s : null);
-  const override = norm(step.new_judge_action) || (isObject(step.new_judge_output) ? norm(step.new_judge_output.action) : "");
+  const override =
+    norm(step.new_judge_action) || (isObject(step.new_judge_output) ? norm(step.new_judge_output.action) : "");
   if (override) return { action: known(override), overridden: true };
   return { action: known(norm(step.judge_action)), overridden: false };
 }
@@ -312,7 +317,11 @@ export function strategyOfFolder(folder: string): Strategy | null {
  * Every record of the files with its model (folder-name text before `_<strategy>`, as the scripts take it, else the
  * record's `model_evaluated`), strategy (the record's, else the folder's) and seed (the record's, else `_seed-N`).
  */
-export function collectRecords(files: readonly TrajectoryFile[]): { records: RunRecord[]; badLines: number; skipped: number } {
+export function collectRecords(files: readonly TrajectoryFile[]): {
+  records: RunRecord[];
+  badLines: number;
+  skipped: number;
+} {
   const records: RunRecord[] = [];
   let badLines = 0;
   let skipped = 0;
@@ -340,8 +349,8 @@ export function collectRecords(files: readonly TrajectoryFile[]): { records: Run
       const model = folder.includes(marker)
         ? folder.slice(0, folder.indexOf(marker))
         : typeof record.model_evaluated === "string" && record.model_evaluated !== ""
-          ? record.model_evaluated
-          : folder;
+        ? record.model_evaluated
+        : folder;
       const folderSeed = /_seed-(\d+)(?:_|$)/.exec(folder);
       const seed = Number.isInteger(record.seed) ? (record.seed as number) : folderSeed ? Number(folderSeed[1]) : null;
       records.push({ model, strategy, seed, sampleId: String(id), record });
@@ -393,7 +402,12 @@ function timingOf(t: ScoredTrajectory, tau: number): keyof TimingMetrics {
   return t.firstDiagnosis < tau ? "premature" : t.firstDiagnosis === tau ? "on_time" : "late";
 }
 
-function seedValues(strategy: Strategy, seed: number | null, runs: readonly RunRecord[], gold: Map<string, GoldCase>): SeedValues {
+function seedValues(
+  strategy: Strategy,
+  seed: number | null,
+  runs: readonly RunRecord[],
+  gold: Map<string, GoldCase>,
+): SeedValues {
   const qc: Record<string, number> = {
     trajectories: runs.length,
     duplicates: 0,
@@ -453,7 +467,9 @@ function seedValues(strategy: Strategy, seed: number | null, runs: readonly RunR
     seed,
     under: ratio(insufficient.filter(diagnosed).length, insufficient.length),
     over: ratio(sufficient.filter((v) => !diagnosed(v)).length, sufficient.length),
-    stage1: sequential ? ratio(stage1Cases.filter((v) => v.t.stage1Action === "clarify").length, stage1Cases.length) : null,
+    stage1: sequential
+      ? ratio(stage1Cases.filter((v) => v.t.stage1Action === "clarify").length, stage1Cases.length)
+      : null,
     timing: {
       premature: sequential ? ratio(timingCounts.premature, timed.length) : null,
       on_time: sequential ? ratio(timingCounts.on_time, timed.length) : null,
@@ -492,7 +508,10 @@ const summarizeLevels = (rows: readonly Levels[]): LevelMetrics => ({
   group: summarizeValues(rows.map((r) => r.group)),
 });
 
-export function compareResults(a: { model: string; strategy: Strategy }, b: { model: string; strategy: Strategy }): number {
+export function compareResults(
+  a: { model: string; strategy: Strategy },
+  b: { model: string; strategy: Strategy },
+): number {
   if (a.model !== b.model) return a.model < b.model ? -1 : 1;
   return STRATEGIES.indexOf(a.strategy) - STRATEGIES.indexOf(b.strategy);
 }
@@ -500,7 +519,9 @@ export function compareResults(a: { model: string; strategy: Strategy }, b: { mo
 /** The expert sufficiency curve over gold cases: the fraction with a sufficient label and τ ≤ s, s = 1..5. */
 export function expertCurve(gold: Map<string, GoldCase>): number[] {
   const all = [...gold.values()];
-  return STAGES.map((s) => (all.length > 0 ? all.filter((g) => g.sufficient && g.tau !== null && g.tau <= s).length / all.length : 0));
+  return STAGES.map((s) =>
+    all.length > 0 ? all.filter((g) => g.sufficient && g.tau !== null && g.tau <= s).length / all.length : 0,
+  );
 }
 
 /** The paper-mode metrics of every (model, strategy) found in the files. */
@@ -522,7 +543,14 @@ export function computePaperMetrics(goldItems: readonly unknown[], files: readon
   for (const [key, runs] of groups) {
     const [model, strategy] = JSON.parse(key) as [string, Strategy];
     const seeds = [...new Set(runs.map((r) => r.seed))].sort((a, b) => (a ?? -1) - (b ?? -1));
-    const perSeed = seeds.map((seed) => seedValues(strategy, seed, runs.filter((r) => r.seed === seed), gold.cases));
+    const perSeed = seeds.map((seed) =>
+      seedValues(
+        strategy,
+        seed,
+        runs.filter((r) => r.seed === seed),
+        gold.cases,
+      ),
+    );
     const sequential = isSequential(strategy);
     const qc: Record<string, number> = {};
     for (const s of perSeed) for (const [k, v] of Object.entries(s.qc)) qc[k] = (qc[k] ?? 0) + v;

@@ -107,7 +107,12 @@ export function fillPlaceholder(template: string, placeholder: string, value: st
  *   section t only (the earlier ones are in the conversation), each trimmed; at t = T a blank line and the final
  *   notice are appended, so the last message holds both Task lines.
  */
-export function buildUserPrompt(prompts: PromptSet, strategy: Strategy, sections: readonly string[], step: number): string {
+export function buildUserPrompt(
+  prompts: PromptSet,
+  strategy: Strategy,
+  sections: readonly string[],
+  step: number,
+): string {
   const T = sections.length;
   const p = prompts.strategies[strategy];
   if (p.kind === "full") return pyStrip(fillPlaceholder(p.template, "{sections}", sections.join("\n\n")));
@@ -286,11 +291,7 @@ export class Trajectory {
   private readonly conversation: ChatMessage[];
   private phase: Phase;
 
-  constructor(
-    readonly input: RunnerCase,
-    readonly strategy: Strategy,
-    private readonly prompts: PromptSet,
-  ) {
+  constructor(readonly input: RunnerCase, readonly strategy: Strategy, private readonly prompts: PromptSet) {
     if (input.sections.length === 0) throw new RangeError(`case ${input.sampleId} has no sections`);
     this.conversation = [{ role: "system", content: prompts.system }];
     this.phase = this.beginStep(1);

@@ -128,7 +128,8 @@ export function checkModelKey(key: string, what = "model key"): string | null {
     return `the ${what} "${key}" may only hold letters, digits, ".", "_", "+" and "-" (it names the run folder)`;
   }
   const strategy = STRATEGIES.find((s) => key.includes(s));
-  if (strategy) return `the ${what} "${key}" contains the strategy name ${strategy}, which the reference scripts split on`;
+  if (strategy)
+    return `the ${what} "${key}" contains the strategy name ${strategy}, which the reference scripts split on`;
   if (/_seed-\d/.test(key) || key.includes("_judge-")) {
     return `the ${what} "${key}" contains "_seed-" or "_judge-", which the reference scripts parse in folder names`;
   }

@@ -139,6 +139,11 @@ function checkId(row: RecordRow, seen: Map<string, number>, errors: ImportIssue[
   return id;
 }
 
+/** Errors in line order (a stable sort keeps several errors of one line in the order found). */
+function byLine(errors: ImportIssue[]): ImportIssue[] {
+  return [...errors].sort((a, b) => a.line - b.line);
+}
+
 function missingColumns(records: Records, needed: string[][]): ImportIssue[] {
   if (!records.header) return [];
   const missing = needed.filter((alternatives) => !alternatives.some((a) => records.header!.includes(a)));
@@ -186,7 +191,7 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
   const records = readRecords(input, options);
   const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["text"]])];
   const warnings = unusedColumns(records, ["id", "prompt_id", "text", "tags"]);
-  if (errors.length) return { format: records.format, items: [], errors, warnings };
+  if (errors.length && (records.header || records.rows.length === 0)) return { format: records.format, items: [], errors, warnings };
   const seen = new Map<string, number>();
   const items: ParsedItem[] = [];
   for (const row of records.rows) {
@@ -240,7 +245,7 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
         : JSON.stringify(tags.length ? { id, text: messages[0]!.content, example_tags: tags } : { id, text: messages[0]!.content });
     items.push({ line: row.line, id, kind, messages, tags, source });
   }
-  return { format: records.format, items: errors.length ? [] : items, errors, warnings };
+  return { format: records.format, items: errors.length ? [] : items, errors: byLine(errors), warnings };
 }
 
 function text(value: unknown): string {
@@ -289,7 +294,7 @@ export function parseLabelsFile(
   const records = readRecords(input, options);
   const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["label"]])];
   const warnings = unusedColumns(records, ["id", "prompt_id", "label", "category", "confidence", "rationale"]);
-  if (errors.length) return { format: records.format, labels: [], errors, warnings };
+  if (errors.length && (records.header || records.rows.length === 0)) return { format: records.format, labels: [], errors, warnings };
   const seen = new Map<string, number>();
   const labels: ParsedLabel[] = [];
   for (const row of records.rows) {
@@ -328,7 +333,7 @@ export function parseLabelsFile(
     }
     labels.push({ line: row.line, id, label: label as ScreenLabel, category, confidence: confidence || null, rationale });
   }
-  return { format: records.format, labels: errors.length ? [] : labels, errors, warnings };
+  return { format: records.format, labels: errors.length ? [] : labels, errors: byLine(errors), warnings };
 }
 
 export interface ParsedTier {
@@ -356,7 +361,7 @@ export function parseTiersFile(
   const records = readRecords(input, options);
   const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["tier"]])];
   const warnings = unusedColumns(records, ["id", "prompt_id", "tier", "rationale"]);
-  if (errors.length) return { format: records.format, tiers: [], errors, warnings };
+  if (errors.length && (records.header || records.rows.length === 0)) return { format: records.format, tiers: [], errors, warnings };
   const seen = new Map<string, number>();
   const tiers: ParsedTier[] = [];
   for (const row of records.rows) {
@@ -379,7 +384,7 @@ export function parseTiersFile(
     }
     tiers.push({ line: row.line, id, tier: tier as RecallTier, rationale });
   }
-  return { format: records.format, tiers: errors.length ? [] : tiers, errors, warnings };
+  return { format: records.format, tiers: errors.length ? [] : tiers, errors: byLine(errors), warnings };
 }
 
 /** Categories typed one per line (or separated by `;`), trimmed, blanks and repeats dropped. */

@@ -32,11 +32,7 @@ export interface ChatEndpoint {
 export type CallErrorKind = "retryable" | "empty" | "malformed" | "rejected" | "fatal" | "aborted";
 
 export class CallError extends Error {
-  constructor(
-    readonly kind: CallErrorKind,
-    message: string,
-    readonly retryAfterMs: number | null = null,
-  ) {
+  constructor(readonly kind: CallErrorKind, message: string, readonly retryAfterMs: number | null = null) {
     super(message);
   }
 }

@@ -100,38 +100,59 @@ export function findRunFolder(outDir: string, prefix: string): string | null {
   return names.length > 0 ? join(outDir, names[names.length - 1]) : null;
 }
 
+export interface Repair {
+  path: string;
+  /** Keep the file up to here (bytes). */
+  truncateTo: number;
+  appendNewline: boolean;
+  /** For the log; empty when only a missing final newline is added. */
+  note: string;
+}
+
 export interface ExistingRun {
   runJson: RunJson;
   /** Finished trajectories' ids, in file order. */
   finished: string[];
   events: StepEvent[];
-  /** What was repaired, for the log (torn last lines). */
-  repairs: string[];
+  /** Torn last lines left by a kill, repaired by `applyRepairs` once the run is known to be resumed. */
+  repairs: Repair[];
 }
 
-function loadLines(path: string, label: string, repairs: string[]): unknown[] {
+function loadLines(path: string, label: string, repairs: Repair[]): unknown[] {
   if (!existsSync(path)) return [];
   const text = readFileSync(path, "utf8");
   const lines = readJsonLines(text);
   if (lines.badLines.length > 0) {
-    throw new Error(`${path}: line ${lines.badLines[0]} is not valid JSON; the file is damaged (not by an interrupted write)`);
+    throw new Error(
+      `${path}: line ${lines.badLines[0]} is not valid JSON; the file is damaged (not by an interrupted write)`,
+    );
   }
   if (lines.tornTail !== "" || lines.missingNewline) {
-    truncateSync(path, lines.validBytes);
-    if (lines.missingNewline) writeFileSync(path, "\n", { flag: "a" });
-    if (lines.tornTail !== "") repairs.push(`${label}: removed an incomplete last line left by an interrupted write`);
+    repairs.push({
+      path,
+      truncateTo: lines.validBytes,
+      appendNewline: lines.missingNewline,
+      note: lines.tornTail !== "" ? `${label}: removed an incomplete last line left by an interrupted write` : "",
+    });
   }
   return lines.values;
 }
 
-/** Reads a Concord run folder for resuming, repairing torn last lines. Throws if it is not Concord's. */
+export function applyRepairs(repairs: readonly Repair[]): void {
+  for (const r of repairs) {
+    truncateSync(r.path, r.truncateTo);
+    if (r.appendNewline) writeFileSync(r.path, "\n", { flag: "a" });
+  }
+}
+
+/** Reads a Concord run folder for resuming (changing nothing). Throws if it is not Concord's or is damaged. */
 export function openExistingRun(dir: string): ExistingRun {
   const runJsonPath = join(dir, RUN_JSON);
   if (!existsSync(runJsonPath)) {
     throw new Error(`${dir} has no ${RUN_JSON}: it was not written by Concord's runner and cannot be resumed`);
   }
   const runJson = JSON.parse(readFileSync(runJsonPath, "utf8")) as RunJson;
-  const repairs: string[] = [];
+  const repairs: Repair[] = [];
   const records = loadLines(join(dir, TRAJECTORIES), TRAJECTORIES, repairs);
   const finished: string[] = [];
   for (const r of records) {

@@ -34,6 +34,7 @@ import { runPool } from "./pool";
 import type { ProgressSink, ProgressState } from "./progress";
 import { RetriesExhausted, withRetry, type RetryDeps, type RetryPolicy } from "./retry";
 import {
+  applyRepairs,
   findRunFolder,
   openExistingRun,
   resumeMismatches,
@@ -92,7 +93,7 @@ export interface RunFolderSummary {
   complete: boolean;
   /** Already complete before this session: nothing was called. */
   skipped: boolean;
-  stoppingReasons: Partial<Record<StoppingReason | "none", number>>;
+  stoppingReasons: Partial<Record<StoppingReason, number>>;
 }
 
 export interface RunnerResult {
@@ -127,7 +128,7 @@ interface Unit {
   times: Map<string, number>;
   offsetSeconds: number;
   completedAtSeconds: number | null;
-  reasons: Partial<Record<StoppingReason | "none", number>>;
+  reasons: Partial<Record<StoppingReason, number>>;
 }
 
 interface Job {
@@ -140,7 +141,7 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
   const startedAt = deps.wallClock();
   const log = deps.log ?? (() => {});
   const controller = new AbortController();
-  // Every call in flight and every back-off listens to the run's signal.
+  // Every call in flight and every back-off listens to the run's signal (each removes its listener when done).
   setMaxListeners(Math.max(10, 4 * config.concurrency), controller.signal);
   const halted: { status: "stopped" | "interrupted"; message: string }[] = [];
   const halt = (status: "stopped" | "interrupted", message: string) => {
@@ -199,7 +200,7 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
       let output: string | null = null;
       let error: string | null = null;
       try {
-        output = await withRetry(() => endpoint.complete(request, controller.signal), config.retry, deps.retry, {
+        output = await withRetry(() => callOnce(endpoint, request, controller.signal), config.retry, deps.retry, {
           signal: controller.signal,
           onRetry: () => {
             counters.retries++;
@@ -228,7 +229,7 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
         sample_id: trajectory.sampleId,
         step: call.step,
         call: call.kind,
-        output: isModel ? (output ?? "") : output,
+        output: isModel ? output ?? "" : output,
         error,
         seconds: clock(unit),
       };
@@ -250,8 +251,8 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
       const session = unit.runJson.sessions[unit.runJson.sessions.length - 1];
       Object.assign(session, {
         ended_at: endedAt,
-        status: complete ? "complete" : (halted[0]?.status ?? "stopped"),
-        message: complete ? null : (halted[0]?.message ?? "stopped by an error"),
+        status: complete ? "complete" : halted[0]?.status ?? "stopped",
+        message: complete ? null : halted[0]?.message ?? "stopped by an error",
         calls: unit.calls,
         retries: unit.retries,
         finished_trajectories: unit.finishedNow,
@@ -284,6 +285,22 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
 }
 
 type UnitClock = (unit: Unit) => number;
+
+/**
+ * One call with its own abort signal tied to the run's: the client leaves a listener on the signal it is given, so
+ * giving it the run's signal directly would pile up one listener per call over a long run.
+ */
+async function callOnce(endpoint: ChatEndpoint, request: ChatRequest, run: AbortSignal): Promise<string> {
+  const call = new AbortController();
+  const onAbort = () => call.abort();
+  if (run.aborted) call.abort();
+  run.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await endpoint.complete(request, call.signal);
+  } finally {
+    run.removeEventListener("abort", onAbort);
+  }
+}
 
 function applyEvent(trajectory: Trajectory, event: StepEvent): void {
   const call = trajectory.nextCall();
@@ -332,7 +349,9 @@ function replay(
   replayed.sort((a, b) => (lastSeconds.get(a.sampleId) ?? 0) - (lastSeconds.get(b.sampleId) ?? 0));
   for (const t of replayed) finishTrajectory(unit, t, lastSeconds.get(t.sampleId) ?? unit.offsetSeconds, true);
   if (replayed.length > 0) log(`${unit.dir}: wrote ${replayed.length} trajectories completed in the step log`);
-  const midway = [...pending.values()].filter((t) => !t.finished && t.steps.length + (t.nextCall()?.kind === "judge" ? 1 : 0) > 0);
+  const midway = [...pending.values()].filter(
+    (t) => !t.finished && t.steps.length + (t.nextCall()?.kind === "judge" ? 1 : 0) > 0,
+  );
   if (midway.length > 0) log(`${unit.dir}: resuming ${midway.length} trajectories where the step log left them`);
   return [...pending.values()].filter((t) => !t.finished).map((trajectory) => ({ unit, trajectory }));
 }
@@ -437,7 +456,6 @@ function prepareUnit(
         `Use another --out folder, or move that run away.`,
     );
   }
-  for (const repair of existing.repairs) log(`${existingDir}: ${repair}`);
   const finishedIds = new Set(existing.finished);
   const open = new Set(cases.map((c) => c.sampleId).filter((id) => !finishedIds.has(id)));
   const offsetSeconds = existing.events.reduce((m, e) => Math.max(m, e.seconds), 0);
@@ -447,9 +465,13 @@ function prepareUnit(
   }
   // A session still "running" on disk ended without closing the run: the process was killed.
   const previous = (existing.runJson.sessions ?? []).map((s) =>
-    s.status === "running" ? { ...s, status: "interrupted" as const, message: "the process ended without closing the run" } : s,
+    s.status === "running"
+      ? { ...s, status: "interrupted" as const, message: "the process ended without closing the run" }
+      : s,
   );
   const runJson: RunJson = { ...wanted, sessions: [...previous, session] };
+  applyRepairs(existing.repairs);
+  for (const repair of existing.repairs) if (repair.note) log(`${existingDir}: ${repair.note}`);
   const writer = new RunFolderWriter(existingDir);
   writer.writeRunJson(runJson);
   return { unit: { ...unitBase, writer, runJson }, existing };

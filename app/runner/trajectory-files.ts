@@ -36,7 +36,9 @@ export function findTrajectoryFiles(dirs: readonly string[]): FoundFiles {
     const absolute = resolve(dir);
     const isSeeds = absolute.split(sep).some((part) => part.includes("runs_seeds"));
     const root = isSeeds ? "runs_seeds" : "runs";
-    const direct = readdirSync(absolute).some((name) => CANDIDATE.test(name) && statSync(join(absolute, name)).isFile());
+    const direct = readdirSync(absolute).some(
+      (name) => CANDIDATE.test(name) && statSync(join(absolute, name)).isFile(),
+    );
     const found: string[] = [];
     walk(absolute, found);
     found.sort();
@@ -46,7 +48,11 @@ export function findTrajectoryFiles(dirs: readonly string[]): FoundFiles {
       (isSeeds ? seedsOnly : runs).push({ path: virtual, text: readFileSync(path, "utf8") });
     }
   }
-  const seeds = dirs.some((d) => resolve(d).split(sep).some((p) => p.includes("runs_seeds")))
+  const seeds = dirs.some((d) =>
+    resolve(d)
+      .split(sep)
+      .some((p) => p.includes("runs_seeds")),
+  )
     ? seedsOnly
     : runs.map((f) => ({ path: f.path.replace(/^runs\//, "runs_seeds/"), text: f.text }));
   return { runs, seeds, seedsOnly };

@@ -250,7 +250,7 @@ export function saveDraft(
           status: 409,
           message: row.status === "locked" ? LOCKED : "This case is submitted: use “Save revision” to change it.",
         };
-      const changes = diff(row ? snapshot(valuesOf(row)) : null, snapshot(input.values));
+      const changes = diff(snapshot(valuesOf(row)), snapshot(input.values));
       if (row && Object.keys(changes).length === 0)
         return { ok: true, version: row.version, savedAt: row.updatedAt, state: "draft" };
       let version: number;
@@ -337,7 +337,7 @@ export function submitAnnotation(
       if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
       if (row?.status === "locked") return { ok: false, status: 409, message: LOCKED };
       const action = row?.status === "submitted" ? "revise" : "submit";
-      const changes = diff(row ? snapshot(valuesOf(row)) : null, snapshot(values));
+      const changes = diff(snapshot(valuesOf(row)), snapshot(values));
       let version: number;
       if (!row) {
         tx.insert(annotations)

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, cases, userRoles, users } from "../../db/schema";
 import { ANNOTATORS_PER_CASE, planAssignments } from "../core/assignment";
-import type { Db } from "../lib/db.server";
+import type { Db, DbOrTx } from "../lib/db.server";
 import { recordEvent } from "./audit.server";
 import { ServiceError } from "./users.server";
 
@@ -16,7 +16,7 @@ export interface AnnotatorLoad {
 }
 
 /** Every user with the annotator role and their work in this study. */
-export function listStudyAnnotators(db: Db, studyId: number): AnnotatorLoad[] {
+export function listStudyAnnotators(db: DbOrTx, studyId: number): AnnotatorLoad[] {
   const people = db
     .select({ id: users.id, username: users.username, displayName: users.displayName, active: users.active })
     .from(users)
@@ -46,38 +46,63 @@ export function listStudyAnnotators(db: Db, studyId: number): AnnotatorLoad[] {
  * Gives every case of the study that has fewer than two annotators the missing ones, from `annotatorIds`, load
  * balanced and reproducible with `seed` (core/assignment.ts). Writes all or nothing; each assignment is audited.
  */
-export function autoAssign(db: Db, input: { studyId: number; annotatorIds: string[]; seed: number; actorId: string | null }) {
-  const eligible = listStudyAnnotators(db, input.studyId);
-  const unknown = input.annotatorIds.filter((id) => !eligible.some((e) => e.id === id && e.active));
-  if (unknown.length) throw new ServiceError("Only active users with the annotator role can be assigned cases.", "annotators");
-  const studyCases = db.select({ id: cases.id }).from(cases).where(eq(cases.studyId, input.studyId)).orderBy(asc(cases.position)).all();
-  const existing = db
-    .select({ caseId: assignments.caseId, annotatorId: assignments.annotatorId })
-    .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
-    .where(eq(cases.studyId, input.studyId))
-    .all();
-  const load: Record<string, number> = {};
-  for (const e of existing) load[e.annotatorId] = (load[e.annotatorId] ?? 0) + 1;
-  const plan = planAssignments({
-    cases: studyCases.map((c) => ({ caseId: c.id, assigned: existing.filter((e) => e.caseId === c.id).map((e) => e.annotatorId) })),
-    annotators: input.annotatorIds,
-    load,
-    seed: input.seed,
-  });
-  if (!plan.ok) throw new ServiceError(plan.error, "annotators");
-  const now = Date.now();
-  db.transaction((tx) => {
-    for (const a of plan.assignments) {
-      const id = tx
-        .insert(assignments)
-        .values({ caseId: a.caseId, annotatorId: a.annotatorId, assignedAt: now, assignedBy: input.actorId })
-        .returning({ id: assignments.id })
-        .get().id;
-      recordEvent(tx, { actorId: input.actorId, entity: "assignment", entityId: id, studyId: input.studyId, caseId: a.caseId, action: "assign", changes: { annotator: [null, a.annotatorId], seed: input.seed }, at: now });
-    }
-  });
-  return { created: plan.assignments.length, cases: new Set(plan.assignments.map((a) => a.caseId)).size };
+export function autoAssign(
+  db: Db,
+  input: { studyId: number; annotatorIds: string[]; seed: number; actorId: string | null },
+) {
+  // Read and write in one IMMEDIATE transaction: a concurrent `concord assign` cannot give a case a third annotator.
+  return db.transaction(
+    (tx) => {
+      const eligible = listStudyAnnotators(tx, input.studyId);
+      const unknown = input.annotatorIds.filter((id) => !eligible.some((e) => e.id === id && e.active));
+      if (unknown.length)
+        throw new ServiceError("Only active users with the annotator role can be assigned cases.", "annotators");
+      const studyCases = tx
+        .select({ id: cases.id })
+        .from(cases)
+        .where(eq(cases.studyId, input.studyId))
+        .orderBy(asc(cases.position))
+        .all();
+      const onCase = new Map<number, string[]>();
+      const load: Record<string, number> = {};
+      for (const e of tx
+        .select({ caseId: assignments.caseId, annotatorId: assignments.annotatorId })
+        .from(assignments)
+        .innerJoin(cases, eq(cases.id, assignments.caseId))
+        .where(eq(cases.studyId, input.studyId))
+        .all()) {
+        onCase.set(e.caseId, [...(onCase.get(e.caseId) ?? []), e.annotatorId]);
+        load[e.annotatorId] = (load[e.annotatorId] ?? 0) + 1;
+      }
+      const plan = planAssignments({
+        cases: studyCases.map((c) => ({ caseId: c.id, assigned: onCase.get(c.id) ?? [] })),
+        annotators: input.annotatorIds,
+        load,
+        seed: input.seed,
+      });
+      if (!plan.ok) throw new ServiceError(plan.error, "annotators");
+      const now = Date.now();
+      for (const a of plan.assignments) {
+        const id = tx
+          .insert(assignments)
+          .values({ caseId: a.caseId, annotatorId: a.annotatorId, assignedAt: now, assignedBy: input.actorId })
+          .returning({ id: assignments.id })
+          .get().id;
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "assignment",
+          entityId: id,
+          studyId: input.studyId,
+          caseId: a.caseId,
+          action: "assign",
+          changes: { annotator: [null, a.annotatorId], seed: input.seed },
+          at: now,
+        });
+      }
+      return { created: plan.assignments.length, cases: new Set(plan.assignments.map((a) => a.caseId)).size };
+    },
+    { behavior: "immediate" },
+  );
 }
 
 export interface AssignmentRow {
@@ -110,14 +135,26 @@ export function listReassignable(db: Db, studyId: number): AssignmentRow[] {
     .orderBy(asc(cases.position), asc(users.username))
     .all()
     .filter((r) => r.annotationId === null)
-    .map(({ annotationId, ...r }) => ({ ...r, annotatorActive: Boolean(r.annotatorActive), started: annotationId !== null }));
+    .map(({ annotationId, ...r }) => ({
+      ...r,
+      annotatorActive: Boolean(r.annotatorActive),
+      started: annotationId !== null,
+    }));
 }
 
 /** Moves an unstarted assignment to another annotator who is not already on the case. */
-export function reassign(db: Db, input: { assignmentId: number; toAnnotatorId: string; actorId: string; studyId: number }) {
+export function reassign(
+  db: Db,
+  input: { assignmentId: number; toAnnotatorId: string; actorId: string; studyId: number },
+) {
   db.transaction((tx) => {
     const a = tx
-      .select({ id: assignments.id, caseId: assignments.caseId, annotatorId: assignments.annotatorId, studyId: cases.studyId })
+      .select({
+        id: assignments.id,
+        caseId: assignments.caseId,
+        annotatorId: assignments.annotatorId,
+        studyId: cases.studyId,
+      })
       .from(assignments)
       .innerJoin(cases, eq(cases.id, assignments.caseId))
       .where(eq(assignments.id, input.assignmentId))
@@ -137,9 +174,24 @@ export function reassign(db: Db, input: { assignmentId: number; toAnnotatorId: s
       .from(assignments)
       .where(and(eq(assignments.caseId, a.caseId), inArray(assignments.annotatorId, [input.toAnnotatorId])))
       .get()!.n;
-    if (onCase > 0) throw new ServiceError("That annotator is already assigned to this case; a case goes to two different people.", "to");
-    tx.update(assignments).set({ annotatorId: input.toAnnotatorId, assignedAt: Date.now(), assignedBy: input.actorId }).where(eq(assignments.id, a.id)).run();
-    recordEvent(tx, { actorId: input.actorId, entity: "assignment", entityId: a.id, studyId: a.studyId, caseId: a.caseId, action: "reassign", changes: { annotator: [a.annotatorId, input.toAnnotatorId] } });
+    if (onCase > 0)
+      throw new ServiceError(
+        "That annotator is already assigned to this case; a case goes to two different people.",
+        "to",
+      );
+    tx.update(assignments)
+      .set({ annotatorId: input.toAnnotatorId, assignedAt: Date.now(), assignedBy: input.actorId })
+      .where(eq(assignments.id, a.id))
+      .run();
+    recordEvent(tx, {
+      actorId: input.actorId,
+      entity: "assignment",
+      entityId: a.id,
+      studyId: a.studyId,
+      caseId: a.caseId,
+      action: "reassign",
+      changes: { annotator: [a.annotatorId, input.toAnnotatorId] },
+    });
   });
 }
 

@@ -9,7 +9,7 @@ export interface EventInput {
   action: string;
   studyId?: number | null;
   caseId?: number | null;
-  /** { field: [old, new] } or detail. Never note text. */
+  /** { field: [old, new] } or detail. Never the case's clinical text (labels and annotator notes are what the trail is for). */
   changes?: object;
   at?: number;
 }

@@ -292,12 +292,18 @@ export function importGold(
     });
   });
   const bytes = new TextEncoder().encode(lines.join("\n") + "\n");
+  const referenceExtras = new Map<string, string | null>();
+  for (const line of lines) {
+    const o = JSON.parse(line) as { id: string; concord_extras: Extras | null };
+    referenceExtras.set(o.id, o.concord_extras ? JSON.stringify(o.concord_extras) : null);
+  }
   const result = importCases(db, {
     studyName: input.studyName,
     bytes,
     filename: input.filename.replace(/\.json$/, "") + ".jsonl",
     format: "jsonl",
     actorId: input.actorId,
+    referenceExtras,
   });
   if (!result.ok)
     return {
@@ -306,22 +312,5 @@ export function importGold(
         (e) => `${input.filename}: element ${e.line}: ${e.message}`,
       ),
     };
-  // The extras are stored beside the reference labels (same transaction semantics: written only with the labels).
-  const study = db.select({ id: studies.id }).from(studies).where(eq(studies.name, result.studyName)).get()!;
-  db.transaction((tx) => {
-    for (const line of lines) {
-      const o = JSON.parse(line) as { id: string; concord_extras: Extras | null };
-      const c = tx
-        .select({ id: cases.id })
-        .from(cases)
-        .where(and(eq(cases.studyId, study.id), eq(cases.externalId, o.id)))
-        .get();
-      if (c)
-        tx.update(referenceLabels)
-          .set({ extras: o.concord_extras ? JSON.stringify(o.concord_extras) : null })
-          .where(eq(referenceLabels.caseId, c.id))
-          .run();
-    }
-  });
   return { ...result, ok: true };
 }

@@ -10,7 +10,14 @@ import {
   studies,
   type AdjudicationMode,
 } from "../../db/schema";
-import { parseCaseFile, type CaseColumn, type ImportIssue, type ParsedCase, type ParseResult, type ReferenceLabels } from "../core/case-import";
+import {
+  parseCaseFile,
+  type CaseColumn,
+  type ImportIssue,
+  type ParsedCase,
+  type ParseResult,
+  type ReferenceLabels,
+} from "../core/case-import";
 import type { Section } from "../core/sections";
 import type { Db } from "../lib/db.server";
 import { canonicalChapterVCode } from "../lib/icd10.server";
@@ -62,7 +69,13 @@ export function requireStudyByName(db: Db, name: string): StudySummary {
   const study = getStudyByName(db, name);
   if (!study) {
     const known = listStudies(db).map((s) => `"${s.name}"`);
-    throw new ServiceError(`No study named "${name}".${known.length ? ` Known studies: ${known.join(", ")}.` : " There are no studies yet."}`, "study", 404);
+    throw new ServiceError(
+      `No study named "${name}".${
+        known.length ? ` Known studies: ${known.join(", ")}.` : " There are no studies yet."
+      }`,
+      "study",
+      404,
+    );
   }
   return study;
 }
@@ -79,6 +92,8 @@ export interface ImportInput {
   filename: string;
   format?: "csv" | "jsonl";
   columnMap?: Partial<Record<CaseColumn, string>>;
+  /** Concord's extra label fields by case id (import-gold), stored with the reference labels in the same transaction. */
+  referenceExtras?: Map<string, string | null>;
 }
 
 export interface ImportPlan {
@@ -93,7 +108,12 @@ export interface ImportPlan {
   labelChanges: number;
   total: number;
   /** A few new or changed cases for the preview (ids and section counts only). */
-  sample: { externalId: string; numSections: number; hasReferenceLabels: boolean; status: "new" | "changed" | "unchanged" }[];
+  sample: {
+    externalId: string;
+    numSections: number;
+    hasReferenceLabels: boolean;
+    status: "new" | "changed" | "unchanged";
+  }[];
   ok: boolean;
   sha256: string;
 }
@@ -105,11 +125,17 @@ interface Classified {
   labelsChanged: boolean;
 }
 
-function classify(db: Db, studyId: number | null, parsedCases: ParsedCase[]): { items: Classified[]; conflicts: ImportIssue[] } {
+function classify(
+  db: Db,
+  studyId: number | null,
+  parsedCases: ParsedCase[],
+  extras?: Map<string, string | null>,
+): { items: Classified[]; conflicts: ImportIssue[] } {
   const existing = new Map<string, { id: number; contentHash: string; version: number }>();
   const annotated = new Set<number>();
   const labels = new Map<number, ReferenceLabels>();
   const sources = new Map<number, string>();
+  const storedExtras = new Map<number, string>();
   if (studyId !== null) {
     for (const row of db
       .select({ id: cases.id, externalId: cases.externalId, contentHash: cases.contentHash, version: cases.version })
@@ -129,11 +155,12 @@ function classify(db: Db, studyId: number | null, parsedCases: ParsedCase[]): { 
       .from(referenceLabels)
       .innerJoin(cases, eq(cases.id, referenceLabels.caseId))
       .where(eq(cases.studyId, studyId))
-      .all())
-    {
+      .all()) {
       const l = labelsOf(row.reference_labels);
       if (l) labels.set(row.reference_labels.caseId, l);
-      if (row.reference_labels.sourceDiagnosis) sources.set(row.reference_labels.caseId, row.reference_labels.sourceDiagnosis);
+      if (row.reference_labels.sourceDiagnosis)
+        sources.set(row.reference_labels.caseId, row.reference_labels.sourceDiagnosis);
+      if (row.reference_labels.extras) storedExtras.set(row.reference_labels.caseId, row.reference_labels.extras);
     }
   }
   const conflicts: ImportIssue[] = [];
@@ -149,7 +176,9 @@ function classify(db: Db, studyId: number | null, parsedCases: ParsedCase[]): { 
     const before = found ? labels.get(found.id) ?? null : null;
     const labelsChanged =
       JSON.stringify(before) !== JSON.stringify(parsed.referenceLabels) ||
-      (found ? sources.get(found.id) ?? null : null) !== parsed.sourceDiagnosis;
+      (found ? sources.get(found.id) ?? null : null) !== parsed.sourceDiagnosis ||
+      (extras !== undefined &&
+        (found ? storedExtras.get(found.id) ?? null : null) !== (extras.get(parsed.externalId) ?? null));
     return { parsed, hash, existing: found, labelsChanged };
   });
   return { items, conflicts };
@@ -175,7 +204,7 @@ function analyse(db: Db, input: ImportInput) {
     columnMap: input.columnMap,
     canonicalCode: canonicalChapterVCode,
   });
-  const { items, conflicts } = classify(db, study?.id ?? null, result.cases);
+  const { items, conflicts } = classify(db, study?.id ?? null, result.cases, input.referenceExtras);
   const { cases: _omit, ...parse } = result;
   const status = (i: Classified) => (!i.existing ? "new" : i.existing.contentHash !== i.hash ? "changed" : "unchanged");
   const plan: ImportPlan = {
@@ -210,7 +239,10 @@ export function planImport(db: Db, input: ImportInput): ImportPlan {
  * writes nothing; a changed case without annotations gets a new version (audited); a changed annotated case is a
  * conflict and stops the import.
  */
-export function importCases(db: Db, input: ImportInput & { actorId: string | null }): ImportPlan & { written: boolean } {
+export function importCases(
+  db: Db,
+  input: ImportInput & { actorId: string | null },
+): ImportPlan & { written: boolean } {
   const { plan, items, study } = analyse(db, input);
   if (!plan.ok) return { ...plan, written: false };
   const changes = items.filter((i) => !i.existing || i.existing.contentHash !== i.hash || i.labelsChanged);
@@ -219,10 +251,26 @@ export function importCases(db: Db, input: ImportInput & { actorId: string | nul
   db.transaction((tx) => {
     let studyId = study?.id;
     if (studyId === undefined) {
-      studyId = tx.insert(studies).values({ name: plan.studyName, createdAt: now }).returning({ id: studies.id }).get().id;
-      recordEvent(tx, { actorId: input.actorId, entity: "study", entityId: studyId, studyId, action: "create", changes: { name: plan.studyName } });
+      studyId = tx
+        .insert(studies)
+        .values({ name: plan.studyName, createdAt: now })
+        .returning({ id: studies.id })
+        .get().id;
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "study",
+        entityId: studyId,
+        studyId,
+        action: "create",
+        changes: { name: plan.studyName },
+      });
     }
-    let position = tx.select({ p: max(cases.position) }).from(cases).where(eq(cases.studyId, studyId)).get()?.p ?? 0;
+    let position =
+      tx
+        .select({ p: max(cases.position) })
+        .from(cases)
+        .where(eq(cases.studyId, studyId))
+        .get()?.p ?? 0;
     for (const item of changes) {
       const c = item.parsed;
       let caseId: number;
@@ -241,15 +289,33 @@ export function importCases(db: Db, input: ImportInput & { actorId: string | nul
           })
           .returning({ id: cases.id })
           .get().id;
-        tx.insert(caseSections).values(c.sections.map((s) => ({ caseId, ord: s.order, kind: s.kind, content: s.content }))).run();
-        recordEvent(tx, { actorId: input.actorId, entity: "case", entityId: caseId, studyId, caseId, action: "import", changes: { externalId: c.externalId, numSections: c.sections.length } });
+        tx.insert(caseSections)
+          .values(c.sections.map((s) => ({ caseId, ord: s.order, kind: s.kind, content: s.content })))
+          .run();
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "case",
+          entityId: caseId,
+          studyId,
+          caseId,
+          action: "import",
+          changes: { externalId: c.externalId, numSections: c.sections.length },
+        });
       } else {
         caseId = item.existing.id;
         if (item.existing.contentHash !== item.hash) {
           tx.delete(caseSections).where(eq(caseSections.caseId, caseId)).run();
-          tx.insert(caseSections).values(c.sections.map((s) => ({ caseId, ord: s.order, kind: s.kind, content: s.content }))).run();
+          tx.insert(caseSections)
+            .values(c.sections.map((s) => ({ caseId, ord: s.order, kind: s.kind, content: s.content })))
+            .run();
           tx.update(cases)
-            .set({ ageGroup: c.ageGroup, sex: c.sex, numSections: c.sections.length, contentHash: item.hash, version: item.existing.version + 1 })
+            .set({
+              ageGroup: c.ageGroup,
+              sex: c.sex,
+              numSections: c.sections.length,
+              contentHash: item.hash,
+              version: item.existing.version + 1,
+            })
             .where(eq(cases.id, caseId))
             .run();
           recordEvent(tx, {
@@ -259,7 +325,10 @@ export function importCases(db: Db, input: ImportInput & { actorId: string | nul
             studyId,
             caseId,
             action: "replace_text",
-            changes: { version: [item.existing.version, item.existing.version + 1], contentHash: [item.existing.contentHash, item.hash] },
+            changes: {
+              version: [item.existing.version, item.existing.version + 1],
+              contentHash: [item.existing.contentHash, item.hash],
+            },
           });
         }
       }
@@ -272,10 +341,22 @@ export function importCases(db: Db, input: ImportInput & { actorId: string | nul
           diagnosisAgreement: l?.diagnosis_agreement ?? null,
           earliestSufficientSection: l?.earliest_sufficient_section ?? null,
           sourceDiagnosis: c.sourceDiagnosis,
+          extras: input.referenceExtras?.get(c.externalId) ?? null,
         };
-        tx.insert(referenceLabels).values({ caseId, ...values }).onConflictDoUpdate({ target: referenceLabels.caseId, set: values }).run();
+        tx.insert(referenceLabels)
+          .values({ caseId, ...values })
+          .onConflictDoUpdate({ target: referenceLabels.caseId, set: values })
+          .run();
         if (item.existing)
-          recordEvent(tx, { actorId: input.actorId, entity: "reference_labels", entityId: caseId, studyId, caseId, action: "update", changes: { labels: "replaced from import" } });
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "reference_labels",
+            entityId: caseId,
+            studyId,
+            caseId,
+            action: "update",
+            changes: { labels: "replaced from import" },
+          });
       }
     }
     tx.insert(imports)
@@ -339,4 +420,3 @@ export function getCaseSections(db: Db, caseId: number): Section[] {
 export function countStudyCases(db: Db, studyId: number): number {
   return db.select({ n: count() }).from(cases).where(eq(cases.studyId, studyId)).get()!.n;
 }
-

@@ -4,7 +4,7 @@
  * reveal-only and independent-only modes, two adjudicators on one case, and reopening, all in the audit trail.
  */
 import { eq } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { adjudications, caseOutcomes, studies } from "../../db/schema";
 import type { AdjudicationMode } from "../../db/schema";
 import type { Db } from "../../app/lib/db.server";
@@ -24,6 +24,7 @@ import {
   annotationsOf,
   assignmentsOf,
   caseSnapshot,
+  cloneDb,
   eventsOf,
   insufficient,
   outcomeOf,
@@ -47,10 +48,26 @@ let caseIds: number[];
 const ALICE_NOTE = "First note: marked anhedonia, early waking";
 const BRUNO_NOTE = "Second note: history suggests a bipolar course";
 
-function label(values: { sufficiency: "sufficient"; icd10: string; earliestSection: number } | { sufficiency: "insufficient"; missingInfo: string[]; missingOther?: string }): LabelInput {
+function label(
+  values:
+    | { sufficiency: "sufficient"; icd10: string; earliestSection: number }
+    | { sufficiency: "insufficient"; missingInfo: string[]; missingOther?: string },
+): LabelInput {
   return values.sufficiency === "sufficient"
-    ? { sufficiency: "sufficient", icd10: values.icd10, earliestSection: values.earliestSection, missingInfo: [], missingOther: "" }
-    : { sufficiency: "insufficient", icd10: "", earliestSection: null, missingInfo: values.missingInfo, missingOther: values.missingOther ?? "" };
+    ? {
+        sufficiency: "sufficient",
+        icd10: values.icd10,
+        earliestSection: values.earliestSection,
+        missingInfo: [],
+        missingOther: "",
+      }
+    : {
+        sufficiency: "insufficient",
+        icd10: "",
+        earliestSection: null,
+        missingInfo: values.missingInfo,
+        missingOther: values.missingOther ?? "",
+      };
 }
 
 const F32_2 = label({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2 });
@@ -60,16 +77,23 @@ function setMode(mode: AdjudicationMode) {
   db.update(studies).set({ adjudicationMode: mode }).where(eq(studies.id, studyId)).run();
 }
 
-beforeEach(async () => {
-  ({ db, cleanup } = freshDb());
+let template: { db: Db; cleanup: () => void };
+
+beforeAll(async () => {
+  template = freshDb();
   [alice, bruno, paula, judy, kim, boss] = await Promise.all([
-    makeUser(db, "alice", ["annotator"]),
-    makeUser(db, "bruno", ["annotator"]),
-    makeUser(db, "paula", ["annotator", "adjudicator"]),
-    makeUser(db, "judy", ["adjudicator"]),
-    makeUser(db, "kim", ["adjudicator"]),
-    makeUser(db, "boss", ["admin"]),
+    makeUser(template.db, "alice", ["annotator"]),
+    makeUser(template.db, "bruno", ["annotator"]),
+    makeUser(template.db, "paula", ["annotator", "adjudicator"]),
+    makeUser(template.db, "judy", ["adjudicator"]),
+    makeUser(template.db, "kim", ["adjudicator"]),
+    makeUser(template.db, "boss", ["admin"]),
   ]);
+});
+afterAll(() => template.cleanup());
+
+beforeEach(() => {
+  ({ db, cleanup } = cloneDb(template.db));
   const s = studyForPair(db, { name: "Adjudicated", cases: 4, annotatorIds: [alice.id, bruno.id] });
   studyId = s.study.id;
   caseIds = s.caseIds;
@@ -77,10 +101,30 @@ beforeEach(async () => {
   const brunoOnLast = assignmentsOf(db, caseIds[3]!).find((a) => a.annotatorId === bruno.id)!;
   reassign(db, { assignmentId: brunoOnLast.id, toAnnotatorId: paula.id, actorId: boss.id, studyId });
 
-  submitPair(db, caseIds[0]!, { userId: alice.id, values: sufficient("F32.1", 2, ALICE_NOTE) }, { userId: bruno.id, values: insufficient(["prior_episodes"], "", BRUNO_NOTE) });
-  submitPair(db, caseIds[1]!, { userId: alice.id, values: sufficient("F32.1", 1, ALICE_NOTE) }, { userId: bruno.id, values: sufficient("F31.1", 3, BRUNO_NOTE) });
-  submitPair(db, caseIds[2]!, { userId: alice.id, values: sufficient("F32.1", 1) }, { userId: bruno.id, values: sufficient("F32.1", 2) });
-  submitPair(db, caseIds[3]!, { userId: alice.id, values: sufficient("F20.0", 1) }, { userId: paula.id, values: sufficient("F25.0", 1) });
+  submitPair(
+    db,
+    caseIds[0]!,
+    { userId: alice.id, values: sufficient("F32.1", 2, ALICE_NOTE) },
+    { userId: bruno.id, values: insufficient(["prior_episodes"], "", BRUNO_NOTE) },
+  );
+  submitPair(
+    db,
+    caseIds[1]!,
+    { userId: alice.id, values: sufficient("F32.1", 1, ALICE_NOTE) },
+    { userId: bruno.id, values: sufficient("F31.1", 3, BRUNO_NOTE) },
+  );
+  submitPair(
+    db,
+    caseIds[2]!,
+    { userId: alice.id, values: sufficient("F32.1", 1) },
+    { userId: bruno.id, values: sufficient("F32.1", 2) },
+  );
+  submitPair(
+    db,
+    caseIds[3]!,
+    { userId: alice.id, values: sufficient("F20.0", 1) },
+    { userId: paula.id, values: sufficient("F25.0", 1) },
+  );
 });
 afterEach(() => cleanup());
 
@@ -101,9 +145,18 @@ describe("queue and access", () => {
     expect(listAdjudicationQueue(db, paula.id).map((q) => q.caseId)).toEqual([caseIds[0], caseIds[1]]);
     expect(getAdjudicationCase(db, { userId: paula.id, caseId: caseIds[3]! })).toBeNull();
     const before = caseSnapshot(db, caseIds[3]!);
-    expect(recordIndependent(db, { userId: paula.id, caseId: caseIds[3]!, label: F32_2 })).toMatchObject({ ok: false, status: 404 });
+    expect(recordIndependent(db, { userId: paula.id, caseId: caseIds[3]!, label: F32_2 })).toMatchObject({
+      ok: false,
+      status: 404,
+    });
     expect(
-      decide(db, { userId: paula.id, caseId: caseIds[3]!, label: F32_2, rationale: "mine", outcomeVersion: outcomeOf(db, caseIds[3]!)!.version }),
+      decide(db, {
+        userId: paula.id,
+        caseId: caseIds[3]!,
+        label: F32_2,
+        rationale: "mine",
+        outcomeVersion: outcomeOf(db, caseIds[3]!)!.version,
+      }),
     ).toMatchObject({ ok: false, status: 404 });
     expect(caseSnapshot(db, caseIds[3]!)).toEqual(before);
     expect(db.select().from(adjudications).all()).toEqual([]);
@@ -116,11 +169,22 @@ describe("two-phase adjudication (the default)", () => {
   it("hides the annotations until the independent judgement is recorded, then shows them as A/B in the stored order", () => {
     const caseId = caseIds[1]!;
     const first = getAdjudicationCase(db, { userId: judy.id, caseId })!;
-    expect(first).toMatchObject({ mode: "two_phase", phase: "independent", reason: "diagnosis", annotations: null, independent: null, final: null });
+    expect(first).toMatchObject({
+      mode: "two_phase",
+      phase: "independent",
+      reason: "diagnosis",
+      annotations: null,
+      independent: null,
+      final: null,
+    });
     const hidden = JSON.stringify(first);
-    for (const secret of ["F32.1", "F31.1", ALICE_NOTE, BRUNO_NOTE, alice.id, bruno.id, "alice", "bruno"]) expect(hidden).not.toContain(secret);
+    for (const secret of ["F32.1", "F31.1", ALICE_NOTE, BRUNO_NOTE, alice.id, bruno.id, "alice", "bruno"])
+      expect(hidden).not.toContain(secret);
 
-    expect(recordIndependent(db, { userId: judy.id, caseId, label: F32_2 })).toEqual({ ok: true, status: "independent_recorded" });
+    expect(recordIndependent(db, { userId: judy.id, caseId, label: F32_2 })).toEqual({
+      ok: true,
+      status: "independent_recorded",
+    });
     expect(listAdjudicationQueue(db, judy.id).find((q) => q.caseId === caseId)!.mine).toBe("independent_recorded");
     const revealed = getAdjudicationCase(db, { userId: judy.id, caseId })!;
     expect(revealed.phase).toBe("reveal");
@@ -138,7 +202,8 @@ describe("two-phase adjudication (the default)", () => {
     expect(getAdjudicationCase(db, { userId: judy.id, caseId })!.annotations).toEqual(revealed.annotations);
     // Never who wrote which.
     const text = JSON.stringify(revealed);
-    for (const secret of [alice.id, bruno.id, "alice", "bruno", "annotatorId", "assignmentId"]) expect(text).not.toContain(secret);
+    for (const secret of [alice.id, bruno.id, "alice", "bruno", "annotatorId", "assignmentId"])
+      expect(text).not.toContain(secret);
     expect(eventsOf(db, caseId, "independent").map((e) => [e.actorId, e.changes])).toEqual([
       [judy.id, { independent: [null, { sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2 }] }],
     ]);
@@ -151,7 +216,10 @@ describe("two-phase adjudication (the default)", () => {
     recordIndependent(db, { userId: judy.id, caseId, label: F32_2 });
     const before = getAdjudicationCase(db, { userId: judy.id, caseId })!.annotations!;
     // Swap the stored order: the view must follow it (it is the stored order, not a per-load draw or id order).
-    db.update(caseOutcomes).set({ annotatorOrder: JSON.stringify([y, x]) }).where(eq(caseOutcomes.caseId, caseId)).run();
+    db.update(caseOutcomes)
+      .set({ annotatorOrder: JSON.stringify([y, x]) })
+      .where(eq(caseOutcomes.caseId, caseId))
+      .run();
     const after = getAdjudicationCase(db, { userId: judy.id, caseId })!.annotations!;
     expect(after).toEqual({ A: before.B, B: before.A });
   });
@@ -162,7 +230,11 @@ describe("two-phase adjudication (the default)", () => {
     const refused = recordIndependent(db, { userId: judy.id, caseId, label: F31_1 });
     expect(refused).toMatchObject({ ok: false, status: 409 });
     expect((refused as { message: string }).message).toMatch(/already recorded/);
-    expect(getAdjudicationCase(db, { userId: judy.id, caseId })!.independent).toEqual({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2 });
+    expect(getAdjudicationCase(db, { userId: judy.id, caseId })!.independent).toEqual({
+      sufficiency: "sufficient",
+      icd10: "F32.2",
+      earliestSection: 2,
+    });
     expect(db.select().from(adjudications).all()).toHaveLength(1);
     expect(eventsOf(db, caseId, "independent")).toHaveLength(1);
   });
@@ -170,7 +242,13 @@ describe("two-phase adjudication (the default)", () => {
   it("refuses a decision before the independent judgement", () => {
     const caseId = caseIds[1]!;
     const before = caseSnapshot(db, caseId);
-    const r = decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "obvious", outcomeVersion: outcomeOf(db, caseId)!.version });
+    const r = decide(db, {
+      userId: judy.id,
+      caseId,
+      label: F32_2,
+      rationale: "obvious",
+      outcomeVersion: outcomeOf(db, caseId)!.version,
+    });
     expect(r).toMatchObject({ ok: false, status: 409 });
     expect(caseSnapshot(db, caseId)).toEqual(before);
   });
@@ -187,39 +265,83 @@ describe("two-phase adjudication (the default)", () => {
     }
     expect(caseSnapshot(db, caseId)).toEqual(before);
 
-    const ok = decide(db, { userId: judy.id, caseId, label: F31_1, rationale: "  The history of a manic episode settles it.  ", outcomeVersion: version });
+    const ok = decide(db, {
+      userId: judy.id,
+      caseId,
+      label: F31_1,
+      rationale: "  The history of a manic episode settles it.  ",
+      outcomeVersion: version,
+    });
     expect(ok).toEqual({ ok: true, status: "decided" });
     const o = outcomeOf(db, caseId)!;
     expect(o.status).toBe("adjudicated");
     expect(o.version).toBe(version + 1);
     expect(JSON.parse(o.gold!)).toEqual({ sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 });
     const row = db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).get()!;
-    expect(row).toMatchObject({ adjudicatorId: judy.id, status: "decided", mode: "two_phase", rationale: "The history of a manic episode settles it." });
+    expect(row).toMatchObject({
+      adjudicatorId: judy.id,
+      status: "decided",
+      mode: "two_phase",
+      rationale: "The history of a manic episode settles it.",
+    });
     // Both phases are stored.
-    expect(JSON.parse(row.independentLabel!)).toEqual({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2 });
+    expect(JSON.parse(row.independentLabel!)).toEqual({
+      sufficiency: "sufficient",
+      icd10: "F32.2",
+      earliestSection: 2,
+    });
     expect(JSON.parse(row.finalLabel!)).toEqual({ sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 });
     expect(eventsOf(db, caseId, "decide").map((e) => [e.actorId, e.changes])).toEqual([
-      [judy.id, { gold: [null, { sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 }], rationale: "The history of a manic episode settles it." }],
+      [
+        judy.id,
+        {
+          gold: [null, { sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 }],
+          rationale: "The history of a manic episode settles it.",
+        },
+      ],
     ]);
     expect(listAdjudicationQueue(db, judy.id).map((q) => q.caseId)).not.toContain(caseId);
     const decided = getAdjudicationCase(db, { userId: judy.id, caseId })!;
-    expect(decided).toMatchObject({ phase: "decided", final: { label: { icd10: "F31.1" }, rationale: "The history of a manic episode settles it." } });
+    expect(decided).toMatchObject({
+      phase: "decided",
+      final: { label: { icd10: "F31.1" }, rationale: "The history of a manic episode settles it." },
+    });
   });
 
   it("accepts a confirmation of the independent judgement without a rationale", () => {
     const caseId = caseIds[0]!;
-    const independent = label({ sufficiency: "insufficient", missingInfo: ["prior_episodes", "other"], missingOther: "Collateral" });
+    const independent = label({
+      sufficiency: "insufficient",
+      missingInfo: ["prior_episodes", "other"],
+      missingOther: "Collateral",
+    });
     recordIndependent(db, { userId: judy.id, caseId, label: independent });
-    const r = decide(db, { userId: judy.id, caseId, label: independent, rationale: "", outcomeVersion: outcomeOf(db, caseId)!.version });
+    const r = decide(db, {
+      userId: judy.id,
+      caseId,
+      label: independent,
+      rationale: "",
+      outcomeVersion: outcomeOf(db, caseId)!.version,
+    });
     expect(r).toEqual({ ok: true, status: "decided" });
-    expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toEqual({ sufficiency: "insufficient", missingInfo: ["prior_episodes", "other"], missingInfoOther: "Collateral" });
+    expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toEqual({
+      sufficiency: "insufficient",
+      missingInfo: ["prior_episodes", "other"],
+      missingInfoOther: "Collateral",
+    });
   });
 
   it("refuses an invalid final label with field errors", () => {
     const caseId = caseIds[0]!; // T = 3
     recordIndependent(db, { userId: judy.id, caseId, label: F32_2 });
     const before = caseSnapshot(db, caseId);
-    const r = decide(db, { userId: judy.id, caseId, label: label({ sufficiency: "sufficient", icd10: "F32.1", earliestSection: 4 }), rationale: "x", outcomeVersion: outcomeOf(db, caseId)!.version });
+    const r = decide(db, {
+      userId: judy.id,
+      caseId,
+      label: label({ sufficiency: "sufficient", icd10: "F32.1", earliestSection: 4 }),
+      rationale: "x",
+      outcomeVersion: outcomeOf(db, caseId)!.version,
+    });
     expect(r).toMatchObject({ ok: false, status: 422, errors: { earliestSection: expect.any(String) } });
     expect(caseSnapshot(db, caseId)).toEqual(before);
   });
@@ -235,9 +357,19 @@ describe("other adjudication modes (study setting)", () => {
     expect([view.annotations!.A.notes, view.annotations!.B.notes].sort()).toEqual([ALICE_NOTE, BRUNO_NOTE]);
     expect(JSON.stringify(view)).not.toContain(alice.id);
     expect(recordIndependent(db, { userId: judy.id, caseId, label: F32_2 })).toMatchObject({ ok: false, status: 409 });
-    expect(decide(db, { userId: judy.id, caseId, label: F32_2, rationale: " ", outcomeVersion: view.outcomeVersion })).toMatchObject({ ok: false, status: 422, errors: { rationale: expect.any(String) } });
+    expect(
+      decide(db, { userId: judy.id, caseId, label: F32_2, rationale: " ", outcomeVersion: view.outcomeVersion }),
+    ).toMatchObject({ ok: false, status: 422, errors: { rationale: expect.any(String) } });
     expect(outcomeOf(db, caseId)!.status).toBe("disputed");
-    expect(decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "Severity fits F32.2.", outcomeVersion: view.outcomeVersion })).toEqual({ ok: true, status: "decided" });
+    expect(
+      decide(db, {
+        userId: judy.id,
+        caseId,
+        label: F32_2,
+        rationale: "Severity fits F32.2.",
+        outcomeVersion: view.outcomeVersion,
+      }),
+    ).toEqual({ ok: true, status: "decided" });
     const row = db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).get()!;
     expect(row).toMatchObject({ mode: "reveal_only", status: "decided", independentLabel: null });
     expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toMatchObject({ icd10: "F32.2" });
@@ -251,8 +383,18 @@ describe("other adjudication modes (study setting)", () => {
     expect(JSON.stringify(view)).not.toContain(ALICE_NOTE);
     expect(recordIndependent(db, { userId: judy.id, caseId, label: F32_2 })).toMatchObject({ ok: false, status: 409 });
     expect(getAdjudicationCase(db, { userId: judy.id, caseId })!.annotations).toBeNull();
-    expect(decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "", outcomeVersion: view.outcomeVersion })).toMatchObject({ ok: false, status: 422 });
-    expect(decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "Read blind.", outcomeVersion: view.outcomeVersion })).toEqual({ ok: true, status: "decided" });
+    expect(
+      decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "", outcomeVersion: view.outcomeVersion }),
+    ).toMatchObject({ ok: false, status: 422 });
+    expect(
+      decide(db, {
+        userId: judy.id,
+        caseId,
+        label: F32_2,
+        rationale: "Read blind.",
+        outcomeVersion: view.outcomeVersion,
+      }),
+    ).toEqual({ ok: true, status: "decided" });
     const after = getAdjudicationCase(db, { userId: judy.id, caseId })!;
     expect(after).toMatchObject({ phase: "decided", annotations: null });
     expect(JSON.stringify(after)).not.toContain(ALICE_NOTE);
@@ -273,11 +415,21 @@ describe("two adjudicators on one case", () => {
     const kimView = getAdjudicationCase(db, { userId: kim.id, caseId })!;
     expect(kimView.outcomeVersion).toBe(judyView.outcomeVersion);
 
-    expect(decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "", outcomeVersion: judyView.outcomeVersion })).toEqual({ ok: true, status: "decided" });
+    expect(
+      decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "", outcomeVersion: judyView.outcomeVersion }),
+    ).toEqual({ ok: true, status: "decided" });
     const before = caseSnapshot(db, caseId);
-    const stale = decide(db, { userId: kim.id, caseId, label: F31_1, rationale: "", outcomeVersion: kimView.outcomeVersion });
+    const stale = decide(db, {
+      userId: kim.id,
+      caseId,
+      label: F31_1,
+      rationale: "",
+      outcomeVersion: kimView.outcomeVersion,
+    });
     expect(stale).toMatchObject({ ok: false, status: 409 });
-    expect((stale as { message: string }).message).toMatch(/Another adjudicator decided this case.*Nothing was overwritten/);
+    expect((stale as { message: string }).message).toMatch(
+      /Another adjudicator decided this case.*Nothing was overwritten/,
+    );
     expect(caseSnapshot(db, caseId)).toEqual(before);
     expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toMatchObject({ icd10: "F32.2" });
     const rows = db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).all();
@@ -299,12 +451,20 @@ describe("two adjudicators on one case", () => {
     decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "first", outcomeVersion: kimView.outcomeVersion });
     expect(reopenDecision(db, { adminId: boss.id, caseId, reason: "wrong code" })).toEqual({ ok: true });
     expect(outcomeOf(db, caseId)!.status).toBe("disputed");
-    const stale = decide(db, { userId: kim.id, caseId, label: F31_1, rationale: "late", outcomeVersion: kimView.outcomeVersion });
+    const stale = decide(db, {
+      userId: kim.id,
+      caseId,
+      label: F31_1,
+      rationale: "late",
+      outcomeVersion: kimView.outcomeVersion,
+    });
     expect(stale).toMatchObject({ ok: false, status: 409 });
     expect(outcomeOf(db, caseId)!).toMatchObject({ status: "disputed", gold: null });
     // With the fresh version it goes through.
     const fresh = getAdjudicationCase(db, { userId: kim.id, caseId })!;
-    expect(decide(db, { userId: kim.id, caseId, label: F31_1, rationale: "late", outcomeVersion: fresh.outcomeVersion })).toEqual({ ok: true, status: "decided" });
+    expect(
+      decide(db, { userId: kim.id, caseId, label: F31_1, rationale: "late", outcomeVersion: fresh.outcomeVersion }),
+    ).toEqual({ ok: true, status: "decided" });
   });
 });
 
@@ -312,38 +472,78 @@ describe("reopening a decision", () => {
   it("returns the case to the queue, keeps the old decision (status reopened), and records it all in the audit trail", () => {
     const caseId = caseIds[1]!;
     recordIndependent(db, { userId: judy.id, caseId, label: F32_2 });
-    decide(db, { userId: judy.id, caseId, label: F31_1, rationale: "manic episode", outcomeVersion: outcomeOf(db, caseId)!.version });
+    decide(db, {
+      userId: judy.id,
+      caseId,
+      label: F31_1,
+      rationale: "manic episode",
+      outcomeVersion: outcomeOf(db, caseId)!.version,
+    });
     const decidedVersion = outcomeOf(db, caseId)!.version;
 
-    expect(reopenDecision(db, { adminId: boss.id, caseId: caseIds[2]!, reason: "agreed cases cannot be reopened" })).toMatchObject({ ok: false });
+    expect(
+      reopenDecision(db, { adminId: boss.id, caseId: caseIds[2]!, reason: "agreed cases cannot be reopened" }),
+    ).toMatchObject({ ok: false });
     expect(reopenDecision(db, { adminId: boss.id, caseId, reason: "new collateral history" })).toEqual({ ok: true });
 
     const o = outcomeOf(db, caseId)!;
-    expect(o).toMatchObject({ status: "disputed", gold: null, disputeReason: "diagnosis", version: decidedVersion + 1 });
+    expect(o).toMatchObject({
+      status: "disputed",
+      gold: null,
+      disputeReason: "diagnosis",
+      version: decidedVersion + 1,
+    });
     expect(listAdjudicationQueue(db, judy.id).map((q) => q.caseId)).toContain(caseId);
-    expect(listAdjudicationQueue(db, kim.id).find((q) => q.caseId === caseId)).toMatchObject({ reason: "diagnosis", mine: "none" });
+    expect(listAdjudicationQueue(db, kim.id).find((q) => q.caseId === caseId)).toMatchObject({
+      reason: "diagnosis",
+      mine: "none",
+    });
     const old = db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).all();
     expect(old).toHaveLength(1);
     expect(old[0]).toMatchObject({ status: "reopened", adjudicatorId: judy.id, rationale: "manic episode" });
     expect(JSON.parse(old[0]!.finalLabel!)).toMatchObject({ icd10: "F31.1" });
     // A new round starts from the independent phase.
-    expect(getAdjudicationCase(db, { userId: judy.id, caseId })).toMatchObject({ phase: "independent", annotations: null, final: null });
+    expect(getAdjudicationCase(db, { userId: judy.id, caseId })).toMatchObject({
+      phase: "independent",
+      annotations: null,
+      final: null,
+    });
     expect(reopenDecision(db, { adminId: boss.id, caseId, reason: "again" })).toMatchObject({ ok: false });
 
-    const history = listCaseEvents(db, caseId).filter((e) => e.entity !== "annotation" && e.entity !== "assignment" && e.entity !== "case");
+    const history = listCaseEvents(db, caseId).filter(
+      (e) => e.entity !== "annotation" && e.entity !== "assignment" && e.entity !== "case",
+    );
     expect(history.map((e) => [e.action, e.actor])).toEqual([
       ["disputed", null],
       ["independent", "judy"],
       ["decide", "judy"],
       ["reopen", "boss"],
     ]);
-    expect(history.at(-1)!.changes).toEqual({ gold: [{ sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 }, null], reason: "new collateral history" });
+    expect(history.at(-1)!.changes).toEqual({
+      gold: [{ sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 }, null],
+      reason: "new collateral history",
+    });
 
     // The second round's decision becomes the gold; the first stays in history.
     recordIndependent(db, { userId: kim.id, caseId, label: F32_2 });
-    expect(decide(db, { userId: kim.id, caseId, label: F32_2, rationale: "", outcomeVersion: outcomeOf(db, caseId)!.version })).toEqual({ ok: true, status: "decided" });
+    expect(
+      decide(db, {
+        userId: kim.id,
+        caseId,
+        label: F32_2,
+        rationale: "",
+        outcomeVersion: outcomeOf(db, caseId)!.version,
+      }),
+    ).toEqual({ ok: true, status: "decided" });
     expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toMatchObject({ icd10: "F32.2" });
-    expect(db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).all().map((r) => r.status)).toEqual(["reopened", "decided"]);
+    expect(
+      db
+        .select()
+        .from(adjudications)
+        .where(eq(adjudications.caseId, caseId))
+        .all()
+        .map((r) => r.status),
+    ).toEqual(["reopened", "decided"]);
     expect(eventsOf(db, caseId, "decide")).toHaveLength(2);
   });
 });

@@ -5,10 +5,15 @@
  * reassignment only before the work has started).
  */
 import { asc, eq } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { assignments, cases, users } from "../../db/schema";
 import type { Db } from "../../app/lib/db.server";
-import { getAnnotatorCase, listAnnotatorCases, saveDraft, submitAnnotation } from "../../app/services/annotations.server";
+import {
+  getAnnotatorCase,
+  listAnnotatorCases,
+  saveDraft,
+  submitAnnotation,
+} from "../../app/services/annotations.server";
 import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "../../app/services/assignments.server";
 import { listCaseEvents } from "../../app/services/audit.server";
 import { importCases, requireStudyByName } from "../../app/services/studies.server";
@@ -19,6 +24,7 @@ import {
   annotationsOf,
   assignmentsOf,
   caseSnapshot,
+  cloneDb,
   eventsOf,
   insufficient,
   outcomeOf,
@@ -29,12 +35,26 @@ import {
 
 let db: Db;
 let cleanup: () => void;
-let ann1: UserView;
-let ann2: UserView;
+let template: { db: Db; cleanup: () => void };
+let ann1: UserView; // alice
+let ann2: UserView; // bruno
+let carla: UserView;
+let dmitri: UserView;
+let boss: UserView;
 
-beforeEach(async () => {
-  ({ db, cleanup } = freshDb());
-  [ann1, ann2] = await Promise.all([makeUser(db, "alice", ["annotator"]), makeUser(db, "bruno", ["annotator"])]);
+beforeAll(async () => {
+  template = freshDb();
+  [ann1, ann2, carla, dmitri, boss] = await Promise.all([
+    makeUser(template.db, "alice", ["annotator"]),
+    makeUser(template.db, "bruno", ["annotator"]),
+    makeUser(template.db, "carla", ["annotator"]),
+    makeUser(template.db, "dmitri", ["annotator"]),
+    makeUser(template.db, "boss", ["admin"]),
+  ]);
+});
+afterAll(() => template.cleanup());
+beforeEach(() => {
+  ({ db, cleanup } = cloneDb(template.db));
 });
 afterEach(() => cleanup());
 
@@ -46,9 +66,20 @@ describe("SPEC §4: what two submitted annotations become", () => {
   it("sufficiency differs → dispute (reason sufficiency), no gold, neither agreement flag", () => {
     const { caseIds } = pair();
     const caseId = caseIds[1]!;
-    submitPair(db, caseId, { userId: ann1.id, values: sufficient("F32.1", 2) }, { userId: ann2.id, values: insufficient(["onset_duration"]) });
+    submitPair(
+      db,
+      caseId,
+      { userId: ann1.id, values: sufficient("F32.1", 2) },
+      { userId: ann2.id, values: insufficient(["onset_duration"]) },
+    );
     const o = outcomeOf(db, caseId)!;
-    expect(o).toMatchObject({ status: "disputed", disputeReason: "sufficiency", gold: null, sufficiencyAgreement: false, diagnosisAgreement: false });
+    expect(o).toMatchObject({
+      status: "disputed",
+      disputeReason: "sufficiency",
+      gold: null,
+      sufficiencyAgreement: false,
+      diagnosisAgreement: false,
+    });
     expect(o.disputedAt).not.toBeNull();
     expect(eventsOf(db, caseId, "disputed").map((e) => e.changes)).toEqual([{ reason: "sufficiency" }]);
     expect(eventsOf(db, caseId, "gold_derived")).toEqual([]);
@@ -57,7 +88,12 @@ describe("SPEC §4: what two submitted annotations become", () => {
   it("both sufficient, different diagnosis → dispute (reason diagnosis), sufficiency agreed", () => {
     const { caseIds } = pair();
     // Same category F32, different diagnosis level (F32.1 vs F32.2): a disagreement at the benchmark's level (SPEC §6).
-    submitPair(db, caseIds[0]!, { userId: ann1.id, values: sufficient("F32.1", 2) }, { userId: ann2.id, values: sufficient("F32.2", 2) });
+    submitPair(
+      db,
+      caseIds[0]!,
+      { userId: ann1.id, values: sufficient("F32.1", 2) },
+      { userId: ann2.id, values: sufficient("F32.2", 2) },
+    );
     expect(outcomeOf(db, caseIds[0]!)).toMatchObject({
       status: "disputed",
       disputeReason: "diagnosis",
@@ -66,24 +102,54 @@ describe("SPEC §4: what two submitted annotations become", () => {
       diagnosisAgreement: false,
     });
     // Different groups altogether.
-    submitPair(db, caseIds[1]!, { userId: ann2.id, values: sufficient("F20.0", 1) }, { userId: ann1.id, values: sufficient("F32.1", 1) });
-    expect(outcomeOf(db, caseIds[1]!)).toMatchObject({ status: "disputed", disputeReason: "diagnosis", sufficiencyAgreement: true, diagnosisAgreement: false });
+    submitPair(
+      db,
+      caseIds[1]!,
+      { userId: ann2.id, values: sufficient("F20.0", 1) },
+      { userId: ann1.id, values: sufficient("F32.1", 1) },
+    );
+    expect(outcomeOf(db, caseIds[1]!)).toMatchObject({
+      status: "disputed",
+      disputeReason: "diagnosis",
+      sufficiencyAgreement: true,
+      diagnosisAgreement: false,
+    });
   });
 
   it("both sufficient, same diagnosis → agreed, gold = that diagnosis with the EARLIER earliest section", () => {
     const { caseIds } = pair();
     // Written differently ("f321" is canonicalised on submission), same diagnosis; the earlier section comes second.
-    submitPair(db, caseIds[1]!, { userId: ann1.id, values: sufficient("F32.1", 4) }, { userId: ann2.id, values: sufficient("f321", 2) });
+    submitPair(
+      db,
+      caseIds[1]!,
+      { userId: ann1.id, values: sufficient("F32.1", 4) },
+      { userId: ann2.id, values: sufficient("f321", 2) },
+    );
     const o = outcomeOf(db, caseIds[1]!)!;
-    expect(o).toMatchObject({ status: "agreed", disputeReason: null, sufficiencyAgreement: true, diagnosisAgreement: true, disputedAt: null });
+    expect(o).toMatchObject({
+      status: "agreed",
+      disputeReason: null,
+      sufficiencyAgreement: true,
+      diagnosisAgreement: true,
+      disputedAt: null,
+    });
     expect(JSON.parse(o.gold!)).toEqual({ sufficiency: "sufficient", icd10: "F32.1", earliestSection: 2 });
     expect(eventsOf(db, caseIds[1]!, "gold_derived").map((e) => e.changes)).toEqual([
       { gold: [null, { sufficiency: "sufficient", icd10: "F32.1", earliestSection: 2 }] },
     ]);
 
     // And the other way round: the earlier one submitted first.
-    submitPair(db, caseIds[2]!, { userId: ann2.id, values: sufficient("F20.0", 1) }, { userId: ann1.id, values: sufficient("F20.0", 3) });
-    expect(JSON.parse(outcomeOf(db, caseIds[2]!)!.gold!)).toEqual({ sufficiency: "sufficient", icd10: "F20.0", earliestSection: 1 });
+    submitPair(
+      db,
+      caseIds[2]!,
+      { userId: ann2.id, values: sufficient("F20.0", 1) },
+      { userId: ann1.id, values: sufficient("F20.0", 3) },
+    );
+    expect(JSON.parse(outcomeOf(db, caseIds[2]!)!.gold!)).toEqual({
+      sufficiency: "sufficient",
+      icd10: "F20.0",
+      earliestSection: 1,
+    });
   });
 
   it("both insufficient → agreed, gold insufficient, missing information = union of both (list order)", () => {
@@ -95,7 +161,12 @@ describe("SPEC §4: what two submitted annotations become", () => {
       { userId: ann2.id, values: insufficient(["laboratory", "onset_duration", "substance_use"]) },
     );
     const o = outcomeOf(db, caseIds[0]!)!;
-    expect(o).toMatchObject({ status: "agreed", disputeReason: null, sufficiencyAgreement: true, diagnosisAgreement: true });
+    expect(o).toMatchObject({
+      status: "agreed",
+      disputeReason: null,
+      sufficiencyAgreement: true,
+      diagnosisAgreement: true,
+    });
     expect(JSON.parse(o.gold!)).toEqual({
       sufficiency: "insufficient",
       missingInfo: ["onset_duration", "substance_use", "laboratory", "other"],
@@ -120,7 +191,12 @@ describe("SPEC §4: what two submitted annotations become", () => {
 
   it("stores a stable A/B order made of the case's two annotation ids", () => {
     const { caseIds } = pair();
-    submitPair(db, caseIds[0]!, { userId: ann1.id, values: sufficient("F32.1", 1) }, { userId: ann2.id, values: insufficient(["imaging"]) });
+    submitPair(
+      db,
+      caseIds[0]!,
+      { userId: ann1.id, values: sufficient("F32.1", 1) },
+      { userId: ann2.id, values: insufficient(["imaging"]) },
+    );
     const ids = annotationsOf(db, caseIds[0]!).map((a) => a.id);
     const order = JSON.parse(outcomeOf(db, caseIds[0]!)!.annotatorOrder) as number[];
     expect([...order].sort((x, y) => x - y)).toEqual(ids);
@@ -128,10 +204,14 @@ describe("SPEC §4: what two submitted annotations become", () => {
 
   it("no outcome while only one annotation is in", () => {
     const { caseIds } = pair();
-    expect(submitAnnotation(db, { userId: ann1.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 })).toMatchObject({ ok: true, state: "submitted" });
+    expect(
+      submitAnnotation(db, { userId: ann1.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 }),
+    ).toMatchObject({ ok: true, state: "submitted" });
     expect(outcomeOf(db, caseIds[0]!)).toBeUndefined();
     // A draft of the other annotator does not count as "in".
-    expect(saveDraft(db, { userId: ann2.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 })).toMatchObject({ ok: true });
+    expect(
+      saveDraft(db, { userId: ann2.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 }),
+    ).toMatchObject({ ok: true });
     expect(outcomeOf(db, caseIds[0]!)).toBeUndefined();
     expect(annotationsOf(db, caseIds[0]!).map((a) => a.status)).toEqual(["submitted", "draft"]);
   });
@@ -190,9 +270,14 @@ describe("locking and optimistic concurrency", () => {
   it("lets an annotator revise their submission until the second annotation arrives; the lock uses the revision", () => {
     const { caseIds } = pair();
     const caseId = caseIds[1]!;
-    expect(submitAnnotation(db, { userId: ann1.id, caseId, values: sufficient("F32.1", 3), version: 0 })).toMatchObject({ ok: true, version: 1, state: "submitted" });
+    expect(submitAnnotation(db, { userId: ann1.id, caseId, values: sufficient("F32.1", 3), version: 0 })).toMatchObject(
+      { ok: true, version: 1, state: "submitted" },
+    );
     // A draft save on a submitted annotation is refused: revisions are submissions.
-    expect(saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F33.1", 3), version: 1 })).toMatchObject({ ok: false, status: 409 });
+    expect(saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F33.1", 3), version: 1 })).toMatchObject({
+      ok: false,
+      status: 409,
+    });
     const revised = submitAnnotation(db, { userId: ann1.id, caseId, values: sufficient("F33.1", 2), version: 1 });
     expect(revised).toMatchObject({ ok: true, version: 2, state: "submitted" });
     const revise = eventsOf(db, caseId, "revise");
@@ -201,33 +286,51 @@ describe("locking and optimistic concurrency", () => {
     expect(revise[0]!.changes).toEqual({ icd10: ["F32.1", "F33.1"], earliestSection: [3, 2] });
 
     submitAnnotation(db, { userId: ann2.id, caseId, values: sufficient("F33.1", 4), version: 0 });
-    expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toEqual({ sufficiency: "sufficient", icd10: "F33.1", earliestSection: 2 });
+    expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toEqual({
+      sufficiency: "sufficient",
+      icd10: "F33.1",
+      earliestSection: 2,
+    });
   });
 
   it("refuses a stale version (another tab saved meanwhile) with 409 and writes nothing", () => {
     const { caseIds } = pair();
     const caseId = caseIds[0]!;
-    expect(saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F32.1", 1), version: 0 })).toMatchObject({ ok: true, version: 1 });
-    expect(saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F32.2", 1), version: 1 })).toMatchObject({ ok: true, version: 2 });
+    expect(saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F32.1", 1), version: 0 })).toMatchObject({
+      ok: true,
+      version: 1,
+    });
+    expect(saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F32.2", 1), version: 1 })).toMatchObject({
+      ok: true,
+      version: 2,
+    });
     const before = caseSnapshot(db, caseId);
     for (const stale of [0, 1, 3]) {
       const d = saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F20.0", 2), version: stale });
       expect(d).toMatchObject({ ok: false, status: 409 });
       expect((d as { message: string }).message).toMatch(/nothing was overwritten/);
-      expect(submitAnnotation(db, { userId: ann1.id, caseId, values: sufficient("F20.0", 2), version: stale })).toMatchObject({ ok: false, status: 409 });
+      expect(
+        submitAnnotation(db, { userId: ann1.id, caseId, values: sufficient("F20.0", 2), version: stale }),
+      ).toMatchObject({ ok: false, status: 409 });
     }
     expect(caseSnapshot(db, caseId)).toEqual(before);
     expect(annotationsOf(db, caseId)[0]).toMatchObject({ status: "draft", icd10: "F32.2", version: 2 });
     // The current version goes through.
-    expect(submitAnnotation(db, { userId: ann1.id, caseId, values: sufficient("F20.0", 2), version: 2 })).toMatchObject({ ok: true, version: 3 });
+    expect(submitAnnotation(db, { userId: ann1.id, caseId, values: sufficient("F20.0", 2), version: 2 })).toMatchObject(
+      { ok: true, version: 3 },
+    );
   });
 
-  it("answers 404 for a case that is not assigned to the annotator, whatever they send", async () => {
-    const outsider = await makeUser(db, "carla", ["annotator"]);
+  it("answers 404 for a case that is not assigned to the annotator, whatever they send", () => {
+    const outsider = carla;
     const { caseIds } = pair();
     const before = caseSnapshot(db, caseIds[0]!);
-    expect(saveDraft(db, { userId: outsider.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 })).toMatchObject({ ok: false, status: 404 });
-    expect(submitAnnotation(db, { userId: outsider.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 })).toMatchObject({ ok: false, status: 404 });
+    expect(
+      saveDraft(db, { userId: outsider.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 }),
+    ).toMatchObject({ ok: false, status: 404 });
+    expect(
+      submitAnnotation(db, { userId: outsider.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 }),
+    ).toMatchObject({ ok: false, status: 404 });
     expect(getAnnotatorCase(db, { userId: outsider.id, caseId: caseIds[0]! })).toBeNull();
     expect(getAnnotatorCase(db, { userId: ann1.id, caseId: 999_999 })).toBeNull();
     expect(caseSnapshot(db, caseIds[0]!)).toEqual(before);
@@ -239,7 +342,13 @@ describe("audit trail of drafts", () => {
     const { caseIds } = pair();
     const caseId = caseIds[1]!;
     const t0 = 1_700_000_000_000;
-    const r1 = saveDraft(db, { userId: ann1.id, caseId, values: { ...sufficient("", 0), earliestSection: null }, version: 0, now: t0 });
+    const r1 = saveDraft(db, {
+      userId: ann1.id,
+      caseId,
+      values: { ...sufficient("", 0), earliestSection: null },
+      version: 0,
+      now: t0,
+    });
     expect(r1).toMatchObject({ ok: true, version: 1 });
     let drafts = eventsOf(db, caseId, "draft");
     expect(drafts).toHaveLength(1);
@@ -248,14 +357,32 @@ describe("audit trail of drafts", () => {
     expect(drafts[0]!.changes).not.toHaveProperty("icd10");
 
     // The same values again (an autosave with nothing new): no new version, no event.
-    const r2 = saveDraft(db, { userId: ann1.id, caseId, values: { ...sufficient("", 0), earliestSection: null }, version: 1, now: t0 + 1000 });
+    const r2 = saveDraft(db, {
+      userId: ann1.id,
+      caseId,
+      values: { ...sufficient("", 0), earliestSection: null },
+      version: 1,
+      now: t0 + 1000,
+    });
     expect(r2).toMatchObject({ ok: true, version: 1, savedAt: t0 });
     expect(eventsOf(db, caseId, "draft")).toHaveLength(1);
 
     // One field changes: one event naming exactly that field with its old and new value.
-    expect(saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F32.1", null as unknown as number), version: 1, now: t0 + 2000 })).toMatchObject({ ok: true, version: 2 });
-    expect(saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F32.1", 3), version: 2, now: t0 + 3000 })).toMatchObject({ ok: true, version: 3 });
-    expect(saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F32.2", 2), version: 3, now: t0 + 4000 })).toMatchObject({ ok: true, version: 4 });
+    expect(
+      saveDraft(db, {
+        userId: ann1.id,
+        caseId,
+        values: sufficient("F32.1", null as unknown as number),
+        version: 1,
+        now: t0 + 2000,
+      }),
+    ).toMatchObject({ ok: true, version: 2 });
+    expect(
+      saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F32.1", 3), version: 2, now: t0 + 3000 }),
+    ).toMatchObject({ ok: true, version: 3 });
+    expect(
+      saveDraft(db, { userId: ann1.id, caseId, values: sufficient("F32.2", 2), version: 3, now: t0 + 4000 }),
+    ).toMatchObject({ ok: true, version: 4 });
     drafts = eventsOf(db, caseId, "draft");
     expect(drafts.slice(1).map((e) => [e.at, e.changes])).toEqual([
       [t0 + 2000, { icd10: [null, "F32.1"] }],
@@ -267,7 +394,12 @@ describe("audit trail of drafts", () => {
     submitAnnotation(db, { userId: ann1.id, caseId, values: insufficient(["imaging"]), version: 4, now: t0 + 5000 });
     const submit = eventsOf(db, caseId, "submit");
     expect(submit).toHaveLength(1);
-    expect(submit[0]!.changes).toMatchObject({ sufficiency: ["sufficient", "insufficient"], icd10: ["F32.2", null], earliestSection: [2, null], missingInfo: [[], ["imaging"]] });
+    expect(submit[0]!.changes).toMatchObject({
+      sufficiency: ["sufficient", "insufficient"],
+      icd10: ["F32.2", null],
+      earliestSection: [2, null],
+      missingInfo: [[], ["imaging"]],
+    });
     const history = listCaseEvents(db, caseId).filter((e) => e.entity === "annotation");
     expect(history.map((e) => [e.action, e.actor])).toEqual([
       ["draft", "alice"],
@@ -280,10 +412,7 @@ describe("audit trail of drafts", () => {
 });
 
 describe("assignment", () => {
-  async function moreAnnotators() {
-    const [c, d] = await Promise.all([makeUser(db, "carla", ["annotator"]), makeUser(db, "dmitri", ["annotator"])]);
-    return [ann1, ann2, c, d] as const;
-  }
+  const everyone = () => [ann1, ann2, carla, dmitri] as const;
 
   function importStudy(name: string, n: number) {
     importCases(db, { studyName: name, bytes: smallStudyJsonl(n), filename: `${name}.jsonl`, actorId: null });
@@ -296,11 +425,15 @@ describe("assignment", () => {
 
   /** Per case in study order, the sorted ids of its annotators. */
   function planOf(studyId: number) {
-    return casesOf(studyId).map((c) => assignmentsOf(db, c.id).map((a) => a.annotatorId).sort());
+    return casesOf(studyId).map((c) =>
+      assignmentsOf(db, c.id)
+        .map((a) => a.annotatorId)
+        .sort(),
+    );
   }
 
-  it("gives every case to two different annotators, loads balanced within one, audited", async () => {
-    const people = await moreAnnotators();
+  it("gives every case to two different annotators, loads balanced within one, audited", () => {
+    const people = everyone();
     const ids = people.slice(0, 3).map((p) => p.id);
     const study = importStudy("Balanced", 7);
     const result = autoAssign(db, { studyId: study.id, annotatorIds: ids, seed: 11, actorId: null });
@@ -309,7 +442,9 @@ describe("assignment", () => {
       expect(annotators).toHaveLength(2);
       expect(new Set(annotators).size).toBe(2);
     }
-    const loads = listStudyAnnotators(db, study.id).filter((l) => ids.includes(l.id)).map((l) => l.assigned);
+    const loads = listStudyAnnotators(db, study.id)
+      .filter((l) => ids.includes(l.id))
+      .map((l) => l.assigned);
     expect(loads.reduce((x, y) => x + y, 0)).toBe(14);
     expect(Math.max(...loads) - Math.min(...loads)).toBeLessThanOrEqual(1);
     // dmitri was not selected and has nothing.
@@ -317,30 +452,41 @@ describe("assignment", () => {
     const assignEvents = casesOf(study.id).flatMap((c) => eventsOf(db, c.id, "assign"));
     expect(assignEvents).toHaveLength(14);
     // A second run has nothing left to fill.
-    expect(autoAssign(db, { studyId: study.id, annotatorIds: ids, seed: 11, actorId: null })).toEqual({ created: 0, cases: 0 });
+    expect(autoAssign(db, { studyId: study.id, annotatorIds: ids, seed: 11, actorId: null })).toEqual({
+      created: 0,
+      cases: 0,
+    });
   });
 
-  it("never gives a case to the person already on it, and balances against existing loads", async () => {
-    const people = await moreAnnotators();
+  it("never gives a case to the person already on it, and balances against existing loads", () => {
+    const people = everyone();
     const study = importStudy("Partial", 4);
     const studyCases = casesOf(study.id);
     // alice already holds the first two cases (e.g. from an earlier round).
-    for (const c of studyCases.slice(0, 2)) db.insert(assignments).values({ caseId: c.id, annotatorId: ann1.id, assignedAt: 1 }).run();
+    for (const c of studyCases.slice(0, 2))
+      db.insert(assignments).values({ caseId: c.id, annotatorId: ann1.id, assignedAt: 1 }).run();
     autoAssign(db, { studyId: study.id, annotatorIds: [ann1.id, ann2.id, people[2].id], seed: 3, actorId: null });
     for (const annotators of planOf(study.id)) expect(new Set(annotators).size).toBe(2);
     const loads = Object.fromEntries(listStudyAnnotators(db, study.id).map((l) => [l.username, l.assigned]));
     // 8 slots; alice had 2 already: final loads 3/3/2 in some order, alice not above 3.
     expect(loads.alice + loads.bruno + loads.carla).toBe(8);
-    expect(Math.max(loads.alice, loads.bruno, loads.carla) - Math.min(loads.alice, loads.bruno, loads.carla)).toBeLessThanOrEqual(1);
+    expect(
+      Math.max(loads.alice, loads.bruno, loads.carla) - Math.min(loads.alice, loads.bruno, loads.carla),
+    ).toBeLessThanOrEqual(1);
   });
 
-  it("is reproducible: the same seed gives the same plan, other seeds may differ", async () => {
-    const people = await moreAnnotators();
+  it("is reproducible: the same seed gives the same plan, other seeds may differ", () => {
+    const people = everyone();
     const ids = people.map((p) => p.id);
     const plans = new Map<number, string>();
     for (const [i, seed] of [1, 1, 2, 3, 4, 5].entries()) {
       const study = importStudy(`Seeded ${i}`, 9);
-      autoAssign(db, { studyId: study.id, annotatorIds: seed === 1 && i === 1 ? [...ids].reverse() : ids, seed, actorId: null });
+      autoAssign(db, {
+        studyId: study.id,
+        annotatorIds: seed === 1 && i === 1 ? [...ids].reverse() : ids,
+        seed,
+        actorId: null,
+      });
       const plan = JSON.stringify(planOf(study.id));
       if (plans.has(seed)) expect(plan).toBe(plans.get(seed));
       plans.set(seed, plan);
@@ -349,19 +495,22 @@ describe("assignment", () => {
     expect(new Set(plans.values()).size).toBeGreaterThan(1);
   });
 
-  it("refuses fewer than two annotators, and inactive or non-annotator users, writing nothing", async () => {
-    const admin = await makeUser(db, "boss", ["admin"]);
+  it("refuses fewer than two annotators, and inactive or non-annotator users, writing nothing", () => {
+    const admin = boss;
     const study = importStudy("Refused", 3);
     expect(() => autoAssign(db, { studyId: study.id, annotatorIds: [ann1.id], seed: 1, actorId: null })).toThrow(/two/);
-    expect(() => autoAssign(db, { studyId: study.id, annotatorIds: [ann1.id, admin.id], seed: 1, actorId: null })).toThrow(/annotator role/);
+    expect(() =>
+      autoAssign(db, { studyId: study.id, annotatorIds: [ann1.id, admin.id], seed: 1, actorId: null }),
+    ).toThrow(/annotator role/);
     setActive(db, { userId: ann2.id, active: false, actorId: admin.id });
-    expect(() => autoAssign(db, { studyId: study.id, annotatorIds: [ann1.id, ann2.id], seed: 1, actorId: null })).toThrow(/active/);
+    expect(() =>
+      autoAssign(db, { studyId: study.id, annotatorIds: [ann1.id, ann2.id], seed: 1, actorId: null }),
+    ).toThrow(/active/);
     expect(db.select().from(assignments).all()).toEqual([]);
   });
 
-  it("reassigns an unstarted assignment (audited) and refuses once the annotation has started", async () => {
-    const [, , carla, dmitri] = await moreAnnotators();
-    const admin = await makeUser(db, "boss", ["admin"]);
+  it("reassigns an unstarted assignment (audited) and refuses once the annotation has started", () => {
+    const admin = boss;
     const { study, caseIds } = pair(2);
     const [a1, a2] = assignmentsOf(db, caseIds[0]!);
     expect([a1!.annotatorId, a2!.annotatorId].sort()).toEqual([ann1.id, ann2.id].sort());
@@ -369,24 +518,33 @@ describe("assignment", () => {
     const brunoOn0 = [a1!, a2!].find((a) => a.annotatorId === ann2.id)!;
 
     // Not to someone already on the case.
-    expect(() => reassign(db, { assignmentId: aliceOn0.id, toAnnotatorId: ann2.id, actorId: admin.id, studyId: study.id })).toThrow(/already assigned/);
+    expect(() =>
+      reassign(db, { assignmentId: aliceOn0.id, toAnnotatorId: ann2.id, actorId: admin.id, studyId: study.id }),
+    ).toThrow(/already assigned/);
     reassign(db, { assignmentId: aliceOn0.id, toAnnotatorId: carla.id, actorId: admin.id, studyId: study.id });
-    expect(assignmentsOf(db, caseIds[0]!).map((a) => a.annotatorId).sort()).toEqual([ann2.id, carla.id].sort());
-    expect(eventsOf(db, caseIds[0]!, "reassign").map((e) => [e.actorId, e.changes])).toEqual([[admin.id, { annotator: [ann1.id, carla.id] }]]);
+    expect(
+      assignmentsOf(db, caseIds[0]!)
+        .map((a) => a.annotatorId)
+        .sort(),
+    ).toEqual([ann2.id, carla.id].sort());
+    expect(eventsOf(db, caseIds[0]!, "reassign").map((e) => [e.actorId, e.changes])).toEqual([
+      [admin.id, { annotator: [ann1.id, carla.id] }],
+    ]);
     expect(listAnnotatorCases(db, ann1.id).map((r) => r.caseId)).not.toContain(caseIds[0]);
     expect(listAnnotatorCases(db, carla.id).map((r) => r.caseId)).toEqual([caseIds[0]]);
 
     // bruno starts (a draft is enough): his assignment can no longer move.
     saveDraft(db, { userId: ann2.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 });
     const before = assignmentsOf(db, caseIds[0]!);
-    expect(() => reassign(db, { assignmentId: brunoOn0.id, toAnnotatorId: dmitri.id, actorId: admin.id, studyId: study.id })).toThrow(/started/);
+    expect(() =>
+      reassign(db, { assignmentId: brunoOn0.id, toAnnotatorId: dmitri.id, actorId: admin.id, studyId: study.id }),
+    ).toThrow(/started/);
     expect(assignmentsOf(db, caseIds[0]!)).toEqual(before);
     expect(eventsOf(db, caseIds[0]!, "reassign")).toHaveLength(1);
   });
 
-  it("lists a deactivated annotator's unstarted cases for reassignment (and not the started ones)", async () => {
-    const [, , carla] = await moreAnnotators();
-    const admin = await makeUser(db, "boss", ["admin"]);
+  it("lists a deactivated annotator's unstarted cases for reassignment (and not the started ones)", () => {
+    const admin = boss;
     const study = importStudy("Leaver", 6);
     autoAssign(db, { studyId: study.id, annotatorIds: [ann1.id, ann2.id, carla.id], seed: 5, actorId: null });
     const carlaCases = listAnnotatorCases(db, carla.id).map((r) => r.caseId);
@@ -405,7 +563,12 @@ describe("assignment", () => {
     const to = [ann1.id, ann2.id].find((id) => !onCase.includes(id))!;
     reassign(db, { assignmentId: move.assignmentId, toAnnotatorId: to, actorId: admin.id, studyId: study.id });
     expect(() =>
-      reassign(db, { assignmentId: listed[1]!.assignmentId, toAnnotatorId: carla.id, actorId: admin.id, studyId: study.id }),
+      reassign(db, {
+        assignmentId: listed[1]!.assignmentId,
+        toAnnotatorId: carla.id,
+        actorId: admin.id,
+        studyId: study.id,
+      }),
     ).toThrow();
     expect(db.select({ active: users.active }).from(users).where(eq(users.id, carla.id)).get()!.active).toBeFalsy();
   });

@@ -27,7 +27,8 @@ const SOURCE_DIAGNOSIS = "F63.2 Kleptomania per hospital discharge letter";
 const ALICE_CODE = "F33.2";
 const ALICE_NOTE = "Own remark: recurrent, current episode severe";
 /** Words that would reveal a dispute, an outcome or an adjudication to an annotator. */
-const DISPUTE_WORDS = /disput|adjudicat|outcome|disagree|agreed|agreement|\bgold\b|reference label|annotator a\b|annotator b\b|rationale/i;
+const DISPUTE_WORDS =
+  /disput|adjudicat|outcome|disagree|agreed|agreement|\bgold\b|reference label|annotator a\b|annotator b\b|rationale/i;
 
 let app: RunningApp;
 let db: Db;
@@ -86,7 +87,12 @@ function get(username: string | null, path: string): Promise<Response> {
   return fetch(app.url + path, { headers: username ? { Cookie: cookies[username]! } : {}, redirect: "manual" });
 }
 
-function post(username: string, path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+function post(
+  username: string,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(app.url + path, {
     method: "POST",
     headers: { Cookie: cookies[username]!, ...headers },
@@ -114,14 +120,18 @@ function expectAbsent(body: string, secrets: string[], where: string) {
 function expectNoDisputeWords(body: string, where: string) {
   // Script and style URLs name code modules (e.g. /assets/gold-….js, the shared label rules), not this case.
   const m = DISPUTE_WORDS.exec(body.replace(/\/assets\/[\w.-]+/g, "/assets/…"));
-  expect(m, `${where} contains "${m?.[0]}": …${m ? body.slice(Math.max(0, m.index - 80), m.index + 80) : ""}…`).toBeNull();
+  expect(
+    m,
+    `${where} contains "${m?.[0]}": …${m ? body.slice(Math.max(0, m.index - 80), m.index + 80) : ""}…`,
+  ).toBeNull();
 }
 
 beforeAll(async () => {
   const tmp = tempDbPath();
   dir = tmp.dir;
   db = openDatabase(tmp.dbPath);
-  const make = (username: string, displayName: string, roles: UserView["roles"]) => createUser(db, { username, displayName, password: PASSWORD, roles, actorId: null });
+  const make = (username: string, displayName: string, roles: UserView["roles"]) =>
+    createUser(db, { username, displayName, password: PASSWORD, roles, actorId: null });
   [alice, bruno, carl, judy, boss] = await Promise.all([
     make("alice", "Alice Amberley", ["annotator"]),
     make("bruno", "Bruno Quixotewright", ["annotator"]),
@@ -129,11 +139,25 @@ beforeAll(async () => {
     make("judy", "Judith Senior", ["adjudicator"]),
     make("boss", "Study Manager", ["admin"]),
   ]);
-  const imported = importCases(db, { studyName: "Blind", bytes: studyJsonl(), filename: "blind.jsonl", actorId: boss.id });
+  const imported = importCases(db, {
+    studyName: "Blind",
+    bytes: studyJsonl(),
+    filename: "blind.jsonl",
+    actorId: boss.id,
+  });
   expect(imported.ok, JSON.stringify(imported.parse.errors)).toBe(true);
   const study = requireStudyByName(db, "Blind");
   autoAssign(db, { studyId: study.id, annotatorIds: [alice.id, bruno.id], seed: 1, actorId: boss.id });
-  caseIds.push(0, ...db.select({ id: cases.id }).from(cases).where(eq(cases.studyId, study.id)).orderBy(asc(cases.position)).all().map((c) => c.id));
+  caseIds.push(
+    0,
+    ...db
+      .select({ id: cases.id })
+      .from(cases)
+      .where(eq(cases.studyId, study.id))
+      .orderBy(asc(cases.position))
+      .all()
+      .map((c) => c.id),
+  );
   const aliceOn3 = assignmentsOf(db, caseIds[3]!).find((a) => a.annotatorId === alice.id)!;
   reassign(db, { assignmentId: aliceOn3.id, toAnnotatorId: carl.id, actorId: boss.id, studyId: study.id });
 
@@ -142,7 +166,14 @@ beforeAll(async () => {
   expect(submitAnnotation(db, { userId: bruno.id, caseId: caseIds[1]!, values: other, version: 0 }).ok).toBe(true);
   expect(submitAnnotation(db, { userId: alice.id, caseId: caseIds[1]!, values: mine, version: 0 }).ok).toBe(true);
   expect(outcomeOf(db, caseIds[1]!)!.status).toBe("disputed");
-  expect(submitAnnotation(db, { userId: alice.id, caseId: caseIds[2]!, values: insufficient(["imaging"], "", ALICE_NOTE), version: 0 }).ok).toBe(true);
+  expect(
+    submitAnnotation(db, {
+      userId: alice.id,
+      caseId: caseIds[2]!,
+      values: insufficient(["imaging"], "", ALICE_NOTE),
+      version: 0,
+    }).ok,
+  ).toBe(true);
   expect(saveDraft(db, { userId: bruno.id, caseId: caseIds[2]!, values: other, version: 0 }).ok).toBe(true);
   expect(submitAnnotation(db, { userId: bruno.id, caseId: caseIds[3]!, values: other, version: 0 }).ok).toBe(true);
 
@@ -221,9 +252,21 @@ describe("an annotator's pages and loader data", () => {
       expectAbsent(f, [...forbidden(), "note-3", "Case 3: low mood"], `alice's ${suffix || "page"} for case 3`);
     }
     // Posting to it is refused the same way and writes nothing.
-    const res = await post("alice", `/annotate/${caseIds[3]}`, { csrf: csrfs.alice!, intent: "draft", version: "0", values: JSON.stringify(EMPTY_VALUES) });
+    const res = await post("alice", `/annotate/${caseIds[3]}`, {
+      csrf: csrfs.alice!,
+      intent: "draft",
+      version: "0",
+      values: JSON.stringify(EMPTY_VALUES),
+    });
     expect(res.status).toBe(404);
-    expect(db.select().from(annotations).where(eq(annotations.caseId, caseIds[3]!)).all().map((a) => a.annotatorId)).toEqual([bruno.id]);
+    expect(
+      db
+        .select()
+        .from(annotations)
+        .where(eq(annotations.caseId, caseIds[3]!))
+        .all()
+        .map((a) => a.annotatorId),
+    ).toEqual([bruno.id]);
   });
 
   it("answers 403 on every admin page and the adjudication pages", async () => {
@@ -275,14 +318,29 @@ describe("an adjudicator's pages and loader data", () => {
     const caseId = caseIds[1]!;
     for (const path of ["/adjudicate", "/adjudicate.data", `/adjudicate/${caseId}`, `/adjudicate/${caseId}.data`]) {
       const body = await text("judy", path);
-      expectAbsent(body, [...identities(), OTHER_CODE, OTHER_NOTE, ALICE_CODE, ALICE_NOTE], `judy's ${path} (independent phase)`);
+      expectAbsent(
+        body,
+        [...identities(), OTHER_CODE, OTHER_NOTE, ALICE_CODE, ALICE_NOTE],
+        `judy's ${path} (independent phase)`,
+      );
     }
     expect(await text("judy", `/adjudicate/${caseId}.data`)).toContain("independent");
 
     // Record the independent judgement through the real action.
     const version = String(outcomeOf(db, caseId)!.version);
-    const label = JSON.stringify({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2, missingInfo: [], missingOther: "" });
-    const res = await post("judy", `/adjudicate/${caseId}`, { csrf: csrfs.judy!, intent: "independent", label, outcomeVersion: version });
+    const label = JSON.stringify({
+      sufficiency: "sufficient",
+      icd10: "F32.2",
+      earliestSection: 2,
+      missingInfo: [],
+      missingOther: "",
+    });
+    const res = await post("judy", `/adjudicate/${caseId}`, {
+      csrf: csrfs.judy!,
+      intent: "independent",
+      label,
+      outcomeVersion: version,
+    });
     expect(res.status, await res.text()).toBe(302);
     expect(db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).all()).toHaveLength(1);
 
@@ -296,6 +354,36 @@ describe("an adjudicator's pages and loader data", () => {
       expectAbsent(body, [...identities(), "annotatorId", "assignmentId"], `judy's ${path} (reveal phase)`);
     }
     expect(await text("judy", `/adjudicate/${caseId}`)).toMatch(/Annotator (<!-- -->)?A[\s\S]*Annotator (<!-- -->)?B/);
+  });
+
+  it("after the decision, the annotator's pages still show nothing of it", async () => {
+    const caseId = caseIds[1]!;
+    const label = JSON.stringify({
+      sufficiency: "sufficient",
+      icd10: "F32.2",
+      earliestSection: 2,
+      missingInfo: [],
+      missingOther: "",
+    });
+    const version = String(outcomeOf(db, caseId)!.version);
+    const res = await post("judy", `/adjudicate/${caseId}`, {
+      csrf: csrfs.judy!,
+      intent: "decide",
+      label,
+      rationale: "",
+      outcomeVersion: version,
+    });
+    expect(res.status, await res.text()).toBe(302);
+    expect(outcomeOf(db, caseId)!.status).toBe("adjudicated");
+    for (const path of ["/annotate", "/annotate.data", `/annotate/${caseId}`, `/annotate/${caseId}.data`]) {
+      const body = await text("alice", path);
+      expectAbsent(
+        body,
+        ["F32.2", OTHER_CODE, OTHER_NOTE, "judy", "Judith", bruno.id, "Quixotewright"],
+        `alice's ${path} after the decision`,
+      );
+      expectNoDisputeWords(body, `alice's ${path} after the decision`);
+    }
   });
 
   it("answers 404 for a case that is not disputed", async () => {
@@ -328,17 +416,42 @@ describe("guards on requests", () => {
       expect(noCsrf.status, `${path} without csrf`).toBe(403);
       const wrongCsrf = await post("alice", path, { ...fields, csrf: "x".repeat(csrfs.alice!.length) });
       expect(wrongCsrf.status, `${path} with a wrong csrf`).toBe(403);
-      const crossOrigin = await post("alice", path, { ...fields, csrf: csrfs.alice! }, { Origin: "http://evil.example" });
+      const crossOrigin = await post(
+        "alice",
+        path,
+        { ...fields, csrf: csrfs.alice! },
+        { Origin: "http://evil.example" },
+      );
       expect(crossOrigin.status, `${path} cross-origin`).toBe(403);
     }
     // Another session's token is not this session's token.
     expect((await post("alice", `/annotate/${caseId}`, { ...fields, csrf: csrfs.judy! })).status).toBe(403);
     // A logout from another origin is refused too (the session survives).
-    expect((await post("alice", "/logout", { csrf: csrfs.alice! }, { Origin: "http://evil.example" })).status).toBe(403);
+    expect((await post("alice", "/logout", { csrf: csrfs.alice! }, { Origin: "http://evil.example" })).status).toBe(
+      403,
+    );
     expect(rows()).toEqual([]);
 
     const ok = await post("alice", `/annotate/${caseId}.data`, { ...fields, csrf: csrfs.alice! }, { Origin: app.url });
     expect(ok.status).toBe(200);
     expect(rows().map((r) => [r.annotatorId, r.status, r.icd10])).toEqual([[alice.id, "draft", "F32.1"]]);
+  });
+
+  it("answers 409 to a draft or a submission on a locked case, and changes nothing", async () => {
+    const caseId = caseIds[1]!;
+    const rows = () => db.select().from(annotations).where(eq(annotations.caseId, caseId)).all();
+    const before = rows();
+    const mine = before.find((r) => r.annotatorId === alice.id)!;
+    expect(mine.status).toBe("locked");
+    for (const intent of ["draft", "submit"]) {
+      const res = await post("alice", `/annotate/${caseId}.data`, {
+        csrf: csrfs.alice!,
+        intent,
+        version: String(mine.version),
+        values: JSON.stringify(sufficient("F20.0", 1)),
+      });
+      expect(res.status, intent).toBe(409);
+    }
+    expect(rows()).toEqual(before);
   });
 });

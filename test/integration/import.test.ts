@@ -111,6 +111,7 @@ describe("importCases", () => {
       diagnosisAgreement: "0",
       earliestSufficientSection: "3",
       sourceDiagnosis: null,
+      extras: null,
     });
     // Nothing of the labels is in what annotators are shown.
     const text = JSON.stringify(getCaseSections(db, c1.id));

@@ -3,12 +3,35 @@
  * are all assigned to the same two annotators, and both annotations of a case submitted through the service.
  */
 import { and, asc, eq } from "drizzle-orm";
+import { copyFileSync, rmSync } from "node:fs";
 import { annotations, assignments, caseOutcomes, cases, events } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
+import { openDatabase, setDb, type Db } from "../../app/lib/db.server";
 import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app/services/annotations.server";
 import { autoAssign } from "../../app/services/assignments.server";
 import { importCases, requireStudyByName } from "../../app/services/studies.server";
 import { smallStudyJsonl } from "./fixtures";
+import { tempDbPath } from "./server";
+
+/**
+ * A copy of an existing test database (e.g. one with users already created, whose password hashing is slow), as a
+ * fresh process-wide database like freshDb().
+ */
+export function cloneDb(source: Db): { db: Db; path: string; cleanup: () => void } {
+  source.$client.pragma("wal_checkpoint(TRUNCATE)");
+  const { dir, dbPath } = tempDbPath();
+  copyFileSync(source.$client.name, dbPath);
+  const db = openDatabase(dbPath);
+  setDb(db);
+  return {
+    db,
+    path: dbPath,
+    cleanup: () => {
+      setDb(undefined);
+      db.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 export function sufficient(icd10: string, earliestSection: number, notes = ""): AnnotationValues {
   return { ...EMPTY_VALUES, sufficiency: "sufficient", icd10, earliestSection, notes };
@@ -20,16 +43,32 @@ export function insufficient(missingInfo: string[], missingOther = "", notes = "
 
 /** Imports `n` cases (smallStudyJsonl) as study `name` and assigns every one of them to both annotators. */
 export function studyForPair(db: Db, input: { name: string; cases: number; annotatorIds: [string, string] }) {
-  const r = importCases(db, { studyName: input.name, bytes: smallStudyJsonl(input.cases), filename: `${input.name}.jsonl`, actorId: null });
+  const r = importCases(db, {
+    studyName: input.name,
+    bytes: smallStudyJsonl(input.cases),
+    filename: `${input.name}.jsonl`,
+    actorId: null,
+  });
   if (!r.ok) throw new Error(`import failed: ${JSON.stringify(r.parse.errors)}`);
   const study = requireStudyByName(db, input.name);
   autoAssign(db, { studyId: study.id, annotatorIds: input.annotatorIds, seed: 1, actorId: null });
-  const caseIds = db.select({ id: cases.id }).from(cases).where(eq(cases.studyId, study.id)).orderBy(asc(cases.position)).all().map((c) => c.id);
+  const caseIds = db
+    .select({ id: cases.id })
+    .from(cases)
+    .where(eq(cases.studyId, study.id))
+    .orderBy(asc(cases.position))
+    .all()
+    .map((c) => c.id);
   return { study, caseIds };
 }
 
 /** Submits both annotations of a case (first `a`, then `b`); throws if either is refused. */
-export function submitPair(db: Db, caseId: number, a: { userId: string; values: AnnotationValues }, b: { userId: string; values: AnnotationValues }) {
+export function submitPair(
+  db: Db,
+  caseId: number,
+  a: { userId: string; values: AnnotationValues },
+  b: { userId: string; values: AnnotationValues },
+) {
   const ra = submitAnnotation(db, { userId: a.userId, caseId, values: a.values, version: 0 });
   if (!ra.ok) throw new Error(`first submission refused: ${JSON.stringify(ra)}`);
   const rb = submitAnnotation(db, { userId: b.userId, caseId, values: b.values, version: 0 });

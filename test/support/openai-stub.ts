@@ -99,7 +99,9 @@ export async function startOpenAiStub(handler: StubHandler, options: { port?: nu
       } else if ("raw" in reply) {
         res.writeHead(200, { "content-type": reply.contentType ?? "application/json" }).end(reply.raw);
       } else {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completion(call.model, reply.content)));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(completion(call.model, reply.content)));
       }
     });
   });

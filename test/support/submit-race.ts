@@ -45,9 +45,17 @@ for (const entry of plan) {
   const startedAt = Date.now();
   try {
     const result = submitAnnotation(db, { userId, caseId: entry.caseId, values: entry.values, version: entry.version });
-    console.log(JSON.stringify({ caseId: entry.caseId, result, startedAt, endedAt: Date.now(), spunMs: startedAt - spunFrom }));
+    console.log(
+      JSON.stringify({ caseId: entry.caseId, result, startedAt, endedAt: Date.now(), spunMs: startedAt - spunFrom }),
+    );
   } catch (e) {
-    console.log(JSON.stringify({ caseId: entry.caseId, error: String((e as Error)?.message ?? e), code: (e as { code?: string }).code ?? null }));
+    console.log(
+      JSON.stringify({
+        caseId: entry.caseId,
+        error: String((e as Error)?.message ?? e),
+        code: (e as { code?: string }).code ?? null,
+      }),
+    );
   }
 }
 db.$client.close();

@@ -103,7 +103,9 @@ describe("user prompts (INTEROP ยง3.4), byte for byte", () => {
     );
     expect(last.match(/Task:/g)).toHaveLength(2);
     // A one-section case: the initial instruction and the final notice in the same message.
-    expect(buildUserPrompt(prompts, s, ["Only section."], 1)).toMatch(/^Task: Provide a diagnosis only if[\s\S]*Only section\.\n\nNo further patient/);
+    expect(buildUserPrompt(prompts, s, ["Only section."], 1)).toMatch(
+      /^Task: Provide a diagnosis only if[\s\S]*Only section\.\n\nNo further patient/,
+    );
   });
 
   it("inserts $-patterns literally (a function replacer)", () => {
@@ -117,9 +119,13 @@ describe("user prompts (INTEROP ยง3.4), byte for byte", () => {
     const messages = buildJudgeMessages(prompts, "Major depressive episode $1 (F32.1).");
     expect(messages).toHaveLength(1);
     expect(messages[0].role).toBe("user");
-    expect(messages[0].content.startsWith("You are analyzing a psychiatric diagnostic response. Do NOT judge\n")).toBe(true);
+    expect(messages[0].content.startsWith("You are analyzing a psychiatric diagnostic response. Do NOT judge\n")).toBe(
+      true,
+    );
     expect(messages[0].content.endsWith("MODEL RESPONSE:\nMajor depressive episode $1 (F32.1).")).toBe(true);
-    expect(messages[0].content).toBe(prompts.judge.replace("{model_response}", () => "Major depressive episode $1 (F32.1)."));
+    expect(messages[0].content).toBe(
+      prompts.judge.replace("{model_response}", () => "Major depressive episode $1 (F32.1)."),
+    );
   });
 
   it("refuses a step outside 1..T", () => {
@@ -180,7 +186,10 @@ describe("sequential transitions for every action at every step (INTEROP ยง3.4โ€
           const { record, calls } = drive(strategy, T, scenario("Diagnose"));
           expect(record.stopping_reason).toBe("Diagnose");
           expect(record.num_steps_executed).toBe(step);
-          expect(record.trajectory.map((s) => s.judge_action)).toEqual([...Array(step - 1).fill("Clarify"), "Diagnose"]);
+          expect(record.trajectory.map((s) => s.judge_action)).toEqual([
+            ...Array(step - 1).fill("Clarify"),
+            "Diagnose",
+          ]);
           expect(calls).toHaveLength(2 * step);
         });
 
@@ -191,7 +200,9 @@ describe("sequential transitions for every action at every step (INTEROP ยง3.4โ€
           expect(record.trajectory[step - 1].judge_action).toBe("Abstain");
         });
 
-        it(`${strategy}, T=${T}, step ${step}: Clarify ${last ? "at T becomes Abstain" : "reveals the next section"}`, () => {
+        it(`${strategy}, T=${T}, step ${step}: Clarify ${
+          last ? "at T becomes Abstain" : "reveals the next section"
+        }`, () => {
           const { record } = drive(strategy, T, scenario("Clarify"));
           // Clarify everywhere: the trajectory reaches T, where the judge rule turns Clarify into Abstain.
           expect(record.num_steps_executed).toBe(T);
@@ -201,7 +212,9 @@ describe("sequential transitions for every action at every step (INTEROP ยง3.4โ€
           expect(record.trajectory.map((s) => s.section_order)).toEqual(Array.from({ length: T }, (_, i) => i + 1));
         });
 
-        it(`${strategy}, T=${T}, step ${step}: an empty answer is not judged and the case ${last ? "finishes" : "goes on"}`, () => {
+        it(`${strategy}, T=${T}, step ${step}: an empty answer is not judged and the case ${
+          last ? "finishes" : "goes on"
+        }`, () => {
           const { record, calls } = drive(strategy, T, [...Array(step - 1).fill("Clarify"), "empty", "Diagnose"]);
           const s = record.trajectory[step - 1];
           expect(s.model_output_raw).toBe("");
@@ -218,7 +231,9 @@ describe("sequential transitions for every action at every step (INTEROP ยง3.4โ€
           }
         });
 
-        it(`${strategy}, T=${T}, step ${step}: a judge failure records null and the case ${last ? "finishes" : "goes on"}`, () => {
+        it(`${strategy}, T=${T}, step ${step}: a judge failure records null and the case ${
+          last ? "finishes" : "goes on"
+        }`, () => {
           const { record } = drive(strategy, T, [...Array(step - 1).fill("Clarify"), "judge-fail", "Abstain"]);
           const s = record.trajectory[step - 1];
           expect(s.judge_action).toBeNull();
@@ -292,10 +307,17 @@ describe("the messages sent at each step", () => {
       { role: "assistant", content: a(1, "Clarify") },
       { role: "user", content: u(2) },
     ]);
-    expect(model[2]).toEqual([...model[1], { role: "assistant", content: a(2, "Clarify") }, { role: "user", content: u(3) }]);
+    expect(model[2]).toEqual([
+      ...model[1],
+      { role: "assistant", content: a(2, "Clarify") },
+      { role: "user", content: u(3) },
+    ]);
     const judge = calls.filter((c) => c.kind === "judge").map((c) => c.messages);
     expect(judge[2]).toEqual(buildJudgeMessages(prompts, a(3, "Diagnose")));
-    expect(record.trajectory[2].conversation_state).toEqual([...model[2], { role: "assistant", content: a(3, "Diagnose") }]);
+    expect(record.trajectory[2].conversation_state).toEqual([
+      ...model[2],
+      { role: "assistant", content: a(3, "Diagnose") },
+    ]);
     expect(record.trajectory[1].user_prompt).toBe(u(2));
     expect(record.trajectory[1].revealed_section_orders).toEqual([1, 2]);
   });
@@ -373,7 +395,11 @@ describe("trajectory records (INTEROP ยง3.2)", () => {
   });
 
   it("refuses a record before the end", () => {
-    const t = new Trajectory({ sampleId: "x", sections: ["a", "b", "c"] }, "sequential_info_neutral_prompting", prompts);
+    const t = new Trajectory(
+      { sampleId: "x", sections: ["a", "b", "c"] },
+      "sequential_info_neutral_prompting",
+      prompts,
+    );
     expect(() => t.toRecord(settings("sequential_info_neutral_prompting"))).toThrow(/not finished/);
     expect(() => t.applyJudgeOutcome({ ok: false })).toThrow(/no judge call/);
   });
@@ -391,7 +417,13 @@ describe("cases", () => {
 
   it("are read from samples.json with sections sorted by order and trimmed", () => {
     const parsed = parseSamples([
-      { sample_id: "a", sections: [{ order: 2, content: " second \n" }, { order: 1, content: "first" }] },
+      {
+        sample_id: "a",
+        sections: [
+          { order: 2, content: " second \n" },
+          { order: 1, content: "first" },
+        ],
+      },
       { sample_id: 7, sections: [{ order: 1, content: "x" }] },
     ]);
     expect(parsed).toEqual({
@@ -408,7 +440,13 @@ describe("cases", () => {
       { sample_id: "a", sections: [] },
       { sample_id: "b", sections: [{ order: 1, content: "  " }] },
       { id: "c", sections: [{ order: 1, content: "x" }] },
-      { sample_id: "d", sections: [{ order: 1, content: "x" }, { order: 1, content: "y" }] },
+      {
+        sample_id: "d",
+        sections: [
+          { order: 1, content: "x" },
+          { order: 1, content: "y" },
+        ],
+      },
       { sample_id: "e", sections: [{ order: 1, content: "x" }] },
       { sample_id: "e", sections: [{ order: 1, content: "x" }] },
     ]);

@@ -17,17 +17,57 @@ describe("Python-compatible JSON (the reference writes json.dumps(…, ensure_as
   it("writes floats as Python's repr does", () => {
     // python3 -c "print([repr(v) for v in [0.7, 0.95, 1.0, 12.0, 0.0001, 0.00001, 1e16, 1.5e16, 123456789.123,
     //   0.1+0.2, 1e-7, 2.5e-5, -0.5, 1e22, 5e-324, 0.24767011800000001]])"
-    const values = [0.7, 0.95, 1.0, 12.0, 0.0001, 0.00001, 1e16, 1.5e16, 123456789.123, 0.1 + 0.2, 1e-7, 2.5e-5, -0.5, 1e22, 5e-324, 0.24767011800000001];
+    const values = [
+      0.7,
+      0.95,
+      1.0,
+      12.0,
+      0.0001,
+      0.00001,
+      1e16,
+      1.5e16,
+      123456789.123,
+      0.1 + 0.2,
+      1e-7,
+      2.5e-5,
+      -0.5,
+      1e22,
+      5e-324,
+      0.24767011800000001,
+    ];
     expect(values.map(pyFloatRepr)).toEqual([
-      "0.7", "0.95", "1.0", "12.0", "0.0001", "1e-05", "1e+16", "1.5e+16", "123456789.123", "0.30000000000000004",
-      "1e-07", "2.5e-05", "-0.5", "1e+22", "5e-324", "0.24767011800000002",
+      "0.7",
+      "0.95",
+      "1.0",
+      "12.0",
+      "0.0001",
+      "1e-05",
+      "1e+16",
+      "1.5e+16",
+      "123456789.123",
+      "0.30000000000000004",
+      "1e-07",
+      "2.5e-05",
+      "-0.5",
+      "1e+22",
+      "5e-324",
+      "0.24767011800000002",
     ]);
   });
 
   it("writes one line with Python's separators, raw non-ASCII and JSON's escapes", () => {
     // python3 -c 'import json; print(json.dumps({"sample_id": "c1", "x": "é — \"q\" \\ \t\n\x01 \x7f", "t": 0.7,
     //   "n": None, "b": True, "l": [], "o": {}, "arr": [1, 2.5]}, ensure_ascii=False))'
-    const value = { sample_id: "c1", x: 'é — "q" \\ \t\n\x01 \x7f', t: 0.7, n: null, b: true, l: [], o: {}, arr: [1, 2.5] };
+    const value = {
+      sample_id: "c1",
+      x: 'é — "q" \\ \t\n\x01 \x7f',
+      t: 0.7,
+      n: null,
+      b: true,
+      l: [],
+      o: {},
+      arr: [1, 2.5],
+    };
     expect(pyJsonDumps(value)).toBe(
       '{"sample_id": "c1", "x": "é — \\"q\\" \\\\ \\t\\n\\u0001 \x7f", "t": 0.7, "n": null, "b": true, "l": [], "o": {}, "arr": [1, 2.5]}',
     );
@@ -41,8 +81,14 @@ describe("Python-compatible JSON (the reference writes json.dumps(…, ensure_as
   });
 
   it("escapes U+0085, U+2028 and U+2029, where Python's splitlines() would cut a record", () => {
-    const line = trajectoryLine({ sample_id: "c1", model_output_raw: "a\u2028b\u2029c\u0085d\x1ce", model_temperature: 1 });
-    expect(line).toBe('{"sample_id": "c1", "model_output_raw": "a\\u2028b\\u2029c\\u0085d\\u001ce", "model_temperature": 1.0}\n');
+    const line = trajectoryLine({
+      sample_id: "c1",
+      model_output_raw: "a\u2028b\u2029c\u0085d\x1ce",
+      model_temperature: 1,
+    });
+    expect(line).toBe(
+      '{"sample_id": "c1", "model_output_raw": "a\\u2028b\\u2029c\\u0085d\\u001ce", "model_temperature": 1.0}\n',
+    );
     expect(pySplitLines(line)).toHaveLength(1);
     expect(JSON.parse(line).model_output_raw).toBe("a\u2028b\u2029c\u0085d\x1ce");
   });
@@ -51,7 +97,12 @@ describe("Python-compatible JSON (the reference writes json.dumps(…, ensure_as
 describe("timing.json (INTEROP §3.3)", () => {
   it("has the reference's keys, average 0.0 for no samples, floats as Python writes them", () => {
     const t = buildTimingSummary(12, 3, [{ sample_id: "a", seconds: 2 }]);
-    expect(t).toEqual({ total_time_seconds: 12, num_samples: 3, avg_time_per_sample_seconds: 4, sample_times: [{ sample_id: "a", seconds: 2 }] });
+    expect(t).toEqual({
+      total_time_seconds: 12,
+      num_samples: 3,
+      avg_time_per_sample_seconds: 4,
+      sample_times: [{ sample_id: "a", seconds: 2 }],
+    });
     expect(serializeTiming(t)).toBe(
       '{\n  "total_time_seconds": 12.0,\n  "num_samples": 3,\n  "avg_time_per_sample_seconds": 4.0,\n' +
         '  "sample_times": [\n    {\n      "sample_id": "a",\n      "seconds": 2.0\n    }\n  ]\n}',
@@ -62,7 +113,13 @@ describe("timing.json (INTEROP §3.3)", () => {
 
 describe("run folders (INTEROP §3.1)", () => {
   it("are named <model>_<strategy>_judge-<judge>_seed-<seed>_<YYYYMMDD>_<HHMMSS> in local time", () => {
-    const name = runFolderName("gemma-3-4b", "sequential_info_neutral_prompting", "gemma-3-27b", 42, new Date(2026, 0, 2, 3, 4, 5));
+    const name = runFolderName(
+      "gemma-3-4b",
+      "sequential_info_neutral_prompting",
+      "gemma-3-27b",
+      42,
+      new Date(2026, 0, 2, 3, 4, 5),
+    );
     expect(name).toBe("gemma-3-4b_sequential_info_neutral_prompting_judge-gemma-3-27b_seed-42_20260102_030405");
     expect(isRunFolderOf(name, "gemma-3-4b_sequential_info_neutral_prompting_judge-gemma-3-27b_seed-42")).toBe(true);
     expect(isRunFolderOf(name, "gemma-3-4b_sequential_info_neutral_prompting_judge-gemma-3-27b_seed-4")).toBe(false);

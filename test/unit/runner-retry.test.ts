@@ -123,17 +123,35 @@ describe("classifying what the OpenAI client throws", () => {
   const headers = (h: Record<string, string> = {}) => new Headers(h);
 
   it("rate limits and server errors are retried, with Retry-After in milliseconds", () => {
-    const e = classifyError(APIError.generate(429, { error: { message: "slow down", type: "rate_limit" } }, undefined, headers({ "retry-after": "2" })), "model");
+    const e = classifyError(
+      APIError.generate(
+        429,
+        { error: { message: "slow down", type: "rate_limit" } },
+        undefined,
+        headers({ "retry-after": "2" }),
+      ),
+      "model",
+    );
     expect(e).toMatchObject({ kind: "retryable", retryAfterMs: 2000 });
     expect(e.message).toBe("model: HTTP 429 (rate_limit)");
-    expect(classifyError(APIError.generate(500, undefined, undefined, headers()), "judge")).toMatchObject({ kind: "retryable" });
-    expect(classifyError(APIError.generate(503, undefined, undefined, headers()), "judge")).toMatchObject({ kind: "retryable" });
-    expect(classifyError(new APIConnectionTimeoutError(), "model")).toMatchObject({ kind: "retryable", message: "model: timed out" });
+    expect(classifyError(APIError.generate(500, undefined, undefined, headers()), "judge")).toMatchObject({
+      kind: "retryable",
+    });
+    expect(classifyError(APIError.generate(503, undefined, undefined, headers()), "judge")).toMatchObject({
+      kind: "retryable",
+    });
+    expect(classifyError(new APIConnectionTimeoutError(), "model")).toMatchObject({
+      kind: "retryable",
+      message: "model: timed out",
+    });
   });
 
   it("a refused connection, an unknown host or bad credentials stop the run", () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
-    const e = classifyError(new APIConnectionError({ cause: new TypeError("fetch failed", { cause: refused }) }), "model");
+    const e = classifyError(
+      new APIConnectionError({ cause: new TypeError("fetch failed", { cause: refused }) }),
+      "model",
+    );
     expect(e).toMatchObject({ kind: "fatal", message: "model: cannot connect (ECONNREFUSED)" });
     const unknown = Object.assign(new Error("getaddrinfo ENOTFOUND x"), { code: "ENOTFOUND" });
     expect(classifyError(new APIConnectionError({ cause: unknown }), "model").kind).toBe("fatal");
@@ -145,7 +163,10 @@ describe("classifying what the OpenAI client throws", () => {
   });
 
   it("a rejected request (400, 413, 422) is recorded, not retried; never with the response body", () => {
-    const e = classifyError(APIError.generate(400, { error: { message: "secret note text echoed back" } }, undefined, headers()), "model");
+    const e = classifyError(
+      APIError.generate(400, { error: { message: "secret note text echoed back" } }, undefined, headers()),
+      "model",
+    );
     expect(e.kind).toBe("rejected");
     expect(e.message).not.toMatch(/note text/);
     expect(classifyError(APIError.generate(422, undefined, undefined, headers()), "model").kind).toBe("rejected");
@@ -208,10 +229,15 @@ describe("the pool", () => {
     expect(started).toEqual([1, 2]);
     let stop = false;
     const seen: number[] = [];
-    await runPool([1, 2, 3], 1, async (i) => {
-      seen.push(i);
-      stop = true;
-    }, () => stop);
+    await runPool(
+      [1, 2, 3],
+      1,
+      async (i) => {
+        seen.push(i);
+        stop = true;
+      },
+      () => stop,
+    );
     expect(seen).toEqual([1]);
   });
 });
@@ -228,7 +254,11 @@ describe("progress", () => {
   it("redraws in place on a terminal, prints plain lines every 10% otherwise", () => {
     let t = 0;
     const out: string[] = [];
-    const plain = createProgress((s) => out.push(s), false, () => t);
+    const plain = createProgress(
+      (s) => out.push(s),
+      false,
+      () => t,
+    );
     plain.start({ finished: 0, total: 100, calls: 0, retries: 0, failures: 0 });
     for (let i = 1; i <= 100; i++) {
       t += 10;
@@ -238,7 +268,11 @@ describe("progress", () => {
     expect(out).toHaveLength(11);
     expect(out.every((l) => l.startsWith("progress: ") && l.endsWith("\n"))).toBe(true);
     const tty: string[] = [];
-    const bar = createProgress((s) => tty.push(s), true, () => t);
+    const bar = createProgress(
+      (s) => tty.push(s),
+      true,
+      () => t,
+    );
     bar.start({ finished: 0, total: 10, calls: 0, retries: 0, failures: 0 });
     bar.finish({ finished: 10, total: 10, calls: 20, retries: 0, failures: 0 });
     expect(tty[0].startsWith("\r\x1b[2K[")).toBe(true);

@@ -1,0 +1,40 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import { judgeLabelsCsv } from "~/core/judge-report";
+import { getDb } from "~/lib/db.server";
+import { invariantFound, requireRole } from "~/lib/guard.server";
+import { setLabels } from "~/services/judge-candidates.server";
+import { exportSetFile, getJudgeSet, SET_EXPORT_FILES } from "~/services/judge-sets.server";
+
+const FileSchema = z.enum([...SET_EXPORT_FILES, "labels.csv"]);
+
+const TYPES: Record<z.infer<typeof FileSchema>, string> = {
+  "annotator-sheet.csv": "text/csv; charset=utf-8",
+  "key.csv": "text/csv; charset=utf-8",
+  "labels.csv": "text/csv; charset=utf-8",
+  "selected.jsonl": "application/x-ndjson; charset=utf-8",
+  "summary.json": "application/json; charset=utf-8",
+};
+
+/**
+ * One file of a validation set, as a download. Admin only: even the blinded annotator sheet is handed to raters by
+ * the admin, and the other files hold the key (model, strategy, bucket) and everyone's labels.
+ */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  const id = z.coerce.number().int().positive().safeParse(params.setId);
+  const db = getDb();
+  const set = invariantFound(id.success ? getJudgeSet(db, id.data) : null, "No such validation set.");
+  const file = FileSchema.safeParse(params.file);
+  if (!file.success) return new Response(`Choose one of ${FileSchema.options.join(", ")}.`, { status: 404 });
+  const body =
+    file.data === "labels.csv" ? judgeLabelsCsv(setLabels(db, set.id)) : exportSetFile(db, set.id, file.data);
+  const prefix = set.name.replace(/[^A-Za-z0-9._-]+/g, "_");
+  return new Response(body, {
+    headers: {
+      "Content-Type": TYPES[file.data],
+      "Content-Disposition": `attachment; filename="${prefix}.${file.data}"`,
+      "Cache-Control": "no-store",
+    },
+  });
+}

@@ -1,0 +1,96 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { JudgeImportIssues, ResponsesUploadFields } from "~/components/judge-admin";
+import { getDb } from "~/lib/db.server";
+import { requireForm, requireRole } from "~/lib/guard.server";
+import { Csrf } from "~/root";
+import { importResponsesFromForm } from "~/services/judge-forms.server";
+import { listJudgeSets } from "~/services/judge-sets.server";
+
+export const meta: MetaFunction = () => [{ title: "Judge validation · Concord" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  return { sets: listJudgeSets(getDb()) };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const me = await requireRole(request, "admin");
+  const form = await requireForm(request, me);
+  return importResponsesFromForm(getDb(), form, { actorId: me.id });
+}
+
+export default function JudgeSets() {
+  const { sets } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const busy = useNavigation().state !== "idle";
+  return (
+    <section>
+      <h1>Judge validation</h1>
+      <p className="muted">
+        Validate the judge that turns a model's free-text answer into an action (SPEC §8): import model responses, draw
+        the reference's bucket sample, have three raters label each sampled response blinded, import candidate judges'
+        outputs and compare them with the raters' majority.
+      </p>
+      {sets.length === 0 ? (
+        <p className="card">No validation sets yet. Import model responses below to create one.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Set</th>
+              <th>Status</th>
+              <th className="num">Responses</th>
+              <th className="num">Sampled</th>
+              <th className="num">Ratings submitted</th>
+              <th className="num">Judges</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sets.map((s) => (
+              <tr key={s.id} data-set={s.name}>
+                <td>
+                  <Link to={`/admin/judge/${s.id}`}>{s.name}</Link>
+                </td>
+                <td>
+                  <span className={`badge ${s.status}`}>{s.status}</span>
+                </td>
+                <td className="num">{s.responses}</td>
+                <td className="num">{s.items}</td>
+                <td className="num">
+                  {s.ratingsSubmitted} / {s.ratingsAssigned}
+                </td>
+                <td className="num">{s.judges}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>Import model responses</h2>
+      <Form method="post" encType="multipart/form-data" className="card">
+        <Csrf />
+        <label htmlFor="set">Validation set (new or existing)</label>
+        <input id="set" name="set" type="text" list="judge-sets" required />
+        <datalist id="judge-sets">
+          {sets.map((s) => (
+            <option key={s.id} value={s.name} />
+          ))}
+        </datalist>
+        <small className="muted">Raters see the set's name: do not put the model or strategy in it.</small>
+        <ResponsesUploadFields />
+        <p>
+          <button type="submit" name="intent" value="import" disabled={busy}>
+            Import
+          </button>
+        </p>
+      </Form>
+      {result?.ok ? (
+        <p className="notice ok" role="status" data-testid="import-done">
+          Imported {result.written} responses.{" "}
+          <Link to={`/admin/judge/${result.setId}`}>Open the set to draw its sample</Link>
+        </p>
+      ) : null}
+      {result ? <JudgeImportIssues result={result} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,43 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import { getDb } from "~/lib/db.server";
+import { invariantFound, requireRole } from "~/lib/guard.server";
+import { getScreeningStudy } from "~/services/screening.server";
+import { exportScreeningRelease, recallPoolCsv, RELEASE_FILES } from "~/services/screening-release.server";
+
+const ParamsSchema = z.object({
+  studyId: z.coerce.number().int().positive(),
+  file: z.enum([...RELEASE_FILES, "recall-pool.csv"]),
+});
+
+const typeOf = (file: string) =>
+  file.endsWith(".csv")
+    ? "text/csv; charset=utf-8"
+    : file.endsWith(".jsonl")
+      ? "application/x-ndjson; charset=utf-8"
+      : "application/json; charset=utf-8";
+
+/** One file of a screening study's release, or the recall screen's population. Admin only. */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  const p = ParamsSchema.safeParse(params);
+  const db = getDb();
+  const study = invariantFound(p.success ? getScreeningStudy(db, p.data.studyId) : null, "No such file.");
+  const file = p.data!.file;
+  let body: string;
+  if (file === "recall-pool.csv") body = recallPoolCsv(db, study.id);
+  else {
+    const allowIncomplete = new URL(request.url).searchParams.get("allowIncomplete") === "1";
+    const result = exportScreeningRelease(db, { studyId: study.id, allowIncomplete });
+    if (!result.ok)
+      return new Response(`Export refused: ${result.message}`, { status: 409, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    body = result.files[file];
+  }
+  return new Response(body, {
+    headers: {
+      "Content-Type": typeOf(file),
+      "Content-Disposition": `attachment; filename="${file}"`,
+      "Cache-Control": "no-store",
+    },
+  });
+}

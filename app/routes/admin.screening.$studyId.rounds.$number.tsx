@@ -1,0 +1,153 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { useMemo, useState } from "react";
+import { z } from "zod";
+import { columnHelper, DataTable } from "~/components/data-table";
+import { Ac1, DecisionBadge, PairwiseTable, percent } from "~/components/screening-figures";
+import { getDb } from "~/lib/db.server";
+import { invariantFound, requireRole } from "~/lib/guard.server";
+import { getRoundDetail } from "~/services/screening-rounds.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `Round ${data?.round.number ?? ""} · ${data?.study.name ?? "Screening"} · Concord` },
+];
+
+const ParamsSchema = z.object({ studyId: z.coerce.number().int().positive(), number: z.coerce.number().int().positive() });
+
+/** Admin only: this page shows which items were controls, their strata and every reviewer's vote and notes. */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  const p = ParamsSchema.safeParse(params);
+  return invariantFound(p.success ? getRoundDetail(getDb(), p.data) : null, "No such round.");
+}
+
+type Item = ReturnType<typeof useLoaderData<typeof loader>>["items"][number];
+const col = columnHelper<Item>();
+
+export default function RoundPage() {
+  const { study, round, items } = useLoaderData<typeof loader>();
+  const [show, setShow] = useState<"all" | "included" | "controls" | "included-controls">("all");
+  const shown = useMemo(
+    () =>
+      items.filter((i) =>
+        show === "included" ? i.included : show === "controls" ? i.isControl : show === "included-controls" ? i.isControl && i.included : true,
+      ),
+    [items, show],
+  );
+  const columns = useMemo(
+    () => [
+      col.accessor("position", { header: "#" }),
+      col.accessor("id", { header: "Item" }),
+      col.accessor((i) => (i.isControl ? "control" : ""), { id: "control", header: "Control" }),
+      col.accessor("stratum", { header: "Source" }),
+      col.accessor((i) => i.screenCategory ?? "", { id: "screenCategory", header: "Screen category" }),
+      col.accessor((i) => i.votes.map((v) => `${v.reviewer} ${v.relevant ? "yes" : "no"}${v.category ? ` (${v.category})` : ""}`).join(", "), {
+        id: "votes",
+        header: "Votes",
+      }),
+      col.accessor((i) => `${i.yes} / ${i.yes + i.no}`, { id: "yes", header: "Yes" }),
+      col.accessor((i) => (i.included ? "included" : "excluded"), { id: "included", header: "Outcome" }),
+      col.accessor((i) => i.consensusTier ?? "", { id: "tier", header: "Consensus" }),
+      col.accessor((i) => (i.included ? i.modalCategory : ""), { id: "modal", header: "Modal category" }),
+    ],
+    [],
+  );
+  const f = round.figures;
+  const includedControls = items.filter((i) => i.isControl && i.included);
+  return (
+    <section>
+      <p>
+        <Link to="/admin/screening">Screening reviews</Link> › <Link to={`/admin/screening/${study.id}`}>{study.name}</Link> ›
+      </p>
+      <div className="row">
+        <h1>
+          Round {round.number} <small className="muted">({round.kind === "screen" ? "screen" : "recall"} round, seed {round.seed})</small>
+        </h1>
+        <span className="spacer" />
+        <DecisionBadge round={round} />
+      </div>
+      <div className="grid2">
+        <dl className="kv card">
+          <dt>Items</dt>
+          <dd>
+            {f.items} ({f.candidates} candidates + {f.controls} concealed controls)
+          </dd>
+          <dt>Included</dt>
+          <dd>
+            {f.included} ({f.includedCandidates} candidates, {f.includedControls} controls)
+          </dd>
+          <dt>Control-inclusion rate</dt>
+          <dd>
+            {f.includedControls} / {f.controls} = {percent(f.controlInclusionRate)} (threshold {percent(round.rule.controlThreshold)})
+          </dd>
+          <dt>Relevance AC1</dt>
+          <dd>
+            <Ac1 c={f.relevanceAc1} /> <small className="muted">(95% CI; percent agreement {percent(f.percentAgreement)})</small>
+          </dd>
+          <dt>Rule</dt>
+          <dd>
+            included with ≥ {round.rule.inclusionVotes} of {round.rule.reviewersPerRound} relevant votes
+          </dd>
+          <dt>Votes</dt>
+          <dd>
+            {f.votesIn} of {f.votesExpected} submitted
+          </dd>
+        </dl>
+        <div>
+          <h3 style={{ marginTop: 0 }}>Agreement per reviewer pair</h3>
+          <PairwiseTable round={round} />
+          <p className="muted">
+            Reviewers: {round.reviewers.map((r) => `${r.code} = ${r.username} (${r.submitted} submitted)`).join("; ")}
+          </p>
+        </div>
+      </div>
+
+      {includedControls.length ? (
+        <>
+          <h2>Controls the majority included ({includedControls.length})</h2>
+          <p className="muted">These are the screen's misses; the reviewers' notes on them inform the recall screen's rubric.</p>
+          <table data-testid="included-controls">
+            <thead>
+              <tr>
+                <th>Item</th>
+                <th>Votes and notes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {includedControls.map((i) => (
+                <tr key={i.id}>
+                  <td>{i.id}</td>
+                  <td>
+                    {i.votes.map((v) => (
+                      <div key={v.reviewer}>
+                        <strong>{v.reviewer}</strong> {v.relevant ? "yes" : "no"}
+                        {v.category ? ` (${v.category})` : ""}
+                        {v.notes ? <span className="muted"> — {v.notes}</span> : null}
+                      </div>
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
+
+      <h2>Items in the shared order</h2>
+      <DataTable
+        data={shown}
+        columns={columns}
+        filterLabel="Filter items"
+        rowProps={(i) => ({ "data-item": i.id, "data-control": i.isControl ? "1" : "0" })}
+        toolbar={
+          <select aria-label="Show" value={show} onChange={(e) => setShow(e.target.value as typeof show)}>
+            <option value="all">All items</option>
+            <option value="included">Included</option>
+            <option value="controls">Controls</option>
+            <option value="included-controls">Included controls</option>
+          </select>
+        }
+      />
+    </section>
+  );
+}

@@ -1,0 +1,140 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Csrf } from "~/root";
+import { DEFAULT_RULE, DEFAULT_SCREENING_CATEGORIES } from "~/core/screening";
+import { parseVocabulary } from "~/core/screening-import";
+import { getDb } from "~/lib/db.server";
+import { parseForm } from "~/lib/forms";
+import { requireForm, requireRole } from "~/lib/guard.server";
+import { createScreeningStudy, listScreeningStudies, NewScreeningStudySchema } from "~/services/screening.server";
+import { ServiceError } from "~/services/users.server";
+
+export const meta: MetaFunction = () => [{ title: "Screening reviews · Concord" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  return { studies: listScreeningStudies(getDb()) };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const me = await requireRole(request, "admin");
+  const form = await requireForm(request, me);
+  const parsed = parseForm(NewScreeningStudySchema, {
+    name: form.get("name") ?? "",
+    description: form.get("description") ?? "",
+    categories: parseVocabulary(String(form.get("categories") ?? "")),
+    reviewersPerRound: form.get("reviewersPerRound") ?? "",
+    inclusionVotes: form.get("inclusionVotes") ?? "",
+    controlThreshold: form.get("controlThreshold") ?? "",
+    controlsPerRound: form.get("controlsPerRound") ?? "",
+  });
+  if (!parsed.ok) return { errors: parsed.errors };
+  try {
+    const { name, ...settings } = parsed.data;
+    const study = createScreeningStudy(getDb(), { name, settings, actorId: me.id });
+    return redirect(`/admin/screening/${study.id}`);
+  } catch (e) {
+    if (e instanceof ServiceError) return { errors: { [e.field ?? "_form"]: e.message } as Record<string, string> };
+    throw e;
+  }
+}
+
+const NEXT: Record<string, string> = {
+  import_items: "import items",
+  import_labels: "import screen labels",
+  open_round: "open a round",
+  in_review: "in review",
+  import_tiers: "recall round due",
+  final: "final",
+};
+
+function FieldError({ errors, name }: { errors?: Record<string, string>; name: string }) {
+  return errors?.[name] ? (
+    <p className="field-error" role="alert">
+      {errors[name]}
+    </p>
+  ) : null;
+}
+
+export default function ScreeningStudies() {
+  const { studies } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const busy = useNavigation().state !== "idle";
+  const errors = result?.errors;
+  return (
+    <section>
+      <h1>Screening reviews</h1>
+      <p className="muted">
+        Clinicians check an automatic screen of a corpus in blinded rounds with concealed controls; the rate at which
+        their majority includes controls estimates what the screen missed, and decides whether a recall round is needed
+        (the HealthBench-Psych protocol).
+      </p>
+      {studies.length === 0 ? (
+        <p className="card">No screening studies yet. Create one below.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Study</th>
+              <th className="num">Items</th>
+              <th className="num">Rounds</th>
+              <th>State</th>
+              <th>Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {studies.map((s) => (
+              <tr key={s.id} data-study={s.name}>
+                <td>
+                  <Link to={`/admin/screening/${s.id}`}>{s.name}</Link>
+                </td>
+                <td className="num">{s.items}</td>
+                <td className="num">{s.rounds}</td>
+                <td>{NEXT[s.next]}</td>
+                <td>{new Date(s.createdAt).toISOString().slice(0, 10)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      <h2>New screening study</h2>
+      <Form method="post" className="card">
+        <Csrf />
+        <FieldError errors={errors} name="_form" />
+        <div className="grid2">
+          <div>
+            <label htmlFor="name">Name</label>
+            <input id="name" name="name" type="text" required style={{ width: "100%" }} />
+            <FieldError errors={errors} name="name" />
+            <label htmlFor="description">Description (optional)</label>
+            <input id="description" name="description" type="text" style={{ width: "100%" }} />
+            <label htmlFor="categories">Category vocabulary, one per line</label>
+            <textarea id="categories" name="categories" rows={10} defaultValue={DEFAULT_SCREENING_CATEGORIES.join("\n")} />
+            <FieldError errors={errors} name="categories" />
+          </div>
+          <div>
+            <label htmlFor="reviewersPerRound">Reviewers per round</label>
+            <input id="reviewersPerRound" name="reviewersPerRound" type="number" min={2} max={20} defaultValue={DEFAULT_RULE.reviewersPerRound} />
+            <FieldError errors={errors} name="reviewersPerRound" />
+            <label htmlFor="inclusionVotes">Include an item with at least this many relevant votes</label>
+            <input id="inclusionVotes" name="inclusionVotes" type="number" min={1} max={20} defaultValue={DEFAULT_RULE.inclusionVotes} />
+            <FieldError errors={errors} name="inclusionVotes" />
+            <label htmlFor="controlThreshold">Control-inclusion threshold (a rate above it opens a recall round)</label>
+            <input id="controlThreshold" name="controlThreshold" type="number" step="0.001" min={0} max={0.99} defaultValue={DEFAULT_RULE.controlThreshold} />
+            <FieldError errors={errors} name="controlThreshold" />
+            <label htmlFor="controlsPerRound">Concealed controls per round (default; set when opening a round)</label>
+            <input id="controlsPerRound" name="controlsPerRound" type="number" min={1} defaultValue={150} />
+            <FieldError errors={errors} name="controlsPerRound" />
+          </div>
+        </div>
+        <p>
+          <button type="submit" disabled={busy}>
+            Create study
+          </button>
+        </p>
+      </Form>
+    </section>
+  );
+}

@@ -1,0 +1,100 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData, useNavigate } from "@remix-run/react";
+import { useEffect, useMemo } from "react";
+import { columnHelper, DataTable } from "~/components/data-table";
+import { getDb } from "~/lib/db.server";
+import { requireRole } from "~/lib/guard.server";
+import {
+  listClosedReviewerRounds,
+  listReviewerEntries,
+  nextEntryId,
+  type ReviewRow,
+  type VoteState,
+} from "~/services/screening-review.server";
+
+export const meta: MetaFunction = () => [{ title: "Screening review · Concord" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireRole(request, "rater");
+  const db = getDb();
+  const rows = listReviewerEntries(db, user.id);
+  return { rows, next: nextEntryId(rows, null), finished: listClosedReviewerRounds(db, user.id) };
+}
+
+const STATE_NAMES: Record<VoteState, string> = { not_started: "not started", draft: "draft", submitted: "submitted" };
+const col = columnHelper<ReviewRow>();
+
+export default function ReviewHome() {
+  const { rows, next, finished } = useLoaderData<typeof loader>();
+  const navigate = useNavigate();
+  const done = rows.filter((r) => r.state === "submitted").length;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.target as HTMLElement).closest("input, textarea, select")) return;
+      if ((e.key === "j" || e.key === "J") && next !== null) navigate(`/review/${next}`);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [next, navigate]);
+  const columns = useMemo(
+    () => [
+      col.accessor("studyName", { header: "Study" }),
+      col.accessor("round", { header: "Round" }),
+      col.accessor("position", {
+        header: "#",
+        cell: (info) => <Link to={`/review/${info.row.original.entryId}`}>{info.getValue()}</Link>,
+      }),
+      col.accessor("preview", { header: "Opening words" }),
+      col.accessor("state", {
+        header: "State",
+        cell: (info) => <span className={`badge ${info.getValue()}`}>{STATE_NAMES[info.getValue()]}</span>,
+      }),
+    ],
+    [],
+  );
+  return (
+    <section>
+      <div className="row">
+        <h1>Screening review</h1>
+        <span className="spacer" />
+        {next !== null ? (
+          <Link to={`/review/${next}`} className="button" data-testid="next-item">
+            Next item <kbd>J</kbd>
+          </Link>
+        ) : rows.length ? (
+          <span className="notice ok">All your items are submitted. Thank you.</span>
+        ) : null}
+      </div>
+      <p className="muted">
+        Decide for each item whether it belongs to the study's subset, and if so its category. Review independently:
+        you see neither the automatic screen's labels nor the other reviewers' votes. Everyone reviews the items in the
+        same order.
+      </p>
+      {rows.length === 0 ? (
+        <p className="card">No open round has items for you. The study manager opens rounds.</p>
+      ) : (
+        <>
+          <div className="card" aria-label="Progress">
+            <strong data-testid="progress">
+              {done} of {rows.length} submitted
+            </strong>
+            <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={rows.length} aria-valuenow={done}>
+              <div style={{ width: `${(100 * done) / rows.length}%` }} />
+            </div>
+          </div>
+          <DataTable
+            data={rows}
+            columns={columns}
+            filterLabel="Filter items"
+            rowProps={(r) => ({ "data-entry": String(r.entryId), "data-state": r.state })}
+          />
+        </>
+      )}
+      {finished.length ? (
+        <p className="muted" data-testid="finished-rounds">
+          Finished: {finished.map((f) => `${f.studyName}, round ${f.round}`).join("; ")}.
+        </p>
+      ) : null}
+    </section>
+  );
+}
