@@ -2,6 +2,7 @@ import { agreementCommand } from "./agreement";
 import { assignCommand } from "./assign";
 import { backupCommand } from "./backup";
 import type { Command } from "./command";
+import { casereviewImportCommand, casereviewReportCommand, expertPanelCommand, mentatExpandCommand, mentatExportCommand, mentatFitCommand, mentatImportCommand } from "./expert-ratings";
 import { exportGoldCommand, importGoldCommand } from "./gold";
 import { importCommand } from "./import";
 import { judgeAssignCommand, judgeExportCommand, judgeImportCommand, judgeImportOutputsCommand, judgeReportCommand, judgeSampleCommand } from "./judge";
@@ -16,6 +17,9 @@ export const commands: Command[] = [
   agreementCommand,
   assignCommand,
   backupCommand,
+  casereviewImportCommand,
+  casereviewReportCommand,
+  expertPanelCommand,
   exportGoldCommand,
   importCommand,
   importGoldCommand,
@@ -25,6 +29,10 @@ export const commands: Command[] = [
   judgeImportOutputsCommand,
   judgeReportCommand,
   judgeSampleCommand,
+  mentatExpandCommand,
+  mentatExportCommand,
+  mentatFitCommand,
+  mentatImportCommand,
   metricsCommand,
   runCommand,
   screeningImportCommand,

@@ -293,7 +293,10 @@ round when the rate is above the study's threshold, stop otherwise); then what t
     ];
     for (const r of rounds) {
       lines.push("");
-      lines.push(`Round ${r.number} (${r.kind}, seed ${r.seed}, reviewers ${r.reviewers.join(", ")}): ${r.status === "open" ? "in review" : "closed"}`);
+      lines.push(
+        `Round ${r.number} (${r.kind}, seed ${r.seed}, reviewers ${r.reviewers.join(", ")}): ` +
+          (r.status === "open" ? `in review, ${r.votes_submitted} of ${r.votes_expected} votes submitted` : "closed"),
+      );
       for (const b of r.by_stratum) lines.push(`  ${b.control ? "controls" : "reviewed"} ${b.stratum}: ${b.included} of ${b.n} included`);
       lines.push(`  included: ${r.included} (${r.included_candidates} candidates, ${r.included_controls} controls)`);
       lines.push(`  control-inclusion rate: ${r.included_controls}/${r.controls} = ${pct(r.control_inclusion_rate)}`);

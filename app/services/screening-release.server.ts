@@ -243,6 +243,8 @@ export function describeRounds(db: Db, studyId: number, state: ReturnType<typeof
         control_threshold: r.round.controlThreshold,
       },
       reviewers: roundCodes,
+      votes_submitted: f.votesIn,
+      votes_expected: f.votesExpected,
       items: f.items,
       candidates: f.candidates,
       controls: f.controls,

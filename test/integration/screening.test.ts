@@ -261,19 +261,22 @@ describe("the whole cycle: screen → review → recall → release", () => {
     expect(refused.files[0]!.errors).toEqual([
       { line: 2, message: `item "${usedControl}" was reviewed in round 1 as a control: a recall round takes only excluded items that no round has used.` },
     ]);
-    const tiers = "id,tier,rationale\n" + unused.map((u, k) => `${u.id},${u.truth ? "clear" : k === 0 ? "possible" : "no"},recall`).join("\n") + "\n";
+    // Every remaining miss is clear, one false alarm is possible, the rest no.
+    const falseAlarm = unused.find((u) => !u.truth)!.id;
+    const tierOf = (u: (typeof unused)[number]) => (u.truth ? "clear" : u.id === falseAlarm ? "possible" : "no");
+    const tiers = "id,tier,rationale\n" + unused.map((u) => `${u.id},${tierOf(u)},recall`).join("\n") + "\n";
     const imported = importScreeningFiles(db, { studyId: study.id, tiers: { bytes: enc(tiers), filename: "tiers.csv" }, actorId: admin.id });
     expect(imported).toMatchObject({ ok: true, written: true, tiersForRound: 2 });
     overview = getStudyOverview(db, study.id)!;
     expect(overview.next).toEqual({ kind: "open_round", round: 2 });
 
-    const noTier = unused.filter((u, k) => !u.truth && k !== 0).length;
+    const noTier = unused.filter((u) => tierOf(u) === "no").length;
     const r2 = openRound(db, { studyId: study.id, reviewerIds: three(), seed: 7, controls: Math.min(3, noTier), actorId: admin.id });
     const d2 = getRoundDetail(db, { studyId: study.id, number: 2 })!;
     // Fresh controls: nothing of round 2 was in round 1.
     for (const i of d2.items) expect(used.has(i.id)).toBe(false);
     expect(d2.items.filter((i) => i.isControl).every((i) => i.stratum === "no")).toBe(true);
-    expect(r2.candidates).toBe(unused.filter((u, k) => u.truth || k === 0).length);
+    expect(r2.candidates).toBe(unused.filter((u) => tierOf(u) !== "no").length);
 
     voteAll(db, three()[0]!, "truthful");
     voteAll(db, three()[1]!, "truthful");
