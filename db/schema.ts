@@ -5,8 +5,8 @@
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const ROLES = ["admin", "annotator", "adjudicator", "rater"] as const;
-export type Role = (typeof ROLES)[number];
+import { ADJUDICATION_MODES, ROLES } from "../app/core/roles";
+export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "../app/core/roles";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
@@ -59,8 +59,6 @@ export const appMeta = sqliteTable("app_meta", {
   value: text("value").notNull(),
 });
 
-export const ADJUDICATION_MODES = ["two_phase", "reveal_only", "independent_only"] as const;
-export type AdjudicationMode = (typeof ADJUDICATION_MODES)[number];
 
 export const studies = sqliteTable("studies", {
   id: integer("id").primaryKey({ autoIncrement: true }),

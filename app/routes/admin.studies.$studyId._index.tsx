@@ -8,7 +8,8 @@ import { getDb } from "~/lib/db.server";
 import { formObject, parseForm } from "~/lib/forms";
 import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
 import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "~/services/assignments.server";
-import { getStudy, listStudyCases, type CaseRow } from "~/services/studies.server";
+import { getStudy, listStudyCases, setAdjudicationMode, type CaseRow } from "~/services/studies.server";
+import { ADJUDICATION_MODES } from "~/core/roles";
 import { ServiceError } from "~/services/users.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.study.name ?? "Study"} · Concord` }];
@@ -42,6 +43,7 @@ const ActionSchema = z.discriminatedUnion("intent", [
       .min(0)
       .max(2 ** 31),
   }),
+  z.object({ intent: z.literal("mode"), mode: z.enum(ADJUDICATION_MODES) }),
   z.object({
     intent: z.literal("reassign"),
     assignmentId: z.coerce.number().int().positive(),
@@ -70,6 +72,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
           : "Every case already has two annotators.",
       };
     }
+    if (parsed.data.intent === "mode") {
+      setAdjudicationMode(getDb(), { studyId: study.id, mode: parsed.data.mode, actorId: me.id });
+      return { ok: true as const, message: `Adjudication mode: ${MODE_LABELS[parsed.data.mode]}.` };
+    }
     reassign(getDb(), {
       assignmentId: parsed.data.assignmentId,
       toAnnotatorId: parsed.data.to,
@@ -82,6 +88,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
     throw e;
   }
 }
+
+const MODE_LABELS: Record<(typeof ADJUDICATION_MODES)[number], string> = {
+  two_phase: "two-phase (independent judgement first, then Annotator A/B revealed)",
+  reveal_only: "reveal-only (Annotator A/B shown from the start)",
+  independent_only: "independent-only (annotations never shown)",
+};
 
 const col = columnHelper<CaseRow>();
 
@@ -231,6 +243,25 @@ export default function StudyPage() {
           </table>
         </details>
       ) : null}
+
+      <h2>Adjudication</h2>
+      <Form method="post" className="row card">
+        <Csrf />
+        <label htmlFor="mode" style={{ margin: 0 }}>
+          Mode
+        </label>
+        <select id="mode" name="mode" defaultValue={study.adjudicationMode}>
+          {ADJUDICATION_MODES.map((m) => (
+            <option key={m} value={m}>
+              {MODE_LABELS[m]}
+            </option>
+          ))}
+        </select>
+        <button type="submit" name="intent" value="mode" className="secondary" disabled={busy}>
+          Save
+        </button>
+        <small className="muted">Recorded in the export manifest.</small>
+      </Form>
 
       <h2>Cases ({cases.length})</h2>
       <DataTable

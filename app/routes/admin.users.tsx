@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
-import { ROLES } from "../../db/schema";
+import { ROLES } from "~/core/roles";
 import { Csrf } from "~/root";
 import { getDb } from "~/lib/db.server";
 import { formObject, parseForm } from "~/lib/forms";

@@ -1,7 +1,8 @@
-import { asc, count, eq, max, sql } from "drizzle-orm";
+import { and, asc, count, eq, max, sql } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import {
+  adjudications,
   annotations,
   caseSections,
   cases,
@@ -419,4 +420,39 @@ export function getCaseSections(db: Db, caseId: number): Section[] {
 
 export function countStudyCases(db: Db, studyId: number): number {
   return db.select({ n: count() }).from(cases).where(eq(cases.studyId, studyId)).get()!.n;
+}
+
+/**
+ * Sets how disputes are adjudicated (issue 4): two-phase (independent judgement, then A/B revealed), reveal-only or
+ * independent-only. Refused while an adjudicator is between the two phases, whose work would change meaning.
+ */
+export function setAdjudicationMode(db: Db, input: { studyId: number; mode: AdjudicationMode; actorId: string }): void {
+  db.transaction(
+    (tx) => {
+      const study = tx.select().from(studies).where(eq(studies.id, input.studyId)).get();
+      if (!study) throw new ServiceError("No such study.", undefined, 404);
+      if (study.adjudicationMode === input.mode) return;
+      const inProgress = tx
+        .select({ n: count() })
+        .from(adjudications)
+        .innerJoin(cases, eq(cases.id, adjudications.caseId))
+        .where(and(eq(cases.studyId, input.studyId), eq(adjudications.status, "in_progress")))
+        .get()!.n;
+      if (inProgress > 0)
+        throw new ServiceError(
+          `${inProgress} adjudication(s) are between their independent and final phase; finish them before changing the mode.`,
+          "mode",
+        );
+      tx.update(studies).set({ adjudicationMode: input.mode }).where(eq(studies.id, input.studyId)).run();
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "study",
+        entityId: input.studyId,
+        studyId: input.studyId,
+        action: "set_adjudication_mode",
+        changes: { adjudicationMode: [study.adjudicationMode, input.mode] },
+      });
+    },
+    { behavior: "immediate" },
+  );
 }
