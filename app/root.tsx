@@ -58,6 +58,7 @@ function Header() {
           {user.roles.includes("admin") && <NavLink to="/admin">Studies</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/users">Users</NavLink>}
           {(user.roles.includes("admin") || user.roles.includes("rater")) && <NavLink to={user.roles.includes("admin") ? "/admin/screening" : "/review"}>Screening</NavLink>}
+          {(user.roles.includes("admin") || user.roles.includes("rater")) && <NavLink to={user.roles.includes("admin") ? "/admin/expert" : "/ratings"}>Expert ratings</NavLink>}
         </nav>
       ) : null}
       {user ? (

@@ -160,6 +160,8 @@ Options:
       throw new CliError(`cannot read ${path}: no such file.`);
     }
     if (isDir) {
+      if (values.run)
+        throw new CliError("--run names the run of a single trajectories.jsonl; a folder's runs are its subfolders.");
       const found = trajectoryFiles(path);
       if (found.length === 0) throw new CliError(`no trajectories.jsonl below ${path}.`);
       files = found.map((f) => ({ bytes: readBytes(f), filename: f, source: runSource(f, path) }));
@@ -402,7 +404,7 @@ function table(rows: string[][]): string[] {
 export function formatJudgeReport(r: JudgeReport): string {
   const withMajority = Object.values(r.majority).filter((a) => a !== null).length;
   const lines = [
-    `Judge validation: ${r.n_responses} responses, ${withMajority} with a human majority action, ${r.ties.length} three-way ties` +
+    `Judge validation: ${r.n_responses} responses, ${withMajority} with a human majority action, ${r.ties.length} ties (split votes, no majority)` +
       `${r.too_few_votes.length ? `, ${r.too_few_votes.length} with fewer than two human actions` : ""}.`,
   ];
   if (r.ties.length) lines.push(`Ties (left out of the scores): ${r.ties.join(", ")}`);
@@ -510,7 +512,7 @@ majority, is listed under ties and is left out of the scores.
 
 --json prints one object:
   majority                {response_id: action or null}
-  ties                    [response_id …]: three-way splits of the human actions
+  ties                    [response_id …]: split human actions, no label with two votes (the 1-1-1 split)
   too_few_votes           [response_id …]: fewer than two human actions
   humans                  {NAME: {macro_f1, n}}: each human's action macro-F1 against the majority
   human_macro_f1_mean     their mean

@@ -14,7 +14,11 @@ import {
   updateScreeningSettings,
   type ScreeningStudy,
 } from "../services/screening.server";
-import { importScreeningFiles, type ScreeningFile, type ScreeningImportReport } from "../services/screening-import.server";
+import {
+  importScreeningFiles,
+  type ScreeningFile,
+  type ScreeningImportReport,
+} from "../services/screening-import.server";
 import { describeRounds, exportScreeningRelease } from "../services/screening-release.server";
 import { getStudyOverview, openRound } from "../services/screening-rounds.server";
 import { getUserByUsername, ServiceError } from "../services/users.server";
@@ -24,7 +28,9 @@ function readBytes(file: string): Uint8Array {
   try {
     return readFileSync(file);
   } catch (e) {
-    throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`);
+    throw new CliError(
+      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
+    );
   }
 }
 
@@ -63,7 +69,9 @@ function printReport(io: CliIO, report: ScreeningImportReport, dryRun: boolean) 
   }
   for (const f of report.files)
     io.out(
-      `${names[f.kind]} (${f.filename}): ${f.records} records, ${f.created} new, ${f.changed} changed, ${f.unchanged} unchanged` +
+      `${names[f.kind]} (${f.filename}): ${f.records} records, ${f.created} new, ${f.changed} changed, ${
+        f.unchanged
+      } unchanged` +
         (f.kind === "tiers" && report.tiersForRound ? `, for round ${report.tiersForRound}` : "") +
         ".\n",
     );
@@ -149,7 +157,10 @@ Study settings (when creating; on an existing study they change it until round 1
       }
     })();
     if (!exists) {
-      if (!categories) throw new CliError(`no screening study named "${name}": give --categories (or --categories-file) to create it.`);
+      if (!categories)
+        throw new CliError(
+          `no screening study named "${name}": give --categories (or --categories-file) to create it.`,
+        );
       const settings = settingsOf({ ...DEFAULT_RULE, controlsPerRound: 150, description: "" });
       if (values["dry-run"]) {
         io.out(`Dry run: would create screening study "${name}" with ${settings.categories.length} categories.\n`);
@@ -162,7 +173,9 @@ Study settings (when creating; on an existing study they change it until round 1
     } else {
       study = exists;
       if (Object.keys(given).length && !values["dry-run"]) {
-        service(() => updateScreeningSettings(db, { studyId: study.id, settings: settingsOf({ ...study }), actorId: null }));
+        service(() =>
+          updateScreeningSettings(db, { studyId: study.id, settings: settingsOf({ ...study }), actorId: null }),
+        );
         io.out(`Updated the settings of "${study.name}".\n`);
       }
     }
@@ -170,10 +183,13 @@ Study settings (when creating; on an existing study they change it until round 1
       path === undefined ? undefined : { bytes: readBytes(path), filename: path, format };
     const files = { items: file(values.items), labels: file(values.labels), tiers: file(values.tiers) };
     if (!files.items && !files.labels && !files.tiers) {
-      if (!created && !Object.keys(given).length) throw new CliError("give --items, --labels or --tiers to import. See --help.");
+      if (!created && !Object.keys(given).length)
+        throw new CliError("give --items, --labels or --tiers to import. See --help.");
       return 0;
     }
-    const report = service(() => importScreeningFiles(db, { studyId: study.id, ...files, actorId: null, dryRun: values["dry-run"] }));
+    const report = service(() =>
+      importScreeningFiles(db, { studyId: study.id, ...files, actorId: null, dryRun: values["dry-run"] }),
+    );
     printReport(io, report, values["dry-run"]);
     return report.ok ? 0 : 2;
   },
@@ -216,16 +232,26 @@ Options:
       return user.id;
     });
     const seedText = requireOption(values.seed, "--seed");
-    if (!/^\d+$/.test(seedText) || !Number.isSafeInteger(Number(seedText))) throw new CliError("--seed must be a whole number ≥ 0.");
+    if (!/^\d+$/.test(seedText) || !Number.isSafeInteger(Number(seedText)))
+      throw new CliError("--seed must be a whole number ≥ 0.");
     const controlsText = values.controls ?? String(study.controlsPerRound);
     if (!/^\d+$/.test(controlsText)) throw new CliError("--controls must be a whole number.");
     const r = service(() =>
-      openRound(db, { studyId: study.id, reviewerIds: ids, seed: Number(seedText), controls: Number(controlsText), actorId: null }),
+      openRound(db, {
+        studyId: study.id,
+        reviewerIds: ids,
+        seed: Number(seedText),
+        controls: Number(controlsText),
+        actorId: null,
+      }),
     );
     io.out(
-      `Opened round ${r.number} of "${study.name}": ${r.candidates} items + ${r.controls} concealed controls = ${r.candidates + r.controls} in one order (seed ${r.seed}), for ${names.join(", ")}.\n`,
+      `Opened round ${r.number} of "${study.name}": ${r.candidates} items + ${r.controls} concealed controls = ${
+        r.candidates + r.controls
+      } in one order (seed ${r.seed}), for ${names.join(", ")}.\n`,
     );
-    if (r.unscreened) io.out(`Note: ${r.unscreened} unused items have no recall tier and are neither reviewed nor used as controls.\n`);
+    if (r.unscreened)
+      io.out(`Note: ${r.unscreened} unused items have no recall tier and are neither reviewed nor used as controls.\n`);
     return 0;
   },
 };
@@ -288,8 +314,12 @@ round when the rate is above the study's threshold, stop otherwise); then what t
     }
     const s = overview.screen;
     const lines = [
-      `Screening study "${study.name}": ${s.items} items; screen: ${s.relevant} relevant, ${s.borderline} borderline, ${s.not_relevant} not_relevant${s.unlabelled ? `, ${s.unlabelled} unlabelled` : ""}.`,
-      `Rule: included with ≥ ${study.inclusionVotes} of ${study.reviewersPerRound} relevant votes; recall round when the control-inclusion rate is above ${pct(study.controlThreshold)}.`,
+      `Screening study "${study.name}": ${s.items} items; screen: ${s.relevant} relevant, ${s.borderline} borderline, ${
+        s.not_relevant
+      } not_relevant${s.unlabelled ? `, ${s.unlabelled} unlabelled` : ""}.`,
+      `Rule: included with ≥ ${study.inclusionVotes} of ${
+        study.reviewersPerRound
+      } relevant votes; recall round when the control-inclusion rate is above ${pct(study.controlThreshold)}.`,
     ];
     for (const r of rounds) {
       lines.push("");
@@ -297,15 +327,25 @@ round when the rate is above the study's threshold, stop otherwise); then what t
         `Round ${r.number} (${r.kind}, seed ${r.seed}, reviewers ${r.reviewers.join(", ")}): ` +
           (r.status === "open" ? `in review, ${r.votes_submitted} of ${r.votes_expected} votes submitted` : "closed"),
       );
-      for (const b of r.by_stratum) lines.push(`  ${b.control ? "controls" : "reviewed"} ${b.stratum}: ${b.included} of ${b.n} included`);
+      for (const b of r.by_stratum)
+        lines.push(`  ${b.control ? "controls" : "reviewed"} ${b.stratum}: ${b.included} of ${b.n} included`);
       lines.push(`  included: ${r.included} (${r.included_candidates} candidates, ${r.included_controls} controls)`);
       lines.push(`  control-inclusion rate: ${r.included_controls}/${r.controls} = ${pct(r.control_inclusion_rate)}`);
       const ci = r.relevance_ac1.ci95 ? ` [${num(r.relevance_ac1.ci95[0])}, ${num(r.relevance_ac1.ci95[1])}]` : "";
-      lines.push(`  relevance AC1: ${num(r.relevance_ac1.value)}${ci} (SE ${num(r.relevance_ac1.se)}); agreement ${pct(r.percent_agreement)}`);
-      for (const p of r.pairwise_ac1) lines.push(`  AC1 ${p.reviewers.join("–")}: ${num(p.value)} (${p.n_items} items)`);
+      lines.push(
+        `  relevance AC1: ${num(r.relevance_ac1.value)}${ci} (SE ${num(r.relevance_ac1.se)}); agreement ${pct(
+          r.percent_agreement,
+        )}`,
+      );
+      for (const p of r.pairwise_ac1)
+        lines.push(`  AC1 ${p.reviewers.join("–")}: ${num(p.value)} (${p.n_items} items)`);
       lines.push(
         `  decision: ${
-          r.decision === null ? "— (votes missing)" : r.decision === "continue" ? `continue (rate > ${pct(r.rule.control_threshold)}): recall round` : `stop (rate ≤ ${pct(r.rule.control_threshold)})`
+          r.decision === null
+            ? "— (votes missing)"
+            : r.decision === "continue"
+            ? `continue (rate > ${pct(r.rule.control_threshold)}): recall round`
+            : `stop (rate ≤ ${pct(r.rule.control_threshold)})`
         }`,
       );
     }
@@ -348,7 +388,9 @@ exported_at.
     mkdirSync(out, { recursive: true });
     for (const [name, text] of Object.entries(result.files)) writeFileSync(join(out, name), text);
     io.out(
-      `Wrote the ${result.final ? "" : "provisional "}release of "${study.name}" to ${out}: ${result.included} included items (${Object.keys(result.files).join(", ")}).\n`,
+      `Wrote the ${result.final ? "" : "provisional "}release of "${study.name}" to ${out}: ${
+        result.included
+      } included items (${Object.keys(result.files).join(", ")}).\n`,
     );
     return 0;
   },

@@ -43,7 +43,7 @@ export const fixed = (x: number | null, digits = 2) => (x === null ? "—" : x.t
 export function Ac1({ c }: { c: CoefficientView }) {
   if (c.value === null) return <span title={c.reason ?? undefined}>—</span>;
   return (
-    <span title={c.se !== null ? `SE ${c.se.toFixed(3)}` : (c.reason ?? undefined)}>
+    <span title={c.se !== null ? `SE ${c.se.toFixed(3)}` : c.reason ?? undefined}>
       {c.value.toFixed(2)}
       {c.ci95 ? (
         <small className="muted">
@@ -64,13 +64,24 @@ export function DecisionBadge({ round }: { round: RoundSummaryView }) {
       </span>
     );
   const threshold = percent(round.rule.controlThreshold);
+  const rate = percent(f.controlInclusionRate);
   return f.decision === "continue" ? (
-    <span className="badge draft" data-decision="continue">
-      continue: {percent(f.controlInclusionRate)} &gt; {threshold}, recall round
+    <span
+      className="badge draft"
+      data-decision="continue"
+      title={`${rate} > ${threshold}: a recall round is due`}
+      style={{ whiteSpace: "nowrap" }}
+    >
+      continue (&gt; {threshold})
     </span>
   ) : (
-    <span className="badge locked" data-decision="stop">
-      stop: {percent(f.controlInclusionRate)} ≤ {threshold}, final
+    <span
+      className="badge locked"
+      data-decision="stop"
+      title={`${rate} ≤ ${threshold}: the included set is final`}
+      style={{ whiteSpace: "nowrap" }}
+    >
+      stop (≤ {threshold})
     </span>
   );
 }
@@ -93,7 +104,6 @@ export function RoundsTable({ rounds, studyId }: { rounds: RoundSummaryView[]; s
           <th>Round</th>
           <th className="num">Seed</th>
           <th>Reviewed (included / n)</th>
-          <th className="num">Controls included</th>
           <th className="num">Control-inclusion rate</th>
           <th>Relevance AC1 [95% CI]</th>
           <th className="num">Included</th>
@@ -101,36 +111,42 @@ export function RoundsTable({ rounds, studyId }: { rounds: RoundSummaryView[]; s
         </tr>
       </thead>
       <tbody>
-        {rounds.map((r) => (
-          <tr key={r.number} data-round={r.number}>
-            <td>
-              <Link to={`/admin/screening/${studyId}/rounds/${r.number}`}>
-                {r.number} ({r.kind})
-              </Link>
-            </td>
-            <td className="num">{r.seed}</td>
-            <td>
-              {r.figures.byStratum.map((s) => (
-                <div key={`${s.isControl}:${s.stratum}`}>
-                  {STRATUM_NAMES[s.stratum] ?? s.stratum}: {s.included} / {s.n}
-                </div>
-              ))}
-            </td>
-            <td className="num">
-              {r.figures.includedControls} / {r.figures.controls}
-            </td>
-            <td className="num" data-testid={`rate-${r.number}`}>
-              {percent(r.figures.controlInclusionRate)}
-            </td>
-            <td>
-              <Ac1 c={r.figures.relevanceAc1} />
-            </td>
-            <td className="num">{r.figures.included}</td>
-            <td data-testid={`decision-${r.number}`}>
-              <DecisionBadge round={r} />
-            </td>
-          </tr>
-        ))}
+        {rounds.map((r) => {
+          // While votes are missing the figures are partial: show the round's size, not its outcome.
+          const done = r.figures.complete;
+          return (
+            <tr key={r.number} data-round={r.number}>
+              <td>
+                <Link to={`/admin/screening/${studyId}/rounds/${r.number}`}>
+                  {r.number} ({r.kind})
+                </Link>
+              </td>
+              <td className="num">{r.seed}</td>
+              <td>
+                {r.figures.byStratum.map((s) => (
+                  <div key={`${s.isControl}:${s.stratum}`}>
+                    {STRATUM_NAMES[s.stratum] ?? s.stratum}: {done ? `${s.included} / ${s.n}` : s.n}
+                  </div>
+                ))}
+              </td>
+              <td className="num">
+                {done ? (
+                  <>
+                    {r.figures.includedControls} / {r.figures.controls} ={" "}
+                    <span data-testid={`rate-${r.number}`}>{percent(r.figures.controlInclusionRate)}</span>
+                  </>
+                ) : (
+                  "—"
+                )}
+              </td>
+              <td>{done ? <Ac1 c={r.figures.relevanceAc1} /> : "—"}</td>
+              <td className="num">{done ? r.figures.included : "—"}</td>
+              <td data-testid={`decision-${r.number}`}>
+                <DecisionBadge round={r} />
+              </td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );

@@ -103,7 +103,20 @@ function pyTruthy(value: unknown): boolean {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const describe = (v: unknown) =>
-  v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "an object" : JSON.stringify(v);
+  v === undefined
+    ? "missing"
+    : v === null
+    ? "null"
+    : Array.isArray(v)
+    ? "a list"
+    : typeof v === "object"
+    ? "an object"
+    : JSON.stringify(v);
+
+/** "KEY must be WHAT, not VALUE", or "KEY is missing". */
+function mustBe(key: string, what: string, value: unknown): string {
+  return value === undefined ? `${key} is missing` : `${key} must be ${what}, not ${describe(value)}`;
+}
 
 /** Lines of a JSONL text with their 1-based numbers; blank lines are skipped, a BOM is dropped. */
 export function jsonlLines(text: string): { line: number; text: string }[] {
@@ -134,14 +147,14 @@ interface LineResult {
 function sampleIdOf(value: unknown, key: string, errors: string[]): string | null {
   if (typeof value === "string" && value.trim() !== "") return value;
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  errors.push(`${key} must be a non-empty string, not ${describe(value)}`);
+  errors.push(mustBe(key, "a non-empty string", value));
   return null;
 }
 
 function optionalText(value: unknown, key: string, errors: string[]): string {
   if (value === undefined || value === null) return "";
   if (typeof value === "string") return value;
-  errors.push(`${key} must be a string, not ${describe(value)}`);
+  errors.push(mustBe(key, "a string", value));
   return "";
 }
 
@@ -154,13 +167,13 @@ function readRow(record: Record<string, unknown>, line: number, where: string, o
   const sourceRun = optionalText(record.source_run_name, "source_run_name", errors);
   const output = record.model_output_raw;
   if (output !== null && output !== undefined && typeof output !== "string")
-    errors.push(`model_output_raw must be a string, not ${describe(output)}`);
+    errors.push(mustBe("model_output_raw", "a string", output));
   const step = record.step_index;
   if (step !== null && step !== undefined && !(typeof step === "number" && Number.isInteger(step)))
-    errors.push(`step_index must be a whole number, not ${describe(step)}`);
+    errors.push(mustBe("step_index", "a whole number", step));
   const nj = record.new_judge_output;
   if (nj !== undefined && nj !== null && !isObject(nj))
-    errors.push(`new_judge_output must be an object or null, not ${describe(nj)}`);
+    errors.push(mustBe("new_judge_output", "an object or null", nj));
   if (errors.length) {
     out.errors.push(...errors.map((e) => where + e));
     return;
@@ -197,7 +210,7 @@ function readRow(record: Record<string, unknown>, line: number, where: string, o
 function flattenTrajectory(value: Record<string, unknown>, line: number, source: RunSource, out: LineResult) {
   const steps = value.trajectory;
   if (!Array.isArray(steps)) {
-    out.errors.push(`trajectory must be a list of steps, not ${describe(steps)}`);
+    out.errors.push(mustBe("trajectory", "a list of steps", steps));
     return;
   }
   if (steps.length === 0) out.warnings.push("the trajectory has no steps");
@@ -229,7 +242,7 @@ function listOfText(value: unknown, key: string, errors: string[]): string[] | n
       .map((s) => s.trim())
       .filter(Boolean);
   if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.map((v) => v.trim());
-  errors.push(`features.${key} must be a list of strings or a comma-separated string, not ${describe(value)}`);
+  errors.push(mustBe(`features.${key}`, "a list of strings or a comma-separated string", value));
   return null;
 }
 
@@ -237,7 +250,7 @@ function listOfText(value: unknown, key: string, errors: string[]): string[] | n
 function simpleFeatures(value: unknown, errors: string[]): Record<string, unknown> | null {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) {
-    errors.push(`features must be an object, not ${describe(value)}`);
+    errors.push(mustBe("features", "an object", value));
     return null;
   }
   const pick = (key: string, domain: readonly string[]) => {
@@ -276,10 +289,10 @@ function simpleRow(value: Record<string, unknown>, line: number, out: LineResult
   const strategy = optionalText(value.strategy, "strategy", errors);
   const step = value.step ?? 1;
   if (!(typeof step === "number" && Number.isInteger(step) && step >= 1))
-    errors.push(`step must be a whole number ≥ 1, not ${describe(step)}`);
+    errors.push(mustBe("step", "a whole number ≥ 1", step));
   const last = value.is_last_section ?? false;
-  if (typeof last !== "boolean") errors.push(`is_last_section must be true or false, not ${describe(last)}`);
-  if (typeof value.response !== "string") errors.push(`response must be a string, not ${describe(value.response)}`);
+  if (typeof last !== "boolean") errors.push(mustBe("is_last_section", "true or false", last));
+  if (typeof value.response !== "string") errors.push(mustBe("response", "a string", value.response));
   const features = simpleFeatures(value.features, errors);
   if (errors.length) {
     out.errors.push(...errors);
@@ -371,13 +384,10 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
       }
       format = detected;
     }
-    if (detected !== format) {
-      errors.push({
-        line,
-        message: detected
-          ? `this line is a ${detected} row but the file is ${format}: one format per file`
-          : `not a ${format} row: ${FORMAT_HINT}`,
-      });
+    // A line of another known format is refused; one of no known shape is read as the file's format, so that its
+    // errors name the missing or wrong fields.
+    if (detected !== null && detected !== format) {
+      errors.push({ line, message: `this line is a ${detected} row but the file is ${format}: one format per file` });
       continue;
     }
     const out: LineResult = { rows: [], errors: [], warnings: [] };
@@ -477,7 +487,7 @@ export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsO
     const problems: string[] = [];
     const id = value.annotation_id;
     if (typeof id !== "string" || id.trim() === "") {
-      errors.push({ line, message: `annotation_id must be a non-empty string, not ${describe(id)}` });
+      errors.push({ line, message: mustBe("annotation_id", "a non-empty string", id) });
       continue;
     }
     const annotationId = id.trim();
@@ -506,7 +516,7 @@ export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsO
     if (hasRaw) {
       const raw = value.judge_output_raw;
       if (typeof raw !== "string") {
-        errors.push({ line, message: `judge_output_raw must be a string, not ${describe(raw)}` });
+        errors.push({ line, message: mustBe("judge_output_raw", "a string", raw) });
         continue;
       }
       const judged = judgeResponse(raw, { isLastSection: isLast });
@@ -530,7 +540,7 @@ export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsO
     const output = value.new_judge_output;
     if (!isObject(output)) {
       // INTEROP §3.2: `new_judge_output: null` crashes the reference's scripts; here it is refused with its line.
-      errors.push({ line, message: `new_judge_output must be an object, not ${describe(output)}` });
+      errors.push({ line, message: mustBe("new_judge_output", "an object", output) });
       continue;
     }
     const primaryAnswer = domainLabel(output.primary_answer, "primary_answer", PRIMARY_ANSWERS, problems);

@@ -40,7 +40,11 @@ function fail(format: FileFormat, line: number, message: string): Records {
 function readRecords(input: Uint8Array | string, options: FileOptions): Records {
   const format = formatOf(options.filename, options.format);
   if (!format)
-    return fail("csv", 0, `cannot tell the format of "${options.filename}": name it .csv or .jsonl, or choose the format.`);
+    return fail(
+      "csv",
+      0,
+      `cannot tell the format of "${options.filename}": name it .csv or .jsonl, or choose the format.`,
+    );
   let text: string;
   if (typeof input === "string") text = input;
   else {
@@ -156,7 +160,14 @@ function missingColumns(records: Records, needed: string[][]): ImportIssue[] {
 function unusedColumns(records: Records, used: string[]): ImportIssue[] {
   if (!records.header) return [];
   const unused = records.header.filter((h) => h && !used.includes(h));
-  return unused.length ? [{ line: 1, message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.` }] : [];
+  return unused.length
+    ? [
+        {
+          line: 1,
+          message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
+        },
+      ]
+    : [];
 }
 
 export interface Message {
@@ -191,7 +202,8 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
   const records = readRecords(input, options);
   const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["text"]])];
   const warnings = unusedColumns(records, ["id", "prompt_id", "text", "tags"]);
-  if (errors.length && (records.header || records.rows.length === 0)) return { format: records.format, items: [], errors, warnings };
+  if (errors.length && (records.header || records.rows.length === 0))
+    return { format: records.format, items: [], errors, warnings };
   const seen = new Map<string, number>();
   const items: ParsedItem[] = [];
   for (const row of records.rows) {
@@ -233,7 +245,11 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
     let tags: string[] = [];
     const rawTags = f.example_tags ?? f.tags;
     if (Array.isArray(rawTags) && rawTags.every((t) => typeof t === "string")) tags = rawTags as string[];
-    else if (typeof rawTags === "string") tags = rawTags.split(";").map((t) => t.trim()).filter(Boolean);
+    else if (typeof rawTags === "string")
+      tags = rawTags
+        .split(";")
+        .map((t) => t.trim())
+        .filter(Boolean);
     else if (rawTags !== undefined && rawTags !== null) {
       errors.push({ line: row.line, message: '"example_tags" must be a list of strings.' });
       continue;
@@ -242,7 +258,9 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
     const source =
       records.format === "jsonl"
         ? JSON.stringify(f)
-        : JSON.stringify(tags.length ? { id, text: messages[0]!.content, example_tags: tags } : { id, text: messages[0]!.content });
+        : JSON.stringify(
+            tags.length ? { id, text: messages[0]!.content, example_tags: tags } : { id, text: messages[0]!.content },
+          );
     items.push({ line: row.line, id, kind, messages, tags, source });
   }
   return { format: records.format, items: errors.length ? [] : items, errors: byLine(errors), warnings };
@@ -257,7 +275,10 @@ function text(value: unknown): string {
 
 /** "Not relevant", "not-relevant" and "NOT_RELEVANT" all read as not_relevant. */
 function normaliseTerm(value: string): string {
-  return value.trim().toLowerCase().replace(/[\s-]+/g, "_");
+  return value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
 }
 
 /** The vocabulary's term for a category written in any case; null when it is not one. */
@@ -294,7 +315,8 @@ export function parseLabelsFile(
   const records = readRecords(input, options);
   const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["label"]])];
   const warnings = unusedColumns(records, ["id", "prompt_id", "label", "category", "confidence", "rationale"]);
-  if (errors.length && (records.header || records.rows.length === 0)) return { format: records.format, labels: [], errors, warnings };
+  if (errors.length && (records.header || records.rows.length === 0))
+    return { format: records.format, labels: [], errors, warnings };
   const seen = new Map<string, number>();
   const labels: ParsedLabel[] = [];
   for (const row of records.rows) {
@@ -317,7 +339,10 @@ export function parseLabelsFile(
     if (rawCategory) {
       category = canonicalCategory(rawCategory, options.vocabulary);
       if (category === null) {
-        errors.push({ line: row.line, message: `category "${rawCategory}" is not in the study's vocabulary (${options.vocabulary.join("; ")}).` });
+        errors.push({
+          line: row.line,
+          message: `category "${rawCategory}" is not in the study's vocabulary (${options.vocabulary.join("; ")}).`,
+        });
         continue;
       }
     }
@@ -331,7 +356,14 @@ export function parseLabelsFile(
       errors.push({ line: row.line, message: `the rationale has more than ${MAX_RATIONALE_CHARS} characters.` });
       continue;
     }
-    labels.push({ line: row.line, id, label: label as ScreenLabel, category, confidence: confidence || null, rationale });
+    labels.push({
+      line: row.line,
+      id,
+      label: label as ScreenLabel,
+      category,
+      confidence: confidence || null,
+      rationale,
+    });
   }
   return { format: records.format, labels: errors.length ? [] : labels, errors: byLine(errors), warnings };
 }
@@ -361,7 +393,8 @@ export function parseTiersFile(
   const records = readRecords(input, options);
   const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["tier"]])];
   const warnings = unusedColumns(records, ["id", "prompt_id", "tier", "rationale"]);
-  if (errors.length && (records.header || records.rows.length === 0)) return { format: records.format, tiers: [], errors, warnings };
+  if (errors.length && (records.header || records.rows.length === 0))
+    return { format: records.format, tiers: [], errors, warnings };
   const seen = new Map<string, number>();
   const tiers: ParsedTier[] = [];
   for (const row of records.rows) {
@@ -374,7 +407,10 @@ export function parseTiersFile(
     }
     const tier = normaliseTerm(text(row.fields.tier));
     if (!(RECALL_TIERS as readonly string[]).includes(tier)) {
-      errors.push({ line: row.line, message: `tier "${text(row.fields.tier)}" is not one of ${RECALL_TIERS.join(", ")}.` });
+      errors.push({
+        line: row.line,
+        message: `tier "${text(row.fields.tier)}" is not one of ${RECALL_TIERS.join(", ")}.`,
+      });
       continue;
     }
     const rationale = text(row.fields.rationale);

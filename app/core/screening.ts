@@ -150,8 +150,12 @@ export function drawRound(input: {
   const { controls, seed } = input;
   if (!Number.isSafeInteger(seed) || seed < 0) return { ok: false, error: "the seed must be a whole number ≥ 0." };
   if (!Number.isInteger(controls) || controls < 1)
-    return { ok: false, error: "a round needs at least one concealed control: the controls measure what the screen missed." };
-  if (input.candidates.length === 0) return { ok: false, error: "there are no candidate items to review in this round." };
+    return {
+      ok: false,
+      error: "a round needs at least one concealed control: the controls measure what the screen missed.",
+    };
+  if (input.candidates.length === 0)
+    return { ok: false, error: "there are no candidate items to review in this round." };
   if (controls > input.controlPool.length)
     return {
       ok: false,
@@ -215,7 +219,10 @@ export function modalCategory(categories: readonly (string | null)[], inclusionV
 }
 
 /** Majority inclusion of one item from its votes: included when relevant votes ≥ inclusionVotes. */
-export function tallyItem(votes: readonly Pick<ReviewVote, "relevant" | "category">[], inclusionVotes: number): ItemTally {
+export function tallyItem(
+  votes: readonly Pick<ReviewVote, "relevant" | "category">[],
+  inclusionVotes: number,
+): ItemTally {
   const yes = votes.filter((v) => v.relevant).length;
   const no = votes.length - yes;
   return {
@@ -306,7 +313,7 @@ function coefficient(rows: RatingRow[]): { ac1: Coefficient; percent: number | n
       value: ac1.value,
       se: ac1.standardError,
       ci95: ac1.confidenceInterval,
-      reason: ac1.value === null ? (ac1.reason ?? null) : (ac1.standardErrorReason ?? null),
+      reason: ac1.value === null ? ac1.reason ?? null : ac1.standardErrorReason ?? null,
     },
     percent: percent.value,
   };
@@ -328,7 +335,8 @@ export function summariseRound(input: {
   const known = new Set(items.map((i) => i.id));
   const votesByItem = new Map<string, ReviewVote[]>();
   for (const v of input.votes) {
-    if (!known.has(v.item)) throw new RangeError(`summariseRound: a vote names item "${v.item}", which is not in the round`);
+    if (!known.has(v.item))
+      throw new RangeError(`summariseRound: a vote names item "${v.item}", which is not in the round`);
     const list = votesByItem.get(v.item) ?? [];
     list.push(v);
     votesByItem.set(v.item, list);
@@ -367,7 +375,11 @@ export function summariseRound(input: {
   const complete = votesExpected > 0 && votesIn >= votesExpected;
   const rate = controls.length ? includedControls / controls.length : null;
 
-  const rows: RatingRow[] = input.votes.map((v) => ({ item: v.item, rater: v.reviewer, label: v.relevant ? "yes" : "no" }));
+  const rows: RatingRow[] = input.votes.map((v) => ({
+    item: v.item,
+    rater: v.reviewer,
+    label: v.relevant ? "yes" : "no",
+  }));
   const overall = coefficient(rows);
   const pairwise: PairAgreement[] = [];
   for (let a = 0; a < reviewers.length; a++) {
@@ -430,10 +442,15 @@ export function nextStep(input: {
 }): NextStep {
   if (input.items === 0) return { kind: "import_items" };
   const last = [...input.rounds].sort((a, b) => a.number - b.number).at(-1);
-  if (!last) return input.unlabelled > 0 ? { kind: "import_labels", unlabelled: input.unlabelled } : { kind: "open_round", round: 1 };
+  if (!last)
+    return input.unlabelled > 0
+      ? { kind: "import_labels", unlabelled: input.unlabelled }
+      : { kind: "open_round", round: 1 };
   if (last.status === "open") return { kind: "in_review", round: last.number };
   if (last.decision === "stop") return { kind: "final", round: last.number };
-  return input.tiersForNextRound > 0 ? { kind: "open_round", round: last.number + 1 } : { kind: "import_tiers", round: last.number + 1 };
+  return input.tiersForNextRound > 0
+    ? { kind: "open_round", round: last.number + 1 }
+    : { kind: "import_tiers", round: last.number + 1 };
 }
 
 export interface VoteValues {
@@ -449,12 +466,16 @@ export const EMPTY_VOTE: VoteValues = { relevant: "", category: "", confidence: 
  * A submission's problems by field (empty when it can be submitted): relevance and confidence are required; a
  * relevant item needs a category from the study's vocabulary. Shared by the reviewer's page and the server.
  */
-export function checkVote(values: VoteValues, vocabulary: readonly string[]): Partial<Record<keyof VoteValues, string>> {
+export function checkVote(
+  values: VoteValues,
+  vocabulary: readonly string[],
+): Partial<Record<keyof VoteValues, string>> {
   const errors: Partial<Record<keyof VoteValues, string>> = {};
   if (values.relevant !== "yes" && values.relevant !== "no") errors.relevant = "Choose yes or no.";
   if (values.relevant === "yes") {
     if (!values.category) errors.category = "Choose the category of this relevant item.";
-    else if (!vocabulary.includes(values.category)) errors.category = `"${values.category}" is not in the study's categories.`;
+    else if (!vocabulary.includes(values.category))
+      errors.category = `"${values.category}" is not in the study's categories.`;
   }
   if (!values.confidence) errors.confidence = "Choose how confident you are.";
   return errors;

@@ -11,6 +11,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     user.roles.includes("adjudicator") && { to: "/adjudicate", label: "Adjudicate disputed notes", role: "adjudicator" },
     user.roles.includes("rater") && { to: "/rate", label: "Rate model responses", role: "rater" },
     user.roles.includes("rater") && { to: "/review", label: "Review screening items", role: "rater" },
+    user.roles.includes("rater") && { to: "/ratings", label: "Rate answer options and generated cases (expert ratings)", role: "rater" },
     user.roles.includes("admin") && { to: "/admin", label: "Manage studies", role: "admin" },
   ].filter(Boolean) as { to: string; label: string; role: string }[];
   if (places.length === 1) throw redirect(places[0]!.to);

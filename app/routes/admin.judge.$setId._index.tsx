@@ -49,7 +49,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
 }
 
-const DrawSchema = z.object({ intent: z.literal("draw"), seed: SeedSchema, targets: TargetsSchema });
+const DrawSchema = z.object({ intent: z.literal("draw"), seed: SeedSchema, targets: TargetsSchema.partial() });
 const StartSchema = z.object({
   intent: z.literal("start"),
   raters: z.array(z.string().min(1)).min(3, "Choose at least three raters: each response goes to three people."),
@@ -85,7 +85,12 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
       const parsed = parseForm(DrawSchema, {
         intent,
         seed: fields.seed,
-        targets: Object.fromEntries(BUCKET_SAMPLING_ORDER.map((b) => [b, fields[`target_${b}`]])),
+        // A bucket left blank keeps the set's current target.
+        targets: Object.fromEntries(
+          BUCKET_SAMPLING_ORDER.filter(
+            (b) => typeof fields[`target_${b}`] === "string" && fields[`target_${b}`] !== "",
+          ).map((b) => [b, fields[`target_${b}`]]),
+        ),
       });
       if (!parsed.ok) return fail(Object.values(parsed.errors)[0]!);
       const r = drawSample(db, { setId: set.id, seed: parsed.data.seed, targets: parsed.data.targets, actorId: me.id });

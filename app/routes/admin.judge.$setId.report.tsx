@@ -52,7 +52,7 @@ export default function JudgeReportPage() {
       </div>
       <p className="muted">
         Submitted ratings only. The majority is the action with at least two of three human votes (SPEC §8, INTEROP
-        §5.5); a three-way split has none and is left out of the scores. The same numbers come from{" "}
+        §5.5); a split (1-1-1) has none and is left out of the scores. The same numbers come from{" "}
         <code>npm run concord -- judge-report --labels labels.csv</code>.
       </p>
       {report.warnings.map((w) => (
@@ -62,7 +62,7 @@ export default function JudgeReportPage() {
       ))}
       <div className="card">
         <strong data-testid="report-summary">
-          {report.n_responses} responses rated, {withMajority} with a majority, {report.ties.length} three-way ties
+          {report.n_responses} responses rated, {withMajority} with a majority, {report.ties.length} ties (split votes, no majority)
         </strong>
         {report.ties.length ? <p data-testid="ties">Ties (no majority): {report.ties.join(", ")}</p> : null}
         {report.too_few_votes.length ? <p>Fewer than two human actions: {report.too_few_votes.join(", ")}</p> : null}

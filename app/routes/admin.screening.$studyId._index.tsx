@@ -8,11 +8,17 @@ import { getDb } from "~/lib/db.server";
 import { formObject, parseForm } from "~/lib/forms";
 import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
 import { ScreeningSettingsSchema, updateScreeningSettings } from "~/services/screening.server";
-import { importScreeningFiles, type ScreeningFile, type ScreeningImportReport } from "~/services/screening-import.server";
+import {
+  importScreeningFiles,
+  type ScreeningFile,
+  type ScreeningImportReport,
+} from "~/services/screening-import.server";
 import { getStudyOverview, openRound, suggestSeed } from "~/services/screening-rounds.server";
 import { ServiceError } from "~/services/users.server";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.study.name ?? "Screening study"} · Concord` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.study.name ?? "Screening study"} · Concord` },
+];
 
 const StudyIdSchema = z.coerce.number().int().positive();
 
@@ -33,7 +39,10 @@ const OpenRoundSchema = z.object({
     .int("The seed must be a whole number.")
     .min(0, "The seed must be a whole number ≥ 0.")
     .max(2 ** 53 - 1),
-  controls: z.coerce.number({ message: "Give the number of controls." }).int().min(1, "A round needs at least one control."),
+  controls: z.coerce
+    .number({ message: "Give the number of controls." })
+    .int()
+    .min(1, "A round needs at least one control."),
 });
 
 type ActionResult =
@@ -66,13 +75,24 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
       };
       if (!files.items && !files.labels && !files.tiers)
         return { intent: "settings", ok: false, message: "Choose at least one file to import." };
-      const report = importScreeningFiles(db, { studyId: study.id, ...files, actorId: me.id, dryRun: intent === "check" });
+      const report = importScreeningFiles(db, {
+        studyId: study.id,
+        ...files,
+        actorId: me.id,
+        dryRun: intent === "check",
+      });
       return { intent: "import", report, dryRun: intent === "check" };
     }
     if (intent === "open_round") {
       const parsed = parseForm(OpenRoundSchema, formObject(form, ["reviewers"]));
       if (!parsed.ok) return { intent, ok: false, message: Object.values(parsed.errors)[0]!, errors: parsed.errors };
-      const r = openRound(db, { studyId: study.id, reviewerIds: parsed.data.reviewers, seed: parsed.data.seed, controls: parsed.data.controls, actorId: me.id });
+      const r = openRound(db, {
+        studyId: study.id,
+        reviewerIds: parsed.data.reviewers,
+        seed: parsed.data.seed,
+        controls: parsed.data.controls,
+        actorId: me.id,
+      });
       return {
         intent,
         ok: true,
@@ -90,7 +110,8 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
     }
     return { intent: "settings", ok: false, message: "Unknown action." };
   } catch (e) {
-    if (e instanceof ServiceError) return { intent: intent === "open_round" ? "open_round" : "settings", ok: false, message: e.message };
+    if (e instanceof ServiceError)
+      return { intent: intent === "open_round" ? "open_round" : "settings", ok: false, message: e.message };
     throw e;
   }
 }
@@ -99,15 +120,19 @@ const FILE_TITLES = { items: "Items", labels: "Screen labels", tiers: "Recall ti
 
 function ImportReport({ report, dryRun }: { report: ScreeningImportReport; dryRun: boolean }) {
   return (
-    <div className={`notice ${report.ok ? "ok" : "bad"}`} data-testid="import-report" role={report.ok ? "status" : "alert"}>
+    <div
+      className={`notice ${report.ok ? "ok" : "bad"}`}
+      data-testid="import-report"
+      role={report.ok ? "status" : "alert"}
+    >
       <strong>
         {!report.ok
           ? "The files cannot be imported; nothing was written."
           : dryRun
-            ? "The files are valid (check only; nothing was written)."
-            : report.written
-              ? "Imported."
-              : "Nothing to change: everything in these files is already imported."}
+          ? "The files are valid (check only; nothing was written)."
+          : report.written
+          ? "Imported."
+          : "Nothing to change: everything in these files is already imported."}
       </strong>
       {report.files.map((f) => (
         <div key={f.kind}>
@@ -146,7 +171,9 @@ export default function ScreeningStudyPage() {
   const current = rounds.find((r) => r.status === "open");
   const fixed = rounds.length > 0;
   const defaultReviewers = new Set(
-    data.previousReviewers.length ? data.previousReviewers : data.raters.slice(0, study.reviewersPerRound).map((r) => r.id),
+    data.previousReviewers.length
+      ? data.previousReviewers
+      : data.raters.slice(0, study.reviewersPerRound).map((r) => r.id),
   );
   const anyClosed = rounds.some((r) => r.status === "closed");
   const files = (suffix: string) =>
@@ -165,12 +192,16 @@ export default function ScreeningStudyPage() {
       {study.description ? <p className="muted">{study.description}</p> : null}
       <p className="muted">
         {study.reviewersPerRound} reviewers per round; an item is included with ≥ {study.inclusionVotes} of{" "}
-        {study.reviewersPerRound} relevant votes; a control-inclusion rate above {percent(study.controlThreshold)} opens a
-        recall round.
+        {study.reviewersPerRound} relevant votes; a control-inclusion rate above {percent(study.controlThreshold)} opens
+        a recall round.
       </p>
 
       {result && result.intent !== "import" ? (
-        <p className={`notice ${result.ok ? "ok" : "bad"}`} role={result.ok ? "status" : "alert"} data-testid="action-result">
+        <p
+          className={`notice ${result.ok ? "ok" : "bad"}`}
+          role={result.ok ? "status" : "alert"}
+          data-testid="action-result"
+        >
           {result.message}
         </p>
       ) : null}
@@ -250,15 +281,16 @@ export default function ScreeningStudyPage() {
           <Csrf />
           <h3 style={{ marginTop: 0 }}>Open round {openRoundNumber}</h3>
           <p className="muted">
-            Choose {study.reviewersPerRound} reviewers (users with the rater role). Every reviewer sees the same items in
-            the same seeded order, without the screen's labels and without knowing which items are controls.
+            Choose {study.reviewersPerRound} reviewers (users with the rater role). Every reviewer sees the same items
+            in the same seeded order, without the screen's labels and without knowing which items are controls.
           </p>
           <fieldset>
             <legend>Reviewers</legend>
             {data.raters.length === 0 ? <p className="muted">No active user has the rater role yet.</p> : null}
             {data.raters.map((r) => (
               <label key={r.id} className="inline">
-                <input type="checkbox" name="reviewers" value={r.id} defaultChecked={defaultReviewers.has(r.id)} /> {r.username}
+                <input type="checkbox" name="reviewers" value={r.id} defaultChecked={defaultReviewers.has(r.id)} />{" "}
+                {r.username}
               </label>
             ))}
           </fieldset>
@@ -271,7 +303,11 @@ export default function ScreeningStudyPage() {
               name="controls"
               type="number"
               min={1}
-              defaultValue={openRoundNumber === 1 ? Math.min(study.controlsPerRound, screen.not_relevant) : Math.min(study.controlsPerRound, tiers.no)}
+              defaultValue={
+                openRoundNumber === 1
+                  ? Math.min(study.controlsPerRound, screen.not_relevant)
+                  : Math.min(study.controlsPerRound, tiers.no)
+              }
             />
             <button type="submit" name="intent" value="open_round" disabled={busy}>
               Open round {openRoundNumber}
@@ -285,12 +321,17 @@ export default function ScreeningStudyPage() {
           <h3 style={{ marginTop: 0 }}>Release</h3>
           {next.kind === "final" ? (
             <>
-              <p>The included subset with per-item votes, consensus tier, modal category and round of inclusion; counts by category; a manifest with every round's figures, seeds and content hashes.</p>
+              <p>
+                The included subset with per-item votes, consensus tier, modal category and round of inclusion; counts
+                by category; a manifest with every round's figures, seeds and content hashes.
+              </p>
               <div className="row">{files("")}</div>
             </>
           ) : (
             <>
-              <p className="muted">The cycle is not finished; a provisional export is marked “final”: false in its manifest.</p>
+              <p className="muted">
+                The cycle is not finished; a provisional export is marked “final”: false in its manifest.
+              </p>
               <div className="row">{files("?allowIncomplete=1")}</div>
             </>
           )}
@@ -302,12 +343,12 @@ export default function ScreeningStudyPage() {
         <Csrf />
         <p className="muted">
           Any of the three files, CSV or JSONL. <strong>Items</strong>: HealthBench JSONL (<code>prompt_id</code>,{" "}
-          <code>prompt</code> messages, <code>example_tags</code>, <code>rubrics</code> — kept for the release, never shown
-          to reviewers) or <code>id</code>, <code>text</code>. <strong>Screen labels</strong>: <code>id</code>,{" "}
+          <code>prompt</code> messages, <code>example_tags</code>, <code>rubrics</code> — kept for the release, never
+          shown to reviewers) or <code>id</code>, <code>text</code>. <strong>Screen labels</strong>: <code>id</code>,{" "}
           <code>label</code> (relevant / borderline / not_relevant), optional <code>category</code>,{" "}
           <code>confidence</code>, <code>rationale</code>. <strong>Recall tiers</strong> (after a round that calls for a
-          recall round): <code>id</code>, <code>tier</code> (clear / possible / no), optional <code>rationale</code>. Every
-          file is checked as a whole; a file with errors writes nothing.
+          recall round): <code>id</code>, <code>tier</code> (clear / possible / no), optional <code>rationale</code>.
+          Every file is checked as a whole; a file with errors writes nothing.
           {fixed ? " The corpus and the screen labels are fixed now that review has started." : ""}
         </p>
         <div className="grid2">
@@ -352,18 +393,52 @@ export default function ScreeningStudyPage() {
           <Form method="post">
             <Csrf />
             <label htmlFor="s-description">Description</label>
-            <input id="s-description" name="description" type="text" defaultValue={study.description} style={{ width: "100%" }} />
+            <input
+              id="s-description"
+              name="description"
+              type="text"
+              defaultValue={study.description}
+              style={{ width: "100%" }}
+            />
             <label htmlFor="s-categories">Category vocabulary, one per line</label>
             <textarea id="s-categories" name="categories" rows={8} defaultValue={study.categories.join("\n")} />
             <div className="row">
               <label htmlFor="s-reviewers">Reviewers per round</label>
-              <input id="s-reviewers" name="reviewersPerRound" type="number" min={2} max={20} defaultValue={study.reviewersPerRound} />
+              <input
+                id="s-reviewers"
+                name="reviewersPerRound"
+                type="number"
+                min={2}
+                max={20}
+                defaultValue={study.reviewersPerRound}
+              />
               <label htmlFor="s-votes">Inclusion votes</label>
-              <input id="s-votes" name="inclusionVotes" type="number" min={1} max={20} defaultValue={study.inclusionVotes} />
+              <input
+                id="s-votes"
+                name="inclusionVotes"
+                type="number"
+                min={1}
+                max={20}
+                defaultValue={study.inclusionVotes}
+              />
               <label htmlFor="s-threshold">Control threshold</label>
-              <input id="s-threshold" name="controlThreshold" type="number" step="0.001" min={0} max={0.99} defaultValue={study.controlThreshold} />
+              <input
+                id="s-threshold"
+                name="controlThreshold"
+                type="number"
+                step="0.001"
+                min={0}
+                max={0.99}
+                defaultValue={study.controlThreshold}
+              />
               <label htmlFor="s-controls">Controls per round</label>
-              <input id="s-controls" name="controlsPerRound" type="number" min={1} defaultValue={study.controlsPerRound} />
+              <input
+                id="s-controls"
+                name="controlsPerRound"
+                type="number"
+                min={1}
+                defaultValue={study.controlsPerRound}
+              />
             </div>
             <p>
               <button type="submit" name="intent" value="settings" disabled={busy}>

@@ -14,8 +14,8 @@ const typeOf = (file: string) =>
   file.endsWith(".csv")
     ? "text/csv; charset=utf-8"
     : file.endsWith(".jsonl")
-      ? "application/x-ndjson; charset=utf-8"
-      : "application/json; charset=utf-8";
+    ? "application/x-ndjson; charset=utf-8"
+    : "application/json; charset=utf-8";
 
 /** One file of a screening study's release, or the recall screen's population. Admin only. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -30,7 +30,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const allowIncomplete = new URL(request.url).searchParams.get("allowIncomplete") === "1";
     const result = exportScreeningRelease(db, { studyId: study.id, allowIncomplete });
     if (!result.ok)
-      return new Response(`Export refused: ${result.message}`, { status: 409, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+      return new Response(`Export refused: ${result.message}`, {
+        status: 409,
+        headers: { "Content-Type": "text/plain; charset=utf-8" },
+      });
     body = result.files[file];
   }
   return new Response(body, {

@@ -12,7 +12,10 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Round ${data?.round.number ?? ""} · ${data?.study.name ?? "Screening"} · Concord` },
 ];
 
-const ParamsSchema = z.object({ studyId: z.coerce.number().int().positive(), number: z.coerce.number().int().positive() });
+const ParamsSchema = z.object({
+  studyId: z.coerce.number().int().positive(),
+  number: z.coerce.number().int().positive(),
+});
 
 /** Admin only: this page shows which items were controls, their strata and every reviewer's vote and notes. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -30,7 +33,13 @@ export default function RoundPage() {
   const shown = useMemo(
     () =>
       items.filter((i) =>
-        show === "included" ? i.included : show === "controls" ? i.isControl : show === "included-controls" ? i.isControl && i.included : true,
+        show === "included"
+          ? i.included
+          : show === "controls"
+          ? i.isControl
+          : show === "included-controls"
+          ? i.isControl && i.included
+          : true,
       ),
     [items, show],
   );
@@ -41,11 +50,17 @@ export default function RoundPage() {
       col.accessor((i) => (i.isControl ? "control" : ""), { id: "control", header: "Control" }),
       col.accessor("stratum", { header: "Source" }),
       col.accessor((i) => i.screenCategory ?? "", { id: "screenCategory", header: "Screen category" }),
-      col.accessor((i) => i.votes.map((v) => `${v.reviewer} ${v.relevant ? "yes" : "no"}${v.category ? ` (${v.category})` : ""}`).join(", "), {
-        id: "votes",
-        header: "Votes",
-      }),
-      col.accessor((i) => `${i.yes} / ${i.yes + i.no}`, { id: "yes", header: "Yes" }),
+      col.accessor(
+        (i) =>
+          i.votes
+            .map((v) => `${v.reviewer} ${v.relevant ? "yes" : "no"}${v.category ? ` (${v.category})` : ""}`)
+            .join(", "),
+        {
+          id: "votes",
+          header: "Votes",
+        },
+      ),
+      col.accessor((i) => `${i.yes}/${i.yes + i.no}`, { id: "yes", header: "Yes" }),
       col.accessor((i) => (i.included ? "included" : "excluded"), { id: "included", header: "Outcome" }),
       col.accessor((i) => i.consensusTier ?? "", { id: "tier", header: "Consensus" }),
       col.accessor((i) => (i.included ? i.modalCategory : ""), { id: "modal", header: "Modal category" }),
@@ -57,11 +72,15 @@ export default function RoundPage() {
   return (
     <section>
       <p>
-        <Link to="/admin/screening">Screening reviews</Link> › <Link to={`/admin/screening/${study.id}`}>{study.name}</Link> ›
+        <Link to="/admin/screening">Screening reviews</Link> ›{" "}
+        <Link to={`/admin/screening/${study.id}`}>{study.name}</Link> ›
       </p>
       <div className="row">
         <h1>
-          Round {round.number} <small className="muted">({round.kind === "screen" ? "screen" : "recall"} round, seed {round.seed})</small>
+          Round {round.number}{" "}
+          <small className="muted">
+            ({round.kind === "screen" ? "screen" : "recall"} round, seed {round.seed})
+          </small>
         </h1>
         <span className="spacer" />
         <DecisionBadge round={round} />
@@ -78,11 +97,13 @@ export default function RoundPage() {
           </dd>
           <dt>Control-inclusion rate</dt>
           <dd>
-            {f.includedControls} / {f.controls} = {percent(f.controlInclusionRate)} (threshold {percent(round.rule.controlThreshold)})
+            {f.includedControls} / {f.controls} = {percent(f.controlInclusionRate)} (threshold{" "}
+            {percent(round.rule.controlThreshold)})
           </dd>
           <dt>Relevance AC1</dt>
           <dd>
-            <Ac1 c={f.relevanceAc1} /> <small className="muted">(95% CI; percent agreement {percent(f.percentAgreement)})</small>
+            <Ac1 c={f.relevanceAc1} />{" "}
+            <small className="muted">(95% CI; percent agreement {percent(f.percentAgreement)})</small>
           </dd>
           <dt>Rule</dt>
           <dd>
@@ -105,7 +126,9 @@ export default function RoundPage() {
       {includedControls.length ? (
         <>
           <h2>Controls the majority included ({includedControls.length})</h2>
-          <p className="muted">These are the screen's misses; the reviewers' notes on them inform the recall screen's rubric.</p>
+          <p className="muted">
+            These are the screen's misses; the reviewers' notes on them inform the recall screen's rubric.
+          </p>
           <table data-testid="included-controls">
             <thead>
               <tr>

@@ -111,18 +111,45 @@ export default function ScreeningStudies() {
             <label htmlFor="description">Description (optional)</label>
             <input id="description" name="description" type="text" style={{ width: "100%" }} />
             <label htmlFor="categories">Category vocabulary, one per line</label>
-            <textarea id="categories" name="categories" rows={10} defaultValue={DEFAULT_SCREENING_CATEGORIES.join("\n")} />
+            <textarea
+              id="categories"
+              name="categories"
+              rows={10}
+              defaultValue={DEFAULT_SCREENING_CATEGORIES.join("\n")}
+            />
             <FieldError errors={errors} name="categories" />
           </div>
           <div>
             <label htmlFor="reviewersPerRound">Reviewers per round</label>
-            <input id="reviewersPerRound" name="reviewersPerRound" type="number" min={2} max={20} defaultValue={DEFAULT_RULE.reviewersPerRound} />
+            <input
+              id="reviewersPerRound"
+              name="reviewersPerRound"
+              type="number"
+              min={2}
+              max={20}
+              defaultValue={DEFAULT_RULE.reviewersPerRound}
+            />
             <FieldError errors={errors} name="reviewersPerRound" />
             <label htmlFor="inclusionVotes">Include an item with at least this many relevant votes</label>
-            <input id="inclusionVotes" name="inclusionVotes" type="number" min={1} max={20} defaultValue={DEFAULT_RULE.inclusionVotes} />
+            <input
+              id="inclusionVotes"
+              name="inclusionVotes"
+              type="number"
+              min={1}
+              max={20}
+              defaultValue={DEFAULT_RULE.inclusionVotes}
+            />
             <FieldError errors={errors} name="inclusionVotes" />
             <label htmlFor="controlThreshold">Control-inclusion threshold (a rate above it opens a recall round)</label>
-            <input id="controlThreshold" name="controlThreshold" type="number" step="0.001" min={0} max={0.99} defaultValue={DEFAULT_RULE.controlThreshold} />
+            <input
+              id="controlThreshold"
+              name="controlThreshold"
+              type="number"
+              step="0.001"
+              min={0}
+              max={0.99}
+              defaultValue={DEFAULT_RULE.controlThreshold}
+            />
             <FieldError errors={errors} name="controlThreshold" />
             <label htmlFor="controlsPerRound">Concealed controls per round (default; set when opening a round)</label>
             <input id="controlsPerRound" name="controlsPerRound" type="number" min={1} defaultValue={150} />

@@ -198,7 +198,13 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       if (primary) update({ primaryAnswer: primary.value });
       else if (info) update({ infoRequest: info.value });
       else if (key === "/") codesRef.current?.focus();
-      else if (e.key === "ArrowRight" && view.nextItemId !== null) navigate(`/rate/${view.nextItemId}`);
+      // Arrows on a focused radio button move within its group, as browsers do; elsewhere → is "next".
+      else if (
+        e.key === "ArrowRight" &&
+        view.nextItemId !== null &&
+        !(e.target as HTMLElement).matches?.("input[type=radio]")
+      )
+        navigate(`/rate/${view.nextItemId}`);
       else return;
       e.preventDefault();
     };

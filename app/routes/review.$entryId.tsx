@@ -38,7 +38,12 @@ const PostSchema = z.object({
   values: z.string().max(100_000),
 });
 
-const MALFORMED: VoteResult = { ok: false, status: 422, message: "The form was malformed. Reload the page.", errors: {} };
+const MALFORMED: VoteResult = {
+  ok: false,
+  status: 422,
+  message: "The form was malformed. Reload the page.",
+  errors: {},
+};
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "rater");
@@ -56,17 +61,30 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!values.success) {
     const errors: Record<string, string> = {};
     for (const issue of values.error.issues) errors[String(issue.path[0] ?? "_form")] ??= issue.message;
-    return data<VoteResult>({ ok: false, status: 422, message: "Some values are not valid; see the marked fields.", errors }, 422);
+    return data<VoteResult>(
+      { ok: false, status: 422, message: "Some values are not valid; see the marked fields.", errors },
+      422,
+    );
   }
   const input = { userId: user.id, entryId: entryId.data, values: values.data, version: post.data.version };
   const result = post.data.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input);
   return data<VoteResult>(result, result.ok ? 200 : result.status);
 }
 
-type SaveState = { kind: "idle" } | { kind: "saving" } | { kind: "saved"; at: number } | { kind: "error"; message: string };
+type SaveState =
+  | { kind: "idle" }
+  | { kind: "saving" }
+  | { kind: "saved"; at: number }
+  | { kind: "error"; message: string };
 
 const STATE_NAMES: Record<VoteState, string> = { not_started: "not started", draft: "draft", submitted: "submitted" };
-const ROLE_NAMES: Record<string, string> = { user: "User", assistant: "Assistant", system: "System", developer: "Developer", text: "Text" };
+const ROLE_NAMES: Record<string, string> = {
+  user: "User",
+  assistant: "Assistant",
+  system: "System",
+  developer: "Developer",
+  text: "Text",
+};
 
 function isTyping(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
@@ -86,7 +104,9 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   const submitted = view.state === "submitted";
   const [values, setValues] = useState<VoteValues>(view.values);
   const [version, setVersion] = useState(view.version);
-  const [saveState, setSaveState] = useState<SaveState>(view.updatedAt ? { kind: "saved", at: view.updatedAt } : { kind: "idle" });
+  const [saveState, setSaveState] = useState<SaveState>(
+    view.updatedAt ? { kind: "saved", at: view.updatedAt } : { kind: "idle" },
+  );
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
   const draftFetcher = useFetcher<VoteResult>();
@@ -116,7 +136,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     const timer = setTimeout(() => {
       dirty.current = false;
       setSaveState({ kind: "saving" });
-      draftFetcher.submit({ intent: "draft", version: String(version), values: JSON.stringify(values), csrf }, { method: "post" });
+      draftFetcher.submit(
+        { intent: "draft", version: String(version), values: JSON.stringify(values), csrf },
+        { method: "post" },
+      );
     }, 700);
     return () => clearTimeout(timer);
   }, [values, version, autosave, draftFetcher.state]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -155,7 +178,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       return;
     }
     dirty.current = false;
-    submitFetcher.submit({ intent: "submit", version: String(version), values: JSON.stringify(values), csrf }, { method: "post" });
+    submitFetcher.submit(
+      { intent: "submit", version: String(version), values: JSON.stringify(values), csrf },
+      { method: "post" },
+    );
   }, [closed, submitFetcher, values, version, csrf, view.categories]);
 
   // Keyboard: Y / N relevance, C category, 1–3 confidence, Ctrl+Enter submit, J next, K previous.
@@ -240,11 +266,23 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                 Relevant to the subset? <kbd>Y</kbd>/<kbd>N</kbd>
               </legend>
               <label className="inline">
-                <input type="radio" name="relevant" value="yes" checked={values.relevant === "yes"} onChange={() => update({ relevant: "yes" })} />
+                <input
+                  type="radio"
+                  name="relevant"
+                  value="yes"
+                  checked={values.relevant === "yes"}
+                  onChange={() => update({ relevant: "yes" })}
+                />
                 Yes
               </label>
               <label className="inline">
-                <input type="radio" name="relevant" value="no" checked={values.relevant === "no"} onChange={() => update({ relevant: "no" })} />
+                <input
+                  type="radio"
+                  name="relevant"
+                  value="no"
+                  checked={values.relevant === "no"}
+                  onChange={() => update({ relevant: "no" })}
+                />
                 No
               </label>
               {fieldError("relevant")}
@@ -284,14 +322,25 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               </legend>
               {REVIEW_CONFIDENCES.map((c, i) => (
                 <label key={c} className="inline">
-                  <input type="radio" name="confidence" value={c} checked={values.confidence === c} onChange={() => update({ confidence: c })} />
+                  <input
+                    type="radio"
+                    name="confidence"
+                    value={c}
+                    checked={values.confidence === c}
+                    onChange={() => update({ confidence: c })}
+                  />
                   {c} <small className="muted">({i + 1})</small>
                 </label>
               ))}
               {fieldError("confidence")}
             </fieldset>
             <label htmlFor="notes">Notes (optional)</label>
-            <textarea id="notes" value={values.notes} disabled={closed} onChange={(e) => update({ notes: e.target.value })} />
+            <textarea
+              id="notes"
+              value={values.notes}
+              disabled={closed}
+              onChange={(e) => update({ notes: e.target.value })}
+            />
             {message ? (
               <p className="notice bad" role="alert" data-testid="form-message">
                 {message}
@@ -310,10 +359,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                 {saveState.kind === "saving"
                   ? "Saving…"
                   : saveState.kind === "saved"
-                    ? `Saved ${new Date(saveState.at).toLocaleTimeString()}`
-                    : saveState.kind === "idle" && autosave
-                      ? "Drafts save automatically"
-                      : ""}
+                  ? `Saved ${new Date(saveState.at).toLocaleTimeString()}`
+                  : saveState.kind === "idle" && autosave
+                  ? "Drafts save automatically"
+                  : ""}
               </small>
             </div>
             {saveState.kind === "error" ? (

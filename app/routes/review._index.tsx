@@ -66,9 +66,9 @@ export default function ReviewHome() {
         ) : null}
       </div>
       <p className="muted">
-        Decide for each item whether it belongs to the study's subset, and if so its category. Review independently:
-        you see neither the automatic screen's labels nor the other reviewers' votes. Everyone reviews the items in the
-        same order.
+        Decide for each item whether it belongs to the study's subset, and if so its category. Review independently: you
+        see neither the automatic screen's labels nor the other reviewers' votes. Everyone reviews the items in the same
+        order.
       </p>
       {rows.length === 0 ? (
         <p className="card">No open round has items for you. The study manager opens rounds.</p>
@@ -78,7 +78,13 @@ export default function ReviewHome() {
             <strong data-testid="progress">
               {done} of {rows.length} submitted
             </strong>
-            <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={rows.length} aria-valuenow={done}>
+            <div
+              className="progress"
+              role="progressbar"
+              aria-valuemin={0}
+              aria-valuemax={rows.length}
+              aria-valuenow={done}
+            >
               <div style={{ width: `${(100 * done) / rows.length}%` }} />
             </div>
           </div>

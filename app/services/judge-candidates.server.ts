@@ -4,9 +4,10 @@
  * every judge against the raters' majority with the same core as `judge-report --labels` (core/judge-report.ts).
  * Admin only.
  */
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import {
+  events,
   judgeCandidates,
   judgeItems,
   judgeOutputs,
@@ -244,4 +245,108 @@ export function setLabels(db: Db, setId: number): JudgeLabel[] {
 /** The report over the set's own labels: the same function as `judge-report --labels`. */
 export function setReport(db: Db, setId: number): JudgeReport {
   return buildJudgeReport(setLabels(db, setId));
+}
+
+export interface ItemDetail {
+  item: {
+    id: number;
+    annotationId: string;
+    bucket: string;
+    derivedAction: string;
+    sampleId: string;
+    model: string;
+    strategy: string;
+    sourceRun: string;
+    stepIndex: number | null;
+    isLastSection: boolean;
+    text: string;
+  };
+  ratings: {
+    id: number;
+    rater: string;
+    status: string;
+    primaryAnswer: string | null;
+    infoRequest: string | null;
+    icdCodes: string;
+    diagnosisNames: string;
+    notes: string;
+    version: number;
+    updatedAt: number | null;
+  }[];
+  outputs: { judge: string; primaryAnswer: string | null; infoRequest: string | null; action: string | null; raw: string | null }[];
+  /** The ratings' audit trail, oldest first: who changed what, when, old and new values. */
+  events: { id: number; at: number; actor: string | null; rating: string; action: string; changes: Record<string, unknown> }[];
+}
+
+/** One sampled response with everything about it, for the admin: key, every rater's labels, judges, history. */
+export function getItemDetail(db: Db, input: { setId: number; itemId: number }): ItemDetail | null {
+  const item = db
+    .select({
+      id: judgeItems.id,
+      annotationId: judgeItems.annotationId,
+      bucket: judgeItems.bucket,
+      derivedAction: judgeItems.derivedAction,
+      sampleId: judgeResponses.sampleId,
+      model: judgeResponses.model,
+      strategy: judgeResponses.strategy,
+      sourceRun: judgeResponses.sourceRun,
+      stepIndex: judgeResponses.stepIndex,
+      isLastSection: judgeResponses.isLastSection,
+      text: judgeResponses.modelOutputRaw,
+    })
+    .from(judgeItems)
+    .innerJoin(judgeResponses, eq(judgeResponses.id, judgeItems.responseId))
+    .where(and(eq(judgeItems.id, input.itemId), eq(judgeItems.setId, input.setId)))
+    .get();
+  if (!item) return null;
+  const ratings = db
+    .select({
+      id: judgeRatings.id,
+      rater: users.username,
+      status: judgeRatings.status,
+      primaryAnswer: judgeRatings.primaryAnswer,
+      infoRequest: judgeRatings.infoRequest,
+      icdCodes: judgeRatings.icdCodes,
+      diagnosisNames: judgeRatings.diagnosisNames,
+      notes: judgeRatings.notes,
+      version: judgeRatings.version,
+      updatedAt: judgeRatings.updatedAt,
+    })
+    .from(judgeRatings)
+    .innerJoin(users, eq(users.id, judgeRatings.raterId))
+    .where(eq(judgeRatings.itemId, item.id))
+    .orderBy(asc(users.username))
+    .all();
+  const outputs = db
+    .select({
+      judge: judgeCandidates.name,
+      primaryAnswer: judgeOutputs.primaryAnswer,
+      infoRequest: judgeOutputs.infoRequest,
+      action: judgeOutputs.action,
+      raw: judgeOutputs.raw,
+    })
+    .from(judgeOutputs)
+    .innerJoin(judgeCandidates, eq(judgeCandidates.id, judgeOutputs.judgeId))
+    .where(eq(judgeOutputs.itemId, item.id))
+    .orderBy(asc(judgeCandidates.name))
+    .all();
+  const raterOf = new Map(ratings.map((r) => [String(r.id), r.rater]));
+  const history = ratings.length
+    ? db
+        .select({
+          id: events.id,
+          at: events.at,
+          actor: users.username,
+          entityId: events.entityId,
+          action: events.action,
+          changes: events.changes,
+        })
+        .from(events)
+        .leftJoin(users, eq(users.id, events.actorId))
+        .where(and(eq(events.entity, "judge_rating"), inArray(events.entityId, [...raterOf.keys()])))
+        .orderBy(asc(events.id))
+        .all()
+        .map(({ entityId, changes, ...e }) => ({ ...e, rating: raterOf.get(entityId)!, changes: JSON.parse(changes) }))
+    : [];
+  return { item, ratings, outputs, events: history };
 }

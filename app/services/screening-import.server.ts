@@ -7,7 +7,13 @@
  */
 import { createHash } from "node:crypto";
 import { and, eq, max } from "drizzle-orm";
-import { screeningItems, screeningLabels, screeningRecallTiers, screeningRoundItems, screeningRounds } from "../../db/schema";
+import {
+  screeningItems,
+  screeningLabels,
+  screeningRecallTiers,
+  screeningRoundItems,
+  screeningRounds,
+} from "../../db/schema";
 import {
   parseItemsFile,
   parseLabelsFile,
@@ -62,7 +68,13 @@ function contentOf(item: ParsedItem): string {
   return item.kind === "text" ? item.messages[0]!.content : JSON.stringify(item.messages);
 }
 
-function report(kind: ScreeningFileKind, file: ScreeningFile, errors: ImportIssue[], warnings: ImportIssue[], records: number): FileReport {
+function report(
+  kind: ScreeningFileKind,
+  file: ScreeningFile,
+  errors: ImportIssue[],
+  warnings: ImportIssue[],
+  records: number,
+): FileReport {
   return { kind, filename: file.filename, errors, warnings, records, created: 0, changed: 0, unchanged: 0 };
 }
 
@@ -92,7 +104,12 @@ export function importScreeningFiles(
       );
       const existing = new Map(
         tx
-          .select({ id: screeningItems.id, externalId: screeningItems.externalId, contentHash: screeningItems.contentHash, source: screeningItems.source })
+          .select({
+            id: screeningItems.id,
+            externalId: screeningItems.externalId,
+            contentHash: screeningItems.contentHash,
+            source: screeningItems.source,
+          })
           .from(screeningItems)
           .where(eq(screeningItems.studyId, study.id))
           .all()
@@ -108,11 +125,17 @@ export function importScreeningFiles(
         items = parse.items.map((parsed) => {
           const hash = itemContentHash(parsed.kind, parsed.messages);
           const found = existing.get(parsed.id);
-          const status = !found ? "new" : found.contentHash !== hash || found.source !== parsed.source ? "changed" : "unchanged";
+          const status = !found
+            ? "new"
+            : found.contentHash !== hash || found.source !== parsed.source
+            ? "changed"
+            : "unchanged";
           if (status !== "unchanged" && roundsOpened)
             errors.push({
               line: parsed.line,
-              message: `item "${parsed.id}" is ${status === "new" ? "new" : "changed"}, but review has started: the corpus is fixed once round 1 opens.`,
+              message: `item "${parsed.id}" is ${
+                status === "new" ? "new" : "changed"
+              }, but review has started: the corpus is fixed once round 1 opens.`,
             });
           return { parsed, hash, status };
         });
@@ -132,7 +155,13 @@ export function importScreeningFiles(
         const errors = [...parse.errors];
         const stored = new Map(
           tx
-            .select({ externalId: screeningItems.externalId, label: screeningLabels.label, category: screeningLabels.category, confidence: screeningLabels.confidence, rationale: screeningLabels.rationale })
+            .select({
+              externalId: screeningItems.externalId,
+              label: screeningLabels.label,
+              category: screeningLabels.category,
+              confidence: screeningLabels.confidence,
+              rationale: screeningLabels.rationale,
+            })
             .from(screeningLabels)
             .innerJoin(screeningItems, eq(screeningItems.id, screeningLabels.itemId))
             .where(eq(screeningItems.studyId, study.id))
@@ -144,12 +173,18 @@ export function importScreeningFiles(
           const s = stored.get(l.id);
           const status = !s
             ? "new"
-            : s.label !== l.label || s.category !== l.category || s.confidence !== l.confidence || s.rationale !== l.rationale
-              ? "changed"
-              : "unchanged";
+            : s.label !== l.label ||
+              s.category !== l.category ||
+              s.confidence !== l.confidence ||
+              s.rationale !== l.rationale
+            ? "changed"
+            : "unchanged";
           labelStatus.set(l.id, status);
           if (status !== "unchanged" && roundsOpened)
-            errors.push({ line: l.line, message: `the screen label of "${l.id}" would change, but the screen labels are fixed once round 1 opens.` });
+            errors.push({
+              line: l.line,
+              message: `the screen label of "${l.id}" would change, but the screen labels are fixed once round 1 opens.`,
+            });
         }
         const r = report("labels", input.labels, errors, parse.warnings, labels.length);
         r.created = [...labelStatus.values()].filter((s) => s === "new").length;
@@ -170,14 +205,18 @@ export function importScreeningFiles(
             next.kind === "final"
               ? `round ${next.round}'s control-inclusion rate is at or below the threshold: the included set is final and no recall round is needed.`
               : next.kind === "in_review"
-                ? `round ${next.round} is still in review; recall tiers are imported after a round whose control-inclusion rate is above the threshold.`
-                : "recall tiers are imported after a round whose control-inclusion rate is above the threshold; no round has closed yet.";
+              ? `round ${next.round} is still in review; recall tiers are imported after a round whose control-inclusion rate is above the threshold.`
+              : "recall tiers are imported after a round whose control-inclusion rate is above the threshold; no round has closed yet.";
           files.push(report("tiers", input.tiers, [{ line: 0, message: why }], [], 0));
         } else {
           tiersForRound = next.round;
           const used = new Map(
             tx
-              .select({ externalId: screeningItems.externalId, number: screeningRounds.number, isControl: screeningRoundItems.isControl })
+              .select({
+                externalId: screeningItems.externalId,
+                number: screeningRounds.number,
+                isControl: screeningRoundItems.isControl,
+              })
               .from(screeningRoundItems)
               .innerJoin(screeningItems, eq(screeningItems.id, screeningRoundItems.itemId))
               .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
@@ -191,23 +230,34 @@ export function importScreeningFiles(
               if (!existing.has(id)) return `no item "${id}" in the study.`;
               const u = used.get(id);
               return u
-                ? `item "${id}" was reviewed in round ${u.number}${u.isControl ? " as a control" : ""}: a recall round takes only excluded items that no round has used.`
+                ? `item "${id}" was reviewed in round ${u.number}${
+                    u.isControl ? " as a control" : ""
+                  }: a recall round takes only excluded items that no round has used.`
                 : null;
             },
           });
           const stored = new Map(
             tx
-              .select({ externalId: screeningItems.externalId, tier: screeningRecallTiers.tier, rationale: screeningRecallTiers.rationale })
+              .select({
+                externalId: screeningItems.externalId,
+                tier: screeningRecallTiers.tier,
+                rationale: screeningRecallTiers.rationale,
+              })
               .from(screeningRecallTiers)
               .innerJoin(screeningItems, eq(screeningItems.id, screeningRecallTiers.itemId))
-              .where(and(eq(screeningRecallTiers.studyId, study.id), eq(screeningRecallTiers.roundNumber, tiersForRound)))
+              .where(
+                and(eq(screeningRecallTiers.studyId, study.id), eq(screeningRecallTiers.roundNumber, tiersForRound)),
+              )
               .all()
               .map((r) => [r.externalId, r]),
           );
           tiers = parse.tiers;
           for (const t of tiers) {
             const s = stored.get(t.id);
-            tierStatus.set(t.id, !s ? "new" : s.tier !== t.tier || s.rationale !== t.rationale ? "changed" : "unchanged");
+            tierStatus.set(
+              t.id,
+              !s ? "new" : s.tier !== t.tier || s.rationale !== t.rationale ? "changed" : "unchanged",
+            );
           }
           const r = report("tiers", input.tiers, parse.errors, parse.warnings, tiers.length);
           r.created = [...tierStatus.values()].filter((s) => s === "new").length;
@@ -222,9 +272,20 @@ export function importScreeningFiles(
       if (!ok || input.dryRun || !anyChange) return { ok, files, tiersForRound, written: false };
 
       const ids = new Map([...existing].map(([k, v]) => [k, v.id]));
-      let position = tx.select({ p: max(screeningItems.position) }).from(screeningItems).where(eq(screeningItems.studyId, study.id)).get()?.p ?? 0;
+      let position =
+        tx
+          .select({ p: max(screeningItems.position) })
+          .from(screeningItems)
+          .where(eq(screeningItems.studyId, study.id))
+          .get()?.p ?? 0;
       for (const { parsed, hash, status } of items) {
-        const values = { kind: parsed.kind, content: contentOf(parsed), tags: JSON.stringify(parsed.tags), source: parsed.source, contentHash: hash };
+        const values = {
+          kind: parsed.kind,
+          content: contentOf(parsed),
+          tags: JSON.stringify(parsed.tags),
+          source: parsed.source,
+          contentHash: hash,
+        };
         if (status === "new") {
           const id = tx
             .insert(screeningItems)
@@ -247,7 +308,13 @@ export function importScreeningFiles(
       }
       for (const l of labels) {
         if (labelStatus.get(l.id) === "unchanged") continue;
-        const values = { label: l.label, category: l.category, confidence: l.confidence, rationale: l.rationale, updatedAt: now };
+        const values = {
+          label: l.label,
+          category: l.category,
+          confidence: l.confidence,
+          rationale: l.rationale,
+          updatedAt: now,
+        };
         tx.insert(screeningLabels)
           .values({ itemId: ids.get(l.id)!, ...values })
           .onConflictDoUpdate({ target: screeningLabels.itemId, set: values })
@@ -292,5 +359,7 @@ export function importScreeningFiles(
 
 /** Whether any item of the study has been used by a round (for the admin page's import hints). */
 export function corpusFixed(db: DbOrTx, studyId: number): boolean {
-  return Boolean(db.select({ id: screeningRounds.id }).from(screeningRounds).where(eq(screeningRounds.studyId, studyId)).get());
+  return Boolean(
+    db.select({ id: screeningRounds.id }).from(screeningRounds).where(eq(screeningRounds.studyId, studyId)).get(),
+  );
 }

@@ -13,7 +13,13 @@ import type { Db } from "../lib/db.server";
 import { softwareVersion } from "../lib/paths.server";
 import { getScreeningStudy, listUnusedItems, studyState } from "./screening.server";
 
-export const RELEASE_FILES = ["included.jsonl", "included.csv", "subset.jsonl", "categories.csv", "manifest.json"] as const;
+export const RELEASE_FILES = [
+  "included.jsonl",
+  "included.csv",
+  "subset.jsonl",
+  "categories.csv",
+  "manifest.json",
+] as const;
 export type ReleaseFile = (typeof RELEASE_FILES)[number];
 
 /**
@@ -51,9 +57,12 @@ export function exportScreeningRelease(
       state.next.kind === "in_review"
         ? `round ${state.next.round} is still in review`
         : state.next.kind === "import_tiers" || (state.next.kind === "open_round" && state.next.round > 1)
-          ? `the last round's control-inclusion rate is above the threshold, so recall round ${state.next.round} is due`
-          : "no round has been reviewed yet";
-    return { ok: false, message: `The included set is not final: ${why}. Finish the cycle, or export with --allow-incomplete.` };
+        ? `the last round's control-inclusion rate is above the threshold, so recall round ${state.next.round} is due`
+        : "no round has been reviewed yet";
+    return {
+      ok: false,
+      message: `The included set is not final: ${why}. Finish the cycle, or export with --allow-incomplete.`,
+    };
   }
   const closed = state.rounds.filter((r) => r.round.status === "closed");
   const codes = state.codes;
@@ -100,7 +109,12 @@ export function exportScreeningRelease(
         tier: item.consensusTier ?? "",
         modal: item.modalCategory,
         votes: item.votes
-          .map((v) => ({ reviewer: codes.get(v.reviewer) ?? "?", relevant: v.relevant, category: v.category, confidence: v.confidence ?? null }))
+          .map((v) => ({
+            reviewer: codes.get(v.reviewer) ?? "?",
+            relevant: v.relevant,
+            category: v.category,
+            confidence: v.confidence ?? null,
+          }))
           .sort((a, b) => compareCodePoints(a.reviewer.padStart(4), b.reviewer.padStart(4))),
       });
     }
@@ -133,7 +147,9 @@ export function exportScreeningRelease(
       String(i.reviewers),
       i.tier,
       i.modal,
-      i.votes.map((v) => `${v.reviewer}:${v.relevant ? "yes" : "no"}:${v.category ?? ""}:${v.confidence ?? ""}`).join("|"),
+      i.votes
+        .map((v) => `${v.reviewer}:${v.relevant ? "yes" : "no"}:${v.category ?? ""}:${v.confidence ?? ""}`)
+        .join("|"),
     ]),
   ]);
   const subsetJsonl = lines(included.map((i) => sourceOf.get(i.id)!));
@@ -143,9 +159,13 @@ export function exportScreeningRelease(
   const categoryRows = [...byCategory]
     .filter(([c]) => c !== NO_CATEGORY_MAJORITY)
     .sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0]));
-  if (byCategory.has(NO_CATEGORY_MAJORITY)) categoryRows.push([NO_CATEGORY_MAJORITY, byCategory.get(NO_CATEGORY_MAJORITY)!]);
+  if (byCategory.has(NO_CATEGORY_MAJORITY))
+    categoryRows.push([NO_CATEGORY_MAJORITY, byCategory.get(NO_CATEGORY_MAJORITY)!]);
   const share = (n: number) => (included.length ? (n / included.length).toFixed(4) : "0.0000");
-  const categoriesCsv = formatCsv([["category", "n", "share"], ...categoryRows.map(([c, n]) => [c, String(n), share(n)])]);
+  const categoriesCsv = formatCsv([
+    ["category", "n", "share"],
+    ...categoryRows.map(([c, n]) => [c, String(n), share(n)]),
+  ]);
 
   const rounds = describeRounds(db, study.id, state);
 
@@ -212,7 +232,11 @@ export function exportScreeningRelease(
  * Every round's figures as the manifest and `screening-report --json` write them: rule, seed, reviewer codes,
  * counts by stratum, inclusion, control-inclusion rate, decision, AC1 (overall and per pair) and content hashes.
  */
-export function describeRounds(db: Db, studyId: number, state: ReturnType<typeof studyState> = studyState(db, studyId)) {
+export function describeRounds(
+  db: Db,
+  studyId: number,
+  state: ReturnType<typeof studyState> = studyState(db, studyId),
+) {
   const codes = state.codes;
   return state.rounds.map((r) => {
     const f = r.figures;
@@ -229,7 +253,12 @@ export function describeRounds(db: Db, studyId: number, state: ReturnType<typeof
         : null;
     const votes = f.perItem.flatMap((i) =>
       i.votes
-        .map((v) => `${i.position}\t${codes.get(v.reviewer)}\t${v.relevant ? "yes" : "no"}\t${v.category ?? ""}\t${v.confidence ?? ""}`)
+        .map(
+          (v) =>
+            `${i.position}\t${codes.get(v.reviewer)}\t${v.relevant ? "yes" : "no"}\t${v.category ?? ""}\t${
+              v.confidence ?? ""
+            }`,
+        )
         .sort(),
     );
     return {

@@ -7,7 +7,14 @@
  */
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { screeningItems, screeningReviewers, screeningRoundItems, screeningRounds, screeningStudies, screeningVotes } from "../../db/schema";
+import {
+  screeningItems,
+  screeningReviewers,
+  screeningRoundItems,
+  screeningRounds,
+  screeningStudies,
+  screeningVotes,
+} from "../../db/schema";
 import { checkVote, EMPTY_VOTE, REVIEW_CONFIDENCES, type VoteValues } from "../core/screening";
 import type { Message } from "../core/screening-import";
 import type { Db, DbOrTx } from "../lib/db.server";
@@ -90,7 +97,10 @@ export function listReviewerEntries(db: Db, userId: string): ReviewRow[] {
 }
 
 /** Rounds the user reviewed that have closed (shown as finished, without their items). */
-export function listClosedReviewerRounds(db: Db, userId: string): { studyName: string; round: number; closedAt: number | null }[] {
+export function listClosedReviewerRounds(
+  db: Db,
+  userId: string,
+): { studyName: string; round: number; closedAt: number | null }[] {
   return db
     .select({ studyName: screeningStudies.name, round: screeningRounds.number, closedAt: screeningRounds.closedAt })
     .from(screeningReviewers)
@@ -218,7 +228,8 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
       round: e.roundNumber,
       roundOpen: open,
       kind: item.kind,
-      messages: item.kind === "text" ? [{ role: "text", content: item.content }] : (JSON.parse(item.content) as Message[]),
+      messages:
+        item.kind === "text" ? [{ role: "text", content: item.content }] : (JSON.parse(item.content) as Message[]),
     },
     categories: JSON.parse(study.categories) as string[],
     state: (vote?.status ?? "not_started") as VoteState,
@@ -267,7 +278,12 @@ function writeVote(
   row: VoteRow | undefined,
   input: { userId: string; values: VoteValues; status: "draft" | "submitted"; now: number },
 ): number | null {
-  const cols = { ...columnsOf(input.values), status: input.status, updatedAt: input.now, ...(input.status === "submitted" ? { submittedAt: input.now } : {}) };
+  const cols = {
+    ...columnsOf(input.values),
+    status: input.status,
+    updatedAt: input.now,
+    ...(input.status === "submitted" ? { submittedAt: input.now } : {}),
+  };
   if (!row) {
     tx.insert(screeningVotes)
       .values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: input.userId, ...cols, version: 1 })
@@ -370,8 +386,16 @@ export function submitVote(
 
 /** Closes the round once every reviewer has submitted every item; returns true when it closed it. */
 function closeIfComplete(tx: DbOrTx, roundId: number, studyId: number, now: number): boolean {
-  const items = tx.select({ n: count() }).from(screeningRoundItems).where(eq(screeningRoundItems.roundId, roundId)).get()!.n;
-  const reviewers = tx.select({ n: count() }).from(screeningReviewers).where(eq(screeningReviewers.roundId, roundId)).get()!.n;
+  const items = tx
+    .select({ n: count() })
+    .from(screeningRoundItems)
+    .where(eq(screeningRoundItems.roundId, roundId))
+    .get()!.n;
+  const reviewers = tx
+    .select({ n: count() })
+    .from(screeningReviewers)
+    .where(eq(screeningReviewers.roundId, roundId))
+    .get()!.n;
   const submitted = tx
     .select({ n: count() })
     .from(screeningVotes)

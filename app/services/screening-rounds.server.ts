@@ -70,7 +70,14 @@ export interface OpenedRound {
  */
 export function openRound(
   db: Db,
-  input: { studyId: number; reviewerIds: string[]; seed: number; controls: number; actorId: string | null; now?: number },
+  input: {
+    studyId: number;
+    reviewerIds: string[];
+    seed: number;
+    controls: number;
+    actorId: string | null;
+    now?: number;
+  },
 ): OpenedRound {
   const now = input.now ?? Date.now();
   return db.transaction(
@@ -81,7 +88,11 @@ export function openRound(
       const next = state.next;
       if (next.kind === "import_items") throw new ServiceError("Import the study's items first.");
       if (next.kind === "import_labels")
-        throw new ServiceError(`${next.unlabelled} item${next.unlabelled === 1 ? " has" : "s have"} no screen label: import the screen's labels first.`);
+        throw new ServiceError(
+          `${next.unlabelled} item${
+            next.unlabelled === 1 ? " has" : "s have"
+          } no screen label: import the screen's labels first.`,
+        );
       if (next.kind === "in_review") throw new ServiceError(`Round ${next.round} is still in review.`, undefined, 409);
       if (next.kind === "final")
         throw new ServiceError(
@@ -90,7 +101,9 @@ export function openRound(
           409,
         );
       if (next.kind === "import_tiers")
-        throw new ServiceError(`Import the recall screen's tiers (clear / possible / no) for round ${next.round} first.`);
+        throw new ServiceError(
+          `Import the recall screen's tiers (clear / possible / no) for round ${next.round} first.`,
+        );
       const number = next.round;
 
       const reviewerIds = [...new Set(input.reviewerIds)];
@@ -139,7 +152,12 @@ export function openRound(
           }),
         ),
       );
-      const draw = drawRound({ candidates: pool.candidates, controlPool: pool.controlPool, controls: input.controls, seed: input.seed });
+      const draw = drawRound({
+        candidates: pool.candidates,
+        controlPool: pool.controlPool,
+        controls: input.controls,
+        seed: input.seed,
+      });
       if (!draw.ok) throw new ServiceError(draw.error.charAt(0).toUpperCase() + draw.error.slice(1), "controls");
 
       const round = tx
@@ -160,9 +178,16 @@ export function openRound(
       // Inserted in the shared order, so that row ids (reviewers' URLs) say nothing about which items are controls.
       for (const e of draw.order)
         tx.insert(screeningRoundItems)
-          .values({ roundId: round.id, itemId: internalId.get(e.id)!, position: e.position, isControl: e.isControl, stratum: e.stratum })
+          .values({
+            roundId: round.id,
+            itemId: internalId.get(e.id)!,
+            position: e.position,
+            isControl: e.isControl,
+            stratum: e.stratum,
+          })
           .run();
-      for (const reviewerId of reviewerIds.sort()) tx.insert(screeningReviewers).values({ roundId: round.id, reviewerId, assignedAt: now }).run();
+      for (const reviewerId of reviewerIds.sort())
+        tx.insert(screeningReviewers).values({ roundId: round.id, reviewerId, assignedAt: now }).run();
       const controls = draw.order.filter((e) => e.isControl).length;
       recordEvent(tx, {
         actorId: input.actorId,
@@ -179,7 +204,14 @@ export function openRound(
         },
         at: now,
       });
-      return { id: round.id, number, seed: input.seed, candidates: draw.order.length - controls, controls, unscreened: pool.unscreened.length };
+      return {
+        id: round.id,
+        number,
+        seed: input.seed,
+        candidates: draw.order.length - controls,
+        controls,
+        unscreened: pool.unscreened.length,
+      };
     },
     { behavior: "immediate" },
   );
@@ -204,7 +236,10 @@ function roundView(r: RoundData) {
     reviewers: r.reviewers.map((x) => ({ code: x.code, username: x.username, submitted: x.submitted })),
     figures,
     pairwise: pairwise.map((p) => ({
-      reviewers: p.reviewers.map((id) => `${byId.get(id)?.code ?? "?"} (${byId.get(id)?.username ?? "?"})`) as [string, string],
+      reviewers: p.reviewers.map((id) => `${byId.get(id)?.code ?? "?"} (${byId.get(id)?.username ?? "?"})`) as [
+        string,
+        string,
+      ],
       nItems: p.nItems,
       ac1: p.ac1,
       percentAgreement: p.percentAgreement,
@@ -220,11 +255,9 @@ export function getStudyOverview(db: Db, studyId: number) {
   if (!study) return null;
   const state = studyState(db, studyId);
   const last = state.rounds.at(-1);
-  const unused = db
-    .select({ id: screeningItems.id })
-    .from(screeningItems)
-    .where(eq(screeningItems.studyId, studyId))
-    .all().length - new Set(state.rounds.flatMap((r) => r.figures.perItem.map((i) => i.id))).size;
+  const unused =
+    db.select({ id: screeningItems.id }).from(screeningItems).where(eq(screeningItems.studyId, studyId)).all().length -
+    new Set(state.rounds.flatMap((r) => r.figures.perItem.map((i) => i.id))).size;
   return {
     study: study as ScreeningStudy,
     screen: state.screen,
@@ -251,7 +284,11 @@ export function getRoundDetail(db: Db, input: { studyId: number; number: number 
   const labels = new Map(
     itemIds.length
       ? db
-          .select({ externalId: screeningItems.externalId, label: screeningLabels.label, category: screeningLabels.category })
+          .select({
+            externalId: screeningItems.externalId,
+            label: screeningLabels.label,
+            category: screeningLabels.category,
+          })
           .from(screeningItems)
           .leftJoin(screeningLabels, eq(screeningLabels.itemId, screeningItems.id))
           .where(and(eq(screeningItems.studyId, input.studyId), inArray(screeningItems.externalId, itemIds)))

@@ -38,15 +38,24 @@ export const ScreeningSettingsSchema = z
       .min(1, "Give at least one category.")
       .max(100, "At most 100 categories."),
     reviewersPerRound: z.coerce.number({ message: "Reviewers per round must be a whole number." }).int().min(2).max(20),
-    inclusionVotes: z.coerce.number({ message: "The inclusion threshold must be a whole number." }).int().min(1).max(20),
+    inclusionVotes: z.coerce
+      .number({ message: "The inclusion threshold must be a whole number." })
+      .int()
+      .min(1)
+      .max(20),
     controlThreshold: z.coerce
       .number({ message: "The control-inclusion threshold must be a number such as 0.05." })
       .min(0)
       .max(0.99),
-    controlsPerRound: z.coerce.number({ message: "Controls per round must be a whole number." }).int().min(1).max(100_000),
+    controlsPerRound: z.coerce
+      .number({ message: "Controls per round must be a whole number." })
+      .int()
+      .min(1)
+      .max(100_000),
   })
   .superRefine((s, ctx) => {
-    for (const [path, message] of Object.entries(checkRule(s))) ctx.addIssue({ code: "custom", path: [path], message: capitalise(message!) });
+    for (const [path, message] of Object.entries(checkRule(s)))
+      ctx.addIssue({ code: "custom", path: [path], message: capitalise(message!) });
   });
 export type ScreeningSettings = z.infer<typeof ScreeningSettingsSchema>;
 
@@ -80,7 +89,11 @@ export function getScreeningStudy(db: DbOrTx, id: number): ScreeningStudy | null
 export function requireScreeningStudyByName(db: Db, name: string): ScreeningStudy {
   const row = db.select().from(screeningStudies).where(eq(screeningStudies.name, name.trim())).get();
   if (row) return toStudy(row);
-  const known = db.select({ name: screeningStudies.name }).from(screeningStudies).orderBy(asc(screeningStudies.name)).all();
+  const known = db
+    .select({ name: screeningStudies.name })
+    .from(screeningStudies)
+    .orderBy(asc(screeningStudies.name))
+    .all();
   throw new ServiceError(
     `No screening study named "${name}".${
       known.length ? ` Known screening studies: ${known.map((k) => `"${k.name}"`).join(", ")}.` : " There are none yet."
@@ -97,7 +110,9 @@ export function createScreeningStudy(
   const now = input.now ?? Date.now();
   return db.transaction(
     (tx) => {
-      if (tx.select({ id: screeningStudies.id }).from(screeningStudies).where(eq(screeningStudies.name, input.name)).get())
+      if (
+        tx.select({ id: screeningStudies.id }).from(screeningStudies).where(eq(screeningStudies.name, input.name)).get()
+      )
         throw new ServiceError(`A screening study named "${input.name}" already exists.`, "name", 409);
       const { categories, ...rest } = input.settings;
       const row = tx
@@ -128,7 +143,13 @@ export function updateScreeningSettings(
     (tx) => {
       const before = getScreeningStudy(tx, input.studyId);
       if (!before) throw new ServiceError("No such screening study.", undefined, 404);
-      if (tx.select({ id: screeningRounds.id }).from(screeningRounds).where(eq(screeningRounds.studyId, input.studyId)).get())
+      if (
+        tx
+          .select({ id: screeningRounds.id })
+          .from(screeningRounds)
+          .where(eq(screeningRounds.studyId, input.studyId))
+          .get()
+      )
         throw new ServiceError("The settings are fixed once round 1 has opened.", undefined, 409);
       const { categories, ...rest } = input.settings;
       tx.update(screeningStudies)
@@ -140,7 +161,13 @@ export function updateScreeningSettings(
         const old = before[k as keyof ScreeningStudy];
         if (JSON.stringify(old) !== JSON.stringify(v)) changes[k] = [old, v];
       }
-      recordEvent(tx, { actorId: input.actorId, entity: "screening_study", entityId: input.studyId, action: "settings", changes });
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "screening_study",
+        entityId: input.studyId,
+        action: "settings",
+        changes,
+      });
     },
     { behavior: "immediate" },
   );
@@ -299,7 +326,11 @@ export function screenCounts(db: DbOrTx, studyId: number): ScreenCounts {
   return counts;
 }
 
-export function countTiers(db: DbOrTx, studyId: number, roundNumber: number): Record<"clear" | "possible" | "no", number> {
+export function countTiers(
+  db: DbOrTx,
+  studyId: number,
+  roundNumber: number,
+): Record<"clear" | "possible" | "no", number> {
   const out = { clear: 0, possible: 0, no: 0 };
   for (const r of db
     .select({ tier: screeningRecallTiers.tier, n: count() })
@@ -359,6 +390,13 @@ export function listScreeningStudies(db: Db): ScreeningStudyRow[] {
     .all()
     .map((s) => {
       const state = studyState(db, s.id);
-      return { id: s.id, name: s.name, items: state.screen.items, rounds: state.rounds.length, next: state.next.kind, createdAt: s.createdAt };
+      return {
+        id: s.id,
+        name: s.name,
+        items: state.screen.items,
+        rounds: state.rounds.length,
+        next: state.next.kind,
+        createdAt: s.createdAt,
+      };
     });
 }

@@ -66,10 +66,27 @@ describe("screening commands", () => {
     expect(r.err).toMatch(/2 errors; nothing was imported\./);
     expect((db.$client.prepare("select count(*) as n from screening_items").get() as { n: number }).n).toBe(0);
 
-    const dry = await run(["screening-import", "--study", "HB", "--items", items, "--labels", file("l.csv", labelsCsv()), "--dry-run"]);
+    const dry = await run([
+      "screening-import",
+      "--study",
+      "HB",
+      "--items",
+      items,
+      "--labels",
+      file("l.csv", labelsCsv()),
+      "--dry-run",
+    ]);
     expect(dry.code).toBe(0);
     expect(dry.out).toMatch(/Dry run: nothing was written/);
-    const ok = await run(["screening-import", "--study", "HB", "--items", items, "--labels", file("l.csv", labelsCsv())]);
+    const ok = await run([
+      "screening-import",
+      "--study",
+      "HB",
+      "--items",
+      items,
+      "--labels",
+      file("l.csv", labelsCsv()),
+    ]);
     expect(ok.code).toBe(0);
     expect(ok.out).toContain("items (");
     expect(ok.out).toMatch(/26 records, 26 new, 0 changed, 0 unchanged\.\nscreen labels .*26 new/);
@@ -78,7 +95,19 @@ describe("screening commands", () => {
   });
 
   it("runs a round from the command line: open, report, release", async () => {
-    await run(["screening-import", "--study", "HB", "--categories", CATS, "--controls", "10", "--items", file("i.jsonl", itemsJsonl()), "--labels", file("l.csv", labelsCsv())]);
+    await run([
+      "screening-import",
+      "--study",
+      "HB",
+      "--categories",
+      CATS,
+      "--controls",
+      "10",
+      "--items",
+      file("i.jsonl", itemsJsonl()),
+      "--labels",
+      file("l.csv", labelsCsv()),
+    ]);
     const wrong = await run(["screening-round", "--study", "HB", "--reviewers", "ann,bob", "--seed", "5"]);
     expect(wrong.code).toBe(2);
     expect(wrong.err).toMatch(/Choose exactly 3 reviewers/);
@@ -108,7 +137,13 @@ describe("screening commands", () => {
 
     const partial = await run(["screening-release", "--study", "HB", "--out", join(dir, "rel"), "--allow-incomplete"]);
     expect(partial.code).toBe(0);
-    expect(readdirSync(join(dir, "rel")).sort()).toEqual(["categories.csv", "included.csv", "included.jsonl", "manifest.json", "subset.jsonl"]);
+    expect(readdirSync(join(dir, "rel")).sort()).toEqual([
+      "categories.csv",
+      "included.csv",
+      "included.jsonl",
+      "manifest.json",
+      "subset.jsonl",
+    ]);
     const manifest = JSON.parse(readFileSync(join(dir, "rel", "manifest.json"), "utf8"));
     expect(manifest.release.included).toBe(5 + missesDrawn);
     expect(manifest.rounds[0].reviewers).toEqual(["R1", "R2", "R3"]);

@@ -18,7 +18,17 @@ import {
 } from "../../app/services/screening-review.server";
 import { getRoundDetail, getStudyOverview, openRound } from "../../app/services/screening-rounds.server";
 import { freshDb, makeUser } from "../support/db";
-import { CATEGORIES, corpus, enc, itemsJsonl, labelsCsv, RATIONALE_MARKER, RUBRIC_MARKER, truthOf, voteAll } from "../support/screening";
+import {
+  CATEGORIES,
+  corpus,
+  enc,
+  itemsJsonl,
+  labelsCsv,
+  RATIONALE_MARKER,
+  RUBRIC_MARKER,
+  truthOf,
+  voteAll,
+} from "../support/screening";
 
 let db: Db;
 let cleanup: () => void;
@@ -26,7 +36,14 @@ let study: ScreeningStudy;
 let reviewers: { id: string; username: string }[];
 let admin: { id: string };
 
-const SETTINGS = { description: "", categories: CATEGORIES, reviewersPerRound: 3, inclusionVotes: 2, controlThreshold: 0.05, controlsPerRound: 10 };
+const SETTINGS = {
+  description: "",
+  categories: CATEGORIES,
+  reviewersPerRound: 3,
+  inclusionVotes: 2,
+  controlThreshold: 0.05,
+  controlsPerRound: 10,
+};
 
 beforeEach(async () => {
   ({ db, cleanup } = freshDb());
@@ -61,7 +78,13 @@ describe("importing a screening study's files", () => {
     const again = importCorpus();
     expect(again.written).toBe(false);
     expect(again.files.map((f) => f.unchanged)).toEqual([26, 26]);
-    expect(getStudyOverview(db, study.id)!.screen).toEqual({ items: 26, relevant: 4, borderline: 2, not_relevant: 20, unlabelled: 0 });
+    expect(getStudyOverview(db, study.id)!.screen).toEqual({
+      items: 26,
+      relevant: 4,
+      borderline: 2,
+      not_relevant: 20,
+      unlabelled: 0,
+    });
   });
 
   it("writes nothing when any file has an error, and reports each bad line", () => {
@@ -85,11 +108,19 @@ describe("importing a screening study's files", () => {
     importCorpus();
     openRound(db, { studyId: study.id, reviewerIds: three(), seed: 3, controls: 10, actorId: admin.id });
     const changed = itemsJsonl().replace("(r01)", "(r01) changed");
-    const r = importScreeningFiles(db, { studyId: study.id, items: { bytes: enc(changed), filename: "hb.jsonl" }, actorId: admin.id });
+    const r = importScreeningFiles(db, {
+      studyId: study.id,
+      items: { bytes: enc(changed), filename: "hb.jsonl" },
+      actorId: admin.id,
+    });
     expect(r.ok).toBe(false);
     expect(r.files[0]!.errors[0]!.message).toMatch(/"r01" is changed, but review has started/);
     const relabel = labelsCsv().replace("n01,not_relevant", "n01,relevant");
-    const l = importScreeningFiles(db, { studyId: study.id, labels: { bytes: enc(relabel), filename: "s.csv" }, actorId: admin.id });
+    const l = importScreeningFiles(db, {
+      studyId: study.id,
+      labels: { bytes: enc(relabel), filename: "s.csv" },
+      actorId: admin.id,
+    });
     expect(l.files[0]!.errors[0]!.message).toMatch(/screen labels are fixed/);
   });
 });
@@ -98,27 +129,44 @@ describe("round 1", () => {
   beforeEach(() => importCorpus());
 
   it("refuses the wrong number of reviewers, non-raters, and more controls than not_relevant holds", () => {
-    expect(() => openRound(db, { studyId: study.id, reviewerIds: three().slice(0, 2), seed: 1, controls: 5, actorId: null })).toThrow(
-      /exactly 3 reviewers/,
-    );
-    expect(() => openRound(db, { studyId: study.id, reviewerIds: [...three().slice(0, 2), admin.id], seed: 1, controls: 5, actorId: null })).toThrow(
-      /rater role/,
-    );
-    expect(() => openRound(db, { studyId: study.id, reviewerIds: three(), seed: 1, controls: 21, actorId: null })).toThrow(
-      /21 controls were asked for but only 20/,
-    );
+    expect(() =>
+      openRound(db, { studyId: study.id, reviewerIds: three().slice(0, 2), seed: 1, controls: 5, actorId: null }),
+    ).toThrow(/exactly 3 reviewers/);
+    expect(() =>
+      openRound(db, {
+        studyId: study.id,
+        reviewerIds: [...three().slice(0, 2), admin.id],
+        seed: 1,
+        controls: 5,
+        actorId: null,
+      }),
+    ).toThrow(/rater role/);
+    expect(() =>
+      openRound(db, { studyId: study.id, reviewerIds: three(), seed: 1, controls: 21, actorId: null }),
+    ).toThrow(/21 controls were asked for but only 20/);
   });
 
   it("takes every relevant and borderline item plus N controls from not_relevant, in one order", () => {
     const r = openRound(db, { studyId: study.id, reviewerIds: three(), seed: 42, controls: 10, actorId: admin.id });
     expect(r).toMatchObject({ number: 1, candidates: 6, controls: 10 });
     const detail = getRoundDetail(db, { studyId: study.id, number: 1 })!;
-    expect(detail.items.filter((i) => !i.isControl).map((i) => i.id).sort()).toEqual(["b01", "b02", "r01", "r02", "r03", "r04"]);
+    expect(
+      detail.items
+        .filter((i) => !i.isControl)
+        .map((i) => i.id)
+        .sort(),
+    ).toEqual(["b01", "b02", "r01", "r02", "r03", "r04"]);
     for (const i of detail.items.filter((x) => x.isControl)) expect(i.id).toMatch(/^n/);
     // Row ids follow the shared order, so a reviewer's URLs say nothing about which items are controls.
-    const rows = db.select().from(screeningRoundItems).all().sort((a, b) => a.id - b.id);
+    const rows = db
+      .select()
+      .from(screeningRoundItems)
+      .all()
+      .sort((a, b) => a.id - b.id);
     expect(rows.map((x) => x.position)).toEqual(rows.map((_, i) => i + 1));
-    expect(() => openRound(db, { studyId: study.id, reviewerIds: three(), seed: 1, controls: 5, actorId: null })).toThrow(/still in review/);
+    expect(() =>
+      openRound(db, { studyId: study.id, reviewerIds: three(), seed: 1, controls: 5, actorId: null }),
+    ).toThrow(/still in review/);
   });
 
   it("every reviewer sees the same items in the same order; a non-reviewer sees none", () => {
@@ -136,7 +184,14 @@ describe("round 1", () => {
     expect(listReviewerEntries(db, outsider)).toEqual([]);
     const someEntry = listReviewerEntries(db, three()[0]!)[0]!.entryId;
     expect(getReviewEntry(db, { userId: outsider, entryId: someEntry })).toBeNull();
-    expect(submitVote(db, { userId: outsider, entryId: someEntry, values: { relevant: "yes", category: "anxiety", confidence: "low", notes: "" }, version: 0 })).toMatchObject({
+    expect(
+      submitVote(db, {
+        userId: outsider,
+        entryId: someEntry,
+        values: { relevant: "yes", category: "anxiety", confidence: "low", notes: "" },
+        version: 0,
+      }),
+    ).toMatchObject({
       ok: false,
       status: 404,
     });
@@ -148,9 +203,27 @@ describe("round 1", () => {
     const list = listReviewerEntries(db, me);
     const views = list.map((e) => getReviewEntry(db, { userId: me, entryId: e.entryId }));
     const text = JSON.stringify({ list, views });
-    for (const forbidden of ["isControl", "is_control", "stratum", "not_relevant", "borderline", RATIONALE_MARKER, RUBRIC_MARKER, "rubric"])
+    for (const forbidden of [
+      "isControl",
+      "is_control",
+      "stratum",
+      "not_relevant",
+      "borderline",
+      RATIONALE_MARKER,
+      RUBRIC_MARKER,
+      "rubric",
+    ])
       expect(text).not.toContain(forbidden);
-    expect(Object.keys(views[0]!.entry).sort()).toEqual(["id", "kind", "messages", "position", "round", "roundOpen", "studyName", "total"]);
+    expect(Object.keys(views[0]!.entry).sort()).toEqual([
+      "id",
+      "kind",
+      "messages",
+      "position",
+      "round",
+      "roundOpen",
+      "studyName",
+      "total",
+    ]);
   });
 });
 
@@ -168,33 +241,82 @@ describe("votes", () => {
     const values = { relevant: "yes" as const, category: "", confidence: "" as const, notes: "private thought" };
     const first = saveVoteDraft(db, { userId: me, entryId, values, version: 0 });
     expect(first).toMatchObject({ ok: true, version: 1, state: "draft" });
-    expect(saveVoteDraft(db, { userId: me, entryId, values: { ...values, confidence: "low" }, version: 0 })).toMatchObject({ ok: false, status: 409 });
-    expect(saveVoteDraft(db, { userId: me, entryId, values: { ...values, confidence: "low" }, version: 1 })).toMatchObject({ ok: true, version: 2 });
-    expect(getReviewEntry(db, { userId: me, entryId })!).toMatchObject({ state: "draft", version: 2, values: { relevant: "yes", confidence: "low" } });
-    const audit = db.select().from(events).all().filter((e) => e.entity === "screening_vote");
+    expect(
+      saveVoteDraft(db, { userId: me, entryId, values: { ...values, confidence: "low" }, version: 0 }),
+    ).toMatchObject({ ok: false, status: 409 });
+    expect(
+      saveVoteDraft(db, { userId: me, entryId, values: { ...values, confidence: "low" }, version: 1 }),
+    ).toMatchObject({ ok: true, version: 2 });
+    expect(getReviewEntry(db, { userId: me, entryId })!).toMatchObject({
+      state: "draft",
+      version: 2,
+      values: { relevant: "yes", confidence: "low" },
+    });
+    const audit = db
+      .select()
+      .from(events)
+      .all()
+      .filter((e) => e.entity === "screening_vote");
     expect(audit).toHaveLength(2);
     expect(audit.map((e) => e.changes).join()).not.toContain("private thought");
   });
 
   it("submission needs relevance, confidence and, for a relevant item, a vocabulary category; a no clears the category", () => {
-    expect(submitVote(db, { userId: me, entryId, values: { relevant: "yes", category: "", confidence: "high", notes: "" }, version: 0 })).toMatchObject({
+    expect(
+      submitVote(db, {
+        userId: me,
+        entryId,
+        values: { relevant: "yes", category: "", confidence: "high", notes: "" },
+        version: 0,
+      }),
+    ).toMatchObject({
       ok: false,
       status: 422,
       errors: { category: expect.any(String) },
     });
-    expect(submitVote(db, { userId: me, entryId, values: { relevant: "yes", category: "psychosis", confidence: "high", notes: "" }, version: 0 })).toMatchObject({
+    expect(
+      submitVote(db, {
+        userId: me,
+        entryId,
+        values: { relevant: "yes", category: "psychosis", confidence: "high", notes: "" },
+        version: 0,
+      }),
+    ).toMatchObject({
       ok: false,
       status: 422,
     });
-    const ok = submitVote(db, { userId: me, entryId, values: { relevant: "no", category: "sleep", confidence: "high", notes: "" }, version: 0 });
+    const ok = submitVote(db, {
+      userId: me,
+      entryId,
+      values: { relevant: "no", category: "sleep", confidence: "high", notes: "" },
+      version: 0,
+    });
     expect(ok).toMatchObject({ ok: true, state: "submitted", roundClosed: false });
-    expect(db.select().from(screeningVotes).all()[0]).toMatchObject({ relevant: false, category: null, status: "submitted" });
+    expect(db.select().from(screeningVotes).all()[0]).toMatchObject({
+      relevant: false,
+      category: null,
+      status: "submitted",
+    });
     // A submitted vote is revised by submitting again, not by drafts.
-    expect(saveVoteDraft(db, { userId: me, entryId, values: { relevant: "yes", category: "", confidence: "", notes: "" }, version: 1 })).toMatchObject({
+    expect(
+      saveVoteDraft(db, {
+        userId: me,
+        entryId,
+        values: { relevant: "yes", category: "", confidence: "", notes: "" },
+        version: 1,
+      }),
+    ).toMatchObject({
       ok: false,
       status: 409,
     });
-    expect(submitVote(db, { userId: me, entryId, values: { relevant: "yes", category: "sleep", confidence: "low", notes: "" }, version: 1 })).toMatchObject({
+    expect(
+      submitVote(db, {
+        userId: me,
+        entryId,
+        values: { relevant: "yes", category: "sleep", confidence: "low", notes: "" },
+        version: 1,
+      }),
+    ).toMatchObject({
       ok: true,
       version: 2,
     });
@@ -207,10 +329,24 @@ describe("votes", () => {
     voteAll(db, three()[2]!, "lenient");
     const overview = getStudyOverview(db, study.id)!;
     expect(overview.rounds[0]!.status).toBe("closed");
-    expect(db.select().from(events).all().filter((e) => e.entity === "screening_round").map((e) => e.action)).toEqual(["open", "close"]);
+    expect(
+      db
+        .select()
+        .from(events)
+        .all()
+        .filter((e) => e.entity === "screening_round")
+        .map((e) => e.action),
+    ).toEqual(["open", "close"]);
     const view = getReviewEntry(db, { userId: me, entryId })!;
     expect(view.entry.roundOpen).toBe(false);
-    expect(submitVote(db, { userId: me, entryId, values: { relevant: "no", category: "", confidence: "low", notes: "" }, version: view.version })).toMatchObject({
+    expect(
+      submitVote(db, {
+        userId: me,
+        entryId,
+        values: { relevant: "no", category: "", confidence: "low", notes: "" },
+        version: view.version,
+      }),
+    ).toMatchObject({
       ok: false,
       status: 409,
       message: expect.stringMatching(/closed/),
@@ -229,7 +365,11 @@ describe("the whole cycle: screen → review → recall → release", () => {
     expect(missesDrawn).toBeGreaterThan(0);
 
     // Tiers are refused before the round has closed.
-    const early = importScreeningFiles(db, { studyId: study.id, tiers: { bytes: enc("id,tier\nn20,clear\n"), filename: "t.csv" }, actorId: null });
+    const early = importScreeningFiles(db, {
+      studyId: study.id,
+      tiers: { bytes: enc("id,tier\nn20,clear\n"), filename: "t.csv" },
+      actorId: null,
+    });
     expect(early.files[0]!.errors[0]!.message).toMatch(/still in review/);
 
     voteAll(db, three()[0]!, "truthful");
@@ -259,19 +399,32 @@ describe("the whole cycle: screen → review → recall → release", () => {
       actorId: null,
     });
     expect(refused.files[0]!.errors).toEqual([
-      { line: 2, message: `item "${usedControl}" was reviewed in round 1 as a control: a recall round takes only excluded items that no round has used.` },
+      {
+        line: 2,
+        message: `item "${usedControl}" was reviewed in round 1 as a control: a recall round takes only excluded items that no round has used.`,
+      },
     ]);
     // Every remaining miss is clear, one false alarm is possible, the rest no.
     const falseAlarm = unused.find((u) => !u.truth)!.id;
     const tierOf = (u: (typeof unused)[number]) => (u.truth ? "clear" : u.id === falseAlarm ? "possible" : "no");
     const tiers = "id,tier,rationale\n" + unused.map((u) => `${u.id},${tierOf(u)},recall`).join("\n") + "\n";
-    const imported = importScreeningFiles(db, { studyId: study.id, tiers: { bytes: enc(tiers), filename: "tiers.csv" }, actorId: admin.id });
+    const imported = importScreeningFiles(db, {
+      studyId: study.id,
+      tiers: { bytes: enc(tiers), filename: "tiers.csv" },
+      actorId: admin.id,
+    });
     expect(imported).toMatchObject({ ok: true, written: true, tiersForRound: 2 });
     overview = getStudyOverview(db, study.id)!;
     expect(overview.next).toEqual({ kind: "open_round", round: 2 });
 
     const noTier = unused.filter((u) => tierOf(u) === "no").length;
-    const r2 = openRound(db, { studyId: study.id, reviewerIds: three(), seed: 7, controls: Math.min(3, noTier), actorId: admin.id });
+    const r2 = openRound(db, {
+      studyId: study.id,
+      reviewerIds: three(),
+      seed: 7,
+      controls: Math.min(3, noTier),
+      actorId: admin.id,
+    });
     const d2 = getRoundDetail(db, { studyId: study.id, number: 2 })!;
     // Fresh controls: nothing of round 2 was in round 1.
     for (const i of d2.items) expect(used.has(i.id)).toBe(false);
@@ -282,20 +435,32 @@ describe("the whole cycle: screen → review → recall → release", () => {
     voteAll(db, three()[1]!, "truthful");
     voteAll(db, three()[2]!, "lenient");
     overview = getStudyOverview(db, study.id)!;
-    expect(overview.rounds[1]!.figures).toMatchObject({ includedControls: 0, controlInclusionRate: 0, decision: "stop" });
+    expect(overview.rounds[1]!.figures).toMatchObject({
+      includedControls: 0,
+      controlInclusionRate: 0,
+      decision: "stop",
+    });
     expect(overview.next).toEqual({ kind: "final", round: 2 });
     // Every truly relevant item (r01–r04, b01, n01–n05) is included, in round 1 or 2.
     expect(overview.included).toBe(10);
-    expect(() => openRound(db, { studyId: study.id, reviewerIds: three(), seed: 1, controls: 1, actorId: null })).toThrow(/final/);
+    expect(() =>
+      openRound(db, { studyId: study.id, reviewerIds: three(), seed: 1, controls: 1, actorId: null }),
+    ).toThrow(/final/);
 
     const a = exportScreeningRelease(db, { studyId: study.id, now: new Date("2026-01-01T00:00:00Z") });
     const b = exportScreeningRelease(db, { studyId: study.id, now: new Date("2026-02-02T00:00:00Z") });
     if (!a.ok || !b.ok) throw new Error("export refused");
     expect(a.included).toBe(10);
-    for (const name of ["included.jsonl", "included.csv", "subset.jsonl", "categories.csv"] as const) expect(b.files[name]).toBe(a.files[name]);
-    expect(b.files["manifest.json"].replace(/"exported_at": "[^"]*"/, "")).toBe(a.files["manifest.json"].replace(/"exported_at": "[^"]*"/, ""));
+    for (const name of ["included.jsonl", "included.csv", "subset.jsonl", "categories.csv"] as const)
+      expect(b.files[name]).toBe(a.files[name]);
+    expect(b.files["manifest.json"].replace(/"exported_at": "[^"]*"/, "")).toBe(
+      a.files["manifest.json"].replace(/"exported_at": "[^"]*"/, ""),
+    );
 
-    const included = a.files["included.jsonl"].trim().split("\n").map((l) => JSON.parse(l));
+    const included = a.files["included.jsonl"]
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(included.map((i) => i.id)).toEqual(["b01", "n01", "n02", "n03", "n04", "n05", "r01", "r02", "r03", "r04"]);
     expect(included[0]).toEqual({
       id: "b01",
@@ -313,7 +478,10 @@ describe("the whole cycle: screen → review → recall → release", () => {
       ],
     });
     expect(a.files["categories.csv"]).toBe("category,n,share\r\nanxiety,10,1.0000\r\n");
-    const subset = a.files["subset.jsonl"].trim().split("\n").map((l) => JSON.parse(l));
+    const subset = a.files["subset.jsonl"]
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(subset[0].prompt_id).toBe("b01");
     expect(subset[0].rubrics[0].criterion).toContain(RUBRIC_MARKER);
 
@@ -321,22 +489,37 @@ describe("the whole cycle: screen → review → recall → release", () => {
     expect(manifest).toMatchObject({
       final: true,
       corpus: { items: 26, screen: { relevant: 4, borderline: 2, not_relevant: 20, unlabelled: 0 } },
-      release: { included: 10, by_round: [{ round: 1, included: 5 + missesDrawn }, { round: 2, included: 5 - missesDrawn }] },
+      release: {
+        included: 10,
+        by_round: [
+          { round: 1, included: 5 + missesDrawn },
+          { round: 2, included: 5 - missesDrawn },
+        ],
+      },
     });
-    expect(manifest.rounds.map((r: { number: number; seed: number; decision: string }) => [r.number, r.seed, r.decision])).toEqual([
+    expect(
+      manifest.rounds.map((r: { number: number; seed: number; decision: string }) => [r.number, r.seed, r.decision]),
+    ).toEqual([
       [1, 42, "continue"],
       [2, 7, "stop"],
     ]);
     expect(manifest.rounds[1].recall_tiers).toEqual({ clear: 5 - missesDrawn, possible: 1, no: noTier });
     expect(manifest.rounds[0].order_sha256).toMatch(/^[0-9a-f]{64}$/);
     for (const [name, meta] of Object.entries(manifest.files) as [string, { sha256: string }][])
-      expect(meta.sha256).toBe(createHash("sha256").update(a.files[name as "included.csv"]).digest("hex"));
+      expect(meta.sha256).toBe(
+        createHash("sha256")
+          .update(a.files[name as "included.csv"])
+          .digest("hex"),
+      );
   });
 
   it("refuses the release before the cycle ends, unless incomplete exports are allowed", () => {
     importCorpus();
     openRound(db, { studyId: study.id, reviewerIds: three(), seed: 42, controls: 10, actorId: admin.id });
-    expect(exportScreeningRelease(db, { studyId: study.id })).toMatchObject({ ok: false, message: expect.stringMatching(/round 1 is still in review/) });
+    expect(exportScreeningRelease(db, { studyId: study.id })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/round 1 is still in review/),
+    });
     const partial = exportScreeningRelease(db, { studyId: study.id, allowIncomplete: true });
     expect(partial).toMatchObject({ ok: true, final: false, included: 0 });
   });

@@ -37,11 +37,17 @@ const SOMATIC = [
 
 export function corpus(): CorpusItem[] {
   const items: CorpusItem[] = [];
-  for (let i = 1; i <= 4; i++) items.push({ id: `r${String(i).padStart(2, "0")}`, label: "relevant", truth: true, text: MENTAL[i % 5]! });
+  for (let i = 1; i <= 4; i++)
+    items.push({ id: `r${String(i).padStart(2, "0")}`, label: "relevant", truth: true, text: MENTAL[i % 5]! });
   items.push({ id: "b01", label: "borderline", truth: true, text: MENTAL[0]! });
   items.push({ id: "b02", label: "borderline", truth: false, text: SOMATIC[0]! });
   for (let i = 1; i <= 20; i++)
-    items.push({ id: `n${String(i).padStart(2, "0")}`, label: "not_relevant", truth: i <= 5, text: i <= 5 ? MENTAL[i % 5]! : SOMATIC[i % 5]! });
+    items.push({
+      id: `n${String(i).padStart(2, "0")}`,
+      label: "not_relevant",
+      truth: i <= 5,
+      text: i <= 5 ? MENTAL[i % 5]! : SOMATIC[i % 5]!,
+    });
   return items;
 }
 
@@ -68,7 +74,11 @@ export function itemsJsonl(items = corpus()): string {
 export function labelsCsv(items = corpus()): string {
   return (
     "prompt_id,label,category,confidence,rationale\n" +
-    items.map((it) => `${it.id},${it.label},${it.label === "relevant" ? "anxiety" : ""},0.8,${RATIONALE_MARKER} ${it.label}`).join("\n") +
+    items
+      .map(
+        (it) => `${it.id},${it.label},${it.label === "relevant" ? "anxiety" : ""},0.8,${RATIONALE_MARKER} ${it.label}`,
+      )
+      .join("\n") +
     "\n"
   );
 }
@@ -93,7 +103,12 @@ export function voteAll(db: Db, userId: string, style: "truthful" | "lenient", c
     const r = submitVote(db, {
       userId,
       entryId: row.entryId,
-      values: { relevant: relevant ? "yes" : "no", category: relevant ? category : "", confidence: "high", notes: relevant ? `note on ${id}` : "" },
+      values: {
+        relevant: relevant ? "yes" : "no",
+        category: relevant ? category : "",
+        confidence: "high",
+        notes: relevant ? `note on ${id}` : "",
+      },
       version: view.version,
     });
     if (!r.ok) throw new Error(`vote on ${id} failed: ${r.message}`);

@@ -6,10 +6,17 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { judgeGuide } from "~/core/judge-guide";
-import { parseJudgeOutputsJsonl, parseResponsesJsonl, responseIdentity, RUN_KEYS, STEP_KEYS } from "~/core/judge-import";
+import {
+  parseJudgeOutputsJsonl,
+  parseResponsesJsonl,
+  responseIdentity,
+  RUN_KEYS,
+  STEP_KEYS,
+} from "~/core/judge-import";
 import { planRaterAssignments } from "~/core/rater-assignment";
 
-const jsonl = (...rows: unknown[]) => rows.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n") + "\n";
+const jsonl = (...rows: unknown[]) =>
+  rows.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n") + "\n";
 
 function step(i: number, extra: Record<string, unknown> = {}) {
   return {
@@ -44,8 +51,18 @@ const record = (sampleId: string, steps: unknown[]) => ({
 const source = { name: "gemma-3-4b_sequential_run", dir: "runs/gemma-3-4b_sequential_run", file: "trajectories.jsonl" };
 
 describe("parseResponsesJsonl: trajectories.jsonl", () => {
-  const nj = { primary_answer: "committed", contingency: "none", info_request: "none", icd_codes: ["F32.1"], diagnosis_names: ["x"], action: "Diagnose" };
-  const parsed = parseResponsesJsonl(jsonl(record("c1", [step(1), step(2, { new_judge_output: nj })]), record("c2", [step(1)])), { source });
+  const nj = {
+    primary_answer: "committed",
+    contingency: "none",
+    info_request: "none",
+    icd_codes: ["F32.1"],
+    diagnosis_names: ["x"],
+    action: "Diagnose",
+  };
+  const parsed = parseResponsesJsonl(
+    jsonl(record("c1", [step(1), step(2, { new_judge_output: nj })]), record("c2", [step(1)])),
+    { source },
+  );
 
   it("flattens one row per step, keys in collect_trajectories.py's order", () => {
     expect(parsed.errors).toEqual([]);
@@ -56,7 +73,14 @@ describe("parseResponsesJsonl: trajectories.jsonl", () => {
       [2, "c2", 1],
     ]);
     const row = parsed.responses[1]!.record;
-    expect(Object.keys(row)).toEqual(["source_run_name", "source_run_dir", "source_file", ...RUN_KEYS, ...STEP_KEYS, "new_judge_output"]);
+    expect(Object.keys(row)).toEqual([
+      "source_run_name",
+      "source_run_dir",
+      "source_file",
+      ...RUN_KEYS,
+      ...STEP_KEYS,
+      "new_judge_output",
+    ]);
     expect(row).toMatchObject({
       source_run_name: "gemma-3-4b_sequential_run",
       source_run_dir: "runs/gemma-3-4b_sequential_run",
@@ -70,22 +94,36 @@ describe("parseResponsesJsonl: trajectories.jsonl", () => {
       is_last_section: true,
       new_judge_output: nj,
     });
-    expect(parsed.responses[1]).toMatchObject({ model: "gemma-3-4b", isLastSection: true, newJudgeOutput: nj, sourceRun: source.name });
+    expect(parsed.responses[1]).toMatchObject({
+      model: "gemma-3-4b",
+      isLastSection: true,
+      newJudgeOutput: nj,
+      sourceRun: source.name,
+    });
   });
 
   it("warns that responses without a first parse can only fall in clear_abstain_decline", () => {
-    expect(parsed.warnings).toEqual([{ line: 0, message: expect.stringMatching(/^2 of 3 responses have no first-parse features/) }]);
+    expect(parsed.warnings).toEqual([
+      { line: 0, message: expect.stringMatching(/^2 of 3 responses have no first-parse features/) },
+    ]);
   });
 
   it("reports bad lines with their numbers and returns no responses", () => {
     const bad = parseResponsesJsonl(
-      jsonl(record("c1", [step(1)]), "{not json", record("c2", [step(1, { model_output_raw: 42 })]), record("c1", [step(1)]), { sample_id: "c3", trajectory: "x" }, "[1]"),
+      jsonl(
+        record("c1", [step(1)]),
+        "{not json",
+        record("c2", [step(1, { model_output_raw: 42 })]),
+        record("c1", [step(1)]),
+        { sample_id: "c3", trajectory: "x" },
+        "[1]",
+      ),
       { source },
     );
     expect(bad.responses).toEqual([]);
     expect(bad.errors.map((e) => e.line)).toEqual([2, 3, 4, 5, 6]);
     expect(bad.errors[0]!.message).toMatch(/^not valid JSON/);
-    expect(bad.errors[1]!.message).toBe('step 1: model_output_raw must be a string, not 42');
+    expect(bad.errors[1]!.message).toBe("step 1: model_output_raw must be a string, not 42");
     expect(bad.errors[2]!.message).toBe(`sample c1 step 1 of ${source.name} appears twice (first on line 1)`);
     expect(bad.errors[3]!.message).toMatch(/trajectory must be a list of steps/);
     expect(bad.errors[4]!.message).toMatch(/must be a JSON object, not a list/);
@@ -93,23 +131,42 @@ describe("parseResponsesJsonl: trajectories.jsonl", () => {
 
   it("refuses a line of another format", () => {
     const mixed = parseResponsesJsonl(jsonl(record("c1", [step(1)]), { id: "x", response: "hi" }));
-    expect(mixed.errors).toEqual([{ line: 2, message: "this line is a simple row but the file is trajectories: one format per file" }]);
+    expect(mixed.errors).toEqual([
+      { line: 2, message: "this line is a simple row but the file is trajectories: one format per file" },
+    ]);
   });
 
   it("refuses a response already in the set", () => {
     const first = parsed.responses[0]!;
-    const again = parseResponsesJsonl(jsonl(record("c1", [step(1)])), { source, existing: new Set([responseIdentity(first)]) });
+    const again = parseResponsesJsonl(jsonl(record("c1", [step(1)])), {
+      source,
+      existing: new Set([responseIdentity(first)]),
+    });
     expect(again.errors[0]!.message).toMatch(/already in the set/);
   });
 });
 
 describe("parseResponsesJsonl: flattened rows", () => {
   it("keeps the row as it is, odd values read as the reference reads them, with warnings", () => {
-    const row = { source_run_name: "r", sample_id: "s1", step_index: null, model_output_raw: null, is_last_section: "false", new_judge_output: null, extra: 1 };
+    const row = {
+      source_run_name: "r",
+      sample_id: "s1",
+      step_index: null,
+      model_output_raw: null,
+      is_last_section: "false",
+      new_judge_output: null,
+      extra: 1,
+    };
     const parsed = parseResponsesJsonl(jsonl(row));
     expect(parsed.errors).toEqual([]);
     expect(parsed.format).toBe("flattened");
-    expect(parsed.responses[0]).toMatchObject({ record: row, stepIndex: null, modelOutputRaw: "", isLastSection: true, newJudgeOutput: null });
+    expect(parsed.responses[0]).toMatchObject({
+      record: row,
+      stepIndex: null,
+      modelOutputRaw: "",
+      isLastSection: true,
+      newJudgeOutput: null,
+    });
     expect(parsed.warnings.map((w) => w.message)).toEqual([
       "model_output_raw is null: read as empty",
       "no step_index",
@@ -129,12 +186,39 @@ describe("parseResponsesJsonl: flattened rows", () => {
 describe("parseResponsesJsonl: simple rows", () => {
   it("maps the simple keys onto a reference row", () => {
     const parsed = parseResponsesJsonl(
-      jsonl({ id: "n1", model: "m", strategy: "s", step: 2, is_last_section: true, response: "F32.1", features: { primary_answer: "Committed", info_request: "none", icd_codes: "F32.1, F33", diagnosis_names: ["moderate depressive episode"] } }),
+      jsonl({
+        id: "n1",
+        model: "m",
+        strategy: "s",
+        step: 2,
+        is_last_section: true,
+        response: "F32.1",
+        features: {
+          primary_answer: "Committed",
+          info_request: "none",
+          icd_codes: "F32.1, F33",
+          diagnosis_names: ["moderate depressive episode"],
+        },
+      }),
     );
     expect(parsed.errors).toEqual([]);
     const r = parsed.responses[0]!;
-    expect(r.record).toMatchObject({ sample_id: "n1", model_evaluated: "m", strategy: "s", step_index: 2, is_last_section: true, model_output_raw: "F32.1" });
-    expect(r.newJudgeOutput).toEqual({ primary_answer: "committed", contingency: null, info_request: "none", icd_codes: ["F32.1", "F33"], diagnosis_names: ["moderate depressive episode"], action: null });
+    expect(r.record).toMatchObject({
+      sample_id: "n1",
+      model_evaluated: "m",
+      strategy: "s",
+      step_index: 2,
+      is_last_section: true,
+      model_output_raw: "F32.1",
+    });
+    expect(r.newJudgeOutput).toEqual({
+      primary_answer: "committed",
+      contingency: null,
+      info_request: "none",
+      icd_codes: ["F32.1", "F33"],
+      diagnosis_names: ["moderate depressive episode"],
+      action: null,
+    });
   });
 
   it("checks every field and names the line", () => {
@@ -153,8 +237,12 @@ describe("parseResponsesJsonl: simple rows", () => {
       { line: 2, message: 'id must be a non-empty string, not ""' },
       { line: 3, message: "step must be a whole number ≥ 1, not 0" },
       { line: 3, message: "response must be a string, not 3" },
-      { line: 4, message: "features has unknown key colour; known: primary_answer, contingency, info_request, icd_codes, diagnosis_names" },
-      { line: 4, message: "features.primary_answer must be one of committed, differential, none, not \"maybe\"" },
+      {
+        line: 4,
+        message:
+          "features has unknown key colour; known: primary_answer, contingency, info_request, icd_codes, diagnosis_names",
+      },
+      { line: 4, message: 'features.primary_answer must be one of committed, differential, none, not "maybe"' },
       { line: 5, message: 'is_last_section must be true or false, not "yes"' },
       { line: 6, message: "sample n1 step 1 appears twice (first on line 1)" },
     ]);
@@ -176,15 +264,29 @@ describe("parseJudgeOutputsJsonl", () => {
   it("reads the reference's new_judge_output and raw judge text", () => {
     const parsed = parseJudgeOutputsJsonl(
       jsonl(
-        { annotation_id: "ann_0001", new_judge_output: { primary_answer: "Committed", info_request: "n/a", action: "diagnose" } },
+        {
+          annotation_id: "ann_0001",
+          new_judge_output: { primary_answer: "Committed", info_request: "n/a", action: "diagnose" },
+        },
         // Raw text on the last section: CLARIFY becomes ABSTAIN, as the runner maps it.
-        { annotation_id: "ann_0002", judge_output_raw: "PRIMARY_ANSWER: none\nINFO_REQUEST: specific\nICD_CODES: empty\nDIAGNOSIS_NAMES:" },
+        {
+          annotation_id: "ann_0002",
+          judge_output_raw: "PRIMARY_ANSWER: none\nINFO_REQUEST: specific\nICD_CODES: empty\nDIAGNOSIS_NAMES:",
+        },
         { annotation_id: "ann_0003", judge_output_raw: "" },
       ),
       { items },
     );
     expect(parsed.errors).toEqual([]);
-    expect(parsed.rows.map(({ annotationId, primaryAnswer, infoRequest, action, raw }) => ({ annotationId, primaryAnswer, infoRequest, action, raw: raw !== null }))).toEqual([
+    expect(
+      parsed.rows.map(({ annotationId, primaryAnswer, infoRequest, action, raw }) => ({
+        annotationId,
+        primaryAnswer,
+        infoRequest,
+        action,
+        raw: raw !== null,
+      })),
+    ).toEqual([
       { annotationId: "ann_0001", primaryAnswer: "committed", infoRequest: "none", action: "DIAGNOSE", raw: false },
       { annotationId: "ann_0002", primaryAnswer: "none", infoRequest: "specific", action: "ABSTAIN", raw: true },
       { annotationId: "ann_0003", primaryAnswer: null, infoRequest: null, action: null, raw: true },
@@ -195,7 +297,10 @@ describe("parseJudgeOutputsJsonl", () => {
   it("refuses unknown and repeated ids, bad values and null outputs, line by line", () => {
     const parsed = parseJudgeOutputsJsonl(
       jsonl(
-        { annotation_id: "ann_0001", new_judge_output: { primary_answer: "committed", info_request: "none", action: "Diagnose" } },
+        {
+          annotation_id: "ann_0001",
+          new_judge_output: { primary_answer: "committed", info_request: "none", action: "Diagnose" },
+        },
         { annotation_id: "ann_9999", new_judge_output: {} },
         { annotation_id: "ann_0001", new_judge_output: {} },
         { annotation_id: "ann_0002", new_judge_output: null },
@@ -214,8 +319,16 @@ describe("parseJudgeOutputsJsonl", () => {
   });
 
   it("warns when the judge covers only part of the sample", () => {
-    const parsed = parseJudgeOutputsJsonl(jsonl({ annotation_id: "ann_0001", new_judge_output: { primary_answer: "none", info_request: "none", action: "Abstain" } }), { items });
-    expect(parsed.warnings).toEqual([{ line: 0, message: "the file covers 1 of the 3 sampled responses; the others count as missing" }]);
+    const parsed = parseJudgeOutputsJsonl(
+      jsonl({
+        annotation_id: "ann_0001",
+        new_judge_output: { primary_answer: "none", info_request: "none", action: "Abstain" },
+      }),
+      { items },
+    );
+    expect(parsed.warnings).toEqual([
+      { line: 0, message: "the file covers 1 of the 3 sampled responses; the others count as missing" },
+    ]);
   });
 });
 
@@ -225,10 +338,11 @@ describe("judgeGuide", () => {
   it("holds the two feature definitions and the seven worked examples of the judge prompt", () => {
     expect(guide.features.map((f) => f.title)).toEqual(["FEATURE 1: PRIMARY_ANSWER", "FEATURE 2: INFO_REQUEST"]);
     expect(guide.features[0]!.body).toContain('"differential": The response presents MULTIPLE diagnoses');
-    expect(guide.features[1]!.body).toContain("IMPORTANT: A request is \"specific\" ONLY if it names a concrete");
+    expect(guide.features[1]!.body).toContain('IMPORTANT: A request is "specific" ONLY if it names a concrete');
     expect(guide.examples).toHaveLength(7);
     expect(guide.examples[0]).toEqual({
-      response: "Moderate depressive episode, F32.1. Further evaluation is needed to rule out other potential causes and confirm the diagnosis.",
+      response:
+        "Moderate depressive episode, F32.1. Further evaluation is needed to rule out other potential causes and confirm the diagnosis.",
       output: [
         { key: "PRIMARY_ANSWER", value: "committed" },
         { key: "INFO_REQUEST", value: "generic_only" },

@@ -149,8 +149,11 @@ describe("buildJudgeReport on the hand-computed example", () => {
     const shuffled = [...parsed.labels].reverse();
     const again = buildJudgeReport(shuffled);
     // Sums run in another order: equal to the last bits.
-    const rounded = (r: object) => JSON.parse(JSON.stringify(r, (_, v) => (typeof v === "number" ? +v.toFixed(12) : v)));
-    expect(rounded({ ...again, majority: null, ties: null })).toEqual(rounded({ ...report, majority: null, ties: null }));
+    const rounded = (r: object) =>
+      JSON.parse(JSON.stringify(r, (_, v) => (typeof v === "number" ? +v.toFixed(12) : v)));
+    expect(rounded({ ...again, majority: null, ties: null })).toEqual(
+      rounded({ ...report, majority: null, ties: null }),
+    );
     expect(Object.entries(again.majority).sort()).toEqual(Object.entries(report.majority).sort());
   });
 
@@ -215,7 +218,9 @@ describe("parseJudgeLabelsCsv", () => {
   });
 
   it("reports a CSV syntax error with its line", () => {
-    const { labels, errors } = parseJudgeLabelsCsv('response_id,rater,primary_answer,info_request\nr1,a,none,none\nr2,"b,none,none\n');
+    const { labels, errors } = parseJudgeLabelsCsv(
+      'response_id,rater,primary_answer,info_request\nr1,a,none,none\nr2,"b,none,none\n',
+    );
     expect(labels).toEqual([]);
     expect(errors).toHaveLength(1);
     expect(errors[0]!.message).toMatch(/not valid CSV/);
@@ -223,9 +228,15 @@ describe("parseJudgeLabelsCsv", () => {
 
   it("finds duplicates, an empty rater and a nameless judge", () => {
     const { errors } = parseJudgeLabelsCsv(
-      ["response_id,rater,primary_answer,info_request", "r1,a,committed,none", "r2,,none,none", "r2,judge:,none,none", "r1,a,none,none", "r3,b,none,none,", "r4,c,none,none,,extra"].join(
-        "\n",
-      ),
+      [
+        "response_id,rater,primary_answer,info_request",
+        "r1,a,committed,none",
+        "r2,,none,none",
+        "r2,judge:,none,none",
+        "r1,a,none,none",
+        "r3,b,none,none,",
+        "r4,c,none,none,,extra",
+      ].join("\n"),
     );
     expect(errors).toEqual([
       { line: 3, message: "empty rater" },
@@ -246,7 +257,9 @@ describe("parseJudgeLabelsCsv", () => {
   });
 
   it("refuses an unknown action", () => {
-    const { errors } = parseJudgeLabelsCsv("response_id,rater,primary_answer,info_request,action\nr1,judge:j,none,none,refuse\n");
+    const { errors } = parseJudgeLabelsCsv(
+      "response_id,rater,primary_answer,info_request,action\nr1,judge:j,none,none,refuse\n",
+    );
     expect(errors).toEqual([{ line: 2, message: 'action "refuse" is not one of DIAGNOSE, CLARIFY, ABSTAIN' }]);
   });
 });

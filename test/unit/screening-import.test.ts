@@ -18,7 +18,10 @@ const healthbench = (id: string, text: string) =>
 
 describe("parseItemsFile", () => {
   it("reads HealthBench JSONL conversations, keeping the whole record for the release", () => {
-    const r = parseItemsFile(enc(`${healthbench("p-1", "I cannot sleep")}\n\n${healthbench("p-2", "My knee hurts")}\n`), { filename: "hb.jsonl" });
+    const r = parseItemsFile(
+      enc(`${healthbench("p-1", "I cannot sleep")}\n\n${healthbench("p-2", "My knee hurts")}\n`),
+      { filename: "hb.jsonl" },
+    );
     expect(r.errors).toEqual([]);
     expect(r.items.map((i) => [i.line, i.id, i.kind, i.messages.length, i.tags])).toEqual([
       [1, "p-1", "conversation", 3, ["theme:context_seeking"]],
@@ -30,8 +33,12 @@ describe("parseItemsFile", () => {
 
   it("reads plain-text items from JSONL and CSV (with ; separated tags)", () => {
     const jsonl = parseItemsFile(enc('{"id": 7, "text": "  Worried all the time  "}\n'), { filename: "t.jsonl" });
-    expect(jsonl.items).toMatchObject([{ id: "7", kind: "text", messages: [{ role: "text", content: "Worried all the time" }] }]);
-    const csv = parseItemsFile(enc('id,text,tags,extra\na,"Line one\nline two",x;y,\nb,Second,,\n'), { filename: "t.csv" });
+    expect(jsonl.items).toMatchObject([
+      { id: "7", kind: "text", messages: [{ role: "text", content: "Worried all the time" }] },
+    ]);
+    const csv = parseItemsFile(enc('id,text,tags,extra\na,"Line one\nline two",x;y,\nb,Second,,\n'), {
+      filename: "t.csv",
+    });
     expect(csv.errors).toEqual([]);
     expect(csv.warnings).toEqual([{ line: 1, message: 'column "extra" not used.' }]);
     expect(csv.items.map((i) => [i.line, i.id, i.messages[0]!.content, i.tags])).toEqual([
@@ -61,7 +68,9 @@ describe("parseItemsFile", () => {
   });
 
   it("names a CSV without the needed columns, and an unknown format", () => {
-    expect(parseItemsFile(enc("id,body\na,b\n"), { filename: "x.csv" }).errors).toEqual([{ line: 1, message: 'missing column "text".' }]);
+    expect(parseItemsFile(enc("id,body\na,b\n"), { filename: "x.csv" }).errors).toEqual([
+      { line: 1, message: 'missing column "text".' },
+    ]);
     expect(parseItemsFile(enc("x"), { filename: "x.txt" }).errors[0]!.message).toMatch(/cannot tell the format/);
     expect(parseItemsFile(enc(""), { filename: "x.jsonl" }).errors[0]!.message).toMatch(/empty/);
   });
@@ -72,7 +81,9 @@ describe("parseLabelsFile", () => {
 
   it("reads labels, normalising spellings and the category's case", () => {
     const r = parseLabelsFile(
-      enc("prompt_id,label,category,confidence,rationale\na,Relevant,ANXIETY,0.9,mentions panic\nb,not relevant,,high,\nc,Borderline,sleep,,\n"),
+      enc(
+        "prompt_id,label,category,confidence,rationale\na,Relevant,ANXIETY,0.9,mentions panic\nb,not relevant,,high,\nc,Borderline,sleep,,\n",
+      ),
       options,
     );
     expect(r.errors).toEqual([]);
@@ -84,7 +95,10 @@ describe("parseLabelsFile", () => {
   });
 
   it("refuses unknown items, labels and categories, and duplicates, each with its line", () => {
-    const r = parseLabelsFile(enc("id,label,category\na,relevant,\nz,relevant,\nb,maybe,\nc,relevant,psychosis\na,relevant,\n"), options);
+    const r = parseLabelsFile(
+      enc("id,label,category\na,relevant,\nz,relevant,\nb,maybe,\nc,relevant,psychosis\na,relevant,\n"),
+      options,
+    );
     expect(r.labels).toEqual([]);
     expect(r.errors).toEqual([
       { line: 3, message: 'no item "z" in the study: import the items first.' },
@@ -95,15 +109,23 @@ describe("parseLabelsFile", () => {
   });
 
   it("reads JSONL labels", () => {
-    const r = parseLabelsFile(enc('{"prompt_id":"a","label":"borderline","confidence":0.5}\n'), { ...options, filename: "l.jsonl" });
-    expect(r.labels).toEqual([{ line: 1, id: "a", label: "borderline", category: null, confidence: "0.5", rationale: "" }]);
+    const r = parseLabelsFile(enc('{"prompt_id":"a","label":"borderline","confidence":0.5}\n'), {
+      ...options,
+      filename: "l.jsonl",
+    });
+    expect(r.labels).toEqual([
+      { line: 1, id: "a", label: "borderline", category: null, confidence: "0.5", rationale: "" },
+    ]);
   });
 });
 
 describe("parseTiersFile", () => {
   it("accepts clear / possible / no for eligible items and says why others are refused", () => {
     const ineligible = (id: string) => (id === "used" ? 'item "used" was reviewed in round 1 as a control' : null);
-    const r = parseTiersFile(enc("id,tier,rationale\na,clear,postpartum\nb,Possible,\nused,no,\nc,perhaps,\n"), { filename: "t.csv", ineligible });
+    const r = parseTiersFile(enc("id,tier,rationale\na,clear,postpartum\nb,Possible,\nused,no,\nc,perhaps,\n"), {
+      filename: "t.csv",
+      ineligible,
+    });
     expect(r.tiers).toEqual([]);
     expect(r.errors).toEqual([
       { line: 4, message: 'item "used" was reviewed in round 1 as a control' },

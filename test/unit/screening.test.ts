@@ -35,7 +35,9 @@ describe("the schema and the core agree on the vocabularies", () => {
 describe("drawRound: one seeded order shared by every reviewer", () => {
   // expected-orders.json was produced by CPython 3.11 running test/fixtures/screening/generate.py, which implements
   // the algorithm documented on drawRound with the standard library's random.Random.
-  const fixture = JSON.parse(readFileSync(new URL("../fixtures/screening/expected-orders.json", import.meta.url), "utf8")) as {
+  const fixture = JSON.parse(
+    readFileSync(new URL("../fixtures/screening/expected-orders.json", import.meta.url), "utf8"),
+  ) as {
     python_version: string;
     cases: { candidates: string[]; pool: string[]; controls: number; seed: number; order: string[] }[];
   };
@@ -80,9 +82,18 @@ describe("drawRound: one seeded order shared by every reviewer", () => {
   it("refuses a round without controls, without candidates, or with more controls than the pool holds", () => {
     const candidates = [{ id: "a", stratum: "relevant" as const }];
     const controlPool = [{ id: "x", stratum: "not_relevant" as const }];
-    expect(drawRound({ candidates, controlPool, controls: 0, seed: 1 })).toMatchObject({ ok: false, error: /at least one concealed control/ });
-    expect(drawRound({ candidates: [], controlPool, controls: 1, seed: 1 })).toMatchObject({ ok: false, error: /no candidate/ });
-    expect(drawRound({ candidates, controlPool, controls: 2, seed: 1 })).toMatchObject({ ok: false, error: /only 1 items can serve/ });
+    expect(drawRound({ candidates, controlPool, controls: 0, seed: 1 })).toMatchObject({
+      ok: false,
+      error: /at least one concealed control/,
+    });
+    expect(drawRound({ candidates: [], controlPool, controls: 1, seed: 1 })).toMatchObject({
+      ok: false,
+      error: /no candidate/,
+    });
+    expect(drawRound({ candidates, controlPool, controls: 2, seed: 1 })).toMatchObject({
+      ok: false,
+      error: /only 1 items can serve/,
+    });
     expect(drawRound({ candidates, controlPool, controls: 1, seed: -1 })).toMatchObject({ ok: false, error: /seed/ });
   });
 
@@ -149,7 +160,10 @@ describe("inclusion by majority", () => {
       consensusTier: "majority",
       modalCategory: NO_CATEGORY_MAJORITY,
     });
-    expect(tallyItem([v(true, "anxiety"), v(false), v(false)], 2)).toMatchObject({ included: false, consensusTier: "majority" });
+    expect(tallyItem([v(true, "anxiety"), v(false), v(false)], 2)).toMatchObject({
+      included: false,
+      consensusTier: "majority",
+    });
     expect(tallyItem([v(false), v(false), v(false)], 2)).toMatchObject({ included: false, consensusTier: "unanimous" });
   });
 
@@ -207,10 +221,20 @@ describe("summariseRound: statistics against hand-computed values", () => {
     i4: ["ADHD", null, null],
   };
   const votes: ReviewVote[] = table.flatMap(([item, , ...yes]) =>
-    ["A", "B", "C"].map((reviewer, k) => ({ item, reviewer, relevant: yes[k]!, category: yes[k] ? categories[item]![k]! : null })),
+    ["A", "B", "C"].map((reviewer, k) => ({
+      item,
+      reviewer,
+      relevant: yes[k]!,
+      category: yes[k] ? categories[item]![k]! : null,
+    })),
   );
   const figures = summariseRound({
-    items: table.map(([id, isControl], i) => ({ id, position: i + 1, isControl, stratum: isControl ? "not_relevant" : "relevant" })),
+    items: table.map(([id, isControl], i) => ({
+      id,
+      position: i + 1,
+      isControl,
+      stratum: isControl ? "not_relevant" : "relevant",
+    })),
     reviewers: ["A", "B", "C"],
     votes,
     rule: RULE,
@@ -295,7 +319,9 @@ describe("summariseRound: statistics against hand-computed values", () => {
         { id: "b", position: 2, isControl: true, stratum: "not_relevant" },
       ],
       reviewers: ["A", "B"],
-      votes: ["a", "b"].flatMap((item) => ["A", "B"].map((reviewer) => ({ item, reviewer, relevant: true, category: "sleep" }))),
+      votes: ["a", "b"].flatMap((item) =>
+        ["A", "B"].map((reviewer) => ({ item, reviewer, relevant: true, category: "sleep" })),
+      ),
       rule: RULE,
     });
     // p_a = 1, π_yes = 1, π_no = 0, p_e = (0 + 0)/1 = 0, AC1 = 1.
@@ -314,7 +340,8 @@ describe("the round logic on a synthetic corpus", () => {
   const truth = (i: number) => i < 60;
   const id = (i: number) => `item-${String(i).padStart(3, "0")}`;
   const index = (s: string) => Number(s.slice(5));
-  const screen = (i: number): ScreenLabel => (i < 40 ? "relevant" : i < 45 || i === 100 || i === 101 ? "borderline" : "not_relevant");
+  const screen = (i: number): ScreenLabel =>
+    i < 40 ? "relevant" : i < 45 || i === 100 || i === 101 ? "borderline" : "not_relevant";
   const reviewers = ["R1", "R2", "R3"];
   const vote = (ids: string[]): ReviewVote[] =>
     ids.flatMap((item) =>
@@ -336,7 +363,12 @@ describe("the round logic on a synthetic corpus", () => {
     return { number, order: draw.order, figures };
   }
 
-  const corpus: PoolItem[] = Array.from({ length: N }, (_, i) => ({ id: id(i), screenLabel: screen(i), used: false, tier: null }));
+  const corpus: PoolItem[] = Array.from({ length: N }, (_, i) => ({
+    id: id(i),
+    screenLabel: screen(i),
+    used: false,
+    tier: null,
+  }));
   const round1 = runRound(1, roundPool(1, corpus), 60, 2025);
 
   it("round 1 reviews every relevant and borderline item plus the requested controls from not_relevant", () => {
@@ -353,7 +385,14 @@ describe("the round logic on a synthetic corpus", () => {
     expect(missedControls).toBeGreaterThan(3);
     expect(round1.figures.controlInclusionRate).toBeGreaterThan(0.05);
     expect(round1.figures.decision).toBe("continue");
-    expect(nextStep({ items: N, unlabelled: 0, rounds: [{ number: 1, status: "closed", decision: "continue" }], tiersForNextRound: 0 })).toEqual({
+    expect(
+      nextStep({
+        items: N,
+        unlabelled: 0,
+        rounds: [{ number: 1, status: "closed", decision: "continue" }],
+        tiersForNextRound: 0,
+      }),
+    ).toEqual({
       kind: "import_tiers",
       round: 2,
     });
@@ -362,7 +401,8 @@ describe("the round logic on a synthetic corpus", () => {
   it("the recall round reviews clear and possible items among the unused ones with fresh controls, and ends the cycle", () => {
     const used = new Set(round1.order.map((e) => e.id));
     // The recall screen: every remaining miss is clear or possible, items 200–209 are possible (false alarms), the rest no.
-    const tier = (i: number): RecallTier => (truth(i) ? (i % 2 ? "clear" : "possible") : i >= 200 && i < 210 ? "possible" : "no");
+    const tier = (i: number): RecallTier =>
+      truth(i) ? (i % 2 ? "clear" : "possible") : i >= 200 && i < 210 ? "possible" : "no";
     const items = corpus.map((c) => ({ ...c, used: used.has(c.id), tier: used.has(c.id) ? null : tier(index(c.id)) }));
     const pool = roundPool(2, items);
     for (const c of [...pool.candidates, ...pool.controlPool]) expect(used.has(c.id)).toBe(false);
@@ -392,10 +432,20 @@ describe("the round logic on a synthetic corpus", () => {
   it("a round whose rate is exactly the threshold ends the cycle (1 of 20 controls at 5%)", () => {
     const items = [
       ...Array.from({ length: 5 }, (_, i) => ({ id: `c${i}`, position: i + 1, isControl: false, stratum: "clear" })),
-      ...Array.from({ length: 20 }, (_, i) => ({ id: `k${String(i).padStart(2, "0")}`, position: i + 6, isControl: true, stratum: "no" })),
+      ...Array.from({ length: 20 }, (_, i) => ({
+        id: `k${String(i).padStart(2, "0")}`,
+        position: i + 6,
+        isControl: true,
+        stratum: "no",
+      })),
     ];
     const votes: ReviewVote[] = items.flatMap((item) =>
-      reviewers.map((reviewer) => ({ item: item.id, reviewer, relevant: !item.isControl || item.id === "k07", category: "sleep" })),
+      reviewers.map((reviewer) => ({
+        item: item.id,
+        reviewer,
+        relevant: !item.isControl || item.id === "k07",
+        category: "sleep",
+      })),
     );
     const f = summariseRound({ items, reviewers, votes, rule: RULE });
     expect(f.includedControls).toBe(1);
@@ -410,11 +460,17 @@ describe("nextStep", () => {
     expect(nextStep({ ...base, items: 0 })).toEqual({ kind: "import_items" });
     expect(nextStep({ ...base, unlabelled: 3 })).toEqual({ kind: "import_labels", unlabelled: 3 });
     expect(nextStep(base)).toEqual({ kind: "open_round", round: 1 });
-    expect(nextStep({ ...base, rounds: [{ number: 1, status: "open", decision: null }] })).toEqual({ kind: "in_review", round: 1 });
+    expect(nextStep({ ...base, rounds: [{ number: 1, status: "open", decision: null }] })).toEqual({
+      kind: "in_review",
+      round: 1,
+    });
     const continued = [{ number: 1, status: "closed" as const, decision: "continue" as const }];
     expect(nextStep({ ...base, rounds: continued })).toEqual({ kind: "import_tiers", round: 2 });
     expect(nextStep({ ...base, rounds: continued, tiersForNextRound: 5 })).toEqual({ kind: "open_round", round: 2 });
-    expect(nextStep({ ...base, rounds: [{ number: 1, status: "closed", decision: "stop" }] })).toEqual({ kind: "final", round: 1 });
+    expect(nextStep({ ...base, rounds: [{ number: 1, status: "closed", decision: "stop" }] })).toEqual({
+      kind: "final",
+      round: 1,
+    });
   });
 });
 
@@ -425,16 +481,26 @@ describe("checkVote and checkRule", () => {
       relevant: "Choose yes or no.",
       confidence: "Choose how confident you are.",
     });
-    expect(checkVote({ relevant: "yes", category: "", confidence: "low", notes: "" }, vocabulary)).toHaveProperty("category");
-    expect(checkVote({ relevant: "yes", category: "psychosis", confidence: "low", notes: "" }, vocabulary).category).toMatch(/not in/);
+    expect(checkVote({ relevant: "yes", category: "", confidence: "low", notes: "" }, vocabulary)).toHaveProperty(
+      "category",
+    );
+    expect(
+      checkVote({ relevant: "yes", category: "psychosis", confidence: "low", notes: "" }, vocabulary).category,
+    ).toMatch(/not in/);
     expect(checkVote({ relevant: "yes", category: "sleep", confidence: "high", notes: "" }, vocabulary)).toEqual({});
     expect(checkVote({ relevant: "no", category: "", confidence: "medium", notes: "" }, vocabulary)).toEqual({});
   });
 
   it("refuses an inclusion threshold above the number of reviewers and a threshold outside [0, 1)", () => {
     expect(checkRule({ reviewersPerRound: 3, inclusionVotes: 2, controlThreshold: 0.05 })).toEqual({});
-    expect(checkRule({ reviewersPerRound: 3, inclusionVotes: 4, controlThreshold: 0.05 })).toHaveProperty("inclusionVotes");
-    expect(checkRule({ reviewersPerRound: 1, inclusionVotes: 1, controlThreshold: 0.05 })).toHaveProperty("reviewersPerRound");
-    expect(checkRule({ reviewersPerRound: 3, inclusionVotes: 2, controlThreshold: 1 })).toHaveProperty("controlThreshold");
+    expect(checkRule({ reviewersPerRound: 3, inclusionVotes: 4, controlThreshold: 0.05 })).toHaveProperty(
+      "inclusionVotes",
+    );
+    expect(checkRule({ reviewersPerRound: 1, inclusionVotes: 1, controlThreshold: 0.05 })).toHaveProperty(
+      "reviewersPerRound",
+    );
+    expect(checkRule({ reviewersPerRound: 3, inclusionVotes: 2, controlThreshold: 1 })).toHaveProperty(
+      "controlThreshold",
+    );
   });
 });

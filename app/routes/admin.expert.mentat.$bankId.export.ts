@@ -1,0 +1,28 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import { VARIANT_DIMENSIONS } from "~/core/expert-scales";
+import { getDb } from "~/lib/db.server";
+import { invariantFound, requireRole } from "~/lib/guard.server";
+import { exportDataset, getBank } from "~/services/mentat.server";
+
+const QuerySchema = z.object({ set: z.enum(VARIANT_DIMENSIONS), allowIntended: z.literal("1").optional() });
+
+/** A variant set's evaluation records (JSONL) as a download. Admin only: it holds the labels. */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  const id = z.coerce.number().int().positive().safeParse(params.bankId);
+  const db = getDb();
+  const bank = invariantFound(id.success ? getBank(db, id.data) : null, "No such question bank.");
+  const query = QuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  if (!query.success) return new Response(`Choose a set: ${VARIANT_DIMENSIONS.join(", ")}.`, { status: 400 });
+  const result = exportDataset(db, { bankId: bank.id, dimension: query.data.set, allowIntended: Boolean(query.data.allowIntended) });
+  if (!result.ok) return new Response(`Export refused: ${result.message}`, { status: result.status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  return new Response(result.text, {
+    headers: {
+      "Content-Type": "application/x-ndjson; charset=utf-8",
+      "Content-Disposition": `attachment; filename="${result.filename}"`,
+      "Cache-Control": "private, no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+}
