@@ -109,9 +109,11 @@ export function minimizeBounded(
   let message = "maximum number of iterations reached";
   let converged = false;
   let pgNorm = projectedGradientNorm(x, g, lower, upper);
-  // When f stops decreasing in floating point, accept the point if the projected gradient has fallen by this
-  // factor from the start (badly scaled problems cannot reach an absolute tolerance within f's rounding noise).
-  const stallTolerance = 1e-6 * Math.max(1, pgNorm);
+  // When f stops decreasing in floating point, the point is accepted if its projected gradient is at the level f's
+  // rounding allows: a gradient g moves f by about g²/(2h) for curvature h, which rounding (ε|f|) hides once
+  // g ≲ √(2hε|f|). So: fallen by 1e-6 from the start, or below 1e-5·√|f| (curvatures up to ~10⁵).
+  const startGradient = pgNorm;
+  const stallTolerance = (value: number) => Math.max(gradientTolerance, 1e-6 * startGradient, 1e-5 * Math.sqrt(Math.max(1, Math.abs(value))));
 
   while (iterations < maxIterations) {
     if (pgNorm <= gradientTolerance) {
@@ -203,7 +205,7 @@ export function minimizeBounded(
     if (!accepted) {
       message = "the line search found no lower value";
       pgNorm = projectedGradientNorm(x, g, lower, upper);
-      converged = pgNorm <= Math.max(gradientTolerance, stallTolerance);
+      converged = pgNorm <= stallTolerance(fx);
       break;
     }
 
@@ -231,7 +233,7 @@ export function minimizeBounded(
     fx = fNew;
     pgNorm = projectedGradientNorm(x, g, lower, upper);
     if (reduction <= relativeTolerance * Math.max(Math.abs(fx), 1)) {
-      converged = pgNorm <= Math.max(gradientTolerance, stallTolerance);
+      converged = pgNorm <= stallTolerance(fx);
       message = converged ? "relative reduction of f below tolerance" : "no further reduction of f";
       break;
     }

@@ -140,7 +140,10 @@ export default function JudgeSetPage() {
   const activeRaters = raters.filter((r) => r.active);
   const columns = useMemo(
     () => [
-      col.accessor("annotationId", { header: "Annotation id" }),
+      col.accessor("annotationId", {
+        header: "Annotation id",
+        cell: (info) => <Link to={`/admin/judge/${set.id}/items/${info.row.original.itemId}`}>{info.getValue()}</Link>,
+      }),
       col.accessor("bucket", { header: "Bucket" }),
       col.accessor("derivedAction", { header: "Derived action" }),
       col.accessor("model", { header: "Model" }),
@@ -149,7 +152,7 @@ export default function JudgeSetPage() {
       col.accessor((r) => r.stepIndex ?? "", { id: "step", header: "Step" }),
       col.accessor((r) => `${r.submitted} / ${r.assigned}`, { id: "ratings", header: "Ratings submitted" }),
     ],
-    [],
+    [set.id],
   );
   const total = (k: "target" | "available" | "selected") => buckets.reduce((s, b) => s + b[k], 0);
   return (

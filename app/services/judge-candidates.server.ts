@@ -273,9 +273,22 @@ export interface ItemDetail {
     version: number;
     updatedAt: number | null;
   }[];
-  outputs: { judge: string; primaryAnswer: string | null; infoRequest: string | null; action: string | null; raw: string | null }[];
+  outputs: {
+    judge: string;
+    primaryAnswer: string | null;
+    infoRequest: string | null;
+    action: string | null;
+    raw: string | null;
+  }[];
   /** The ratings' audit trail, oldest first: who changed what, when, old and new values. */
-  events: { id: number; at: number; actor: string | null; rating: string; action: string; changes: Record<string, unknown> }[];
+  events: {
+    id: number;
+    at: number;
+    actor: string | null;
+    rating: string;
+    action: string;
+    changes: Record<string, unknown>;
+  }[];
 }
 
 /** One sampled response with everything about it, for the admin: key, every rater's labels, judges, history. */

@@ -323,6 +323,7 @@ describe("other roles", () => {
       "/admin/judge",
       `/admin/judge/${setId}`,
       `/admin/judge/${setId}/report`,
+      `/admin/judge/${setId}/items/${items[0]}`,
       `/admin/judge/${setId}/export/annotator-sheet.csv`,
       `/admin/judge/${setId}/export/key.csv`,
     ])

@@ -10,7 +10,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { events, judgeItems, judgeRatings, judgeResponses, judgeSets } from "../../db/schema";
 import type { Db } from "../../app/lib/db.server";
 import { BUCKET_SAMPLING_ORDER, type ValidationBucket } from "../../app/core/validation-set";
-import { importJudgeOutputs, listJudges, setLabels, setReport } from "../../app/services/judge-candidates.server";
+import {
+  getItemDetail,
+  importJudgeOutputs,
+  listJudges,
+  setLabels,
+  setReport,
+} from "../../app/services/judge-candidates.server";
 import {
   getRaterItem,
   listRaterItems,
@@ -524,6 +530,19 @@ describe("rating", () => {
     expect(trail.map((e) => e.action)).toEqual(["draft", "submit", "revise"]);
     expect(JSON.parse(trail[2]!.changes)).toEqual({ infoRequest: ["none", "specific"] });
     expect(listRaterItems(db, rita.id).find((r) => r.itemId === itemId)!.state).toBe("submitted");
+    // The admin's view of the response: every rater's labels and the history, with old and new values.
+    const detail = getItemDetail(db, { setId: items[0]!.setId, itemId })!;
+    expect(detail.ratings.map((r) => [r.rater, r.status])).toEqual([
+      ["ravi", "assigned"],
+      ["rita", "submitted"],
+      ["rosa", "assigned"],
+    ]);
+    expect(detail.events.filter((e) => e.actor === "rita").map((e) => [e.rating, e.action])).toEqual([
+      ["rita", "draft"],
+      ["rita", "submit"],
+      ["rita", "revise"],
+    ]);
+    expect(getItemDetail(db, { setId: items[0]!.setId + 1, itemId })).toBeNull();
     // A rater without this response: not found, and nothing written.
     const outsider = await makeUser(db, "otto", ["rater"]);
     expect(getRaterItem(db, { raterId: outsider.id, itemId })).toBeNull();
