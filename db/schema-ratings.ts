@@ -42,7 +42,10 @@ export const mentatQuestions = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("mentat_questions_bank_external_idx").on(t.bankId, t.externalId), index("mentat_questions_bank_pos_idx").on(t.bankId, t.position)],
+  (t) => [
+    uniqueIndex("mentat_questions_bank_external_idx").on(t.bankId, t.externalId),
+    index("mentat_questions_bank_pos_idx").on(t.bankId, t.position),
+  ],
 );
 
 /** The experts who rate a bank's preference-domain questions. */
@@ -85,7 +88,10 @@ export const mentatRatings = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     submittedAt: integer("submitted_at"),
   },
-  (t) => [uniqueIndex("mentat_ratings_question_rater_idx").on(t.questionId, t.raterId), index("mentat_ratings_rater_idx").on(t.raterId)],
+  (t) => [
+    uniqueIndex("mentat_ratings_question_rater_idx").on(t.questionId, t.raterId),
+    index("mentat_ratings_rater_idx").on(t.raterId),
+  ],
 );
 
 /** A demographic variant set (base, gender, age or race) of a bank, with the parameters that reproduce it. */
@@ -125,7 +131,10 @@ export const mentatVariants = sqliteTable(
     race: text("race"),
     text: text("text").notNull(),
   },
-  (t) => [uniqueIndex("mentat_variants_dataset_variant_idx").on(t.datasetId, t.variantId), index("mentat_variants_dataset_pos_idx").on(t.datasetId, t.position)],
+  (t) => [
+    uniqueIndex("mentat_variants_dataset_variant_idx").on(t.datasetId, t.variantId),
+    index("mentat_variants_dataset_pos_idx").on(t.datasetId, t.position),
+  ],
 );
 
 /** A Bradley–Terry label fit of a bank's submitted ratings: options, input hash and the full result (JSON). */
@@ -174,7 +183,10 @@ export const reviewItems = sqliteTable(
     contentHash: text("content_hash").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [uniqueIndex("review_items_set_external_idx").on(t.setId, t.externalId), index("review_items_set_pos_idx").on(t.setId, t.position)],
+  (t) => [
+    uniqueIndex("review_items_set_external_idx").on(t.setId, t.externalId),
+    index("review_items_set_pos_idx").on(t.setId, t.position),
+  ],
 );
 
 export const reviewSetRaters = sqliteTable(
@@ -214,5 +226,8 @@ export const reviewJudgements = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     submittedAt: integer("submitted_at"),
   },
-  (t) => [uniqueIndex("review_judgements_item_rater_idx").on(t.itemId, t.raterId), index("review_judgements_rater_idx").on(t.raterId)],
+  (t) => [
+    uniqueIndex("review_judgements_item_rater_idx").on(t.itemId, t.raterId),
+    index("review_judgements_rater_idx").on(t.raterId),
+  ],
 );

@@ -4,7 +4,14 @@
  * services as the admin pages.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { DEFAULT_AGES, DEFAULT_RACES, MENTAT_DOMAINS, VARIANT_DIMENSIONS, type MentatDomain, type VariantDimension } from "../core/expert-scales";
+import {
+  DEFAULT_AGES,
+  DEFAULT_RACES,
+  MENTAT_DOMAINS,
+  VARIANT_DIMENSIONS,
+  type MentatDomain,
+  type VariantDimension,
+} from "../core/expert-scales";
 import type { CsvIssue } from "../core/expert-csv";
 import { getDb } from "../lib/db.server";
 import {
@@ -35,12 +42,15 @@ function readInput(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (e) {
-    throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`);
+    throw new CliError(
+      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
+    );
   }
 }
 
 function listIssues(io: CliIO, file: string, issues: CsvIssue[], kind: "error" | "warning"): void {
-  for (const i of issues.slice(0, MAX_LISTED)) io.err(`${file}:${i.line}: ${kind === "warning" ? "warning: " : ""}${i.message}\n`);
+  for (const i of issues.slice(0, MAX_LISTED))
+    io.err(`${file}:${i.line}: ${kind === "warning" ? "warning: " : ""}${i.message}\n`);
   if (issues.length > MAX_LISTED) io.err(`… and ${issues.length - MAX_LISTED} more\n`);
 }
 
@@ -54,7 +64,8 @@ async function service<T>(body: () => T | Promise<T>): Promise<T> {
   }
 }
 
-const fmt = (v: number | null | undefined, digits = 3) => (v === null || v === undefined || Number.isNaN(v) ? "–" : v.toFixed(digits));
+const fmt = (v: number | null | undefined, digits = 3) =>
+  v === null || v === undefined || Number.isNaN(v) ? "–" : v.toFixed(digits);
 
 export const mentatImportCommand: Command = {
   name: "mentat-import",
@@ -82,7 +93,12 @@ Options:
   async run(argv, io) {
     const { values, positionals } = parseOptions(
       argv,
-      { bank: { type: "string" }, "preference-domains": { type: "string" }, seed: { type: "string" }, "dry-run": { type: "boolean", default: false } },
+      {
+        bank: { type: "string" },
+        "preference-domains": { type: "string" },
+        seed: { type: "string" },
+        "dry-run": { type: "boolean", default: false },
+      },
       true,
     );
     if (positionals.length !== 1) throw new CliError("give exactly one question-bank CSV FILE. See --help.");
@@ -91,12 +107,23 @@ Options:
     let domains: MentatDomain[] | undefined;
     if (values["preference-domains"] !== undefined) {
       const raw = values["preference-domains"].trim().toLowerCase();
-      domains = raw === "all" ? [...MENTAT_DOMAINS] : raw === "" ? [] : raw.split(",").map((d) => d.trim() as MentatDomain);
+      domains =
+        raw === "all" ? [...MENTAT_DOMAINS] : raw === "" ? [] : raw.split(",").map((d) => d.trim() as MentatDomain);
       const bad = domains.filter((d) => !MENTAT_DOMAINS.includes(d));
-      if (bad.length) throw new CliError(`unknown domain${bad.length > 1 ? "s" : ""} ${bad.join(", ")}: use ${MENTAT_DOMAINS.join(", ")} or all.`);
+      if (bad.length)
+        throw new CliError(
+          `unknown domain${bad.length > 1 ? "s" : ""} ${bad.join(", ")}: use ${MENTAT_DOMAINS.join(", ")} or all.`,
+        );
     }
     const seed = values.seed === undefined ? undefined : Number(values.seed);
-    const result = importQuestionBank(getDb(), { bankName, text: readInput(file), actorId: null, preferenceDomains: domains, seed, dryRun: values["dry-run"] });
+    const result = importQuestionBank(getDb(), {
+      bankName,
+      text: readInput(file),
+      actorId: null,
+      preferenceDomains: domains,
+      seed,
+      dryRun: values["dry-run"],
+    });
     if (!result.ok) {
       listIssues(io, file, result.errors, "error");
       listIssues(io, file, result.warnings, "warning");
@@ -105,7 +132,11 @@ Options:
     }
     listIssues(io, file, result.warnings, "warning");
     io.out(
-      `${result.written ? "Imported" : "Checked (dry run, nothing written)"} ${result.total} questions into bank "${result.bankName}"${result.createdBank ? " (new)" : ""}: ${result.created} new, ${result.updated} changed, ${result.unchanged} unchanged.\n`,
+      `${result.written ? "Imported" : "Checked (dry run, nothing written)"} ${result.total} questions into bank "${
+        result.bankName
+      }"${result.createdBank ? " (new)" : ""}: ${result.created} new, ${result.updated} changed, ${
+        result.unchanged
+      } unchanged.\n`,
     );
     return 0;
   },
@@ -120,8 +151,14 @@ Experts are users with the rater role. On a question bank they rate the options 
 on a review set they review every case and seed. Removing an expert keeps the ratings they submitted.
 Without --add or --remove, lists the panel with each expert's progress.`,
   async run(argv, io) {
-    const { values } = parseOptions(argv, { bank: { type: "string" }, set: { type: "string" }, add: { type: "string" }, remove: { type: "string" } });
-    if (Boolean(values.bank) === Boolean(values.set)) throw new CliError("give either --bank NAME or --set NAME. See --help.");
+    const { values } = parseOptions(argv, {
+      bank: { type: "string" },
+      set: { type: "string" },
+      add: { type: "string" },
+      remove: { type: "string" },
+    });
+    if (Boolean(values.bank) === Boolean(values.set))
+      throw new CliError("give either --bank NAME or --set NAME. See --help.");
     const db = getDb();
     const names = (list: string | undefined) =>
       (list ?? "")
@@ -129,25 +166,39 @@ Without --add or --remove, lists the panel with each expert's progress.`,
         .map((s) => s.trim().toLowerCase())
         .filter(Boolean);
     return service(() => {
-      const target = values.bank ? { kind: "bank" as const, ...requireBankByName(db, values.bank) } : { kind: "set" as const, ...requireReviewSetByName(db, values.set!) };
+      const target = values.bank
+        ? { kind: "bank" as const, ...requireBankByName(db, values.bank) }
+        : { kind: "set" as const, ...requireReviewSetByName(db, values.set!) };
       const panel = () => (target.kind === "bank" ? listBankPanel(db, target.id) : listReviewPanel(db, target.id));
       const byName = new Map(panel().map((m) => [m.username, m]));
       const lookup = (n: string) => {
         const m = byName.get(n);
-        if (!m) throw new CliError(`"${n}" is not a user with the rater role. Raters: ${[...byName.keys()].join(", ") || "none"}.`);
+        if (!m)
+          throw new CliError(
+            `"${n}" is not a user with the rater role. Raters: ${[...byName.keys()].join(", ") || "none"}.`,
+          );
         return m.id;
       };
       const add = names(values.add).map(lookup);
       const remove = names(values.remove).map(lookup);
       if (add.length) {
-        const n = target.kind === "bank" ? addBankRaters(db, { bankId: target.id, raterIds: add, actorId: null }) : addReviewRaters(db, { setId: target.id, raterIds: add, actorId: null });
+        const n =
+          target.kind === "bank"
+            ? addBankRaters(db, { bankId: target.id, raterIds: add, actorId: null })
+            : addReviewRaters(db, { setId: target.id, raterIds: add, actorId: null });
         io.out(`Added ${n} expert${n === 1 ? "" : "s"} to ${target.kind} "${target.name}".\n`);
       }
       for (const id of remove)
-        target.kind === "bank" ? removeBankRater(db, { bankId: target.id, raterId: id, actorId: null }) : removeReviewRater(db, { setId: target.id, raterId: id, actorId: null });
-      if (remove.length) io.out(`Removed ${remove.length} expert${remove.length === 1 ? "" : "s"} from ${target.kind} "${target.name}".\n`);
+        target.kind === "bank"
+          ? removeBankRater(db, { bankId: target.id, raterId: id, actorId: null })
+          : removeReviewRater(db, { setId: target.id, raterId: id, actorId: null });
+      if (remove.length)
+        io.out(
+          `Removed ${remove.length} expert${remove.length === 1 ? "" : "s"} from ${target.kind} "${target.name}".\n`,
+        );
       io.out(`Panel of ${target.kind} "${target.name}":\n`);
-      for (const m of panel().filter((m) => m.onPanel)) io.out(`  ${m.username}: ${m.submitted} submitted, ${m.drafts} draft${m.active ? "" : " (deactivated)"}\n`);
+      for (const m of panel().filter((m) => m.onPanel))
+        io.out(`  ${m.username}: ${m.submitted} submitted, ${m.drafts} draft${m.active ? "" : " (deactivated)"}\n`);
       return 0;
     });
   },
@@ -179,9 +230,15 @@ Options:
   --ages LIST  comma-separated whole numbers
   --races LIST comma-separated names`,
   async run(argv, io) {
-    const { values } = parseOptions(argv, { bank: { type: "string" }, by: { type: "string" }, ages: { type: "string" }, races: { type: "string" } });
+    const { values } = parseOptions(argv, {
+      bank: { type: "string" },
+      by: { type: "string" },
+      ages: { type: "string" },
+      races: { type: "string" },
+    });
     const by = values.by ?? "all";
-    if (by !== "all" && !VARIANT_DIMENSIONS.includes(by as VariantDimension)) throw new CliError(`--by must be one of ${VARIANT_DIMENSIONS.join(", ")}, all; not "${by}".`);
+    if (by !== "all" && !VARIANT_DIMENSIONS.includes(by as VariantDimension))
+      throw new CliError(`--by must be one of ${VARIANT_DIMENSIONS.join(", ")}, all; not "${by}".`);
     const ages = parseList(values.ages, "--ages")?.map((a) => {
       if (!/^\d+$/.test(a)) throw new CliError(`--ages must list whole numbers, not "${a}".`);
       return Number(a);
@@ -192,7 +249,11 @@ Options:
       const bank = requireBankByName(db, requireOption(values.bank, "--bank"));
       for (const dimension of by === "all" ? VARIANT_DIMENSIONS : [by as VariantDimension]) {
         const r = expandBank(db, { bankId: bank.id, dimension, params: { ages, races }, actorId: null });
-        io.out(`${dimension.padEnd(6)} ${String(r.count).padStart(6)} variants  sha256 ${r.contentHash.slice(0, 16)}  ${r.unchanged ? "unchanged" : r.replaced ? "replaced" : "new"}\n`);
+        io.out(
+          `${dimension.padEnd(6)} ${String(r.count).padStart(6)} variants  sha256 ${r.contentHash.slice(0, 16)}  ${
+            r.unchanged ? "unchanged" : r.replaced ? "replaced" : "new"
+          }\n`,
+        );
       }
       return 0;
     });
@@ -239,7 +300,9 @@ Options:
     });
     if (!options.success) {
       const issue = options.error.issues[0]!;
-      throw new CliError(`--${String(issue.path[0]).replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())}: ${issue.message}`);
+      throw new CliError(
+        `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())}: ${issue.message}`,
+      );
     }
     const db = getDb();
     return service(() => {
@@ -252,23 +315,44 @@ Options:
       });
       if (io.isTTY && options.data.bootstrap >= 20) io.err("\n");
       if (values.json) {
-        io.out(JSON.stringify({ bank: bank.name, fit_id: fit.id, params: fit.params, input_hash: fit.inputHash, ...fit.result }, null, 2) + "\n");
+        io.out(
+          JSON.stringify(
+            { bank: bank.name, fit_id: fit.id, params: fit.params, input_hash: fit.inputHash, ...fit.result },
+            null,
+            2,
+          ) + "\n",
+        );
         return 0;
       }
       const l = fit.result.labels;
       const alpha = new Map(fit.result.agreement.map((a) => [a.question, a]));
       io.out(
         `Fit ${fit.id} of bank "${bank.name}": ${fit.result.nRows} ratings, ${l.questions.length} questions, ${l.raters.length} experts; ` +
-          `objective ${l.objective.toFixed(4)}, ${l.iterations} iterations, ${l.converged ? "converged" : "NOT CONVERGED"}; ` +
-          `${l.bootstrap.replicates} bootstrap refits (seed ${l.bootstrap.seed})${l.bootstrap.notConverged ? `, ${l.bootstrap.notConverged} not converged` : ""}.\n\n`,
+          `objective ${l.objective.toFixed(4)}, ${l.iterations} iterations, ${
+            l.converged ? "converged" : "NOT CONVERGED"
+          }; ` +
+          `${l.bootstrap.replicates} bootstrap refits (seed ${l.bootstrap.seed})${
+            l.bootstrap.notConverged ? `, ${l.bootstrap.notConverged} not converged` : ""
+          }.\n\n`,
       );
       io.out("question        n   alpha   label (95% interval) per option a–e\n");
       for (const q of l.questions) {
-        const cells = q.labels.map((p, i) => `${"abcde"[i]} ${fmt(p, 2)} [${fmt(q.lower[i], 2)}, ${fmt(q.upper[i], 2)}]`);
-        io.out(`${q.question.padEnd(12)} ${String(q.nAnnotations).padStart(4)}  ${fmt(alpha.get(q.question)?.alpha).padStart(6)}   ${cells.join("  ")}\n`);
+        const cells = q.labels.map(
+          (p, i) => `${"abcde"[i]} ${fmt(p, 2)} [${fmt(q.lower[i], 2)}, ${fmt(q.upper[i], 2)}]`,
+        );
+        io.out(
+          `${q.question.padEnd(12)} ${String(q.nAnnotations).padStart(4)}  ${fmt(alpha.get(q.question)?.alpha).padStart(
+            6,
+          )}   ${cells.join("  ")}\n`,
+        );
       }
       io.out("\nexpert          ratings   slope   offset\n");
-      for (const r of l.raters) io.out(`${r.rater.padEnd(14)} ${String(r.nAnnotations).padStart(8)}  ${fmt(r.slope).padStart(6)}  ${fmt(r.offset).padStart(7)}\n`);
+      for (const r of l.raters)
+        io.out(
+          `${r.rater.padEnd(14)} ${String(r.nAnnotations).padStart(8)}  ${fmt(r.slope).padStart(6)}  ${fmt(
+            r.offset,
+          ).padStart(7)}\n`,
+        );
       return 0;
     });
   },
@@ -290,9 +374,15 @@ Options:
   --allow-intended   export even when a preference-domain question has no fitted label (it keeps its intended
                      answer, label_source "intended"); otherwise that is refused (exit 2)`,
   async run(argv, io) {
-    const { values } = parseOptions(argv, { bank: { type: "string" }, set: { type: "string" }, out: { type: "string" }, "allow-intended": { type: "boolean", default: false } });
+    const { values } = parseOptions(argv, {
+      bank: { type: "string" },
+      set: { type: "string" },
+      out: { type: "string" },
+      "allow-intended": { type: "boolean", default: false },
+    });
     const dimension = requireOption(values.set, "--set") as VariantDimension;
-    if (!VARIANT_DIMENSIONS.includes(dimension)) throw new CliError(`--set must be one of ${VARIANT_DIMENSIONS.join(", ")}.`);
+    if (!VARIANT_DIMENSIONS.includes(dimension))
+      throw new CliError(`--set must be one of ${VARIANT_DIMENSIONS.join(", ")}.`);
     const db = getDb();
     return service(() => {
       const bank = requireBankByName(db, requireOption(values.bank, "--bank"));
@@ -323,10 +413,19 @@ Reads cases into the review set NAME (created if needed). Columns (case-insensit
   seed_id    optional: the seed a generated case came from
 The whole file is validated first; problems are listed as FILE:LINE and nothing is written (exit 2).`,
   async run(argv, io) {
-    const { values, positionals } = parseOptions(argv, { set: { type: "string" }, "dry-run": { type: "boolean", default: false } }, true);
+    const { values, positionals } = parseOptions(
+      argv,
+      { set: { type: "string" }, "dry-run": { type: "boolean", default: false } },
+      true,
+    );
     if (positionals.length !== 1) throw new CliError("give exactly one CSV FILE. See --help.");
     const file = positionals[0]!;
-    const result = importReviewSet(getDb(), { setName: requireOption(values.set, "--set"), text: readInput(file), actorId: null, dryRun: values["dry-run"] });
+    const result = importReviewSet(getDb(), {
+      setName: requireOption(values.set, "--set"),
+      text: readInput(file),
+      actorId: null,
+      dryRun: values["dry-run"],
+    });
     if (!result.ok) {
       listIssues(io, file, result.errors, "error");
       listIssues(io, file, result.warnings, "warning");
@@ -334,7 +433,11 @@ The whole file is validated first; problems are listed as FILE:LINE and nothing 
       return 2;
     }
     listIssues(io, file, result.warnings, "warning");
-    io.out(`${result.written ? "Imported" : "Checked (dry run, nothing written)"} ${result.total} items into review set "${result.setName}": ${result.created} new, ${result.updated} changed, ${result.unchanged} unchanged.\n`);
+    io.out(
+      `${result.written ? "Imported" : "Checked (dry run, nothing written)"} ${result.total} items into review set "${
+        result.setName
+      }": ${result.created} new, ${result.updated} changed, ${result.unchanged} unchanged.\n`,
+    );
     return 0;
   },
 };
@@ -354,9 +457,14 @@ Options:
   --json      print the report as JSON
   --weights   linear or quadratic (default) weights for kappa and AC2`,
   async run(argv, io) {
-    const { values } = parseOptions(argv, { set: { type: "string" }, json: { type: "boolean", default: false }, weights: { type: "string" } });
+    const { values } = parseOptions(argv, {
+      set: { type: "string" },
+      json: { type: "boolean", default: false },
+      weights: { type: "string" },
+    });
     const weights = (values.weights ?? "quadratic") as "linear" | "quadratic";
-    if (weights !== "linear" && weights !== "quadratic") throw new CliError(`--weights must be linear or quadratic, not "${values.weights}".`);
+    if (weights !== "linear" && weights !== "quadratic")
+      throw new CliError(`--weights must be linear or quadratic, not "${values.weights}".`);
     const db = getDb();
     return service(() => {
       const set = requireReviewSetByName(db, requireOption(values.set, "--set"));
@@ -365,18 +473,39 @@ Options:
         io.out(JSON.stringify({ set: set.name, ...r }, null, 2) + "\n");
         return 0;
       }
-      io.out(`Review set "${set.name}": ${r.nCases} cases, ${r.nSeeds} seeds, ${r.nReviews} submitted reviews by ${r.experts.length} experts.\n\n`);
-      io.out(`dimension                n   mean     sd   1/2/3/4/5          alpha(ord)  AC2 (${weights})          kappa_w\n`);
+      io.out(
+        `Review set "${set.name}": ${r.nCases} cases, ${r.nSeeds} seeds, ${r.nReviews} submitted reviews by ${r.experts.length} experts.\n\n`,
+      );
+      io.out(
+        `dimension                n   mean     sd   1/2/3/4/5          alpha(ord)  AC2 (${weights})          kappa_w\n`,
+      );
       for (const d of r.dimensions) {
         const a = d.agreement;
-        const ci = a.gwetAc2.confidenceInterval ? ` [${fmt(a.gwetAc2.confidenceInterval[0], 2)}, ${fmt(a.gwetAc2.confidenceInterval[1], 2)}]` : "";
+        const ci = a.gwetAc2.confidenceInterval
+          ? ` [${fmt(a.gwetAc2.confidenceInterval[0], 2)}, ${fmt(a.gwetAc2.confidenceInterval[1], 2)}]`
+          : "";
         io.out(
-          `${d.dimension.padEnd(20)} ${String(d.n).padStart(5)}  ${fmt(d.mean, 2).padStart(5)}  ${fmt(d.sd, 2).padStart(5)}   ${d.distribution.join("/").padEnd(17)}  ${fmt(a.krippendorffAlphaOrdinal).padStart(10)}  ${(fmt(a.gwetAc2.value) + ci).padEnd(22)} ${fmt(a.cohenWeightedKappa)}\n`,
+          `${d.dimension.padEnd(20)} ${String(d.n).padStart(5)}  ${fmt(d.mean, 2).padStart(5)}  ${fmt(d.sd, 2).padStart(
+            5,
+          )}   ${d.distribution.join("/").padEnd(17)}  ${fmt(a.krippendorffAlphaOrdinal).padStart(10)}  ${(
+            fmt(a.gwetAc2.value) + ci
+          ).padEnd(22)} ${fmt(a.cohenWeightedKappa)}\n`,
         );
-        for (const e of d.perExpert) io.out(`  ${e.rater.padEnd(18)} ${String(e.n).padStart(5)}  ${fmt(e.mean, 2).padStart(5)}  ${fmt(e.sd, 2).padStart(5)}   ${e.distribution.join("/")}\n`);
+        for (const e of d.perExpert)
+          io.out(
+            `  ${e.rater.padEnd(18)} ${String(e.n).padStart(5)}  ${fmt(e.mean, 2).padStart(5)}  ${fmt(e.sd, 2).padStart(
+              5,
+            )}   ${e.distribution.join("/")}\n`,
+          );
       }
       const s = r.seedAgreement;
-      io.out(`\nSeeds: ${r.acceptedSeeds.length} accepted, ${r.seeds.filter((x) => x.status === "rejected").length} rejected, ${r.seeds.filter((x) => x.status === "pending").length} pending; agreement ${fmt(s.percentAgreement)} (AC1 ${fmt(s.gwetAc1)}, alpha ${fmt(s.krippendorffAlphaNominal)}).\n`);
+      io.out(
+        `\nSeeds: ${r.acceptedSeeds.length} accepted, ${
+          r.seeds.filter((x) => x.status === "rejected").length
+        } rejected, ${r.seeds.filter((x) => x.status === "pending").length} pending; agreement ${fmt(
+          s.percentAgreement,
+        )} (AC1 ${fmt(s.gwetAc1)}, alpha ${fmt(s.krippendorffAlphaNominal)}).\n`,
+      );
       for (const seed of r.seeds) {
         io.out(`  ${seed.id.padEnd(16)} ${seed.status.padEnd(9)} ${seed.accepts} accept, ${seed.rejects} reject\n`);
         for (const reason of seed.reasons) io.out(`      ${reason.rater}: ${reason.reason.replace(/\s+/g, " ")}\n`);

@@ -113,7 +113,8 @@ export function minimizeBounded(
   // rounding allows: a gradient g moves f by about g²/(2h) for curvature h, which rounding (ε|f|) hides once
   // g ≲ √(2hε|f|). So: fallen by 1e-6 from the start, or below 1e-5·√|f| (curvatures up to ~10⁵).
   const startGradient = pgNorm;
-  const stallTolerance = (value: number) => Math.max(gradientTolerance, 1e-6 * startGradient, 1e-5 * Math.sqrt(Math.max(1, Math.abs(value))));
+  const stallTolerance = (value: number) =>
+    Math.max(gradientTolerance, 1e-6 * startGradient, 1e-5 * Math.sqrt(Math.max(1, Math.abs(value))));
 
   while (iterations < maxIterations) {
     if (pgNorm <= gradientTolerance) {

@@ -148,7 +148,10 @@ function sigmoidNeg(z: number): number {
  * The penalised negative log-likelihood and its gradient over the packed parameter vector
  * [β (question-major), slopes, offsets] (slopes and offsets present as `raterEffects` says). Exported for tests.
  */
-export function hbtObjective(data: PairwiseData, options: HbtOptions = {}): (x: Float64Array, g: Float64Array) => number {
+export function hbtObjective(
+  data: PairwiseData,
+  options: HbtOptions = {},
+): (x: Float64Array, g: Float64Array) => number {
   const layout = layoutOf(data, options.raterEffects ?? HBT_DEFAULTS.raterEffects);
   const penalty = options.penalty ?? HBT_DEFAULTS.penalty;
   const ridge = options.strengthPenalty ?? HBT_DEFAULTS.strengthPenalty;
@@ -242,7 +245,8 @@ export function fitHierarchicalBradleyTerry(data: PairwiseData, options: HbtOpti
       upper[at + r] = oHi;
     }
   if (options.start)
-    for (let q = 0; q < layout.q; q++) for (let i = 0; i < layout.k; i++) x0[q * layout.k + i] = options.start.strengths[q][i];
+    for (let q = 0; q < layout.q; q++)
+      for (let i = 0; i < layout.k; i++) x0[q * layout.k + i] = options.start.strengths[q][i];
 
   const result = minimizeBounded(hbtObjective(data, options), x0, lower, upper, {
     maxIterations: 5000,
@@ -296,14 +300,21 @@ export function fitBradleyTerry(
     for (let i = 0; i < nItems; i++)
       if (won[i] === 0 || lost[i] === 0)
         throw new RangeError(
-          `fitBradleyTerry: item ${i} ${won[i] === 0 ? "never wins" : "never loses"}, so the maximum-likelihood strengths do not exist; give a strengthPenalty`,
+          `fitBradleyTerry: item ${i} ${
+            won[i] === 0 ? "never wins" : "never loses"
+          }, so the maximum-likelihood strengths do not exist; give a strengthPenalty`,
         );
   }
   const fit = fitHierarchicalBradleyTerry(
     { nQuestions: 1, nOptions: nItems, nRaters: 1, wins: wins.map((w) => ({ ...w, question: 0, rater: 0 })) },
     { raterEffects: "none", strengthPenalty: ridge, optimizer: { gradientTolerance: 1e-10 } },
   );
-  return { strengths: fit.strengths[0], objective: fit.objective, converged: fit.converged, iterations: fit.iterations };
+  return {
+    strengths: fit.strengths[0],
+    objective: fit.objective,
+    converged: fit.converged,
+    iterations: fit.iterations,
+  };
 }
 
 /**
@@ -350,9 +361,12 @@ export function winsFromAnnotations(
   for (const row of rows) {
     const q = qIndex.get(row.question);
     const r = rIndex.get(row.rater);
-    if (q === undefined || r === undefined) throw new RangeError(`winsFromAnnotations: unknown question or rater in ${JSON.stringify(row)}`);
+    if (q === undefined || r === undefined)
+      throw new RangeError(`winsFromAnnotations: unknown question or rater in ${JSON.stringify(row)}`);
     if (row.scores.length !== nOptions)
-      throw new RangeError(`winsFromAnnotations: question "${row.question}" needs ${nOptions} scores, got ${row.scores.length}`);
+      throw new RangeError(
+        `winsFromAnnotations: question "${row.question}" needs ${nOptions} scores, got ${row.scores.length}`,
+      );
     for (const [w, l] of pairwiseWins(row.scores)) {
       const key = ((q * raters.length + r) * nOptions + w) * nOptions + l;
       counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -428,7 +442,13 @@ export interface PreferenceLabels {
   iterations: number;
   converged: boolean;
   bootstrap: { replicates: number; seed: number; confidenceLevel: number; notConverged: number };
-  options: { raterEffects: RaterEffects; penalty: number; strengthPenalty: number; slopeBounds: [number, number]; offsetBounds: [number, number] };
+  options: {
+    raterEffects: RaterEffects;
+    penalty: number;
+    strengthPenalty: number;
+    slopeBounds: [number, number];
+    offsetBounds: [number, number];
+  };
 }
 
 /**
@@ -469,13 +489,17 @@ export function fitPreferenceLabels(
   if (!(level > 0 && level < 1)) throw new RangeError(`confidenceLevel must be in (0, 1), got ${level}`);
   if (!(Number.isInteger(replicates) && replicates >= 0)) throw new RangeError("bootstrap must be a whole number ≥ 0");
   const byQuestion = questions.map((q) => sorted.filter((r) => r.question === q));
-  const draws: number[][][] = questions.map(() => nOptions > 0 ? Array.from({ length: nOptions }, () => []) : []);
+  const draws: number[][][] = questions.map(() => Array.from({ length: nOptions }, () => []));
   const rng = new PyRandom(seed);
   let notConverged = 0;
   for (let b = 0; b < replicates; b++) {
     const sample: AnnotationRow[] = [];
-    for (const group of byQuestion) for (let i = 0; i < group.length; i++) sample.push(group[rng.randbelow(group.length)]);
-    const refit = fitHierarchicalBradleyTerry(winsFromAnnotations(sample, questions, raters, nOptions), { ...hbt, start: fit });
+    for (const group of byQuestion)
+      for (let i = 0; i < group.length; i++) sample.push(group[rng.randbelow(group.length)]);
+    const refit = fitHierarchicalBradleyTerry(winsFromAnnotations(sample, questions, raters, nOptions), {
+      ...hbt,
+      start: fit,
+    });
     if (!refit.converged) notConverged++;
     refit.strengths.forEach((beta, q) => softmax(beta).forEach((p, i) => draws[q][i].push(p)));
     options.onReplicate?.(b + 1, replicates);

@@ -14,7 +14,14 @@ import {
   type ReviewDimension,
   type ReviewItemKind,
 } from "./expert-scales";
-import { buildRatingTable, cohenWeightedKappa, gwetAc1, gwetAc2, krippendorffAlpha, percentAgreement } from "./stats/index";
+import {
+  buildRatingTable,
+  cohenWeightedKappa,
+  gwetAc1,
+  gwetAc2,
+  krippendorffAlpha,
+  percentAgreement,
+} from "./stats/index";
 
 export interface ReviewItemInput {
   line: number;
@@ -50,12 +57,21 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
   const warnings: CsvIssue[] = [];
   const missing = (["id", "text"] as const).filter((c) => !index.has(c));
   if (missing.length) {
-    errors.push({ line: 1, message: `missing column${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}. A case file needs id and text; kind, case_type, diagnosis and seed_id are optional.` });
+    errors.push({
+      line: 1,
+      message: `missing column${missing.length > 1 ? "s" : ""} ${missing
+        .map((m) => `"${m}"`)
+        .join(", ")}. A case file needs id and text; kind, case_type, diagnosis and seed_id are optional.`,
+    });
     return { items: [], errors, warnings };
   }
   const known = new Set(index.values());
   const unused = read.header.filter((h, i) => h !== "" && !known.has(i));
-  if (unused.length) warnings.push({ line: 1, message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.` });
+  if (unused.length)
+    warnings.push({
+      line: 1,
+      message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
+    });
   if (read.rows.length === 0) errors.push({ line: 2, message: "the file has a header but no cases." });
   const items: ReviewItemInput[] = [];
   const seen = new Map<string, number>();
@@ -64,8 +80,10 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
     const problems: string[] = [];
     const externalId = get("id");
     if (!externalId) problems.push("the id is empty.");
-    else if (!EXTERNAL_ID.test(externalId)) problems.push(`the id "${externalId}" may use letters, digits, dot, underscore and hyphen (at most 64).`);
-    else if (seen.has(externalId)) problems.push(`the id "${externalId}" is already used on line ${seen.get(externalId)}.`);
+    else if (!EXTERNAL_ID.test(externalId))
+      problems.push(`the id "${externalId}" may use letters, digits, dot, underscore and hyphen (at most 64).`);
+    else if (seen.has(externalId))
+      problems.push(`the id "${externalId}" is already used on line ${seen.get(externalId)}.`);
     else seen.set(externalId, line);
     const kind = (get("kind").toLowerCase() || "case") as ReviewItemKind;
     if (!REVIEW_ITEM_KINDS.includes(kind)) problems.push(`the kind "${get("kind")}" must be "case" or "seed".`);
@@ -73,7 +91,8 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
     if (!body) problems.push("the text is empty.");
     else if (body.length > MAX_CASE_CHARS) problems.push(`the text is longer than ${MAX_CASE_CHARS} characters.`);
     const caseType = get("caseType");
-    if (caseType && !/^(I|II|III|IV|[1-4])$/i.test(caseType)) problems.push(`the case_type "${caseType}" must be I, II, III, IV (or 1–4).`);
+    if (caseType && !/^(I|II|III|IV|[1-4])$/i.test(caseType))
+      problems.push(`the case_type "${caseType}" must be I, II, III, IV (or 1–4).`);
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else
       items.push({
@@ -88,7 +107,10 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
   }
   for (const item of items)
     if (item.seedId && item.kind === "case" && !seen.has(item.seedId))
-      warnings.push({ line: item.line, message: `seed_id "${item.seedId}" is not a case of this file (kept as given).` });
+      warnings.push({
+        line: item.line,
+        message: `seed_id "${item.seedId}" is not a case of this file (kept as given).`,
+      });
   return { items: errors.length ? [] : items, errors, warnings };
 }
 
@@ -108,7 +130,10 @@ export interface ReviewRow {
 }
 
 /** The problem with a submission, or null: cases need all three scores, seeds a decision and, on reject, a reason. */
-export function checkReview(kind: ReviewItemKind, r: Omit<ReviewRow, "item" | "rater">): Partial<Record<ReviewDimension | "decision" | "reason", string>> {
+export function checkReview(
+  kind: ReviewItemKind,
+  r: Omit<ReviewRow, "item" | "rater">,
+): Partial<Record<ReviewDimension | "decision" | "reason", string>> {
   const errors: Partial<Record<ReviewDimension | "decision" | "reason", string>> = {};
   if (kind === "case") {
     for (const d of REVIEW_DIMENSIONS)
@@ -162,7 +187,13 @@ export interface ReviewReport {
   experts: { rater: string; cases: number; seeds: number }[];
   dimensions: DimensionReport[];
   seeds: SeedOutcome[];
-  seedAgreement: { nItems: number; percentAgreement: number | null; gwetAc1: number | null; krippendorffAlphaNominal: number | null; reasons: string[] };
+  seedAgreement: {
+    nItems: number;
+    percentAgreement: number | null;
+    gwetAc1: number | null;
+    krippendorffAlphaNominal: number | null;
+    reasons: string[];
+  };
   acceptedSeeds: string[];
 }
 
@@ -170,7 +201,8 @@ function summarise(values: number[]): ScoreSummary {
   const distribution = REVIEW_SCALE.map((v) => values.filter((x) => x === v).length);
   if (values.length === 0) return { n: 0, mean: null, sd: null, distribution };
   const mean = values.reduce((s, v) => s + v, 0) / values.length;
-  const sd = values.length > 1 ? Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1)) : null;
+  const sd =
+    values.length > 1 ? Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (values.length - 1)) : null;
   return { n: values.length, mean, sd, distribution };
 }
 
@@ -220,10 +252,15 @@ export function reviewReport(
       agreement.nItems = ac2.nPairableItems;
       agreement.nRaters = table.raters.length;
       agreement.krippendorffAlphaOrdinal = alpha.value;
-      agreement.gwetAc2 = { value: ac2.value, standardError: ac2.standardError, confidenceInterval: ac2.confidenceInterval };
+      agreement.gwetAc2 = {
+        value: ac2.value,
+        standardError: ac2.standardError,
+        confidenceInterval: ac2.confidenceInterval,
+      };
       agreement.cohenWeightedKappa = kappa.value;
       agreement.percentAgreement = pa.value;
-      for (const reason of [alpha.reason, ac2.reason, kappa.reason, pa.reason]) if (reason && !reasons.includes(reason)) reasons.push(reason);
+      for (const reason of [alpha.reason, ac2.reason, kappa.reason, pa.reason])
+        if (reason && !reasons.includes(reason)) reasons.push(reason);
     } else reasons.push("no case has been reviewed yet");
     return { dimension, ...overall, perExpert, agreement };
   });
@@ -233,7 +270,9 @@ export function reviewReport(
     .map((i) => i.id)
     .sort(byCodePoint)
     .map((id) => {
-      const mine = seedReviews.filter((r) => r.item === id && r.decision !== null).sort((a, b) => byCodePoint(a.rater, b.rater));
+      const mine = seedReviews
+        .filter((r) => r.item === id && r.decision !== null)
+        .sort((a, b) => byCodePoint(a.rater, b.rater));
       const accepts = mine.filter((r) => r.decision === "accept").length;
       const rejects = mine.filter((r) => r.decision === "reject").length;
       return {
@@ -246,7 +285,13 @@ export function reviewReport(
     });
 
   const decided = seedReviews.filter((r) => r.decision !== null);
-  const seedAgreement: ReviewReport["seedAgreement"] = { nItems: 0, percentAgreement: null, gwetAc1: null, krippendorffAlphaNominal: null, reasons: [] };
+  const seedAgreement: ReviewReport["seedAgreement"] = {
+    nItems: 0,
+    percentAgreement: null,
+    gwetAc1: null,
+    krippendorffAlphaNominal: null,
+    reasons: [],
+  };
   if (decided.length) {
     const table = buildRatingTable(
       decided.map((r) => ({ item: r.item, rater: r.rater, label: r.decision! })),
@@ -259,7 +304,8 @@ export function reviewReport(
     seedAgreement.percentAgreement = pa.value;
     seedAgreement.gwetAc1 = ac1.value;
     seedAgreement.krippendorffAlphaNominal = alpha.value;
-    for (const reason of [pa.reason, ac1.reason, alpha.reason]) if (reason && !seedAgreement.reasons.includes(reason)) seedAgreement.reasons.push(reason);
+    for (const reason of [pa.reason, ac1.reason, alpha.reason])
+      if (reason && !seedAgreement.reasons.includes(reason)) seedAgreement.reasons.push(reason);
   } else seedAgreement.reasons.push("no seed has been reviewed yet");
 
   return {

@@ -20,13 +20,16 @@ export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 
 /** Parses CSV text (BOM, CRLF and quoted multi-line cells allowed); blank lines are skipped. */
 export function readCsvRecords(text: string): CsvRecords | { error: CsvIssue } {
-  if (text.length > MAX_IMPORT_BYTES) return { error: { line: 0, message: `the file is larger than ${MAX_IMPORT_BYTES} bytes.` } };
+  if (text.length > MAX_IMPORT_BYTES)
+    return { error: { line: 0, message: `the file is larger than ${MAX_IMPORT_BYTES} bytes.` } };
   let records: { record: string[]; info: { bytes: number } }[];
   try {
     records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true });
   } catch (e) {
     const err = e as { lines?: number; message: string };
-    return { error: { line: err.lines ?? 0, message: `the CSV cannot be read: ${err.message.replace(/^Invalid .*?: /, "")}` } };
+    return {
+      error: { line: err.lines ?? 0, message: `the CSV cannot be read: ${err.message.replace(/^Invalid .*?: /, "")}` },
+    };
   }
   if (records.length === 0) return { error: { line: 1, message: "the file is empty." } };
   // Each record's first line from csv-parse's byte offsets (its own line count treats a CRLF inside a quoted cell
@@ -35,7 +38,8 @@ export function readCsvRecords(text: string): CsvRecords | { error: CsvIssue } {
   let at = 0;
   let line = 1;
   const advanceTo = (end: number) => {
-    for (; at < end && at < bytes.length; at++) if (bytes[at] === 0x0a || (bytes[at] === 0x0d && bytes[at + 1] !== 0x0a)) line++;
+    for (; at < end && at < bytes.length; at++)
+      if (bytes[at] === 0x0a || (bytes[at] === 0x0d && bytes[at + 1] !== 0x0a)) line++;
   };
   advanceTo(records[0]!.info.bytes);
   const rows: CsvRecords["rows"] = [];

@@ -26,7 +26,14 @@ export const GENDER_COLUMNS: Record<Gender, "he" | "she" | "they"> = { male: "he
 export const DEFAULT_AGES: readonly number[] = [20, 30, 40, 50, 60];
 
 /** Race / nationality values of the race set by default (MENTAT config_params.py, `nat_short`). */
-export const DEFAULT_RACES: readonly string[] = ["White", "Asian", "African American", "Black", "Hispanic", "Native American"];
+export const DEFAULT_RACES: readonly string[] = [
+  "White",
+  "Asian",
+  "African American",
+  "Black",
+  "Hispanic",
+  "Native American",
+];
 
 /** MentalBench's three 5-point quality scales (seeds/001_…, "Options and validation"). */
 export const REVIEW_DIMENSIONS = ["naturalness", "validity", "realism"] as const;

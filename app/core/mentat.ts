@@ -91,7 +91,8 @@ export function splitGenderTemplate(template: string): { texts: QuestionTexts } 
     let failed: string | null = null;
     texts[gender] = template.replace(GENDER_GROUP, (_, inner: string) => {
       const parts = inner.split("/");
-      if (parts.length !== 3) failed = `"{${inner}}" must list three forms, male/female/non-binary, e.g. {he/she/they}.`;
+      if (parts.length !== 3)
+        failed = `"{${inner}}" must list three forms, male/female/non-binary, e.g. {he/she/they}.`;
       return parts[g] ?? "";
     });
     if (failed) return { error: failed };
@@ -126,12 +127,20 @@ export function parseQuestionBankCsv(text: string): BankParseResult {
   if (missing.length)
     errors.push({
       line: 1,
-      message: `missing column${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}. A question bank needs id, domain, the question (a "question" column, or "he", "she", "they"), options a, b, c, d, e and answer.`,
+      message: `missing column${missing.length > 1 ? "s" : ""} ${missing
+        .map((m) => `"${m}"`)
+        .join(
+          ", ",
+        )}. A question bank needs id, domain, the question (a "question" column, or "he", "she", "they"), options a, b, c, d, e and answer.`,
     });
   if (errors.length) return { questions: [], errors, warnings };
   const known = new Set(index.values());
   const unused = read.header.filter((h, i) => h !== "" && !known.has(i));
-  if (unused.length) warnings.push({ line: 1, message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.` });
+  if (unused.length)
+    warnings.push({
+      line: 1,
+      message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
+    });
   if (read.rows.length === 0) errors.push({ line: 2, message: "the file has a header but no questions." });
 
   const questions: MentatQuestionInput[] = [];
@@ -143,7 +152,8 @@ export function parseQuestionBankCsv(text: string): BankParseResult {
     if (!externalId) problems.push("the id is empty.");
     else if (!EXTERNAL_ID.test(externalId))
       problems.push(`the id "${externalId}" may use letters, digits, dot, underscore and hyphen (at most 64).`);
-    else if (seen.has(externalId)) problems.push(`the id "${externalId}" is already used on line ${seen.get(externalId)}.`);
+    else if (seen.has(externalId))
+      problems.push(`the id "${externalId}" is already used on line ${seen.get(externalId)}.`);
     else seen.set(externalId, line);
 
     const rawDomain = get("domain").toLowerCase();
@@ -155,34 +165,51 @@ export function parseQuestionBankCsv(text: string): BankParseResult {
     const template = get("question");
     const gendered = { male: get("he"), female: get("she"), nonbinary: get("they") };
     const anyGendered = Object.values(gendered).some(Boolean);
-    if (template && anyGendered) problems.push('give the question either in "question" or in he / she / they, not both.');
+    if (template && anyGendered)
+      problems.push('give the question either in "question" or in he / she / they, not both.');
     else if (template) {
       const split = splitGenderTemplate(template);
       if ("error" in split) problems.push(split.error);
       else texts = split.texts;
     } else if (anyGendered) {
       for (const g of GENDERS) if (gendered[g]) texts[g] = gendered[g];
-      for (const [g, t] of Object.entries(texts)) if (/[{}]/.test(t)) problems.push(`the ${g} text contains { or }: inline alternatives belong in the "question" column.`);
+      for (const [g, t] of Object.entries(texts))
+        if (/[{}]/.test(t))
+          problems.push(`the ${g} text contains { or }: inline alternatives belong in the "question" column.`);
     } else problems.push("the question is empty.");
-    for (const [g, t] of Object.entries(texts)) problems.push(...checkTemplateText(t, g === "neutral" ? "the question" : `the ${g} text`));
-    const placeholdersPerText = Object.values(texts).map((t) => [...t.matchAll(PLACEHOLDER)].map((m) => m[1]).sort().join(","));
+    for (const [g, t] of Object.entries(texts))
+      problems.push(...checkTemplateText(t, g === "neutral" ? "the question" : `the ${g} text`));
+    const placeholdersPerText = Object.values(texts).map((t) =>
+      [...t.matchAll(PLACEHOLDER)]
+        .map((m) => m[1])
+        .sort()
+        .join(","),
+    );
     if (new Set(placeholdersPerText).size > 1)
       problems.push("the gendered texts must use the same placeholders (<AGE>, <NAT>).");
 
     const options = OPTION_LETTERS.map((l) => get(l));
     options.forEach((o, i) => {
       if (!o) problems.push(`option ${OPTION_LETTERS[i]} is empty.`);
-      else if (o.length > MAX_OPTION_CHARS) problems.push(`option ${OPTION_LETTERS[i]} is longer than ${MAX_OPTION_CHARS} characters.`);
-      else if (HAS_PLACEHOLDER.test(o)) problems.push(`option ${OPTION_LETTERS[i]} contains a placeholder; only the question may.`);
+      else if (o.length > MAX_OPTION_CHARS)
+        problems.push(`option ${OPTION_LETTERS[i]} is longer than ${MAX_OPTION_CHARS} characters.`);
+      else if (HAS_PLACEHOLDER.test(o))
+        problems.push(`option ${OPTION_LETTERS[i]} contains a placeholder; only the question may.`);
     });
     const duplicate = options.findIndex((o, i) => o && options.indexOf(o) !== i);
-    if (duplicate >= 0) problems.push(`options ${OPTION_LETTERS[options.indexOf(options[duplicate]!)]} and ${OPTION_LETTERS[duplicate]} are the same.`);
+    if (duplicate >= 0)
+      problems.push(
+        `options ${OPTION_LETTERS[options.indexOf(options[duplicate]!)]} and ${
+          OPTION_LETTERS[duplicate]
+        } are the same.`,
+      );
 
     const answerText = get("answer").toLowerCase().replace(/[).]$/, "");
     const answer = OPTION_LETTERS.indexOf(answerText as (typeof OPTION_LETTERS)[number]);
     if (answer < 0) problems.push(`the answer "${get("answer")}" must be one of the letters a–e.`);
 
-    if (cells.length > read.header.length) warnings.push({ line, message: `${cells.length - read.header.length} cell(s) beyond the header ignored.` });
+    if (cells.length > read.header.length)
+      warnings.push({ line, message: `${cells.length - read.header.length} cell(s) beyond the header ignored.` });
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else questions.push({ line, externalId, domain, texts, options, answer, notes: get("notes") });
   }
@@ -192,7 +219,9 @@ export function parseQuestionBankCsv(text: string): BankParseResult {
 /** Stable hash of what makes a question: domain, texts, options, intended answer (not its notes or position). */
 export function questionContentHash(q: Pick<MentatQuestionInput, "domain" | "texts" | "options" | "answer">): string {
   const texts = Object.fromEntries(Object.entries(q.texts).sort(([a], [b]) => (a < b ? -1 : 1)));
-  return createHash("sha256").update(JSON.stringify([q.domain, texts, q.options, q.answer])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([q.domain, texts, q.options, q.answer]))
+    .digest("hex");
 }
 
 /** The genders a question has texts for (none for a neutral question), in he / she / they order. */
@@ -258,7 +287,10 @@ export function renderQuestion(texts: QuestionTexts, demo: Demographics): string
     const replacement = capital ? wanted[0]!.toUpperCase() + wanted.slice(1) : wanted;
     out = out.slice(0, at) + replacement + out.slice(at + rest[1]!.length);
   }
-  return out.replace(/[ \t]{2,}/g, " ").replace(/ +([,.;:!?])/g, "$1").replace(/^ +| +$/gm, "");
+  return out
+    .replace(/[ \t]{2,}/g, " ")
+    .replace(/ +([,.;:!?])/g, "$1")
+    .replace(/^ +| +$/gm, "");
 }
 
 /** One entry of a demographic variant set. */
@@ -288,9 +320,11 @@ const slug = (s: string) =>
 export function checkExpansionParams(params: ExpansionParams): string | null {
   const ages = params.ages ?? DEFAULT_AGES;
   const races = params.races ?? DEFAULT_RACES;
-  if (ages.length === 0 || ages.some((a) => !Number.isInteger(a) || a < 0 || a > 120)) return "ages must be whole numbers from 0 to 120.";
+  if (ages.length === 0 || ages.some((a) => !Number.isInteger(a) || a < 0 || a > 120))
+    return "ages must be whole numbers from 0 to 120.";
   if (new Set(ages).size !== ages.length) return "an age is listed twice.";
-  if (races.length === 0 || races.some((r) => !r.trim() || r.length > 60 || /[<>{}]/.test(r))) return "each race must be 1–60 characters without < > { }.";
+  if (races.length === 0 || races.some((r) => !r.trim() || r.length > 60 || /[<>{}]/.test(r)))
+    return "each race must be 1–60 characters without < > { }.";
   if (new Set(races.map(slug)).size !== races.length) return "two races have the same id once lower-cased.";
   return null;
 }
@@ -312,7 +346,13 @@ export function expandVariants(
   const none: Demographics = { gender: null, age: null, race: null };
   const out: Variant[] = [];
   const push = (q: { externalId: string; texts: QuestionTexts }, suffix: string, demo: Demographics) =>
-    out.push({ variantId: `${q.externalId}.${dimension}${suffix}`, questionId: q.externalId, dimension, ...demo, text: renderQuestion(q.texts, demo) });
+    out.push({
+      variantId: `${q.externalId}.${dimension}${suffix}`,
+      questionId: q.externalId,
+      dimension,
+      ...demo,
+      text: renderQuestion(q.texts, demo),
+    });
   for (const q of questions) {
     if (dimension === "base") push(q, "", none);
     else if (dimension === "gender") {
@@ -463,8 +503,6 @@ export function optionAgreement(rows: readonly AnnotationRow[]): QuestionAgreeme
 
 /** sha256 of annotation rows in canonical order: equal hashes mean a fit saw the same ratings. */
 export function annotationRowsHash(rows: readonly AnnotationRow[]): string {
-  const canonical = [...rows]
-    .map((r) => JSON.stringify([r.question, r.rater, r.scores]))
-    .sort();
+  const canonical = [...rows].map((r) => JSON.stringify([r.question, r.rater, r.scores])).sort();
   return createHash("sha256").update(canonical.join("\n")).digest("hex");
 }

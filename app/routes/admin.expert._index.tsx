@@ -20,7 +20,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
 const ImportSchema = z.object({
   intent: z.enum(["bank", "set"]),
   name: z.string().trim().min(1, "Give the bank or set a name."),
-  seed: z.coerce.number().int().min(0).max(2 ** 31 - 1).optional(),
+  seed: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
   domains: z.array(z.enum(MENTAT_DOMAINS)).default([]),
 });
 
@@ -38,16 +43,33 @@ export async function action({ request }: ActionFunctionArgs) {
   const intent = form.get("intent") === "set" ? "set" : "bank";
   if (!parsed.success) return { intent, message: parsed.error.issues[0]!.message, issues: [] } satisfies ActionResult;
   const file = form.get("file");
-  if (!(file instanceof File) || file.size === 0) return { intent, message: "Choose a CSV file.", issues: [] } satisfies ActionResult;
+  if (!(file instanceof File) || file.size === 0)
+    return { intent, message: "Choose a CSV file.", issues: [] } satisfies ActionResult;
   const text = await file.text();
   const db = getDb();
   if (parsed.data.intent === "bank") {
-    const r = importQuestionBank(db, { bankName: parsed.data.name, text, actorId: user.id, preferenceDomains: parsed.data.domains as MentatDomain[], seed: parsed.data.seed });
-    if (!r.ok) return { intent, message: `${r.errors.length} problem(s); nothing was imported.`, issues: r.errors } satisfies ActionResult;
+    const r = importQuestionBank(db, {
+      bankName: parsed.data.name,
+      text,
+      actorId: user.id,
+      preferenceDomains: parsed.data.domains as MentatDomain[],
+      seed: parsed.data.seed,
+    });
+    if (!r.ok)
+      return {
+        intent,
+        message: `${r.errors.length} problem(s); nothing was imported.`,
+        issues: r.errors,
+      } satisfies ActionResult;
     throw redirect(`/admin/expert/mentat/${r.bankId}?imported=${r.created}-${r.updated}-${r.unchanged}`);
   }
   const r = importReviewSet(db, { setName: parsed.data.name, text, actorId: user.id });
-  if (!r.ok) return { intent, message: `${r.errors.length} problem(s); nothing was imported.`, issues: r.errors } satisfies ActionResult;
+  if (!r.ok)
+    return {
+      intent,
+      message: `${r.errors.length} problem(s); nothing was imported.`,
+      issues: r.errors,
+    } satisfies ActionResult;
   throw redirect(`/admin/expert/cases/${r.setId}?imported=${r.created}-${r.updated}-${r.unchanged}`);
 }
 
@@ -148,8 +170,9 @@ export default function ExpertAdmin() {
           <Csrf />
           <h3 style={{ marginTop: 0 }}>Import a question bank</h3>
           <p className="muted">
-            CSV with id, domain, question (gender alternatives as {"{he/she/they}"}) or he / she / they, options a–e, answer
-            (letter), notes; placeholders &lt;AGE&gt; and &lt;NAT&gt;. Validated whole; re-importing updates by id.
+            CSV with id, domain, question (gender alternatives as {"{he/she/they}"}) or he / she / they, options a–e,
+            answer (letter), notes; placeholders &lt;AGE&gt; and &lt;NAT&gt;. Validated whole; re-importing updates by
+            id.
           </p>
           <label htmlFor="bank-name">Bank name</label>
           <input id="bank-name" name="name" type="text" required />
@@ -159,7 +182,13 @@ export default function ExpertAdmin() {
             <legend>Domains labelled by expert preference (rated by the experts)</legend>
             {MENTAT_DOMAINS.map((d) => (
               <label key={d} className="inline">
-                <input type="checkbox" name="domains" value={d} defaultChecked={DEFAULT_PREFERENCE_DOMAINS.includes(d)} /> {d}
+                <input
+                  type="checkbox"
+                  name="domains"
+                  value={d}
+                  defaultChecked={DEFAULT_PREFERENCE_DOMAINS.includes(d)}
+                />{" "}
+                {d}
               </label>
             ))}
           </fieldset>
@@ -175,7 +204,9 @@ export default function ExpertAdmin() {
         <Form method="post" encType="multipart/form-data" className="card">
           <Csrf />
           <h3 style={{ marginTop: 0 }}>Import a review set</h3>
-          <p className="muted">CSV with id, text, kind (case or seed), and optionally case_type (I–IV), diagnosis, seed_id.</p>
+          <p className="muted">
+            CSV with id, text, kind (case or seed), and optionally case_type (I–IV), diagnosis, seed_id.
+          </p>
           <label htmlFor="set-name">Set name</label>
           <input id="set-name" name="name" type="text" required />
           <label htmlFor="set-file">File</label>

@@ -19,7 +19,9 @@ import {
 } from "~/services/case-review.server";
 import { ServiceError } from "~/services/users.server";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.set.name ?? "Review set"} · Concord` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.set.name ?? "Review set"} · Concord` },
+];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 function setOr404(param: string | undefined) {
@@ -32,10 +34,18 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const set = setOr404(params.setId);
   const db = getDb();
   const weights = new URL(request.url).searchParams.get("weights") === "linear" ? "linear" : "quadratic";
-  return { set, items: listReviewItems(db, set.id), panel: listReviewPanel(db, set.id), report: getReviewReport(db, set.id, { weights }) };
+  return {
+    set,
+    items: listReviewItems(db, set.id),
+    panel: listReviewPanel(db, set.id),
+    report: getReviewReport(db, set.id, { weights }),
+  };
 }
 
-const ActionSchema = z.object({ intent: z.enum(["add_rater", "remove_rater"]), raterId: z.string().min(1, "Choose an expert.") });
+const ActionSchema = z.object({
+  intent: z.enum(["add_rater", "remove_rater"]),
+  raterId: z.string().min(1, "Choose an expert."),
+});
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const me = await requireRole(request, "admin");
@@ -44,9 +54,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const parsed = ActionSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) return { ok: false as const, message: parsed.error.issues[0]!.message };
   try {
-    if (parsed.data.intent === "add_rater") addReviewRaters(getDb(), { setId: set.id, raterIds: [parsed.data.raterId], actorId: me.id });
+    if (parsed.data.intent === "add_rater")
+      addReviewRaters(getDb(), { setId: set.id, raterIds: [parsed.data.raterId], actorId: me.id });
     else removeReviewRater(getDb(), { setId: set.id, raterId: parsed.data.raterId, actorId: me.id });
-    return { ok: true as const, message: parsed.data.intent === "add_rater" ? "Added to the panel." : "Removed from the panel; submitted reviews are kept." };
+    return {
+      ok: true as const,
+      message:
+        parsed.data.intent === "add_rater"
+          ? "Added to the panel."
+          : "Removed from the panel; submitted reviews are kept.",
+    };
   } catch (e) {
     if (e instanceof ServiceError) return { ok: false as const, message: e.message };
     throw e;
@@ -76,7 +93,7 @@ export default function ReviewSetPage() {
   const imported = search.get("imported")?.split("-");
   const columns = useMemo(
     () => [
-      col.accessor("position", { header: "#" }),
+      col.accessor((r) => r.position + 1, { id: "position", header: "#" }),
       col.accessor("externalId", { header: "Item" }),
       col.accessor("kind", { header: "Kind" }),
       col.accessor("caseType", { header: "Type" }),
@@ -96,7 +113,11 @@ export default function ReviewSetPage() {
       <div className="row">
         <h1>{set.name}</h1>
         <span className="spacer" />
-        <a className="button secondary" href={`/admin/expert/cases/${set.id}/report.json?weights=${report.weights}`} download>
+        <a
+          className="button secondary"
+          href={`/admin/expert/cases/${set.id}/report.json?weights=${report.weights}`}
+          download
+        >
           Report (JSON)
         </a>
       </div>
@@ -106,7 +127,11 @@ export default function ReviewSetPage() {
         </p>
       ) : null}
       {result ? (
-        <p className={`notice ${result.ok ? "ok" : "bad"}`} role={result.ok ? "status" : "alert"} data-testid="action-result">
+        <p
+          className={`notice ${result.ok ? "ok" : "bad"}`}
+          role={result.ok ? "status" : "alert"}
+          data-testid="action-result"
+        >
           {result.message}
         </p>
       ) : null}
@@ -178,8 +203,12 @@ export default function ReviewSetPage() {
 
       <h2>Quality of the generated cases</h2>
       <p className="muted">
-        {report.nReviews} submitted reviews of {report.nCases} cases and {report.nSeeds} seeds. Agreement with {report.weights} weights (
-        <Link to={`?weights=${report.weights === "quadratic" ? "linear" : "quadratic"}`}>use {report.weights === "quadratic" ? "linear" : "quadratic"}</Link>).
+        {report.nReviews} submitted reviews of {report.nCases} cases and {report.nSeeds} seeds. Agreement with{" "}
+        {report.weights} weights (
+        <Link to={`?weights=${report.weights === "quadratic" ? "linear" : "quadratic"}`}>
+          use {report.weights === "quadratic" ? "linear" : "quadratic"}
+        </Link>
+        ).
       </p>
       <table data-testid="dimension-report">
         <thead>
@@ -215,7 +244,9 @@ export default function ReviewSetPage() {
               <td className="num">
                 {fmt(d.agreement.gwetAc2.value, 3)}
                 {d.agreement.gwetAc2.confidenceInterval
-                  ? ` [${fmt(d.agreement.gwetAc2.confidenceInterval[0])}, ${fmt(d.agreement.gwetAc2.confidenceInterval[1])}]`
+                  ? ` [${fmt(d.agreement.gwetAc2.confidenceInterval[0])}, ${fmt(
+                      d.agreement.gwetAc2.confidenceInterval[1],
+                    )}]`
                   : ""}
               </td>
               <td className="num" title={d.agreement.reasons.join("; ")}>
@@ -233,8 +264,9 @@ export default function ReviewSetPage() {
         </strong>
         <br />
         <small className="muted">
-          A seed is accepted when every expert who reviewed it accepted it. Agreement on decisions: {fmt(report.seedAgreement.percentAgreement)} (AC1{" "}
-          {fmt(report.seedAgreement.gwetAc1)}, Krippendorff α {fmt(report.seedAgreement.krippendorffAlphaNominal)}).
+          A seed is accepted when every expert who reviewed it accepted it. Agreement on decisions:{" "}
+          {fmt(report.seedAgreement.percentAgreement)} (AC1 {fmt(report.seedAgreement.gwetAc1)}, Krippendorff α{" "}
+          {fmt(report.seedAgreement.krippendorffAlphaNominal)}).
         </small>
       </p>
       {report.seeds.length ? (
@@ -269,7 +301,12 @@ export default function ReviewSetPage() {
       ) : null}
 
       <h2>Items ({items.length})</h2>
-      <DataTable data={items} columns={columns} filterLabel="Filter items" rowProps={(r) => ({ "data-item": r.externalId })} />
+      <DataTable
+        data={items}
+        columns={columns}
+        filterLabel="Filter items"
+        rowProps={(r) => ({ "data-item": r.externalId })}
+      />
     </section>
   );
 }

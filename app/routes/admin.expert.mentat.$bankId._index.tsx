@@ -23,7 +23,9 @@ import {
 } from "~/services/mentat.server";
 import { ServiceError } from "~/services/users.server";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.bank.name ?? "Question bank"} · Concord` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.bank.name ?? "Question bank"} · Concord` },
+];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 function bankOr404(param: string | undefined) {
@@ -65,8 +67,22 @@ const ListSchema = z
 const ActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("add_rater"), raterId: z.string().min(1) }),
   z.object({ intent: z.literal("remove_rater"), raterId: z.string().min(1) }),
-  z.object({ intent: z.literal("expand"), dimension: z.enum([...VARIANT_DIMENSIONS, "all"]), ages: ListSchema, races: ListSchema }),
-  z.object({ intent: z.literal("fit"), bootstrap: z.coerce.number().int().min(0).max(1000, "At most 1000 refits from the web page; use the mentat-fit command for more."), seed: z.string(), raterEffects: z.string() }),
+  z.object({
+    intent: z.literal("expand"),
+    dimension: z.enum([...VARIANT_DIMENSIONS, "all"]),
+    ages: ListSchema,
+    races: ListSchema,
+  }),
+  z.object({
+    intent: z.literal("fit"),
+    bootstrap: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1000, "At most 1000 refits from the web page; use the mentat-fit command for more."),
+    seed: z.string(),
+    raterEffects: z.string(),
+  }),
 ]);
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -88,7 +104,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
     }
     if (a.intent === "expand") {
       const ages = a.ages?.map(Number);
-      if (ages?.some((x) => !Number.isInteger(x))) return { ok: false as const, message: "Ages must be whole numbers, separated by commas." };
+      if (ages?.some((x) => !Number.isInteger(x)))
+        return { ok: false as const, message: "Ages must be whole numbers, separated by commas." };
       const done = (a.dimension === "all" ? VARIANT_DIMENSIONS : [a.dimension]).map((dimension) => {
         const r = expandBank(db, { bankId: bank.id, dimension, params: { ages, races: a.races }, actorId: me.id });
         return `${dimension}: ${r.count}${r.unchanged ? " (unchanged)" : ""}`;
@@ -98,14 +115,17 @@ export async function action({ request, params }: ActionFunctionArgs) {
     const options = FitOptionsSchema.safeParse({ bootstrap: a.bootstrap, seed: a.seed, raterEffects: a.raterEffects });
     if (!options.success) return { ok: false as const, message: options.error.issues[0]!.message };
     const fit = runBankFit(db, { bankId: bank.id, options: options.data, actorId: me.id });
-    return { ok: true as const, message: `Fitted ${fit.result.labels.questions.length} questions from ${fit.result.nRows} ratings (${options.data.bootstrap} bootstrap refits).` };
+    return {
+      ok: true as const,
+      message: `Fitted ${fit.result.labels.questions.length} questions from ${fit.result.nRows} ratings (${options.data.bootstrap} bootstrap refits).`,
+    };
   } catch (e) {
     if (e instanceof ServiceError) return { ok: false as const, message: e.message };
     throw e;
   }
 }
 
-const col = columnHelper<QuestionRow & { labels: string; alpha: string }>();
+const col = columnHelper<QuestionRow & { labels: string; intervals: string; alpha: string }>();
 const pct = (p: number) => `${Math.round(p * 100)}%`;
 
 export default function BankPage() {
@@ -122,22 +142,40 @@ export default function BankPage() {
     return {
       ...q,
       labels: l ? l.labels.map((p, i) => `${OPTION_LETTERS[i]} ${pct(p)}`).join(" · ") : "",
+      intervals: l
+        ? l.labels
+            .map((_, i) => `${OPTION_LETTERS[i]}: 95% interval ${pct(l.lower[i]!)}–${pct(l.upper[i]!)}`)
+            .join("\n")
+        : "",
       alpha: a?.alpha === null || a?.alpha === undefined ? "" : a.alpha.toFixed(2),
     };
   });
   const columns = useMemo(
     () => [
-      col.accessor("position", { header: "#" }),
+      col.accessor((r) => r.position + 1, { id: "position", header: "#" }),
       col.accessor("externalId", { header: "Question" }),
       col.accessor("domain", { header: "Domain" }),
       col.accessor((r) => (r.preference ? "preference" : "intended answer"), { id: "label", header: "Label from" }),
-      col.accessor((r) => [r.genders.length ? r.genders.join("/") : "neutral", r.hasAge ? "<AGE>" : "", r.hasRace ? "<NAT>" : ""].filter(Boolean).join(" "), {
-        id: "variables",
-        header: "Variables",
-      }),
+      col.accessor(
+        (r) =>
+          [r.genders.length ? r.genders.join("/") : "neutral", r.hasAge ? "<AGE>" : "", r.hasRace ? "<NAT>" : ""]
+            .filter(Boolean)
+            .join(" "),
+        {
+          id: "variables",
+          header: "Variables",
+        },
+      ),
       col.accessor("submitted", { header: "Ratings" }),
       col.accessor("alpha", { header: "α (interval)" }),
-      col.accessor("labels", { header: "Preference label", cell: (info) => <span className="labels">{info.getValue()}</span> }),
+      col.accessor("labels", {
+        header: "Preference label",
+        cell: (info) => (
+          <span className="labels" title={info.row.original.intervals}>
+            {info.getValue()}
+          </span>
+        ),
+      }),
     ],
     [],
   );
@@ -152,8 +190,8 @@ export default function BankPage() {
         <h1>{bank.name}</h1>
         <span className="spacer" />
         <span className="muted">
-          {bank.numQuestions} questions · preference labels for {bank.preferenceDomains.join(", ") || "no domain"} ({bank.numRated} questions) · seed{" "}
-          {bank.seed}
+          {bank.numQuestions} questions · preference labels for {bank.preferenceDomains.join(", ") || "no domain"} (
+          {bank.numRated} questions) · seed {bank.seed}
         </span>
       </div>
       {imported ? (
@@ -162,7 +200,11 @@ export default function BankPage() {
         </p>
       ) : null}
       {result ? (
-        <p className={`notice ${result.ok ? "ok" : "bad"}`} role={result.ok ? "status" : "alert"} data-testid="action-result">
+        <p
+          className={`notice ${result.ok ? "ok" : "bad"}`}
+          role={result.ok ? "status" : "alert"}
+          data-testid="action-result"
+        >
           {result.message}
         </p>
       ) : null}
@@ -229,7 +271,9 @@ export default function BankPage() {
               </button>
             </>
           ) : (
-            <p className="muted">Every active user with the rater role is on the panel. Give more users the rater role on the Users page.</p>
+            <p className="muted">
+              Every active user with the rater role is on the panel. Give more users the rater role on the Users page.
+            </p>
           )}
         </Form>
       </div>
@@ -240,12 +284,15 @@ export default function BankPage() {
           {fit ? (
             <>
               <p>
-                Fit {fit.id} of {new Date(fit.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC: {fit.nRows} ratings,{" "}
-                {fit.params.raterEffects}, penalty {fit.params.penalty}, ridge {fit.params.strengthPenalty}, {fit.params.bootstrap} bootstrap refits (seed{" "}
-                {fit.params.seed}), objective {fit.objective.toFixed(3)}, {fit.converged ? "converged" : <strong className="stale">not converged</strong>}
+                Fit {fit.id} of {new Date(fit.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC: {fit.nRows}{" "}
+                ratings, {fit.params.raterEffects}, penalty {fit.params.penalty}, ridge {fit.params.strengthPenalty},{" "}
+                {fit.params.bootstrap} bootstrap refits (seed {fit.params.seed}), objective {fit.objective.toFixed(3)},{" "}
+                {fit.converged ? "converged" : <strong className="stale">not converged</strong>}
                 {fit.notConverged ? ` (${fit.notConverged} refits not converged)` : ""}.
               </p>
-              {fit.stale ? <p className="stale">Ratings changed since this fit: run it again before exporting.</p> : null}
+              {fit.stale ? (
+                <p className="stale">Ratings changed since this fit: run it again before exporting.</p>
+              ) : null}
               <table>
                 <thead>
                   <tr>
@@ -275,8 +322,8 @@ export default function BankPage() {
           <Csrf />
           <h3 style={{ marginTop: 0 }}>Fit the hierarchical Bradley–Terry model</h3>
           <p className="muted">
-            From the submitted ratings: one strength vector per question, a slope and an offset per expert; labels = softmax of the
-            strengths, with percentile bootstrap intervals. Krippendorff's α (interval) per question.
+            From the submitted ratings: one strength vector per question, a slope and an offset per expert; labels =
+            softmax of the strengths, with percentile bootstrap intervals. Krippendorff's α (interval) per question.
           </p>
           <label htmlFor="bootstrap">Bootstrap refits</label>
           <input id="bootstrap" name="bootstrap" type="number" min={0} max={1000} defaultValue={200} />
@@ -327,7 +374,11 @@ export default function BankPage() {
                       {d.dimension}.jsonl
                     </a>{" "}
                     <small>
-                      (<a href={`/admin/expert/mentat/${bank.id}/export?set=${d.dimension}&allowIntended=1`}>with intended answers where unfitted</a>)
+                      (
+                      <a href={`/admin/expert/mentat/${bank.id}/export?set=${d.dimension}&allowIntended=1`}>
+                        with intended answers where unfitted
+                      </a>
+                      )
                     </small>
                   </td>
                 </tr>
@@ -350,7 +401,13 @@ export default function BankPage() {
           <label htmlFor="ages">Ages</label>
           <input id="ages" name="ages" type="text" defaultValue={DEFAULT_AGES.join(", ")} />
           <label htmlFor="races">Races / nationalities</label>
-          <input id="races" name="races" type="text" defaultValue={DEFAULT_RACES.join(", ")} style={{ width: "100%" }} />
+          <input
+            id="races"
+            name="races"
+            type="text"
+            defaultValue={DEFAULT_RACES.join(", ")}
+            style={{ width: "100%" }}
+          />
           <p>
             <button type="submit" name="intent" value="expand" disabled={busy}>
               Expand
@@ -360,7 +417,12 @@ export default function BankPage() {
       </div>
 
       <h2>Questions ({questions.length})</h2>
-      <DataTable data={rows} columns={columns} filterLabel="Filter questions" rowProps={(r) => ({ "data-question": r.externalId })} />
+      <DataTable
+        data={rows}
+        columns={columns}
+        filterLabel="Filter questions"
+        rowProps={(r) => ({ "data-question": r.externalId })}
+      />
     </section>
   );
 }

@@ -15,8 +15,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const bank = invariantFound(id.success ? getBank(db, id.data) : null, "No such question bank.");
   const query = QuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!query.success) return new Response(`Choose a set: ${VARIANT_DIMENSIONS.join(", ")}.`, { status: 400 });
-  const result = exportDataset(db, { bankId: bank.id, dimension: query.data.set, allowIntended: Boolean(query.data.allowIntended) });
-  if (!result.ok) return new Response(`Export refused: ${result.message}`, { status: result.status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  const result = exportDataset(db, {
+    bankId: bank.id,
+    dimension: query.data.set,
+    allowIntended: Boolean(query.data.allowIntended),
+  });
+  if (!result.ok)
+    return new Response(`Export refused: ${result.message}`, {
+      status: result.status,
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+    });
   return new Response(result.text, {
     headers: {
       "Content-Type": "application/x-ndjson; charset=utf-8",

@@ -66,9 +66,15 @@ export default function RatingsHome() {
     () => [
       col.accessor("kind", { header: "Task" }),
       col.accessor("collection", { header: "Bank / set" }),
-      col.accessor("externalId", { header: "Item", cell: (info) => <Link to={info.row.original.to}>{info.getValue()}</Link> }),
+      col.accessor("externalId", {
+        header: "Item",
+        cell: (info) => <Link to={info.row.original.to}>{info.getValue()}</Link>,
+      }),
       col.accessor("detail", { header: "Domain / kind" }),
-      col.accessor("state", { header: "State", cell: (info) => <span className={`badge ${info.getValue()}`}>{EXPERT_STATE_LABELS[info.getValue()]}</span> }),
+      col.accessor("state", {
+        header: "State",
+        cell: (info) => <span className={`badge ${info.getValue()}`}>{EXPERT_STATE_LABELS[info.getValue()]}</span>,
+      }),
     ],
     [],
   );
@@ -86,18 +92,31 @@ export default function RatingsHome() {
         ) : null}
       </div>
       {rows.length === 0 ? (
-        <p className="card">Nothing is waiting for you. The study manager adds you to question banks and review sets.</p>
+        <p className="card">
+          Nothing is waiting for you. The study manager adds you to question banks and review sets.
+        </p>
       ) : (
         <>
           <div className="card" aria-label="Progress">
             <strong data-testid="progress">
               {done} of {rows.length} submitted
             </strong>
-            <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={rows.length} aria-valuenow={done}>
+            <div
+              className="progress"
+              role="progressbar"
+              aria-valuemin={0}
+              aria-valuemax={rows.length}
+              aria-valuenow={done}
+            >
               <div style={{ width: `${(100 * done) / rows.length}%` }} />
             </div>
           </div>
-          <DataTable data={rows} columns={columns} filterLabel="Filter" rowProps={(r) => ({ "data-item": r.externalId, "data-state": r.state })} />
+          <DataTable
+            data={rows}
+            columns={columns}
+            filterLabel="Filter"
+            rowProps={(r) => ({ "data-item": r.externalId, "data-state": r.state })}
+          />
         </>
       )}
     </section>

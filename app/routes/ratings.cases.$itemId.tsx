@@ -5,11 +5,23 @@ import { useEffect, useState } from "react";
 import { z } from "zod";
 import { isTyping, saveStateText, useExpertSave } from "~/components/expert-autosave";
 import styles from "~/components/expert-ratings.css?url";
-import { EXPERT_STATE_LABELS, REVIEW_DIMENSION_LABELS, REVIEW_DIMENSIONS, REVIEW_SCALE, type ReviewDimension } from "~/core/expert-scales";
+import {
+  EXPERT_STATE_LABELS,
+  REVIEW_DIMENSION_LABELS,
+  REVIEW_DIMENSIONS,
+  REVIEW_SCALE,
+  type ReviewDimension,
+} from "~/core/expert-scales";
 import { getDb } from "~/lib/db.server";
 import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
 import { useRootData } from "~/root";
-import { getRaterItem, ReviewValuesSchema, saveReview, type ReviewSaveResult, type ReviewValues } from "~/services/case-review.server";
+import {
+  getRaterItem,
+  ReviewValuesSchema,
+  saveReview,
+  type ReviewSaveResult,
+  type ReviewValues,
+} from "~/services/case-review.server";
 
 export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
@@ -22,14 +34,19 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return invariantFound(id.success ? getRaterItem(getDb(), { userId: user.id, itemId: id.data }) : null);
 }
 
-const PostSchema = z.object({ intent: z.enum(["draft", "submit"]), version: z.coerce.number().int().min(0), values: z.string().max(50_000) });
+const PostSchema = z.object({
+  intent: z.enum(["draft", "submit"]),
+  version: z.coerce.number().int().min(0),
+  values: z.string().max(50_000),
+});
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "rater");
   const form = await requireForm(request, user);
   const id = IdSchema.safeParse(params.itemId);
   const post = PostSchema.safeParse(Object.fromEntries(form));
-  const malformed = () => data<ReviewSaveResult>({ ok: false, status: 422, message: "The form was malformed. Reload the page." }, 422);
+  const malformed = () =>
+    data<ReviewSaveResult>({ ok: false, status: 422, message: "The form was malformed. Reload the page." }, 422);
   if (!id.success || !post.success) return malformed();
   let raw: unknown;
   try {
@@ -38,8 +55,15 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return malformed();
   }
   const values = ReviewValuesSchema.safeParse(raw);
-  if (!values.success) return data<ReviewSaveResult>({ ok: false, status: 422, message: values.error.issues[0]!.message }, 422);
-  const result = saveReview(getDb(), { userId: user.id, itemId: id.data, values: values.data, version: post.data.version, intent: post.data.intent });
+  if (!values.success)
+    return data<ReviewSaveResult>({ ok: false, status: 422, message: values.error.issues[0]!.message }, 422);
+  const result = saveReview(getDb(), {
+    userId: user.id,
+    itemId: id.data,
+    values: values.data,
+    version: post.data.version,
+    intent: post.data.intent,
+  });
   return data<ReviewSaveResult>(result, result.ok ? 200 : result.status);
 }
 
@@ -76,7 +100,9 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     onSubmitted: () => navigate(next),
   });
   // The dimension digits 1–5 apply to: the one last focused or chosen, else the first without a score.
-  const [active, setActive] = useState<ReviewDimension>(REVIEW_DIMENSIONS.find((d) => view.values[d] === null) ?? "naturalness");
+  const [active, setActive] = useState<ReviewDimension>(
+    REVIEW_DIMENSIONS.find((d) => view.values[d] === null) ?? "naturalness",
+  );
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -144,7 +170,13 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                   <div className="scale-group" role="radiogroup">
                     {(["accept", "reject"] as const).map((d) => (
                       <label key={d} className={form.values.decision === d ? "chosen" : ""}>
-                        <input type="radio" name="decision" value={d} checked={form.values.decision === d} onChange={() => form.update({ decision: d })} />
+                        <input
+                          type="radio"
+                          name="decision"
+                          value={d}
+                          checked={form.values.decision === d}
+                          onChange={() => form.update({ decision: d })}
+                        />
                         {d === "accept" ? "Accept" : "Reject"} <kbd>{d === "accept" ? "A" : "R"}</kbd>
                       </label>
                     ))}
@@ -154,14 +186,24 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                 {form.values.decision === "reject" ? (
                   <>
                     <label htmlFor="reason">Reason for rejecting (required)</label>
-                    <textarea id="reason" value={form.values.reason} maxLength={5000} onChange={(e) => form.update({ reason: e.target.value })} />
+                    <textarea
+                      id="reason"
+                      value={form.values.reason}
+                      maxLength={5000}
+                      onChange={(e) => form.update({ reason: e.target.value })}
+                    />
                     {form.errors.reason ? <p className="field-error">{form.errors.reason}</p> : null}
                   </>
                 ) : null}
               </>
             ) : (
               REVIEW_DIMENSIONS.map((d) => (
-                <fieldset key={d} className={active === d ? "active" : ""} onFocus={() => setActive(d)} data-dimension={d}>
+                <fieldset
+                  key={d}
+                  className={active === d ? "active" : ""}
+                  onFocus={() => setActive(d)}
+                  data-dimension={d}
+                >
                   <legend>{REVIEW_DIMENSION_LABELS[d]}</legend>
                   <div className="scale-group" role="radiogroup" aria-label={REVIEW_DIMENSION_LABELS[d]}>
                     {REVIEW_SCALE.map((v) => (
@@ -188,7 +230,12 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               ))
             )}
             <label htmlFor="comment">Comment (optional)</label>
-            <textarea id="comment" value={form.values.comment} maxLength={5000} onChange={(e) => form.update({ comment: e.target.value })} />
+            <textarea
+              id="comment"
+              value={form.values.comment}
+              maxLength={5000}
+              onChange={(e) => form.update({ comment: e.target.value })}
+            />
             {form.message ? (
               <p className="notice bad" role="alert" data-testid="form-message">
                 {form.message}
@@ -200,7 +247,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               </button>
               <span className="spacer" />
               <small className="muted" data-testid="save-state" aria-live="polite">
-                {saveStateText(form.saveState, form.autosave)}
+                {saveStateText(form.saveState, form.autosave, form.unsavedRevision)}
               </small>
             </div>
             {form.saveState.kind === "error" ? (

@@ -9,7 +9,12 @@ import { EXPERT_STATE_LABELS } from "~/core/expert-scales";
 import { getDb } from "~/lib/db.server";
 import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
 import { useRootData } from "~/root";
-import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/services/mentat.server";
+import {
+  getRaterQuestion,
+  OptionRatingSchema,
+  saveOptionRating,
+  type RatingSaveResult,
+} from "~/services/mentat.server";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
@@ -23,14 +28,19 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return invariantFound(id.success ? getRaterQuestion(getDb(), { userId: user.id, questionId: id.data }) : null);
 }
 
-const PostSchema = z.object({ intent: z.enum(["draft", "submit"]), version: z.coerce.number().int().min(0), values: z.string().max(50_000) });
+const PostSchema = z.object({
+  intent: z.enum(["draft", "submit"]),
+  version: z.coerce.number().int().min(0),
+  values: z.string().max(50_000),
+});
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "rater");
   const form = await requireForm(request, user);
   const id = IdSchema.safeParse(params.questionId);
   const post = PostSchema.safeParse(Object.fromEntries(form));
-  const malformed = () => data<RatingSaveResult>({ ok: false, status: 422, message: "The form was malformed. Reload the page." }, 422);
+  const malformed = () =>
+    data<RatingSaveResult>({ ok: false, status: 422, message: "The form was malformed. Reload the page." }, 422);
   if (!id.success || !post.success) return malformed();
   let raw: unknown;
   try {
@@ -39,8 +49,15 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return malformed();
   }
   const values = OptionRatingSchema.safeParse(raw);
-  if (!values.success) return data<RatingSaveResult>({ ok: false, status: 422, message: values.error.issues[0]!.message }, 422);
-  const result = saveOptionRating(getDb(), { userId: user.id, questionId: id.data, values: values.data, version: post.data.version, intent: post.data.intent });
+  if (!values.success)
+    return data<RatingSaveResult>({ ok: false, status: 422, message: values.error.issues[0]!.message }, 422);
+  const result = saveOptionRating(getDb(), {
+    userId: user.id,
+    questionId: id.data,
+    values: values.data,
+    version: post.data.version,
+    intent: post.data.intent,
+  });
   return data<RatingSaveResult>(result, result.ok ? 200 : result.status);
 }
 
@@ -70,7 +87,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   const sliders = useRef<(HTMLInputElement | null)[]>([]);
   const [focused, setFocused] = useState<number | null>(null);
   const setScore = useCallback(
-    (i: number, value: number) => form.update({ scores: form.values.scores.map((s, k) => (k === i ? Math.max(0, Math.min(100, Math.round(value))) : s)) }),
+    (i: number, value: number) =>
+      form.update({
+        scores: form.values.scores.map((s, k) => (k === i ? Math.max(0, Math.min(100, Math.round(value))) : s)),
+      }),
     [form],
   );
 
@@ -102,7 +122,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         <Link to="/ratings">Expert ratings</Link>
         <span className="muted">›</span>
         <h1 style={{ margin: 0 }}>
-          Question {view.question.externalId} <small className="muted">({view.question.bankName}, {view.question.domain})</small>
+          Question {view.question.externalId}{" "}
+          <small className="muted">
+            ({view.question.bankName}, {view.question.domain})
+          </small>
         </h1>
         <span className={`badge ${form.state}`} data-testid="item-state">
           {EXPERT_STATE_LABELS[form.state]}
@@ -125,8 +148,8 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             </p>
           </article>
           <p className="muted">
-            Rate how good each answer is, from 0 (would never choose it) to 100 (the best possible answer). Several answers may
-            deserve high ratings. Your ratings are not shown to other experts.
+            Rate how good each answer is, from 0 (would never choose it) to 100 (the best possible answer). Several
+            answers may deserve high ratings. Your ratings are not shown to other experts.
           </p>
           <ol className="options-list" aria-label="Answer options">
             {view.question.options.map((text, i) => {
@@ -190,7 +213,12 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               <strong data-testid="rated-count">{rated} of 5</strong> options rated
             </p>
             <label htmlFor="comment">Comment (optional)</label>
-            <textarea id="comment" value={form.values.comment} maxLength={5000} onChange={(e) => form.update({ comment: e.target.value })} />
+            <textarea
+              id="comment"
+              value={form.values.comment}
+              maxLength={5000}
+              onChange={(e) => form.update({ comment: e.target.value })}
+            />
             {form.message ? (
               <p className="notice bad" role="alert" data-testid="form-message">
                 {form.message}
@@ -202,7 +230,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               </button>
               <span className="spacer" />
               <small className="muted" data-testid="save-state" aria-live="polite">
-                {saveStateText(form.saveState, form.autosave)}
+                {saveStateText(form.saveState, form.autosave, form.unsavedRevision)}
               </small>
             </div>
             {form.saveState.kind === "error" ? (

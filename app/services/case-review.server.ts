@@ -36,13 +36,29 @@ export function listReviewSets(db: Db): ReviewSetSummary[] {
     .orderBy(asc(reviewSets.name))
     .all()
     .map((s) => {
-      const items = db.select({ id: reviewItems.id, kind: reviewItems.kind }).from(reviewItems).where(eq(reviewItems.setId, s.id)).all();
-      const raters = db.select({ id: reviewSetRaters.raterId }).from(reviewSetRaters).where(eq(reviewSetRaters.setId, s.id)).all();
+      const items = db
+        .select({ id: reviewItems.id, kind: reviewItems.kind })
+        .from(reviewItems)
+        .where(eq(reviewItems.setId, s.id))
+        .all();
+      const raters = db
+        .select({ id: reviewSetRaters.raterId })
+        .from(reviewSetRaters)
+        .where(eq(reviewSetRaters.setId, s.id))
+        .all();
       const submitted = items.length
         ? db
             .select({ id: reviewJudgements.id })
             .from(reviewJudgements)
-            .where(and(inArray(reviewJudgements.itemId, items.map((i) => i.id)), eq(reviewJudgements.status, "submitted")))
+            .where(
+              and(
+                inArray(
+                  reviewJudgements.itemId,
+                  items.map((i) => i.id),
+                ),
+                eq(reviewJudgements.status, "submitted"),
+              ),
+            )
             .all().length
         : 0;
       return {
@@ -66,7 +82,9 @@ export function requireReviewSetByName(db: Db, name: string): ReviewSetSummary {
   const set = sets.find((s) => s.name === name.trim());
   if (!set)
     throw new ServiceError(
-      `No review set named "${name}".${sets.length ? ` Sets: ${sets.map((s) => `"${s.name}"`).join(", ")}.` : " There are none yet."}`,
+      `No review set named "${name}".${
+        sets.length ? ` Sets: ${sets.map((s) => `"${s.name}"`).join(", ")}.` : " There are none yet."
+      }`,
       "set",
       404,
     );
@@ -75,17 +93,32 @@ export function requireReviewSetByName(db: Db, name: string): ReviewSetSummary {
 
 export type ReviewImportResult =
   | { ok: false; errors: CsvIssue[]; warnings: CsvIssue[] }
-  | { ok: true; setId: number | null; setName: string; created: number; updated: number; unchanged: number; total: number; warnings: CsvIssue[]; written: boolean };
+  | {
+      ok: true;
+      setId: number | null;
+      setName: string;
+      created: number;
+      updated: number;
+      unchanged: number;
+      total: number;
+      warnings: CsvIssue[];
+      written: boolean;
+    };
 
 function itemHash(i: { kind: string; text: string; caseType: string; diagnosis: string; seedId: string }): string {
-  return createHash("sha256").update(JSON.stringify([i.kind, i.text, i.caseType, i.diagnosis, i.seedId])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([i.kind, i.text, i.caseType, i.diagnosis, i.seedId]))
+    .digest("hex");
 }
 
 /**
  * Imports a case file into a review set (created if needed), all or nothing: the file is validated whole, and an item
  * that already has reviews cannot change. Items are matched by id; positions follow the file.
  */
-export function importReviewSet(db: Db, input: { setName: string; text: string; actorId: string | null; dryRun?: boolean; now?: number }): ReviewImportResult {
+export function importReviewSet(
+  db: Db,
+  input: { setName: string; text: string; actorId: string | null; dryRun?: boolean; now?: number },
+): ReviewImportResult {
   const name = StudyNameSchema.safeParse(input.setName);
   if (!name.success) return { ok: false, errors: [{ line: 0, message: name.error.issues[0]!.message }], warnings: [] };
   const parsed = parseReviewCsv(input.text);
@@ -111,32 +144,91 @@ export function importReviewSet(db: Db, input: { setName: string; text: string; 
           unchanged++;
           return { item, position, hash, old, kind: "same" as const };
         }
-        if (old.contentHash !== hash && tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, old.id)).get())
-          errors.push({ line: item.line, message: `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.` });
+        if (
+          old.contentHash !== hash &&
+          tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, old.id)).get()
+        )
+          errors.push({
+            line: item.line,
+            message: `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
+          });
         updated++;
         return { item, position, hash, old, kind: "update" as const };
       });
       if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
-      const summary = { setName: name.data, created, updated, unchanged, total: parsed.items.length, warnings: parsed.warnings };
+      const summary = {
+        setName: name.data,
+        created,
+        updated,
+        unchanged,
+        total: parsed.items.length,
+        warnings: parsed.warnings,
+      };
       if (input.dryRun) return { ok: true, setId: set?.id ?? null, ...summary, written: false };
       let setId: number;
       if (!set) {
-        setId = tx.insert(reviewSets).values({ name: name.data, createdAt: now }).returning({ id: reviewSets.id }).get().id;
-        recordEvent(tx, { actorId: input.actorId, entity: "review_set", entityId: setId, action: "create", changes: { name: name.data }, at: now });
+        setId = tx
+          .insert(reviewSets)
+          .values({ name: name.data, createdAt: now })
+          .returning({ id: reviewSets.id })
+          .get().id;
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "review_set",
+          entityId: setId,
+          action: "create",
+          changes: { name: name.data },
+          at: now,
+        });
       } else setId = set.id;
       const inFile = new Set(parsed.items.map((i) => i.externalId));
       existing
         .filter((i) => !inFile.has(i.externalId))
         .sort((a, b) => a.position - b.position)
-        .forEach((i, k) => tx.update(reviewItems).set({ position: parsed.items.length + k }).where(eq(reviewItems.id, i.id)).run());
+        .forEach((i, k) =>
+          tx
+            .update(reviewItems)
+            .set({ position: parsed.items.length + k })
+            .where(eq(reviewItems.id, i.id))
+            .run(),
+        );
       for (const p of plans) {
-        const values = { kind: p.item.kind, text: p.item.text, caseType: p.item.caseType, diagnosis: p.item.diagnosis, seedId: p.item.seedId, contentHash: p.hash, position: p.position };
+        const values = {
+          kind: p.item.kind,
+          text: p.item.text,
+          caseType: p.item.caseType,
+          diagnosis: p.item.diagnosis,
+          seedId: p.item.seedId,
+          contentHash: p.hash,
+          position: p.position,
+        };
         if (p.kind === "create") {
-          const id = tx.insert(reviewItems).values({ setId, externalId: p.item.externalId, ...values, createdAt: now }).returning({ id: reviewItems.id }).get().id;
-          recordEvent(tx, { actorId: input.actorId, entity: "review_item", entityId: id, action: "create", changes: { externalId: p.item.externalId, kind: p.item.kind, contentHash: p.hash }, at: now });
+          const id = tx
+            .insert(reviewItems)
+            .values({ setId, externalId: p.item.externalId, ...values, createdAt: now })
+            .returning({ id: reviewItems.id })
+            .get().id;
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "review_item",
+            entityId: id,
+            action: "create",
+            changes: { externalId: p.item.externalId, kind: p.item.kind, contentHash: p.hash },
+            at: now,
+          });
         } else if (p.kind === "update") {
           tx.update(reviewItems).set(values).where(eq(reviewItems.id, p.old!.id)).run();
-          recordEvent(tx, { actorId: input.actorId, entity: "review_item", entityId: p.old!.id, action: "update", changes: diff({ contentHash: p.old!.contentHash, position: p.old!.position }, { contentHash: p.hash, position: p.position }), at: now });
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "review_item",
+            entityId: p.old!.id,
+            action: "update",
+            changes: diff(
+              { contentHash: p.old!.contentHash, position: p.old!.position },
+              { contentHash: p.hash, position: p.position },
+            ),
+            at: now,
+          });
         }
       }
       return { ok: true, setId, ...summary, written: true };
@@ -155,7 +247,14 @@ export interface ReviewPanelMember {
 }
 
 export function listReviewPanel(db: Db, setId: number): ReviewPanelMember[] {
-  const members = new Set(db.select({ id: reviewSetRaters.raterId }).from(reviewSetRaters).where(eq(reviewSetRaters.setId, setId)).all().map((m) => m.id));
+  const members = new Set(
+    db
+      .select({ id: reviewSetRaters.raterId })
+      .from(reviewSetRaters)
+      .where(eq(reviewSetRaters.setId, setId))
+      .all()
+      .map((m) => m.id),
+  );
   const judgements = db
     .select({ raterId: reviewJudgements.raterId, status: reviewJudgements.status })
     .from(reviewJudgements)
@@ -174,17 +273,41 @@ export function listReviewPanel(db: Db, setId: number): ReviewPanelMember[] {
     }));
 }
 
-export function addReviewRaters(db: Db, input: { setId: number; raterIds: string[]; actorId: string | null; now?: number }): number {
+export function addReviewRaters(
+  db: Db,
+  input: { setId: number; raterIds: string[]; actorId: string | null; now?: number },
+): number {
   const now = input.now ?? Date.now();
-  const raters = new Map(listUsers(db).filter((u) => u.roles.includes("rater") && u.active).map((u) => [u.id, u]));
-  if (input.raterIds.some((id) => !raters.has(id))) throw new ServiceError("Only active users with the rater role can review cases.", "raters");
+  const raters = new Map(
+    listUsers(db)
+      .filter((u) => u.roles.includes("rater") && u.active)
+      .map((u) => [u.id, u]),
+  );
+  if (input.raterIds.some((id) => !raters.has(id)))
+    throw new ServiceError("Only active users with the rater role can review cases.", "raters");
   return db.transaction(
     (tx) => {
       let added = 0;
       for (const raterId of new Set(input.raterIds)) {
-        if (tx.select().from(reviewSetRaters).where(and(eq(reviewSetRaters.setId, input.setId), eq(reviewSetRaters.raterId, raterId))).get()) continue;
-        tx.insert(reviewSetRaters).values({ setId: input.setId, raterId, assignedAt: now, assignedBy: input.actorId }).run();
-        recordEvent(tx, { actorId: input.actorId, entity: "review_set", entityId: input.setId, action: "add_rater", changes: { rater: raters.get(raterId)!.username }, at: now });
+        if (
+          tx
+            .select()
+            .from(reviewSetRaters)
+            .where(and(eq(reviewSetRaters.setId, input.setId), eq(reviewSetRaters.raterId, raterId)))
+            .get()
+        )
+          continue;
+        tx.insert(reviewSetRaters)
+          .values({ setId: input.setId, raterId, assignedAt: now, assignedBy: input.actorId })
+          .run();
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "review_set",
+          entityId: input.setId,
+          action: "add_rater",
+          changes: { rater: raters.get(raterId)!.username },
+          at: now,
+        });
         added++;
       }
       return added;
@@ -193,12 +316,26 @@ export function addReviewRaters(db: Db, input: { setId: number; raterIds: string
   );
 }
 
-export function removeReviewRater(db: Db, input: { setId: number; raterId: string; actorId: string | null; now?: number }): void {
+export function removeReviewRater(
+  db: Db,
+  input: { setId: number; raterId: string; actorId: string | null; now?: number },
+): void {
   const now = input.now ?? Date.now();
   db.transaction(
     (tx) => {
-      const gone = tx.delete(reviewSetRaters).where(and(eq(reviewSetRaters.setId, input.setId), eq(reviewSetRaters.raterId, input.raterId))).run();
-      if (gone.changes) recordEvent(tx, { actorId: input.actorId, entity: "review_set", entityId: input.setId, action: "remove_rater", changes: { raterId: input.raterId }, at: now });
+      const gone = tx
+        .delete(reviewSetRaters)
+        .where(and(eq(reviewSetRaters.setId, input.setId), eq(reviewSetRaters.raterId, input.raterId)))
+        .run();
+      if (gone.changes)
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "review_set",
+          entityId: input.setId,
+          action: "remove_rater",
+          changes: { raterId: input.raterId },
+          at: now,
+        });
     },
     { behavior: "immediate" },
   );
@@ -237,7 +374,11 @@ export function listRaterItems(db: Db, userId: string): RaterItemRow[] {
     .where(eq(reviewSetRaters.raterId, userId))
     .orderBy(asc(reviewSets.name), asc(reviewItems.position))
     .all()
-    .map(({ status, ...r }) => ({ ...r, kind: r.kind as ReviewItemKind, state: (status ?? "not_started") as ExpertWorkState }));
+    .map(({ status, ...r }) => ({
+      ...r,
+      kind: r.kind as ReviewItemKind,
+      state: (status ?? "not_started") as ExpertWorkState,
+    }));
 }
 
 export const ReviewValuesSchema = z.object({
@@ -262,7 +403,15 @@ export interface RaterItemView {
 
 function findOwnedItem(db: DbOrTx, userId: string, itemId: number) {
   return db
-    .select({ id: reviewItems.id, setId: reviewSets.id, setName: reviewSets.name, externalId: reviewItems.externalId, kind: reviewItems.kind, text: reviewItems.text, caseType: reviewItems.caseType })
+    .select({
+      id: reviewItems.id,
+      setId: reviewSets.id,
+      setName: reviewSets.name,
+      externalId: reviewItems.externalId,
+      kind: reviewItems.kind,
+      text: reviewItems.text,
+      caseType: reviewItems.caseType,
+    })
     .from(reviewItems)
     .innerJoin(reviewSets, eq(reviewSets.id, reviewItems.setId))
     .innerJoin(reviewSetRaters, and(eq(reviewSetRaters.setId, reviewSets.id), eq(reviewSetRaters.raterId, userId)))
@@ -288,11 +437,22 @@ function valuesOf(row: typeof reviewJudgements.$inferSelect | undefined): Review
 export function getRaterItem(db: Db, input: { userId: string; itemId: number }): RaterItemView | null {
   const item = findOwnedItem(db, input.userId, input.itemId);
   if (!item) return null;
-  const row = db.select().from(reviewJudgements).where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, input.userId))).get();
+  const row = db
+    .select()
+    .from(reviewJudgements)
+    .where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, input.userId)))
+    .get();
   const mine = listRaterItems(db, input.userId);
   const at = mine.findIndex((r) => r.itemId === item.id);
   return {
-    item: { id: item.id, externalId: item.externalId, setName: item.setName, kind: item.kind as ReviewItemKind, text: item.text, caseType: item.caseType },
+    item: {
+      id: item.id,
+      externalId: item.externalId,
+      setName: item.setName,
+      kind: item.kind as ReviewItemKind,
+      text: item.text,
+      caseType: item.caseType,
+    },
     state: (row?.status ?? "not_started") as ExpertWorkState,
     values: valuesOf(row),
     version: row?.version ?? 0,
@@ -306,7 +466,8 @@ export type ReviewSaveResult =
   | { ok: true; version: number; savedAt: number; state: ExpertWorkState }
   | { ok: false; status: 404 | 409 | 422; message: string; errors?: Record<string, string> };
 
-const CONFLICT = "This review was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
+const CONFLICT =
+  "This review was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
 
 /**
  * Saves an expert's review: a draft (before the first submission) or a submission (a case needs its three scores,
@@ -315,7 +476,14 @@ const CONFLICT = "This review was changed in another window or tab. Reload the p
  */
 export function saveReview(
   db: Db,
-  input: { userId: string; itemId: number; values: ReviewValues; version: number; intent: "draft" | "submit"; now?: number },
+  input: {
+    userId: string;
+    itemId: number;
+    values: ReviewValues;
+    version: number;
+    intent: "draft" | "submit";
+    now?: number;
+  },
 ): ReviewSaveResult {
   const now = input.now ?? Date.now();
   return db.transaction(
@@ -327,19 +495,40 @@ export function saveReview(
       const values: ReviewValues =
         kind === "case"
           ? { ...input.values, decision: null, reason: "" }
-          : { ...input.values, naturalness: null, validity: null, realism: null, reason: input.values.decision === "reject" ? input.values.reason : "" };
+          : {
+              ...input.values,
+              naturalness: null,
+              validity: null,
+              realism: null,
+              reason: input.values.decision === "reject" ? input.values.reason : "",
+            };
       if (input.intent === "submit") {
         const errors = checkReview(kind, values);
         if (Object.keys(errors).length)
-          return { ok: false, status: 422, message: kind === "case" ? "Score all three dimensions before submitting." : "Accept or reject the seed (with a reason when rejecting).", errors: errors as Record<string, string> };
+          return {
+            ok: false,
+            status: 422,
+            message:
+              kind === "case"
+                ? "Score all three dimensions before submitting."
+                : "Accept or reject the seed (with a reason when rejecting).",
+            errors: errors as Record<string, string>,
+          };
       }
-      const row = tx.select().from(reviewJudgements).where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, input.userId))).get();
+      const row = tx
+        .select()
+        .from(reviewJudgements)
+        .where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, input.userId)))
+        .get();
       if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
-      if (input.intent === "draft" && row?.status === "submitted") return { ok: false, status: 409, message: "This item is submitted: use “Save revision” to change it." };
+      if (input.intent === "draft" && row?.status === "submitted")
+        return { ok: false, status: 409, message: "This item is submitted: use “Save revision” to change it." };
       const status: "draft" | "submitted" = input.intent === "submit" ? "submitted" : "draft";
       const changes = diff(row ? { ...valuesOf(row), status: row.status } : null, { ...values, status });
-      if (row && Object.keys(changes).length === 0) return { ok: true, version: row.version, savedAt: row.updatedAt, state: row.status };
-      for (const free of ["reason", "comment"] as const) if (free in changes) changes[free] = ["(text)", values[free] ? "(changed)" : ""];
+      if (row && Object.keys(changes).length === 0)
+        return { ok: true, version: row.version, savedAt: row.updatedAt, state: row.status };
+      for (const free of ["reason", "comment"] as const)
+        if (free in changes) changes[free] = ["(text)", values[free] ? "(changed)" : ""];
       const action = input.intent === "draft" ? "draft" : row?.status === "submitted" ? "revise" : "submit";
       const columns = { ...values, status, updatedAt: now };
       let id: number;
@@ -347,7 +536,13 @@ export function saveReview(
       if (!row) {
         id = tx
           .insert(reviewJudgements)
-          .values({ itemId: item.id, raterId: input.userId, ...columns, version: 1, submittedAt: status === "submitted" ? now : null })
+          .values({
+            itemId: item.id,
+            raterId: input.userId,
+            ...columns,
+            version: 1,
+            submittedAt: status === "submitted" ? now : null,
+          })
           .returning({ id: reviewJudgements.id })
           .get().id;
         version = 1;
@@ -383,12 +578,25 @@ export interface ReviewItemRow {
 }
 
 export function listReviewItems(db: Db, setId: number): ReviewItemRow[] {
-  const items = db.select().from(reviewItems).where(eq(reviewItems.setId, setId)).orderBy(asc(reviewItems.position)).all();
+  const items = db
+    .select()
+    .from(reviewItems)
+    .where(eq(reviewItems.setId, setId))
+    .orderBy(asc(reviewItems.position))
+    .all();
   const submitted = items.length
     ? db
         .select({ itemId: reviewJudgements.itemId })
         .from(reviewJudgements)
-        .where(and(inArray(reviewJudgements.itemId, items.map((i) => i.id)), eq(reviewJudgements.status, "submitted")))
+        .where(
+          and(
+            inArray(
+              reviewJudgements.itemId,
+              items.map((i) => i.id),
+            ),
+            eq(reviewJudgements.status, "submitted"),
+          ),
+        )
         .all()
     : [];
   return items.map((i) => ({
@@ -404,8 +612,16 @@ export function listReviewItems(db: Db, setId: number): ReviewItemRow[] {
 }
 
 /** The report of a set from its submitted reviews (core/case-review reviewReport); experts named by username. */
-export function getReviewReport(db: Db, setId: number, options: { weights?: "linear" | "quadratic" } = {}): ReviewReport {
-  const items = db.select({ id: reviewItems.id, externalId: reviewItems.externalId, kind: reviewItems.kind }).from(reviewItems).where(eq(reviewItems.setId, setId)).all();
+export function getReviewReport(
+  db: Db,
+  setId: number,
+  options: { weights?: "linear" | "quadratic" } = {},
+): ReviewReport {
+  const items = db
+    .select({ id: reviewItems.id, externalId: reviewItems.externalId, kind: reviewItems.kind })
+    .from(reviewItems)
+    .where(eq(reviewItems.setId, setId))
+    .all();
   const rows: ReviewRow[] = db
     .select({
       item: reviewItems.externalId,
@@ -427,5 +643,3 @@ export function getReviewReport(db: Db, setId: number, options: { weights?: "lin
     options,
   );
 }
-
-

@@ -19,7 +19,13 @@ import {
   mentatVariants,
   users,
 } from "../../db/schema";
-import { fitPreferenceLabels, HBT_DEFAULTS, type AnnotationRow, type PreferenceLabels, type RaterEffects } from "../core/bradley-terry";
+import {
+  fitPreferenceLabels,
+  HBT_DEFAULTS,
+  type AnnotationRow,
+  type PreferenceLabels,
+  type RaterEffects,
+} from "../core/bradley-terry";
 import type { CsvIssue } from "../core/expert-csv";
 import {
   DEFAULT_AGES,
@@ -78,14 +84,30 @@ export function listBanks(db: Db): BankSummary[] {
   const banks = db.select().from(mentatBanks).orderBy(asc(mentatBanks.name)).all();
   return banks.map((b) => {
     const preferenceDomains = domainsOf(b.preferenceDomains);
-    const questions = db.select({ id: mentatQuestions.id, domain: mentatQuestions.domain }).from(mentatQuestions).where(eq(mentatQuestions.bankId, b.id)).all();
+    const questions = db
+      .select({ id: mentatQuestions.id, domain: mentatQuestions.domain })
+      .from(mentatQuestions)
+      .where(eq(mentatQuestions.bankId, b.id))
+      .all();
     const rated = questions.filter((q) => preferenceDomains.includes(q.domain as MentatDomain));
-    const raters = db.select({ id: mentatBankRaters.raterId }).from(mentatBankRaters).where(eq(mentatBankRaters.bankId, b.id)).all();
+    const raters = db
+      .select({ id: mentatBankRaters.raterId })
+      .from(mentatBankRaters)
+      .where(eq(mentatBankRaters.bankId, b.id))
+      .all();
     const submitted = rated.length
       ? db
           .select({ id: mentatRatings.id })
           .from(mentatRatings)
-          .where(and(inArray(mentatRatings.questionId, rated.map((q) => q.id)), eq(mentatRatings.status, "submitted")))
+          .where(
+            and(
+              inArray(
+                mentatRatings.questionId,
+                rated.map((q) => q.id),
+              ),
+              eq(mentatRatings.status, "submitted"),
+            ),
+          )
           .all().length
       : 0;
     return {
@@ -112,7 +134,9 @@ export function requireBankByName(db: Db, name: string): BankSummary {
   const bank = banks.find((b) => b.name === name.trim());
   if (!bank)
     throw new ServiceError(
-      `No question bank named "${name}".${banks.length ? ` Banks: ${banks.map((b) => `"${b.name}"`).join(", ")}.` : " There are none yet."}`,
+      `No question bank named "${name}".${
+        banks.length ? ` Banks: ${banks.map((b) => `"${b.name}"`).join(", ")}.` : " There are none yet."
+      }`,
       "bank",
       404,
     );
@@ -158,7 +182,11 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
   const name = BankNameSchema.safeParse(input.bankName);
   if (!name.success) return { ok: false, errors: [{ line: 0, message: name.error.issues[0]!.message }], warnings: [] };
   if (input.seed !== undefined && !(Number.isInteger(input.seed) && input.seed >= 0 && input.seed < 2 ** 31))
-    return { ok: false, errors: [{ line: 0, message: "the seed must be a whole number from 0 to 2147483647." }], warnings: [] };
+    return {
+      ok: false,
+      errors: [{ line: 0, message: "the seed must be a whole number from 0 to 2147483647." }],
+      warnings: [],
+    };
   const parsed = parseQuestionBankCsv(input.text);
   if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
   const now = input.now ?? Date.now();
@@ -183,15 +211,30 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
           return { q, position, hash, old, kind: "same" as const };
         }
         if (old.contentHash !== hash) {
-          const rated = tx.select({ id: mentatRatings.id }).from(mentatRatings).where(eq(mentatRatings.questionId, old.id)).get();
+          const rated = tx
+            .select({ id: mentatRatings.id })
+            .from(mentatRatings)
+            .where(eq(mentatRatings.questionId, old.id))
+            .get();
           if (rated)
-            errors.push({ line: q.line, message: `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.` });
+            errors.push({
+              line: q.line,
+              message: `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
+            });
         }
         updated++;
         return { q, position, hash, old, kind: "update" as const };
       });
       if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
-      const summary = { bankName: name.data, createdBank: !bank, created, updated, unchanged, total: parsed.questions.length, warnings: parsed.warnings };
+      const summary = {
+        bankName: name.data,
+        createdBank: !bank,
+        created,
+        updated,
+        unchanged,
+        total: parsed.questions.length,
+        warnings: parsed.warnings,
+      };
       if (input.dryRun) return { ok: true, bankId: bank?.id ?? null, ...summary, written: false };
 
       let bankId: number;
@@ -206,7 +249,18 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
           })
           .returning({ id: mentatBanks.id })
           .get().id;
-        recordEvent(tx, { actorId: input.actorId, entity: "mentat_bank", entityId: bankId, action: "create", changes: { name: name.data, preferenceDomains: input.preferenceDomains ?? DEFAULT_PREFERENCE_DOMAINS, seed: input.seed ?? 1 }, at: now });
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "mentat_bank",
+          entityId: bankId,
+          action: "create",
+          changes: {
+            name: name.data,
+            preferenceDomains: input.preferenceDomains ?? DEFAULT_PREFERENCE_DOMAINS,
+            seed: input.seed ?? 1,
+          },
+          at: now,
+        });
       } else {
         bankId = bank.id;
         const changes: Record<string, unknown> = {};
@@ -215,7 +269,14 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
         const d = diff({ preferenceDomains: bank.preferenceDomains, seed: bank.seed }, changes);
         if (Object.keys(d).length) {
           tx.update(mentatBanks).set(changes).where(eq(mentatBanks.id, bank.id)).run();
-          recordEvent(tx, { actorId: input.actorId, entity: "mentat_bank", entityId: bank.id, action: "settings", changes: d, at: now });
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "mentat_bank",
+            entityId: bank.id,
+            action: "settings",
+            changes: d,
+            at: now,
+          });
         }
       }
       // Questions not in this file move after the file's questions, in their old order.
@@ -223,7 +284,13 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
       existing
         .filter((q) => !inFile.has(q.externalId))
         .sort((a, b) => a.position - b.position)
-        .forEach((q, i) => tx.update(mentatQuestions).set({ position: parsed.questions.length + i }).where(eq(mentatQuestions.id, q.id)).run());
+        .forEach((q, i) =>
+          tx
+            .update(mentatQuestions)
+            .set({ position: parsed.questions.length + i })
+            .where(eq(mentatQuestions.id, q.id))
+            .run(),
+        );
       for (const p of plans) {
         const values = {
           domain: p.q.domain,
@@ -240,15 +307,28 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
             .values({ bankId, externalId: p.q.externalId, ...values, createdAt: now, updatedAt: now })
             .returning({ id: mentatQuestions.id })
             .get().id;
-          recordEvent(tx, { actorId: input.actorId, entity: "mentat_question", entityId: id, action: "create", changes: { externalId: p.q.externalId, domain: p.q.domain, contentHash: p.hash }, at: now });
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "mentat_question",
+            entityId: id,
+            action: "create",
+            changes: { externalId: p.q.externalId, domain: p.q.domain, contentHash: p.hash },
+            at: now,
+          });
         } else if (p.kind === "update") {
-          tx.update(mentatQuestions).set({ ...values, updatedAt: now }).where(eq(mentatQuestions.id, p.old!.id)).run();
+          tx.update(mentatQuestions)
+            .set({ ...values, updatedAt: now })
+            .where(eq(mentatQuestions.id, p.old!.id))
+            .run();
           recordEvent(tx, {
             actorId: input.actorId,
             entity: "mentat_question",
             entityId: p.old!.id,
             action: "update",
-            changes: diff({ domain: p.old!.domain, contentHash: p.old!.contentHash, position: p.old!.position }, { domain: p.q.domain, contentHash: p.hash, position: p.position }),
+            changes: diff(
+              { domain: p.old!.domain, contentHash: p.old!.contentHash, position: p.old!.position },
+              { domain: p.q.domain, contentHash: p.hash, position: p.position },
+            ),
             at: now,
           });
         }
@@ -276,7 +356,14 @@ export interface PanelMember {
 export function listBankPanel(db: Db, bankId: number): PanelMember[] {
   const bank = getBank(db, bankId);
   if (!bank) return [];
-  const members = new Set(db.select({ id: mentatBankRaters.raterId }).from(mentatBankRaters).where(eq(mentatBankRaters.bankId, bankId)).all().map((m) => m.id));
+  const members = new Set(
+    db
+      .select({ id: mentatBankRaters.raterId })
+      .from(mentatBankRaters)
+      .where(eq(mentatBankRaters.bankId, bankId))
+      .all()
+      .map((m) => m.id),
+  );
   const ratings = db
     .select({ raterId: mentatRatings.raterId, status: mentatRatings.status, domain: mentatQuestions.domain })
     .from(mentatRatings)
@@ -298,19 +385,39 @@ export function listBankPanel(db: Db, bankId: number): PanelMember[] {
 }
 
 /** Adds experts (users with the rater role) to a bank's panel; members already on it are left alone. */
-export function addBankRaters(db: Db, input: { bankId: number; raterIds: string[]; actorId: string | null; now?: number }): number {
+export function addBankRaters(
+  db: Db,
+  input: { bankId: number; raterIds: string[]; actorId: string | null; now?: number },
+): number {
   const now = input.now ?? Date.now();
-  const raters = new Map(listUsers(db).filter((u) => u.roles.includes("rater") && u.active).map((u) => [u.id, u]));
+  const raters = new Map(
+    listUsers(db)
+      .filter((u) => u.roles.includes("rater") && u.active)
+      .map((u) => [u.id, u]),
+  );
   const unknown = input.raterIds.filter((id) => !raters.has(id));
   if (unknown.length) throw new ServiceError("Only active users with the rater role can rate questions.", "raters");
   return db.transaction(
     (tx) => {
       let added = 0;
       for (const raterId of new Set(input.raterIds)) {
-        const there = tx.select().from(mentatBankRaters).where(and(eq(mentatBankRaters.bankId, input.bankId), eq(mentatBankRaters.raterId, raterId))).get();
+        const there = tx
+          .select()
+          .from(mentatBankRaters)
+          .where(and(eq(mentatBankRaters.bankId, input.bankId), eq(mentatBankRaters.raterId, raterId)))
+          .get();
         if (there) continue;
-        tx.insert(mentatBankRaters).values({ bankId: input.bankId, raterId, assignedAt: now, assignedBy: input.actorId }).run();
-        recordEvent(tx, { actorId: input.actorId, entity: "mentat_bank", entityId: input.bankId, action: "add_rater", changes: { rater: raters.get(raterId)!.username }, at: now });
+        tx.insert(mentatBankRaters)
+          .values({ bankId: input.bankId, raterId, assignedAt: now, assignedBy: input.actorId })
+          .run();
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "mentat_bank",
+          entityId: input.bankId,
+          action: "add_rater",
+          changes: { rater: raters.get(raterId)!.username },
+          at: now,
+        });
         added++;
       }
       return added;
@@ -320,12 +427,26 @@ export function addBankRaters(db: Db, input: { bankId: number; raterIds: string[
 }
 
 /** Takes an expert off a bank's panel; the ratings they submitted stay and still count. */
-export function removeBankRater(db: Db, input: { bankId: number; raterId: string; actorId: string | null; now?: number }): void {
+export function removeBankRater(
+  db: Db,
+  input: { bankId: number; raterId: string; actorId: string | null; now?: number },
+): void {
   const now = input.now ?? Date.now();
   db.transaction(
     (tx) => {
-      const gone = tx.delete(mentatBankRaters).where(and(eq(mentatBankRaters.bankId, input.bankId), eq(mentatBankRaters.raterId, input.raterId))).run();
-      if (gone.changes) recordEvent(tx, { actorId: input.actorId, entity: "mentat_bank", entityId: input.bankId, action: "remove_rater", changes: { raterId: input.raterId }, at: now });
+      const gone = tx
+        .delete(mentatBankRaters)
+        .where(and(eq(mentatBankRaters.bankId, input.bankId), eq(mentatBankRaters.raterId, input.raterId)))
+        .run();
+      if (gone.changes)
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "mentat_bank",
+          entityId: input.bankId,
+          action: "remove_rater",
+          changes: { raterId: input.raterId },
+          at: now,
+        });
     },
     { behavior: "immediate" },
   );
@@ -368,7 +489,11 @@ export function listRaterQuestions(db: Db, userId: string): RaterQuestionRow[] {
     .all();
   return rows
     .filter((r) => domainsOf(r.preferenceDomains).includes(r.domain as MentatDomain))
-    .map(({ preferenceDomains: _, status, ...r }) => ({ ...r, domain: r.domain as MentatDomain, state: (status ?? "not_started") as ExpertWorkState }));
+    .map(({ preferenceDomains: _, status, ...r }) => ({
+      ...r,
+      domain: r.domain as MentatDomain,
+      state: (status ?? "not_started") as ExpertWorkState,
+    }));
 }
 
 /** The first row after index `at` not yet submitted, wrapping around (`at` = −1 starts from the top). */
@@ -441,8 +566,13 @@ function findOwnedQuestion(db: DbOrTx, userId: string, questionId: number): Owne
   };
 }
 
-function presentationFor(q: OwnedQuestion, userId: string, stored?: { optionOrder: string; shownGender: string | null }) {
-  if (stored) return { optionOrder: JSON.parse(stored.optionOrder) as number[], gender: stored.shownGender as Gender | null };
+function presentationFor(
+  q: OwnedQuestion,
+  userId: string,
+  stored?: { optionOrder: string; shownGender: string | null },
+) {
+  if (stored)
+    return { optionOrder: JSON.parse(stored.optionOrder) as number[], gender: stored.shownGender as Gender | null };
   return raterPresentation(q.seed, q.externalId, userId, gendersOf(q.texts));
 }
 
@@ -481,7 +611,14 @@ export function getRaterQuestion(db: Db, input: { userId: string; questionId: nu
 export const OptionRatingSchema = z.object({
   /** In the order the expert saw the options. */
   scores: z
-    .array(z.number().int("Scores are whole numbers.").min(0, "Scores run from 0 to 100.").max(100, "Scores run from 0 to 100.").nullable())
+    .array(
+      z
+        .number()
+        .int("Scores are whole numbers.")
+        .min(0, "Scores run from 0 to 100.")
+        .max(100, "Scores run from 0 to 100.")
+        .nullable(),
+    )
     .length(OPTION_COUNT),
   comment: z.string().max(5000, "A comment has at most 5000 characters.").default(""),
 });
@@ -491,7 +628,8 @@ export type RatingSaveResult =
   | { ok: true; version: number; savedAt: number; state: ExpertWorkState }
   | { ok: false; status: 404 | 409 | 422; message: string; errors?: Record<string, string> };
 
-const CONFLICT = "This rating was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
+const CONFLICT =
+  "This rating was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
 
 /**
  * Saves an expert's ratings of one question: a draft (incomplete allowed, only before the first submission) or a
@@ -501,7 +639,14 @@ const CONFLICT = "This rating was changed in another window or tab. Reload the p
  */
 export function saveOptionRating(
   db: Db,
-  input: { userId: string; questionId: number; values: OptionRatingValues; version: number; intent: "draft" | "submit"; now?: number },
+  input: {
+    userId: string;
+    questionId: number;
+    values: OptionRatingValues;
+    version: number;
+    intent: "draft" | "submit";
+    now?: number;
+  },
 ): RatingSaveResult {
   const now = input.now ?? Date.now();
   if (input.intent === "submit") {
@@ -518,7 +663,11 @@ export function saveOptionRating(
     (tx): RatingSaveResult => {
       const q = findOwnedQuestion(tx, input.userId, input.questionId);
       if (!q) return { ok: false, status: 404, message: "Not found." };
-      const row = tx.select().from(mentatRatings).where(and(eq(mentatRatings.questionId, q.id), eq(mentatRatings.raterId, input.userId))).get();
+      const row = tx
+        .select()
+        .from(mentatRatings)
+        .where(and(eq(mentatRatings.questionId, q.id), eq(mentatRatings.raterId, input.userId)))
+        .get();
       if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
       if (input.intent === "draft" && row?.status === "submitted")
         return { ok: false, status: 409, message: "This question is submitted: use “Save revision” to change it." };
@@ -529,7 +678,8 @@ export function saveOptionRating(
       const status: "draft" | "submitted" = input.intent === "submit" ? "submitted" : "draft";
       const after = { scores, comment: input.values.comment, status };
       const changes = diff(before, after);
-      if (row && Object.keys(changes).length === 0) return { ok: true, version: row.version, savedAt: row.updatedAt, state: row.status };
+      if (row && Object.keys(changes).length === 0)
+        return { ok: true, version: row.version, savedAt: row.updatedAt, state: row.status };
       // Comments are free text: the audit records that one changed, not its words.
       if ("comment" in changes) changes.comment = ["(text)", "(changed)"];
       const action = input.intent === "draft" ? "draft" : row?.status === "submitted" ? "revise" : "submit";
@@ -602,12 +752,25 @@ export interface QuestionRow {
 export function listBankQuestions(db: Db, bankId: number): QuestionRow[] {
   const bank = getBank(db, bankId);
   if (!bank) return [];
-  const questions = db.select().from(mentatQuestions).where(eq(mentatQuestions.bankId, bankId)).orderBy(asc(mentatQuestions.position)).all();
+  const questions = db
+    .select()
+    .from(mentatQuestions)
+    .where(eq(mentatQuestions.bankId, bankId))
+    .orderBy(asc(mentatQuestions.position))
+    .all();
   const ratings = questions.length
     ? db
         .select({ questionId: mentatRatings.questionId })
         .from(mentatRatings)
-        .where(and(inArray(mentatRatings.questionId, questions.map((q) => q.id)), eq(mentatRatings.status, "submitted")))
+        .where(
+          and(
+            inArray(
+              mentatRatings.questionId,
+              questions.map((q) => q.id),
+            ),
+            eq(mentatRatings.status, "submitted"),
+          ),
+        )
         .all()
     : [];
   return questions.map((q) => {
@@ -660,7 +823,14 @@ export function listDatasets(db: Db, bankId: number): DatasetSummary[] {
     .from(mentatDatasets)
     .where(eq(mentatDatasets.bankId, bankId))
     .all()
-    .map((d) => ({ id: d.id, dimension: d.dimension as VariantDimension, params: JSON.parse(d.params), count: d.count, contentHash: d.contentHash, createdAt: d.createdAt }))
+    .map((d) => ({
+      id: d.id,
+      dimension: d.dimension as VariantDimension,
+      params: JSON.parse(d.params),
+      count: d.count,
+      contentHash: d.contentHash,
+      createdAt: d.createdAt,
+    }))
     .sort((a, b) => order.indexOf(a.dimension) - order.indexOf(b.dimension));
 }
 
@@ -676,9 +846,18 @@ function variantsHash(variants: Variant[]): string {
  */
 export function expandBank(
   db: Db,
-  input: { bankId: number; dimension: VariantDimension; params?: ExpansionParams; actorId: string | null; now?: number },
+  input: {
+    bankId: number;
+    dimension: VariantDimension;
+    params?: ExpansionParams;
+    actorId: string | null;
+    now?: number;
+  },
 ): DatasetSummary & { replaced: boolean; unchanged: boolean } {
-  const params = { ages: [...(input.params?.ages ?? DEFAULT_AGES)], races: [...(input.params?.races ?? DEFAULT_RACES)] };
+  const params = {
+    ages: [...(input.params?.ages ?? DEFAULT_AGES)],
+    races: [...(input.params?.races ?? DEFAULT_RACES)],
+  };
   const problem = checkExpansionParams(params);
   if (problem) throw new ServiceError(problem, "params");
   const now = input.now ?? Date.now();
@@ -688,19 +867,45 @@ export function expandBank(
       if (questions.length === 0) throw new ServiceError("The bank has no questions to expand.", "bank");
       const variants = expandVariants(questions, input.dimension, params);
       const contentHash = variantsHash(variants);
-      const old = tx.select().from(mentatDatasets).where(and(eq(mentatDatasets.bankId, input.bankId), eq(mentatDatasets.dimension, input.dimension))).get();
-      const storedParams = JSON.stringify(input.dimension === "age" ? { ages: params.ages } : input.dimension === "race" ? { races: params.races } : {});
+      const old = tx
+        .select()
+        .from(mentatDatasets)
+        .where(and(eq(mentatDatasets.bankId, input.bankId), eq(mentatDatasets.dimension, input.dimension)))
+        .get();
+      const storedParams = JSON.stringify(
+        input.dimension === "age" ? { ages: params.ages } : input.dimension === "race" ? { races: params.races } : {},
+      );
       if (old && old.contentHash === contentHash && old.params === storedParams)
-        return { id: old.id, dimension: input.dimension, params: JSON.parse(old.params), count: old.count, contentHash, createdAt: old.createdAt, replaced: false, unchanged: true };
+        return {
+          id: old.id,
+          dimension: input.dimension,
+          params: JSON.parse(old.params),
+          count: old.count,
+          contentHash,
+          createdAt: old.createdAt,
+          replaced: false,
+          unchanged: true,
+        };
       let id: number;
       if (old) {
         tx.delete(mentatVariants).where(eq(mentatVariants.datasetId, old.id)).run();
-        tx.update(mentatDatasets).set({ params: storedParams, contentHash, count: variants.length, createdAt: now, createdBy: input.actorId }).where(eq(mentatDatasets.id, old.id)).run();
+        tx.update(mentatDatasets)
+          .set({ params: storedParams, contentHash, count: variants.length, createdAt: now, createdBy: input.actorId })
+          .where(eq(mentatDatasets.id, old.id))
+          .run();
         id = old.id;
       } else {
         id = tx
           .insert(mentatDatasets)
-          .values({ bankId: input.bankId, dimension: input.dimension, params: storedParams, contentHash, count: variants.length, createdAt: now, createdBy: input.actorId })
+          .values({
+            bankId: input.bankId,
+            dimension: input.dimension,
+            params: storedParams,
+            contentHash,
+            count: variants.length,
+            createdAt: now,
+            createdBy: input.actorId,
+          })
           .returning({ id: mentatDatasets.id })
           .get().id;
       }
@@ -708,7 +913,16 @@ export function expandBank(
       variants.forEach((v, position) =>
         tx
           .insert(mentatVariants)
-          .values({ datasetId: id, questionId: questionId.get(v.questionId)!, variantId: v.variantId, position, gender: v.gender, age: v.age, race: v.race, text: v.text })
+          .values({
+            datasetId: id,
+            questionId: questionId.get(v.questionId)!,
+            variantId: v.variantId,
+            position,
+            gender: v.gender,
+            age: v.age,
+            race: v.race,
+            text: v.text,
+          })
           .run(),
       );
       recordEvent(tx, {
@@ -716,10 +930,24 @@ export function expandBank(
         entity: "mentat_dataset",
         entityId: id,
         action: old ? "replace" : "create",
-        changes: { bankId: input.bankId, dimension: input.dimension, count: variants.length, contentHash: old ? [old.contentHash, contentHash] : contentHash },
+        changes: {
+          bankId: input.bankId,
+          dimension: input.dimension,
+          count: variants.length,
+          contentHash: old ? [old.contentHash, contentHash] : contentHash,
+        },
         at: now,
       });
-      return { id, dimension: input.dimension, params: JSON.parse(storedParams), count: variants.length, contentHash, createdAt: now, replaced: Boolean(old), unchanged: false };
+      return {
+        id,
+        dimension: input.dimension,
+        params: JSON.parse(storedParams),
+        count: variants.length,
+        contentHash,
+        createdAt: now,
+        replaced: Boolean(old),
+        unchanged: false,
+      };
     },
     { behavior: "immediate" },
   );
@@ -731,7 +959,12 @@ export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] 
   if (!bank) return [];
   const domains = domainsOf(bank.preferenceDomains);
   return db
-    .select({ question: mentatQuestions.externalId, domain: mentatQuestions.domain, rater: users.username, scores: mentatRatings.scores })
+    .select({
+      question: mentatQuestions.externalId,
+      domain: mentatQuestions.domain,
+      rater: users.username,
+      scores: mentatRatings.scores,
+    })
     .from(mentatRatings)
     .innerJoin(mentatQuestions, eq(mentatQuestions.id, mentatRatings.questionId))
     .innerJoin(users, eq(users.id, mentatRatings.raterId))
@@ -770,7 +1003,12 @@ export const FitOptionsSchema = z.object({
   penalty: z.coerce.number().min(0).max(1000).default(HBT_DEFAULTS.penalty),
   strengthPenalty: z.coerce.number().min(0).max(1000).default(HBT_DEFAULTS.strengthPenalty),
   bootstrap: z.coerce.number().int().min(0).max(10_000).default(200),
-  seed: z.coerce.number().int().min(0).max(2 ** 31 - 1).default(0),
+  seed: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(0),
 });
 
 /**
@@ -779,7 +1017,13 @@ export const FitOptionsSchema = z.object({
  */
 export function runBankFit(
   db: Db,
-  input: { bankId: number; options?: FitOptions; actorId: string | null; now?: number; onReplicate?: (done: number, total: number) => void },
+  input: {
+    bankId: number;
+    options?: FitOptions;
+    actorId: string | null;
+    now?: number;
+    onReplicate?: (done: number, total: number) => void;
+  },
 ): FitSummary {
   const params = FitOptionsSchema.parse(input.options ?? {});
   const rows = bankAnnotationRows(db, input.bankId);
@@ -792,10 +1036,24 @@ export function runBankFit(
     (tx) => {
       const id = tx
         .insert(mentatFits)
-        .values({ bankId: input.bankId, params: JSON.stringify(params), inputHash, result: JSON.stringify(result), createdAt: now, createdBy: input.actorId })
+        .values({
+          bankId: input.bankId,
+          params: JSON.stringify(params),
+          inputHash,
+          result: JSON.stringify(result),
+          createdAt: now,
+          createdBy: input.actorId,
+        })
         .returning({ id: mentatFits.id })
         .get().id;
-      recordEvent(tx, { actorId: input.actorId, entity: "mentat_fit", entityId: id, action: "fit", changes: { bankId: input.bankId, rows: rows.length, inputHash, ...params }, at: now });
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "mentat_fit",
+        entityId: id,
+        action: "fit",
+        changes: { bankId: input.bankId, rows: rows.length, inputHash, ...params },
+        at: now,
+      });
       return id;
     },
     { behavior: "immediate" },
@@ -826,11 +1084,23 @@ export type ExportResult =
  * preference-domain question has no fitted label, unless `allowIntended` (then it keeps its intended answer and
  * the record says so in label_source).
  */
-export function exportDataset(db: Db, input: { bankId: number; dimension: VariantDimension; allowIntended?: boolean }): ExportResult {
+export function exportDataset(
+  db: Db,
+  input: { bankId: number; dimension: VariantDimension; allowIntended?: boolean },
+): ExportResult {
   const bank = getBank(db, input.bankId);
   if (!bank) return { ok: false, status: 404, message: "No such bank." };
-  const dataset = db.select().from(mentatDatasets).where(and(eq(mentatDatasets.bankId, bank.id), eq(mentatDatasets.dimension, input.dimension))).get();
-  if (!dataset) return { ok: false, status: 404, message: `The ${input.dimension} set has not been expanded yet. Expand it first.` };
+  const dataset = db
+    .select()
+    .from(mentatDatasets)
+    .where(and(eq(mentatDatasets.bankId, bank.id), eq(mentatDatasets.dimension, input.dimension)))
+    .get();
+  if (!dataset)
+    return {
+      ok: false,
+      status: 404,
+      message: `The ${input.dimension} set has not been expanded yet. Expand it first.`,
+    };
   const questions = new Map(loadQuestions(db, bank.id).map((q) => [q.id, q]));
   const fit = getLatestFit(db, bank.id);
   const fitted = new Map((fit?.result.labels.questions ?? []).map((q) => [q.question, q]));
@@ -840,7 +1110,8 @@ export function exportDataset(db: Db, input: { bankId: number; dimension: Varian
   const unlabelled: string[] = [];
   for (const q of questions.values()) {
     const f = fitted.get(q.externalId);
-    if (bank.preferenceDomains.includes(q.domain) && f) labelsFor.set(q.id, { source: "preference", labels: f.labels, lower: f.lower, upper: f.upper });
+    if (bank.preferenceDomains.includes(q.domain) && f)
+      labelsFor.set(q.id, { source: "preference", labels: f.labels, lower: f.lower, upper: f.upper });
     else {
       if (bank.preferenceDomains.includes(q.domain)) unlabelled.push(q.externalId);
       labelsFor.set(q.id, intendedLabels(q.answer));
@@ -850,10 +1121,20 @@ export function exportDataset(db: Db, input: { bankId: number; dimension: Varian
     return {
       ok: false,
       status: 409,
-      message: `${unlabelled.length} ${bank.preferenceDomains.join("/")} question(s) have no fitted preference label (${unlabelled.slice(0, 5).join(", ")}${unlabelled.length > 5 ? ", …" : ""}). Run the fit, or export with their intended answers.`,
+      message: `${unlabelled.length} ${bank.preferenceDomains.join(
+        "/",
+      )} question(s) have no fitted preference label (${unlabelled.slice(0, 5).join(", ")}${
+        unlabelled.length > 5 ? ", …" : ""
+      }). Run the fit, or export with their intended answers.`,
     };
-  if (unlabelled.length) warnings.push(`${unlabelled.length} preference-domain question(s) keep their intended answer (no fitted label).`);
-  const variants = db.select().from(mentatVariants).where(eq(mentatVariants.datasetId, dataset.id)).orderBy(asc(mentatVariants.position)).all();
+  if (unlabelled.length)
+    warnings.push(`${unlabelled.length} preference-domain question(s) keep their intended answer (no fitted label).`);
+  const variants = db
+    .select()
+    .from(mentatVariants)
+    .where(eq(mentatVariants.datasetId, dataset.id))
+    .orderBy(asc(mentatVariants.position))
+    .all();
   const lines = variants.map((v) => {
     const q = questions.get(v.questionId)!;
     const variant: Variant = {
@@ -868,10 +1149,20 @@ export function exportDataset(db: Db, input: { bankId: number; dimension: Varian
     return JSON.stringify(evaluationRecord(variant, q, labelsFor.get(q.id)!, bank.seed));
   });
   const slug = bank.name.replace(/[^A-Za-z0-9._-]+/g, "_");
-  return { ok: true, text: lines.join("\n") + (lines.length ? "\n" : ""), count: lines.length, filename: `${slug}.${input.dimension}.jsonl`, warnings };
+  return {
+    ok: true,
+    text: lines.join("\n") + (lines.length ? "\n" : ""),
+    count: lines.length,
+    filename: `${slug}.${input.dimension}.jsonl`,
+    warnings,
+  };
 }
 
 /** For the admin question table: the fitted labels by question id (letters a–e). */
-export function labelsByQuestion(fit: FitSummary | null): Map<string, { labels: number[]; lower: number[]; upper: number[] }> {
-  return new Map((fit?.result.labels.questions ?? []).map((q) => [q.question, { labels: q.labels, lower: q.lower, upper: q.upper }]));
+export function labelsByQuestion(
+  fit: FitSummary | null,
+): Map<string, { labels: number[]; lower: number[]; upper: number[] }> {
+  return new Map(
+    (fit?.result.labels.questions ?? []).map((q) => [q.question, { labels: q.labels, lower: q.lower, upper: q.upper }]),
+  );
 }

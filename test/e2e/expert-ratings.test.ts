@@ -83,7 +83,8 @@ describe("expert ratings in the browser", () => {
     await page.keyboard.press("Home");
     for (let i = 0; i < 25; i++) await page.keyboard.press("ArrowRight"); // 25
     const expected = [100, 0, 97, 10, 25];
-    for (const [i, v] of expected.entries()) expect(await page.getByTestId(`score-${i + 1}`).inputValue()).toBe(String(v));
+    for (const [i, v] of expected.entries())
+      expect(await page.getByTestId(`score-${i + 1}`).inputValue()).toBe(String(v));
     expect(await page.getByTestId("rated-count").textContent()).toBe("5 of 5");
     await expect.poll(() => page.getByTestId("save-state").textContent(), { timeout: 10_000 }).toContain("Saved");
 
@@ -93,18 +94,26 @@ describe("expert ratings in the browser", () => {
     await page.waitForURL((u) => u.href !== questionUrl);
 
     const db = readDb();
-    const row = db.select().from(mentatRatings).where(and(eq(mentatRatings.questionId, questionId), eq(mentatRatings.raterId, expert.id))).get()!;
+    const row = db
+      .select()
+      .from(mentatRatings)
+      .where(and(eq(mentatRatings.questionId, questionId), eq(mentatRatings.raterId, expert.id)))
+      .get()!;
     expect(row.status).toBe("submitted");
     expect(row.comment).toBe("Option 3 is acceptable if beds are short.");
     const order = JSON.parse(row.optionOrder) as number[];
     const scores = JSON.parse(row.scores) as number[];
     expected.forEach((v, shown) => expect(scores[order[shown]!]).toBe(v));
     // The page showed the options in this expert's order.
-    const options = JSON.parse(db.select({ o: mentatQuestions.options }).from(mentatQuestions).where(eq(mentatQuestions.id, questionId)).get()!.o) as string[];
+    const options = JSON.parse(
+      db.select({ o: mentatQuestions.options }).from(mentatQuestions).where(eq(mentatQuestions.id, questionId)).get()!
+        .o,
+    ) as string[];
     db.$client.close();
     await page.goto(questionUrl);
     await hydrated(page);
-    for (const [shown, original] of order.entries()) expect(await page.locator(`li[data-option="${shown + 1}"] p`).textContent()).toContain(options[original]!);
+    for (const [shown, original] of order.entries())
+      expect(await page.locator(`li[data-option="${shown + 1}"] p`).textContent()).toContain(options[original]!);
     expect(await page.getByTestId("item-state").textContent()).toBe("submitted");
 
     // A generated case: 5, 4, 5 on the three scales, then submit.
@@ -122,8 +131,18 @@ describe("expert ratings in the browser", () => {
     await page.waitForURL((u) => u.href !== caseUrl);
     const db2 = readDb();
     const item = db2.select().from(reviewItems).where(eq(reviewItems.externalId, "c01")).get()!;
-    const review = db2.select().from(reviewJudgements).where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, expert.id))).get()!;
-    expect([review.status, review.naturalness, review.validity, review.realism, review.decision]).toEqual(["submitted", 5, 4, 5, null]);
+    const review = db2
+      .select()
+      .from(reviewJudgements)
+      .where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, expert.id)))
+      .get()!;
+    expect([review.status, review.naturalness, review.validity, review.realism, review.decision]).toEqual([
+      "submitted",
+      5,
+      4,
+      5,
+      null,
+    ]);
     db2.$client.close();
 
     await page.goto(`${app.url}/ratings`);
@@ -158,10 +177,16 @@ describe("expert ratings in the browser", () => {
     expect(await page.locator('tr[data-rater="eva"] td.num').first().textContent()).toBe("1 / 4");
     await page.fill("#bootstrap", "10");
     await page.getByRole("button", { name: "Fit labels" }).click();
-    await expect.poll(() => page.getByTestId("action-result").textContent()).toMatch(/Fitted 1 questions from 1 ratings/);
+    await expect
+      .poll(() => page.getByTestId("action-result").textContent())
+      .toMatch(/Fitted 1 questions from 1 ratings/);
     await page.getByRole("button", { name: "Expand" }).click();
-    await expect.poll(() => page.getByTestId("action-result").textContent()).toMatch(/base: 6, gender: 12, age: 18, race: 16/);
-    expect(await page.locator('tr[data-dataset="base"] a').first().getAttribute("href")).toBe(`/admin/expert/mentat/${bankId}/export?set=base`);
+    await expect
+      .poll(() => page.getByTestId("action-result").textContent())
+      .toMatch(/base: 6, gender: 12, age: 18, race: 16/);
+    expect(await page.locator('tr[data-dataset="base"] a').first().getAttribute("href")).toBe(
+      `/admin/expert/mentat/${bankId}/export?set=base`,
+    );
     await page.context().close();
   });
 });

@@ -9,7 +9,13 @@ import { readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "../../app/lib/db.server";
 import { addReviewRaters, importReviewSet, listRaterItems, saveReview } from "../../app/services/case-review.server";
-import { addBankRaters, importQuestionBank, listRaterQuestions, runBankFit, saveOptionRating } from "../../app/services/mentat.server";
+import {
+  addBankRaters,
+  importQuestionBank,
+  listRaterQuestions,
+  runBankFit,
+  saveOptionRating,
+} from "../../app/services/mentat.server";
 import { createUser, type UserView } from "../../app/services/users.server";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
 
@@ -33,14 +39,22 @@ const cookies: Record<string, string> = {};
 const csrfs: Record<string, string> = {};
 
 async function logIn(username: string): Promise<void> {
-  const res = await fetch(`${app.url}/login`, { method: "POST", body: new URLSearchParams({ username, password: PASSWORD }), redirect: "manual" });
+  const res = await fetch(`${app.url}/login`, {
+    method: "POST",
+    body: new URLSearchParams({ username, password: PASSWORD }),
+    redirect: "manual",
+  });
   expect(res.status).toBe(302);
-  cookies[username] = res.headers.getSetCookie().find((c) => c.startsWith("concord_session="))!.split(";")[0]!;
+  cookies[username] = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("concord_session="))!
+    .split(";")[0]!;
   const page = await (await fetch(`${app.url}/`, { headers: { Cookie: cookies[username]! } })).text();
   csrfs[username] = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 }
 
-const get = (username: string, path: string) => fetch(app.url + path, { headers: { Cookie: cookies[username]! }, redirect: "manual" });
+const get = (username: string, path: string) =>
+  fetch(app.url + path, { headers: { Cookie: cookies[username]! }, redirect: "manual" });
 
 async function text(username: string, path: string): Promise<string> {
   const res = await get(username, path);
@@ -61,7 +75,8 @@ beforeAll(async () => {
   const tmp = tempDbPath();
   dir = tmp.dir;
   db = openDatabase(tmp.dbPath);
-  const make = (username: string, displayName: string, roles: UserView["roles"]) => createUser(db, { username, displayName, password: PASSWORD, roles, actorId: null });
+  const make = (username: string, displayName: string, roles: UserView["roles"]) =>
+    createUser(db, { username, displayName, password: PASSWORD, roles, actorId: null });
   ann = await make("ann", "Ann Expert", ["rater"]);
   ben = await make("quill", "Quillon Okonkwo-Lindqvist", ["rater"]);
   cat = await make("cat", "Cat Outsider", ["rater"]);
@@ -72,7 +87,15 @@ beforeAll(async () => {
   addBankRaters(db, { bankId: bank.bankId!, raterIds: [ann.id, ben.id], actorId: boss.id });
   for (const q of listRaterQuestions(db, ann.id)) ids[q.externalId] = q.questionId;
   const rate = (u: UserView, ext: string, scores: number[], comment: string) =>
-    expect(saveOptionRating(db, { userId: u.id, questionId: ids[ext]!, values: { scores, comment }, version: 0, intent: "submit" }).ok).toBe(true);
+    expect(
+      saveOptionRating(db, {
+        userId: u.id,
+        questionId: ids[ext]!,
+        values: { scores, comment },
+        version: 0,
+        intent: "submit",
+      }).ok,
+    ).toBe(true);
   rate(ben, "t01", [97, 3, 61, 29, 47], BEN_COMMENT);
   rate(ben, "t02", [12, 88, 40, 40, 5], BEN_COMMENT);
   rate(ann, "t02", [50, 90, 10, 20, 0], ANN_COMMENT);
@@ -83,9 +106,27 @@ beforeAll(async () => {
   addReviewRaters(db, { setId: set.setId!, raterIds: [ann.id, ben.id], actorId: boss.id });
   for (const i of listRaterItems(db, ben.id)) ids[i.externalId] = i.itemId;
   const none = { naturalness: null, validity: null, realism: null, reason: "", comment: "" };
-  expect(saveReview(db, { userId: ben.id, itemId: ids.s02!, values: { ...none, decision: "reject", reason: BEN_REASON, comment: BEN_COMMENT }, version: 0, intent: "submit" }).ok).toBe(true);
-  expect(saveReview(db, { userId: ben.id, itemId: ids.c01!, values: { ...none, decision: null, naturalness: 2, validity: 1, realism: 2, comment: BEN_COMMENT }, version: 0, intent: "submit" }).ok).toBe(true);
-  ids.x01 = (db.$client.prepare("select id from mentat_questions where external_id = 'x01'").get() as { id: number }).id;
+  expect(
+    saveReview(db, {
+      userId: ben.id,
+      itemId: ids.s02!,
+      values: { ...none, decision: "reject", reason: BEN_REASON, comment: BEN_COMMENT },
+      version: 0,
+      intent: "submit",
+    }).ok,
+  ).toBe(true);
+  expect(
+    saveReview(db, {
+      userId: ben.id,
+      itemId: ids.c01!,
+      values: { ...none, decision: null, naturalness: 2, validity: 1, realism: 2, comment: BEN_COMMENT },
+      version: 0,
+      intent: "submit",
+    }).ok,
+  ).toBe(true);
+  ids.x01 = (
+    db.$client.prepare("select id from mentat_questions where external_id = 'x01'").get() as { id: number }
+  ).id;
   db.$client.close();
 
   app = await startApp({ dbPath: tmp.dbPath });
@@ -145,13 +186,18 @@ describe("an expert's pages and loader data", () => {
     // Single fetch sends turbo-stream; decode it (Remix's own dependency) to look at the actual values.
     const { decode } = await import("turbo-stream");
     const res = await get("ann", `/ratings/mentat/${ids.t01}.data`);
-    const decoded = (await decode(res.body!)).value as Record<string, { data?: { scores: unknown; comment: unknown; question: Record<string, unknown> } }>;
+    const decoded = (await decode(res.body!)).value as Record<
+      string,
+      { data?: { scores: unknown; comment: unknown; question: Record<string, unknown> } }
+    >;
     const view = Object.values(decoded).find((v) => v?.data && "scores" in v.data)!.data!;
     expect(view.scores).toEqual([null, null, null, null, null]);
     expect(view.comment).toBe("");
     expect(Object.keys(view.question).sort()).toEqual(["bankName", "domain", "externalId", "id", "options", "text"]);
     const mine = await get("ann", `/ratings/mentat/${ids.t02}.data`);
-    const own = Object.values((await decode(mine.body!)).value as Record<string, { data?: { scores: number[] } }>).find((v) => v?.data && "scores" in v.data)!.data!;
+    const own = Object.values((await decode(mine.body!)).value as Record<string, { data?: { scores: number[] } }>).find(
+      (v) => v?.data && "scores" in v.data,
+    )!.data!;
     expect([...own.scores].sort((a, b) => a - b)).toEqual([0, 10, 20, 50, 90]);
   });
 
@@ -176,19 +222,34 @@ describe("an expert's pages and loader data", () => {
     const res = await fetch(`${app.url}/ratings/mentat/${ids.t01}`, {
       method: "POST",
       headers: { Cookie: cookies.cat! },
-      body: new URLSearchParams({ csrf: csrfs.cat!, intent: "submit", version: "0", values: JSON.stringify({ scores: [1, 2, 3, 4, 5], comment: "" }) }),
+      body: new URLSearchParams({
+        csrf: csrfs.cat!,
+        intent: "submit",
+        version: "0",
+        values: JSON.stringify({ scores: [1, 2, 3, 4, 5], comment: "" }),
+      }),
       redirect: "manual",
     });
     expect(res.status).toBe(404);
     const check = openDatabase(app.dbPath);
-    expect(check.$client.prepare("select count(*) as n from mentat_ratings where rater_id = ?").get(cat.id)).toEqual({ n: 0 });
+    expect(check.$client.prepare("select count(*) as n from mentat_ratings where rater_id = ?").get(cat.id)).toEqual({
+      n: 0,
+    });
     check.$client.close();
   });
 
   it("keep the admin pages and exports from experts, and the expert pages from other roles", async () => {
-    for (const path of ["/admin/expert", "/admin/expert.data", "/admin/expert/mentat/1", "/admin/expert/mentat/1/export?set=base", "/admin/expert/cases/1", "/admin/expert/cases/1/report.json"])
+    for (const path of [
+      "/admin/expert",
+      "/admin/expert.data",
+      "/admin/expert/mentat/1",
+      "/admin/expert/mentat/1/export?set=base",
+      "/admin/expert/cases/1",
+      "/admin/expert/cases/1/report.json",
+    ])
       expect((await get("ann", path)).status, path).toBe(403);
-    for (const path of ["/ratings", `/ratings/mentat/${ids.t01}`, `/ratings/cases/${ids.c01}`]) expect((await get("zed", path)).status, path).toBe(403);
+    for (const path of ["/ratings", `/ratings/mentat/${ids.t01}`, `/ratings/cases/${ids.c01}`])
+      expect((await get("zed", path)).status, path).toBe(403);
     const admin = await text("boss", "/admin/expert/cases/1");
     expect(admin).toContain(BEN_REASON); // the admin report does show it
   });

@@ -41,7 +41,15 @@ async function run(argv: string[]) {
 describe("help", () => {
   it("lists the commands and prints each one's usage", async () => {
     const overview = await run(["--help"]);
-    for (const name of ["casereview-import", "casereview-report", "expert-panel", "mentat-expand", "mentat-export", "mentat-fit", "mentat-import"]) {
+    for (const name of [
+      "casereview-import",
+      "casereview-report",
+      "expert-panel",
+      "mentat-expand",
+      "mentat-export",
+      "mentat-fit",
+      "mentat-import",
+    ]) {
       expect(overview.out).toMatch(new RegExp(`^  ${name} `, "m"));
       const help = await run([name, "--help"]);
       expect(help.code).toBe(0);
@@ -53,7 +61,10 @@ describe("help", () => {
 describe("MENTAT commands", () => {
   it("reports every bad line as FILE:LINE and imports nothing (exit 2)", async () => {
     const bad = join(dir, "bad.csv");
-    writeFileSync(bad, readFileSync(BANK, "utf8").replace(",a,\n", ",z,\n").replace("d02,documentation", "d02,billing"));
+    writeFileSync(
+      bad,
+      readFileSync(BANK, "utf8").replace(",a,\n", ",z,\n").replace("d02,documentation", "d02,billing"),
+    );
     const r = await run(["mentat-import", bad, "--bank", "Pilot"]);
     expect(r.code).toBe(2);
     expect(r.err).toContain(`${bad}:2: the answer "z" must be one of the letters a–e.`);
@@ -64,14 +75,21 @@ describe("MENTAT commands", () => {
 
   it("imports, builds the panel, expands, fits and exports", async () => {
     const imported = await run(["mentat-import", BANK, "--bank", "Pilot", "--seed", "9"]);
-    expect(imported).toMatchObject({ code: 0, out: 'Imported 6 questions into bank "Pilot" (new): 6 new, 0 changed, 0 unchanged.\n' });
-    expect((await run(["mentat-import", BANK, "--bank", "Pilot", "--preference-domains", "triage,surgery"])).err).toMatch(/unknown domain surgery/);
+    expect(imported).toMatchObject({
+      code: 0,
+      out: 'Imported 6 questions into bank "Pilot" (new): 6 new, 0 changed, 0 unchanged.\n',
+    });
+    expect(
+      (await run(["mentat-import", BANK, "--bank", "Pilot", "--preference-domains", "triage,surgery"])).err,
+    ).toMatch(/unknown domain surgery/);
 
     const panel = await run(["expert-panel", "--bank", "Pilot", "--add", "ann,ben"]);
     expect(panel.code).toBe(0);
     expect(panel.out).toContain("Added 2 experts");
     expect(panel.out).toMatch(/ann: 0 submitted, 0 draft/);
-    expect((await run(["expert-panel", "--bank", "Pilot", "--add", "nobody"])).err).toMatch(/"nobody" is not a user with the rater role/);
+    expect((await run(["expert-panel", "--bank", "Pilot", "--add", "nobody"])).err).toMatch(
+      /"nobody" is not a user with the rater role/,
+    );
 
     const expanded = await run(["expert-panel", "--bank", "Pilot"]);
     expect(expanded.code).toBe(0);
@@ -94,28 +112,56 @@ describe("MENTAT commands", () => {
     ] as const)
       for (const q of listRaterQuestions(db, u.id)) {
         const view = getRaterQuestion(db, { userId: u.id, questionId: q.questionId })!;
-        const original = JSON.parse(db.$client.prepare("select options from mentat_questions where id = ?").pluck().get(q.questionId) as string) as string[];
+        const original = JSON.parse(
+          db.$client.prepare("select options from mentat_questions where id = ?").pluck().get(q.questionId) as string,
+        ) as string[];
         const scores = view.question.options.map((t) => prefs[original.indexOf(t)]!);
-        expect(saveOptionRating(db, { userId: u.id, questionId: q.questionId, values: { scores, comment: "" }, version: 0, intent: "submit" }).ok).toBe(true);
+        expect(
+          saveOptionRating(db, {
+            userId: u.id,
+            questionId: q.questionId,
+            values: { scores, comment: "" },
+            version: 0,
+            intent: "submit",
+          }).ok,
+        ).toBe(true);
       }
 
     const fit = await run(["mentat-fit", "--bank", "Pilot", "--bootstrap", "10", "--seed", "4"]);
     expect(fit.code).toBe(0);
-    expect(fit.out).toMatch(/^Fit 1 of bank "Pilot": 8 ratings, 4 questions, 2 experts; .* converged; 10 bootstrap refits \(seed 4\)/);
+    expect(fit.out).toMatch(
+      /^Fit 1 of bank "Pilot": 8 ratings, 4 questions, 2 experts; .* converged; 10 bootstrap refits \(seed 4\)/,
+    );
     expect(fit.out).toMatch(/^t01\s+2\s+[-0-9.]+\s+a 0\.\d\d \[/m);
     expect(fit.out).toMatch(/^ann\s+4\s+[0-9.]+\s+[-0-9.]+$/m);
     const json = await run(["mentat-fit", "--bank", "Pilot", "--bootstrap", "0", "--rater-effects", "slope", "--json"]);
     const parsed = JSON.parse(json.out);
-    expect(parsed).toMatchObject({ bank: "Pilot", fit_id: 2, params: { raterEffects: "slope", bootstrap: 0 }, nRows: 8 });
+    expect(parsed).toMatchObject({
+      bank: "Pilot",
+      fit_id: 2,
+      params: { raterEffects: "slope", bootstrap: 0 },
+      nRows: 8,
+    });
     expect(parsed.labels.raters.map((r: { offset: number }) => r.offset)).toEqual([0, 0]);
     expect((await run(["mentat-fit", "--bank", "Pilot", "--rater-effects", "both"])).err).toMatch(/--rater-effects/);
 
     const out = join(dir, "gender.jsonl");
     const exported = await run(["mentat-export", "--bank", "Pilot", "--set", "gender", "--out", out]);
     expect(exported).toMatchObject({ code: 0, out: `Wrote 12 records of the gender set of "Pilot" to ${out}.\n` });
-    const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.id).slice(0, 3)).toEqual(["t01.gender.male", "t01.gender.female", "t01.gender.nonbinary"]);
-    expect(lines[0]).toMatchObject({ domain: "triage", label_source: "preference", demographics: { gender: "male", age: null, race: null } });
+    const lines = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.id).slice(0, 3)).toEqual([
+      "t01.gender.male",
+      "t01.gender.female",
+      "t01.gender.nonbinary",
+    ]);
+    expect(lines[0]).toMatchObject({
+      domain: "triage",
+      label_source: "preference",
+      demographics: { gender: "male", age: null, race: null },
+    });
     const stdout = await run(["mentat-export", "--bank", "Pilot", "--set", "gender"]);
     expect(stdout.out).toBe(readFileSync(out, "utf8"));
   });
@@ -129,15 +175,35 @@ describe("case-review commands", () => {
     expect(refused.code).toBe(2);
     expect(refused.err).toContain(`${bad}:2: the text is empty.`);
 
-    expect((await run(["casereview-import", CASES, "--set", "Sample"])).out).toBe('Imported 5 items into review set "Sample": 5 new, 0 changed, 0 unchanged.\n');
+    expect((await run(["casereview-import", CASES, "--set", "Sample"])).out).toBe(
+      'Imported 5 items into review set "Sample": 5 new, 0 changed, 0 unchanged.\n',
+    );
     expect((await run(["expert-panel", "--set", "Sample", "--add", "ann,ben"])).code).toBe(0);
     for (const u of raters)
       for (const item of listRaterItems(db, u.id)) {
         const values =
           item.kind === "seed"
-            ? { naturalness: null, validity: null, realism: null, decision: (item.externalId === "s02" && u.username === "ben" ? "reject" : "accept") as "accept" | "reject", reason: "Too vague.", comment: "" }
-            : { naturalness: 5, validity: u.username === "ann" ? 4 : 5, realism: 4, decision: null, reason: "", comment: "" };
-        expect(saveReview(db, { userId: u.id, itemId: item.itemId, values, version: 0, intent: "submit" }).ok).toBe(true);
+            ? {
+                naturalness: null,
+                validity: null,
+                realism: null,
+                decision: (item.externalId === "s02" && u.username === "ben" ? "reject" : "accept") as
+                  | "accept"
+                  | "reject",
+                reason: "Too vague.",
+                comment: "",
+              }
+            : {
+                naturalness: 5,
+                validity: u.username === "ann" ? 4 : 5,
+                realism: 4,
+                decision: null,
+                reason: "",
+                comment: "",
+              };
+        expect(saveReview(db, { userId: u.id, itemId: item.itemId, values, version: 0, intent: "submit" }).ok).toBe(
+          true,
+        );
       }
     const text = await run(["casereview-report", "--set", "Sample"]);
     expect(text.code).toBe(0);
@@ -149,7 +215,13 @@ describe("case-review commands", () => {
     expect(text.out).toMatch(/^Accepted seeds: s01$/m);
     const json = JSON.parse((await run(["casereview-report", "--set", "Sample", "--json", "--weights", "linear"])).out);
     expect(json).toMatchObject({ set: "Sample", weights: "linear", acceptedSeeds: ["s01"], nCases: 3, nSeeds: 2 });
-    expect(json.dimensions.map((d: { dimension: string }) => d.dimension)).toEqual(["naturalness", "validity", "realism"]);
-    expect((await run(["casereview-report", "--set", "Sample", "--weights", "cubic"])).err).toMatch(/--weights must be linear or quadratic/);
+    expect(json.dimensions.map((d: { dimension: string }) => d.dimension)).toEqual([
+      "naturalness",
+      "validity",
+      "realism",
+    ]);
+    expect((await run(["casereview-report", "--set", "Sample", "--weights", "cubic"])).err).toMatch(
+      /--weights must be linear or quadratic/,
+    );
   });
 });

@@ -9,7 +9,15 @@ import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { events, mentatRatings } from "../../db/schema";
 import type { Db } from "../../app/lib/db.server";
-import { getRaterItem, getReviewReport, importReviewSet, addReviewRaters, listRaterItems, saveReview, type ReviewValues } from "../../app/services/case-review.server";
+import {
+  getRaterItem,
+  getReviewReport,
+  importReviewSet,
+  addReviewRaters,
+  listRaterItems,
+  saveReview,
+  type ReviewValues,
+} from "../../app/services/case-review.server";
 import {
   addBankRaters,
   expandBank,
@@ -68,7 +76,13 @@ describe("question-bank import", () => {
     const bad = BANK.replace("x02,Monitor", "x02,Surgery");
     const r = importQuestionBank(db, { bankName: "Mentat pilot", text: bad, actorId: boss.id });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors).toEqual([{ line: 7, message: 'the domain "Surgery" is not one of diagnosis, treatment, monitoring, triage, documentation.' }]);
+    if (!r.ok)
+      expect(r.errors).toEqual([
+        {
+          line: 7,
+          message: 'the domain "Surgery" is not one of diagnosis, treatment, monitoring, triage, documentation.',
+        },
+      ]);
     const dry = importQuestionBank(db, { bankName: "Mentat pilot", text: BANK, actorId: boss.id, dryRun: true });
     expect(dry).toMatchObject({ ok: true, written: false, created: 6 });
     expect(db.$client.prepare("select count(*) as n from mentat_questions").get()).toEqual({ n: 0 });
@@ -79,12 +93,28 @@ describe("question-bank import", () => {
     const bankId = importBank();
     addBankRaters(db, { bankId, raterIds: [ann.id], actorId: boss.id });
     const t01 = listRaterQuestions(db, ann.id).find((q) => q.externalId === "t01")!;
-    expect(saveOptionRating(db, { userId: ann.id, questionId: t01.questionId, values: { scores: [50, null, null, null, null], comment: "" }, version: 0, intent: "draft" }).ok).toBe(true);
-    const changed = BANK.replace("Same-day urgent evaluation", "Same-day urgent review").replace("PHQ-9", "PHQ-9 questionnaire");
+    expect(
+      saveOptionRating(db, {
+        userId: ann.id,
+        questionId: t01.questionId,
+        values: { scores: [50, null, null, null, null], comment: "" },
+        version: 0,
+        intent: "draft",
+      }).ok,
+    ).toBe(true);
+    const changed = BANK.replace("Same-day urgent evaluation", "Same-day urgent review").replace(
+      "PHQ-9",
+      "PHQ-9 questionnaire",
+    );
     const r = importQuestionBank(db, { bankName: "Mentat pilot", text: changed, actorId: boss.id });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors).toEqual([{ line: 2, message: expect.stringMatching(/question "t01" already has ratings/) }]);
-    const unrated = importQuestionBank(db, { bankName: "Mentat pilot", text: BANK.replace("PHQ-9", "PHQ-9 questionnaire"), actorId: boss.id });
+    if (!r.ok)
+      expect(r.errors).toEqual([{ line: 2, message: expect.stringMatching(/question "t01" already has ratings/) }]);
+    const unrated = importQuestionBank(db, {
+      bankName: "Mentat pilot",
+      text: BANK.replace("PHQ-9", "PHQ-9 questionnaire"),
+      actorId: boss.id,
+    });
     expect(unrated).toMatchObject({ ok: true, updated: 1, unchanged: 5 });
   });
 });
@@ -96,7 +126,11 @@ describe("option ratings", () => {
     addBankRaters(db, { bankId, raterIds: [ann.id, ben.id], actorId: boss.id });
     expect(listRaterQuestions(db, ann.id).map((q) => q.externalId)).toEqual(["t01", "t02", "d01", "d02"]);
     expect(() => addBankRaters(db, { bankId, raterIds: [boss.id], actorId: boss.id })).toThrow(/rater role/);
-    expect(listBankPanel(db, bankId).filter((p) => p.onPanel).map((p) => p.username)).toEqual(["ann", "ben"]);
+    expect(
+      listBankPanel(db, bankId)
+        .filter((p) => p.onPanel)
+        .map((p) => p.username),
+    ).toEqual(["ann", "ben"]);
   });
 
   it("shows the expert the options in their own seeded order, blinded, and finds nothing for a non-member", () => {
@@ -132,17 +166,32 @@ describe("option ratings", () => {
     expect(save([90, null, null, null, null], 0, "draft")).toMatchObject({ ok: true, version: 1, state: "draft" });
     expect(save([90, 10, null, null, null], 0, "draft")).toMatchObject({ ok: false, status: 409 });
     expect(save([90, 10, null, null, null], 1, "submit")).toMatchObject({ ok: false, status: 422 });
-    expect(save([90, 10, 20, 0, 55], 1, "submit", "Option wording is ambiguous")).toMatchObject({ ok: true, version: 2, state: "submitted" });
+    expect(save([90, 10, 20, 0, 55], 1, "submit", "Option wording is ambiguous")).toMatchObject({
+      ok: true,
+      version: 2,
+      state: "submitted",
+    });
     expect(save([90, 10, 20, 0, 56], 2, "draft")).toMatchObject({ ok: false, status: 409 });
     expect(save([90, 10, 20, 0, 60], 2, "submit")).toMatchObject({ ok: true, version: 3, state: "submitted" });
 
-    const row = db.select().from(mentatRatings).where(and(eq(mentatRatings.questionId, q.questionId), eq(mentatRatings.raterId, ann.id))).get()!;
+    const row = db
+      .select()
+      .from(mentatRatings)
+      .where(and(eq(mentatRatings.questionId, q.questionId), eq(mentatRatings.raterId, ann.id)))
+      .get()!;
     const order = JSON.parse(row.optionOrder) as number[];
     const stored = JSON.parse(row.scores) as number[];
     // Shown position i is original option order[i].
     [90, 10, 20, 0, 60].forEach((s, i) => expect(stored[order[i]!]).toBe(s));
     expect(getRaterQuestion(db, { userId: ann.id, questionId: q.questionId })!.scores).toEqual([90, 10, 20, 0, 60]);
-    expect(view.question.options).toEqual(order.map((i) => JSON.parse(db.$client.prepare("select options from mentat_questions where id = ?").pluck().get(q.questionId) as string)[i]));
+    expect(view.question.options).toEqual(
+      order.map(
+        (i) =>
+          JSON.parse(
+            db.$client.prepare("select options from mentat_questions where id = ?").pluck().get(q.questionId) as string,
+          )[i],
+      ),
+    );
 
     const audit = eventsOf("mentat_rating").map((e) => [e.action, JSON.parse(e.changes)]);
     expect(audit.map((a) => a[0])).toEqual(["draft", "submit", "revise"]);
@@ -155,7 +204,15 @@ describe("option ratings", () => {
     const bankId = importBank();
     addBankRaters(db, { bankId, raterIds: [ann.id], actorId: boss.id });
     const q = listRaterQuestions(db, ann.id)[0]!;
-    expect(saveOptionRating(db, { userId: ben.id, questionId: q.questionId, values: { scores: [1, 2, 3, 4, 5], comment: "" }, version: 0, intent: "submit" })).toMatchObject({
+    expect(
+      saveOptionRating(db, {
+        userId: ben.id,
+        questionId: q.questionId,
+        values: { scores: [1, 2, 3, 4, 5], comment: "" },
+        version: 0,
+        intent: "submit",
+      }),
+    ).toMatchObject({
       ok: false,
       status: 404,
     });
@@ -168,13 +225,27 @@ describe("variant sets, fit and export", () => {
     const bankId = importBank();
     addBankRaters(db, { bankId, raterIds: [ann.id, ben.id, cat.id], actorId: boss.id });
     // Each expert prefers a different first option, in the original a–e order; mapped to what they saw.
-    const prefs: Record<string, number[]> = { ann: [95, 30, 20, 5, 0], ben: [80, 60, 10, 10, 0], cat: [70, 75, 20, 0, 5] };
+    const prefs: Record<string, number[]> = {
+      ann: [95, 30, 20, 5, 0],
+      ben: [80, 60, 10, 10, 0],
+      cat: [70, 75, 20, 0, 5],
+    };
     for (const u of [ann, ben, cat])
       for (const q of listRaterQuestions(db, u.id)) {
         const view = getRaterQuestion(db, { userId: u.id, questionId: q.questionId })!;
-        const original = JSON.parse(db.$client.prepare("select options from mentat_questions where id = ?").pluck().get(q.questionId) as string) as string[];
+        const original = JSON.parse(
+          db.$client.prepare("select options from mentat_questions where id = ?").pluck().get(q.questionId) as string,
+        ) as string[];
         const shownScores = view.question.options.map((text) => prefs[u.username]![original.indexOf(text)]!);
-        expect(saveOptionRating(db, { userId: u.id, questionId: q.questionId, values: { scores: shownScores, comment: "" }, version: 0, intent: "submit" }).ok).toBe(true);
+        expect(
+          saveOptionRating(db, {
+            userId: u.id,
+            questionId: q.questionId,
+            values: { scores: shownScores, comment: "" },
+            version: 0,
+            intent: "submit",
+          }).ok,
+        ).toBe(true);
       }
     return bankId;
   }
@@ -187,9 +258,14 @@ describe("variant sets, fit and export", () => {
     expect(again).toMatchObject({ count: 12, unchanged: true, contentHash: first.contentHash });
     const ages = expandBank(db, { bankId, dimension: "age", params: { ages: [30, 50] }, actorId: boss.id });
     expect(ages.count).toBe(3 * 2 + 3);
-    expect(expandBank(db, { bankId, dimension: "age", actorId: boss.id })).toMatchObject({ replaced: true, count: 3 * 5 + 3 });
+    expect(expandBank(db, { bankId, dimension: "age", actorId: boss.id })).toMatchObject({
+      replaced: true,
+      count: 3 * 5 + 3,
+    });
     expect(listDatasets(db, bankId).map((d) => d.dimension)).toEqual(["gender", "age"]);
-    expect(() => expandBank(db, { bankId, dimension: "age", params: { ages: [30, 30] }, actorId: boss.id })).toThrow(/listed twice/);
+    expect(() => expandBank(db, { bankId, dimension: "age", params: { ages: [30, 30] }, actorId: boss.id })).toThrow(
+      /listed twice/,
+    );
   });
 
   it("fits labels from the submitted ratings and exports JSONL byte-identically", () => {
@@ -213,7 +289,10 @@ describe("variant sets, fit and export", () => {
     const out = exportDataset(db, { bankId, dimension: "base" });
     expect(out.ok).toBe(true);
     if (!out.ok) return;
-    const records = out.text.trim().split("\n").map((l) => JSON.parse(l));
+    const records = out.text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(records.map((r) => r.id)).toEqual(["t01.base", "t02.base", "d01.base", "d02.base", "x01.base", "x02.base"]);
     const t01 = records[0];
     expect(t01.label_source).toBe("preference");
@@ -248,10 +327,18 @@ describe("variant sets, fit and export", () => {
     // A revision makes the fit stale, and the export says so.
     const q = listRaterQuestions(db, ann.id)[0]!;
     const v = getRaterQuestion(db, { userId: ann.id, questionId: q.questionId })!;
-    saveOptionRating(db, { userId: ann.id, questionId: q.questionId, values: { scores: [0, 0, 0, 0, 100], comment: "" }, version: v.version, intent: "submit" });
+    saveOptionRating(db, {
+      userId: ann.id,
+      questionId: q.questionId,
+      values: { scores: [0, 0, 0, 0, 100], comment: "" },
+      version: v.version,
+      intent: "submit",
+    });
     expect(getLatestFit(db, bankId)!.stale).toBe(true);
     const stale = exportDataset(db, { bankId, dimension: "base" });
-    expect(stale.ok && stale.warnings).toContain("Ratings changed after the latest fit; run the fit again for current labels.");
+    expect(stale.ok && stale.warnings).toContain(
+      "Ratings changed after the latest fit; run the fit again for current labels.",
+    );
   });
 
   it("refuses to fit without submitted ratings", () => {
@@ -268,21 +355,53 @@ describe("generated-case review", () => {
     addReviewRaters(db, { setId, raterIds: [ann.id, ben.id], actorId: boss.id });
     return setId;
   }
-  const values = (v: Partial<ReviewValues>): ReviewValues => ({ naturalness: null, validity: null, realism: null, decision: null, reason: "", comment: "", ...v });
+  const values = (v: Partial<ReviewValues>): ReviewValues => ({
+    naturalness: null,
+    validity: null,
+    realism: null,
+    decision: null,
+    reason: "",
+    comment: "",
+    ...v,
+  });
 
   it("requires a reason to reject a seed and all three scores for a case", () => {
     setUp();
     const [s01, , c01] = listRaterItems(db, ann.id);
-    expect(saveReview(db, { userId: ann.id, itemId: s01!.itemId, values: values({ decision: "reject" }), version: 0, intent: "submit" })).toMatchObject({
+    expect(
+      saveReview(db, {
+        userId: ann.id,
+        itemId: s01!.itemId,
+        values: values({ decision: "reject" }),
+        version: 0,
+        intent: "submit",
+      }),
+    ).toMatchObject({
       ok: false,
       status: 422,
       errors: { reason: "Say why the seed is rejected." },
     });
-    expect(saveReview(db, { userId: ann.id, itemId: c01!.itemId, values: values({ naturalness: 5, validity: 4 }), version: 0, intent: "submit" })).toMatchObject({
+    expect(
+      saveReview(db, {
+        userId: ann.id,
+        itemId: c01!.itemId,
+        values: values({ naturalness: 5, validity: 4 }),
+        version: 0,
+        intent: "submit",
+      }),
+    ).toMatchObject({
       ok: false,
       errors: { realism: "Choose a score from 1 to 5." },
     });
-    expect(saveReview(db, { userId: ann.id, itemId: c01!.itemId, values: values({ naturalness: 5, validity: 4, realism: 5, decision: "accept" }), version: 0, intent: "submit" })).toMatchObject({
+    expect(
+      saveReview(db, {
+        userId: ann.id,
+        itemId: c01!.itemId,
+        values: values({ naturalness: 5, validity: 4, realism: 5, decision: "accept" }),
+        version: 0,
+        intent: "submit",
+      }),
+    ).toMatchObject({
       ok: true,
     });
     // A case's review keeps no decision.
@@ -295,7 +414,9 @@ describe("generated-case review", () => {
     const items = listRaterItems(db, ann.id);
     const id = (ext: string) => items.find((i) => i.externalId === ext)!.itemId;
     const submit = (u: UserView, ext: string, v: Partial<ReviewValues>) =>
-      expect(saveReview(db, { userId: u.id, itemId: id(ext), values: values(v), version: 0, intent: "submit" }).ok).toBe(true);
+      expect(
+        saveReview(db, { userId: u.id, itemId: id(ext), values: values(v), version: 0, intent: "submit" }).ok,
+      ).toBe(true);
     submit(ann, "s01", { decision: "accept" });
     submit(ben, "s01", { decision: "accept" });
     submit(ann, "s02", { decision: "reject", reason: "No duration is given for the elevated mood." });
@@ -305,14 +426,36 @@ describe("generated-case review", () => {
     submit(ann, "c02", { naturalness: 4, validity: 4, realism: 5 });
     submit(ben, "c02", { naturalness: 5, validity: 4, realism: 4 });
     // A draft does not count.
-    expect(saveReview(db, { userId: ann.id, itemId: id("c03"), values: values({ naturalness: 1 }), version: 0, intent: "draft" }).ok).toBe(true);
+    expect(
+      saveReview(db, {
+        userId: ann.id,
+        itemId: id("c03"),
+        values: values({ naturalness: 1 }),
+        version: 0,
+        intent: "draft",
+      }).ok,
+    ).toBe(true);
     const r = getReviewReport(db, setId);
     expect(r.nReviews).toBe(8);
     const nat = r.dimensions[0]!;
     expect([nat.n, nat.mean, nat.distribution]).toEqual([4, 4.75, [0, 0, 0, 1, 3]]);
     expect(r.acceptedSeeds).toEqual(["s01"]);
-    expect(r.seeds[1]).toMatchObject({ id: "s02", status: "rejected", reasons: [{ rater: "ann", reason: "No duration is given for the elevated mood." }] });
-    expect(eventsOf("review_judgement").map((e) => e.action)).toEqual(["submit", "submit", "submit", "submit", "submit", "submit", "submit", "submit", "draft"]);
+    expect(r.seeds[1]).toMatchObject({
+      id: "s02",
+      status: "rejected",
+      reasons: [{ rater: "ann", reason: "No duration is given for the elevated mood." }],
+    });
+    expect(eventsOf("review_judgement").map((e) => e.action)).toEqual([
+      "submit",
+      "submit",
+      "submit",
+      "submit",
+      "submit",
+      "submit",
+      "submit",
+      "submit",
+      "draft",
+    ]);
     expect(JSON.stringify(eventsOf("review_judgement"))).not.toContain("elevated mood");
   });
 });

@@ -103,10 +103,19 @@ describe("plain Bradley–Terry", () => {
     expect(fit.converged).toBe(true);
     const relative = Object.fromEntries(teams.map((t, i) => [t, fit.strengths[i] - fit.strengths[0]]));
     // Agresti (2002) Table 10.11, column 3, to the two decimals published.
-    const published = { Milwaukee: 1.58, Detroit: 1.44, Toronto: 1.29, "New York": 1.25, Boston: 1.11, Cleveland: 0.68 };
+    const published = {
+      Milwaukee: 1.58,
+      Detroit: 1.44,
+      Toronto: 1.29,
+      "New York": 1.25,
+      Boston: 1.11,
+      Cleveland: 0.68,
+    };
     for (const [team, value] of Object.entries(published)) expect(relative[team]).toBeCloseTo(value, 2);
     // And scipy's maximum-likelihood fit of the same data to many digits.
-    expected.baseball.relativeToBaltimore.forEach((v: number, i: number) => expect(fit.strengths[i] - fit.strengths[0]).toBeCloseTo(v, 6));
+    expected.baseball.relativeToBaltimore.forEach((v: number, i: number) =>
+      expect(fit.strengths[i] - fit.strengths[0]).toBeCloseTo(v, 6),
+    );
     expect(fit.strengths.reduce((s, v) => s + v, 0)).toBeCloseTo(0, 12);
   });
 
@@ -165,7 +174,9 @@ describe("pairwise wins and helpers", () => {
     const f = hbtObjective(data);
     const n = questions.length * 5 + 2 * raters.length;
     const rng = new PyRandom(3);
-    const x = Float64Array.from({ length: n }, (_, i) => (i < questions.length * 5 ? rng.random() - 0.5 : 0.9 + 0.2 * rng.random()));
+    const x = Float64Array.from({ length: n }, (_, i) =>
+      i < questions.length * 5 ? rng.random() - 0.5 : 0.9 + 0.2 * rng.random(),
+    );
     const g = new Float64Array(n);
     f(x, g);
     const scratch = new Float64Array(n);
@@ -273,7 +284,8 @@ describe("hierarchical Bradley–Terry: recovery of known parameters", () => {
       slopes.forEach((s, r) => {
         for (let i = 0; i < 5; i++)
           for (let j = 0; j < 5; j++)
-            if (i !== j) wins.push({ question: q, rater: r, winner: i, loser: j, count: N / (1 + Math.exp(-s * (b[i] - b[j]))) });
+            if (i !== j)
+              wins.push({ question: q, rater: r, winner: i, loser: j, count: N / (1 + Math.exp(-s * (b[i] - b[j]))) });
       }),
     );
     const fit = fitHierarchicalBradleyTerry(
@@ -292,7 +304,9 @@ describe("hierarchical Bradley–Terry: recovery of known parameters", () => {
     const labels = fitPreferenceLabels(rows, 5, { raterEffects: "slope", bootstrap: 0 });
     const fitted = labels.raters.map((r) => r.slope);
     const scale = mean(fitted) / mean(slopes);
-    labels.raters.forEach((r, i) => expect(Math.abs(r.slope / mean(fitted) - slopes[i] / mean(slopes))).toBeLessThan(0.06));
+    labels.raters.forEach((r, i) =>
+      expect(Math.abs(r.slope / mean(fitted) - slopes[i] / mean(slopes))).toBeLessThan(0.06),
+    );
     labels.questions.forEach((q, qi) => {
       q.strengths.forEach((v, i) => expect(Math.abs(v * scale - beta[qi][i])).toBeLessThan(0.5));
       const truth = softmax(beta[qi]);

@@ -35,7 +35,8 @@ describe("parseReviewCsv", () => {
     ]);
     expect(parseReviewCsv("id,body\nc1,x\n").errors[0]).toEqual({
       line: 1,
-      message: 'missing column "text". A case file needs id and text; kind, case_type, diagnosis and seed_id are optional.',
+      message:
+        'missing column "text". A case file needs id and text; kind, case_type, diagnosis and seed_id are optional.',
     });
   });
 
@@ -48,13 +49,19 @@ describe("parseReviewCsv", () => {
 describe("checkReview", () => {
   const empty = { naturalness: null, validity: null, realism: null, decision: null, reason: "" } as const;
   it("needs three scores 1–5 for a case", () => {
-    expect(checkReview("case", { ...empty, naturalness: 5, validity: 4 })).toEqual({ realism: "Choose a score from 1 to 5." });
-    expect(checkReview("case", { ...empty, naturalness: 5, validity: 4, realism: 6 as 5 })).toEqual({ realism: "Choose a score from 1 to 5." });
+    expect(checkReview("case", { ...empty, naturalness: 5, validity: 4 })).toEqual({
+      realism: "Choose a score from 1 to 5.",
+    });
+    expect(checkReview("case", { ...empty, naturalness: 5, validity: 4, realism: 6 as 5 })).toEqual({
+      realism: "Choose a score from 1 to 5.",
+    });
     expect(checkReview("case", { ...empty, naturalness: 5, validity: 4, realism: 1 })).toEqual({});
   });
   it("needs a decision for a seed and a reason when rejecting", () => {
     expect(checkReview("seed", empty)).toEqual({ decision: "Accept or reject the seed." });
-    expect(checkReview("seed", { ...empty, decision: "reject", reason: "  " })).toEqual({ reason: "Say why the seed is rejected." });
+    expect(checkReview("seed", { ...empty, decision: "reject", reason: "  " })).toEqual({
+      reason: "Say why the seed is rejected.",
+    });
     expect(checkReview("seed", { ...empty, decision: "reject", reason: "Duration criterion not met" })).toEqual({});
     expect(checkReview("seed", { ...empty, decision: "accept" })).toEqual({});
   });
@@ -123,7 +130,9 @@ describe("reviewReport", () => {
   it("reports agreement per dimension as the stats module computes it on the 1–5 scale", () => {
     for (const d of report.dimensions) {
       const table = buildRatingTable(
-        reviews.filter((r) => r[d.dimension] !== null).map((r) => ({ item: r.item, rater: r.rater, label: String(r[d.dimension]) })),
+        reviews
+          .filter((r) => r[d.dimension] !== null)
+          .map((r) => ({ item: r.item, rater: r.rater, label: String(r[d.dimension]) })),
         { categories: ["1", "2", "3", "4", "5"] },
       );
       expect(d.agreement.krippendorffAlphaOrdinal).toBe(krippendorffAlpha(table, "ordinal").value);
@@ -132,7 +141,9 @@ describe("reviewReport", () => {
       expect(d.agreement.nItems).toBe(4);
       expect(d.agreement.nRaters).toBe(2);
     }
-    expect(reviewReport(items, reviews, { weights: "linear" }).dimensions[0]!.agreement.gwetAc2.value).not.toBe(report.dimensions[0]!.agreement.gwetAc2.value);
+    expect(reviewReport(items, reviews, { weights: "linear" }).dimensions[0]!.agreement.gwetAc2.value).not.toBe(
+      report.dimensions[0]!.agreement.gwetAc2.value,
+    );
   });
 
   it("gives α = 1 when the experts agree exactly, and no kappa with three experts", () => {
@@ -146,7 +157,13 @@ describe("reviewReport", () => {
   it("accepts a seed only when every expert who reviewed it accepted it, and lists reasons", () => {
     expect(report.seeds).toEqual([
       { id: "s1", accepts: 2, rejects: 0, status: "accepted", reasons: [] },
-      { id: "s2", accepts: 1, rejects: 1, status: "rejected", reasons: [{ rater: "lee", reason: "The episode lasts ten days; DSM-5 needs two weeks." }] },
+      {
+        id: "s2",
+        accepts: 1,
+        rejects: 1,
+        status: "rejected",
+        reasons: [{ rater: "lee", reason: "The episode lasts ten days; DSM-5 needs two weeks." }],
+      },
       { id: "s3", accepts: 0, rejects: 0, status: "pending", reasons: [] },
     ]);
     expect(report.acceptedSeeds).toEqual(["s1"]);

@@ -73,8 +73,11 @@ describe("parseQuestionBankCsv", () => {
   });
 
   it("counts lines of multi-line quoted cells and CRLF files correctly", () => {
-    const csv = 'id,domain,question,a,b,c,d,e,answer\r\nq1,triage,"Line one\r\nline two",w,x,y,z,v,a\r\nq2,triage,Q,w,x,y,z,v,z\r\n';
-    expect(parseQuestionBankCsv(csv).errors).toEqual([{ line: 4, message: 'the answer "z" must be one of the letters a–e.' }]);
+    const csv =
+      'id,domain,question,a,b,c,d,e,answer\r\nq1,triage,"Line one\r\nline two",w,x,y,z,v,a\r\nq2,triage,Q,w,x,y,z,v,z\r\n';
+    expect(parseQuestionBankCsv(csv).errors).toEqual([
+      { line: 4, message: 'the answer "z" must be one of the letters a–e.' },
+    ]);
   });
 
   it("names missing columns on line 1", () => {
@@ -86,28 +89,42 @@ describe("parseQuestionBankCsv", () => {
 
   it("refuses a question given both inline and per gender", () => {
     const r = parseQuestionBankCsv("id,domain,question,he,a,b,c,d,e,answer\nq1,triage,Q,He?,w,x,y,z,v,a\n");
-    expect(r.errors[0]).toEqual({ line: 2, message: 'give the question either in "question" or in he / she / they, not both.' });
+    expect(r.errors[0]).toEqual({
+      line: 2,
+      message: 'give the question either in "question" or in he / she / they, not both.',
+    });
   });
 });
 
 describe("renderQuestion", () => {
   const t = { neutral: "A <AGE> <NAT> patient reports low mood." };
   it("fills <AGE> as N-year-old and <NAT> with the race, fixing the article", () => {
-    expect(renderQuestion(t, { gender: null, age: 34, race: "Hispanic" })).toBe("A 34-year-old Hispanic patient reports low mood.");
+    expect(renderQuestion(t, { gender: null, age: 34, race: "Hispanic" })).toBe(
+      "A 34-year-old Hispanic patient reports low mood.",
+    );
     expect(renderQuestion(t, { gender: null, age: 18, race: null })).toBe("An 18-year-old patient reports low mood.");
     expect(renderQuestion(t, { gender: null, age: 80, race: null })).toBe("An 80-year-old patient reports low mood.");
     expect(renderQuestion(t, { gender: null, age: null, race: "Asian" })).toBe("An Asian patient reports low mood.");
-    expect(renderQuestion({ neutral: "an <NAT> patient" }, { gender: null, age: null, race: "White" })).toBe("a White patient");
+    expect(renderQuestion({ neutral: "an <NAT> patient" }, { gender: null, age: null, race: "White" })).toBe(
+      "a White patient",
+    );
   });
   it("leaves placeholders out for the base text and tidies the spaces", () => {
     expect(renderQuestion(t, { gender: null, age: null, race: null })).toBe("A patient reports low mood.");
-    expect(renderQuestion({ neutral: "An <AGE> <NAT> individual, aged <AGE> , writes." }, { gender: null, age: null, race: null })).toBe(
-      "An individual, aged, writes.",
-    );
+    expect(
+      renderQuestion(
+        { neutral: "An <AGE> <NAT> individual, aged <AGE> , writes." },
+        { gender: null, age: null, race: null },
+      ),
+    ).toBe("An individual, aged, writes.");
   });
   it("uses the gender's text, and the they-text when no gender is asked for", () => {
     const split = splitGenderTemplate("{He/She/They} {is/is/are} <AGE>.");
-    expect("texts" in split && split.texts).toEqual({ male: "He is <AGE>.", female: "She is <AGE>.", nonbinary: "They are <AGE>." });
+    expect("texts" in split && split.texts).toEqual({
+      male: "He is <AGE>.",
+      female: "She is <AGE>.",
+      nonbinary: "They are <AGE>.",
+    });
     if (!("texts" in split)) return;
     expect(renderQuestion(split.texts, { gender: "female", age: null, race: null })).toBe("She is.");
     expect(renderQuestion(split.texts, { gender: null, age: 40, race: null })).toBe("They are 40-year-old.");
@@ -119,7 +136,14 @@ describe("expandVariants", () => {
 
   it("gives the base set one variant per question, demographics left out", () => {
     const base = expandVariants(questions, "base");
-    expect(base.map((v) => v.variantId)).toEqual(["t01.base", "t02.base", "d01.base", "d02.base", "x01.base", "x02.base"]);
+    expect(base.map((v) => v.variantId)).toEqual([
+      "t01.base",
+      "t02.base",
+      "d01.base",
+      "d02.base",
+      "x01.base",
+      "x02.base",
+    ]);
     expect(base[0]!.text).toBe(
       "A person calls the clinic saying they have stopped eating and sleeping for four days after a breakup. What is the most appropriate next step?",
     );
@@ -142,23 +166,40 @@ describe("expandVariants", () => {
       "x01.gender.nonbinary",
       "x02.gender.none",
     ]);
-    expect(gender[4]!.text).toBe("A woman with schizophrenia reports that her voices now tell her to hurt her neighbour. She has a plan.");
+    expect(gender[4]!.text).toBe(
+      "A woman with schizophrenia reports that her voices now tell her to hurt her neighbour. She has a plan.",
+    );
     const age = expandVariants(questions, "age", { ages: [25, 45] });
-    expect(age.map((v) => v.variantId)).toEqual(["t01.age.25", "t01.age.45", "t02.age.25", "t02.age.45", "d01.age.none", "d02.age.none", "x01.age.25", "x01.age.45", "x02.age.none"]);
+    expect(age.map((v) => v.variantId)).toEqual([
+      "t01.age.25",
+      "t01.age.45",
+      "t02.age.25",
+      "t02.age.45",
+      "d01.age.none",
+      "d02.age.none",
+      "x01.age.25",
+      "x01.age.45",
+      "x02.age.none",
+    ]);
     expect(age[3]!.text).toMatch(/^A 45-year-old patient with schizophrenia/);
     const race = expandVariants(questions, "race");
     // Questions with <NAT>: t01 and d01, six races each (MENTAT's nat_short); the others once.
     expect(race).toHaveLength(2 * DEFAULT_RACES.length + 4);
-    expect(race.find((v) => v.variantId === "d01.race.african-american")!.text).toMatch(/of an African American patient/);
+    expect(race.find((v) => v.variantId === "d01.race.african-american")!.text).toMatch(
+      /of an African American patient/,
+    );
   });
 
   it("is deterministic: the same input gives identical variants", () => {
-    for (const d of ["base", "gender", "age", "race"] as const) expect(expandVariants(questions, d)).toEqual(expandVariants(structuredClone(questions), d));
+    for (const d of ["base", "gender", "age", "race"] as const)
+      expect(expandVariants(questions, d)).toEqual(expandVariants(structuredClone(questions), d));
   });
 
   it("gives MENTAT's dataset sizes for fully variable questions (|D_G| = 3n, |D_A| = 5n, |D_N| = 6n)", () => {
     const n = 7;
-    const qs = Array.from({ length: n }, (_, i) => ({ externalId: `q${i}`, texts: splitGenderTemplate("A <AGE> <NAT> {man/woman/person}.").texts! }));
+    const split = splitGenderTemplate("A <AGE> <NAT> {man/woman/person}.");
+    if (!("texts" in split)) throw new Error(split.error);
+    const qs = Array.from({ length: n }, (_, i) => ({ externalId: `q${i}`, texts: split.texts }));
     expect(expandVariants(qs, "gender")).toHaveLength(3 * n);
     expect(expandVariants(qs, "age")).toHaveLength(5 * n);
     expect(expandVariants(qs, "race")).toHaveLength(6 * n);
@@ -191,7 +232,12 @@ describe("evaluation records", () => {
   const variant = expandVariants([q], "gender")[1]!;
 
   it("permute options, labels and bounds together and point at the intended answer", () => {
-    const labels = { source: "preference" as const, labels: [0.1, 0.6, 0.1, 0.15, 0.05], lower: [0, 0.4, 0, 0.05, 0], upper: [0.2, 0.8, 0.2, 0.3, 0.1] };
+    const labels = {
+      source: "preference" as const,
+      labels: [0.1, 0.6, 0.1, 0.15, 0.05],
+      lower: [0, 0.4, 0, 0.05, 0],
+      upper: [0.2, 0.8, 0.2, 0.3, 0.1],
+    };
     const r = evaluationRecord(variant, q, labels, 1);
     expect(r.id).toBe("t02.gender.female");
     expect(r.demographics).toEqual({ gender: "female", age: null, race: null });
@@ -205,7 +251,9 @@ describe("evaluation records", () => {
     });
     expect(r.option_ids[r.intended_answer]).toBe("b");
     expect(r.prompt).toBe(multipleChoicePrompt(variant.text, r.options));
-    expect(r.prompt).toMatch(/^Question: A woman with schizophrenia[^]*\n\nA: [^\n]+\nB: [^]*\nE: [^\n]+\n\nAnswer \(single letter\): $/);
+    expect(r.prompt).toMatch(
+      /^Question: A woman with schizophrenia[^]*\n\nA: [^\n]+\nB: [^]*\nE: [^\n]+\n\nAnswer \(single letter\): $/,
+    );
     expect(evaluationRecord(variant, q, labels, 1)).toEqual(r);
   });
 
@@ -228,7 +276,11 @@ describe("optionAgreement", () => {
     ];
     const [q1, q2] = optionAgreement(rows);
     const direct = krippendorffAlpha(
-      buildRatingTable(rows.slice(0, 3).flatMap((r, k) => r.scores.map((s, i) => ({ item: String(i), rater: `c${k}`, label: String(s) })))),
+      buildRatingTable(
+        rows
+          .slice(0, 3)
+          .flatMap((r, k) => r.scores.map((s, i) => ({ item: String(i), rater: `c${k}`, label: String(s) }))),
+      ),
       "interval",
     );
     expect(q1!.alpha).toBeCloseTo(direct.value!, 12);
