@@ -4,6 +4,9 @@ import { createRequestHandler } from "@remix-run/express";
 import express from "express";
 import { randomBytes } from "node:crypto";
 
+// Files this process creates (the database, its WAL, backups) are readable by the owner only: they hold clinical text.
+process.umask(0o077);
+
 const build = await import("./build/server/index.js");
 const port = Number(process.env.PORT || 3000);
 const host = process.env.HOST || "127.0.0.1";
@@ -13,7 +16,8 @@ await build.entry.module.startup({ baseUrl, log: (line) => console.log(line) });
 
 const app = express();
 app.disable("x-powered-by");
-if (process.env.CONCORD_TRUST_PROXY === "1") app.set("trust proxy", true);
+// Behind one reverse proxy: trust only its own X-Forwarded-For entry, so clients cannot choose their address.
+if (process.env.CONCORD_TRUST_PROXY === "1") app.set("trust proxy", 1);
 
 app.use((req, res, next) => {
   const nonce = randomBytes(16).toString("base64");
@@ -60,6 +64,20 @@ app.use((req, res, next) => {
 });
 
 const here = (p) => new URL(p, import.meta.url).pathname;
+// Request bodies are read by Remix as a stream: refuse oversized ones up front. Uploads (admin import pages) get a
+// larger limit; everything else is a small form. A body without a declared length is refused (browsers always send it).
+const MB = 1024 * 1024;
+app.use((req, res, next) => {
+  if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
+  const limit = req.path.startsWith("/admin/") ? 60 * MB : 2 * MB;
+  const length = req.get("content-length");
+  if (length === undefined && req.get("transfer-encoding"))
+    return res.status(411).type("text/plain").send("A Content-Length header is required.");
+  if (Number(length ?? 0) > limit)
+    return res.status(413).type("text/plain").send(`The request is larger than ${limit / MB} MB.`);
+  next();
+});
+
 app.use("/assets", express.static(here("./build/client/assets"), { immutable: true, maxAge: "1y" }));
 app.use(express.static(here("./build/client"), { maxAge: "1h" }));
 

@@ -37,6 +37,8 @@ export const sessions = sqliteTable(
       .notNull()
       .references(() => users.id),
     expiresAt: integer("expires_at").notNull(),
+    /** Login time (ms): sessions end SESSION_MAX_HOURS after it, however active. */
+    createdAt: integer("created_at").notNull().default(0),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
 );

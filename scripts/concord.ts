@@ -4,6 +4,9 @@
  */
 import { runCli } from "../app/cli/index";
 
+// Exports, backups and the database itself are readable by the owner only: they hold clinical text.
+process.umask(0o077);
+
 const code = await runCli(process.argv.slice(2), {
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),

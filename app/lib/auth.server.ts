@@ -1,7 +1,8 @@
 /**
  * Sessions, behind one module so that replacing lucia stays a one-file change (STYLE.md).
- * Session cookie: httpOnly, SameSite=Lax, Secure in production, no client-side expiry (a browser-session cookie);
- * the server-side session expires after SESSION_HOURS without use and is renewed while in use.
+ * Session cookie: httpOnly, SameSite=Lax, Secure in production, and no Max-Age or Expires, so it ends when the
+ * browser closes (a shared ward computer). On the server a session expires after SESSION_HOURS without use (renewed
+ * while in use) and in any case SESSION_MAX_HOURS after login.
  */
 import { DrizzleSQLiteAdapter } from "@lucia-auth/adapter-drizzle";
 import { createHmac, randomBytes } from "node:crypto";
@@ -11,6 +12,8 @@ import { appMeta, sessions, users } from "../../db/schema";
 import type { Db } from "./db.server";
 
 export const SESSION_HOURS = 12;
+export const SESSION_MAX_HOURS = 24;
+export const SESSION_COOKIE = "concord_session";
 
 export function secureCookies(): boolean {
   const flag = process.env.CONCORD_SECURE_COOKIE;
@@ -22,12 +25,9 @@ export function secureCookies(): boolean {
 function createLucia(db: Db) {
   return new Lucia(new DrizzleSQLiteAdapter(db, sessions, users), {
     sessionExpiresIn: new TimeSpan(SESSION_HOURS, "h"),
-    sessionCookie: {
-      name: "concord_session",
-      expires: false,
-      attributes: { secure: secureCookies(), sameSite: "lax", path: "/" },
-    },
+    sessionCookie: { name: SESSION_COOKIE },
     getUserAttributes: (attributes) => ({ username: attributes.username, active: attributes.active }),
+    getSessionAttributes: (attributes) => ({ createdAt: attributes.createdAt }),
   });
 }
 
@@ -35,7 +35,26 @@ declare module "lucia" {
   interface Register {
     Lucia: ReturnType<typeof createLucia>;
     DatabaseUserAttributes: { username: string; active: boolean | number };
+    DatabaseSessionAttributes: { createdAt: number };
   }
+}
+
+// lucia's own cookie with `expires: false` lasts 400 days; Concord writes a true browser-session cookie instead.
+function cookieAttributes(): string {
+  return `Path=/; HttpOnly; SameSite=Lax${secureCookies() ? "; Secure" : ""}`;
+}
+
+export function sessionCookie(sessionId: string): string {
+  return `${SESSION_COOKIE}=${sessionId}; ${cookieAttributes()}`;
+}
+
+export function blankSessionCookie(): string {
+  return `${SESSION_COOKIE}=; Max-Age=0; ${cookieAttributes()}`;
+}
+
+/** True when the session is past its absolute lifetime, whatever its use. */
+export function sessionTooOld(createdAt: number, now = Date.now()): boolean {
+  return now - createdAt > SESSION_MAX_HOURS * 3600 * 1000;
 }
 
 const instances = new WeakMap<Db, ReturnType<typeof createLucia>>();

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 
 export type FieldErrors = Record<string, string>;
 
@@ -38,4 +38,72 @@ export function parseColumnMap(text: string): Record<string, string> | null {
     out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
   }
   return out;
+}
+
+const IdSchema = z.coerce.number().int().positive();
+
+/** A route parameter as a row id: a positive whole number, or null for anything else (which names no row). */
+export function parseId(param: string | undefined): number | null {
+  const id = IdSchema.safeParse(param);
+  return id.success ? id.data : null;
+}
+
+export type DraftIntent = "draft" | "submit";
+
+const MALFORMED = "The form was malformed. Reload the page.";
+const INVALID = "Some values are not valid; see the marked fields.";
+
+/**
+ * How refused values are reported: `fields` (the default) marks each field with its first problem under one message;
+ * `message` sends only the first problem's own message, for forms that show the server's reason above the fields.
+ */
+export type DraftReport = "fields" | "message";
+
+/** A refused save, as the workspaces' save results carry it: with field errors, or one message only. */
+export type DraftPostFailure<R extends DraftReport = "fields"> = R extends "message"
+  ? { ok: false; status: 422; message: string }
+  : { ok: false; status: 422; message: string; errors: FieldErrors };
+
+/**
+ * The post of a workspace (draft autosave or submission, components/use-draft): the id in the route, the intent,
+ * the version the page read (optimistic concurrency) and the values as one JSON field, checked with `schema`.
+ * Anything but the values being wrong is a malformed form (422): the page itself never sends one.
+ */
+export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fields">(
+  form: FormData,
+  schema: S,
+  opts: { id: string | undefined; maxLength: number; report?: R },
+):
+  | { ok: true; id: number; intent: DraftIntent; version: number; values: z.infer<S> }
+  | { ok: false; failure: DraftPostFailure<R> } {
+  const messageOnly = opts.report === "message";
+  const fail = (message: string, errors: FieldErrors) => ({
+    ok: false as const,
+    failure: (messageOnly
+      ? { ok: false, status: 422, message }
+      : { ok: false, status: 422, message, errors }) as DraftPostFailure<R>,
+  });
+  const id = parseId(opts.id);
+  const post = z
+    .object({
+      intent: z.enum(["draft", "submit"]),
+      version: z.coerce.number().int().min(0),
+      values: z.string().max(opts.maxLength),
+    })
+    .safeParse(Object.fromEntries(form));
+  if (id === null || !post.success) return fail(MALFORMED, {});
+  let raw: unknown;
+  try {
+    raw = JSON.parse(post.data.values);
+  } catch {
+    return fail(MALFORMED, {});
+  }
+  const values = schema.safeParse(raw);
+  if (!values.success) {
+    if (messageOnly) return fail(values.error.issues[0]!.message, {});
+    const errors: FieldErrors = {};
+    for (const issue of values.error.issues) errors[String(issue.path[0] ?? "_form")] ??= issue.message;
+    return fail(INVALID, errors);
+  }
+  return { ok: true, id, intent: post.data.intent, version: post.data.version, values: values.data };
 }

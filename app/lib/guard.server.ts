@@ -6,8 +6,9 @@ import { redirect } from "@remix-run/node";
 import { timingSafeEqual } from "node:crypto";
 import type { Role } from "../../db/schema";
 import { getUserById, type UserView } from "../services/users.server";
-import { auth, csrfToken } from "./auth.server";
+import { auth, csrfToken, sessionTooOld } from "./auth.server";
 import { getDb } from "./db.server";
+import { parseId } from "./forms";
 
 export interface AuthUser extends UserView {
   sessionId: string;
@@ -23,8 +24,13 @@ export async function getUser(request: Request): Promise<AuthUser | null> {
   const sessionId = sessionIdFrom(request);
   if (!sessionId) return null;
   const db = getDb();
-  const { session, user } = await auth(db).validateSession(sessionId);
+  const lucia = auth(db);
+  const { session, user } = await lucia.validateSession(sessionId);
   if (!session || !user || !user.active) return null;
+  if (sessionTooOld(session.createdAt)) {
+    await lucia.invalidateSession(session.id);
+    return null;
+  }
   const view = getUserById(db, user.id);
   if (!view) return null;
   return { ...view, sessionId: session.id, csrf: csrfToken(db, session.id) };
@@ -79,11 +85,20 @@ export function invariantFound<T>(value: T | null | undefined, message = "Not fo
   return value;
 }
 
-/** Client IP for throttling: the socket address, or X-Forwarded-For's first hop when CONCORD_TRUST_PROXY=1. */
-export function clientIp(request: Request, socketIp: string | undefined): string {
-  if (process.env.CONCORD_TRUST_PROXY === "1") {
-    const fwd = request.headers.get("x-forwarded-for");
-    if (fwd) return fwd.split(",")[0]!.trim();
-  }
+/** The row a route's id parameter names, or 404; a parameter that is not a positive whole number names nothing. */
+export function requireById<T>(
+  param: string | undefined,
+  find: (id: number) => T | null | undefined,
+  message?: string,
+): T {
+  const id = parseId(param);
+  return invariantFound(id === null ? null : find(id), message);
+}
+
+/**
+ * Client address for login throttling: the address Express computed (server.js; behind a proxy only the proxy's own
+ * X-Forwarded-For entry is trusted, CONCORD_TRUST_PROXY=1), never a header a client can write.
+ */
+export function clientIp(socketIp: string | undefined): string {
   return socketIp ?? "unknown";
 }

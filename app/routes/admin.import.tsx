@@ -7,6 +7,7 @@ import { MAX_FILE_BYTES } from "~/core/case-import";
 import { getDb } from "~/lib/db.server";
 import { parseColumnMap } from "~/lib/forms";
 import { requireForm, requireRole } from "~/lib/guard.server";
+import { isDemoDatabase } from "~/services/demo.server";
 import { confirmPendingImport, discardPendingImport, stagePendingImport } from "~/services/pending-imports.server";
 import { listStudies, StudyNameSchema, type ImportPlan } from "~/services/studies.server";
 import { ServiceError } from "~/services/users.server";
@@ -16,7 +17,11 @@ export const meta: MetaFunction = () => [{ title: "Import notes · Concord" }];
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const url = new URL(request.url);
-  return { studies: listStudies(getDb()).map((s) => s.name), study: url.searchParams.get("study") ?? "" };
+  return {
+    studies: listStudies(getDb()).map((s) => s.name),
+    study: url.searchParams.get("study") ?? "",
+    demo: isDemoDatabase(getDb()),
+  };
 }
 
 const PreviewSchema = z.object({
@@ -93,13 +98,19 @@ function Issues({ title, items, kind }: { title: string; items: { line: number; 
 }
 
 export default function ImportPage() {
-  const { studies, study } = useLoaderData<typeof loader>();
+  const { studies, study, demo } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const plan = result && result.step === "preview" ? result.plan : null;
   return (
     <section>
       <h1>Import notes</h1>
+      {demo ? (
+        <p className="notice warn" role="alert">
+          This is a demo database: its accounts have a published password. Import only fictional notes here; run a real study
+          on its own database (see the README, “Deploying for a real study”).
+        </p>
+      ) : null}
       <p className="muted">
         CSV (one row per case: <code>id</code>, the section columns <code>presenting_symptoms</code>,{" "}
         <code>psychiatric_history</code>, <code>psychiatric_exam</code>, <code>psychological_exam</code>,{" "}

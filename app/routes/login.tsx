@@ -3,16 +3,11 @@ import { redirect } from "@remix-run/node";
 import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { clientIp, getUser } from "~/lib/guard.server";
+import { safeRedirect } from "~/lib/safe-redirect";
 import { getDb } from "~/lib/db.server";
 import { login } from "~/services/users.server";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Concord" }];
-
-/** Only same-site paths: an attacker cannot use the login page to send people elsewhere. */
-function safeRedirect(to: FormDataEntryValue | string | null): string {
-  const s = typeof to === "string" ? to : "";
-  return s.startsWith("/") && !s.startsWith("//") && !s.startsWith("/\\") ? s : "/";
-}
 
 export async function loader({ request }: LoaderFunctionArgs) {
   if (await getUser(request)) return redirect(safeRedirect(new URL(request.url).searchParams.get("redirectTo")));
@@ -31,7 +26,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const result = await login(getDb(), {
     username: parsed.data.username,
     password: parsed.data.password,
-    ip: clientIp(request, (context as { ip?: string }).ip),
+    ip: clientIp((context as { ip?: string }).ip),
   });
   if (!result.ok) return { error: result.error };
   return redirect(safeRedirect(parsed.data.redirectTo ?? null), { headers: { "Set-Cookie": result.sessionCookie } });

@@ -9,7 +9,10 @@ import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo
 export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: string) => void }) {
   const db = getDb();
   log(`Database: ${databasePath()}`);
-  if (process.env.CONCORD_DEMO !== "0" && isFreshDatabase(db)) {
+  // A fresh database gets the demo, except in production, where a mistyped CONCORD_DB must not quietly create
+  // accounts with the published demo password: there it takes CONCORD_DEMO=1.
+  const demoWanted = process.env.NODE_ENV === "production" ? process.env.CONCORD_DEMO === "1" : process.env.CONCORD_DEMO !== "0";
+  if (demoWanted && isFreshDatabase(db)) {
     await seedDemo(db);
     log("Seeded the demo study into this fresh database.");
   }
@@ -21,6 +24,8 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
     log("This is a demo database with fictional notes. Never put real data into it.");
     log("");
   } else if (isFreshDatabase(db)) {
+    if (process.env.NODE_ENV === "production" && process.env.CONCORD_DEMO !== "0")
+      log("Production mode: no demo seeded into this fresh database (set CONCORD_DEMO=1 to seed one).");
     log("No users yet. Create the first admin with:");
     log("  npm run concord -- users create --username NAME --role admin");
   }

@@ -2,7 +2,7 @@ import { and, asc, count, eq, gt, lt } from "drizzle-orm";
 import { generateIdFromEntropySize } from "lucia";
 import { z } from "zod";
 import { loginFailures, ROLES, sessions, userRoles, users, type Role } from "../../db/schema";
-import { auth } from "../lib/auth.server";
+import { auth, blankSessionCookie, sessionCookie } from "../lib/auth.server";
 import type { Db, DbOrTx } from "../lib/db.server";
 import { recordEvent } from "./audit.server";
 import { hashPassword, PASSWORD_MIN_LENGTH, verifyPassword } from "../lib/password.server";
@@ -169,24 +169,25 @@ export async function login(
     const minutes = Math.ceil(THROTTLE_WINDOW_MS / 60000);
     return { ok: false, throttled: true, error: `Too many failed attempts. Wait ${minutes} minutes and try again.` };
   }
+  // The attempt is recorded as a failure before the (slow) password check, in the same synchronous step as the count
+  // above, so a burst of parallel attempts cannot all pass the throttle; a success removes it again.
+  db.insert(loginFailures).values({ username, ip: input.ip, at: now }).run();
   const row = db.select().from(users).where(eq(users.username, username)).get();
   // Verify against a dummy hash when the user does not exist, so timing does not reveal which usernames exist.
   const valid = await verifyPassword(row?.passwordHash ?? DUMMY_HASH, input.password);
-  if (!row || !valid || !row.active) {
-    db.insert(loginFailures).values({ username, ip: input.ip, at: now }).run();
-    return { ok: false, error: row && valid && !row.active ? "This account is deactivated." : "Wrong username or password." };
-  }
+  // One message for every failure: a deactivated account is not confirmed even to someone who knows its password.
+  if (!row || !valid || !row.active) return { ok: false, error: "Wrong username or password." };
   db.delete(loginFailures).where(eq(loginFailures.username, username)).run();
   const lucia = auth(db);
-  const session = await lucia.createSession(row.id, {});
-  return { ok: true, sessionCookie: lucia.createSessionCookie(session.id).serialize(), user: getUserById(db, row.id)! };
+  await lucia.deleteExpiredSessions();
+  const session = await lucia.createSession(row.id, { createdAt: now });
+  return { ok: true, sessionCookie: sessionCookie(session.id), user: getUserById(db, row.id)! };
 }
 
 const DUMMY_HASH =
   "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 
 export async function logout(db: Db, sessionId: string): Promise<string> {
-  const lucia = auth(db);
-  await lucia.invalidateSession(sessionId);
-  return lucia.createBlankSessionCookie().serialize();
+  await auth(db).invalidateSession(sessionId);
+  return blankSessionCookie();
 }

@@ -109,7 +109,7 @@ describe("users", () => {
 
   it("lists, deactivates, activates and resets passwords, ending sessions", async () => {
     const ann = await makeUser(db, "ann", ["annotator", "rater"]);
-    await auth(db).createSession(ann.id, {});
+    await auth(db).createSession(ann.id, { createdAt: Date.now() });
     expect((await run(["users", "list"])).out).toBe("ann\tannotator,rater\tactive\tann\n");
 
     expect(await run(["users", "deactivate", "--username", "ann"])).toMatchObject({ code: 0, out: "ann is now deactivated.\n" });
@@ -117,7 +117,7 @@ describe("users", () => {
     expect((await run(["users", "list"])).out).toBe("ann\tannotator,rater\tdeactivated\tann\n");
     expect(await run(["users", "activate", "--username", "ann"])).toMatchObject({ code: 0, out: "ann is now active.\n" });
 
-    await auth(db).createSession(ann.id, {});
+    await auth(db).createSession(ann.id, { createdAt: Date.now() });
     const reset = await run(["users", "reset-password", "--username", "ann", "--password-stdin"], "another-password\n");
     expect(reset).toEqual({ code: 0, out: "New password set for ann; their sessions were ended.\n", err: "" });
     expect(db.select().from(sessions).all()).toEqual([]);

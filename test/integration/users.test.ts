@@ -149,8 +149,8 @@ describe("login and sessions", () => {
     const admin = await makeUser(db, "boss", ["admin"]);
     const user = await makeUser(db, "ann", ["annotator"]);
     const first = await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP });
-    await auth(db).createSession(user.id, {});
-    await auth(db).createSession(admin.id, {});
+    await auth(db).createSession(user.id, { createdAt: Date.now() });
+    await auth(db).createSession(admin.id, { createdAt: Date.now() });
     expect(sessionCount(user.id)).toBe(2);
     await resetPassword(db, { userId: user.id, password: "brand-new-password", actorId: admin.id });
     expect(sessionCount(user.id)).toBe(0);
@@ -165,10 +165,10 @@ describe("login and sessions", () => {
   it("setActive(false) ends sessions and blocks login, keeps the user; setActive(true) lets them back", async () => {
     const admin = await makeUser(db, "boss", ["admin"]);
     const user = await makeUser(db, "ann", ["annotator"]);
-    await auth(db).createSession(user.id, {});
+    await auth(db).createSession(user.id, { createdAt: Date.now() });
     setActive(db, { userId: user.id, active: false, actorId: admin.id });
     expect(sessionCount(user.id)).toBe(0);
-    expect(await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).toEqual({ ok: false, error: "This account is deactivated." });
+    expect(await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).toEqual({ ok: false, error: "Wrong username or password." });
     expect(listUsers(db).find((u) => u.id === user.id)).toMatchObject({ active: false, roles: ["annotator"] });
     expect(userEvents(user.id).at(-1)).toEqual({ action: "deactivate", actorId: admin.id, changes: { active: [true, false] } });
 
@@ -240,5 +240,25 @@ describe("audit trail", () => {
       missing: [["a"], ["a", "b"]],
     });
     expect(diff(null, { icd10: "F32.1" })).toEqual({ icd10: [null, "F32.1"] });
+  });
+});
+
+describe("login throttling under parallel attempts", () => {
+  let db: Db;
+  let cleanup: () => void;
+  beforeEach(async () => {
+    ({ db, cleanup } = freshDb());
+    await makeUser(db, "target", ["annotator"]);
+  });
+  afterEach(() => cleanup());
+
+  it("lets at most 5 of a burst of 20 simultaneous wrong passwords be tried", async () => {
+    // Found by review: the count used to be read before the slow password check and written after it.
+    const attempts = await Promise.all(
+      Array.from({ length: 20 }, () => login(db, { username: "target", password: "wrong-password", ip: "10.9.9.9" })),
+    );
+    const tried = attempts.filter((a) => !a.ok && !a.throttled).length;
+    expect(tried).toBeLessThanOrEqual(5);
+    expect(attempts.filter((a) => !a.ok && a.throttled).length).toBeGreaterThanOrEqual(15);
   });
 });
