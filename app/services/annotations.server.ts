@@ -419,8 +419,9 @@ function lockIfComplete(tx: DbOrTx, caseId: number, studyId: number, now: number
     .all();
   if (submitted.length < 2) return false;
   for (const s of submitted) {
+    // updated_at stays the annotator's own last save: the lock time would tell them when the other one submitted.
     tx.update(annotations)
-      .set({ status: "locked", version: s.version + 1, updatedAt: now })
+      .set({ status: "locked", version: s.version + 1 })
       .where(eq(annotations.id, s.id))
       .run();
     recordEvent(tx, {
