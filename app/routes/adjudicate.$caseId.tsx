@@ -7,7 +7,8 @@ import { LabelFields, type LabelValues } from "~/components/label-fields";
 import { MISSING_INFO, type CaseLabel } from "~/core/gold";
 import { SECTION_TITLES, type SectionKind } from "~/core/sections";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { parseId } from "~/lib/forms";
+import { requireById, requireForm, requireRole } from "~/lib/guard.server";
 import { icd10Index } from "~/lib/icd10.server";
 import { Csrf } from "~/root";
 import {
@@ -20,12 +21,9 @@ import {
 
 export const meta: MetaFunction = () => [{ title: "Adjudicate · Concord" }];
 
-const CaseIdSchema = z.coerce.number().int().positive();
-
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
-  const id = CaseIdSchema.safeParse(params.caseId);
-  const view = invariantFound(id.success ? getAdjudicationCase(getDb(), { userId: user.id, caseId: id.data }) : null);
+  const view = requireById(params.caseId, (caseId) => getAdjudicationCase(getDb(), { userId: user.id, caseId }));
   const titles: Record<string, string> = {};
   const codes = [view.independent, view.final?.label, view.annotations?.A.label, view.annotations?.B.label];
   for (const l of codes)
@@ -43,7 +41,7 @@ const PostSchema = z.object({
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
   const form = await requireForm(request, user);
-  const caseId = CaseIdSchema.safeParse(params.caseId);
+  const caseId = parseId(params.caseId);
   const post = PostSchema.safeParse(Object.fromEntries(form));
   const bad: AdjudicationResult = {
     ok: false,
@@ -51,7 +49,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     message: "The form was malformed. Reload the page.",
     errors: {},
   };
-  if (!caseId.success || !post.success) return bad;
+  if (caseId === null || !post.success) return bad;
   let raw: unknown;
   try {
     raw = JSON.parse(post.data.label);
@@ -63,20 +61,20 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const db = getDb();
   const result =
     post.data.intent === "independent"
-      ? recordIndependent(db, { userId: user.id, caseId: caseId.data, label: label.data })
+      ? recordIndependent(db, { userId: user.id, caseId, label: label.data })
       : decide(db, {
           userId: user.id,
-          caseId: caseId.data,
+          caseId,
           label: label.data,
           rationale: post.data.rationale,
           outcomeVersion: post.data.outcomeVersion,
         });
   if (!result.ok) return result;
   if (result.status === "decided") {
-    const view = getAdjudicationCase(db, { userId: user.id, caseId: caseId.data });
+    const view = getAdjudicationCase(db, { userId: user.id, caseId });
     return redirect(`/adjudicate?decided=${encodeURIComponent(view?.case.externalId ?? "")}`);
   }
-  return redirect(`/adjudicate/${caseId.data}`);
+  return redirect(`/adjudicate/${caseId}`);
 }
 
 function toValues(label: CaseLabel | null): LabelValues {

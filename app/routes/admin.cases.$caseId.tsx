@@ -3,7 +3,8 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { SECTION_TITLES, type SectionKind } from "~/core/sections";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { parseId } from "~/lib/forms";
+import { requireById, requireForm, requireRole } from "~/lib/guard.server";
 import { Csrf } from "~/root";
 import { reopenDecision } from "~/services/adjudication.server";
 import { listCaseEvents } from "~/services/audit.server";
@@ -15,9 +16,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.caseId);
   const db = getDb();
-  const c = invariantFound(id.success ? getAdminCase(db, id.data) : null, "No such case.");
+  const c = requireById(params.caseId, (id) => getAdminCase(db, id), "No such case.");
   return { case: c, events: listCaseEvents(db, c.id) };
 }
 
@@ -26,11 +26,11 @@ const ReopenSchema = z.object({ reason: z.string().trim().min(1, "Say why the de
 export async function action({ request, params }: ActionFunctionArgs) {
   const me = await requireRole(request, "admin");
   const form = await requireForm(request, me);
-  const id = z.coerce.number().int().positive().safeParse(params.caseId);
+  const caseId = parseId(params.caseId);
   const parsed = ReopenSchema.safeParse({ reason: form.get("reason") ?? "" });
-  if (!id.success) return { ok: false, message: "No such case." };
+  if (caseId === null) return { ok: false, message: "No such case." };
   if (!parsed.success) return { ok: false, message: parsed.error.issues[0]!.message };
-  const r = reopenDecision(getDb(), { adminId: me.id, caseId: id.data, reason: parsed.data.reason });
+  const r = reopenDecision(getDb(), { adminId: me.id, caseId, reason: parsed.data.reason });
   return r.ok
     ? { ok: true, message: "Reopened: the case is back in the adjudication queue." }
     : { ok: false, message: r.message };

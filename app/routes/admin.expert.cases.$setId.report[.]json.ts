@@ -1,15 +1,13 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { z } from "zod";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { requireById, requireRole } from "~/lib/guard.server";
 import { getReviewReport, getReviewSet } from "~/services/case-review.server";
 
 /** The review report as JSON (the same object as `casereview-report --json`). Admin only. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.setId);
   const db = getDb();
-  const set = invariantFound(id.success ? getReviewSet(db, id.data) : null, "No such review set.");
+  const set = requireById(params.setId, (id) => getReviewSet(db, id), "No such review set.");
   const weights = new URL(request.url).searchParams.get("weights") === "linear" ? "linear" : "quadratic";
   const body = JSON.stringify({ set: set.name, ...getReviewReport(db, set.id, { weights }) }, null, 2) + "\n";
   return new Response(body, {

@@ -2,11 +2,13 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunctio
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useMemo } from "react";
 import { z } from "zod";
+import { ActionResult, ImportedNotice } from "~/components/admin-notices";
 import { columnHelper, DataTable } from "~/components/data-table";
+import { ExpertPanel } from "~/components/expert-panel";
 import styles from "~/components/expert-ratings.css?url";
 import { DEFAULT_AGES, DEFAULT_RACES, OPTION_LETTERS, VARIANT_DIMENSIONS } from "~/core/expert-scales";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { requireById, requireForm, requireRole } from "~/lib/guard.server";
 import { Csrf } from "~/root";
 import {
   addBankRaters,
@@ -29,8 +31,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 function bankOr404(param: string | undefined) {
-  const id = z.coerce.number().int().positive().safeParse(param);
-  return invariantFound(id.success ? getBank(getDb(), id.data) : null, "No such question bank.");
+  return requireById(param, (id) => getBank(getDb(), id), "No such question bank.");
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -179,8 +180,6 @@ export default function BankPage() {
     ],
     [],
   );
-  const onPanel = panel.filter((p) => p.onPanel);
-  const others = panel.filter((p) => !p.onPanel && p.active);
   return (
     <section>
       <p>
@@ -194,89 +193,18 @@ export default function BankPage() {
           {bank.numRated} questions) · seed {bank.seed}
         </span>
       </div>
-      {imported ? (
-        <p className="notice ok" role="status">
-          Imported: {imported[0]} new, {imported[1]} changed, {imported[2]} unchanged.
-        </p>
-      ) : null}
-      {result ? (
-        <p
-          className={`notice ${result.ok ? "ok" : "bad"}`}
-          role={result.ok ? "status" : "alert"}
-          data-testid="action-result"
-        >
-          {result.message}
-        </p>
-      ) : null}
+      <ImportedNotice counts={imported} />
+      <ActionResult result={result} />
 
       <h2>Experts</h2>
-      <div className="grid2">
-        <table>
-          <thead>
-            <tr>
-              <th>Expert</th>
-              <th className="num">Submitted</th>
-              <th className="num">Drafts</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {onPanel.length === 0 ? (
-              <tr>
-                <td colSpan={4} className="muted">
-                  Nobody rates this bank yet.
-                </td>
-              </tr>
-            ) : (
-              onPanel.map((p) => (
-                <tr key={p.id} data-rater={p.username}>
-                  <td>
-                    {p.username} {p.active ? null : <span className="badge">deactivated</span>}
-                  </td>
-                  <td className="num">
-                    {p.submitted} / {bank.numRated}
-                  </td>
-                  <td className="num">{p.drafts}</td>
-                  <td>
-                    <Form method="post">
-                      <Csrf />
-                      <input type="hidden" name="raterId" value={p.id} />
-                      <button type="submit" name="intent" value="remove_rater" className="link" disabled={busy}>
-                        remove
-                      </button>
-                    </Form>
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-        <Form method="post" className="card">
-          <Csrf />
-          <h3 style={{ marginTop: 0 }}>Add an expert</h3>
-          {others.length ? (
-            <>
-              <select name="raterId" aria-label="Expert to add" defaultValue="">
-                <option value="" disabled>
-                  Choose a user with the rater role…
-                </option>
-                {others.map((p) => (
-                  <option key={p.id} value={p.id}>
-                    {p.username}
-                  </option>
-                ))}
-              </select>{" "}
-              <button type="submit" name="intent" value="add_rater" disabled={busy}>
-                Add
-              </button>
-            </>
-          ) : (
-            <p className="muted">
-              Every active user with the rater role is on the panel. Give more users the rater role on the Users page.
-            </p>
-          )}
-        </Form>
-      </div>
+      <ExpertPanel
+        panel={panel}
+        total={bank.numRated}
+        busy={busy}
+        emptyText="Nobody rates this bank yet."
+        everyoneText="Every active user with the rater role is on the panel. Give more users the rater role on the Users page."
+        markDeactivated
+      />
 
       <h2>Preference labels</h2>
       <div className="grid2">

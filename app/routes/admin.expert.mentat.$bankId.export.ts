@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { VARIANT_DIMENSIONS } from "~/core/expert-scales";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { requireById, requireRole } from "~/lib/guard.server";
 import { exportDataset, getBank } from "~/services/mentat.server";
 
 const QuerySchema = z.object({ set: z.enum(VARIANT_DIMENSIONS), allowIntended: z.literal("1").optional() });
@@ -10,9 +10,8 @@ const QuerySchema = z.object({ set: z.enum(VARIANT_DIMENSIONS), allowIntended: z
 /** A variant set's evaluation records (JSONL) as a download. Admin only: it holds the labels. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.bankId);
   const db = getDb();
-  const bank = invariantFound(id.success ? getBank(db, id.data) : null, "No such question bank.");
+  const bank = requireById(params.bankId, (id) => getBank(db, id), "No such question bank.");
   const query = QuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!query.success) return new Response(`Choose a set: ${VARIANT_DIMENSIONS.join(", ")}.`, { status: 400 });
   const result = exportDataset(db, {

@@ -2,12 +2,13 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useMemo } from "react";
 import { z } from "zod";
+import { ActionResult } from "~/components/admin-notices";
 import { columnHelper, DataTable } from "~/components/data-table";
 import { JudgeImportIssues, ResponsesUploadFields } from "~/components/judge-admin";
 import { BUCKET_SAMPLING_ORDER } from "~/core/validation-set";
 import { getDb } from "~/lib/db.server";
 import { formObject, parseForm } from "~/lib/forms";
-import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { requireById, requireForm, requireRole } from "~/lib/guard.server";
 import { Csrf } from "~/root";
 import { listJudges } from "~/services/judge-candidates.server";
 import { importJudgeFromForm, importResponsesFromForm, type UploadResult } from "~/services/judge-forms.server";
@@ -31,8 +32,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 function setOr404(param: string | undefined) {
-  const id = z.coerce.number().int().positive().safeParse(param);
-  return invariantFound(id.success ? getJudgeSet(getDb(), id.data) : null, "No such validation set.");
+  return requireById(param, (id) => getJudgeSet(getDb(), id), "No such validation set.");
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -170,15 +170,7 @@ export default function JudgeSetPage() {
           Report: majority and judge scores
         </Link>
       </div>
-      {result?.kind === "message" ? (
-        <p
-          className={`notice ${result.ok ? "ok" : "bad"}`}
-          role={result.ok ? "status" : "alert"}
-          data-testid="action-result"
-        >
-          {result.message}
-        </p>
-      ) : null}
+      <ActionResult result={result?.kind === "message" ? result : null} />
 
       <h2>Responses ({set.responses})</h2>
       {imports.length ? (

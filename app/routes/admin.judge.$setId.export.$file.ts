@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { judgeLabelsCsv } from "~/core/judge-report";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { requireById, requireRole } from "~/lib/guard.server";
 import { setLabels } from "~/services/judge-candidates.server";
 import { exportSetFile, getJudgeSet, SET_EXPORT_FILES } from "~/services/judge-sets.server";
 
@@ -22,9 +22,8 @@ const TYPES: Record<z.infer<typeof FileSchema>, string> = {
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.setId);
   const db = getDb();
-  const set = invariantFound(id.success ? getJudgeSet(db, id.data) : null, "No such validation set.");
+  const set = requireById(params.setId, (id) => getJudgeSet(db, id), "No such validation set.");
   const file = FileSchema.safeParse(params.file);
   if (!file.success) return new Response(`Choose one of ${FileSchema.options.join(", ")}.`, { status: 404 });
   const body =

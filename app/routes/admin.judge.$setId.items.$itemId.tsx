@@ -1,9 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { raterAction, type InfoRequest, type PrimaryAnswer } from "~/core/judge";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { requireById, requireRole } from "~/lib/guard.server";
 import { getItemDetail } from "~/services/judge-candidates.server";
 import { getJudgeSet } from "~/services/judge-sets.server";
 
@@ -14,11 +13,9 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 /** One sampled response for the admin: its key, every rater's labels, the judges' outputs and the audit trail. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const setId = z.coerce.number().int().positive().safeParse(params.setId);
-  const itemId = z.coerce.number().int().positive().safeParse(params.itemId);
   const db = getDb();
-  const set = invariantFound(setId.success ? getJudgeSet(db, setId.data) : null, "No such validation set.");
-  const detail = invariantFound(itemId.success ? getItemDetail(db, { setId: set.id, itemId: itemId.data }) : null);
+  const set = requireById(params.setId, (id) => getJudgeSet(db, id), "No such validation set.");
+  const detail = requireById(params.itemId, (itemId) => getItemDetail(db, { setId: set.id, itemId }));
   return { set: { id: set.id, name: set.name }, detail };
 }
 

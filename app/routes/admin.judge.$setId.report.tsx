@@ -1,9 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { TASKS } from "~/core/judge-report";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { requireById, requireRole } from "~/lib/guard.server";
 import { setLabels } from "~/services/judge-candidates.server";
 import { getJudgeSet } from "~/services/judge-sets.server";
 import { buildJudgeReport, JUDGE_PREFIX } from "~/core/judge-report";
@@ -16,9 +15,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 /** The report over the set's own labels: the same core function as `judge-report --labels` (core/judge-report.ts). */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.setId);
   const db = getDb();
-  const set = invariantFound(id.success ? getJudgeSet(db, id.data) : null, "No such validation set.");
+  const set = requireById(params.setId, (id) => getJudgeSet(db, id), "No such validation set.");
   const labels = setLabels(db, set.id);
   const report = buildJudgeReport(labels);
   // Per response, every rater's and judge's action, for the admin's table (the report holds only the aggregates).

@@ -1,12 +1,13 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
+import { ActionResult } from "~/components/admin-notices";
 import { percent, RoundsTable } from "~/components/screening-figures";
 import { Csrf } from "~/root";
 import { parseVocabulary } from "~/core/screening-import";
 import { getDb } from "~/lib/db.server";
 import { formObject, parseForm } from "~/lib/forms";
-import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { requireById, requireForm, requireRole } from "~/lib/guard.server";
 import { ScreeningSettingsSchema, updateScreeningSettings } from "~/services/screening.server";
 import {
   importScreeningFiles,
@@ -20,11 +21,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.study.name ?? "Screening study"} · Concord` },
 ];
 
-const StudyIdSchema = z.coerce.number().int().positive();
-
 function overviewOr404(param: string | undefined) {
-  const id = StudyIdSchema.safeParse(param);
-  return invariantFound(id.success ? getStudyOverview(getDb(), id.data) : null, "No such screening study.");
+  return requireById(param, (id) => getStudyOverview(getDb(), id), "No such screening study.");
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -196,15 +194,7 @@ export default function ScreeningStudyPage() {
         a recall round.
       </p>
 
-      {result && result.intent !== "import" ? (
-        <p
-          className={`notice ${result.ok ? "ok" : "bad"}`}
-          role={result.ok ? "status" : "alert"}
-          data-testid="action-result"
-        >
-          {result.message}
-        </p>
-      ) : null}
+      <ActionResult result={result && result.intent !== "import" ? result : null} />
       {result && result.intent === "import" ? <ImportReport report={result.report} dryRun={result.dryRun} /> : null}
 
       <div className="card" data-testid="next-step" data-next={next.kind}>

@@ -2,11 +2,12 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useMemo } from "react";
 import { z } from "zod";
+import { ActionResult, ImportedNotice } from "~/components/admin-notices";
 import { columnHelper, DataTable } from "~/components/data-table";
 import { Csrf } from "~/root";
 import { getDb } from "~/lib/db.server";
 import { formObject, parseForm } from "~/lib/forms";
-import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { requireById, requireForm, requireRole } from "~/lib/guard.server";
 import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "~/services/assignments.server";
 import { getStudy, listStudyCases, setAdjudicationMode, type CaseRow } from "~/services/studies.server";
 import { ADJUDICATION_MODES } from "~/core/roles";
@@ -15,8 +16,7 @@ import { ServiceError } from "~/services/users.server";
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.study.name ?? "Study"} · Concord` }];
 
 function studyOr404(param: string | undefined) {
-  const id = z.coerce.number().int().positive().safeParse(param);
-  return invariantFound(id.success ? getStudy(getDb(), id.data) : null, "No such study.");
+  return requireById(param, (id) => getStudy(getDb(), id), "No such study.");
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -137,20 +137,8 @@ export default function StudyPage() {
           Import more notes
         </Link>
       </div>
-      {imported !== null ? (
-        <p className="notice ok" role="status">
-          Imported: {imported} new, {params.get("updated")} changed, {params.get("unchanged")} unchanged.
-        </p>
-      ) : null}
-      {result ? (
-        <p
-          className={`notice ${result.ok ? "ok" : "bad"}`}
-          role={result.ok ? "status" : "alert"}
-          data-testid="assign-result"
-        >
-          {result.message}
-        </p>
-      ) : null}
+      <ImportedNotice counts={imported !== null ? [imported, params.get("updated"), params.get("unchanged")] : null} />
+      <ActionResult result={result} testId="assign-result" />
 
       <h2>Annotators</h2>
       <div className="grid2">

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { requireById, requireRole } from "~/lib/guard.server";
 import { exportGold } from "~/services/gold-export.server";
 import { getStudy } from "~/services/studies.server";
 
@@ -21,9 +21,8 @@ const TYPES: Record<string, string> = {
 /** One file of the gold export, as a download. Admin only: it holds every label of the study. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.studyId);
   const db = getDb();
-  const study = invariantFound(id.success ? getStudy(db, id.data) : null, "No such study.");
+  const study = requireById(params.studyId, (id) => getStudy(db, id), "No such study.");
   const query = QuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!query.success)
     return new Response("Choose one of data_gt.json, samples.json, data.csv, manifest.json.", { status: 400 });

@@ -1,10 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo, useState } from "react";
-import { z } from "zod";
 import { columnHelper, DataTable } from "~/components/data-table";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { requireById, requireRole } from "~/lib/guard.server";
 import { listStudyAnnotators } from "~/services/assignments.server";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "~/core/case-progress";
 import { countByState, listCaseProgress, type CaseProgress } from "~/services/gold-export.server";
@@ -16,9 +15,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.studyId);
   const db = getDb();
-  const study = invariantFound(id.success ? getStudy(db, id.data) : null, "No such study.");
+  const study = requireById(params.studyId, (id) => getStudy(db, id), "No such study.");
   const cases = listCaseProgress(db, study.id);
   return { study, cases, counts: countByState(cases), annotators: listStudyAnnotators(db, study.id) };
 }

@@ -1,14 +1,13 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
-import { z } from "zod";
 import { columnHelper, DataTable } from "~/components/data-table";
 import { MISSING_INFO } from "~/core/gold";
 import type { LevelAgreement, PerDiagnosisRow } from "~/core/study-report";
 import { ci95, fixed3, percent } from "~/core/study-report-format";
 import type { IntervalSummary } from "~/core/stats/index";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
+import { requireById, requireRole } from "~/lib/guard.server";
 import { REPORT_FILE_STEM } from "~/core/study-report-files";
 import { getStudyReport, renderStudyReportCharts, type RenderedChart } from "~/services/study-report.server";
 
@@ -18,8 +17,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.studyId);
-  const report = invariantFound(id.success ? getStudyReport(getDb(), id.data) : null, "No such study.");
+  const report = requireById(params.studyId, (id) => getStudyReport(getDb(), id), "No such study.");
   const charts = await renderStudyReportCharts(report);
   return { report, charts };
 }

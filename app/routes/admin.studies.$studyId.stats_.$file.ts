@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { z } from "zod";
 import { getDb } from "~/lib/db.server";
+import { parseId } from "~/lib/forms";
 import { invariantFound, requireRole } from "~/lib/guard.server";
 import { getStudyReportFile } from "~/services/study-report.server";
 
@@ -10,9 +10,9 @@ import { getStudyReportFile } from "~/services/study-report.server";
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const id = z.coerce.number().int().positive().safeParse(params.studyId);
+  const id = parseId(params.studyId);
   const file = invariantFound(
-    id.success ? await getStudyReportFile(getDb(), id.data, params.file ?? "") : null,
+    id !== null ? await getStudyReportFile(getDb(), id, params.file ?? "") : null,
     "No such file.",
   );
   return new Response(file.body, {

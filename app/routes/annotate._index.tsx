@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useNavigate } from "@remix-run/react";
-import { useEffect, useMemo, useState } from "react";
+import { Link, useLoaderData } from "@remix-run/react";
+import { useMemo, useState } from "react";
 import { columnHelper, DataTable } from "~/components/data-table";
+import { ListHeader, ProgressCard } from "~/components/list-page";
 import { STATE_LABELS } from "~/components/state-labels";
 import { getDb } from "~/lib/db.server";
 import { requireRole } from "~/lib/guard.server";
@@ -20,20 +21,10 @@ const col = columnHelper<MyCaseRow>();
 
 export default function AnnotateHome() {
   const { rows, next } = useLoaderData<typeof loader>();
-  const navigate = useNavigate();
   const [state, setState] = useState<"" | CaseState>("");
   const shown = useMemo(() => (state ? rows.filter((r) => r.state === state) : rows), [rows, state]);
   const done = rows.filter((r) => r.state === "submitted" || r.state === "locked").length;
   const counts = (s: CaseState) => rows.filter((r) => r.state === s).length;
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement;
-      if (t.closest("input, textarea, select")) return;
-      if ((e.key === "n" || e.key === "N") && next !== null) navigate(`/annotate/${next}`);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [next, navigate]);
   const columns = useMemo(
     () => [
       col.accessor("position", { header: "#" }),
@@ -56,34 +47,24 @@ export default function AnnotateHome() {
   );
   return (
     <section>
-      <div className="row">
-        <h1>My cases</h1>
-        <span className="spacer" />
-        {next !== null ? (
-          <Link to={`/annotate/${next}`} className="button" data-testid="next-case">
-            Next case <kbd>N</kbd>
-          </Link>
-        ) : rows.length ? (
-          <span className="notice ok">All your cases are submitted. Thank you.</span>
-        ) : null}
-      </div>
+      <ListHeader
+        title="My cases"
+        next={{ to: next !== null ? `/annotate/${next}` : null, label: "Next case", shortcut: "N", testId: "next-case" }}
+        allDone={rows.length ? "All your cases are submitted. Thank you." : null}
+      />
       {rows.length === 0 ? (
         <p className="card">No cases are assigned to you yet. The study manager assigns them.</p>
       ) : (
         <>
-          <div className="card" aria-label="Progress">
-            <div className="row">
-              <strong data-testid="progress">
-                {done} of {rows.length} submitted
-              </strong>
-              <span className="muted">
+          <ProgressCard
+            done={done}
+            total={rows.length}
+            breakdown={
+              <>
                 {counts("not_started")} not started · {counts("draft")} draft · {counts("submitted")} submitted · {counts("locked")} locked
-              </span>
-            </div>
-            <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={rows.length} aria-valuenow={done}>
-              <div style={{ width: `${(100 * done) / rows.length}%` }} />
-            </div>
-          </div>
+              </>
+            }
+          />
           <DataTable
             data={shown}
             columns={columns}

@@ -1,8 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useNavigate } from "@remix-run/react";
-import { useEffect, useMemo } from "react";
+import { Link, useLoaderData } from "@remix-run/react";
+import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/components/data-table";
 import { RATING_STATE_LABELS, type RatingState } from "~/components/judge-labels";
+import { ListHeader, ProgressCard } from "~/components/list-page";
 import { getDb } from "~/lib/db.server";
 import { requireRole } from "~/lib/guard.server";
 import { listRaterItems, nextItemId, type MyRatingRow } from "~/services/judge-ratings.server";
@@ -19,17 +20,8 @@ const col = columnHelper<MyRatingRow>();
 
 export default function RateHome() {
   const { rows, next } = useLoaderData<typeof loader>();
-  const navigate = useNavigate();
   const done = rows.filter((r) => r.state === "submitted").length;
   const count = (s: RatingState) => rows.filter((r) => r.state === s).length;
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if ((e.target as HTMLElement).closest("input, textarea, select")) return;
-      if ((e.key === "n" || e.key === "N") && next !== null) navigate(`/rate/${next}`);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [next, navigate]);
   const columns = useMemo(
     () => [
       col.accessor("annotationId", {
@@ -55,40 +47,29 @@ export default function RateHome() {
   );
   return (
     <section>
-      <div className="row">
-        <h1>My responses</h1>
-        <span className="spacer" />
-        {next !== null ? (
-          <Link to={`/rate/${next}`} className="button" data-testid="next-response">
-            Next response <kbd>N</kbd>
-          </Link>
-        ) : rows.length ? (
-          <span className="notice ok">All your responses are submitted. Thank you.</span>
-        ) : null}
-      </div>
+      <ListHeader
+        title="My responses"
+        next={{
+          to: next !== null ? `/rate/${next}` : null,
+          label: "Next response",
+          shortcut: "N",
+          testId: "next-response",
+        }}
+        allDone={rows.length ? "All your responses are submitted. Thank you." : null}
+      />
       {rows.length === 0 ? (
         <p className="card">No model responses are assigned to you yet. The study manager assigns them.</p>
       ) : (
         <>
-          <div className="card" aria-label="Progress">
-            <div className="row">
-              <strong data-testid="progress">
-                {done} of {rows.length} submitted
-              </strong>
-              <span className="muted">
+          <ProgressCard
+            done={done}
+            total={rows.length}
+            breakdown={
+              <>
                 {count("not_started")} not started · {count("draft")} draft · {count("submitted")} submitted
-              </span>
-            </div>
-            <div
-              className="progress"
-              role="progressbar"
-              aria-valuemin={0}
-              aria-valuemax={rows.length}
-              aria-valuenow={done}
-            >
-              <div style={{ width: `${(100 * done) / rows.length}%` }} />
-            </div>
-          </div>
+              </>
+            }
+          />
           <DataTable
             data={rows}
             columns={columns}

@@ -1,8 +1,9 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useNavigate } from "@remix-run/react";
-import { useEffect, useMemo } from "react";
+import { Link, useLoaderData } from "@remix-run/react";
+import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/components/data-table";
 import styles from "~/components/expert-ratings.css?url";
+import { ListHeader, ProgressCard } from "~/components/list-page";
 import { EXPERT_STATE_LABELS, type ExpertWorkState } from "~/core/expert-scales";
 import { getDb } from "~/lib/db.server";
 import { requireRole } from "~/lib/guard.server";
@@ -52,16 +53,7 @@ const col = columnHelper<WorkRow>();
 
 export default function RatingsHome() {
   const { rows, next } = useLoaderData<typeof loader>();
-  const navigate = useNavigate();
   const done = rows.filter((r) => r.state === "submitted").length;
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if ((e.target as HTMLElement).closest("input, textarea, select")) return;
-      if ((e.key === "n" || e.key === "N") && next) navigate(next);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [next, navigate]);
   const columns = useMemo(
     () => [
       col.accessor("kind", { header: "Task" }),
@@ -80,37 +72,18 @@ export default function RatingsHome() {
   );
   return (
     <section>
-      <div className="row">
-        <h1>Expert ratings</h1>
-        <span className="spacer" />
-        {next ? (
-          <Link to={next} className="button" data-testid="next-item">
-            Next <kbd>N</kbd>
-          </Link>
-        ) : rows.length ? (
-          <span className="notice ok">Everything is submitted. Thank you.</span>
-        ) : null}
-      </div>
+      <ListHeader
+        title="Expert ratings"
+        next={{ to: next, label: "Next", shortcut: "N", testId: "next-item" }}
+        allDone={rows.length ? "Everything is submitted. Thank you." : null}
+      />
       {rows.length === 0 ? (
         <p className="card">
           Nothing is waiting for you. The study manager adds you to question banks and review sets.
         </p>
       ) : (
         <>
-          <div className="card" aria-label="Progress">
-            <strong data-testid="progress">
-              {done} of {rows.length} submitted
-            </strong>
-            <div
-              className="progress"
-              role="progressbar"
-              aria-valuemin={0}
-              aria-valuemax={rows.length}
-              aria-valuenow={done}
-            >
-              <div style={{ width: `${(100 * done) / rows.length}%` }} />
-            </div>
-          </div>
+          <ProgressCard done={done} total={rows.length} />
           <DataTable
             data={rows}
             columns={columns}

@@ -1,10 +1,12 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Link, useLoaderData, useNavigate } from "@remix-run/react";
-import { useEffect, useState } from "react";
-import { z } from "zod";
-import { isTyping, saveStateText, useExpertSave } from "~/components/expert-autosave";
+import { useLoaderData, useNavigate } from "@remix-run/react";
+import { useState } from "react";
+import { DraftFooter } from "~/components/draft-footer";
 import styles from "~/components/expert-ratings.css?url";
+import { useWorkspaceKeys } from "~/components/shortcuts";
+import { useDraft } from "~/components/use-draft";
+import { ShortcutsCard, WorkspaceHeader } from "~/components/workspace-header";
 import {
   EXPERT_STATE_LABELS,
   REVIEW_DIMENSION_LABELS,
@@ -13,7 +15,8 @@ import {
   type ReviewDimension,
 } from "~/core/expert-scales";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { parseDraftPost } from "~/lib/forms";
+import { requireById, requireForm, requireRole } from "~/lib/guard.server";
 import { useRootData } from "~/root";
 import {
   getRaterItem,
@@ -26,43 +29,22 @@ import {
 export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
-const IdSchema = z.coerce.number().int().positive();
-
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
-  const id = IdSchema.safeParse(params.itemId);
-  return invariantFound(id.success ? getRaterItem(getDb(), { userId: user.id, itemId: id.data }) : null);
+  return requireById(params.itemId, (itemId) => getRaterItem(getDb(), { userId: user.id, itemId }));
 }
-
-const PostSchema = z.object({
-  intent: z.enum(["draft", "submit"]),
-  version: z.coerce.number().int().min(0),
-  values: z.string().max(50_000),
-});
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "rater");
   const form = await requireForm(request, user);
-  const id = IdSchema.safeParse(params.itemId);
-  const post = PostSchema.safeParse(Object.fromEntries(form));
-  const malformed = () =>
-    data<ReviewSaveResult>({ ok: false, status: 422, message: "The form was malformed. Reload the page." }, 422);
-  if (!id.success || !post.success) return malformed();
-  let raw: unknown;
-  try {
-    raw = JSON.parse(post.data.values);
-  } catch {
-    return malformed();
-  }
-  const values = ReviewValuesSchema.safeParse(raw);
-  if (!values.success)
-    return data<ReviewSaveResult>({ ok: false, status: 422, message: values.error.issues[0]!.message }, 422);
+  const post = parseDraftPost(form, ReviewValuesSchema, { id: params.itemId, maxLength: 50_000, report: "message" });
+  if (!post.ok) return data<ReviewSaveResult>(post.failure, 422);
   const result = saveReview(getDb(), {
     userId: user.id,
-    itemId: id.data,
-    values: values.data,
-    version: post.data.version,
-    intent: post.data.intent,
+    itemId: post.id,
+    values: post.values,
+    version: post.version,
+    intent: post.intent,
   });
   return data<ReviewSaveResult>(result, result.ok ? 200 : result.status);
 }
@@ -83,12 +65,14 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   const navigate = useNavigate();
   const isSeed = view.item.kind === "seed";
   const next = view.nextItemId !== null ? `/ratings/cases/${view.nextItemId}` : "/ratings";
-  const form = useExpertSave<ReviewValues>({
+  const [state, setState] = useState(view.state);
+  const form = useDraft<ReviewValues, ReviewSaveResult>({
     initial: view.values,
     version: view.version,
     updatedAt: view.updatedAt,
-    state: view.state,
     csrf,
+    // Changes to a submitted review are not autosaved: they wait for "Save revision".
+    autosave: state !== "submitted",
     check: (v) => {
       const e: Record<string, string> = {};
       if (isSeed) {
@@ -97,64 +81,49 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       } else for (const d of REVIEW_DIMENSIONS) if (v[d] === null) e[d] = "Choose a score from 1 to 5.";
       return e;
     },
-    onSubmitted: () => navigate(next),
+    incompleteMessage: "Some answers are missing; see the marked fields.",
+    onSubmitted: (r) => {
+      setState(r.state);
+      navigate(next);
+    },
   });
   // The dimension digits 1–5 apply to: the one last focused or chosen, else the first without a score.
   const [active, setActive] = useState<ReviewDimension>(
     REVIEW_DIMENSIONS.find((d) => view.values[d] === null) ?? "naturalness",
   );
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-        e.preventDefault();
-        form.submit();
-        return;
-      }
-      if (isTyping(e.target) || e.altKey || e.ctrlKey || e.metaKey) return;
-      const key = e.key.toLowerCase();
-      if (!isSeed && /^[1-5]$/.test(key)) {
-        form.update({ [active]: Number(key) } as Partial<ReviewValues>);
-        const after = REVIEW_DIMENSIONS[REVIEW_DIMENSIONS.indexOf(active) + 1];
-        if (after) setActive(after);
-      } else if (isSeed && key === "a") form.update({ decision: "accept" });
-      else if (isSeed && key === "r") {
-        form.update({ decision: "reject" });
-        setTimeout(() => document.getElementById("reason")?.focus(), 0);
-      } else if (key === "c") document.getElementById("comment")?.focus();
-      else if (key === "n" && view.nextItemId !== null) navigate(next);
-      else return;
-      e.preventDefault();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [form, active, isSeed, navigate, next, view.nextItemId]);
+  useWorkspaceKeys(form.submit, (key) => {
+    if (!isSeed && /^[1-5]$/.test(key)) {
+      form.update({ [active]: Number(key) } as Partial<ReviewValues>);
+      const after = REVIEW_DIMENSIONS[REVIEW_DIMENSIONS.indexOf(active) + 1];
+      if (after) setActive(after);
+    } else if (isSeed && key === "a") form.update({ decision: "accept" });
+    else if (isSeed && key === "r") {
+      form.update({ decision: "reject" });
+      setTimeout(() => document.getElementById("reason")?.focus(), 0);
+    } else if (key === "c") document.getElementById("comment")?.focus();
+    else if (key === "n" && view.nextItemId !== null) navigate(next);
+    else return false;
+    return true;
+  });
 
   return (
     <section>
-      <div className="row">
-        <Link to="/ratings">Expert ratings</Link>
-        <span className="muted">›</span>
-        <h1 style={{ margin: 0 }}>
-          {isSeed ? "Seed" : "Case"} {view.item.externalId}{" "}
-          <small className="muted">
-            ({view.item.setName}
-            {view.item.caseType ? `, type ${view.item.caseType}` : ""})
-          </small>
-        </h1>
-        <span className={`badge ${form.state}`} data-testid="item-state">
-          {EXPERT_STATE_LABELS[form.state]}
-        </span>
-        <span className="spacer" />
-        <span className="muted" data-testid="progress">
-          {view.progress.done} of {view.progress.total} submitted
-        </span>
-        {view.nextItemId !== null ? (
-          <Link to={next} className="button secondary">
-            Next <kbd>N</kbd>
-          </Link>
-        ) : null}
-      </div>
+      <WorkspaceHeader
+        list={{ to: "/ratings", label: "Expert ratings" }}
+        title={
+          <>
+            {isSeed ? "Seed" : "Case"} {view.item.externalId}{" "}
+            <small className="muted">
+              ({view.item.setName}
+              {view.item.caseType ? `, type ${view.item.caseType}` : ""})
+            </small>
+          </>
+        }
+        state={{ value: state, label: EXPERT_STATE_LABELS[state], testId: "item-state" }}
+        progress={view.progress}
+        links={[{ label: "Next", to: view.nextItemId !== null ? next : null, shortcut: "N" }]}
+      />
       <div className="workspace">
         <article className="card" aria-label="Case">
           <p className="case-text" data-testid="case-text">
@@ -236,58 +205,37 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               maxLength={5000}
               onChange={(e) => form.update({ comment: e.target.value })}
             />
-            {form.message ? (
-              <p className="notice bad" role="alert" data-testid="form-message">
-                {form.message}
-              </p>
-            ) : null}
-            <div className="row" style={{ marginTop: "0.75rem" }}>
-              <button type="button" onClick={form.submit} disabled={form.submitting} data-testid="submit">
-                {form.state === "submitted" ? "Save revision" : "Submit"} <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-              </button>
-              <span className="spacer" />
-              <small className="muted" data-testid="save-state" aria-live="polite">
-                {saveStateText(form.saveState, form.autosave, form.unsavedRevision)}
-              </small>
-            </div>
-            {form.saveState.kind === "error" ? (
-              <p className="field-error" role="alert">
-                Not saved: {form.saveState.message}
-              </p>
-            ) : null}
+            <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>
-          <details className="card" open>
-            <summary>Keyboard shortcuts</summary>
-            <dl className="kv">
-              {isSeed ? (
-                <>
-                  <dt>
-                    <kbd>A</kbd> / <kbd>R</kbd>
-                  </dt>
-                  <dd>accept / reject (then type the reason)</dd>
-                </>
-              ) : (
-                <>
-                  <dt>
-                    <kbd>1</kbd>–<kbd>5</kbd>
-                  </dt>
-                  <dd>score the highlighted dimension, then move to the next</dd>
-                </>
-              )}
-              <dt>
-                <kbd>C</kbd>
-              </dt>
-              <dd>comment</dd>
-              <dt>
-                <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-              </dt>
-              <dd>submit and go to the next item</dd>
-              <dt>
-                <kbd>N</kbd>
-              </dt>
-              <dd>next item</dd>
-            </dl>
-          </details>
+          <ShortcutsCard>
+            {isSeed ? (
+              <>
+                <dt>
+                  <kbd>A</kbd> / <kbd>R</kbd>
+                </dt>
+                <dd>accept / reject (then type the reason)</dd>
+              </>
+            ) : (
+              <>
+                <dt>
+                  <kbd>1</kbd>–<kbd>5</kbd>
+                </dt>
+                <dd>score the highlighted dimension, then move to the next</dd>
+              </>
+            )}
+            <dt>
+              <kbd>C</kbd>
+            </dt>
+            <dd>comment</dd>
+            <dt>
+              <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+            </dt>
+            <dd>submit and go to the next item</dd>
+            <dt>
+              <kbd>N</kbd>
+            </dt>
+            <dd>next item</dd>
+          </ShortcutsCard>
         </aside>
       </div>
     </section>

@@ -1,11 +1,15 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Link, useFetcher, useLoaderData, useNavigate } from "@remix-run/react";
-import { useCallback, useEffect, useRef, useState } from "react";
-import { z } from "zod";
+import { useLoaderData, useNavigate } from "@remix-run/react";
+import { useRef } from "react";
+import { DraftFooter } from "~/components/draft-footer";
+import { useWorkspaceKeys } from "~/components/shortcuts";
+import { useDraft } from "~/components/use-draft";
+import { ShortcutsCard, WorkspaceHeader } from "~/components/workspace-header";
 import { checkVote, REVIEW_CONFIDENCES, type VoteValues } from "~/core/screening";
 import { getDb } from "~/lib/db.server";
-import { invariantFound, requireForm, requireRole } from "~/lib/guard.server";
+import { parseDraftPost } from "~/lib/forms";
+import { requireById, requireForm, requireRole } from "~/lib/guard.server";
 import { useRootData } from "~/root";
 import {
   getReviewEntry,
@@ -20,62 +24,24 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Item ${data?.entry.position ?? ""} · Screening review · Concord` },
 ];
 
-const EntryIdSchema = z.coerce.number().int().positive();
-
 /**
  * The reviewer's item. The service's projection is the blinding: it returns the item's messages and the reviewer's
  * own vote, never control status, screen labels, rubrics or other reviewers' votes. Not theirs → 404.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
-  const id = EntryIdSchema.safeParse(params.entryId);
-  return invariantFound(id.success ? getReviewEntry(getDb(), { userId: user.id, entryId: id.data }) : null);
+  return requireById(params.entryId, (entryId) => getReviewEntry(getDb(), { userId: user.id, entryId }));
 }
-
-const PostSchema = z.object({
-  intent: z.enum(["draft", "submit"]),
-  version: z.coerce.number().int().min(0),
-  values: z.string().max(100_000),
-});
-
-const MALFORMED: VoteResult = {
-  ok: false,
-  status: 422,
-  message: "The form was malformed. Reload the page.",
-  errors: {},
-};
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "rater");
   const form = await requireForm(request, user);
-  const entryId = EntryIdSchema.safeParse(params.entryId);
-  const post = PostSchema.safeParse(Object.fromEntries(form));
-  if (!entryId.success || !post.success) return data<VoteResult>(MALFORMED, 422);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(post.data.values);
-  } catch {
-    return data<VoteResult>(MALFORMED, 422);
-  }
-  const values = VoteValuesSchema.safeParse(raw);
-  if (!values.success) {
-    const errors: Record<string, string> = {};
-    for (const issue of values.error.issues) errors[String(issue.path[0] ?? "_form")] ??= issue.message;
-    return data<VoteResult>(
-      { ok: false, status: 422, message: "Some values are not valid; see the marked fields.", errors },
-      422,
-    );
-  }
-  const input = { userId: user.id, entryId: entryId.data, values: values.data, version: post.data.version };
-  const result = post.data.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input);
+  const post = parseDraftPost(form, VoteValuesSchema, { id: params.entryId, maxLength: 100_000 });
+  if (!post.ok) return data<VoteResult>(post.failure, 422);
+  const input = { userId: user.id, entryId: post.id, values: post.values, version: post.version };
+  const result = post.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input);
   return data<VoteResult>(result, result.ok ? 200 : result.status);
 }
-
-type SaveState =
-  | { kind: "idle" }
-  | { kind: "saving" }
-  | { kind: "saved"; at: number }
-  | { kind: "error"; message: string };
 
 const STATE_NAMES: Record<VoteState, string> = { not_started: "not started", draft: "draft", submitted: "submitted" };
 const ROLE_NAMES: Record<string, string> = {
@@ -85,11 +51,6 @@ const ROLE_NAMES: Record<string, string> = {
   developer: "Developer",
   text: "Text",
 };
-
-function isTyping(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
-  return Boolean(el?.closest("input[type=text], input[type=search], textarea, select, [contenteditable]"));
-}
 
 export default function ReviewItem() {
   const view = useLoaderData<typeof loader>();
@@ -102,113 +63,39 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   const navigate = useNavigate();
   const closed = !view.entry.roundOpen;
   const submitted = view.state === "submitted";
-  const [values, setValues] = useState<VoteValues>(view.values);
-  const [version, setVersion] = useState(view.version);
-  const [saveState, setSaveState] = useState<SaveState>(
-    view.updatedAt ? { kind: "saved", at: view.updatedAt } : { kind: "idle" },
-  );
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const draftFetcher = useFetcher<VoteResult>();
-  const submitFetcher = useFetcher<VoteResult>();
-  const dirty = useRef(false);
   const categoryRef = useRef<HTMLSelectElement>(null);
   const formRef = useRef<HTMLDivElement>(null);
-
-  const update = useCallback(
-    (patch: Partial<VoteValues>) => {
-      if (closed) return;
-      setValues((v) => ({ ...v, ...patch, ...(patch.relevant === "no" ? { category: "" } : {}) }));
-      dirty.current = true;
-      setErrors((e) => {
-        const next = { ...e };
-        for (const k of Object.keys(patch)) delete next[k];
-        return next;
-      });
-    },
-    [closed],
-  );
-
-  // Drafts are saved shortly after each change while the vote is a draft.
-  const autosave = !closed && !submitted;
-  useEffect(() => {
-    if (!autosave || !dirty.current || draftFetcher.state !== "idle") return;
-    const timer = setTimeout(() => {
-      dirty.current = false;
-      setSaveState({ kind: "saving" });
-      draftFetcher.submit(
-        { intent: "draft", version: String(version), values: JSON.stringify(values), csrf },
-        { method: "post" },
-      );
-    }, 700);
-    return () => clearTimeout(timer);
-  }, [values, version, autosave, draftFetcher.state]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  useEffect(() => {
-    const r = draftFetcher.data;
-    if (!r || draftFetcher.state !== "idle") return;
-    if (r.ok) {
-      setVersion(r.version);
-      setSaveState({ kind: "saved", at: r.savedAt });
-    } else {
-      dirty.current = false;
-      setSaveState({ kind: "error", message: r.message });
-    }
-  }, [draftFetcher.data, draftFetcher.state]);
-
-  useEffect(() => {
-    const r = submitFetcher.data;
-    if (!r || submitFetcher.state !== "idle") return;
-    if (r.ok) {
-      setVersion(r.version);
-      navigate(view.nextEntryId !== null && !r.roundClosed ? `/review/${view.nextEntryId}` : "/review");
-    } else {
-      setMessage(r.message);
-      if ("errors" in r) setErrors(r.errors);
-    }
-  }, [submitFetcher.data, submitFetcher.state]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  const submit = useCallback(() => {
-    if (closed || submitFetcher.state !== "idle") return;
+  const draft = useDraft<VoteValues, VoteResult>({
+    initial: view.values,
+    version: view.version,
+    updatedAt: view.updatedAt,
+    csrf,
+    // Drafts are saved shortly after each change while the vote is a draft.
+    autosave: !closed && !submitted,
+    readOnly: closed,
+    apply: (v, patch) => ({ ...v, ...patch, ...(patch.relevant === "no" ? { category: "" } : {}) }),
     // The server's rule (core checkVote), so mistakes show at once; the server checks again.
-    const problems = checkVote(values, view.categories);
-    if (Object.keys(problems).length) {
-      setErrors(problems as Record<string, string>);
-      setMessage("The vote is incomplete; see the marked fields.");
-      return;
-    }
-    dirty.current = false;
-    submitFetcher.submit(
-      { intent: "submit", version: String(version), values: JSON.stringify(values), csrf },
-      { method: "post" },
-    );
-  }, [closed, submitFetcher, values, version, csrf, view.categories]);
+    check: (values) => checkVote(values, view.categories) as Record<string, string>,
+    incompleteMessage: "The vote is incomplete; see the marked fields.",
+    onSubmitted: (r) =>
+      navigate(view.nextEntryId !== null && !r.roundClosed ? `/review/${view.nextEntryId}` : "/review"),
+  });
+  const { values, update, errors } = draft;
 
   // Keyboard: Y / N relevance, C category, 1–3 confidence, Ctrl+Enter submit, J next, K previous.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-        e.preventDefault();
-        submit();
-        return;
-      }
-      if (isTyping(e.target) || e.altKey || e.ctrlKey || e.metaKey) return;
-      const key = e.key.toLowerCase();
-      if (key === "y") {
-        update({ relevant: "yes" });
-        // The category select appears for a relevant item; focus it once rendered.
-        setTimeout(() => categoryRef.current?.focus(), 0);
-      } else if (key === "n") update({ relevant: "no" });
-      else if (key === "c" && values.relevant === "yes") categoryRef.current?.focus();
-      else if (/^[1-3]$/.test(key)) update({ confidence: REVIEW_CONFIDENCES[Number(key) - 1]! });
-      else if (key === "j" && view.nextEntryId !== null) navigate(`/review/${view.nextEntryId}`);
-      else if (key === "k" && view.previousEntryId !== null) navigate(`/review/${view.previousEntryId}`);
-      else return;
-      e.preventDefault();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [submit, update, values.relevant, view.nextEntryId, view.previousEntryId, navigate]);
+  useWorkspaceKeys(draft.submit, (key) => {
+    if (key === "y") {
+      update({ relevant: "yes" });
+      // The category select appears for a relevant item; focus it once rendered.
+      setTimeout(() => categoryRef.current?.focus(), 0);
+    } else if (key === "n") update({ relevant: "no" });
+    else if (key === "c" && values.relevant === "yes") categoryRef.current?.focus();
+    else if (/^[1-3]$/.test(key)) update({ confidence: REVIEW_CONFIDENCES[Number(key) - 1]! });
+    else if (key === "j" && view.nextEntryId !== null) navigate(`/review/${view.nextEntryId}`);
+    else if (key === "k" && view.previousEntryId !== null) navigate(`/review/${view.previousEntryId}`);
+    else return false;
+    return true;
+  });
 
   const fieldError = (name: string) =>
     errors[name] ? (
@@ -219,33 +106,27 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
 
   return (
     <section>
-      <div className="row">
-        <Link to="/review">My items</Link>
-        <span className="muted">›</span>
-        <h1 style={{ margin: 0 }}>
-          Item {view.entry.position} of {view.entry.total}{" "}
-          <small className="muted">
-            ({view.entry.studyName}, round {view.entry.round})
-          </small>
-        </h1>
-        <span className={`badge ${view.state}`} data-testid="vote-state">
-          {STATE_NAMES[view.state]}
-        </span>
-        <span className="spacer" />
-        <span className="muted" data-testid="progress">
-          {view.progress.done} of {view.progress.total} submitted
-        </span>
-        {view.previousEntryId !== null ? (
-          <Link to={`/review/${view.previousEntryId}`} className="button secondary">
-            Previous <kbd>K</kbd>
-          </Link>
-        ) : null}
-        {view.nextEntryId !== null ? (
-          <Link to={`/review/${view.nextEntryId}`} className="button secondary">
-            Next <kbd>J</kbd>
-          </Link>
-        ) : null}
-      </div>
+      <WorkspaceHeader
+        list={{ to: "/review", label: "My items" }}
+        title={
+          <>
+            Item {view.entry.position} of {view.entry.total}{" "}
+            <small className="muted">
+              ({view.entry.studyName}, round {view.entry.round})
+            </small>
+          </>
+        }
+        state={{ value: view.state, label: STATE_NAMES[view.state], testId: "vote-state" }}
+        progress={view.progress}
+        links={[
+          {
+            label: "Previous",
+            to: view.previousEntryId !== null ? `/review/${view.previousEntryId}` : null,
+            shortcut: "K",
+          },
+          { label: "Next", to: view.nextEntryId !== null ? `/review/${view.nextEntryId}` : null, shortcut: "J" },
+        ]}
+      />
       <div className="workspace">
         <div aria-label="Item" data-testid="item-text">
           {view.entry.messages.map((m, i) => (
@@ -341,61 +222,34 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               disabled={closed}
               onChange={(e) => update({ notes: e.target.value })}
             />
-            {message ? (
-              <p className="notice bad" role="alert" data-testid="form-message">
-                {message}
-              </p>
-            ) : null}
-            <div className="row" style={{ marginTop: "0.75rem" }}>
-              {closed ? (
-                <span className="notice ok">This round has closed: every vote is in.</span>
-              ) : (
-                <button type="button" onClick={submit} disabled={submitFetcher.state !== "idle"} data-testid="submit">
-                  {submitted ? "Save revision" : "Submit"} <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-                </button>
-              )}
-              <span className="spacer" />
-              <small className="muted" data-testid="save-state" aria-live="polite">
-                {saveState.kind === "saving"
-                  ? "Saving…"
-                  : saveState.kind === "saved"
-                  ? `Saved ${new Date(saveState.at).toLocaleTimeString()}`
-                  : saveState.kind === "idle" && autosave
-                  ? "Drafts save automatically"
-                  : ""}
-              </small>
-            </div>
-            {saveState.kind === "error" ? (
-              <p className="field-error" role="alert">
-                Not saved: {saveState.message}
-              </p>
-            ) : null}
+            <DraftFooter
+              draft={draft}
+              submitted={submitted}
+              closed={closed ? "This round has closed: every vote is in." : null}
+            />
           </div>
-          <details className="card" open>
-            <summary>Keyboard shortcuts</summary>
-            <dl className="kv">
-              <dt>
-                <kbd>Y</kbd> / <kbd>N</kbd>
-              </dt>
-              <dd>relevant: yes / no</dd>
-              <dt>
-                <kbd>C</kbd>
-              </dt>
-              <dd>category (arrows or type, Enter)</dd>
-              <dt>
-                <kbd>1</kbd>–<kbd>3</kbd>
-              </dt>
-              <dd>confidence: low, medium, high</dd>
-              <dt>
-                <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-              </dt>
-              <dd>submit and go to the next item</dd>
-              <dt>
-                <kbd>J</kbd> / <kbd>K</kbd>
-              </dt>
-              <dd>next / previous item</dd>
-            </dl>
-          </details>
+          <ShortcutsCard>
+            <dt>
+              <kbd>Y</kbd> / <kbd>N</kbd>
+            </dt>
+            <dd>relevant: yes / no</dd>
+            <dt>
+              <kbd>C</kbd>
+            </dt>
+            <dd>category (arrows or type, Enter)</dd>
+            <dt>
+              <kbd>1</kbd>–<kbd>3</kbd>
+            </dt>
+            <dd>confidence: low, medium, high</dd>
+            <dt>
+              <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+            </dt>
+            <dd>submit and go to the next item</dd>
+            <dt>
+              <kbd>J</kbd> / <kbd>K</kbd>
+            </dt>
+            <dd>next / previous item</dd>
+          </ShortcutsCard>
         </aside>
       </div>
     </section>

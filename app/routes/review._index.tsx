@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useLoaderData, useNavigate } from "@remix-run/react";
-import { useEffect, useMemo } from "react";
+import { Link, useLoaderData } from "@remix-run/react";
+import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/components/data-table";
+import { ListHeader, ProgressCard } from "~/components/list-page";
 import { getDb } from "~/lib/db.server";
 import { requireRole } from "~/lib/guard.server";
 import {
@@ -26,16 +27,7 @@ const col = columnHelper<ReviewRow>();
 
 export default function ReviewHome() {
   const { rows, next, finished } = useLoaderData<typeof loader>();
-  const navigate = useNavigate();
   const done = rows.filter((r) => r.state === "submitted").length;
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if ((e.target as HTMLElement).closest("input, textarea, select")) return;
-      if ((e.key === "j" || e.key === "J") && next !== null) navigate(`/review/${next}`);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [next, navigate]);
   const columns = useMemo(
     () => [
       col.accessor("studyName", { header: "Study" }),
@@ -54,17 +46,11 @@ export default function ReviewHome() {
   );
   return (
     <section>
-      <div className="row">
-        <h1>Screening review</h1>
-        <span className="spacer" />
-        {next !== null ? (
-          <Link to={`/review/${next}`} className="button" data-testid="next-item">
-            Next item <kbd>J</kbd>
-          </Link>
-        ) : rows.length ? (
-          <span className="notice ok">All your items are submitted. Thank you.</span>
-        ) : null}
-      </div>
+      <ListHeader
+        title="Screening review"
+        next={{ to: next !== null ? `/review/${next}` : null, label: "Next item", shortcut: "J", testId: "next-item" }}
+        allDone={rows.length ? "All your items are submitted. Thank you." : null}
+      />
       <p className="muted">
         Decide for each item whether it belongs to the study's subset, and if so its category. Review independently: you
         see neither the automatic screen's labels nor the other reviewers' votes. Everyone reviews the items in the same
@@ -74,20 +60,7 @@ export default function ReviewHome() {
         <p className="card">No open round has items for you. The study manager opens rounds.</p>
       ) : (
         <>
-          <div className="card" aria-label="Progress">
-            <strong data-testid="progress">
-              {done} of {rows.length} submitted
-            </strong>
-            <div
-              className="progress"
-              role="progressbar"
-              aria-valuemin={0}
-              aria-valuemax={rows.length}
-              aria-valuenow={done}
-            >
-              <div style={{ width: `${(100 * done) / rows.length}%` }} />
-            </div>
-          </div>
+          <ProgressCard done={done} total={rows.length} />
           <DataTable
             data={rows}
             columns={columns}

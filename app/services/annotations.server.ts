@@ -161,41 +161,27 @@ function nextOpenCaseId(db: Db, userId: string, after: { studyName: string; posi
     eq(assignments.annotatorId, userId),
     or(isNull(annotations.status), eq(annotations.status, "draft")),
   );
-  const base = () =>
+  // The first open case after (gt) or, wrapping around, before (lt) the current one.
+  const firstOpen = (side: typeof gt) =>
     db
       .select({ caseId: cases.id })
       .from(assignments)
       .innerJoin(cases, eq(cases.id, assignments.caseId))
       .innerJoin(studies, eq(studies.id, cases.studyId))
-      .leftJoin(annotations, eq(annotations.assignmentId, assignments.id));
-  const later = base()
-    .where(
-      and(
-        open,
-        or(
-          gt(studies.name, after.studyName),
-          and(eq(studies.name, after.studyName), gt(cases.position, after.position)),
+      .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
+      .where(
+        and(
+          open,
+          or(
+            side(studies.name, after.studyName),
+            and(eq(studies.name, after.studyName), side(cases.position, after.position)),
+          ),
         ),
-      ),
-    )
-    .orderBy(asc(studies.name), asc(cases.position))
-    .limit(1)
-    .get();
-  if (later) return later.caseId;
-  const first = base()
-    .where(
-      and(
-        open,
-        or(
-          lt(studies.name, after.studyName),
-          and(eq(studies.name, after.studyName), lt(cases.position, after.position)),
-        ),
-      ),
-    )
-    .orderBy(asc(studies.name), asc(cases.position))
-    .limit(1)
-    .get();
-  return first?.caseId ?? null;
+      )
+      .orderBy(asc(studies.name), asc(cases.position))
+      .limit(1)
+      .get();
+  return (firstOpen(gt) ?? firstOpen(lt))?.caseId ?? null;
 }
 
 export type SaveResult =
@@ -253,39 +239,17 @@ export function saveDraft(
       const changes = diff(snapshot(valuesOf(row)), snapshot(input.values));
       if (row && Object.keys(changes).length === 0)
         return { ok: true, version: row.version, savedAt: row.updatedAt, state: "draft" };
-      let version: number;
-      if (!row) {
-        tx.insert(annotations)
-          .values({
-            assignmentId: a.id,
-            caseId: a.caseId,
-            annotatorId: input.userId,
-            status: "draft",
-            ...columnsOf(input.values),
-            version: 1,
-            updatedAt: now,
-          })
-          .run();
-        version = 1;
-      } else {
-        const updated = tx
-          .update(annotations)
-          .set({ ...columnsOf(input.values), version: row.version + 1, updatedAt: now })
-          .where(and(eq(annotations.id, row.id), eq(annotations.version, row.version)))
-          .run();
-        if (updated.changes === 0) return { ok: false, status: 409, message: CONFLICT };
-        version = row.version + 1;
-      }
-      recordEvent(tx, {
-        actorId: input.userId,
-        entity: "annotation",
-        entityId: a.id,
-        studyId: a.studyId,
-        caseId: a.caseId,
+      const version = writeAnnotation(tx, {
+        assignment: a,
+        row,
+        userId: input.userId,
+        values: input.values,
+        status: "draft",
         action: "draft",
         changes,
-        at: now,
+        now,
       });
+      if (version === null) return { ok: false, status: 409, message: CONFLICT };
       return { ok: true, version, savedAt: now, state: "draft" };
     },
     { behavior: "immediate" },
@@ -338,51 +302,75 @@ export function submitAnnotation(
       if (row?.status === "locked") return { ok: false, status: 409, message: LOCKED };
       const action = row?.status === "submitted" ? "revise" : "submit";
       const changes = diff(snapshot(valuesOf(row)), snapshot(values));
-      let version: number;
-      if (!row) {
-        tx.insert(annotations)
-          .values({
-            assignmentId: a.id,
-            caseId: a.caseId,
-            annotatorId: input.userId,
-            status: "submitted",
-            ...columnsOf(values),
-            version: 1,
-            updatedAt: now,
-            submittedAt: now,
-          })
-          .run();
-        version = 1;
-      } else {
-        const updated = tx
-          .update(annotations)
-          .set({
-            ...columnsOf(values),
-            status: "submitted",
-            version: row.version + 1,
-            updatedAt: now,
-            submittedAt: now,
-          })
-          .where(and(eq(annotations.id, row.id), eq(annotations.version, row.version)))
-          .run();
-        if (updated.changes === 0) return { ok: false, status: 409, message: CONFLICT };
-        version = row.version + 1;
-      }
-      recordEvent(tx, {
-        actorId: input.userId,
-        entity: "annotation",
-        entityId: a.id,
-        studyId: a.studyId,
-        caseId: a.caseId,
+      const version = writeAnnotation(tx, {
+        assignment: a,
+        row,
+        userId: input.userId,
+        values,
+        status: "submitted",
         action,
         changes,
-        at: now,
+        now,
       });
+      if (version === null) return { ok: false, status: 409, message: CONFLICT };
       const state = lockIfComplete(tx, a.caseId, a.studyId, now) ? "locked" : "submitted";
       return { ok: true, version: state === "locked" ? version + 1 : version, savedAt: now, state };
     },
     { behavior: "immediate" },
   );
+}
+
+/**
+ * Writes an annotation (a draft or a submission) and its audit event in the caller's transaction: the first save
+ * inserts version 1, a later one updates the row only while it still has the version read. Returns the new version,
+ * or null when another save changed the row first (nothing is written).
+ */
+function writeAnnotation(
+  tx: DbOrTx,
+  input: {
+    assignment: { id: number; caseId: number; studyId: number };
+    row: typeof annotations.$inferSelect | undefined;
+    userId: string;
+    values: AnnotationValues;
+    status: "draft" | "submitted";
+    action: "draft" | "submit" | "revise";
+    changes: Record<string, [unknown, unknown]>;
+    now: number;
+  },
+): number | null {
+  const { assignment: a, row, now } = input;
+  const columns = {
+    ...columnsOf(input.values),
+    status: input.status,
+    updatedAt: now,
+    ...(input.status === "submitted" ? { submittedAt: now } : {}),
+  };
+  let version: number;
+  if (!row) {
+    tx.insert(annotations)
+      .values({ assignmentId: a.id, caseId: a.caseId, annotatorId: input.userId, ...columns, version: 1 })
+      .run();
+    version = 1;
+  } else {
+    const updated = tx
+      .update(annotations)
+      .set({ ...columns, version: row.version + 1 })
+      .where(and(eq(annotations.id, row.id), eq(annotations.version, row.version)))
+      .run();
+    if (updated.changes === 0) return null;
+    version = row.version + 1;
+  }
+  recordEvent(tx, {
+    actorId: input.userId,
+    entity: "annotation",
+    entityId: a.id,
+    studyId: a.studyId,
+    caseId: a.caseId,
+    action: input.action,
+    changes: input.changes,
+    at: now,
+  });
+  return version;
 }
 
 function capitalise(s: string): string {

@@ -15,9 +15,16 @@ import type { CsvIssue } from "../core/expert-csv";
 import type { ExpertWorkState, ReviewItemKind } from "../core/expert-scales";
 import type { Db, DbOrTx } from "../lib/db.server";
 import { diff, recordEvent } from "./audit.server";
+import {
+  addPanelRaters,
+  listPanelMembers,
+  removePanelRater,
+  type PanelMember,
+  type PanelStore,
+} from "./expert-panel.server";
 import { nextOpen } from "./mentat.server";
 import { StudyNameSchema } from "./studies.server";
-import { listUsers, ServiceError } from "./users.server";
+import { ServiceError } from "./users.server";
 
 export interface ReviewSetSummary {
   id: number;
@@ -237,16 +244,29 @@ export function importReviewSet(
   );
 }
 
-export interface ReviewPanelMember {
-  id: string;
-  username: string;
-  active: boolean;
-  onPanel: boolean;
-  submitted: number;
-  drafts: number;
-}
+const SET_PANEL: PanelStore = {
+  entity: "review_set",
+  has: (tx, setId, raterId) =>
+    Boolean(
+      tx
+        .select()
+        .from(reviewSetRaters)
+        .where(and(eq(reviewSetRaters.setId, setId), eq(reviewSetRaters.raterId, raterId)))
+        .get(),
+    ),
+  add: (tx, setId, member) =>
+    tx
+      .insert(reviewSetRaters)
+      .values({ setId, ...member })
+      .run(),
+  remove: (tx, setId, raterId) =>
+    tx
+      .delete(reviewSetRaters)
+      .where(and(eq(reviewSetRaters.setId, setId), eq(reviewSetRaters.raterId, raterId)))
+      .run().changes > 0,
+};
 
-export function listReviewPanel(db: Db, setId: number): ReviewPanelMember[] {
+export function listReviewPanel(db: Db, setId: number): PanelMember[] {
   const members = new Set(
     db
       .select({ id: reviewSetRaters.raterId })
@@ -261,84 +281,23 @@ export function listReviewPanel(db: Db, setId: number): ReviewPanelMember[] {
     .innerJoin(reviewItems, eq(reviewItems.id, reviewJudgements.itemId))
     .where(eq(reviewItems.setId, setId))
     .all();
-  return listUsers(db)
-    .filter((u) => u.roles.includes("rater") || members.has(u.id))
-    .map((u) => ({
-      id: u.id,
-      username: u.username,
-      active: u.active,
-      onPanel: members.has(u.id),
-      submitted: judgements.filter((j) => j.raterId === u.id && j.status === "submitted").length,
-      drafts: judgements.filter((j) => j.raterId === u.id && j.status === "draft").length,
-    }));
+  return listPanelMembers(db, members, judgements);
 }
 
 export function addReviewRaters(
   db: Db,
   input: { setId: number; raterIds: string[]; actorId: string | null; now?: number },
 ): number {
-  const now = input.now ?? Date.now();
-  const raters = new Map(
-    listUsers(db)
-      .filter((u) => u.roles.includes("rater") && u.active)
-      .map((u) => [u.id, u]),
-  );
-  if (input.raterIds.some((id) => !raters.has(id)))
-    throw new ServiceError("Only active users with the rater role can review cases.", "raters");
-  return db.transaction(
-    (tx) => {
-      let added = 0;
-      for (const raterId of new Set(input.raterIds)) {
-        if (
-          tx
-            .select()
-            .from(reviewSetRaters)
-            .where(and(eq(reviewSetRaters.setId, input.setId), eq(reviewSetRaters.raterId, raterId)))
-            .get()
-        )
-          continue;
-        tx.insert(reviewSetRaters)
-          .values({ setId: input.setId, raterId, assignedAt: now, assignedBy: input.actorId })
-          .run();
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "review_set",
-          entityId: input.setId,
-          action: "add_rater",
-          changes: { rater: raters.get(raterId)!.username },
-          at: now,
-        });
-        added++;
-      }
-      return added;
-    },
-    { behavior: "immediate" },
-  );
+  const { setId: id, ...rest } = input;
+  return addPanelRaters(db, SET_PANEL, { id, ...rest }, "Only active users with the rater role can review cases.");
 }
 
 export function removeReviewRater(
   db: Db,
   input: { setId: number; raterId: string; actorId: string | null; now?: number },
 ): void {
-  const now = input.now ?? Date.now();
-  db.transaction(
-    (tx) => {
-      const gone = tx
-        .delete(reviewSetRaters)
-        .where(and(eq(reviewSetRaters.setId, input.setId), eq(reviewSetRaters.raterId, input.raterId)))
-        .run();
-      if (gone.changes)
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "review_set",
-          entityId: input.setId,
-          action: "remove_rater",
-          changes: { raterId: input.raterId },
-          at: now,
-        });
-    },
-    { behavior: "immediate" },
-  );
+  const { setId: id, ...rest } = input;
+  removePanelRater(db, SET_PANEL, { id, ...rest });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

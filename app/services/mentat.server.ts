@@ -58,8 +58,15 @@ import {
 } from "../core/mentat";
 import type { Db, DbOrTx } from "../lib/db.server";
 import { diff, recordEvent } from "./audit.server";
+import {
+  addPanelRaters,
+  listPanelMembers,
+  removePanelRater,
+  type PanelMember,
+  type PanelStore,
+} from "./expert-panel.server";
 import { StudyNameSchema } from "./studies.server";
-import { listUsers, ServiceError } from "./users.server";
+import { ServiceError } from "./users.server";
 
 export const BankNameSchema = StudyNameSchema;
 
@@ -342,16 +349,6 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
 // ---------------------------------------------------------------------------------------------------------------
 // The panel
 
-export interface PanelMember {
-  id: string;
-  username: string;
-  displayName: string;
-  active: boolean;
-  onPanel: boolean;
-  submitted: number;
-  drafts: number;
-}
-
 /** Every user with the rater role, with their membership and progress on this bank (admin view). */
 export function listBankPanel(db: Db, bankId: number): PanelMember[] {
   const bank = getBank(db, bankId);
@@ -371,59 +368,38 @@ export function listBankPanel(db: Db, bankId: number): PanelMember[] {
     .where(eq(mentatQuestions.bankId, bankId))
     .all()
     .filter((r) => bank.preferenceDomains.includes(r.domain as MentatDomain));
-  return listUsers(db)
-    .filter((u) => u.roles.includes("rater") || members.has(u.id))
-    .map((u) => ({
-      id: u.id,
-      username: u.username,
-      displayName: u.displayName,
-      active: u.active,
-      onPanel: members.has(u.id),
-      submitted: ratings.filter((r) => r.raterId === u.id && r.status === "submitted").length,
-      drafts: ratings.filter((r) => r.raterId === u.id && r.status === "draft").length,
-    }));
+  return listPanelMembers(db, members, ratings);
 }
+
+const BANK_PANEL: PanelStore = {
+  entity: "mentat_bank",
+  has: (tx, bankId, raterId) =>
+    Boolean(
+      tx
+        .select()
+        .from(mentatBankRaters)
+        .where(and(eq(mentatBankRaters.bankId, bankId), eq(mentatBankRaters.raterId, raterId)))
+        .get(),
+    ),
+  add: (tx, bankId, member) =>
+    tx
+      .insert(mentatBankRaters)
+      .values({ bankId, ...member })
+      .run(),
+  remove: (tx, bankId, raterId) =>
+    tx
+      .delete(mentatBankRaters)
+      .where(and(eq(mentatBankRaters.bankId, bankId), eq(mentatBankRaters.raterId, raterId)))
+      .run().changes > 0,
+};
 
 /** Adds experts (users with the rater role) to a bank's panel; members already on it are left alone. */
 export function addBankRaters(
   db: Db,
   input: { bankId: number; raterIds: string[]; actorId: string | null; now?: number },
 ): number {
-  const now = input.now ?? Date.now();
-  const raters = new Map(
-    listUsers(db)
-      .filter((u) => u.roles.includes("rater") && u.active)
-      .map((u) => [u.id, u]),
-  );
-  const unknown = input.raterIds.filter((id) => !raters.has(id));
-  if (unknown.length) throw new ServiceError("Only active users with the rater role can rate questions.", "raters");
-  return db.transaction(
-    (tx) => {
-      let added = 0;
-      for (const raterId of new Set(input.raterIds)) {
-        const there = tx
-          .select()
-          .from(mentatBankRaters)
-          .where(and(eq(mentatBankRaters.bankId, input.bankId), eq(mentatBankRaters.raterId, raterId)))
-          .get();
-        if (there) continue;
-        tx.insert(mentatBankRaters)
-          .values({ bankId: input.bankId, raterId, assignedAt: now, assignedBy: input.actorId })
-          .run();
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "mentat_bank",
-          entityId: input.bankId,
-          action: "add_rater",
-          changes: { rater: raters.get(raterId)!.username },
-          at: now,
-        });
-        added++;
-      }
-      return added;
-    },
-    { behavior: "immediate" },
-  );
+  const { bankId: id, ...rest } = input;
+  return addPanelRaters(db, BANK_PANEL, { id, ...rest }, "Only active users with the rater role can rate questions.");
 }
 
 /** Takes an expert off a bank's panel; the ratings they submitted stay and still count. */
@@ -431,25 +407,8 @@ export function removeBankRater(
   db: Db,
   input: { bankId: number; raterId: string; actorId: string | null; now?: number },
 ): void {
-  const now = input.now ?? Date.now();
-  db.transaction(
-    (tx) => {
-      const gone = tx
-        .delete(mentatBankRaters)
-        .where(and(eq(mentatBankRaters.bankId, input.bankId), eq(mentatBankRaters.raterId, input.raterId)))
-        .run();
-      if (gone.changes)
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "mentat_bank",
-          entityId: input.bankId,
-          action: "remove_rater",
-          changes: { raterId: input.raterId },
-          at: now,
-        });
-    },
-    { behavior: "immediate" },
-  );
+  const { bankId: id, ...rest } = input;
+  removePanelRater(db, BANK_PANEL, { id, ...rest });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import { getRoundDetail, openRound } from "../../app/services/screening-rounds.s
 import { createUser } from "../../app/services/users.server";
 import { CATEGORIES, enc, itemsJsonl, labelsCsv, RATIONALE_MARKER, RUBRIC_MARKER } from "../support/screening";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
+import { logInCookie } from "../support/sessions";
 
 const PASSWORD = "e2e-password-1";
 let app: RunningApp;
@@ -61,17 +62,7 @@ afterAll(async () => {
   await app?.stop();
 });
 
-async function logIn(username: string): Promise<string> {
-  const res = await fetch(`${app.url}/login`, {
-    method: "POST",
-    body: new URLSearchParams({ username, password: PASSWORD, redirectTo: "/review" }),
-    redirect: "manual",
-  });
-  expect(res.status).toBe(302);
-  const cookie = res.headers.get("set-cookie");
-  expect(cookie).toBeTruthy();
-  return cookie!.split(";")[0]!;
-}
+const logIn = (username: string) => logInCookie(app.url, username, PASSWORD);
 
 async function get(path: string, cookie: string): Promise<{ status: number; text: string }> {
   const res = await fetch(`${app.url}${path}`, { headers: { Cookie: cookie }, redirect: "manual" });

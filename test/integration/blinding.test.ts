@@ -15,6 +15,7 @@ import { autoAssign, reassign } from "../../app/services/assignments.server";
 import { importCases, requireStudyByName } from "../../app/services/studies.server";
 import { createUser, type UserView } from "../../app/services/users.server";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
+import { appSessions, expectAbsent } from "../support/sessions";
 import { assignmentsOf, insufficient, outcomeOf, sufficient } from "../support/labels";
 
 const PASSWORD = "blinding-password-1";
@@ -40,8 +41,7 @@ let judy: UserView;
 let boss: UserView;
 /** [1] disputed (alice F33.2 vs bruno F42.2), [2] alice submitted + bruno draft, [3] bruno + carl only, [4] alice unstarted */
 const caseIds: number[] = [];
-const cookies: Record<string, string> = {};
-const csrfs: Record<string, string> = {};
+const { cookies, csrfs, logIn, get, post, text } = appSessions(() => app.url, PASSWORD);
 
 function studyJsonl(): Uint8Array {
   const line = (i: number) =>
@@ -64,57 +64,6 @@ function studyJsonl(): Uint8Array {
       },
     });
   return new TextEncoder().encode([1, 2, 3, 4].map(line).join("\n") + "\n");
-}
-
-async function logIn(username: string): Promise<void> {
-  const res = await fetch(`${app.url}/login`, {
-    method: "POST",
-    body: new URLSearchParams({ username, password: PASSWORD }),
-    redirect: "manual",
-  });
-  expect(res.status).toBe(302);
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("concord_session="));
-  expect(cookie, `no session cookie for ${username}`).toBeDefined();
-  cookies[username] = cookie!.split(";")[0]!;
-  // The session's CSRF token, as every page's forms carry it.
-  const page = await (await fetch(`${app.url}/`, { headers: { Cookie: cookies[username]! } })).text();
-  const m = /name="csrf" value="([^"]+)"/.exec(page);
-  expect(m, `no csrf field for ${username}`).not.toBeNull();
-  csrfs[username] = m![1]!;
-}
-
-function get(username: string | null, path: string): Promise<Response> {
-  return fetch(app.url + path, { headers: username ? { Cookie: cookies[username]! } : {}, redirect: "manual" });
-}
-
-function post(
-  username: string,
-  path: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-): Promise<Response> {
-  return fetch(app.url + path, {
-    method: "POST",
-    headers: { Cookie: cookies[username]!, ...headers },
-    body: new URLSearchParams(fields),
-    redirect: "manual",
-  });
-}
-
-async function text(username: string | null, path: string, status = 200): Promise<string> {
-  const res = await get(username, path);
-  const body = await res.text();
-  expect(res.status, `${path}: ${body.slice(0, 300)}`).toBe(status);
-  return body;
-}
-
-/** Asserts that none of `secrets` occurs anywhere in `body` (case-insensitive), naming the first that does. */
-function expectAbsent(body: string, secrets: string[], where: string) {
-  const lower = body.toLowerCase();
-  for (const s of secrets) {
-    const at = lower.indexOf(s.toLowerCase());
-    expect(at, `${where} contains "${s}": …${body.slice(Math.max(0, at - 80), at + 80)}…`).toBe(-1);
-  }
 }
 
 function expectNoDisputeWords(body: string, where: string) {

@@ -18,6 +18,7 @@ import {
 } from "../../app/services/mentat.server";
 import { createUser, type UserView } from "../../app/services/users.server";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
+import { appSessions, expectAbsent } from "../support/sessions";
 
 const PASSWORD = "expert-blinding-1";
 const BANK = readFileSync(new URL("../fixtures/expert-ratings/questions.csv", import.meta.url), "utf8");
@@ -35,41 +36,7 @@ let cat: UserView;
 let zed: UserView;
 let boss: UserView;
 const ids: Record<string, number> = {};
-const cookies: Record<string, string> = {};
-const csrfs: Record<string, string> = {};
-
-async function logIn(username: string): Promise<void> {
-  const res = await fetch(`${app.url}/login`, {
-    method: "POST",
-    body: new URLSearchParams({ username, password: PASSWORD }),
-    redirect: "manual",
-  });
-  expect(res.status).toBe(302);
-  cookies[username] = res.headers
-    .getSetCookie()
-    .find((c) => c.startsWith("concord_session="))!
-    .split(";")[0]!;
-  const page = await (await fetch(`${app.url}/`, { headers: { Cookie: cookies[username]! } })).text();
-  csrfs[username] = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-}
-
-const get = (username: string, path: string) =>
-  fetch(app.url + path, { headers: { Cookie: cookies[username]! }, redirect: "manual" });
-
-async function text(username: string, path: string): Promise<string> {
-  const res = await get(username, path);
-  const body = await res.text();
-  expect(res.status, `${path}: ${body.slice(0, 200)}`).toBe(200);
-  return body;
-}
-
-function expectAbsent(body: string, secrets: string[], where: string) {
-  const lower = body.toLowerCase();
-  for (const s of secrets) {
-    const at = lower.indexOf(s.toLowerCase());
-    expect(at, `${where} contains "${s}": …${body.slice(Math.max(0, at - 80), at + 80)}…`).toBe(-1);
-  }
-}
+const { cookies, csrfs, logIn, get, text } = appSessions(() => app.url, PASSWORD);
 
 beforeAll(async () => {
   const tmp = tempDbPath();

@@ -15,6 +15,7 @@ import { saveRatingDraft, submitRating, type RatingValues } from "../../app/serv
 import { drawSample, getJudgeSetByName, importResponses, startRating } from "../../app/services/judge-sets.server";
 import { createUser, type UserView } from "../../app/services/users.server";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
+import { appSessions, expectAbsent as expectNoneOf } from "../support/sessions";
 
 const PASSWORD = "rater-blinding-1";
 const MODEL = "zorblax-9b-instruct";
@@ -43,8 +44,7 @@ let boss: UserView;
 const items: number[] = [];
 let foreignItem: number;
 let setId: number;
-const cookies: Record<string, string> = {};
-const csrfs: Record<string, string> = {};
+const { cookies, csrfs, logIn, get, text } = appSessions(() => app.url, PASSWORD);
 
 const values = (
   p: RatingValues["primaryAnswer"],
@@ -59,38 +59,9 @@ const values = (
   notes,
 });
 
-async function logIn(username: string): Promise<void> {
-  const res = await fetch(`${app.url}/login`, {
-    method: "POST",
-    body: new URLSearchParams({ username, password: PASSWORD }),
-    redirect: "manual",
-  });
-  expect(res.status).toBe(302);
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("concord_session="));
-  expect(cookie).toBeDefined();
-  cookies[username] = cookie!.split(";")[0]!;
-  const page = await (await fetch(`${app.url}/`, { headers: { Cookie: cookies[username]! } })).text();
-  const m = /name="csrf" value="([^"]+)"/.exec(page);
-  if (m) csrfs[username] = m[1]!;
-}
-
-function get(username: string | null, path: string): Promise<Response> {
-  return fetch(app.url + path, { headers: username ? { Cookie: cookies[username]! } : {}, redirect: "manual" });
-}
-
-async function text(username: string, path: string, status = 200): Promise<string> {
-  const res = await get(username, path);
-  const body = await res.text();
-  expect(res.status, `${path}: ${body.slice(0, 300)}`).toBe(status);
-  return body;
-}
-
+/** The secrets, and no word that would reveal a bucket, a derived action or a judge's output. */
 function expectAbsent(body: string, secrets: string[], where: string) {
-  const lower = body.toLowerCase();
-  for (const s of secrets) {
-    const at = lower.indexOf(s.toLowerCase());
-    expect(at, `${where} contains "${s}": …${body.slice(Math.max(0, at - 80), at + 80)}…`).toBe(-1);
-  }
+  expectNoneOf(body, secrets, where);
   const m = BUCKET_WORDS.exec(body.replace(/\/assets\/[\w.-]+/g, "/assets/…"));
   expect(m, `${where} contains "${m?.[0]}"`).toBeNull();
 }
