@@ -121,7 +121,8 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
 
   const chosen = values.sufficiency === "sufficient" ? values.earliestSection : null;
   return (
-    <section>
+    // data-case-id tells a browser test (or a screen reader) that this case's workspace, not the previous one, is up.
+    <section data-case-id={view.case.id}>
       <WorkspaceHeader
         list={{ to: "/annotate", label: "My cases" }}
         title={

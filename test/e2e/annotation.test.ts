@@ -36,6 +36,16 @@ async function annotatorPage(username: string): Promise<Page> {
   return page;
 }
 
+/**
+ * After a client-side navigation the URL changes before React has rendered the new case (navigations are
+ * transitions): wait for the workspace of the case named in the URL before pressing keys.
+ */
+async function caseShown(page: Page) {
+  const id = new URL(page.url()).pathname.match(/\/annotate\/(\d+)$/)?.[1];
+  if (!id) throw new Error(`not on a case page: ${page.url()}`);
+  await page.locator(`section[data-case-id="${id}"]`).waitFor();
+}
+
 async function pickCode(page: Page, code: string) {
   await page.keyboard.press("/");
   await page.keyboard.type(code);
@@ -52,6 +62,7 @@ describe("annotation in the browser", () => {
     const first = page.url();
     await page.keyboard.press("n");
     await page.waitForURL((u) => u.href !== first);
+    await caseShown(page);
 
     // Case 1: sufficient, F20.0, from section 2.
     let url = page.url();
@@ -62,6 +73,7 @@ describe("annotation in the browser", () => {
     await page.waitForURL((u) => u.href !== url);
 
     // Case 2: insufficient, first missing-information label.
+    await caseShown(page);
     url = page.url();
     await page.keyboard.press("i");
     await page.keyboard.press("m");
@@ -70,6 +82,7 @@ describe("annotation in the browser", () => {
     await page.waitForURL((u) => u.href !== url);
 
     // Case 3: sufficient, found by words, from section 1.
+    await caseShown(page);
     url = page.url();
     await page.keyboard.press("s");
     await page.keyboard.press("/");
@@ -92,6 +105,7 @@ describe("annotation in the browser", () => {
     await page.goto(`${app.url}/annotate`);
     await page.getByTestId("next-case").click();
     await page.waitForURL(/\/annotate\/\d+$/);
+    await caseShown(page);
     await page.keyboard.press("s");
     await pickCode(page, "F41.1");
     await page.keyboard.press("3");
@@ -110,6 +124,7 @@ describe("annotation in the browser", () => {
     await page.goto(`${app.url}/annotate`);
     await page.locator('tr[data-state="not_started"] a').first().click();
     await page.waitForURL(/\/annotate\/\d+$/);
+    await caseShown(page);
     const url = page.url();
     await page.keyboard.press("s");
     await page.keyboard.press("/");
