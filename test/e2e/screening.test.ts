@@ -202,7 +202,8 @@ describe("screening review in the browser", () => {
     await admin.setInputFiles("#labels", good);
     await admin.getByRole("button", { name: "Import" }).click();
     await expect.poll(() => admin.getByTestId("import-report").textContent()).toContain("Imported.");
-    expect(await admin.getByTestId("next-step").getAttribute("data-next")).toBe("open_round");
+    // The action's answer arrives before the page's data is reloaded: wait for the reload too.
+    await expect.poll(() => admin.getByTestId("next-step").getAttribute("data-next")).toBe("open_round");
 
     await admin.fill("#seed", "77");
     await admin.fill("#controls", "2");
@@ -210,7 +211,7 @@ describe("screening review in the browser", () => {
     await expect
       .poll(() => admin.getByTestId("action-result").textContent())
       .toContain("Round 1 is open: 4 items and 2 concealed controls in one order (seed 77).");
-    expect(await admin.getByTestId("next-step").getAttribute("data-next")).toBe("in_review");
+    await expect.poll(() => admin.getByTestId("next-step").getAttribute("data-next")).toBe("in_review");
     await admin.context().close();
   });
 });
