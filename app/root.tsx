@@ -10,6 +10,7 @@ import {
   Scripts,
   ScrollRestoration,
   useRouteError,
+  useLocation,
   useRouteLoaderData,
 } from "@remix-run/react";
 import { useEffect } from "react";
@@ -45,6 +46,8 @@ export function Csrf() {
 function Header() {
   const data = useRootData();
   const user = data?.user;
+  // "Studies" covers the annotation studies' pages, not the other admin areas that also live under /admin.
+  const studiesActive = /^\/admin(\/(studies|import|cases)(\/|$)|\/?$)/.test(useLocation().pathname);
   return (
     <header className="topbar">
       <Link to="/" className="brand">
@@ -54,11 +57,18 @@ function Header() {
         <nav aria-label="Main">
           {user.roles.includes("annotator") && <NavLink to="/annotate">Annotate</NavLink>}
           {user.roles.includes("adjudicator") && <NavLink to="/adjudicate">Adjudicate</NavLink>}
-          {(user.roles.includes("rater") || user.roles.includes("admin")) && <NavLink to={user.roles.includes("admin") ? "/admin/judge" : "/rate"}>{user.roles.includes("admin") ? "Judges" : "Rate"}</NavLink>}
-          {user.roles.includes("admin") && <NavLink to="/admin">Studies</NavLink>}
+          {user.roles.includes("rater") && <NavLink to="/rate">Rate responses</NavLink>}
+          {user.roles.includes("rater") && <NavLink to="/review">Screening review</NavLink>}
+          {user.roles.includes("rater") && <NavLink to="/ratings">Expert ratings</NavLink>}
+          {user.roles.includes("admin") && (
+            <NavLink to="/admin" className={() => (studiesActive ? "active" : "")}>
+              Studies
+            </NavLink>
+          )}
+          {user.roles.includes("admin") && <NavLink to="/admin/judge">Judges</NavLink>}
+          {user.roles.includes("admin") && <NavLink to="/admin/screening">Screening</NavLink>}
+          {user.roles.includes("admin") && <NavLink to="/admin/expert">Experts</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/users">Users</NavLink>}
-          {(user.roles.includes("admin") || user.roles.includes("rater")) && <NavLink to={user.roles.includes("admin") ? "/admin/screening" : "/review"}>Screening</NavLink>}
-          {(user.roles.includes("admin") || user.roles.includes("rater")) && <NavLink to={user.roles.includes("admin") ? "/admin/expert" : "/ratings"}>Expert ratings</NavLink>}
         </nav>
       ) : null}
       {user ? (

@@ -8,11 +8,23 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const places = [
     user.roles.includes("annotator") && { to: "/annotate", label: "Annotate notes", role: "annotator" },
-    user.roles.includes("adjudicator") && { to: "/adjudicate", label: "Adjudicate disputed notes", role: "adjudicator" },
+    user.roles.includes("adjudicator") && {
+      to: "/adjudicate",
+      label: "Adjudicate disputed notes",
+      role: "adjudicator",
+    },
     user.roles.includes("rater") && { to: "/rate", label: "Rate model responses", role: "rater" },
     user.roles.includes("rater") && { to: "/review", label: "Review screening items", role: "rater" },
-    user.roles.includes("rater") && { to: "/ratings", label: "Rate answer options and generated cases (expert ratings)", role: "rater" },
-    user.roles.includes("admin") && { to: "/admin", label: "Manage studies", role: "admin" },
+    user.roles.includes("rater") && {
+      to: "/ratings",
+      label: "Rate answer options and generated cases (expert ratings)",
+      role: "rater",
+    },
+    user.roles.includes("admin") && { to: "/admin", label: "Annotation studies (Safe-Psych protocol)", role: "admin" },
+    user.roles.includes("admin") && { to: "/admin/judge", label: "Judge validation sets", role: "admin" },
+    user.roles.includes("admin") && { to: "/admin/screening", label: "Screening reviews", role: "admin" },
+    user.roles.includes("admin") && { to: "/admin/expert", label: "Expert ratings and case reviews", role: "admin" },
+    user.roles.includes("admin") && { to: "/admin/users", label: "Users and roles", role: "admin" },
   ].filter(Boolean) as { to: string; label: string; role: string }[];
   if (places.length === 1) throw redirect(places[0]!.to);
   return { places, name: user.displayName };
