@@ -15,6 +15,14 @@ import { submitAnnotation, type AnnotationValues } from "./annotations.server";
 import { autoAssign, listStudyAnnotators } from "./assignments.server";
 import { importCases, requireStudyByName } from "./studies.server";
 import { createUser } from "./users.server";
+import { BUCKET_SAMPLING_ORDER, type ValidationBucket } from "../core/validation-set";
+import { drawSample, importResponses, startRating } from "./judge-sets.server";
+import { getRaterItem, listRaterItems, submitRating, type RatingValues } from "./judge-ratings.server";
+import { createScreeningStudy } from "./screening.server";
+import { importScreeningFiles } from "./screening-import.server";
+import { openRound } from "./screening-rounds.server";
+import { addBankRaters, importQuestionBank } from "./mentat.server";
+import { addReviewRaters, importReviewSet } from "./case-review.server";
 
 export const DEMO_STUDY = "Demo study";
 export const DEMO_PASSWORD = "concord-demo";
@@ -59,6 +67,7 @@ export async function seedDemo(db: Db): Promise<boolean> {
   const annotatorIds = listStudyAnnotators(db, study.id).map((a) => a.id);
   autoAssign(db, { studyId: study.id, annotatorIds, seed: 1, actorId: admin.id });
   annotateDemo(db, study.id);
+  seedRaterDemo(db, admin.id);
   return true;
 }
 
@@ -129,4 +138,117 @@ function annotateDemo(db: Db, studyId: number): void {
     const outcomeVersion = getAdjudicationCase(db, { userId: adjudicator.id, caseId: q.caseId })!.outcomeVersion;
     decide(db, { userId: adjudicator.id, caseId: q.caseId, label, rationale: "", outcomeVersion });
   }
+}
+
+export const DEMO_JUDGE_SET = "Demo judge validation";
+export const DEMO_SCREENING_STUDY = "Demo screening";
+export const DEMO_MENTAT_BANK = "Demo expert questions";
+export const DEMO_REVIEW_SET = "Demo generated cases";
+/** Responses drawn per validation bucket: a sample of about two dozen from the 40 demo responses. */
+const DEMO_JUDGE_TARGET = 3;
+
+function demoFile(name: string): Uint8Array {
+  return readFileSync(fromRoot("app", "demo", name));
+}
+
+function demoText(name: string): string {
+  return new TextDecoder().decode(demoFile(name));
+}
+
+/**
+ * The raters' side of the demo (fictional files in app/demo/): a judge-validation set sampled and being rated by the
+ * three demo raters (two responses already labelled), a screening study with round 1 open for them, and an expert
+ * question bank and a case-review set with them on both panels. Fixed seeds: the same demo every time.
+ */
+function seedRaterDemo(db: Db, adminId: string): void {
+  const raterIds = ["rater1", "rater2", "rater3"].map(
+    (username) => db.select({ id: users.id }).from(users).where(eq(users.username, username)).get()!.id,
+  );
+  const fail = (what: string, detail: unknown) => {
+    throw new Error(`The demo ${what} failed to import: ${JSON.stringify(detail).slice(0, 500)}`);
+  };
+
+  // Judge validation: import, draw, rate.
+  const responses = importResponses(db, {
+    setName: DEMO_JUDGE_SET,
+    files: [{ bytes: demoFile("demo-judge-responses.jsonl"), filename: "demo-judge-responses.jsonl" }],
+    actorId: adminId,
+  });
+  if (!responses.ok || responses.setId === null) fail("judge responses", responses.refusal ?? responses.files);
+  const setId = responses.setId!;
+  const targets = Object.fromEntries(BUCKET_SAMPLING_ORDER.map((b) => [b, DEMO_JUDGE_TARGET])) as Record<
+    ValidationBucket,
+    number
+  >;
+  drawSample(db, { setId, seed: 123, targets, actorId: adminId });
+  startRating(db, { setId, raterIds, seed: 1, actorId: adminId });
+  prelabelJudgeItems(db, raterIds);
+
+  // Screening review: a study, its items and the screen's labels, round 1 open for the three raters.
+  const screening = createScreeningStudy(db, {
+    name: DEMO_SCREENING_STUDY,
+    settings: {
+      description: "Fictional health questions: which are about mental health? (demo)",
+      categories: ["mood", "anxiety", "psychosis", "substance use", "sleep", "other"],
+      reviewersPerRound: 3,
+      inclusionVotes: 2,
+      controlThreshold: 0.05,
+      controlsPerRound: 5,
+    },
+    actorId: adminId,
+  });
+  const imported = importScreeningFiles(db, {
+    studyId: screening.id,
+    items: { bytes: demoFile("demo-screening-items.jsonl"), filename: "demo-screening-items.jsonl" },
+    labels: { bytes: demoFile("demo-screening-labels.csv"), filename: "demo-screening-labels.csv" },
+    actorId: adminId,
+  });
+  if (!imported.ok) fail("screening items", imported.files);
+  openRound(db, { studyId: screening.id, reviewerIds: raterIds, seed: 7, controls: 5, actorId: adminId });
+
+  // Expert ratings: a MENTAT-style question bank and a MentalBench-style case-review set, the raters on both panels.
+  const bank = importQuestionBank(db, {
+    bankName: DEMO_MENTAT_BANK,
+    text: demoText("demo-mentat-questions.csv"),
+    actorId: adminId,
+    seed: 11,
+  });
+  if (!bank.ok || bank.bankId === null) fail("expert questions", bank.ok ? bank : bank.errors);
+  addBankRaters(db, { bankId: (bank as { bankId: number }).bankId, raterIds, actorId: adminId });
+  const review = importReviewSet(db, {
+    setName: DEMO_REVIEW_SET,
+    text: demoText("demo-case-review.csv"),
+    actorId: adminId,
+  });
+  if (!review.ok || review.setId === null) fail("review cases", review.ok ? review : review.errors);
+  addReviewRaters(db, { setId: (review as { setId: number }).setId, raterIds, actorId: adminId });
+}
+
+/**
+ * rater2 labels the first two sampled responses and rater3 the first, each as the response's first parse reads it,
+ * so the set's progress and report show something from the start.
+ */
+function prelabelJudgeItems(db: Db, raterIds: string[]): void {
+  const features = new Map<string, Record<string, unknown>>();
+  for (const line of demoText("demo-judge-responses.jsonl").split("\n").filter(Boolean)) {
+    const o = JSON.parse(line) as { response: string; features: Record<string, unknown> };
+    features.set(o.response, o.features);
+  }
+  const label = (raterId: string, count: number) => {
+    for (const row of listRaterItems(db, raterId).slice(0, count)) {
+      const view = getRaterItem(db, { raterId, itemId: row.itemId })!;
+      const f = features.get(view.item.text) ?? {};
+      const values: RatingValues = {
+        primaryAnswer: (f.primary_answer ?? "none") as RatingValues["primaryAnswer"],
+        infoRequest: (f.info_request ?? "none") as RatingValues["infoRequest"],
+        icdCodes: ((f.icd_codes ?? []) as string[]).join(", "),
+        diagnosisNames: ((f.diagnosis_names ?? []) as string[]).join(", "),
+        notes: "",
+      };
+      const r = submitRating(db, { raterId, itemId: row.itemId, values, version: view.version });
+      if (!r.ok) throw new Error(`The demo rating failed: ${JSON.stringify(r)}`);
+    }
+  };
+  label(raterIds[1]!, 2);
+  label(raterIds[2]!, 1);
 }
