@@ -155,7 +155,8 @@ describe("login and sessions", () => {
     await resetPassword(db, { userId: user.id, password: "brand-new-password", actorId: admin.id });
     expect(sessionCount(user.id)).toBe(0);
     expect(sessionCount(admin.id)).toBe(1);
-    if (first.ok) expect((await auth(db).validateSession(sessionIdOf(first.sessionCookie))).session).toBeNull();
+    if (!first.ok) throw new Error("the first login should have succeeded");
+    expect((await auth(db).validateSession(sessionIdOf(first.sessionCookie))).session).toBeNull();
     expect((await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).ok).toBe(false);
     expect((await login(db, { username: "ann", password: "brand-new-password", ip: IP })).ok).toBe(true);
     expect(userEvents(user.id).map((e) => [e.action, e.actorId])).toContainEqual(["reset_password", admin.id]);

@@ -258,6 +258,7 @@ describe("reading data_gt.json back (import-gold)", () => {
     expect(parsed).toEqual({ ok: true, records: released });
     if (parsed.ok) expect(readGoldCase(parsed.records[0]).options).toEqual({ asReleased: true });
     const example = parseDataGtJson(fixture("interop-example.data_gt.json"));
+    expect(example.ok).toBe(true);
     if (example.ok) {
       expect(readGoldCase(example.records[0])).toMatchObject({
         goldCase: { id: "c0042", adjudicated: false, annotators: null },
