@@ -6,7 +6,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "./nonce";
 
-export { startup } from "./services/startup.server";
+export { startup } from "./platform/startup.server";
 
 const ABORT_DELAY = 5_000;
 

@@ -14,7 +14,7 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import { useEffect } from "react";
-import { getUser } from "./lib/guard.server";
+import { getUser } from "./accounts/guard.server";
 import { useNonce } from "./nonce";
 import styles from "./styles.css?url";
 

@@ -5,8 +5,8 @@
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-import { ADJUDICATION_MODES, ROLES } from "../app/core/roles";
-export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "../app/core/roles";
+import { ADJUDICATION_MODES, ROLES } from "../app/accounts/roles";
+export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "../app/accounts/roles";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),

@@ -1,16 +1,16 @@
-import { agreementCommand } from "./agreement";
-import { assignCommand } from "./assign";
-import { backupCommand } from "./backup";
+import { agreementCommand } from "../stats/cli";
+import { assignCommand } from "../annotation/cli/assign";
+import { backupCommand } from "../platform/backup-cli";
 import type { Command } from "./command";
-import { casereviewImportCommand, casereviewReportCommand, expertPanelCommand, mentatExpandCommand, mentatExportCommand, mentatFitCommand, mentatImportCommand } from "./expert-ratings";
-import { exportGoldCommand, importGoldCommand } from "./gold";
-import { importCommand } from "./import";
-import { judgeAssignCommand, judgeExportCommand, judgeImportCommand, judgeImportOutputsCommand, judgeReportCommand, judgeSampleCommand } from "./judge";
-import { metricsCommand } from "./metrics";
-import { runCommand } from "./run";
-import { screeningImportCommand, screeningReleaseCommand, screeningReportCommand, screeningRoundCommand } from "./screening";
-import { statsCommand } from "./stats";
-import { usersCommand } from "./users";
+import { casereviewImportCommand, casereviewReportCommand, expertPanelCommand, mentatExpandCommand, mentatExportCommand, mentatFitCommand, mentatImportCommand } from "../expert-panel/cli";
+import { exportGoldCommand, importGoldCommand } from "../gold/cli";
+import { importCommand } from "../annotation/cli/import";
+import { judgeAssignCommand, judgeExportCommand, judgeImportCommand, judgeImportOutputsCommand, judgeReportCommand, judgeSampleCommand } from "../judge-validation/cli";
+import { metricsCommand } from "../evaluation/cli/metrics";
+import { runCommand } from "../evaluation/cli/run";
+import { screeningImportCommand, screeningReleaseCommand, screeningReportCommand, screeningRoundCommand } from "../screening/cli";
+import { statsCommand } from "../study-report/cli";
+import { usersCommand } from "../accounts/cli";
 
 /** Every command of `npm run concord`. Add a command here, one import and one entry, in alphabetical order. */
 export const commands: Command[] = [

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { requireUser } from "~/lib/guard.server";
+import { requireUser } from "~/accounts/guard.server";
 
 /** The start page: straight to the user's work when they have one role, a choice when they have several. */
 export async function loader({ request }: LoaderFunctionArgs) {

@@ -3,13 +3,13 @@ import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useState } from "react";
 import { z } from "zod";
-import { LabelFields, type LabelValues } from "~/components/label-fields";
-import { MISSING_INFO, type CaseLabel } from "~/core/gold";
-import { SECTION_TITLES, type SectionKind } from "~/core/sections";
-import { getDb } from "~/lib/db.server";
-import { parseId } from "~/lib/forms";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
-import { icd10Index } from "~/lib/icd10.server";
+import { LabelFields, type LabelValues } from "~/annotation/ui/label-fields";
+import { MISSING_INFO, type CaseLabel } from "~/gold/domain/gold";
+import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
+import { getDb } from "~/platform/db.server";
+import { parseId } from "~/platform/forms";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
+import { icd10Index } from "~/icd10/icd10.server";
 import { Csrf } from "~/root";
 import {
   decide,
@@ -17,7 +17,7 @@ import {
   LabelInputSchema,
   recordIndependent,
   type AdjudicationResult,
-} from "~/services/adjudication.server";
+} from "~/adjudication/adjudication.server";
 
 export const meta: MetaFunction = () => [{ title: "Adjudicate · Concord" }];
 

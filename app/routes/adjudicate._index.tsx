@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/components/data-table";
-import { getDb } from "~/lib/db.server";
-import { requireRole } from "~/lib/guard.server";
-import { listAdjudicationQueue, type QueueRow } from "~/services/adjudication.server";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import { getDb } from "~/platform/db.server";
+import { requireRole } from "~/accounts/guard.server";
+import { listAdjudicationQueue, type QueueRow } from "~/adjudication/adjudication.server";
 
 export const meta: MetaFunction = () => [{ title: "Adjudication queue · Concord" }];
 

@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { getDb } from "~/lib/db.server";
-import { requireRole } from "~/lib/guard.server";
-import { listStudies } from "~/services/studies.server";
+import { getDb } from "~/platform/db.server";
+import { requireRole } from "~/accounts/guard.server";
+import { listStudies } from "~/annotation/studies.server";
 
 export const meta: MetaFunction = () => [{ title: "Studies · Concord" }];
 

@@ -1,14 +1,14 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
-import { SECTION_TITLES, type SectionKind } from "~/core/sections";
-import { getDb } from "~/lib/db.server";
-import { parseId } from "~/lib/forms";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
+import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
+import { getDb } from "~/platform/db.server";
+import { parseId } from "~/platform/forms";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
-import { reopenDecision } from "~/services/adjudication.server";
-import { listCaseEvents } from "~/services/audit.server";
-import { getAdminCase } from "~/services/cases.server";
+import { reopenDecision } from "~/adjudication/adjudication.server";
+import { listCaseEvents } from "~/audit/audit.server";
+import { getAdminCase } from "~/annotation/cases.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Case ${data?.case.externalId ?? ""} · Concord` },

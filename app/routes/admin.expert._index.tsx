@@ -2,12 +2,12 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
-import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS, type MentatDomain } from "~/core/expert-scales";
-import { getDb } from "~/lib/db.server";
-import { requireForm, requireRole } from "~/lib/guard.server";
+import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS, type MentatDomain } from "~/expert-panel/domain/expert-scales";
+import { getDb } from "~/platform/db.server";
+import { requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
-import { importReviewSet, listReviewSets } from "~/services/case-review.server";
-import { importQuestionBank, listBanks } from "~/services/mentat.server";
+import { importReviewSet, listReviewSets } from "~/case-review/case-review.server";
+import { importQuestionBank, listBanks } from "~/mentat/mentat.server";
 
 export const meta: MetaFunction = () => [{ title: "Expert ratings · Concord" }];
 

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { getDb } from "~/lib/db.server";
-import { requireById, requireRole } from "~/lib/guard.server";
-import { getReviewReport, getReviewSet } from "~/services/case-review.server";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireRole } from "~/accounts/guard.server";
+import { getReviewReport, getReviewSet } from "~/case-review/case-review.server";
 
 /** The review report as JSON (the same object as `casereview-report --json`). Admin only. */
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -2,13 +2,13 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunctio
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useMemo } from "react";
 import { z } from "zod";
-import { ActionResult, ImportedNotice } from "~/components/admin-notices";
-import { columnHelper, DataTable } from "~/components/data-table";
-import { ExpertPanel } from "~/components/expert-panel";
-import styles from "~/components/expert-ratings.css?url";
-import { DEFAULT_AGES, DEFAULT_RACES, OPTION_LETTERS, VARIANT_DIMENSIONS } from "~/core/expert-scales";
-import { getDb } from "~/lib/db.server";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
+import { ActionResult, ImportedNotice } from "~/ui/admin-notices";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import { ExpertPanel } from "~/expert-panel/ui/expert-panel";
+import styles from "~/expert-panel/ui/expert-ratings.css?url";
+import { DEFAULT_AGES, DEFAULT_RACES, OPTION_LETTERS, VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
 import {
   addBankRaters,
@@ -22,8 +22,8 @@ import {
   removeBankRater,
   runBankFit,
   type QuestionRow,
-} from "~/services/mentat.server";
-import { ServiceError } from "~/services/users.server";
+} from "~/mentat/mentat.server";
+import { ServiceError } from "~/accounts/users.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.bank.name ?? "Question bank"} · Concord` },

@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
-import { VARIANT_DIMENSIONS } from "~/core/expert-scales";
-import { getDb } from "~/lib/db.server";
-import { requireById, requireRole } from "~/lib/guard.server";
-import { exportDataset, getBank } from "~/services/mentat.server";
+import { VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireRole } from "~/accounts/guard.server";
+import { exportDataset, getBank } from "~/mentat/mentat.server";
 
 const QuerySchema = z.object({ set: z.enum(VARIANT_DIMENSIONS), allowIntended: z.literal("1").optional() });
 

@@ -3,14 +3,14 @@ import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { Csrf } from "~/root";
-import { MAX_FILE_BYTES } from "~/core/case-import";
-import { getDb } from "~/lib/db.server";
-import { parseColumnMap } from "~/lib/forms";
-import { requireForm, requireRole } from "~/lib/guard.server";
-import { isDemoDatabase } from "~/services/demo.server";
-import { confirmPendingImport, discardPendingImport, stagePendingImport } from "~/services/pending-imports.server";
-import { listStudies, StudyNameSchema, type ImportPlan } from "~/services/studies.server";
-import { ServiceError } from "~/services/users.server";
+import { MAX_FILE_BYTES } from "~/annotation/domain/case-import";
+import { getDb } from "~/platform/db.server";
+import { parseColumnMap } from "~/platform/forms";
+import { requireForm, requireRole } from "~/accounts/guard.server";
+import { isDemoDatabase } from "~/demo/demo.server";
+import { confirmPendingImport, discardPendingImport, stagePendingImport } from "~/platform/pending-imports.server";
+import { listStudies, StudyNameSchema, type ImportPlan } from "~/annotation/studies.server";
+import { ServiceError } from "~/accounts/users.server";
 
 export const meta: MetaFunction = () => [{ title: "Import notes · Concord" }];
 

@@ -2,16 +2,16 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useMemo } from "react";
 import { z } from "zod";
-import { ActionResult } from "~/components/admin-notices";
-import { columnHelper, DataTable } from "~/components/data-table";
-import { JudgeImportIssues, ResponsesUploadFields } from "~/components/judge-admin";
-import { BUCKET_SAMPLING_ORDER } from "~/core/validation-set";
-import { getDb } from "~/lib/db.server";
-import { formObject, parseForm } from "~/lib/forms";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
+import { ActionResult } from "~/ui/admin-notices";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import { JudgeImportIssues, ResponsesUploadFields } from "~/judge-validation/ui/judge-admin";
+import { BUCKET_SAMPLING_ORDER } from "~/judge-validation/domain/validation-set";
+import { getDb } from "~/platform/db.server";
+import { formObject, parseForm } from "~/platform/forms";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
-import { listJudges } from "~/services/judge-candidates.server";
-import { importJudgeFromForm, importResponsesFromForm, type UploadResult } from "~/services/judge-forms.server";
+import { listJudges } from "~/judge-validation/judge-candidates.server";
+import { importJudgeFromForm, importResponsesFromForm, type UploadResult } from "~/judge-validation/judge-forms.server";
 import {
   bucketOverview,
   drawSample,
@@ -24,8 +24,8 @@ import {
   startRating,
   TargetsSchema,
   type SampledItemRow,
-} from "~/services/judge-sets.server";
-import { ServiceError } from "~/services/users.server";
+} from "~/judge-validation/judge-sets.server";
+import { ServiceError } from "~/accounts/users.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.set.name ?? "Validation set"} · Judge validation · Concord` },

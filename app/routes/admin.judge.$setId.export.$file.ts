@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
-import { judgeLabelsCsv } from "~/core/judge-report";
-import { getDb } from "~/lib/db.server";
-import { requireById, requireRole } from "~/lib/guard.server";
-import { setLabels } from "~/services/judge-candidates.server";
-import { exportSetFile, getJudgeSet, SET_EXPORT_FILES } from "~/services/judge-sets.server";
+import { judgeLabelsCsv } from "~/judge-validation/domain/judge-report";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireRole } from "~/accounts/guard.server";
+import { setLabels } from "~/judge-validation/judge-candidates.server";
+import { exportSetFile, getJudgeSet, SET_EXPORT_FILES } from "~/judge-validation/judge-sets.server";
 
 const FileSchema = z.enum([...SET_EXPORT_FILES, "labels.csv"]);
 

@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { raterAction, type InfoRequest, type PrimaryAnswer } from "~/core/judge";
-import { getDb } from "~/lib/db.server";
-import { requireById, requireRole } from "~/lib/guard.server";
-import { getItemDetail } from "~/services/judge-candidates.server";
-import { getJudgeSet } from "~/services/judge-sets.server";
+import { raterAction, type InfoRequest, type PrimaryAnswer } from "~/evaluation/domain/judge";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireRole } from "~/accounts/guard.server";
+import { getItemDetail } from "~/judge-validation/judge-candidates.server";
+import { getJudgeSet } from "~/judge-validation/judge-sets.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.detail.item.annotationId ?? "Response"} · ${data?.set.name ?? ""} · Concord` },

@@ -1,12 +1,12 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { TASKS } from "~/core/judge-report";
-import { getDb } from "~/lib/db.server";
-import { requireById, requireRole } from "~/lib/guard.server";
-import { setLabels } from "~/services/judge-candidates.server";
-import { getJudgeSet } from "~/services/judge-sets.server";
-import { buildJudgeReport, JUDGE_PREFIX } from "~/core/judge-report";
-import { raterAction } from "~/core/judge";
+import { TASKS } from "~/judge-validation/domain/judge-report";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireRole } from "~/accounts/guard.server";
+import { setLabels } from "~/judge-validation/judge-candidates.server";
+import { getJudgeSet } from "~/judge-validation/judge-sets.server";
+import { buildJudgeReport, JUDGE_PREFIX } from "~/judge-validation/domain/judge-report";
+import { raterAction } from "~/evaluation/domain/judge";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Report · ${data?.set.name ?? "Validation set"} · Concord` },

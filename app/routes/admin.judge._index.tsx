@@ -1,11 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { JudgeImportIssues, ResponsesUploadFields } from "~/components/judge-admin";
-import { getDb } from "~/lib/db.server";
-import { requireForm, requireRole } from "~/lib/guard.server";
+import { JudgeImportIssues, ResponsesUploadFields } from "~/judge-validation/ui/judge-admin";
+import { getDb } from "~/platform/db.server";
+import { requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
-import { importResponsesFromForm } from "~/services/judge-forms.server";
-import { listJudgeSets } from "~/services/judge-sets.server";
+import { importResponsesFromForm } from "~/judge-validation/judge-forms.server";
+import { listJudgeSets } from "~/judge-validation/judge-sets.server";
 
 export const meta: MetaFunction = () => [{ title: "Judge validation · Concord" }];
 

@@ -1,21 +1,21 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
-import { ActionResult } from "~/components/admin-notices";
-import { percent, RoundsTable } from "~/components/screening-figures";
+import { ActionResult } from "~/ui/admin-notices";
+import { percent, RoundsTable } from "~/screening/ui/screening-figures";
 import { Csrf } from "~/root";
-import { parseVocabulary } from "~/core/screening-import";
-import { getDb } from "~/lib/db.server";
-import { formObject, parseForm } from "~/lib/forms";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
-import { ScreeningSettingsSchema, updateScreeningSettings } from "~/services/screening.server";
+import { parseVocabulary } from "~/screening/domain/screening-import";
+import { getDb } from "~/platform/db.server";
+import { formObject, parseForm } from "~/platform/forms";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
+import { ScreeningSettingsSchema, updateScreeningSettings } from "~/screening/screening.server";
 import {
   importScreeningFiles,
   type ScreeningFile,
   type ScreeningImportReport,
-} from "~/services/screening-import.server";
-import { getStudyOverview, openRound, suggestSeed } from "~/services/screening-rounds.server";
-import { ServiceError } from "~/services/users.server";
+} from "~/screening/screening-import.server";
+import { getStudyOverview, openRound, suggestSeed } from "~/screening/screening-rounds.server";
+import { ServiceError } from "~/accounts/users.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.study.name ?? "Screening study"} · Concord` },

@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
-import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
-import { getScreeningStudy } from "~/services/screening.server";
-import { exportScreeningRelease, recallPoolCsv, RELEASE_FILES } from "~/services/screening-release.server";
+import { getDb } from "~/platform/db.server";
+import { invariantFound, requireRole } from "~/accounts/guard.server";
+import { getScreeningStudy } from "~/screening/screening.server";
+import { exportScreeningRelease, recallPoolCsv, RELEASE_FILES } from "~/screening/screening-release.server";
 
 const ParamsSchema = z.object({
   studyId: z.coerce.number().int().positive(),

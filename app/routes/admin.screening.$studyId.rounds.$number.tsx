@@ -2,11 +2,11 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo, useState } from "react";
 import { z } from "zod";
-import { columnHelper, DataTable } from "~/components/data-table";
-import { Ac1, DecisionBadge, PairwiseTable, percent } from "~/components/screening-figures";
-import { getDb } from "~/lib/db.server";
-import { invariantFound, requireRole } from "~/lib/guard.server";
-import { getRoundDetail } from "~/services/screening-rounds.server";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import { Ac1, DecisionBadge, PairwiseTable, percent } from "~/screening/ui/screening-figures";
+import { getDb } from "~/platform/db.server";
+import { invariantFound, requireRole } from "~/accounts/guard.server";
+import { getRoundDetail } from "~/screening/screening-rounds.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Round ${data?.round.number ?? ""} · ${data?.study.name ?? "Screening"} · Concord` },

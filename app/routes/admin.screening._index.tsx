@@ -2,13 +2,13 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Csrf } from "~/root";
-import { DEFAULT_RULE, DEFAULT_SCREENING_CATEGORIES } from "~/core/screening";
-import { parseVocabulary } from "~/core/screening-import";
-import { getDb } from "~/lib/db.server";
-import { parseForm } from "~/lib/forms";
-import { requireForm, requireRole } from "~/lib/guard.server";
-import { createScreeningStudy, listScreeningStudies, NewScreeningStudySchema } from "~/services/screening.server";
-import { ServiceError } from "~/services/users.server";
+import { DEFAULT_RULE, DEFAULT_SCREENING_CATEGORIES } from "~/screening/domain/screening";
+import { parseVocabulary } from "~/screening/domain/screening-import";
+import { getDb } from "~/platform/db.server";
+import { parseForm } from "~/platform/forms";
+import { requireForm, requireRole } from "~/accounts/guard.server";
+import { createScreeningStudy, listScreeningStudies, NewScreeningStudySchema } from "~/screening/screening.server";
+import { ServiceError } from "~/accounts/users.server";
 
 export const meta: MetaFunction = () => [{ title: "Screening reviews · Concord" }];
 

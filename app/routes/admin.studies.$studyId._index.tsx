@@ -2,16 +2,16 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useMemo } from "react";
 import { z } from "zod";
-import { ActionResult, ImportedNotice } from "~/components/admin-notices";
-import { columnHelper, DataTable } from "~/components/data-table";
+import { ActionResult, ImportedNotice } from "~/ui/admin-notices";
+import { columnHelper, DataTable } from "~/ui/data-table";
 import { Csrf } from "~/root";
-import { getDb } from "~/lib/db.server";
-import { formObject, parseForm } from "~/lib/forms";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
-import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "~/services/assignments.server";
-import { getStudy, listStudyCases, setAdjudicationMode, type CaseRow } from "~/services/studies.server";
-import { ADJUDICATION_MODES } from "~/core/roles";
-import { ServiceError } from "~/services/users.server";
+import { getDb } from "~/platform/db.server";
+import { formObject, parseForm } from "~/platform/forms";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
+import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "~/annotation/assignments.server";
+import { getStudy, listStudyCases, setAdjudicationMode, type CaseRow } from "~/annotation/studies.server";
+import { ADJUDICATION_MODES } from "~/accounts/roles";
+import { ServiceError } from "~/accounts/users.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.study.name ?? "Study"} · Concord` }];
 

@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
-import { getDb } from "~/lib/db.server";
-import { requireById, requireRole } from "~/lib/guard.server";
-import { exportGold } from "~/services/gold-export.server";
-import { getStudy } from "~/services/studies.server";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireRole } from "~/accounts/guard.server";
+import { exportGold } from "~/gold/gold-export.server";
+import { getStudy } from "~/annotation/studies.server";
 
 const QuerySchema = z.object({
   file: z.enum(["data_gt.json", "samples.json", "data.csv", "manifest.json"]),

@@ -1,13 +1,13 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo, useState } from "react";
-import { columnHelper, DataTable } from "~/components/data-table";
-import { getDb } from "~/lib/db.server";
-import { requireById, requireRole } from "~/lib/guard.server";
-import { listStudyAnnotators } from "~/services/assignments.server";
-import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "~/core/case-progress";
-import { countByState, listCaseProgress, type CaseProgress } from "~/services/gold-export.server";
-import { getStudy } from "~/services/studies.server";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireRole } from "~/accounts/guard.server";
+import { listStudyAnnotators } from "~/annotation/assignments.server";
+import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "~/annotation/domain/case-progress";
+import { countByState, listCaseProgress, type CaseProgress } from "~/gold/gold-export.server";
+import { getStudy } from "~/annotation/studies.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Progress · ${data?.study.name ?? ""} · Concord` },

@@ -1,15 +1,15 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/components/data-table";
-import { MISSING_INFO } from "~/core/gold";
-import type { LevelAgreement, PerDiagnosisRow } from "~/core/study-report";
-import { ci95, fixed3, percent } from "~/core/study-report-format";
-import type { IntervalSummary } from "~/core/stats/index";
-import { getDb } from "~/lib/db.server";
-import { requireById, requireRole } from "~/lib/guard.server";
-import { REPORT_FILE_STEM } from "~/core/study-report-files";
-import { getStudyReport, renderStudyReportCharts, type RenderedChart } from "~/services/study-report.server";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import { MISSING_INFO } from "~/gold/domain/gold";
+import type { LevelAgreement, PerDiagnosisRow } from "~/study-report/domain/study-report";
+import { ci95, fixed3, percent } from "~/study-report/domain/study-report-format";
+import type { IntervalSummary } from "~/stats/index";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireRole } from "~/accounts/guard.server";
+import { REPORT_FILE_STEM } from "~/study-report/domain/study-report-files";
+import { getStudyReport, renderStudyReportCharts, type RenderedChart } from "~/study-report/study-report.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Agreement statistics · ${data?.report.study.name ?? "Study"} · Concord` },

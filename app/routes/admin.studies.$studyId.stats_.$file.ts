@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { getDb } from "~/lib/db.server";
-import { parseId } from "~/lib/forms";
-import { invariantFound, requireRole } from "~/lib/guard.server";
-import { getStudyReportFile } from "~/services/study-report.server";
+import { getDb } from "~/platform/db.server";
+import { parseId } from "~/platform/forms";
+import { invariantFound, requireRole } from "~/accounts/guard.server";
+import { getStudyReportFile } from "~/study-report/study-report.server";
 
 /**
  * Downloads of the agreement-statistics page: `<chart>.svg|png|csv` and `study-report.json|md`. Always an

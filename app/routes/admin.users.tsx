@@ -1,11 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
-import { ROLES } from "~/core/roles";
+import { ROLES } from "~/accounts/roles";
 import { Csrf } from "~/root";
-import { getDb } from "~/lib/db.server";
-import { formObject, parseForm } from "~/lib/forms";
-import { requireForm, requireRole } from "~/lib/guard.server";
+import { getDb } from "~/platform/db.server";
+import { formObject, parseForm } from "~/platform/forms";
+import { requireForm, requireRole } from "~/accounts/guard.server";
 import {
   createUser,
   listUsers,
@@ -16,7 +16,7 @@ import {
   setActive,
   setRoles,
   UsernameSchema,
-} from "~/services/users.server";
+} from "~/accounts/users.server";
 
 export const meta: MetaFunction = () => [{ title: "Users · Concord" }];
 

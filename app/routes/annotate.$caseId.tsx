@@ -2,17 +2,17 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
-import { DraftFooter } from "~/components/draft-footer";
-import { LabelFields } from "~/components/label-fields";
-import { useWorkspaceKeys } from "~/components/shortcuts";
-import { STATE_LABELS } from "~/components/state-labels";
-import { useDraft } from "~/components/use-draft";
-import { ShortcutsCard, WorkspaceHeader } from "~/components/workspace-header";
-import { checkCaseLabel } from "~/core/gold";
-import { SECTION_TITLES, type SectionKind } from "~/core/sections";
-import { getDb } from "~/lib/db.server";
-import { parseDraftPost } from "~/lib/forms";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
+import { DraftFooter } from "~/work-items/ui/draft-footer";
+import { LabelFields } from "~/annotation/ui/label-fields";
+import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
+import { STATE_LABELS } from "~/work-items/ui/state-labels";
+import { useDraft } from "~/work-items/ui/use-draft";
+import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
+import { checkCaseLabel } from "~/gold/domain/gold";
+import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
+import { getDb } from "~/platform/db.server";
+import { parseDraftPost } from "~/platform/forms";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
 import {
   AnnotationValuesSchema,
@@ -21,7 +21,7 @@ import {
   submitAnnotation,
   type AnnotationValues,
   type SaveResult,
-} from "~/services/annotations.server";
+} from "~/annotation/annotations.server";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
 

@@ -1,12 +1,12 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo, useState } from "react";
-import { columnHelper, DataTable } from "~/components/data-table";
-import { ListHeader, ProgressCard } from "~/components/list-page";
-import { STATE_LABELS } from "~/components/state-labels";
-import { getDb } from "~/lib/db.server";
-import { requireRole } from "~/lib/guard.server";
-import { listAnnotatorCases, nextCaseId, type CaseState, type MyCaseRow } from "~/services/annotations.server";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
+import { STATE_LABELS } from "~/work-items/ui/state-labels";
+import { getDb } from "~/platform/db.server";
+import { requireRole } from "~/accounts/guard.server";
+import { listAnnotatorCases, nextCaseId, type CaseState, type MyCaseRow } from "~/annotation/annotations.server";
 
 export const meta: MetaFunction = () => [{ title: "My cases · Concord" }];
 

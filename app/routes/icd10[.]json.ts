@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { requireUser } from "~/lib/guard.server";
-import { icd10Index } from "~/lib/icd10.server";
+import { requireUser } from "~/accounts/guard.server";
+import { icd10Index } from "~/icd10/icd10.server";
 
 /** The WHO chapter V table for the code picker's in-browser search; fetched once and cached by the browser. */
 export async function loader({ request }: LoaderFunctionArgs) {

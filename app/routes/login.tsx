@@ -2,10 +2,10 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
-import { clientIp, getUser } from "~/lib/guard.server";
-import { safeRedirect } from "~/lib/safe-redirect";
-import { getDb } from "~/lib/db.server";
-import { login } from "~/services/users.server";
+import { clientIp, getUser } from "~/accounts/guard.server";
+import { safeRedirect } from "~/accounts/safe-redirect";
+import { getDb } from "~/platform/db.server";
+import { login } from "~/accounts/users.server";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Concord" }];
 

@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { getDb } from "~/lib/db.server";
-import { requireForm, requireUser } from "~/lib/guard.server";
-import { logout } from "~/services/users.server";
+import { getDb } from "~/platform/db.server";
+import { requireForm, requireUser } from "~/accounts/guard.server";
+import { logout } from "~/accounts/users.server";
 
 export const loader = () => redirect("/");
 

@@ -2,15 +2,15 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
-import { DraftFooter } from "~/components/draft-footer";
-import { INFO_REQUEST_KEYS, PRIMARY_ANSWER_KEYS, RATING_STATE_LABELS } from "~/components/judge-labels";
-import { useWorkspaceKeys } from "~/components/shortcuts";
-import { useDraft } from "~/components/use-draft";
-import { ShortcutsCard, WorkspaceHeader } from "~/components/workspace-header";
-import { raterAction } from "~/core/judge";
-import { getDb } from "~/lib/db.server";
-import { parseDraftPost } from "~/lib/forms";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
+import { DraftFooter } from "~/work-items/ui/draft-footer";
+import { INFO_REQUEST_KEYS, PRIMARY_ANSWER_KEYS, RATING_STATE_LABELS } from "~/judge-validation/ui/judge-labels";
+import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
+import { useDraft } from "~/work-items/ui/use-draft";
+import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
+import { raterAction } from "~/evaluation/domain/judge";
+import { getDb } from "~/platform/db.server";
+import { parseDraftPost } from "~/platform/forms";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
 import {
   getRaterItem,
@@ -20,7 +20,7 @@ import {
   submitRating,
   type RatingSaveResult,
   type RatingValues,
-} from "~/services/judge-ratings.server";
+} from "~/judge-validation/judge-ratings.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.item.annotationId ?? "Response"} · Rate · Concord` },

@@ -1,12 +1,12 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/components/data-table";
-import { RATING_STATE_LABELS, type RatingState } from "~/components/judge-labels";
-import { ListHeader, ProgressCard } from "~/components/list-page";
-import { getDb } from "~/lib/db.server";
-import { requireRole } from "~/lib/guard.server";
-import { listRaterItems, nextItemId, type MyRatingRow } from "~/services/judge-ratings.server";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import { RATING_STATE_LABELS, type RatingState } from "~/judge-validation/ui/judge-labels";
+import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
+import { getDb } from "~/platform/db.server";
+import { requireRole } from "~/accounts/guard.server";
+import { listRaterItems, nextItemId, type MyRatingRow } from "~/judge-validation/judge-ratings.server";
 
 export const meta: MetaFunction = () => [{ title: "My responses · Concord" }];
 

@@ -1,14 +1,14 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/components/data-table";
-import styles from "~/components/expert-ratings.css?url";
-import { ListHeader, ProgressCard } from "~/components/list-page";
-import { EXPERT_STATE_LABELS, type ExpertWorkState } from "~/core/expert-scales";
-import { getDb } from "~/lib/db.server";
-import { requireRole } from "~/lib/guard.server";
-import { listRaterItems } from "~/services/case-review.server";
-import { listRaterQuestions, nextOpen } from "~/services/mentat.server";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import styles from "~/expert-panel/ui/expert-ratings.css?url";
+import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
+import { EXPERT_STATE_LABELS, type ExpertWorkState } from "~/expert-panel/domain/expert-scales";
+import { getDb } from "~/platform/db.server";
+import { requireRole } from "~/accounts/guard.server";
+import { listRaterItems } from "~/case-review/case-review.server";
+import { listRaterQuestions, nextOpen } from "~/mentat/mentat.server";
 
 export const meta: MetaFunction = () => [{ title: "Expert ratings · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];

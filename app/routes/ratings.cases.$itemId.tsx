@@ -2,21 +2,21 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunctio
 import { data } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useState } from "react";
-import { DraftFooter } from "~/components/draft-footer";
-import styles from "~/components/expert-ratings.css?url";
-import { useWorkspaceKeys } from "~/components/shortcuts";
-import { useDraft } from "~/components/use-draft";
-import { ShortcutsCard, WorkspaceHeader } from "~/components/workspace-header";
+import { DraftFooter } from "~/work-items/ui/draft-footer";
+import styles from "~/expert-panel/ui/expert-ratings.css?url";
+import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
+import { useDraft } from "~/work-items/ui/use-draft";
+import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import {
   EXPERT_STATE_LABELS,
   REVIEW_DIMENSION_LABELS,
   REVIEW_DIMENSIONS,
   REVIEW_SCALE,
   type ReviewDimension,
-} from "~/core/expert-scales";
-import { getDb } from "~/lib/db.server";
-import { parseDraftPost } from "~/lib/forms";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
+} from "~/expert-panel/domain/expert-scales";
+import { getDb } from "~/platform/db.server";
+import { parseDraftPost } from "~/platform/forms";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
 import {
   getRaterItem,
@@ -24,7 +24,7 @@ import {
   saveReview,
   type ReviewSaveResult,
   type ReviewValues,
-} from "~/services/case-review.server";
+} from "~/case-review/case-review.server";
 
 export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];

@@ -2,14 +2,14 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
-import { DraftFooter } from "~/components/draft-footer";
-import { useWorkspaceKeys } from "~/components/shortcuts";
-import { useDraft } from "~/components/use-draft";
-import { ShortcutsCard, WorkspaceHeader } from "~/components/workspace-header";
-import { checkVote, REVIEW_CONFIDENCES, type VoteValues } from "~/core/screening";
-import { getDb } from "~/lib/db.server";
-import { parseDraftPost } from "~/lib/forms";
-import { requireById, requireForm, requireRole } from "~/lib/guard.server";
+import { DraftFooter } from "~/work-items/ui/draft-footer";
+import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
+import { useDraft } from "~/work-items/ui/use-draft";
+import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
+import { checkVote, REVIEW_CONFIDENCES, type VoteValues } from "~/screening/domain/screening";
+import { getDb } from "~/platform/db.server";
+import { parseDraftPost } from "~/platform/forms";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
 import {
   getReviewEntry,
@@ -18,7 +18,7 @@ import {
   VoteValuesSchema,
   type VoteResult,
   type VoteState,
-} from "~/services/screening-review.server";
+} from "~/screening/screening-review.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Item ${data?.entry.position ?? ""} · Screening review · Concord` },

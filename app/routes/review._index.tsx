@@ -1,17 +1,17 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/components/data-table";
-import { ListHeader, ProgressCard } from "~/components/list-page";
-import { getDb } from "~/lib/db.server";
-import { requireRole } from "~/lib/guard.server";
+import { columnHelper, DataTable } from "~/ui/data-table";
+import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
+import { getDb } from "~/platform/db.server";
+import { requireRole } from "~/accounts/guard.server";
 import {
   listClosedReviewerRounds,
   listReviewerEntries,
   nextEntryId,
   type ReviewRow,
   type VoteState,
-} from "~/services/screening-review.server";
+} from "~/screening/screening-review.server";
 
 export const meta: MetaFunction = () => [{ title: "Screening review · Concord" }];
 

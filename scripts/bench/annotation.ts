@@ -6,12 +6,12 @@
 import { existsSync, rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { eq } from "drizzle-orm";
-import { csrfToken } from "../../app/lib/auth.server";
-import { openDatabase } from "../../app/lib/db.server";
-import { fromRoot } from "../../app/lib/paths.server";
-import { autoAssign } from "../../app/services/assignments.server";
-import { importCases, requireStudyByName } from "../../app/services/studies.server";
-import { createUser, login } from "../../app/services/users.server";
+import { csrfToken } from "../../app/accounts/auth.server";
+import { openDatabase } from "../../app/platform/db.server";
+import { fromRoot } from "../../app/platform/paths.server";
+import { autoAssign } from "../../app/annotation/assignments.server";
+import { importCases, requireStudyByName } from "../../app/annotation/studies.server";
+import { createUser, login } from "../../app/accounts/users.server";
 import { assignments, users } from "../../db/schema";
 import { startApp, tempDbPath } from "../../test/support/server";
 import type { Benchmark, Figures } from "./types";

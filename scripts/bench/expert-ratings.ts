@@ -10,8 +10,8 @@ import {
   sortAnnotationRows,
   winsFromAnnotations,
   type AnnotationRow,
-} from "../../app/core/bradley-terry";
-import { PyRandom } from "../../app/core/py-random";
+} from "../../app/mentat/domain/bradley-terry";
+import { PyRandom } from "../../app/python-compat/random";
 import type { Benchmark } from "./types";
 
 function mentatSized(seed: number): AnnotationRow[] {

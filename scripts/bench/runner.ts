@@ -13,11 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import type { RunnerCase } from "../../app/core/runner-protocol";
-import { createOpenAiEndpoint } from "../../app/runner/client";
-import { loadPrompts, promptHashesOf } from "../../app/runner/prompts";
-import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../../app/runner/retry";
-import { runEvaluation } from "../../app/runner/runner";
+import type { RunnerCase } from "../../app/evaluation/domain/runner-protocol";
+import { createOpenAiEndpoint } from "../../app/model-calls/client";
+import { loadPrompts, promptHashesOf } from "../../app/evaluation/prompts";
+import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../../app/model-calls/retry";
+import { runEvaluation } from "../../app/evaluation/runner";
 import type { Benchmark, Figures } from "./types";
 
 const CASES = 1048;

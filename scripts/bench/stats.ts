@@ -4,8 +4,8 @@
  * Each figure is the median of several runs after a warm-up, on data from a seeded generator.
  */
 import { performance } from "node:perf_hooks";
-import { parseRatingsCsv } from "../../app/core/ratings-csv";
-import { buildRatingTable, krippendorffAlpha, summariseAgreement, type RatingRow } from "../../app/core/stats/index";
+import { parseRatingsCsv } from "../../app/stats/ratings-csv";
+import { buildRatingTable, krippendorffAlpha, summariseAgreement, type RatingRow } from "../../app/stats/index";
 import type { Benchmark, Figures } from "./types";
 
 /** mulberry32: a small seeded PRNG, good enough to make benchmark data reproducible. */

@@ -1,8 +1,8 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../app/lib/db.server";
-import { DEMO_ANNOTATED_CASES, DEMO_PASSWORD } from "../../app/services/demo.server";
+import { openDatabase } from "../../app/platform/db.server";
+import { DEMO_ANNOTATED_CASES, DEMO_PASSWORD } from "../../app/demo/demo.server";
 import { assignments, cases, users } from "../../db/schema";
 import { hydrated, launchBrowser, logIn } from "../support/browser";
 import { startApp, type RunningApp } from "../support/server";

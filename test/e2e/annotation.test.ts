@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../app/lib/db.server";
+import { openDatabase } from "../../app/platform/db.server";
 import { hydrated, launchBrowser, logIn } from "../support/browser";
 import { PASSWORD, seedStudy } from "../support/fixtures";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";

@@ -2,8 +2,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../app/lib/db.server";
-import { createUser } from "../../app/services/users.server";
+import { openDatabase } from "../../app/platform/db.server";
+import { createUser } from "../../app/accounts/users.server";
 import { launchBrowser, logIn } from "../support/browser";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
 

@@ -5,12 +5,12 @@
  * the same order; foreign items answer 404 and admin pages 403.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../app/lib/db.server";
-import { createScreeningStudy } from "../../app/services/screening.server";
-import { importScreeningFiles } from "../../app/services/screening-import.server";
-import { listReviewerEntries } from "../../app/services/screening-review.server";
-import { getRoundDetail, openRound } from "../../app/services/screening-rounds.server";
-import { createUser } from "../../app/services/users.server";
+import { openDatabase } from "../../app/platform/db.server";
+import { createScreeningStudy } from "../../app/screening/screening.server";
+import { importScreeningFiles } from "../../app/screening/screening-import.server";
+import { listReviewerEntries } from "../../app/screening/screening-review.server";
+import { getRoundDetail, openRound } from "../../app/screening/screening-rounds.server";
+import { createUser } from "../../app/accounts/users.server";
 import { CATEGORIES, enc, itemsJsonl, labelsCsv, RATIONALE_MARKER, RUBRIC_MARKER } from "../support/screening";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
 import { logInCookie } from "../support/sessions";

@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { adjudications, caseOutcomes, studies } from "../../db/schema";
 import type { AdjudicationMode } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
+import type { Db } from "../../app/platform/db.server";
 import {
   decide,
   getAdjudicationCase,
@@ -15,10 +15,10 @@ import {
   recordIndependent,
   reopenDecision,
   type LabelInput,
-} from "../../app/services/adjudication.server";
-import { reassign } from "../../app/services/assignments.server";
-import { listCaseEvents } from "../../app/services/audit.server";
-import type { UserView } from "../../app/services/users.server";
+} from "../../app/adjudication/adjudication.server";
+import { reassign } from "../../app/annotation/assignments.server";
+import { listCaseEvents } from "../../app/audit/audit.server";
+import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 import {
   annotationsOf,

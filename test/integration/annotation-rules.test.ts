@@ -7,17 +7,17 @@
 import { asc, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { assignments, cases, users } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
+import type { Db } from "../../app/platform/db.server";
 import {
   getAnnotatorCase,
   listAnnotatorCases,
   saveDraft,
   submitAnnotation,
-} from "../../app/services/annotations.server";
-import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "../../app/services/assignments.server";
-import { listCaseEvents } from "../../app/services/audit.server";
-import { importCases, requireStudyByName } from "../../app/services/studies.server";
-import { setActive, type UserView } from "../../app/services/users.server";
+} from "../../app/annotation/annotations.server";
+import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "../../app/annotation/assignments.server";
+import { listCaseEvents } from "../../app/audit/audit.server";
+import { importCases, requireStudyByName } from "../../app/annotation/studies.server";
+import { setActive, type UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 import { smallStudyJsonl } from "../support/fixtures";
 import {

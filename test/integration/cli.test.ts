@@ -9,10 +9,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { annotations, assignments, sessions } from "../../db/schema";
 import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
-import type { Db } from "../../app/lib/db.server";
-import { auth } from "../../app/lib/auth.server";
-import { getStudyByName, listStudyCases, requireStudyByName } from "../../app/services/studies.server";
-import { getUserByUsername, listUsers, login } from "../../app/services/users.server";
+import type { Db } from "../../app/platform/db.server";
+import { auth } from "../../app/accounts/auth.server";
+import { getStudyByName, listStudyCases, requireStudyByName } from "../../app/annotation/studies.server";
+import { getUserByUsername, listUsers, login } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 
 let db: Db;

@@ -7,9 +7,9 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "../../app/lib/db.server";
-import { saveDraft, type AnnotationValues } from "../../app/services/annotations.server";
-import type { UserView } from "../../app/services/users.server";
+import type { Db } from "../../app/platform/db.server";
+import { saveDraft, type AnnotationValues } from "../../app/annotation/annotations.server";
+import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 import { annotationsOf, eventsOf, insufficient, outcomeOf, studyForPair, sufficient } from "../support/labels";
 

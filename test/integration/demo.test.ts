@@ -1,20 +1,20 @@
 /**
- * The demo (app/services/demo.server.ts): on a fresh database every demo rater finds work on each of the raters'
+ * The demo (app/demo/demo.server.ts): on a fresh database every demo rater finds work on each of the raters'
  * pages — judge validation (/rate), screening review (/review) and expert ratings (/ratings), through the same
  * service functions those loaders call — and on a database that already holds work, seedDemo does nothing.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { judgeRatings, users } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
-import { DEMO_ACCOUNTS, isDemoDatabase, seedDemo } from "../../app/services/demo.server";
-import { listRaterItems as listJudgeItems } from "../../app/services/judge-ratings.server";
-import { listReviewerEntries } from "../../app/services/screening-review.server";
-import { listRaterQuestions } from "../../app/services/mentat.server";
-import { listRaterItems as listCaseItems } from "../../app/services/case-review.server";
-import { setReport } from "../../app/services/judge-candidates.server";
-import { getJudgeSetByName } from "../../app/services/judge-sets.server";
-import { DEMO_JUDGE_SET } from "../../app/services/demo.server";
+import type { Db } from "../../app/platform/db.server";
+import { DEMO_ACCOUNTS, isDemoDatabase, seedDemo } from "../../app/demo/demo.server";
+import { listRaterItems as listJudgeItems } from "../../app/judge-validation/judge-ratings.server";
+import { listReviewerEntries } from "../../app/screening/screening-review.server";
+import { listRaterQuestions } from "../../app/mentat/mentat.server";
+import { listRaterItems as listCaseItems } from "../../app/case-review/case-review.server";
+import { setReport } from "../../app/judge-validation/judge-candidates.server";
+import { getJudgeSetByName } from "../../app/judge-validation/judge-sets.server";
+import { DEMO_JUDGE_SET } from "../../app/demo/demo.server";
 import { freshDb, makeUser } from "../support/db";
 
 let db: Db;

@@ -7,16 +7,16 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Db } from "../../app/lib/db.server";
-import { addReviewRaters, importReviewSet, listRaterItems, saveReview } from "../../app/services/case-review.server";
+import { openDatabase, type Db } from "../../app/platform/db.server";
+import { addReviewRaters, importReviewSet, listRaterItems, saveReview } from "../../app/case-review/case-review.server";
 import {
   addBankRaters,
   importQuestionBank,
   listRaterQuestions,
   runBankFit,
   saveOptionRating,
-} from "../../app/services/mentat.server";
-import { createUser, type UserView } from "../../app/services/users.server";
+} from "../../app/mentat/mentat.server";
+import { createUser, type UserView } from "../../app/accounts/users.server";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
 import { appSessions, expectAbsent } from "../support/sessions";
 

@@ -7,10 +7,10 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
-import type { Db } from "../../app/lib/db.server";
-import { listRaterItems, saveReview } from "../../app/services/case-review.server";
-import { getRaterQuestion, listRaterQuestions, saveOptionRating } from "../../app/services/mentat.server";
-import type { UserView } from "../../app/services/users.server";
+import type { Db } from "../../app/platform/db.server";
+import { listRaterItems, saveReview } from "../../app/case-review/case-review.server";
+import { getRaterQuestion, listRaterQuestions, saveOptionRating } from "../../app/mentat/mentat.server";
+import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 
 const FIXTURES = new URL("../fixtures/expert-ratings/", import.meta.url).pathname;

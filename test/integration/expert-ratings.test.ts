@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { events, mentatRatings } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
+import type { Db } from "../../app/platform/db.server";
 import {
   getRaterItem,
   getReviewReport,
@@ -17,7 +17,7 @@ import {
   listRaterItems,
   saveReview,
   type ReviewValues,
-} from "../../app/services/case-review.server";
+} from "../../app/case-review/case-review.server";
 import {
   addBankRaters,
   expandBank,
@@ -30,8 +30,8 @@ import {
   listRaterQuestions,
   runBankFit,
   saveOptionRating,
-} from "../../app/services/mentat.server";
-import type { UserView } from "../../app/services/users.server";
+} from "../../app/mentat/mentat.server";
+import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 
 const BANK = readFileSync(new URL("../fixtures/expert-ratings/questions.csv", import.meta.url), "utf8");

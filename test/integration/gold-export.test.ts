@@ -10,14 +10,14 @@ import { readFileSync } from "node:fs";
 import { count, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { caseOutcomes, cases, events, imports, referenceLabels, studies } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
-import { decide, recordIndependent, type LabelInput } from "../../app/services/adjudication.server";
-import { submitAnnotation } from "../../app/services/annotations.server";
-import { exportGold, importGold, listCaseProgress } from "../../app/services/gold-export.server";
-import { labelOfAnnotation } from "../../app/services/outcomes.server";
-import { requireStudyByName } from "../../app/services/studies.server";
-import type { UserView } from "../../app/services/users.server";
-import type { DataGtRecord } from "../../app/core/safe-psych-format";
+import type { Db } from "../../app/platform/db.server";
+import { decide, recordIndependent, type LabelInput } from "../../app/adjudication/adjudication.server";
+import { submitAnnotation } from "../../app/annotation/annotations.server";
+import { exportGold, importGold, listCaseProgress } from "../../app/gold/gold-export.server";
+import { labelOfAnnotation } from "../../app/gold/outcomes.server";
+import { requireStudyByName } from "../../app/annotation/studies.server";
+import type { UserView } from "../../app/accounts/users.server";
+import type { DataGtRecord } from "../../app/gold/domain/safe-psych-format";
 import { freshDb, makeUser } from "../support/db";
 import {
   annotationsOf,

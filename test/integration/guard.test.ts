@@ -5,10 +5,10 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { appMeta, sessions, users } from "../../db/schema";
-import { appSecret, csrfToken, SESSION_HOURS, SESSION_MAX_HOURS } from "../../app/lib/auth.server";
-import type { Db } from "../../app/lib/db.server";
-import { clientIp, getUser, invariantFound, requireForm, requireRole, requireUser } from "../../app/lib/guard.server";
-import { login, logout, type UserView } from "../../app/services/users.server";
+import { appSecret, csrfToken, SESSION_HOURS, SESSION_MAX_HOURS } from "../../app/accounts/auth.server";
+import type { Db } from "../../app/platform/db.server";
+import { clientIp, getUser, invariantFound, requireForm, requireRole, requireUser } from "../../app/accounts/guard.server";
+import { login, logout, type UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser, TEST_PASSWORD } from "../support/db";
 
 const BASE = "http://concord.test";

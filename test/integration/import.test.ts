@@ -6,12 +6,12 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { annotations, assignments, cases, pendingImports, referenceLabels } from "../../db/schema";
-import { LABEL_COLUMNS } from "../../app/core/case-import";
-import { SECTION_KINDS } from "../../app/core/sections";
-import type { Db } from "../../app/lib/db.server";
-import { listCaseEvents } from "../../app/services/audit.server";
-import { getAdminCase } from "../../app/services/cases.server";
-import { confirmPendingImport, discardPendingImport, stagePendingImport } from "../../app/services/pending-imports.server";
+import { LABEL_COLUMNS } from "../../app/annotation/domain/case-import";
+import { SECTION_KINDS } from "../../app/annotation/domain/sections";
+import type { Db } from "../../app/platform/db.server";
+import { listCaseEvents } from "../../app/audit/audit.server";
+import { getAdminCase } from "../../app/annotation/cases.server";
+import { confirmPendingImport, discardPendingImport, stagePendingImport } from "../../app/platform/pending-imports.server";
 import {
   getCaseSections,
   getStudyByName,
@@ -20,8 +20,8 @@ import {
   planImport,
   requireStudyByName,
   type ImportInput,
-} from "../../app/services/studies.server";
-import { ServiceError } from "../../app/services/users.server";
+} from "../../app/annotation/studies.server";
+import { ServiceError } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 
 const HEADER = ["id", "age_group", "sex", ...SECTION_KINDS, ...LABEL_COLUMNS];

@@ -9,11 +9,11 @@ import { asc, eq } from "drizzle-orm";
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { judgeItems } from "../../db/schema";
-import { openDatabase, type Db } from "../../app/lib/db.server";
-import { importJudgeOutputs } from "../../app/services/judge-candidates.server";
-import { saveRatingDraft, submitRating, type RatingValues } from "../../app/services/judge-ratings.server";
-import { drawSample, getJudgeSetByName, importResponses, startRating } from "../../app/services/judge-sets.server";
-import { createUser, type UserView } from "../../app/services/users.server";
+import { openDatabase, type Db } from "../../app/platform/db.server";
+import { importJudgeOutputs } from "../../app/judge-validation/judge-candidates.server";
+import { saveRatingDraft, submitRating, type RatingValues } from "../../app/judge-validation/judge-ratings.server";
+import { drawSample, getJudgeSetByName, importResponses, startRating } from "../../app/judge-validation/judge-sets.server";
+import { createUser, type UserView } from "../../app/accounts/users.server";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
 import { appSessions, expectAbsent as expectNoneOf } from "../support/sessions";
 

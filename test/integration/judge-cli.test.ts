@@ -9,9 +9,9 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../../app/cli/command";
 import { runCli } from "../../app/cli/index";
-import type { Db } from "../../app/lib/db.server";
-import { submitRating } from "../../app/services/judge-ratings.server";
-import { getJudgeSetByName, sampledRows } from "../../app/services/judge-sets.server";
+import type { Db } from "../../app/platform/db.server";
+import { submitRating } from "../../app/judge-validation/judge-ratings.server";
+import { getJudgeSetByName, sampledRows } from "../../app/judge-validation/judge-sets.server";
 import { judgeItems, judgeRatings } from "../../db/schema";
 import { freshDb, makeUser } from "../support/db";
 

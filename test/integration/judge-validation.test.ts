@@ -8,22 +8,22 @@ import { asc, eq } from "drizzle-orm";
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { events, judgeItems, judgeRatings, judgeResponses, judgeSets } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
-import { BUCKET_SAMPLING_ORDER, type ValidationBucket } from "../../app/core/validation-set";
+import type { Db } from "../../app/platform/db.server";
+import { BUCKET_SAMPLING_ORDER, type ValidationBucket } from "../../app/judge-validation/domain/validation-set";
 import {
   getItemDetail,
   importJudgeOutputs,
   listJudges,
   setLabels,
   setReport,
-} from "../../app/services/judge-candidates.server";
+} from "../../app/judge-validation/judge-candidates.server";
 import {
   getRaterItem,
   listRaterItems,
   saveRatingDraft,
   submitRating,
   type RatingValues,
-} from "../../app/services/judge-ratings.server";
+} from "../../app/judge-validation/judge-ratings.server";
 import {
   bucketOverview,
   drawSample,
@@ -35,8 +35,8 @@ import {
   sampledRows,
   setRatingOpen,
   startRating,
-} from "../../app/services/judge-sets.server";
-import type { UserView } from "../../app/services/users.server";
+} from "../../app/judge-validation/judge-sets.server";
+import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 
 let db: Db;

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { annotations, assignments } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
-import { getAnnotatorCase, submitAnnotation, type AnnotationValues } from "../../app/services/annotations.server";
+import type { Db } from "../../app/platform/db.server";
+import { getAnnotatorCase, submitAnnotation, type AnnotationValues } from "../../app/annotation/annotations.server";
 import { freshDb } from "../support/db";
 import { seedStudy } from "../support/fixtures";
 

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../../app/cli/command";
 import { runCli } from "../../app/cli/index";
-import type { Db } from "../../app/lib/db.server";
+import type { Db } from "../../app/platform/db.server";
 import { corpus, itemsJsonl, labelsCsv, voteAll } from "../support/screening";
 import { freshDb, makeUser } from "../support/db";
 

@@ -6,17 +6,17 @@
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { events, screeningRoundItems, screeningVotes } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
-import { createScreeningStudy, type ScreeningStudy } from "../../app/services/screening.server";
-import { importScreeningFiles } from "../../app/services/screening-import.server";
-import { exportScreeningRelease, recallPoolCsv } from "../../app/services/screening-release.server";
+import type { Db } from "../../app/platform/db.server";
+import { createScreeningStudy, type ScreeningStudy } from "../../app/screening/screening.server";
+import { importScreeningFiles } from "../../app/screening/screening-import.server";
+import { exportScreeningRelease, recallPoolCsv } from "../../app/screening/screening-release.server";
 import {
   getReviewEntry,
   listReviewerEntries,
   saveVoteDraft,
   submitVote,
-} from "../../app/services/screening-review.server";
-import { getRoundDetail, getStudyOverview, openRound } from "../../app/services/screening-rounds.server";
+} from "../../app/screening/screening-review.server";
+import { getRoundDetail, getStudyOverview, openRound } from "../../app/screening/screening-rounds.server";
 import { freshDb, makeUser } from "../support/db";
 import {
   CATEGORIES,

@@ -9,12 +9,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { caseOutcomes } from "../../db/schema";
 import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
-import type { Db } from "../../app/lib/db.server";
-import { autoAssign } from "../../app/services/assignments.server";
-import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app/services/annotations.server";
-import { importCases, listStudyCases, requireStudyByName } from "../../app/services/studies.server";
-import { getStudyReport, getStudyReportFile, requireStudyReportByName } from "../../app/services/study-report.server";
-import { ServiceError } from "../../app/services/users.server";
+import type { Db } from "../../app/platform/db.server";
+import { autoAssign } from "../../app/annotation/assignments.server";
+import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app/annotation/annotations.server";
+import { importCases, listStudyCases, requireStudyByName } from "../../app/annotation/studies.server";
+import { getStudyReport, getStudyReportFile, requireStudyReportByName } from "../../app/study-report/study-report.server";
+import { ServiceError } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 
 let db: Db;

@@ -5,10 +5,10 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { events, loginFailures, sessions, users } from "../../db/schema";
-import type { Db } from "../../app/lib/db.server";
-import { auth } from "../../app/lib/auth.server";
-import { hashPassword, verifyPassword } from "../../app/lib/password.server";
-import { diff, listCaseEvents, recordEvent } from "../../app/services/audit.server";
+import type { Db } from "../../app/platform/db.server";
+import { auth } from "../../app/accounts/auth.server";
+import { hashPassword, verifyPassword } from "../../app/accounts/password.server";
+import { diff, listCaseEvents, recordEvent } from "../../app/audit/audit.server";
 import {
   createUser,
   getUserByUsername,
@@ -22,7 +22,7 @@ import {
   setActive,
   setRoles,
   THROTTLE_WINDOW_MS,
-} from "../../app/services/users.server";
+} from "../../app/accounts/users.server";
 import { freshDb, makeUser, TEST_PASSWORD } from "../support/db";
 
 let db: Db;

@@ -1,8 +1,8 @@
 /** Integration-test databases: a fresh, migrated SQLite file per test, set as the process-wide database. */
 import { rmSync } from "node:fs";
 import type { Role } from "../../db/schema";
-import { openDatabase, setDb, type Db } from "../../app/lib/db.server";
-import { createUser } from "../../app/services/users.server";
+import { openDatabase, setDb, type Db } from "../../app/platform/db.server";
+import { createUser } from "../../app/accounts/users.server";
 import { tempDbPath } from "./server";
 
 export function freshDb(): { db: Db; path: string; cleanup: () => void } {

@@ -1,8 +1,8 @@
 /** Shared e2e/integration set-up: a small study assigned to two annotators, written straight into the database. */
-import type { Db } from "../../app/lib/db.server";
-import { autoAssign } from "../../app/services/assignments.server";
-import { importCases, requireStudyByName } from "../../app/services/studies.server";
-import { createUser } from "../../app/services/users.server";
+import type { Db } from "../../app/platform/db.server";
+import { autoAssign } from "../../app/annotation/assignments.server";
+import { importCases, requireStudyByName } from "../../app/annotation/studies.server";
+import { createUser } from "../../app/accounts/users.server";
 import type { Role } from "../../db/schema";
 
 export const PASSWORD = "e2e-password-1";

@@ -5,10 +5,10 @@
 import { and, asc, eq } from "drizzle-orm";
 import { copyFileSync, rmSync } from "node:fs";
 import { annotations, assignments, caseOutcomes, cases, events } from "../../db/schema";
-import { openDatabase, setDb, type Db } from "../../app/lib/db.server";
-import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app/services/annotations.server";
-import { autoAssign } from "../../app/services/assignments.server";
-import { importCases, requireStudyByName } from "../../app/services/studies.server";
+import { openDatabase, setDb, type Db } from "../../app/platform/db.server";
+import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app/annotation/annotations.server";
+import { autoAssign } from "../../app/annotation/assignments.server";
+import { importCases, requireStudyByName } from "../../app/annotation/studies.server";
 import { smallStudyJsonl } from "./fixtures";
 import { tempDbPath } from "./server";
 

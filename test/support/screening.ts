@@ -6,8 +6,8 @@
  * Every rubric holds RUBRIC_MARKER and every screen rationale RATIONALE_MARKER, so tests can prove they never reach
  * a reviewer.
  */
-import type { Db } from "../../app/lib/db.server";
-import { getReviewEntry, listReviewerEntries, submitVote } from "../../app/services/screening-review.server";
+import type { Db } from "../../app/platform/db.server";
+import { getReviewEntry, listReviewerEntries, submitVote } from "../../app/screening/screening-review.server";
 
 export const RUBRIC_MARKER = "RUBRIC-SECRET-7f3a";
 export const RATIONALE_MARKER = "SCREEN-RATIONALE-91c2";

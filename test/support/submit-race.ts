@@ -9,9 +9,9 @@
  * { caseId, result, startedAt, endedAt, spunMs } — or { caseId, error } if it threw (e.g. SQLITE_BUSY).
  */
 import { createInterface } from "node:readline";
-import { openDatabase } from "../../app/lib/db.server";
-import { icd10Index } from "../../app/lib/icd10.server";
-import { getAnnotatorCase, submitAnnotation, type AnnotationValues } from "../../app/services/annotations.server";
+import { openDatabase } from "../../app/platform/db.server";
+import { icd10Index } from "../../app/icd10/icd10.server";
+import { getAnnotatorCase, submitAnnotation, type AnnotationValues } from "../../app/annotation/annotations.server";
 
 interface PlanEntry {
   caseId: number;

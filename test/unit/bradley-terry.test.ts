@@ -1,5 +1,5 @@
 /**
- * The Bradley–Terry fits (app/core/bradley-terry.ts) and their optimiser (app/core/bounded-lbfgs.ts) against
+ * The Bradley–Terry fits (app/mentat/domain/bradley-terry.ts) and their optimiser (app/stats/bounded-lbfgs.ts) against
  * independent references:
  * - published: Agresti (2002), Categorical Data Analysis 2nd ed., §10.6, Table 10.11 column 3 — the plain
  *   Bradley–Terry fit of the 1987 American League East results (baseball.csv = BradleyTerry2's data/baseball.csv),
@@ -11,7 +11,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { minimizeBounded } from "../../app/core/bounded-lbfgs";
+import { minimizeBounded } from "../../app/stats/bounded-lbfgs";
 import {
   fitBradleyTerry,
   fitHierarchicalBradleyTerry,
@@ -25,8 +25,8 @@ import {
   type AnnotationRow,
   type PairwiseData,
   type RaterEffects,
-} from "../../app/core/bradley-terry";
-import { PyRandom } from "../../app/core/py-random";
+} from "../../app/mentat/domain/bradley-terry";
+import { PyRandom } from "../../app/python-compat/random";
 
 const FIXTURES = new URL("../fixtures/bradley-terry/", import.meta.url);
 const expected = JSON.parse(readFileSync(new URL("expected.json", FIXTURES), "utf8"));

@@ -1,12 +1,12 @@
 /**
- * Generated-case review (app/core/case-review.ts): the case file's whole-file validation, the submission rules
+ * Generated-case review (app/case-review/domain/case-review.ts): the case file's whole-file validation, the submission rules
  * (three scores for a case; a decision, with a reason on reject, for a seed), and the report — means, SDs and
  * distributions per dimension and per expert, agreement from the validated stats module, seed outcomes.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { checkReview, parseReviewCsv, reviewReport, type ReviewRow } from "../../app/core/case-review";
-import { buildRatingTable, cohenWeightedKappa, gwetAc2, krippendorffAlpha } from "../../app/core/stats/index";
+import { checkReview, parseReviewCsv, reviewReport, type ReviewRow } from "../../app/case-review/domain/case-review";
+import { buildRatingTable, cohenWeightedKappa, gwetAc2, krippendorffAlpha } from "../../app/stats/index";
 
 const CASES = readFileSync(new URL("../fixtures/expert-ratings/cases.csv", import.meta.url), "utf8");
 

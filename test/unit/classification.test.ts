@@ -12,7 +12,7 @@ import {
   majorityVote,
   scoresByLabel,
   weightedF1,
-} from "~/core/classification";
+} from "~/judge-validation/domain/classification";
 
 // expected.json: `python3 test/fixtures/classification/generate.py > test/fixtures/classification/expected.json`,
 // numpy formulas written from scikit-learn's documented definitions (scikit-learn is not installed here); the first

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CliIO } from "../../app/cli/command";
 import { runCli } from "../../app/cli/index";
-import type { AgreementSummary } from "../../app/core/stats/index";
+import type { AgreementSummary } from "../../app/stats/index";
 import { raw4raters, wikipediaCohen } from "../fixtures/stats/datasets";
 
 const dir = mkdtempSync(join(tmpdir(), "concord-agreement-"));

@@ -7,16 +7,16 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
-import { buildStudyReport, type StudyCaseRecord } from "../../app/core/study-report";
-import { ServiceError } from "../../app/services/users.server";
+import { buildStudyReport, type StudyCaseRecord } from "../../app/study-report/domain/study-report";
+import { ServiceError } from "../../app/accounts/users.server";
 
 const records: StudyCaseRecord[] = JSON.parse(
   readFileSync(new URL("../fixtures/study-report/study.json", import.meta.url), "utf8"),
 );
 const report = buildStudyReport(records, { study: { id: 3, name: "Hand study" } });
 
-vi.mock("../../app/lib/db.server", () => ({ getDb: () => ({}) }));
-vi.mock("../../app/services/study-report.server", () => ({
+vi.mock("../../app/platform/db.server", () => ({ getDb: () => ({}) }));
+vi.mock("../../app/study-report/study-report.server", () => ({
   requireStudyReportByName: (_db: unknown, name: string) => {
     if (name === "Hand study") return report;
     throw new ServiceError(`No study named "${name}". Known studies: "Hand study".`, "study", 404);

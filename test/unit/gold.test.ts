@@ -13,7 +13,7 @@ import {
   type InsufficientLabel,
   type MissingInfoKey,
   type SufficientLabel,
-} from "../../app/core/gold";
+} from "../../app/gold/domain/gold";
 
 const sufficient = (icd10: string, earliestSection: number): SufficientLabel => ({
   sufficiency: "sufficient",

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CsvSyntaxError, formatCsvRecord, parseCsv } from "../../app/core/csv-text";
+import { CsvSyntaxError, formatCsvRecord, parseCsv } from "../../app/formats/csv-text";
 import {
   canonicalIcd10,
   compatCategory,
@@ -21,7 +21,7 @@ import {
   parseIcd10,
   parseIcd10Table,
   WHO_BLOCKS,
-} from "../../app/core/icd10";
+} from "../../app/icd10/icd10";
 
 const csvText = readFileSync(new URL("../../app/data/icd10-who-chapter-v.csv", import.meta.url), "utf8");
 const table = parseIcd10Table(csvText);

@@ -5,15 +5,15 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { judgeGuide } from "~/core/judge-guide";
+import { judgeGuide } from "~/judge-validation/domain/judge-guide";
 import {
   parseJudgeOutputsJsonl,
   parseResponsesJsonl,
   responseIdentity,
   RUN_KEYS,
   STEP_KEYS,
-} from "~/core/judge-import";
-import { planRaterAssignments } from "~/core/rater-assignment";
+} from "~/judge-validation/domain/judge-import";
+import { planRaterAssignments } from "~/judge-validation/domain/rater-assignment";
 
 const jsonl = (...rows: unknown[]) =>
   rows.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n") + "\n";

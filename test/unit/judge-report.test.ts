@@ -3,8 +3,8 @@
  * labels CSV reader (core/judge-labels-csv.ts).
  */
 import { describe, expect, it } from "vitest";
-import { parseJudgeLabelsCsv } from "~/core/judge-labels-csv";
-import { buildJudgeReport, judgeLabelsCsv } from "~/core/judge-report";
+import { parseJudgeLabelsCsv } from "~/judge-validation/domain/judge-labels-csv";
+import { buildJudgeReport, judgeLabelsCsv } from "~/judge-validation/domain/judge-report";
 
 /*
  * Five responses, three humans (alice, bruno, carla), two judges (gemma, with its own action column; always-abstain,

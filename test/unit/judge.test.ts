@@ -16,7 +16,7 @@ import {
   type JudgeParseProblem,
   type PrimaryAnswer,
   type StructuredActionRaw,
-} from "~/core/judge";
+} from "~/evaluation/domain/judge";
 
 const kinds = (problems: JudgeParseProblem[]) => problems.map((p) => `${p.kind}:${p.key ?? ""}:${p.line ?? ""}`);
 

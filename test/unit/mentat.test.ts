@@ -1,5 +1,5 @@
 /**
- * MENTAT question banks (app/core/mentat.ts): whole-file CSV validation with line numbers, template rendering, the
+ * MENTAT question banks (app/mentat/domain/mentat.ts): whole-file CSV validation with line numbers, template rendering, the
  * demographic variant sets (stable ids, deterministic order, the counts MENTAT's expansion gives), per-rater option
  * orders replayable with Python's random module, evaluation records, and Krippendorff's α per question.
  */
@@ -18,9 +18,9 @@ import {
   seedFromText,
   shuffledOrder,
   splitGenderTemplate,
-} from "../../app/core/mentat";
-import { DEFAULT_RACES } from "../../app/core/expert-scales";
-import { buildRatingTable, krippendorffAlpha } from "../../app/core/stats/index";
+} from "../../app/mentat/domain/mentat";
+import { DEFAULT_RACES } from "../../app/expert-panel/domain/expert-scales";
+import { buildRatingTable, krippendorffAlpha } from "../../app/stats/index";
 
 const BANK = readFileSync(new URL("../fixtures/expert-ratings/questions.csv", import.meta.url), "utf8");
 

@@ -7,8 +7,8 @@ import {
   summarizeValues,
   type Metric,
   type MetricsResult,
-} from "../../app/core/metrics";
-import { studentTQuantile } from "../../app/core/stats/index";
+} from "../../app/evaluation/domain/metrics";
+import { studentTQuantile } from "../../app/stats/index";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";
 
 // scipy.stats.t.ppf(0.975, df) for df = 1..10 (python3 -c "from scipy.stats import t; print([t.ppf(0.975, d) for d in range(1, 11)])")

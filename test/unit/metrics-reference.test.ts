@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { computePaperMetrics } from "../../app/core/metrics";
+import { computePaperMetrics } from "../../app/evaluation/domain/metrics";
 import {
   accuracyScript,
   clarificationScript,
@@ -10,7 +10,7 @@ import {
   pyRound2,
   pyStr,
   seedScript,
-} from "../../app/core/metrics-reference";
+} from "../../app/evaluation/compat/reference-metrics";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";
 
 // Gold (INTEROP §2 layout). r2's annotators disagreed on the diagnosis, r4's on sufficiency; nobody exported

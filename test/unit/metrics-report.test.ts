@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { computePaperMetrics } from "../../app/core/metrics";
-import { computeReferenceMetrics } from "../../app/core/metrics-reference";
-import { buildReport, formatMetric, metricsFigures } from "../../app/core/metrics-report";
-import { renderSvg, svgToPng } from "../../app/lib/charts.server";
+import { computePaperMetrics } from "../../app/evaluation/domain/metrics";
+import { computeReferenceMetrics } from "../../app/evaluation/compat/reference-metrics";
+import { buildReport, formatMetric, metricsFigures } from "../../app/evaluation/domain/metrics-report";
+import { renderSvg, svgToPng } from "../../app/charts/charts.server";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";
 
 const GOLD = [

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { PyRandom } from "~/core/py-random";
+import { PyRandom } from "~/python-compat/random";
 
 // expected.json was produced by CPython 3.11.7 running test/fixtures/py-random/generate.py (standard library
 // `random.Random`): `python3 test/fixtures/py-random/generate.py > test/fixtures/py-random/expected.json`.

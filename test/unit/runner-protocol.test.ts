@@ -11,8 +11,8 @@ import {
   type ChatMessage,
   type RunSettings,
   type Strategy,
-} from "../../app/core/runner-protocol";
-import { loadPrompts } from "../../app/runner/prompts";
+} from "../../app/evaluation/domain/runner-protocol";
+import { loadPrompts } from "../../app/evaluation/prompts";
 import hashes from "../../app/data/prompts/hashes.json";
 
 const { prompts, hashes: loadedHashes } = loadPrompts();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pySplitLines } from "../../app/core/judge";
+import { pySplitLines } from "../../app/evaluation/domain/judge";
 import {
   buildTimingSummary,
   checkModelKey,
@@ -11,7 +11,7 @@ import {
   runFolderName,
   serializeTiming,
   trajectoryLine,
-} from "../../app/core/runner-records";
+} from "../../app/evaluation/domain/runner-records";
 
 describe("Python-compatible JSON (the reference writes json.dumps(…, ensure_ascii=False))", () => {
   it("writes floats as Python's repr does", () => {

@@ -1,9 +1,9 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { describe, expect, it } from "vitest";
-import { CallError, classifyError, completionText } from "../../app/runner/client";
-import { runPool } from "../../app/runner/pool";
-import { formatDuration, progressLine, createProgress } from "../../app/runner/progress";
-import { backoffDelay, RetriesExhausted, withRetry, type RetryPolicy } from "../../app/runner/retry";
+import { CallError, classifyError, completionText } from "../../app/model-calls/client";
+import { runPool } from "../../app/model-calls/pool";
+import { formatDuration, progressLine, createProgress } from "../../app/model-calls/progress";
+import { backoffDelay, RetriesExhausted, withRetry, type RetryPolicy } from "../../app/model-calls/retry";
 
 const policy: RetryPolicy = { maxRetries: 12, baseDelayMs: 1000, maxDelayMs: 60_000 };
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseCsv } from "../../app/core/csv-text";
-import { agreementFlags, resolvePair, type CaseLabel } from "../../app/core/gold";
+import { parseCsv } from "../../app/formats/csv-text";
+import { agreementFlags, resolvePair, type CaseLabel } from "../../app/gold/domain/gold";
 import {
   buildDataGtRecord,
   buildSamplesRecord,
@@ -15,7 +15,7 @@ import {
   serializeSamples,
   type DataGtRecord,
   type GoldCase,
-} from "../../app/core/safe-psych-format";
+} from "../../app/gold/domain/safe-psych-format";
 
 // The expected files are written by test/fixtures/safe-psych/generate.py with Python's json.dump and csv.writer.
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/safe-psych/${name}`, import.meta.url), "utf8");

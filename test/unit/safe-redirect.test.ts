@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { safeRedirect } from "../../app/lib/safe-redirect";
+import { safeRedirect } from "../../app/accounts/safe-redirect";
 
 describe("safeRedirect (login redirectTo)", () => {
   it("keeps same-site paths with their query and fragment", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseItemsFile, parseLabelsFile, parseTiersFile, parseVocabulary } from "~/core/screening-import";
+import { parseItemsFile, parseLabelsFile, parseTiersFile, parseVocabulary } from "~/screening/domain/screening-import";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 

@@ -20,7 +20,7 @@ import {
   type RecallTier,
   type ReviewVote,
   type ScreenLabel,
-} from "~/core/screening";
+} from "~/screening/domain/screening";
 
 const RULE = { inclusionVotes: 2, controlThreshold: 0.05 };
 

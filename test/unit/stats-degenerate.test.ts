@@ -16,7 +16,7 @@ import {
   summariseAgreement,
   type RatingRow,
   type RatingTable,
-} from "../../app/core/stats/index";
+} from "../../app/stats/index";
 
 const rows = (...triples: [string, string, string][]): RatingRow[] =>
   triples.map(([item, rater, label]) => ({ item, rater, label }));

@@ -23,7 +23,7 @@ import {
   gwetAc2,
   krippendorffAlpha,
   percentAgreement,
-} from "../../app/core/stats/index";
+} from "../../app/stats/index";
 import {
   ABSTRACTOR_CATEGORIES,
   benGerry,

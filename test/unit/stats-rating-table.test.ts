@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agreementWeights, buildRatingTable, ratingCount, sortLabels } from "../../app/core/stats/index";
+import { agreementWeights, buildRatingTable, ratingCount, sortLabels } from "../../app/stats/index";
 
 describe("buildRatingTable", () => {
   const table = buildRatingTable([

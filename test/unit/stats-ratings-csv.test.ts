@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRatingsCsv } from "../../app/core/ratings-csv";
+import { parseRatingsCsv } from "../../app/stats/ratings-csv";
 
 describe("parseRatingsCsv", () => {
   it("reads item,rater,label rows with their line numbers, trimming fields and ignoring blank lines", () => {

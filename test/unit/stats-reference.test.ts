@@ -19,7 +19,7 @@ import {
   krippendorffAlpha,
   percentAgreement,
   type IntervalEstimate,
-} from "../../app/core/stats/index";
+} from "../../app/stats/index";
 import reference from "../fixtures/stats/reference.json";
 
 interface Interval {

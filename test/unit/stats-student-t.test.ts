@@ -3,7 +3,7 @@
  * 1.17 (scipy.stats.t.ppf / t.cdf / beta.cdf), computed by test/fixtures/stats/reference.py into reference.json.
  */
 import { describe, expect, it } from "vitest";
-import { logGamma, regularizedIncompleteBeta, studentTCdf, studentTQuantile } from "../../app/core/stats/index";
+import { logGamma, regularizedIncompleteBeta, studentTCdf, studentTQuantile } from "../../app/stats/index";
 import reference from "../fixtures/stats/reference.json";
 
 const { quantiles, cdf, incomplete_beta: beta } = reference.student_t;

@@ -7,10 +7,10 @@
 import { readFileSync } from "node:fs";
 import { compile } from "vega-lite";
 import { describe, expect, it } from "vitest";
-import type { CaseLabel } from "../../app/core/gold";
-import { buildStudyReport, referenceLabelOf, type StudyCaseRecord } from "../../app/core/study-report";
-import { chartCsv, studyReportCharts } from "../../app/core/study-report-charts";
-import { formatStudyReportMarkdown, formatStudyReportText } from "../../app/core/study-report-format";
+import type { CaseLabel } from "../../app/gold/domain/gold";
+import { buildStudyReport, referenceLabelOf, type StudyCaseRecord } from "../../app/study-report/domain/study-report";
+import { chartCsv, studyReportCharts } from "../../app/study-report/domain/study-report-charts";
+import { formatStudyReportMarkdown, formatStudyReportText } from "../../app/study-report/domain/study-report-format";
 
 const fixture = (name: string) => new URL(`../fixtures/study-report/${name}`, import.meta.url);
 const records: StudyCaseRecord[] = JSON.parse(readFileSync(fixture("study.json"), "utf8"));

@@ -13,7 +13,7 @@ import {
   hasDecline,
   hasHedging,
   type ValidationBucket,
-} from "~/core/validation-set";
+} from "~/judge-validation/domain/validation-set";
 
 // Fixtures (test/fixtures/validation-set/): make_input.py wrote input.jsonl, 161 synthetic flattened step rows built
 // to hit every bucket, ties between rules, word boundaries, curly apostrophes and odd values; build.py, an

@@ -1,0 +1,104 @@
+/**
+ * The one permission module (STYLE.md): every loader and action starts with requireUser or requireRole.
+ * Nested loaders run independently, so a guard in a layout route protects nothing on its own.
+ */
+import { redirect } from "@remix-run/node";
+import { timingSafeEqual } from "node:crypto";
+import type { Role } from "../../db/schema";
+import { getUserById, type UserView } from "./users.server";
+import { auth, csrfToken, sessionTooOld } from "./auth.server";
+import { getDb } from "../platform/db.server";
+import { parseId } from "../platform/forms";
+
+export interface AuthUser extends UserView {
+  sessionId: string;
+  csrf: string;
+}
+
+function sessionIdFrom(request: Request): string | null {
+  return auth(getDb()).readSessionCookie(request.headers.get("Cookie") ?? "");
+}
+
+/** The logged-in, active user, or null. Validating a session also renews it while in use. */
+export async function getUser(request: Request): Promise<AuthUser | null> {
+  const sessionId = sessionIdFrom(request);
+  if (!sessionId) return null;
+  const db = getDb();
+  const lucia = auth(db);
+  const { session, user } = await lucia.validateSession(sessionId);
+  if (!session || !user || !user.active) return null;
+  if (sessionTooOld(session.createdAt)) {
+    await lucia.invalidateSession(session.id);
+    return null;
+  }
+  const view = getUserById(db, user.id);
+  if (!view) return null;
+  return { ...view, sessionId: session.id, csrf: csrfToken(db, session.id) };
+}
+
+/** The user, or a redirect to the login page that comes back here afterwards. */
+export async function requireUser(request: Request): Promise<AuthUser> {
+  const user = await getUser(request);
+  if (!user) {
+    const url = new URL(request.url);
+    const back = url.pathname + url.search;
+    throw redirect(`/login${back && back !== "/" ? `?redirectTo=${encodeURIComponent(back)}` : ""}`);
+  }
+  return user;
+}
+
+export function forbidden(message = "You do not have access to this page."): Response {
+  return new Response(message, { status: 403, statusText: "Forbidden" });
+}
+
+export function notFound(message = "Not found."): Response {
+  return new Response(message, { status: 404, statusText: "Not Found" });
+}
+
+/** The user if they hold one of the roles; otherwise 403 (or the login redirect when logged out). */
+export async function requireRole(request: Request, roles: Role | Role[]): Promise<AuthUser> {
+  const user = await requireUser(request);
+  const wanted = Array.isArray(roles) ? roles : [roles];
+  if (!wanted.some((r) => user.roles.includes(r))) throw forbidden();
+  return user;
+}
+
+/**
+ * Reads a form post and checks its CSRF token against the session's. Every action calls this (via requireForm)
+ * before looking at any field. The server also refuses cross-origin posts by their Origin header (server.js).
+ */
+export async function requireForm(request: Request, user: AuthUser): Promise<FormData> {
+  const form = await request.formData();
+  const sent = String(form.get("csrf") ?? "");
+  const a = Buffer.from(sent);
+  const b = Buffer.from(user.csrf);
+  if (a.length !== b.length || !timingSafeEqual(a, b))
+    throw new Response("The form has expired or did not come from this site. Reload the page and try again.", {
+      status: 403,
+    });
+  return form;
+}
+
+/** An invariant for rows that are missing or not the user's: always 404, so ids leak nothing. */
+export function invariantFound<T>(value: T | null | undefined, message = "Not found."): T {
+  if (value === null || value === undefined) throw notFound(message);
+  return value;
+}
+
+/** The row a route's id parameter names, or 404; a parameter that is not a positive whole number names nothing. */
+export function requireById<T>(
+  param: string | undefined,
+  find: (id: number) => T | null | undefined,
+  message?: string,
+): T {
+  const id = parseId(param);
+  return invariantFound(id === null ? null : find(id), message);
+}
+
+/**
+ * Client address for login throttling: the address Express computed (server.js; behind a proxy only the proxy's own
+ * X-Forwarded-For entry is trusted, CONCORD_TRUST_PROXY=1), never a header a client can write.
+ */
+export function clientIp(socketIp: string | undefined): string {
+  return socketIp ?? "unknown";
+}

@@ -1,0 +1,457 @@
+/**
+ * The senior adjudicator's side (SPEC §4, issue 4): a queue of disputed cases they did not annotate, blinded two-phase
+ * adjudication (an independent judgement first, then the two annotations revealed as "Annotator A/B"), and a final
+ * decision that becomes the gold label. Annotator identities never leave this module; the A/B order is the one drawn
+ * when the dispute arose (case_outcomes.annotator_order).
+ */
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import {
+  adjudications,
+  annotations,
+  assignments,
+  caseOutcomes,
+  cases,
+  studies,
+  type AdjudicationMode,
+} from "../../db/schema";
+import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel, type DisputeReason } from "../gold/domain/gold";
+import type { Db, DbOrTx } from "../platform/db.server";
+import { icd10Index } from "../icd10/icd10.server";
+import { recordEvent } from "../audit/audit.server";
+import { labelOfAnnotation } from "../gold/outcomes.server";
+import { getCaseSections } from "../annotation/studies.server";
+
+export const LabelInputSchema = z.object({
+  sufficiency: z.enum(["", "sufficient", "insufficient"]).default(""),
+  icd10: z.string().trim().max(16).default(""),
+  earliestSection: z.coerce.number().int().min(0).max(5).nullable().default(null),
+  missingInfo: z
+    .array(z.enum(MISSING_INFO_KEYS as [string, ...string[]]))
+    .max(MISSING_INFO_KEYS.length)
+    .default([]),
+  missingOther: z.string().max(2000).default(""),
+});
+export type LabelInput = z.infer<typeof LabelInputSchema>;
+
+export interface QueueRow {
+  caseId: number;
+  externalId: string;
+  studyName: string;
+  reason: DisputeReason;
+  disputedAt: number;
+  numSections: number;
+  mine: "none" | "independent_recorded";
+}
+
+/** Case ids the user annotated (was assigned to): never theirs to adjudicate. */
+function ownCaseIds(db: DbOrTx, userId: string): Set<number> {
+  return new Set(
+    db
+      .select({ caseId: assignments.caseId })
+      .from(assignments)
+      .where(eq(assignments.annotatorId, userId))
+      .all()
+      .map((r) => r.caseId),
+  );
+}
+
+export function listAdjudicationQueue(db: Db, userId: string): QueueRow[] {
+  const own = ownCaseIds(db, userId);
+  const rows = db
+    .select({
+      caseId: cases.id,
+      externalId: cases.externalId,
+      studyName: studies.name,
+      reason: caseOutcomes.disputeReason,
+      disputedAt: caseOutcomes.disputedAt,
+      numSections: cases.numSections,
+    })
+    .from(caseOutcomes)
+    .innerJoin(cases, eq(cases.id, caseOutcomes.caseId))
+    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .where(eq(caseOutcomes.status, "disputed"))
+    .orderBy(asc(caseOutcomes.disputedAt), asc(cases.position))
+    .all()
+    .filter((r) => !own.has(r.caseId));
+  const mine = new Set(
+    db
+      .select({ caseId: adjudications.caseId })
+      .from(adjudications)
+      .where(and(eq(adjudications.adjudicatorId, userId), eq(adjudications.status, "in_progress")))
+      .all()
+      .map((r) => r.caseId),
+  );
+  return rows.map((r) => ({
+    ...r,
+    reason: r.reason as DisputeReason,
+    disputedAt: r.disputedAt ?? 0,
+    mine: mine.has(r.caseId) ? "independent_recorded" : "none",
+  }));
+}
+
+export interface AnnotationShown {
+  label: CaseLabel;
+  notes: string;
+}
+
+export interface AdjudicationView {
+  case: {
+    id: number;
+    externalId: string;
+    studyName: string;
+    sections: { order: number; kind: string; content: string }[];
+  };
+  reason: DisputeReason;
+  mode: AdjudicationMode;
+  /** `independent`: record your own judgement first; `reveal`: the annotations are shown; `decided`: done. */
+  phase: "independent" | "reveal" | "decided";
+  independent: CaseLabel | null;
+  final: { label: CaseLabel; rationale: string } | null;
+  /** Only from the reveal phase on (or from the start in reveal-only mode). Never identities. */
+  annotations: { A: AnnotationShown; B: AnnotationShown } | null;
+  outcomeVersion: number;
+}
+
+function parseLabel(json: string | null): CaseLabel | null {
+  return json ? (JSON.parse(json) as CaseLabel) : null;
+}
+
+/**
+ * The case as this adjudicator may see it, or null: not disputed (and not decided by them), or a case they annotated.
+ */
+export function getAdjudicationCase(db: Db, input: { userId: string; caseId: number }): AdjudicationView | null {
+  if (ownCaseIds(db, input.userId).has(input.caseId)) return null;
+  const outcome = db
+    .select({
+      status: caseOutcomes.status,
+      reason: caseOutcomes.disputeReason,
+      order: caseOutcomes.annotatorOrder,
+      version: caseOutcomes.version,
+      mode: studies.adjudicationMode,
+      externalId: cases.externalId,
+      studyName: studies.name,
+    })
+    .from(caseOutcomes)
+    .innerJoin(cases, eq(cases.id, caseOutcomes.caseId))
+    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .where(eq(caseOutcomes.caseId, input.caseId))
+    .get();
+  if (!outcome || !outcome.reason) return null;
+  const mine = db
+    .select()
+    .from(adjudications)
+    .where(
+      and(
+        eq(adjudications.caseId, input.caseId),
+        eq(adjudications.adjudicatorId, input.userId),
+        inArray(adjudications.status, ["in_progress", "decided"]),
+      ),
+    )
+    .orderBy(asc(adjudications.id))
+    .all()
+    .at(-1);
+  if (outcome.status !== "disputed" && mine?.status !== "decided") return null;
+  const independent = parseLabel(mine?.independentLabel ?? null);
+  const phase: AdjudicationView["phase"] =
+    mine?.status === "decided" && outcome.status === "adjudicated"
+      ? "decided"
+      : outcome.mode === "reveal_only" || independent
+      ? "reveal"
+      : "independent";
+  let shown: AdjudicationView["annotations"] = null;
+  if (phase !== "independent" && outcome.mode !== "independent_only") {
+    const [a, b] = JSON.parse(outcome.order) as [number, number];
+    const rows = db
+      .select()
+      .from(annotations)
+      .where(inArray(annotations.id, [a, b]))
+      .all();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const show = (id: number): AnnotationShown => ({
+      label: labelOfAnnotation(byId.get(id)!),
+      notes: byId.get(id)!.notes,
+    });
+    shown = { A: show(a), B: show(b) };
+  }
+  return {
+    case: {
+      id: input.caseId,
+      externalId: outcome.externalId,
+      studyName: outcome.studyName,
+      sections: getCaseSections(db, input.caseId),
+    },
+    reason: outcome.reason as DisputeReason,
+    mode: outcome.mode,
+    phase,
+    independent,
+    final:
+      mine?.status === "decided" && mine.finalLabel
+        ? { label: parseLabel(mine.finalLabel)!, rationale: mine.rationale }
+        : null,
+    annotations: shown,
+    outcomeVersion: outcome.version,
+  };
+}
+
+export type AdjudicationResult =
+  | { ok: true; status: "independent_recorded" | "decided" }
+  | { ok: false; status: 404 | 409; message: string }
+  | { ok: false; status: 422; message: string; errors: Record<string, string> };
+
+const STALE =
+  "Another adjudicator decided this case while you were working on it. Nothing was overwritten; reload to see the decision.";
+
+function checkLabel(
+  input: LabelInput,
+  numSections: number,
+): { ok: true; label: CaseLabel } | { ok: false; errors: Record<string, string> } {
+  const check = checkCaseLabel(
+    {
+      sufficiency: input.sufficiency || undefined,
+      icd10: input.icd10,
+      earliestSection: input.earliestSection ?? undefined,
+      missingInfo: input.missingInfo,
+      missingInfoOther: input.missingOther,
+    },
+    { sectionCount: numSections, isValidCode: (c) => icd10Index().isValidChapterVCode(c) },
+  );
+  if (check.ok) return check;
+  const errors: Record<string, string> = {};
+  for (const [k, v] of Object.entries(check.errors))
+    errors[k === "missingInfoOther" ? "missingOther" : k] = v!.charAt(0).toUpperCase() + v!.slice(1) + ".";
+  return { ok: false, errors };
+}
+
+function sameLabel(a: CaseLabel, b: CaseLabel): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function disputedCase(tx: DbOrTx, userId: string, caseId: number) {
+  if (ownCaseIds(tx, userId).has(caseId)) return null;
+  return tx
+    .select({
+      studyId: cases.studyId,
+      numSections: cases.numSections,
+      status: caseOutcomes.status,
+      version: caseOutcomes.version,
+      mode: studies.adjudicationMode,
+    })
+    .from(caseOutcomes)
+    .innerJoin(cases, eq(cases.id, caseOutcomes.caseId))
+    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .where(eq(caseOutcomes.caseId, caseId))
+    .get();
+}
+
+/**
+ * Phase 1: the adjudicator's own judgement, recorded before the annotations are shown (two-phase mode). In
+ * independent-only mode this judgement is the decision, and `decide` is called by the route instead.
+ */
+export function recordIndependent(
+  db: Db,
+  input: { userId: string; caseId: number; label: LabelInput; now?: number },
+): AdjudicationResult {
+  const now = input.now ?? Date.now();
+  return db.transaction(
+    (tx): AdjudicationResult => {
+      const c = disputedCase(tx, input.userId, input.caseId);
+      if (!c) return { ok: false, status: 404, message: "Not found." };
+      if (c.status !== "disputed") return { ok: false, status: 409, message: STALE };
+      if (c.mode !== "two_phase")
+        return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
+      const check = checkLabel(input.label, c.numSections);
+      if (!check.ok)
+        return {
+          ok: false,
+          status: 422,
+          message: "Your judgement is incomplete or invalid; see the marked fields.",
+          errors: check.errors,
+        };
+      const existing = tx
+        .select({ id: adjudications.id })
+        .from(adjudications)
+        .where(
+          and(
+            eq(adjudications.caseId, input.caseId),
+            eq(adjudications.adjudicatorId, input.userId),
+            eq(adjudications.status, "in_progress"),
+          ),
+        )
+        .get();
+      // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
+      if (existing)
+        return {
+          ok: false,
+          status: 409,
+          message: "Your independent judgement is already recorded; go on to the final decision.",
+        };
+      const id = tx
+        .insert(adjudications)
+        .values({
+          caseId: input.caseId,
+          adjudicatorId: input.userId,
+          mode: c.mode,
+          status: "in_progress",
+          independentLabel: JSON.stringify(check.label),
+          independentAt: now,
+          createdAt: now,
+        })
+        .returning({ id: adjudications.id })
+        .get().id;
+      recordEvent(tx, {
+        actorId: input.userId,
+        entity: "adjudication",
+        entityId: id,
+        studyId: c.studyId,
+        caseId: input.caseId,
+        action: "independent",
+        changes: { independent: [null, check.label] },
+        at: now,
+      });
+      return { ok: true, status: "independent_recorded" };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+/**
+ * Phase 2: the final decision, which becomes the gold label. Refused when the case was decided by someone else since
+ * the page was loaded (`outcomeVersion`), so a second adjudicator never overwrites the first.
+ */
+export function decide(
+  db: Db,
+  input: { userId: string; caseId: number; label: LabelInput; rationale: string; outcomeVersion: number; now?: number },
+): AdjudicationResult {
+  const now = input.now ?? Date.now();
+  return db.transaction(
+    (tx): AdjudicationResult => {
+      const c = disputedCase(tx, input.userId, input.caseId);
+      if (!c) return { ok: false, status: 404, message: "Not found." };
+      if (c.status !== "disputed" || c.version !== input.outcomeVersion)
+        return { ok: false, status: 409, message: STALE };
+      const check = checkLabel(input.label, c.numSections);
+      if (!check.ok)
+        return {
+          ok: false,
+          status: 422,
+          message: "The decision is incomplete or invalid; see the marked fields.",
+          errors: check.errors,
+        };
+      const mine = tx
+        .select()
+        .from(adjudications)
+        .where(
+          and(
+            eq(adjudications.caseId, input.caseId),
+            eq(adjudications.adjudicatorId, input.userId),
+            eq(adjudications.status, "in_progress"),
+          ),
+        )
+        .get();
+      const rationale = input.rationale.trim();
+      if (c.mode === "two_phase") {
+        if (!mine?.independentLabel)
+          return { ok: false, status: 409, message: "Record your independent judgement first." };
+        if (!sameLabel(JSON.parse(mine.independentLabel), check.label) && rationale === "")
+          return {
+            ok: false,
+            status: 422,
+            message: "Explain why the final label differs from your independent judgement.",
+            errors: {
+              rationale: "A rationale is required when the final label differs from your independent judgement.",
+            },
+          };
+      } else if (rationale === "") {
+        return {
+          ok: false,
+          status: 422,
+          message: "Give a rationale for the decision.",
+          errors: { rationale: "A rationale is required." },
+        };
+      }
+      let adjudicationId: number;
+      if (mine) {
+        tx.update(adjudications)
+          .set({ status: "decided", finalLabel: JSON.stringify(check.label), rationale, decidedAt: now })
+          .where(eq(adjudications.id, mine.id))
+          .run();
+        adjudicationId = mine.id;
+      } else {
+        adjudicationId = tx
+          .insert(adjudications)
+          .values({
+            caseId: input.caseId,
+            adjudicatorId: input.userId,
+            mode: c.mode,
+            status: "decided",
+            independentLabel: c.mode === "independent_only" ? JSON.stringify(check.label) : null,
+            independentAt: c.mode === "independent_only" ? now : null,
+            finalLabel: JSON.stringify(check.label),
+            rationale,
+            decidedAt: now,
+            createdAt: now,
+          })
+          .returning({ id: adjudications.id })
+          .get().id;
+      }
+      tx.update(adjudications)
+        .set({ status: "superseded" })
+        .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "in_progress")))
+        .run();
+      const updated = tx
+        .update(caseOutcomes)
+        .set({ status: "adjudicated", gold: JSON.stringify(check.label), version: c.version + 1, updatedAt: now })
+        .where(and(eq(caseOutcomes.caseId, input.caseId), eq(caseOutcomes.version, c.version)))
+        .run();
+      if (updated.changes === 0) throw new Error("case outcome changed inside an immediate transaction");
+      recordEvent(tx, {
+        actorId: input.userId,
+        entity: "adjudication",
+        entityId: adjudicationId,
+        studyId: c.studyId,
+        caseId: input.caseId,
+        action: "decide",
+        changes: { gold: [null, check.label], rationale },
+        at: now,
+      });
+      return { ok: true, status: "decided" };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+/** An admin sends an adjudicated case back to the queue; the decision is kept (status `reopened`) in history. */
+export function reopenDecision(
+  db: Db,
+  input: { adminId: string; caseId: number; reason: string; now?: number },
+): { ok: true } | { ok: false; message: string } {
+  const now = input.now ?? Date.now();
+  return db.transaction(
+    (tx) => {
+      const o = tx.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, input.caseId)).get();
+      if (!o || o.status !== "adjudicated")
+        return { ok: false as const, message: "Only an adjudicated case can be reopened." };
+      tx.update(caseOutcomes)
+        .set({ status: "disputed", gold: null, version: o.version + 1, disputedAt: now, updatedAt: now })
+        .where(eq(caseOutcomes.caseId, input.caseId))
+        .run();
+      tx.update(adjudications)
+        .set({ status: "reopened" })
+        .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "decided")))
+        .run();
+      recordEvent(tx, {
+        actorId: input.adminId,
+        entity: "case_outcome",
+        entityId: input.caseId,
+        studyId: o.studyId,
+        caseId: input.caseId,
+        action: "reopen",
+        changes: { gold: [JSON.parse(o.gold ?? "null"), null], reason: input.reason },
+        at: now,
+      });
+      return { ok: true as const };
+    },
+    { behavior: "immediate" },
+  );
+}

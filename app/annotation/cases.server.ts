@@ -1,0 +1,54 @@
+import { asc, eq } from "drizzle-orm";
+import { adjudications, caseOutcomes, cases, referenceLabels, studies, users } from "../../db/schema";
+import type { CaseLabel } from "../gold/domain/gold";
+import type { Db } from "../platform/db.server";
+import { getCaseSections } from "./studies.server";
+
+/** Everything about a case for an admin: reference labels, outcome, adjudications. Never for annotators or adjudicators. */
+export function getAdminCase(db: Db, caseId: number) {
+  const row = db
+    .select({
+      id: cases.id,
+      studyId: cases.studyId,
+      studyName: studies.name,
+      externalId: cases.externalId,
+      ageGroup: cases.ageGroup,
+      sex: cases.sex,
+      version: cases.version,
+    })
+    .from(cases)
+    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .where(eq(cases.id, caseId))
+    .get();
+  if (!row) return null;
+  const labels = db.select().from(referenceLabels).where(eq(referenceLabels.caseId, caseId)).get() ?? null;
+  const outcome = db.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, caseId)).get() ?? null;
+  const decisions = db
+    .select({
+      id: adjudications.id,
+      adjudicator: users.username,
+      status: adjudications.status,
+      independentLabel: adjudications.independentLabel,
+      finalLabel: adjudications.finalLabel,
+      rationale: adjudications.rationale,
+      decidedAt: adjudications.decidedAt,
+    })
+    .from(adjudications)
+    .innerJoin(users, eq(users.id, adjudications.adjudicatorId))
+    .where(eq(adjudications.caseId, caseId))
+    .orderBy(asc(adjudications.id))
+    .all();
+  return {
+    ...row,
+    sections: getCaseSections(db, caseId),
+    referenceLabels: labels && { ...labels, caseId: undefined },
+    outcome: outcome && {
+      status: outcome.status,
+      disputeReason: outcome.disputeReason,
+      sufficiencyAgreement: outcome.sufficiencyAgreement,
+      diagnosisAgreement: outcome.diagnosisAgreement,
+      gold: outcome.gold ? (JSON.parse(outcome.gold) as CaseLabel) : null,
+    },
+    adjudications: decisions,
+  };
+}

@@ -1,0 +1,458 @@
+import { and, asc, count, eq, max, sql } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import {
+  adjudications,
+  annotations,
+  caseSections,
+  cases,
+  imports,
+  referenceLabels,
+  studies,
+  type AdjudicationMode,
+} from "../../db/schema";
+import {
+  parseCaseFile,
+  type CaseColumn,
+  type ImportIssue,
+  type ParsedCase,
+  type ParseResult,
+  type ReferenceLabels,
+} from "./domain/case-import";
+import type { Section } from "./domain/sections";
+import type { Db } from "../platform/db.server";
+import { canonicalChapterVCode } from "../icd10/icd10.server";
+import { recordEvent } from "../audit/audit.server";
+import { ServiceError } from "../accounts/users.server";
+
+export const StudyNameSchema = z
+  .string()
+  .trim()
+  .min(1, "Give the study a name.")
+  .max(80, "A study name has at most 80 characters.")
+  .regex(/^[\p{L}\p{N} ._-]+$/u, "A study name may contain letters, digits, spaces, dot, underscore and hyphen.");
+
+export interface StudySummary {
+  id: number;
+  name: string;
+  description: string;
+  adjudicationMode: AdjudicationMode;
+  numCases: number;
+  createdAt: number;
+}
+
+export function listStudies(db: Db): StudySummary[] {
+  return db
+    .select({
+      id: studies.id,
+      name: studies.name,
+      description: studies.description,
+      adjudicationMode: studies.adjudicationMode,
+      createdAt: studies.createdAt,
+      numCases: count(cases.id),
+    })
+    .from(studies)
+    .leftJoin(cases, eq(cases.studyId, studies.id))
+    .groupBy(studies.id)
+    .orderBy(asc(studies.name))
+    .all();
+}
+
+export function getStudy(db: Db, id: number): StudySummary | null {
+  return listStudies(db).find((s) => s.id === id) ?? null;
+}
+
+export function getStudyByName(db: Db, name: string): StudySummary | null {
+  return listStudies(db).find((s) => s.name === name.trim()) ?? null;
+}
+
+export function requireStudyByName(db: Db, name: string): StudySummary {
+  const study = getStudyByName(db, name);
+  if (!study) {
+    const known = listStudies(db).map((s) => `"${s.name}"`);
+    throw new ServiceError(
+      `No study named "${name}".${
+        known.length ? ` Known studies: ${known.join(", ")}.` : " There are no studies yet."
+      }`,
+      "study",
+      404,
+    );
+  }
+  return study;
+}
+
+/** Stable hash of what an annotator sees of a case: metadata and sections in order. */
+export function caseContentHash(c: { ageGroup: string; sex: string; sections: Section[] }): string {
+  const canonical = JSON.stringify([c.ageGroup, c.sex, c.sections.map((s) => [s.order, s.kind, s.content])]);
+  return createHash("sha256").update(canonical).digest("hex");
+}
+
+export interface ImportInput {
+  studyName: string;
+  bytes: Uint8Array;
+  filename: string;
+  format?: "csv" | "jsonl";
+  columnMap?: Partial<Record<CaseColumn, string>>;
+  /** Concord's extra label fields by case id (import-gold), stored with the reference labels in the same transaction. */
+  referenceExtras?: Map<string, string | null>;
+}
+
+export interface ImportPlan {
+  studyName: string;
+  studyExists: boolean;
+  parse: Omit<ParseResult, "cases">;
+  /** Errors that come from the database: a changed case that already has annotations. */
+  conflicts: ImportIssue[];
+  create: number;
+  update: number;
+  unchanged: number;
+  labelChanges: number;
+  total: number;
+  /** A few new or changed cases for the preview (ids and section counts only). */
+  sample: {
+    externalId: string;
+    numSections: number;
+    hasReferenceLabels: boolean;
+    status: "new" | "changed" | "unchanged";
+  }[];
+  ok: boolean;
+  sha256: string;
+}
+
+interface Classified {
+  parsed: ParsedCase;
+  hash: string;
+  existing: { id: number; contentHash: string; version: number } | null;
+  labelsChanged: boolean;
+}
+
+function classify(
+  db: Db,
+  studyId: number | null,
+  parsedCases: ParsedCase[],
+  extras?: Map<string, string | null>,
+): { items: Classified[]; conflicts: ImportIssue[] } {
+  const existing = new Map<string, { id: number; contentHash: string; version: number }>();
+  const annotated = new Set<number>();
+  const labels = new Map<number, ReferenceLabels>();
+  const sources = new Map<number, string>();
+  const storedExtras = new Map<number, string>();
+  if (studyId !== null) {
+    for (const row of db
+      .select({ id: cases.id, externalId: cases.externalId, contentHash: cases.contentHash, version: cases.version })
+      .from(cases)
+      .where(eq(cases.studyId, studyId))
+      .all())
+      existing.set(row.externalId, row);
+    for (const row of db
+      .selectDistinct({ caseId: annotations.caseId })
+      .from(annotations)
+      .innerJoin(cases, eq(cases.id, annotations.caseId))
+      .where(eq(cases.studyId, studyId))
+      .all())
+      annotated.add(row.caseId);
+    for (const row of db
+      .select()
+      .from(referenceLabels)
+      .innerJoin(cases, eq(cases.id, referenceLabels.caseId))
+      .where(eq(cases.studyId, studyId))
+      .all()) {
+      const l = labelsOf(row.reference_labels);
+      if (l) labels.set(row.reference_labels.caseId, l);
+      if (row.reference_labels.sourceDiagnosis)
+        sources.set(row.reference_labels.caseId, row.reference_labels.sourceDiagnosis);
+      if (row.reference_labels.extras) storedExtras.set(row.reference_labels.caseId, row.reference_labels.extras);
+    }
+  }
+  const conflicts: ImportIssue[] = [];
+  const items = parsedCases.map((parsed) => {
+    const hash = caseContentHash(parsed);
+    const found = existing.get(parsed.externalId) ?? null;
+    if (found && found.contentHash !== hash && annotated.has(found.id)) {
+      conflicts.push({
+        line: parsed.line,
+        message: `(id ${parsed.externalId}) the case already has annotations and its text or metadata differs from the stored one; an annotated case cannot be changed. Import the new text under a new id.`,
+      });
+    }
+    const before = found ? labels.get(found.id) ?? null : null;
+    const labelsChanged =
+      JSON.stringify(before) !== JSON.stringify(parsed.referenceLabels) ||
+      (found ? sources.get(found.id) ?? null : null) !== parsed.sourceDiagnosis ||
+      (extras !== undefined &&
+        (found ? storedExtras.get(found.id) ?? null : null) !== (extras.get(parsed.externalId) ?? null));
+    return { parsed, hash, existing: found, labelsChanged };
+  });
+  return { items, conflicts };
+}
+
+function labelsOf(row: typeof referenceLabels.$inferSelect): ReferenceLabels | null {
+  if (row.diagnosisSufficiency === null) return null;
+  return {
+    diagnosis_sufficiency: row.diagnosisSufficiency ?? "",
+    diagnosis_sufficiency_agreement: row.diagnosisSufficiencyAgreement ?? "",
+    diagnosis: row.diagnosis ?? "",
+    diagnosis_agreement: row.diagnosisAgreement ?? "",
+    earliest_sufficient_section: row.earliestSufficientSection ?? "",
+  };
+}
+
+function analyse(db: Db, input: ImportInput) {
+  const name = StudyNameSchema.parse(input.studyName);
+  const study = getStudyByName(db, name);
+  const result = parseCaseFile(input.bytes, {
+    filename: input.filename,
+    format: input.format,
+    columnMap: input.columnMap,
+    canonicalCode: canonicalChapterVCode,
+  });
+  const { items, conflicts } = classify(db, study?.id ?? null, result.cases, input.referenceExtras);
+  const { cases: _omit, ...parse } = result;
+  const status = (i: Classified) => (!i.existing ? "new" : i.existing.contentHash !== i.hash ? "changed" : "unchanged");
+  const plan: ImportPlan = {
+    studyName: name,
+    studyExists: Boolean(study),
+    parse,
+    conflicts,
+    create: items.filter((i) => status(i) === "new").length,
+    update: items.filter((i) => status(i) === "changed").length,
+    unchanged: items.filter((i) => status(i) === "unchanged").length,
+    labelChanges: items.filter((i) => i.existing && i.labelsChanged).length,
+    total: items.length,
+    sample: items.slice(0, 10).map((i) => ({
+      externalId: i.parsed.externalId,
+      numSections: i.parsed.sections.length,
+      hasReferenceLabels: i.parsed.referenceLabels !== null,
+      status: status(i),
+    })),
+    ok: result.errors.length === 0 && conflicts.length === 0,
+    sha256: createHash("sha256").update(input.bytes).digest("hex"),
+  };
+  return { plan, items, study };
+}
+
+/** Validates a file against the study without writing anything: the preview of the admin page. */
+export function planImport(db: Db, input: ImportInput): ImportPlan {
+  return analyse(db, input).plan;
+}
+
+/**
+ * Imports a case file as a whole or not at all. Unchanged cases are left alone, so re-importing the same file
+ * writes nothing; a changed case without annotations gets a new version (audited); a changed annotated case is a
+ * conflict and stops the import.
+ */
+export function importCases(
+  db: Db,
+  input: ImportInput & { actorId: string | null },
+): ImportPlan & { written: boolean } {
+  const { plan, items, study } = analyse(db, input);
+  if (!plan.ok) return { ...plan, written: false };
+  const changes = items.filter((i) => !i.existing || i.existing.contentHash !== i.hash || i.labelsChanged);
+  if (changes.length === 0) return { ...plan, written: false };
+  const now = Date.now();
+  db.transaction((tx) => {
+    let studyId = study?.id;
+    if (studyId === undefined) {
+      studyId = tx
+        .insert(studies)
+        .values({ name: plan.studyName, createdAt: now })
+        .returning({ id: studies.id })
+        .get().id;
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "study",
+        entityId: studyId,
+        studyId,
+        action: "create",
+        changes: { name: plan.studyName },
+      });
+    }
+    let position =
+      tx
+        .select({ p: max(cases.position) })
+        .from(cases)
+        .where(eq(cases.studyId, studyId))
+        .get()?.p ?? 0;
+    for (const item of changes) {
+      const c = item.parsed;
+      let caseId: number;
+      if (!item.existing) {
+        caseId = tx
+          .insert(cases)
+          .values({
+            studyId,
+            externalId: c.externalId,
+            position: ++position,
+            ageGroup: c.ageGroup,
+            sex: c.sex,
+            numSections: c.sections.length,
+            contentHash: item.hash,
+            createdAt: now,
+          })
+          .returning({ id: cases.id })
+          .get().id;
+        tx.insert(caseSections)
+          .values(c.sections.map((s) => ({ caseId, ord: s.order, kind: s.kind, content: s.content })))
+          .run();
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "case",
+          entityId: caseId,
+          studyId,
+          caseId,
+          action: "import",
+          changes: { externalId: c.externalId, numSections: c.sections.length },
+        });
+      } else {
+        caseId = item.existing.id;
+        if (item.existing.contentHash !== item.hash) {
+          tx.delete(caseSections).where(eq(caseSections.caseId, caseId)).run();
+          tx.insert(caseSections)
+            .values(c.sections.map((s) => ({ caseId, ord: s.order, kind: s.kind, content: s.content })))
+            .run();
+          tx.update(cases)
+            .set({
+              ageGroup: c.ageGroup,
+              sex: c.sex,
+              numSections: c.sections.length,
+              contentHash: item.hash,
+              version: item.existing.version + 1,
+            })
+            .where(eq(cases.id, caseId))
+            .run();
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "case",
+            entityId: caseId,
+            studyId,
+            caseId,
+            action: "replace_text",
+            changes: {
+              version: [item.existing.version, item.existing.version + 1],
+              contentHash: [item.existing.contentHash, item.hash],
+            },
+          });
+        }
+      }
+      if (item.labelsChanged || (!item.existing && (c.referenceLabels || c.sourceDiagnosis))) {
+        const l = c.referenceLabels;
+        const values = {
+          diagnosisSufficiency: l?.diagnosis_sufficiency ?? null,
+          diagnosisSufficiencyAgreement: l?.diagnosis_sufficiency_agreement ?? null,
+          diagnosis: l?.diagnosis ?? null,
+          diagnosisAgreement: l?.diagnosis_agreement ?? null,
+          earliestSufficientSection: l?.earliest_sufficient_section ?? null,
+          sourceDiagnosis: c.sourceDiagnosis,
+          extras: input.referenceExtras?.get(c.externalId) ?? null,
+        };
+        tx.insert(referenceLabels)
+          .values({ caseId, ...values })
+          .onConflictDoUpdate({ target: referenceLabels.caseId, set: values })
+          .run();
+        if (item.existing)
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "reference_labels",
+            entityId: caseId,
+            studyId,
+            caseId,
+            action: "update",
+            changes: { labels: "replaced from import" },
+          });
+      }
+    }
+    tx.insert(imports)
+      .values({
+        studyId,
+        filename: input.filename,
+        sha256: plan.sha256,
+        format: plan.parse.format,
+        created: plan.create,
+        updated: plan.update,
+        unchanged: plan.unchanged,
+        importedBy: input.actorId,
+        importedAt: now,
+      })
+      .run();
+  });
+  return { ...plan, written: true };
+}
+
+export interface CaseRow {
+  id: number;
+  externalId: string;
+  position: number;
+  ageGroup: string;
+  sex: string;
+  numSections: number;
+  version: number;
+  hasReferenceLabels: boolean;
+}
+
+/** Admin view of a study's cases (no text). */
+export function listStudyCases(db: Db, studyId: number): CaseRow[] {
+  return db
+    .select({
+      id: cases.id,
+      externalId: cases.externalId,
+      position: cases.position,
+      ageGroup: cases.ageGroup,
+      sex: cases.sex,
+      numSections: cases.numSections,
+      version: cases.version,
+      hasReferenceLabels: sql<boolean>`${referenceLabels.diagnosisSufficiency} is not null`,
+    })
+    .from(cases)
+    .leftJoin(referenceLabels, eq(referenceLabels.caseId, cases.id))
+    .where(eq(cases.studyId, studyId))
+    .orderBy(asc(cases.position))
+    .all()
+    .map((r) => ({ ...r, hasReferenceLabels: Boolean(r.hasReferenceLabels) }));
+}
+
+export function getCaseSections(db: Db, caseId: number): Section[] {
+  return db
+    .select({ order: caseSections.ord, kind: caseSections.kind, content: caseSections.content })
+    .from(caseSections)
+    .where(eq(caseSections.caseId, caseId))
+    .orderBy(asc(caseSections.ord))
+    .all() as Section[];
+}
+
+export function countStudyCases(db: Db, studyId: number): number {
+  return db.select({ n: count() }).from(cases).where(eq(cases.studyId, studyId)).get()!.n;
+}
+
+/**
+ * Sets how disputes are adjudicated (issue 4): two-phase (independent judgement, then A/B revealed), reveal-only or
+ * independent-only. Refused while an adjudicator is between the two phases, whose work would change meaning.
+ */
+export function setAdjudicationMode(db: Db, input: { studyId: number; mode: AdjudicationMode; actorId: string }): void {
+  db.transaction(
+    (tx) => {
+      const study = tx.select().from(studies).where(eq(studies.id, input.studyId)).get();
+      if (!study) throw new ServiceError("No such study.", undefined, 404);
+      if (study.adjudicationMode === input.mode) return;
+      const inProgress = tx
+        .select({ n: count() })
+        .from(adjudications)
+        .innerJoin(cases, eq(cases.id, adjudications.caseId))
+        .where(and(eq(cases.studyId, input.studyId), eq(adjudications.status, "in_progress")))
+        .get()!.n;
+      if (inProgress > 0)
+        throw new ServiceError(
+          `${inProgress} adjudication(s) are between their independent and final phase; finish them before changing the mode.`,
+          "mode",
+        );
+      tx.update(studies).set({ adjudicationMode: input.mode }).where(eq(studies.id, input.studyId)).run();
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "study",
+        entityId: input.studyId,
+        studyId: input.studyId,
+        action: "set_adjudication_mode",
+        changes: { adjudicationMode: [study.adjudicationMode, input.mode] },
+      });
+    },
+    { behavior: "immediate" },
+  );
+}

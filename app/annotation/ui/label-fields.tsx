@@ -1,0 +1,168 @@
+/**
+ * The fields of a label (SPEC §3): sufficiency; for sufficient, the ICD-10 code and the earliest sufficient section;
+ * for insufficient, the missing information. Shared by the annotator's and the adjudicator's forms.
+ */
+import type { RefObject } from "react";
+import { MISSING_INFO } from "~/gold/domain/gold";
+import { Icd10Picker } from "../../icd10/ui/icd10-picker";
+
+export interface LabelValues {
+  sufficiency: "" | "sufficient" | "insufficient";
+  icd10: string;
+  earliestSection: number | null;
+  missingInfo: string[];
+  missingOther: string;
+}
+
+export function LabelFields({
+  values,
+  update,
+  sections,
+  errors,
+  disabled = false,
+  codeInput,
+  missingRef,
+  onCodeDone,
+  shortcuts = false,
+}: {
+  values: LabelValues;
+  update: (patch: Partial<LabelValues>) => void;
+  sections: { order: number }[];
+  errors: Record<string, string>;
+  disabled?: boolean;
+  codeInput?: RefObject<HTMLInputElement>;
+  missingRef?: RefObject<HTMLFieldSetElement>;
+  onCodeDone?: () => void;
+  /** Show the annotator page's keyboard shortcuts next to the fields. */
+  shortcuts?: boolean;
+}) {
+  const T = sections.length;
+  return (
+    <>
+      <fieldset disabled={disabled}>
+        <legend>
+          Does the note hold enough information for a diagnosis?{" "}
+          {shortcuts ? (
+            <>
+              <kbd>S</kbd>/<kbd>I</kbd>
+            </>
+          ) : null}
+        </legend>
+        <label className="inline">
+          <input
+            type="radio"
+            name="sufficiency"
+            value="sufficient"
+            checked={values.sufficiency === "sufficient"}
+            onChange={() => update({ sufficiency: "sufficient" })}
+          />
+          Sufficient
+        </label>
+        <label className="inline">
+          <input
+            type="radio"
+            name="sufficiency"
+            value="insufficient"
+            checked={values.sufficiency === "insufficient"}
+            onChange={() => update({ sufficiency: "insufficient" })}
+          />
+          Insufficient
+        </label>
+        {errors.sufficiency ? (
+          <p className="field-error" role="alert">
+            {errors.sufficiency}
+          </p>
+        ) : null}
+      </fieldset>
+
+      {values.sufficiency === "sufficient" ? (
+        <>
+          <fieldset disabled={disabled}>
+            <legend>ICD-10 diagnosis {shortcuts ? <kbd>/</kbd> : null}</legend>
+            <Icd10Picker
+              ref={codeInput}
+              value={values.icd10}
+              onChange={(code) => update({ icd10: code })}
+              disabled={disabled}
+              error={errors.icd10}
+              onDone={onCodeDone}
+            />
+          </fieldset>
+          <fieldset disabled={disabled}>
+            <legend>
+              Earliest sufficient section{" "}
+              {shortcuts ? (
+                <>
+                  <kbd>1</kbd>–<kbd>{T}</kbd>
+                </>
+              ) : null}
+            </legend>
+            {sections.map((s) => (
+              <label key={s.order} className="inline">
+                <input
+                  type="radio"
+                  name="earliestSection"
+                  value={s.order}
+                  checked={values.earliestSection === s.order}
+                  onChange={() => update({ earliestSection: s.order })}
+                />
+                {s.order}
+              </label>
+            ))}
+            {errors.earliestSection ? (
+              <p className="field-error" role="alert">
+                {errors.earliestSection}
+              </p>
+            ) : null}
+          </fieldset>
+        </>
+      ) : null}
+
+      {values.sufficiency === "insufficient" ? (
+        <fieldset disabled={disabled} ref={missingRef}>
+          <legend>Missing information {shortcuts ? <kbd>M</kbd> : null}</legend>
+          {MISSING_INFO.map((m) => (
+            <label key={m.key} className="inline" style={{ display: "flex" }}>
+              <input
+                type="checkbox"
+                name="missingInfo"
+                value={m.key}
+                checked={values.missingInfo.includes(m.key)}
+                onChange={(e) =>
+                  update({
+                    missingInfo: e.target.checked
+                      ? [...values.missingInfo, m.key]
+                      : values.missingInfo.filter((k) => k !== m.key),
+                  })
+                }
+              />
+              {m.label}
+            </label>
+          ))}
+          {values.missingInfo.includes("other") ? (
+            <>
+              <label htmlFor="missingOther">Other missing information</label>
+              <input
+                id="missingOther"
+                type="text"
+                value={values.missingOther}
+                onChange={(e) => update({ missingOther: e.target.value })}
+                style={{ width: "100%" }}
+              />
+            </>
+          ) : null}
+          {errors.missingInfo ? (
+            <p className="field-error" role="alert">
+              {errors.missingInfo}
+            </p>
+          ) : null}
+          {errors.missingOther ? (
+            <p className="field-error" role="alert">
+              {errors.missingOther}
+            </p>
+          ) : null}
+        </fieldset>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,72 @@
+import { asc, eq } from "drizzle-orm";
+import { events, users } from "../../db/schema";
+import type { Db, DbOrTx } from "../platform/db.server";
+
+export interface EventInput {
+  actorId: string | null;
+  entity: string;
+  entityId: string | number;
+  action: string;
+  studyId?: number | null;
+  caseId?: number | null;
+  /** { field: [old, new] } or detail. Never the case's clinical text (labels and annotator notes are what the trail is for). */
+  changes?: object;
+  at?: number;
+}
+
+/** Appends one audit event; call it inside the transaction that makes the change. */
+export function recordEvent(db: DbOrTx, e: EventInput): void {
+  db.insert(events)
+    .values({
+      at: e.at ?? Date.now(),
+      actorId: e.actorId,
+      studyId: e.studyId ?? null,
+      caseId: e.caseId ?? null,
+      entity: e.entity,
+      entityId: String(e.entityId),
+      action: e.action,
+      changes: JSON.stringify(e.changes ?? {}),
+    })
+    .run();
+}
+
+/** Field-by-field differences between two label snapshots, as { field: [old, new] }. */
+export function diff<T extends Record<string, unknown>>(before: Partial<T> | null, after: Partial<T>): Record<string, [unknown, unknown]> {
+  const out: Record<string, [unknown, unknown]> = {};
+  for (const key of Object.keys(after)) {
+    const a = before?.[key] ?? null;
+    const b = after[key] ?? null;
+    if (JSON.stringify(a) !== JSON.stringify(b)) out[key] = [a, b];
+  }
+  return out;
+}
+
+export interface EventView {
+  id: number;
+  at: number;
+  actor: string | null;
+  entity: string;
+  entityId: string;
+  action: string;
+  changes: Record<string, unknown>;
+}
+
+/** A case's history, oldest first, for admins. */
+export function listCaseEvents(db: Db, caseId: number): EventView[] {
+  return db
+    .select({
+      id: events.id,
+      at: events.at,
+      actor: users.username,
+      entity: events.entity,
+      entityId: events.entityId,
+      action: events.action,
+      changes: events.changes,
+    })
+    .from(events)
+    .leftJoin(users, eq(users.id, events.actorId))
+    .where(eq(events.caseId, caseId))
+    .orderBy(asc(events.id))
+    .all()
+    .map((e) => ({ ...e, changes: JSON.parse(e.changes) }));
+}

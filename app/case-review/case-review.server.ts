@@ -1,0 +1,604 @@
+/**
+ * MentalBench-style generated-case review (SPEC §9, issue 9): review sets of generated cases and seeds, the expert
+ * panel, the experts' reviews (three 5-point scores for a case; accept or reject with a reason for a seed), drafts,
+ * atomic submission, revisions and audit, and the report (core/case-review).
+ *
+ * Blinding: an expert loads only their own review (getRaterItem, listRaterItems); other experts' reviews, the report
+ * and the seed outcomes are admin-only. Every rater query is scoped by panel membership and the rater's id.
+ */
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { reviewItems, reviewJudgements, reviewSetRaters, reviewSets, users } from "../../db/schema";
+import { checkReview, parseReviewCsv, reviewReport, type ReviewReport, type ReviewRow } from "./domain/case-review";
+import type { CsvIssue } from "../expert-panel/domain/expert-csv";
+import type { ExpertWorkState, ReviewItemKind } from "../expert-panel/domain/expert-scales";
+import type { Db, DbOrTx } from "../platform/db.server";
+import { diff, recordEvent } from "../audit/audit.server";
+import {
+  addPanelRaters,
+  listPanelMembers,
+  removePanelRater,
+  type PanelMember,
+  type PanelStore,
+} from "../expert-panel/expert-panel.server";
+import { nextOpen } from "../mentat/mentat.server";
+import { StudyNameSchema } from "../annotation/studies.server";
+import { ServiceError } from "../accounts/users.server";
+
+export interface ReviewSetSummary {
+  id: number;
+  name: string;
+  numCases: number;
+  numSeeds: number;
+  numRaters: number;
+  numSubmitted: number;
+  createdAt: number;
+}
+
+export function listReviewSets(db: Db): ReviewSetSummary[] {
+  return db
+    .select()
+    .from(reviewSets)
+    .orderBy(asc(reviewSets.name))
+    .all()
+    .map((s) => {
+      const items = db
+        .select({ id: reviewItems.id, kind: reviewItems.kind })
+        .from(reviewItems)
+        .where(eq(reviewItems.setId, s.id))
+        .all();
+      const raters = db
+        .select({ id: reviewSetRaters.raterId })
+        .from(reviewSetRaters)
+        .where(eq(reviewSetRaters.setId, s.id))
+        .all();
+      const submitted = items.length
+        ? db
+            .select({ id: reviewJudgements.id })
+            .from(reviewJudgements)
+            .where(
+              and(
+                inArray(
+                  reviewJudgements.itemId,
+                  items.map((i) => i.id),
+                ),
+                eq(reviewJudgements.status, "submitted"),
+              ),
+            )
+            .all().length
+        : 0;
+      return {
+        id: s.id,
+        name: s.name,
+        numCases: items.filter((i) => i.kind === "case").length,
+        numSeeds: items.filter((i) => i.kind === "seed").length,
+        numRaters: raters.length,
+        numSubmitted: submitted,
+        createdAt: s.createdAt,
+      };
+    });
+}
+
+export function getReviewSet(db: Db, id: number): ReviewSetSummary | null {
+  return listReviewSets(db).find((s) => s.id === id) ?? null;
+}
+
+export function requireReviewSetByName(db: Db, name: string): ReviewSetSummary {
+  const sets = listReviewSets(db);
+  const set = sets.find((s) => s.name === name.trim());
+  if (!set)
+    throw new ServiceError(
+      `No review set named "${name}".${
+        sets.length ? ` Sets: ${sets.map((s) => `"${s.name}"`).join(", ")}.` : " There are none yet."
+      }`,
+      "set",
+      404,
+    );
+  return set;
+}
+
+export type ReviewImportResult =
+  | { ok: false; errors: CsvIssue[]; warnings: CsvIssue[] }
+  | {
+      ok: true;
+      setId: number | null;
+      setName: string;
+      created: number;
+      updated: number;
+      unchanged: number;
+      total: number;
+      warnings: CsvIssue[];
+      written: boolean;
+    };
+
+function itemHash(i: { kind: string; text: string; caseType: string; diagnosis: string; seedId: string }): string {
+  return createHash("sha256")
+    .update(JSON.stringify([i.kind, i.text, i.caseType, i.diagnosis, i.seedId]))
+    .digest("hex");
+}
+
+/**
+ * Imports a case file into a review set (created if needed), all or nothing: the file is validated whole, and an item
+ * that already has reviews cannot change. Items are matched by id; positions follow the file.
+ */
+export function importReviewSet(
+  db: Db,
+  input: { setName: string; text: string; actorId: string | null; dryRun?: boolean; now?: number },
+): ReviewImportResult {
+  const name = StudyNameSchema.safeParse(input.setName);
+  if (!name.success) return { ok: false, errors: [{ line: 0, message: name.error.issues[0]!.message }], warnings: [] };
+  const parsed = parseReviewCsv(input.text);
+  if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
+  const now = input.now ?? Date.now();
+  return db.transaction(
+    (tx): ReviewImportResult => {
+      const set = tx.select().from(reviewSets).where(eq(reviewSets.name, name.data)).get();
+      const existing = set ? tx.select().from(reviewItems).where(eq(reviewItems.setId, set.id)).all() : [];
+      const byId = new Map(existing.map((i) => [i.externalId, i]));
+      const errors: CsvIssue[] = [];
+      let created = 0;
+      let updated = 0;
+      let unchanged = 0;
+      const plans = parsed.items.map((item, position) => {
+        const hash = itemHash(item);
+        const old = byId.get(item.externalId);
+        if (!old) {
+          created++;
+          return { item, position, hash, old, kind: "create" as const };
+        }
+        if (old.contentHash === hash && old.position === position) {
+          unchanged++;
+          return { item, position, hash, old, kind: "same" as const };
+        }
+        if (
+          old.contentHash !== hash &&
+          tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, old.id)).get()
+        )
+          errors.push({
+            line: item.line,
+            message: `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
+          });
+        updated++;
+        return { item, position, hash, old, kind: "update" as const };
+      });
+      if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
+      const summary = {
+        setName: name.data,
+        created,
+        updated,
+        unchanged,
+        total: parsed.items.length,
+        warnings: parsed.warnings,
+      };
+      if (input.dryRun) return { ok: true, setId: set?.id ?? null, ...summary, written: false };
+      let setId: number;
+      if (!set) {
+        setId = tx
+          .insert(reviewSets)
+          .values({ name: name.data, createdAt: now })
+          .returning({ id: reviewSets.id })
+          .get().id;
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "review_set",
+          entityId: setId,
+          action: "create",
+          changes: { name: name.data },
+          at: now,
+        });
+      } else setId = set.id;
+      const inFile = new Set(parsed.items.map((i) => i.externalId));
+      existing
+        .filter((i) => !inFile.has(i.externalId))
+        .sort((a, b) => a.position - b.position)
+        .forEach((i, k) =>
+          tx
+            .update(reviewItems)
+            .set({ position: parsed.items.length + k })
+            .where(eq(reviewItems.id, i.id))
+            .run(),
+        );
+      for (const p of plans) {
+        const values = {
+          kind: p.item.kind,
+          text: p.item.text,
+          caseType: p.item.caseType,
+          diagnosis: p.item.diagnosis,
+          seedId: p.item.seedId,
+          contentHash: p.hash,
+          position: p.position,
+        };
+        if (p.kind === "create") {
+          const id = tx
+            .insert(reviewItems)
+            .values({ setId, externalId: p.item.externalId, ...values, createdAt: now })
+            .returning({ id: reviewItems.id })
+            .get().id;
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "review_item",
+            entityId: id,
+            action: "create",
+            changes: { externalId: p.item.externalId, kind: p.item.kind, contentHash: p.hash },
+            at: now,
+          });
+        } else if (p.kind === "update") {
+          tx.update(reviewItems).set(values).where(eq(reviewItems.id, p.old!.id)).run();
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "review_item",
+            entityId: p.old!.id,
+            action: "update",
+            changes: diff(
+              { contentHash: p.old!.contentHash, position: p.old!.position },
+              { contentHash: p.hash, position: p.position },
+            ),
+            at: now,
+          });
+        }
+      }
+      return { ok: true, setId, ...summary, written: true };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+const SET_PANEL: PanelStore = {
+  entity: "review_set",
+  has: (tx, setId, raterId) =>
+    Boolean(
+      tx
+        .select()
+        .from(reviewSetRaters)
+        .where(and(eq(reviewSetRaters.setId, setId), eq(reviewSetRaters.raterId, raterId)))
+        .get(),
+    ),
+  add: (tx, setId, member) =>
+    tx
+      .insert(reviewSetRaters)
+      .values({ setId, ...member })
+      .run(),
+  remove: (tx, setId, raterId) =>
+    tx
+      .delete(reviewSetRaters)
+      .where(and(eq(reviewSetRaters.setId, setId), eq(reviewSetRaters.raterId, raterId)))
+      .run().changes > 0,
+};
+
+export function listReviewPanel(db: Db, setId: number): PanelMember[] {
+  const members = new Set(
+    db
+      .select({ id: reviewSetRaters.raterId })
+      .from(reviewSetRaters)
+      .where(eq(reviewSetRaters.setId, setId))
+      .all()
+      .map((m) => m.id),
+  );
+  const judgements = db
+    .select({ raterId: reviewJudgements.raterId, status: reviewJudgements.status })
+    .from(reviewJudgements)
+    .innerJoin(reviewItems, eq(reviewItems.id, reviewJudgements.itemId))
+    .where(eq(reviewItems.setId, setId))
+    .all();
+  return listPanelMembers(db, members, judgements);
+}
+
+export function addReviewRaters(
+  db: Db,
+  input: { setId: number; raterIds: string[]; actorId: string | null; now?: number },
+): number {
+  const { setId: id, ...rest } = input;
+  return addPanelRaters(db, SET_PANEL, { id, ...rest }, "Only active users with the rater role can review cases.");
+}
+
+export function removeReviewRater(
+  db: Db,
+  input: { setId: number; raterId: string; actorId: string | null; now?: number },
+): void {
+  const { setId: id, ...rest } = input;
+  removePanelRater(db, SET_PANEL, { id, ...rest });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The expert's side
+
+export interface RaterItemRow {
+  itemId: number;
+  setId: number;
+  setName: string;
+  externalId: string;
+  position: number;
+  kind: ReviewItemKind;
+  state: ExpertWorkState;
+  updatedAt: number | null;
+}
+
+export function listRaterItems(db: Db, userId: string): RaterItemRow[] {
+  return db
+    .select({
+      itemId: reviewItems.id,
+      setId: reviewSets.id,
+      setName: reviewSets.name,
+      externalId: reviewItems.externalId,
+      position: reviewItems.position,
+      kind: reviewItems.kind,
+      status: reviewJudgements.status,
+      updatedAt: reviewJudgements.updatedAt,
+    })
+    .from(reviewSetRaters)
+    .innerJoin(reviewSets, eq(reviewSets.id, reviewSetRaters.setId))
+    .innerJoin(reviewItems, eq(reviewItems.setId, reviewSets.id))
+    .leftJoin(reviewJudgements, and(eq(reviewJudgements.itemId, reviewItems.id), eq(reviewJudgements.raterId, userId)))
+    .where(eq(reviewSetRaters.raterId, userId))
+    .orderBy(asc(reviewSets.name), asc(reviewItems.position))
+    .all()
+    .map(({ status, ...r }) => ({
+      ...r,
+      kind: r.kind as ReviewItemKind,
+      state: (status ?? "not_started") as ExpertWorkState,
+    }));
+}
+
+export const ReviewValuesSchema = z.object({
+  naturalness: z.number().int().min(1).max(5).nullable().default(null),
+  validity: z.number().int().min(1).max(5).nullable().default(null),
+  realism: z.number().int().min(1).max(5).nullable().default(null),
+  decision: z.enum(["accept", "reject"]).nullable().default(null),
+  reason: z.string().max(5000, "A reason has at most 5000 characters.").default(""),
+  comment: z.string().max(5000, "A comment has at most 5000 characters.").default(""),
+});
+export type ReviewValues = z.infer<typeof ReviewValuesSchema>;
+
+export interface RaterItemView {
+  item: { id: number; externalId: string; setName: string; kind: ReviewItemKind; text: string; caseType: string };
+  state: ExpertWorkState;
+  values: ReviewValues;
+  version: number;
+  updatedAt: number | null;
+  nextItemId: number | null;
+  progress: { done: number; total: number };
+}
+
+function findOwnedItem(db: DbOrTx, userId: string, itemId: number) {
+  return db
+    .select({
+      id: reviewItems.id,
+      setId: reviewSets.id,
+      setName: reviewSets.name,
+      externalId: reviewItems.externalId,
+      kind: reviewItems.kind,
+      text: reviewItems.text,
+      caseType: reviewItems.caseType,
+    })
+    .from(reviewItems)
+    .innerJoin(reviewSets, eq(reviewSets.id, reviewItems.setId))
+    .innerJoin(reviewSetRaters, and(eq(reviewSetRaters.setId, reviewSets.id), eq(reviewSetRaters.raterId, userId)))
+    .where(eq(reviewItems.id, itemId))
+    .get();
+}
+
+function valuesOf(row: typeof reviewJudgements.$inferSelect | undefined): ReviewValues {
+  return {
+    naturalness: row?.naturalness ?? null,
+    validity: row?.validity ?? null,
+    realism: row?.realism ?? null,
+    decision: row?.decision ?? null,
+    reason: row?.reason ?? "",
+    comment: row?.comment ?? "",
+  };
+}
+
+/**
+ * One item for an expert, with their own review only; null when it is not theirs. The diagnosis the case was
+ * generated for is not shown: the expert judges whether the case supports a diagnosis, not whether it matches ours.
+ */
+export function getRaterItem(db: Db, input: { userId: string; itemId: number }): RaterItemView | null {
+  const item = findOwnedItem(db, input.userId, input.itemId);
+  if (!item) return null;
+  const row = db
+    .select()
+    .from(reviewJudgements)
+    .where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, input.userId)))
+    .get();
+  const mine = listRaterItems(db, input.userId);
+  const at = mine.findIndex((r) => r.itemId === item.id);
+  return {
+    item: {
+      id: item.id,
+      externalId: item.externalId,
+      setName: item.setName,
+      kind: item.kind as ReviewItemKind,
+      text: item.text,
+      caseType: item.caseType,
+    },
+    state: (row?.status ?? "not_started") as ExpertWorkState,
+    values: valuesOf(row),
+    version: row?.version ?? 0,
+    updatedAt: row?.updatedAt ?? null,
+    nextItemId: nextOpen(mine, at)?.itemId ?? null,
+    progress: { done: mine.filter((r) => r.state === "submitted").length, total: mine.length },
+  };
+}
+
+export type ReviewSaveResult =
+  | { ok: true; version: number; savedAt: number; state: ExpertWorkState }
+  | { ok: false; status: 404 | 409 | 422; message: string; errors?: Record<string, string> };
+
+const CONFLICT =
+  "This review was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
+
+/**
+ * Saves an expert's review: a draft (before the first submission) or a submission (a case needs its three scores,
+ * a seed a decision and, on reject, a reason), which may be revised later. Optimistic concurrency by `version`;
+ * every change is audited in the same IMMEDIATE transaction (free text recorded as changed, not copied).
+ */
+export function saveReview(
+  db: Db,
+  input: {
+    userId: string;
+    itemId: number;
+    values: ReviewValues;
+    version: number;
+    intent: "draft" | "submit";
+    now?: number;
+  },
+): ReviewSaveResult {
+  const now = input.now ?? Date.now();
+  return db.transaction(
+    (tx): ReviewSaveResult => {
+      const item = findOwnedItem(tx, input.userId, input.itemId);
+      if (!item) return { ok: false, status: 404, message: "Not found." };
+      const kind = item.kind as ReviewItemKind;
+      // A case has no decision and a seed no scores: keep only the fields of the item's kind.
+      const values: ReviewValues =
+        kind === "case"
+          ? { ...input.values, decision: null, reason: "" }
+          : {
+              ...input.values,
+              naturalness: null,
+              validity: null,
+              realism: null,
+              reason: input.values.decision === "reject" ? input.values.reason : "",
+            };
+      if (input.intent === "submit") {
+        const errors = checkReview(kind, values);
+        if (Object.keys(errors).length)
+          return {
+            ok: false,
+            status: 422,
+            message:
+              kind === "case"
+                ? "Score all three dimensions before submitting."
+                : "Accept or reject the seed (with a reason when rejecting).",
+            errors: errors as Record<string, string>,
+          };
+      }
+      const row = tx
+        .select()
+        .from(reviewJudgements)
+        .where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, input.userId)))
+        .get();
+      if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
+      if (input.intent === "draft" && row?.status === "submitted")
+        return { ok: false, status: 409, message: "This item is submitted: use “Save revision” to change it." };
+      const status: "draft" | "submitted" = input.intent === "submit" ? "submitted" : "draft";
+      const changes = diff(row ? { ...valuesOf(row), status: row.status } : null, { ...values, status });
+      if (row && Object.keys(changes).length === 0)
+        return { ok: true, version: row.version, savedAt: row.updatedAt, state: row.status };
+      for (const free of ["reason", "comment"] as const)
+        if (free in changes) changes[free] = ["(text)", values[free] ? "(changed)" : ""];
+      const action = input.intent === "draft" ? "draft" : row?.status === "submitted" ? "revise" : "submit";
+      const columns = { ...values, status, updatedAt: now };
+      let id: number;
+      let version: number;
+      if (!row) {
+        id = tx
+          .insert(reviewJudgements)
+          .values({
+            itemId: item.id,
+            raterId: input.userId,
+            ...columns,
+            version: 1,
+            submittedAt: status === "submitted" ? now : null,
+          })
+          .returning({ id: reviewJudgements.id })
+          .get().id;
+        version = 1;
+      } else {
+        const updated = tx
+          .update(reviewJudgements)
+          .set({ ...columns, version: row.version + 1, submittedAt: status === "submitted" ? now : row.submittedAt })
+          .where(and(eq(reviewJudgements.id, row.id), eq(reviewJudgements.version, row.version)))
+          .run();
+        if (updated.changes === 0) return { ok: false, status: 409, message: CONFLICT };
+        id = row.id;
+        version = row.version + 1;
+      }
+      recordEvent(tx, { actorId: input.userId, entity: "review_judgement", entityId: id, action, changes, at: now });
+      return { ok: true, version, savedAt: now, state: status };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Admin: items and report
+
+export interface ReviewItemRow {
+  id: number;
+  externalId: string;
+  position: number;
+  kind: ReviewItemKind;
+  caseType: string;
+  diagnosis: string;
+  seedId: string;
+  submitted: number;
+}
+
+export function listReviewItems(db: Db, setId: number): ReviewItemRow[] {
+  const items = db
+    .select()
+    .from(reviewItems)
+    .where(eq(reviewItems.setId, setId))
+    .orderBy(asc(reviewItems.position))
+    .all();
+  const submitted = items.length
+    ? db
+        .select({ itemId: reviewJudgements.itemId })
+        .from(reviewJudgements)
+        .where(
+          and(
+            inArray(
+              reviewJudgements.itemId,
+              items.map((i) => i.id),
+            ),
+            eq(reviewJudgements.status, "submitted"),
+          ),
+        )
+        .all()
+    : [];
+  return items.map((i) => ({
+    id: i.id,
+    externalId: i.externalId,
+    position: i.position,
+    kind: i.kind as ReviewItemKind,
+    caseType: i.caseType,
+    diagnosis: i.diagnosis,
+    seedId: i.seedId,
+    submitted: submitted.filter((s) => s.itemId === i.id).length,
+  }));
+}
+
+/** The report of a set from its submitted reviews (core/case-review reviewReport); experts named by username. */
+export function getReviewReport(
+  db: Db,
+  setId: number,
+  options: { weights?: "linear" | "quadratic" } = {},
+): ReviewReport {
+  const items = db
+    .select({ id: reviewItems.id, externalId: reviewItems.externalId, kind: reviewItems.kind })
+    .from(reviewItems)
+    .where(eq(reviewItems.setId, setId))
+    .all();
+  const rows: ReviewRow[] = db
+    .select({
+      item: reviewItems.externalId,
+      rater: users.username,
+      naturalness: reviewJudgements.naturalness,
+      validity: reviewJudgements.validity,
+      realism: reviewJudgements.realism,
+      decision: reviewJudgements.decision,
+      reason: reviewJudgements.reason,
+    })
+    .from(reviewJudgements)
+    .innerJoin(reviewItems, eq(reviewItems.id, reviewJudgements.itemId))
+    .innerJoin(users, eq(users.id, reviewJudgements.raterId))
+    .where(and(eq(reviewItems.setId, setId), eq(reviewJudgements.status, "submitted")))
+    .all();
+  return reviewReport(
+    items.map((i) => ({ id: i.externalId, kind: i.kind as ReviewItemKind })),
+    rows,
+    options,
+  );
+}

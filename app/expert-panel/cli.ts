@@ -1,0 +1,517 @@
+/**
+ * Commands of the expert-rating protocols (SPEC §9, issue 9): MENTAT question banks (import, panel, variant sets,
+ * Bradley–Terry fit, evaluation export) and MentalBench review sets (import, panel, report). They call the same
+ * services as the admin pages.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import {
+  DEFAULT_AGES,
+  DEFAULT_RACES,
+  MENTAT_DOMAINS,
+  VARIANT_DIMENSIONS,
+  type MentatDomain,
+  type VariantDimension,
+} from "./domain/expert-scales";
+import type { CsvIssue } from "./domain/expert-csv";
+import { getDb } from "../platform/db.server";
+import {
+  addReviewRaters,
+  getReviewReport,
+  importReviewSet,
+  listReviewPanel,
+  removeReviewRater,
+  requireReviewSetByName,
+} from "../case-review/case-review.server";
+import {
+  addBankRaters,
+  expandBank,
+  exportDataset,
+  FitOptionsSchema,
+  importQuestionBank,
+  listBankPanel,
+  removeBankRater,
+  requireBankByName,
+  runBankFit,
+} from "../mentat/mentat.server";
+import { ServiceError } from "../accounts/users.server";
+import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
+
+const MAX_LISTED = 30;
+
+function readInput(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    throw new CliError(
+      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
+    );
+  }
+}
+
+function listIssues(io: CliIO, file: string, issues: CsvIssue[], kind: "error" | "warning"): void {
+  for (const i of issues.slice(0, MAX_LISTED))
+    io.err(`${file}:${i.line}: ${kind === "warning" ? "warning: " : ""}${i.message}\n`);
+  if (issues.length > MAX_LISTED) io.err(`… and ${issues.length - MAX_LISTED} more\n`);
+}
+
+/** Runs a body, turning service errors into usage errors (exit 2 with the message). */
+async function service<T>(body: () => T | Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (e) {
+    if (e instanceof ServiceError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+const fmt = (v: number | null | undefined, digits = 3) =>
+  v === null || v === undefined || Number.isNaN(v) ? "–" : v.toFixed(digits);
+
+export const mentatImportCommand: Command = {
+  name: "mentat-import",
+  summary: "Import a MENTAT question bank (CSV) into a bank, validated whole",
+  help: `Usage: npm run concord -- mentat-import FILE --bank NAME [--preference-domains LIST] [--seed N] [--dry-run]
+
+Reads five-option questions into the question bank NAME (created if needed). Columns (case-insensitive):
+  id        the question's id (letters, digits, . _ -)
+  domain    diagnosis, treatment, monitoring, triage or documentation (MENTAT's "category" is accepted)
+  question  the question, with gender alternatives inline: {he/she/they}, {his/her/their}, {man/woman/person}
+  he, she, they   or: the question written once per gender (MENTAT's release format) instead of "question"
+  a, b, c, d, e   the five answer options
+  answer    the letter of the creator's intended answer
+  notes     optional
+Placeholders: <AGE> (filled as "34-year-old") and <NAT> (race or nationality), where an adjective goes.
+
+The whole file is validated first; every problem is listed as FILE:LINE and nothing is written (exit 2).
+Questions are matched by id: new ones added, changed ones updated (refused once a question has ratings).
+
+Options:
+  --preference-domains LIST   domains labelled by expert preference and shown to the raters (comma-separated,
+                              or "all"); default triage,documentation. Applied to a new bank, or changed if given.
+  --seed N                    seed of the per-rater option order and of exported option orders (default 1)
+  --dry-run                   validate and report without writing`,
+  async run(argv, io) {
+    const { values, positionals } = parseOptions(
+      argv,
+      {
+        bank: { type: "string" },
+        "preference-domains": { type: "string" },
+        seed: { type: "string" },
+        "dry-run": { type: "boolean", default: false },
+      },
+      true,
+    );
+    if (positionals.length !== 1) throw new CliError("give exactly one question-bank CSV FILE. See --help.");
+    const file = positionals[0]!;
+    const bankName = requireOption(values.bank, "--bank");
+    let domains: MentatDomain[] | undefined;
+    if (values["preference-domains"] !== undefined) {
+      const raw = values["preference-domains"].trim().toLowerCase();
+      domains =
+        raw === "all" ? [...MENTAT_DOMAINS] : raw === "" ? [] : raw.split(",").map((d) => d.trim() as MentatDomain);
+      const bad = domains.filter((d) => !MENTAT_DOMAINS.includes(d));
+      if (bad.length)
+        throw new CliError(
+          `unknown domain${bad.length > 1 ? "s" : ""} ${bad.join(", ")}: use ${MENTAT_DOMAINS.join(", ")} or all.`,
+        );
+    }
+    const seed = values.seed === undefined ? undefined : Number(values.seed);
+    const result = importQuestionBank(getDb(), {
+      bankName,
+      text: readInput(file),
+      actorId: null,
+      preferenceDomains: domains,
+      seed,
+      dryRun: values["dry-run"],
+    });
+    if (!result.ok) {
+      listIssues(io, file, result.errors, "error");
+      listIssues(io, file, result.warnings, "warning");
+      io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);
+      return 2;
+    }
+    listIssues(io, file, result.warnings, "warning");
+    io.out(
+      `${result.written ? "Imported" : "Checked (dry run, nothing written)"} ${result.total} questions into bank "${
+        result.bankName
+      }"${result.createdBank ? " (new)" : ""}: ${result.created} new, ${result.updated} changed, ${
+        result.unchanged
+      } unchanged.\n`,
+    );
+    return 0;
+  },
+};
+
+export const expertPanelCommand: Command = {
+  name: "expert-panel",
+  summary: "Add or remove the experts (rater role) of a question bank or a review set",
+  help: `Usage: npm run concord -- expert-panel (--bank NAME | --set NAME) [--add u1,u2] [--remove u3]
+
+Experts are users with the rater role. On a question bank they rate the options of its preference-domain questions;
+on a review set they review every case and seed. Removing an expert keeps the ratings they submitted.
+Without --add or --remove, lists the panel with each expert's progress.`,
+  async run(argv, io) {
+    const { values } = parseOptions(argv, {
+      bank: { type: "string" },
+      set: { type: "string" },
+      add: { type: "string" },
+      remove: { type: "string" },
+    });
+    if (Boolean(values.bank) === Boolean(values.set))
+      throw new CliError("give either --bank NAME or --set NAME. See --help.");
+    const db = getDb();
+    const names = (list: string | undefined) =>
+      (list ?? "")
+        .split(",")
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
+    return service(() => {
+      const target = values.bank
+        ? { kind: "bank" as const, ...requireBankByName(db, values.bank) }
+        : { kind: "set" as const, ...requireReviewSetByName(db, values.set!) };
+      const panel = () => (target.kind === "bank" ? listBankPanel(db, target.id) : listReviewPanel(db, target.id));
+      const byName = new Map(panel().map((m) => [m.username, m]));
+      const lookup = (n: string) => {
+        const m = byName.get(n);
+        if (!m)
+          throw new CliError(
+            `"${n}" is not a user with the rater role. Raters: ${[...byName.keys()].join(", ") || "none"}.`,
+          );
+        return m.id;
+      };
+      const add = names(values.add).map(lookup);
+      const remove = names(values.remove).map(lookup);
+      if (add.length) {
+        const n =
+          target.kind === "bank"
+            ? addBankRaters(db, { bankId: target.id, raterIds: add, actorId: null })
+            : addReviewRaters(db, { setId: target.id, raterIds: add, actorId: null });
+        io.out(`Added ${n} expert${n === 1 ? "" : "s"} to ${target.kind} "${target.name}".\n`);
+      }
+      for (const id of remove)
+        target.kind === "bank"
+          ? removeBankRater(db, { bankId: target.id, raterId: id, actorId: null })
+          : removeReviewRater(db, { setId: target.id, raterId: id, actorId: null });
+      if (remove.length)
+        io.out(
+          `Removed ${remove.length} expert${remove.length === 1 ? "" : "s"} from ${target.kind} "${target.name}".\n`,
+        );
+      io.out(`Panel of ${target.kind} "${target.name}":\n`);
+      for (const m of panel().filter((m) => m.onPanel))
+        io.out(`  ${m.username}: ${m.submitted} submitted, ${m.drafts} draft${m.active ? "" : " (deactivated)"}\n`);
+      return 0;
+    });
+  },
+};
+
+function parseList(value: string | undefined, what: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  const list = value.split(",").map((s) => s.trim());
+  if (list.some((s) => !s)) throw new CliError(`${what} has an empty entry: "${value}".`);
+  return list;
+}
+
+export const mentatExpandCommand: Command = {
+  name: "mentat-expand",
+  summary: "Expand a question bank into demographic variant sets (base, gender, age, race)",
+  help: `Usage: npm run concord -- mentat-expand --bank NAME [--by base|gender|age|race|all] [--ages LIST] [--races LIST]
+
+Builds the bank's variant sets, each a separate dataset with stable ids ("<question>.<set>.<value>") in a fixed
+order, stored (replacing an earlier set of the same kind) and reported with a content hash: the same questions
+and options always give the same set.
+  base    one variant per question, demographics left out
+  gender  one per gender text (he / she / they) of each question
+  age     one per age for questions with <AGE> (default ages ${DEFAULT_AGES.join(", ")})
+  race    one per race for questions with <NAT> (default ${DEFAULT_RACES.join(", ")})
+A question without the placeholder appears once, with the value null.
+
+Options:
+  --by S       which set(s); default all
+  --ages LIST  comma-separated whole numbers
+  --races LIST comma-separated names`,
+  async run(argv, io) {
+    const { values } = parseOptions(argv, {
+      bank: { type: "string" },
+      by: { type: "string" },
+      ages: { type: "string" },
+      races: { type: "string" },
+    });
+    const by = values.by ?? "all";
+    if (by !== "all" && !VARIANT_DIMENSIONS.includes(by as VariantDimension))
+      throw new CliError(`--by must be one of ${VARIANT_DIMENSIONS.join(", ")}, all; not "${by}".`);
+    const ages = parseList(values.ages, "--ages")?.map((a) => {
+      if (!/^\d+$/.test(a)) throw new CliError(`--ages must list whole numbers, not "${a}".`);
+      return Number(a);
+    });
+    const races = parseList(values.races, "--races");
+    const db = getDb();
+    return service(() => {
+      const bank = requireBankByName(db, requireOption(values.bank, "--bank"));
+      for (const dimension of by === "all" ? VARIANT_DIMENSIONS : [by as VariantDimension]) {
+        const r = expandBank(db, { bankId: bank.id, dimension, params: { ages, races }, actorId: null });
+        io.out(
+          `${dimension.padEnd(6)} ${String(r.count).padStart(6)} variants  sha256 ${r.contentHash.slice(0, 16)}  ${
+            r.unchanged ? "unchanged" : r.replaced ? "replaced" : "new"
+          }\n`,
+        );
+      }
+      return 0;
+    });
+  },
+};
+
+export const mentatFitCommand: Command = {
+  name: "mentat-fit",
+  summary: "Fit hierarchical Bradley–Terry preference labels to a bank's ratings",
+  help: `Usage: npm run concord -- mentat-fit --bank NAME [--bootstrap N] [--seed N] [--rater-effects E]
+                                      [--penalty X] [--strength-penalty X] [--json]
+
+Turns the submitted 0–100 option ratings of the bank's preference-domain questions into preference labels (MENTAT,
+SPEC §9): pairwise wins per rating (ties give nothing), one strength vector per question (summing to zero) with a
+slope in [0.8, 1.25] and an offset in [-3, 3] per expert, P(i beats j | expert) = σ(slope·(βi − βj) + offset),
+penalty·Σ(slope − 1)² + penalty·Σ offset² (+ strength-penalty·Σβ²), fitted by projected L-BFGS; label = softmax(β)
+with percentile bootstrap intervals (rows resampled within each question, Python's random.Random(seed)); and
+Krippendorff's α (interval) per question. The fit is stored; exports use the latest one.
+
+Options:
+  --bootstrap N          bootstrap refits (default 200; 0 = no intervals)
+  --seed N               seed of the resampling (default 0)
+  --rater-effects E      slope+offset (default, MENTAT), slope, or none (plain Bradley–Terry)
+  --penalty X            weight of the slope and offset penalties (default 2, as MENTAT)
+  --strength-penalty X   weight of the ridge on the strengths (default 0.01; keeps them finite when an option
+                         wins every comparison)
+  --json                 print the stored result as JSON`,
+  async run(argv, io) {
+    const { values } = parseOptions(argv, {
+      bank: { type: "string" },
+      bootstrap: { type: "string" },
+      seed: { type: "string" },
+      "rater-effects": { type: "string" },
+      penalty: { type: "string" },
+      "strength-penalty": { type: "string" },
+      json: { type: "boolean", default: false },
+    });
+    const options = FitOptionsSchema.safeParse({
+      bootstrap: values.bootstrap,
+      seed: values.seed,
+      raterEffects: values["rater-effects"],
+      penalty: values.penalty,
+      strengthPenalty: values["strength-penalty"],
+    });
+    if (!options.success) {
+      const issue = options.error.issues[0]!;
+      throw new CliError(
+        `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())}: ${issue.message}`,
+      );
+    }
+    const db = getDb();
+    return service(() => {
+      const bank = requireBankByName(db, requireOption(values.bank, "--bank"));
+      const fit = runBankFit(db, {
+        bankId: bank.id,
+        options: options.data,
+        actorId: null,
+        onReplicate: io.isTTY ? (done, total) => done % 20 === 0 && io.err(`\rbootstrap ${done}/${total}`) : undefined,
+      });
+      if (io.isTTY && options.data.bootstrap >= 20) io.err("\n");
+      if (values.json) {
+        io.out(
+          JSON.stringify(
+            { bank: bank.name, fit_id: fit.id, params: fit.params, input_hash: fit.inputHash, ...fit.result },
+            null,
+            2,
+          ) + "\n",
+        );
+        return 0;
+      }
+      const l = fit.result.labels;
+      const alpha = new Map(fit.result.agreement.map((a) => [a.question, a]));
+      io.out(
+        `Fit ${fit.id} of bank "${bank.name}": ${fit.result.nRows} ratings, ${l.questions.length} questions, ${l.raters.length} experts; ` +
+          `objective ${l.objective.toFixed(4)}, ${l.iterations} iterations, ${
+            l.converged ? "converged" : "NOT CONVERGED"
+          }; ` +
+          `${l.bootstrap.replicates} bootstrap refits (seed ${l.bootstrap.seed})${
+            l.bootstrap.notConverged ? `, ${l.bootstrap.notConverged} not converged` : ""
+          }.\n\n`,
+      );
+      io.out("question        n   alpha   label (95% interval) per option a–e\n");
+      for (const q of l.questions) {
+        const cells = q.labels.map(
+          (p, i) => `${"abcde"[i]} ${fmt(p, 2)} [${fmt(q.lower[i], 2)}, ${fmt(q.upper[i], 2)}]`,
+        );
+        io.out(
+          `${q.question.padEnd(12)} ${String(q.nAnnotations).padStart(4)}  ${fmt(alpha.get(q.question)?.alpha).padStart(
+            6,
+          )}   ${cells.join("  ")}\n`,
+        );
+      }
+      io.out("\nexpert          ratings   slope   offset\n");
+      for (const r of l.raters)
+        io.out(
+          `${r.rater.padEnd(14)} ${String(r.nAnnotations).padStart(8)}  ${fmt(r.slope).padStart(6)}  ${fmt(
+            r.offset,
+          ).padStart(7)}\n`,
+        );
+      return 0;
+    });
+  },
+};
+
+export const mentatExportCommand: Command = {
+  name: "mentat-export",
+  summary: "Write a variant set's evaluation records (JSONL) with labels and bounds",
+  help: `Usage: npm run concord -- mentat-export --bank NAME --set base|gender|age|race [--out FILE] [--allow-intended]
+
+One JSON object per line, in the set's order, keys: id, question_id, dataset, domain, demographics {gender, age,
+race}, prompt (multiple choice, MENTAT's layout), question, options (in a seeded order per record), option_ids
+(their original letters), labels, labels_lower, labels_upper (same order as options), label_source (preference or
+intended), intended_answer (its position among options). Preference-domain questions carry the latest fit's labels;
+the others their intended answer (one-hot, bounds equal). Byte-identical when repeated on the same data.
+
+Options:
+  --out FILE         write here (default: standard output)
+  --allow-intended   export even when a preference-domain question has no fitted label (it keeps its intended
+                     answer, label_source "intended"); otherwise that is refused (exit 2)`,
+  async run(argv, io) {
+    const { values } = parseOptions(argv, {
+      bank: { type: "string" },
+      set: { type: "string" },
+      out: { type: "string" },
+      "allow-intended": { type: "boolean", default: false },
+    });
+    const dimension = requireOption(values.set, "--set") as VariantDimension;
+    if (!VARIANT_DIMENSIONS.includes(dimension))
+      throw new CliError(`--set must be one of ${VARIANT_DIMENSIONS.join(", ")}.`);
+    const db = getDb();
+    return service(() => {
+      const bank = requireBankByName(db, requireOption(values.bank, "--bank"));
+      const r = exportDataset(db, { bankId: bank.id, dimension, allowIntended: values["allow-intended"] });
+      if (!r.ok) throw new CliError(r.message);
+      for (const w of r.warnings) io.err(`warning: ${w}\n`);
+      if (values.out && values.out !== "-") {
+        writeFileSync(values.out, r.text);
+        io.out(`Wrote ${r.count} records of the ${dimension} set of "${bank.name}" to ${values.out}.\n`);
+      } else io.out(r.text);
+      return 0;
+    });
+  },
+};
+
+export const casereviewImportCommand: Command = {
+  name: "casereview-import",
+  summary: "Import generated cases and seeds (CSV) into a review set, validated whole",
+  help: `Usage: npm run concord -- casereview-import FILE --set NAME [--dry-run]
+
+Reads cases into the review set NAME (created if needed). Columns (case-insensitive):
+  id         the case's id (letters, digits, . _ -)
+  text       the case as the experts read it
+  kind       case (rated on linguistic naturalness, diagnostic validity, clinical realism, 1–5) or seed (accepted or
+             rejected with a reason); default case
+  case_type  optional: I, II, III, IV (MentalBench's case types) or 1–4
+  diagnosis  optional, for the report only (experts do not see it)
+  seed_id    optional: the seed a generated case came from
+The whole file is validated first; problems are listed as FILE:LINE and nothing is written (exit 2).`,
+  async run(argv, io) {
+    const { values, positionals } = parseOptions(
+      argv,
+      { set: { type: "string" }, "dry-run": { type: "boolean", default: false } },
+      true,
+    );
+    if (positionals.length !== 1) throw new CliError("give exactly one CSV FILE. See --help.");
+    const file = positionals[0]!;
+    const result = importReviewSet(getDb(), {
+      setName: requireOption(values.set, "--set"),
+      text: readInput(file),
+      actorId: null,
+      dryRun: values["dry-run"],
+    });
+    if (!result.ok) {
+      listIssues(io, file, result.errors, "error");
+      listIssues(io, file, result.warnings, "warning");
+      io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);
+      return 2;
+    }
+    listIssues(io, file, result.warnings, "warning");
+    io.out(
+      `${result.written ? "Imported" : "Checked (dry run, nothing written)"} ${result.total} items into review set "${
+        result.setName
+      }": ${result.created} new, ${result.updated} changed, ${result.unchanged} unchanged.\n`,
+    );
+    return 0;
+  },
+};
+
+export const casereviewReportCommand: Command = {
+  name: "casereview-report",
+  summary: "Quality scores, agreement and accepted seeds of a review set",
+  help: `Usage: npm run concord -- casereview-report --set NAME [--json] [--weights linear|quadratic]
+
+From the submitted reviews: per dimension (linguistic naturalness, diagnostic validity, clinical realism) the mean,
+SD and distribution of scores 1–5 overall and per expert; agreement per dimension: Cohen's weighted kappa (two
+experts), Gwet's AC2 with its 95% interval and Krippendorff's alpha (ordinal); seed decisions with percent
+agreement, Gwet's AC1 and Krippendorff's alpha (nominal); and the accepted seeds (accepted by every expert who
+reviewed them). Undefined coefficients print as – (the JSON has null and a reason).
+
+Options:
+  --json      print the report as JSON
+  --weights   linear or quadratic (default) weights for kappa and AC2`,
+  async run(argv, io) {
+    const { values } = parseOptions(argv, {
+      set: { type: "string" },
+      json: { type: "boolean", default: false },
+      weights: { type: "string" },
+    });
+    const weights = (values.weights ?? "quadratic") as "linear" | "quadratic";
+    if (weights !== "linear" && weights !== "quadratic")
+      throw new CliError(`--weights must be linear or quadratic, not "${values.weights}".`);
+    const db = getDb();
+    return service(() => {
+      const set = requireReviewSetByName(db, requireOption(values.set, "--set"));
+      const r = getReviewReport(db, set.id, { weights });
+      if (values.json) {
+        io.out(JSON.stringify({ set: set.name, ...r }, null, 2) + "\n");
+        return 0;
+      }
+      io.out(
+        `Review set "${set.name}": ${r.nCases} cases, ${r.nSeeds} seeds, ${r.nReviews} submitted reviews by ${r.experts.length} experts.\n\n`,
+      );
+      io.out(
+        `dimension                n   mean     sd   1/2/3/4/5          alpha(ord)  AC2 (${weights})          kappa_w\n`,
+      );
+      for (const d of r.dimensions) {
+        const a = d.agreement;
+        const ci = a.gwetAc2.confidenceInterval
+          ? ` [${fmt(a.gwetAc2.confidenceInterval[0], 2)}, ${fmt(a.gwetAc2.confidenceInterval[1], 2)}]`
+          : "";
+        io.out(
+          `${d.dimension.padEnd(20)} ${String(d.n).padStart(5)}  ${fmt(d.mean, 2).padStart(5)}  ${fmt(d.sd, 2).padStart(
+            5,
+          )}   ${d.distribution.join("/").padEnd(17)}  ${fmt(a.krippendorffAlphaOrdinal).padStart(10)}  ${(
+            fmt(a.gwetAc2.value) + ci
+          ).padEnd(22)} ${fmt(a.cohenWeightedKappa)}\n`,
+        );
+        for (const e of d.perExpert)
+          io.out(
+            `  ${e.rater.padEnd(18)} ${String(e.n).padStart(5)}  ${fmt(e.mean, 2).padStart(5)}  ${fmt(e.sd, 2).padStart(
+              5,
+            )}   ${e.distribution.join("/")}\n`,
+          );
+      }
+      const s = r.seedAgreement;
+      io.out(
+        `\nSeeds: ${r.acceptedSeeds.length} accepted, ${
+          r.seeds.filter((x) => x.status === "rejected").length
+        } rejected, ${r.seeds.filter((x) => x.status === "pending").length} pending; agreement ${fmt(
+          s.percentAgreement,
+        )} (AC1 ${fmt(s.gwetAc1)}, alpha ${fmt(s.krippendorffAlphaNominal)}).\n`,
+      );
+      for (const seed of r.seeds) {
+        io.out(`  ${seed.id.padEnd(16)} ${seed.status.padEnd(9)} ${seed.accepts} accept, ${seed.rejects} reject\n`);
+        for (const reason of seed.reasons) io.out(`      ${reason.rater}: ${reason.reason.replace(/\s+/g, " ")}\n`);
+      }
+      io.out(`\nAccepted seeds: ${r.acceptedSeeds.join(", ") || "none"}\n`);
+      return 0;
+    });
+  },
+};

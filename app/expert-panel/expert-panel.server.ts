@@ -1,0 +1,111 @@
+/**
+ * Expert panels (SPEC §9): the experts who rate a MENTAT question bank or review a case-review set. Each kind keeps
+ * its members in its own table (a PanelStore); who may join, the transaction and the audit are the same for both.
+ */
+import type { Db, DbOrTx } from "../platform/db.server";
+import { recordEvent } from "../audit/audit.server";
+import { listUsers, ServiceError, type UserView } from "../accounts/users.server";
+
+/** Where one kind of panel keeps its members; `id` is the bank's or the set's. */
+export interface PanelStore {
+  /** The audited entity whose panel it is. */
+  entity: "mentat_bank" | "review_set";
+  has(tx: DbOrTx, id: number, raterId: string): boolean;
+  add(tx: DbOrTx, id: number, member: { raterId: string; assignedAt: number; assignedBy: string | null }): void;
+  /** Removes the member; false when they were not on the panel. */
+  remove(tx: DbOrTx, id: number, raterId: string): boolean;
+}
+
+export interface PanelMember {
+  id: string;
+  username: string;
+  displayName: string;
+  active: boolean;
+  onPanel: boolean;
+  submitted: number;
+  drafts: number;
+}
+
+/**
+ * Every user with the rater role (and any member who lost it), with membership and progress (admin view). `work` is
+ * the panel's ratings or reviews, one row per expert and item.
+ */
+export function listPanelMembers(
+  db: Db,
+  members: Set<string>,
+  work: { raterId: string; status: string }[],
+): PanelMember[] {
+  return listUsers(db)
+    .filter((u) => u.roles.includes("rater") || members.has(u.id))
+    .map((u) => ({
+      id: u.id,
+      username: u.username,
+      displayName: u.displayName,
+      active: u.active,
+      onPanel: members.has(u.id),
+      submitted: work.filter((w) => w.raterId === u.id && w.status === "submitted").length,
+      drafts: work.filter((w) => w.raterId === u.id && w.status === "draft").length,
+    }));
+}
+
+/**
+ * Adds experts (active users with the rater role) to a panel; members already on it are left alone. Returns how many
+ * were added. `refusal` is the error when one of them may not join.
+ */
+export function addPanelRaters(
+  db: Db,
+  store: PanelStore,
+  input: { id: number; raterIds: string[]; actorId: string | null; now?: number },
+  refusal: string,
+): number {
+  const now = input.now ?? Date.now();
+  const raters = new Map<string, UserView>(
+    listUsers(db)
+      .filter((u) => u.roles.includes("rater") && u.active)
+      .map((u) => [u.id, u]),
+  );
+  if (input.raterIds.some((id) => !raters.has(id))) throw new ServiceError(refusal, "raters");
+  return db.transaction(
+    (tx) => {
+      let added = 0;
+      for (const raterId of new Set(input.raterIds)) {
+        if (store.has(tx, input.id, raterId)) continue;
+        store.add(tx, input.id, { raterId, assignedAt: now, assignedBy: input.actorId });
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: store.entity,
+          entityId: input.id,
+          action: "add_rater",
+          changes: { rater: raters.get(raterId)!.username },
+          at: now,
+        });
+        added++;
+      }
+      return added;
+    },
+    { behavior: "immediate" },
+  );
+}
+
+/** Takes an expert off a panel; the work they submitted stays. */
+export function removePanelRater(
+  db: Db,
+  store: PanelStore,
+  input: { id: number; raterId: string; actorId: string | null; now?: number },
+): void {
+  const now = input.now ?? Date.now();
+  db.transaction(
+    (tx) => {
+      if (store.remove(tx, input.id, input.raterId))
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: store.entity,
+          entityId: input.id,
+          action: "remove_rater",
+          changes: { raterId: input.raterId },
+          at: now,
+        });
+    },
+    { behavior: "immediate" },
+  );
+}

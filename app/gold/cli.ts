@@ -1,0 +1,95 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { getDb } from "../platform/db.server";
+import { exportGold, importGold } from "./gold-export.server";
+import { requireStudyByName } from "../annotation/studies.server";
+import { ServiceError } from "../accounts/users.server";
+import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
+
+export const exportGoldCommand: Command = {
+  name: "export-gold",
+  summary: "Write data_gt.json, samples.json, data.csv and manifest.json for a study",
+  help: `Usage: npm run concord -- export-gold --study NAME --out DIR [--as-released] [--allow-partial]
+
+Writes the study's gold labels in the Safe-Psych reference implementation's formats (see README, "Formats"):
+  DIR/data_gt.json   one record per case, reference fields + Concord's fields (action_labels, presenting_symptoms_label,
+                     adjudicated, adjudication_reason, missing_info, missing_info_other, annotators {A, B})
+  DIR/samples.json   the present sections of each case, numbered 1..T
+  DIR/data.csv       the released-CSV form (13 columns)
+  DIR/manifest.json  counts by state, sha256 of each file, software version, adjudication mode, export time
+
+Cases keep their import order; repeating the export gives byte-identical files (only the manifest's time differs).
+Refuses (exit 2, with counts by state) while some cases are not final, unless --allow-partial.
+
+Options:
+  --as-released    leave out presenting_symptoms_label, so the reference's stage-1 script behaves as released
+  --allow-partial  export the final cases only; recorded in the manifest`,
+  async run(argv, io) {
+    const { values } = parseOptions(argv, {
+      study: { type: "string" },
+      out: { type: "string" },
+      "as-released": { type: "boolean", default: false },
+      "allow-partial": { type: "boolean", default: false },
+    });
+    const db = getDb();
+    let study;
+    try {
+      study = requireStudyByName(db, requireOption(values.study, "--study"));
+    } catch (e) {
+      if (e instanceof ServiceError) throw new CliError(e.message);
+      throw e;
+    }
+    const out = requireOption(values.out, "--out");
+    const result = exportGold(db, {
+      studyId: study.id,
+      asReleased: values["as-released"],
+      allowPartial: values["allow-partial"],
+    });
+    if (!result.ok) throw new CliError(result.message);
+    mkdirSync(out, { recursive: true });
+    for (const [name, text] of Object.entries(result.files)) writeFileSync(join(out, name), text);
+    io.out(
+      `Exported ${result.exported} cases of "${study.name}" to ${out} (data_gt.json, samples.json, data.csv, manifest.json).\n`,
+    );
+    return 0;
+  },
+};
+
+export const importGoldCommand: Command = {
+  name: "import-gold",
+  summary: "Read a data_gt.json (Concord's or the reference's) into a study as reference labels",
+  help: `Usage: npm run concord -- import-gold FILE [--study NAME]
+
+Reads a data_gt.json written by Concord or by the Safe-Psych reference implementation: its cases (from
+sections_metadata) and their labels, kept as the study's reference labels, with Concord's extra fields. Exporting the
+study afterwards writes the same records. The study defaults to the file name without extension.
+The whole file is validated first; errors name the element and field, and nothing is written.`,
+  async run(argv, io) {
+    const { values, positionals } = parseOptions(argv, { study: { type: "string" } }, true);
+    if (positionals.length !== 1) throw new CliError("give exactly one data_gt.json FILE. See --help.");
+    const file = positionals[0]!;
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      throw new CliError(
+        `cannot read ${file}: ${
+          (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message
+        }.`,
+      );
+    }
+    const studyName = values.study ?? file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "");
+    const result = importGold(getDb(), { studyName, text, filename: file, actorId: null });
+    if (!result.ok) {
+      for (const e of result.errors.slice(0, 50)) io.err(`${e}\n`);
+      io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);
+      return 2;
+    }
+    io.out(
+      result.written
+        ? `Imported ${result.total} cases into study "${result.studyName}": ${result.create} new, ${result.update} changed, ${result.unchanged} unchanged.\n`
+        : `Study "${result.studyName}" already holds these ${result.total} cases and labels. Nothing to change.\n`,
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,780 @@
+/**
+ * The Safe-Psych reference implementation's data formats (INTEROP §1–2): `data_gt.json` and `samples.json` as its
+ * preprocessing writes them (Python `json.dump(…, ensure_ascii=False, indent=2)`, no trailing newline), the released
+ * CSV `data.csv` (Python `csv.writer`: CRLF, minimal quoting), and a validating `data_gt.json` reader for round trips.
+ *
+ * A `data_gt.json` record holds the reference fields, in the reference's order and types, followed by Concord's own
+ * fields (the reference scripts ignore them): `action_labels`, `presenting_symptoms_label` (INTEROP §4.2; left out
+ * with `asReleased`), `adjudicated`, `adjudication_reason`, `missing_info`, `missing_info_other`, `annotators`.
+ */
+import { formatCsv } from "../../formats/csv-text";
+import {
+  expertActionLabels,
+  isMissingInfoKey,
+  MISSING_INFO_KEYS,
+  stage1Label,
+  type CaseLabel,
+  type DisputeReason,
+  type ExpertAction,
+  type MissingInfoKey,
+} from "./gold";
+import { parseIcd10 } from "../../icd10/icd10";
+import { MAX_SECTIONS, MIN_SECTIONS, pyStrip, SECTION_KINDS, type SectionKind } from "../../annotation/domain/sections";
+
+/** The reference writes labels as the strings "1" and "0" (INTEROP §1). */
+export type Flag = "1" | "0";
+
+export interface SectionMetadata {
+  section_name: SectionKind;
+  /** 1..5, the column order. */
+  original_order: number;
+  present: boolean;
+  /** 1..T among present sections, null if absent. */
+  assigned_order: number | null;
+  /** Trimmed; "" if absent. */
+  content: string;
+}
+
+/** One annotator's label inside `annotators`, in the same conventions as the gold fields. */
+export interface AnnotatorRecord {
+  diagnosis_sufficiency: Flag;
+  diagnosis: string;
+  earliest_sufficient_section: string;
+  missing_info: MissingInfoKey[];
+  missing_info_other: string | null;
+}
+
+export interface DataGtRecord {
+  id: string;
+  age_group: string;
+  sex: string;
+  diagnosis_sufficiency: Flag;
+  diagnosis_sufficiency_agreement: Flag;
+  /** Gold code, "" if insufficient. */
+  diagnosis: string;
+  diagnosis_agreement: Flag;
+  /** τ as a string ("2"), "" if insufficient. */
+  earliest_sufficient_section: string;
+  num_sections_in_input: number;
+  last_section_order: number;
+  sections_metadata: SectionMetadata[];
+  // Concord's fields: all present or all absent (presenting_symptoms_label is also absent in `asReleased` form).
+  /** T labels, expert actions in the reference's casing (gold.ts ExpertAction). */
+  action_labels?: ExpertAction[];
+  presenting_symptoms_label?: "Clarify" | "Diagnose";
+  adjudicated?: boolean;
+  adjudication_reason?: DisputeReason | null;
+  missing_info?: MissingInfoKey[];
+  missing_info_other?: string | null;
+  /** Anonymised primary annotations; null when the labels were imported without them. */
+  annotators?: { A: AnnotatorRecord; B: AnnotatorRecord } | null;
+}
+
+export interface SamplesRecord {
+  sample_id: string;
+  sections: { order: number; content: string }[];
+}
+
+/** What the export knows about a final case; the input of `buildDataGtRecord`. */
+export interface GoldCase {
+  id: string;
+  /** Verbatim, "" if unknown. */
+  ageGroup: string;
+  sex: string;
+  /** Raw section texts by kind; trimmed and compacted here exactly as the reference does. */
+  sections: Partial<Record<SectionKind, string | null | undefined>>;
+  gold: CaseLabel;
+  /** From the two primary annotations (gold.ts agreementFlags), or as imported. */
+  agreement: { sufficiency: boolean; diagnosis: boolean };
+  adjudicated: boolean;
+  adjudicationReason: DisputeReason | null;
+  /**
+   * The two primary labels under a stable, random A/B assignment chosen by the caller (the one the adjudicator saw);
+   * never identities. Null for labels imported without annotations.
+   */
+  annotators: { A: CaseLabel; B: CaseLabel } | null;
+}
+
+export interface DataGtOptions {
+  /** Leave out `presenting_symptoms_label`: the reference scripts then behave as released (INTEROP §4.2). */
+  asReleased?: boolean;
+  /** Write the reference fields only, as the reference's own preprocessing does (no Concord fields). */
+  referenceFieldsOnly?: boolean;
+}
+
+const flag = (b: boolean): Flag => (b ? "1" : "0");
+
+function sectionsMetadata(sections: GoldCase["sections"]): SectionMetadata[] {
+  let assigned = 0;
+  return SECTION_KINDS.map((kind, i) => {
+    const content = pyStrip(sections[kind] ?? "");
+    const present = content !== "";
+    return {
+      section_name: kind,
+      original_order: i + 1,
+      present,
+      assigned_order: present ? ++assigned : null,
+      content,
+    };
+  });
+}
+
+function annotatorRecord(label: CaseLabel): AnnotatorRecord {
+  return label.sufficiency === "sufficient"
+    ? {
+        diagnosis_sufficiency: "1",
+        diagnosis: label.icd10,
+        earliest_sufficient_section: String(label.earliestSection),
+        missing_info: [],
+        missing_info_other: null,
+      }
+    : {
+        diagnosis_sufficiency: "0",
+        diagnosis: "",
+        earliest_sufficient_section: "",
+        missing_info: [...label.missingInfo],
+        missing_info_other: label.missingInfoOther,
+      };
+}
+
+/**
+ * One `data_gt.json` record. Keys are created in the reference's order, which serialisation keeps. Throws a
+ * RangeError naming the case if its earliest section lies outside 1..T.
+ */
+export function buildDataGtRecord(c: GoldCase, options: DataGtOptions = {}): DataGtRecord {
+  const metadata = sectionsMetadata(c.sections);
+  const T = metadata.filter((m) => m.present).length;
+  const gold = c.gold;
+  const record: DataGtRecord = {
+    id: c.id,
+    age_group: c.ageGroup,
+    sex: c.sex,
+    diagnosis_sufficiency: flag(gold.sufficiency === "sufficient"),
+    diagnosis_sufficiency_agreement: flag(c.agreement.sufficiency),
+    diagnosis: gold.sufficiency === "sufficient" ? gold.icd10 : "",
+    diagnosis_agreement: flag(c.agreement.diagnosis),
+    earliest_sufficient_section: gold.sufficiency === "sufficient" ? String(gold.earliestSection) : "",
+    num_sections_in_input: T,
+    last_section_order: T,
+    sections_metadata: metadata,
+  };
+  if (options.referenceFieldsOnly) return record;
+  try {
+    record.action_labels = expertActionLabels(gold, T);
+  } catch (e) {
+    throw new RangeError(`case ${JSON.stringify(c.id)}: ${(e as Error).message}`);
+  }
+  if (!options.asReleased) record.presenting_symptoms_label = stage1Label(gold);
+  record.adjudicated = c.adjudicated;
+  record.adjudication_reason = c.adjudicationReason;
+  record.missing_info = gold.sufficiency === "insufficient" ? [...gold.missingInfo] : [];
+  record.missing_info_other = gold.sufficiency === "insufficient" ? gold.missingInfoOther : null;
+  record.annotators = c.annotators && { A: annotatorRecord(c.annotators.A), B: annotatorRecord(c.annotators.B) };
+  return record;
+}
+
+/** The `samples.json` record of a case: its present sections, trimmed, numbered 1..T. */
+export function buildSamplesRecord(record: DataGtRecord): SamplesRecord {
+  return {
+    sample_id: record.id,
+    sections: record.sections_metadata
+      .filter((m) => m.present)
+      .map((m) => ({ order: m.assigned_order as number, content: m.content })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Serialisation
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue | undefined };
+
+/**
+ * Python's `json.dumps(value, ensure_ascii=False, indent=2)`: items on their own lines, separated by `,` and a
+ * newline, keys followed by `: `, empty arrays and objects as `[]` / `{}`, non-ASCII characters raw, no trailing
+ * newline. Object keys keep insertion order; undefined members are skipped. Strings are escaped as JSON.stringify
+ * does, which equals Python's escaping for every well-formed string (both escape `"`, `\`, and U+0000–U+001F with
+ * the same short forms and lower-case \u00XX; a lone surrogate, which Python could not write as UTF-8, is escaped).
+ * Only safe integers are supported as numbers: Python writes floats differently (`1.0`, `1e-07`).
+ */
+export function pythonJsonDump(value: JsonValue | object, indent = 2): string {
+  const pad = (depth: number) => " ".repeat(indent * depth);
+  const write = (v: unknown, depth: number): string => {
+    if (v === null) return "null";
+    if (typeof v === "boolean") return v ? "true" : "false";
+    if (typeof v === "number") {
+      if (!Number.isSafeInteger(v)) throw new TypeError(`pythonJsonDump supports integers only, got ${v}`);
+      return String(v);
+    }
+    if (typeof v === "string") return JSON.stringify(v);
+    if (Array.isArray(v)) {
+      if (v.length === 0) return "[]";
+      const items = v.map((item) => pad(depth + 1) + write(item === undefined ? null : item, depth + 1));
+      return `[\n${items.join(",\n")}\n${pad(depth)}]`;
+    }
+    if (typeof v === "object") {
+      const members = Object.entries(v as Record<string, unknown>).filter(([, m]) => m !== undefined);
+      if (members.length === 0) return "{}";
+      const items = members.map(([k, m]) => `${pad(depth + 1)}${JSON.stringify(k)}: ${write(m, depth + 1)}`);
+      return `{\n${items.join(",\n")}\n${pad(depth)}}`;
+    }
+    throw new TypeError(`pythonJsonDump cannot write a ${typeof v}`);
+  };
+  return write(value, 0);
+}
+
+/** The whole `data_gt.json` file, byte-identical to the reference's output for the same records. */
+export function serializeDataGt(records: readonly DataGtRecord[]): string {
+  return pythonJsonDump(records as unknown as JsonValue);
+}
+
+export function serializeSamples(records: readonly SamplesRecord[]): string {
+  return pythonJsonDump(records as unknown as JsonValue);
+}
+
+/** The 13 columns of the released CSV, in the reference's order (INTEROP §1). */
+export const DATA_CSV_COLUMNS = [
+  "id",
+  "age_group",
+  "sex",
+  ...SECTION_KINDS,
+  "diagnosis_sufficiency",
+  "diagnosis_sufficiency_agreement",
+  "diagnosis",
+  "diagnosis_agreement",
+  "earliest_sufficient_section",
+] as const;
+
+export function releasedCsvRow(record: DataGtRecord): string[] {
+  const content = (kind: SectionKind) => record.sections_metadata.find((m) => m.section_name === kind)?.content ?? "";
+  return [
+    record.id,
+    record.age_group,
+    record.sex,
+    ...SECTION_KINDS.map(content),
+    record.diagnosis_sufficiency,
+    record.diagnosis_sufficiency_agreement,
+    record.diagnosis,
+    record.diagnosis_agreement,
+    record.earliest_sufficient_section,
+  ];
+}
+
+/**
+ * The released CSV (`data.csv`): header and one row per record, as Python's `csv.writer` writes them (CRLF after
+ * every row, fields quoted only when they hold a comma, a quote, CR or LF), UTF-8 without BOM. The reference's
+ * preprocessing turns it back into the same reference fields.
+ */
+export function serializeReleasedCsv(records: readonly DataGtRecord[]): string {
+  return formatCsv([[...DATA_CSV_COLUMNS], ...records.map(releasedCsvRow)]);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading data_gt.json back (import-gold)
+
+export interface DataGtError {
+  /** 1-based line in the file. */
+  line: number;
+  /** 1-based position of the record in the array; null for errors of the file as a whole. */
+  element: number | null;
+  /** The offending field, if any. */
+  field: string | null;
+  message: string;
+}
+
+export type DataGtParse = { ok: true; records: DataGtRecord[] } | { ok: false; errors: DataGtError[] };
+
+export interface DataGtReadOptions {
+  /** Membership in the WHO table (`Icd10Index.isValidChapterVCode`); without it any chapter V code is accepted. */
+  isValidCode?: (code: string) => boolean;
+  /** Stop after this many errors (default 100). */
+  maxErrors?: number;
+}
+
+/**
+ * Parses and validates a `data_gt.json` text: the reference fields with the reference's types (INTEROP §2) and
+ * consistent values (flags "1"/"0", code and τ iff sufficient, τ in 1..T, T = number of present sections in 3..5,
+ * five sections in column order, trimmed contents, unique ids), and Concord's fields, all or none, consistent with
+ * the gold label. `original_row` is refused (the scripts would read the labels from it). A leading BOM is accepted.
+ * Every error carries its line and element number; nothing is returned unless the whole file is valid.
+ */
+export function parseDataGtJson(text: string, options: DataGtReadOptions = {}): DataGtParse {
+  const maxErrors = options.maxErrors ?? 100;
+  const parsed = parseJsonWithLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  const fileError = (line: number, message: string): DataGtParse => ({
+    ok: false,
+    errors: [{ line, element: null, field: null, message }],
+  });
+  if (!parsed.ok) return fileError(parsed.line, parsed.message);
+  if (!Array.isArray(parsed.value)) return fileError(1, "data_gt.json must be one JSON array");
+  const errors: DataGtError[] = [];
+  const records: DataGtRecord[] = [];
+  const seen = new Map<string, number>();
+  parsed.value.forEach((value, index) => {
+    if (errors.length >= maxErrors) return;
+    const line = parsed.elementLines[index];
+    const report = (field: string | null, message: string) => {
+      if (errors.length < maxErrors) errors.push({ line, element: index + 1, field, message });
+    };
+    const record = checkRecord(value, report, options);
+    if (record === null) return;
+    const first = seen.get(record.id);
+    if (first !== undefined) report("id", `duplicate id ${JSON.stringify(record.id)} (first at element ${first})`);
+    else seen.set(record.id, index + 1);
+    records.push(record);
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, records };
+}
+
+/** Formats a reader error for the command line: `data_gt.json:42: element 3, diagnosis: …`. */
+export function formatDataGtError(error: DataGtError, fileName = "data_gt.json"): string {
+  const where = [error.element !== null ? `element ${error.element}` : null, error.field].filter(Boolean).join(", ");
+  return `${fileName}:${error.line}: ${where ? `${where}: ` : ""}${error.message}`;
+}
+
+const REFERENCE_KEYS = [
+  "id",
+  "age_group",
+  "sex",
+  "diagnosis_sufficiency",
+  "diagnosis_sufficiency_agreement",
+  "diagnosis",
+  "diagnosis_agreement",
+  "earliest_sufficient_section",
+  "num_sections_in_input",
+  "last_section_order",
+  "sections_metadata",
+] as const;
+const CONCORD_KEYS = [
+  "action_labels",
+  "presenting_symptoms_label",
+  "adjudicated",
+  "adjudication_reason",
+  "missing_info",
+  "missing_info_other",
+  "annotators",
+] as const;
+const METADATA_KEYS = ["section_name", "original_order", "present", "assigned_order", "content"] as const;
+const ANNOTATOR_KEYS = [
+  "diagnosis_sufficiency",
+  "diagnosis",
+  "earliest_sufficient_section",
+  "missing_info",
+  "missing_info_other",
+] as const;
+
+type Report = (field: string | null, message: string) => void;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isFlag = (v: unknown): v is Flag => v === "1" || v === "0";
+const show = (v: unknown) => (v === undefined ? "nothing" : JSON.stringify(v));
+
+function checkKeys(obj: Record<string, unknown>, allowed: readonly string[], where: string, report: Report): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) report(where ? `${where}.${key}` : key, "unknown field");
+  }
+}
+
+/** Label fields shared by the gold record and each annotator: sufficiency, code, τ. Returns whether they hold. */
+function checkLabelFields(
+  obj: Record<string, unknown>,
+  prefix: string,
+  T: number | null,
+  report: Report,
+  options: DataGtReadOptions,
+): boolean {
+  let errors = 0;
+  const r: Report = (f, m) => {
+    errors++;
+    report(f, m);
+  };
+  const sufficiency = obj.diagnosis_sufficiency;
+  if (!isFlag(sufficiency)) {
+    r(`${prefix}diagnosis_sufficiency`, `must be "1" or "0", got ${show(sufficiency)}`);
+    return false;
+  }
+  const diagnosis = obj.diagnosis;
+  const tau = obj.earliest_sufficient_section;
+  if (typeof diagnosis !== "string") r(`${prefix}diagnosis`, `must be a string, got ${show(diagnosis)}`);
+  if (typeof tau !== "string") r(`${prefix}earliest_sufficient_section`, `must be a string, got ${show(tau)}`);
+  if (typeof diagnosis !== "string" || typeof tau !== "string") return false;
+  if (sufficiency === "0") {
+    if (diagnosis !== "") r(`${prefix}diagnosis`, `must be "" when insufficient, got ${show(diagnosis)}`);
+    if (tau !== "") r(`${prefix}earliest_sufficient_section`, `must be "" when insufficient, got ${show(tau)}`);
+    return errors === 0;
+  }
+  const p = parseIcd10(diagnosis);
+  if (!p.ok) r(`${prefix}diagnosis`, p.error);
+  else if (p.code !== diagnosis) r(`${prefix}diagnosis`, `must be written ${p.code}, got ${show(diagnosis)}`);
+  else if (options.isValidCode && !options.isValidCode(diagnosis)) {
+    r(`${prefix}diagnosis`, `${diagnosis} is not a code of WHO ICD-10 chapter V`);
+  }
+  if (!/^[1-9][0-9]*$/.test(tau)) {
+    r(`${prefix}earliest_sufficient_section`, `must be a section number like "2" when sufficient, got ${show(tau)}`);
+  } else if (T !== null && Number(tau) > T) {
+    r(`${prefix}earliest_sufficient_section`, `must be at most the number of sections (${T}), got ${show(tau)}`);
+  }
+  return errors === 0;
+}
+
+function checkMissingInfo(
+  list: unknown,
+  other: unknown,
+  sufficient: boolean,
+  prefix: string,
+  report: Report,
+): list is MissingInfoKey[] {
+  const field = `${prefix}missing_info`;
+  if (!Array.isArray(list)) {
+    report(field, `must be an array, got ${show(list)}`);
+    return false;
+  }
+  let ok = true;
+  const bad = list.filter((k) => !isMissingInfoKey(k));
+  if (bad.length > 0) {
+    report(field, `unknown labels ${bad.map(show).join(", ")} (known: ${MISSING_INFO_KEYS.join(", ")})`);
+    ok = false;
+  } else {
+    const canonical = MISSING_INFO_KEYS.filter((k) => list.includes(k));
+    if (canonical.length !== list.length || canonical.some((k, i) => k !== list[i])) {
+      report(field, `must list each label once, in the controlled list's order`);
+      ok = false;
+    }
+    if (sufficient && list.length > 0) {
+      report(field, "must be empty when sufficient");
+      ok = false;
+    }
+  }
+  const otherField = `${prefix}missing_info_other`;
+  const hasOther = list.includes("other");
+  if (hasOther && (typeof other !== "string" || other.trim() === "")) {
+    report(otherField, `must be a non-empty string when missing_info includes "other", got ${show(other)}`);
+    ok = false;
+  } else if (!hasOther && other !== null) {
+    report(otherField, `must be null unless missing_info includes "other", got ${show(other)}`);
+    ok = false;
+  }
+  return ok;
+}
+
+function labelOf(obj: Record<string, unknown>, missingInfo: MissingInfoKey[], other: string | null): CaseLabel {
+  return obj.diagnosis_sufficiency === "1"
+    ? {
+        sufficiency: "sufficient",
+        icd10: obj.diagnosis as string,
+        earliestSection: Number(obj.earliest_sufficient_section),
+      }
+    : { sufficiency: "insufficient", missingInfo, missingInfoOther: other };
+}
+
+function checkRecord(value: unknown, report: Report, options: DataGtReadOptions): DataGtRecord | null {
+  if (!isObject(value)) {
+    report(null, `must be a JSON object, got ${Array.isArray(value) ? "an array" : show(value)}`);
+    return null;
+  }
+  let errors = 0;
+  const r: Report = (f, m) => {
+    errors++;
+    report(f, m);
+  };
+  if ("original_row" in value) r("original_row", "is not supported: put the label fields at the top level");
+  checkKeys(value, [...REFERENCE_KEYS, ...CONCORD_KEYS, "original_row"], "", r);
+  for (const key of REFERENCE_KEYS) if (!(key in value)) r(key, "is missing");
+  if (errors > 0) return null;
+
+  for (const key of ["id", "age_group", "sex"] as const) {
+    const v = value[key];
+    if (typeof v !== "string") r(key, `must be a string, got ${show(v)}`);
+    else if (pyStrip(v) !== v) r(key, `must be trimmed, got ${show(v)}`);
+  }
+  if (value.id === "") r("id", "must not be empty");
+
+  // Sections: five objects in column order; T = present count.
+  let T: number | null = null;
+  const metadata = value.sections_metadata;
+  if (!Array.isArray(metadata) || metadata.length !== SECTION_KINDS.length) {
+    r("sections_metadata", `must be an array of ${SECTION_KINDS.length} objects, one per section kind`);
+  } else {
+    let assigned = 0;
+    let sectionErrors = 0;
+    const rs: Report = (f, m) => {
+      sectionErrors++;
+      r(f, m);
+    };
+    metadata.forEach((m: unknown, i) => {
+      const where = `sections_metadata[${i}]`;
+      if (!isObject(m)) return rs(where, `must be an object, got ${show(m)}`);
+      checkKeys(m, METADATA_KEYS, where, rs);
+      if (m.section_name !== SECTION_KINDS[i]) rs(`${where}.section_name`, `must be ${show(SECTION_KINDS[i])}`);
+      if (m.original_order !== i + 1) rs(`${where}.original_order`, `must be ${i + 1}, got ${show(m.original_order)}`);
+      if (typeof m.content !== "string") return rs(`${where}.content`, `must be a string, got ${show(m.content)}`);
+      if (pyStrip(m.content) !== m.content) rs(`${where}.content`, "must be trimmed");
+      const present = m.content !== "";
+      if (m.present !== present) {
+        rs(`${where}.present`, `must be ${present} (the content is ${present ? "not " : ""}empty)`);
+      }
+      const expected = present ? ++assigned : null;
+      if (m.assigned_order !== expected) {
+        rs(`${where}.assigned_order`, `must be ${show(expected)}, got ${show(m.assigned_order)}`);
+      }
+    });
+    if (sectionErrors === 0) {
+      T = assigned;
+      if (T < MIN_SECTIONS || T > MAX_SECTIONS) {
+        r("sections_metadata", `a case must have ${MIN_SECTIONS} to ${MAX_SECTIONS} non-empty sections, got ${T}`);
+      }
+      for (const key of ["num_sections_in_input", "last_section_order"] as const) {
+        if (value[key] !== T) r(key, `must be ${T} (the number of present sections), got ${show(value[key])}`);
+      }
+    }
+  }
+  for (const key of ["diagnosis_sufficiency_agreement", "diagnosis_agreement"] as const) {
+    if (!isFlag(value[key])) r(key, `must be "1" or "0", got ${show(value[key])}`);
+  }
+  const labelOk = checkLabelFields(value, "", T, r, options);
+
+  // Concord's fields: all or none (presenting_symptoms_label may be absent: the `asReleased` form).
+  const hasConcord = CONCORD_KEYS.some((k) => k in value);
+  const missing = CONCORD_KEYS.filter((k) => k !== "presenting_symptoms_label" && !(k in value));
+  if (hasConcord && missing.length > 0) {
+    r(null, `Concord's fields must all be present or all absent; missing: ${missing.join(", ")}`);
+  }
+  if (T === null || (hasConcord && missing.length > 0)) return null;
+  const record = value as unknown as DataGtRecord;
+  if (!hasConcord) return errors > 0 ? null : canonicalRecord(record);
+
+  const sufficient = value.diagnosis_sufficiency === "1";
+  const infoOk = checkMissingInfo(value.missing_info, value.missing_info_other, sufficient, "", r);
+  if (labelOk && infoOk) {
+    const gold = labelOf(value, value.missing_info as MissingInfoKey[], value.missing_info_other as string | null);
+    const labels = expertActionLabels(gold, T);
+    if (JSON.stringify(value.action_labels) !== JSON.stringify(labels)) {
+      r("action_labels", `must be ${JSON.stringify(labels)} for this gold label, got ${show(value.action_labels)}`);
+    }
+    if ("presenting_symptoms_label" in value && value.presenting_symptoms_label !== stage1Label(gold)) {
+      r(
+        "presenting_symptoms_label",
+        `must be ${show(stage1Label(gold))}, got ${show(value.presenting_symptoms_label)}`,
+      );
+    }
+  }
+  if (typeof value.adjudicated !== "boolean") r("adjudicated", `must be true or false, got ${show(value.adjudicated)}`);
+  const reason = value.adjudication_reason;
+  if (reason !== null && reason !== "sufficiency" && reason !== "diagnosis") {
+    r("adjudication_reason", `must be "sufficiency", "diagnosis" or null, got ${show(reason)}`);
+  } else if (reason !== null && value.adjudicated !== true) {
+    r("adjudication_reason", "must be null when the case was not adjudicated");
+  }
+  const annotators = value.annotators;
+  if (annotators !== null) {
+    if (!isObject(annotators)) r("annotators", `must be an object {A, B} or null, got ${show(annotators)}`);
+    else {
+      checkKeys(annotators, ["A", "B"], "annotators", r);
+      for (const who of ["A", "B"] as const) {
+        const a = annotators[who];
+        const prefix = `annotators.${who}.`;
+        if (!isObject(a)) {
+          r(`annotators.${who}`, `must be an object, got ${show(a)}`);
+          continue;
+        }
+        checkKeys(a, ANNOTATOR_KEYS, `annotators.${who}`, r);
+        const missingKeys = ANNOTATOR_KEYS.filter((k) => !(k in a));
+        if (missingKeys.length > 0) {
+          r(`annotators.${who}`, `is missing ${missingKeys.join(", ")}`);
+          continue;
+        }
+        if (checkLabelFields(a, prefix, T, r, options)) {
+          checkMissingInfo(a.missing_info, a.missing_info_other, a.diagnosis_sufficiency === "1", prefix, r);
+        }
+      }
+    }
+  }
+  return errors > 0 ? null : canonicalRecord(record);
+}
+
+/** A valid record rebuilt with the keys in the reference's order, whatever their order in the file. */
+function canonicalRecord(record: DataGtRecord): DataGtRecord {
+  const { goldCase, options } = readGoldCase(record);
+  return buildDataGtRecord(goldCase, options);
+}
+
+/**
+ * The Concord view of a valid record, and the options that write it back unchanged:
+ * `buildDataGtRecord(goldCase, options)` deep-equals the record. For a reference-only record (no Concord fields)
+ * `adjudicated: false`, `adjudicationReason: null` and `annotators: null` are placeholders, the gold missing
+ * information is empty, and `options.referenceFieldsOnly` is true.
+ */
+export function readGoldCase(record: DataGtRecord): { goldCase: GoldCase; options: DataGtOptions } {
+  const sections: GoldCase["sections"] = {};
+  for (const m of record.sections_metadata) sections[m.section_name] = m.content;
+  const gold = labelOf(
+    record as unknown as Record<string, unknown>,
+    record.missing_info ?? [],
+    record.missing_info_other ?? null,
+  );
+  const annotator = (a: AnnotatorRecord) =>
+    labelOf(a as unknown as Record<string, unknown>, a.missing_info, a.missing_info_other);
+  const goldCase: GoldCase = {
+    id: record.id,
+    ageGroup: record.age_group,
+    sex: record.sex,
+    sections,
+    gold,
+    agreement: {
+      sufficiency: record.diagnosis_sufficiency_agreement === "1",
+      diagnosis: record.diagnosis_agreement === "1",
+    },
+    adjudicated: record.adjudicated ?? false,
+    adjudicationReason: record.adjudication_reason ?? null,
+    annotators: record.annotators ? { A: annotator(record.annotators.A), B: annotator(record.annotators.B) } : null,
+  };
+  const options: DataGtOptions =
+    record.action_labels === undefined
+      ? { referenceFieldsOnly: true }
+      : { asReleased: record.presenting_symptoms_label === undefined };
+  return { goldCase, options };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A strict JSON parser that knows where each top-level element starts, so that errors can name a line.
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};
+
+type Located = { ok: true; value: unknown; elementLines: number[] } | { ok: false; line: number; message: string };
+
+function parseJsonWithLines(text: string): Located {
+  let i = 0;
+  let line = 1;
+  const elementLines: number[] = [];
+  class Failure extends Error {}
+  const fail = (message: string): never => {
+    throw new Failure(message);
+  };
+  const ws = () => {
+    for (;;) {
+      const c = text[i];
+      if (c === "\n") line++;
+      else if (c !== " " && c !== "\t" && c !== "\r") return;
+      i++;
+    }
+  };
+  const expect = (c: string) => {
+    if (text[i] !== c) fail(`expected ${JSON.stringify(c)} but found ${describe()}`);
+    i++;
+  };
+  const describe = () => (i >= text.length ? "the end of the file" : JSON.stringify(text[i]));
+  const literal = (word: string, v: unknown) => {
+    if (text.startsWith(word, i)) {
+      i += word.length;
+      return v;
+    }
+    return fail(`unexpected ${describe()}`);
+  };
+  const string = (): string => {
+    expect('"');
+    let out = "";
+    for (;;) {
+      const start = i;
+      while (i < text.length && text[i] !== '"' && text[i] !== "\\" && text.charCodeAt(i) >= 0x20) i++;
+      out += text.slice(start, i);
+      if (i >= text.length) fail("unterminated string");
+      const c = text[i];
+      if (c === '"') {
+        i++;
+        return out;
+      }
+      if (c !== "\\") {
+        const code = text.charCodeAt(i).toString(16).padStart(4, "0");
+        fail(`a control character must be escaped in a string (U+${code})`);
+      }
+      const e = text[i + 1];
+      if (e in SIMPLE_ESCAPES) {
+        out += SIMPLE_ESCAPES[e];
+        i += 2;
+      } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+        out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
+        i += 6;
+      } else fail("invalid escape in a string");
+    }
+  };
+  const number = (): number => {
+    const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
+    if (!m) return fail(`unexpected ${describe()}`);
+    i += m[0].length;
+    return Number(m[0]);
+  };
+  const value = (depth: number): unknown => {
+    ws();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      const obj: Record<string, unknown> = {};
+      ws();
+      if (text[i] === "}") {
+        i++;
+        return obj;
+      }
+      for (;;) {
+        ws();
+        const keyLine = line;
+        const key = string();
+        if (Object.prototype.hasOwnProperty.call(obj, key)) {
+          line = keyLine;
+          fail(`duplicate key ${JSON.stringify(key)}`);
+        }
+        ws();
+        expect(":");
+        const v = value(depth + 1);
+        Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "}") {
+          i++;
+          return obj;
+        } else fail(`expected "," or "}" but found ${describe()}`);
+      }
+    }
+    if (c === "[") {
+      i++;
+      const arr: unknown[] = [];
+      ws();
+      if (text[i] === "]") {
+        i++;
+        return arr;
+      }
+      for (;;) {
+        ws();
+        if (depth === 0) elementLines.push(line);
+        arr.push(value(depth + 1));
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "]") {
+          i++;
+          return arr;
+        } else fail(`expected "," or "]" but found ${describe()}`);
+      }
+    }
+    if (c === '"') return string();
+    if (c === "t") return literal("true", true);
+    if (c === "f") return literal("false", false);
+    if (c === "n") return literal("null", null);
+    return number();
+  };
+  try {
+    const v = value(0);
+    ws();
+    if (i < text.length) fail(`unexpected ${describe()} after the end of the JSON value`);
+    return { ok: true, value: v, elementLines };
+  } catch (e) {
+    if (e instanceof Failure) return { ok: false, line, message: `invalid JSON: ${e.message}` };
+    throw e;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * From two annotations to a case outcome (SPEC §4): agreed cases get their gold label derived at once, disputed ones
+ * go to the adjudication queue with their reason. Runs inside the transaction that locks the second annotation.
+ */
+import { randomInt } from "node:crypto";
+import { asc, eq } from "drizzle-orm";
+import { annotations, caseOutcomes } from "../../db/schema";
+import { resolvePair, type CaseLabel } from "./domain/gold";
+import type { DbOrTx } from "../platform/db.server";
+import { recordEvent } from "../audit/audit.server";
+
+/** An annotation row as a CaseLabel (only for submitted/locked rows, which passed checkCaseLabel). */
+export function labelOfAnnotation(
+  row: Pick<typeof annotations.$inferSelect, "sufficiency" | "icd10" | "earliestSection" | "missingInfo" | "missingOther">,
+): CaseLabel {
+  if (row.sufficiency === "sufficient")
+    return { sufficiency: "sufficient", icd10: row.icd10 ?? "", earliestSection: row.earliestSection ?? 0 };
+  const missingInfo = JSON.parse(row.missingInfo);
+  return { sufficiency: "insufficient", missingInfo, missingInfoOther: missingInfo.includes("other") ? row.missingOther : null };
+}
+
+export function onCaseAnnotationsComplete(tx: DbOrTx, input: { caseId: number; studyId: number; now: number }): void {
+  const rows = tx.select().from(annotations).where(eq(annotations.caseId, input.caseId)).orderBy(asc(annotations.id)).all();
+  if (rows.length !== 2) throw new Error(`case ${input.caseId} has ${rows.length} annotations; expected 2`);
+  const [first, second] = rows as [typeof rows[0], typeof rows[0]];
+  const outcome = resolvePair(labelOfAnnotation(first), labelOfAnnotation(second));
+  // "Annotator A/B, order randomised per case" (SPEC §1): drawn once here and stored, so it stays stable.
+  const order = randomInt(2) === 0 ? [first.id, second.id] : [second.id, first.id];
+  const values = {
+    studyId: input.studyId,
+    status: outcome.status,
+    disputeReason: outcome.status === "disputed" ? outcome.reason : null,
+    sufficiencyAgreement: outcome.agreement.sufficiency,
+    diagnosisAgreement: outcome.agreement.diagnosis,
+    gold: outcome.status === "agreed" ? JSON.stringify(outcome.gold) : null,
+    annotatorOrder: JSON.stringify(order),
+    disputedAt: outcome.status === "disputed" ? input.now : null,
+    updatedAt: input.now,
+  };
+  tx.insert(caseOutcomes).values({ caseId: input.caseId, ...values }).run();
+  recordEvent(tx, {
+    actorId: null,
+    entity: "case_outcome",
+    entityId: input.caseId,
+    studyId: input.studyId,
+    caseId: input.caseId,
+    action: outcome.status === "agreed" ? "gold_derived" : "disputed",
+    changes: outcome.status === "agreed" ? { gold: [null, outcome.gold] } : { reason: outcome.reason },
+    at: input.now,
+  });
+}

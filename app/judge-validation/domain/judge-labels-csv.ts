@@ -1,0 +1,100 @@
+/**
+ * Reading the labels file of `judge-report --labels` (issue 6): CSV `response_id,rater,primary_answer,info_request`
+ * with an optional `action` column, long format, one row per response and rater. Text in, labels and line-numbered
+ * problems out. Kept apart from judge-report.ts because csv-parse needs Node (the report core also runs in pages).
+ */
+import { parse } from "csv-parse/sync";
+import { ACTIONS, INFO_REQUESTS, normaliseLabel, parseAction, PRIMARY_ANSWERS, type Action } from "../../evaluation/domain/judge";
+import { JUDGE_PREFIX, LABEL_COLUMNS, type JudgeLabel } from "./judge-report";
+
+export interface LabelsIssue {
+  line: number;
+  message: string;
+}
+
+/**
+ * Reads a labels CSV: header `response_id,rater,primary_answer,info_request` (any order, case-insensitive, extra
+ * columns ignored) and an optional `action` column. Labels are normalised as INTEROP §5.5 (trim, lower-case;
+ * "", nan, null, none/null → missing; no, n/a, na, not_applicable → none) and must then be in their domain.
+ * Errors (with the file's line): a missing column, an empty response_id or rater, `judge:` without a name, an
+ * unknown label, a response/rater pair twice. Any error empties `labels`.
+ */
+export function parseJudgeLabelsCsv(text: string): { labels: JudgeLabel[]; errors: LabelsIssue[] } {
+  const errors: LabelsIssue[] = [];
+  if (text.replace(/^\uFEFF/, "").trim() === "")
+    return {
+      labels: [],
+      errors: [{ line: 1, message: `the file is empty; expected a header ${LABEL_COLUMNS.join(",")}` }],
+    };
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, { bom: true, info: true, skip_empty_lines: true, relax_column_count: true });
+  } catch (e) {
+    const err = e as Error & { lines?: number };
+    return { labels: [], errors: [{ line: err.lines ?? 1, message: `not valid CSV: ${err.message}` }] };
+  }
+  const [header, ...body] = records;
+  const names = header.record.map((h) => h.trim().toLowerCase());
+  const missing = LABEL_COLUMNS.filter((c) => !names.includes(c));
+  if (missing.length)
+    return {
+      labels: [],
+      errors: [
+        {
+          line: header.info.lines,
+          message: `missing column ${missing.join(", ")}: the header must name ${LABEL_COLUMNS.join(", ")}`,
+        },
+      ],
+    };
+  const at = (c: string) => names.indexOf(c);
+  const actionAt = at("action");
+  const labels: JudgeLabel[] = [];
+  const seen = new Map<string, number>();
+  for (const { record, info } of body) {
+    const line = info.lines;
+    const cell = (i: number) => (i >= 0 && i < record.length ? record[i] : "");
+    const responseId = cell(at("response_id")).trim();
+    const rater = cell(at("rater")).trim();
+    if (responseId === "" || rater === "") {
+      errors.push({ line, message: `empty ${responseId === "" ? "response_id" : "rater"}` });
+      continue;
+    }
+    if (rater.startsWith(JUDGE_PREFIX) && rater.slice(JUDGE_PREFIX.length).trim() === "") {
+      errors.push({ line, message: `rater "${rater}" names no judge: write judge:NAME` });
+      continue;
+    }
+    const problems: string[] = [];
+    const label = <T extends string>(column: string, domain: readonly T[]): T | null => {
+      const value = normaliseLabel(cell(at(column)));
+      if (value === null) return null;
+      if (!(domain as readonly string[]).includes(value)) {
+        problems.push(`${column} "${cell(at(column)).trim()}" is not one of ${domain.join(", ")}`);
+        return null;
+      }
+      return value as T;
+    };
+    const primaryAnswer = label("primary_answer", PRIMARY_ANSWERS);
+    const infoRequest = label("info_request", INFO_REQUESTS);
+    let action: Action | null = null;
+    const actionText = normaliseLabel(cell(actionAt));
+    if (actionText !== null) {
+      action = parseAction(actionText);
+      if (action === null) problems.push(`action "${cell(actionAt).trim()}" is not one of ${ACTIONS.join(", ")}`);
+    }
+    if (problems.length) {
+      errors.push(...problems.map((message) => ({ line, message })));
+      continue;
+    }
+    const key = JSON.stringify([responseId, rater]);
+    const before = seen.get(key);
+    if (before !== undefined) {
+      errors.push({ line, message: `response ${responseId} has a second row from ${rater} (first on line ${before})` });
+      continue;
+    }
+    seen.set(key, line);
+    labels.push({ responseId, rater, primaryAnswer, infoRequest, action });
+  }
+  if (errors.length === 0 && labels.length === 0)
+    errors.push({ line: header.info.lines, message: "no labels: the file has a header but no rows" });
+  return { labels: errors.length ? [] : labels, errors };
+}

@@ -1,0 +1,238 @@
+/**
+ * Judge validation, the rater's side (SPEC §8, §1): the sampled responses assigned to a rater, drafts saved as they
+ * work, submission and revision while the set is being rated. Every query is scoped to the rater (ownership is part
+ * of the query: an item not theirs is not found), and every view is an explicit projection that holds the response
+ * text and the rater's own labels only — never the model, strategy, sample id, bucket, derived action, judge outputs
+ * or other raters' labels (SPEC §1 "rater … must never see").
+ */
+import { readFileSync } from "node:fs";
+import { and, asc, eq } from "drizzle-orm";
+import { z } from "zod";
+import { judgeItems, judgeRatings, judgeResponses, judgeSets, type JudgeRatingStatus } from "../../db/schema";
+import type { RatingState } from "./ui/judge-labels";
+import { judgeGuide, type JudgeGuide } from "./domain/judge-guide";
+import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../evaluation/domain/judge";
+import type { Db, DbOrTx } from "../platform/db.server";
+import { fromRoot } from "../platform/paths.server";
+import { diff, recordEvent } from "../audit/audit.server";
+
+export type { RatingState };
+
+export const RatingValuesSchema = z.object({
+  primaryAnswer: z.enum(["", ...PRIMARY_ANSWERS]).default(""),
+  infoRequest: z.enum(["", ...INFO_REQUESTS]).default(""),
+  icdCodes: z.string().trim().max(500, "At most 500 characters.").default(""),
+  diagnosisNames: z.string().trim().max(2000, "At most 2000 characters.").default(""),
+  notes: z.string().max(10000, "Notes have at most 10,000 characters.").default(""),
+});
+export type RatingValues = z.infer<typeof RatingValuesSchema>;
+
+export const EMPTY_RATING: RatingValues = {
+  primaryAnswer: "",
+  infoRequest: "",
+  icdCodes: "",
+  diagnosisNames: "",
+  notes: "",
+};
+
+function stateOf(status: JudgeRatingStatus): RatingState {
+  return status === "assigned" ? "not_started" : status;
+}
+
+export interface MyRatingRow {
+  itemId: number;
+  annotationId: string;
+  setName: string;
+  state: RatingState;
+  /** False once the set is closed: the labels are final. */
+  open: boolean;
+  updatedAt: number | null;
+}
+
+/** The rater's assigned responses, set by set in annotation order. Nothing about the response but its id. */
+export function listRaterItems(db: Db, raterId: string): MyRatingRow[] {
+  return db
+    .select({
+      itemId: judgeItems.id,
+      annotationId: judgeItems.annotationId,
+      setName: judgeSets.name,
+      setStatus: judgeSets.status,
+      status: judgeRatings.status,
+      updatedAt: judgeRatings.updatedAt,
+    })
+    .from(judgeRatings)
+    .innerJoin(judgeItems, eq(judgeItems.id, judgeRatings.itemId))
+    .innerJoin(judgeSets, eq(judgeSets.id, judgeItems.setId))
+    .where(eq(judgeRatings.raterId, raterId))
+    .orderBy(asc(judgeSets.name), asc(judgeItems.position))
+    .all()
+    .map(({ setStatus, status, ...r }) => ({ ...r, state: stateOf(status), open: setStatus === "rating" }));
+}
+
+/** The next response to work on after `afterItemId`: the first open one not yet submitted, wrapping around. */
+export function nextItemId(rows: readonly MyRatingRow[], afterItemId: number | null): number | null {
+  const todo = (r: MyRatingRow) => r.open && r.state !== "submitted";
+  const at = afterItemId === null ? -1 : rows.findIndex((r) => r.itemId === afterItemId);
+  const after = rows.slice(at + 1).find(todo) ?? rows.slice(0, Math.max(at, 0)).find(todo);
+  return after?.itemId ?? null;
+}
+
+export interface RaterItemView {
+  item: { id: number; annotationId: string; text: string };
+  state: RatingState;
+  open: boolean;
+  values: RatingValues;
+  version: number;
+  updatedAt: number | null;
+  nextItemId: number | null;
+  progress: { done: number; total: number };
+}
+
+function findRating(db: DbOrTx, raterId: string, itemId: number) {
+  return db
+    .select({
+      rating: judgeRatings,
+      setId: judgeItems.setId,
+      setStatus: judgeSets.status,
+      annotationId: judgeItems.annotationId,
+    })
+    .from(judgeRatings)
+    .innerJoin(judgeItems, eq(judgeItems.id, judgeRatings.itemId))
+    .innerJoin(judgeSets, eq(judgeSets.id, judgeItems.setId))
+    .where(and(eq(judgeRatings.itemId, itemId), eq(judgeRatings.raterId, raterId)))
+    .get();
+}
+
+function valuesOf(r: typeof judgeRatings.$inferSelect): RatingValues {
+  return {
+    primaryAnswer: (r.primaryAnswer ?? "") as RatingValues["primaryAnswer"],
+    infoRequest: (r.infoRequest ?? "") as RatingValues["infoRequest"],
+    icdCodes: r.icdCodes,
+    diagnosisNames: r.diagnosisNames,
+    notes: r.notes,
+  };
+}
+
+/**
+ * One assigned response for its rater: the response text (the only column of judge_responses read) and the rater's
+ * own labels. Null when the item is not assigned to this rater.
+ */
+export function getRaterItem(db: Db, input: { raterId: string; itemId: number }): RaterItemView | null {
+  const found = findRating(db, input.raterId, input.itemId);
+  if (!found) return null;
+  const text = db
+    .select({ text: judgeResponses.modelOutputRaw })
+    .from(judgeItems)
+    .innerJoin(judgeResponses, eq(judgeResponses.id, judgeItems.responseId))
+    .where(eq(judgeItems.id, input.itemId))
+    .get()!.text;
+  const mine = listRaterItems(db, input.raterId);
+  return {
+    item: { id: input.itemId, annotationId: found.annotationId, text },
+    state: stateOf(found.rating.status),
+    open: found.setStatus === "rating",
+    values: valuesOf(found.rating),
+    version: found.rating.version,
+    updatedAt: found.rating.updatedAt,
+    nextItemId: nextItemId(mine, input.itemId),
+    progress: { done: mine.filter((r) => r.state === "submitted").length, total: mine.length },
+  };
+}
+
+export type RatingSaveResult =
+  | { ok: true; version: number; savedAt: number; state: RatingState }
+  | { ok: false; status: 404 | 409; message: string }
+  | { ok: false; status: 422; message: string; errors: Record<string, string> };
+
+const CONFLICT =
+  "This rating was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
+const CLOSED = "Rating of this set is closed: the labels are final.";
+
+function snapshot(v: RatingValues) {
+  return {
+    primaryAnswer: v.primaryAnswer || null,
+    infoRequest: v.infoRequest || null,
+    icdCodes: v.icdCodes,
+    diagnosisNames: v.diagnosisNames,
+    notes: v.notes,
+  };
+}
+
+function write(
+  db: Db,
+  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
+  submit: boolean,
+): RatingSaveResult {
+  const now = input.now ?? Date.now();
+  if (submit) {
+    const errors: Record<string, string> = {};
+    if (!input.values.primaryAnswer) errors.primaryAnswer = "Choose the primary answer (C, D or N).";
+    if (!input.values.infoRequest) errors.infoRequest = "Choose the information request (S, G or X).";
+    if (Object.keys(errors).length)
+      return { ok: false, status: 422, message: "Both features are needed to submit; see the marked fields.", errors };
+  }
+  return db.transaction(
+    (tx): RatingSaveResult => {
+      const found = findRating(tx, input.raterId, input.itemId);
+      if (!found) return { ok: false, status: 404, message: "Not found." };
+      const row = found.rating;
+      if (found.setStatus !== "rating") return { ok: false, status: 409, message: CLOSED };
+      if (row.version !== input.version) return { ok: false, status: 409, message: CONFLICT };
+      if (!submit && row.status === "submitted")
+        return { ok: false, status: 409, message: "This response is submitted: use “Save revision” to change it." };
+      const changes = diff(row.status === "assigned" ? null : snapshot(valuesOf(row)), snapshot(input.values));
+      const status: JudgeRatingStatus = submit ? "submitted" : "draft";
+      if (!submit && row.status === "draft" && Object.keys(changes).length === 0)
+        return { ok: true, version: row.version, savedAt: row.updatedAt ?? now, state: "draft" };
+      const updated = tx
+        .update(judgeRatings)
+        .set({
+          primaryAnswer: input.values.primaryAnswer || null,
+          infoRequest: input.values.infoRequest || null,
+          icdCodes: input.values.icdCodes,
+          diagnosisNames: input.values.diagnosisNames,
+          notes: input.values.notes,
+          status,
+          version: row.version + 1,
+          updatedAt: now,
+          ...(submit ? { submittedAt: now } : {}),
+        })
+        .where(and(eq(judgeRatings.id, row.id), eq(judgeRatings.version, row.version)))
+        .run();
+      if (updated.changes === 0) return { ok: false, status: 409, message: CONFLICT };
+      recordEvent(tx, {
+        actorId: input.raterId,
+        entity: "judge_rating",
+        entityId: row.id,
+        action: submit ? (row.status === "submitted" ? "revise" : "submit") : "draft",
+        changes: { ...changes, ...(row.status !== status ? { status: [row.status, status] } : {}) },
+        at: now,
+      });
+      return { ok: true, version: row.version + 1, savedAt: now, state: stateOf(status) };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+/** Saves a draft; `version` is the version the page read. A stale version is refused (409) and nothing written. */
+export function saveRatingDraft(
+  db: Db,
+  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
+): RatingSaveResult {
+  return write(db, input, false);
+}
+
+/** Submits (or revises) a rating: both features are required. Audited; refused once the set is closed. */
+export function submitRating(
+  db: Db,
+  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
+): RatingSaveResult {
+  return write(db, input, true);
+}
+
+let guide: JudgeGuide | undefined;
+
+/** The feature definitions and worked examples of the judge prompt, read once from app/data/prompts/judge.txt. */
+export function raterGuide(): JudgeGuide {
+  return (guide ??= judgeGuide(readFileSync(fromRoot("app", "data", "prompts", "judge.txt"), "utf8")));
+}

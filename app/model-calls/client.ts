@@ -1,0 +1,156 @@
+/**
+ * The chat-completions endpoint the runner talks to (SPEC §8: vLLM, Ollama, llama.cpp server, hosted APIs), through
+ * the `openai` client with its own retries off: the runner retries itself (retry.ts) so that back-off is bounded and
+ * testable. Every failure is classified for the retry loop; error messages carry status codes and error codes only,
+ * never response bodies, which some servers fill with the request (the note).
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type { ChatMessage } from "../evaluation/domain/runner-protocol";
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  /** Null: not sent (the server's default). */
+  temperature: number | null;
+  topP: number | null;
+  maxTokens: number;
+  seed: number | null;
+}
+
+export interface ChatEndpoint {
+  /** The answer's text (untrimmed). Throws a CallError. */
+  complete(request: ChatRequest, signal?: AbortSignal): Promise<string>;
+}
+
+/**
+ * - `retryable`: rate limit (429), server error (5xx), 408/409, time-out, a dropped connection — back off and retry;
+ * - `empty`: a well-formed answer with no text — retried, then recorded as a failed call;
+ * - `malformed`: not a chat completion (no JSON, no choices) — retried, then the endpoint is declared dead;
+ * - `rejected`: the server refused this request (400, 413, 422: e.g. a context too long) — recorded, not retried;
+ * - `fatal`: the endpoint cannot serve any request (connection refused, unknown host, 401, 403, 404) — stop the run;
+ * - `aborted`: the run is stopping.
+ */
+export type CallErrorKind = "retryable" | "empty" | "malformed" | "rejected" | "fatal" | "aborted";
+
+export class CallError extends Error {
+  constructor(readonly kind: CallErrorKind, message: string, readonly retryAfterMs: number | null = null) {
+    super(message);
+  }
+}
+
+const FATAL_NETWORK_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+function causeCode(error: unknown): string | null {
+  for (let e: unknown = error, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z_]+$/.test(code)) return code;
+    // undici reports a refused connection inside an AggregateError's errors (IPv4 and IPv6 attempts).
+    const errors = (e as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) {
+      const codes = errors.map(causeCode).filter((c): c is string => c !== null);
+      if (codes.length > 0) return codes.find((c) => FATAL_NETWORK_CODES.has(c)) ?? codes[0];
+    }
+  }
+  return null;
+}
+
+function retryAfter(headers: Headers | undefined): number | null {
+  const value = headers?.get("retry-after-ms") ?? null;
+  if (value !== null && Number.isFinite(Number(value))) return Number(value);
+  const seconds = headers?.get("retry-after");
+  if (seconds == null) return null;
+  if (/^\d+(\.\d+)?$/.test(seconds.trim())) return Number(seconds) * 1000;
+  const date = Date.parse(seconds);
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+}
+
+/** Turns anything the client threw into a CallError (exported for tests). */
+export function classifyError(error: unknown, what: string): CallError {
+  if (error instanceof CallError) return error;
+  if (error instanceof APIUserAbortError) return new CallError("aborted", `${what}: aborted`);
+  if (error instanceof APIConnectionTimeoutError) return new CallError("retryable", `${what}: timed out`);
+  if (error instanceof APIConnectionError) {
+    const code = causeCode(error);
+    if (code && FATAL_NETWORK_CODES.has(code)) return new CallError("fatal", `${what}: cannot connect (${code})`);
+    return new CallError("retryable", `${what}: connection error${code ? ` (${code})` : ""}`);
+  }
+  if (error instanceof APIError && typeof error.status === "number") {
+    const status = error.status;
+    const detail = [error.type, error.code].filter((x) => typeof x === "string" && x !== "").join(", ");
+    const message = `${what}: HTTP ${status}${detail ? ` (${detail})` : ""}`;
+    if (status === 429 || status === 408 || status === 409 || status >= 500) {
+      return new CallError("retryable", message, retryAfter(error.headers));
+    }
+    if (status === 401 || status === 403 || status === 404) return new CallError("fatal", message);
+    return new CallError("rejected", message);
+  }
+  if (error instanceof SyntaxError) return new CallError("malformed", `${what}: the answer is not JSON`);
+  if ((error as { name?: string })?.name === "AbortError") return new CallError("aborted", `${what}: aborted`);
+  const code = causeCode(error);
+  if (code && FATAL_NETWORK_CODES.has(code)) return new CallError("fatal", `${what}: cannot connect (${code})`);
+  return new CallError("retryable", `${what}: ${(error as Error)?.name ?? "error"}${code ? ` (${code})` : ""}`);
+}
+
+/** The text of a chat completion, or a CallError if the answer is not one. */
+export function completionText(response: unknown, what: string): string {
+  const choices = (response as { choices?: unknown })?.choices;
+  if (typeof response !== "object" || response === null || !Array.isArray(choices)) {
+    throw new CallError("malformed", `${what}: the answer is not a chat completion`);
+  }
+  if (choices.length === 0) throw new CallError("empty", `${what}: no choices in the answer`);
+  const content = (choices[0] as { message?: { content?: unknown } })?.message?.content;
+  if (content !== null && content !== undefined && typeof content !== "string") {
+    throw new CallError("malformed", `${what}: the answer's content is not text`);
+  }
+  if (typeof content !== "string" || content.trim() === "") throw new CallError("empty", `${what}: empty answer`);
+  return content;
+}
+
+export interface EndpointOptions {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Per-request time-out. */
+  timeoutMs: number;
+  /** `max_tokens` (vLLM, Ollama, llama.cpp) or `max_completion_tokens` (newer OpenAI models). */
+  maxTokensParam: "max_tokens" | "max_completion_tokens";
+  /** Names the endpoint in messages: "model" or "judge". */
+  label: string;
+}
+
+/** Qwen3's chat template thinks aloud unless told not to; the reference turns thinking off (INTEROP §3.4). */
+function extraBody(model: string): Record<string, unknown> {
+  return /qwen-?3/i.test(model) ? { chat_template_kwargs: { enable_thinking: false } } : {};
+}
+
+export function createOpenAiEndpoint(options: EndpointOptions): ChatEndpoint {
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    maxRetries: 0,
+    timeout: options.timeoutMs,
+  });
+  const what = options.label;
+  return {
+    async complete(request, signal) {
+      const body: Record<string, unknown> = {
+        model: options.model,
+        messages: request.messages,
+        [options.maxTokensParam]: request.maxTokens,
+        ...extraBody(options.model),
+      };
+      if (request.temperature !== null) body.temperature = request.temperature;
+      if (request.topP !== null) body.top_p = request.topP;
+      if (request.seed !== null) body.seed = request.seed;
+      let response: unknown;
+      try {
+        response = await client.chat.completions.create(
+          body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+          { signal },
+        );
+      } catch (e) {
+        throw classifyError(e, what);
+      }
+      return completionText(response, what);
+    },
+  };
+}

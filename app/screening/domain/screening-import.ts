@@ -1,0 +1,433 @@
+/**
+ * Reading the files of a screening review (issue 8): the corpus (HealthBench JSONL conversations or plain-text items),
+ * the automatic screen's labels and a recall screen's tiers, from CSV or JSONL. Each reader validates the whole file
+ * and reports every bad line as `line N: reason`; callers write nothing while `errors` is non-empty.
+ */
+import { parse } from "csv-parse/sync";
+import { decodeUtf8, formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
+import { RECALL_TIERS, SCREEN_LABELS, type RecallTier, type ScreenLabel } from "./screening";
+
+export type { ImportIssue };
+export type FileFormat = "csv" | "jsonl";
+
+export const MAX_ITEM_CHARS = 200_000;
+export const MAX_ID_CHARS = 200;
+export const MAX_RATIONALE_CHARS = 20_000;
+
+export interface FileOptions {
+  filename?: string;
+  format?: FileFormat;
+}
+
+interface RecordRow {
+  line: number;
+  fields: Record<string, unknown>;
+}
+
+interface Records {
+  format: FileFormat;
+  rows: RecordRow[];
+  /** CSV header names (trimmed); null for JSONL. */
+  header: string[] | null;
+  errors: ImportIssue[];
+}
+
+function fail(format: FileFormat, line: number, message: string): Records {
+  return { format, rows: [], header: null, errors: [{ line, message }] };
+}
+
+/** Decodes and splits a CSV (header row + one record per row) or JSONL (one object per line) file into records. */
+function readRecords(input: Uint8Array | string, options: FileOptions): Records {
+  const format = formatOf(options.filename, options.format);
+  if (!format)
+    return fail(
+      "csv",
+      0,
+      `cannot tell the format of "${options.filename}": name it .csv or .jsonl, or choose the format.`,
+    );
+  let text: string;
+  if (typeof input === "string") text = input;
+  else {
+    if (input.byteLength > MAX_FILE_BYTES)
+      return fail(format, 0, `the file has ${input.byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.`);
+    const decoded = decodeUtf8(input);
+    if ("error" in decoded) return fail(format, decoded.error.line, decoded.error.message);
+    text = decoded.text;
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") return fail(format, 1, "the file is empty.");
+  return format === "csv" ? readCsv(text) : readJsonl(text);
+}
+
+function readCsv(text: string): Records {
+  let records: { record: string[]; info: { bytes: number } }[];
+  try {
+    records = parse(text, { info: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true });
+  } catch (e) {
+    const err = e as { lines?: number; message: string };
+    return fail("csv", err.lines ?? 0, `the CSV cannot be read: ${err.message.replace(/^Invalid .*?: /, "")}`);
+  }
+  if (records.length === 0) return fail("csv", 1, "the file is empty.");
+  const header = records[0]!.record.map((h) => h.trim());
+  // Each record's first line, counted from byte offsets (csv-parse's own line count is off after a quoted CRLF).
+  const bytes = new TextEncoder().encode(text);
+  let at = 0;
+  let lineAt = 1;
+  const advanceTo = (end: number) => {
+    for (; at < end; at++) if (bytes[at] === 0x0a || (bytes[at] === 0x0d && bytes[at + 1] !== 0x0a)) lineAt++;
+  };
+  advanceTo(records[0]!.info.bytes);
+  const rows: RecordRow[] = [];
+  for (const { record, info } of records.slice(1)) {
+    while (bytes[at] === 0x0a || bytes[at] === 0x0d) advanceTo(at + 1);
+    const line = lineAt;
+    advanceTo(info.bytes);
+    const fields: Record<string, unknown> = {};
+    header.forEach((name, i) => {
+      if (name) fields[name] = record[i] ?? "";
+    });
+    rows.push({ line, fields });
+  }
+  if (rows.length === 0) return fail("csv", 2, "the file has a header but no rows.");
+  return { format: "csv", rows, header, errors: [] };
+}
+
+function readJsonl(text: string): Records {
+  const rows: RecordRow[] = [];
+  const errors: ImportIssue[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === "") return;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(raw);
+    } catch (e) {
+      errors.push({ line, message: `not valid JSON (${(e as Error).message}).` });
+      return;
+    }
+    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
+      errors.push({ line, message: "each line must be one JSON object." });
+      return;
+    }
+    rows.push({ line, fields: obj as Record<string, unknown> });
+  });
+  if (rows.length === 0 && errors.length === 0) errors.push({ line: 1, message: "the file has no records." });
+  return { format: "jsonl", rows, header: null, errors };
+}
+
+/** The item id of a record: `prompt_id` (HealthBench) or `id`, as text. */
+function idOf(fields: Record<string, unknown>): string | null {
+  const id = fields.prompt_id ?? fields.id;
+  if (typeof id === "number" && Number.isFinite(id)) return String(id);
+  if (typeof id !== "string") return null;
+  const trimmed = id.trim();
+  return trimmed === "" ? null : trimmed;
+}
+
+function checkId(row: RecordRow, seen: Map<string, number>, errors: ImportIssue[]): string | null {
+  const id = idOf(row.fields);
+  if (id === null) {
+    errors.push({ line: row.line, message: "missing id (`prompt_id` or `id`)." });
+    return null;
+  }
+  if (id.length > MAX_ID_CHARS) {
+    errors.push({ line: row.line, message: `the id has ${id.length} characters; at most ${MAX_ID_CHARS}.` });
+    return null;
+  }
+  const first = seen.get(id);
+  if (first !== undefined) {
+    errors.push({ line: row.line, message: `duplicate id "${id}" (first on line ${first}).` });
+    return null;
+  }
+  seen.set(id, row.line);
+  return id;
+}
+
+/** Errors in line order (a stable sort keeps several errors of one line in the order found). */
+function byLine(errors: ImportIssue[]): ImportIssue[] {
+  return [...errors].sort((a, b) => a.line - b.line);
+}
+
+function missingColumns(records: Records, needed: string[][]): ImportIssue[] {
+  if (!records.header) return [];
+  const missing = needed.filter((alternatives) => !alternatives.some((a) => records.header!.includes(a)));
+  return missing.map((alternatives) => ({
+    line: 1,
+    message: `missing column ${alternatives.map((a) => `"${a}"`).join(" or ")}.`,
+  }));
+}
+
+function unusedColumns(records: Records, used: string[]): ImportIssue[] {
+  if (!records.header) return [];
+  const unused = records.header.filter((h) => h && !used.includes(h));
+  return unused.length
+    ? [
+        {
+          line: 1,
+          message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
+        },
+      ]
+    : [];
+}
+
+export interface Message {
+  role: string;
+  content: string;
+}
+
+export interface ParsedItem {
+  line: number;
+  id: string;
+  kind: "conversation" | "text";
+  /** conversation: the messages; text: one element with role "text". */
+  messages: Message[];
+  tags: string[];
+  /** The record as it will be released (compact JSON, keys in the file's order). */
+  source: string;
+}
+
+export interface ItemsParse {
+  format: FileFormat;
+  items: ParsedItem[];
+  errors: ImportIssue[];
+  warnings: ImportIssue[];
+}
+
+/**
+ * Reads a corpus. JSONL: HealthBench records (`prompt_id`, `prompt` = [{role, content}, …], `example_tags`,
+ * `rubrics` and any other keys, all kept for the release but only the messages shown), or `{"id", "text"}` for plain
+ * text. CSV: columns `id` and `text`, optional `tags` (separated by `;`).
+ */
+export function parseItemsFile(input: Uint8Array | string, options: FileOptions): ItemsParse {
+  const records = readRecords(input, options);
+  const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["text"]])];
+  const warnings = unusedColumns(records, ["id", "prompt_id", "text", "tags"]);
+  if (errors.length && (records.header || records.rows.length === 0))
+    return { format: records.format, items: [], errors, warnings };
+  const seen = new Map<string, number>();
+  const items: ParsedItem[] = [];
+  for (const row of records.rows) {
+    const id = checkId(row, seen, errors);
+    const f = row.fields;
+    let messages: Message[] | null = null;
+    let kind: ParsedItem["kind"] = "text";
+    if (f.prompt !== undefined) {
+      kind = "conversation";
+      if (!Array.isArray(f.prompt) || f.prompt.length === 0) {
+        errors.push({ line: row.line, message: '"prompt" must be a non-empty list of {role, content} messages.' });
+        continue;
+      }
+      messages = [];
+      for (const [k, m] of f.prompt.entries()) {
+        const mo = (m ?? {}) as Record<string, unknown>;
+        if (typeof mo.role !== "string" || mo.role.trim() === "" || typeof mo.content !== "string") {
+          errors.push({ line: row.line, message: `message ${k + 1} of "prompt" needs a "role" and a text "content".` });
+          messages = null;
+          break;
+        }
+        messages.push({ role: mo.role.trim(), content: mo.content });
+      }
+      if (!messages) continue;
+    } else if (typeof f.text === "string" && f.text.trim() !== "") {
+      messages = [{ role: "text", content: f.text.trim() }];
+    } else {
+      errors.push({
+        line: row.line,
+        message: 'the item needs "prompt" (a list of {role, content} messages) or a non-empty "text".',
+      });
+      continue;
+    }
+    const size = messages.reduce((n, m) => n + m.content.length, 0);
+    if (size > MAX_ITEM_CHARS) {
+      errors.push({ line: row.line, message: `the item has ${size} characters of text; at most ${MAX_ITEM_CHARS}.` });
+      continue;
+    }
+    let tags: string[] = [];
+    const rawTags = f.example_tags ?? f.tags;
+    if (Array.isArray(rawTags) && rawTags.every((t) => typeof t === "string")) tags = rawTags as string[];
+    else if (typeof rawTags === "string")
+      tags = rawTags
+        .split(";")
+        .map((t) => t.trim())
+        .filter(Boolean);
+    else if (rawTags !== undefined && rawTags !== null) {
+      errors.push({ line: row.line, message: '"example_tags" must be a list of strings.' });
+      continue;
+    }
+    if (id === null) continue;
+    const source =
+      records.format === "jsonl"
+        ? JSON.stringify(f)
+        : JSON.stringify(
+            tags.length ? { id, text: messages[0]!.content, example_tags: tags } : { id, text: messages[0]!.content },
+          );
+    items.push({ line: row.line, id, kind, messages, tags, source });
+  }
+  return { format: records.format, items: errors.length ? [] : items, errors: byLine(errors), warnings };
+}
+
+function text(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (typeof value === "string") return value.trim();
+  return JSON.stringify(value);
+}
+
+/** "Not relevant", "not-relevant" and "NOT_RELEVANT" all read as not_relevant. */
+function normaliseTerm(value: string): string {
+  return value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
+}
+
+/** The vocabulary's term for a category written in any case; null when it is not one. */
+export function canonicalCategory(value: string, vocabulary: readonly string[]): string | null {
+  const wanted = value.trim().toLowerCase();
+  return vocabulary.find((v) => v.toLowerCase() === wanted) ?? null;
+}
+
+export interface ParsedLabel {
+  line: number;
+  id: string;
+  label: ScreenLabel;
+  category: string | null;
+  confidence: string | null;
+  rationale: string;
+}
+
+export interface LabelsParse {
+  format: FileFormat;
+  labels: ParsedLabel[];
+  errors: ImportIssue[];
+  warnings: ImportIssue[];
+}
+
+/**
+ * Reads the automatic screen's labels: `id` (or `prompt_id`), `label` (relevant / borderline / not_relevant),
+ * optional `category` (a term of the study's vocabulary, any case), `confidence` and `rationale`. Every id must name
+ * an item of the study (or of the corpus file imported with it).
+ */
+export function parseLabelsFile(
+  input: Uint8Array | string,
+  options: FileOptions & { knownIds: ReadonlySet<string>; vocabulary: readonly string[] },
+): LabelsParse {
+  const records = readRecords(input, options);
+  const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["label"]])];
+  const warnings = unusedColumns(records, ["id", "prompt_id", "label", "category", "confidence", "rationale"]);
+  if (errors.length && (records.header || records.rows.length === 0))
+    return { format: records.format, labels: [], errors, warnings };
+  const seen = new Map<string, number>();
+  const labels: ParsedLabel[] = [];
+  for (const row of records.rows) {
+    const id = checkId(row, seen, errors);
+    if (id === null) continue;
+    if (!options.knownIds.has(id)) {
+      errors.push({ line: row.line, message: `no item "${id}" in the study: import the items first.` });
+      continue;
+    }
+    const label = normaliseTerm(text(row.fields.label));
+    if (!(SCREEN_LABELS as readonly string[]).includes(label)) {
+      errors.push({
+        line: row.line,
+        message: `label "${text(row.fields.label)}" is not one of ${SCREEN_LABELS.join(", ")}.`,
+      });
+      continue;
+    }
+    const rawCategory = text(row.fields.category);
+    let category: string | null = null;
+    if (rawCategory) {
+      category = canonicalCategory(rawCategory, options.vocabulary);
+      if (category === null) {
+        errors.push({
+          line: row.line,
+          message: `category "${rawCategory}" is not in the study's vocabulary (${options.vocabulary.join("; ")}).`,
+        });
+        continue;
+      }
+    }
+    const confidence = text(row.fields.confidence);
+    if (confidence.length > 40) {
+      errors.push({ line: row.line, message: "the confidence has more than 40 characters." });
+      continue;
+    }
+    const rationale = text(row.fields.rationale);
+    if (rationale.length > MAX_RATIONALE_CHARS) {
+      errors.push({ line: row.line, message: `the rationale has more than ${MAX_RATIONALE_CHARS} characters.` });
+      continue;
+    }
+    labels.push({
+      line: row.line,
+      id,
+      label: label as ScreenLabel,
+      category,
+      confidence: confidence || null,
+      rationale,
+    });
+  }
+  return { format: records.format, labels: errors.length ? [] : labels, errors: byLine(errors), warnings };
+}
+
+export interface ParsedTier {
+  line: number;
+  id: string;
+  tier: RecallTier;
+  rationale: string;
+}
+
+export interface TiersParse {
+  format: FileFormat;
+  tiers: ParsedTier[];
+  errors: ImportIssue[];
+  warnings: ImportIssue[];
+}
+
+/**
+ * Reads a recall screen's tiers: `id` (or `prompt_id`), `tier` (clear / possible / no), optional `rationale`.
+ * `ineligible(id)` says why an item cannot be tiered (unknown, or already reviewed in a round), or null.
+ */
+export function parseTiersFile(
+  input: Uint8Array | string,
+  options: FileOptions & { ineligible: (id: string) => string | null },
+): TiersParse {
+  const records = readRecords(input, options);
+  const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["tier"]])];
+  const warnings = unusedColumns(records, ["id", "prompt_id", "tier", "rationale"]);
+  if (errors.length && (records.header || records.rows.length === 0))
+    return { format: records.format, tiers: [], errors, warnings };
+  const seen = new Map<string, number>();
+  const tiers: ParsedTier[] = [];
+  for (const row of records.rows) {
+    const id = checkId(row, seen, errors);
+    if (id === null) continue;
+    const why = options.ineligible(id);
+    if (why !== null) {
+      errors.push({ line: row.line, message: why });
+      continue;
+    }
+    const tier = normaliseTerm(text(row.fields.tier));
+    if (!(RECALL_TIERS as readonly string[]).includes(tier)) {
+      errors.push({
+        line: row.line,
+        message: `tier "${text(row.fields.tier)}" is not one of ${RECALL_TIERS.join(", ")}.`,
+      });
+      continue;
+    }
+    const rationale = text(row.fields.rationale);
+    if (rationale.length > MAX_RATIONALE_CHARS) {
+      errors.push({ line: row.line, message: `the rationale has more than ${MAX_RATIONALE_CHARS} characters.` });
+      continue;
+    }
+    tiers.push({ line: row.line, id, tier: tier as RecallTier, rationale });
+  }
+  return { format: records.format, tiers: errors.length ? [] : tiers, errors: byLine(errors), warnings };
+}
+
+/** Categories typed one per line (or separated by `;`), trimmed, blanks and repeats dropped. */
+export function parseVocabulary(textValue: string): string[] {
+  const out: string[] = [];
+  for (const term of textValue.split(/[\n;]/).map((t) => t.trim())) {
+    if (term && !out.some((o) => o.toLowerCase() === term.toLowerCase())) out.push(term);
+  }
+  return out;
+}

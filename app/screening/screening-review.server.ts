@@ -1,0 +1,426 @@
+/**
+ * The reviewer's side of a screening round (issue 8): their rounds' items in the one shared order, the item's text,
+ * their own vote (drafts, atomic submission, revision while the round is open). Blinding is this module's
+ * projections: every query selects its columns explicitly and never reads control status, strata, screen labels,
+ * recall tiers, the imported record (rubrics) or another reviewer's vote. Ownership is part of every query, so an
+ * item of a round the user does not review is simply not found.
+ */
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import {
+  screeningItems,
+  screeningReviewers,
+  screeningRoundItems,
+  screeningRounds,
+  screeningStudies,
+  screeningVotes,
+} from "../../db/schema";
+import { checkVote, EMPTY_VOTE, REVIEW_CONFIDENCES, type VoteValues } from "./domain/screening";
+import type { Message } from "./domain/screening-import";
+import type { Db, DbOrTx } from "../platform/db.server";
+import { recordEvent } from "../audit/audit.server";
+import { listRoundRows, loadRound, reviewerCodes } from "./screening.server";
+
+export type VoteState = "not_started" | "draft" | "submitted";
+
+export const VoteValuesSchema = z.object({
+  relevant: z.enum(["", "yes", "no"]).default(""),
+  category: z.string().trim().max(100).default(""),
+  confidence: z.enum(["", ...REVIEW_CONFIDENCES]).default(""),
+  notes: z.string().max(10_000, "Notes have at most 10,000 characters.").default(""),
+});
+
+export interface ReviewRow {
+  entryId: number;
+  studyName: string;
+  round: number;
+  position: number;
+  preview: string;
+  state: VoteState;
+  updatedAt: number | null;
+}
+
+const PREVIEW_CHARS = 140;
+
+/** The first message's opening words, from the head of the stored content (never the whole conversation). */
+function previewOf(kind: string, head: string): string {
+  let text = head;
+  if (kind === "conversation") {
+    const m = /"content":"((?:[^"\\]|\\.)*)/.exec(head);
+    text = "";
+    if (m) {
+      try {
+        text = JSON.parse(`"${m[1]!.replace(/\\$/, "")}"`) as string;
+      } catch {
+        text = m[1]!;
+      }
+    }
+  }
+  text = text.replace(/\s+/g, " ").trim();
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+}
+
+/** The user's items in open rounds, by study, round and shared position. */
+export function listReviewerEntries(db: Db, userId: string): ReviewRow[] {
+  return db
+    .select({
+      entryId: screeningRoundItems.id,
+      studyName: screeningStudies.name,
+      round: screeningRounds.number,
+      position: screeningRoundItems.position,
+      kind: screeningItems.kind,
+      head: sql<string>`substr(${screeningItems.content}, 1, 1200)`,
+      status: screeningVotes.status,
+      updatedAt: screeningVotes.updatedAt,
+    })
+    .from(screeningReviewers)
+    .innerJoin(screeningRounds, eq(screeningRounds.id, screeningReviewers.roundId))
+    .innerJoin(screeningStudies, eq(screeningStudies.id, screeningRounds.studyId))
+    .innerJoin(screeningRoundItems, eq(screeningRoundItems.roundId, screeningRounds.id))
+    .innerJoin(screeningItems, eq(screeningItems.id, screeningRoundItems.itemId))
+    .leftJoin(
+      screeningVotes,
+      and(eq(screeningVotes.roundItemId, screeningRoundItems.id), eq(screeningVotes.reviewerId, userId)),
+    )
+    .where(and(eq(screeningReviewers.reviewerId, userId), eq(screeningRounds.status, "open")))
+    .orderBy(asc(screeningStudies.name), asc(screeningRounds.number), asc(screeningRoundItems.position))
+    .all()
+    .map((r) => ({
+      entryId: r.entryId,
+      studyName: r.studyName,
+      round: r.round,
+      position: r.position,
+      preview: previewOf(r.kind, r.head),
+      state: (r.status ?? "not_started") as VoteState,
+      updatedAt: r.updatedAt,
+    }));
+}
+
+/** Rounds the user reviewed that have closed (shown as finished, without their items). */
+export function listClosedReviewerRounds(
+  db: Db,
+  userId: string,
+): { studyName: string; round: number; closedAt: number | null }[] {
+  return db
+    .select({ studyName: screeningStudies.name, round: screeningRounds.number, closedAt: screeningRounds.closedAt })
+    .from(screeningReviewers)
+    .innerJoin(screeningRounds, eq(screeningRounds.id, screeningReviewers.roundId))
+    .innerJoin(screeningStudies, eq(screeningStudies.id, screeningRounds.studyId))
+    .where(and(eq(screeningReviewers.reviewerId, userId), eq(screeningRounds.status, "closed")))
+    .orderBy(asc(screeningStudies.name), asc(screeningRounds.number))
+    .all();
+}
+
+/** The next item to review after `afterEntryId`: the first not submitted, in the shared order, wrapping around. */
+export function nextEntryId(rows: { entryId: number; state: VoteState }[], afterEntryId: number | null): number | null {
+  const open = (r: { state: VoteState }) => r.state !== "submitted";
+  const at = afterEntryId === null ? -1 : rows.findIndex((r) => r.entryId === afterEntryId);
+  const after = rows.slice(at + 1).find(open) ?? rows.slice(0, Math.max(at, 0)).find(open);
+  return after?.entryId ?? null;
+}
+
+/** The round item, if the user reviews its round. Explicit columns: nothing about controls, labels or sources. */
+function findEntry(db: DbOrTx, userId: string, entryId: number) {
+  return db
+    .select({
+      entryId: screeningRoundItems.id,
+      roundId: screeningRoundItems.roundId,
+      position: screeningRoundItems.position,
+      roundNumber: screeningRounds.number,
+      roundStatus: screeningRounds.status,
+      studyId: screeningRounds.studyId,
+    })
+    .from(screeningRoundItems)
+    .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
+    .innerJoin(
+      screeningReviewers,
+      and(eq(screeningReviewers.roundId, screeningRoundItems.roundId), eq(screeningReviewers.reviewerId, userId)),
+    )
+    .where(eq(screeningRoundItems.id, entryId))
+    .get();
+}
+
+function myVote(db: DbOrTx, userId: string, entryId: number) {
+  return db
+    .select({
+      id: screeningVotes.id,
+      status: screeningVotes.status,
+      relevant: screeningVotes.relevant,
+      category: screeningVotes.category,
+      confidence: screeningVotes.confidence,
+      notes: screeningVotes.notes,
+      version: screeningVotes.version,
+      updatedAt: screeningVotes.updatedAt,
+    })
+    .from(screeningVotes)
+    .where(and(eq(screeningVotes.roundItemId, entryId), eq(screeningVotes.reviewerId, userId)))
+    .get();
+}
+
+type VoteRow = NonNullable<ReturnType<typeof myVote>>;
+
+function valuesOf(row: VoteRow | undefined): VoteValues {
+  if (!row) return EMPTY_VOTE;
+  return {
+    relevant: row.relevant === null ? "" : row.relevant ? "yes" : "no",
+    category: row.category ?? "",
+    confidence: row.confidence ?? "",
+    notes: row.notes,
+  };
+}
+
+export interface ReviewEntryView {
+  entry: {
+    id: number;
+    position: number;
+    total: number;
+    studyName: string;
+    round: number;
+    roundOpen: boolean;
+    kind: "conversation" | "text";
+    messages: Message[];
+  };
+  categories: string[];
+  state: VoteState;
+  values: VoteValues;
+  version: number;
+  updatedAt: number | null;
+  nextEntryId: number | null;
+  previousEntryId: number | null;
+  progress: { done: number; total: number };
+}
+
+/** One item of the user's round with their own vote; null when they do not review its round. */
+export function getReviewEntry(db: Db, input: { userId: string; entryId: number }): ReviewEntryView | null {
+  const e = findEntry(db, input.userId, input.entryId);
+  if (!e) return null;
+  const item = db
+    .select({ kind: screeningItems.kind, content: screeningItems.content })
+    .from(screeningRoundItems)
+    .innerJoin(screeningItems, eq(screeningItems.id, screeningRoundItems.itemId))
+    .where(eq(screeningRoundItems.id, e.entryId))
+    .get()!;
+  const study = db
+    .select({ name: screeningStudies.name, categories: screeningStudies.categories })
+    .from(screeningStudies)
+    .where(eq(screeningStudies.id, e.studyId))
+    .get()!;
+  const entries = db
+    .select({ entryId: screeningRoundItems.id, status: screeningVotes.status })
+    .from(screeningRoundItems)
+    .leftJoin(
+      screeningVotes,
+      and(eq(screeningVotes.roundItemId, screeningRoundItems.id), eq(screeningVotes.reviewerId, input.userId)),
+    )
+    .where(eq(screeningRoundItems.roundId, e.roundId))
+    .orderBy(asc(screeningRoundItems.position))
+    .all()
+    .map((r) => ({ entryId: r.entryId, state: (r.status ?? "not_started") as VoteState }));
+  const at = entries.findIndex((r) => r.entryId === e.entryId);
+  const vote = myVote(db, input.userId, e.entryId);
+  const open = e.roundStatus === "open";
+  return {
+    entry: {
+      id: e.entryId,
+      position: e.position,
+      total: entries.length,
+      studyName: study.name,
+      round: e.roundNumber,
+      roundOpen: open,
+      kind: item.kind,
+      messages:
+        item.kind === "text" ? [{ role: "text", content: item.content }] : (JSON.parse(item.content) as Message[]),
+    },
+    categories: JSON.parse(study.categories) as string[],
+    state: (vote?.status ?? "not_started") as VoteState,
+    values: valuesOf(vote),
+    version: vote?.version ?? 0,
+    updatedAt: vote?.updatedAt ?? null,
+    nextEntryId: open ? nextEntryId(entries, e.entryId) : null,
+    previousEntryId: at > 0 ? entries[at - 1]!.entryId : null,
+    progress: { done: entries.filter((r) => r.state === "submitted").length, total: entries.length },
+  };
+}
+
+export type VoteResult =
+  | { ok: true; version: number; savedAt: number; state: VoteState; roundClosed: boolean }
+  | { ok: false; status: 404 | 409; message: string }
+  | { ok: false; status: 422; message: string; errors: Record<string, string> };
+
+const CONFLICT =
+  "This vote was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
+const CLOSED = "This round has closed: every vote is in, so votes can no longer change.";
+
+function columnsOf(v: VoteValues) {
+  return {
+    relevant: v.relevant === "" ? null : v.relevant === "yes",
+    category: v.relevant === "no" ? null : v.category || null,
+    confidence: v.confidence || null,
+    notes: v.notes,
+  };
+}
+
+/** The audit trail's view of a vote: the fields, with the notes' text left out (only whether they changed). */
+function auditChanges(before: VoteValues | null, after: VoteValues): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const b = before ? columnsOf(before) : null;
+  const a = columnsOf(after);
+  for (const key of ["relevant", "category", "confidence"] as const) {
+    if ((b?.[key] ?? null) !== a[key]) out[key] = [b?.[key] ?? null, a[key]];
+  }
+  if ((before?.notes ?? "") !== after.notes) out.notes = "changed";
+  return out;
+}
+
+function writeVote(
+  tx: DbOrTx,
+  e: { entryId: number; roundId: number },
+  row: VoteRow | undefined,
+  input: { userId: string; values: VoteValues; status: "draft" | "submitted"; now: number },
+): number | null {
+  const cols = {
+    ...columnsOf(input.values),
+    status: input.status,
+    updatedAt: input.now,
+    ...(input.status === "submitted" ? { submittedAt: input.now } : {}),
+  };
+  if (!row) {
+    tx.insert(screeningVotes)
+      .values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: input.userId, ...cols, version: 1 })
+      .run();
+    return 1;
+  }
+  const updated = tx
+    .update(screeningVotes)
+    .set({ ...cols, version: row.version + 1 })
+    .where(and(eq(screeningVotes.id, row.id), eq(screeningVotes.version, row.version)))
+    .run();
+  return updated.changes === 0 ? null : row.version + 1;
+}
+
+/**
+ * Saves a draft. `version` is the version the page read (0 before the first save); a stale one is refused with 409.
+ * A submitted vote is revised by submitting again, not by drafts.
+ */
+export function saveVoteDraft(
+  db: Db,
+  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number },
+): VoteResult {
+  const now = input.now ?? Date.now();
+  return db.transaction(
+    (tx): VoteResult => {
+      const e = findEntry(tx, input.userId, input.entryId);
+      if (!e) return { ok: false, status: 404, message: "Not found." };
+      if (e.roundStatus !== "open") return { ok: false, status: 409, message: CLOSED };
+      const row = myVote(tx, input.userId, e.entryId);
+      if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
+      if (row && row.status !== "draft")
+        return { ok: false, status: 409, message: "This vote is submitted: use “Save revision” to change it." };
+      const changes = auditChanges(row ? valuesOf(row) : null, input.values);
+      if (row && Object.keys(changes).length === 0)
+        return { ok: true, version: row.version, savedAt: row.updatedAt, state: "draft", roundClosed: false };
+      const version = writeVote(tx, e, row, { userId: input.userId, values: input.values, status: "draft", now });
+      if (version === null) return { ok: false, status: 409, message: CONFLICT };
+      recordEvent(tx, {
+        actorId: input.userId,
+        entity: "screening_vote",
+        entityId: `${e.entryId}:${input.userId}`,
+        action: "draft",
+        changes: { roundId: e.roundId, ...changes },
+        at: now,
+      });
+      return { ok: true, version, savedAt: now, state: "draft", roundClosed: false };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+/**
+ * Submits (or revises) a vote atomically. When it is the round's last missing vote, the round closes in the same
+ * IMMEDIATE transaction (so two reviewers finishing at once close it exactly once) and its figures are audited.
+ */
+export function submitVote(
+  db: Db,
+  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number },
+): VoteResult {
+  const now = input.now ?? Date.now();
+  return db.transaction(
+    (tx): VoteResult => {
+      const e = findEntry(tx, input.userId, input.entryId);
+      if (!e) return { ok: false, status: 404, message: "Not found." };
+      if (e.roundStatus !== "open") return { ok: false, status: 409, message: CLOSED };
+      const study = tx
+        .select({ categories: screeningStudies.categories })
+        .from(screeningStudies)
+        .where(eq(screeningStudies.id, e.studyId))
+        .get()!;
+      const values: VoteValues = input.values.relevant === "no" ? { ...input.values, category: "" } : input.values;
+      const problems = checkVote(values, JSON.parse(study.categories) as string[]);
+      if (Object.keys(problems).length)
+        return {
+          ok: false,
+          status: 422,
+          message: "The vote is incomplete; see the marked fields.",
+          errors: problems as Record<string, string>,
+        };
+      const row = myVote(tx, input.userId, e.entryId);
+      if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
+      const action = row?.status === "submitted" ? "revise" : "submit";
+      const changes = auditChanges(row ? valuesOf(row) : null, values);
+      const version = writeVote(tx, e, row, { userId: input.userId, values, status: "submitted", now });
+      if (version === null) return { ok: false, status: 409, message: CONFLICT };
+      recordEvent(tx, {
+        actorId: input.userId,
+        entity: "screening_vote",
+        entityId: `${e.entryId}:${input.userId}`,
+        action,
+        changes: { roundId: e.roundId, ...changes },
+        at: now,
+      });
+      const roundClosed = closeIfComplete(tx, e.roundId, e.studyId, now);
+      return { ok: true, version, savedAt: now, state: "submitted", roundClosed };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+/** Closes the round once every reviewer has submitted every item; returns true when it closed it. */
+function closeIfComplete(tx: DbOrTx, roundId: number, studyId: number, now: number): boolean {
+  const items = tx
+    .select({ n: count() })
+    .from(screeningRoundItems)
+    .where(eq(screeningRoundItems.roundId, roundId))
+    .get()!.n;
+  const reviewers = tx
+    .select({ n: count() })
+    .from(screeningReviewers)
+    .where(eq(screeningReviewers.roundId, roundId))
+    .get()!.n;
+  const submitted = tx
+    .select({ n: count() })
+    .from(screeningVotes)
+    .where(and(eq(screeningVotes.roundId, roundId), eq(screeningVotes.status, "submitted")))
+    .get()!.n;
+  if (submitted < items * reviewers) return false;
+  tx.update(screeningRounds).set({ status: "closed", closedAt: now }).where(eq(screeningRounds.id, roundId)).run();
+  const row = listRoundRows(tx, studyId).find((r) => r.id === roundId)!;
+  const { figures } = loadRound(tx, row, reviewerCodes(tx, studyId));
+  recordEvent(tx, {
+    actorId: null,
+    entity: "screening_round",
+    entityId: roundId,
+    action: "close",
+    changes: {
+      studyId,
+      number: row.number,
+      included: figures.included,
+      includedControls: figures.includedControls,
+      controls: figures.controls,
+      controlInclusionRate: figures.controlInclusionRate,
+      decision: figures.decision,
+      relevanceAc1: figures.relevanceAc1.value,
+    },
+    at: now,
+  });
+  return true;
+}

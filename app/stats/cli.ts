@@ -1,0 +1,180 @@
+import { readFileSync } from "node:fs";
+import { parseRatingsCsv, type RatingsCsvIssue, type RatingsCsvRow } from "./ratings-csv";
+import {
+  buildRatingTable,
+  isNumericLabel,
+  summariseAgreement,
+  type AgreementSummary,
+  type IntervalSummary,
+  type OrdinalWeights,
+  type Scale,
+} from "./index";
+import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
+
+const SCALES: readonly Scale[] = ["nominal", "ordinal", "interval"];
+const WEIGHTS: readonly OrdinalWeights[] = ["linear", "quadratic"];
+const MAX_LISTED_ERRORS = 20;
+
+const help = `Usage: npm run concord -- agreement --ratings FILE [--json] [--scale nominal|ordinal|interval]
+                                     [--weights linear|quadratic] [--order a,b,c]
+
+Agreement between raters (SPEC §7) from a long-format ratings file: percent agreement, Cohen's kappa
+(exactly two raters), Gwet's AC1 with standard error and 95% confidence interval (irrCAC gwet.ac1.raw),
+Fleiss' kappa (irrCAC fleiss.kappa.raw), Krippendorff's alpha and, for two raters, the confusion matrix.
+Missing ratings are allowed.
+
+FILE is CSV with the header item,rater,label and one rating per row; a missing rating is an absent row.
+Labels are strings compared exactly (case-sensitive, surrounding blanks trimmed).
+
+Options:
+  --ratings FILE    the ratings file (required)
+  --json            print one JSON object and nothing else, with the keys n_items, n_raters, categories,
+                    scale, weights, percent_agreement (a fraction in [0, 1]), cohen_kappa, gwet_ac1
+                    {value, se, ci95: [low, high]}, fleiss_kappa, krippendorff_alpha, cohen_kappa_weighted,
+                    gwet_ac2 {value, se, ci95}, confusion {raters, categories, counts, n_items}, warnings.
+                    An undefined coefficient is null and has a warnings entry saying why.
+  --scale S         nominal (default), ordinal or interval: the level of Krippendorff's alpha; ordinal and
+                    interval also report Cohen's weighted kappa (two raters) and Gwet's AC2
+  --weights W       linear or quadratic (default quadratic): the weights of the weighted coefficients
+  --order a,b,c     the categories in order (this also fixes the category set, so unused categories count);
+                    without it, ordinal and interval labels must be numbers and are ordered by value.
+                    Weights use the numeric values when every category is a number, else the ranks 1..q.
+
+Exit status: 0 on success (also when a coefficient is undefined), 2 for a bad file or bad options.
+`;
+
+function listIssues(path: string, issues: readonly RatingsCsvIssue[]): string {
+  const shown = issues.slice(0, MAX_LISTED_ERRORS).map((issue) => `  ${path}:${issue.line}: ${issue.message}`);
+  if (issues.length > MAX_LISTED_ERRORS) shown.push(`  … and ${issues.length - MAX_LISTED_ERRORS} more`);
+  return shown.join("\n");
+}
+
+function parseOrder(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const order = value.split(",").map((c) => c.trim());
+  if (order.some((c) => c === "")) throw new CliError(`--order has an empty category: "${value}"`);
+  const duplicate = order.find((c, i) => order.indexOf(c) !== i);
+  if (duplicate !== undefined) throw new CliError(`--order lists "${duplicate}" twice`);
+  return order;
+}
+
+function checkLabels(path: string, rows: readonly RatingsCsvRow[], scale: Scale, order: string[] | undefined): void {
+  let bad: RatingsCsvIssue[];
+  let hint: string;
+  if (order) {
+    const known = new Set(order);
+    bad = rows
+      .filter((r) => !known.has(r.label))
+      .map((r) => ({ line: r.line, message: `label "${r.label}" is not in --order` }));
+    hint = "add it to --order";
+  } else if (scale !== "nominal") {
+    bad = rows
+      .filter((r) => !isNumericLabel(r.label))
+      .map((r) => ({ line: r.line, message: `label "${r.label}" is not a number` }));
+    hint = `give the category order with --order for a ${scale} scale`;
+  } else {
+    return;
+  }
+  if (bad.length > 0) throw new CliError(`${path}: ${hint}\n${listIssues(path, bad)}`);
+}
+
+const fixed = (value: number | null | undefined): string =>
+  value === null || value === undefined ? "undefined" : value.toFixed(3);
+
+function intervalCells(estimate: IntervalSummary): string[] {
+  return [
+    fixed(estimate.value),
+    estimate.se === null ? "" : fixed(estimate.se),
+    estimate.ci95 === null ? "" : `[${fixed(estimate.ci95[0])}, ${fixed(estimate.ci95[1])}]`,
+  ];
+}
+
+function table(rows: string[][], indent = "  "): string[] {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
+  return rows.map((r) =>
+    (indent + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("   ")).trimEnd(),
+  );
+}
+
+/** The readable form of the summary printed without --json. */
+export function formatAgreementSummary(s: AgreementSummary): string {
+  const shownCategories =
+    s.categories.length > 20
+      ? `${s.categories.slice(0, 20).join(", ")}, … (${s.categories.length - 20} more)`
+      : s.categories.join(", ");
+  const lines = [
+    `Agreement: ${s.n_items} items, ${s.n_raters} raters, ${s.categories.length} categories (${shownCategories})`,
+    `Scale: ${s.scale}${s.weights ? `, ${s.weights} weights` : ""}`,
+    "",
+  ];
+  const rows: string[][] = [["Coefficient", "Value", "SE", "95% CI"]];
+  rows.push(["Percent agreement", fixed(s.percent_agreement), "", ""]);
+  if ("cohen_kappa" in s) rows.push(["Cohen's kappa", fixed(s.cohen_kappa), "", ""]);
+  rows.push(["Gwet's AC1", ...intervalCells(s.gwet_ac1)]);
+  rows.push(["Fleiss' kappa", fixed(s.fleiss_kappa), "", ""]);
+  rows.push([`Krippendorff's alpha (${s.scale})`, fixed(s.krippendorff_alpha), "", ""]);
+  if ("cohen_kappa_weighted" in s)
+    rows.push([`Cohen's weighted kappa (${s.weights})`, fixed(s.cohen_kappa_weighted), "", ""]);
+  if (s.gwet_ac2) rows.push([`Gwet's AC2 (${s.weights})`, ...intervalCells(s.gwet_ac2)]);
+  lines.push(...table(rows));
+
+  if (s.confusion) {
+    const c = s.confusion;
+    lines.push("", `Confusion matrix: rows ${c.raters[0]}, columns ${c.raters[1]} (${c.n_items} items rated by both)`);
+    if (c.categories.length <= 15) {
+      lines.push(...table([["", ...c.categories], ...c.counts.map((row, k) => [c.categories[k], ...row.map(String)])]));
+    } else {
+      lines.push(`  ${c.categories.length} categories: too wide to print; use --json`);
+    }
+  }
+  if (s.warnings.length > 0) lines.push("", "Warnings:", ...s.warnings.map((w) => `  - ${w}`));
+  return lines.join("\n") + "\n";
+}
+
+export const agreementCommand: Command = {
+  name: "agreement",
+  summary: "Agreement coefficients (kappa, AC1, Fleiss, Krippendorff) for a ratings CSV",
+  help,
+  async run(argv, io) {
+    const { values } = parseOptions(argv, {
+      ratings: { type: "string" },
+      json: { type: "boolean", default: false },
+      scale: { type: "string" },
+      weights: { type: "string" },
+      order: { type: "string" },
+    });
+    const path = requireOption(values.ratings, "--ratings");
+    const scale = (values.scale ?? "nominal") as Scale;
+    if (!SCALES.includes(scale))
+      throw new CliError(`--scale must be one of ${SCALES.join(", ")}, got "${values.scale}"`);
+    const weights = values.weights as OrdinalWeights | undefined;
+    if (weights !== undefined && !WEIGHTS.includes(weights)) {
+      throw new CliError(`--weights must be linear or quadratic, got "${weights}"`);
+    }
+    if (weights !== undefined && scale === "nominal") {
+      throw new CliError("--weights needs --scale ordinal or --scale interval");
+    }
+    const order = parseOrder(values.order);
+
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      throw new CliError(`cannot read ${path}: ${err.code === "ENOENT" ? "no such file" : err.message}`);
+    }
+    const parsed = parseRatingsCsv(text);
+    if (parsed.errors.length > 0)
+      throw new CliError(`${path} is not a valid ratings file\n${listIssues(path, parsed.errors)}`);
+    checkLabels(path, parsed.rows, scale, order);
+
+    const ratingTable = buildRatingTable(parsed.rows, order ? { categories: order } : {});
+    const summary = summariseAgreement(ratingTable, {
+      scale,
+      weights,
+      warnings: parsed.warnings.map((w) => `line ${w.line}: ${w.message}`),
+    });
+    io.out(values.json ? JSON.stringify(summary) + "\n" : formatAgreementSummary(summary));
+    return 0;
+  },
+};

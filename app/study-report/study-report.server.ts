@@ -1,0 +1,208 @@
+/**
+ * The study report (SPEC §7, issue 5) from the database: loads each case's primary annotations, outcome, gold label
+ * and reference labels, and hands them to the pure core (core/study-report.ts). Admin only — it reads reference
+ * labels and both annotators' labels side by side; callers are admin routes (guarded) and the local CLI.
+ */
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { annotations, caseOutcomes, cases, referenceLabels } from "../../db/schema";
+import type { CaseLabel, DisputeReason } from "../gold/domain/gold";
+import { chartCsv, studyReportCharts, type ReportChart } from "./domain/study-report-charts";
+import { formatStudyReportMarkdown } from "./domain/study-report-format";
+import { buildStudyReport, referenceLabelOf, type StudyCaseRecord, type StudyReport } from "./domain/study-report";
+import type { Db } from "../platform/db.server";
+import { icd10Index } from "../icd10/icd10.server";
+import { labelOfAnnotation } from "../gold/outcomes.server";
+import { getStudy, requireStudyByName, type StudySummary } from "../annotation/studies.server";
+
+function categoryTitle(category: string): string | null {
+  return icd10Index().lookup(category)?.title ?? null;
+}
+
+function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; notes: string[] } {
+  const caseRows = db
+    .select({ id: cases.id, externalId: cases.externalId, numSections: cases.numSections, ageGroup: cases.ageGroup })
+    .from(cases)
+    .where(eq(cases.studyId, studyId))
+    .orderBy(asc(cases.position))
+    .all();
+  const annotationRows = db
+    .select({
+      id: annotations.id,
+      caseId: annotations.caseId,
+      sufficiency: annotations.sufficiency,
+      icd10: annotations.icd10,
+      earliestSection: annotations.earliestSection,
+      missingInfo: annotations.missingInfo,
+      missingOther: annotations.missingOther,
+      status: annotations.status,
+    })
+    .from(annotations)
+    .innerJoin(cases, eq(cases.id, annotations.caseId))
+    .where(and(eq(cases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
+    .orderBy(asc(annotations.id))
+    .all();
+  const outcomeRows = db
+    .select({
+      caseId: caseOutcomes.caseId,
+      status: caseOutcomes.status,
+      disputeReason: caseOutcomes.disputeReason,
+      gold: caseOutcomes.gold,
+      annotatorOrder: caseOutcomes.annotatorOrder,
+    })
+    .from(caseOutcomes)
+    .where(eq(caseOutcomes.studyId, studyId))
+    .all();
+  const referenceRows = db
+    .select({
+      caseId: referenceLabels.caseId,
+      diagnosisSufficiency: referenceLabels.diagnosisSufficiency,
+      diagnosisSufficiencyAgreement: referenceLabels.diagnosisSufficiencyAgreement,
+      diagnosis: referenceLabels.diagnosis,
+      diagnosisAgreement: referenceLabels.diagnosisAgreement,
+      earliestSufficientSection: referenceLabels.earliestSufficientSection,
+    })
+    .from(referenceLabels)
+    .innerJoin(cases, eq(cases.id, referenceLabels.caseId))
+    .where(eq(cases.studyId, studyId))
+    .all();
+
+  const annotationsOf = new Map<number, typeof annotationRows>();
+  for (const a of annotationRows) annotationsOf.set(a.caseId, [...(annotationsOf.get(a.caseId) ?? []), a]);
+  const outcomeOf = new Map(outcomeRows.map((o) => [o.caseId, o]));
+  const referenceOf = new Map(referenceRows.map((r) => [r.caseId, r]));
+  // One gold source per study: an imported dataset's labels only until the study has gold labels of its own, so
+  // the distributions never mix a re-annotation with the labels it re-examines.
+  const useReference = !outcomeRows.some((o) => o.gold !== null);
+  const notes: string[] = [];
+  let unreadableReference = 0;
+
+  const records = caseRows.map((c): StudyCaseRecord => {
+    const submitted = annotationsOf.get(c.id) ?? [];
+    const outcome = outcomeOf.get(c.id) ?? null;
+    const locked = submitted.filter((a) => a.status === "locked");
+    let pair: [CaseLabel, CaseLabel] | null = null;
+    if (locked.length === 2) {
+      // Annotator A and B as the adjudicator sees them (case_outcomes.annotator_order), else in annotation order.
+      const order: number[] = outcome ? JSON.parse(outcome.annotatorOrder) : locked.map((a) => a.id);
+      const sorted = [...locked].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
+      pair = [labelOfAnnotation(sorted[0]), labelOfAnnotation(sorted[1])];
+    }
+    const reference = referenceOf.get(c.id);
+    const fromReference = reference ? referenceLabelOf(reference, c.numSections) : null;
+    if (reference && fromReference?.gold === null && reference.diagnosisSufficiency) unreadableReference++;
+    let gold: CaseLabel | null = null;
+    let goldSource: StudyCaseRecord["goldSource"] = null;
+    if (outcome?.gold && outcome.status !== "disputed") {
+      gold = JSON.parse(outcome.gold) as CaseLabel;
+      goldSource = outcome.status;
+    } else if (useReference && fromReference?.gold) {
+      gold = fromReference.gold;
+      goldSource = "reference";
+    }
+    return {
+      caseId: c.id,
+      externalId: c.externalId,
+      numSections: c.numSections,
+      ageGroup: c.ageGroup,
+      annotationsIn: submitted.length,
+      annotations: pair,
+      outcome: outcome
+        ? { status: outcome.status, disputeReason: outcome.disputeReason as DisputeReason | null }
+        : null,
+      gold,
+      goldSource,
+      referenceAgreement: fromReference ? fromReference.agreement : null,
+    };
+  });
+  if (unreadableReference > 0)
+    notes.push(`${unreadableReference} case(s) have reference labels that do not make a gold label`);
+  return { records, notes };
+}
+
+function reportFor(db: Db, study: StudySummary): StudyReport {
+  const { records, notes } = loadRecords(db, study.id);
+  return buildStudyReport(records, { study: { id: study.id, name: study.name }, categoryTitle, notes });
+}
+
+/** The report of a study by id, or null when there is no such study. */
+export function getStudyReport(db: Db, studyId: number): StudyReport | null {
+  const study = getStudy(db, studyId);
+  return study ? reportFor(db, study) : null;
+}
+
+/** The report of a study by name; throws a 404 ServiceError naming the known studies when there is none. */
+export function requireStudyReportByName(db: Db, name: string): StudyReport {
+  return reportFor(db, requireStudyByName(db, name));
+}
+
+export interface RenderedChart {
+  id: string;
+  title: string;
+  caption: string;
+  svg: string;
+}
+
+// Loaded on first use: the chart libraries are large, and the CLI's other commands never need them.
+const charts = () => import("../charts/charts.server");
+
+/** Every chart of the report as SVG, rendered on the server (vega-lite → vega → SVG). */
+export async function renderStudyReportCharts(report: StudyReport): Promise<RenderedChart[]> {
+  const { renderSvg } = await charts();
+  return Promise.all(
+    studyReportCharts(report).map(async (c) => ({
+      id: c.id,
+      title: c.title,
+      caption: c.caption,
+      svg: await renderSvg(c.spec),
+    })),
+  );
+}
+
+export interface ReportFile {
+  filename: string;
+  contentType: string;
+  body: string | Uint8Array<ArrayBuffer>;
+}
+
+const FILE = /^([a-z0-9]+(?:-[a-z0-9]+)*)\.(svg|png|csv|json|md)$/;
+export { REPORT_FILE_STEM } from "./domain/study-report-files";
+import { REPORT_FILE_STEM } from "./domain/study-report-files";
+
+function slug(name: string): string {
+  return (
+    name
+      .normalize("NFKD")
+      .replace(/[^\w.-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .toLowerCase() || "study"
+  );
+}
+
+/**
+ * A download of the dashboard: `<chart>.svg`, `<chart>.png`, `<chart>.csv` (the rows the chart plots), or
+ * `study-report.json` / `study-report.md` (what `stats --json` / `--md` print). Null for an unknown file or study.
+ */
+export async function getStudyReportFile(db: Db, studyId: number, file: string): Promise<ReportFile | null> {
+  const match = FILE.exec(file);
+  if (!match) return null;
+  const [, stem, ext] = match;
+  const report = getStudyReport(db, studyId);
+  if (!report) return null;
+  const filename = `${slug(report.study.name)}-${file}`;
+  if (stem === REPORT_FILE_STEM) {
+    if (ext === "json")
+      return { filename, contentType: "application/json; charset=utf-8", body: JSON.stringify(report, null, 2) + "\n" };
+    if (ext === "md")
+      return { filename, contentType: "text/markdown; charset=utf-8", body: formatStudyReportMarkdown(report) };
+    return null;
+  }
+  const chart: ReportChart | undefined = studyReportCharts(report).find((c) => c.id === stem);
+  if (!chart) return null;
+  const { renderSvg, svgToPng } = await charts();
+  if (ext === "csv") return { filename, contentType: "text/csv; charset=utf-8", body: chartCsv(chart) };
+  if (ext === "svg")
+    return { filename, contentType: "image/svg+xml; charset=utf-8", body: await renderSvg(chart.spec) };
+  if (ext === "png")
+    return { filename, contentType: "image/png", body: new Uint8Array(svgToPng(await renderSvg(chart.spec))) };
+  return null;
+}
