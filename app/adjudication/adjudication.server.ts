@@ -4,6 +4,8 @@
  * decision that becomes the gold label. Annotator identities never leave this module; the A/B order is the one drawn
  * when the dispute arose (case_outcomes.annotator_order).
  */
+import { writeTransaction } from "../work-items/engine.server";
+import { notFound, type SaveRefusal } from "../work-items/domain/work-item";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -194,10 +196,7 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
   };
 }
 
-export type AdjudicationResult =
-  | { ok: true; status: "independent_recorded" | "decided" }
-  | { ok: false; status: 404 | 409; message: string }
-  | { ok: false; status: 422; message: string; errors: Record<string, string> };
+export type AdjudicationResult = { ok: true; status: "independent_recorded" | "decided" } | SaveRefusal;
 
 const STALE =
   "Another adjudicator decided this case while you were working on it. Nothing was overwritten; reload to see the decision.";
@@ -253,10 +252,10 @@ export function recordIndependent(
   input: { userId: string; caseId: number; label: LabelInput; now?: number },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
-  return db.transaction(
+  return writeTransaction(db, 
     (tx): AdjudicationResult => {
       const c = disputedCase(tx, input.userId, input.caseId);
-      if (!c) return { ok: false, status: 404, message: "Not found." };
+      if (!c) return notFound();
       if (c.status !== "disputed") return { ok: false, status: 409, message: STALE };
       if (c.mode !== "two_phase")
         return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
@@ -310,9 +309,7 @@ export function recordIndependent(
         at: now,
       });
       return { ok: true, status: "independent_recorded" };
-    },
-    { behavior: "immediate" },
-  );
+    });
 }
 
 /**
@@ -324,10 +321,10 @@ export function decide(
   input: { userId: string; caseId: number; label: LabelInput; rationale: string; outcomeVersion: number; now?: number },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
-  return db.transaction(
+  return writeTransaction(db, 
     (tx): AdjudicationResult => {
       const c = disputedCase(tx, input.userId, input.caseId);
-      if (!c) return { ok: false, status: 404, message: "Not found." };
+      if (!c) return notFound();
       if (c.status !== "disputed" || c.version !== input.outcomeVersion)
         return { ok: false, status: 409, message: STALE };
       const check = checkLabel(input.label, c.numSections);
@@ -416,9 +413,7 @@ export function decide(
         at: now,
       });
       return { ok: true, status: "decided" };
-    },
-    { behavior: "immediate" },
-  );
+    });
 }
 
 /** An admin sends an adjudicated case back to the queue; the decision is kept (status `reopened`) in history. */
@@ -427,7 +422,7 @@ export function reopenDecision(
   input: { adminId: string; caseId: number; reason: string; now?: number },
 ): { ok: true } | { ok: false; message: string } {
   const now = input.now ?? Date.now();
-  return db.transaction(
+  return writeTransaction(db, 
     (tx) => {
       const o = tx.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, input.caseId)).get();
       if (!o || o.status !== "adjudicated")
@@ -451,7 +446,5 @@ export function reopenDecision(
         at: now,
       });
       return { ok: true as const };
-    },
-    { behavior: "immediate" },
-  );
+    });
 }

@@ -10,11 +10,15 @@ import { annotations, assignments, cases, studies, type AnnotationStatus } from 
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../gold/domain/gold";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
-import { diff, recordEvent } from "../audit/audit.server";
+import { recordEvent } from "../audit/audit.server";
+import type { WorkState } from "../work-items/domain/work-item";
+import { nextOpenItem, progressOf, WORK_MESSAGES, type SaveResult as WorkSaveResult } from "../work-items/domain/work-item";
+import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { onCaseAnnotationsComplete } from "../gold/outcomes.server";
 import { getCaseSections } from "./studies.server";
 
-export type CaseState = "not_started" | AnnotationStatus;
+/** An annotator's work on a case: the work-item engine's states. */
+export type CaseState = WorkState;
 
 /** The form's values; a draft may be incomplete, a submission must pass checkCaseLabel. */
 export const AnnotationValuesSchema = z.object({
@@ -95,10 +99,8 @@ function findAssignment(db: DbOrTx, userId: string, caseId: number) {
 
 /** The next case to work on after `afterCaseId`: the first not yet submitted, in study order, wrapping around. */
 export function nextCaseId(rows: MyCaseRow[], afterCaseId: number | null): number | null {
-  const open = (r: MyCaseRow) => r.state === "not_started" || r.state === "draft";
   const at = afterCaseId === null ? -1 : rows.findIndex((r) => r.caseId === afterCaseId);
-  const after = rows.slice(at + 1).find(open) ?? rows.slice(0, Math.max(at, 0)).find(open);
-  return after?.caseId ?? null;
+  return nextOpenItem(rows, at)?.caseId ?? null;
 }
 
 export interface AnnotatorCaseView {
@@ -121,8 +123,9 @@ export function getAnnotatorCase(db: Db, input: { userId: string; caseId: number
   const a = findAssignment(db, input.userId, input.caseId);
   if (!a) return null;
   const row = db.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
+  const queue = annotatorQueue(db, input.userId);
   const c = db
-    .select({ id: cases.id, externalId: cases.externalId, studyName: studies.name, position: cases.position })
+    .select({ id: cases.id, externalId: cases.externalId, studyName: studies.name })
     .from(cases)
     .innerJoin(studies, eq(studies.id, cases.studyId))
     .where(eq(cases.id, input.caseId))
@@ -133,87 +136,83 @@ export function getAnnotatorCase(db: Db, input: { userId: string; caseId: number
     values: valuesOf(row),
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
-    nextCaseId: nextOpenCaseId(db, input.userId, { studyName: c.studyName, position: c.position }),
-    progress: annotatorProgress(db, input.userId),
+    nextCaseId: nextOpenItem(queue, queue.findIndex((r) => r.caseId === c.id))?.caseId ?? null,
+    progress: progressOf(queue),
   };
 }
 
-/** Submitted (or locked) and total assigned cases of an annotator, in one aggregate query. */
-function annotatorProgress(db: Db, userId: string): { done: number; total: number } {
-  const r = db
-    .select({
-      total: sql<number>`count(*)`,
-      done: sql<number>`coalesce(sum(${annotations.status} in ('submitted', 'locked')), 0)`,
-    })
+/** The annotator's cases in the home list's order (study name, position): ids and states only. */
+function annotatorQueue(db: Db, userId: string): { caseId: number; state: CaseState }[] {
+  return db
+    .select({ caseId: cases.id, status: annotations.status })
     .from(assignments)
+    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .innerJoin(studies, eq(studies.id, cases.studyId))
     .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
     .where(eq(assignments.annotatorId, userId))
-    .get()!;
-  return { done: Number(r.done), total: Number(r.total) };
+    .orderBy(asc(studies.name), asc(cases.position))
+    .all()
+    .map((r) => ({ caseId: r.caseId, state: (r.status ?? "not_started") as CaseState }));
 }
 
-/**
- * nextCaseId in SQL, for the case page (which must stay fast for annotators with thousands of cases): the first open
- * case after the current one in the home list's order (study name, position), wrapping around.
- */
-function nextOpenCaseId(db: Db, userId: string, after: { studyName: string; position: number }): number | null {
-  const open = and(
-    eq(assignments.annotatorId, userId),
-    or(isNull(annotations.status), eq(annotations.status, "draft")),
-  );
-  // The first open case after (gt) or, wrapping around, before (lt) the current one.
-  const firstOpen = (side: typeof gt) =>
-    db
-      .select({ caseId: cases.id })
-      .from(assignments)
-      .innerJoin(cases, eq(cases.id, assignments.caseId))
-      .innerJoin(studies, eq(studies.id, cases.studyId))
-      .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
-      .where(
-        and(
-          open,
-          or(
-            side(studies.name, after.studyName),
-            and(eq(studies.name, after.studyName), side(cases.position, after.position)),
-          ),
-        ),
-      )
-      .orderBy(asc(studies.name), asc(cases.position))
-      .limit(1)
-      .get();
-  return (firstOpen(gt) ?? firstOpen(lt))?.caseId ?? null;
-}
+export type SaveResult = WorkSaveResult;
 
-export type SaveResult =
-  | { ok: true; version: number; savedAt: number; state: CaseState }
-  | { ok: false; status: 404 | 409; message: string }
-  | { ok: false; status: 422; message: string; errors: Record<string, string> };
-
-const CONFLICT =
-  "This annotation was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
 const LOCKED = "Both annotations of this case are in, so it is locked. Changes now go through the adjudicator.";
 
-function snapshot(v: AnnotationValues) {
-  return {
+type Assignment = NonNullable<ReturnType<typeof findAssignment>>;
+type AnnotationRow = typeof annotations.$inferSelect;
+
+/** The annotation workspace's adapter of the work-item engine (docs/architecture.md, "The work-item engine"). */
+const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValues> = {
+  entity: "annotation",
+  noun: "annotation",
+  lockedMessage: LOCKED,
+  find: findAssignment,
+  row: (tx, _userId, a) => tx.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get(),
+  meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
+  valuesOf: (row) => valuesOf(row),
+  check(_tx, a, values) {
+    const check = checkSubmission(values, a.numSections);
+    if (check.ok) return { ok: true, values: canonicalValues(values, check.label) };
+    const errors: Record<string, string> = {};
+    for (const [k, v] of Object.entries(check.errors)) errors[k === "missingInfoOther" ? "missingOther" : k] = capitalise(v!);
+    return { ok: false, message: WORK_MESSAGES.incomplete("annotation"), errors };
+  },
+  audited: (v) => ({
     sufficiency: v.sufficiency || null,
     icd10: v.icd10 || null,
     earliestSection: v.earliestSection,
     missingInfo: v.missingInfo,
     missingOther: v.missingOther,
     notes: v.notes,
-  };
-}
-
-function columnsOf(v: AnnotationValues) {
-  return {
-    sufficiency: v.sufficiency || null,
-    icd10: v.icd10 || null,
-    earliestSection: v.earliestSection,
-    missingInfo: JSON.stringify(v.missingInfo),
-    missingOther: v.missingOther,
-    notes: v.notes,
-  };
-}
+  }),
+  freeText: ["missingOther", "notes"],
+  write(tx, { item: a, row, userId, values: v, status, version, now }) {
+    const columns = {
+      sufficiency: v.sufficiency || null,
+      icd10: v.icd10 || null,
+      earliestSection: v.earliestSection,
+      missingInfo: JSON.stringify(v.missingInfo),
+      missingOther: v.missingOther,
+      notes: v.notes,
+      status,
+      updatedAt: now,
+      version,
+      ...(status === "submitted" ? { submittedAt: now } : {}),
+    };
+    if (!row) {
+      tx.insert(annotations).values({ assignmentId: a.id, caseId: a.caseId, annotatorId: userId, ...columns }).run();
+      return a.id;
+    }
+    return updateAtVersion(tx, annotations, row.id, row.version, columns) ? a.id : null;
+  },
+  auditContext: (a) => ({ entityId: a.id, studyId: a.studyId, caseId: a.caseId }),
+  // Locking writes the row once more, so the page's next save must name the version after it.
+  onSubmitted: (tx, a, now) => {
+    const mine = lockIfComplete(tx, a, now);
+    return mine === null ? {} : { state: "locked", version: mine };
+  },
+};
 
 /**
  * Saves a draft. `version` is the version the page read (0 before the first save); a stale version is refused with
@@ -223,40 +222,10 @@ export function saveDraft(
   db: Db,
   input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number },
 ): SaveResult {
-  const now = input.now ?? Date.now();
-  return db.transaction(
-    (tx): SaveResult => {
-      const a = findAssignment(tx, input.userId, input.caseId);
-      if (!a) return { ok: false, status: 404, message: "Not found." };
-      const row = tx.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
-      if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
-      if (row && row.status !== "draft")
-        return {
-          ok: false,
-          status: 409,
-          message: row.status === "locked" ? LOCKED : "This case is submitted: use “Save revision” to change it.",
-        };
-      const changes = diff(snapshot(valuesOf(row)), snapshot(input.values));
-      if (row && Object.keys(changes).length === 0)
-        return { ok: true, version: row.version, savedAt: row.updatedAt, state: "draft" };
-      const version = writeAnnotation(tx, {
-        assignment: a,
-        row,
-        userId: input.userId,
-        values: input.values,
-        status: "draft",
-        action: "draft",
-        changes,
-        now,
-      });
-      if (version === null) return { ok: false, status: 409, message: CONFLICT };
-      return { ok: true, version, savedAt: now, state: "draft" };
-    },
-    { behavior: "immediate" },
-  );
+  return saveWorkItem(db, annotationWork, { ...input, itemId: input.caseId, intent: "draft" });
 }
 
-/** The label a submission carries, or the field errors (SPEC §3 rules, code checked against WHO chapter V). */
+/** The label a submission carries, or the field errors (docs/safe-psych.md, "Annotation"; codes checked against WHO chapter V). */
 export function checkSubmission(values: AnnotationValues, numSections: number) {
   return checkCaseLabel(
     {
@@ -279,98 +248,7 @@ export function submitAnnotation(
   db: Db,
   input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number },
 ): SaveResult {
-  const now = input.now ?? Date.now();
-  return db.transaction(
-    (tx): SaveResult => {
-      const a = findAssignment(tx, input.userId, input.caseId);
-      if (!a) return { ok: false, status: 404, message: "Not found." };
-      const check = checkSubmission(input.values, a.numSections);
-      if (!check.ok) {
-        const errors: Record<string, string> = {};
-        for (const [k, v] of Object.entries(check.errors))
-          errors[k === "missingInfoOther" ? "missingOther" : k] = capitalise(v!);
-        return {
-          ok: false,
-          status: 422,
-          message: "The annotation is incomplete or invalid; see the marked fields.",
-          errors,
-        };
-      }
-      const values = canonicalValues(input.values, check.label);
-      const row = tx.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
-      if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
-      if (row?.status === "locked") return { ok: false, status: 409, message: LOCKED };
-      const action = row?.status === "submitted" ? "revise" : "submit";
-      const changes = diff(snapshot(valuesOf(row)), snapshot(values));
-      const version = writeAnnotation(tx, {
-        assignment: a,
-        row,
-        userId: input.userId,
-        values,
-        status: "submitted",
-        action,
-        changes,
-        now,
-      });
-      if (version === null) return { ok: false, status: 409, message: CONFLICT };
-      const state = lockIfComplete(tx, a.caseId, a.studyId, now) ? "locked" : "submitted";
-      return { ok: true, version: state === "locked" ? version + 1 : version, savedAt: now, state };
-    },
-    { behavior: "immediate" },
-  );
-}
-
-/**
- * Writes an annotation (a draft or a submission) and its audit event in the caller's transaction: the first save
- * inserts version 1, a later one updates the row only while it still has the version read. Returns the new version,
- * or null when another save changed the row first (nothing is written).
- */
-function writeAnnotation(
-  tx: DbOrTx,
-  input: {
-    assignment: { id: number; caseId: number; studyId: number };
-    row: typeof annotations.$inferSelect | undefined;
-    userId: string;
-    values: AnnotationValues;
-    status: "draft" | "submitted";
-    action: "draft" | "submit" | "revise";
-    changes: Record<string, [unknown, unknown]>;
-    now: number;
-  },
-): number | null {
-  const { assignment: a, row, now } = input;
-  const columns = {
-    ...columnsOf(input.values),
-    status: input.status,
-    updatedAt: now,
-    ...(input.status === "submitted" ? { submittedAt: now } : {}),
-  };
-  let version: number;
-  if (!row) {
-    tx.insert(annotations)
-      .values({ assignmentId: a.id, caseId: a.caseId, annotatorId: input.userId, ...columns, version: 1 })
-      .run();
-    version = 1;
-  } else {
-    const updated = tx
-      .update(annotations)
-      .set({ ...columns, version: row.version + 1 })
-      .where(and(eq(annotations.id, row.id), eq(annotations.version, row.version)))
-      .run();
-    if (updated.changes === 0) return null;
-    version = row.version + 1;
-  }
-  recordEvent(tx, {
-    actorId: input.userId,
-    entity: "annotation",
-    entityId: a.id,
-    studyId: a.studyId,
-    caseId: a.caseId,
-    action: input.action,
-    changes: input.changes,
-    at: now,
-  });
-  return version;
+  return saveWorkItem(db, annotationWork, { ...input, itemId: input.caseId, intent: "submit" });
 }
 
 function capitalise(s: string): string {
@@ -398,14 +276,17 @@ function canonicalValues(values: AnnotationValues, label: CaseLabel): Annotation
   };
 }
 
-/** Locks both annotations once two are submitted; returns true when it locked. */
-function lockIfComplete(tx: DbOrTx, caseId: number, studyId: number, now: number): boolean {
+/**
+ * Locks both annotations once two are submitted and derives the case's outcome. Returns the version of the caller's
+ * own annotation after locking, or null when the case is not complete yet.
+ */
+function lockIfComplete(tx: DbOrTx, a: Assignment, now: number): number | null {
   const submitted = tx
     .select({ id: annotations.id, assignmentId: annotations.assignmentId, version: annotations.version })
     .from(annotations)
-    .where(and(eq(annotations.caseId, caseId), eq(annotations.status, "submitted")))
+    .where(and(eq(annotations.caseId, a.caseId), eq(annotations.status, "submitted")))
     .all();
-  if (submitted.length < 2) return false;
+  if (submitted.length < 2) return null;
   for (const s of submitted) {
     // updated_at stays the annotator's own last save: the lock time would tell them when the other one submitted.
     tx.update(annotations)
@@ -416,15 +297,15 @@ function lockIfComplete(tx: DbOrTx, caseId: number, studyId: number, now: number
       actorId: null,
       entity: "annotation",
       entityId: s.assignmentId,
-      studyId,
-      caseId,
+      studyId: a.studyId,
+      caseId: a.caseId,
       action: "lock",
       changes: { status: ["submitted", "locked"] },
       at: now,
     });
   }
-  onCaseAnnotationsComplete(tx, { caseId, studyId, now });
-  return true;
+  onCaseAnnotationsComplete(tx, { caseId: a.caseId, studyId: a.studyId, now });
+  return submitted.find((s) => s.assignmentId === a.id)!.version + 1;
 }
 
 /** Whether another annotation of the case has started (drafts count): used to refuse reassignment. */

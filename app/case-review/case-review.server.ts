@@ -22,7 +22,8 @@ import {
   type PanelMember,
   type PanelStore,
 } from "../expert-panel/expert-panel.server";
-import { nextOpen } from "../mentat/mentat.server";
+import { nextOpenItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
+import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/studies.server";
 import { ServiceError } from "../accounts/users.server";
 
@@ -131,7 +132,7 @@ export function importReviewSet(
   const parsed = parseReviewCsv(input.text);
   if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
   const now = input.now ?? Date.now();
-  return db.transaction(
+  return writeTransaction(db, 
     (tx): ReviewImportResult => {
       const set = tx.select().from(reviewSets).where(eq(reviewSets.name, name.data)).get();
       const existing = set ? tx.select().from(reviewItems).where(eq(reviewItems.setId, set.id)).all() : [];
@@ -239,9 +240,7 @@ export function importReviewSet(
         }
       }
       return { ok: true, setId, ...summary, written: true };
-    },
-    { behavior: "immediate" },
-  );
+    });
 }
 
 const SET_PANEL: PanelStore = {
@@ -416,17 +415,66 @@ export function getRaterItem(db: Db, input: { userId: string; itemId: number }):
     values: valuesOf(row),
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
-    nextItemId: nextOpen(mine, at)?.itemId ?? null,
-    progress: { done: mine.filter((r) => r.state === "submitted").length, total: mine.length },
+    nextItemId: nextOpenItem(mine, at)?.itemId ?? null,
+    progress: progressOf(mine),
   };
 }
 
-export type ReviewSaveResult =
-  | { ok: true; version: number; savedAt: number; state: ExpertWorkState }
-  | { ok: false; status: 404 | 409 | 422; message: string; errors?: Record<string, string> };
+export type ReviewSaveResult = SaveResult;
 
-const CONFLICT =
-  "This review was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
+type OwnedItem = NonNullable<ReturnType<typeof findOwnedItem>>;
+type JudgementRow = typeof reviewJudgements.$inferSelect;
+
+/** The case-review workspace's adapter of the work-item engine (docs/architecture.md, "The work-item engine"). */
+const reviewWork: WorkItemAdapter<OwnedItem, JudgementRow, ReviewValues> = {
+  entity: "review_judgement",
+  noun: "review",
+  find: findOwnedItem,
+  row: (tx, userId, item) =>
+    tx
+      .select()
+      .from(reviewJudgements)
+      .where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, userId)))
+      .get(),
+  meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
+  valuesOf: (row) => valuesOf(row),
+  // A case has no decision and a seed no scores: keep only the fields of the item's kind.
+  normalise: (v, item) =>
+    item.kind === "case"
+      ? { ...v, decision: null, reason: "" }
+      : { ...v, naturalness: null, validity: null, realism: null, reason: v.decision === "reject" ? v.reason : "" },
+  check(_tx, item, values) {
+    const kind = item.kind as ReviewItemKind;
+    const errors = checkReview(kind, values);
+    if (!Object.keys(errors).length) return { ok: true, values };
+    return {
+      ok: false,
+      message:
+        kind === "case"
+          ? "Score all three dimensions before submitting."
+          : "Accept or reject the seed (with a reason when rejecting).",
+      errors: errors as Record<string, string>,
+    };
+  },
+  audited: (v) => ({ ...v }),
+  freeText: ["reason", "comment"],
+  write(tx, { item, row, userId, values, status, version, now }) {
+    const columns = {
+      ...values,
+      status,
+      updatedAt: now,
+      version,
+      submittedAt: status === "submitted" ? now : (row?.submittedAt ?? null),
+    };
+    if (!row)
+      return tx
+        .insert(reviewJudgements)
+        .values({ itemId: item.id, raterId: userId, ...columns })
+        .returning({ id: reviewJudgements.id })
+        .get().id;
+    return updateAtVersion(tx, reviewJudgements, row.id, row.version, columns) ? row.id : null;
+  },
+};
 
 /**
  * Saves an expert's review: a draft (before the first submission) or a submission (a case needs its three scores,
@@ -444,82 +492,7 @@ export function saveReview(
     now?: number;
   },
 ): ReviewSaveResult {
-  const now = input.now ?? Date.now();
-  return db.transaction(
-    (tx): ReviewSaveResult => {
-      const item = findOwnedItem(tx, input.userId, input.itemId);
-      if (!item) return { ok: false, status: 404, message: "Not found." };
-      const kind = item.kind as ReviewItemKind;
-      // A case has no decision and a seed no scores: keep only the fields of the item's kind.
-      const values: ReviewValues =
-        kind === "case"
-          ? { ...input.values, decision: null, reason: "" }
-          : {
-              ...input.values,
-              naturalness: null,
-              validity: null,
-              realism: null,
-              reason: input.values.decision === "reject" ? input.values.reason : "",
-            };
-      if (input.intent === "submit") {
-        const errors = checkReview(kind, values);
-        if (Object.keys(errors).length)
-          return {
-            ok: false,
-            status: 422,
-            message:
-              kind === "case"
-                ? "Score all three dimensions before submitting."
-                : "Accept or reject the seed (with a reason when rejecting).",
-            errors: errors as Record<string, string>,
-          };
-      }
-      const row = tx
-        .select()
-        .from(reviewJudgements)
-        .where(and(eq(reviewJudgements.itemId, item.id), eq(reviewJudgements.raterId, input.userId)))
-        .get();
-      if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
-      if (input.intent === "draft" && row?.status === "submitted")
-        return { ok: false, status: 409, message: "This item is submitted: use “Save revision” to change it." };
-      const status: "draft" | "submitted" = input.intent === "submit" ? "submitted" : "draft";
-      const changes = diff(row ? { ...valuesOf(row), status: row.status } : null, { ...values, status });
-      if (row && Object.keys(changes).length === 0)
-        return { ok: true, version: row.version, savedAt: row.updatedAt, state: row.status };
-      for (const free of ["reason", "comment"] as const)
-        if (free in changes) changes[free] = ["(text)", values[free] ? "(changed)" : ""];
-      const action = input.intent === "draft" ? "draft" : row?.status === "submitted" ? "revise" : "submit";
-      const columns = { ...values, status, updatedAt: now };
-      let id: number;
-      let version: number;
-      if (!row) {
-        id = tx
-          .insert(reviewJudgements)
-          .values({
-            itemId: item.id,
-            raterId: input.userId,
-            ...columns,
-            version: 1,
-            submittedAt: status === "submitted" ? now : null,
-          })
-          .returning({ id: reviewJudgements.id })
-          .get().id;
-        version = 1;
-      } else {
-        const updated = tx
-          .update(reviewJudgements)
-          .set({ ...columns, version: row.version + 1, submittedAt: status === "submitted" ? now : row.submittedAt })
-          .where(and(eq(reviewJudgements.id, row.id), eq(reviewJudgements.version, row.version)))
-          .run();
-        if (updated.changes === 0) return { ok: false, status: 409, message: CONFLICT };
-        id = row.id;
-        version = row.version + 1;
-      }
-      recordEvent(tx, { actorId: input.userId, entity: "review_judgement", entityId: id, action, changes, at: now });
-      return { ok: true, version, savedAt: now, state: status };
-    },
-    { behavior: "immediate" },
-  );
+  return saveWorkItem(db, reviewWork, input);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -9,14 +9,14 @@ import { readFileSync } from "node:fs";
 import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { judgeItems, judgeRatings, judgeResponses, judgeSets, type JudgeRatingStatus } from "../../db/schema";
-import type { RatingState } from "./ui/judge-labels";
 import { judgeGuide, type JudgeGuide } from "./domain/judge-guide";
 import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../evaluation/domain/judge";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
-import { diff, recordEvent } from "../audit/audit.server";
+import { nextOpenItem, progressOf, type SaveResult, type WorkState } from "../work-items/domain/work-item";
+import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 
-export type { RatingState };
+export type RatingState = WorkState;
 
 export const RatingValuesSchema = z.object({
   primaryAnswer: z.enum(["", ...PRIMARY_ANSWERS]).default(""),
@@ -71,10 +71,8 @@ export function listRaterItems(db: Db, raterId: string): MyRatingRow[] {
 
 /** The next response to work on after `afterItemId`: the first open one not yet submitted, wrapping around. */
 export function nextItemId(rows: readonly MyRatingRow[], afterItemId: number | null): number | null {
-  const todo = (r: MyRatingRow) => r.open && r.state !== "submitted";
   const at = afterItemId === null ? -1 : rows.findIndex((r) => r.itemId === afterItemId);
-  const after = rows.slice(at + 1).find(todo) ?? rows.slice(0, Math.max(at, 0)).find(todo);
-  return after?.itemId ?? null;
+  return nextOpenItem(rows, at, (r) => r.open && r.state !== "submitted")?.itemId ?? null;
 }
 
 export interface RaterItemView {
@@ -135,91 +133,68 @@ export function getRaterItem(db: Db, input: { raterId: string; itemId: number })
     version: found.rating.version,
     updatedAt: found.rating.updatedAt,
     nextItemId: nextItemId(mine, input.itemId),
-    progress: { done: mine.filter((r) => r.state === "submitted").length, total: mine.length },
+    progress: progressOf(mine),
   };
 }
 
-export type RatingSaveResult =
-  | { ok: true; version: number; savedAt: number; state: RatingState }
-  | { ok: false; status: 404 | 409; message: string }
-  | { ok: false; status: 422; message: string; errors: Record<string, string> };
+export type RatingSaveResult = SaveResult;
 
-const CONFLICT =
-  "This rating was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
 const CLOSED = "Rating of this set is closed: the labels are final.";
 
-function snapshot(v: RatingValues) {
-  return {
+type FoundRating = NonNullable<ReturnType<typeof findRating>>;
+type RatingRow = typeof judgeRatings.$inferSelect;
+
+/**
+ * The rater workspace's adapter of the work-item engine (docs/architecture.md, "The work-item engine"). A rater's
+ * row exists from assignment on (status `assigned`, version 0), so every save is an update.
+ */
+const ratingWork: WorkItemAdapter<FoundRating, RatingRow, RatingValues> = {
+  entity: "judge_rating",
+  noun: "rating",
+  find: findRating,
+  closed: (found) => (found.setStatus === "rating" ? null : CLOSED),
+  row: (_tx, _userId, found) => found.rating,
+  meta: (r) => ({ id: r.id, state: stateOf(r.status), version: r.version, savedAt: r.updatedAt }),
+  valuesOf: (row) => (row ? valuesOf(row) : EMPTY_RATING),
+  check(_tx, _found, values) {
+    const errors: Record<string, string> = {};
+    if (!values.primaryAnswer) errors.primaryAnswer = "Choose the primary answer (C, D or N).";
+    if (!values.infoRequest) errors.infoRequest = "Choose the information request (S, G or X).";
+    if (Object.keys(errors).length)
+      return { ok: false, message: "Both features are needed to submit; see the marked fields.", errors };
+    return { ok: true, values };
+  },
+  audited: (v) => ({
     primaryAnswer: v.primaryAnswer || null,
     infoRequest: v.infoRequest || null,
     icdCodes: v.icdCodes,
     diagnosisNames: v.diagnosisNames,
     notes: v.notes,
-  };
-}
-
-function write(
-  db: Db,
-  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
-  submit: boolean,
-): RatingSaveResult {
-  const now = input.now ?? Date.now();
-  if (submit) {
-    const errors: Record<string, string> = {};
-    if (!input.values.primaryAnswer) errors.primaryAnswer = "Choose the primary answer (C, D or N).";
-    if (!input.values.infoRequest) errors.infoRequest = "Choose the information request (S, G or X).";
-    if (Object.keys(errors).length)
-      return { ok: false, status: 422, message: "Both features are needed to submit; see the marked fields.", errors };
-  }
-  return db.transaction(
-    (tx): RatingSaveResult => {
-      const found = findRating(tx, input.raterId, input.itemId);
-      if (!found) return { ok: false, status: 404, message: "Not found." };
-      const row = found.rating;
-      if (found.setStatus !== "rating") return { ok: false, status: 409, message: CLOSED };
-      if (row.version !== input.version) return { ok: false, status: 409, message: CONFLICT };
-      if (!submit && row.status === "submitted")
-        return { ok: false, status: 409, message: "This response is submitted: use “Save revision” to change it." };
-      const changes = diff(row.status === "assigned" ? null : snapshot(valuesOf(row)), snapshot(input.values));
-      const status: JudgeRatingStatus = submit ? "submitted" : "draft";
-      if (!submit && row.status === "draft" && Object.keys(changes).length === 0)
-        return { ok: true, version: row.version, savedAt: row.updatedAt ?? now, state: "draft" };
-      const updated = tx
-        .update(judgeRatings)
-        .set({
-          primaryAnswer: input.values.primaryAnswer || null,
-          infoRequest: input.values.infoRequest || null,
-          icdCodes: input.values.icdCodes,
-          diagnosisNames: input.values.diagnosisNames,
-          notes: input.values.notes,
-          status,
-          version: row.version + 1,
-          updatedAt: now,
-          ...(submit ? { submittedAt: now } : {}),
-        })
-        .where(and(eq(judgeRatings.id, row.id), eq(judgeRatings.version, row.version)))
-        .run();
-      if (updated.changes === 0) return { ok: false, status: 409, message: CONFLICT };
-      recordEvent(tx, {
-        actorId: input.raterId,
-        entity: "judge_rating",
-        entityId: row.id,
-        action: submit ? (row.status === "submitted" ? "revise" : "submit") : "draft",
-        changes: { ...changes, ...(row.status !== status ? { status: [row.status, status] } : {}) },
-        at: now,
-      });
-      return { ok: true, version: row.version + 1, savedAt: now, state: stateOf(status) };
-    },
-    { behavior: "immediate" },
-  );
-}
+  }),
+  freeText: ["notes"],
+  write(tx, { row, values: v, status, version, now }) {
+    const r = row!;
+    const columns = {
+      primaryAnswer: v.primaryAnswer || null,
+      infoRequest: v.infoRequest || null,
+      icdCodes: v.icdCodes,
+      diagnosisNames: v.diagnosisNames,
+      notes: v.notes,
+      status,
+      version,
+      updatedAt: now,
+      ...(status === "submitted" ? { submittedAt: now } : {}),
+    };
+    return updateAtVersion(tx, judgeRatings, r.id, r.version, columns) ? r.id : null;
+  },
+};
 
 /** Saves a draft; `version` is the version the page read. A stale version is refused (409) and nothing written. */
 export function saveRatingDraft(
   db: Db,
   input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
 ): RatingSaveResult {
-  return write(db, input, false);
+  return saveWorkItem(db, ratingWork, { ...input, userId: input.raterId, intent: "draft" });
 }
 
 /** Submits (or revises) a rating: both features are required. Audited; refused once the set is closed. */
@@ -227,7 +202,7 @@ export function submitRating(
   db: Db,
   input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
 ): RatingSaveResult {
-  return write(db, input, true);
+  return saveWorkItem(db, ratingWork, { ...input, userId: input.raterId, intent: "submit" });
 }
 
 let guide: JudgeGuide | undefined;

@@ -58,6 +58,8 @@ import {
 } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { diff, recordEvent } from "../audit/audit.server";
+import { nextOpenItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
+import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
 import {
   addPanelRaters,
   listPanelMembers,
@@ -197,7 +199,7 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
   const parsed = parseQuestionBankCsv(input.text);
   if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
   const now = input.now ?? Date.now();
-  return db.transaction(
+  return writeTransaction(db, 
     (tx): BankImportResult => {
       const bank = tx.select().from(mentatBanks).where(eq(mentatBanks.name, name.data)).get();
       const existing = bank ? tx.select().from(mentatQuestions).where(eq(mentatQuestions.bankId, bank.id)).all() : [];
@@ -341,9 +343,7 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
         }
       }
       return { ok: true, bankId, ...summary, written: true };
-    },
-    { behavior: "immediate" },
-  );
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -455,12 +455,6 @@ export function listRaterQuestions(db: Db, userId: string): RaterQuestionRow[] {
     }));
 }
 
-/** The first row after index `at` not yet submitted, wrapping around (`at` = −1 starts from the top). */
-export function nextOpen<T extends { state: ExpertWorkState }>(rows: T[], at: number): T | null {
-  const open = (r: T) => r.state !== "submitted";
-  return rows.slice(at + 1).find(open) ?? rows.slice(0, Math.max(at, 0)).find(open) ?? null;
-}
-
 export interface RaterQuestionView {
   question: {
     id: number;
@@ -562,8 +556,8 @@ export function getRaterQuestion(db: Db, input: { userId: string; questionId: nu
     comment: row?.comment ?? "",
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
-    nextQuestionId: nextOpen(mine, at)?.questionId ?? null,
-    progress: { done: mine.filter((r) => r.state === "submitted").length, total: mine.length },
+    nextQuestionId: nextOpenItem(mine, at)?.questionId ?? null,
+    progress: progressOf(mine),
   };
 }
 
@@ -583,12 +577,84 @@ export const OptionRatingSchema = z.object({
 });
 export type OptionRatingValues = z.infer<typeof OptionRatingSchema>;
 
-export type RatingSaveResult =
-  | { ok: true; version: number; savedAt: number; state: ExpertWorkState }
-  | { ok: false; status: 404 | 409 | 422; message: string; errors?: Record<string, string> };
+export type RatingSaveResult = SaveResult;
 
-const CONFLICT =
-  "This rating was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
+type RatingRow = typeof mentatRatings.$inferSelect;
+
+/** A question the expert may rate, their own rating row, and the presentation (option order, gender) they see. */
+interface RatingItem {
+  q: OwnedQuestion;
+  row: RatingRow | undefined;
+  optionOrder: number[];
+  gender: Gender | null;
+}
+
+/**
+ * The option-rating workspace's adapter of the work-item engine (docs/architecture.md, "The work-item engine").
+ * The page sends scores in the order the expert saw the options; they are stored in the bank's order.
+ */
+const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValues> = {
+  entity: "mentat_rating",
+  noun: "rating",
+  find(tx, userId, questionId) {
+    const q = findOwnedQuestion(tx, userId, questionId);
+    if (!q) return null;
+    const row = tx
+      .select()
+      .from(mentatRatings)
+      .where(and(eq(mentatRatings.questionId, q.id), eq(mentatRatings.raterId, userId)))
+      .get();
+    return { q, row, ...presentationFor(q, userId, row) };
+  },
+  row: (_tx, _userId, item) => item.row,
+  meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
+  valuesOf: (row) =>
+    row ? { scores: JSON.parse(row.scores), comment: row.comment } : { scores: new Array(OPTION_COUNT).fill(null), comment: "" },
+  normalise(values, item) {
+    const scores: (number | null)[] = new Array(OPTION_COUNT).fill(null);
+    item.optionOrder.forEach((original, shown) => (scores[original] = values.scores[shown] ?? null));
+    return { ...values, scores };
+  },
+  check(_tx, item, values) {
+    const missing = values.scores.map((s, i) => (s === null ? i : -1)).filter((i) => i >= 0);
+    if (!missing.length) return { ok: true, values };
+    // Field names follow the page's order, like the values it sent.
+    const shownOrder = item.optionOrder;
+    return {
+      ok: false,
+      message: `Rate every option before submitting (${missing.length} not rated yet). 0 is fine for an option you would never choose.`,
+      errors: Object.fromEntries(missing.map((i) => [`score${shownOrder.indexOf(i)}`, "Not rated yet."])),
+    };
+  },
+  audited: (v) => ({ scores: v.scores, comment: v.comment }),
+  freeText: ["comment"],
+  write(tx, { item, row, userId, values, status, version, now }) {
+    const columns = {
+      status,
+      scores: JSON.stringify(values.scores),
+      comment: values.comment,
+      version,
+      updatedAt: now,
+      submittedAt: status === "submitted" ? now : (row?.submittedAt ?? null),
+    };
+    if (!row)
+      return tx
+        .insert(mentatRatings)
+        .values({
+          questionId: item.q.id,
+          raterId: userId,
+          optionOrder: JSON.stringify(item.optionOrder),
+          shownGender: item.gender,
+          ...columns,
+        })
+        .returning({ id: mentatRatings.id })
+        .get().id;
+    return updateAtVersion(tx, mentatRatings, row.id, row.version, columns) ? row.id : null;
+  },
+  // The first save records what the expert was shown.
+  auditContext: (item, row) =>
+    row ? {} : { detail: { optionOrder: [null, item.optionOrder], shownGender: [null, item.gender] } },
+};
 
 /**
  * Saves an expert's ratings of one question: a draft (incomplete allowed, only before the first submission) or a
@@ -607,90 +673,7 @@ export function saveOptionRating(
     now?: number;
   },
 ): RatingSaveResult {
-  const now = input.now ?? Date.now();
-  if (input.intent === "submit") {
-    const missing = input.values.scores.map((s, i) => (s === null ? i : -1)).filter((i) => i >= 0);
-    if (missing.length)
-      return {
-        ok: false,
-        status: 422,
-        message: `Rate every option before submitting (${missing.length} not rated yet). 0 is fine for an option you would never choose.`,
-        errors: Object.fromEntries(missing.map((i) => [`score${i}`, "Not rated yet."])),
-      };
-  }
-  return db.transaction(
-    (tx): RatingSaveResult => {
-      const q = findOwnedQuestion(tx, input.userId, input.questionId);
-      if (!q) return { ok: false, status: 404, message: "Not found." };
-      const row = tx
-        .select()
-        .from(mentatRatings)
-        .where(and(eq(mentatRatings.questionId, q.id), eq(mentatRatings.raterId, input.userId)))
-        .get();
-      if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
-      if (input.intent === "draft" && row?.status === "submitted")
-        return { ok: false, status: 409, message: "This question is submitted: use “Save revision” to change it." };
-      const { optionOrder, gender } = presentationFor(q, input.userId, row);
-      const scores: (number | null)[] = new Array(OPTION_COUNT).fill(null);
-      optionOrder.forEach((original, shown) => (scores[original] = input.values.scores[shown] ?? null));
-      const before = row ? { scores: JSON.parse(row.scores), comment: row.comment, status: row.status } : null;
-      const status: "draft" | "submitted" = input.intent === "submit" ? "submitted" : "draft";
-      const after = { scores, comment: input.values.comment, status };
-      const changes = diff(before, after);
-      if (row && Object.keys(changes).length === 0)
-        return { ok: true, version: row.version, savedAt: row.updatedAt, state: row.status };
-      // Comments are free text: the audit records that one changed, not its words.
-      if ("comment" in changes) changes.comment = ["(text)", "(changed)"];
-      const action = input.intent === "draft" ? "draft" : row?.status === "submitted" ? "revise" : "submit";
-      let id: number;
-      let version: number;
-      if (!row) {
-        id = tx
-          .insert(mentatRatings)
-          .values({
-            questionId: q.id,
-            raterId: input.userId,
-            status,
-            scores: JSON.stringify(scores),
-            optionOrder: JSON.stringify(optionOrder),
-            shownGender: gender,
-            comment: input.values.comment,
-            version: 1,
-            updatedAt: now,
-            submittedAt: status === "submitted" ? now : null,
-          })
-          .returning({ id: mentatRatings.id })
-          .get().id;
-        version = 1;
-      } else {
-        const updated = tx
-          .update(mentatRatings)
-          .set({
-            status,
-            scores: JSON.stringify(scores),
-            comment: input.values.comment,
-            version: row.version + 1,
-            updatedAt: now,
-            submittedAt: status === "submitted" ? now : row.submittedAt,
-          })
-          .where(and(eq(mentatRatings.id, row.id), eq(mentatRatings.version, row.version)))
-          .run();
-        if (updated.changes === 0) return { ok: false, status: 409, message: CONFLICT };
-        id = row.id;
-        version = row.version + 1;
-      }
-      recordEvent(tx, {
-        actorId: input.userId,
-        entity: "mentat_rating",
-        entityId: id,
-        action,
-        changes: row ? changes : { ...changes, optionOrder: [null, optionOrder], shownGender: [null, gender] },
-        at: now,
-      });
-      return { ok: true, version, savedAt: now, state: status };
-    },
-    { behavior: "immediate" },
-  );
+  return saveWorkItem(db, optionRatingWork, { ...input, itemId: input.questionId });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -820,7 +803,7 @@ export function expandBank(
   const problem = checkExpansionParams(params);
   if (problem) throw new ServiceError(problem, "params");
   const now = input.now ?? Date.now();
-  return db.transaction(
+  return writeTransaction(db, 
     (tx) => {
       const questions = loadQuestions(tx, input.bankId);
       if (questions.length === 0) throw new ServiceError("The bank has no questions to expand.", "bank");
@@ -907,9 +890,7 @@ export function expandBank(
         replaced: Boolean(old),
         unchanged: false,
       };
-    },
-    { behavior: "immediate" },
-  );
+    });
 }
 
 /** The submitted ratings of a bank's preference-domain questions, as annotation rows (question id, username, scores a–e). */
@@ -991,7 +972,7 @@ export function runBankFit(
   const result: MentatFitResult = { labels, agreement: optionAgreement(rows), nRows: rows.length };
   const inputHash = annotationRowsHash(rows);
   const now = input.now ?? Date.now();
-  const id = db.transaction(
+  const id = writeTransaction(db, 
     (tx) => {
       const id = tx
         .insert(mentatFits)
@@ -1014,9 +995,7 @@ export function runBankFit(
         at: now,
       });
       return id;
-    },
-    { behavior: "immediate" },
-  );
+    });
   return { id, createdAt: now, params, inputHash, stale: false, result };
 }
 

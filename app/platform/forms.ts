@@ -59,10 +59,8 @@ const INVALID = "Some values are not valid; see the marked fields.";
  */
 export type DraftReport = "fields" | "message";
 
-/** A refused save, as the workspaces' save results carry it: with field errors, or one message only. */
-export type DraftPostFailure<R extends DraftReport = "fields"> = R extends "message"
-  ? { ok: false; status: 422; message: string }
-  : { ok: false; status: 422; message: string; errors: FieldErrors };
+/** A refused save, as the workspaces' save results carry it (the work-item engine's 422 shape). */
+export type DraftPostFailure = { ok: false; status: 422; message: string; errors: FieldErrors };
 
 /**
  * The post of a workspace (draft autosave or submission, components/use-draft): the id in the route, the intent,
@@ -75,13 +73,11 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
   opts: { id: string | undefined; maxLength: number; report?: R },
 ):
   | { ok: true; id: number; intent: DraftIntent; version: number; values: z.infer<S> }
-  | { ok: false; failure: DraftPostFailure<R> } {
+  | { ok: false; failure: DraftPostFailure } {
   const messageOnly = opts.report === "message";
   const fail = (message: string, errors: FieldErrors) => ({
     ok: false as const,
-    failure: (messageOnly
-      ? { ok: false, status: 422, message }
-      : { ok: false, status: 422, message, errors }) as DraftPostFailure<R>,
+    failure: { ok: false as const, status: 422 as const, message, errors },
   });
   const id = parseId(opts.id);
   const post = z

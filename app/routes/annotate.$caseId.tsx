@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
 import { LabelFields } from "~/annotation/ui/label-fields";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
-import { STATE_LABELS } from "~/work-items/ui/state-labels";
+import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item";
 import { useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { checkCaseLabel } from "~/gold/domain/gold";

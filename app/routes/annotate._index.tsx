@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo, useState } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
 import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
-import { STATE_LABELS } from "~/work-items/ui/state-labels";
+import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import { listAnnotatorCases, nextCaseId, type CaseState, type MyCaseRow } from "~/annotation/annotations.server";

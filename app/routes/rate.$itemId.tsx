@@ -3,7 +3,8 @@ import { data } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
-import { INFO_REQUEST_KEYS, PRIMARY_ANSWER_KEYS, RATING_STATE_LABELS } from "~/judge-validation/ui/judge-labels";
+import { INFO_REQUEST_KEYS, PRIMARY_ANSWER_KEYS } from "~/judge-validation/ui/judge-labels";
+import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
@@ -106,7 +107,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       <WorkspaceHeader
         list={{ to: "/rate", label: "My responses" }}
         title={<>Response {view.item.annotationId}</>}
-        state={{ value: view.state, label: RATING_STATE_LABELS[view.state], testId: "rating-state" }}
+        state={{ value: view.state, label: WORK_STATE_LABELS[view.state], testId: "rating-state" }}
         progress={view.progress}
         links={[{ label: "Next", to: view.nextItemId !== null ? `/rate/${view.nextItemId}` : null, shortcut: "→" }]}
       />

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
-import { RATING_STATE_LABELS, type RatingState } from "~/judge-validation/ui/judge-labels";
+import { WORK_STATE_LABELS, type WorkState as RatingState } from "~/work-items/domain/work-item";
 import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
@@ -33,7 +33,7 @@ export default function RateHome() {
         header: "State",
         cell: (info) => (
           <span className={`badge ${info.getValue()}`}>
-            {RATING_STATE_LABELS[info.getValue()]}
+            {WORK_STATE_LABELS[info.getValue()]}
             {info.row.original.open ? "" : " (closed)"}
           </span>
         ),

@@ -4,11 +4,12 @@ import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
-import { EXPERT_STATE_LABELS, type ExpertWorkState } from "~/expert-panel/domain/expert-scales";
+import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import { listRaterItems } from "~/case-review/case-review.server";
-import { listRaterQuestions, nextOpen } from "~/mentat/mentat.server";
+import { listRaterQuestions } from "~/mentat/mentat.server";
+import { nextOpenItem } from "~/work-items/domain/work-item";
 
 export const meta: MetaFunction = () => [{ title: "Expert ratings · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
@@ -19,7 +20,7 @@ interface WorkRow {
   collection: string;
   externalId: string;
   detail: string;
-  state: ExpertWorkState;
+  state: WorkState;
 }
 
 /** The expert's start page: their option-rating questions and review cases, with progress. Own work only. */
@@ -46,7 +47,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       state: i.state,
     })),
   ];
-  return { rows, next: nextOpen(rows, -1)?.to ?? null };
+  return { rows, next: nextOpenItem(rows, -1)?.to ?? null };
 }
 
 const col = columnHelper<WorkRow>();
@@ -65,7 +66,7 @@ export default function RatingsHome() {
       col.accessor("detail", { header: "Domain / kind" }),
       col.accessor("state", {
         header: "State",
-        cell: (info) => <span className={`badge ${info.getValue()}`}>{EXPERT_STATE_LABELS[info.getValue()]}</span>,
+        cell: (info) => <span className={`badge ${info.getValue()}`}>{WORK_STATE_LABELS[info.getValue()]}</span>,
       }),
     ],
     [],

@@ -8,7 +8,6 @@ import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import {
-  EXPERT_STATE_LABELS,
   REVIEW_DIMENSION_LABELS,
   REVIEW_DIMENSIONS,
   REVIEW_SCALE,
@@ -18,6 +17,7 @@ import { getDb } from "~/platform/db.server";
 import { parseDraftPost } from "~/platform/forms";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
+import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
 import {
   getRaterItem,
   ReviewValuesSchema,
@@ -65,7 +65,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   const navigate = useNavigate();
   const isSeed = view.item.kind === "seed";
   const next = view.nextItemId !== null ? `/ratings/cases/${view.nextItemId}` : "/ratings";
-  const [state, setState] = useState(view.state);
+  const [state, setState] = useState<WorkState>(view.state);
   const form = useDraft<ReviewValues, ReviewSaveResult>({
     initial: view.values,
     version: view.version,
@@ -120,7 +120,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             </small>
           </>
         }
-        state={{ value: state, label: EXPERT_STATE_LABELS[state], testId: "item-state" }}
+        state={{ value: state, label: WORK_STATE_LABELS[state], testId: "item-state" }}
         progress={view.progress}
         links={[{ label: "Next", to: view.nextItemId !== null ? next : null, shortcut: "N" }]}
       />

@@ -7,7 +7,7 @@ import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
-import { EXPERT_STATE_LABELS } from "~/expert-panel/domain/expert-scales";
+import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { parseDraftPost } from "~/platform/forms";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
@@ -61,7 +61,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   const csrf = useRootData()?.user?.csrf ?? "";
   const navigate = useNavigate();
   const next = view.nextQuestionId !== null ? `/ratings/mentat/${view.nextQuestionId}` : "/ratings";
-  const [state, setState] = useState(view.state);
+  const [state, setState] = useState<WorkState>(view.state);
   const form = useDraft<Values, RatingSaveResult>({
     initial: { scores: view.scores, comment: view.comment },
     version: view.version,
@@ -109,7 +109,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             </small>
           </>
         }
-        state={{ value: state, label: EXPERT_STATE_LABELS[state], testId: "item-state" }}
+        state={{ value: state, label: WORK_STATE_LABELS[state], testId: "item-state" }}
         progress={view.progress}
         links={[{ label: "Next", to: view.nextQuestionId !== null ? next : null, shortcut: "N" }]}
       />

@@ -1,3 +1,4 @@
+import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
@@ -43,7 +44,6 @@ export async function action({ request, params }: ActionFunctionArgs) {
   return data<VoteResult>(result, result.ok ? 200 : result.status);
 }
 
-const STATE_NAMES: Record<VoteState, string> = { not_started: "not started", draft: "draft", submitted: "submitted" };
 const ROLE_NAMES: Record<string, string> = {
   user: "User",
   assistant: "Assistant",
@@ -116,7 +116,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             </small>
           </>
         }
-        state={{ value: view.state, label: STATE_NAMES[view.state], testId: "vote-state" }}
+        state={{ value: view.state, label: WORK_STATE_LABELS[view.state], testId: "vote-state" }}
         progress={view.progress}
         links={[
           {

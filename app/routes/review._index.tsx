@@ -1,3 +1,4 @@
+import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
@@ -22,7 +23,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { rows, next: nextEntryId(rows, null), finished: listClosedReviewerRounds(db, user.id) };
 }
 
-const STATE_NAMES: Record<VoteState, string> = { not_started: "not started", draft: "draft", submitted: "submitted" };
 const col = columnHelper<ReviewRow>();
 
 export default function ReviewHome() {
@@ -39,7 +39,7 @@ export default function ReviewHome() {
       col.accessor("preview", { header: "Opening words" }),
       col.accessor("state", {
         header: "State",
-        cell: (info) => <span className={`badge ${info.getValue()}`}>{STATE_NAMES[info.getValue()]}</span>,
+        cell: (info) => <span className={`badge ${info.getValue()}`}>{WORK_STATE_LABELS[info.getValue()]}</span>,
       }),
     ],
     [],

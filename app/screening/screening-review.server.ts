@@ -19,9 +19,11 @@ import { checkVote, EMPTY_VOTE, REVIEW_CONFIDENCES, type VoteValues } from "./do
 import type { Message } from "./domain/screening-import";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
+import { nextOpenItem, progressOf, WORK_MESSAGES, type SaveResult, type WorkState } from "../work-items/domain/work-item";
+import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { listRoundRows, loadRound, reviewerCodes } from "./screening.server";
 
-export type VoteState = "not_started" | "draft" | "submitted";
+export type VoteState = WorkState;
 
 export const VoteValuesSchema = z.object({
   relevant: z.enum(["", "yes", "no"]).default(""),
@@ -113,10 +115,8 @@ export function listClosedReviewerRounds(
 
 /** The next item to review after `afterEntryId`: the first not submitted, in the shared order, wrapping around. */
 export function nextEntryId(rows: { entryId: number; state: VoteState }[], afterEntryId: number | null): number | null {
-  const open = (r: { state: VoteState }) => r.state !== "submitted";
   const at = afterEntryId === null ? -1 : rows.findIndex((r) => r.entryId === afterEntryId);
-  const after = rows.slice(at + 1).find(open) ?? rows.slice(0, Math.max(at, 0)).find(open);
-  return after?.entryId ?? null;
+  return nextOpenItem(rows, at)?.entryId ?? null;
 }
 
 /** The round item, if the user reviews its round. Explicit columns: nothing about controls, labels or sources. */
@@ -238,18 +238,15 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
     updatedAt: vote?.updatedAt ?? null,
     nextEntryId: open ? nextEntryId(entries, e.entryId) : null,
     previousEntryId: at > 0 ? entries[at - 1]!.entryId : null,
-    progress: { done: entries.filter((r) => r.state === "submitted").length, total: entries.length },
+    progress: progressOf(entries),
   };
 }
 
-export type VoteResult =
-  | { ok: true; version: number; savedAt: number; state: VoteState; roundClosed: boolean }
-  | { ok: false; status: 404 | 409; message: string }
-  | { ok: false; status: 422; message: string; errors: Record<string, string> };
+export type VoteResult = SaveResult<{ roundClosed: boolean }>;
 
-const CONFLICT =
-  "This vote was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.";
 const CLOSED = "This round has closed: every vote is in, so votes can no longer change.";
+
+type Entry = NonNullable<ReturnType<typeof findEntry>>;
 
 function columnsOf(v: VoteValues) {
   return {
@@ -260,43 +257,48 @@ function columnsOf(v: VoteValues) {
   };
 }
 
-/** The audit trail's view of a vote: the fields, with the notes' text left out (only whether they changed). */
-function auditChanges(before: VoteValues | null, after: VoteValues): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const b = before ? columnsOf(before) : null;
-  const a = columnsOf(after);
-  for (const key of ["relevant", "category", "confidence"] as const) {
-    if ((b?.[key] ?? null) !== a[key]) out[key] = [b?.[key] ?? null, a[key]];
-  }
-  if ((before?.notes ?? "") !== after.notes) out.notes = "changed";
-  return out;
-}
-
-function writeVote(
-  tx: DbOrTx,
-  e: { entryId: number; roundId: number },
-  row: VoteRow | undefined,
-  input: { userId: string; values: VoteValues; status: "draft" | "submitted"; now: number },
-): number | null {
-  const cols = {
-    ...columnsOf(input.values),
-    status: input.status,
-    updatedAt: input.now,
-    ...(input.status === "submitted" ? { submittedAt: input.now } : {}),
-  };
-  if (!row) {
-    tx.insert(screeningVotes)
-      .values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: input.userId, ...cols, version: 1 })
-      .run();
-    return 1;
-  }
-  const updated = tx
-    .update(screeningVotes)
-    .set({ ...cols, version: row.version + 1 })
-    .where(and(eq(screeningVotes.id, row.id), eq(screeningVotes.version, row.version)))
-    .run();
-  return updated.changes === 0 ? null : row.version + 1;
-}
+/** The screening workspace's adapter of the work-item engine (docs/architecture.md, "The work-item engine"). */
+const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boolean }> = {
+  entity: "screening_vote",
+  noun: "vote",
+  find: findEntry,
+  closed: (e) => (e.roundStatus === "open" ? null : CLOSED),
+  row: (tx, userId, e) => myVote(tx, userId, e.entryId),
+  meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
+  valuesOf: (row) => valuesOf(row),
+  // A vote of "not relevant" has no category.
+  normalise: (v) => (v.relevant === "no" ? { ...v, category: "" } : v),
+  check(tx, e, values) {
+    const study = tx
+      .select({ categories: screeningStudies.categories })
+      .from(screeningStudies)
+      .where(eq(screeningStudies.id, e.studyId))
+      .get()!;
+    const problems = checkVote(values, JSON.parse(study.categories) as string[]);
+    if (Object.keys(problems).length)
+      return { ok: false, message: WORK_MESSAGES.incomplete("vote"), errors: problems as Record<string, string> };
+    return { ok: true, values };
+  },
+  audited: (v) => columnsOf(v),
+  freeText: ["notes"],
+  write(tx, { item: e, row, userId, values, status, version, now }) {
+    const cols = {
+      ...columnsOf(values),
+      status,
+      updatedAt: now,
+      version,
+      ...(status === "submitted" ? { submittedAt: now } : {}),
+    };
+    if (!row) {
+      tx.insert(screeningVotes).values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: userId, ...cols }).run();
+      return e.entryId;
+    }
+    return updateAtVersion(tx, screeningVotes, row.id, row.version, cols) ? e.entryId : null;
+  },
+  auditContext: (e, _row, _id, userId) => ({ entityId: `${e.entryId}:${userId}`, detail: { roundId: e.roundId } }),
+  onSubmitted: (tx, e, now) => ({ roundClosed: closeIfComplete(tx, e.roundId, e.studyId, now) }),
+  noExtra: { roundClosed: false },
+};
 
 /**
  * Saves a draft. `version` is the version the page read (0 before the first save); a stale one is refused with 409.
@@ -306,33 +308,7 @@ export function saveVoteDraft(
   db: Db,
   input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number },
 ): VoteResult {
-  const now = input.now ?? Date.now();
-  return db.transaction(
-    (tx): VoteResult => {
-      const e = findEntry(tx, input.userId, input.entryId);
-      if (!e) return { ok: false, status: 404, message: "Not found." };
-      if (e.roundStatus !== "open") return { ok: false, status: 409, message: CLOSED };
-      const row = myVote(tx, input.userId, e.entryId);
-      if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
-      if (row && row.status !== "draft")
-        return { ok: false, status: 409, message: "This vote is submitted: use “Save revision” to change it." };
-      const changes = auditChanges(row ? valuesOf(row) : null, input.values);
-      if (row && Object.keys(changes).length === 0)
-        return { ok: true, version: row.version, savedAt: row.updatedAt, state: "draft", roundClosed: false };
-      const version = writeVote(tx, e, row, { userId: input.userId, values: input.values, status: "draft", now });
-      if (version === null) return { ok: false, status: 409, message: CONFLICT };
-      recordEvent(tx, {
-        actorId: input.userId,
-        entity: "screening_vote",
-        entityId: `${e.entryId}:${input.userId}`,
-        action: "draft",
-        changes: { roundId: e.roundId, ...changes },
-        at: now,
-      });
-      return { ok: true, version, savedAt: now, state: "draft", roundClosed: false };
-    },
-    { behavior: "immediate" },
-  );
+  return saveWorkItem(db, voteWork, { ...input, itemId: input.entryId, intent: "draft" });
 }
 
 /**
@@ -343,45 +319,7 @@ export function submitVote(
   db: Db,
   input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number },
 ): VoteResult {
-  const now = input.now ?? Date.now();
-  return db.transaction(
-    (tx): VoteResult => {
-      const e = findEntry(tx, input.userId, input.entryId);
-      if (!e) return { ok: false, status: 404, message: "Not found." };
-      if (e.roundStatus !== "open") return { ok: false, status: 409, message: CLOSED };
-      const study = tx
-        .select({ categories: screeningStudies.categories })
-        .from(screeningStudies)
-        .where(eq(screeningStudies.id, e.studyId))
-        .get()!;
-      const values: VoteValues = input.values.relevant === "no" ? { ...input.values, category: "" } : input.values;
-      const problems = checkVote(values, JSON.parse(study.categories) as string[]);
-      if (Object.keys(problems).length)
-        return {
-          ok: false,
-          status: 422,
-          message: "The vote is incomplete; see the marked fields.",
-          errors: problems as Record<string, string>,
-        };
-      const row = myVote(tx, input.userId, e.entryId);
-      if ((row?.version ?? 0) !== input.version) return { ok: false, status: 409, message: CONFLICT };
-      const action = row?.status === "submitted" ? "revise" : "submit";
-      const changes = auditChanges(row ? valuesOf(row) : null, values);
-      const version = writeVote(tx, e, row, { userId: input.userId, values, status: "submitted", now });
-      if (version === null) return { ok: false, status: 409, message: CONFLICT };
-      recordEvent(tx, {
-        actorId: input.userId,
-        entity: "screening_vote",
-        entityId: `${e.entryId}:${input.userId}`,
-        action,
-        changes: { roundId: e.roundId, ...changes },
-        at: now,
-      });
-      const roundClosed = closeIfComplete(tx, e.roundId, e.studyId, now);
-      return { ok: true, version, savedAt: now, state: "submitted", roundClosed };
-    },
-    { behavior: "immediate" },
-  );
+  return saveWorkItem(db, voteWork, { ...input, itemId: input.entryId, intent: "submit" });
 }
 
 /** Closes the round once every reviewer has submitted every item; returns true when it closed it. */

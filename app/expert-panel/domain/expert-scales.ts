@@ -48,9 +48,4 @@ export const REVIEW_SCALE = [1, 2, 3, 4, 5] as const;
 export const REVIEW_ITEM_KINDS = ["case", "seed"] as const;
 export type ReviewItemKind = (typeof REVIEW_ITEM_KINDS)[number];
 
-export type ExpertWorkState = "not_started" | "draft" | "submitted";
-export const EXPERT_STATE_LABELS: Record<ExpertWorkState, string> = {
-  not_started: "not started",
-  draft: "draft",
-  submitted: "submitted",
-};
+export type { WorkState as ExpertWorkState } from "../../work-items/domain/work-item";

@@ -1,13 +1,6 @@
 /** Labels and keyboard keys of the rater workspace (SPEC §8 "Response features"), shared by the rater pages. */
 import type { InfoRequest, PrimaryAnswer } from "~/evaluation/domain/judge";
 
-export type RatingState = "not_started" | "draft" | "submitted";
-
-export const RATING_STATE_LABELS: Record<RatingState, string> = {
-  not_started: "not started",
-  draft: "draft",
-  submitted: "submitted",
-};
 
 /** PRIMARY_ANSWER: C / D / N. */
 export const PRIMARY_ANSWER_KEYS: readonly { value: PrimaryAnswer; key: string; label: string }[] = [

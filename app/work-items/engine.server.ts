@@ -1,0 +1,168 @@
+/**
+ * The work-item engine (docs/architecture.md, "The work-item engine"): the one save path of every blinded workspace.
+ * A protocol supplies an adapter — how to find the user's item (ownership in the query), its own row, its values,
+ * its submission rules, how to write the row and what completes the item — and the engine owns the rest, always in
+ * this order inside one IMMEDIATE transaction:
+ *
+ *   find (foreign id → 404) → closed? (409) → submission rules (422) → version (409) → locked / submitted (409)
+ *   → nothing changed? (answer without writing) → write (+1 version) → audit event → completion hook
+ */
+import { and, eq, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { recordEvent } from "../audit/audit.server";
+import type { Db, DbOrTx, Tx } from "../platform/db.server";
+import {
+  auditChanges,
+  conflict,
+  invalid,
+  notFound,
+  WORK_MESSAGES,
+  type FieldErrors,
+  type Intent,
+  type SaveResult,
+  type WorkState,
+} from "./domain/work-item";
+
+/**
+ * Runs `fn` in an IMMEDIATE transaction: the write lock is taken at the start, so every check inside it sees the
+ * state the write will change (two people submitting at once are serialised). Every guarded write goes through here.
+ */
+export function writeTransaction<T>(db: Db, fn: (tx: Tx) => T): T {
+  return db.transaction(fn, { behavior: "immediate" });
+}
+
+/** A user's own row of an item as the engine needs it. */
+export interface RowMeta {
+  id: number | string;
+  state: WorkState;
+  version: number;
+  savedAt: number | null;
+}
+
+export interface WorkItemAdapter<Item, Row, V, X extends object = object> {
+  /** The audit trail's entity name ("annotation", "screening_vote", …). */
+  entity: string;
+  /** How the messages name the work: "This {noun} was changed in another window…". */
+  noun: string;
+  /** The item if it is this user's to work on (ownership is part of the query); anything else is "not found". */
+  find(tx: DbOrTx, userId: string, itemId: number): Item | null | undefined;
+  /** Why the item takes no changes now (its set or round closed), or null. */
+  closed?(item: Item): string | null;
+  /** The message for a save on locked work. */
+  lockedMessage?: string;
+  /** The user's own row of the item, if there is one. */
+  row(tx: DbOrTx, userId: string, item: Item): Row | undefined;
+  meta(row: Row): RowMeta;
+  /** The values stored in the row (the empty values when there is none). */
+  valuesOf(row: Row | undefined, item: Item): V;
+  /** The form the values are stored in for this item (fields that do not apply cleared); by default unchanged. */
+  normalise?(values: V, item: Item): V;
+  /** Submission rules: the canonical values to store, or the message and field errors. */
+  check?(tx: DbOrTx, item: Item, values: V): { ok: true; values: V } | { ok: false; message: string; errors: FieldErrors };
+  /** The audit trail's view of the values; the fields named in `freeText` are recorded as changed, never copied. */
+  audited(values: V, item: Item): Record<string, unknown>;
+  freeText?: readonly string[];
+  /**
+   * Writes the row with `status` and `version`: inserts it when `row` is undefined, else updates it only while it
+   * still has the version read (use `updateAtVersion`). Returns the row's id, or null when another save came first.
+   */
+  write(
+    tx: Tx,
+    w: { userId: string; item: Item; row: Row | undefined; values: V; status: "draft" | "submitted"; version: number; now: number },
+  ): number | string | null;
+  /** Where the event belongs and what else it records (e.g. the option order shown on a first save). */
+  auditContext?(
+    item: Item,
+    row: Row | undefined,
+    id: number | string,
+    userId: string,
+  ): { entityId?: number | string; studyId?: number; caseId?: number; detail?: Record<string, unknown> };
+  /** What a submission completes, in the same transaction (lock the pair, close the round, …). */
+  onSubmitted?(tx: Tx, item: Item, now: number): { state?: WorkState; version?: number } & Partial<X>;
+  /** The extra fields of a successful result when nothing was completed. */
+  noExtra?: X;
+}
+
+export interface SaveInput<V> {
+  userId: string;
+  itemId: number;
+  values: V;
+  /** The version the page read (0 before the first save). */
+  version: number;
+  intent: Intent;
+  now?: number;
+}
+
+/** Saves a draft or a submission through `adapter`; see the order of checks at the top of this file. */
+export function saveWorkItem<Item, Row, V, X extends object = object>(
+  db: Db,
+  adapter: WorkItemAdapter<Item, Row, V, X>,
+  input: SaveInput<V>,
+): SaveResult<X> {
+  const now = input.now ?? Date.now();
+  const extra = (adapter.noExtra ?? {}) as X;
+  return writeTransaction(db, (tx): SaveResult<X> => {
+    const item = adapter.find(tx, input.userId, input.itemId);
+    if (!item) return notFound();
+    const closed = adapter.closed?.(item);
+    if (closed) return conflict(closed);
+    let values = adapter.normalise ? adapter.normalise(input.values, item) : input.values;
+    if (input.intent === "submit" && adapter.check) {
+      const checked = adapter.check(tx, item, values);
+      if (!checked.ok) return invalid(checked.message, checked.errors);
+      values = checked.values;
+    }
+    const row = adapter.row(tx, input.userId, item);
+    const meta = row === undefined ? null : adapter.meta(row);
+    if ((meta?.version ?? 0) !== input.version) return conflict(WORK_MESSAGES.changedElsewhere(adapter.noun));
+    if (meta?.state === "locked") return conflict(adapter.lockedMessage ?? WORK_MESSAGES.submitted(adapter.noun));
+    if (input.intent === "draft" && meta?.state === "submitted")
+      return conflict(WORK_MESSAGES.submitted(adapter.noun));
+    const status = input.intent === "submit" ? "submitted" : "draft";
+    const before = meta && meta.state !== "not_started" ? meta.state : null;
+    const changes = auditChanges(adapter.audited(adapter.valuesOf(row, item), item), adapter.audited(values, item), adapter.freeText);
+    if (before !== status) changes.status = [before, status];
+    // Nothing new (an autosave of the same values, a repeated submission): answer as saved, write nothing.
+    if (meta && before !== null && Object.keys(changes).length === 0)
+      return { ok: true, version: meta.version, savedAt: meta.savedAt ?? now, state: meta.state, ...extra };
+    const version = (meta?.version ?? 0) + 1;
+    const id = adapter.write(tx, { userId: input.userId, item, row, values, status, version, now });
+    if (id === null) return conflict(WORK_MESSAGES.changedElsewhere(adapter.noun));
+    const context = adapter.auditContext?.(item, row, id, input.userId) ?? {};
+    recordEvent(tx, {
+      actorId: input.userId,
+      entity: adapter.entity,
+      entityId: context.entityId ?? id,
+      studyId: context.studyId,
+      caseId: context.caseId,
+      action: input.intent === "draft" ? "draft" : before === "submitted" ? "revise" : "submit",
+      changes: { ...context.detail, ...changes },
+      at: now,
+    });
+    if (status === "submitted" && adapter.onSubmitted) {
+      const done = adapter.onSubmitted(tx, item, now);
+      return { ...extra, ...done, ok: true, version: done.version ?? version, savedAt: now, state: done.state ?? status };
+    }
+    return { ok: true, version, savedAt: now, state: status, ...extra };
+  });
+}
+
+type VersionedTable = SQLiteTable & { id: SQLiteColumn; version: SQLiteColumn };
+
+/**
+ * The optimistic write: updates row `id` of `table` only while it still has `expected` as its version. Returns
+ * whether it did (false: another save changed the row first, and nothing was written).
+ */
+export function updateAtVersion<T extends VersionedTable>(
+  tx: DbOrTx,
+  table: T,
+  id: number,
+  expected: number,
+  set: Partial<T["$inferInsert"]>,
+  also?: SQL,
+): boolean {
+  const where = and(eq(table.id, id), eq(table.version, expected), also);
+  // drizzle's update() is generic over the concrete table; this helper is the one place that widens it.
+  const updated = (tx as Db).update(table as SQLiteTable).set(set as never).where(where).run();
+  return updated.changes > 0;
+}
