@@ -1,5 +1,5 @@
 /**
- * Reading judge-validation files (core/judge-import.ts, issue 6): the three responses formats flattened to the
+ * Reading judge-validation files (core/judge-import.ts, docs/judge-validation.md): the three responses formats flattened to the
  * reference's step rows, line-numbered errors, candidate judges' outputs; the raters' guide cut from the judge prompt
  * (core/judge-guide.ts); the three-raters-per-response planner (core/rater-assignment.ts).
  */
