@@ -1,6 +1,6 @@
 /**
- * The judge-validation report (core/judge-report.ts, docs/judge-validation.md) on a small example worked out by hand below, and the
- * labels CSV reader (core/judge-labels-csv.ts).
+ * The judge-validation report (app/judge-validation/domain/judge-report.ts, docs/judge-validation.md#consensus-and-the-report) on a small example worked out by hand below, and the
+ * labels CSV reader (app/judge-validation/domain/judge-labels-csv.ts).
  */
 import { describe, expect, it } from "vitest";
 import { parseJudgeLabelsCsv } from "~/judge-validation/domain/judge-labels-csv";

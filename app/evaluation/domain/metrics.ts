@@ -5,7 +5,7 @@
  *   trajectories with an empty model output or a judge failure are excluded from every metric and counted; timing
  *   is over cases with a sufficient gold label and an earliest sufficient section; the stage-1 denominator comes from
  *   the expert labels; accuracy is over diagnosed cases with a gold code.
- * - `reference`: each reference script's own numbers, quirks included (docs/evaluation.md#compat-mode-the-reference-scripts) — metrics-reference.ts.
+ * - `reference`: each reference script's own numbers, quirks included (docs/evaluation.md#compat-mode-the-reference-scripts) — app/evaluation/compat/reference-metrics.ts.
  *
  * Every metric is computed per run (model × strategy × seed) and summarised over seeds: mean, sample s.d. and the
  * 95% Student-t interval mean ± t₀.₉₇₅,ₙ₋₁·s/√n (paper appendix 9.5). Pure: the caller reads the files.
