@@ -1,8 +1,8 @@
 /**
- * Judge validation (SPEC §8 "Judge validation", INTEROP §5): validation sets of imported model responses, the
+ * Judge validation (docs/judge-validation.md): validation sets of imported model responses, the
  * bucket sample drawn from them, three raters' labels per sampled response and candidate judges' outputs.
  *
- * Blinding (SPEC §1): raters may load only `judge_responses.model_output_raw` of the items assigned to them and
+ * Blinding (docs/architecture.md#roles-and-blinding): raters may load only `judge_responses.model_output_raw` of the items assigned to them and
  * their own `judge_ratings` row. Everything else here (model, strategy, sample id, bucket, derived action, judge
  * outputs, other raters' labels) is read by admin services only.
  */
@@ -48,10 +48,10 @@ export const judgeResponseImports = sqliteTable(
 );
 
 /**
- * One model response = one flattened trajectory step (INTEROP §5.1). `record` is the whole flattened row as JSON, keys
+ * One model response = one flattened trajectory step (docs/judge-validation.md#importing-responses). `record` is the whole flattened row as JSON, keys
  * in the reference's order (source_run_name … structured_action_raw, then new_judge_output and any other keys), so a
  * draw replays `build_human_validation_set.py` on exactly its input. `position` is the input order within the set.
- * `bucket` / `derivedAction` are the rule-based first parse (INTEROP §5.2) of the record, kept for counting.
+ * `bucket` / `derivedAction` are the rule-based first parse (docs/judge-validation.md#first-parse-and-buckets) of the record, kept for counting.
  */
 export const judgeResponses = sqliteTable(
   "judge_responses",
@@ -111,7 +111,7 @@ export const JUDGE_RATING_STATUSES = ["assigned", "draft", "submitted"] as const
 export type JudgeRatingStatus = (typeof JUDGE_RATING_STATUSES)[number];
 
 /**
- * A sampled response given to a rater, and the rater's labels (SPEC §8: three raters per response). `version` is the
+ * A sampled response given to a rater, and the rater's labels (docs/judge-validation.md#raters: three raters per response). `version` is the
  * optimistic-concurrency counter (0 until the first save); every change appends an event in the same transaction.
  */
 export const judgeRatings = sqliteTable(

@@ -1,5 +1,5 @@
 /**
- * Expert ratings (SPEC §9, issue 9): MENTAT question banks rated option by option, their demographic variant sets and
+ * Expert ratings (docs/mentat.md): MENTAT question banks rated option by option, their demographic variant sets and
  * Bradley–Terry label fits; MentalBench generated-case review sets. Experts hold the `rater` role. Times are integer
  * milliseconds since the epoch.
  */

@@ -1,5 +1,5 @@
 /**
- * Screening review studies (SPEC §9, issue 8; the HealthBench-Psych protocol, seeds/002): a corpus of items, an
+ * Screening review studies (docs/screening.md; the HealthBench-Psych protocol): a corpus of items, an
  * automatic screen's label per item, blinded review rounds with concealed controls, and recall rounds.
  *
  * Blinding lives in the services' projections: reviewers' queries never select `screening_labels`,

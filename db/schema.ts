@@ -82,7 +82,7 @@ export const cases = sqliteTable(
       .notNull()
       .references(() => studies.id),
     externalId: text("external_id").notNull(),
-    /** Position in the imported file(s): export order is import order (INTEROP §2: "CSV order"). */
+    /** Position in the imported file(s): export order is import order (docs/formats.md#data_gtjson: one record per case in import order). */
     position: integer("position").notNull(),
     ageGroup: text("age_group").notNull().default(""),
     sex: text("sex").notNull().default(""),
@@ -94,7 +94,7 @@ export const cases = sqliteTable(
   (t) => [uniqueIndex("cases_study_external_idx").on(t.studyId, t.externalId), index("cases_study_pos_idx").on(t.studyId, t.position)],
 );
 
-/** Present sections only, numbered 1..T in column order (SPEC §2 compacted numbering). */
+/** Present sections only, numbered 1..T in column order (compacted numbering, docs/safe-psych.md#cases-and-sections). */
 export const caseSections = sqliteTable(
   "case_sections",
   {
@@ -175,7 +175,7 @@ export const events = sqliteTable(
   (t) => [index("events_case_idx").on(t.caseId, t.id), index("events_entity_idx").on(t.entity, t.entityId)],
 );
 
-/** A case given to an annotator. Two per case, two distinct people (SPEC §3). */
+/** A case given to an annotator. Two per case, two distinct people (docs/safe-psych.md#assignment). */
 export const assignments = sqliteTable(
   "assignments",
   {
@@ -235,7 +235,7 @@ export const OUTCOME_STATUSES = ["agreed", "disputed", "adjudicated"] as const;
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
 /**
- * What became of a case once both annotations were in (SPEC §4): agreed (gold derived from the pair), disputed
+ * What became of a case once both annotations were in (docs/safe-psych.md#disagreement-and-adjudication): agreed (gold derived from the pair), disputed
  * (waiting for adjudication, with its reason), or adjudicated (gold = the adjudicator's final decision).
  * `annotatorOrder` fixes which annotation is shown as "Annotator A" and which as "B": random per case, stable.
  */

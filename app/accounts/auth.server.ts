@@ -1,5 +1,5 @@
 /**
- * Sessions, behind one module so that replacing lucia stays a one-file change (STYLE.md).
+ * Sessions, behind one module so that replacing lucia stays a one-file change (docs/decisions/0005-session-library-behind-one-module.md).
  * Session cookie: httpOnly, SameSite=Lax, Secure in production, and no Max-Age or Expires, so it ends when the
  * browser closes (a shared ward computer). On the server a session expires after SESSION_HOURS without use (renewed
  * while in use) and in any case SESSION_MAX_HOURS after login.

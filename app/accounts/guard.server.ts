@@ -1,5 +1,5 @@
 /**
- * The one permission module (STYLE.md): every loader and action starts with requireUser or requireRole.
+ * The one permission module (docs/architecture.md#roles-and-blinding): every loader and action starts with requireUser or requireRole.
  * Nested loaders run independently, so a guard in a layout route protects nothing on its own.
  */
 import { redirect } from "@remix-run/node";

@@ -1,4 +1,4 @@
-/** Roles of SPEC §1 and the adjudication modes of issue 4: shared by the schema, the services and the pages. */
+/** Roles (docs/architecture.md#roles-and-blinding) and adjudication modes (docs/safe-psych.md#disagreement-and-adjudication): shared by the schema, the services and the pages. */
 export const ROLES = ["admin", "annotator", "adjudicator", "rater"] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -44,7 +44,7 @@ export function listStudyAnnotators(db: DbOrTx, studyId: number): AnnotatorLoad[
 
 /**
  * Gives every case of the study that has fewer than two annotators the missing ones, from `annotatorIds`, load
- * balanced and reproducible with `seed` (core/assignment.ts). Writes all or nothing; each assignment is audited.
+ * balanced and reproducible with `seed` (app/annotation/domain/assignment.ts). Writes all or nothing; each assignment is audited.
  */
 export function autoAssign(
   db: Db,

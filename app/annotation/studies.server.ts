@@ -423,7 +423,7 @@ export function countStudyCases(db: Db, studyId: number): number {
 }
 
 /**
- * Sets how disputes are adjudicated (issue 4): two-phase (independent judgement, then A/B revealed), reveal-only or
+ * Sets how disputes are adjudicated (docs/safe-psych.md#disagreement-and-adjudication): two-phase (independent judgement, then A/B revealed), reveal-only or
  * independent-only. Refused while an adjudicator is between the two phases, whose work would change meaning.
  */
 export function setAdjudicationMode(db: Db, input: { studyId: number; mode: AdjudicationMode; actorId: string }): void {

@@ -2,7 +2,7 @@
  * Server-side charts: a Vega-Lite specification compiled and rendered to SVG without a browser or canvas, and SVG
  * rasterised to PNG. Deterministic: the headless "none" renderer estimates text widths instead of measuring them
  * with fonts, so the same specification gives the same SVG bytes on every machine. Shared by the study report
- * (issue 5) and the evaluation metrics (issue 7).
+ * (docs/statistics.md#the-study-agreement-report) and the evaluation metrics (docs/evaluation.md).
  */
 import resvg from "@resvg/resvg-js";
 import * as vega from "vega";

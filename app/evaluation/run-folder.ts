@@ -1,5 +1,5 @@
 /**
- * Run folders on disk (INTEROP §3.1): `trajectories.jsonl`, `timing.json`, `_tmp/` and Concord's `run.json`.
+ * Run folders on disk (docs/formats.md#run-folders): `trajectories.jsonl`, `timing.json`, `_tmp/` and Concord's `run.json`.
  * Both JSON Lines files are append-only; a resumed run repairs a last line torn by a kill and finds where it stopped.
  */
 import {
@@ -53,7 +53,7 @@ export interface RunJson {
   judge_seed: number;
   decoding: { temperature: number | null; top_p: number | null; max_tokens: number; max_tokens_param: string };
   judge_decoding: { temperature: 0; top_p: 1; max_tokens: number; seed: number };
-  /** sha256 of each prompt file the run uses (INTEROP §3.4; test/unit/reference-data.test.ts pins them). */
+  /** sha256 of each prompt file the run uses (docs/evaluation.md#strategies; test/unit/reference-data.test.ts pins them). */
   prompts: Record<string, string>;
   inputs: { samples: { path: string; sha256: string }; gold: { path: string; sha256: string } | null };
   limit: number | null;

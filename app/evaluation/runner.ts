@@ -1,6 +1,6 @@
 /**
- * The evaluation runner (SPEC §8, issue 7): runs every (strategy, seed) of one model over the cases, through a
- * bounded pool of concurrent calls, writing the reference's run folders (INTEROP §3) and resuming unfinished ones.
+ * The evaluation runner (docs/evaluation.md): runs every (strategy, seed) of one model over the cases, through a
+ * bounded pool of concurrent calls, writing the reference's run folders (docs/formats.md#run-folders) and resuming unfinished ones.
  *
  * Durability: each answered call is appended to the run's step log before it is applied, and a trajectory's record
  * is appended to trajectories.jsonl as soon as it stops. A rerun replays the step log, so a kill loses only the calls

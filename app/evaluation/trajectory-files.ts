@@ -1,6 +1,6 @@
 /**
  * Finds the trajectory files under the `--runs` folders of `concord metrics` and places them in the layout the
- * reference scripts expect (INTEROP §3.1): a folder holding run folders plays `runs/`; a run folder given directly
+ * reference scripts expect (docs/formats.md#run-folders): a folder holding run folders plays `runs/`; a run folder given directly
  * is placed at `runs/<its name>/`; a folder whose path names `runs_seeds` plays the seed script's
  * `evaluations/multiple_seed_runs/runs_seeds/` (without one, every folder also plays that role).
  */

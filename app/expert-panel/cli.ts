@@ -1,5 +1,5 @@
 /**
- * Commands of the expert-rating protocols (SPEC §9, issue 9): MENTAT question banks (import, panel, variant sets,
+ * Commands of the expert-rating protocols (docs/mentat.md): MENTAT question banks (import, panel, variant sets,
  * Bradley–Terry fit, evaluation export) and MentalBench review sets (import, panel, report). They call the same
  * services as the admin pages.
  */

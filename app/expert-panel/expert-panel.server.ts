@@ -1,5 +1,5 @@
 /**
- * Expert panels (SPEC §9): the experts who rate a MENTAT question bank or review a case-review set. Each kind keeps
+ * Expert panels (docs/mentat.md#expert-panels): the experts who rate a MENTAT question bank or review a case-review set. Each kind keeps
  * its members in its own table (a PanelStore); who may join, the transaction and the audit are the same for both.
  */
 import type { Db, DbOrTx } from "../platform/db.server";

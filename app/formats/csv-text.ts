@@ -4,7 +4,7 @@
  *
  * Why not csv-parse / csv-stringify: both use Node's global `Buffer`, and the ICD-10 table index (icd10.ts) may be
  * built in the browser for per-keystroke search; and the released-CSV writer must match Python's `csv.writer` byte
- * for byte (INTEROP §1), which is easier to guarantee (and to test against Python) in twenty lines we own.
+ * for byte (docs/formats.md#csv), which is easier to guarantee (and to test against Python) in twenty lines we own.
  */
 
 export class CsvSyntaxError extends Error {

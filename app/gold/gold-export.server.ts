@@ -1,5 +1,5 @@
 /**
- * Gold labels out (SPEC §5, INTEROP §1–2): data_gt.json, samples.json and the released data.csv in the reference
+ * Gold labels out (docs/safe-psych.md#gold-labels-and-expert-action-labels, docs/formats.md#released-csv-datacsv, docs/formats.md#data_gtjson): data_gt.json, samples.json and the released data.csv in the reference
  * implementation's formats, with a manifest. Deterministic: records in import order, byte-identical repeats (only the
  * manifest's export time differs). And back in: import-gold reads a data_gt.json as a study with reference labels.
  */
@@ -124,7 +124,7 @@ function referenceGold(row: typeof referenceLabels.$inferSelect): { gold: CaseLa
 
 export interface ExportOptions {
   studyId: number;
-  /** Leave out presenting_symptoms_label: the reference's stage-1 script then behaves as released (INTEROP §4.2). */
+  /** Leave out presenting_symptoms_label: the reference's stage-1 script then behaves as released (docs/evaluation.md#stage-1-clarification-script). */
   asReleased?: boolean;
   /** Export the final cases even when others are not final; recorded in the manifest. */
   allowPartial?: boolean;

@@ -1,5 +1,5 @@
 /**
- * From two annotations to a case outcome (SPEC §4): agreed cases get their gold label derived at once, disputed ones
+ * From two annotations to a case outcome (docs/safe-psych.md#disagreement-and-adjudication): agreed cases get their gold label derived at once, disputed ones
  * go to the adjudication queue with their reason. Runs inside the transaction that locks the second annotation.
  */
 import { randomInt } from "node:crypto";
@@ -24,7 +24,7 @@ export function onCaseAnnotationsComplete(tx: DbOrTx, input: { caseId: number; s
   if (rows.length !== 2) throw new Error(`case ${input.caseId} has ${rows.length} annotations; expected 2`);
   const [first, second] = rows as [typeof rows[0], typeof rows[0]];
   const outcome = resolvePair(labelOfAnnotation(first), labelOfAnnotation(second));
-  // "Annotator A/B, order randomised per case" (SPEC §1): drawn once here and stored, so it stays stable.
+  // "Annotator A/B, order randomised per case" (docs/decisions/0002-ab-order-per-case.md): drawn once here and stored, so it stays stable.
   const order = randomInt(2) === 0 ? [first.id, second.id] : [second.id, first.id];
   const values = {
     studyId: input.studyId,

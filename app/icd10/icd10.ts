@@ -1,6 +1,6 @@
 /**
- * ICD-10 chapter V rules (SPEC §6): canonical form, diagnosis level, category, WHO block, the three match levels,
- * the WHO code table (lookup, validation, search), and the Safe-Psych reference scripts' variants (INTEROP §4) for
+ * ICD-10 chapter V rules (docs/icd10.md): canonical form, diagnosis level, category, WHO block, the three match levels,
+ * the WHO code table (lookup, validation, search), and the Safe-Psych reference scripts' variants (docs/icd10.md#the-reference-scripts-variants) for
  * the metrics' compatibility mode.
  *
  * Nothing here throws on a bad code: junk gives `{ ok: false, error: "not an ICD-10 chapter V code: …" }` or null.
@@ -10,7 +10,7 @@ import { pyStrip } from "../annotation/domain/sections";
 
 export const NOT_CHAPTER_V = "not an ICD-10 chapter V code";
 
-/** The WHO blocks of chapter V. SPEC §6 names the last block `F99`; the WHO table writes it `F99-F99`. */
+/** The WHO blocks of chapter V. docs/icd10.md#levels names the last block `F99`; the WHO table writes it `F99-F99`. */
 export const WHO_BLOCKS = [
   { id: "F00-F09", first: 0, last: 9, title: "Organic, including symptomatic, mental disorders" },
   { id: "F10-F19", first: 10, last: 19, title: "Mental and behavioural disorders due to psychoactive substance use" },
@@ -129,7 +129,7 @@ export function icd10Block(input: string | null | undefined): WhoBlockId | null 
 }
 
 /**
- * SPEC §6 diagnosis-level match of a candidate against a reference (gold) code. A reference with a decimal matches
+ * The diagnosis-level match (docs/icd10.md#matching-a-prediction-against-a-reference) of a candidate against a reference (gold) code. A reference with a decimal matches
  * a candidate with the same diagnosis level (`F31.1` ✓ `F31.11`; `F32.1` ✗ `F32`); a reference without one matches
  * any candidate with the same base (`F29` ✓ `F29.1`). Junk on either side never matches.
  * Unlike the reference scripts (`compatMatchesDiagnosisLevel`) both codes are canonicalised first, so `F321` is F32.1.
@@ -196,7 +196,7 @@ export interface Icd10Entry {
   title: string;
   level: Icd10Level;
   parent: string | null;
-  /** The entry's WHO block in SPEC §6 spelling (the table's `F99-F99` is `F99`). */
+  /** The entry's WHO block as docs/icd10.md#levels spells it (the table's `F99-F99` is `F99`). */
   block: WhoBlockId;
 }
 
@@ -272,7 +272,7 @@ export function createIcd10Index(rows: readonly Icd10TableRow[]): Icd10Index {
   for (const row of rows) {
     let block: WhoBlockId | null;
     if (row.level === "block") {
-      // The table writes the one-category block as F99-F99; SPEC §6 calls it F99.
+      // The table writes the one-category block as F99-F99; docs/icd10.md#levels calls it F99.
       const id = SINGLE_CATEGORY_BLOCK.test(row.code) ? row.code.slice(0, 3) : row.code;
       block = WHO_BLOCKS.find((b) => b.id === id)?.id ?? null;
       if (block === null) throw new Error(`ICD-10 table: unknown block ${row.code}`);
@@ -354,7 +354,7 @@ export function createIcd10Index(rows: readonly Icd10TableRow[]): Icd10Index {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Compatibility: the reference scripts' own normalisation and levels (INTEROP §4: N, L, C, G), for the metrics'
+// Compatibility: the reference scripts' own normalisation and levels (docs/icd10.md#the-reference-scripts-variants: N, L, C, G), for the metrics'
 // compatibility mode only. They differ from the rules above: no canonicalisation (`F321` has no diagnosis level
 // beyond F32), any letter is accepted for L and C, only ASCII spaces are removed, and the group of F49 depends on
 // the script. Python's `\d` also matches non-ASCII decimal digits; these use ASCII digits only.

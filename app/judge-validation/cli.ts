@@ -1,5 +1,5 @@
 /**
- * Judge validation on the command line (SPEC §8, issue 6): import responses, draw the bucket sample, assign raters,
+ * Judge validation on the command line (docs/judge-validation.md): import responses, draw the bucket sample, assign raters,
  * export the sheets, import candidate judges' outputs, and the report. The same services and core as the admin pages.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -83,7 +83,7 @@ function trajectoryFiles(dir: string): string[] {
 }
 
 /**
- * The run a trajectories.jsonl belongs to (INTEROP §3.1, §5.1): its folder's name, and that folder relative to the
+ * The run a trajectories.jsonl belongs to (docs/formats.md#run-folders, docs/judge-validation.md#importing-responses): its folder's name, and that folder relative to the
  * parent of `root` (so `runs/<name>` when the runs/ folder is given, or the file inside it).
  */
 function runSource(file: string, root: string): RunSource {

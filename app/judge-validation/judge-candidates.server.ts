@@ -1,7 +1,7 @@
 /**
- * Candidate judges of a validation set and the report (SPEC §8 "Judge validation", INTEROP §5.5): a judge's outputs
+ * Candidate judges of a validation set and the report (docs/judge-validation.md#candidate-judges, docs/judge-validation.md#consensus-and-the-report): a judge's outputs
  * for the sampled responses are imported (the reference's JSONL, or the judge's raw text), and the report scores
- * every judge against the raters' majority with the same core as `judge-report --labels` (core/judge-report.ts).
+ * every judge against the raters' majority with the same core as `judge-report --labels` (app/judge-validation/domain/judge-report.ts).
  * Admin only.
  */
 import { and, asc, count, eq, inArray } from "drizzle-orm";

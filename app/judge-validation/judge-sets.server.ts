@@ -1,5 +1,5 @@
 /**
- * Judge validation, the admin's side (SPEC §8 "Judge validation", INTEROP §5): validation sets, the import of model
+ * Judge validation, the admin's side (docs/judge-validation.md): validation sets, the import of model
  * responses, the seeded bucket sample, the raters' assignment and the exports. Admin only: these views hold the model,
  * strategy, bucket and derived action that raters never see (their side is judge-ratings.server.ts).
  */
@@ -144,7 +144,7 @@ export function requireJudgeSetByName(db: DbOrTx, name: string): JudgeSetSummary
 export interface ResponsesFile {
   bytes: Uint8Array;
   filename: string;
-  /** For a trajectories.jsonl: the run folder it came from (INTEROP §3.1). */
+  /** For a trajectories.jsonl: the run folder it came from (docs/formats.md#run-folders). */
   source?: RunSource;
 }
 
@@ -387,7 +387,7 @@ export interface BucketRow extends BucketSummary {
   bucket: ValidationBucket;
 }
 
-/** Target, available and selected per bucket, in sampling order (INTEROP §5.3), for the set's current state. */
+/** Target, available and selected per bucket, in sampling order (docs/judge-validation.md#sampling), for the set's current state. */
 export function bucketOverview(db: DbOrTx, setId: number): BucketRow[] {
   const set = db.select({ targets: judgeSets.targets }).from(judgeSets).where(eq(judgeSets.id, setId)).get();
   const targets: BucketTargets = { ...DEFAULT_BUCKET_TARGETS, ...(set ? JSON.parse(set.targets) : {}) };
@@ -678,7 +678,7 @@ export function listSampledItems(db: Db, setId: number): SampledItemRow[] {
 }
 
 /**
- * The sample as the reference writes its selected rows (INTEROP §5.3): each input row plus `validation_bucket`,
+ * The sample as the reference writes its selected rows (docs/judge-validation.md#sampling): each input row plus `validation_bucket`,
  * `derived_action` and `annotation_id`, in annotation order.
  */
 export function sampledRows(db: Db, setId: number): Record<string, unknown>[] {
@@ -706,7 +706,7 @@ export const SET_EXPORT_FILES = ["annotator-sheet.csv", "key.csv", "selected.jso
 export type SetExportFile = (typeof SET_EXPORT_FILES)[number];
 
 /**
- * The files for annotation outside the app (INTEROP §5.4): `annotator-sheet.csv`, blinded (no model or strategy:
+ * The files for annotation outside the app (docs/judge-validation.md#annotator-sheet): `annotator-sheet.csv`, blinded (no model or strategy:
  * give it to raters); `key.csv`, the reference's own sheet with model and strategy (admin only); `selected.jsonl`,
  * the selected rows; `summary.json`, seed and {bucket: {target, available, selected}}.
  */

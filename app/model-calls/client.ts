@@ -1,5 +1,5 @@
 /**
- * The chat-completions endpoint the runner talks to (SPEC §8: vLLM, Ollama, llama.cpp server, hosted APIs), through
+ * The chat-completions endpoint the runner talks to (docs/evaluation.md#decoding-and-retries: vLLM, Ollama, llama.cpp server, hosted APIs), through
  * the `openai` client with its own retries off: the runner retries itself (retry.ts) so that back-off is bounded and
  * testable. Every failure is classified for the retry loop; error messages carry status codes and error codes only,
  * never response bodies, which some servers fill with the request (the note).
@@ -117,7 +117,7 @@ export interface EndpointOptions {
   label: string;
 }
 
-/** Qwen3's chat template thinks aloud unless told not to; the reference turns thinking off (INTEROP §3.4). */
+/** Qwen3's chat template thinks aloud unless told not to; the reference turns thinking off (docs/evaluation.md#decoding-and-retries). */
 function extraBody(model: string): Record<string, unknown> {
   return /qwen-?3/i.test(model) ? { chat_template_kwargs: { enable_thinking: false } } : {};
 }

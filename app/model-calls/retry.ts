@@ -1,5 +1,5 @@
 /**
- * Bounded retries with exponential back-off and jitter (INTEROP §3.4: at most 12 retries on rate limits, server
+ * Bounded retries with exponential back-off and jitter (docs/evaluation.md#decoding-and-retries: at most 12 retries on rate limits, server
  * errors and empty answers; the reference waits min(60 s, 2^attempt s + U(0, 1) s)). Sleep and randomness are
  * injected so tests run instantly and deterministically.
  */

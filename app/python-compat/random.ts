@@ -5,7 +5,7 @@
  * Fisher–Yates `shuffle` of Lib/random.py.
  *
  * Needed because the reference implementation draws its validation set and orders its cases with
- * `random.Random(seed).shuffle` (INTEROP §3.4, §5.3): replaying its selection requires the same generator.
+ * `random.Random(seed).shuffle` (docs/formats.md#python-compatible-behaviours, docs/judge-validation.md#sampling): replaying its selection requires the same generator.
  *
  * @example
  * new PyRandom(42).random(); // 0.6394267984578837, as Python's random.Random(42).random()

@@ -12,7 +12,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Report · ${data?.set.name ?? "Validation set"} · Concord` },
 ];
 
-/** The report over the set's own labels: the same core function as `judge-report --labels` (core/judge-report.ts). */
+/** The report over the set's own labels: the same core function as `judge-report --labels` (app/judge-validation/domain/judge-report.ts). */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();

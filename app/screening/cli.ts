@@ -1,5 +1,5 @@
 /**
- * Screening review from the command line (issue 8): import a study's files, open rounds, report every round's
+ * Screening review from the command line (docs/screening.md): import a study's files, open rounds, report every round's
  * figures, write the release. The same services as the admin pages (/admin/screening).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The release of a screening study (issue 8): the subset the reviewer majority included, with per-item votes,
+ * The release of a screening study (docs/screening.md): the subset the reviewer majority included, with per-item votes,
  * consensus tier, modal category and round of inclusion; counts by category; and a manifest with every round's
  * figures, seeds and content hashes. Deterministic: items in code-point order of their ids, fixed key order,
  * byte-identical repeats except the manifest's `exported_at`.

@@ -1,5 +1,5 @@
 /**
- * Opening screening rounds and the admin's views of a study and of a round (issue 8). Round 1 reviews every
+ * Opening screening rounds and the admin's views of a study and of a round (docs/screening.md). Round 1 reviews every
  * relevant and borderline item plus concealed controls drawn from not_relevant; a recall round reviews the recall
  * screen's clear and possible items plus fresh controls from its `no` tier; both in one seeded order (core
  * drawRound) shared by every reviewer. Admin only: these views show control status and screen labels.

@@ -1,5 +1,5 @@
 /**
- * Screening review studies (issue 8): the study and its settings, and the figures of its rounds computed from the
+ * Screening review studies (docs/screening.md): the study and its settings, and the figures of its rounds computed from the
  * submitted votes with the pure core (app/screening/domain/screening.ts). Admin-side only: everything here may read screen
  * labels and control status. The reviewer's side is screening-review.server.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Agreement statistics (SPEC §7): pure functions over a RatingTable built from long-format ratings.
+ * Agreement statistics (docs/statistics.md): pure functions over a RatingTable built from long-format ratings.
  * No I/O, clock or randomness; shared by the web app and the `agreement` command.
  */
 export { buildRatingTable, isNumericLabel, ratingCount, sortLabels } from "./rating-table";

@@ -1,5 +1,5 @@
 /**
- * Long-format ratings files (issue 5): a CSV with header `item,rater,label`, one rating per row; a missing rating
+ * Long-format ratings files (docs/formats.md#ratings-csv): a CSV with header `item,rater,label`, one rating per row; a missing rating
  * is an absent row. Text in, rows and line-numbered problems out, so the command line and the web upload report
  * the same errors.
  */

@@ -1,6 +1,6 @@
 /**
- * Every coefficient of SPEC §7 for one rating table, in the shape the `agreement` command prints with --json.
- * The snake_case key names are a documented interface (issue 5): scripts depend on them, so change them only
+ * Every coefficient of docs/statistics.md for one rating table, in the shape the `agreement` command prints with --json.
+ * The snake_case key names are a documented interface (docs/statistics.md#the-agreement-command): scripts depend on them, so change them only
  * together with their readers.
  */
 import { fleissKappa, gwetAc1, gwetAc2, percentAgreement } from "./chance-corrected";

@@ -1,6 +1,6 @@
 /**
- * The study report (SPEC §7, issue 5) from the database: loads each case's primary annotations, outcome, gold label
- * and reference labels, and hands them to the pure core (core/study-report.ts). Admin only — it reads reference
+ * The study report (docs/statistics.md#the-study-agreement-report) from the database: loads each case's primary annotations, outcome, gold label
+ * and reference labels, and hands them to the pure core (app/study-report/domain/study-report.ts). Admin only — it reads reference
  * labels and both annotators' labels side by side; callers are admin routes (guarded) and the local CLI.
  */
 import { and, asc, eq, inArray } from "drizzle-orm";

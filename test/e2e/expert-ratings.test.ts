@@ -1,5 +1,5 @@
 /**
- * Expert ratings in the browser (issue 9): an expert rates the five answer options of one MENTAT question on the
+ * Expert ratings in the browser (docs/mentat.md): an expert rates the five answer options of one MENTAT question on the
  * 0–100 sliders with the keyboard alone (option order shuffled for them), with a comment, and reviews one generated
  * case on the three 5-point scales; the database then holds their submitted ratings in the original option order.
  * An admin's bank page shows the panel's progress and fits labels.

@@ -1,5 +1,5 @@
 /**
- * Judge validation in the browser (issue 6): a rater labels three model responses with the keyboard alone, and the
+ * Judge validation in the browser (docs/judge-validation.md): a rater labels three model responses with the keyboard alone, and the
  * admin then sees the raters' majority per response and the candidate judge's scores on the report page.
  */
 import { asc, eq } from "drizzle-orm";

@@ -1,5 +1,5 @@
 /**
- * Control concealment on the real server (issue 8): the built app on a temporary database, reviewers logged in with
+ * Control concealment on the real server (docs/screening.md): the built app on a temporary database, reviewers logged in with
  * a plain POST /login, their pages and loader data (`.data`, Remix single fetch) fetched with the session cookie.
  * Neither may reveal which items are controls, the screen's labels or rationales, or the rubrics; every reviewer gets
  * the same order; foreign items answer 404 and admin pages 403.

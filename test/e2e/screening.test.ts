@@ -1,5 +1,5 @@
 /**
- * Screening review in the browser (issue 8): three reviewers work through a small round with the keyboard (Y/N,
+ * Screening review in the browser (docs/screening.md): three reviewers work through a small round with the keyboard (Y/N,
  * category, 1–3 confidence, Ctrl+Enter), the round closes on its last vote, and the admin sees the round's figures and
  * the stop decision, the pairwise agreement that shows the lenient reviewer, and the release.
  */

@@ -1,5 +1,5 @@
 /**
- * Adjudication on a real temporary SQLite database (SPEC §1, §4, issue 4): the queue and who may see a case, blinded
+ * Adjudication on a real temporary SQLite database (docs/architecture.md#roles-and-blinding, docs/safe-psych.md#disagreement-and-adjudication): the queue and who may see a case, blinded
  * two-phase adjudication (independent judgement, then the annotations revealed as A/B in the stored order), the
  * reveal-only and independent-only modes, two adjudicators on one case, and reopening, all in the audit trail.
  */

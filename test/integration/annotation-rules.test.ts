@@ -1,6 +1,6 @@
 /**
- * The annotation rules on a real temporary SQLite database, end to end through the services (SPEC §3–4, issue 3):
- * what two submitted annotations become (every row of the SPEC §4 table), locking and optimistic concurrency,
+ * The annotation rules on a real temporary SQLite database, end to end through the services (docs/safe-psych.md#annotation, docs/safe-psych.md#disagreement-and-adjudication):
+ * what two submitted annotations become (every row of the table in docs/safe-psych.md#disagreement-and-adjudication), locking and optimistic concurrency,
  * the audit trail of drafts, and the assignment rules (two distinct people per case, balanced, reproducible,
  * reassignment only before the work has started).
  */
@@ -62,7 +62,7 @@ function pair(n = 4) {
   return studyForPair(db, { name: "Pilot", cases: n, annotatorIds: [ann1.id, ann2.id] });
 }
 
-describe("SPEC §4: what two submitted annotations become", () => {
+describe("docs/safe-psych.md#disagreement-and-adjudication: what two submitted annotations become", () => {
   it("sufficiency differs → dispute (reason sufficiency), no gold, neither agreement flag", () => {
     const { caseIds } = pair();
     const caseId = caseIds[1]!;
@@ -87,7 +87,7 @@ describe("SPEC §4: what two submitted annotations become", () => {
 
   it("both sufficient, different diagnosis → dispute (reason diagnosis), sufficiency agreed", () => {
     const { caseIds } = pair();
-    // Same category F32, different diagnosis level (F32.1 vs F32.2): a disagreement at the benchmark's level (SPEC §6).
+    // Same category F32, different diagnosis level (F32.1 vs F32.2): a disagreement at the benchmark's level (docs/icd10.md).
     submitPair(
       db,
       caseIds[0]!,

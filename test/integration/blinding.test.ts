@@ -1,5 +1,5 @@
 /**
- * Blinding, enforced on the server (SPEC §1, issues 3 and 4), checked against the real built app: the HTML and the
+ * Blinding, enforced on the server (docs/architecture.md#roles-and-blinding, docs/safe-psych.md#annotation, docs/safe-psych.md#disagreement-and-adjudication), checked against the real built app: the HTML and the
  * single-fetch loader data (`*.data`, turbo-stream text) an annotator or adjudicator can load carry nothing they must
  * not see. Each check searches the whole response text, not what a browser would display. Also the guards: 404 for
  * cases that are not yours (same as a case that does not exist), 403 for other roles' pages, the login redirect, and

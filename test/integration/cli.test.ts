@@ -1,5 +1,5 @@
 /**
- * The command line (`npm run concord -- …`, issue 2) through runCli with a capturing io, against the process-wide
+ * The command line (`npm run concord -- …`, docs/architecture.md#layers) through runCli with a capturing io, against the process-wide
  * database freshDb() sets: users, import (its report and exit code 2, --dry-run), backup while another connection writes.
  */
 import Database from "better-sqlite3";

@@ -1,5 +1,5 @@
 /**
- * Two annotators submitting the same case at the same moment (issue 3, SPEC §3 "a submission is atomic"). Each
+ * Two annotators submitting the same case at the same moment (docs/safe-psych.md#annotation). Each
  * annotator is a separate OS process with its own SQLite connection (test/support/submit-race.ts), both spinning
  * until the same instant. The IMMEDIATE transaction must serialise them: both succeed, exactly one of them locks the
  * case, one outcome row, two lock events, and no SQLITE_BUSY reaches anyone.

@@ -1,5 +1,5 @@
 /**
- * Blinding of the expert-rating pages (SPEC §1, §9; issue 9), checked against the real built app: the HTML and the
+ * Blinding of the expert-rating pages (docs/architecture.md#roles-and-blinding, docs/mentat.md), checked against the real built app: the HTML and the
  * single-fetch loader data (`*.data`) an expert loads carry none of another expert's ratings, comments, reasons or
  * identity, nor the intended answer, the question's notes or fitted labels. Also 404 for a question or case that is
  * not the expert's (same as one that does not exist), 403 for the admin pages and for users without the rater

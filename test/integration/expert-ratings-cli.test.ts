@@ -1,5 +1,5 @@
 /**
- * The expert-rating commands through runCli (issue 9): mentat-import, expert-panel, mentat-expand, mentat-fit,
+ * The expert-rating commands through runCli (docs/mentat.md): mentat-import, expert-panel, mentat-expand, mentat-fit,
  * mentat-export, casereview-import, casereview-report — help texts, exit codes, line-numbered errors and outputs.
  */
 import { readFileSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * Expert ratings on a real temporary SQLite database (issue 9): question-bank import (all or nothing, updates,
+ * Expert ratings on a real temporary SQLite database (docs/mentat.md): question-bank import (all or nothing, updates,
  * rated questions frozen), the panel, the expert's blinded view, option ratings (drafts, submission, revision,
  * optimistic concurrency, audit, the recorded option order), variant sets, the label fit and the JSONL export;
  * review sets, reviews and the report.

@@ -1,5 +1,5 @@
 /**
- * Gold labels out and back in, on a real temporary SQLite database (SPEC §5, INTEROP §1–2, issue 4): a study taken
+ * Gold labels out and back in, on a real temporary SQLite database (docs/safe-psych.md#gold-labels-and-expert-action-labels, docs/formats.md#released-csv-datacsv, docs/formats.md#data_gtjson, docs/safe-psych.md#disagreement-and-adjudication): a study taken
  * through annotation and adjudication exports deterministic data_gt.json / samples.json / data.csv with a manifest;
  * non-final cases are refused with counts unless the export is partial; Concord's fields (action labels, stage-1
  * label, anonymised annotators A/B in the stored order) are right; the reference fixture survives import → export
@@ -222,7 +222,7 @@ describe("the exported files", () => {
     ]);
   });
 
-  it("carry the gold labels, expert action labels and stage-1 labels of SPEC §5 and INTEROP §4.2", () => {
+  it("carry the gold labels, expert action labels and stage-1 labels of docs/safe-psych.md#gold-labels-and-expert-action-labels, docs/evaluation.md#stage-1-clarification-script", () => {
     const { study, caseIds } = goldStudy();
     finishGoldStudy(caseIds);
     const out = exportGold(db, { studyId: study.id });

@@ -1,5 +1,5 @@
 /**
- * The one permission module (STYLE.md, issue 2): a logged-out visitor is redirected to login and comes back, a user
+ * The one permission module (docs/architecture.md#roles-and-blinding): a logged-out visitor is redirected to login and comes back, a user
  * without the role gets 403, every form post carries the session's CSRF token. Requests carry the cookie login() issued.
  */
 import { eq } from "drizzle-orm";

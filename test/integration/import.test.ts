@@ -1,5 +1,5 @@
 /**
- * Case import on a real SQLite database (SPEC §2, issue 2): whole or nothing, re-import is a no-op, an annotated
+ * Case import on a real SQLite database (docs/safe-psych.md#cases-and-sections, docs/formats.md#case-import-csv-and-jsonl): whole or nothing, re-import is a no-op, an annotated
  * case's text cannot change, an unannotated one gets a new version, reference labels are stored apart; and the
  * admin page's preview → confirm flow (pending imports).
  */

@@ -1,5 +1,5 @@
 /**
- * Raters' blinding, enforced on the server (SPEC §1, issue 6), checked against the real built app: the HTML and the
+ * Raters' blinding, enforced on the server (docs/architecture.md#roles-and-blinding, docs/judge-validation.md), checked against the real built app: the HTML and the
  * single-fetch loader data (`*.data`) a rater can load hold the response text and their own labels, and never the
  * model, strategy, sample id, run, bucket, derived action, another rater's identity or labels, or any judge output.
  * Also: 404 for a response not assigned to the rater (as for one that does not exist), 403 for other roles' pages

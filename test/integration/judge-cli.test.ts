@@ -1,5 +1,5 @@
 /**
- * The judge-validation commands (issue 6) through runCli with a capturing io, against the process-wide database
+ * The judge-validation commands (docs/judge-validation.md) through runCli with a capturing io, against the process-wide database
  * freshDb() sets: judge-import (a runs/ folder, errors with FILE:LINE and exit 2, --dry-run), judge-sample (the bucket
  * table, the reference's selection, re-draw refused after judge-assign), judge-import-outputs, judge-export and
  * judge-report (--labels FILE, --json, --set).

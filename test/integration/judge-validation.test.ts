@@ -1,5 +1,5 @@
 /**
- * Judge validation through the services on a real temporary SQLite database (issue 6): response import in every
+ * Judge validation through the services on a real temporary SQLite database (docs/judge-validation.md): response import in every
  * format (all or nothing, line-numbered errors), the bucket rules on crafted responses, the exact replay of the
  * reference's sampling (test/fixtures/validation-set/, computed with CPython), re-draw refused once rating starts,
  * the raters' drafts, submissions and audit trail, candidate judges and the report over the app's own labels.
@@ -199,7 +199,7 @@ describe("importing responses", () => {
   });
 });
 
-/** Crafted responses, one per rule of INTEROP §5.2, with the bucket and derived action each must get. */
+/** Crafted responses, one per rule of docs/judge-validation.md#first-parse-and-buckets, with the bucket and derived action each must get. */
 const crafted: [string, ReturnType<typeof simple>, ValidationBucket | null, string][] = [
   [
     "dx",

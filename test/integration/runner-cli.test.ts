@@ -252,7 +252,7 @@ describe("concord run", () => {
     expect(runJson.sessions).toHaveLength(1);
     expect(runJson.sessions[0]).toMatchObject({ status: "complete", finished_trajectories: 3 });
 
-    // What the reference's scripts rely on (INTEROP §3.2, §4): each record on one line for str.splitlines(), the
+    // What the reference's scripts rely on (docs/formats.md#trajectoriesjsonl, docs/evaluation.md#compat-mode-the-reference-scripts): each record on one line for str.splitlines(), the
     // fields in order with their types, the model before _<strategy> in the folder name, the seed after _seed-.
     for (const f of folders) {
       const text = readFileSync(join(out, f, "trajectories.jsonl"), "utf8");

@@ -1,5 +1,5 @@
 /**
- * The screening commands through runCli (issue 8): screening-import (create, validate, line-numbered errors, exit 2),
+ * The screening commands through runCli (docs/screening.md): screening-import (create, validate, line-numbered errors, exit 2),
  * screening-round, screening-report (text and --json) and screening-release, against freshDb()'s database.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * Screening review services on a real temporary database (issue 8): import with whole-file validation, round 1 with
+ * Screening review services on a real temporary database (docs/screening.md): import with whole-file validation, round 1 with
  * concealed controls in one shared order, blinded reviewer projections, votes with versions and drafts, the round
  * closing on its last vote, the recall round with fresh controls, and a deterministic release.
  */

@@ -1,5 +1,5 @@
 /**
- * The study report service (SPEC §7, issue 5) on a temporary database: cases imported, assigned to two annotators
+ * The study report service (docs/statistics.md#the-study-agreement-report) on a temporary database: cases imported, assigned to two annotators
  * and annotated through the real services; the report reads the locked primary annotations as Annotator A/B in
  * case_outcomes.annotator_order, gold labels from the outcomes, and an imported dataset's reference labels; the
  * dashboard's downloads; and `stats` end to end.
@@ -188,7 +188,7 @@ describe("getStudyReport", () => {
     expect(report.per_diagnosis.rows.map((r) => [r.category, r.n, r.n_diagnosis_agreed, r.n_category_agreed])).toEqual([
       ["F32", 2, 1, 2],
     ]);
-    // Agreement is still that of the primary annotations (SPEC §7: before adjudication).
+    // Agreement is still that of the primary annotations (docs/statistics.md#the-study-agreement-report: before adjudication).
     expect(report.diagnosis.diagnosis_level.n_agreed).toBe(1);
   });
 

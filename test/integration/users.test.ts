@@ -1,5 +1,5 @@
 /**
- * Accounts (issue 2): users and roles, password hashing, sessions ended by a reset or a deactivation, login
+ * Accounts (docs/architecture.md#roles-and-blinding): users and roles, password hashing, sessions ended by a reset or a deactivation, login
  * throttling, and the audit trail those changes leave. scrypt costs ~100 ms per hash or check, so few are made.
  */
 import { eq } from "drizzle-orm";

@@ -1,5 +1,5 @@
 /**
- * A small screening corpus for the screening tests (issue 8), in HealthBench's JSONL form, with the automatic screen's
+ * A small screening corpus for the screening tests (docs/screening.md), in HealthBench's JSONL form, with the automatic screen's
  * labels, and helpers that vote through the reviewer service as truthful or lenient reviewers would.
  *
  * Truth: items r01–r04, b01 and the screen's misses n01–n05 are about mental health; b02 and n06–n20 are not.

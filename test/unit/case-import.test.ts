@@ -1,5 +1,5 @@
 /**
- * Reading case files (SPEC §2, INTEROP §1, issue 2): the Safe-Psych released CSV exactly, mapped CSVs, JSONL, and
+ * Reading case files (docs/safe-psych.md#cases-and-sections, docs/formats.md#released-csv-datacsv, docs/formats.md#case-import-csv-and-jsonl): the Safe-Psych released CSV exactly, mapped CSVs, JSONL, and
  * whole-file validation reported as `line N: reason`.
  */
 import { readFileSync } from "node:fs";
@@ -14,7 +14,7 @@ function canonicalCode(code: string): string | null {
   return check.ok ? check.entry.code : null;
 }
 
-/** The released CSV's 13 columns in its own order (INTEROP §1). */
+/** The released CSV's 13 columns in its own order (docs/formats.md#released-csv-datacsv). */
 const RELEASED = ["id", "age_group", "sex", ...SECTION_KINDS, ...LABEL_COLUMNS];
 const SECTIONS_ONLY = ["id", ...SECTION_KINDS];
 
@@ -61,7 +61,7 @@ const concat = (...parts: Uint8Array[]) => {
   return out;
 };
 
-describe("pyStrip is Python's str.strip() (INTEROP: Trim)", () => {
+describe("pyStrip is Python's str.strip() (docs/formats.md#python-compatible-behaviours)", () => {
   // Every code point for which Python 3.11's str.isspace() is true:
   // python3 -c "print([hex(c) for c in range(0x110000) if chr(c).isspace()])"
   const PYTHON_WHITESPACE = [
@@ -85,7 +85,7 @@ describe("pyStrip is Python's str.strip() (INTEROP: Trim)", () => {
   });
 });
 
-describe("compactSections (SPEC §2 compacted numbering)", () => {
+describe("compactSections (compacted numbering, docs/safe-psych.md#cases-and-sections)", () => {
   it("drops empty sections, keeps kind order and numbers the rest 1..T", () => {
     expect(
       compactSections({
@@ -112,7 +112,7 @@ describe("age groups", () => {
   });
 });
 
-describe("the released CSV (INTEROP §1)", () => {
+describe("the released CSV (docs/formats.md#released-csv-datacsv)", () => {
   it("reads a BOM, CRLF, a quoted multi-line cell and the label columns", () => {
     const text =
       RELEASED.join(",") +

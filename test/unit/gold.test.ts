@@ -26,8 +26,8 @@ const insufficient = (missingInfo: MissingInfoKey[], missingInfoOther: string | 
   missingInfoOther,
 });
 
-describe("the controlled list of missing information (SPEC §3)", () => {
-  it("has the ten kinds in SPEC order, `other` last", () => {
+describe("the controlled list of missing information (docs/safe-psych.md#annotation)", () => {
+  it("has the ten kinds in the order of docs/safe-psych.md#annotation, `other` last", () => {
     expect(MISSING_INFO.map((m) => m.label)).toEqual([
       "Duration of symptoms / onset timeline",
       "Prior episodes, manic/hypomanic episodes or hospitalisations",
@@ -45,7 +45,7 @@ describe("the controlled list of missing information (SPEC §3)", () => {
   });
 });
 
-describe("disagreement and gold labels (SPEC §4 table)", () => {
+describe("disagreement and gold labels (the table in docs/safe-psych.md#disagreement-and-adjudication)", () => {
   it("row 1: sufficiency differs → dispute (reason: sufficiency)", () => {
     const outcome = resolvePair(sufficient("F32.1", 2), insufficient(["imaging"]));
     expect(outcome).toEqual({
@@ -170,7 +170,7 @@ describe("disagreement and gold labels (SPEC §4 table)", () => {
   });
 });
 
-describe("expert stopping step and action labels (SPEC §5, INTEROP §4.6)", () => {
+describe("expert stopping step and action labels (docs/safe-psych.md#gold-labels-and-expert-action-labels, docs/evaluation.md#expert-labels-script)", () => {
   it.each([
     [3, 1, ["Diagnose", "Diagnose", "Diagnose"]],
     [3, 2, ["Clarify", "Diagnose", "Diagnose"]],
@@ -206,7 +206,7 @@ describe("expert stopping step and action labels (SPEC §5, INTEROP §4.6)", () 
     expect(() => expertActionLabels(insufficient([]), 0)).toThrow("positive integer");
   });
 
-  it("stage-1 label: Diagnose iff sufficient and τ = 1 (INTEROP §4.2)", () => {
+  it("stage-1 label: Diagnose iff sufficient and τ = 1 (docs/evaluation.md#stage-1-clarification-script)", () => {
     expect(stage1Label(sufficient("F32.1", 1))).toBe("Diagnose");
     expect(stage1Label(sufficient("F32.1", 2))).toBe("Clarify");
     expect(stage1Label(insufficient(["imaging"]))).toBe("Clarify");

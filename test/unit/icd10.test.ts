@@ -26,7 +26,7 @@ import {
 const csvText = readFileSync(new URL("../../app/data/icd10-who-chapter-v.csv", import.meta.url), "utf8");
 const table = parseIcd10Table(csvText);
 
-describe("canonical form (SPEC §6)", () => {
+describe("canonical form (docs/icd10.md#canonical-form)", () => {
   it.each([
     ["f321", "F32.1"],
     ["f 32.1", "F32.1"],
@@ -77,7 +77,7 @@ describe("canonical form (SPEC §6)", () => {
   });
 });
 
-describe("levels (SPEC §6)", () => {
+describe("levels (docs/icd10.md#levels)", () => {
   it.each([
     ["F31.11", "F31.1"],
     ["F32.A", "F32.A"],
@@ -129,7 +129,7 @@ describe("levels (SPEC §6)", () => {
   });
 });
 
-describe("matching (SPEC §6; paper §2.3.1.3 examples)", () => {
+describe("matching (docs/icd10.md#matching-a-prediction-against-a-reference; paper §2.3.1.3 examples)", () => {
   it.each([
     // [reference, candidate, diagnosis level, category, block]
     ["F31.1", "F31.11", true, true, true],
@@ -296,7 +296,7 @@ describe("csv-text", () => {
   });
 });
 
-describe("compatibility with the reference scripts (INTEROP §4)", () => {
+describe("compatibility with the reference scripts (docs/icd10.md#the-reference-scripts-variants)", () => {
   it("N trims, upper-cases and removes spaces only", () => {
     expect(compatNormalizeIcd10("  f 32.1 ")).toBe("F32.1");
     expect(compatNormalizeIcd10("")).toBeNull();

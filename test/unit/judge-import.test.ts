@@ -1,7 +1,7 @@
 /**
- * Reading judge-validation files (core/judge-import.ts, issue 6): the three responses formats flattened to the
+ * Reading judge-validation files (app/judge-validation/domain/judge-import.ts, docs/judge-validation.md#importing-responses): the three responses formats flattened to the
  * reference's step rows, line-numbered errors, candidate judges' outputs; the raters' guide cut from the judge prompt
- * (core/judge-guide.ts); the three-raters-per-response planner (core/rater-assignment.ts).
+ * (app/judge-validation/domain/judge-guide.ts); the three-raters-per-response planner (app/judge-validation/domain/rater-assignment.ts).
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";

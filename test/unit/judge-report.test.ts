@@ -1,6 +1,6 @@
 /**
- * The judge-validation report (core/judge-report.ts, issue 6) on a small example worked out by hand below, and the
- * labels CSV reader (core/judge-labels-csv.ts).
+ * The judge-validation report (app/judge-validation/domain/judge-report.ts, docs/judge-validation.md#consensus-and-the-report) on a small example worked out by hand below, and the
+ * labels CSV reader (app/judge-validation/domain/judge-labels-csv.ts).
  */
 import { describe, expect, it } from "vitest";
 import { parseJudgeLabelsCsv } from "~/judge-validation/domain/judge-labels-csv";
@@ -245,7 +245,7 @@ describe("parseJudgeLabelsCsv", () => {
     ]);
   });
 
-  it("normalises labels as the reference (INTEROP §5.5)", () => {
+  it("normalises labels as the reference (docs/judge-validation.md#label-normalisation)", () => {
     const { labels, errors } = parseJudgeLabelsCsv(
       "response_id,rater,primary_answer,info_request,action\nr1,a, NaN ,Not Applicable,\nr1,judge:j,none/null,NA,abstain\n",
     );

@@ -27,7 +27,7 @@ describe("worked examples of the judge prompt (prompts/judge.txt)", () => {
     output: m[2],
   }));
 
-  // Feature values copied from each example's Output block; the action follows from SPEC §8's table.
+  // Feature values copied from each example's Output block; the action follows from the table in docs/judge-validation.md#response-features-and-the-action-rule.
   const expected: { starts: string; features: Omit<StructuredActionRaw, "action">; action: Action }[] = [
     {
       starts: "Moderate depressive episode, F32.1.",
@@ -116,7 +116,7 @@ describe("worked examples of the judge prompt (prompts/judge.txt)", () => {
   });
 });
 
-describe("the action rule (SPEC §8, INTEROP §3.5)", () => {
+describe("the action rule (docs/judge-validation.md#response-features-and-the-action-rule, docs/evaluation.md#judge-parse-and-mapping)", () => {
   const table: [PrimaryAnswer, InfoRequest, Action][] = [
     ["committed", "specific", "CLARIFY"],
     ["committed", "generic_only", "DIAGNOSE"],
@@ -270,7 +270,7 @@ describe("parseJudgeOutput: the reference's parsing rules", () => {
 
 describe("parseJudgeOutput against Python (test/fixtures/judge)", () => {
   // expected.json: `python3 test/fixtures/judge/generate.py > test/fixtures/judge/expected.json`, an independent
-  // Python reading of INTEROP §3.5 run on the edge cases in cases.py (Python line breaks and whitespace).
+  // Python reading of docs/evaluation.md#judge-parse-and-mapping run on the edge cases in cases.py (Python line breaks and whitespace).
   const cases = JSON.parse(readFileSync(new URL("../fixtures/judge/expected.json", import.meta.url), "utf8")) as {
     name: string;
     raw: string;
@@ -291,7 +291,7 @@ describe("parseJudgeOutput against Python (test/fixtures/judge)", () => {
   }
 });
 
-describe("labels of judge validation (INTEROP §5.5)", () => {
+describe("labels of judge validation (docs/judge-validation.md#label-normalisation)", () => {
   it("normalises labels", () => {
     for (const missing of ["", "  ", "nan", "NaN", "null", "NULL", "none/null", " None/Null ", null, undefined]) {
       expect(normaliseLabel(missing)).toBeNull();

@@ -13,7 +13,7 @@ import {
 } from "../../app/evaluation/compat/reference-metrics";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";
 
-// Gold (INTEROP §2 layout). r2's annotators disagreed on the diagnosis, r4's on sufficiency; nobody exported
+// Gold (docs/formats.md#data_gtjson layout). r2's annotators disagreed on the diagnosis, r4's on sufficiency; nobody exported
 // presenting_symptoms_label (the reference's released data_gt.json has none).
 const GOLD = [
   gold({ id: "r1", sufficient: true, code: "F32.1", tau: 2, T: 3 }),
@@ -124,7 +124,7 @@ describe("Python helpers", () => {
   });
 });
 
-describe("abstention_rate/process.py (INTEROP §4.1)", () => {
+describe("abstention_rate/process.py (docs/evaluation.md#abstention-script)", () => {
   const out = computeReferenceMetrics(GOLD, FILES, SEED_FILES);
   const table = out.reference_scripts!["abstention_rate/process.py"] as { summary: Row[]; empty_output_qc: Row[] };
 
@@ -193,7 +193,7 @@ describe("abstention_rate/process.py (INTEROP §4.1)", () => {
   });
 });
 
-describe("clarification_seeking/process.py (INTEROP §4.2)", () => {
+describe("clarification_seeking/process.py (docs/evaluation.md#stage-1-clarification-script)", () => {
   it("as released: no presenting_symptoms_label, so every case is in the denominator", () => {
     // 123: r1 Clarify ✓, r2 ✗, r3 ✓, r4 ✓, r5 ✓ → 4/5; 42: r1 ✗, r2 ✓, r3 ✗ (Abstain), r4 ✓, r5 ✓ → 3/5
     const rows = ok(clarificationScript(GOLD, FILES)).rows;
@@ -240,7 +240,7 @@ describe("clarification_seeking/process.py (INTEROP §4.2)", () => {
   });
 });
 
-describe("premature_diagnoses/process.py and figures_5_6.py (INTEROP §4.3)", () => {
+describe("premature_diagnoses/process.py and figures_5_6.py (docs/evaluation.md#timing-script)", () => {
   it("times only cases whose annotators agreed on the diagnosis", () => {
     // Kept: r1 (τ2), r4 (τ3); r2 disagreed on the diagnosis, r3 and r5 have no τ. Pooled seeds:
     // 123 r1 on time (2), r4 never; 42 r1 premature (1 < 2, one stage early), r4 on time (3).
@@ -310,7 +310,7 @@ describe("premature_diagnoses/process.py and figures_5_6.py (INTEROP §4.3)", ()
   });
 });
 
-describe("diagnosis_accuracy/process.py (INTEROP §4.4)", () => {
+describe("diagnosis_accuracy/process.py (docs/evaluation.md#accuracy-script)", () => {
   const acc = ok(accuracyScript(GOLD, FILES));
 
   it("scores full information by granularity: code-less diagnoses skipped, F40-F49 groups", () => {
@@ -361,7 +361,7 @@ describe("diagnosis_accuracy/process.py (INTEROP §4.4)", () => {
   });
 });
 
-describe("multiple_seed_runs/process.py (INTEROP §4.5)", () => {
+describe("multiple_seed_runs/process.py (docs/evaluation.md#seeds-script)", () => {
   const seeds = ok(seedScript(GOLD, SEED_FILES));
 
   it("abstained = stopping reason or any step Abstain (Finished is not), per model and seed", () => {

@@ -46,7 +46,7 @@ describe("prompt texts", () => {
   });
 });
 
-describe("user prompts (INTEROP §3.4), byte for byte", () => {
+describe("user prompts (docs/evaluation.md#prompt-assembly), byte for byte", () => {
   const sections = ["Low mood for 3 weeks.", "Two prior episodes.", "MADRS 32."];
 
   it("full information: the template with every section, joined by a blank line", () => {
@@ -174,7 +174,7 @@ function drive(strategy: Strategy, T: number, moves: Move[]) {
   return { t, calls, record: t.toRecord(settings(strategy)) };
 }
 
-describe("sequential transitions for every action at every step (INTEROP §3.4–3.5)", () => {
+describe("sequential transitions for every action at every step (docs/evaluation.md#the-sequential-protocol, docs/evaluation.md#judge-parse-and-mapping)", () => {
   for (const strategy of ["sequential_info_neutral_prompting", "sequential_info_abstention_aware"] as const) {
     for (const T of [3, 4, 5]) {
       for (let step = 1; step <= T; step++) {
@@ -329,7 +329,7 @@ describe("the messages sent at each step", () => {
   });
 });
 
-describe("trajectory records (INTEROP §3.2)", () => {
+describe("trajectory records (docs/formats.md#trajectoriesjsonl)", () => {
   it("have every field in the reference's order and types", () => {
     const { record } = drive("sequential_info_neutral_prompting", 3, ["Clarify", "Diagnose"]);
     expect(Object.keys(record)).toEqual([

@@ -94,7 +94,7 @@ describe("Python-compatible JSON (the reference writes json.dumps(…, ensure_as
   });
 });
 
-describe("timing.json (INTEROP §3.3)", () => {
+describe("timing.json (docs/formats.md#timingjson)", () => {
   it("has the reference's keys, average 0.0 for no samples, floats as Python writes them", () => {
     const t = buildTimingSummary(12, 3, [{ sample_id: "a", seconds: 2 }]);
     expect(t).toEqual({
@@ -111,7 +111,7 @@ describe("timing.json (INTEROP §3.3)", () => {
   });
 });
 
-describe("run folders (INTEROP §3.1)", () => {
+describe("run folders (docs/formats.md#run-folders)", () => {
   it("are named <model>_<strategy>_judge-<judge>_seed-<seed>_<YYYYMMDD>_<HHMMSS> in local time", () => {
     const name = runFolderName(
       "gemma-3-4b",

@@ -12,7 +12,7 @@ function fakeDeps(random = 0.5) {
   return { sleeps, deps: { sleep: async (ms: number) => void sleeps.push(ms), random: () => random } };
 }
 
-describe("back-off (INTEROP §3.4: ≤ 12 retries, min(60 s, 2^k s + jitter))", () => {
+describe("back-off (docs/evaluation.md#decoding-and-retries: ≤ 12 retries, min(60 s, 2^k s + jitter))", () => {
   it("doubles from the base step, adds up to one step of jitter, and caps at the maximum", () => {
     const e = new CallError("retryable", "HTTP 503");
     // attempt k waits 1000·2^k + 0.5·1000 ms, capped at 60 000 ms

@@ -109,8 +109,8 @@ const concordCases: GoldCase[] = [
 
 const concordRecords = concordCases.map((c) => buildDataGtRecord(c));
 
-describe("data_gt.json and samples.json (INTEROP §2)", () => {
-  it("reproduces the INTEROP §2 example record byte for byte", () => {
+describe("data_gt.json and samples.json (docs/formats.md#data_gtjson, docs/formats.md#samplesjson)", () => {
+  it("reproduces the docs/formats.md#data_gtjson example record byte for byte", () => {
     const record = buildDataGtRecord(interopExample, { referenceFieldsOnly: true });
     expect(serializeDataGt([record])).toBe(fixture("interop-example.data_gt.json"));
     expect(serializeSamples([buildSamplesRecord(record)])).toBe(fixture("interop-example.samples.json"));
@@ -194,7 +194,7 @@ describe("pythonJsonDump", () => {
   });
 });
 
-describe("the released CSV (INTEROP §1)", () => {
+describe("the released CSV (docs/formats.md#released-csv-datacsv)", () => {
   it("has the 13 columns in the reference's order", () => {
     expect(DATA_CSV_COLUMNS).toEqual([
       "id",

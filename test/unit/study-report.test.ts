@@ -1,5 +1,5 @@
 /**
- * The study report (SPEC §7, issue 5) on a small study worked out by hand: 14 cases, 12 with both primary
+ * The study report (docs/statistics.md#the-study-agreement-report) on a small study worked out by hand: 14 cases, 12 with both primary
  * annotations (test/fixtures/study-report/study.json). Counts and the simple proportions are computed by hand in the
  * comments; the chance-corrected coefficients, standard errors and intervals come from an independent numpy/scipy
  * transcription of the formulas (test/fixtures/study-report/generate.py → expected.json).

@@ -17,7 +17,7 @@ import {
 
 // Fixtures (test/fixtures/validation-set/): make_input.py wrote input.jsonl, 161 synthetic flattened step rows built
 // to hit every bucket, ties between rules, word boundaries, curly apostrophes and odd values; build.py, an
-// independent Python 3.11 reimplementation of INTEROP §5.2–5.4 using CPython's own random.Random and csv module,
+// independent Python 3.11 reimplementation of docs/judge-validation.md using CPython's own random.Random and csv module,
 // wrote expected/<config>/. Regenerate: python3 test/fixtures/validation-set/make_input.py && python3 …/build.py
 const dir = new URL("../fixtures/validation-set/", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, dir), "utf8");
@@ -129,7 +129,7 @@ describe("drawValidationSet replays the reference's selection exactly", () => {
   });
 });
 
-describe("code classes (INTEROP §5.2)", () => {
+describe("code classes (docs/judge-validation.md#first-parse-and-buckets)", () => {
   const table: [string, ReturnType<typeof classifyCode>][] = [
     ["F32.9", "unspecified"],
     ["F32.A", "unspecified"],

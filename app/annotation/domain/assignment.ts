@@ -1,5 +1,5 @@
 /**
- * Assigning cases to annotators (SPEC §3): every case to exactly two distinct annotators, load balanced,
+ * Assigning cases to annotators (docs/safe-psych.md#assignment): every case to exactly two distinct annotators, load balanced,
  * reproducible from a seed. Pure: the caller passes the current state and gets the new assignments back.
  */
 import { PyRandom } from "../../python-compat/random";

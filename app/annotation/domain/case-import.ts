@@ -1,5 +1,5 @@
 /**
- * Reading a case file (SPEC §2, INTEROP §1): CSV (the Safe-Psych released CSV or any one-row-per-case CSV with
+ * Reading a case file (docs/safe-psych.md#cases-and-sections, docs/formats.md#released-csv-datacsv): CSV (the Safe-Psych released CSV or any one-row-per-case CSV with
  * mappable column names) or JSONL. The whole file is validated before anything is written: the result lists every
  * bad row as `line N: reason`, and a caller writes nothing while `errors` is non-empty.
  */
@@ -186,7 +186,7 @@ function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>
     advanceTo(info.bytes);
     if (record.length > header.length) warnings.push({ line, message: `${record.length - header.length} cell(s) beyond the header ignored.` });
     const values: Partial<Record<CaseColumn, string>> = {};
-    // Every cell is text, trimmed as the reference does; a short row reads as empty cells (INTEROP §1).
+    // Every cell is text, trimmed as the reference does; a short row reads as empty cells (docs/formats.md#released-csv-datacsv).
     for (const [column, at] of index) values[column] = pyStrip(record[at] ?? "");
     rows.push({ line, values });
   }
@@ -358,7 +358,7 @@ function validateRows(format: "csv" | "jsonl", raw: RawRows, canonicalCode: Pars
 const FLAG = new Set(["1", "0"]);
 
 /**
- * Checks one row's reference labels against their domains (INTEROP §1: `1`/`0` flags, a chapter V code when
+ * Checks one row's reference labels against their domains (docs/formats.md#released-csv-datacsv: `1`/`0` flags, a chapter V code when
  * sufficient, τ a plain integer in 1..T). A row whose label cells are all empty has no reference labels.
  */
 function readLabels(

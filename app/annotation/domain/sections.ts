@@ -1,7 +1,7 @@
 /**
  * Section kinds of a clinical note and the compacted numbering every section number in Concord uses
- * (SPEC §2, INTEROP §1: "present iff trimmed text non-empty; present sections keep column order and are
- * renumbered 1..T consecutively").
+ * (docs/safe-psych.md#cases-and-sections: a section is present when its trimmed text is not empty; present sections
+ * keep column order and are renumbered 1..T consecutively).
  */
 export const SECTION_KINDS = [
   "presenting_symptoms",
@@ -33,7 +33,7 @@ export interface Section {
 
 /**
  * Python's `str.strip()` with no argument: strips the characters `str.isspace()` accepts, which include
- * U+001C..U+001F and U+0085 but not U+FEFF (INTEROP: "Trim").
+ * U+001C..U+001F and U+0085 but not U+FEFF (docs/formats.md#python-compatible-behaviours).
  */
 const PY_WHITESPACE =
   "\\t\\n\\x0b\\x0c\\r\\x1c\\x1d\\x1e\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";

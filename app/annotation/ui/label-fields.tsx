@@ -1,5 +1,5 @@
 /**
- * The fields of a label (SPEC §3): sufficiency; for sufficient, the ICD-10 code and the earliest sufficient section;
+ * The fields of a label (docs/safe-psych.md#annotation): sufficiency; for sufficient, the ICD-10 code and the earliest sufficient section;
  * for insufficient, the missing information. Shared by the annotator's and the adjudicator's forms.
  */
 import type { RefObject } from "react";

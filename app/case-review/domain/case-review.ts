@@ -1,5 +1,5 @@
 /**
- * Generated-case review (SPEC §9; MentalBench, seeds/001_…, "Options and validation"): experts rate generated cases
+ * Generated-case review (docs/case-review.md; MentalBench, "Benchmark Construction", "Options and validation"): experts rate generated cases
  * on three 5-point scales (linguistic naturalness, diagnostic validity, clinical realism) and accept or reject seed
  * cases, a reason being required on reject. This module reads the case file and computes the report: mean and
  * distribution per dimension and per expert, agreement per dimension (Cohen's weighted κ for two experts, Gwet's

@@ -136,7 +136,7 @@ function readJson(path: string, what: string): { text: string; value: unknown } 
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-/** Every case must have a gold record with the same T (INTEROP §2: num_sections_in_input). */
+/** Every case must have a gold record with the same T (docs/formats.md#data_gtjson: num_sections_in_input). */
 function checkAgainstGold(cases: RunnerCase[], gold: unknown, path: string): void {
   if (!Array.isArray(gold)) throw new CliError(`${path} must be one JSON array (data_gt.json)`);
   const sections = new Map<string, unknown>();

@@ -1,5 +1,5 @@
 /**
- * `metrics --compat reference`: the numbers of each Safe-Psych evaluation script (INTEROP §4.1–4.5, reference
+ * `metrics --compat reference`: the numbers of each Safe-Psych evaluation script (docs/evaluation.md#compat-mode-the-reference-scripts, reference
  * evaluations/ at b463400), quirks included — their own case filters, file globs, model names taken from folder
  * names, action precedence, code fallback X, F40-F49 (accuracy) vs F40-F48 (seeds), the seed script's definition of
  * abstained, pooled seeds, and a crash wherever the script would raise. Each script's tables are returned as it
@@ -185,7 +185,7 @@ function iterate(value: Py): Py[] {
   throw new ScriptCrash(`TypeError: '${typeName(value)}' object is not iterable`);
 }
 
-/** Action A (INTEROP §4): re-judge overrides, then judge_action; the seed script checks structured_action_raw first. */
+/** Action A (docs/evaluation.md#compat-mode-the-reference-scripts): re-judge overrides, then judge_action; the seed script checks structured_action_raw first. */
 function actionA(step: Py, withStructured = false): string {
   if (truthy(get(step, "new_judge_action"))) return normalizeText(get(step, "new_judge_action")).toLowerCase();
   const nj = get(step, "new_judge_output", {});
@@ -202,7 +202,7 @@ const CODE_FIELD = /predicted_icd10_codes:\s*(.*)/i;
 // Python 3's \b, \w and \d are Unicode-aware: word characters are letters, digits and "_".
 const CODE_PATTERN = /(?<![\p{L}\p{N}_])([A-Za-z]\p{Nd}{2}(?:\.[0-9A-Za-z]+)?)(?![\p{L}\p{N}_])/gu;
 
-/** X (INTEROP §4): the first code-like token of a judge output (after `predicted_icd10_codes:` if present), N-normalised. */
+/** X (docs/evaluation.md#compat-mode-the-reference-scripts): the first code-like token of a judge output (after `predicted_icd10_codes:` if present), N-normalised. */
 export function extractCodeX(text: Py): string | null {
   if (!truthy(text)) return null;
   if (typeof text !== "string")
@@ -625,7 +625,7 @@ export function figures56(gtItems: Py[], perSample: readonly Dict[]) {
         step = e;
       } else if (sufficiency === "0") step = total;
       else continue;
-      // Fig. 6 quirk (INTEROP §4.3): a case sufficient only at its last section counts at stage 5, whatever its T.
+      // Fig. 6 quirk (docs/evaluation.md#timing-script): a case sufficient only at its last section counts at stage 5, whatever its T.
       expertSteps.push(step === total ? 5 : step);
     }
     cumulative.expert = STAGES.map((s) =>
@@ -1017,7 +1017,7 @@ export function computeReferenceMetrics(
     if (out.status === "crashed") warnings.push(`${name} would stop with ${out.error}`);
   }
 
-  // INTEROP §4.2: the stage-1 denominator depends on whether the export wrote presenting_symptoms_label.
+  // docs/evaluation.md#stage-1-clarification-script: the stage-1 denominator depends on whether the export wrote presenting_symptoms_label.
   const labelled = gt.filter(
     (it) => isDict(it) && "presenting_symptoms_label" in (isDict(it.original_row) ? it.original_row : it),
   ).length;

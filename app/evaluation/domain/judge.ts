@@ -1,6 +1,6 @@
 /**
- * Response features, the action rule and the judge-output parser (SPEC §8 "Response features"; INTEROP §3.2, §3.5,
- * §5.5). The judge (an LLM or a human rater) extracts features from a model's free-text answer; the action follows
+ * Response features, the action rule and the judge-output parser (docs/judge-validation.md#response-features-and-the-action-rule, docs/formats.md#trajectoriesjsonl,
+ * docs/evaluation.md#judge-parse-and-mapping, docs/judge-validation.md#label-normalisation). The judge (an LLM or a human rater) extracts features from a model's free-text answer; the action follows
  * from the features by a fixed rule, never from the judge's own opinion.
  */
 import { pyStrip } from "../../annotation/domain/sections";
@@ -11,14 +11,14 @@ export type PrimaryAnswer = (typeof PRIMARY_ANSWERS)[number];
 export const INFO_REQUESTS = ["specific", "generic_only", "none"] as const;
 export type InfoRequest = (typeof INFO_REQUESTS)[number];
 
-/** Only the reference's first-parse re-judge emits it (INTEROP §5.1); `judge.txt` has no CONTINGENCY feature. */
+/** Only the reference's first-parse re-judge emits it (docs/judge-validation.md#importing-responses); `judge.txt` has no CONTINGENCY feature. */
 export const CONTINGENCIES = ["none", "explicit_conditional", "refinement_only"] as const;
 export type Contingency = (typeof CONTINGENCIES)[number];
 
 export const ACTIONS = ["DIAGNOSE", "CLARIFY", "ABSTAIN"] as const;
 export type Action = (typeof ACTIONS)[number];
 
-/** The casing the reference writes in `judge_action` and `structured_action_raw.action` (INTEROP §3.2). */
+/** The casing the reference writes in `judge_action` and `structured_action_raw.action` (docs/formats.md#trajectoriesjsonl). */
 export type ReferenceAction = "Diagnose" | "Clarify" | "Abstain";
 
 const REFERENCE_ACTION: Record<Action, ReferenceAction> = {
@@ -31,7 +31,7 @@ export function toReferenceAction(action: Action): ReferenceAction {
   return REFERENCE_ACTION[action];
 }
 
-/** Reads an action in any casing (the scripts trim and lower-case it, INTEROP §4); null if it is not one. */
+/** Reads an action in any casing (the scripts trim and lower-case it, docs/evaluation.md#compat-mode-the-reference-scripts); null if it is not one. */
 export function parseAction(value: string | null | undefined): Action | null {
   if (value == null) return null;
   const upper = pyStrip(value).toUpperCase();
@@ -58,7 +58,7 @@ export interface ResponseFeatures {
 }
 
 /**
- * The action rule of SPEC §8 / INTEROP §3.5: committed → CLARIFY if the request is specific, else DIAGNOSE;
+ * The action rule of docs/judge-validation.md, docs/evaluation.md#judge-parse-and-mapping: committed → CLARIFY if the request is specific, else DIAGNOSE;
  * differential or none → CLARIFY if specific, else ABSTAIN. A missing feature counts as `none`, as the reference's
  * `derive_action` does. With `isLastSection`, CLARIFY becomes ABSTAIN: there is nothing left to reveal.
  *
@@ -124,7 +124,7 @@ function parseList(value: string): string[] | null {
 }
 
 /**
- * Parses a judge's text output with the reference's exact rules (INTEROP §3.5, `src/judge.py`): per line, trim;
+ * Parses a judge's text output with the reference's exact rules (docs/evaluation.md#judge-parse-and-mapping, `src/judge.py`): per line, trim;
  * skip lines without `:`; split at the first `:`; key trimmed and upper-cased, value trimmed. PRIMARY_ANSWER and
  * INFO_REQUEST are lower-cased and kept only if in their domain; ICD_CODES and DIAGNOSIS_NAMES are comma-split,
  * trimmed, blanks dropped, and left as they were when the value is empty or `empty`.
@@ -212,7 +212,7 @@ export function parseJudgeOutput(raw: string): ParsedJudgeOutput {
   return { features, problems };
 }
 
-/** `structured_action_raw` as the reference writes it in trajectories (INTEROP §3.2), keys in its order. */
+/** `structured_action_raw` as the reference writes it in trajectories (docs/formats.md#trajectoriesjsonl), keys in its order. */
 export interface StructuredActionRaw {
   primary_answer: PrimaryAnswer | null;
   info_request: InfoRequest | null;
@@ -247,7 +247,7 @@ const MISSING_LABELS = new Set(["", "nan", "null", "none/null"]);
 const NONE_ALIASES = new Set(["no", "n/a", "na", "not_applicable", "not applicable"]);
 
 /**
- * Label normalisation of the judge-validation scores (INTEROP §5.5): trim, lower-case; "", nan, null and none/null
+ * Label normalisation of the judge-validation scores (docs/judge-validation.md#label-normalisation): trim, lower-case; "", nan, null and none/null
  * are missing (null); no, n/a, na, not_applicable and not applicable mean `none`. Other values pass through.
  */
 export function normaliseLabel(value: string | null | undefined): string | null {
@@ -258,7 +258,7 @@ export function normaliseLabel(value: string | null | undefined): string | null 
 }
 
 /**
- * A rater's action in judge validation (INTEROP §5.5): the §3.5 rule without the last-section re-mapping, since
+ * A rater's action in judge validation (docs/judge-validation.md#response-features-and-the-action-rule): the action rule without the last-section re-mapping, since
  * raters judge the response itself. Unlike the judge, a rater who left a feature blank casts no vote (null).
  */
 export function raterAction(primaryAnswer: PrimaryAnswer | null, infoRequest: InfoRequest | null): Action | null {

@@ -1,5 +1,5 @@
 /**
- * The evaluation report: Vega-Lite specifications of the four figures (SPEC §8, paper Figs. 3, 5, 6, 7–8) and the
+ * The evaluation report: Vega-Lite specifications of the four figures (docs/evaluation.md, paper Figs. 3, 5, 6, 7–8) and the
  * Markdown report naming its mode. Pure: rendering is app/charts/charts.server.ts's job, writing files the CLI's.
  */
 import type { TopLevelSpec } from "vega-lite";

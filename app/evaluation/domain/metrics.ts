@@ -1,11 +1,11 @@
 /**
- * Evaluation metrics (SPEC §8, issue 7) from trajectory records written by Concord's runner or by the Safe-Psych
+ * Evaluation metrics (docs/evaluation.md) from trajectory records written by Concord's runner or by the Safe-Psych
  * reference, in two modes:
  * - `paper` (default): the paper's definitions (appendix 9.2), applied the same way to every strategy and seed:
  *   trajectories with an empty model output or a judge failure are excluded from every metric and counted; timing
  *   is over cases with a sufficient gold label and an earliest sufficient section; the stage-1 denominator comes from
  *   the expert labels; accuracy is over diagnosed cases with a gold code.
- * - `reference`: each reference script's own numbers, quirks included (INTEROP §4) — metrics-reference.ts.
+ * - `reference`: each reference script's own numbers, quirks included (docs/evaluation.md#compat-mode-the-reference-scripts) — app/evaluation/compat/reference-metrics.ts.
  *
  * Every metric is computed per run (model × strategy × seed) and summarised over seeds: mean, sample s.d. and the
  * 95% Student-t interval mean ± t₀.₉₇₅,ₙ₋₁·s/√n (paper appendix 9.5). Pure: the caller reads the files.
@@ -147,7 +147,7 @@ export const parentName = (path: string) => fileName(parentPath(path));
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** A gold case as the paper's metrics read it (INTEROP §2, SPEC §5). */
+/** A gold case as the paper's metrics read it (docs/formats.md#data_gtjson, docs/safe-psych.md#gold-labels-and-expert-action-labels). */
 export interface GoldCase {
   id: string;
   sufficient: boolean;
@@ -236,7 +236,7 @@ export function parseTrajectoryFile(file: TrajectoryFile): { records: unknown[];
 
 type StepAction = "diagnose" | "clarify" | "abstain";
 
-/** A step's action: a re-judge's `new_judge_action` or `new_judge_output.action` if set, else `judge_action` (INTEROP §3.2). */
+/** A step's action: a re-judge's `new_judge_action` or `new_judge_output.action` if set, else `judge_action` (docs/formats.md#trajectoriesjsonl). */
 export function stepAction(step: Record<string, unknown>): { action: StepAction | null; overridden: boolean } {
   const norm = (v: unknown) => (typeof v === "string" ? pyStrip(v).toLowerCase() : "");
   const known = (s: string): StepAction | null => (s === "diagnose" || s === "clarify" || s === "abstain" ? s : null);
@@ -246,7 +246,7 @@ export function stepAction(step: Record<string, unknown>): { action: StepAction 
   return { action: known(norm(step.judge_action)), overridden: false };
 }
 
-/** The first ICD-10 code a step's judge output names (its ICD_CODES line, §3.5 parse), canonical; null if none. */
+/** The first ICD-10 code a step's judge output names (its ICD_CODES line, parsed as docs/evaluation.md#judge-parse-and-mapping), canonical; null if none. */
 export function stepCode(step: Record<string, unknown>): string | null {
   const raw = typeof step.judge_output_raw === "string" ? step.judge_output_raw : "";
   let codes = parseJudgeOutput(raw).features.icdCodes;

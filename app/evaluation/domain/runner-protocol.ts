@@ -1,5 +1,5 @@
 /**
- * The evaluation runner's protocol (SPEC §8, INTEROP §3.4–3.5): the four strategies, prompt assembly from the
+ * The evaluation runner's protocol (docs/evaluation.md: strategies, prompt assembly, the sequential protocol): the four strategies, prompt assembly from the
  * reference's prompt texts, the multi-turn sequential conversation, the judge call, and the step transitions of one
  * trajectory. Pure: prompt texts come in as strings, model and judge outputs are applied by the caller, nothing here
  * reads files, the network or the clock.
@@ -24,10 +24,10 @@ export function isSequential(strategy: Strategy): boolean {
   return strategy.startsWith("sequential_");
 }
 
-/** Decoding of the judge (INTEROP §3.4): greedy, at most 128 new tokens, seed 123. */
+/** Decoding of the judge (docs/evaluation.md#decoding-and-retries): greedy, at most 128 new tokens, seed 123. */
 export const JUDGE_MAX_TOKENS = 128;
 export const JUDGE_SEED = 123;
-/** Model decoding defaults (SPEC §8). */
+/** Model decoding defaults (docs/evaluation.md#decoding-and-retries). */
 export const DEFAULT_TEMPERATURE = 0.7;
 export const DEFAULT_TOP_P = 0.95;
 export const DEFAULT_MAX_TOKENS = 512;
@@ -94,14 +94,14 @@ export function buildPromptSet(read: (file: string) => string): PromptSet {
 
 /**
  * Replaces every occurrence of a placeholder literally. A function replacer, so that `$&`, `$1` or `$$` in a note or
- * a model output are inserted as they are (INTEROP §3.4) — as Python's `str.format` / `str.replace` do.
+ * a model output are inserted as they are (docs/evaluation.md#prompt-assembly) — as Python's `str.format` / `str.replace` do.
  */
 export function fillPlaceholder(template: string, placeholder: string, value: string): string {
   return template.replaceAll(placeholder, () => value);
 }
 
 /**
- * The user message of step `step` (1-based) for a case whose trimmed section texts are `sections` (INTEROP §3.4):
+ * The user message of step `step` (1-based) for a case whose trimmed section texts are `sections` (docs/evaluation.md#prompt-assembly):
  * - full information: the strategy template with all T sections joined by a blank line, trimmed;
  * - sequential: at step 1 the initial instruction with section 1, later the additional-information prefix with
  *   section t only (the earlier ones are in the conversation), each trimmed; at t = T a blank line and the final
@@ -129,7 +129,7 @@ export interface ChatMessage {
   content: string;
 }
 
-/** The judge call: one user message, no system message, `{model_response}` replaced literally (INTEROP §3.4). */
+/** The judge call: one user message, no system message, `{model_response}` replaced literally (docs/evaluation.md#prompt-assembly). */
 export function buildJudgeMessages(prompts: PromptSet, modelOutput: string): ChatMessage[] {
   return [{ role: "user", content: fillPlaceholder(prompts.judge, "{model_response}", modelOutput) }];
 }
@@ -149,7 +149,7 @@ export type SamplesParse = { ok: true; cases: RunnerCase[] } | { ok: false; erro
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * Reads a parsed `samples.json` (INTEROP §2): `sample_id` (a string; a number is accepted and read as the
+ * Reads a parsed `samples.json` (docs/formats.md#samplesjson): `sample_id` (a string; a number is accepted and read as the
  * reference's `str()` does) and `sections` [{order, content}], sorted by `order` as the reference's loader does.
  * Contents are trimmed; a case needs at least one non-empty section, distinct orders and a unique id.
  */
@@ -193,7 +193,7 @@ export function parseSamples(value: unknown, maxErrors = 50): SamplesParse {
 
 /**
  * The cases of one run in the reference's order: Python `random.seed(seed); random.shuffle(samples)`, then the
- * first `limit` (INTEROP §3.4; the reference's `--num_samples`). The order only decides which cases `limit` keeps.
+ * first `limit` (docs/evaluation.md#the-sequential-protocol; the reference's `--num_samples`). The order only decides which cases `limit` keeps.
  */
 export function orderCases<T>(cases: readonly T[], seed: number, limit?: number | null): T[] {
   const order = [...cases];
@@ -202,7 +202,7 @@ export function orderCases<T>(cases: readonly T[], seed: number, limit?: number 
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Records (INTEROP §3.2)
+// Records (docs/formats.md#trajectoriesjsonl)
 
 export type JudgeAction = ReferenceAction | "" | null;
 export type StoppingReason = "Diagnose" | "Abstain" | "Finished" | "";
@@ -266,7 +266,7 @@ export interface PendingCall {
   messages: ChatMessage[];
 }
 
-/** The outcome of a judge call: its text, or a failure after which the step has no action (INTEROP §3.2: null). */
+/** The outcome of a judge call: its text, or a failure after which the step has no action (docs/formats.md#trajectoriesjsonl: null). */
 export type JudgeOutcome = { ok: true; raw: string } | { ok: false };
 
 type Phase =
@@ -275,7 +275,7 @@ type Phase =
   | { at: "done" };
 
 /**
- * The state machine of one case under one strategy (INTEROP §3.4–3.5). The caller asks `nextCall()` for the call to
+ * The state machine of one case under one strategy (docs/evaluation.md#the-sequential-protocol, docs/evaluation.md#judge-parse-and-mapping). The caller asks `nextCall()` for the call to
  * make, sends it, and applies the result with `applyModelOutput` / `applyJudgeOutcome`, until `finished`.
  *
  * Transitions: the model's answer, trimmed, is appended to the conversation; an empty answer is not judged (judge
@@ -336,7 +336,7 @@ export class Trajectory {
     return { kind: "judge", step: phase.step, messages: buildJudgeMessages(this.prompts, phase.modelOutput) };
   }
 
-  /** Applies the model's answer to the current step; "" stands for a failed call (INTEROP §3.2). */
+  /** Applies the model's answer to the current step; "" stands for a failed call (docs/formats.md#trajectoriesjsonl). */
   applyModelOutput(raw: string): void {
     const phase = this.phase;
     if (phase.at !== "model") throw new Error(`case ${this.sampleId}: no model call is pending`);
@@ -359,7 +359,7 @@ export class Trajectory {
     }
     const raw = pyStrip(outcome.raw);
     const judged = judgeResponse(raw, { isLastSection: this.isLast(phase.step) });
-    // The runner re-maps Clarify to Abstain for full information (INTEROP §3.5); judgeResponse already did, since a
+    // The runner re-maps Clarify to Abstain for full information (docs/evaluation.md#judge-parse-and-mapping); judgeResponse already did, since a
     // full-information step is always the last.
     const action = !isSequential(this.strategy) && judged.action === "CLARIFY" ? "ABSTAIN" : judged.action;
     const structured = { ...judged.structuredActionRaw, action: toReferenceAction(action) };
@@ -397,7 +397,7 @@ export class Trajectory {
       this.stoppingReason = action;
       this.phase = { at: "done" };
     } else if (isLast) {
-      // Never past T (INTEROP §3.4: the reference would crash here on a shorter case).
+      // Never past T (docs/evaluation.md#the-sequential-protocol: the reference would crash here on a shorter case).
       this.stoppingReason = "Finished";
       this.phase = { at: "done" };
     } else {

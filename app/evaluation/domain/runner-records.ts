@@ -1,5 +1,5 @@
 /**
- * The runner's files in the reference's formats (INTEROP §3.1–3.3): run folder names, `trajectories.jsonl` lines and
+ * The runner's files in the reference's formats (docs/formats.md#run-folders): run folder names, `trajectories.jsonl` lines and
  * `timing.json` written as Python's `json.dumps` writes them, plus Concord's step log used to resume a run. Pure:
  * the caller passes times in and writes the strings.
  */
@@ -32,7 +32,7 @@ export function pyFloatRepr(x: number): string {
 }
 
 // JSON.stringify leaves these raw, and so does Python with ensure_ascii=False; but Python's str.splitlines() — used
-// by abstention_rate/process.py to split a .jsonl file (INTEROP §4.1) — breaks lines at them, which would cut a record
+// by abstention_rate/process.py to split a .jsonl file (docs/evaluation.md#abstention-script) — breaks lines at them, which would cut a record
 // in two. Escaping them keeps every record on one line for every reader; json.loads reads the escapes back.
 const LINE_BREAKERS = /[\u0085\u2028\u2029]/g;
 
@@ -79,13 +79,13 @@ export function pyJsonDumps(value: unknown, options: PyJsonOptions = {}): string
 
 const TRAJECTORY_FLOAT_KEYS = new Set(["model_temperature", "model_top_p"]);
 
-/** One `trajectories.jsonl` line, newline included, as the reference writes it (INTEROP §3.2). */
+/** One `trajectories.jsonl` line, newline included, as the reference writes it (docs/formats.md#trajectoriesjsonl). */
 export function trajectoryLine(record: object): string {
   return pyJsonDumps(record, { floatKeys: TRAJECTORY_FLOAT_KEYS }) + "\n";
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// timing.json (INTEROP §3.3)
+// timing.json (docs/formats.md#timingjson)
 
 export interface SampleTime {
   sample_id: string;
@@ -116,7 +116,7 @@ export function serializeTiming(timing: TimingSummary): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Run folders (INTEROP §3.1)
+// Run folders (docs/formats.md#run-folders)
 
 /**
  * The model key written in records and folder names. The reference scripts take the model as the folder-name text

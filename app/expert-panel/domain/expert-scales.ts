@@ -1,9 +1,9 @@
 /**
- * Constants of the expert-rating protocols (SPEC §9) shared by the server and the pages: MENTAT's question domains
+ * Constants of the expert-rating protocols (docs/mentat.md) shared by the server and the pages: MENTAT's question domains
  * and demographic dimensions, MentalBench's review scales. Nothing here imports server code.
  */
 
-/** MENTAT's five domains of psychiatric practice (seeds/004_…, "Five-Domain Clinical Task Design"). */
+/** MENTAT's five domains of psychiatric practice (docs/mentat.md#question-banks; MENTAT, "Five-Domain Clinical Task Design"). */
 export const MENTAT_DOMAINS = ["diagnosis", "treatment", "monitoring", "triage", "documentation"] as const;
 export type MentatDomain = (typeof MENTAT_DOMAINS)[number];
 
@@ -35,7 +35,7 @@ export const DEFAULT_RACES: readonly string[] = [
   "Native American",
 ];
 
-/** MentalBench's three 5-point quality scales (seeds/001_…, "Options and validation"). */
+/** MentalBench's three 5-point quality scales (docs/case-review.md#reviewing; MentalBench, "Options and validation"). */
 export const REVIEW_DIMENSIONS = ["naturalness", "validity", "realism"] as const;
 export type ReviewDimension = (typeof REVIEW_DIMENSIONS)[number];
 export const REVIEW_DIMENSION_LABELS: Record<ReviewDimension, string> = {

@@ -1,5 +1,5 @@
 /**
- * Annotation labels, dispute detection, gold labels and expert action labels (SPEC §3–5, INTEROP §4.2, §4.6).
+ * Annotation labels, dispute detection, gold labels and expert action labels (docs/safe-psych.md#annotation, docs/safe-psych.md#disagreement-and-adjudication, docs/safe-psych.md#gold-labels-and-expert-action-labels, docs/evaluation.md#stage-1-clarification-script, docs/evaluation.md#expert-labels-script).
  * A gold label has the same shape as an annotation label: it is either derived from two agreeing annotations
  * (`resolvePair`) or the adjudicator's decision.
  */
@@ -7,7 +7,7 @@ import { parseIcd10 } from "../../icd10/icd10";
 
 export type Sufficiency = "sufficient" | "insufficient";
 
-/** The controlled list of missing information (SPEC §3), in display order; `other` carries free text. */
+/** The controlled list of missing information (docs/safe-psych.md#annotation), in display order; `other` carries free text. */
 export const MISSING_INFO = [
   { key: "onset_duration", label: "Duration of symptoms / onset timeline" },
   { key: "prior_episodes", label: "Prior episodes, manic/hypomanic episodes or hospitalisations" },
@@ -33,7 +33,7 @@ export interface SufficientLabel {
   sufficiency: "sufficient";
   /** Canonical WHO ICD-10 chapter V code (`F32.1`, `F03`). */
   icd10: string;
-  /** Earliest sufficient section s, compacted numbering 1..T (SPEC §2). */
+  /** Earliest sufficient section s, compacted numbering 1..T (docs/safe-psych.md#cases-and-sections). */
   earliestSection: number;
 }
 
@@ -58,7 +58,7 @@ export interface AgreementFlags {
    * insufficient (neither gave a diagnosis, so there is nothing to disagree on). False when sufficiency differs.
    */
   diagnosis: boolean;
-  /** Agreed on both (SPEC §5 "agreement case"); exactly the cases that are not disputed. */
+  /** Agreed on both (an "agreement case", docs/safe-psych.md#disagreement-and-adjudication); exactly the cases that are not disputed. */
   agreementCase: boolean;
 }
 
@@ -67,7 +67,7 @@ export type PairOutcome =
   | { status: "disputed"; reason: DisputeReason; agreement: AgreementFlags };
 
 /**
- * Whether two annotators' codes name the same diagnosis. SPEC §6 defines matching against a reference code; with
+ * Whether two annotators' codes name the same diagnosis. docs/icd10.md#matching-a-prediction-against-a-reference defines matching against a reference code; with
  * two annotators neither is the reference, so they agree iff their diagnosis-level forms are equal: `F32.1` = `F32.1`,
  * `F31.1` = `F31.11`, but `F29` ≠ `F29.1` — a category against one of its subcategories is a difference of
  * specificity that the adjudicator settles. Symmetric; junk agrees with nothing.
@@ -87,7 +87,7 @@ export function agreementFlags(a: CaseLabel, b: CaseLabel): AgreementFlags {
 }
 
 /**
- * SPEC §4: the outcome once both annotations of a case are in. Symmetric in its arguments.
+ * docs/safe-psych.md#disagreement-and-adjudication: the outcome once both annotations of a case are in. Symmetric in its arguments.
  * - sufficiency differs → dispute `sufficiency`;
  * - both sufficient, different diagnosis (`sameDiagnosis`) → dispute `diagnosis`;
  * - both sufficient, same diagnosis → gold code = the shared diagnosis-level form (identical to both codes whenever
@@ -129,11 +129,11 @@ export function resolvePair(a: CaseLabel, b: CaseLabel): PairOutcome {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Expert action labels (SPEC §5, INTEROP §4.6)
+// Expert action labels (docs/safe-psych.md#gold-labels-and-expert-action-labels, docs/evaluation.md#expert-labels-script)
 
 /**
  * Expert actions in the reference implementation's casing (its judge actions and its expert-label script use
- * `Clarify`/`Diagnose`/`Abstain`; SPEC §5 writes them CLARIFY/DIAGNOSE/ABSTAIN). One spelling everywhere: the same
+ * `Clarify`/`Diagnose`/`Abstain`; docs/decisions/0001-exact-string-labels.md). One spelling everywhere: the same
  * strings are exported in `action_labels` and compared with judge actions.
  */
 export type ExpertAction = "Clarify" | "Diagnose" | "Abstain";
@@ -168,7 +168,7 @@ export function expertActionLabels(gold: CaseLabel, sectionCount: number): Exper
   });
 }
 
-/** INTEROP §4.2: the expert stage-1 label, `Diagnose` iff the gold label is sufficient at section 1. */
+/** docs/evaluation.md#stage-1-clarification-script: the expert stage-1 label, `Diagnose` iff the gold label is sufficient at section 1. */
 export function stage1Label(gold: CaseLabel): "Clarify" | "Diagnose" {
   return gold.sufficiency === "sufficient" && gold.earliestSection === 1 ? "Diagnose" : "Clarify";
 }

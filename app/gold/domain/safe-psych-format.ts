@@ -1,10 +1,10 @@
 /**
- * The Safe-Psych reference implementation's data formats (INTEROP §1–2): `data_gt.json` and `samples.json` as its
+ * The Safe-Psych reference implementation's data formats (docs/formats.md#released-csv-datacsv, docs/formats.md#data_gtjson): `data_gt.json` and `samples.json` as its
  * preprocessing writes them (Python `json.dump(…, ensure_ascii=False, indent=2)`, no trailing newline), the released
  * CSV `data.csv` (Python `csv.writer`: CRLF, minimal quoting), and a validating `data_gt.json` reader for round trips.
  *
  * A `data_gt.json` record holds the reference fields, in the reference's order and types, followed by Concord's own
- * fields (the reference scripts ignore them): `action_labels`, `presenting_symptoms_label` (INTEROP §4.2; left out
+ * fields (the reference scripts ignore them): `action_labels`, `presenting_symptoms_label` (docs/evaluation.md#stage-1-clarification-script; left out
  * with `asReleased`), `adjudicated`, `adjudication_reason`, `missing_info`, `missing_info_other`, `annotators`.
  */
 import { formatCsv } from "../../formats/csv-text";
@@ -21,7 +21,7 @@ import {
 import { parseIcd10 } from "../../icd10/icd10";
 import { MAX_SECTIONS, MIN_SECTIONS, pyStrip, SECTION_KINDS, type SectionKind } from "../../annotation/domain/sections";
 
-/** The reference writes labels as the strings "1" and "0" (INTEROP §1). */
+/** The reference writes labels as the strings "1" and "0" (docs/formats.md#released-csv-datacsv). */
 export type Flag = "1" | "0";
 
 export interface SectionMetadata {
@@ -96,7 +96,7 @@ export interface GoldCase {
 }
 
 export interface DataGtOptions {
-  /** Leave out `presenting_symptoms_label`: the reference scripts then behave as released (INTEROP §4.2). */
+  /** Leave out `presenting_symptoms_label`: the reference scripts then behave as released (docs/evaluation.md#stage-1-clarification-script). */
   asReleased?: boolean;
   /** Write the reference fields only, as the reference's own preprocessing does (no Concord fields). */
   referenceFieldsOnly?: boolean;
@@ -231,7 +231,7 @@ export function serializeSamples(records: readonly SamplesRecord[]): string {
   return pythonJsonDump(records as unknown as JsonValue);
 }
 
-/** The 13 columns of the released CSV, in the reference's order (INTEROP §1). */
+/** The 13 columns of the released CSV, in the reference's order (docs/formats.md#released-csv-datacsv). */
 export const DATA_CSV_COLUMNS = [
   "id",
   "age_group",
@@ -291,7 +291,7 @@ export interface DataGtReadOptions {
 }
 
 /**
- * Parses and validates a `data_gt.json` text: the reference fields with the reference's types (INTEROP §2) and
+ * Parses and validates a `data_gt.json` text: the reference fields with the reference's types (docs/formats.md#data_gtjson) and
  * consistent values (flags "1"/"0", code and τ iff sufficient, τ in 1..T, T = number of present sections in 3..5,
  * five sections in column order, trimmed contents, unique ids), and Concord's fields, all or none, consistent with
  * the gold label. `original_row` is refused (the scripts would read the labels from it). A leading BOM is accepted.

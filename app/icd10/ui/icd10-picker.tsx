@@ -1,6 +1,6 @@
 /**
  * ICD-10 code picker: type a code or words, arrows to move, Enter to choose. Searches the WHO chapter V table in the
- * browser (core/icd10 search), so every keystroke answers at once. The server validates the chosen code again.
+ * browser (app/icd10/icd10.ts search), so every keystroke answers at once. The server validates the chosen code again.
  */
 import { forwardRef, useEffect, useId, useMemo, useState } from "react";
 import { createIcd10Index, type Icd10Index, type Icd10TableRow } from "~/icd10/icd10";

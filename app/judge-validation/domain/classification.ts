@@ -1,7 +1,7 @@
 /**
  * Classification scores of a candidate judge (or a rater) against reference labels, as the reference's
- * `evaluate_judges_against_consensus.py` computes them with scikit-learn (INTEROP §5.5), and the majority consensus
- * of three raters that gives the reference labels (SPEC §8 "Judge validation").
+ * `evaluate_judges_against_consensus.py` computes them with scikit-learn (docs/judge-validation.md#consensus-and-the-report), and the majority consensus
+ * of three raters that gives the reference labels (docs/judge-validation.md#consensus-and-the-report).
  *
  * Labels are strings; `truth` is the reference (the human majority), `predicted` the judge. Unless said otherwise,
  * the label set is scikit-learn's default: every label seen in truth or predictions, sorted. A score that is
@@ -157,7 +157,7 @@ export interface ClassificationReport {
 }
 
 /**
- * Every score of one task (action, primary_answer or info_request) of INTEROP §5.5, over the items where both the
+ * Every score of one task (action, primary_answer or info_request) of docs/judge-validation.md#consensus-and-the-report, over the items where both the
  * reference and the prediction have a label (null = missing, dropped pairwise as the reference's `dropna`).
  */
 export function classificationReport(
@@ -197,7 +197,7 @@ export type MajorityOutcome<L extends string> =
   | { status: "too_few_votes"; label: null; votes: number };
 
 /**
- * The consensus of several votes on one item (INTEROP §5.5, SPEC §8): the label with at least `minVotes` votes
+ * The consensus of several votes on one item (docs/judge-validation.md#consensus-and-the-report): the label with at least `minVotes` votes
  * (2 of 3 raters by default) and more votes than any other. Missing votes (null) are not counted. A 1-1-1 split
  * is a `tie`; fewer than `minVotes` votes cast is `too_few_votes`. Either way there is no consensus: the item is
  * reported and left out of the scores.

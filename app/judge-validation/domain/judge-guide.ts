@@ -1,6 +1,6 @@
 /**
  * The raters' guide: the feature definitions and worked examples of the judge prompt (`app/data/prompts/judge.txt`,
- * the reference's text; paper §9.4), cut into the parts a rater needs at hand (SPEC §8 "Response features"). Human
+ * the reference's text; paper §9.4), cut into the parts a rater needs at hand (docs/judge-validation.md#response-features-and-the-action-rule). Human
  * raters and the LLM judge label from the same definitions, so their labels are comparable.
  */
 

@@ -1,10 +1,10 @@
 /**
- * Reading the files of judge validation (SPEC §8 "Judge validation", INTEROP §3.2, §5.1, §5.5): model responses to
+ * Reading the files of judge validation (docs/formats.md#trajectoriesjsonl, docs/judge-validation.md#importing-responses, docs/judge-validation.md#consensus-and-the-report): model responses to
  * validate the judge on, and candidate judges' outputs for the sampled responses. Text in, rows and line-numbered
  * problems out, so that the command line and the web upload report the same errors; a caller writes nothing while
  * `errors` is non-empty.
  *
- * Every response becomes one flattened step row in the reference's shape (`collect_trajectories.py`, INTEROP §5.1):
+ * Every response becomes one flattened step row in the reference's shape (`collect_trajectories.py`, docs/judge-validation.md#importing-responses):
  * the bucket rules and the seeded draw (validation-set.ts) then read exactly what the reference reads.
  */
 import {
@@ -29,13 +29,13 @@ export interface ImportIssue {
 
 export const RESPONSE_FORMATS = ["trajectories", "flattened", "simple"] as const;
 /**
- * `trajectories`: the reference's trajectories.jsonl, one case per line with its steps (INTEROP §3.2);
+ * `trajectories`: the reference's trajectories.jsonl, one case per line with its steps (docs/formats.md#trajectoriesjsonl);
  * `flattened`: rows as `collect_trajectories.py` writes them, one step per line (optionally with the first parse);
  * `simple`: `{id, model, strategy, step, is_last_section, response, features?}` per line.
  */
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
-/** Where a trajectories file came from: `runs/<name>/trajectories.jsonl` (INTEROP §3.1). */
+/** Where a trajectories file came from: `runs/<name>/trajectories.jsonl` (docs/formats.md#run-folders). */
 export interface RunSource {
   /** The run folder's name: `source_run_name`. */
   name: string;
@@ -67,7 +67,7 @@ export interface ParsedResponses {
   warnings: ImportIssue[];
 }
 
-/** The top-level keys `collect_trajectories.py` copies into each step row, in its order (INTEROP §5.1). */
+/** The top-level keys `collect_trajectories.py` copies into each step row, in its order (docs/judge-validation.md#importing-responses). */
 export const RUN_KEYS = [
   "sample_id",
   "strategy",
@@ -79,7 +79,7 @@ export const RUN_KEYS = [
   "num_steps_executed",
 ] as const;
 
-/** The ten step fields of INTEROP §3.2, in order. */
+/** The ten step fields of docs/formats.md#trajectoriesjsonl, in order. */
 export const STEP_KEYS = [
   "step_index",
   "section_order",
@@ -203,7 +203,7 @@ function readRow(record: Record<string, unknown>, line: number, where: string, o
 }
 
 /**
- * One trajectories.jsonl record → one flattened row per step, as `collect_trajectories.py` (INTEROP §5.1):
+ * One trajectories.jsonl record → one flattened row per step, as `collect_trajectories.py` (docs/judge-validation.md#importing-responses):
  * source_run_name, source_run_dir, source_file, the run keys, the ten step fields, then any other step keys
  * (a re-judge's `new_judge_output`, `new_judge_action`). A key the record lacks is null, as Python's `.get`.
  */
@@ -421,7 +421,7 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
   return { format, responses: errors.length ? [] : responses, errors, warnings };
 }
 
-// ————— Candidate judges' outputs (INTEROP §5.5) —————
+// ————— Candidate judges' outputs (docs/judge-validation.md#candidate-judges) —————
 
 export interface ParsedJudgeOutputRow {
   line: number;
@@ -431,7 +431,7 @@ export interface ParsedJudgeOutputRow {
   action: Action | null;
   /** The judge's text when the line gave it (`judge_output_raw`), else null. */
   raw: string | null;
-  /** What the judge-output parser could not use in `raw` (INTEROP §3.5). */
+  /** What the judge-output parser could not use in `raw` (docs/evaluation.md#judge-parse-and-mapping). */
   problems: JudgeParseProblem[];
 }
 
@@ -462,7 +462,7 @@ function domainLabel<T extends string>(value: unknown, key: string, domain: read
  * `{annotation_id, new_judge_output: {primary_answer, info_request, action}}` as the reference writes them, or
  * `{annotation_id, judge_output_raw: "PRIMARY_ANSWER: …"}`, the judge's raw text, parsed with the reference's rules
  * (parseJudgeOutput) and mapped to an action with the last-section rule, as the runner would. Labels are normalised
- * as INTEROP §5.5 (trim, lower-case; "", nan, null → missing; no, n/a … → none). Errors: unknown annotation ids,
+ * as docs/judge-validation.md#label-normalisation (trim, lower-case; "", nan, null → missing; no, n/a … → none). Errors: unknown annotation ids,
  * an id twice (the reference refuses duplicates), values outside the feature domains.
  */
 export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsOptions): ParsedJudgeOutputs {
@@ -530,7 +530,7 @@ export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsO
         annotationId,
         primaryAnswer: judged.features.primaryAnswer,
         infoRequest: judged.features.infoRequest,
-        // The reference's runner does not judge an empty output (INTEROP §3.4): no action.
+        // The reference's runner does not judge an empty output (docs/evaluation.md#the-sequential-protocol): no action.
         action: judged.problems.some((p) => p.kind === "empty_output") ? null : judged.action,
         raw,
         problems: judged.problems,
@@ -539,7 +539,7 @@ export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsO
     }
     const output = value.new_judge_output;
     if (!isObject(output)) {
-      // INTEROP §3.2: `new_judge_output: null` crashes the reference's scripts; here it is refused with its line.
+      // docs/formats.md#trajectoriesjsonl: `new_judge_output: null` crashes the reference's scripts; here it is refused with its line.
       errors.push({ line, message: mustBe("new_judge_output", "an object", output) });
       continue;
     }

@@ -1,5 +1,5 @@
 /**
- * Reading the labels file of `judge-report --labels` (issue 6): CSV `response_id,rater,primary_answer,info_request`
+ * Reading the labels file of `judge-report --labels` (docs/formats.md#judge-validation-files): CSV `response_id,rater,primary_answer,info_request`
  * with an optional `action` column, long format, one row per response and rater. Text in, labels and line-numbered
  * problems out. Kept apart from judge-report.ts because csv-parse needs Node (the report core also runs in pages).
  */
@@ -14,7 +14,7 @@ export interface LabelsIssue {
 
 /**
  * Reads a labels CSV: header `response_id,rater,primary_answer,info_request` (any order, case-insensitive, extra
- * columns ignored) and an optional `action` column. Labels are normalised as INTEROP §5.5 (trim, lower-case;
+ * columns ignored) and an optional `action` column. Labels are normalised as docs/judge-validation.md#label-normalisation (trim, lower-case;
  * "", nan, null, none/null → missing; no, n/a, na, not_applicable → none) and must then be in their domain.
  * Errors (with the file's line): a missing column, an empty response_id or rater, `judge:` without a name, an
  * unknown label, a response/rater pair twice. Any error empties `labels`.

@@ -1,11 +1,11 @@
 /**
- * The judge-validation report (SPEC §8 "Judge validation", INTEROP §5.5): the human majority per response, human
+ * The judge-validation report (docs/judge-validation.md#consensus-and-the-report): the human majority per response, human
  * consistency, and each candidate judge scored against the majority. One implementation, shared by
  * `npm run concord -- judge-report` and the admin page (which feeds the app's own labels into it).
  *
  * Input: long-format labels `{response_id, rater, primary_answer, info_request[, action]}`. A rater named
  * `judge:NAME` is candidate judge NAME; every other rater is a human. A human's action always follows from their
- * features by the §3.5 rule without the last-section re-mapping (raterAction); a judge's action is its `action`
+ * features by the action rule (docs/judge-validation.md#response-features-and-the-action-rule) without the last-section re-mapping (raterAction); a judge's action is its `action`
  * when given (the reference compares the judge's own action), else the same rule.
  */
 import { classificationReport, majorityVote, type ClassificationReport, type MajorityOutcome } from "./classification";
@@ -46,7 +46,7 @@ export interface TaskScores {
   cohen_kappa: number | null;
   /** Fleiss' κ of two raters, the consensus and the judge, over the same n responses. */
   fleiss_kappa_consensus_judge: number | null;
-  /** Fleiss' κ of the humans and the judge over the responses where all of them have a label (INTEROP §5.5). */
+  /** Fleiss' κ of the humans and the judge over the responses where all of them have a label (docs/judge-validation.md#consensus-and-the-report). */
   fleiss_kappa_humans_plus_judge: number | null;
   n_fleiss: number;
 }
@@ -100,7 +100,7 @@ function fleiss(rows: RatingRow[]): number | null {
 }
 
 /**
- * The report. Consensus per task (INTEROP §5.5): the label with at least 2 human votes and more than any other
+ * The report. Consensus per task (docs/judge-validation.md#consensus-and-the-report): the label with at least 2 human votes and more than any other
  * (majorityVote); a 1-1-1 split has none, is listed in `ties` (action) and is left out of every score against the
  * majority. Fleiss' κ uses the responses on which every human rater of the file's largest panel gave a label (the
  * reference's "items with all 4 labels": three humans and the judge).

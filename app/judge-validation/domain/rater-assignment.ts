@@ -1,6 +1,6 @@
 /**
- * Giving each sampled response of a judge-validation set to three raters (SPEC §8: "Three raters label each sampled
- * response"). Pure: the caller passes the items and the chosen raters and gets the assignments back.
+ * Giving each sampled response of a judge-validation set to three raters (docs/judge-validation.md#raters: every sampled
+ * response goes to three raters). Pure: the caller passes the items and the chosen raters and gets the assignments back.
  */
 import { PyRandom } from "../../python-compat/random";
 

@@ -1,9 +1,9 @@
 /**
- * The judge-validation set: the reference's rule-based first parse and buckets (INTEROP §5.2), its seeded
- * sampling (§5.3) and the annotator sheet (§5.4), replaying `build_human_validation_set.py` exactly so that the
- * same input and seed give the same selection and annotation ids (SPEC §8 "Judge validation").
+ * The judge-validation set: the reference's rule-based first parse and buckets (docs/judge-validation.md#first-parse-and-buckets), its seeded
+ * sampling (docs/judge-validation.md#sampling) and the annotator sheet (docs/judge-validation.md#annotator-sheet), replaying `build_human_validation_set.py` exactly so that the
+ * same input and seed give the same selection and annotation ids (docs/judge-validation.md).
  *
- * Input rows are the reference's flattened steps (INTEROP §5.1): any object with `new_judge_output` (the first-parse
+ * Input rows are the reference's flattened steps (docs/judge-validation.md#importing-responses): any object with `new_judge_output` (the first-parse
  * features), `model_output_raw` and `is_last_section`. Odd values are read as the reference's Python reads them.
  */
 import { formatCsv } from "../../formats/csv-text";
@@ -13,11 +13,11 @@ import { pyStrip } from "../../annotation/domain/sections";
 
 export type CodeClass = "placeholder" | "unspecified" | "specific_subtype" | "category_only" | "other";
 
-/** Code classes without a subtype: U of INTEROP §5.2. */
+/** Code classes without a subtype: U of docs/judge-validation.md#first-parse-and-buckets. */
 const UNSPECIFIC_CLASSES: ReadonlySet<CodeClass> = new Set(["unspecified", "placeholder", "category_only"]);
 
 /**
- * INTEROP §5.2 code classes, on the trimmed upper-cased code, first that holds: placeholder (contains `.-` or ends
+ * docs/judge-validation.md#first-parse-and-buckets code classes, on the trimmed upper-cased code, first that holds: placeholder (contains `.-` or ends
  * with `-`), unspecified (ends `.9` or `.A`), specific_subtype (a digit after a `.`), category_only (exactly a letter
  * and two digits), other. Python's `\d` is any Unicode decimal digit, hence `\p{Nd}`.
  *
@@ -34,7 +34,7 @@ export function classifyCode(code: string): CodeClass {
   return "other";
 }
 
-/** The nine buckets in the order their rules are tried (INTEROP §5.2, rules 1–9). */
+/** The nine buckets in the order their rules are tried (docs/judge-validation.md#first-parse-and-buckets, rules 1–9). */
 export const BUCKET_RULE_ORDER = [
   "committed_specific_refinement_only_specific_info",
   "committed_specific_explicit_conditional",
@@ -49,7 +49,7 @@ export const BUCKET_RULE_ORDER = [
 
 export type ValidationBucket = (typeof BUCKET_RULE_ORDER)[number];
 
-/** The order in which buckets are drawn, which fixes how the generator's numbers are consumed (INTEROP §5.3). */
+/** The order in which buckets are drawn, which fixes how the generator's numbers are consumed (docs/judge-validation.md#sampling). */
 export const BUCKET_SAMPLING_ORDER: readonly ValidationBucket[] = [
   "clear_diagnose_no_hedging",
   "clear_clarify_specific",
@@ -62,7 +62,7 @@ export const BUCKET_SAMPLING_ORDER: readonly ValidationBucket[] = [
   "differential_with_or_without_specific_asks",
 ];
 
-/** Targets summing to 200 (INTEROP §5.2); the paper's set had 149 because short buckets give what they have. */
+/** Targets summing to 200 (docs/judge-validation.md#first-parse-and-buckets); the paper's set had 149 because short buckets give what they have. */
 export const DEFAULT_BUCKET_TARGETS: Readonly<Record<ValidationBucket, number>> = {
   clear_diagnose_no_hedging: 10,
   clear_clarify_specific: 10,
@@ -165,12 +165,12 @@ const DECLINE = wholeWords([
   "need more information",
 ]);
 
-/** A hedging word or phrase, whole words, in the lower-cased response (INTEROP §5.2). */
+/** A hedging word or phrase, whole words, in the lower-cased response (docs/judge-validation.md#first-parse-and-buckets). */
 export function hasHedging(modelOutput: string): boolean {
   return HEDGING.test(modelOutput.toLowerCase());
 }
 
-/** An explicit decline ("I can't diagnose", "insufficient information", …), with ' or ’ (INTEROP §5.2). */
+/** An explicit decline ("I can't diagnose", "insufficient information", …), with ' or ’ (docs/judge-validation.md#first-parse-and-buckets). */
 export function hasDecline(modelOutput: string): boolean {
   return DECLINE.test(modelOutput.toLowerCase());
 }
@@ -187,7 +187,7 @@ export interface FirstParse {
 }
 
 /**
- * The rule-based first parse of one flattened step (INTEROP §5.2). Its derived action is NOT the judge's action
+ * The rule-based first parse of one flattened step (docs/judge-validation.md#first-parse-and-buckets). Its derived action is NOT the judge's action
  * rule: a committed answer whose codes are all unspecific, or which is explicitly conditional, counts as CLARIFY and
  * the info request of a committed answer is ignored. CLARIFY on a last-section row becomes ABSTAIN.
  *
@@ -246,12 +246,12 @@ export interface BucketSummary {
 export interface ValidationSet<R> {
   /** In annotation order: `ann_0001`, `ann_0002`, … */
   rows: ValidationRow<R>[];
-  /** Keys in sampling order (INTEROP §5.3). */
+  /** Keys in sampling order (docs/judge-validation.md#sampling). */
   summary: Record<ValidationBucket, BucketSummary>;
 }
 
 /**
- * Draws the validation set as the reference does (INTEROP §5.3): one `random.Random(seed)`; for each bucket in
+ * Draws the validation set as the reference does (docs/judge-validation.md#sampling): one `random.Random(seed)`; for each bucket in
  * sampling order, its candidates in input order are shuffled and the first `target` taken; the whole selection is
  * shuffled again and numbered `ann_0001`…. Each output row is the input row plus `validation_bucket`,
  * `derived_action` and `annotation_id` (an input key of the same name keeps its position and is overwritten).
@@ -316,15 +316,15 @@ function sheet(rows: readonly object[], columns: readonly string[]): string {
 }
 
 /**
- * The annotator sheet of INTEROP §5.4 for annotation outside the app, blinded: the reference's columns without
- * `model_evaluated` and `strategy` (SPEC §1: raters never see which model wrote the response). Answer columns blank.
+ * The annotator sheet of docs/judge-validation.md#annotator-sheet for annotation outside the app, blinded: the reference's columns without
+ * `model_evaluated` and `strategy` (docs/architecture.md#roles-and-blinding: raters never see which model wrote the response). Answer columns blank.
  */
 export function annotatorSheetCsv(rows: readonly object[]): string {
   return sheet(rows, ["annotation_id", "step_index", "is_last_section", "model_output_raw", ...ANSWER_COLUMNS]);
 }
 
 /**
- * The admin key: the reference's own annotator sheet (INTEROP §5.4, byte-identical to what
+ * The admin key: the reference's own annotator sheet (docs/judge-validation.md#annotator-sheet, byte-identical to what
  * `build_human_validation_set.py` writes), with `model_evaluated` and `strategy`. Never give it to raters.
  */
 export function annotatorKeyCsv(rows: readonly object[]): string {

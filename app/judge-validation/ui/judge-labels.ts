@@ -1,4 +1,4 @@
-/** Labels and keyboard keys of the rater workspace (SPEC §8 "Response features"), shared by the rater pages. */
+/** Labels and keyboard keys of the rater workspace (docs/judge-validation.md#response-features-and-the-action-rule), shared by the rater pages. */
 import type { InfoRequest, PrimaryAnswer } from "~/evaluation/domain/judge";
 
 

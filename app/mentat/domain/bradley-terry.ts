@@ -1,5 +1,5 @@
 /**
- * Bradley–Terry preference labels from expert option ratings (SPEC §9, MENTAT, seeds/004_… "Hierarchical
+ * Bradley–Terry preference labels from expert option ratings (docs/mentat.md#preference-labels; MENTAT, "Hierarchical
  * Bradley–Terry Preference Annotation"). Pure: no I/O, no clock; bootstrap resampling takes a seed and draws with
  * PyRandom (CPython's `random.Random`), so every number here can be replayed in Python.
  *

@@ -1,5 +1,5 @@
 /**
- * MENTAT question banks (SPEC §9; seeds/004_…): five-option questions in five domains with the creator's intended
+ * MENTAT question banks (docs/mentat.md): five-option questions in five domains with the creator's intended
  * answer and demographic placeholders, their expansion into demographic variant sets, the per-rater option order,
  * and the evaluation records Concord exports. Pure: deterministic functions of their inputs (seeds are passed in).
  *
@@ -482,7 +482,7 @@ export interface QuestionAgreement {
 }
 
 /**
- * Disagreement per question (MENTAT reports Krippendorff's α; SPEC §9): the options are the units, each rating row
+ * Disagreement per question (MENTAT reports Krippendorff's α; docs/mentat.md): the options are the units, each rating row
  * a coder, the scores interval values. A rater who rated a question twice counts as two coders.
  */
 export function optionAgreement(rows: readonly AnnotationRow[]): QuestionAgreement[] {

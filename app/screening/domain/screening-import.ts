@@ -1,5 +1,5 @@
 /**
- * Reading the files of a screening review (issue 8): the corpus (HealthBench JSONL conversations or plain-text items),
+ * Reading the files of a screening review (docs/screening.md): the corpus (HealthBench JSONL conversations or plain-text items),
  * the automatic screen's labels and a recall screen's tiers, from CSV or JSONL. Each reader validates the whole file
  * and reports every bad line as `line N: reason`; callers write nothing while `errors` is non-empty.
  */

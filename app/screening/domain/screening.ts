@@ -1,5 +1,5 @@
 /**
- * Screening review with concealed controls and recall rounds (SPEC §9; HealthBench-Psych, seeds/002): which items
+ * Screening review with concealed controls and recall rounds (docs/screening.md; the HealthBench-Psych paper): which items
  * a round reviews, the one seeded order shared by every reviewer, inclusion by majority with a consensus tier and a
  * modal category, relevance agreement (Gwet's AC1, overall and per reviewer pair), the control-inclusion rate and the
  * stop/continue decision. Pure: no database, clock or ambient randomness (the seed is an argument).

@@ -1,5 +1,5 @@
 /**
- * The figures of screening rounds as the admin pages show them (issue 8): counts, AC1 with its interval, the
+ * The figures of screening rounds as the admin pages show them (docs/screening.md): counts, AC1 with its interval, the
  * control-inclusion rate and the stop/continue decision. Presentation only; the numbers come from the server.
  */
 import { Link } from "@remix-run/react";

@@ -1,6 +1,6 @@
 /**
- * The study report's charts as Vega-Lite specifications, each with the exact rows it plots (issue 5: "the exact
- * counts behind every chart available as CSV"). Pure; rendering to SVG/PNG is app/charts/charts.server.ts's job.
+ * The study report's charts as Vega-Lite specifications, each with the exact rows it plots (docs/statistics.md#the-study-agreement-report: each
+ * chart downloadable with its counts as CSV). Pure; rendering to SVG/PNG is app/charts/charts.server.ts's job.
  */
 import type { TopLevelSpec } from "vega-lite";
 import { formatCsv } from "../../formats/csv-text";

@@ -1,5 +1,5 @@
 /**
- * The study report (SPEC §7, issue 5): agreement between the two primary annotations of each case, before
+ * The study report (docs/statistics.md#the-study-agreement-report): agreement between the two primary annotations of each case, before
  * adjudication, and the distributions of the study's gold labels. Pure: the caller loads plain per-case records;
  * the `stats` command and the admin dashboard print the same object.
  *
@@ -62,7 +62,7 @@ export type GoldSource = "agreed" | "adjudicated" | "reference";
 export interface StudyCaseRecord {
   caseId: number;
   externalId: string;
-  /** T, compacted (SPEC §2). */
+  /** T, compacted (docs/safe-psych.md#cases-and-sections). */
   numSections: number;
   ageGroup: string;
   /** Primary annotations submitted or locked (0, 1 or 2). */
@@ -86,7 +86,7 @@ export interface StudyReportOptions {
   notes?: readonly string[];
 }
 
-/** An imported dataset's label cells (INTEROP §1), as stored in reference_labels. */
+/** An imported dataset's label cells (docs/formats.md#released-csv-datacsv), as stored in reference_labels. */
 export interface ReferenceLabelCells {
   diagnosisSufficiency: string | null;
   diagnosisSufficiencyAgreement: string | null;
@@ -98,7 +98,7 @@ export interface ReferenceLabelCells {
 const flagOf = (cell: string | null): boolean | null => (cell === "1" ? true : cell === "0" ? false : null);
 
 /**
- * Reads reference labels as a gold label and agreement flags (INTEROP §1: `1`/`0`, a code and τ in 1..T when
+ * Reads reference labels as a gold label and agreement flags (docs/formats.md#released-csv-datacsv: `1`/`0`, a code and τ in 1..T when
  * sufficient). An imported insufficient label has no missing information. `gold` is null when the cells do not
  * make a label (the import validates them, so only hand-edited databases get here).
  */
@@ -185,7 +185,7 @@ export interface DiagnosisAgreement {
 }
 
 export interface PerDiagnosisRow {
-  /** Gold ICD-10 category (three-character base, SPEC §6). */
+  /** Gold ICD-10 category (three-character base, docs/icd10.md#levels). */
   category: string;
   title: string | null;
   n: number;
@@ -463,7 +463,7 @@ function diagnosisAgreement(pairs: readonly SufficientPair[], reasons: Reasons, 
     parsed.map(([a, b]) => [f(a), f(b)] as const);
   return {
     n: pairs.length,
-    // Equal diagnosis-level forms: the rule that decides disputes (gold.ts sameDiagnosis, SPEC §4, §6).
+    // Equal diagnosis-level forms: the rule that decides disputes (gold.ts sameDiagnosis, docs/safe-psych.md#disagreement-and-adjudication, docs/icd10.md).
     diagnosis_level: levelAgreement(
       "diagnosis.diagnosis_level",
       level((p) => (p.ok ? p.diagnosisLevel : null)),
@@ -577,7 +577,7 @@ const byCountThenKey =
 function actionLabels(records: readonly StudyCaseRecord[], notes: string[]): LabelDistributions["action_labels"] {
   const withGold = records.filter((r) => r.gold !== null);
   const maxSections = Math.max(0, ...withGold.map((r) => r.numSections));
-  // INTEROP §4.6 / paper Fig. 3: a case's last section goes to "Final", so T = 3 and T = 5 notes end together.
+  // docs/evaluation.md#expert-labels-script / paper Fig. 3: a case's last section goes to "Final", so T = 3 and T = 5 notes end together.
   const columns = [
     ...Array.from({ length: Math.max(0, maxSections - 1) }, (_, i) => `S${i + 1}`),
     ...(maxSections > 0 ? [ACTION_COLUMNS_FINAL] : []),
@@ -661,8 +661,8 @@ function referenceAgreement(records: readonly StudyCaseRecord[]): ReferenceAgree
 }
 
 /**
- * Every statistic of SPEC §7 for one study. Agreement uses the two primary annotations of each case whose
- * annotations are both in (SPEC §7: before adjudication), as raters "Annotator A" and "Annotator B"; Cohen's kappa
+ * Every statistic of docs/statistics.md#the-study-agreement-report for one study. Agreement uses the two primary annotations of each case whose
+ * annotations are both in (docs/statistics.md#the-study-agreement-report: before adjudication), as raters "Annotator A" and "Annotator B"; Cohen's kappa
  * depends on which is which, AC1, percent agreement and the absolute differences do not. Label distributions use
  * the gold labels given (agreed, adjudicated or imported reference labels); disputed cases have none yet.
  *
