@@ -1,5 +1,5 @@
 /**
- * The senior adjudicator's side (SPEC §4, issue 4): a queue of disputed cases they did not annotate, blinded two-phase
+ * The senior adjudicator's side (docs/safe-psych.md, "Disagreement and adjudication"): a queue of disputed cases they did not annotate, blinded two-phase
  * adjudication (an independent judgement first, then the two annotations revealed as "Annotator A/B"), and a final
  * decision that becomes the gold label. Annotator identities never leave this module; the A/B order is the one drawn
  * when the dispute arose (case_outcomes.annotator_order).

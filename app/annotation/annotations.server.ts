@@ -1,5 +1,5 @@
 /**
- * The annotator's side (SPEC §3): their assigned cases, drafts saved as they work, atomic submission, revision until
+ * The annotator's side (docs/safe-psych.md, "Annotation"): their assigned cases, drafts saved as they work, atomic submission, revision until
  * the case's second annotation is in, then both locked. Every query is scoped to the annotator (ownership is part of
  * the query), so a case that is not theirs is simply not found. Nothing here returns another annotator's labels or
  * identity, adjudication data, reference labels or dispute state.

@@ -1,5 +1,5 @@
 /**
- * MentalBench-style generated-case review (SPEC §9, issue 9): review sets of generated cases and seeds, the expert
+ * MentalBench-style generated-case review (docs/case-review.md): review sets of generated cases and seeds, the expert
  * panel, the experts' reviews (three 5-point scores for a case; accept or reject with a reason for a seed), drafts,
  * atomic submission, revisions and audit, and the report (core/case-review).
  *

@@ -267,7 +267,7 @@ export const mentatFitCommand: Command = {
                                       [--penalty X] [--strength-penalty X] [--json]
 
 Turns the submitted 0–100 option ratings of the bank's preference-domain questions into preference labels (MENTAT,
-SPEC §9): pairwise wins per rating (ties give nothing), one strength vector per question (summing to zero) with a
+docs/mentat.md): pairwise wins per rating (ties give nothing), one strength vector per question (summing to zero) with a
 slope in [0.8, 1.25] and an offset in [-3, 3] per expert, P(i beats j | expert) = σ(slope·(βi − βj) + offset),
 penalty·Σ(slope − 1)² + penalty·Σ offset² (+ strength-penalty·Σβ²), fitted by projected L-BFGS; label = softmax(β)
 with percentile bootstrap intervals (rows resampled within each question, Python's random.Random(seed)); and

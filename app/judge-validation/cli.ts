@@ -116,9 +116,9 @@ export const judgeImportCommand: Command = {
   summary: "Import model responses into a judge-validation set (validated as a whole)",
   help: `Usage: npm run concord -- judge-import --set NAME FILE|DIR [--format F] [--run NAME] [--dry-run]
 
-Imports model responses to validate a judge on (SPEC §8) into a validation set, creating the set if it is new.
+Imports model responses to validate a judge on (docs/judge-validation.md) into a validation set, creating the set if it is new.
 FILE is JSONL in one of three formats, detected from its first line:
-  trajectories  the reference's trajectories.jsonl (one case per line with its steps, INTEROP §3.2), flattened to
+  trajectories  the reference's trajectories.jsonl (one case per line with its steps, docs/judge-validation.md), flattened to
                 one response per step as the reference's collect_trajectories.py does: source_run_name (the run
                 folder), source_run_dir, source_file, the run keys and the ten step fields, then any other step keys
                 (e.g. the first parse new_judge_output)
@@ -234,7 +234,7 @@ export const judgeSampleCommand: Command = {
   help: `Usage: npm run concord -- judge-sample --set NAME [--seed N] [--target BUCKET=N …] [--json]
 
 Draws the sample to be rated from the set's responses exactly as the reference's build_human_validation_set.py
-(INTEROP §5.2–5.3): the rule-based first parse puts each response in one of nine buckets, then one Python
+(docs/judge-validation.md): the rule-based first parse puts each response in one of nine buckets, then one Python
 random.Random(seed) shuffles each bucket's candidates (in input order) and takes up to its target, and shuffles the
 selection again into ids ann_0001…. Prints target, available and selected per bucket.
 
@@ -312,7 +312,7 @@ export const judgeExportCommand: Command = {
   help: `Usage: npm run concord -- judge-export --set NAME --out DIR
 
 Writes into DIR:
-  annotator-sheet.csv  the blinded annotator sheet (INTEROP §5.4 without model_evaluated and strategy): give it to
+  annotator-sheet.csv  the blinded annotator sheet (docs/judge-validation.md without model_evaluated and strategy): give it to
                        raters who annotate outside the app
   key.csv              the reference's own sheet, with model_evaluated and strategy: the admin's key, never for raters
   selected.jsonl       the sampled rows (input row + validation_bucket, derived_action, annotation_id)
@@ -339,9 +339,9 @@ export const judgeImportOutputsCommand: Command = {
 
 FILE is JSONL, one sampled response per line, in either form:
   {"annotation_id": "ann_0001", "new_judge_output": {"primary_answer": …, "info_request": …, "action": …}}
-      as the reference writes a re-judged validation set (INTEROP §5.5)
+      as the reference writes a re-judged validation set (docs/judge-validation.md)
   {"annotation_id": "ann_0001", "judge_output_raw": "PRIMARY_ANSWER: committed\\nINFO_REQUEST: none\\n…"}
-      the judge's raw text, parsed with the reference's rules (INTEROP §3.5) and mapped to an action (CLARIFY on the
+      the judge's raw text, parsed with the reference's rules (docs/judge-validation.md) and mapped to an action (CLARIFY on the
       last section becomes ABSTAIN)
 Labels are normalised (trim, lower-case; empty/nan/null missing; no, n/a … none). The whole file is validated first:
 an unknown or repeated annotation_id or a value outside the features' domains is reported as FILE:LINE and nothing is
@@ -498,7 +498,7 @@ export const judgeReportCommand: Command = {
   summary: "Score candidate judges against the raters' majority (judge validation report)",
   help: `Usage: npm run concord -- judge-report (--labels FILE | --set NAME) [--json]
 
-The judge-validation report (SPEC §8, INTEROP §5.5), from a labels file or from a set's labels in the app (the same
+The judge-validation report (docs/judge-validation.md), from a labels file or from a set's labels in the app (the same
 computation either way).
 
 FILE is CSV with the header response_id,rater,primary_answer,info_request and an optional action column, one row per

@@ -1,9 +1,9 @@
 /**
- * Judge validation, the rater's side (SPEC §8, §1): the sampled responses assigned to a rater, drafts saved as they
+ * Judge validation, the rater's side (docs/judge-validation.md, "Raters"): the sampled responses assigned to a rater, drafts saved as they
  * work, submission and revision while the set is being rated. Every query is scoped to the rater (ownership is part
  * of the query: an item not theirs is not found), and every view is an explicit projection that holds the response
  * text and the rater's own labels only — never the model, strategy, sample id, bucket, derived action, judge outputs
- * or other raters' labels (SPEC §1 "rater … must never see").
+ * or other raters' labels (docs/architecture.md, "Roles and blinding").
  */
 import { readFileSync } from "node:fs";
 import { and, asc, eq } from "drizzle-orm";

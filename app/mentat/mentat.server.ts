@@ -1,5 +1,5 @@
 /**
- * MENTAT question banks (SPEC §9, issue 9): import, the expert panel, the experts' option ratings (drafts, atomic
+ * MENTAT question banks (docs/mentat.md): import, the expert panel, the experts' option ratings (drafts, atomic
  * submission, revisions, audit), demographic variant sets, Bradley–Terry label fits and the evaluation export.
  *
  * Blinding: everything an expert loads goes through getRaterQuestion / listRaterBanks, which select the expert's own

@@ -228,7 +228,7 @@ export default function JudgeSetPage() {
       <h2>Bucket sample</h2>
       <p className="muted">
         The reference's rule-based first parse puts each response in a bucket; a seeded draw takes up to the target from
-        each (INTEROP §5.2–5.3). The same responses and seed give the reference's own selection and ids.
+        each (docs/judge-validation.md). The same responses and seed give the reference's own selection and ids.
         {set.drawnAt ? ` Drawn with seed ${set.seed}.` : " Not drawn yet."}
       </p>
       <Form method="post">

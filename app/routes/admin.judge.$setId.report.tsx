@@ -49,7 +49,7 @@ export default function JudgeReportPage() {
         </a>
       </div>
       <p className="muted">
-        Submitted ratings only. The majority is the action with at least two of three human votes (SPEC §8, INTEROP
+        Submitted ratings only. The majority is the action with at least two of three human votes (docs/judge-validation.md, INTEROP
         §5.5); a split (1-1-1) has none and is left out of the scores. The same numbers come from{" "}
         <code>npm run concord -- judge-report --labels labels.csv</code>.
       </p>

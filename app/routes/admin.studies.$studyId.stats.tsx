@@ -173,7 +173,7 @@ export default function StudyStatsPage() {
         </a>
       </div>
       <p className="muted">
-        Agreement between the two primary annotations of each case, before adjudication (SPEC §7). Annotator A and B are
+        Agreement between the two primary annotations of each case, before adjudication (docs/statistics.md). Annotator A and B are
         each case's anonymised annotators. The same report:{" "}
         <code>npm run concord -- stats --study "{report.study.name}"</code>.
       </p>
@@ -366,7 +366,7 @@ export default function StudyStatsPage() {
       <Chart chart={byId.get("earliest-section-agreement")} base={base} />
 
       <h2>Diagnosis</h2>
-      <p>{d.n} case(s) both annotators called sufficient, compared at three levels of ICD-10 (SPEC §6).</p>
+      <p>{d.n} case(s) both annotators called sufficient, compared at three levels of ICD-10 (docs/icd10.md).</p>
       <table data-testid="diagnosis-levels">
         <thead>
           <tr>

@@ -58,7 +58,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     version: view.version,
     updatedAt: view.updatedAt,
     csrf,
-    // Drafts: saved on the server shortly after each change (SPEC §3), only while the annotation is a draft.
+    // Drafts: saved on the server shortly after each change (docs/safe-psych.md, "Annotation"), only while the annotation is a draft.
     autosave: !locked && !submitted,
     readOnly: locked,
     // The same rules as the server (core/gold checkCaseLabel), so mistakes show at once; the server checks again.

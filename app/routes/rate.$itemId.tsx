@@ -28,7 +28,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 /**
- * Blinding (SPEC §1): the loader returns the response text, the rater's own labels and the judge prompt's guide —
+ * Blinding (docs/architecture.md, "Roles and blinding"): the loader returns the response text, the rater's own labels and the judge prompt's guide —
  * nothing else. getRaterItem selects exactly those columns; an item not assigned to this rater answers 404.
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {

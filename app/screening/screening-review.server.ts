@@ -1,5 +1,5 @@
 /**
- * The reviewer's side of a screening round (issue 8): their rounds' items in the one shared order, the item's text,
+ * The reviewer's side of a screening round (docs/screening.md, "Review"): their rounds' items in the one shared order, the item's text,
  * their own vote (drafts, atomic submission, revision while the round is open). Blinding is this module's
  * projections: every query selects its columns explicitly and never reads control status, strata, screen labels,
  * recall tiers, the imported record (rubrics) or another reviewer's vote. Ownership is part of every query, so an

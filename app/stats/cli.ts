@@ -18,7 +18,7 @@ const MAX_LISTED_ERRORS = 20;
 const help = `Usage: npm run concord -- agreement --ratings FILE [--json] [--scale nominal|ordinal|interval]
                                      [--weights linear|quadratic] [--order a,b,c]
 
-Agreement between raters (SPEC §7) from a long-format ratings file: percent agreement, Cohen's kappa
+Agreement between raters (docs/statistics.md) from a long-format ratings file: percent agreement, Cohen's kappa
 (exactly two raters), Gwet's AC1 with standard error and 95% confidence interval (irrCAC gwet.ac1.raw),
 Fleiss' kappa (irrCAC fleiss.kappa.raw), Krippendorff's alpha and, for two raters, the confusion matrix.
 Missing ratings are allowed.

@@ -6,7 +6,7 @@ import { CliError, parseOptions, requireOption, type Command } from "../cli/comm
 
 const help = `Usage: npm run concord -- stats --study NAME [--json | --md]
 
-The study report (SPEC §7): agreement between the two primary annotations of each case, before adjudication,
+The study report (docs/statistics.md): agreement between the two primary annotations of each case, before adjudication,
 and the distributions of the study's gold labels — the same numbers as the admin dashboard's
 "Agreement statistics" page.
 
@@ -35,7 +35,7 @@ Exit status: 0 on success, 2 for an unknown study or bad options.
 
 export const statsCommand: Command = {
   name: "stats",
-  summary: "Study report: annotator agreement and gold-label distributions (SPEC §7)",
+  summary: "Study report: annotator agreement and gold-label distributions (docs/statistics.md)",
   help,
   async run(argv, io) {
     const { values } = parseOptions(argv, {

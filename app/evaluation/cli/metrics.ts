@@ -10,7 +10,7 @@ import { CliError, parseOptions, requireOption, type CliIO, type Command } from 
 const help = `Usage: npm run concord -- metrics --gold data_gt.json --runs DIR [DIR …] [--json] [--out DIR]
                                    [--compat reference]
 
-Evaluation metrics (SPEC §8) from run folders written by \`concord run\` or by the Safe-Psych reference, per
+Evaluation metrics (docs/evaluation.md) from run folders written by \`concord run\` or by the Safe-Psych reference, per
 model × strategy over seeds (mean, sample s.d., 95% Student-t interval mean ± t(0.975, n−1)·s/√n):
 under-abstention, over-abstention, stage-1 clarification rate, timing of the first diagnosis (premature,
 on time, late, never), the cumulative diagnosis curve beside the expert sufficiency curve, and diagnostic
@@ -22,7 +22,7 @@ Modes:
                        empty model output or a judge failure are excluded from every metric and counted; timing
                        over cases with a sufficient gold label; the stage-1 denominator from the expert labels
                        (cases not sufficient at section 1); accuracy over diagnosed cases with a gold code.
-  --compat reference   each reference script's own numbers, quirks included (INTEROP §4): its case filters,
+  --compat reference   each reference script's own numbers, quirks included (docs/evaluation.md): its case filters,
                        file globs, folder-name models, pooled seeds, code fallback, F40-F49 vs F40-F48, the seed
                        script's abstained definition, and its crashes (reported, not fatal). Per model ×
                        strategy: under/over-abstention from abstention_rate, stage 1 from clarification_seeking,

@@ -28,9 +28,9 @@ const help = `Usage: npm run concord -- run --samples samples.json --strategy S[
                                [--seeds 123,42,…] [--temperature 0.7] [--top-p 0.95] [--max-tokens 512]
                                [--concurrency 8] [--out runs] [--limit N] [options]
 
-Runs a model through the Safe-Psych evaluation protocol (SPEC §8, INTEROP §3.4–3.5) against any
+Runs a model through the Safe-Psych evaluation protocol (docs/evaluation.md) against any
 OpenAI-compatible chat-completions server (vLLM, Ollama, llama.cpp server, hosted APIs), with the
-reference's prompt texts byte for byte, and writes the reference's run folders (INTEROP §3.1–3.3), which the
+reference's prompt texts byte for byte, and writes the reference's run folders (docs/evaluation.md), which the
 reference's evaluation scripts and \`concord metrics\` read.
 
 Strategies (comma-separated, or "all"):
@@ -74,7 +74,7 @@ Run folders: <out>/<model-key>_<strategy>_judge-<judge-key>_seed-<seed>_<YYYYMMD
 trajectories.jsonl (one record per case, written as soon as the case stops), timing.json (when complete),
 run.json (every parameter, the software version and the prompt files' sha256) and _tmp/concord-steps.jsonl (every
 answered call). Keep one folder per model and strategy under the reference's runs/ and seed replicates under
-evaluations/multiple_seed_runs/runs_seeds/ (INTEROP §3.1).
+evaluations/multiple_seed_runs/runs_seeds/ (docs/evaluation.md).
 
 Resuming: rerun the same command. The run folder of each (model, strategy, seed) in --out is found again, finished
 cases are not queried again, and unfinished ones continue from their last answered call. A run made with other

@@ -416,7 +416,7 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
       line: 0,
       message:
         `${withoutFirstParse} of ${responses.length} responses have no first-parse features (new_judge_output): ` +
-        "the bucket rules read them as none/none, so they can only fall in clear_abstain_decline (INTEROP §5.2)",
+        "the bucket rules read them as none/none, so they can only fall in clear_abstain_decline (docs/judge-validation.md)",
     });
   return { format, responses: errors.length ? [] : responses, errors, warnings };
 }

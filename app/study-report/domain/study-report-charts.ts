@@ -414,7 +414,7 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
     chart(
       "action-labels",
       "Expert action labels by section",
-      "Share of each expert action per section; each case's last section is in the Final column (INTEROP §4.6).",
+      "Share of each expert action per section; each case's last section is in the Final column (docs/statistics.md).",
       ["column", "action", "n", "share"],
       actionRows,
       {
@@ -455,7 +455,7 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
     chart(
       "icd10-groups",
       "Gold diagnoses by WHO block",
-      "Gold diagnoses by ICD-10 chapter V block (SPEC §6 group).",
+      "Gold diagnoses by ICD-10 chapter V block (docs/icd10.md group).",
       ["group", "n"],
       groups.map((r) => ({ group: r.group, n: r.n })),
       barChart({ field: "group", title: "", sort: groups.map((r) => r.group) }, DIAGNOSIS_COLOUR),

@@ -57,7 +57,7 @@ function blocks(report: StudyReport): Block[] {
 
   heading(`Study report: ${report.study.name}`, 1);
   text(
-    "Agreement between the two primary annotations of each case, before adjudication (SPEC §7); " +
+    "Agreement between the two primary annotations of each case, before adjudication (docs/statistics.md); " +
       "Annotator A and B are the anonymised annotators of each case.",
   );
 
@@ -155,7 +155,7 @@ function blocks(report: StudyReport): Block[] {
 
   const l = report.label_distributions;
   heading("Expert action labels by section");
-  text(`${sourceText(report)} Each case's last section is in the Final column (INTEROP §4.6).`);
+  text(`${sourceText(report)} Each case's last section is in the Final column (docs/statistics.md).`);
   table(
     ["Section", "Clarify", "Diagnose", "Abstain", "Total"],
     l.action_labels.rows.map((r) => [

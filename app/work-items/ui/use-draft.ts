@@ -1,6 +1,6 @@
 /**
  * The save cycle of every workspace (annotation, response rating, screening vote, option rating, case review):
- * drafts saved on the server shortly after each change while the work is a draft (SPEC §3), an explicit submission
+ * drafts saved on the server shortly after each change while the work is a draft (docs/architecture.md, "The work-item engine"), an explicit submission
  * (or revision), optimistic concurrency through the version the page read, and the server's messages kept at the
  * fields. The route's action reads what this posts with parseDraftPost (app/platform/forms.ts).
  */
