@@ -57,9 +57,9 @@ function Header() {
         <nav aria-label="Main">
           {user.roles.includes("annotator") && <NavLink to="/annotate">Annotate</NavLink>}
           {user.roles.includes("adjudicator") && <NavLink to="/adjudicate">Adjudicate</NavLink>}
-          {user.roles.includes("rater") && <NavLink to="/rate">Rate responses</NavLink>}
-          {user.roles.includes("rater") && <NavLink to="/review">Screening review</NavLink>}
-          {user.roles.includes("rater") && <NavLink to="/ratings">Expert ratings</NavLink>}
+          {user.roles.includes("rater") && <NavLink to="/judge-validation">Rate responses</NavLink>}
+          {user.roles.includes("rater") && <NavLink to="/screening">Screening review</NavLink>}
+          {user.roles.includes("rater") && <NavLink to="/expert-ratings">Expert ratings</NavLink>}
           {user.roles.includes("admin") && (
             <NavLink to="/admin" className={() => (studiesActive ? "active" : "")}>
               Studies

@@ -13,10 +13,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
       label: "Adjudicate disputed notes",
       role: "adjudicator",
     },
-    user.roles.includes("rater") && { to: "/rate", label: "Rate model responses", role: "rater" },
-    user.roles.includes("rater") && { to: "/review", label: "Review screening items", role: "rater" },
+    user.roles.includes("rater") && { to: "/judge-validation", label: "Rate model responses", role: "rater" },
+    user.roles.includes("rater") && { to: "/screening", label: "Review screening items", role: "rater" },
     user.roles.includes("rater") && {
-      to: "/ratings",
+      to: "/expert-ratings",
       label: "Rate answer options and generated cases (expert ratings)",
       role: "rater",
     },

@@ -60,7 +60,7 @@ interface Values {
 function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof loader>> }) {
   const csrf = useRootData()?.user?.csrf ?? "";
   const navigate = useNavigate();
-  const next = view.nextQuestionId !== null ? `/ratings/mentat/${view.nextQuestionId}` : "/ratings";
+  const next = view.nextQuestionId !== null ? `/mentat/${view.nextQuestionId}` : "/expert-ratings";
   const [state, setState] = useState<WorkState>(view.state);
   const form = useDraft<Values, RatingSaveResult>({
     initial: { scores: view.scores, comment: view.comment },
@@ -100,7 +100,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   return (
     <section>
       <WorkspaceHeader
-        list={{ to: "/ratings", label: "Expert ratings" }}
+        list={{ to: "/expert-ratings", label: "Expert ratings" }}
         title={
           <>
             Question {view.question.externalId}{" "}

@@ -78,7 +78,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     check: (values) => checkVote(values, view.categories) as Record<string, string>,
     incompleteMessage: "The vote is incomplete; see the marked fields.",
     onSubmitted: (r) =>
-      navigate(view.nextEntryId !== null && !r.roundClosed ? `/review/${view.nextEntryId}` : "/review"),
+      navigate(view.nextEntryId !== null && !r.roundClosed ? `/screening/${view.nextEntryId}` : "/screening"),
   });
   const { values, update, errors } = draft;
 
@@ -91,8 +91,8 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     } else if (key === "n") update({ relevant: "no" });
     else if (key === "c" && values.relevant === "yes") categoryRef.current?.focus();
     else if (/^[1-3]$/.test(key)) update({ confidence: REVIEW_CONFIDENCES[Number(key) - 1]! });
-    else if (key === "j" && view.nextEntryId !== null) navigate(`/review/${view.nextEntryId}`);
-    else if (key === "k" && view.previousEntryId !== null) navigate(`/review/${view.previousEntryId}`);
+    else if (key === "j" && view.nextEntryId !== null) navigate(`/screening/${view.nextEntryId}`);
+    else if (key === "k" && view.previousEntryId !== null) navigate(`/screening/${view.previousEntryId}`);
     else return false;
     return true;
   });
@@ -107,7 +107,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   return (
     <section>
       <WorkspaceHeader
-        list={{ to: "/review", label: "My items" }}
+        list={{ to: "/screening", label: "My items" }}
         title={
           <>
             Item {view.entry.position} of {view.entry.total}{" "}
@@ -121,10 +121,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         links={[
           {
             label: "Previous",
-            to: view.previousEntryId !== null ? `/review/${view.previousEntryId}` : null,
+            to: view.previousEntryId !== null ? `/screening/${view.previousEntryId}` : null,
             shortcut: "K",
           },
-          { label: "Next", to: view.nextEntryId !== null ? `/review/${view.nextEntryId}` : null, shortcut: "J" },
+          { label: "Next", to: view.nextEntryId !== null ? `/screening/${view.nextEntryId}` : null, shortcut: "J" },
         ]}
       />
       <div className="workspace">

@@ -64,7 +64,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   const csrf = useRootData()?.user?.csrf ?? "";
   const navigate = useNavigate();
   const isSeed = view.item.kind === "seed";
-  const next = view.nextItemId !== null ? `/ratings/cases/${view.nextItemId}` : "/ratings";
+  const next = view.nextItemId !== null ? `/case-review/${view.nextItemId}` : "/expert-ratings";
   const [state, setState] = useState<WorkState>(view.state);
   const form = useDraft<ReviewValues, ReviewSaveResult>({
     initial: view.values,
@@ -110,7 +110,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   return (
     <section>
       <WorkspaceHeader
-        list={{ to: "/ratings", label: "Expert ratings" }}
+        list={{ to: "/expert-ratings", label: "Expert ratings" }}
         title={
           <>
             {isSeed ? "Seed" : "Case"} {view.item.externalId}{" "}

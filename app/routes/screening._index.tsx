@@ -34,7 +34,7 @@ export default function ReviewHome() {
       col.accessor("round", { header: "Round" }),
       col.accessor("position", {
         header: "#",
-        cell: (info) => <Link to={`/review/${info.row.original.entryId}`}>{info.getValue()}</Link>,
+        cell: (info) => <Link to={`/screening/${info.row.original.entryId}`}>{info.getValue()}</Link>,
       }),
       col.accessor("preview", { header: "Opening words" }),
       col.accessor("state", {
@@ -48,7 +48,7 @@ export default function ReviewHome() {
     <section>
       <ListHeader
         title="Screening review"
-        next={{ to: next !== null ? `/review/${next}` : null, label: "Next item", shortcut: "J", testId: "next-item" }}
+        next={{ to: next !== null ? `/screening/${next}` : null, label: "Next item", shortcut: "J", testId: "next-item" }}
         allDone={rows.length ? "All your items are submitted. Thank you." : null}
       />
       <p className="muted">

@@ -31,7 +31,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const items = listRaterItems(db, user.id);
   const rows: WorkRow[] = [
     ...questions.map((q) => ({
-      to: `/ratings/mentat/${q.questionId}`,
+      to: `/mentat/${q.questionId}`,
       kind: "Answer options" as const,
       collection: q.bankName,
       externalId: q.externalId,
@@ -39,7 +39,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       state: q.state,
     })),
     ...items.map((i) => ({
-      to: `/ratings/cases/${i.itemId}`,
+      to: `/case-review/${i.itemId}`,
       kind: i.kind === "seed" ? ("Seed case" as const) : ("Generated case" as const),
       collection: i.setName,
       externalId: i.externalId,

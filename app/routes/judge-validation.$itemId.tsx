@@ -75,7 +75,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       return missing;
     },
     incompleteMessage: "Both features are needed to submit; see the marked fields.",
-    onSubmitted: () => navigate(view.nextItemId !== null ? `/rate/${view.nextItemId}` : "/rate"),
+    onSubmitted: () => navigate(view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : "/judge-validation"),
   });
   const { values, update, errors } = draft;
 
@@ -94,7 +94,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         view.nextItemId !== null &&
         !(e.target as HTMLElement).matches?.("input[type=radio]")
       )
-        navigate(`/rate/${view.nextItemId}`);
+        navigate(`/judge-validation/${view.nextItemId}`);
       else return false;
       return true;
     },
@@ -105,11 +105,11 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   return (
     <section>
       <WorkspaceHeader
-        list={{ to: "/rate", label: "My responses" }}
+        list={{ to: "/judge-validation", label: "My responses" }}
         title={<>Response {view.item.annotationId}</>}
         state={{ value: view.state, label: WORK_STATE_LABELS[view.state], testId: "rating-state" }}
         progress={view.progress}
-        links={[{ label: "Next", to: view.nextItemId !== null ? `/rate/${view.nextItemId}` : null, shortcut: "→" }]}
+        links={[{ label: "Next", to: view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : null, shortcut: "→" }]}
       />
       <div className="workspace">
         <div>

@@ -26,7 +26,7 @@ export default function RateHome() {
     () => [
       col.accessor("annotationId", {
         header: "Response",
-        cell: (info) => <Link to={`/rate/${info.row.original.itemId}`}>{info.getValue()}</Link>,
+        cell: (info) => <Link to={`/judge-validation/${info.row.original.itemId}`}>{info.getValue()}</Link>,
       }),
       col.accessor("setName", { header: "Validation set" }),
       col.accessor("state", {
@@ -50,7 +50,7 @@ export default function RateHome() {
       <ListHeader
         title="My responses"
         next={{
-          to: next !== null ? `/rate/${next}` : null,
+          to: next !== null ? `/judge-validation/${next}` : null,
           label: "Next response",
           shortcut: "N",
           testId: "next-response",
