@@ -103,9 +103,11 @@ export interface ParsedJudgeOutput {
 const JUDGE_KEYS = ["PRIMARY_ANSWER", "INFO_REQUEST", "ICD_CODES", "DIAGNOSIS_NAMES"] as const;
 type JudgeKey = (typeof JUDGE_KEYS)[number];
 
+/* eslint-disable no-control-regex -- Python counts these control characters as line breaks */
 /** Python's `str.splitlines()` boundaries; a final line break does not open an empty last line. */
 const PY_LINE_BREAK = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;
 const PY_FINAL_LINE_BREAK = /[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]$/;
+/* eslint-enable no-control-regex */
 
 export function pySplitLines(text: string): string[] {
   if (text === "") return [];
