@@ -6,6 +6,9 @@ import { PyRandom } from "../../python-compat/random";
 
 export const RATERS_PER_RESPONSE = 3;
 
+/** Where one rater stands on one assigned response; services report it, the rater pages show it. */
+export type RatingState = "not_started" | "draft" | "submitted";
+
 export type RaterPlan =
   | { ok: true; assignments: { itemId: number; raterId: string }[]; load: Record<string, number> }
   | { ok: false; error: string };

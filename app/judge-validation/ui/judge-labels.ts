@@ -1,7 +1,9 @@
 /** Labels and keyboard keys of the rater workspace (SPEC §8 "Response features"), shared by the rater pages. */
 import type { InfoRequest, PrimaryAnswer } from "~/evaluation/domain/judge";
+import type { RatingState } from "../domain/rater-assignment";
 
-export type RatingState = "not_started" | "draft" | "submitted";
+// Re-exported while the judge-ratings service and the rater routes still take the type from here.
+export type { RatingState };
 
 export const RATING_STATE_LABELS: Record<RatingState, string> = {
   not_started: "not started",
