@@ -58,7 +58,7 @@ module.exports = {
     },
     {
       name: "nothing-imports-routes",
-      comment: "Routes are the web layer's leaves (so no service imports one either): Remix loads them; shared code lives in a service, domain/ or ui/.",
+      comment: "Routes are leaves, so no service imports one either: Remix loads them; shared code lives elsewhere.",
       severity: "error",
       from: {},
       to: { path: ROUTE },

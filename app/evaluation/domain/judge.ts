@@ -13,7 +13,6 @@ export type InfoRequest = (typeof INFO_REQUESTS)[number];
 
 /** Only the reference's first-parse re-judge emits it (INTEROP §5.1); `judge.txt` has no CONTINGENCY feature. */
 export const CONTINGENCIES = ["none", "explicit_conditional", "refinement_only"] as const;
-export type Contingency = (typeof CONTINGENCIES)[number];
 
 export const ACTIONS = ["DIAGNOSE", "CLARIFY", "ABSTAIN"] as const;
 export type Action = (typeof ACTIONS)[number];
@@ -44,10 +43,6 @@ export function isPrimaryAnswer(value: string): value is PrimaryAnswer {
 
 export function isInfoRequest(value: string): value is InfoRequest {
   return (INFO_REQUESTS as readonly string[]).includes(value);
-}
-
-export function isContingency(value: string): value is Contingency {
-  return (CONTINGENCIES as readonly string[]).includes(value);
 }
 
 export interface ResponseFeatures {
