@@ -12,11 +12,8 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: {
-      ecmaVersion: 2023,
-      sourceType: "module",
-      globals: { ...globals.node, ...globals.browser },
-    },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
     plugins: { "react-hooks": reactHooks },
     rules: {
       "react-hooks/rules-of-hooks": "error",
