@@ -57,7 +57,9 @@ app.use((req, res, next) => {
     let originHost = null;
     try {
       originHost = new URL(origin).host;
-    } catch {}
+    } catch {
+      // An unparsable Origin stays null and so never matches the host.
+    }
     if (originHost !== hostHeader) return res.status(403).type("text/plain").send("Cross-origin request refused.");
   }
   next();

@@ -74,10 +74,6 @@ export function listUsers(db: Db): UserView[] {
   }));
 }
 
-export function countUsers(db: Db): number {
-  return db.select({ n: count() }).from(users).get()!.n;
-}
-
 export async function createUser(
   db: Db,
   input: { username: string; displayName?: string; password: string; roles: Role[]; actorId?: string | null },

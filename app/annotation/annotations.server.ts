@@ -308,9 +308,3 @@ function lockIfComplete(tx: DbOrTx, a: Assignment, now: number): number | null {
   return submitted.find((s) => s.assignmentId === a.id)!.version + 1;
 }
 
-/** Whether another annotation of the case has started (drafts count): used to refuse reassignment. */
-export function annotationStarted(db: DbOrTx, assignmentId: number): boolean {
-  return Boolean(
-    db.select({ id: annotations.id }).from(annotations).where(eq(annotations.assignmentId, assignmentId)).get(),
-  );
-}

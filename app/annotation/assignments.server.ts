@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, cases, userRoles, users } from "../../db/schema";
-import { ANNOTATORS_PER_CASE, planAssignments } from "./domain/assignment";
+import { planAssignments } from "./domain/assignment";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../accounts/users.server";
@@ -194,5 +194,3 @@ export function reassign(
     });
   });
 }
-
-export const PER_CASE = ANNOTATORS_PER_CASE;

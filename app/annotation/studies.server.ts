@@ -418,10 +418,6 @@ export function getCaseSections(db: Db, caseId: number): Section[] {
     .all() as Section[];
 }
 
-export function countStudyCases(db: Db, studyId: number): number {
-  return db.select({ n: count() }).from(cases).where(eq(cases.studyId, studyId)).get()!.n;
-}
-
 /**
  * Sets how disputes are adjudicated (docs/safe-psych.md#disagreement-and-adjudication): two-phase (independent judgement, then A/B revealed), reveal-only or
  * independent-only. Refused while an adjudicator is between the two phases, whose work would change meaning.

@@ -1,4 +1,4 @@
-import { CliError, type CliIO, type Command } from "./command";
+import { CliError, type CliIO } from "./command";
 import { commands } from "./registry";
 
 function overview(): string {

@@ -188,10 +188,10 @@ Without --add or --remove, lists the panel with each expert's progress.`,
             : addReviewRaters(db, { setId: target.id, raterIds: add, actorId: null });
         io.out(`Added ${n} expert${n === 1 ? "" : "s"} to ${target.kind} "${target.name}".\n`);
       }
-      for (const id of remove)
-        target.kind === "bank"
-          ? removeBankRater(db, { bankId: target.id, raterId: id, actorId: null })
-          : removeReviewRater(db, { setId: target.id, raterId: id, actorId: null });
+      for (const id of remove) {
+        if (target.kind === "bank") removeBankRater(db, { bankId: target.id, raterId: id, actorId: null });
+        else removeReviewRater(db, { setId: target.id, raterId: id, actorId: null });
+      }
       if (remove.length)
         io.out(
           `Removed ${remove.length} expert${remove.length === 1 ? "" : "s"} from ${target.kind} "${target.name}".\n`,

@@ -61,6 +61,7 @@ export interface Icd10Error {
 export type Icd10Parse = Icd10Code | Icd10Error;
 
 // Inner whitespace is removed too (`f 32.1`); \s misses Python's \x1c-\x1f and \x85, which pyStrip also strips.
+// eslint-disable-next-line no-control-regex -- Python's whitespace includes these control characters
 const WHITESPACE = /[\s\x1c-\x1f\x85]+/g;
 // Letter, two digits, then up to four characters after an optional dot: WHO codes have one, ICD-10-CM up to four.
 const CODE_SHAPE = /^([A-Z])(\d{2})(?:\.?([0-9A-Z]{1,4}))?$/;

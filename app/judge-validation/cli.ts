@@ -153,7 +153,7 @@ Options:
       throw new CliError(`--format must be one of ${RESPONSE_FORMATS.join(", ")}, not "${values.format}".`);
     const path = positionals[0];
     let files: ResponsesFile[];
-    let isDir = false;
+    let isDir: boolean;
     try {
       isDir = statSync(path).isDirectory();
     } catch {

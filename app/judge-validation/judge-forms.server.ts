@@ -24,7 +24,7 @@ const ResponsesFormSchema = z.object({
     .string()
     .trim()
     .max(300)
-    .regex(/^[^\/\\]*$/, "The run folder name may not contain slashes.")
+    .regex(/^[^/\\]*$/, "The run folder name may not contain slashes.")
     .default(""),
 });
 

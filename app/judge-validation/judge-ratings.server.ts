@@ -27,7 +27,7 @@ export const RatingValuesSchema = z.object({
 });
 export type RatingValues = z.infer<typeof RatingValuesSchema>;
 
-export const EMPTY_RATING: RatingValues = {
+const EMPTY_RATING: RatingValues = {
   primaryAnswer: "",
   infoRequest: "",
   icdCodes: "",

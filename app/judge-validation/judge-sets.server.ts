@@ -46,7 +46,7 @@ export const JudgeSetNameSchema = z
   .trim()
   .min(1, "Give the validation set a name.")
   .max(100, "A set name has at most 100 characters.")
-  .regex(/^[^\/\\]+$/, "A set name may not contain slashes.");
+  .regex(/^[^/\\]+$/, "A set name may not contain slashes.");
 
 /** Seeds as Python's `random.seed` takes them here: whole numbers 0 … 2^53 − 1. */
 export const SeedSchema = z.coerce

@@ -1096,11 +1096,3 @@ export function exportDataset(
   };
 }
 
-/** For the admin question table: the fitted labels by question id (letters a–e). */
-export function labelsByQuestion(
-  fit: FitSummary | null,
-): Map<string, { labels: number[]; lower: number[]; upper: number[] }> {
-  return new Map(
-    (fit?.result.labels.questions ?? []).map((q) => [q.question, { labels: q.labels, lower: q.lower, upper: q.upper }]),
-  );
-}

@@ -19,8 +19,6 @@ export interface ProgressSink {
   finish(state: ProgressState): void;
 }
 
-export const silentProgress: ProgressSink = { start() {}, update() {}, finish() {} };
-
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "?";
   const s = Math.max(0, Math.round(seconds));

@@ -25,7 +25,7 @@ import {
   type ParsedLabel,
   type ParsedTier,
 } from "./domain/screening-import";
-import type { Db, DbOrTx } from "../platform/db.server";
+import type { Db } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { getScreeningStudy, studyState } from "./screening.server";
 import { ServiceError } from "../accounts/users.server";
@@ -357,9 +357,3 @@ export function importScreeningFiles(
   );
 }
 
-/** Whether any item of the study has been used by a round (for the admin page's import hints). */
-export function corpusFixed(db: DbOrTx, studyId: number): boolean {
-  return Boolean(
-    db.select({ id: screeningRounds.id }).from(screeningRounds).where(eq(screeningRounds.studyId, studyId)).get(),
-  );
-}

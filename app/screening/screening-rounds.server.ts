@@ -247,8 +247,6 @@ function roundView(r: RoundData) {
   };
 }
 
-export type RoundView = ReturnType<typeof roundView>;
-
 /** Everything the admin's study page shows. */
 export function getStudyOverview(db: Db, studyId: number) {
   const study = getScreeningStudy(db, studyId);

@@ -165,7 +165,6 @@ export interface ReportFile {
 }
 
 const FILE = /^([a-z0-9]+(?:-[a-z0-9]+)*)\.(svg|png|csv|json|md)$/;
-export { REPORT_FILE_STEM } from "./domain/study-report-files";
 import { REPORT_FILE_STEM } from "./domain/study-report-files";
 
 function slug(name: string): string {

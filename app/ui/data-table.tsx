@@ -30,6 +30,8 @@ export const tableFeatureSet = tableFeatures({
 });
 
 export type Features = typeof tableFeatureSet;
+// One table's columns hold values of different types, which ColumnDef's third parameter cannot express as a union.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Columns<T extends RowData> = ColumnDef<Features, T, any>[];
 export const columnHelper = <T extends RowData>() => createColumnHelper<Features, T>();
 

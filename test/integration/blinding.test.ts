@@ -37,11 +37,10 @@ let dir: string;
 let alice: UserView;
 let bruno: UserView;
 let carl: UserView;
-let judy: UserView;
 let boss: UserView;
 /** [1] disputed (alice F33.2 vs bruno F42.2), [2] alice submitted + bruno draft, [3] bruno + carl only, [4] alice unstarted */
 const caseIds: number[] = [];
-const { cookies, csrfs, logIn, get, post, text } = appSessions(() => app.url, PASSWORD);
+const { csrfs, logIn, get, post, text } = appSessions(() => app.url, PASSWORD);
 
 function studyJsonl(): Uint8Array {
   const line = (i: number) =>
@@ -81,7 +80,7 @@ beforeAll(async () => {
   db = openDatabase(tmp.dbPath);
   const make = (username: string, displayName: string, roles: UserView["roles"]) =>
     createUser(db, { username, displayName, password: PASSWORD, roles, actorId: null });
-  [alice, bruno, carl, judy, boss] = await Promise.all([
+  [alice, bruno, carl, , boss] = await Promise.all([
     make("alice", "Alice Amberley", ["annotator"]),
     make("bruno", "Bruno Quixotewright", ["annotator"]),
     make("carl", "Carl Vantongeren", ["annotator"]),

@@ -33,7 +33,6 @@ let dir: string;
 let ann: UserView;
 let ben: UserView;
 let cat: UserView;
-let zed: UserView;
 let boss: UserView;
 const ids: Record<string, number> = {};
 const { cookies, csrfs, logIn, get, text } = appSessions(() => app.url, PASSWORD);
@@ -47,7 +46,7 @@ beforeAll(async () => {
   ann = await make("ann", "Ann Expert", ["rater"]);
   ben = await make("quill", "Quillon Okonkwo-Lindqvist", ["rater"]);
   cat = await make("cat", "Cat Outsider", ["rater"]);
-  zed = await make("zed", "Zed Annotator", ["annotator"]);
+  await make("zed", "Zed Annotator", ["annotator"]);
   boss = await make("boss", "Study Manager", ["admin"]);
   const bank = importQuestionBank(db, { bankName: "Blind bank", text: BANK, actorId: boss.id });
   if (!bank.ok) throw new Error("import failed");

@@ -560,6 +560,7 @@ describe("concord run", () => {
     const paths = writeInputs(dir);
     const r = await cli(runArgs(s, paths, join(dir, "runs"), "--strategy", "full_info_no_abstention"), true);
     expect(r.code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- the progress line starts with the terminal's erase-line escape
     expect(r.err).toMatch(/\r\x1b\[2K\[█+\] 3\/3 trajectories 100% · [\d.]+ calls\/s · ETA 0s/);
   });
 

@@ -33,6 +33,7 @@ describe("Python-compatible JSON (the reference writes json.dumps(…, ensure_as
       -0.5,
       1e22,
       5e-324,
+      // eslint-disable-next-line no-loss-of-precision -- the literal as Python prints it; the test is that it round-trips
       0.24767011800000001,
     ];
     expect(values.map(pyFloatRepr)).toEqual([

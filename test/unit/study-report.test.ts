@@ -24,7 +24,7 @@ const report = buildStudyReport(records, {
 
 function expectInterval(
   actual: { value: number | null; se: number | null; ci95: [number, number] | null },
-  wanted: any,
+  wanted: { value: number; se: number; ci95: [number, number] },
 ) {
   expect(actual.value).toBeCloseTo(wanted.value, 10);
   expect(actual.se).toBeCloseTo(wanted.se, 10);

@@ -13,7 +13,6 @@ export type InfoRequest = (typeof INFO_REQUESTS)[number];
 
 /** Only the reference's first-parse re-judge emits it (docs/judge-validation.md#importing-responses); `judge.txt` has no CONTINGENCY feature. */
 export const CONTINGENCIES = ["none", "explicit_conditional", "refinement_only"] as const;
-export type Contingency = (typeof CONTINGENCIES)[number];
 
 export const ACTIONS = ["DIAGNOSE", "CLARIFY", "ABSTAIN"] as const;
 export type Action = (typeof ACTIONS)[number];
@@ -44,10 +43,6 @@ export function isPrimaryAnswer(value: string): value is PrimaryAnswer {
 
 export function isInfoRequest(value: string): value is InfoRequest {
   return (INFO_REQUESTS as readonly string[]).includes(value);
-}
-
-export function isContingency(value: string): value is Contingency {
-  return (CONTINGENCIES as readonly string[]).includes(value);
 }
 
 export interface ResponseFeatures {
@@ -103,9 +98,11 @@ export interface ParsedJudgeOutput {
 const JUDGE_KEYS = ["PRIMARY_ANSWER", "INFO_REQUEST", "ICD_CODES", "DIAGNOSIS_NAMES"] as const;
 type JudgeKey = (typeof JUDGE_KEYS)[number];
 
+/* eslint-disable no-control-regex -- Python counts these control characters as line breaks */
 /** Python's `str.splitlines()` boundaries; a final line break does not open an empty last line. */
 const PY_LINE_BREAK = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;
 const PY_FINAL_LINE_BREAK = /[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]$/;
+/* eslint-enable no-control-regex */
 
 export function pySplitLines(text: string): string[] {
   if (text === "") return [];

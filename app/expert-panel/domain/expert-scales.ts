@@ -20,7 +20,6 @@ export type VariantDimension = (typeof VARIANT_DIMENSIONS)[number];
 /** Gender variants, in MENTAT's column order he / she / they. */
 export const GENDERS = ["male", "female", "nonbinary"] as const;
 export type Gender = (typeof GENDERS)[number];
-export const GENDER_COLUMNS: Record<Gender, "he" | "she" | "they"> = { male: "he", female: "she", nonbinary: "they" };
 
 /** Ages of the age set by default: five points across MENTAT's 18–65 range. */
 export const DEFAULT_AGES: readonly number[] = [20, 30, 40, 50, 60];

@@ -5,8 +5,6 @@
  */
 import { parseIcd10 } from "../../icd10/icd10";
 
-export type Sufficiency = "sufficient" | "insufficient";
-
 /** The controlled list of missing information (docs/safe-psych.md#annotation), in display order; `other` carries free text. */
 export const MISSING_INFO = [
   { key: "onset_duration", label: "Duration of symptoms / onset timeline" },

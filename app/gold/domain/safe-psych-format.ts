@@ -162,7 +162,7 @@ export function buildDataGtRecord(c: GoldCase, options: DataGtOptions = {}): Dat
   try {
     record.action_labels = expertActionLabels(gold, T);
   } catch (e) {
-    throw new RangeError(`case ${JSON.stringify(c.id)}: ${(e as Error).message}`);
+    throw new RangeError(`case ${JSON.stringify(c.id)}: ${(e as Error).message}`, { cause: e });
   }
   if (!options.asReleased) record.presenting_symptoms_label = stage1Label(gold);
   record.adjudicated = c.adjudicated;

@@ -209,7 +209,7 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
   for (const row of records.rows) {
     const id = checkId(row, seen, errors);
     const f = row.fields;
-    let messages: Message[] | null = null;
+    let messages: Message[] | null;
     let kind: ParsedItem["kind"] = "text";
     if (f.prompt !== undefined) {
       kind = "conversation";

@@ -38,7 +38,6 @@ export interface RoundSummaryView {
 }
 
 export const percent = (x: number | null, digits = 1) => (x === null ? "—" : `${(100 * x).toFixed(digits)}%`);
-export const fixed = (x: number | null, digits = 2) => (x === null ? "—" : x.toFixed(digits));
 
 export function Ac1({ c }: { c: CoefficientView }) {
   if (c.value === null) return <span title={c.reason ?? undefined}>—</span>;

@@ -1,0 +1,12 @@
+import type { KnipConfig } from "knip";
+
+// Unused files, exports and dependencies (docs/checks.md). The entry points come from knip's plugins: Remix (root,
+// entry.server and every route), Vitest (the test files and vitest.config.ts), Vite, drizzle-kit, and the npm
+// scripts (scripts/concord.ts, scripts/bench.ts, server.js). An export used only inside its own file is not reported:
+// the check is for dead code, not for what a module chooses to expose.
+const config: KnipConfig = {
+  project: ["app/**/*.{ts,tsx}", "db/**/*.ts", "scripts/**/*.ts", "test/**/*.ts", "*.{js,ts}"],
+  ignoreExportsUsedInFile: true,
+};
+
+export default config;
