@@ -4,9 +4,9 @@
  * the query), so a case that is not theirs is simply not found. Nothing here returns another annotator's labels or
  * identity, adjudication data, reference labels or dispute state.
  */
-import { and, asc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { annotations, assignments, cases, studies, type AnnotationStatus } from "../../db/schema";
+import { annotations, assignments, cases, studies } from "../../db/schema";
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../gold/domain/gold";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";

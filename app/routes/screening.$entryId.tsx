@@ -18,7 +18,6 @@ import {
   submitVote,
   VoteValuesSchema,
   type VoteResult,
-  type VoteState,
 } from "~/screening/screening-review.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

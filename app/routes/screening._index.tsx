@@ -11,7 +11,6 @@ import {
   listReviewerEntries,
   nextEntryId,
   type ReviewRow,
-  type VoteState,
 } from "~/screening/screening-review.server";
 
 export const meta: MetaFunction = () => [{ title: "Screening review · Concord" }];
