@@ -48,3 +48,16 @@ export function formulaExcerpt(value: string): string {
   const v = value.trimStart().replace(/[\u0000-\u001f\u007f]/g, " ");
   return JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v);
 }
+
+/**
+ * One warning for a record's formula-like values (`looksLikeFormula`), naming each field, or null when there are
+ * none. The values are kept as given; the CSVs for spreadsheets quote them.
+ */
+export function formulaWarning(fields: Record<string, string | null | undefined>): string | null {
+  const hits = Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === "string" && looksLikeFormula(e[1]));
+  if (hits.length === 0) return null;
+  return (
+    `${hits.map(([name, value]) => `${name} ${formulaExcerpt(value)}`).join(", ")} start${hits.length === 1 ? "s" : ""} ` +
+    "like a spreadsheet formula: kept as given, and quoted in the CSVs meant for spreadsheets."
+  );
+}
