@@ -3,6 +3,7 @@
 import { createRequestHandler } from "@remix-run/express";
 import express from "express";
 import { randomBytes } from "node:crypto";
+import { networkInterfaces } from "node:os";
 
 // Files this process creates (the database, its WAL, backups) are readable by the owner only: they hold clinical text.
 process.umask(0o077);
@@ -12,12 +13,32 @@ const port = Number(process.env.PORT || 3000);
 const host = process.env.HOST || "127.0.0.1";
 const baseUrl = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
 
+// Only the names Concord is reached by are served (DNS rebinding; docs/security.md). A bad list stops the start.
+let allowlist;
+try {
+  allowlist = build.entry.module.allowedHosts({
+    host,
+    port,
+    env: process.env.CONCORD_ALLOWED_HOSTS,
+    interfaces: Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)),
+  });
+} catch (e) {
+  console.error(e instanceof Error ? e.message : String(e));
+  process.exit(2);
+}
+
 await build.entry.module.startup({ baseUrl, log: (line) => console.log(line) });
 
 const app = express();
 app.disable("x-powered-by");
 // Behind one reverse proxy: trust only its own X-Forwarded-For entry, so clients cannot choose their address.
 if (process.env.CONCORD_TRUST_PROXY === "1") app.set("trust proxy", 1);
+
+app.use((req, res, next) => {
+  const forwarded = app.get("trust proxy") ? req.get("x-forwarded-host") : undefined;
+  if (build.entry.module.hostAllowed(forwarded ?? req.get("host"), allowlist)) return next();
+  res.status(400).type("text/plain").send("This server does not answer to that host name (see CONCORD_ALLOWED_HOSTS).");
+});
 
 app.use((req, res, next) => {
   const nonce = randomBytes(16).toString("base64");

@@ -7,6 +7,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "./nonce";
 
 export { startup } from "./platform/startup.server";
+export { allowedHosts, hostAllowed } from "./platform/allowed-hosts";
 
 const ABORT_DELAY = 5_000;
 

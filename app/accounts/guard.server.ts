@@ -9,13 +9,14 @@ import { getUserById, type UserView } from "./users.server";
 import { auth, csrfToken, sessionTooOld } from "./auth.server";
 import { getDb } from "../platform/db.server";
 import { parseId } from "../platform/forms";
+import { readForm } from "../platform/read-form.server";
 
 export interface AuthUser extends UserView {
   sessionId: string;
   csrf: string;
 }
 
-function sessionIdFrom(request: Request): string | null {
+export function sessionIdFrom(request: Request): string | null {
   return auth(getDb()).readSessionCookie(request.headers.get("Cookie") ?? "");
 }
 
@@ -68,7 +69,7 @@ export async function requireRole(request: Request, roles: Role | Role[]): Promi
  * before looking at any field. The server also refuses cross-origin posts by their Origin header (server.js).
  */
 export async function requireForm(request: Request, user: AuthUser): Promise<FormData> {
-  const form = await request.formData();
+  const form = await readForm(request);
   const sent = String(form.get("csrf") ?? "");
   const a = Buffer.from(sent);
   const b = Buffer.from(user.csrf);

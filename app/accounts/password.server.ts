@@ -1,32 +1,73 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
-// scrypt (RFC 7914) with N = 2^15, r = 8, p = 1: the OWASP-recommended minimum cost for scrypt, ~100 ms here.
-const N = 2 ** 15;
+// scrypt (RFC 7914) with N = 2^17, r = 8, p = 1: OWASP's first recommended scrypt setting, ~250 ms and 128 MiB per
+// hash here. Older hashes (N = 2^15) still verify and are replaced at the next login (docs/security.md, "Stored
+// passwords").
+const N = 2 ** 17;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
-const MAXMEM = 128 * N * R * 2;
+// Node refuses scrypt above `maxmem` (32 MiB by default); scrypt needs 128·N·r bytes, so allow twice that.
+const maxmemFor = (n: number, r: number) => 128 * n * r * 2;
+// A stored hash names its own parameters: refuse ones that would take more than 1 GiB rather than try them.
+const MAX_MEMORY = 1024 * 1024 * 1024;
+// Each check holds 128 MiB for ~250 ms: at most this many run at once, the rest wait their turn, so that a burst of
+// logins cannot exhaust the server's memory.
+const MAX_PARALLEL = 2;
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  while (running >= MAX_PARALLEL) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
 
 function scrypt(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCb(password.normalize("NFKC"), salt, KEY_LENGTH, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  return inTurn(
+    () =>
+      new Promise((resolve, reject) =>
+        scryptCb(password.normalize("NFKC"), salt, KEY_LENGTH, opts, (err, key) => (err ? reject(err) : resolve(key))),
+      ),
   );
 }
 
 /** `scrypt$N$r$p$salt$hash` (base64): the parameters travel with the hash so they can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, { N, r: R, p: P, maxmem: MAXMEM });
+  const key = await scrypt(password, salt, { N, r: R, p: P, maxmem: maxmemFor(N, R) });
   return ["scrypt", N, R, P, salt.toString("base64"), key.toString("base64")].join("$");
 }
 
-export async function verifyPassword(hash: string, password: string): Promise<boolean> {
+function parseHash(hash: string) {
   const [scheme, n, r, p, salt, expected] = hash.split("$");
-  if (scheme !== "scrypt" || !salt || !expected) return false;
+  if (scheme !== "scrypt" || !salt || !expected) return null;
   const params = { N: Number(n), r: Number(r), p: Number(p) };
-  const key = await scrypt(password, Buffer.from(salt, "base64"), { ...params, maxmem: 128 * params.N * params.r * 2 });
+  if (![params.N, params.r, params.p].every((x) => Number.isSafeInteger(x) && x > 0)) return null;
+  if (128 * params.N * params.r > MAX_MEMORY || params.p > 16) return null;
+  return { params, salt, expected };
+}
+
+export async function verifyPassword(hash: string, password: string): Promise<boolean> {
+  const parsed = parseHash(hash);
+  if (!parsed) return false;
+  const { params, salt, expected } = parsed;
+  const key = await scrypt(password, Buffer.from(salt, "base64"), { ...params, maxmem: maxmemFor(params.N, params.r) });
   const want = Buffer.from(expected, "base64");
   return key.length === want.length && timingSafeEqual(key, want);
+}
+
+/** True when a stored hash was made with weaker parameters than new hashes get: the next login replaces it. */
+export function needsRehash(hash: string): boolean {
+  const parsed = parseHash(hash);
+  if (!parsed) return true;
+  return parsed.params.N < N || parsed.params.r < R || parsed.params.p < P;
 }
 
 export const PASSWORD_MIN_LENGTH = 10;

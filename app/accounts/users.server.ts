@@ -1,11 +1,12 @@
-import { and, asc, count, eq, gt, lt } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { generateIdFromEntropySize } from "lucia";
 import { z } from "zod";
-import { loginFailures, ROLES, sessions, userRoles, users, type Role } from "../../db/schema";
+import { ROLES, sessions, userRoles, users, type Role } from "../../db/schema";
 import { auth, blankSessionCookie, sessionCookie } from "./auth.server";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { hashPassword, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
+import { hashPassword, needsRehash, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
+import { throttled } from "./login-throttle.server";
 
 export const UsernameSchema = z
   .string()
@@ -133,11 +134,7 @@ export function setActive(db: Db, input: { userId: string; active: boolean; acto
   });
 }
 
-// Throttling: after 5 failures for a username (or 20 from one address) within 15 minutes, refuse further attempts
-// until the window has passed, whatever the password.
-export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
-export const MAX_FAILURES_PER_USER = 5;
-export const MAX_FAILURES_PER_IP = 20;
+export { FREE_FAILURES, retryDelayMs, THROTTLE_WINDOW_MS } from "./login-throttle.server";
 
 export type LoginResult =
   | { ok: true; sessionCookie: string; user: UserView }
@@ -145,43 +142,38 @@ export type LoginResult =
 
 export async function login(
   db: Db,
-  input: { username: string; password: string; ip: string; now?: number },
+  input: { username: string; password: string; ip: string; now?: number; previousSessionId?: string | null },
 ): Promise<LoginResult> {
-  const now = input.now ?? Date.now();
   const username = input.username.trim().toLowerCase();
-  const since = now - THROTTLE_WINDOW_MS;
-  db.delete(loginFailures).where(lt(loginFailures.at, since)).run();
-  const byUser = db
-    .select({ n: count(), first: loginFailures.at })
-    .from(loginFailures)
-    .where(and(eq(loginFailures.username, username), gt(loginFailures.at, since)))
-    .get()!;
-  const byIp = db
-    .select({ n: count() })
-    .from(loginFailures)
-    .where(and(eq(loginFailures.ip, input.ip), gt(loginFailures.at, since)))
-    .get()!;
-  if (byUser.n >= MAX_FAILURES_PER_USER || byIp.n >= MAX_FAILURES_PER_IP) {
-    const minutes = Math.ceil(THROTTLE_WINDOW_MS / 60000);
-    return { ok: false, throttled: true, error: `Too many failed attempts. Wait ${minutes} minutes and try again.` };
+  // Throttled by (account, address), counting only finished failures (login-throttle.server.ts).
+  const attempt = await throttled(db, { username, ip: input.ip, now: input.now }, async () => {
+    const row = db.select().from(users).where(eq(users.username, username)).get();
+    // Verify against a dummy hash when the user does not exist, so timing does not reveal which usernames exist.
+    const valid = await verifyPassword(row?.passwordHash ?? DUMMY_HASH, input.password);
+    // One message for every failure: a deactivated account is not confirmed even to someone who knows its password.
+    return { failed: !row || !valid || !row.active, row };
+  });
+  if ("waitMs" in attempt) {
+    const seconds = Math.ceil(attempt.waitMs / 1000);
+    return { ok: false, throttled: true, error: `Too many failed attempts. Wait ${seconds} second${seconds === 1 ? "" : "s"} and try again.` };
   }
-  // The attempt is recorded as a failure before the (slow) password check, in the same synchronous step as the count
-  // above, so a burst of parallel attempts cannot all pass the throttle; a success removes it again.
-  db.insert(loginFailures).values({ username, ip: input.ip, at: now }).run();
-  const row = db.select().from(users).where(eq(users.username, username)).get();
-  // Verify against a dummy hash when the user does not exist, so timing does not reveal which usernames exist.
-  const valid = await verifyPassword(row?.passwordHash ?? DUMMY_HASH, input.password);
-  // One message for every failure: a deactivated account is not confirmed even to someone who knows its password.
-  if (!row || !valid || !row.active) return { ok: false, error: "Wrong username or password." };
-  db.delete(loginFailures).where(eq(loginFailures.username, username)).run();
+  const row = attempt.row;
+  if (attempt.failed || !row) return { ok: false, error: "Wrong username or password." };
+  // A hash made with weaker scrypt parameters is replaced now that the password is known (docs/security.md).
+  if (needsRehash(row.passwordHash)) {
+    const passwordHash = await hashPassword(input.password);
+    db.update(users).set({ passwordHash }).where(and(eq(users.id, row.id), eq(users.passwordHash, row.passwordHash))).run();
+  }
   const lucia = auth(db);
+  // Logging in over a session ends it: the browser holds one session at a time (docs/security.md, "Sessions").
+  if (input.previousSessionId) await lucia.invalidateSession(input.previousSessionId);
   await lucia.deleteExpiredSessions();
-  const session = await lucia.createSession(row.id, { createdAt: now });
+  const session = await lucia.createSession(row.id, { createdAt: input.now ?? Date.now() });
   return { ok: true, sessionCookie: sessionCookie(session.id), user: getUserById(db, row.id)! };
 }
 
 const DUMMY_HASH =
-  "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+  "scrypt$131072$8$1$AAAAAAAAAAAAAAAAAAAAAA==$JlQmhdG1h+PhZhxa+R8mZ5lHPF1e1JupmHLm8u2BnBM=";
 
 export async function logout(db: Db, sessionId: string): Promise<string> {
   await auth(db).invalidateSession(sessionId);

@@ -20,7 +20,9 @@ export function openDatabase(path: string = databasePath()): Db {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  sqlite.pragma("synchronous = NORMAL");
+  // FULL, not NORMAL: in WAL mode NORMAL may lose the last commits on a power cut, and an acknowledged submission of
+  // a clinician's label must survive one (docs/security.md, "Durability"; its cost is measured by `npm run bench`).
+  sqlite.pragma("synchronous = FULL");
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: fromRoot("db", "migrations") });
   return db;

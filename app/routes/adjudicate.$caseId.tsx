@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { redirect } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { unlessOutOfSpace } from "~/platform/storage-errors.server";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useState } from "react";
 import { z } from "zod";
@@ -49,17 +50,18 @@ export async function action({ request, params }: ActionFunctionArgs) {
     message: "The form was malformed. Reload the page.",
     errors: {},
   };
-  if (caseId === null || !post.success) return bad;
+  // Refusals answer with their real status (409 when someone else decided first), not a 200 (docs/security.md).
+  if (caseId === null || !post.success) return data(bad, 422);
   let raw: unknown;
   try {
     raw = JSON.parse(post.data.label);
   } catch {
-    return bad;
+    return data(bad, 422);
   }
   const label = LabelInputSchema.safeParse(raw);
-  if (!label.success) return bad;
+  if (!label.success) return data(bad, 422);
   const db = getDb();
-  const result =
+  const result = unlessOutOfSpace(() =>
     post.data.intent === "independent"
       ? recordIndependent(db, { userId: user.id, caseId, label: label.data })
       : decide(db, {
@@ -68,8 +70,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
           label: label.data,
           rationale: post.data.rationale,
           outcomeVersion: post.data.outcomeVersion,
-        });
-  if (!result.ok) return result;
+        }),
+  );
+  if (!result.ok) return data(result, result.status);
   if (result.status === "decided") {
     const view = getAdjudicationCase(db, { userId: user.id, caseId });
     return redirect(`/adjudicate?decided=${encodeURIComponent(view?.case.externalId ?? "")}`);

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
+import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -37,8 +38,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const post = parseDraftPost(form, AnnotationValuesSchema, { id: params.caseId, maxLength: 100_000 });
   if (!post.ok) return data<SaveResult>(post.failure, 422);
   const input = { userId: user.id, caseId: post.id, values: post.values, version: post.version };
-  const result = post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input);
-  return data<SaveResult>(result, result.ok ? 200 : result.status);
+  const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input)));
+  return data<SaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
 }
 
 export default function AnnotateCase() {

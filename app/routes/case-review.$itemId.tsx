@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
+import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -39,14 +40,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const post = parseDraftPost(form, ReviewValuesSchema, { id: params.itemId, maxLength: 50_000, report: "message" });
   if (!post.ok) return data<ReviewSaveResult>(post.failure, 422);
-  const result = saveReview(getDb(), {
+  const result = unlessOutOfSpace(() =>
+    saveReview(getDb(), {
     userId: user.id,
     itemId: post.id,
     values: post.values,
     version: post.version,
     intent: post.intent,
-  });
-  return data<ReviewSaveResult>(result, result.ok ? 200 : result.status);
+  }),
+  );
+  return data<ReviewSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
 }
 
 export default function ReviewItem() {

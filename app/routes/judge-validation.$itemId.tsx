@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
+import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -43,8 +44,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const post = parseDraftPost(form, RatingValuesSchema, { id: params.itemId, maxLength: 50_000 });
   if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
   const input = { raterId: user.id, itemId: post.id, values: post.values, version: post.version };
-  const result = post.intent === "draft" ? saveRatingDraft(getDb(), input) : submitRating(getDb(), input);
-  return data<RatingSaveResult>(result, result.ok ? 200 : result.status);
+  const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveRatingDraft(getDb(), input) : submitRating(getDb(), input)));
+  return data<RatingSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
 }
 
 export default function RateItem() {

@@ -2,9 +2,10 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
-import { clientIp, getUser } from "~/accounts/guard.server";
+import { clientIp, getUser, sessionIdFrom } from "~/accounts/guard.server";
 import { safeRedirect } from "~/accounts/safe-redirect";
 import { getDb } from "~/platform/db.server";
+import { readForm } from "~/platform/read-form.server";
 import { login } from "~/accounts/users.server";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Concord" }];
@@ -21,12 +22,14 @@ const LoginSchema = z.object({
 });
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const parsed = LoginSchema.safeParse(Object.fromEntries(await request.formData()));
+  const parsed = LoginSchema.safeParse(Object.fromEntries(await readForm(request)));
   if (!parsed.success) return { error: parsed.error.issues[0]!.message };
   const result = await login(getDb(), {
     username: parsed.data.username,
     password: parsed.data.password,
     ip: clientIp((context as { ip?: string }).ip),
+    // A session this browser already holds ends with the new login (docs/security.md, "Sessions").
+    previousSessionId: sessionIdFrom(request),
   });
   if (!result.ok) return { error: result.error };
   return redirect(safeRedirect(parsed.data.redirectTo ?? null), { headers: { "Set-Cookie": result.sessionCookie } });

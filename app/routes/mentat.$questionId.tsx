@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
+import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useCallback, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -37,14 +38,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
     report: "message",
   });
   if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
-  const result = saveOptionRating(getDb(), {
+  const result = unlessOutOfSpace(() =>
+    saveOptionRating(getDb(), {
     userId: user.id,
     questionId: post.id,
     values: post.values,
     version: post.version,
     intent: post.intent,
-  });
-  return data<RatingSaveResult>(result, result.ok ? 200 : result.status);
+  }),
+  );
+  return data<RatingSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
 }
 
 export default function RateQuestion() {

@@ -1,6 +1,7 @@
 import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
+import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -39,8 +40,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const post = parseDraftPost(form, VoteValuesSchema, { id: params.entryId, maxLength: 100_000 });
   if (!post.ok) return data<VoteResult>(post.failure, 422);
   const input = { userId: user.id, entryId: post.id, values: post.values, version: post.version };
-  const result = post.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input);
-  return data<VoteResult>(result, result.ok ? 200 : result.status);
+  const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input)));
+  return data<VoteResult | OutOfSpace>(result, result.ok ? 200 : result.status);
 }
 
 const ROLE_NAMES: Record<string, string> = {

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import { screeningItems, screeningLabels, screeningRecallTiers } from "../../db/schema";
 import { formatCsv } from "../formats/csv-text";
+import { spreadsheetRows } from "../formats/spreadsheet-safe";
 import { compareCodePoints, NO_CATEGORY_MAJORITY, type RoundFigures } from "./domain/screening";
 import type { Db } from "../platform/db.server";
 import { softwareVersion } from "../platform/paths.server";
@@ -136,7 +137,9 @@ export function exportScreeningRelease(
       }),
     ),
   );
-  const includedCsv = formatCsv([
+  // The CSVs are for spreadsheets: formula-like cells are neutralised; the JSONL files keep every value as it is
+  // (docs/security.md, "Spreadsheet exports").
+  const includedCsv = formatCsv(spreadsheetRows([
     ["id", "round", "source", "was_control", "yes_votes", "reviewers", "consensus_tier", "modal_category", "votes"],
     ...included.map((i) => [
       i.id,
@@ -151,7 +154,7 @@ export function exportScreeningRelease(
         .map((v) => `${v.reviewer}:${v.relevant ? "yes" : "no"}:${v.category ?? ""}:${v.confidence ?? ""}`)
         .join("|"),
     ]),
-  ]);
+  ]));
   const subsetJsonl = lines(included.map((i) => sourceOf.get(i.id)!));
 
   const byCategory = new Map<string, number>();
@@ -162,10 +165,10 @@ export function exportScreeningRelease(
   if (byCategory.has(NO_CATEGORY_MAJORITY))
     categoryRows.push([NO_CATEGORY_MAJORITY, byCategory.get(NO_CATEGORY_MAJORITY)!]);
   const share = (n: number) => (included.length ? (n / included.length).toFixed(4) : "0.0000");
-  const categoriesCsv = formatCsv([
+  const categoriesCsv = formatCsv(spreadsheetRows([
     ["category", "n", "share"],
     ...categoryRows.map(([c, n]) => [c, String(n), share(n)]),
-  ]);
+  ]));
 
   const rounds = describeRounds(db, study.id, state);
 

@@ -59,11 +59,11 @@ function readDb() {
 describe("expert ratings in the browser", () => {
   it("rates one question's five options with the keyboard, then one generated case", async () => {
     const page = await pageFor("eva");
-    await page.goto(`${app.url}/ratings`);
+    await page.goto(`${app.url}/expert-ratings`);
     await hydrated(page);
     expect(await page.getByTestId("progress").textContent()).toBe("0 of 9 submitted");
     await page.keyboard.press("n");
-    await page.waitForURL(/\/ratings\/mentat\/\d+$/);
+    await page.waitForURL(/\/mentat\/\d+$/);
     await hydrated(page);
     const questionUrl = page.url();
     const questionId = Number(questionUrl.split("/").pop());
@@ -117,9 +117,9 @@ describe("expert ratings in the browser", () => {
     expect(await page.getByTestId("item-state").textContent()).toBe("submitted");
 
     // A generated case: 5, 4, 5 on the three scales, then submit.
-    await page.goto(`${app.url}/ratings`);
+    await page.goto(`${app.url}/expert-ratings`);
     await page.locator('tr[data-item="c01"] a').click();
-    await page.waitForURL(/\/ratings\/cases\/\d+$/);
+    await page.waitForURL(/\/case-review\/\d+$/);
     await hydrated(page);
     const caseUrl = page.url();
     expect(await page.getByTestId("case-text").textContent()).toContain("34-year-old teacher");
@@ -145,7 +145,7 @@ describe("expert ratings in the browser", () => {
     ]);
     db2.$client.close();
 
-    await page.goto(`${app.url}/ratings`);
+    await page.goto(`${app.url}/expert-ratings`);
     await hydrated(page);
     expect(await page.getByTestId("progress").textContent()).toBe("2 of 9 submitted");
     await page.context().close();
@@ -153,9 +153,9 @@ describe("expert ratings in the browser", () => {
 
   it("asks for a reason before a seed can be rejected", async () => {
     const page = await pageFor("eva");
-    await page.goto(`${app.url}/ratings`);
+    await page.goto(`${app.url}/expert-ratings`);
     await page.locator('tr[data-item="s02"] a').click();
-    await page.waitForURL(/\/ratings\/cases\/\d+$/);
+    await page.waitForURL(/\/case-review\/\d+$/);
     await hydrated(page);
     await page.keyboard.press("r");
     await page.locator("#reason").waitFor();

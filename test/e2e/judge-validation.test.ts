@@ -110,11 +110,11 @@ async function pageFor(username: string): Promise<Page> {
 describe("judge validation in the browser", () => {
   it("lets a rater label three responses with the keyboard alone", async () => {
     const page = await pageFor("rina");
-    await page.goto(`${app.url}/rate`);
+    await page.goto(`${app.url}/judge-validation`);
     await hydrated(page);
     expect(await page.getByTestId("progress").textContent()).toContain("0 of 3 submitted");
     await page.keyboard.press("n");
-    await page.waitForURL(/\/rate\/\d+$/);
+    await page.waitForURL(/\/judge-validation\/\d+$/);
     await hydrated(page);
 
     const entries: [string, string, string][] = [
@@ -132,7 +132,7 @@ describe("judge validation in the browser", () => {
       await page.waitForURL((u) => u.href !== url);
       await hydrated(page);
     }
-    expect(new URL(page.url()).pathname).toBe("/rate");
+    expect(new URL(page.url()).pathname).toBe("/judge-validation");
     expect(await page.getByTestId("progress").textContent()).toContain("3 of 3 submitted");
     expect(await page.locator('tr[data-state="submitted"]').count()).toBe(3);
     await page.context().close();

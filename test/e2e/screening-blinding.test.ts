@@ -94,29 +94,29 @@ function expectConcealed(text: string, where: string) {
 describe("a reviewer's pages and loader data conceal the controls and the screen", () => {
   it("the item list (HTML and .data) shows the items but nothing about controls or screen labels", async () => {
     const cookie = await logIn("rev1");
-    const page = await get("/review", cookie);
+    const page = await get("/screening", cookie);
     expect(page.status).toBe(200);
     // 6 screened-in items + 8 concealed controls; React separates text parts with <!-- --> in server HTML.
     expect(page.text.replace(/<!-- -->/g, "")).toContain("0 of 14 submitted");
-    expectConcealed(page.text, "/review");
-    const data = await get("/review.data", cookie);
+    expectConcealed(page.text, "/screening");
+    const data = await get("/screening.data", cookie);
     expect(data.status).toBe(200);
     expect(data.text).toContain("preview");
-    expectConcealed(data.text, "/review.data");
+    expectConcealed(data.text, "/screening.data");
   });
 
   it("every item page and its .data, controls included, carry the conversation and nothing more", async () => {
     const cookie = await logIn("rev2");
     expect(controlEntries.length).toBe(8);
     for (const id of entries) {
-      const page = await get(`/review/${id}`, cookie);
+      const page = await get(`/screening/${id}`, cookie);
       expect(page.status).toBe(200);
       expect(page.text).toContain("Can you tell me a little more about that?");
-      expectConcealed(page.text, `/review/${id}`);
-      const data = await get(`/review/${id}.data`, cookie);
+      expectConcealed(page.text, `/screening/${id}`);
+      const data = await get(`/screening/${id}.data`, cookie);
       expect(data.status).toBe(200);
       expect(data.text).toContain("Can you tell me a little more about that?");
-      expectConcealed(data.text, `/review/${id}.data`);
+      expectConcealed(data.text, `/screening/${id}.data`);
     }
   });
 
@@ -127,8 +127,8 @@ describe("a reviewer's pages and loader data conceal the controls and the screen
         .replace(/<p>[^<]*<\/p>/g, "<p/>")
         .replace(/\d+/g, "0")
         .replace(/"[^"]*"/g, '""').length;
-    const control = await get(`/review/${controlEntries[0]}`, cookie);
-    const candidate = await get(`/review/${entries.find((e) => !controlEntries.includes(e))}`, cookie);
+    const control = await get(`/screening/${controlEntries[0]}`, cookie);
+    const candidate = await get(`/screening/${entries.find((e) => !controlEntries.includes(e))}`, cookie);
     expect(Math.abs(shape(control.text) - shape(candidate.text))).toBeLessThan(40);
   });
 
@@ -136,7 +136,7 @@ describe("a reviewer's pages and loader data conceal the controls and the screen
     const lists: string[][] = [];
     for (const u of ["rev1", "rev2", "rev3"]) {
       const cookie = await logIn(u);
-      const page = await get("/review", cookie);
+      const page = await get("/screening", cookie);
       const rows = [...page.text.matchAll(/<tr data-entry="(\d+)"[^>]*>[\s\S]*?<\/tr>/g)].map((m) =>
         m[0].replace(/data-state="[^"]*"|badge \w+|>(not started|draft|submitted)</g, ""),
       );
@@ -149,9 +149,9 @@ describe("a reviewer's pages and loader data conceal the controls and the screen
 
   it("answers 404 for an item of a round the user does not review, and 403 for the admin pages", async () => {
     const cookie = await logIn("outsider");
-    expect((await get(`/review/${entries[0]}`, cookie)).status).toBe(404);
-    expect((await get(`/review/${entries[0]}.data`, cookie)).status).toBe(404);
-    const list = await get("/review", cookie);
+    expect((await get(`/screening/${entries[0]}`, cookie)).status).toBe(404);
+    expect((await get(`/screening/${entries[0]}.data`, cookie)).status).toBe(404);
+    const list = await get("/screening", cookie);
     expect(list.text).toContain("No open round has items for you");
     const reviewer = await logIn("rev1");
     expect((await get(`/admin/screening/${studyId}`, reviewer)).status).toBe(403);

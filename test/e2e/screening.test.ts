@@ -73,12 +73,12 @@ async function pageFor(username: string): Promise<Page> {
 
 /** Votes on every item in the shared order with the keyboard; a lenient reviewer says yes to everything. */
 async function reviewAll(page: Page, style: "truthful" | "lenient") {
-  await page.goto(`${app.url}/review`);
+  await page.goto(`${app.url}/screening`);
   await hydrated(page);
   expect((await page.getByTestId("progress").textContent())?.replace(/\s+/g, " ")).toBe("0 of 7 submitted");
   await page.keyboard.press("j");
   for (let n = 0; n < 7; n++) {
-    await page.waitForURL(/\/review\/\d+$/);
+    await page.waitForURL(/\/screening\/\d+$/);
     await hydrated(page);
     const url = page.url();
     const first = (await page.locator('[data-testid="item-text"] article p').first().textContent())!;
@@ -95,16 +95,16 @@ async function reviewAll(page: Page, style: "truthful" | "lenient") {
     await page.keyboard.press("Control+Enter");
     await page.waitForURL((u) => u.href !== url);
   }
-  await page.waitForURL(/\/review$/);
+  await page.waitForURL(/\/screening$/);
 }
 
 describe("screening review in the browser", () => {
   it("keeps a draft across a reload, and refuses a relevant vote without a category", async () => {
     const page = await pageFor("rev1");
-    await page.goto(`${app.url}/review`);
+    await page.goto(`${app.url}/screening`);
     await hydrated(page);
     await page.getByTestId("next-item").click();
-    await page.waitForURL(/\/review\/\d+$/);
+    await page.waitForURL(/\/screening\/\d+$/);
     await hydrated(page);
     await page.keyboard.press("y");
     await page.locator("#category").press("Escape");

@@ -1,6 +1,6 @@
 /**
  * The demo (app/demo/demo.server.ts): on a fresh database every demo rater finds work on each of the raters'
- * pages — judge validation (/rate), screening review (/review) and expert ratings (/ratings), through the same
+ * pages — judge validation (/judge-validation), screening review (/screening) and expert ratings (/expert-ratings), through the same
  * service functions those loaders call — and on a database that already holds work, seedDemo does nothing.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -37,11 +37,11 @@ describe("the demo for raters", () => {
     for (const username of RATERS) {
       const id = userId(username);
       const judge = listJudgeItems(db, id);
-      expect(judge.length, `${username} on /rate`).toBeGreaterThan(0);
+      expect(judge.length, `${username} on /judge-validation`).toBeGreaterThan(0);
       expect(judge.every((r) => r.open)).toBe(true);
-      expect(listReviewerEntries(db, id).length, `${username} on /review`).toBeGreaterThan(0);
-      expect(listRaterQuestions(db, id).length, `${username} on /ratings (questions)`).toBeGreaterThan(0);
-      expect(listCaseItems(db, id).length, `${username} on /ratings (cases)`).toBeGreaterThan(0);
+      expect(listReviewerEntries(db, id).length, `${username} on /screening`).toBeGreaterThan(0);
+      expect(listRaterQuestions(db, id).length, `${username} on /expert-ratings (questions)`).toBeGreaterThan(0);
+      expect(listCaseItems(db, id).length, `${username} on /expert-ratings (cases)`).toBeGreaterThan(0);
     }
     // The same sample for all three, with a few responses already labelled by rater2 and rater3.
     const [one, two, three] = RATERS.map((u) => listJudgeItems(db, userId(u)));

@@ -119,29 +119,29 @@ describe("an expert's pages and loader data", () => {
     "preference label",
   ];
   const pages = () => [
-    "/ratings",
-    "/ratings.data",
-    `/ratings/mentat/${ids.t01}`,
-    `/ratings/mentat/${ids.t01}.data`,
-    `/ratings/mentat/${ids.t02}`,
-    `/ratings/mentat/${ids.t02}.data`,
-    `/ratings/cases/${ids.s02}`,
-    `/ratings/cases/${ids.s02}.data`,
-    `/ratings/cases/${ids.c01}`,
-    `/ratings/cases/${ids.c01}.data`,
+    "/expert-ratings",
+    "/expert-ratings.data",
+    `/mentat/${ids.t01}`,
+    `/mentat/${ids.t01}.data`,
+    `/mentat/${ids.t02}`,
+    `/mentat/${ids.t02}.data`,
+    `/case-review/${ids.s02}`,
+    `/case-review/${ids.s02}.data`,
+    `/case-review/${ids.c01}`,
+    `/case-review/${ids.c01}.data`,
   ];
 
   it("show the expert's own work (so the searches below look at real pages)", async () => {
-    const html = await text("ann", `/ratings/mentat/${ids.t02}`);
+    const html = await text("ann", `/mentat/${ids.t02}`);
     expect(html).toContain("with schizophrenia reports that");
     expect(html).toContain(ANN_COMMENT);
-    const data = await text("ann", `/ratings/mentat/${ids.t02}.data`);
+    const data = await text("ann", `/mentat/${ids.t02}.data`);
     expect(data).toContain(ANN_COMMENT);
     expect(data).toContain("Emergency evaluation and consider involuntary admission");
-    const list = await text("ann", "/ratings.data");
+    const list = await text("ann", "/expert-ratings.data");
     expect(list).toContain("t01");
     expect(list).toContain("s02");
-    expect(await text("ann", `/ratings/cases/${ids.s02}`)).toContain("one period of elevated mood");
+    expect(await text("ann", `/case-review/${ids.s02}`)).toContain("one period of elevated mood");
   });
 
   it("carry no other expert's identity, ratings, comments or reasons, and no answer key, notes or labels", async () => {
@@ -151,7 +151,7 @@ describe("an expert's pages and loader data", () => {
   it("carry none of the other expert's scores: the decoded loader data holds the expert's own (empty) rating only", async () => {
     // Single fetch sends turbo-stream; decode it (Remix's own dependency) to look at the actual values.
     const { decode } = await import("turbo-stream");
-    const res = await get("ann", `/ratings/mentat/${ids.t01}.data`);
+    const res = await get("ann", `/mentat/${ids.t01}.data`);
     const decoded = (await decode(res.body!)).value as Record<
       string,
       { data?: { scores: unknown; comment: unknown; question: Record<string, unknown> } }
@@ -160,7 +160,7 @@ describe("an expert's pages and loader data", () => {
     expect(view.scores).toEqual([null, null, null, null, null]);
     expect(view.comment).toBe("");
     expect(Object.keys(view.question).sort()).toEqual(["bankName", "domain", "externalId", "id", "options", "text"]);
-    const mine = await get("ann", `/ratings/mentat/${ids.t02}.data`);
+    const mine = await get("ann", `/mentat/${ids.t02}.data`);
     const own = Object.values((await decode(mine.body!)).value as Record<string, { data?: { scores: number[] } }>).find(
       (v) => v?.data && "scores" in v.data,
     )!.data!;
@@ -169,8 +169,8 @@ describe("an expert's pages and loader data", () => {
 
   it("answer 404 for a question or case the expert may not rate, exactly as for one that does not exist", async () => {
     for (const [path, missing] of [
-      [`/ratings/mentat/${ids.t01}`, "/ratings/mentat/987654"],
-      [`/ratings/cases/${ids.c01}`, "/ratings/cases/987654"],
+      [`/mentat/${ids.t01}`, "/mentat/987654"],
+      [`/case-review/${ids.c01}`, "/case-review/987654"],
     ] as const)
       for (const suffix of ["", ".data"]) {
         const foreign = await get("cat", path + suffix);
@@ -181,11 +181,11 @@ describe("an expert's pages and loader data", () => {
         expect(f).toBe(m);
       }
     // A diagnosis question keeps its intended answer: no expert rates it, even on the panel.
-    expect((await get("ann", `/ratings/mentat/${ids.x01}`)).status).toBe(404);
+    expect((await get("ann", `/mentat/${ids.x01}`)).status).toBe(404);
   });
 
   it("refuse a post to another expert's question with 404 and write nothing", async () => {
-    const res = await fetch(`${app.url}/ratings/mentat/${ids.t01}`, {
+    const res = await fetch(`${app.url}/mentat/${ids.t01}`, {
       method: "POST",
       headers: { Cookie: cookies.cat! },
       body: new URLSearchParams({
@@ -214,7 +214,7 @@ describe("an expert's pages and loader data", () => {
       "/admin/expert/cases/1/report.json",
     ])
       expect((await get("ann", path)).status, path).toBe(403);
-    for (const path of ["/ratings", `/ratings/mentat/${ids.t01}`, `/ratings/cases/${ids.c01}`])
+    for (const path of ["/expert-ratings", `/mentat/${ids.t01}`, `/case-review/${ids.c01}`])
       expect((await get("zed", path)).status, path).toBe(403);
     const admin = await text("boss", "/admin/expert/cases/1");
     expect(admin).toContain(BEN_REASON); // the admin report does show it

@@ -208,18 +208,18 @@ describe("a rater's pages and loader data", () => {
     "F41.2",
     "Secret other-set response",
   ];
-  const pages = () => ["/rate", "/rate.data", ...items.flatMap((id) => [`/rate/${id}`, `/rate/${id}.data`])];
+  const pages = () => ["/judge-validation", "/judge-validation.data", ...items.flatMap((id) => [`/judge-validation/${id}`, `/judge-validation/${id}.data`])];
 
   it("show the response text, the rater's own labels and the guide (so the searches below look at real pages)", async () => {
-    const html = await text("rita", `/rate/${items[0]}`);
+    const html = await text("rita", `/judge-validation/${items[0]}`);
     // The draw shuffles: which text is ann_0001 depends on the seed.
     expect(TEXTS.filter((t) => html.includes(t))).toHaveLength(1);
     expect(html).toContain(RITA_NOTE);
     expect(html).toContain("FEATURE 1: PRIMARY_ANSWER");
     expect(html).toContain("Moderate depressive episode, F32.1. Further evaluation is needed");
-    const data = await text("rita", `/rate/${items[1]}.data`);
+    const data = await text("rita", `/judge-validation/${items[1]}.data`);
     expect(TEXTS.filter((t) => data.includes(t))).toHaveLength(1);
-    const list = await text("rita", "/rate.data");
+    const list = await text("rita", "/judge-validation.data");
     expect(list).toContain("ann_0001");
     expect(list).toContain("ann_0003");
   });
@@ -231,7 +231,7 @@ describe("a rater's pages and loader data", () => {
   it("carry no derived action of a response the rater has not labelled", async () => {
     for (const id of items.slice(1)) {
       for (const suffix of ["", ".data"]) {
-        const body = await text("rita", `/rate/${id}${suffix}`);
+        const body = await text("rita", `/judge-validation/${id}${suffix}`);
         expect(body).not.toMatch(/\b(DIAGNOSE|CLARIFY|ABSTAIN)\b/);
       }
     }
@@ -239,15 +239,15 @@ describe("a rater's pages and loader data", () => {
 
   it("answer 404 for a response not assigned to the rater, exactly as for one that does not exist", async () => {
     for (const suffix of ["", ".data"]) {
-      const foreign = await get("rita", `/rate/${foreignItem}${suffix}`);
-      const missing = await get("rita", `/rate/987654${suffix}`);
+      const foreign = await get("rita", `/judge-validation/${foreignItem}${suffix}`);
+      const missing = await get("rita", `/judge-validation/987654${suffix}`);
       expect(foreign.status).toBe(404);
       expect(missing.status).toBe(404);
       const [f, m] = [await foreign.text(), await missing.text()].map((t) => t.replace(/nonce="[^"]*"/g, 'nonce=""'));
       expect(f).toBe(m);
       expectAbsent(f, forbidden(), `rita's ${suffix || "page"} for a foreign response`);
     }
-    const post = await fetch(`${app.url}/rate/${foreignItem}`, {
+    const post = await fetch(`${app.url}/judge-validation/${foreignItem}`, {
       method: "POST",
       headers: { Cookie: cookies.rita! },
       body: new URLSearchParams({
@@ -262,7 +262,7 @@ describe("a rater's pages and loader data", () => {
   });
 
   it("refuse a post without the session's CSRF token", async () => {
-    const res = await fetch(`${app.url}/rate/${items[1]}`, {
+    const res = await fetch(`${app.url}/judge-validation/${items[1]}`, {
       method: "POST",
       headers: { Cookie: cookies.rita! },
       body: new URLSearchParams({ intent: "draft", version: "0", values: JSON.stringify(values("none", "none")) }),
@@ -272,7 +272,7 @@ describe("a rater's pages and loader data", () => {
   });
 
   it("save a draft through the page's action", async () => {
-    const res = await fetch(`${app.url}/rate/${items[2]}`, {
+    const res = await fetch(`${app.url}/judge-validation/${items[2]}`, {
       method: "POST",
       headers: { Cookie: cookies.rita! },
       body: new URLSearchParams({
@@ -284,7 +284,7 @@ describe("a rater's pages and loader data", () => {
       redirect: "manual",
     });
     expect(res.status).toBe(200);
-    expect(await text("rita", `/rate/${items[2]}.data`)).toContain('"draft"');
+    expect(await text("rita", `/judge-validation/${items[2]}.data`)).toContain('"draft"');
   });
 });
 
@@ -299,8 +299,8 @@ describe("other roles", () => {
       `/admin/judge/${setId}/export/key.csv`,
     ])
       expect((await get("rita", path)).status, path).toBe(403);
-    expect((await get("annie", "/rate")).status).toBe(403);
-    expect((await get(null, "/rate")).status).toBe(302);
+    expect((await get("annie", "/judge-validation")).status).toBe(403);
+    expect((await get(null, "/judge-validation")).status).toBe(302);
   });
 
   it("give the admin the blinded sheet without the model, and the key with it", async () => {

@@ -5,6 +5,7 @@
  */
 import { parse } from "csv-parse/sync";
 import { AGE_GROUPS, compactSections, MAX_SECTIONS, normaliseAgeGroup, pyStrip, SECTION_KINDS, type Section, type SectionKind } from "./sections";
+import { formulaWarning } from "../../formats/spreadsheet-safe";
 
 export const LABEL_COLUMNS = [
   "diagnosis_sufficiency",
@@ -336,6 +337,15 @@ function validateRows(format: "csv" | "jsonl", raw: RawRows, canonicalCode: Pars
       for (const p of labels.problems) fail(p);
       continue;
     }
+    // Kept as given; the CSVs for spreadsheets quote such text (docs/security.md, "Spreadsheet exports").
+    const formula = formulaWarning({
+      id,
+      age_group: ageGroup,
+      sex: v.sex,
+      source_diagnosis: v.source_diagnosis,
+      ...Object.fromEntries(sections.map((s) => [s.kind, s.content])),
+    });
+    if (formula) warnings.push({ line: row.line, message: `(id ${id}) ${formula}` });
     cases.push({
       line: row.line,
       externalId: id,

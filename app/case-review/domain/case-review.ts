@@ -22,6 +22,7 @@ import {
   krippendorffAlpha,
   percentAgreement,
 } from "../../stats/index";
+import { formulaWarning } from "../../formats/spreadsheet-safe";
 
 export interface ReviewItemInput {
   line: number;
@@ -93,6 +94,9 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
     const caseType = get("caseType");
     if (caseType && !/^(I|II|III|IV|[1-4])$/i.test(caseType))
       problems.push(`the case_type "${caseType}" must be I, II, III, IV (or 1–4).`);
+    // Kept as given; flagged because exports may be opened in spreadsheets (docs/security.md).
+    const formula = formulaWarning(Object.fromEntries(read.header.map((h, i) => [h, cells[i]])));
+    if (formula) warnings.push({ line, message: formula });
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else
       items.push({

@@ -20,6 +20,7 @@ import {
   type JudgeParseProblem,
   type PrimaryAnswer,
 } from "../../evaluation/domain/judge";
+import { formulaWarning } from "../../formats/spreadsheet-safe";
 
 export interface ImportIssue {
   /** 1-based line of the file; 0 for the file as a whole. */
@@ -180,6 +181,9 @@ function readRow(record: Record<string, unknown>, line: number, where: string, o
   }
   if (typeof output !== "string") out.warnings.push(`${where}model_output_raw is ${describe(output)}: read as empty`);
   else if (output.trim() === "") out.warnings.push(`${where}empty model output`);
+  // Model output flows into the annotator sheet: kept as given there, but quoted (docs/security.md).
+  const formula = formulaWarning({ model_output_raw: typeof output === "string" ? output : null, model_evaluated: model, strategy });
+  if (formula) out.warnings.push(`${where}${formula}`);
   if (step === null || step === undefined) out.warnings.push(`${where}no step_index`);
   const last = record.is_last_section;
   if (typeof last !== "boolean")

@@ -6,6 +6,7 @@
 import { parse } from "csv-parse/sync";
 import { ACTIONS, INFO_REQUESTS, normaliseLabel, parseAction, PRIMARY_ANSWERS, type Action } from "../../evaluation/domain/judge";
 import { JUDGE_PREFIX, LABEL_COLUMNS, type JudgeLabel } from "./judge-report";
+import { fromSpreadsheetCell } from "../../formats/spreadsheet-safe";
 
 export interface LabelsIssue {
   line: number;
@@ -52,7 +53,8 @@ export function parseJudgeLabelsCsv(text: string): { labels: JudgeLabel[]; error
   const seen = new Map<string, number>();
   for (const { record, info } of body) {
     const line = info.lines;
-    const cell = (i: number) => (i >= 0 && i < record.length ? record[i] : "");
+    // judgeLabelsCsv neutralised formula-like cells for spreadsheets; read them back as they were.
+    const cell = (i: number) => fromSpreadsheetCell(i >= 0 && i < record.length ? record[i]! : "");
     const responseId = cell(at("response_id")).trim();
     const rater = cell(at("rater")).trim();
     if (responseId === "" || rater === "") {

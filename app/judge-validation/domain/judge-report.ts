@@ -10,6 +10,7 @@
  */
 import { classificationReport, majorityVote, type ClassificationReport, type MajorityOutcome } from "./classification";
 import { formatCsv } from "../../formats/csv-text";
+import { spreadsheetRows } from "../../formats/spreadsheet-safe";
 import { actionFromFeatures, raterAction, type Action, type InfoRequest, type PrimaryAnswer } from "../../evaluation/domain/judge";
 import { buildRatingTable, fleissKappa, type RatingRow } from "../../stats/index";
 
@@ -30,10 +31,13 @@ export const LABEL_COLUMNS = ["response_id", "rater", "primary_answer", "info_re
 
 /** The labels as a CSV the command reads back (`judge-report --labels`), with the judges' own `action`. */
 export function judgeLabelsCsv(labels: readonly JudgeLabel[]): string {
-  return formatCsv([
-    [...LABEL_COLUMNS, "action"],
-    ...labels.map((l) => [l.responseId, l.rater, l.primaryAnswer ?? "", l.infoRequest ?? "", l.action ?? ""]),
-  ]);
+  // Also opened in spreadsheets: formula-like cells are neutralised, and parseJudgeLabelsCsv undoes it (docs/security.md).
+  return formatCsv(
+    spreadsheetRows([
+      [...LABEL_COLUMNS, "action"],
+      ...labels.map((l) => [l.responseId, l.rater, l.primaryAnswer ?? "", l.infoRequest ?? "", l.action ?? ""]),
+    ]),
+  );
 }
 
 export interface TaskScores {

@@ -7,6 +7,7 @@
  * features), `model_output_raw` and `is_last_section`. Odd values are read as the reference's Python reads them.
  */
 import { formatCsv } from "../../formats/csv-text";
+import { spreadsheetRows } from "../../formats/spreadsheet-safe";
 import type { Action } from "../../evaluation/domain/judge";
 import { PyRandom, type PySeed } from "../../python-compat/random";
 import { pyStrip } from "../../annotation/domain/sections";
@@ -312,7 +313,8 @@ function sheet(rows: readonly object[], columns: readonly string[]): string {
   });
   // As Python's csv.writer on a file opened with encoding utf-8-sig: BOM, comma, minimal quoting, CRLF. The project's
   // csv-text writer, not csv-stringify, which needs Node's Buffer at import (pages may import the bucket rules).
-  return "\uFEFF" + formatCsv([columns, ...records]);
+  // Opened in spreadsheets, and model output flows in: formula-like cells are neutralised (docs/security.md).
+  return "\uFEFF" + formatCsv(spreadsheetRows([columns, ...records]));
 }
 
 /**
@@ -325,7 +327,8 @@ export function annotatorSheetCsv(rows: readonly object[]): string {
 
 /**
  * The admin key: the reference's own annotator sheet (docs/judge-validation.md#annotator-sheet, byte-identical to what
- * `build_human_validation_set.py` writes), with `model_evaluated` and `strategy`. Never give it to raters.
+ * `build_human_validation_set.py` writes, except that formula-like cells are neutralised for spreadsheets), with
+ * `model_evaluated` and `strategy`. Never give it to raters.
  */
 export function annotatorKeyCsv(rows: readonly object[]): string {
   return sheet(rows, [

@@ -25,6 +25,7 @@ import {
 import type { AnnotationRow } from "./bradley-terry";
 import { PyRandom } from "../../python-compat/random";
 import { buildRatingTable, krippendorffAlpha } from "../../stats/index";
+import { formulaWarning } from "../../formats/spreadsheet-safe";
 
 /** A question's text per gender, or one `neutral` text for a question that names no gender. */
 export interface QuestionTexts {
@@ -210,6 +211,9 @@ export function parseQuestionBankCsv(text: string): BankParseResult {
 
     if (cells.length > read.header.length)
       warnings.push({ line, message: `${cells.length - read.header.length} cell(s) beyond the header ignored.` });
+    // Kept as given; flagged because exports may be opened in spreadsheets (docs/security.md).
+    const formula = formulaWarning(Object.fromEntries(read.header.map((h, i) => [h, cells[i]])));
+    if (formula) warnings.push({ line, message: formula });
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else questions.push({ line, externalId, domain, texts, options, answer, notes: get("notes") });
   }

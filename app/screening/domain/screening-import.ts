@@ -6,6 +6,7 @@
 import { parse } from "csv-parse/sync";
 import { decodeUtf8, formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
 import { RECALL_TIERS, SCREEN_LABELS, type RecallTier, type ScreenLabel } from "./screening";
+import { formulaWarning } from "../../formats/spreadsheet-safe";
 
 export type { ImportIssue };
 export type FileFormat = "csv" | "jsonl";
@@ -261,6 +262,9 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
         : JSON.stringify(
             tags.length ? { id, text: messages[0]!.content, example_tags: tags } : { id, text: messages[0]!.content },
           );
+    // Kept as given; the release's CSVs quote such text (docs/security.md, "Spreadsheet exports").
+    const formula = formulaWarning({ id, ...Object.fromEntries(messages.map((m, k) => [`message ${k + 1}`, m.content])) });
+    if (formula) warnings.push({ line: row.line, message: formula });
     items.push({ line: row.line, id, kind, messages, tags, source });
   }
   return { format: records.format, items: errors.length ? [] : items, errors: byLine(errors), warnings };
