@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseCsv } from "../../app/formats/csv-text";
+import { parsePythonCsv as parseCsv } from "../../app/formats/csv-text";
 import { agreementFlags, resolvePair, type CaseLabel } from "../../app/gold/domain/gold";
 import {
   buildDataGtRecord,
