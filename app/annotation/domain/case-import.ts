@@ -4,6 +4,7 @@
  * bad row as `line N: reason`, and a caller writes nothing while `errors` is non-empty.
  */
 import { readCsv } from "../../formats/csv";
+import { isJsonObject, readJsonl } from "../../formats/jsonl";
 import { AGE_GROUPS, compactSections, MAX_SECTIONS, normaliseAgeGroup, pyStrip, SECTION_KINDS, type Section, type SectionKind } from "./sections";
 
 export const LABEL_COLUMNS = [
@@ -191,22 +192,17 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
   const rows: RawRow[] = [];
   const errors: ImportIssue[] = [];
   let hasLabels = false;
-  const lines = text.split(/\r?\n/);
-  lines.forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === "") return;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(raw);
-    } catch (e) {
-      errors.push({ line, message: `not valid JSON (${(e as Error).message}).` });
+  readJsonl(text).forEach((entry) => {
+    const { line } = entry;
+    if ("invalid" in entry) {
+      errors.push({ line, message: `not valid JSON (${entry.invalid}).` });
       return;
     }
-    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
+    if (!isJsonObject(entry.value)) {
       errors.push({ line, message: "each line must be one JSON object." });
       return;
     }
-    const o = obj as Record<string, unknown>;
+    const o = entry.value;
     const values: Partial<Record<CaseColumn, string>> = {};
     const id = o.id ?? o.sample_id;
     if (typeof id === "string" || typeof id === "number") values.id = pyStrip(String(id));

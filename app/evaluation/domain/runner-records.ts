@@ -3,6 +3,7 @@
  * `timing.json` written as Python's `json.dumps` writes them, plus Concord's step log used to resume a run. Pure:
  * the caller passes times in and writes the strings.
  */
+import { splitJsonlLines } from "../../formats/jsonl";
 import { STRATEGIES, type Strategy } from "./runner-protocol";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -207,13 +208,9 @@ export function utf8Length(s: string): number {
  */
 export function readJsonLines(text: string): JsonLines {
   const result: JsonLines = { values: [], validBytes: 0, tornTail: "", missingNewline: false, badLines: [] };
-  let start = 0;
-  let line = 0;
   let bytes = 0;
-  while (start < text.length) {
-    line++;
-    const end = text.indexOf("\n", start);
-    const content = text.slice(start, end === -1 ? text.length : end);
+  let start = 0;
+  for (const { line, text: content, end, terminated } of splitJsonlLines(text)) {
     let ok = true;
     if (content.trim() !== "") {
       try {
@@ -222,7 +219,7 @@ export function readJsonLines(text: string): JsonLines {
         ok = false;
       }
     }
-    if (end === -1) {
+    if (!terminated) {
       if (!ok) result.tornTail = content;
       else if (content.trim() !== "") {
         result.missingNewline = true;
@@ -230,10 +227,10 @@ export function readJsonLines(text: string): JsonLines {
       }
       break;
     }
-    bytes += utf8Length(content) + 1;
+    bytes += utf8Length(text.slice(start, end));
+    start = end;
     if (ok) result.validBytes = bytes;
     else result.badLines.push(line);
-    start = end + 1;
   }
   return result;
 }

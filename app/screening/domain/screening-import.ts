@@ -4,6 +4,7 @@
  * and reports every bad line as `line N: reason`; callers write nothing while `errors` is non-empty.
  */
 import { readCsv } from "../../formats/csv";
+import { isJsonObject, readJsonl } from "../../formats/jsonl";
 import { decodeUtf8, formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
 import { RECALL_TIERS, SCREEN_LABELS, type RecallTier, type ScreenLabel } from "./screening";
 
@@ -56,7 +57,7 @@ function readRecords(input: Uint8Array | string, options: FileOptions): Records 
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === "") return fail(format, 1, "the file is empty.");
-  return format === "csv" ? readCsvFile(text) : readJsonl(text);
+  return format === "csv" ? readCsvFile(text) : readJsonlFile(text);
 }
 
 function readCsvFile(text: string): Records {
@@ -77,25 +78,15 @@ function readCsvFile(text: string): Records {
   return { format: "csv", rows, header, errors: [] };
 }
 
-function readJsonl(text: string): Records {
+function readJsonlFile(text: string): Records {
   const rows: RecordRow[] = [];
   const errors: ImportIssue[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === "") return;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(raw);
-    } catch (e) {
-      errors.push({ line, message: `not valid JSON (${(e as Error).message}).` });
-      return;
-    }
-    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
-      errors.push({ line, message: "each line must be one JSON object." });
-      return;
-    }
-    rows.push({ line, fields: obj as Record<string, unknown> });
-  });
+  for (const entry of readJsonl(text)) {
+    const { line } = entry;
+    if ("invalid" in entry) errors.push({ line, message: `not valid JSON (${entry.invalid}).` });
+    else if (!isJsonObject(entry.value)) errors.push({ line, message: "each line must be one JSON object." });
+    else rows.push({ line, fields: entry.value });
+  }
   if (rows.length === 0 && errors.length === 0) errors.push({ line: 1, message: "the file has no records." });
   return { format: "jsonl", rows, header: null, errors };
 }
