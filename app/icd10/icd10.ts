@@ -6,7 +6,7 @@
  * Nothing here throws on a bad code: junk gives `{ ok: false, error: "not an ICD-10 chapter V code: …" }` or null.
  */
 import { parsePythonCsv } from "../formats/csv-text";
-import { pyStrip } from "../annotation/domain/sections";
+import { pyStrip } from "../python-compat/text";
 
 export const NOT_CHAPTER_V = "not an ICD-10 chapter V code";
 

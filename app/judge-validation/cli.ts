@@ -2,6 +2,7 @@
  * Judge validation on the command line (SPEC §8, issue 6): import responses, draw the bucket sample, assign raters,
  * export the sheets, import candidate judges' outputs, and the report. The same services and core as the admin pages.
  */
+import { compareCodePoints } from "../python-compat/text";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { ImportIssue, ResponseFormat, RunSource } from "./domain/judge-import";
@@ -65,7 +66,7 @@ function serviceErrors<T>(fn: () => T): T {
 function byPathParts(a: string, b: string): number {
   const pa = a.split(sep);
   const pb = b.split(sep);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) if (pa[i] !== pb[i]) return pa[i] < pb[i] ? -1 : 1;
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) if (pa[i] !== pb[i]) return compareCodePoints(pa[i]!, pb[i]!);
   return pa.length - pb.length;
 }
 

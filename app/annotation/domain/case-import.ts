@@ -5,7 +5,16 @@
  */
 import { readCsv } from "../../formats/csv";
 import { isJsonObject, readJsonl } from "../../formats/jsonl";
-import { AGE_GROUPS, compactSections, MAX_SECTIONS, normaliseAgeGroup, pyStrip, SECTION_KINDS, type Section, type SectionKind } from "./sections";
+import {
+  AGE_GROUPS,
+  compactSections,
+  MAX_SECTIONS,
+  normaliseAgeGroup,
+  SECTION_KINDS,
+  type Section,
+  type SectionKind,
+} from "./sections";
+import { pyStrip } from "../../python-compat/text";
 
 export const LABEL_COLUMNS = [
   "diagnosis_sufficiency",

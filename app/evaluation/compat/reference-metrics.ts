@@ -20,7 +20,8 @@ import {
   compatNormalizeIcd10,
   type CompatGroupVariant,
 } from "../../icd10/icd10";
-import { pySplitLines } from "../domain/judge";
+import { compareCodePoints, pySplitLines, pyStrip } from "../../python-compat/text";
+import { pyFloatRepr } from "../../python-compat/float";
 import {
   compareResults,
   emptyLevels,
@@ -38,8 +39,6 @@ import {
   type TrajectoryFile,
 } from "../domain/metrics";
 import { STRATEGIES, type Strategy } from "../domain/runner-protocol";
-import { pyFloatRepr } from "../domain/runner-records";
-import { pyStrip } from "../../annotation/domain/sections";
 
 /** The script would raise here; its message says what Python would have said. */
 export class ScriptCrash extends Error {}
@@ -241,7 +240,15 @@ function guard<T>(run: () => T): ScriptOutput<T> {
   }
 }
 
-const cmp = (a: Py, b: Py): number => (a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1);
+/** Python's `<` on two values of one type: code points for strings. */
+const cmp = (a: Py, b: Py): number =>
+  typeof a === "string" && typeof b === "string"
+    ? compareCodePoints(a, b)
+    : a === b
+      ? 0
+      : (a as number) < (b as number)
+        ? -1
+        : 1;
 const byKeys =
   (...keys: string[]) =>
   (a: Dict, b: Dict) => {

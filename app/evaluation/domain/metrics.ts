@@ -14,7 +14,7 @@ import { readJsonl } from "../../formats/jsonl";
 import { parseJudgeOutput } from "./judge";
 import { matchIcd10, parseIcd10 } from "../../icd10/icd10";
 import { STRATEGIES, isSequential, type Strategy } from "./runner-protocol";
-import { pyStrip } from "../../annotation/domain/sections";
+import { pyStrip } from "../../python-compat/text";
 import { studentTQuantile } from "../../stats/index";
 
 export type MetricsMode = "paper" | "reference";

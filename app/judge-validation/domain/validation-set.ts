@@ -9,7 +9,7 @@
 import { formatCsv } from "../../formats/csv-text";
 import type { Action } from "../../evaluation/domain/judge";
 import { PyRandom, type PySeed } from "../../python-compat/random";
-import { pyStrip } from "../../annotation/domain/sections";
+import { pyStrip } from "../../python-compat/text";
 
 export type CodeClass = "placeholder" | "unspecified" | "specific_subtype" | "category_only" | "other";
 
