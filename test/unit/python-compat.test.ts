@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { pyFloatRepr } from "../../app/python-compat/float";
 import { jsonDumps, jsonDumpsIndent2 } from "../../app/python-compat/json";
 import { compareCodePoints, pySplitLines, pyStrip } from "../../app/python-compat/text";
+import { pyStr, pyTruthy } from "../../app/python-compat/values";
 
 const expected = JSON.parse(readFileSync(new URL("../fixtures/python-compat/expected.json", import.meta.url), "utf8")) as {
   isspace: string[];
@@ -18,6 +19,8 @@ const expected = JSON.parse(readFileSync(new URL("../fixtures/python-compat/expe
   float_repr: [string, string][];
   json_dumps: { value: unknown; float_keys: string[]; indent?: number; expected: string }[];
   json_dumps_indent2: [unknown, string][];
+  str: [unknown, string][];
+  bool: [unknown, boolean][];
 };
 
 describe("str.strip()", () => {
@@ -81,5 +84,14 @@ describe("json.dumps(value, ensure_ascii=False, indent=2) is JSON.stringify(valu
   );
   it("refuses floats, which Python writes differently (1.0, 1e-07)", () => {
     expect(() => jsonDumpsIndent2({ a: [1.5] })).toThrow("integers only");
+  });
+});
+
+describe("str() and bool() of JSON values", () => {
+  it.each(expected.str)("str(%j)", (value, output) => {
+    expect(pyStr(value)).toBe(output);
+  });
+  it.each(expected.bool)("bool(%j)", (value, output) => {
+    expect(pyTruthy(value)).toBe(output);
   });
 });
