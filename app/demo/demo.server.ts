@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { count, eq } from "drizzle-orm";
+import { readJsonlValues } from "../formats/jsonl";
 import { appMeta, studies, users, type Role } from "../../db/schema";
 import type { Db } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
@@ -99,8 +100,8 @@ export const DEMO_ANNOTATED_CASES = 28;
  */
 function annotateDemo(db: Db, studyId: number): void {
   const intended = new Map<string, { intended: DemoLabel & { plausible_alternative: DemoLabel } }>();
-  for (const line of new TextDecoder().decode(demoNotesBytes()).split("\n").filter(Boolean)) {
-    const o = JSON.parse(line);
+  for (const value of readJsonlValues(new TextDecoder().decode(demoNotesBytes()), "demo notes")) {
+    const o = value as { id: string; intended: DemoLabel & { plausible_alternative: DemoLabel } };
     intended.set(o.id, o);
   }
   const rows = db
@@ -230,8 +231,8 @@ function seedRaterDemo(db: Db, adminId: string): void {
  */
 function prelabelJudgeItems(db: Db, raterIds: string[]): void {
   const features = new Map<string, Record<string, unknown>>();
-  for (const line of demoText("demo-judge-responses.jsonl").split("\n").filter(Boolean)) {
-    const o = JSON.parse(line) as { response: string; features: Record<string, unknown> };
+  for (const value of readJsonlValues(demoText("demo-judge-responses.jsonl"), "demo-judge-responses.jsonl")) {
+    const o = value as { response: string; features: Record<string, unknown> };
     features.set(o.response, o.features);
   }
   const label = (raterId: string, count: number) => {

@@ -3,7 +3,7 @@
  * Bradley–Terry fit, evaluation export) and MentalBench review sets (import, panel, report). They call the same
  * services as the admin pages.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import {
   DEFAULT_AGES,
   DEFAULT_RACES,
@@ -12,7 +12,6 @@ import {
   type MentatDomain,
   type VariantDimension,
 } from "./domain/expert-scales";
-import type { CsvIssue } from "./domain/expert-csv";
 import { getDb } from "../platform/db.server";
 import {
   addReviewRaters,
@@ -34,25 +33,8 @@ import {
   runBankFit,
 } from "../mentat/mentat.server";
 import { ServiceError } from "../accounts/users.server";
-import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
-
-const MAX_LISTED = 30;
-
-function readInput(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    throw new CliError(
-      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
-    );
-  }
-}
-
-function listIssues(io: CliIO, file: string, issues: CsvIssue[], kind: "error" | "warning"): void {
-  for (const i of issues.slice(0, MAX_LISTED))
-    io.err(`${file}:${i.line}: ${kind === "warning" ? "warning: " : ""}${i.message}\n`);
-  if (issues.length > MAX_LISTED) io.err(`… and ${issues.length - MAX_LISTED} more\n`);
-}
+import { listIssues, readText } from "../cli/io";
+import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 
 /** Runs a body, turning service errors into usage errors (exit 2 with the message). */
 async function service<T>(body: () => T | Promise<T>): Promise<T> {
@@ -118,19 +100,19 @@ Options:
     const seed = values.seed === undefined ? undefined : Number(values.seed);
     const result = importQuestionBank(getDb(), {
       bankName,
-      text: readInput(file),
+      text: readText(file),
       actorId: null,
       preferenceDomains: domains,
       seed,
       dryRun: values["dry-run"],
     });
     if (!result.ok) {
-      listIssues(io, file, result.errors, "error");
-      listIssues(io, file, result.warnings, "warning");
+      listIssues(io, result.errors, { file: file, kind: "error" });
+      listIssues(io, result.warnings, { file: file, kind: "warning" });
       io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);
       return 2;
     }
-    listIssues(io, file, result.warnings, "warning");
+    listIssues(io, result.warnings, { file: file, kind: "warning" });
     io.out(
       `${result.written ? "Imported" : "Checked (dry run, nothing written)"} ${result.total} questions into bank "${
         result.bankName
@@ -422,17 +404,17 @@ The whole file is validated first; problems are listed as FILE:LINE and nothing 
     const file = positionals[0]!;
     const result = importReviewSet(getDb(), {
       setName: requireOption(values.set, "--set"),
-      text: readInput(file),
+      text: readText(file),
       actorId: null,
       dryRun: values["dry-run"],
     });
     if (!result.ok) {
-      listIssues(io, file, result.errors, "error");
-      listIssues(io, file, result.warnings, "warning");
+      listIssues(io, result.errors, { file: file, kind: "error" });
+      listIssues(io, result.warnings, { file: file, kind: "warning" });
       io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);
       return 2;
     }
-    listIssues(io, file, result.warnings, "warning");
+    listIssues(io, result.warnings, { file: file, kind: "warning" });
     io.out(
       `${result.written ? "Imported" : "Checked (dry run, nothing written)"} ${result.total} items into review set "${
         result.setName

@@ -1,11 +1,15 @@
 /**
- * A small CSV reader and writer with the semantics of Python's `csv` module, default dialect (comma, `"` quote,
- * doubled quotes, minimal quoting, CRLF on write).
+ * CSV with the semantics of Python's `csv` module, default dialect (comma, `"` quote, doubled quotes, minimal
+ * quoting, CRLF on write): the writer of every released file, and the reader of the shipped ICD-10 table.
  *
- * Why not csv-parse / csv-stringify: both use Node's global `Buffer`, and the ICD-10 table index (icd10.ts) may be
- * built in the browser for per-keystroke search; and the released-CSV writer must match Python's `csv.writer` byte
- * for byte (docs/formats.md#csv), which is easier to guarantee (and to test against Python) in twenty lines we own.
+ * Why this is not the import reader (formats/csv.ts, over csv-parse): this module is loaded by pages (the ICD-10 rules,
+ * the judge report, the bucket rules import it) and csv-parse uses Node's global `Buffer` when it loads; the released
+ * files must match Python's `csv.writer` byte for byte, which is easier to guarantee (and to test against Python) in
+ * a few lines we own; and Python's reading — a quote inside an unquoted cell is text, yet a closing quote must end
+ * its cell — is not one of csv-parse's modes (its relax_quotes allows both or neither). Line numbers come from the
+ * same LineCounter as the import reader.
  */
+import { LineCounter } from "./lines";
 
 export class CsvSyntaxError extends Error {
   constructor(
@@ -18,15 +22,15 @@ export class CsvSyntaxError extends Error {
 }
 
 /**
- * Parses CSV text into rows of fields. Accepts CRLF, LF or CR line endings and a leading UTF-8 BOM; quoted fields may
- * span lines; blank lines are skipped (as `csv.DictReader` does). A quote inside an unquoted field is kept literally
+ * Parses CSV text into rows of fields as Python's `csv.reader` does. Accepts CRLF, LF or CR line endings and a
+ * leading UTF-8 BOM; quoted fields may span lines; blank lines are skipped (as `csv.DictReader` does). A quote inside an unquoted field is kept literally
  * (as Python does). Text after a closing quote other than a delimiter or line end is an error here (Python's
  * non-strict reader would append it silently). Throws CsvSyntaxError with the 1-based physical line.
  */
-export function parseCsv(text: string): string[][] {
+export function parsePythonCsv(text: string): string[][] {
   const rows: string[][] = [];
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let line = 1;
+  const lines = LineCounter.ofText(text);
   const n = text.length;
   while (i < n) {
     const row: string[] = [];
@@ -34,10 +38,10 @@ export function parseCsv(text: string): string[][] {
     while (!endOfRow) {
       let field = "";
       if (text[i] === '"') {
-        const openLine = line;
+        const open = i;
         i++;
         for (;;) {
-          if (i >= n) throw new CsvSyntaxError("unterminated quoted field", openLine);
+          if (i >= n) throw new CsvSyntaxError("unterminated quoted field", lines.lineAt(open));
           const c = text[i];
           if (c === '"') {
             if (text[i + 1] === '"') {
@@ -48,12 +52,11 @@ export function parseCsv(text: string): string[][] {
             i++;
             break;
           }
-          if (c === "\n" || (c === "\r" && text[i + 1] !== "\n")) line++;
           field += c;
           i++;
         }
         if (i < n && text[i] !== "," && text[i] !== "\r" && text[i] !== "\n") {
-          throw new CsvSyntaxError("unexpected character after a closing quote", line);
+          throw new CsvSyntaxError("unexpected character after a closing quote", lines.lineAt(i));
         }
       } else {
         while (i < n && text[i] !== "," && text[i] !== "\r" && text[i] !== "\n") field += text[i++];
@@ -65,7 +68,6 @@ export function parseCsv(text: string): string[][] {
         i++;
       } else {
         i += text[i] === "\r" && text[i + 1] === "\n" ? 2 : 1;
-        line++;
         endOfRow = true;
       }
     }

@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getDb } from "../platform/db.server";
 import { exportGold, importGold } from "./gold-export.server";
 import { requireStudyByName } from "../annotation/studies.server";
 import { ServiceError } from "../accounts/users.server";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
+import { readText } from "../cli/io";
 
 export const exportGoldCommand: Command = {
   name: "export-gold",
@@ -68,16 +69,7 @@ The whole file is validated first; errors name the element and field, and nothin
     const { values, positionals } = parseOptions(argv, { study: { type: "string" } }, true);
     if (positionals.length !== 1) throw new CliError("give exactly one data_gt.json FILE. See --help.");
     const file = positionals[0]!;
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (e) {
-      throw new CliError(
-        `cannot read ${file}: ${
-          (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message
-        }.`,
-      );
-    }
+    const text = readText(file);
     const studyName = values.study ?? file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "");
     const result = importGold(getDb(), { studyName, text, filename: file, actorId: null });
     if (!result.ok) {

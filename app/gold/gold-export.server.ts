@@ -3,6 +3,7 @@
  * implementation's formats, with a manifest. Deterministic: records in import order, byte-identical repeats (only the
  * manifest's export time differs). And back in: import-gold reads a data_gt.json as a study with reference labels.
  */
+import { jsonDumpsIndent2 } from "../python-compat/json";
 import { createHash } from "node:crypto";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, caseOutcomes, caseSections, cases, referenceLabels, studies } from "../../db/schema";
@@ -16,7 +17,6 @@ import {
   serializeDataGt,
   serializeReleasedCsv,
   serializeSamples,
-  pythonJsonDump,
   formatDataGtError,
   type DataGtRecord,
   type GoldCase,
@@ -248,7 +248,7 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
       "data_gt.json": dataGt,
       "samples.json": samples,
       "data.csv": csv,
-      "manifest.json": pythonJsonDump(manifest) + "\n",
+      "manifest.json": jsonDumpsIndent2(manifest) + "\n",
     },
   };
 }

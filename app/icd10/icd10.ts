@@ -5,8 +5,8 @@
  *
  * Nothing here throws on a bad code: junk gives `{ ok: false, error: "not an ICD-10 chapter V code: …" }` or null.
  */
-import { parseCsv } from "../formats/csv-text";
-import { pyStrip } from "../annotation/domain/sections";
+import { parsePythonCsv } from "../formats/csv-text";
+import { pyStrip } from "../python-compat/text";
 
 export const NOT_CHAPTER_V = "not an ICD-10 chapter V code";
 
@@ -228,7 +228,7 @@ const SINGLE_CATEGORY_BLOCK = /^(F\d{2})-\1$/;
 
 /** Parses the table's CSV text (quoted fields allowed). Throws on a malformed table: it is shipped data, not input. */
 export function parseIcd10Table(csvText: string): Icd10Index {
-  const [header, ...body] = parseCsv(csvText);
+  const [header, ...body] = parsePythonCsv(csvText);
   const columns = ["code", "title", "level", "parent"];
   if (!header || columns.some((c, i) => header[i] !== c)) {
     throw new Error(`ICD-10 table: expected the header ${columns.join(",")}, got ${header?.join(",") ?? "nothing"}`);

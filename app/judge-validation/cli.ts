@@ -2,9 +2,10 @@
  * Judge validation on the command line (docs/judge-validation.md): import responses, draw the bucket sample, assign raters,
  * export the sheets, import candidate judges' outputs, and the report. The same services and core as the admin pages.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { compareCodePoints } from "../python-compat/text";
+import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import type { ImportIssue, ResponseFormat, RunSource } from "./domain/judge-import";
+import type { ResponseFormat, RunSource } from "./domain/judge-import";
 import { RESPONSE_FORMATS } from "./domain/judge-import";
 import { parseJudgeLabelsCsv } from "./domain/judge-labels-csv";
 import { buildJudgeReport, judgeLabelsCsv, TASKS, type JudgeReport } from "./domain/judge-report";
@@ -27,28 +28,7 @@ import {
 } from "./judge-sets.server";
 import { ServiceError } from "../accounts/users.server";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
-
-const MAX_LISTED = 50;
-
-function readBytes(path: string, limit = MAX_RESPONSES_BYTES): Uint8Array {
-  try {
-    const size = statSync(path).size;
-    if (size > limit) throw new CliError(`${path} is larger than ${limit / 1024 / 1024} MB.`);
-    return readFileSync(path);
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot read ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}.`);
-  }
-}
-
-function listIssues(io: CliIO, file: string, issues: readonly ImportIssue[], kind: "error" | "warning") {
-  for (const issue of issues.slice(0, MAX_LISTED))
-    io.err(
-      `${kind === "warning" ? "warning: " : ""}${file}${issue.line > 0 ? `:${issue.line}` : ""}: ${issue.message}\n`,
-    );
-  if (issues.length > MAX_LISTED) io.err(`… and ${issues.length - MAX_LISTED} more ${kind}s in ${file}\n`);
-}
+import { listIssues, readBytes, table } from "../cli/io";
 
 function serviceErrors<T>(fn: () => T): T {
   try {
@@ -65,7 +45,7 @@ function serviceErrors<T>(fn: () => T): T {
 function byPathParts(a: string, b: string): number {
   const pa = a.split(sep);
   const pb = b.split(sep);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) if (pa[i] !== pb[i]) return pa[i] < pb[i] ? -1 : 1;
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) if (pa[i] !== pb[i]) return compareCodePoints(pa[i]!, pb[i]!);
   return pa.length - pb.length;
 }
 
@@ -102,10 +82,10 @@ function printImportPlan(io: CliIO, plan: ResponsesImportPlan) {
     io.err(`${plan.refusal}\n`);
     return;
   }
-  for (const f of plan.files) listIssues(io, f.filename, f.parse.warnings, "warning");
+  for (const f of plan.files) listIssues(io, f.parse.warnings, { file: f.filename, kind: "warning" });
   let errors = 0;
   for (const f of plan.files) {
-    listIssues(io, f.filename, f.parse.errors, "error");
+    listIssues(io, f.parse.errors, { file: f.filename, kind: "error" });
     errors += f.parse.errors.length;
   }
   if (errors) io.err(`${errors} error${errors === 1 ? "" : "s"}; nothing was imported.\n`);
@@ -164,14 +144,14 @@ Options:
         throw new CliError("--run names the run of a single trajectories.jsonl; a folder's runs are its subfolders.");
       const found = trajectoryFiles(path);
       if (found.length === 0) throw new CliError(`no trajectories.jsonl below ${path}.`);
-      files = found.map((f) => ({ bytes: readBytes(f), filename: f, source: runSource(f, path) }));
+      files = found.map((f) => ({ bytes: readBytes(f, MAX_RESPONSES_BYTES), filename: f, source: runSource(f, path) }));
     } else {
       const source = runSource(path, dirname(dirname(path)));
       if (values.run) {
         source.name = values.run;
         source.dir = `runs/${values.run}`;
       }
-      files = [{ bytes: readBytes(path), filename: path, source }];
+      files = [{ bytes: readBytes(path, MAX_RESPONSES_BYTES), filename: path, source }];
     }
     const input = { setName, files, format: values.format as ResponseFormat | undefined };
     const db = getDb();
@@ -368,15 +348,15 @@ Options:
     const name = requireOption(values.judge, "--judge");
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     const file = positionals[0];
-    const text = new TextDecoder().decode(readBytes(file));
+    const text = new TextDecoder().decode(readBytes(file, MAX_RESPONSES_BYTES));
     const input = { setId: set.id, name, text, filename: basename(file), replace: values.replace };
     const plan = serviceErrors(() =>
       values["dry-run"] ? planJudgeImport(db, input) : importJudgeOutputs(db, { ...input, actorId: null }),
     );
     if (plan.refusal) throw new CliError(plan.refusal);
-    listIssues(io, file, plan.parse.warnings, "warning");
+    listIssues(io, plan.parse.warnings, { file: file, kind: "warning" });
     if (!plan.ok) {
-      listIssues(io, file, plan.parse.errors, "error");
+      listIssues(io, plan.parse.errors, { file: file, kind: "error" });
       io.err(`${plan.parse.errors.length} error${plan.parse.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);
       return 2;
     }
@@ -392,13 +372,6 @@ Options:
 };
 
 const num = (v: number | null | undefined) => (v === null || v === undefined ? "—" : v.toFixed(3));
-
-function table(rows: string[][]): string[] {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
-  return rows.map((r) =>
-    ("  " + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  ")).trimEnd(),
-  );
-}
 
 /** The readable report printed without --json. */
 export function formatJudgeReport(r: JudgeReport): string {
@@ -538,10 +511,10 @@ Exit status: 0 on success, 2 for a bad file or bad options.`,
       throw new CliError("give either --labels FILE or --set NAME. See --help.");
     let report: JudgeReport;
     if (values.labels !== undefined) {
-      const text = new TextDecoder().decode(readBytes(values.labels));
+      const text = new TextDecoder().decode(readBytes(values.labels, MAX_RESPONSES_BYTES));
       const parsed = parseJudgeLabelsCsv(text);
       if (parsed.errors.length) {
-        listIssues(io, values.labels, parsed.errors, "error");
+        listIssues(io, parsed.errors, { file: values.labels, kind: "error" });
         io.err(`${parsed.errors.length} error${parsed.errors.length === 1 ? "" : "s"} in ${values.labels}.\n`);
         return 2;
       }

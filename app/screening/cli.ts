@@ -2,7 +2,7 @@
  * Screening review from the command line (docs/screening.md): import a study's files, open rounds, report every round's
  * figures, write the release. The same services as the admin pages (/admin/screening).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_RULE, type NextStep } from "./domain/screening";
 import { parseVocabulary } from "./domain/screening-import";
@@ -23,16 +23,7 @@ import { describeRounds, exportScreeningRelease } from "./screening-release.serv
 import { getStudyOverview, openRound } from "./screening-rounds.server";
 import { getUserByUsername, ServiceError } from "../accounts/users.server";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
-
-function readBytes(file: string): Uint8Array {
-  try {
-    return readFileSync(file);
-  } catch (e) {
-    throw new CliError(
-      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
-    );
-  }
-}
+import { listIssues, readBytes } from "../cli/io";
 
 function studyOrFail(db: Db, name: string): ScreeningStudy {
   try {
@@ -59,8 +50,8 @@ function printReport(io: CliIO, report: ScreeningImportReport, dryRun: boolean) 
   const names = { items: "items", labels: "screen labels", tiers: "recall tiers" } as const;
   let problems = 0;
   for (const f of report.files) {
-    for (const w of f.warnings) io.err(`warning: ${f.filename}: ${w.line > 0 ? `line ${w.line}: ` : ""}${w.message}\n`);
-    for (const e of f.errors) io.err(`${f.filename}: ${e.line > 0 ? `line ${e.line}: ` : ""}${e.message}\n`);
+    listIssues(io, f.warnings, { file: f.filename, kind: "warning", style: "line N" });
+    listIssues(io, f.errors, { file: f.filename, style: "line N" });
     problems += f.errors.length;
   }
   if (problems) {

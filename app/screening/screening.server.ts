@@ -18,13 +18,13 @@ import {
 } from "../../db/schema";
 import {
   checkRule,
-  compareCodePoints,
   nextStep,
   summariseRound,
   type NextStep,
   type ReviewConfidence,
   type RoundFigures,
 } from "./domain/screening";
+import { compareCodePoints } from "../python-compat/text";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { StudyNameSchema } from "../annotation/studies.server";

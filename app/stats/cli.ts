@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { parseRatingsCsv, type RatingsCsvIssue, type RatingsCsvRow } from "./ratings-csv";
 import {
   buildRatingTable,
@@ -9,11 +8,11 @@ import {
   type OrdinalWeights,
   type Scale,
 } from "./index";
+import { issueLines, readText, table } from "../cli/io";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 
 const SCALES: readonly Scale[] = ["nominal", "ordinal", "interval"];
 const WEIGHTS: readonly OrdinalWeights[] = ["linear", "quadratic"];
-const MAX_LISTED_ERRORS = 20;
 
 const help = `Usage: npm run concord -- agreement --ratings FILE [--json] [--scale nominal|ordinal|interval]
                                      [--weights linear|quadratic] [--order a,b,c]
@@ -43,12 +42,6 @@ Options:
 Exit status: 0 on success (also when a coefficient is undefined), 2 for a bad file or bad options.
 `;
 
-function listIssues(path: string, issues: readonly RatingsCsvIssue[]): string {
-  const shown = issues.slice(0, MAX_LISTED_ERRORS).map((issue) => `  ${path}:${issue.line}: ${issue.message}`);
-  if (issues.length > MAX_LISTED_ERRORS) shown.push(`  … and ${issues.length - MAX_LISTED_ERRORS} more`);
-  return shown.join("\n");
-}
-
 function parseOrder(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const order = value.split(",").map((c) => c.trim());
@@ -75,7 +68,7 @@ function checkLabels(path: string, rows: readonly RatingsCsvRow[], scale: Scale,
   } else {
     return;
   }
-  if (bad.length > 0) throw new CliError(`${path}: ${hint}\n${listIssues(path, bad)}`);
+  if (bad.length > 0) throw new CliError(`${path}: ${hint}\n${issueLines(bad, { file: path, prefix: "  " }).join("\n")}`);
 }
 
 const fixed = (value: number | null | undefined): string =>
@@ -87,13 +80,6 @@ function intervalCells(estimate: IntervalSummary): string[] {
     estimate.se === null ? "" : fixed(estimate.se),
     estimate.ci95 === null ? "" : `[${fixed(estimate.ci95[0])}, ${fixed(estimate.ci95[1])}]`,
   ];
-}
-
-function table(rows: string[][], indent = "  "): string[] {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
-  return rows.map((r) =>
-    (indent + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("   ")).trimEnd(),
-  );
 }
 
 /** The readable form of the summary printed without --json. */
@@ -116,13 +102,13 @@ export function formatAgreementSummary(s: AgreementSummary): string {
   if ("cohen_kappa_weighted" in s)
     rows.push([`Cohen's weighted kappa (${s.weights})`, fixed(s.cohen_kappa_weighted), "", ""]);
   if (s.gwet_ac2) rows.push([`Gwet's AC2 (${s.weights})`, ...intervalCells(s.gwet_ac2)]);
-  lines.push(...table(rows));
+  lines.push(...table(rows, { gap: 3 }));
 
   if (s.confusion) {
     const c = s.confusion;
     lines.push("", `Confusion matrix: rows ${c.raters[0]}, columns ${c.raters[1]} (${c.n_items} items rated by both)`);
     if (c.categories.length <= 15) {
-      lines.push(...table([["", ...c.categories], ...c.counts.map((row, k) => [c.categories[k], ...row.map(String)])]));
+      lines.push(...table([["", ...c.categories], ...c.counts.map((row, k) => [c.categories[k], ...row.map(String)])], { gap: 3 }));
     } else {
       lines.push(`  ${c.categories.length} categories: too wide to print; use --json`);
     }
@@ -156,16 +142,10 @@ export const agreementCommand: Command = {
     }
     const order = parseOrder(values.order);
 
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      throw new CliError(`cannot read ${path}: ${err.code === "ENOENT" ? "no such file" : err.message}`);
-    }
+    const text = readText(path);
     const parsed = parseRatingsCsv(text);
     if (parsed.errors.length > 0)
-      throw new CliError(`${path} is not a valid ratings file\n${listIssues(path, parsed.errors)}`);
+      throw new CliError(`${path} is not a valid ratings file\n${issueLines(parsed.errors, { file: path, prefix: "  " }).join("\n")}`);
     checkLabels(path, parsed.rows, scale, order);
 
     const ratingTable = buildRatingTable(parsed.rows, order ? { categories: order } : {});

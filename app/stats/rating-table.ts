@@ -3,6 +3,7 @@
  * absent row), integer-coded once into typed arrays so that each coefficient runs in time linear in the number
  * of ratings.
  */
+import { compareCodePoints } from "../python-compat/text";
 
 export interface RatingRow {
   item: string;
@@ -50,9 +51,9 @@ export function isNumericLabel(label: string): boolean {
 export function sortLabels(labels: Iterable<string>): string[] {
   const list = [...new Set(labels)];
   if (list.length > 0 && list.every(isNumericLabel)) {
-    return list.sort((a, b) => Number(a) - Number(b) || (a < b ? -1 : a > b ? 1 : 0));
+    return list.sort((a, b) => Number(a) - Number(b) || compareCodePoints(a, b));
   }
-  return list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return list.sort(compareCodePoints);
 }
 
 function categoryScores(categories: readonly string[]): Float64Array {

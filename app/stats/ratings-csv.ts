@@ -3,11 +3,11 @@
  * is an absent row. Text in, rows and line-numbered problems out, so the command line and the web upload report
  * the same errors.
  */
-import { parse } from "csv-parse/sync";
+import { readCsv } from "../formats/csv";
 import type { RatingRow } from "./rating-table";
 
 export interface RatingsCsvRow extends RatingRow {
-  /** 1-based line of the row in the file (the last line of a record that spans lines). */
+  /** 1-based line of the row in the file (the first line of a record that spans lines). */
   line: number;
 }
 
@@ -24,11 +24,6 @@ export interface RatingsCsvResult {
 }
 
 export const RATINGS_COLUMNS = ["item", "rater", "label"] as const;
-
-interface ParsedRecord {
-  record: string[];
-  info: { lines: number };
-}
 
 /**
  * Parses and checks a ratings file: the three columns must be present (in any order, extra columns ignored,
@@ -50,26 +45,14 @@ export function parseRatingsCsv(text: string): RatingsCsvResult {
   if (text.replace(/^\uFEFF/, "").trim() === "")
     return fail(1, "the file is empty; expected a header item,rater,label");
 
-  let records: ParsedRecord[];
-  try {
-    records = parse(text, {
-      bom: true,
-      info: true,
-      trim: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-    }) as ParsedRecord[];
-  } catch (e) {
-    const err = e as Error & { lines?: number };
-    return fail(err.lines ?? 1, `not valid CSV: ${err.message}`);
-  }
-
-  const [header, ...body] = records;
-  const names = header.record.map((name) => name.toLowerCase());
+  const read = readCsv(text, { trim: true });
+  if ("error" in read) return fail(read.error.line, `not valid CSV: ${read.error.message}`);
+  const [header, ...body] = read.records;
+  const names = header.cells.map((name) => name.toLowerCase());
   const missing = RATINGS_COLUMNS.filter((column) => !names.includes(column));
   if (missing.length > 0) {
     return fail(
-      header.info.lines,
+      header.line,
       `missing column${missing.length > 1 ? "s" : ""} ${missing.join(
         ", ",
       )}: the header must name item, rater and label`,
@@ -77,19 +60,18 @@ export function parseRatingsCsv(text: string): RatingsCsvResult {
   }
   for (const column of RATINGS_COLUMNS) {
     if (names.indexOf(column) !== names.lastIndexOf(column)) {
-      return fail(header.info.lines, `column ${column} appears twice in the header`);
+      return fail(header.line, `column ${column} appears twice in the header`);
     }
   }
-  if (body.length === 0) return fail(header.info.lines, "no ratings: the file has a header but no rows");
+  if (body.length === 0) return fail(header.line, "no ratings: the file has a header but no rows");
 
   const [itemAt, raterAt, labelAt] = RATINGS_COLUMNS.map((column) => names.indexOf(column));
   const needed = Math.max(itemAt, raterAt, labelAt) + 1;
   const seen = new Map<string, RatingsCsvRow>();
   const rows: RatingsCsvRow[] = [];
-  for (const { record, info } of body) {
-    const line = info.lines;
+  for (const { line, cells: record } of body) {
     if (record.length < needed) {
-      errors.push({ line, message: `expected ${header.record.length} fields, found ${record.length}` });
+      errors.push({ line, message: `expected ${header.cells.length} fields, found ${record.length}` });
       continue;
     }
     const item = record[itemAt];
@@ -126,7 +108,7 @@ export function parseRatingsCsv(text: string): RatingsCsvResult {
     rows.push(row);
   }
   if (errors.length === 0 && rows.length === 0) {
-    errors.push({ line: header.info.lines, message: "no ratings: every row has an empty label" });
+    errors.push({ line: header.line, message: "no ratings: every row has an empty label" });
   }
   return { rows: errors.length > 0 ? [] : rows, errors, warnings };
 }

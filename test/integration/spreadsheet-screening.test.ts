@@ -3,7 +3,7 @@
  * formula is quoted there, while included.jsonl keeps it as it is (docs/security.md, "Spreadsheet exports").
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseCsv } from "../../app/formats/csv-text";
+import { parsePythonCsv as parseCsv } from "../../app/formats/csv-text";
 import type { Db } from "../../app/platform/db.server";
 import { createScreeningStudy } from "../../app/screening/screening.server";
 import { importScreeningFiles } from "../../app/screening/screening-import.server";

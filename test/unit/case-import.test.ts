@@ -4,9 +4,17 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { LABEL_COLUMNS, MAX_FILE_BYTES, MAX_SECTION_CHARS, parseCaseFile, type ParseOptions, type ParseResult } from "../../app/annotation/domain/case-import";
+import {
+  LABEL_COLUMNS,
+  MAX_FILE_BYTES,
+  MAX_SECTION_CHARS,
+  parseCaseFile,
+  type ParseOptions,
+  type ParseResult,
+} from "../../app/annotation/domain/case-import";
 import { parseIcd10Table } from "../../app/icd10/icd10";
-import { AGE_GROUPS, compactSections, normaliseAgeGroup, pyStrip, SECTION_KINDS } from "../../app/annotation/domain/sections";
+import { AGE_GROUPS, compactSections, normaliseAgeGroup, SECTION_KINDS } from "../../app/annotation/domain/sections";
+import { pyStrip } from "../../app/python-compat/text";
 
 const icd10 = parseIcd10Table(readFileSync(new URL("../../app/data/icd10-who-chapter-v.csv", import.meta.url), "utf8"));
 function canonicalCode(code: string): string | null {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CsvSyntaxError, formatCsvRecord, parseCsv } from "../../app/formats/csv-text";
+import { CsvSyntaxError, formatCsvRecord, parsePythonCsv as parseCsv } from "../../app/formats/csv-text";
 import {
   canonicalIcd10,
   compatCategory,

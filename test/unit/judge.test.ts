@@ -8,7 +8,6 @@ import {
   parseAction,
   parseJudgeOutput,
   PRIMARY_ANSWERS,
-  pySplitLines,
   raterAction,
   toStructuredActionRaw,
   type Action,
@@ -17,6 +16,7 @@ import {
   type PrimaryAnswer,
   type StructuredActionRaw,
 } from "~/evaluation/domain/judge";
+import { pySplitLines } from "~/python-compat/text";
 
 const kinds = (problems: JudgeParseProblem[]) => problems.map((p) => `${p.kind}:${p.key ?? ""}:${p.line ?? ""}`);
 

@@ -8,9 +8,9 @@ import {
   pct,
   prematureScript,
   pyRound2,
-  pyStr,
   seedScript,
 } from "../../app/evaluation/compat/reference-metrics";
+import { pyStr } from "../../app/python-compat/values";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";
 
 // Gold (docs/formats.md#data_gtjson layout). r2's annotators disagreed on the diagnosis, r4's on sufficiency; nobody exported

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { pySplitLines } from "../../app/evaluation/domain/judge";
+import { pySplitLines } from "../../app/python-compat/text";
+import { pyFloatRepr } from "../../app/python-compat/float";
+import { jsonDumps as pyJsonDumps } from "../../app/python-compat/json";
 import {
   buildTimingSummary,
   checkModelKey,
   isRunFolderOf,
   modelKeyFromName,
-  pyFloatRepr,
-  pyJsonDumps,
   readJsonLines,
   runFolderName,
   serializeTiming,

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseCsv } from "../../app/formats/csv-text";
+import { parsePythonCsv as parseCsv } from "../../app/formats/csv-text";
 import { agreementFlags, resolvePair, type CaseLabel } from "../../app/gold/domain/gold";
 import {
   buildDataGtRecord,
@@ -8,7 +8,6 @@ import {
   DATA_CSV_COLUMNS,
   formatDataGtError,
   parseDataGtJson,
-  pythonJsonDump,
   readGoldCase,
   serializeDataGt,
   serializeReleasedCsv,
@@ -16,6 +15,7 @@ import {
   type DataGtRecord,
   type GoldCase,
 } from "../../app/gold/domain/safe-psych-format";
+import { jsonDumpsIndent2 as pythonJsonDump } from "../../app/python-compat/json";
 
 // The expected files are written by test/fixtures/safe-psych/generate.py with Python's json.dump and csv.writer.
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/safe-psych/${name}`, import.meta.url), "utf8");

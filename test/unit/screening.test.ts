@@ -4,7 +4,6 @@ import * as schema from "../../db/schema-screening";
 import {
   checkRule,
   checkVote,
-  compareCodePoints,
   drawRound,
   exceedsThreshold,
   modalCategory,
@@ -21,6 +20,7 @@ import {
   type ReviewVote,
   type ScreenLabel,
 } from "~/screening/domain/screening";
+import { compareCodePoints } from "~/python-compat/text";
 
 const RULE = { inclusionVotes: 2, controlThreshold: 0.05 };
 

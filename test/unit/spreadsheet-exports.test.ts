@@ -3,7 +3,7 @@
  * reference-format data.csv stays byte-exact (docs/security.md, "Spreadsheet exports").
  */
 import { describe, expect, it } from "vitest";
-import { parseCsv } from "../../app/formats/csv-text";
+import { parsePythonCsv as parseCsv } from "../../app/formats/csv-text";
 import { judgeLabelsCsv } from "../../app/judge-validation/domain/judge-report";
 import { parseJudgeLabelsCsv } from "../../app/judge-validation/domain/judge-labels-csv";
 import { serializeReleasedCsv } from "../../app/gold/domain/safe-psych-format";

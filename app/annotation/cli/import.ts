@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { listIssues, readBytes } from "../../cli/io";
 import { CASE_COLUMNS, type CaseColumn } from "../domain/case-import";
 import { getDb } from "../../platform/db.server";
 import { parseColumnMap } from "../../platform/forms";
@@ -25,10 +25,10 @@ Options:
   --dry-run         validate and report, write nothing`;
 
 export function printPlan(io: CliIO, plan: ImportPlan, written: boolean, dryRun: boolean) {
-  for (const w of plan.parse.warnings) io.err(`warning: ${w.line > 0 ? `line ${w.line}: ` : ""}${w.message}\n`);
+  listIssues(io, plan.parse.warnings, { kind: "warning", style: "line N" });
   const problems = [...plan.parse.errors, ...plan.conflicts].sort((a, b) => a.line - b.line);
   if (problems.length) {
-    for (const e of problems) io.err(`${e.line > 0 ? `line ${e.line}: ` : ""}${e.message}\n`);
+    listIssues(io, problems, { style: "line N" });
     io.err(`${problems.length} error${problems.length === 1 ? "" : "s"}; nothing was imported.\n`);
     return;
   }
@@ -59,12 +59,7 @@ export const importCommand: Command = {
     if (columnMap === null) throw new CliError('--map must look like "id=case_id,presenting_symptoms=Symptoms".');
     const unknown = Object.keys(columnMap).filter((k) => !(CASE_COLUMNS as readonly string[]).includes(k));
     if (unknown.length) throw new CliError(`--map names unknown column ${unknown.join(", ")}; known: ${CASE_COLUMNS.join(", ")}.`);
-    let bytes: Uint8Array;
-    try {
-      bytes = readFileSync(file);
-    } catch (e) {
-      throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`);
-    }
+    const bytes = readBytes(file);
     const input = { studyName: study, bytes, filename: file, format: values.format as "csv" | "jsonl" | undefined, columnMap: columnMap as Partial<Record<CaseColumn, string>> };
     const db = getDb();
     if (values["dry-run"]) {

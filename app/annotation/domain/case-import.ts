@@ -3,8 +3,18 @@
  * mappable column names) or JSONL. The whole file is validated before anything is written: the result lists every
  * bad row as `line N: reason`, and a caller writes nothing while `errors` is non-empty.
  */
-import { parse } from "csv-parse/sync";
-import { AGE_GROUPS, compactSections, MAX_SECTIONS, normaliseAgeGroup, pyStrip, SECTION_KINDS, type Section, type SectionKind } from "./sections";
+import { readCsv } from "../../formats/csv";
+import { isJsonObject, readJsonl } from "../../formats/jsonl";
+import {
+  AGE_GROUPS,
+  compactSections,
+  MAX_SECTIONS,
+  normaliseAgeGroup,
+  SECTION_KINDS,
+  type Section,
+  type SectionKind,
+} from "./sections";
+import { pyStrip } from "../../python-compat/text";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 
 export const LABEL_COLUMNS = [
@@ -132,16 +142,12 @@ interface RawRows {
 }
 
 function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>>): RawRows | { error: ImportIssue } {
-  let records: { record: string[]; info: { bytes: number } }[];
-  try {
-    // relax_quotes: a bare quote inside an unquoted field is text, as Python's csv reader reads it.
-    records = parse(text, { info: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: true });
-  } catch (e) {
-    const err = e as { lines?: number; message: string };
-    return { error: { line: err.lines ?? 0, message: `the CSV cannot be read: ${err.message.replace(/^Invalid .*?: /, "")}` } };
-  }
+  // relaxQuotes: a bare quote inside an unquoted field is text, as Python's csv reader reads it.
+  const read = readCsv(text, { relaxQuotes: true });
+  if ("error" in read) return { error: { line: read.error.line, message: `the CSV cannot be read: ${read.error.reason}` } };
+  const records = read.records;
   if (records.length === 0) return { error: { line: 1, message: "the file is empty." } };
-  const header = records[0]!.record.map((h) => h.trim());
+  const header = records[0]!.cells.map((h) => h.trim());
   const errors: ImportIssue[] = [];
   const warnings: ImportIssue[] = [];
   const index = new Map<CaseColumn, number>();
@@ -171,20 +177,8 @@ function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>
   if (unused.length) warnings.push({ line: 1, message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.` });
   if (errors.length) return { rows: [], hasLabels: false, warnings, errors };
 
-  // Each record's first line, counted from csv-parse's byte offsets: its `info.lines` counts a CRLF inside a quoted
-  // cell as two lines, which shifts every later line number of a CRLF file with multi-line cells.
-  const bytes = new TextEncoder().encode(text);
-  let at = 0;
-  let lineAt = 1;
-  const advanceTo = (end: number) => {
-    for (; at < end; at++) if (bytes[at] === 0x0a || (bytes[at] === 0x0d && bytes[at + 1] !== 0x0a)) lineAt++;
-  };
-  advanceTo(records[0]!.info.bytes);
   const rows: RawRow[] = [];
-  for (const { record, info } of records.slice(1)) {
-    while (bytes[at] === 0x0a || bytes[at] === 0x0d) advanceTo(at + 1); // skipped empty lines
-    const line = lineAt;
-    advanceTo(info.bytes);
+  for (const { line, cells: record } of records.slice(1)) {
     if (record.length > header.length) warnings.push({ line, message: `${record.length - header.length} cell(s) beyond the header ignored.` });
     const values: Partial<Record<CaseColumn, string>> = {};
     // Every cell is text, trimmed as the reference does; a short row reads as empty cells (docs/formats.md#released-csv-datacsv).
@@ -208,22 +202,17 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
   const rows: RawRow[] = [];
   const errors: ImportIssue[] = [];
   let hasLabels = false;
-  const lines = text.split(/\r?\n/);
-  lines.forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === "") return;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(raw);
-    } catch (e) {
-      errors.push({ line, message: `not valid JSON (${(e as Error).message}).` });
+  readJsonl(text).forEach((entry) => {
+    const { line } = entry;
+    if ("invalid" in entry) {
+      errors.push({ line, message: `not valid JSON (${entry.invalid}).` });
       return;
     }
-    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
+    if (!isJsonObject(entry.value)) {
       errors.push({ line, message: "each line must be one JSON object." });
       return;
     }
-    const o = obj as Record<string, unknown>;
+    const o = entry.value;
     const values: Partial<Record<CaseColumn, string>> = {};
     const id = o.id ?? o.sample_id;
     if (typeof id === "string" || typeof id === "number") values.id = pyStrip(String(id));

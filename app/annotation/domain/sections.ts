@@ -3,6 +3,8 @@
  * (docs/safe-psych.md#cases-and-sections: a section is present when its trimmed text is not empty; present sections
  * keep column order and are renumbered 1..T consecutively).
  */
+import { pyStrip } from "../../python-compat/text";
+
 export const SECTION_KINDS = [
   "presenting_symptoms",
   "psychiatric_history",
@@ -29,18 +31,6 @@ export interface Section {
   order: number;
   kind: SectionKind;
   content: string;
-}
-
-/**
- * Python's `str.strip()` with no argument: strips the characters `str.isspace()` accepts, which include
- * U+001C..U+001F and U+0085 but not U+FEFF (docs/formats.md#python-compatible-behaviours).
- */
-const PY_WHITESPACE =
-  "\\t\\n\\x0b\\x0c\\r\\x1c\\x1d\\x1e\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const PY_STRIP = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, "g");
-
-export function pyStrip(text: string): string {
-  return text.replace(PY_STRIP, "");
 }
 
 /** Keeps the non-empty sections in column order and numbers them 1..T. */

@@ -6,6 +6,7 @@
  * AC2, Krippendorff's α ordinal, all from app/stats), agreement on seed decisions, and the accepted seeds.
  * Pure: no database, no clock.
  */
+import { compareCodePoints } from "../../python-compat/text";
 import { cell, columnIndex, readCsvRecords, type CsvIssue } from "../../expert-panel/domain/expert-csv";
 import {
   REVIEW_DIMENSIONS,
@@ -210,7 +211,6 @@ function summarise(values: number[]): ScoreSummary {
   return { n: values.length, mean, sd, distribution };
 }
 
-const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The report of a review set. `items` gives every item's id and kind (so unreviewed seeds show as pending); reviews
@@ -225,7 +225,7 @@ export function reviewReport(
   const kindOf = new Map(items.map((i) => [i.id, i.kind]));
   const caseReviews = reviews.filter((r) => kindOf.get(r.item) === "case");
   const seedReviews = reviews.filter((r) => kindOf.get(r.item) === "seed");
-  const raters = [...new Set(reviews.map((r) => r.rater))].sort(byCodePoint);
+  const raters = [...new Set(reviews.map((r) => r.rater))].sort(compareCodePoints);
   const categories = REVIEW_SCALE.map(String);
 
   const dimensions: DimensionReport[] = REVIEW_DIMENSIONS.map((dimension) => {
@@ -272,11 +272,11 @@ export function reviewReport(
   const seeds: SeedOutcome[] = items
     .filter((i) => i.kind === "seed")
     .map((i) => i.id)
-    .sort(byCodePoint)
+    .sort(compareCodePoints)
     .map((id) => {
       const mine = seedReviews
         .filter((r) => r.item === id && r.decision !== null)
-        .sort((a, b) => byCodePoint(a.rater, b.rater));
+        .sort((a, b) => compareCodePoints(a.rater, b.rater));
       const accepts = mine.filter((r) => r.decision === "accept").length;
       const rejects = mine.filter((r) => r.decision === "reject").length;
       return {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { computePaperMetrics, type MetricsOutput } from "../domain/metrics";
 import { computeReferenceMetrics } from "../compat/reference-metrics";
@@ -6,6 +6,7 @@ import { buildReport, metricsFigures } from "../domain/metrics-report";
 import { softwareVersion } from "../../platform/paths.server";
 import { findTrajectoryFiles } from "../trajectory-files";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../../cli/command";
+import { readText } from "../../cli/io";
 
 const help = `Usage: npm run concord -- metrics --gold data_gt.json --runs DIR [DIR …] [--json] [--out DIR]
                                    [--compat reference]
@@ -71,9 +72,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (values.compat !== undefined && values.compat !== "reference") {
     throw new CliError(`--compat takes "reference", got "${values.compat}"`);
   }
+  const text = readText(goldPath);
   let gold: unknown;
   try {
-    const text = readFileSync(goldPath, "utf8");
     gold = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
     throw new CliError(`cannot read ${goldPath}: ${(e as Error).message}`);

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import {
@@ -22,6 +21,7 @@ import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../../model-calls/retry";
 import { redactUrl } from "../run-folder";
 import { runEvaluation, RunnerConfigError, type RunnerResult } from "../runner";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../../cli/command";
+import { readText } from "../../cli/io";
 
 const help = `Usage: npm run concord -- run --samples samples.json --strategy S[,S…] --model NAME --base-url URL
                                --judge-model NAME [--judge-base-url URL] [--gold data_gt.json]
@@ -120,13 +120,8 @@ function parseSeeds(value: string | undefined): number[] {
   return [...new Set(seeds.map(Number))];
 }
 
-function readJson(path: string, what: string): { text: string; value: unknown } {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw new CliError(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+function readJson(path: string): { text: string; value: unknown } {
+  const text = readText(path);
   try {
     return { text, value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
   } catch (e) {
@@ -240,12 +235,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const baseDelayMs = 1000 * parseNumber(values["retry-delay"], "--retry-delay", 1, (n) => n >= 0);
   const outDir = values.out ?? "runs";
 
-  const samples = readJson(samplesPath, "the samples");
+  const samples = readJson(samplesPath);
   const parsed = parseSamples(samples.value);
   if (!parsed.ok) throw new CliError(`${samplesPath}:\n${parsed.errors.map((e) => `  ${e}`).join("\n")}`);
   let gold: { path: string; sha256: string } | null = null;
   if (values.gold !== undefined) {
-    const g = readJson(values.gold, "the gold labels");
+    const g = readJson(values.gold);
     checkAgainstGold(parsed.cases, g.value, values.gold);
     gold = { path: resolve(values.gold), sha256: sha256(g.text) };
   }

@@ -20,7 +20,8 @@ import {
   compatNormalizeIcd10,
   type CompatGroupVariant,
 } from "../../icd10/icd10";
-import { pySplitLines } from "../domain/judge";
+import { compareCodePoints, pySplitLines, pyStrip } from "../../python-compat/text";
+import { pyStr, pyTruthy } from "../../python-compat/values";
 import {
   compareResults,
   emptyLevels,
@@ -38,8 +39,6 @@ import {
   type TrajectoryFile,
 } from "../domain/metrics";
 import { STRATEGIES, type Strategy } from "../domain/runner-protocol";
-import { pyFloatRepr } from "../domain/runner-records";
-import { pyStrip } from "../../annotation/domain/sections";
 
 /** The script would raise here; its message says what Python would have said. */
 export class ScriptCrash extends Error {}
@@ -69,29 +68,6 @@ function item(obj: Py, key: string): Py {
   const v = get(obj, key, undefined);
   if (v === undefined) throw new ScriptCrash(`KeyError: '${key}'`);
   return v;
-}
-
-/** Python's `str()` of a JSON value. */
-export function pyStr(v: Py): string {
-  if (v === null || v === undefined) return "None";
-  if (typeof v === "boolean") return v ? "True" : "False";
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : pyFloatRepr(v);
-  if (typeof v === "string") return v;
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
-  return `{${Object.entries(v as Dict)
-    .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
-    .join(", ")}}`;
-}
-
-function pyRepr(v: Py): string {
-  return typeof v === "string" ? `'${v.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'` : pyStr(v);
-}
-
-export function truthy(v: Py): boolean {
-  if (v === null || v === undefined || v === false || v === 0 || v === "") return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (isDict(v)) return Object.keys(v).length > 0;
-  return true;
 }
 
 /** `normalize_text`: "" for None, else `str(value).strip()`. */
@@ -187,12 +163,12 @@ function iterate(value: Py): Py[] {
 
 /** Action A (docs/evaluation.md#compat-mode-the-reference-scripts): re-judge overrides, then judge_action; the seed script checks structured_action_raw first. */
 function actionA(step: Py, withStructured = false): string {
-  if (truthy(get(step, "new_judge_action"))) return normalizeText(get(step, "new_judge_action")).toLowerCase();
+  if (pyTruthy(get(step, "new_judge_action"))) return normalizeText(get(step, "new_judge_action")).toLowerCase();
   const nj = get(step, "new_judge_output", {});
-  if (truthy(get(nj, "action"))) return normalizeText(get(nj, "action")).toLowerCase();
+  if (pyTruthy(get(nj, "action"))) return normalizeText(get(nj, "action")).toLowerCase();
   if (withStructured) {
     const structured = get(step, "structured_action_raw");
-    if (isDict(structured) && truthy(get(structured, "action")))
+    if (isDict(structured) && pyTruthy(get(structured, "action")))
       return normalizeText(get(structured, "action")).toLowerCase();
   }
   return normalizeText(get(step, "judge_action")).toLowerCase();
@@ -204,7 +180,7 @@ const CODE_PATTERN = /(?<![\p{L}\p{N}_])([A-Za-z]\p{Nd}{2}(?:\.[0-9A-Za-z]+)?)(?
 
 /** X (docs/evaluation.md#compat-mode-the-reference-scripts): the first code-like token of a judge output (after `predicted_icd10_codes:` if present), N-normalised. */
 export function extractCodeX(text: Py): string | null {
-  if (!truthy(text)) return null;
+  if (!pyTruthy(text)) return null;
   if (typeof text !== "string")
     throw new ScriptCrash(`TypeError: expected string or bytes-like object, got '${typeName(text)}'`);
   const field = CODE_FIELD.exec(text);
@@ -241,7 +217,15 @@ function guard<T>(run: () => T): ScriptOutput<T> {
   }
 }
 
-const cmp = (a: Py, b: Py): number => (a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1);
+/** Python's `<` on two values of one type: code points for strings. */
+const cmp = (a: Py, b: Py): number =>
+  typeof a === "string" && typeof b === "string"
+    ? compareCodePoints(a, b)
+    : a === b
+      ? 0
+      : (a as number) < (b as number)
+        ? -1
+        : 1;
 const byKeys =
   (...keys: string[]) =>
   (a: Dict, b: Dict) => {
@@ -422,8 +406,8 @@ export function clarificationScript(gtItems: Py[], files: readonly TrajectoryFil
         for (const step of iterate(get(record, "trajectory", []))) {
           const index = get(step, "step_index");
           if (!(index === 1 || index === true)) continue;
-          if (truthy(get(step, "new_judge_action"))) stage1 = get(step, "new_judge_action");
-          else if (truthy(get(get(step, "new_judge_output", {}), "action")))
+          if (pyTruthy(get(step, "new_judge_action"))) stage1 = get(step, "new_judge_action");
+          else if (pyTruthy(get(get(step, "new_judge_output", {}), "action")))
             stage1 = get(get(step, "new_judge_output"), "action");
           else stage1 = get(step, "judge_action");
           break;
@@ -865,7 +849,7 @@ export function seedScript(gtItems: Py[], files: readonly TrajectoryFile[]) {
         const scored = g.sufficiency === "sufficient" && !!g.diagnosis && !!pred && !abstained;
         const modelEvaluated = get(rec, "model_evaluated");
         rows.push({
-          model: truthy(modelEvaluated) ? pyStr(modelEvaluated) : folderModel,
+          model: pyTruthy(modelEvaluated) ? pyStr(modelEvaluated) : folderModel,
           seed,
           sample_id: pyStr(get(rec, "sample_id")),
           sufficiency: g.sufficiency,

@@ -3,7 +3,7 @@
  * docs/evaluation.md#judge-parse-and-mapping, docs/judge-validation.md#label-normalisation). The judge (an LLM or a human rater) extracts features from a model's free-text answer; the action follows
  * from the features by a fixed rule, never from the judge's own opinion.
  */
-import { pyStrip } from "../../annotation/domain/sections";
+import { pySplitLines, pyStrip } from "../../python-compat/text";
 
 export const PRIMARY_ANSWERS = ["committed", "differential", "none"] as const;
 export type PrimaryAnswer = (typeof PRIMARY_ANSWERS)[number];
@@ -97,19 +97,6 @@ export interface ParsedJudgeOutput {
 
 const JUDGE_KEYS = ["PRIMARY_ANSWER", "INFO_REQUEST", "ICD_CODES", "DIAGNOSIS_NAMES"] as const;
 type JudgeKey = (typeof JUDGE_KEYS)[number];
-
-/* eslint-disable no-control-regex -- Python counts these control characters as line breaks */
-/** Python's `str.splitlines()` boundaries; a final line break does not open an empty last line. */
-const PY_LINE_BREAK = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/;
-const PY_FINAL_LINE_BREAK = /[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]$/;
-/* eslint-enable no-control-regex */
-
-export function pySplitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split(PY_LINE_BREAK);
-  if (PY_FINAL_LINE_BREAK.test(text)) lines.pop();
-  return lines;
-}
 
 /** `ICD_CODES` / `DIAGNOSIS_NAMES`: null (keep the previous value) if empty or `empty` in any case. */
 function parseList(value: string): string[] | null {

@@ -10,10 +10,11 @@
  * Every metric is computed per run (model × strategy × seed) and summarised over seeds: mean, sample s.d. and the
  * 95% Student-t interval mean ± t₀.₉₇₅,ₙ₋₁·s/√n (paper appendix 9.5). Pure: the caller reads the files.
  */
+import { readJsonl } from "../../formats/jsonl";
 import { parseJudgeOutput } from "./judge";
 import { matchIcd10, parseIcd10 } from "../../icd10/icd10";
 import { STRATEGIES, isSequential, type Strategy } from "./runner-protocol";
-import { pyStrip } from "../../annotation/domain/sections";
+import { pyStrip } from "../../python-compat/text";
 import { studentTQuantile } from "../../stats/index";
 
 export type MetricsMode = "paper" | "reference";
@@ -211,17 +212,9 @@ export function readGold(items: readonly unknown[]): {
 /** Records of a trajectory file: JSON Lines (`.jsonl`) or one JSON value (an array of records or one record). */
 export function parseTrajectoryFile(file: TrajectoryFile): { records: unknown[]; badLines: number } {
   if (file.path.endsWith(".jsonl")) {
-    let badLines = 0;
-    const records: unknown[] = [];
-    for (const line of file.text.split(/\r\n|\r|\n/)) {
-      if (line.trim() === "") continue;
-      try {
-        records.push(JSON.parse(line));
-      } catch {
-        badLines++;
-      }
-    }
-    return { records, badLines };
+    const entries = readJsonl(file.text);
+    const records = entries.flatMap((e) => ("value" in e ? [e.value] : []));
+    return { records, badLines: entries.length - records.length };
   }
   try {
     const value = JSON.parse(file.text);

@@ -6,7 +6,7 @@
  */
 import { judgeResponse, toReferenceAction, type ReferenceAction, type StructuredActionRaw } from "./judge";
 import { PyRandom } from "../../python-compat/random";
-import { pyStrip } from "../../annotation/domain/sections";
+import { pyStrip } from "../../python-compat/text";
 
 export const STRATEGIES = [
   "full_info_no_abstention",

@@ -3,85 +3,15 @@
  * `timing.json` written as Python's `json.dumps` writes them, plus Concord's step log used to resume a run. Pure:
  * the caller passes times in and writes the strings.
  */
+import { splitJsonlLines } from "../../formats/jsonl";
+import { jsonDumps } from "../../python-compat/json";
 import { STRATEGIES, type Strategy } from "./runner-protocol";
-
-// ---------------------------------------------------------------------------------------------------------------
-// Python-compatible JSON
-
-/**
- * Python's `repr(float)`: the shortest round-trip digits (as JavaScript's), in fixed notation for exponents
- * −4 ≤ e < 16 with at least one decimal (`1.0`), otherwise scientific with a signed two-digit exponent (`1e-05`).
- */
-export function pyFloatRepr(x: number): string {
-  if (Number.isNaN(x)) return "NaN";
-  if (!Number.isFinite(x)) return x > 0 ? "Infinity" : "-Infinity";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mantissa, expText] = Math.abs(x).toExponential().split("e");
-  const exp = Number(expText);
-  const digits = mantissa.replace(".", "");
-  const sign = x < 0 ? "-" : "";
-  if (exp >= -4 && exp < 16) {
-    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
-    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
-    const frac = digits.slice(exp + 1);
-    return `${sign}${intPart}.${frac === "" ? "0" : frac}`;
-  }
-  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-  const e = Math.abs(exp).toString().padStart(2, "0");
-  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
-}
-
-// JSON.stringify leaves these raw, and so does Python with ensure_ascii=False; but Python's str.splitlines() — used
-// by abstention_rate/process.py to split a .jsonl file (docs/evaluation.md#abstention-script) — breaks lines at them, which would cut a record
-// in two. Escaping them keeps every record on one line for every reader; json.loads reads the escapes back.
-const LINE_BREAKERS = /[\u0085\u2028\u2029]/g;
-
-function jsonString(s: string): string {
-  return JSON.stringify(s).replace(LINE_BREAKERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-export interface PyJsonOptions {
-  /** Indent width for `json.dumps(indent=n)`; without it, one line with `, ` and `: ` separators. */
-  indent?: number;
-  /** Keys whose numbers Python holds as floats (`0.7`, `12.0`); other integers are written as integers. */
-  floatKeys?: ReadonlySet<string>;
-}
-
-/**
- * Python's `json.dumps(value, ensure_ascii=False[, indent=n])`: non-ASCII characters raw, key order kept, undefined
- * members skipped. Non-integer numbers are written as Python floats; integers under `floatKeys` too.
- */
-export function pyJsonDumps(value: unknown, options: PyJsonOptions = {}): string {
-  const indent = options.indent;
-  const floatKeys = options.floatKeys ?? new Set<string>();
-  const write = (v: unknown, depth: number, asFloat: boolean): string => {
-    if (v === null || v === undefined) return "null";
-    if (typeof v === "boolean") return v ? "true" : "false";
-    if (typeof v === "number") return asFloat || !Number.isInteger(v) ? pyFloatRepr(v) : String(v);
-    if (typeof v === "string") return jsonString(v);
-    const open = indent === undefined ? "" : "\n" + " ".repeat(indent * (depth + 1));
-    const close = indent === undefined ? "" : "\n" + " ".repeat(indent * depth);
-    const sep = indent === undefined ? ", " : "," + open;
-    if (Array.isArray(v)) {
-      if (v.length === 0) return "[]";
-      return `[${open}${v.map((item) => write(item, depth + 1, asFloat)).join(sep)}${close}]`;
-    }
-    if (typeof v === "object") {
-      const members = Object.entries(v as Record<string, unknown>).filter(([, m]) => m !== undefined);
-      if (members.length === 0) return "{}";
-      const items = members.map(([k, m]) => `${jsonString(k)}: ${write(m, depth + 1, floatKeys.has(k))}`);
-      return `{${open}${items.join(sep)}${close}}`;
-    }
-    throw new TypeError(`pyJsonDumps cannot write a ${typeof v}`);
-  };
-  return write(value, 0, false);
-}
 
 const TRAJECTORY_FLOAT_KEYS = new Set(["model_temperature", "model_top_p"]);
 
 /** One `trajectories.jsonl` line, newline included, as the reference writes it (docs/formats.md#trajectoriesjsonl). */
 export function trajectoryLine(record: object): string {
-  return pyJsonDumps(record, { floatKeys: TRAJECTORY_FLOAT_KEYS }) + "\n";
+  return jsonDumps(record, { floatKeys: TRAJECTORY_FLOAT_KEYS }) + "\n";
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -112,7 +42,7 @@ const TIMING_FLOAT_KEYS = new Set(["total_time_seconds", "avg_time_per_sample_se
 
 /** `timing.json` as the reference writes it: `json.dumps(…, ensure_ascii=False, indent=2)`, no final newline. */
 export function serializeTiming(timing: TimingSummary): string {
-  return pyJsonDumps(timing, { indent: 2, floatKeys: TIMING_FLOAT_KEYS });
+  return jsonDumps(timing, { indent: 2, floatKeys: TIMING_FLOAT_KEYS });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -207,13 +137,9 @@ export function utf8Length(s: string): number {
  */
 export function readJsonLines(text: string): JsonLines {
   const result: JsonLines = { values: [], validBytes: 0, tornTail: "", missingNewline: false, badLines: [] };
-  let start = 0;
-  let line = 0;
   let bytes = 0;
-  while (start < text.length) {
-    line++;
-    const end = text.indexOf("\n", start);
-    const content = text.slice(start, end === -1 ? text.length : end);
+  let start = 0;
+  for (const { line, text: content, end, terminated } of splitJsonlLines(text)) {
     let ok = true;
     if (content.trim() !== "") {
       try {
@@ -222,7 +148,7 @@ export function readJsonLines(text: string): JsonLines {
         ok = false;
       }
     }
-    if (end === -1) {
+    if (!terminated) {
       if (!ok) result.tornTail = content;
       else if (content.trim() !== "") {
         result.missingNewline = true;
@@ -230,10 +156,10 @@ export function readJsonLines(text: string): JsonLines {
       }
       break;
     }
-    bytes += utf8Length(content) + 1;
+    bytes += utf8Length(text.slice(start, end));
+    start = end;
     if (ok) result.validBytes = bytes;
     else result.badLines.push(line);
-    start = end + 1;
   }
   return result;
 }
@@ -257,7 +183,7 @@ export interface StepEvent {
 }
 
 export function stepEventLine(event: StepEvent): string {
-  return pyJsonDumps(event, { floatKeys: new Set(["seconds"]) }) + "\n";
+  return jsonDumps(event, { floatKeys: new Set(["seconds"]) }) + "\n";
 }
 
 export function isStepEvent(value: unknown): value is StepEvent {

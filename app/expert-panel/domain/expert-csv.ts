@@ -1,9 +1,9 @@
 /**
- * The CSV reading shared by the expert-rating imports (question banks, generated cases): csv-parse records with the
- * physical line each record starts on, so every validation message can say `line N`, and header lookup by
- * case-insensitive names with aliases.
+ * The CSV reading shared by the expert-rating imports (question banks, generated cases): records of the one CSV
+ * reader (formats/csv.ts) with the line each starts on, so every validation message can say `line N`, and header
+ * lookup by case-insensitive names with aliases.
  */
-import { parse } from "csv-parse/sync";
+import { readCsv } from "../../formats/csv";
 
 export interface CsvIssue {
   line: number;
@@ -22,33 +22,11 @@ export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 export function readCsvRecords(text: string): CsvRecords | { error: CsvIssue } {
   if (text.length > MAX_IMPORT_BYTES)
     return { error: { line: 0, message: `the file is larger than ${MAX_IMPORT_BYTES} bytes.` } };
-  let records: { record: string[]; info: { bytes: number } }[];
-  try {
-    records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true });
-  } catch (e) {
-    const err = e as { lines?: number; message: string };
-    return {
-      error: { line: err.lines ?? 0, message: `the CSV cannot be read: ${err.message.replace(/^Invalid .*?: /, "")}` },
-    };
-  }
-  if (records.length === 0) return { error: { line: 1, message: "the file is empty." } };
-  // Each record's first line from csv-parse's byte offsets (its own line count treats a CRLF inside a quoted cell
-  // as two lines).
-  const bytes = new TextEncoder().encode(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  let at = 0;
-  let line = 1;
-  const advanceTo = (end: number) => {
-    for (; at < end && at < bytes.length; at++)
-      if (bytes[at] === 0x0a || (bytes[at] === 0x0d && bytes[at + 1] !== 0x0a)) line++;
-  };
-  advanceTo(records[0]!.info.bytes);
-  const rows: CsvRecords["rows"] = [];
-  for (const { record, info } of records.slice(1)) {
-    while (at < bytes.length && (bytes[at] === 0x0a || bytes[at] === 0x0d)) advanceTo(at + 1);
-    rows.push({ line, cells: record });
-    advanceTo(info.bytes);
-  }
-  return { header: records[0]!.record.map((h) => h.trim()), rows };
+  const read = readCsv(text);
+  if ("error" in read) return { error: { line: read.error.line, message: `the CSV cannot be read: ${read.error.reason}` } };
+  const [header, ...body] = read.records;
+  if (!header) return { error: { line: 1, message: "the file is empty." } };
+  return { header: header.cells.map((h) => h.trim()), rows: body };
 }
 
 /**

@@ -19,7 +19,9 @@ import {
   type MissingInfoKey,
 } from "./gold";
 import { parseIcd10 } from "../../icd10/icd10";
-import { MAX_SECTIONS, MIN_SECTIONS, pyStrip, SECTION_KINDS, type SectionKind } from "../../annotation/domain/sections";
+import { MAX_SECTIONS, MIN_SECTIONS, SECTION_KINDS, type SectionKind } from "../../annotation/domain/sections";
+import { jsonDumpsIndent2 } from "../../python-compat/json";
+import { pyStrip } from "../../python-compat/text";
 
 /** The reference writes labels as the strings "1" and "0" (docs/formats.md#released-csv-datacsv). */
 export type Flag = "1" | "0";
@@ -186,49 +188,13 @@ export function buildSamplesRecord(record: DataGtRecord): SamplesRecord {
 // ---------------------------------------------------------------------------------------------------------------
 // Serialisation
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue | undefined };
-
-/**
- * Python's `json.dumps(value, ensure_ascii=False, indent=2)`: items on their own lines, separated by `,` and a
- * newline, keys followed by `: `, empty arrays and objects as `[]` / `{}`, non-ASCII characters raw, no trailing
- * newline. Object keys keep insertion order; undefined members are skipped. Strings are escaped as JSON.stringify
- * does, which equals Python's escaping for every well-formed string (both escape `"`, `\`, and U+0000–U+001F with
- * the same short forms and lower-case \u00XX; a lone surrogate, which Python could not write as UTF-8, is escaped).
- * Only safe integers are supported as numbers: Python writes floats differently (`1.0`, `1e-07`).
- */
-export function pythonJsonDump(value: JsonValue | object, indent = 2): string {
-  const pad = (depth: number) => " ".repeat(indent * depth);
-  const write = (v: unknown, depth: number): string => {
-    if (v === null) return "null";
-    if (typeof v === "boolean") return v ? "true" : "false";
-    if (typeof v === "number") {
-      if (!Number.isSafeInteger(v)) throw new TypeError(`pythonJsonDump supports integers only, got ${v}`);
-      return String(v);
-    }
-    if (typeof v === "string") return JSON.stringify(v);
-    if (Array.isArray(v)) {
-      if (v.length === 0) return "[]";
-      const items = v.map((item) => pad(depth + 1) + write(item === undefined ? null : item, depth + 1));
-      return `[\n${items.join(",\n")}\n${pad(depth)}]`;
-    }
-    if (typeof v === "object") {
-      const members = Object.entries(v as Record<string, unknown>).filter(([, m]) => m !== undefined);
-      if (members.length === 0) return "{}";
-      const items = members.map(([k, m]) => `${pad(depth + 1)}${JSON.stringify(k)}: ${write(m, depth + 1)}`);
-      return `{\n${items.join(",\n")}\n${pad(depth)}}`;
-    }
-    throw new TypeError(`pythonJsonDump cannot write a ${typeof v}`);
-  };
-  return write(value, 0);
-}
-
 /** The whole `data_gt.json` file, byte-identical to the reference's output for the same records. */
 export function serializeDataGt(records: readonly DataGtRecord[]): string {
-  return pythonJsonDump(records as unknown as JsonValue);
+  return jsonDumpsIndent2(records);
 }
 
 export function serializeSamples(records: readonly SamplesRecord[]): string {
-  return pythonJsonDump(records as unknown as JsonValue);
+  return jsonDumpsIndent2(records);
 }
 
 /** The 13 columns of the released CSV, in the reference's order (docs/formats.md#released-csv-datacsv). */

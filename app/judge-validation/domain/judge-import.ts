@@ -7,6 +7,7 @@
  * Every response becomes one flattened step row in the reference's shape (`collect_trajectories.py`, docs/judge-validation.md#importing-responses):
  * the bucket rules and the seeded draw (validation-set.ts) then read exactly what the reference reads.
  */
+import { isJsonObject, readJsonl } from "../../formats/jsonl";
 import {
   ACTIONS,
   CONTINGENCIES,
@@ -102,7 +103,6 @@ function pyTruthy(value: unknown): boolean {
   return true;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const describe = (v: unknown) =>
   v === undefined
     ? "missing"
@@ -117,15 +117,6 @@ const describe = (v: unknown) =>
 /** "KEY must be WHAT, not VALUE", or "KEY is missing". */
 function mustBe(key: string, what: string, value: unknown): string {
   return value === undefined ? `${key} is missing` : `${key} must be ${what}, not ${describe(value)}`;
-}
-
-/** Lines of a JSONL text with their 1-based numbers; blank lines are skipped, a BOM is dropped. */
-export function jsonlLines(text: string): { line: number; text: string }[] {
-  return text
-    .replace(/^\uFEFF/, "")
-    .split(/\r\n|\n|\r/)
-    .map((t, i) => ({ line: i + 1, text: t }))
-    .filter((l) => l.text.trim() !== "");
 }
 
 function detectFormat(value: Record<string, unknown>): ResponseFormat | null {
@@ -173,7 +164,7 @@ function readRow(record: Record<string, unknown>, line: number, where: string, o
   if (step !== null && step !== undefined && !(typeof step === "number" && Number.isInteger(step)))
     errors.push(mustBe("step_index", "a whole number", step));
   const nj = record.new_judge_output;
-  if (nj !== undefined && nj !== null && !isObject(nj))
+  if (nj !== undefined && nj !== null && !isJsonObject(nj))
     errors.push(mustBe("new_judge_output", "an object or null", nj));
   if (errors.length) {
     out.errors.push(...errors.map((e) => where + e));
@@ -202,7 +193,7 @@ function readRow(record: Record<string, unknown>, line: number, where: string, o
     stepIndex: typeof step === "number" ? step : null,
     isLastSection: pyTruthy(last),
     modelOutputRaw: typeof output === "string" ? output : "",
-    newJudgeOutput: isObject(nj) ? nj : null,
+    newJudgeOutput: isJsonObject(nj) ? nj : null,
   });
 }
 
@@ -220,7 +211,7 @@ function flattenTrajectory(value: Record<string, unknown>, line: number, source:
   if (steps.length === 0) out.warnings.push("the trajectory has no steps");
   steps.forEach((step, i) => {
     const where = `step ${i + 1}: `;
-    if (!isObject(step)) {
+    if (!isJsonObject(step)) {
       out.errors.push(`${where}a step must be an object, not ${describe(step)}`);
       return;
     }
@@ -253,7 +244,7 @@ function listOfText(value: unknown, key: string, errors: string[]): string[] | n
 /** The simple format's `features` (first parse): checked against the feature domains, written as `new_judge_output`. */
 function simpleFeatures(value: unknown, errors: string[]): Record<string, unknown> | null {
   if (value === undefined || value === null) return null;
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     errors.push(mustBe("features", "an object", value));
     return null;
   }
@@ -363,20 +354,19 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
   const warnings: ImportIssue[] = [];
   const responses: ParsedResponse[] = [];
   let format: ResponseFormat | null = options.format ?? null;
-  const lines = jsonlLines(text);
+  const lines = readJsonl(text);
   if (lines.length === 0) return { format, responses, errors: [{ line: 0, message: "the file is empty" }], warnings };
   const seen = new Map<string, number>();
   const source = options.source ?? { name: "", dir: "", file: "" };
 
-  for (const { line, text: lineText } of lines) {
-    let value: unknown;
-    try {
-      value = JSON.parse(lineText);
-    } catch (e) {
-      errors.push({ line, message: `not valid JSON: ${(e as Error).message}` });
+  for (const entry of lines) {
+    const { line } = entry;
+    if ("invalid" in entry) {
+      errors.push({ line, message: `not valid JSON: ${entry.invalid}` });
       continue;
     }
-    if (!isObject(value)) {
+    const { value } = entry;
+    if (!isJsonObject(value)) {
       errors.push({ line, message: `a line must be a JSON object, not ${describe(value)}` });
       continue;
     }
@@ -474,17 +464,16 @@ export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsO
   const warnings: ImportIssue[] = [];
   const rows: ParsedJudgeOutputRow[] = [];
   const seen = new Map<string, number>();
-  const lines = jsonlLines(text);
+  const lines = readJsonl(text);
   if (lines.length === 0) return { rows, errors: [{ line: 0, message: "the file is empty" }], warnings };
-  for (const { line, text: lineText } of lines) {
-    let value: unknown;
-    try {
-      value = JSON.parse(lineText);
-    } catch (e) {
-      errors.push({ line, message: `not valid JSON: ${(e as Error).message}` });
+  for (const entry of lines) {
+    const { line } = entry;
+    if ("invalid" in entry) {
+      errors.push({ line, message: `not valid JSON: ${entry.invalid}` });
       continue;
     }
-    if (!isObject(value)) {
+    const { value } = entry;
+    if (!isJsonObject(value)) {
       errors.push({ line, message: `a line must be a JSON object, not ${describe(value)}` });
       continue;
     }
@@ -542,7 +531,7 @@ export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsO
       continue;
     }
     const output = value.new_judge_output;
-    if (!isObject(output)) {
+    if (!isJsonObject(output)) {
       // docs/formats.md#trajectoriesjsonl: `new_judge_output: null` crashes the reference's scripts; here it is refused with its line.
       errors.push({ line, message: mustBe("new_judge_output", "an object", output) });
       continue;

@@ -1,9 +1,10 @@
 /**
  * Reading the labels file of `judge-report --labels` (docs/formats.md#judge-validation-files): CSV `response_id,rater,primary_answer,info_request`
  * with an optional `action` column, long format, one row per response and rater. Text in, labels and line-numbered
- * problems out. Kept apart from judge-report.ts because csv-parse needs Node (the report core also runs in pages).
+ * problems out. Kept apart from judge-report.ts because the CSV reader (formats/csv.ts) needs Node (the report core
+ * also runs in pages).
  */
-import { parse } from "csv-parse/sync";
+import { readCsv } from "../../formats/csv";
 import { ACTIONS, INFO_REQUESTS, normaliseLabel, parseAction, PRIMARY_ANSWERS, type Action } from "../../evaluation/domain/judge";
 import { JUDGE_PREFIX, LABEL_COLUMNS, type JudgeLabel } from "./judge-report";
 import { fromSpreadsheetCell } from "../../formats/spreadsheet-safe";
@@ -27,22 +28,17 @@ export function parseJudgeLabelsCsv(text: string): { labels: JudgeLabel[]; error
       labels: [],
       errors: [{ line: 1, message: `the file is empty; expected a header ${LABEL_COLUMNS.join(",")}` }],
     };
-  let records: { record: string[]; info: { lines: number } }[];
-  try {
-    records = parse(text, { bom: true, info: true, skip_empty_lines: true, relax_column_count: true });
-  } catch (e) {
-    const err = e as Error & { lines?: number };
-    return { labels: [], errors: [{ line: err.lines ?? 1, message: `not valid CSV: ${err.message}` }] };
-  }
-  const [header, ...body] = records;
-  const names = header.record.map((h) => h.trim().toLowerCase());
+  const read = readCsv(text);
+  if ("error" in read) return { labels: [], errors: [{ line: read.error.line, message: `not valid CSV: ${read.error.message}` }] };
+  const [header, ...body] = read.records;
+  const names = header.cells.map((h) => h.trim().toLowerCase());
   const missing = LABEL_COLUMNS.filter((c) => !names.includes(c));
   if (missing.length)
     return {
       labels: [],
       errors: [
         {
-          line: header.info.lines,
+          line: header.line,
           message: `missing column ${missing.join(", ")}: the header must name ${LABEL_COLUMNS.join(", ")}`,
         },
       ],
@@ -51,8 +47,7 @@ export function parseJudgeLabelsCsv(text: string): { labels: JudgeLabel[]; error
   const actionAt = at("action");
   const labels: JudgeLabel[] = [];
   const seen = new Map<string, number>();
-  for (const { record, info } of body) {
-    const line = info.lines;
+  for (const { line, cells: record } of body) {
     // judgeLabelsCsv neutralised formula-like cells for spreadsheets; read them back as they were.
     const cell = (i: number) => fromSpreadsheetCell(i >= 0 && i < record.length ? record[i]! : "");
     const responseId = cell(at("response_id")).trim();
@@ -97,6 +92,6 @@ export function parseJudgeLabelsCsv(text: string): { labels: JudgeLabel[]; error
     labels.push({ responseId, rater, primaryAnswer, infoRequest, action });
   }
   if (errors.length === 0 && labels.length === 0)
-    errors.push({ line: header.info.lines, message: "no labels: the file has a header but no rows" });
+    errors.push({ line: header.line, message: "no labels: the file has a header but no rows" });
   return { labels: errors.length ? [] : labels, errors };
 }

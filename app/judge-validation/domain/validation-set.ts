@@ -10,7 +10,8 @@ import { formatCsv } from "../../formats/csv-text";
 import { spreadsheetRows } from "../../formats/spreadsheet-safe";
 import type { Action } from "../../evaluation/domain/judge";
 import { PyRandom, type PySeed } from "../../python-compat/random";
-import { pyStrip } from "../../annotation/domain/sections";
+import { pyStrip } from "../../python-compat/text";
+import { pyStr, pyTruthy } from "../../python-compat/values";
 
 export type CodeClass = "placeholder" | "unspecified" | "specific_subtype" | "category_only" | "other";
 
@@ -85,22 +86,6 @@ export interface FirstParseFeatures {
   infoRequest: string;
   icdCodes: string[];
   diagnosisNames: string[];
-}
-
-/** Python truthiness of a JSON value: null, false, 0, "", [] and {} are false. */
-function pyTruthy(value: unknown): boolean {
-  if (value === null || value === undefined || value === false || value === 0 || value === "") return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === "object") return Object.keys(value).length > 0;
-  return true;
-}
-
-/** Python's `str()` of a JSON scalar, for list items that are not strings. */
-function pyStr(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  return String(value);
 }
 
 function featureValue(output: Record<string, unknown>, key: string): string {

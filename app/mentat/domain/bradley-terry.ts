@@ -28,6 +28,7 @@
  *   rule; with it the optimum is unique and centred, so Concord and scipy agree to many digits. Set 0 for the plain
  *   maximum-likelihood fit (the published Bradley–Terry reference test does).
  */
+import { compareCodePoints } from "../../python-compat/text";
 import { minimizeBounded, type BoundedMinimizeOptions } from "../../stats/bounded-lbfgs";
 import { PyRandom } from "../../python-compat/random";
 
@@ -336,15 +337,14 @@ export interface AnnotationRow {
   scores: readonly number[];
 }
 
-const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Annotation rows in a canonical order (question, rater, scores), so results never depend on input order. */
 export function sortAnnotationRows<T extends AnnotationRow>(rows: readonly T[]): T[] {
   return [...rows].sort(
     (a, b) =>
-      byCodePoint(a.question, b.question) ||
-      byCodePoint(a.rater, b.rater) ||
-      byCodePoint(JSON.stringify(a.scores), JSON.stringify(b.scores)),
+      compareCodePoints(a.question, b.question) ||
+      compareCodePoints(a.rater, b.rater) ||
+      compareCodePoints(JSON.stringify(a.scores), JSON.stringify(b.scores)),
   );
 }
 
@@ -470,8 +470,8 @@ export function fitPreferenceLabels(
       throw new RangeError(`fitPreferenceLabels: question "${row.question}" needs ${nOptions} finite scores`);
   if (rows.length === 0) throw new RangeError("fitPreferenceLabels requires at least one annotation row");
   const sorted = sortAnnotationRows(rows);
-  const questions = [...new Set(sorted.map((r) => r.question))].sort(byCodePoint);
-  const raters = [...new Set(sorted.map((r) => r.rater))].sort(byCodePoint);
+  const questions = [...new Set(sorted.map((r) => r.question))].sort(compareCodePoints);
+  const raters = [...new Set(sorted.map((r) => r.rater))].sort(compareCodePoints);
   const hbt: HbtOptions = {
     raterEffects: options.raterEffects ?? HBT_DEFAULTS.raterEffects,
     penalty: options.penalty ?? HBT_DEFAULTS.penalty,

@@ -3,7 +3,8 @@
  * the automatic screen's labels and a recall screen's tiers, from CSV or JSONL. Each reader validates the whole file
  * and reports every bad line as `line N: reason`; callers write nothing while `errors` is non-empty.
  */
-import { parse } from "csv-parse/sync";
+import { readCsv } from "../../formats/csv";
+import { isJsonObject, readJsonl } from "../../formats/jsonl";
 import { decodeUtf8, formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
 import { RECALL_TIERS, SCREEN_LABELS, type RecallTier, type ScreenLabel } from "./screening";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
@@ -57,32 +58,17 @@ function readRecords(input: Uint8Array | string, options: FileOptions): Records 
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === "") return fail(format, 1, "the file is empty.");
-  return format === "csv" ? readCsv(text) : readJsonl(text);
+  return format === "csv" ? readCsvFile(text) : readJsonlFile(text);
 }
 
-function readCsv(text: string): Records {
-  let records: { record: string[]; info: { bytes: number } }[];
-  try {
-    records = parse(text, { info: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true });
-  } catch (e) {
-    const err = e as { lines?: number; message: string };
-    return fail("csv", err.lines ?? 0, `the CSV cannot be read: ${err.message.replace(/^Invalid .*?: /, "")}`);
-  }
+function readCsvFile(text: string): Records {
+  const read = readCsv(text, { relaxQuotes: true });
+  if ("error" in read) return fail("csv", read.error.line, `the CSV cannot be read: ${read.error.reason}`);
+  const records = read.records;
   if (records.length === 0) return fail("csv", 1, "the file is empty.");
-  const header = records[0]!.record.map((h) => h.trim());
-  // Each record's first line, counted from byte offsets (csv-parse's own line count is off after a quoted CRLF).
-  const bytes = new TextEncoder().encode(text);
-  let at = 0;
-  let lineAt = 1;
-  const advanceTo = (end: number) => {
-    for (; at < end; at++) if (bytes[at] === 0x0a || (bytes[at] === 0x0d && bytes[at + 1] !== 0x0a)) lineAt++;
-  };
-  advanceTo(records[0]!.info.bytes);
+  const header = records[0]!.cells.map((h) => h.trim());
   const rows: RecordRow[] = [];
-  for (const { record, info } of records.slice(1)) {
-    while (bytes[at] === 0x0a || bytes[at] === 0x0d) advanceTo(at + 1);
-    const line = lineAt;
-    advanceTo(info.bytes);
+  for (const { line, cells: record } of records.slice(1)) {
     const fields: Record<string, unknown> = {};
     header.forEach((name, i) => {
       if (name) fields[name] = record[i] ?? "";
@@ -93,25 +79,15 @@ function readCsv(text: string): Records {
   return { format: "csv", rows, header, errors: [] };
 }
 
-function readJsonl(text: string): Records {
+function readJsonlFile(text: string): Records {
   const rows: RecordRow[] = [];
   const errors: ImportIssue[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === "") return;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(raw);
-    } catch (e) {
-      errors.push({ line, message: `not valid JSON (${(e as Error).message}).` });
-      return;
-    }
-    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
-      errors.push({ line, message: "each line must be one JSON object." });
-      return;
-    }
-    rows.push({ line, fields: obj as Record<string, unknown> });
-  });
+  for (const entry of readJsonl(text)) {
+    const { line } = entry;
+    if ("invalid" in entry) errors.push({ line, message: `not valid JSON (${entry.invalid}).` });
+    else if (!isJsonObject(entry.value)) errors.push({ line, message: "each line must be one JSON object." });
+    else rows.push({ line, fields: entry.value });
+  }
   if (rows.length === 0 && errors.length === 0) errors.push({ line: 1, message: "the file has no records." });
   return { format: "jsonl", rows, header: null, errors };
 }

@@ -9,6 +9,7 @@
  * plus 25 fresh controls and included 1 control, 1/25 = 4.0% ≤ 5%, which ended the cycle.
  */
 import { PyRandom } from "../../python-compat/random";
+import { compareCodePoints } from "../../python-compat/text";
 import { buildRatingTable, gwetAc1, percentAgreement, type RatingRow } from "../../stats";
 
 export const SCREEN_LABELS = ["relevant", "borderline", "not_relevant"] as const;
@@ -60,17 +61,6 @@ export function checkRule(rule: ScreeningRule): Partial<Record<keyof ScreeningRu
   if (!(rule.controlThreshold >= 0 && rule.controlThreshold < 1))
     errors.controlThreshold = "the control-inclusion threshold is a rate in [0, 1), e.g. 0.05.";
   return errors;
-}
-
-/** Compares strings by Unicode code point, as Python's `sorted` does (JavaScript's default sort uses UTF-16 units). */
-export function compareCodePoints(a: string, b: string): number {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
 }
 
 export interface PoolItem {

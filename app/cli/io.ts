@@ -1,0 +1,84 @@
+/**
+ * The file reading, problem listing and plain-text tables every command shares, so that a missing file, a long list
+ * of bad rows and a column of figures read the same in every command.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { CliError, type CliIO } from "./command";
+
+function readFailure(path: string, e: unknown): CliError {
+  const code = (e as NodeJS.ErrnoException).code;
+  return new CliError(`cannot read ${path}: ${code === "ENOENT" ? "no such file" : (e as Error).message}.`);
+}
+
+/** A whole file's bytes; a missing or unreadable file, or one larger than `maxBytes`, is a usage error. */
+export function readBytes(path: string, maxBytes?: number): Buffer {
+  try {
+    if (maxBytes !== undefined && statSync(path).size > maxBytes)
+      throw new CliError(`${path} is larger than ${maxBytes / 1024 / 1024} MB.`);
+    return readFileSync(path);
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw readFailure(path, e);
+  }
+}
+
+/** A whole file as UTF-8 text (a BOM is kept, for the reader to drop), with readBytes's errors. */
+export function readText(path: string, maxBytes?: number): string {
+  return readBytes(path, maxBytes).toString("utf8");
+}
+
+/** At most this many problems are printed for one file; the rest are counted. */
+export const MAX_LISTED_ISSUES = 50;
+
+export interface Issue {
+  /** 1-based line in the file; 0 for the file as a whole. */
+  line: number;
+  message: string;
+}
+
+export interface IssueListOptions {
+  /** The file the lines are in, named before each problem. */
+  file?: string;
+  kind?: "error" | "warning";
+  /**
+   * `file:line` (`data.csv:4: message`, as compilers write it) or `line N` (`data.csv: line 4: message`, or
+   * `line 4: message` without a file).
+   */
+  style?: "file:line" | "line N";
+  /** Put before each line (e.g. an indent under a heading). */
+  prefix?: string;
+}
+
+/** The lines (without line ends) listing a file's problems, at most MAX_LISTED_ISSUES of them. */
+export function issueLines(issues: readonly Issue[], options: IssueListOptions = {}): string[] {
+  const { file, kind = "error", style = "file:line", prefix = "" } = options;
+  const label = kind === "warning" ? "warning: " : "";
+  const where = (line: number) => {
+    if (style === "line N") return `${file !== undefined ? `${file}: ` : ""}${line > 0 ? `line ${line}: ` : ""}`;
+    return `${file ?? ""}${line > 0 ? `:${line}` : ""}: `;
+  };
+  const lines = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `${prefix}${label}${where(i.line)}${i.message}`);
+  if (issues.length > MAX_LISTED_ISSUES)
+    lines.push(`${prefix}… and ${issues.length - MAX_LISTED_ISSUES} more ${kind}s${file !== undefined ? ` in ${file}` : ""}`);
+  return lines;
+}
+
+/** Prints issueLines on standard error. */
+export function listIssues(io: CliIO, issues: readonly Issue[], options: IssueListOptions = {}): void {
+  for (const line of issueLines(issues, options)) io.err(`${line}\n`);
+}
+
+/**
+ * Rows as aligned columns: the first column left-aligned, the others right-aligned (figures), `gap` spaces between
+ * columns, each line indented and without trailing spaces.
+ */
+export function table(rows: readonly (readonly string[])[], options: { indent?: string; gap?: number } = {}): string[] {
+  const { indent = "  ", gap = 2 } = options;
+  if (rows.length === 0) return [];
+  const columns = Math.max(...rows.map((r) => r.length));
+  const widths = Array.from({ length: columns }, (_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
+  const sep = " ".repeat(gap);
+  return rows.map((r) =>
+    (indent + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join(sep)).trimEnd(),
+  );
+}
