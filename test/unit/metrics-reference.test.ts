@@ -10,7 +10,7 @@ import {
   pyRound2,
   pyStr,
   seedScript,
-} from "../../app/evaluation/compat/reference-metrics";
+} from "../../app/evaluation/compat";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";
 
 // Gold (INTEROP §2 layout). r2's annotators disagreed on the diagnosis, r4's on sufficiency; nobody exported
