@@ -12,19 +12,11 @@ import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
 import { listJudges } from "~/judge-validation/judge-candidates.server";
 import { importJudgeFromForm, importResponsesFromForm, type UploadResult } from "~/judge-validation/judge-forms.server";
-import {
-  bucketOverview,
-  drawSample,
-  getJudgeSet,
-  listResponseImports,
-  listSampledItems,
-  listSetRaters,
-  SeedSchema,
-  setRatingOpen,
-  startRating,
-  TargetsSchema,
-  type SampledItemRow,
-} from "~/judge-validation/judge-sets.server";
+import { bucketOverview, drawSample } from "~/judge-validation/judge-sample.server";
+import { getJudgeSet, SeedSchema, TargetsSchema } from "~/judge-validation/judge-sets.server";
+import { listResponseImports } from "~/judge-validation/judge-responses.server";
+import { listSampledItems, type SampledItemRow } from "~/judge-validation/judge-set-export.server";
+import { listSetRaters, setRatingOpen, startRating } from "~/judge-validation/judge-raters.server";
 import { ServiceError } from "~/accounts/users.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
