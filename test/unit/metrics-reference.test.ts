@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { computePaperMetrics } from "../../app/evaluation/domain/metrics";
+import { computePaperMetrics } from "../../app/evaluation/domain/paper-metrics";
 import {
   accuracyScript,
   clarificationScript,

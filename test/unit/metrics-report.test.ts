@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { computePaperMetrics } from "../../app/evaluation/domain/metrics";
+import { computePaperMetrics } from "../../app/evaluation/domain/paper-metrics";
 import { computeReferenceMetrics } from "../../app/evaluation/compat";
 import { buildReport, formatMetric, metricsFigures } from "../../app/evaluation/domain/metrics-report";
 import { renderSvg, svgToPng } from "../../app/charts/charts.server";

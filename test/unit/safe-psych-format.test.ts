@@ -5,17 +5,17 @@ import { agreementFlags, resolvePair, type CaseLabel } from "../../app/gold/doma
 import {
   buildDataGtRecord,
   buildSamplesRecord,
-  DATA_CSV_COLUMNS,
-  formatDataGtError,
-  parseDataGtJson,
-  pythonJsonDump,
-  readGoldCase,
-  serializeDataGt,
-  serializeReleasedCsv,
-  serializeSamples,
   type DataGtRecord,
   type GoldCase,
 } from "../../app/gold/domain/safe-psych-format";
+import {
+  DATA_CSV_COLUMNS,
+  pythonJsonDump,
+  serializeDataGt,
+  serializeReleasedCsv,
+  serializeSamples,
+} from "../../app/gold/domain/safe-psych-serialize";
+import { formatDataGtError, parseDataGtJson, readGoldCase } from "../../app/gold/domain/safe-psych-read";
 
 // The expected files are written by test/fixtures/safe-psych/generate.py with Python's json.dump and csv.writer.
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/safe-psych/${name}`, import.meta.url), "utf8");

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { computePaperMetrics, type MetricsOutput } from "../domain/metrics";
+import { computePaperMetrics } from "../domain/paper-metrics";
+import type { MetricsOutput } from "../domain/metrics";
 import { computeReferenceMetrics } from "../compat";
 import { buildReport, metricsFigures } from "../domain/metrics-report";
 import { softwareVersion } from "../../platform/paths.server";

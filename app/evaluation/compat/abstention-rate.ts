@@ -1,7 +1,7 @@
 /** Emulation of the reference's `evaluations/abstention_rate/process.py`. */
 import { pyStrip } from "../../annotation/domain/sections";
 import { pySplitLines } from "../domain/judge";
-import { fileName, parentName, type TrajectoryFile } from "../domain/metrics";
+import { fileName, parentName, type TrajectoryFile } from "../domain/metrics-inputs";
 import { STRATEGIES, type Strategy } from "../domain/runner-protocol";
 import {
   byKeys,

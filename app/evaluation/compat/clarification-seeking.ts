@@ -1,6 +1,6 @@
 /** Emulation of the reference's `evaluations/clarification_seeking/process.py`. */
 import { pyStrip } from "../../annotation/domain/sections";
-import { fileName, parentName, parentPath, type TrajectoryFile } from "../domain/metrics";
+import { fileName, parentName, parentPath, type TrajectoryFile } from "../domain/metrics-inputs";
 import {
   cmp,
   get,

@@ -3,7 +3,7 @@
  * figures 7, 8, 9 and appendix figure 5.
  */
 import { compatNormalizeIcd10 } from "../../icd10/icd10";
-import { parentName, type TrajectoryFile } from "../domain/metrics";
+import { parentName, type TrajectoryFile } from "../domain/metrics-inputs";
 import { starTrajectoriesJsonl, timingCategory } from "./premature-diagnoses";
 import {
   cmp,

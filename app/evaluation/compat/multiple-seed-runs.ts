@@ -1,7 +1,8 @@
 /** Emulation of the reference's `evaluations/multiple_seed_runs/process.py`. */
 import { pyStrip } from "../../annotation/domain/sections";
 import { compatNormalizeIcd10 } from "../../icd10/icd10";
-import { fileName, type Metric, parentName, summarizeValues, type TrajectoryFile } from "../domain/metrics";
+import { fileName, parentName, type TrajectoryFile } from "../domain/metrics-inputs";
+import { type Metric, summarizeValues } from "../domain/metrics";
 import { levelCounts } from "./diagnosis-accuracy";
 import {
   byKeys,

@@ -1,5 +1,5 @@
 /** Emulation of the reference's `evaluations/premature_diagnoses/process.py`. */
-import { fileName, parentName, parentPath, type TrajectoryFile } from "../domain/metrics";
+import { fileName, parentName, parentPath, type TrajectoryFile } from "../domain/metrics-inputs";
 import { type Strategy } from "../domain/runner-protocol";
 import {
   byKeys,

@@ -12,8 +12,8 @@ import {
   type MetricsResult,
   single,
   STAGES,
-  type TrajectoryFile,
 } from "../domain/metrics";
+import type { TrajectoryFile } from "../domain/metrics-inputs";
 import { STRATEGIES, type Strategy } from "../domain/runner-protocol";
 import { abstentionScript } from "./abstention-rate";
 import { clarificationScript, NEUTRAL } from "./clarification-seeking";
