@@ -4,6 +4,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { z } from "zod";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS, type MentatDomain } from "~/expert-panel/domain/expert-scales";
 import { getDb } from "~/platform/db.server";
+import { parseIntent } from "~/platform/intent";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
 import { importReviewSet, listReviewSets } from "~/case-review/case-review.server";
@@ -17,31 +18,32 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { banks: listBanks(db), sets: listReviewSets(db) };
 }
 
-const ImportSchema = z.object({
-  intent: z.enum(["bank", "set"]),
-  name: z.string().trim().min(1, "Give the bank or set a name."),
-  seed: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .optional(),
-  domains: z.array(z.enum(MENTAT_DOMAINS)).default([]),
-});
+const ImportSchema = z.discriminatedUnion("intent", [
+  z.object({
+    intent: z.literal(["bank", "set"]),
+    name: z.string().trim().min(1, "Give the bank or set a name."),
+    // An empty seed field means "no seed given", not 0.
+    seed: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 31 - 1)
+        .optional(),
+    ),
+    domains: z.array(z.enum(MENTAT_DOMAINS)).default([]),
+  }),
+]);
 
 type ActionResult = { intent: "bank" | "set"; message: string; issues: { line: number; message: string }[] };
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireRole(request, "admin");
   const form = await requireForm(request, user);
-  const parsed = ImportSchema.safeParse({
-    intent: form.get("intent"),
-    name: form.get("name"),
-    seed: form.get("seed") || undefined,
-    domains: form.getAll("domains").map(String),
-  });
-  const intent = form.get("intent") === "set" ? "set" : "bank";
-  if (!parsed.success) return { intent, message: parsed.error.issues[0]!.message, issues: [] } satisfies ActionResult;
+  const parsed = parseIntent(form, ImportSchema, { arrays: ["domains"] });
+  if (!parsed.ok) return { intent: parsed.intent, message: parsed.message, issues: [] } satisfies ActionResult;
+  const intent = parsed.data.intent;
   const file = form.get("file");
   if (!(file instanceof File) || file.size === 0)
     return { intent, message: "Choose a CSV file.", issues: [] } satisfies ActionResult;

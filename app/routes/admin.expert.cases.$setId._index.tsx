@@ -8,6 +8,7 @@ import { ExpertPanel } from "~/expert-panel/ui/expert-panel";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { REVIEW_DIMENSION_LABELS, REVIEW_SCALE } from "~/expert-panel/domain/expert-scales";
 import { getDb } from "~/platform/db.server";
+import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import {
   addReviewRaters,
@@ -42,17 +43,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
 }
 
-const ActionSchema = z.object({
-  intent: z.enum(["add_rater", "remove_rater"]),
-  raterId: z.string().min(1, "Choose an expert."),
-});
+const ActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal(["add_rater", "remove_rater"]), raterId: z.string().min(1, "Choose an expert.") }),
+]);
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const me = await requireRole(request, "admin");
   const form = await requireForm(request, me);
   const set = setOr404(params.setId);
-  const parsed = ActionSchema.safeParse(Object.fromEntries(form));
-  if (!parsed.success) return { ok: false as const, message: parsed.error.issues[0]!.message };
+  const parsed = parseIntent(form, ActionSchema);
+  if (!parsed.ok) return { ok: false as const, message: parsed.message };
   try {
     if (parsed.data.intent === "add_rater")
       addReviewRaters(getDb(), { setId: set.id, raterIds: [parsed.data.raterId], actorId: me.id });

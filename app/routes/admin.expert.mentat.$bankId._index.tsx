@@ -8,6 +8,7 @@ import { ExpertPanel } from "~/expert-panel/ui/expert-panel";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { DEFAULT_AGES, DEFAULT_RACES, OPTION_LETTERS, VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
 import { getDb } from "~/platform/db.server";
+import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
 import {
@@ -90,8 +91,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const me = await requireRole(request, "admin");
   const form = await requireForm(request, me);
   const bank = bankOr404(params.bankId);
-  const parsed = ActionSchema.safeParse(Object.fromEntries(form));
-  if (!parsed.success) return { ok: false as const, message: parsed.error.issues[0]!.message };
+  const parsed = parseIntent(form, ActionSchema);
+  if (!parsed.ok) return { ok: false as const, message: parsed.message };
   const db = getDb();
   const a = parsed.data;
   try {

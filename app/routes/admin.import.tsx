@@ -6,6 +6,7 @@ import { Csrf } from "~/root";
 import { MAX_FILE_BYTES } from "~/annotation/domain/case-import";
 import { getDb } from "~/platform/db.server";
 import { parseColumnMap } from "~/platform/forms";
+import { parseIntent } from "~/platform/intent";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import { isDemoDatabase } from "~/demo/demo.server";
 import { confirmPendingImport, discardPendingImport, stagePendingImport } from "~/platform/pending-imports.server";
@@ -24,11 +25,20 @@ export async function loader({ request }: LoaderFunctionArgs) {
   };
 }
 
-const PreviewSchema = z.object({
-  study: StudyNameSchema,
-  format: z.enum(["auto", "csv", "jsonl"]).default("auto"),
-  columnMap: z.string().max(2000).default(""),
-});
+const MISSING_PREVIEW = "The preview to confirm is missing. Upload the file again.";
+
+const ActionSchema = z.discriminatedUnion("intent", [
+  z.object({
+    intent: z.literal("preview"),
+    study: z.preprocess((v) => v ?? "", StudyNameSchema),
+    format: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["auto", "csv", "jsonl"]).default("auto")),
+    columnMap: z.string().max(2000).default(""),
+  }),
+  z.object({
+    intent: z.literal(["confirm", "discard"]),
+    pendingId: z.string({ message: MISSING_PREVIEW }).min(1, MISSING_PREVIEW),
+  }),
+]);
 
 type ActionResult =
   | { step: "preview"; plan: ImportPlan | null; pendingId: string | null; error: string | null }
@@ -41,16 +51,16 @@ export async function action({ request }: ActionFunctionArgs): Promise<ActionRes
     return { step: "error", error: `The upload is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB. Split the file.` };
   const form = await requireForm(request, me);
   const db = getDb();
-  const intent = String(form.get("intent") ?? "");
-  if (intent === "confirm" || intent === "discard") {
-    const pendingId = z.string().min(1).safeParse(form.get("pendingId"));
-    if (!pendingId.success) return { step: "error", error: "The preview to confirm is missing. Upload the file again." };
-    if (intent === "discard") {
-      discardPendingImport(db, { id: pendingId.data, userId: me.id });
+  const parsed = parseIntent(form, ActionSchema);
+  if (!parsed.ok) return { step: "error", error: parsed.message };
+  const a = parsed.data;
+  if (a.intent !== "preview") {
+    if (a.intent === "discard") {
+      discardPendingImport(db, { id: a.pendingId, userId: me.id });
       return redirect("/admin/import");
     }
     try {
-      const { plan, studyId } = confirmPendingImport(db, { id: pendingId.data, userId: me.id });
+      const { plan, studyId } = confirmPendingImport(db, { id: a.pendingId, userId: me.id });
       if (!plan.ok) return { step: "preview", plan, pendingId: null, error: "The file no longer validates: nothing was imported." };
       return redirect(`/admin/studies/${studyId}?created=${plan.create}&updated=${plan.update}&unchanged=${plan.unchanged}`);
     } catch (e) {
@@ -58,24 +68,18 @@ export async function action({ request }: ActionFunctionArgs): Promise<ActionRes
       throw e;
     }
   }
-  const parsed = PreviewSchema.safeParse({
-    study: form.get("study") ?? "",
-    format: form.get("format") || "auto",
-    columnMap: form.get("columnMap") ?? "",
-  });
-  if (!parsed.success) return { step: "error", error: parsed.error.issues[0]!.message };
   const file = form.get("file");
   if (!(file instanceof File) || file.size === 0) return { step: "error", error: "Choose a CSV or JSONL file to import." };
-  const columnMap = parseColumnMap(parsed.data.columnMap);
+  const columnMap = parseColumnMap(a.columnMap);
   if (columnMap === null)
     return { step: "error", error: 'Column names must be written as "canonical=your column", separated by commas, e.g. "id=case_id, presenting_symptoms=Symptoms".' };
   const bytes = new Uint8Array(await file.arrayBuffer());
   const staged = stagePendingImport(db, {
     userId: me.id,
-    studyName: parsed.data.study,
+    studyName: a.study,
     filename: file.name,
     bytes,
-    format: parsed.data.format === "auto" ? undefined : parsed.data.format,
+    format: a.format === "auto" ? undefined : a.format,
     columnMap,
   });
   return { step: "preview", plan: staged.plan, pendingId: staged.pendingId, error: null };

@@ -7,13 +7,13 @@ import { columnHelper, DataTable } from "~/ui/data-table";
 import { JudgeImportIssues, ResponsesUploadFields } from "~/judge-validation/ui/judge-admin";
 import { BUCKET_SAMPLING_ORDER } from "~/judge-validation/domain/validation-set";
 import { getDb } from "~/platform/db.server";
-import { formObject, parseForm } from "~/platform/forms";
+import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
 import { listJudges } from "~/judge-validation/judge-candidates.server";
 import { importJudgeFromForm, importResponsesFromForm, type UploadResult } from "~/judge-validation/judge-forms.server";
 import { bucketOverview, drawSample } from "~/judge-validation/judge-sample.server";
-import { getJudgeSet, SeedSchema, TargetsSchema } from "~/judge-validation/judge-sets.server";
+import { getJudgeSet, SeedSchema, TargetsSchema, type BucketTargets } from "~/judge-validation/judge-sets.server";
 import { listResponseImports } from "~/judge-validation/judge-responses.server";
 import { listSampledItems, type SampledItemRow } from "~/judge-validation/judge-set-export.server";
 import { listSetRaters, setRatingOpen, startRating } from "~/judge-validation/judge-raters.server";
@@ -41,12 +41,25 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
 }
 
-const DrawSchema = z.object({ intent: z.literal("draw"), seed: SeedSchema, targets: TargetsSchema.partial() });
-const StartSchema = z.object({
-  intent: z.literal("start"),
-  raters: z.array(z.string().min(1)).min(3, "Choose at least three raters: each response goes to three people."),
-  seed: SeedSchema,
-});
+/** A bucket target left blank keeps the set's current target. */
+const blankAsUnset = (v: unknown) => (v === "" ? undefined : v);
+
+const ActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal(["import", "judge"]) }),
+  z.object({
+    intent: z.literal("draw"),
+    seed: SeedSchema,
+    ...Object.fromEntries(
+      BUCKET_SAMPLING_ORDER.map((b) => [`target_${b}`, z.preprocess(blankAsUnset, TargetsSchema.shape[b].optional())]),
+    ),
+  }),
+  z.object({
+    intent: z.literal("start"),
+    raters: z.array(z.string().min(1)).min(3, "Choose at least three raters: each response goes to three people."),
+    seed: SeedSchema,
+  }),
+  z.object({ intent: z.literal(["close", "reopen"]) }),
+]);
 
 type ActionResult =
   | { kind: "message"; ok: boolean; message: string }
@@ -57,65 +70,53 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
   const form = await requireForm(request, me);
   const set = setOr404(params.setId);
   const db = getDb();
-  const intent = String(form.get("intent") ?? "");
   const fail = (message: string): ActionResult => ({ kind: "message", ok: false, message });
+  const parsed = parseIntent(form, ActionSchema, { arrays: ["raters"] });
+  if (!parsed.ok) return fail(parsed.message);
+  const a = parsed.data;
   try {
-    if (intent === "import")
-      return {
-        kind: "upload",
-        what: "responses",
-        result: await importResponsesFromForm(db, form, { actorId: me.id, setName: set.name }),
-      };
-    if (intent === "judge")
-      return {
-        kind: "upload",
-        what: "judge",
-        result: await importJudgeFromForm(db, form, { actorId: me.id, setId: set.id }),
-      };
-    if (intent === "draw") {
-      const fields = formObject(form);
-      const parsed = parseForm(DrawSchema, {
-        intent,
-        seed: fields.seed,
-        // A bucket left blank keeps the set's current target.
-        targets: Object.fromEntries(
-          BUCKET_SAMPLING_ORDER.filter(
-            (b) => typeof fields[`target_${b}`] === "string" && fields[`target_${b}`] !== "",
-          ).map((b) => [b, fields[`target_${b}`]]),
-        ),
-      });
-      if (!parsed.ok) return fail(Object.values(parsed.errors)[0]!);
-      const r = drawSample(db, { setId: set.id, seed: parsed.data.seed, targets: parsed.data.targets, actorId: me.id });
-      return {
-        kind: "message",
-        ok: true,
-        message: `${r.redrawn ? "Re-drew" : "Drew"} the sample: ${r.items} responses (seed ${parsed.data.seed}).`,
-      };
+    switch (a.intent) {
+      case "import":
+        return {
+          kind: "upload",
+          what: "responses",
+          result: await importResponsesFromForm(db, form, { actorId: me.id, setName: set.name }),
+        };
+      case "judge":
+        return {
+          kind: "upload",
+          what: "judge",
+          result: await importJudgeFromForm(db, form, { actorId: me.id, setId: set.id }),
+        };
+      case "draw": {
+        const fields = a as Record<string, unknown>;
+        const targets = Object.fromEntries(
+          BUCKET_SAMPLING_ORDER.filter((b) => fields[`target_${b}`] !== undefined).map((b) => [b, fields[`target_${b}`]]),
+        ) as Partial<BucketTargets>;
+        const r = drawSample(db, { setId: set.id, seed: a.seed, targets, actorId: me.id });
+        return {
+          kind: "message",
+          ok: true,
+          message: `${r.redrawn ? "Re-drew" : "Drew"} the sample: ${r.items} responses (seed ${a.seed}).`,
+        };
+      }
+      case "start": {
+        const r = startRating(db, { setId: set.id, raterIds: a.raters, seed: a.seed, actorId: me.id });
+        return {
+          kind: "message",
+          ok: true,
+          message: `Rating started: ${r.items} responses, ${r.assignments} ratings assigned.`,
+        };
+      }
+      case "close":
+      case "reopen":
+        setRatingOpen(db, { setId: set.id, open: a.intent === "reopen", actorId: me.id });
+        return {
+          kind: "message",
+          ok: true,
+          message: a.intent === "close" ? "Rating closed: labels are final." : "Rating reopened.",
+        };
     }
-    if (intent === "start") {
-      const parsed = parseForm(StartSchema, formObject(form, ["raters"]));
-      if (!parsed.ok) return fail(Object.values(parsed.errors)[0]!);
-      const r = startRating(db, {
-        setId: set.id,
-        raterIds: parsed.data.raters,
-        seed: parsed.data.seed,
-        actorId: me.id,
-      });
-      return {
-        kind: "message",
-        ok: true,
-        message: `Rating started: ${r.items} responses, ${r.assignments} ratings assigned.`,
-      };
-    }
-    if (intent === "close" || intent === "reopen") {
-      setRatingOpen(db, { setId: set.id, open: intent === "reopen", actorId: me.id });
-      return {
-        kind: "message",
-        ok: true,
-        message: intent === "close" ? "Rating closed: labels are final." : "Rating reopened.",
-      };
-    }
-    return fail("Unknown action. Reload the page.");
   } catch (e) {
     if (e instanceof ServiceError) return fail(e.message);
     throw e;

@@ -7,6 +7,7 @@ import { Csrf } from "~/root";
 import { parseVocabulary } from "~/screening/domain/screening-import";
 import { getDb } from "~/platform/db.server";
 import { formObject, parseForm } from "~/platform/forms";
+import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { ScreeningSettingsSchema, updateScreeningSettings } from "~/screening/screening.server";
 import {
@@ -43,6 +44,13 @@ const OpenRoundSchema = z.object({
     .min(1, "A round needs at least one control."),
 });
 
+const ActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal(["import", "check"]) }),
+  OpenRoundSchema.extend({ intent: z.literal("open_round") }),
+  // The settings' rules span several fields (a refined schema), so they are checked in their branch.
+  z.object({ intent: z.literal("settings") }),
+]);
+
 type ActionResult =
   | { intent: "import"; report: ScreeningImportReport; dryRun: boolean }
   | { intent: "open_round" | "settings"; ok: boolean; message: string; errors?: Record<string, string> };
@@ -62,9 +70,13 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
   const form = await requireForm(request, me);
   const { study } = overviewOr404(params.studyId);
   const db = getDb();
-  const intent = String(form.get("intent") ?? "");
+  const parsed = parseIntent(form, ActionSchema, { arrays: ["reviewers"] });
+  // Only the round's form has fields checked here.
+  if (!parsed.ok) return { intent: "open_round", ok: false, message: parsed.message, errors: parsed.errors };
+  const a = parsed.data;
+  const intent = a.intent;
   try {
-    if (intent === "import" || intent === "check") {
+    if (a.intent === "import" || a.intent === "check") {
       const format = String(form.get("format") ?? "auto");
       const files = {
         items: await fileOf(form, "items", format),
@@ -77,36 +89,32 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
         studyId: study.id,
         ...files,
         actorId: me.id,
-        dryRun: intent === "check",
+        dryRun: a.intent === "check",
       });
-      return { intent: "import", report, dryRun: intent === "check" };
+      return { intent: "import", report, dryRun: a.intent === "check" };
     }
-    if (intent === "open_round") {
-      const parsed = parseForm(OpenRoundSchema, formObject(form, ["reviewers"]));
-      if (!parsed.ok) return { intent, ok: false, message: Object.values(parsed.errors)[0]!, errors: parsed.errors };
+    if (a.intent === "open_round") {
       const r = openRound(db, {
         studyId: study.id,
-        reviewerIds: parsed.data.reviewers,
-        seed: parsed.data.seed,
-        controls: parsed.data.controls,
+        reviewerIds: a.reviewers,
+        seed: a.seed,
+        controls: a.controls,
         actorId: me.id,
       });
       return {
-        intent,
+        intent: a.intent,
         ok: true,
         message: `Round ${r.number} is open: ${r.candidates} items and ${r.controls} concealed controls in one order (seed ${r.seed}).`,
       };
     }
-    if (intent === "settings") {
-      const parsed = parseForm(ScreeningSettingsSchema, {
-        ...formObject(form),
-        categories: parseVocabulary(String(form.get("categories") ?? "")),
-      });
-      if (!parsed.ok) return { intent, ok: false, message: Object.values(parsed.errors)[0]!, errors: parsed.errors };
-      updateScreeningSettings(db, { studyId: study.id, settings: parsed.data, actorId: me.id });
-      return { intent, ok: true, message: "Settings saved." };
-    }
-    return { intent: "settings", ok: false, message: "Unknown action." };
+    const settings = parseForm(ScreeningSettingsSchema, {
+      ...formObject(form),
+      categories: parseVocabulary(String(form.get("categories") ?? "")),
+    });
+    if (!settings.ok)
+      return { intent: "settings", ok: false, message: Object.values(settings.errors)[0]!, errors: settings.errors };
+    updateScreeningSettings(db, { studyId: study.id, settings: settings.data, actorId: me.id });
+    return { intent: "settings", ok: true, message: "Settings saved." };
   } catch (e) {
     if (e instanceof ServiceError)
       return { intent: intent === "open_round" ? "open_round" : "settings", ok: false, message: e.message };

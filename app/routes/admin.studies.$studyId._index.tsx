@@ -6,7 +6,7 @@ import { ActionResult, ImportedNotice } from "~/ui/admin-notices";
 import { columnHelper, DataTable } from "~/ui/data-table";
 import { Csrf } from "~/root";
 import { getDb } from "~/platform/db.server";
-import { formObject, parseForm } from "~/platform/forms";
+import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "~/annotation/assignments.server";
 import { getStudy, listStudyCases, setAdjudicationMode, type CaseRow } from "~/annotation/studies.server";
@@ -55,8 +55,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const me = await requireRole(request, "admin");
   const form = await requireForm(request, me);
   const study = studyOr404(params.studyId);
-  const parsed = parseForm(ActionSchema, formObject(form, ["annotators"]));
-  if (!parsed.ok) return { ok: false as const, message: Object.values(parsed.errors)[0]! };
+  const parsed = parseIntent(form, ActionSchema, { arrays: ["annotators"] });
+  if (!parsed.ok) return { ok: false as const, message: parsed.message };
   try {
     if (parsed.data.intent === "assign") {
       const r = autoAssign(getDb(), {
