@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
-import { Csrf } from "~/root";
+import { ImportPreview, ImportUploadForm } from "~/annotation/ui/case-import";
 import { MAX_FILE_BYTES } from "~/annotation/domain/case-import";
 import { getDb } from "~/platform/db.server";
 import { parseColumnMap } from "~/platform/forms";
@@ -85,22 +85,6 @@ export async function action({ request }: ActionFunctionArgs): Promise<ActionRes
   return { step: "preview", plan: staged.plan, pendingId: staged.pendingId, error: null };
 }
 
-function Issues({ title, items, kind }: { title: string; items: { line: number; message: string }[]; kind: "bad" | "warn" }) {
-  if (!items.length) return null;
-  return (
-    <div className={`notice ${kind}`} data-testid={`import-${kind === "bad" ? "errors" : "warnings"}`}>
-      <strong>
-        {title} ({items.length})
-      </strong>
-      <ul className="issues">
-        {items.map((i, n) => (
-          <li key={n}>{i.line > 0 ? `line ${i.line}: ${i.message}` : i.message}</li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
 export default function ImportPage() {
   const { studies, study, demo } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
@@ -121,37 +105,7 @@ export default function ImportPage() {
         <code>secondary_diagnoses</code>, optional <code>age_group</code>, <code>sex</code> and the Safe-Psych label columns) or JSONL.
         The whole file is checked first; nothing is written until you confirm, and a file with errors writes nothing.
       </p>
-      <Form method="post" encType="multipart/form-data" className="card">
-        <Csrf />
-        <div className="grid2">
-          <div>
-            <label htmlFor="study">Study (new or existing)</label>
-            <input id="study" name="study" type="text" list="studies" defaultValue={study} required />
-            <datalist id="studies">
-              {studies.map((s) => (
-                <option key={s} value={s} />
-              ))}
-            </datalist>
-            <label htmlFor="file">File</label>
-            <input id="file" name="file" type="file" accept=".csv,.jsonl,.ndjson,text/csv" required />
-          </div>
-          <div>
-            <label htmlFor="format">Format</label>
-            <select id="format" name="format" defaultValue="auto">
-              <option value="auto">From the file name (.csv, .jsonl)</option>
-              <option value="csv">CSV</option>
-              <option value="jsonl">JSONL</option>
-            </select>
-            <label htmlFor="columnMap">Column names, if yours differ (optional)</label>
-            <input id="columnMap" name="columnMap" type="text" placeholder="id=case_id, presenting_symptoms=Symptoms" style={{ width: "100%" }} />
-          </div>
-        </div>
-        <p>
-          <button type="submit" name="intent" value="preview" disabled={busy}>
-            Check file
-          </button>
-        </p>
-      </Form>
+      <ImportUploadForm studies={studies} study={study} busy={busy} />
 
       {result?.error ? (
         <p className="notice bad" role="alert">
@@ -159,44 +113,7 @@ export default function ImportPage() {
         </p>
       ) : null}
       {plan ? (
-        <div className="card" data-testid="import-preview">
-          <h2>
-            {plan.ok ? "Ready to import" : "The file cannot be imported"} into “{plan.studyName}”
-            {plan.studyExists ? "" : " (new study)"}
-          </h2>
-          <Issues title="Errors — fix these and upload again; nothing was written" items={[...plan.parse.errors, ...plan.conflicts]} kind="bad" />
-          <Issues title="Warnings" items={plan.parse.warnings} kind="warn" />
-          {plan.ok ? (
-            <>
-              <dl className="kv">
-                <dt>Cases in file</dt>
-                <dd>{plan.total}</dd>
-                <dt>New</dt>
-                <dd>{plan.create}</dd>
-                <dt>Changed (not yet annotated)</dt>
-                <dd>{plan.update}</dd>
-                <dt>Unchanged</dt>
-                <dd>{plan.unchanged}</dd>
-                <dt>Reference labels</dt>
-                <dd>{plan.parse.hasReferenceLabels ? "yes — kept apart, never shown to annotators or adjudicators" : "none"}</dd>
-              </dl>
-              {plan.create + plan.update + plan.labelChanges === 0 ? (
-                <p className="notice ok">Nothing to change: every case in this file is already imported as it is.</p>
-              ) : result && result.step === "preview" && result.pendingId ? (
-                <Form method="post" className="row">
-                  <Csrf />
-                  <input type="hidden" name="pendingId" value={result.pendingId} />
-                  <button type="submit" name="intent" value="confirm" disabled={busy}>
-                    Import {plan.create + plan.update} case{plan.create + plan.update === 1 ? "" : "s"}
-                  </button>
-                  <button type="submit" name="intent" value="discard" className="secondary" disabled={busy}>
-                    Cancel
-                  </button>
-                </Form>
-              ) : null}
-            </>
-          ) : null}
-        </div>
+        <ImportPreview plan={plan} pendingId={result && result.step === "preview" ? result.pendingId : null} busy={busy} />
       ) : null}
     </section>
   );
