@@ -4,7 +4,7 @@
  * safe-psych-serialize.ts and the validating `data_gt.json` reader in safe-psych-read.ts.
  *
  * A `data_gt.json` record holds the reference fields, in the reference's order and types, followed by Concord's own
- * fields (the reference scripts ignore them): `action_labels`, `presenting_symptoms_label` (INTEROP §4.2; left out
+ * fields (the reference scripts ignore them): `action_labels`, `presenting_symptoms_label` (left out
  * with `asReleased`), `adjudicated`, `adjudication_reason`, `missing_info`, `missing_info_other`, `annotators`.
  */
 import {
