@@ -134,7 +134,7 @@ export function setActive(db: Db, input: { userId: string; active: boolean; acto
   });
 }
 
-export { FREE_FAILURES, retryDelayMs, THROTTLE_WINDOW_MS } from "./login-throttle.server";
+export { FREE_FAILURES, retryDelayMs } from "./login-throttle.server";
 
 export type LoginResult =
   | { ok: true; sessionCookie: string; user: UserView }

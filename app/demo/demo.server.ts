@@ -17,7 +17,9 @@ import { autoAssign, listStudyAnnotators } from "../annotation/assignments.serve
 import { importCases, requireStudyByName } from "../annotation/studies.server";
 import { createUser } from "../accounts/users.server";
 import { BUCKET_SAMPLING_ORDER, type ValidationBucket } from "../judge-validation/domain/validation-set";
-import { drawSample, importResponses, startRating } from "../judge-validation/judge-sets.server";
+import { drawSample } from "../judge-validation/judge-sample.server";
+import { importResponses } from "../judge-validation/judge-responses.server";
+import { startRating } from "../judge-validation/judge-raters.server";
 import { getRaterItem, listRaterItems, submitRating, type RatingValues } from "../judge-validation/judge-ratings.server";
 import { createScreeningStudy } from "../screening/screening.server";
 import { importScreeningFiles } from "../screening/screening-import.server";

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative, resolve, sep } from "node:path";
-import type { TrajectoryFile } from "./domain/metrics";
+import type { TrajectoryFile } from "./domain/metrics-inputs";
 
 /** Files any script or the paper mode might read: `*trajectories*.json*`. */
 const CANDIDATE = /trajectories.*\.json/;

@@ -9,18 +9,9 @@ import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, caseOutcomes, caseSections, cases, referenceLabels, studies } from "../../db/schema";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation/domain/case-progress";
 import type { CaseLabel, DisputeReason } from "./domain/gold";
-import {
-  buildDataGtRecord,
-  buildSamplesRecord,
-  parseDataGtJson,
-  readGoldCase,
-  serializeDataGt,
-  serializeReleasedCsv,
-  serializeSamples,
-  formatDataGtError,
-  type DataGtRecord,
-  type GoldCase,
-} from "./domain/safe-psych-format";
+import { buildDataGtRecord, buildSamplesRecord, type DataGtRecord, type GoldCase } from "./domain/safe-psych-format";
+import { parseDataGtJson, readGoldCase, formatDataGtError } from "./domain/safe-psych-read";
+import { serializeDataGt, serializeReleasedCsv, serializeSamples } from "./domain/safe-psych-serialize";
 import type { SectionKind } from "../annotation/domain/sections";
 import type { Db } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";

@@ -12,20 +12,16 @@ import { buildJudgeReport, judgeLabelsCsv, TASKS, type JudgeReport } from "./dom
 import { BUCKET_SAMPLING_ORDER, type ValidationBucket } from "./domain/validation-set";
 import { getDb } from "../platform/db.server";
 import { importJudgeOutputs, planJudgeImport, setLabels } from "./judge-candidates.server";
+import { drawSample, type BucketRow } from "./judge-sample.server";
+import { exportSetFile, SET_EXPORT_FILES } from "./judge-set-export.server";
 import {
-  drawSample,
-  exportSetFile,
   importResponses,
-  listSetRaters,
-  MAX_RESPONSES_BYTES,
   planResponsesImport,
-  requireJudgeSetByName,
-  SET_EXPORT_FILES,
-  startRating,
-  type BucketRow,
   type ResponsesFile,
   type ResponsesImportPlan,
-} from "./judge-sets.server";
+} from "./judge-responses.server";
+import { listSetRaters, startRating } from "./judge-raters.server";
+import { MAX_RESPONSES_BYTES, requireJudgeSetByName } from "./judge-sets.server";
 import { ServiceError } from "../accounts/users.server";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
 import { listIssues, readBytes, table } from "../cli/io";

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { RESPONSE_FORMATS, type ImportIssue } from "./domain/judge-import";
 import type { Db } from "../platform/db.server";
 import { importJudgeOutputs, JudgeNameSchema } from "./judge-candidates.server";
-import { importResponses, JudgeSetNameSchema, MAX_RESPONSES_BYTES } from "./judge-sets.server";
+import { importResponses } from "./judge-responses.server";
+import { JudgeSetNameSchema, MAX_RESPONSES_BYTES } from "./judge-sets.server";
 import { ServiceError } from "../accounts/users.server";
 
 export interface FileIssue extends ImportIssue {

@@ -4,7 +4,8 @@ import { judgeLabelsCsv } from "~/judge-validation/domain/judge-report";
 import { getDb } from "~/platform/db.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { setLabels } from "~/judge-validation/judge-candidates.server";
-import { exportSetFile, getJudgeSet, SET_EXPORT_FILES } from "~/judge-validation/judge-sets.server";
+import { exportSetFile, SET_EXPORT_FILES } from "~/judge-validation/judge-set-export.server";
+import { getJudgeSet } from "~/judge-validation/judge-sets.server";
 
 const FileSchema = z.enum([...SET_EXPORT_FILES, "labels.csv"]);
 

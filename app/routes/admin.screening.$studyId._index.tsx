@@ -1,12 +1,22 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { ActionResult } from "~/ui/admin-notices";
-import { percent, RoundsTable } from "~/screening/ui/screening-figures";
-import { Csrf } from "~/root";
+import { percent } from "~/screening/ui/screening-figures";
+import {
+  ImportForm,
+  ImportReport,
+  NextStep,
+  OpenRoundForm,
+  ReleaseCard,
+  RoundsSection,
+  ScreenCounts,
+  SettingsForm,
+} from "~/screening/ui/screening-admin";
 import { parseVocabulary } from "~/screening/domain/screening-import";
 import { getDb } from "~/platform/db.server";
 import { formObject, parseForm } from "~/platform/forms";
+import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { ScreeningSettingsSchema, updateScreeningSettings } from "~/screening/screening.server";
 import {
@@ -43,6 +53,13 @@ const OpenRoundSchema = z.object({
     .min(1, "A round needs at least one control."),
 });
 
+const ActionSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal(["import", "check"]) }),
+  OpenRoundSchema.extend({ intent: z.literal("open_round") }),
+  // The settings' rules span several fields (a refined schema), so they are checked in their branch.
+  z.object({ intent: z.literal("settings") }),
+]);
+
 type ActionResult =
   | { intent: "import"; report: ScreeningImportReport; dryRun: boolean }
   | { intent: "open_round" | "settings"; ok: boolean; message: string; errors?: Record<string, string> };
@@ -62,9 +79,13 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
   const form = await requireForm(request, me);
   const { study } = overviewOr404(params.studyId);
   const db = getDb();
-  const intent = String(form.get("intent") ?? "");
+  const parsed = parseIntent(form, ActionSchema, { arrays: ["reviewers"] });
+  // Only the round's form has fields checked here.
+  if (!parsed.ok) return { intent: "open_round", ok: false, message: parsed.message, errors: parsed.errors };
+  const a = parsed.data;
+  const intent = a.intent;
   try {
-    if (intent === "import" || intent === "check") {
+    if (a.intent === "import" || a.intent === "check") {
       const format = String(form.get("format") ?? "auto");
       const files = {
         items: await fileOf(form, "items", format),
@@ -77,36 +98,32 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
         studyId: study.id,
         ...files,
         actorId: me.id,
-        dryRun: intent === "check",
+        dryRun: a.intent === "check",
       });
-      return { intent: "import", report, dryRun: intent === "check" };
+      return { intent: "import", report, dryRun: a.intent === "check" };
     }
-    if (intent === "open_round") {
-      const parsed = parseForm(OpenRoundSchema, formObject(form, ["reviewers"]));
-      if (!parsed.ok) return { intent, ok: false, message: Object.values(parsed.errors)[0]!, errors: parsed.errors };
+    if (a.intent === "open_round") {
       const r = openRound(db, {
         studyId: study.id,
-        reviewerIds: parsed.data.reviewers,
-        seed: parsed.data.seed,
-        controls: parsed.data.controls,
+        reviewerIds: a.reviewers,
+        seed: a.seed,
+        controls: a.controls,
         actorId: me.id,
       });
       return {
-        intent,
+        intent: a.intent,
         ok: true,
         message: `Round ${r.number} is open: ${r.candidates} items and ${r.controls} concealed controls in one order (seed ${r.seed}).`,
       };
     }
-    if (intent === "settings") {
-      const parsed = parseForm(ScreeningSettingsSchema, {
-        ...formObject(form),
-        categories: parseVocabulary(String(form.get("categories") ?? "")),
-      });
-      if (!parsed.ok) return { intent, ok: false, message: Object.values(parsed.errors)[0]!, errors: parsed.errors };
-      updateScreeningSettings(db, { studyId: study.id, settings: parsed.data, actorId: me.id });
-      return { intent, ok: true, message: "Settings saved." };
-    }
-    return { intent: "settings", ok: false, message: "Unknown action." };
+    const settings = parseForm(ScreeningSettingsSchema, {
+      ...formObject(form),
+      categories: parseVocabulary(String(form.get("categories") ?? "")),
+    });
+    if (!settings.ok)
+      return { intent: "settings", ok: false, message: Object.values(settings.errors)[0]!, errors: settings.errors };
+    updateScreeningSettings(db, { studyId: study.id, settings: settings.data, actorId: me.id });
+    return { intent: "settings", ok: true, message: "Settings saved." };
   } catch (e) {
     if (e instanceof ServiceError)
       return { intent: intent === "open_round" ? "open_round" : "settings", ok: false, message: e.message };
@@ -114,72 +131,11 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
   }
 }
 
-const FILE_TITLES = { items: "Items", labels: "Screen labels", tiers: "Recall tiers" } as const;
-
-function ImportReport({ report, dryRun }: { report: ScreeningImportReport; dryRun: boolean }) {
-  return (
-    <div
-      className={`notice ${report.ok ? "ok" : "bad"}`}
-      data-testid="import-report"
-      role={report.ok ? "status" : "alert"}
-    >
-      <strong>
-        {!report.ok
-          ? "The files cannot be imported; nothing was written."
-          : dryRun
-          ? "The files are valid (check only; nothing was written)."
-          : report.written
-          ? "Imported."
-          : "Nothing to change: everything in these files is already imported."}
-      </strong>
-      {report.files.map((f) => (
-        <div key={f.kind}>
-          <p style={{ margin: "0.4rem 0 0" }}>
-            {FILE_TITLES[f.kind]} ({f.filename}): {f.records} records
-            {f.errors.length === 0 ? ` — ${f.created} new, ${f.changed} changed, ${f.unchanged} unchanged` : ""}
-            {f.kind === "tiers" && report.tiersForRound ? ` (for round ${report.tiersForRound})` : ""}
-          </p>
-          {f.errors.length ? (
-            <ul className="issues">
-              {f.errors.slice(0, 200).map((e, i) => (
-                <li key={i}>{e.line > 0 ? `line ${e.line}: ${e.message}` : e.message}</li>
-              ))}
-              {f.errors.length > 200 ? <li>… and {f.errors.length - 200} more</li> : null}
-            </ul>
-          ) : null}
-          {f.warnings.length ? (
-            <ul className="issues">
-              {f.warnings.map((e, i) => (
-                <li key={i}>warning: {e.line > 0 ? `line ${e.line}: ${e.message}` : e.message}</li>
-              ))}
-            </ul>
-          ) : null}
-        </div>
-      ))}
-    </div>
-  );
-}
-
 export default function ScreeningStudyPage() {
   const data = useLoaderData<typeof loader>();
-  const { study, screen, rounds, next, tiers } = data;
+  const { study } = data;
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
-  const openRoundNumber = next.kind === "open_round" ? next.round : null;
-  const current = rounds.find((r) => r.status === "open");
-  const fixed = rounds.length > 0;
-  const defaultReviewers = new Set(
-    data.previousReviewers.length
-      ? data.previousReviewers
-      : data.raters.slice(0, study.reviewersPerRound).map((r) => r.id),
-  );
-  const anyClosed = rounds.some((r) => r.status === "closed");
-  const files = (suffix: string) =>
-    ["included.jsonl", "included.csv", "subset.jsonl", "categories.csv", "manifest.json"].map((f) => (
-      <a key={f} className="button secondary" href={`/admin/screening/${study.id}/files/${f}${suffix}`} download>
-        {f}
-      </a>
-    ));
 
   return (
     <section>
@@ -197,247 +153,13 @@ export default function ScreeningStudyPage() {
       <ActionResult result={result && result.intent !== "import" ? result : null} />
       {result && result.intent === "import" ? <ImportReport report={result.report} dryRun={result.dryRun} /> : null}
 
-      <div className="card" data-testid="next-step" data-next={next.kind}>
-        <strong>Next: </strong>
-        {next.kind === "import_items" && "import the corpus (below)."}
-        {next.kind === "import_labels" && `import the screen's labels: ${next.unlabelled} items have none.`}
-        {next.kind === "open_round" &&
-          (next.round === 1
-            ? "open round 1: every relevant and borderline item plus concealed controls from not_relevant."
-            : `open recall round ${next.round}: the recall screen's clear and possible items plus fresh concealed controls from its “no” tier.`)}
-        {next.kind === "in_review" && `round ${next.round} is in review; it closes by itself when every vote is in.`}
-        {next.kind === "import_tiers" &&
-          `the last round's control-inclusion rate is above the threshold: run a recall screen over the ${data.unusedItems} excluded items no round has used (download their ids below), import its tiers (clear / possible / no), then open round ${next.round}.`}
-        {next.kind === "final" &&
-          `the control-inclusion rate of round ${next.round} is at or below the threshold: the included set (${data.included} items) is final. Download the release below.`}
-      </div>
-
-      <h2>Screen</h2>
-      <dl className="kv card" data-testid="screen-counts">
-        <dt>Items</dt>
-        <dd>{screen.items}</dd>
-        <dt>Relevant</dt>
-        <dd>{screen.relevant}</dd>
-        <dt>Borderline</dt>
-        <dd>{screen.borderline}</dd>
-        <dt>Not relevant</dt>
-        <dd>{screen.not_relevant}</dd>
-        {screen.unlabelled ? (
-          <>
-            <dt>Without a label</dt>
-            <dd>{screen.unlabelled}</dd>
-          </>
-        ) : null}
-        {next.kind === "import_tiers" || (next.kind === "open_round" && next.round > 1) ? (
-          <>
-            <dt>Recall tiers for round {next.round}</dt>
-            <dd data-testid="tier-counts">
-              {tiers.clear} clear, {tiers.possible} possible, {tiers.no} no
-            </dd>
-          </>
-        ) : null}
-      </dl>
-
-      <h2>Rounds</h2>
-      {rounds.length ? <RoundsTable rounds={rounds} studyId={study.id} /> : <p className="muted">No round yet.</p>}
-      {current ? (
-        <div className="card" data-testid="round-progress">
-          <h3 style={{ marginTop: 0 }}>Round {current.number}: progress</h3>
-          <table>
-            <thead>
-              <tr>
-                <th>Reviewer</th>
-                <th className="num">Submitted</th>
-              </tr>
-            </thead>
-            <tbody>
-              {current.reviewers.map((r) => (
-                <tr key={r.code}>
-                  <td>
-                    {r.code} ({r.username})
-                  </td>
-                  <td className="num">
-                    {r.submitted} / {current.figures.items}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-
-      {openRoundNumber !== null ? (
-        <Form method="post" className="card" data-testid="open-round">
-          <Csrf />
-          <h3 style={{ marginTop: 0 }}>Open round {openRoundNumber}</h3>
-          <p className="muted">
-            Choose {study.reviewersPerRound} reviewers (users with the rater role). Every reviewer sees the same items
-            in the same seeded order, without the screen's labels and without knowing which items are controls.
-          </p>
-          <fieldset>
-            <legend>Reviewers</legend>
-            {data.raters.length === 0 ? <p className="muted">No active user has the rater role yet.</p> : null}
-            {data.raters.map((r) => (
-              <label key={r.id} className="inline">
-                <input type="checkbox" name="reviewers" value={r.id} defaultChecked={defaultReviewers.has(r.id)} />{" "}
-                {r.username}
-              </label>
-            ))}
-          </fieldset>
-          <div className="row">
-            <label htmlFor="seed">Seed</label>
-            <input id="seed" name="seed" type="number" min={0} defaultValue={data.suggestedSeed} />
-            <label htmlFor="controls">Concealed controls</label>
-            <input
-              id="controls"
-              name="controls"
-              type="number"
-              min={1}
-              defaultValue={
-                openRoundNumber === 1
-                  ? Math.min(study.controlsPerRound, screen.not_relevant)
-                  : Math.min(study.controlsPerRound, tiers.no)
-              }
-            />
-            <button type="submit" name="intent" value="open_round" disabled={busy}>
-              Open round {openRoundNumber}
-            </button>
-          </div>
-        </Form>
-      ) : null}
-
-      {anyClosed ? (
-        <div className="card" data-testid="release">
-          <h3 style={{ marginTop: 0 }}>Release</h3>
-          {next.kind === "final" ? (
-            <>
-              <p>
-                The included subset with per-item votes, consensus tier, modal category and round of inclusion; counts
-                by category; a manifest with every round's figures, seeds and content hashes.
-              </p>
-              <div className="row">{files("")}</div>
-            </>
-          ) : (
-            <>
-              <p className="muted">
-                The cycle is not finished; a provisional export is marked “final”: false in its manifest.
-              </p>
-              <div className="row">{files("?allowIncomplete=1")}</div>
-            </>
-          )}
-        </div>
-      ) : null}
-
-      <h2>Import</h2>
-      <Form method="post" encType="multipart/form-data" className="card" data-testid="import-form">
-        <Csrf />
-        <p className="muted">
-          Any of the three files, CSV or JSONL. <strong>Items</strong>: HealthBench JSONL (<code>prompt_id</code>,{" "}
-          <code>prompt</code> messages, <code>example_tags</code>, <code>rubrics</code> — kept for the release, never
-          shown to reviewers) or <code>id</code>, <code>text</code>. <strong>Screen labels</strong>: <code>id</code>,{" "}
-          <code>label</code> (relevant / borderline / not_relevant), optional <code>category</code>,{" "}
-          <code>confidence</code>, <code>rationale</code>. <strong>Recall tiers</strong> (after a round that calls for a
-          recall round): <code>id</code>, <code>tier</code> (clear / possible / no), optional <code>rationale</code>.
-          Every file is checked as a whole; a file with errors writes nothing.
-          {fixed ? " The corpus and the screen labels are fixed now that review has started." : ""}
-        </p>
-        <div className="grid2">
-          <div>
-            <label htmlFor="items">Items</label>
-            <input id="items" name="items" type="file" accept=".csv,.jsonl,.ndjson" />
-            <label htmlFor="labels">Screen labels</label>
-            <input id="labels" name="labels" type="file" accept=".csv,.jsonl,.ndjson" />
-            <label htmlFor="tiers">Recall tiers</label>
-            <input id="tiers" name="tiers" type="file" accept=".csv,.jsonl,.ndjson" />
-          </div>
-          <div>
-            <label htmlFor="format">Format</label>
-            <select id="format" name="format" defaultValue="auto">
-              <option value="auto">From the file names (.csv, .jsonl)</option>
-              <option value="csv">CSV</option>
-              <option value="jsonl">JSONL</option>
-            </select>
-            {next.kind === "import_tiers" || (next.kind === "open_round" && next.round > 1) ? (
-              <p>
-                <a href={`/admin/screening/${study.id}/files/recall-pool.csv`} download>
-                  Ids of the {data.unusedItems} items no round has used
-                </a>{" "}
-                (the recall screen's population).
-              </p>
-            ) : null}
-          </div>
-        </div>
-        <div className="row" style={{ marginTop: "0.75rem" }}>
-          <button type="submit" name="intent" value="check" className="secondary" disabled={busy}>
-            Check only
-          </button>
-          <button type="submit" name="intent" value="import" disabled={busy}>
-            Import
-          </button>
-        </div>
-      </Form>
-
-      {!fixed ? (
-        <details className="card">
-          <summary>Settings (fixed once round 1 opens)</summary>
-          <Form method="post">
-            <Csrf />
-            <label htmlFor="s-description">Description</label>
-            <input
-              id="s-description"
-              name="description"
-              type="text"
-              defaultValue={study.description}
-              style={{ width: "100%" }}
-            />
-            <label htmlFor="s-categories">Category vocabulary, one per line</label>
-            <textarea id="s-categories" name="categories" rows={8} defaultValue={study.categories.join("\n")} />
-            <div className="row">
-              <label htmlFor="s-reviewers">Reviewers per round</label>
-              <input
-                id="s-reviewers"
-                name="reviewersPerRound"
-                type="number"
-                min={2}
-                max={20}
-                defaultValue={study.reviewersPerRound}
-              />
-              <label htmlFor="s-votes">Inclusion votes</label>
-              <input
-                id="s-votes"
-                name="inclusionVotes"
-                type="number"
-                min={1}
-                max={20}
-                defaultValue={study.inclusionVotes}
-              />
-              <label htmlFor="s-threshold">Control threshold</label>
-              <input
-                id="s-threshold"
-                name="controlThreshold"
-                type="number"
-                step="0.001"
-                min={0}
-                max={0.99}
-                defaultValue={study.controlThreshold}
-              />
-              <label htmlFor="s-controls">Controls per round</label>
-              <input
-                id="s-controls"
-                name="controlsPerRound"
-                type="number"
-                min={1}
-                defaultValue={study.controlsPerRound}
-              />
-            </div>
-            <p>
-              <button type="submit" name="intent" value="settings" disabled={busy}>
-                Save settings
-              </button>
-            </p>
-          </Form>
-        </details>
-      ) : null}
+      <NextStep data={data} />
+      <ScreenCounts data={data} />
+      <RoundsSection data={data} />
+      <OpenRoundForm data={data} busy={busy} />
+      <ReleaseCard data={data} />
+      <ImportForm data={data} busy={busy} />
+      <SettingsForm data={data} busy={busy} />
     </section>
   );
 }

@@ -1,15 +1,20 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
-import { useMemo } from "react";
+import { Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ActionResult, ImportedNotice } from "~/ui/admin-notices";
-import { columnHelper, DataTable } from "~/ui/data-table";
-import { Csrf } from "~/root";
+import {
+  AdjudicationModeForm,
+  AnnotatorsTable,
+  AssignForm,
+  CasesTable,
+  MODE_LABELS,
+  ReassignSection,
+} from "~/annotation/ui/study-sections";
 import { getDb } from "~/platform/db.server";
-import { formObject, parseForm } from "~/platform/forms";
+import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "~/annotation/assignments.server";
-import { getStudy, listStudyCases, setAdjudicationMode, type CaseRow } from "~/annotation/studies.server";
+import { getStudy, listStudyCases, setAdjudicationMode } from "~/annotation/studies.server";
 import { ADJUDICATION_MODES } from "~/accounts/roles";
 import { ServiceError } from "~/accounts/users.server";
 
@@ -55,8 +60,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const me = await requireRole(request, "admin");
   const form = await requireForm(request, me);
   const study = studyOr404(params.studyId);
-  const parsed = parseForm(ActionSchema, formObject(form, ["annotators"]));
-  if (!parsed.ok) return { ok: false as const, message: Object.values(parsed.errors)[0]! };
+  const parsed = parseIntent(form, ActionSchema, { arrays: ["annotators"] });
+  if (!parsed.ok) return { ok: false as const, message: parsed.message };
   try {
     if (parsed.data.intent === "assign") {
       const r = autoAssign(getDb(), {
@@ -89,36 +94,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
 }
 
-const MODE_LABELS: Record<(typeof ADJUDICATION_MODES)[number], string> = {
-  two_phase: "two-phase (independent judgement first, then Annotator A/B revealed)",
-  reveal_only: "reveal-only (Annotator A/B shown from the start)",
-  independent_only: "independent-only (annotations never shown)",
-};
-
-const col = columnHelper<CaseRow>();
-
 export default function StudyPage() {
   const { study, cases, annotators, reassignable } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const [params] = useSearchParams();
-  const columns = useMemo(
-    () => [
-      col.accessor("position", { header: "#" }),
-      col.accessor("externalId", {
-        header: "Case id",
-        cell: (info) => <Link to={`/admin/cases/${info.row.original.id}`}>{info.getValue()}</Link>,
-      }),
-      col.accessor("numSections", { header: "Sections" }),
-      col.accessor("ageGroup", { header: "Age group" }),
-      col.accessor("sex", { header: "Sex" }),
-      col.accessor((r) => (r.hasReferenceLabels ? "yes" : ""), { id: "reference", header: "Reference labels" }),
-      col.accessor("version", { header: "Version" }),
-    ],
-    [],
-  );
   const imported = params.get("created");
-  const active = annotators.filter((a) => a.active);
   return (
     <section>
       <p>
@@ -142,122 +123,17 @@ export default function StudyPage() {
 
       <h2>Annotators</h2>
       <div className="grid2">
-        <table>
-          <thead>
-            <tr>
-              <th>Annotator</th>
-              <th className="num">Assigned</th>
-              <th className="num">Started</th>
-              <th className="num">Submitted</th>
-            </tr>
-          </thead>
-          <tbody>
-            {annotators.map((a) => (
-              <tr key={a.id} data-annotator={a.username}>
-                <td>
-                  {a.username} {a.active ? null : <span className="badge">deactivated</span>}
-                </td>
-                <td className="num">{a.assigned}</td>
-                <td className="num">{a.started}</td>
-                <td className="num">{a.submitted}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <Form method="post" className="card">
-          <Csrf />
-          <h3 style={{ marginTop: 0 }}>Assign cases automatically</h3>
-          <p className="muted">
-            Every case without two annotators gets them, from the people chosen here: balanced load, never the same
-            person twice, reproducible with the seed.
-          </p>
-          {active.map((a) => (
-            <label key={a.id} className="inline">
-              <input type="checkbox" name="annotators" value={a.id} defaultChecked /> {a.username}
-            </label>
-          ))}
-          <label htmlFor="seed">Seed</label>
-          <input id="seed" name="seed" type="number" defaultValue={1} min={0} />
-          <p>
-            <button type="submit" name="intent" value="assign" disabled={busy}>
-              Assign
-            </button>
-          </p>
-        </Form>
+        <AnnotatorsTable annotators={annotators} />
+        <AssignForm annotators={annotators} busy={busy} />
       </div>
 
-      {reassignable.length ? (
-        <details>
-          <summary>
-            <h2 style={{ display: "inline" }}>Reassign unstarted cases ({reassignable.length})</h2>
-          </summary>
-          <table>
-            <thead>
-              <tr>
-                <th>Case</th>
-                <th>Annotator</th>
-                <th>Move to</th>
-              </tr>
-            </thead>
-            <tbody>
-              {reassignable.map((r) => (
-                <tr key={r.assignmentId}>
-                  <td>{r.externalId}</td>
-                  <td>
-                    {r.annotator} {r.annotatorActive ? null : <span className="badge">deactivated</span>}
-                  </td>
-                  <td>
-                    <Form method="post" className="row">
-                      <Csrf />
-                      <input type="hidden" name="assignmentId" value={r.assignmentId} />
-                      <select name="to" aria-label={`Move case ${r.externalId} from ${r.annotator} to`} defaultValue="">
-                        <option value="">Choose…</option>
-                        {active
-                          .filter((a) => a.id !== r.annotatorId)
-                          .map((a) => (
-                            <option key={a.id} value={a.id}>
-                              {a.username}
-                            </option>
-                          ))}
-                      </select>
-                      <button type="submit" name="intent" value="reassign" className="secondary" disabled={busy}>
-                        Reassign
-                      </button>
-                    </Form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </details>
-      ) : null}
+      {reassignable.length ? <ReassignSection reassignable={reassignable} annotators={annotators} busy={busy} /> : null}
 
       <h2>Adjudication</h2>
-      <Form method="post" className="row card">
-        <Csrf />
-        <label htmlFor="mode" style={{ margin: 0 }}>
-          Mode
-        </label>
-        <select id="mode" name="mode" defaultValue={study.adjudicationMode}>
-          {ADJUDICATION_MODES.map((m) => (
-            <option key={m} value={m}>
-              {MODE_LABELS[m]}
-            </option>
-          ))}
-        </select>
-        <button type="submit" name="intent" value="mode" className="secondary" disabled={busy}>
-          Save
-        </button>
-        <small className="muted">Recorded in the export manifest.</small>
-      </Form>
+      <AdjudicationModeForm mode={study.adjudicationMode} busy={busy} />
 
       <h2>Cases ({cases.length})</h2>
-      <DataTable
-        data={cases}
-        columns={columns}
-        filterLabel="Filter cases"
-        rowProps={(r) => ({ "data-case": r.externalId })}
-      />
+      <CasesTable cases={cases} />
     </section>
   );
 }

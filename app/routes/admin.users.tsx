@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ROLES } from "~/accounts/roles";
 import { Csrf } from "~/root";
 import { getDb } from "~/platform/db.server";
-import { formObject, parseForm } from "~/platform/forms";
+import { parseIntent } from "~/platform/intent";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import {
   createUser,
@@ -41,7 +41,7 @@ const ActionSchema = z.discriminatedUnion("intent", [
 export async function action({ request }: ActionFunctionArgs) {
   const me = await requireRole(request, "admin");
   const form = await requireForm(request, me);
-  const parsed = parseForm(ActionSchema, formObject(form, ["roles"]));
+  const parsed = parseIntent(form, ActionSchema, { arrays: ["roles"] });
   const target = String(form.get("userId") ?? "new");
   if (!parsed.ok) return { target, errors: parsed.errors, message: null };
   const db = getDb();

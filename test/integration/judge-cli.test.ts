@@ -11,7 +11,8 @@ import type { CliIO } from "../../app/cli/command";
 import { runCli } from "../../app/cli/index";
 import type { Db } from "../../app/platform/db.server";
 import { submitRating } from "../../app/judge-validation/judge-ratings.server";
-import { getJudgeSetByName, sampledRows } from "../../app/judge-validation/judge-sets.server";
+import { getJudgeSetByName } from "../../app/judge-validation/judge-sets.server";
+import { sampledRows } from "../../app/judge-validation/judge-set-export.server";
 import { judgeItems, judgeRatings } from "../../db/schema";
 import { freshDb, makeUser } from "../support/db";
 

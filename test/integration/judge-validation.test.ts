@@ -24,18 +24,11 @@ import {
   submitRating,
   type RatingValues,
 } from "../../app/judge-validation/judge-ratings.server";
-import {
-  bucketOverview,
-  drawSample,
-  exportSetFile,
-  getJudgeSetByName,
-  importResponses,
-  listSetRaters,
-  REDRAW_REFUSED,
-  sampledRows,
-  setRatingOpen,
-  startRating,
-} from "../../app/judge-validation/judge-sets.server";
+import { bucketOverview, drawSample, REDRAW_REFUSED } from "../../app/judge-validation/judge-sample.server";
+import { exportSetFile, sampledRows } from "../../app/judge-validation/judge-set-export.server";
+import { getJudgeSetByName } from "../../app/judge-validation/judge-sets.server";
+import { importResponses } from "../../app/judge-validation/judge-responses.server";
+import { listSetRaters, setRatingOpen, startRating } from "../../app/judge-validation/judge-raters.server";
 import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 

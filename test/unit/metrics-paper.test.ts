@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  computePaperMetrics,
-  readGold,
-  stepAction,
-  stepCode,
-  summarizeValues,
-  type Metric,
-  type MetricsResult,
-} from "../../app/evaluation/domain/metrics";
+import { computePaperMetrics } from "../../app/evaluation/domain/paper-metrics";
+import { readGold } from "../../app/evaluation/domain/metrics-inputs";
+import { stepAction, stepCode } from "../../app/evaluation/domain/metrics-trajectories";
+import { summarizeValues, type Metric, type MetricsResult } from "../../app/evaluation/domain/metrics";
 import { studentTQuantile } from "../../app/stats/index";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { computePaperMetrics } from "../../app/evaluation/domain/metrics";
+import { computePaperMetrics } from "../../app/evaluation/domain/paper-metrics";
 import {
   accuracyScript,
   clarificationScript,
@@ -8,9 +8,9 @@ import {
   pct,
   prematureScript,
   pyRound2,
+  pyStr,
   seedScript,
-} from "../../app/evaluation/compat/reference-metrics";
-import { pyStr } from "../../app/python-compat/values";
+} from "../../app/evaluation/compat";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";
 
 // Gold (docs/formats.md#data_gtjson layout). r2's annotators disagreed on the diagnosis, r4's on sufficiency; nobody exported

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { computePaperMetrics } from "../../app/evaluation/domain/metrics";
-import { computeReferenceMetrics } from "../../app/evaluation/compat/reference-metrics";
+import { computePaperMetrics } from "../../app/evaluation/domain/paper-metrics";
+import { computeReferenceMetrics } from "../../app/evaluation/compat";
 import { buildReport, formatMetric, metricsFigures } from "../../app/evaluation/domain/metrics-report";
 import { renderSvg, svgToPng } from "../../app/charts/charts.server";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";

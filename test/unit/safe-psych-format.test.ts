@@ -5,16 +5,16 @@ import { agreementFlags, resolvePair, type CaseLabel } from "../../app/gold/doma
 import {
   buildDataGtRecord,
   buildSamplesRecord,
-  DATA_CSV_COLUMNS,
-  formatDataGtError,
-  parseDataGtJson,
-  readGoldCase,
-  serializeDataGt,
-  serializeReleasedCsv,
-  serializeSamples,
   type DataGtRecord,
   type GoldCase,
 } from "../../app/gold/domain/safe-psych-format";
+import {
+  DATA_CSV_COLUMNS,
+  serializeDataGt,
+  serializeReleasedCsv,
+  serializeSamples,
+} from "../../app/gold/domain/safe-psych-serialize";
+import { formatDataGtError, parseDataGtJson, readGoldCase } from "../../app/gold/domain/safe-psych-read";
 import { jsonDumpsIndent2 as pythonJsonDump } from "../../app/python-compat/json";
 
 // The expected files are written by test/fixtures/safe-psych/generate.py with Python's json.dump and csv.writer.

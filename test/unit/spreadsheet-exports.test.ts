@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parsePythonCsv as parseCsv } from "../../app/formats/csv-text";
 import { judgeLabelsCsv } from "../../app/judge-validation/domain/judge-report";
 import { parseJudgeLabelsCsv } from "../../app/judge-validation/domain/judge-labels-csv";
-import { serializeReleasedCsv } from "../../app/gold/domain/safe-psych-format";
+import { serializeReleasedCsv } from "../../app/gold/domain/safe-psych-serialize";
 import { chartCsv, type ReportChart } from "../../app/study-report/domain/study-report-charts";
 import { annotatorKeyCsv, annotatorSheetCsv } from "../../app/judge-validation/domain/validation-set";
 

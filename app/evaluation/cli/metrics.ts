@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { computePaperMetrics, type MetricsOutput } from "../domain/metrics";
-import { computeReferenceMetrics } from "../compat/reference-metrics";
+import { computePaperMetrics } from "../domain/paper-metrics";
+import type { MetricsOutput } from "../domain/metrics";
+import { computeReferenceMetrics } from "../compat";
 import { buildReport, metricsFigures } from "../domain/metrics-report";
 import { softwareVersion } from "../../platform/paths.server";
 import { findTrajectoryFiles } from "../trajectory-files";

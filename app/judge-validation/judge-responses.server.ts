@@ -1,0 +1,252 @@
+/** Judge validation: the import of model responses into a validation set, and the list of past imports. Admin only. */
+import { createHash } from "node:crypto";
+import { and, asc, eq, max } from "drizzle-orm";
+import { judgeItems, judgeResponseImports, judgeResponses, judgeSets, users } from "../../db/schema";
+import {
+  type ParsedResponses,
+  parseResponsesJsonl,
+  type ResponseFormat,
+  responseIdentity,
+  type RunSource,
+} from "./domain/judge-import";
+import { DEFAULT_BUCKET_TARGETS, DEFAULT_VALIDATION_SEED, firstParse } from "./domain/validation-set";
+import type { Db, DbOrTx } from "../platform/db.server";
+import { recordEvent } from "../audit/audit.server";
+import { discardDraw } from "./judge-sample.server";
+import { JudgeSetNameSchema } from "./judge-sets.server";
+
+export interface ResponsesFile {
+  bytes: Uint8Array;
+  filename: string;
+  /** For a trajectories.jsonl: the run folder it came from (docs/formats.md#run-folders). */
+  source?: RunSource;
+}
+
+export interface ResponsesImportInput {
+  setName: string;
+  /** One file, or every trajectories.jsonl of a runs/ folder in the reference's (sorted) order. */
+  files: ResponsesFile[];
+  format?: ResponseFormat;
+}
+
+export interface ResponsesImportPlan {
+  ok: boolean;
+  setName: string;
+  setExists: boolean;
+  /** Each file's validation, in order; a caller lists `errors` as "file:line: message". */
+  files: { filename: string; parse: ParsedResponses }[];
+  /** A refusal of the whole import (set not drafting, same file imported before); null when none. */
+  refusal: string | null;
+  /** True when importing would discard the set's current (unrated) sample. */
+  discardsDraw: boolean;
+  /** Responses the import adds. */
+  total: number;
+}
+
+function decode(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+const sha256Of = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+const when = (at: number) => new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+
+function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPlan {
+  const name = JudgeSetNameSchema.parse(input.setName);
+  const set = db.select().from(judgeSets).where(eq(judgeSets.name, name)).get();
+  const base = { setName: name, setExists: Boolean(set), discardsDraw: false, total: 0 };
+  const refuse = (refusal: string): ResponsesImportPlan => ({ ...base, ok: false, files: [], refusal });
+  if (input.files.length === 0) return refuse("No file to import.");
+  if (set && set.status !== "drafting")
+    return refuse(`Rating has started on "${name}": responses can no longer be added (the sample is frozen).`);
+  const hashes = input.files.map((f) => sha256Of(f.bytes));
+  for (const [i, f] of input.files.entries()) {
+    const j = hashes.indexOf(hashes[i]);
+    if (j !== i)
+      return refuse(`${f.filename} has the same content as ${input.files[j].filename}: nothing was imported.`);
+    const before = set
+      ? db
+          .select({ at: judgeResponseImports.importedAt, filename: judgeResponseImports.filename })
+          .from(judgeResponseImports)
+          .where(and(eq(judgeResponseImports.setId, set.id), eq(judgeResponseImports.sha256, hashes[i])))
+          .get()
+      : undefined;
+    if (before)
+      return refuse(
+        `${f.filename} was already imported into "${name}" (as ${before.filename}, ${when(
+          before.at,
+        )}): nothing was imported.`,
+      );
+  }
+  const existing = new Set(
+    set
+      ? db
+          .select({
+            sourceRun: judgeResponses.sourceRun,
+            model: judgeResponses.model,
+            strategy: judgeResponses.strategy,
+            sampleId: judgeResponses.sampleId,
+            stepIndex: judgeResponses.stepIndex,
+          })
+          .from(judgeResponses)
+          .where(eq(judgeResponses.setId, set.id))
+          .all()
+          .map(responseIdentity)
+      : [],
+  );
+  let format = input.format;
+  const files = input.files.map((f) => {
+    const text = decode(f.bytes);
+    const parse: ParsedResponses =
+      text === null
+        ? { format: format ?? null, responses: [], errors: [{ line: 0, message: "not UTF-8 text" }], warnings: [] }
+        : parseResponsesJsonl(text, { format, source: f.source, existing });
+    // Responses of earlier files count as existing for later ones; every file of one import has one format.
+    for (const r of parse.responses) existing.add(responseIdentity(r));
+    format ??= parse.format ?? undefined;
+    return { filename: f.filename, parse };
+  });
+  const ok = files.every((f) => f.parse.errors.length === 0);
+  const drawn = set
+    ? Boolean(db.select({ id: judgeItems.id }).from(judgeItems).where(eq(judgeItems.setId, set.id)).get())
+    : false;
+  return {
+    ...base,
+    ok,
+    files,
+    refusal: null,
+    discardsDraw: ok && drawn,
+    total: ok ? files.reduce((s, f) => s + f.parse.responses.length, 0) : 0,
+  };
+}
+
+/** Validates responses files against the set without writing anything. */
+export function planResponsesImport(db: Db, input: ResponsesImportInput): ResponsesImportPlan {
+  return planWithin(db, input);
+}
+
+/**
+ * Imports responses files into a set (created if new), all or nothing, in one IMMEDIATE transaction: every file is
+ * validated first (parseResponsesJsonl) and a single bad line writes nothing. Responses keep the files' order after
+ * those already in the set: that is the input order of the draw. Importing into a set with a drawn (unrated) sample
+ * discards that sample: it must be drawn again over the new pool.
+ */
+export function importResponses(
+  db: Db,
+  input: ResponsesImportInput & { actorId: string | null; now?: number },
+): ResponsesImportPlan & { written: number; setId: number | null } {
+  const now = input.now ?? Date.now();
+  return db.transaction(
+    (tx) => {
+      const plan = planWithin(tx, input);
+      if (!plan.ok) return { ...plan, written: 0, setId: null };
+      let set = tx.select().from(judgeSets).where(eq(judgeSets.name, plan.setName)).get();
+      if (!set) {
+        set = tx
+          .insert(judgeSets)
+          .values({
+            name: plan.setName,
+            seed: DEFAULT_VALIDATION_SEED,
+            status: "drafting",
+            targets: JSON.stringify(DEFAULT_BUCKET_TARGETS),
+            createdBy: input.actorId,
+            createdAt: now,
+          })
+          .returning()
+          .get();
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "judge_set",
+          entityId: set.id,
+          action: "create",
+          changes: { name: [null, set.name] },
+          at: now,
+        });
+      }
+      if (plan.discardsDraw) discardDraw(tx, set.id, input.actorId, now, "responses imported");
+      let position =
+        tx
+          .select({ p: max(judgeResponses.position) })
+          .from(judgeResponses)
+          .where(eq(judgeResponses.setId, set.id))
+          .get()?.p ?? 0;
+      for (const [i, file] of plan.files.entries()) {
+        const sha256 = sha256Of(input.files[i].bytes);
+        const importId = tx
+          .insert(judgeResponseImports)
+          .values({
+            setId: set.id,
+            filename: file.filename,
+            sha256,
+            format: file.parse.format!,
+            rows: file.parse.responses.length,
+            importedBy: input.actorId,
+            importedAt: now,
+          })
+          .returning({ id: judgeResponseImports.id })
+          .get().id;
+        for (const r of file.parse.responses) {
+          const parsed = firstParse(r.record);
+          tx.insert(judgeResponses)
+            .values({
+              setId: set.id,
+              importId,
+              position: ++position,
+              sourceRun: r.sourceRun,
+              sampleId: r.sampleId,
+              model: r.model,
+              strategy: r.strategy,
+              stepIndex: r.stepIndex,
+              isLastSection: r.isLastSection,
+              modelOutputRaw: r.modelOutputRaw,
+              newJudgeOutput: r.newJudgeOutput ? JSON.stringify(r.newJudgeOutput) : null,
+              record: JSON.stringify(r.record),
+              bucket: parsed.bucket,
+              derivedAction: parsed.derivedAction,
+            })
+            .run();
+        }
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "judge_set",
+          entityId: set.id,
+          action: "import_responses",
+          changes: { filename: file.filename, format: file.parse.format, rows: file.parse.responses.length, sha256 },
+          at: now,
+        });
+      }
+      return { ...plan, setExists: true, written: plan.total, setId: set.id };
+    },
+    { behavior: "immediate" },
+  );
+}
+
+export interface ImportRow {
+  id: number;
+  filename: string;
+  format: string;
+  rows: number;
+  importedBy: string | null;
+  importedAt: number;
+}
+
+/** The files imported into a set, oldest first. */
+export function listResponseImports(db: Db, setId: number): ImportRow[] {
+  return db
+    .select({
+      id: judgeResponseImports.id,
+      filename: judgeResponseImports.filename,
+      format: judgeResponseImports.format,
+      rows: judgeResponseImports.rows,
+      importedBy: users.username,
+      importedAt: judgeResponseImports.importedAt,
+    })
+    .from(judgeResponseImports)
+    .leftJoin(users, eq(users.id, judgeResponseImports.importedBy))
+    .where(eq(judgeResponseImports.setId, setId))
+    .orderBy(asc(judgeResponseImports.id))
+    .all();
+}
