@@ -68,6 +68,11 @@ export const studies = sqliteTable("studies", {
   description: text("description").notNull().default(""),
   adjudicationMode: text("adjudication_mode", { enum: ADJUDICATION_MODES }).notNull().default("two_phase"),
   createdAt: integer("created_at").notNull(),
+  /**
+   * Seed of the per-case "Annotator A/B" order (docs/safe-psych.md, "Annotator A and B"): drawn when the study's
+   * first case gets both annotations, then fixed, so an export or a restore can replay every case's order.
+   */
+  annotatorOrderSeed: integer("annotator_order_seed"),
 });
 
 /**

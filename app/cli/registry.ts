@@ -5,6 +5,7 @@ import type { Command } from "./command";
 import { casereviewImportCommand, casereviewReportCommand, expertPanelCommand, mentatExpandCommand, mentatExportCommand, mentatFitCommand, mentatImportCommand } from "../expert-panel/cli";
 import { exportGoldCommand, importGoldCommand } from "../gold/cli";
 import { importCommand } from "../annotation/cli/import";
+import { mentatImportRatingsCommand } from "../mentat/annotations-cli";
 import { judgeAssignCommand, judgeExportCommand, judgeImportCommand, judgeImportOutputsCommand, judgeReportCommand, judgeSampleCommand } from "../judge-validation/cli";
 import { metricsCommand } from "../evaluation/cli/metrics";
 import { runCommand } from "../evaluation/cli/run";
@@ -33,6 +34,7 @@ export const commands: Command[] = [
   mentatExportCommand,
   mentatFitCommand,
   mentatImportCommand,
+  mentatImportRatingsCommand,
   metricsCommand,
   runCommand,
   screeningImportCommand,

@@ -2,6 +2,7 @@
  * Run folders on disk (docs/formats.md#run-folders): `trajectories.jsonl`, `timing.json`, `_tmp/` and Concord's `run.json`.
  * Both JSON Lines files are append-only; a resumed run repairs a last line torn by a kill and finds where it stopped.
  */
+import type { ProviderRecord } from "./providers";
 import {
   closeSync,
   existsSync,
@@ -52,6 +53,8 @@ export interface RunJson {
   seed: number;
   judge_seed: number;
   decoding: { temperature: number | null; top_p: number | null; max_tokens: number; max_tokens_param: string };
+  /** The reference provider preset the run imitates, when `--provider` was given (providers.ts). */
+  provider?: ProviderRecord;
   judge_decoding: { temperature: 0; top_p: 1; max_tokens: number; seed: number };
   /** sha256 of each prompt file the run uses (docs/evaluation.md#strategies; test/unit/reference-data.test.ts pins them). */
   prompts: Record<string, string>;
@@ -71,6 +74,7 @@ export function resumeMismatches(existing: RunJson, wanted: RunJson): string[] {
     ["model name", existing.model?.name, wanted.model.name],
     ["judge model name", existing.judge?.name, wanted.judge.name],
     ["decoding", existing.decoding, wanted.decoding],
+    ["provider", existing.provider ?? null, wanted.provider ?? null],
     ["judge decoding", existing.judge_decoding, wanted.judge_decoding],
     ["prompt files", existing.prompts, wanted.prompts],
     ["samples file content", existing.inputs?.samples?.sha256, wanted.inputs.samples.sha256],

@@ -7,6 +7,7 @@
  * in flight. A dead endpoint (connection refused, unknown host, 401/403/404, or retries used up on rate limits,
  * server errors or malformed answers) stops the run, keeping everything finished.
  */
+import type { ProviderSettings } from "./providers";
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import {
@@ -56,6 +57,11 @@ export interface RunnerConfig {
   topP: number | null;
   maxTokens: number;
   maxTokensParam: "max_tokens" | "max_completion_tokens";
+  /**
+   * A reference provider preset (providers.ts): temperature/topP above are what is sent; the seed is sent only when
+   * the preset does, and the trajectories record the preset's values.
+   */
+  provider?: ProviderSettings;
   concurrency: number;
   outDir: string;
   limit: number | null;
@@ -124,6 +130,8 @@ interface Unit {
   open: Set<string>;
   finishedIds: Set<string>;
   finishedNow: number;
+  /** deps.now() when this session's first call of the unit started: its own clock (docs/safe-psych.md). */
+  startedAtMs: number | null;
   /** Seconds of run time (over all sessions) at which each trajectory stopped. */
   times: Map<string, number>;
   offsetSeconds: number;
@@ -151,7 +159,9 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
   const onExternalAbort = () => halt("interrupted", "interrupted");
 
   const counters = { calls: 0, retries: 0, failures: 0 };
-  const clock: UnitClock = (unit) => unit.offsetSeconds + (deps.now() - sessionStart) / 1000;
+  // Each run folder's own time: from its first call in this session, not from the session's start, so that
+  // `--strategy all` gives each timing.json the strategy's own elapsed time (docs/safe-psych.md, "Runner timing").
+  const clock: UnitClock = (unit) => unit.offsetSeconds + (deps.now() - (unit.startedAtMs ?? deps.now())) / 1000;
 
   const units: Unit[] = [];
   const jobs: Job[] = [];
@@ -170,8 +180,13 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
   if (deps.signal?.aborted) onExternalAbort();
   deps.signal?.addEventListener("abort", onExternalAbort, { once: true });
 
-  // Longest possible chain first, so that the pool does not end waiting on one long trajectory.
-  jobs.sort((a, b) => b.trajectory.remainingSteps - a.trajectory.remainingSteps);
+  // One run folder after another (its own elapsed time), and within one the longest possible chain first, so that
+  // the pool does not end waiting on one long trajectory.
+  const unitOrder = new Map(units.map((u, i) => [u, i]));
+  jobs.sort(
+    (a, b) =>
+      unitOrder.get(a.unit)! - unitOrder.get(b.unit)! || b.trajectory.remainingSteps - a.trajectory.remainingSteps,
+  );
 
   const total = units.reduce((n, u) => n + u.cases, 0);
   const state = (): ProgressState => ({
@@ -182,6 +197,7 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
   deps.progress?.start(state());
 
   const worker = async ({ unit, trajectory }: Job) => {
+    unit.startedAtMs ??= deps.now();
     for (;;) {
       const call = trajectory.nextCall();
       if (call === null) break;
@@ -193,7 +209,7 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
             temperature: config.temperature,
             topP: config.topP,
             maxTokens: config.maxTokens,
-            seed: unit.seed,
+            seed: config.provider && !config.provider.sent.seed ? null : unit.seed,
           }
         : { messages: call.messages, temperature: 0, topP: 1, maxTokens: JUDGE_MAX_TOKENS, seed: JUDGE_SEED };
       const endpoint = isModel ? deps.modelEndpoint : deps.judgeEndpoint;
@@ -395,6 +411,7 @@ function prepareUnit(
       max_tokens: config.maxTokens,
       max_tokens_param: config.maxTokensParam,
     },
+    ...(config.provider ? { provider: config.provider.record } : {}),
     judge_decoding: { temperature: 0, top_p: 1, max_tokens: JUDGE_MAX_TOKENS, seed: JUDGE_SEED },
     prompts: deps.promptHashes(strategy),
     inputs: config.inputs,
@@ -419,14 +436,15 @@ function prepareUnit(
       judgeKey: config.judge.key,
       strategy,
       seed,
-      temperature: config.temperature,
-      topP: config.topP,
+      temperature: config.provider ? config.provider.recorded.temperature : config.temperature,
+      topP: config.provider ? config.provider.recorded.topP : config.topP,
       maxTokens: config.maxTokens,
     },
     cases: cases.length,
     calls: 0,
     retries: 0,
     finishedNow: 0,
+    startedAtMs: null,
     times: new Map<string, number>(),
     completedAtSeconds: null,
     reasons: {},

@@ -251,17 +251,19 @@ export const mentatFitCommand: Command = {
 Turns the submitted 0–100 option ratings of the bank's preference-domain questions into preference labels (MENTAT,
 docs/mentat.md): pairwise wins per rating (ties give nothing), one strength vector per question (summing to zero) with a
 slope in [0.8, 1.25] and an offset in [-3, 3] per expert, P(i beats j | expert) = σ(slope·(βi − βj) + offset),
-penalty·Σ(slope − 1)² + penalty·Σ offset² (+ strength-penalty·Σβ²), fitted by projected L-BFGS; label = softmax(β)
+penalty·Σ(slope − 1)² + penalty·Σ offset² — MENTAT's objective — fitted by projected L-BFGS; label = softmax(β)
 with percentile bootstrap intervals (rows resampled within each question, Python's random.Random(seed)); and
-Krippendorff's α (interval) per question. The fit is stored; exports use the latest one.
+Krippendorff's α (interval) per question. A question whose wins have no finite maximum (an option that never loses
+or never wins) is reported as separated and counted as not converged, in the fit and in each bootstrap refit. The
+fit is stored; exports use the latest one.
 
 Options:
   --bootstrap N          bootstrap refits (default 200; 0 = no intervals)
   --seed N               seed of the resampling (default 0)
   --rater-effects E      slope+offset (default, MENTAT), slope, or none (plain Bradley–Terry)
   --penalty X            weight of the slope and offset penalties (default 2, as MENTAT)
-  --strength-penalty X   weight of the ridge on the strengths (default 0.01; keeps them finite when an option
-                         wins every comparison)
+  --strength-penalty X   weight of a ridge strength-penalty·Σβ² (default 0, as MENTAT; a value > 0 is not in
+                         MENTAT, keeps separated questions finite and is named in the output)
   --json                 print the stored result as JSON`,
   async run(argv, io) {
     const { values } = parseOptions(argv, {
@@ -315,8 +317,17 @@ Options:
           }; ` +
           `${l.bootstrap.replicates} bootstrap refits (seed ${l.bootstrap.seed})${
             l.bootstrap.notConverged ? `, ${l.bootstrap.notConverged} not converged` : ""
-          }.\n\n`,
+          }.\n`,
       );
+      // Both deviations from MENTAT's numbers are said out loud (docs/mentat.md, "Separation").
+      if (l.options.strengthPenalty > 0)
+        io.out(`Ridge ${l.options.strengthPenalty}·Σβ² on the strengths (not in MENTAT's objective).\n`);
+      const separated = l.questions.filter((q) => q.separated).map((q) => q.question);
+      if (separated.length)
+        io.out(
+          `Separated (no finite maximum${l.options.strengthPenalty > 0 ? ", held by the ridge" : "; labels are where the optimiser stopped"}): ${separated.join(", ")}.\n`,
+        );
+      io.out("\n");
       io.out("question        n   alpha   label (95% interval) per option a–e\n");
       for (const q of l.questions) {
         const cells = q.labels.map(

@@ -212,6 +212,8 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
     software_version: softwareVersion(),
     study: study.name,
     adjudication_mode: study.adjudicationMode,
+    // Replays each record's `annotators` {A, B} order (docs/safe-psych.md, "Annotator A and B").
+    annotator_order_seed: study.annotatorOrderSeed,
     exported_at: (options.now ?? new Date()).toISOString(),
     as_released: Boolean(options.asReleased),
     allow_partial: Boolean(options.allowPartial),

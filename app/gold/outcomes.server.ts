@@ -4,7 +4,8 @@
  */
 import { randomInt } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
-import { annotations, caseOutcomes } from "../../db/schema";
+import { annotations, caseOutcomes, cases, studies } from "../../db/schema";
+import { annotatorOrder, MAX_ANNOTATOR_ORDER_SEED } from "../adjudication/domain/annotator-order";
 import { resolvePair, type CaseLabel } from "./domain/gold";
 import type { DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
@@ -19,13 +20,30 @@ export function labelOfAnnotation(
   return { sufficiency: "insufficient", missingInfo, missingInfoOther: missingInfo.includes("other") ? row.missingOther : null };
 }
 
+/** The study's A/B order seed, drawn and stored on first use (studies made before it was recorded have none). */
+function studyAnnotatorOrderSeed(tx: DbOrTx, studyId: number): number {
+  const row = tx.select({ seed: studies.annotatorOrderSeed }).from(studies).where(eq(studies.id, studyId)).get();
+  if (row?.seed != null) return row.seed;
+  const seed = randomInt(1, MAX_ANNOTATOR_ORDER_SEED);
+  tx.update(studies).set({ annotatorOrderSeed: seed }).where(eq(studies.id, studyId)).run();
+  return seed;
+}
+
+function caseExternalId(tx: DbOrTx, caseId: number): string {
+  return tx.select({ externalId: cases.externalId }).from(cases).where(eq(cases.id, caseId)).get()!.externalId;
+}
+
 export function onCaseAnnotationsComplete(tx: DbOrTx, input: { caseId: number; studyId: number; now: number }): void {
   const rows = tx.select().from(annotations).where(eq(annotations.caseId, input.caseId)).orderBy(asc(annotations.id)).all();
   if (rows.length !== 2) throw new Error(`case ${input.caseId} has ${rows.length} annotations; expected 2`);
   const [first, second] = rows as [typeof rows[0], typeof rows[0]];
   const outcome = resolvePair(labelOfAnnotation(first), labelOfAnnotation(second));
-  // "Annotator A/B, order randomised per case" (docs/decisions/0002-ab-order-per-case.md): drawn once here and stored, so it stays stable.
-  const order = randomInt(2) === 0 ? [first.id, second.id] : [second.id, first.id];
+  // "Annotator A/B, order randomised per case", from the study's recorded seed (docs/decisions/0002-ab-order-per-case.md):
+  // drawn on the study's first complete case, so the same data give the same order after a restore.
+  const order = annotatorOrder(studyAnnotatorOrderSeed(tx, input.studyId), caseExternalId(tx, input.caseId), [
+    first.id,
+    second.id,
+  ]);
   const values = {
     studyId: input.studyId,
     status: outcome.status,

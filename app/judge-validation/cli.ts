@@ -64,13 +64,11 @@ function trajectoryFiles(dir: string): string[] {
  */
 function runSource(file: string, root: string): RunSource {
   const runDir = dirname(resolve(file));
-  return {
-    name: basename(runDir),
-    dir: relative(dirname(resolve(root)), runDir)
-      .split(sep)
-      .join("/"),
-    file: basename(file),
-  };
+  const dir = relative(dirname(resolve(root)), runDir)
+    .split(sep)
+    .join("/");
+  // collect_trajectories.py writes str(traj_path): the file's path from where runs/ is, not its bare name.
+  return { name: basename(runDir), dir, file: dir ? `${dir}/${basename(file)}` : basename(file) };
 }
 
 function printImportPlan(io: CliIO, plan: ResponsesImportPlan) {
@@ -146,6 +144,7 @@ Options:
       if (values.run) {
         source.name = values.run;
         source.dir = `runs/${values.run}`;
+        source.file = `${source.dir}/${basename(path)}`;
       }
       files = [{ bytes: readBytes(path, MAX_RESPONSES_BYTES), filename: path, source }];
     }

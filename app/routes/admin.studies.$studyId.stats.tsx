@@ -51,8 +51,8 @@ export default function StudyStatsPage() {
         </a>
       </div>
       <p className="muted">
-        Agreement between the two primary annotations of each case, before adjudication (docs/statistics.md). Annotator A and B are
-        each case's anonymised annotators. The same report:{" "}
+        Agreement between the two primary annotations of each case, before adjudication (docs/statistics.md).{" "}
+        {report.raters.description} The same report:{" "}
         <code>npm run concord -- stats --study "{report.study.name}"</code>.
       </p>
       {report.notes.length ? (

@@ -10,6 +10,8 @@
  *   (irrCAC's `ac1.ivec.x`, `kappa.ivec.x`), and a Student-t interval on n - 1 degrees of freedom.
  *
  * n counts every item with at least one rating; items rated once add no agreement but do count in π and in n.
+ * One deliberate exception (docs/statistics.md, "Deliberate differences from irrCAC"): with a single observed
+ * category irrCAC sets AC1's chance agreement to 1e-15 and reports 1; here the coefficient is undefined (null).
  */
 import type { RatingTable } from "./rating-table";
 import {

@@ -10,12 +10,13 @@ import {
 } from "./index";
 import { issueLines, readText, table } from "../cli/io";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
+import { joinDashValues, mixedSpellings, normalizeLabel } from "./agreement-labels";
 
 const SCALES: readonly Scale[] = ["nominal", "ordinal", "interval"];
 const WEIGHTS: readonly OrdinalWeights[] = ["linear", "quadratic"];
 
 const help = `Usage: npm run concord -- agreement --ratings FILE [--json] [--scale nominal|ordinal|interval]
-                                     [--weights linear|quadratic] [--order a,b,c]
+                                     [--weights linear|quadratic] [--order a,b,c] [--normalize]
 
 Agreement between raters (docs/statistics.md) from a long-format ratings file: percent agreement, Cohen's kappa
 (exactly two raters), Gwet's AC1 with standard error and 95% confidence interval (irrCAC gwet.ac1.raw),
@@ -23,7 +24,10 @@ Fleiss' kappa (irrCAC fleiss.kappa.raw), Krippendorff's alpha and, for two rater
 Missing ratings are allowed.
 
 FILE is CSV with the header item,rater,label and one rating per row; a missing rating is an absent row.
-Labels are strings compared exactly (case-sensitive, surrounding blanks trimmed).
+Labels are strings compared exactly (case-sensitive, surrounding blanks trimmed); a number spelled two ways
+("1" and "1.0") is refused, and labels that differ only in case get a warning — give --normalize to read them
+as irrCAC does. The coefficients follow irrCAC, except that an undefined one (0/0, e.g. AC1 when only one
+category is observed, where irrCAC substitutes 1e-15 for the chance agreement and reports 1) is null.
 
 Options:
   --ratings FILE    the ratings file (required)
@@ -38,6 +42,9 @@ Options:
   --order a,b,c     the categories in order (this also fixes the category set, so unused categories count);
                     without it, ordinal and interval labels must be numbers and are ordered by value.
                     Weights use the numeric values when every category is a number, else the ranks 1..q.
+                    A list starting with "-" may follow --order directly: --order -7,4,99.
+  --normalize       read labels as irrCAC does: numbers by value ("1.0" is "1"), text trimmed and upper-cased
+                    ("yes" is "YES"); --order is read the same way
 
 Exit status: 0 on success (also when a coefficient is undefined), 2 for a bad file or bad options.
 `;
@@ -122,12 +129,13 @@ export const agreementCommand: Command = {
   summary: "Agreement coefficients (kappa, AC1, Fleiss, Krippendorff) for a ratings CSV",
   help,
   async run(argv, io) {
-    const { values } = parseOptions(argv, {
+    const { values } = parseOptions(joinDashValues(argv, ["order"]), {
       ratings: { type: "string" },
       json: { type: "boolean", default: false },
       scale: { type: "string" },
       weights: { type: "string" },
       order: { type: "string" },
+      normalize: { type: "boolean", default: false },
     });
     const path = requireOption(values.ratings, "--ratings");
     const scale = (values.scale ?? "nominal") as Scale;
@@ -140,19 +148,31 @@ export const agreementCommand: Command = {
     if (weights !== undefined && scale === "nominal") {
       throw new CliError("--weights needs --scale ordinal or --scale interval");
     }
-    const order = parseOrder(values.order);
+    const order = parseOrder(values.order)?.map((c) => (values.normalize ? normalizeLabel(c) : c));
+    if (order && new Set(order).size !== order.length)
+      throw new CliError(`--order lists one category twice once normalised: "${values.order}"`);
 
     const text = readText(path);
     const parsed = parseRatingsCsv(text);
     if (parsed.errors.length > 0)
       throw new CliError(`${path} is not a valid ratings file\n${issueLines(parsed.errors, { file: path, prefix: "  " }).join("\n")}`);
+    const spelling = mixedSpellings(parsed.rows);
+    if (values.normalize) {
+      for (const r of parsed.rows) r.label = normalizeLabel(r.label);
+    } else if (spelling.errors.length > 0) {
+      throw new CliError(
+        `${path}: labels spell one number two ways\n${issueLines(spelling.errors, { file: path, prefix: "  " }).join("\n")}`,
+      );
+    }
     checkLabels(path, parsed.rows, scale, order);
 
     const ratingTable = buildRatingTable(parsed.rows, order ? { categories: order } : {});
     const summary = summariseAgreement(ratingTable, {
       scale,
       weights,
-      warnings: parsed.warnings.map((w) => `line ${w.line}: ${w.message}`),
+      warnings: [...parsed.warnings, ...(values.normalize ? [] : spelling.warnings)].map(
+        (w) => `line ${w.line}: ${w.message}`,
+      ),
     });
     io.out(values.json ? JSON.stringify(summary) + "\n" : formatAgreementSummary(summary));
     return 0;

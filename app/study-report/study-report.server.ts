@@ -4,7 +4,7 @@
  * labels and both annotators' labels side by side; callers are admin routes (guarded) and the local CLI.
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { annotations, caseOutcomes, cases, referenceLabels } from "../../db/schema";
+import { annotations, caseOutcomes, cases, referenceLabels, users } from "../../db/schema";
 import type { CaseLabel, DisputeReason } from "../gold/domain/gold";
 import { chartCsv, studyReportCharts, type ReportChart } from "./domain/study-report-charts";
 import { formatStudyReportMarkdown } from "./domain/study-report-format";
@@ -29,6 +29,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
     .select({
       id: annotations.id,
       caseId: annotations.caseId,
+      username: users.username,
       sufficiency: annotations.sufficiency,
       icd10: annotations.icd10,
       earliestSection: annotations.earliestSection,
@@ -38,6 +39,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
     })
     .from(annotations)
     .innerJoin(cases, eq(cases.id, annotations.caseId))
+    .innerJoin(users, eq(users.id, annotations.annotatorId))
     .where(and(eq(cases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
     .orderBy(asc(annotations.id))
     .all();
@@ -81,11 +83,14 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
     const outcome = outcomeOf.get(c.id) ?? null;
     const locked = submitted.filter((a) => a.status === "locked");
     let pair: [CaseLabel, CaseLabel] | null = null;
+    let annotators: [string, string] | null = null;
     if (locked.length === 2) {
       // Annotator A and B as the adjudicator sees them (case_outcomes.annotator_order), else in annotation order.
       const order: number[] = outcome ? JSON.parse(outcome.annotatorOrder) : locked.map((a) => a.id);
       const sorted = [...locked].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
       pair = [labelOfAnnotation(sorted[0]), labelOfAnnotation(sorted[1])];
+      // Who wrote each: the report orients pairs by rater identity, not by this A/B order (docs/statistics.md).
+      annotators = [sorted[0].username, sorted[1].username];
     }
     const reference = referenceOf.get(c.id);
     const fromReference = reference ? referenceLabelOf(reference, c.numSections) : null;
@@ -106,6 +111,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
       ageGroup: c.ageGroup,
       annotationsIn: submitted.length,
       annotations: pair,
+      annotators,
       outcome: outcome
         ? { status: outcome.status, disputeReason: outcome.disputeReason as DisputeReason | null }
         : null,

@@ -130,15 +130,20 @@ describe("MENTAT commands", () => {
     const fit = await run(["mentat-fit", "--bank", "Pilot", "--bootstrap", "10", "--seed", "4"]);
     expect(fit.code).toBe(0);
     expect(fit.out).toMatch(
-      /^Fit 1 of bank "Pilot": 8 ratings, 4 questions, 2 experts; .* converged; 10 bootstrap refits \(seed 4\)/,
+      /^Fit 1 of bank "Pilot": 8 ratings, 4 questions, 2 experts; .* NOT CONVERGED; 10 bootstrap refits \(seed 4\), 10 not converged/,
     );
+    // Two ratings per question leave options that never win: MENTAT's objective has no finite maximum there.
+    expect(fit.out).toMatch(/^Separated \(no finite maximum; labels are where the optimiser stopped\): d01, d02, t01, t02\.$/m);
+    const ridged = await run(["mentat-fit", "--bank", "Pilot", "--bootstrap", "0", "--strength-penalty", "0.01"]);
+    expect(ridged.out).toMatch(/ converged; /);
+    expect(ridged.out).toContain("Ridge 0.01·Σβ² on the strengths (not in MENTAT's objective).\n");
     expect(fit.out).toMatch(/^t01\s+2\s+[-0-9.]+\s+a 0\.\d\d \[/m);
     expect(fit.out).toMatch(/^ann\s+4\s+[0-9.]+\s+[-0-9.]+$/m);
     const json = await run(["mentat-fit", "--bank", "Pilot", "--bootstrap", "0", "--rater-effects", "slope", "--json"]);
     const parsed = JSON.parse(json.out);
     expect(parsed).toMatchObject({
       bank: "Pilot",
-      fit_id: 2,
+      fit_id: 3,
       params: { raterEffects: "slope", bootstrap: 0 },
       nRows: 8,
     });

@@ -118,7 +118,7 @@ describe("judge commands", () => {
     ]);
     expect(JSON.parse(rows[0]!.record)).toMatchObject({
       source_run_dir: "runs/a_run",
-      source_file: "trajectories.jsonl",
+      source_file: "runs/a_run/trajectories.jsonl",
     });
   });
 

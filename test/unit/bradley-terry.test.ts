@@ -225,7 +225,11 @@ describe("hierarchical Bradley–Terry against scipy (reference.py → expected.
     if (c.bootstrap) {
       const boot = c.bootstrap;
       it(`${c.name}: bootstrap intervals replay Python's random.Random(${boot.seed}) resampling`, () => {
-        const labels = fitPreferenceLabels(c.rows, 5, { bootstrap: boot.replicates, seed: boot.seed });
+        const labels = fitPreferenceLabels(c.rows, 5, {
+          bootstrap: boot.replicates,
+          seed: boot.seed,
+          strengthPenalty: c.strengthPenalty,
+        });
         expect(labels.questions.map((q) => q.question)).toEqual(c.questions);
         labels.questions.forEach((q, qi) => {
           q.lower.forEach((v, i) => expect(v).toBeCloseTo(boot.lower[qi][i], 5));
@@ -330,7 +334,7 @@ describe("hierarchical Bradley–Terry: recovery of known parameters", () => {
 
   it("keeps strengths finite and centred under complete separation (the ridge)", () => {
     const c = expected.hierarchical.find((h: { name: string }) => h.name === "separation");
-    const labels = fitPreferenceLabels(c.rows, 5, { bootstrap: 0 });
+    const labels = fitPreferenceLabels(c.rows, 5, { bootstrap: 0, strengthPenalty: 0.01 });
     const q1 = labels.questions[0];
     expect(q1.labels[0]).toBeGreaterThan(0.9);
     expect(Math.max(...q1.strengths)).toBeLessThan(10);

@@ -48,6 +48,7 @@ describe("concord stats", () => {
       "per_diagnosis",
       "label_distributions",
       "reference_agreement",
+      "raters",
       "reasons",
       "notes",
     ]);

@@ -7,11 +7,11 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { judgeGuide } from "~/judge-validation/domain/judge-guide";
 import {
+  COLLECTED_STEP_KEYS,
   parseJudgeOutputsJsonl,
   parseResponsesJsonl,
   responseIdentity,
   RUN_KEYS,
-  STEP_KEYS,
 } from "~/judge-validation/domain/judge-import";
 import { planRaterAssignments } from "~/judge-validation/domain/rater-assignment";
 
@@ -78,7 +78,7 @@ describe("parseResponsesJsonl: trajectories.jsonl", () => {
       "source_run_dir",
       "source_file",
       ...RUN_KEYS,
-      ...STEP_KEYS,
+      ...COLLECTED_STEP_KEYS,
       "new_judge_output",
     ]);
     expect(row).toMatchObject({

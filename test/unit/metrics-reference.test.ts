@@ -328,11 +328,13 @@ describe("diagnosis_accuracy/process.py (docs/evaluation.md#accuracy-script)", (
         accuracy_high_class_pct: 100,
       },
     ]);
-    // Fig. 9 pools full_info_no_abstention by doctor agreement: r1 agreement (✗ ✓ ✓); r2 disagreement (✗ ✗ ✓).
+    // Fig. 9 pools full_info_no_abstention by doctor agreement over the models of figure9.py's name map only:
+    // "m" is not one of them, so nothing is pooled and the filter says so (metrics-reference-figures.test.ts).
     expect(acc.figure9_accuracy_by_agreement).toEqual({
-      agreement: { total: 1, diagnosis: 0, category: 1, group: 1 },
-      disagreement: { total: 1, diagnosis: 0, category: 0, group: 1 },
+      agreement: { total: 0, diagnosis: 0, category: 0, group: 0 },
+      disagreement: { total: 0, diagnosis: 0, category: 0, group: 0 },
     });
+    expect(acc.figure_model_filter.figure9).toEqual({ kept: [], dropped: ["m"] });
   });
 
   it("scores undiagnosed trajectories through the code fallback, by timing", () => {
@@ -437,6 +439,9 @@ describe("reference mode output", () => {
     expect(out.mode).toBe("reference");
     expect(out.warnings).toEqual([
       "multiple_seed_runs/process.py would stop with FileNotFoundError: No trajectories.jsonl files found under runs_seeds",
+      // Model "m" is in none of the figure scripts' name maps (metrics-reference-figures.test.ts).
+      "diagnosis_accuracy/figure8.py keeps only the models of its name map: dropped m",
+      "diagnosis_accuracy/figure9.py and appendixfigure5.py keep only the models of their name map: dropped m",
       "data_gt.json has no presenting_symptoms_label (as released): clarification_seeking/process.py counts every case " +
         "in the stage-1 denominator, not only the expert's stage-1 Clarify cases",
     ]);

@@ -18,6 +18,7 @@ import { createOpenAiEndpoint } from "../../model-calls/client";
 import { createProgress } from "../../model-calls/progress";
 import { loadPrompts, promptHashesOf } from "../prompts";
 import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../../model-calls/retry";
+import { PROVIDERS, providerSettings, type Provider } from "../providers";
 import { redactUrl } from "../run-folder";
 import { runEvaluation, RunnerConfigError, type RunnerResult } from "../runner";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../../cli/command";
@@ -26,6 +27,7 @@ import { readText } from "../../cli/io";
 const help = `Usage: npm run concord -- run --samples samples.json --strategy S[,S…] --model NAME --base-url URL
                                --judge-model NAME [--judge-base-url URL] [--gold data_gt.json]
                                [--seeds 123,42,…] [--temperature 0.7] [--top-p 0.95] [--max-tokens 512]
+                               [--provider openai|vllm|anthropic|gemini]
                                [--concurrency 8] [--out runs] [--limit N] [options]
 
 Runs a model through the Safe-Psych evaluation protocol (docs/evaluation.md) against any
@@ -60,11 +62,19 @@ Options:
   --top-p P             model top-p (default ${DEFAULT_TOP_P}); "none" leaves it to the server
   --max-tokens N        model answer limit (default ${DEFAULT_MAX_TOKENS})
   --max-tokens-param P  max_tokens (default) or max_completion_tokens (newer OpenAI models)
+  --provider P          send exactly what the reference sends to that kind of model and record what it records
+                        (named in run.json): openai = max_completion_tokens and the seed, no temperature or
+                        top-p; vllm = max_tokens, temperature 0.7, top-p 0.95 and the seed; anthropic, gemini =
+                        max_tokens only. Every preset records temperature 0.7 and top-p 0.95, as the reference
+                        does. Not with --temperature, --top-p or --max-tokens-param.
   --concurrency N       calls in flight at once (default 8)
   --out DIR             where run folders go (default runs)
   --limit N             only the first N cases of each seed's order (the reference's --num_samples)
   --timeout SECONDS     per-call time-out (default 300)
-  --max-retries N       retries of a call on 429, 5xx, time-outs, empty or malformed answers (default 12)
+  --max-retries N       retries of a call on 429, 5xx, time-outs, empty or malformed answers (default 12).
+                        An empty answer (no text) is retried like a rate limit, as the reference retries
+                        "Empty model output"; still empty after the retries, it is recorded as an empty output
+                        (model_output_raw "", not judged) and the case goes on
   --retry-delay SECONDS first back-off step, doubled per retry with jitter, capped at 60 s (default 1)
 
 API keys come from the environment: CONCORD_API_KEY (else OPENAI_API_KEY) for the model, CONCORD_JUDGE_API_KEY
@@ -196,6 +206,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     "top-p": { type: "string" },
     "max-tokens": { type: "string" },
     "max-tokens-param": { type: "string" },
+    provider: { type: "string" },
     concurrency: { type: "string" },
     out: { type: "string" },
     limit: { type: "string" },
@@ -220,11 +231,19 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const modelKey = endpointKey(values["model-key"], modelName, "--model-key");
   const judgeKey = endpointKey(values["judge-key"], judgeName, "--judge-key");
   const seeds = parseSeeds(values.seeds);
-  const temperature = parseOptionalFloat(values.temperature, "--temperature", DEFAULT_TEMPERATURE, 2);
-  const topP = parseOptionalFloat(values["top-p"], "--top-p", DEFAULT_TOP_P, 1);
+  if (values.provider !== undefined && !(PROVIDERS as readonly string[]).includes(values.provider))
+    throw new CliError(`--provider is one of ${PROVIDERS.join(", ")}, got "${values.provider}"`);
+  const provider = values.provider === undefined ? undefined : providerSettings(values.provider as Provider);
+  for (const flag of ["temperature", "top-p", "max-tokens-param"] as const)
+    if (provider && values[flag] !== undefined)
+      throw new CliError(`--provider ${values.provider} fixes what is sent: leave out --${flag}`);
+  const temperature = provider
+    ? provider.sent.temperature
+    : parseOptionalFloat(values.temperature, "--temperature", DEFAULT_TEMPERATURE, 2);
+  const topP = provider ? provider.sent.topP : parseOptionalFloat(values["top-p"], "--top-p", DEFAULT_TOP_P, 1);
   const isCount = (n: number) => Number.isInteger(n) && n >= 1;
   const maxTokens = parseNumber(values["max-tokens"], "--max-tokens", DEFAULT_MAX_TOKENS, isCount);
-  const maxTokensParam = values["max-tokens-param"] ?? "max_tokens";
+  const maxTokensParam = provider?.sent.maxTokensParam ?? values["max-tokens-param"] ?? "max_tokens";
   if (maxTokensParam !== "max_tokens" && maxTokensParam !== "max_completion_tokens") {
     throw new CliError(`--max-tokens-param is max_tokens or max_completion_tokens, got "${maxTokensParam}"`);
   }
@@ -248,8 +267,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const loaded = loadPrompts();
   const modelApiKey = process.env.CONCORD_API_KEY || process.env.OPENAI_API_KEY || "not-needed";
   const judgeApiKey = process.env.CONCORD_JUDGE_API_KEY || modelApiKey;
+  // A provider preset describes the evaluated model's API; the judge keeps --max-tokens-param's default.
+  const judgeTokensParam = provider ? "max_tokens" : maxTokensParam;
   const endpoint = (model: string, url: string, apiKey: string, label: string) =>
-    createOpenAiEndpoint({ baseURL: url, apiKey, model, timeoutMs, maxTokensParam, label });
+    createOpenAiEndpoint({
+      baseURL: url,
+      apiKey,
+      model,
+      timeoutMs,
+      maxTokensParam: label === "judge" ? judgeTokensParam : maxTokensParam,
+      label,
+    });
 
   const interrupt = new AbortController();
   const onSigint = () => {
@@ -270,6 +298,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         topP,
         maxTokens,
         maxTokensParam,
+        provider,
         concurrency,
         outDir,
         limit,

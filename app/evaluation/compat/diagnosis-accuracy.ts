@@ -2,6 +2,7 @@
  * Emulation of the reference's `evaluations/diagnosis_accuracy/process.py`, with the per-sample aggregations of
  * figures 7, 8, 9 and appendix figure 5.
  */
+import { FIGURE9_MODELS, figure8Table, figure9Table, keepNamedModels } from "./reference-figures";
 import { compatNormalizeIcd10 } from "../../icd10/icd10";
 import { parentName, type TrajectoryFile } from "../domain/metrics-inputs";
 import { starTrajectoriesJsonl, timingCategory } from "./premature-diagnoses";
@@ -172,11 +173,12 @@ export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) 
     const figure7 = Object.fromEntries(
       ["premature", "on_time"].map((t) => [t, fraction(aware.filter((r) => r.timing_category === t))]),
     );
-    const figure9 = Object.fromEntries(
-      ["agreement", "disagreement"].map((a) => [a, fraction(full.filter((r) => r.doctor_agreement === a))]),
-    );
+    // Figures 8, 9 and appendix 5 keep only the models of their name maps (metrics-reference-figures.ts).
+    const named = keepNamedModels(full, FIGURE9_MODELS);
+    const figure8 = figure8Table(perSample);
+    const figure9 = figure9Table(perSample).bars;
     const appendixFigure5 = groupBy(
-      full.filter((r) => r.gt_3char !== null),
+      named.rows.filter((r) => r.gt_3char !== null),
       (r) => [r.gt_3char],
     )
       .map(({ key, rows }) => ({
@@ -191,8 +193,10 @@ export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) 
       accuracy_by_timing: byTiming,
       scatter_premature_vs_accuracy: scatter,
       figure7_accuracy_by_timing: figure7,
+      figure8_accuracy_3char_by_model: figure8.rows,
       figure9_accuracy_by_agreement: figure9,
       appendix_figure5_accuracy_by_category: appendixFigure5,
+      figure_model_filter: { figure8: figure8.filter, figure9: named.filter, appendix_figure5: named.filter },
       per_sample: perSample,
     };
   });

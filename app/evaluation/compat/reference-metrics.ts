@@ -71,6 +71,14 @@ export function computeReferenceMetrics(
   ] as const) {
     if (out.status === "crashed") warnings.push(`${name} would stop with ${out.error}`);
   }
+  if (accuracy.status === "ok") {
+    const { figure8, figure9 } = accuracy.figure_model_filter;
+    for (const [scripts, f] of [
+      ["figure8.py keeps only the models of its", figure8],
+      ["figure9.py and appendixfigure5.py keep only the models of their", figure9],
+    ] as const)
+      if (f.dropped.length) warnings.push(`diagnosis_accuracy/${scripts} name map: dropped ${f.dropped.join(", ")}`);
+  }
 
   // docs/evaluation.md#stage-1-clarification-script: the stage-1 denominator depends on whether the export wrote presenting_symptoms_label.
   const labelled = gt.filter(

@@ -43,7 +43,7 @@ export interface RunSource {
   name: string;
   /** The run folder as the reference names it, e.g. `runs/<name>`: `source_run_dir`. */
   dir: string;
-  /** The file's name, `trajectories.jsonl`: `source_file`. */
+  /** The file as the reference names it, `runs/<name>/trajectories.jsonl`: `source_file` (docs/safe-psych.md). */
   file: string;
 }
 
@@ -92,6 +92,24 @@ export const STEP_KEYS = [
   "judge_output_raw",
   "judge_action",
   "is_last_section",
+  "structured_action_raw",
+] as const;
+
+/**
+ * The step fields in the order `collect_trajectories.py` writes them (is_last_section after the revealed sections,
+ * judge_action before judge_output_raw), which differs from their order in trajectories.jsonl (docs/safe-psych.md,
+ * "Judge validation: flattened rows").
+ */
+export const COLLECTED_STEP_KEYS = [
+  "step_index",
+  "section_order",
+  "revealed_section_orders",
+  "is_last_section",
+  "user_prompt",
+  "conversation_state",
+  "model_output_raw",
+  "judge_action",
+  "judge_output_raw",
   "structured_action_raw",
 ] as const;
 
@@ -221,7 +239,7 @@ function flattenTrajectory(value: Record<string, unknown>, line: number, source:
       source_file: source.file,
     };
     for (const key of RUN_KEYS) record[key] = value[key] ?? null;
-    for (const key of STEP_KEYS) record[key] = step[key] ?? null;
+    for (const key of COLLECTED_STEP_KEYS) record[key] = step[key] ?? null;
     for (const [key, v] of Object.entries(step)) if (!(key in record)) record[key] = v;
     readRow(record, line, where, out);
   });

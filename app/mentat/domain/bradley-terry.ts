@@ -30,6 +30,7 @@
  */
 import { compareCodePoints } from "../../python-compat/text";
 import { minimizeBounded, type BoundedMinimizeOptions } from "../../stats/bounded-lbfgs";
+import { separatedQuestions } from "./bradley-terry-separation";
 import { PyRandom } from "../../python-compat/random";
 
 export type RaterEffects = "none" | "slope" | "slope+offset";
@@ -37,7 +38,8 @@ export type RaterEffects = "none" | "slope" | "slope+offset";
 export const HBT_DEFAULTS = {
   raterEffects: "slope+offset" as RaterEffects,
   penalty: 2,
-  strengthPenalty: 0.01,
+  // MENTAT's objective has no ridge (docs/mentat.md, "Separation").
+  strengthPenalty: 0,
   slopeBounds: [0.8, 1.25] as const,
   offsetBounds: [-3, 3] as const,
 };
@@ -71,7 +73,7 @@ export interface HbtOptions {
   raterEffects?: RaterEffects;
   /** Weight of Σ(s − 1)² and Σ o²; default 2. */
   penalty?: number;
-  /** Weight of Σ β²; default 0.01. */
+  /** Weight of Σ β² (not in MENTAT); default 0. */
   strengthPenalty?: number;
   slopeBounds?: readonly [number, number];
   offsetBounds?: readonly [number, number];
@@ -425,6 +427,13 @@ export interface QuestionLabel {
   labels: number[];
   lower: number[];
   upper: number[];
+  /**
+   * The question's wins have no finite maximum (an option never beaten or never winning; bradley-terry-separation.ts):
+   * without a ridge its strengths are where the optimiser stopped.
+   */
+  separated: boolean;
+  /** Bootstrap replicates in which the resampled wins of this question were separated. */
+  separatedReplicates: number;
 }
 
 export interface RaterParameters {
@@ -482,6 +491,10 @@ export function fitPreferenceLabels(
   };
   const data = winsFromAnnotations(sorted, questions, raters, nOptions);
   const fit = fitHierarchicalBradleyTerry(data, hbt);
+  // Separation only defeats the fit without a ridge; it is reported either way (docs/mentat.md, "Separation").
+  const separated = separatedQuestions(data);
+  const unbounded = (flags: boolean[]) => hbt.strengthPenalty === 0 && flags.some(Boolean);
+  const separatedReplicates = questions.map(() => 0);
 
   const replicates = options.bootstrap ?? 200;
   const seed = options.seed ?? 0;
@@ -496,11 +509,11 @@ export function fitPreferenceLabels(
     const sample: AnnotationRow[] = [];
     for (const group of byQuestion)
       for (let i = 0; i < group.length; i++) sample.push(group[rng.randbelow(group.length)]);
-    const refit = fitHierarchicalBradleyTerry(winsFromAnnotations(sample, questions, raters, nOptions), {
-      ...hbt,
-      start: fit,
-    });
-    if (!refit.converged) notConverged++;
+    const sampleData = winsFromAnnotations(sample, questions, raters, nOptions);
+    const refit = fitHierarchicalBradleyTerry(sampleData, { ...hbt, start: fit });
+    const sampleSeparated = separatedQuestions(sampleData);
+    sampleSeparated.forEach((s, q) => s && separatedReplicates[q]++);
+    if (!refit.converged || unbounded(sampleSeparated)) notConverged++;
     refit.strengths.forEach((beta, q) => softmax(beta).forEach((p, i) => draws[q][i].push(p)));
     options.onReplicate?.(b + 1, replicates);
   }
@@ -515,6 +528,8 @@ export function fitPreferenceLabels(
       labels,
       lower: replicates ? intervals.map((v) => percentile(v, tail)) : labels,
       upper: replicates ? intervals.map((v) => percentile(v, 100 - tail)) : labels,
+      separated: separated[q],
+      separatedReplicates: separatedReplicates[q],
     };
   });
   const winsByRater = new Float64Array(raters.length);
@@ -530,7 +545,7 @@ export function fitPreferenceLabels(
     })),
     objective: fit.objective,
     iterations: fit.iterations,
-    converged: fit.converged,
+    converged: fit.converged && !unbounded(separated),
     bootstrap: { replicates, seed, confidenceLevel: level, notConverged },
     options: {
       raterEffects: hbt.raterEffects!,

@@ -36,6 +36,16 @@ export function FitSummary({ fit }: { fit: BankFitView | null }) {
             {fit.converged ? "converged" : <strong className="stale">not converged</strong>}
             {fit.notConverged ? ` (${fit.notConverged} refits not converged)` : ""}.
           </p>
+          {fit.questions.some((q) => q.separated) ? (
+            <p className="stale">
+              Separated, no finite maximum (an option never loses or never wins), labels not reliable:{" "}
+              {fit.questions
+                .filter((q) => q.separated)
+                .map((q) => q.question)
+                .join(", ")}
+              .
+            </p>
+          ) : null}
           {fit.stale ? <p className="stale">Ratings changed since this fit: run it again before exporting.</p> : null}
           <table>
             <thead>

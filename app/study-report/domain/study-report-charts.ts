@@ -7,6 +7,7 @@ import { formatCsv } from "../../formats/csv-text";
 import { spreadsheetRows } from "../../formats/spreadsheet-safe";
 import type { IntervalSummary } from "../../stats/index";
 import type { StudyReport } from "./study-report";
+import { rowColumnLabels } from "./study-report-raters";
 
 export type ChartValue = string | number | null;
 
@@ -107,7 +108,13 @@ function horizontalBarChart(field: string, order: string[], colour: string) {
   };
 }
 
-function heatmap(rowField: string, columnField: string, order: string[], step: number) {
+function heatmap(
+  rowField: string,
+  columnField: string,
+  order: string[],
+  step: number,
+  [rowTitle, columnTitle]: [string, string] = ["Annotator A", "Annotator B"],
+) {
   return {
     width: { step },
     height: { step: 40 },
@@ -126,11 +133,11 @@ function heatmap(rowField: string, columnField: string, order: string[], step: n
     ],
     transform: [{ joinaggregate: [{ op: "max", field: "n", as: "max_n" }] }],
     encoding: {
-      y: { field: rowField, type: "ordinal", title: "Annotator A", sort: order },
+      y: { field: rowField, type: "ordinal", title: rowTitle, sort: order },
       x: {
         field: columnField,
         type: "ordinal",
-        title: "Annotator B",
+        title: columnTitle,
         sort: order,
         axis: { orient: "top", labelAngle: 0 },
       },
@@ -239,16 +246,18 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
   );
 
   const s = report.sufficiency;
+  // Rows and columns by the report's stated rule (study-report-raters.ts), e.g. the two annotators' names.
+  const labels = rowColumnLabels(report.raters);
   charts.push(
     chart(
       "sufficiency-matrix",
-      "Sufficiency: Annotator A × Annotator B",
+      `Sufficiency: ${labels.join(" × ")}`,
       `The 2×2 matrix of the ${s.n} cases with both primary annotations.`,
       ["annotator_a", "annotator_b", "n"],
       s.categories.flatMap((a, i) =>
         s.categories.map((b, j) => ({ annotator_a: a, annotator_b: b, n: s.matrix[i][j] })),
       ),
-      heatmap("annotator_a", "annotator_b", [...s.categories], 90),
+      heatmap("annotator_a", "annotator_b", [...s.categories], 90, labels),
     ),
   );
 
@@ -289,13 +298,13 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
   charts.push(
     chart(
       "earliest-section-matrix",
-      "Earliest sufficient section: Annotator A × Annotator B",
+      `Earliest sufficient section: ${labels.join(" × ")}`,
       `Cases both annotators called sufficient (${e.n}).`,
       ["annotator_a", "annotator_b", "n"],
       e.sections.flatMap((a, i) =>
         e.sections.map((b, j) => ({ annotator_a: String(a), annotator_b: String(b), n: e.matrix[i][j] })),
       ),
-      heatmap("annotator_a", "annotator_b", sectionNames, 40),
+      heatmap("annotator_a", "annotator_b", sectionNames, 40, labels),
     ),
   );
   charts.push(

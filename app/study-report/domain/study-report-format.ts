@@ -58,7 +58,7 @@ function blocks(report: StudyReport): Block[] {
   heading(`Study report: ${report.study.name}`, 1);
   text(
     "Agreement between the two primary annotations of each case, before adjudication (docs/statistics.md); " +
-      "Annotator A and B are the anonymised annotators of each case.",
+      "A and B are the rows and columns of each table, by the rule stated under Sufficiency.",
   );
 
   heading("Cases");
@@ -80,7 +80,7 @@ function blocks(report: StudyReport): Block[] {
 
   const s = report.sufficiency;
   heading("Sufficiency");
-  text(`${s.n} case(s) with both primary annotations. Rows: Annotator A; columns: Annotator B.`);
+  text(`${s.n} case(s) with both primary annotations. ${report.raters.description}`);
   table(
     ["A \\ B", ...s.categories],
     s.categories.map((k, i) => [k, ...s.matrix[i].map(String)]),

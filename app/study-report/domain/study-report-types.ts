@@ -5,6 +5,7 @@
 import type { CaseLabel, DisputeReason, MissingInfoKey } from "../../gold/domain/gold";
 import { parseIcd10 } from "../../icd10/icd10";
 import type { IntervalSummary, OrdinalWeights } from "../../stats/index";
+import type { RaterAgreement } from "./study-report-raters";
 
 export type GoldSource = "agreed" | "adjudicated" | "reference";
 
@@ -16,8 +17,13 @@ export interface StudyCaseRecord {
   ageGroup: string;
   /** Primary annotations submitted or locked (0, 1 or 2). */
   annotationsIn: number;
-  /** The two primary annotations as Annotator A and B once both are in (locked); otherwise null. */
+  /** The two primary annotations once both are in (locked); otherwise null. */
   annotations: readonly [CaseLabel, CaseLabel] | null;
+  /**
+   * The usernames of their authors, in the same order; the report orients the pairs by them (study-report-raters.ts).
+   * Without them the pairs are read as given (Annotator A then B).
+   */
+  annotators?: readonly [string, string] | null;
   outcome: { status: "agreed" | "disputed" | "adjudicated"; disputeReason: DisputeReason | null } | null;
   gold: CaseLabel | null;
   goldSource: GoldSource | null;
@@ -207,6 +213,7 @@ export interface StudyReport {
   per_diagnosis: PerDiagnosisAgreement;
   label_distributions: LabelDistributions;
   reference_agreement: ReferenceAgreement | null;
+  raters: RaterAgreement;
   /** Why each null value is null, keyed by its JSON path. */
   reasons: Record<string, string>;
   notes: string[];

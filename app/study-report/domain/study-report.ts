@@ -26,6 +26,11 @@
  *   `section_counts` [{`sections`, `n`}]}
  * - `reference_agreement` (imported agreement flags; null without them) {`n`, `sufficiency`, `diagnosis`} each
  *   {`n`, `n_agreed`, `percent_agreement`}
+ * - `raters` {`rule` (`rater_identity`, `pair_order`, `adjudicator_order`), `description`, `annotators`, `pairs`
+ *   [{`annotators`, `n`, `sufficiency` {`matrix`, `percent_agreement`, `cohen_kappa`, `gwet_ac1`},
+ *   `diagnosis_level` {`n`, `percent_agreement`, `cohen_kappa`}}], `order_free` {`sufficiency`, `diagnosis_level`}
+ *   each {`n`, `fleiss_kappa`, `krippendorff_alpha`, `gwet_ac1`}}: which annotator is the row of every table
+ *   (core/study-report-raters.ts, docs/statistics.md)
  * - `reasons` {JSON path → why that value is null}, `notes` [strings about the data]
  *
  * Proportions and coefficients are plain numbers (agreement as a fraction in [0, 1]); an undefined one is null and
@@ -47,6 +52,19 @@ import { labelDistributions, referenceAgreement } from "./study-report-distribut
 
 export * from "./study-report-types";
 import type { StudyCaseRecord, StudyReport, StudyReportOptions } from "./study-report-types";
+import { orientByRater, POOLED_COHEN_PATHS, POOLED_COHEN_REASON, raterAgreement } from "./study-report-raters";
+
+/** Sets the pooled Cohen's κ values to null with their reason (rule `pair_order`, study-report-raters.ts). */
+function withholdPooledCohen(report: StudyReport): void {
+  for (const path of POOLED_COHEN_PATHS) {
+    const keys = path.split(".");
+    let target = report as unknown as Record<string, unknown>;
+    for (const key of keys.slice(0, -1)) target = target[key] as Record<string, unknown>;
+    if (target[keys[keys.length - 1]] === null) continue; // already undefined, with its own reason
+    target[keys[keys.length - 1]] = null;
+    report.reasons[path] = POOLED_COHEN_REASON;
+  }
+}
 
 /**
  * Every statistic of docs/statistics.md#the-study-agreement-report for one study. Agreement uses the two primary annotations of each case whose
@@ -56,7 +74,10 @@ import type { StudyCaseRecord, StudyReport, StudyReportOptions } from "./study-r
  *
  * @example buildStudyReport(records, { study: { id: 1, name: "Pilot" } }).sufficiency.gwet_ac1.value
  */
-export function buildStudyReport(records: readonly StudyCaseRecord[], options: StudyReportOptions): StudyReport {
+export function buildStudyReport(given: readonly StudyCaseRecord[], options: StudyReportOptions): StudyReport {
+  // Rows are one annotator and columns the other by a stable rule, never the adjudicator's random A/B order.
+  const oriented = orientByRater(given);
+  const records = oriented.records;
   const reasons = new Reasons();
   const notes = [...(options.notes ?? [])];
   const pairs = records.flatMap((r) => (r.annotations ? [r.annotations] : []));
@@ -80,8 +101,10 @@ export function buildStudyReport(records: readonly StudyCaseRecord[], options: S
     per_diagnosis: perDiagnosis(records, options, reasons),
     label_distributions: labelDistributions(records, options, notes),
     reference_agreement: referenceAgreement(records),
+    raters: raterAgreement(oriented.rule, records),
     reasons: reasons.byPath,
     notes,
   };
+  if (oriented.rule === "pair_order") withholdPooledCohen(report);
   return report;
 }

@@ -1,0 +1,126 @@
+/**
+ * `mentat-import-ratings`: MENTAT's own annotation files (jsPsych exports of its `annotated_data/` folder) as
+ * submitted option ratings of a bank (services/mentat-annotations.server.ts; docs/mentat.md).
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { getDb } from "../platform/db.server";
+import { importMentatAnnotations, type AnnotationFileInput, type FileIssue } from "./mentat-annotations.server";
+import { ServiceError } from "../accounts/users.server";
+import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
+
+const MAX_LISTED = 30;
+
+function readInputs(paths: string[]): AnnotationFileInput[] {
+  const files: AnnotationFileInput[] = [];
+  for (const path of paths) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      throw new CliError(`cannot read ${path}: no such file or folder.`);
+    }
+    // A folder: its CSV files in name order (MENTAT lists them unsorted; the order only matters for --duplicates).
+    const names = isDir
+      ? readdirSync(path)
+          .filter((n) => n.toLowerCase().endsWith(".csv"))
+          .sort()
+          .map((n) => join(path, n))
+      : [path];
+    if (isDir && names.length === 0) throw new CliError(`${path} has no .csv files.`);
+    for (const name of names) files.push({ name, text: readFileSync(name, "utf8") });
+  }
+  return files;
+}
+
+function listIssues(io: CliIO, issues: FileIssue[], prefix = ""): void {
+  for (const i of issues.slice(0, MAX_LISTED)) io.err(`${i.file}:${i.line}: ${prefix}${i.message}\n`);
+  if (issues.length > MAX_LISTED) io.err(`… and ${issues.length - MAX_LISTED} more\n`);
+}
+
+function raterMap(values: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values ?? []) {
+    const m = /^([^=\s]+)=([^=\s]+)$/.exec(v.trim());
+    if (!m) throw new CliError(`--rater ${v}: give MENTAT_ID=USERNAME, e.g. --rater x1=alice.`);
+    out[m[1]!.toLowerCase()] = m[2]!;
+  }
+  return out;
+}
+
+export const mentatImportRatingsCommand: Command = {
+  name: "mentat-import-ratings",
+  summary: "Import MENTAT's own annotation files (annotated_data/*.csv) as option ratings of a bank",
+  help: `Usage: npm run concord -- mentat-import-ratings --bank NAME FILE|DIR … [--ids TEMPLATE] [--rater ID=USER …]
+                                                [--duplicates refuse|last] [--replace] [--dry-run]
+
+Reads MENTAT's public rating exports (x{rater}_annotation_data_{n}.csv, jsPsych CSV) as MENTAT's pipeline reads
+them: the rater is rater_id of the second row (lower-cased); the first four rows and the last are instructions;
+each other row is a survey-slider rating with response {"Q0".."Q4", "comment"} in slider order, question_order
+the permutation (option i's score is Q{question_order[i]}), q_no the question and q_key the gender text shown.
+They become submitted ratings of the bank's questions, so mentat-fit refits MENTAT's data. Every file is checked
+first; problems are listed as FILE:LINE and nothing is written (exit 2).
+
+Options:
+  --bank NAME             the bank (import MENTAT's questions first with mentat-import)
+  --ids TEMPLATE          the bank question id of q_no, {q_no} replaced (default "{q_no}")
+  --rater ID=USER         the Concord user (rater role) of a MENTAT rater id; default the user named like the id
+  --duplicates MODE       a rater's second rating of a question: refuse (default) or keep the last one read
+  --replace               overwrite submitted ratings that differ
+  --dry-run               check and report without writing`,
+  async run(argv, io) {
+    const { values, positionals } = parseOptions(
+      argv,
+      {
+        bank: { type: "string" },
+        ids: { type: "string" },
+        rater: { type: "string", multiple: true },
+        duplicates: { type: "string" },
+        replace: { type: "boolean", default: false },
+        "dry-run": { type: "boolean", default: false },
+      },
+      true,
+    );
+    const bankName = requireOption(values.bank, "--bank");
+    if (positionals.length === 0) throw new CliError("give at least one annotation FILE or DIR. See --help.");
+    if (values.duplicates !== undefined && !["refuse", "last"].includes(values.duplicates))
+      throw new CliError(`--duplicates ${values.duplicates}: use refuse or last.`);
+    if (values.ids !== undefined && !values.ids.includes("{q_no}"))
+      throw new CliError(`--ids ${values.ids}: the template must contain {q_no}.`);
+    const files = readInputs(positionals);
+    let result;
+    try {
+      result = importMentatAnnotations(getDb(), {
+        files,
+        options: {
+          bankName,
+          idTemplate: values.ids,
+          raters: raterMap(values.rater),
+          duplicates: values.duplicates as "refuse" | "last" | undefined,
+          replace: values.replace,
+          dryRun: values["dry-run"],
+        },
+        actorId: null,
+      });
+    } catch (e) {
+      if (e instanceof ServiceError) throw new CliError(e.message);
+      throw e;
+    }
+    if (!result.ok) {
+      listIssues(io, result.errors);
+      listIssues(io, result.warnings, "warning: ");
+      io.err(`concord mentat-import-ratings: ${result.errors.length} problem(s); nothing was written.\n`);
+      return 2;
+    }
+    listIssues(io, result.warnings, "warning: ");
+    io.out(
+      `${result.written ? "Imported" : "Dry run: would import"} ${result.ratings} ratings from ${result.files} file(s) into bank "${result.bankName}": ` +
+        `${result.created} new, ${result.replaced} replaced, ${result.unchanged} unchanged` +
+        `${result.duplicatesDropped ? `, ${result.duplicatesDropped} earlier duplicate(s) dropped` : ""}.\n`,
+    );
+    for (const r of result.raters) io.out(`  ${r.mentat} → ${r.username}: ${r.ratings}\n`);
+    if (result.outsidePreferenceDomains)
+      io.out(`${result.outsidePreferenceDomains} rating(s) are of questions outside the bank's preference domains: mentat-fit leaves them out.\n`);
+    return 0;
+  },
+};

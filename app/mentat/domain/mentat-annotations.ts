@@ -1,0 +1,157 @@
+/**
+ * MENTAT's own rating exports (docs/mentat.md, "Importing MENTAT's annotation files"): the jsPsych CSV files of its
+ * public `annotated_data/` folder, `x{rater}_annotation_data_{n}.csv`, read as MENTAT's `helper_functions.py` reads
+ * them, so that a group can refit MENTAT's data in Concord:
+ *
+ * - the rater is `rater_id` of the second data row, lower-cased (MENTAT `import_raw_annotations`);
+ * - the first four data rows (welcome, name entry, two instruction pages) and the last one (final instruction) are
+ *   not ratings and are dropped by position;
+ * - each remaining row is a `survey-slider` trial: `response` is JSON `{"Q0".."Q4": 0–100, "comment": text}` in the
+ *   order the sliders were shown, `question_order` a JSON permutation of 0..4, and the score of option i (a–e) is
+ *   `Q{question_order[i]}` — MENTAT's `a[q_order]` in `process_raw_data_annotations`; `q_no` is the question and
+ *   `q_key` (`q_male`, `q_female`, `q_they`) the gender text shown.
+ *
+ * Pure: text in, rows or `line N` problems out.
+ */
+import { z } from "zod";
+import { cell, columnIndex, readCsvRecords, type CsvIssue } from "../../expert-panel/domain/expert-csv";
+import { OPTION_COUNT, type Gender } from "../../expert-panel/domain/expert-scales";
+
+/** MENTAT's jsPsych timeline: rows before the first rating and after the last. */
+export const MENTAT_LEADING_ROWS = 4;
+export const MENTAT_TRAILING_ROWS = 1;
+
+export const MENTAT_GENDER_KEYS: Record<string, Gender> = { q_male: "male", q_female: "female", q_they: "nonbinary" };
+
+export interface MentatAnnotationRow {
+  line: number;
+  /** MENTAT's question number, as written. */
+  qNo: string;
+  gender: Gender;
+  /** Scores of options a–e (the options' original order). */
+  scores: number[];
+  /** optionOrder[shown] = original option index: the order the sliders were shown (Concord's convention). */
+  optionOrder: number[];
+  comment: string;
+}
+
+export interface MentatAnnotationFile {
+  rater: string;
+  participant: string;
+  rows: MentatAnnotationRow[];
+}
+
+const COLUMNS = {
+  response: ["response"],
+  trialType: ["trial_type"],
+  raterId: ["rater_id"],
+  participant: ["participant_name"],
+  questionOrder: ["question_order"],
+  qNo: ["q_no"],
+  qKey: ["q_key"],
+} as const;
+
+const Score = z.number().min(0).max(100);
+const ResponseSchema = z
+  .object({ Q0: Score, Q1: Score, Q2: Score, Q3: Score, Q4: Score, comment: z.string() })
+  .strict();
+const PermutationSchema = z
+  .array(z.number().int().min(0).max(OPTION_COUNT - 1))
+  .length(OPTION_COUNT)
+  .refine((p) => new Set(p).size === OPTION_COUNT, "is not a permutation of 0..4");
+const QuestionNumberSchema = z.string().regex(/^\d+$/, "q_no must be a whole number");
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function zodMessage(e: z.ZodError): string {
+  const issue = e.issues[0]!;
+  return `${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`;
+}
+
+/**
+ * Reads one MENTAT annotation file. Errors name the line; warnings note rows MENTAT's positional rule drops that look
+ * like ratings (the file then lost data in MENTAT's own processing too).
+ */
+export function parseMentatAnnotationCsv(
+  text: string,
+): { ok: true; file: MentatAnnotationFile; warnings: CsvIssue[] } | { ok: false; errors: CsvIssue[] } {
+  const csv = readCsvRecords(text);
+  if ("error" in csv) return { ok: false, errors: [csv.error] };
+  const at = columnIndex(csv.header, COLUMNS);
+  const missing = (Object.keys(COLUMNS) as (keyof typeof COLUMNS)[]).filter((c) => !at.has(c));
+  if (missing.length)
+    return {
+      ok: false,
+      errors: [
+        {
+          line: 1,
+          message: `not a MENTAT annotation export: missing column${missing.length > 1 ? "s" : ""} ${missing.map((c) => COLUMNS[c][0]).join(", ")}.`,
+        },
+      ],
+    };
+  const rows = csv.rows;
+  if (rows.length < MENTAT_LEADING_ROWS + MENTAT_TRAILING_ROWS + 1)
+    return {
+      ok: false,
+      errors: [
+        {
+          line: rows.at(-1)?.line ?? 1,
+          message: `a MENTAT export has ${MENTAT_LEADING_ROWS} rows of instructions, the ratings and a final row; this file has ${rows.length} data rows.`,
+        },
+      ],
+    };
+  const rater = cell(rows[1]!.cells, at.get("raterId")).toLowerCase();
+  const participant = cell(rows[1]!.cells, at.get("participant")).toLowerCase();
+  const errors: CsvIssue[] = [];
+  const warnings: CsvIssue[] = [];
+  if (!rater) errors.push({ line: rows[1]!.line, message: "rater_id is empty in the second row, where MENTAT reads the rater." });
+  for (const dropped of [...rows.slice(0, MENTAT_LEADING_ROWS), ...rows.slice(-MENTAT_TRAILING_ROWS)])
+    if (cell(dropped.cells, at.get("trialType")) === "survey-slider")
+      warnings.push({ line: dropped.line, message: "a survey-slider row where MENTAT expects instructions: dropped, as MENTAT drops it." });
+
+  const out: MentatAnnotationRow[] = [];
+  for (const { line, cells } of rows.slice(MENTAT_LEADING_ROWS, -MENTAT_TRAILING_ROWS)) {
+    const fail = (message: string) => errors.push({ line, message });
+    const trialType = cell(cells, at.get("trialType"));
+    if (trialType !== "survey-slider") {
+      fail(`trial_type is "${trialType}": every row between the instructions and the last row must be a survey-slider rating.`);
+      continue;
+    }
+    const response = ResponseSchema.safeParse(parseJson(cell(cells, at.get("response"))));
+    if (!response.success) {
+      fail(`response must be JSON {"Q0".."Q4": 0–100, "comment": text}: ${zodMessage(response.error)}.`);
+      continue;
+    }
+    const order = PermutationSchema.safeParse(parseJson(cell(cells, at.get("questionOrder"))));
+    if (!order.success) {
+      fail(`question_order must be a JSON permutation of 0..4: ${zodMessage(order.error)}.`);
+      continue;
+    }
+    const qNo = QuestionNumberSchema.safeParse(cell(cells, at.get("qNo")));
+    if (!qNo.success) {
+      fail(`${zodMessage(qNo.error)} (got "${cell(cells, at.get("qNo"))}").`);
+      continue;
+    }
+    const qKey = cell(cells, at.get("qKey"));
+    const gender = MENTAT_GENDER_KEYS[qKey];
+    if (!gender) {
+      fail(`q_key "${qKey}" is not one of ${Object.keys(MENTAT_GENDER_KEYS).join(", ")}.`);
+      continue;
+    }
+    const shown = [response.data.Q0, response.data.Q1, response.data.Q2, response.data.Q3, response.data.Q4];
+    const permutation = order.data;
+    const scores = permutation.map((slot) => shown[slot]!);
+    // Option i sat in slot permutation[i]; Concord records, per slot, which option it showed.
+    const optionOrder = new Array<number>(OPTION_COUNT);
+    permutation.forEach((slot, option) => (optionOrder[slot] = option));
+    out.push({ line, qNo: String(Number(qNo.data)), gender, scores, optionOrder, comment: response.data.comment });
+  }
+  if (errors.length) return { ok: false, errors };
+  return { ok: true, file: { rater, participant, rows: out }, warnings };
+}

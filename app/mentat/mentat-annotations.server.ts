@@ -1,0 +1,238 @@
+/**
+ * Imports MENTAT's own annotation files (core/mentat-annotations.ts; docs/mentat.md, "Importing MENTAT's
+ * annotation files") as submitted option ratings of a bank, so that `mentat-fit` refits MENTAT's data. Every file is
+ * checked first, then the questions, raters and existing ratings; nothing is written on any problem. The writes are
+ * one IMMEDIATE transaction with an audit event per rating, and the raters join the bank's panel.
+ */
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import { mentatQuestions, mentatRatings } from "../../db/schema";
+import { parseMentatAnnotationCsv, type MentatAnnotationRow } from "./domain/mentat-annotations";
+import type { Db } from "../platform/db.server";
+import { recordEvent } from "../audit/audit.server";
+import { addBankRaters, requireBankByName } from "./mentat.server";
+import { listUsers } from "../accounts/users.server";
+
+export interface AnnotationFileInput {
+  /** The name used in messages (`FILE:LINE: reason`). */
+  name: string;
+  text: string;
+}
+
+export interface FileIssue {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export const MentatAnnotationImportSchema = z.object({
+  bankName: z.string().trim().min(1, "give the bank's name"),
+  /** The bank question id of MENTAT's question number: `{q_no}` is replaced; default the number itself. */
+  idTemplate: z
+    .string()
+    .default("{q_no}")
+    .refine((t) => t.includes("{q_no}"), "the id template must contain {q_no}"),
+  /** MENTAT rater id → Concord username; unmapped raters are the user of the same (lower-case) name. */
+  raters: z.record(z.string(), z.string()).default({}),
+  /** A second rating of the same question by the same rater: refuse (default), or keep the last one read. */
+  duplicates: z.enum(["refuse", "last"]).default("refuse"),
+  /** Overwrite submitted ratings that differ (by default they are refused). */
+  replace: z.boolean().default(false),
+  dryRun: z.boolean().default(false),
+});
+export type MentatAnnotationImportOptions = z.input<typeof MentatAnnotationImportSchema>;
+
+export type MentatAnnotationImportResult =
+  | { ok: false; errors: FileIssue[]; warnings: FileIssue[] }
+  | {
+      ok: true;
+      written: boolean;
+      bankName: string;
+      files: number;
+      ratings: number;
+      created: number;
+      replaced: number;
+      unchanged: number;
+      duplicatesDropped: number;
+      raters: { mentat: string; username: string; ratings: number }[];
+      outsidePreferenceDomains: number;
+      warnings: FileIssue[];
+    };
+
+interface Planned extends MentatAnnotationRow {
+  file: string;
+  mentatRater: string;
+}
+
+export function importMentatAnnotations(
+  db: Db,
+  input: { files: AnnotationFileInput[]; options: MentatAnnotationImportOptions; actorId: string | null; now?: number },
+): MentatAnnotationImportResult {
+  const options = MentatAnnotationImportSchema.parse(input.options);
+  const errors: FileIssue[] = [];
+  const warnings: FileIssue[] = [];
+  const planned: Planned[] = [];
+  for (const f of input.files) {
+    const parsed = parseMentatAnnotationCsv(f.text);
+    if (!parsed.ok) {
+      errors.push(...parsed.errors.map((e) => ({ file: f.name, ...e })));
+      continue;
+    }
+    warnings.push(...parsed.warnings.map((w) => ({ file: f.name, ...w })));
+    for (const row of parsed.file.rows) planned.push({ ...row, file: f.name, mentatRater: parsed.file.rater });
+  }
+  if (errors.length) return { ok: false, errors, warnings };
+
+  const bank = requireBankByName(db, options.bankName);
+  const questions = new Map(
+    db
+      .select({ id: mentatQuestions.id, externalId: mentatQuestions.externalId, domain: mentatQuestions.domain })
+      .from(mentatQuestions)
+      .where(eq(mentatQuestions.bankId, bank.id))
+      .all()
+      .map((q) => [q.externalId, q]),
+  );
+  const raterUsers = new Map(
+    listUsers(db)
+      .filter((u) => u.roles.includes("rater") && u.active)
+      .map((u) => [u.username, u]),
+  );
+  const usernameOf = (mentat: string) => (options.raters[mentat] ?? mentat).toLowerCase();
+  const missingRaters = new Set<string>();
+  for (const row of planned) {
+    const id = options.idTemplate.replace("{q_no}", row.qNo);
+    if (!questions.has(id))
+      errors.push({ file: row.file, line: row.line, message: `bank "${bank.name}" has no question "${id}" (q_no ${row.qNo}).` });
+    if (!raterUsers.has(usernameOf(row.mentatRater))) missingRaters.add(row.mentatRater);
+  }
+  for (const m of missingRaters) {
+    const first = planned.find((r) => r.mentatRater === m)!;
+    errors.push({
+      file: first.file,
+      line: first.line,
+      message: `rater "${m}" is not an active user with the rater role named "${usernameOf(m)}": create one (users create --username ${usernameOf(m)} --role rater) or map it with --rater ${m}=USERNAME.`,
+    });
+  }
+  if (errors.length) return { ok: false, errors, warnings };
+
+  // One rating per expert and question, as in Concord's workspace (docs/mentat.md lists this difference).
+  const byKey = new Map<string, Planned>();
+  let duplicatesDropped = 0;
+  for (const row of planned) {
+    const key = `${options.idTemplate.replace("{q_no}", row.qNo)}\u0000${usernameOf(row.mentatRater)}`;
+    const earlier = byKey.get(key);
+    if (earlier) {
+      if (options.duplicates === "refuse") {
+        errors.push({
+          file: row.file,
+          line: row.line,
+          message: `rater "${row.mentatRater}" already rated q_no ${row.qNo} at ${earlier.file}:${earlier.line}; Concord keeps one rating per expert and question (--duplicates last keeps the last one).`,
+        });
+        continue;
+      }
+      duplicatesDropped++;
+    }
+    byKey.set(key, row);
+  }
+  if (errors.length) return { ok: false, errors, warnings };
+
+  const now = input.now ?? Date.now();
+  const rows = [...byKey.values()];
+  const preference = new Set<string>(bank.preferenceDomains);
+  let created = 0;
+  let replaced = 0;
+  let unchanged = 0;
+  let outsidePreferenceDomains = 0;
+  const plan = rows.map((row) => {
+    const question = questions.get(options.idTemplate.replace("{q_no}", row.qNo))!;
+    const user = raterUsers.get(usernameOf(row.mentatRater))!;
+    if (!preference.has(question.domain)) outsidePreferenceDomains++;
+    const existing = db
+      .select()
+      .from(mentatRatings)
+      .where(and(eq(mentatRatings.questionId, question.id), eq(mentatRatings.raterId, user.id)))
+      .get();
+    const same =
+      existing?.status === "submitted" &&
+      existing.scores === JSON.stringify(row.scores) &&
+      existing.comment === row.comment;
+    if (same) unchanged++;
+    else if (existing) {
+      if (existing.status === "submitted" && !options.replace)
+        errors.push({
+          file: row.file,
+          line: row.line,
+          message: `"${user.username}" already submitted different ratings of question "${question.externalId}" (--replace overwrites them).`,
+        });
+      replaced++;
+    } else created++;
+    return { row, question, user, existing, same };
+  });
+  if (errors.length) return { ok: false, errors, warnings };
+
+  const raterCounts = new Map<string, { mentat: string; username: string; ratings: number }>();
+  for (const { row, user } of plan) {
+    const entry = raterCounts.get(user.username) ?? { mentat: row.mentatRater, username: user.username, ratings: 0 };
+    entry.ratings++;
+    raterCounts.set(user.username, entry);
+  }
+  const summary = {
+    bankName: bank.name,
+    files: input.files.length,
+    ratings: rows.length,
+    created,
+    replaced,
+    unchanged,
+    duplicatesDropped,
+    raters: [...raterCounts.values()].sort((a, b) => (a.username < b.username ? -1 : 1)),
+    outsidePreferenceDomains,
+    warnings,
+  };
+  if (options.dryRun) return { ok: true, written: false, ...summary };
+
+  addBankRaters(db, { bankId: bank.id, raterIds: [...new Set(plan.map((p) => p.user.id))], actorId: input.actorId, now });
+  db.transaction(
+    (tx) => {
+      for (const { row, question, user, existing, same } of plan) {
+        if (same) continue;
+        const values = {
+          status: "submitted" as const,
+          scores: JSON.stringify(row.scores),
+          optionOrder: JSON.stringify(row.optionOrder),
+          shownGender: row.gender,
+          comment: row.comment,
+          updatedAt: now,
+          submittedAt: now,
+        };
+        let id: number;
+        if (existing) {
+          tx.update(mentatRatings)
+            .set({ ...values, version: existing.version + 1 })
+            .where(eq(mentatRatings.id, existing.id))
+            .run();
+          id = existing.id;
+        } else {
+          id = tx
+            .insert(mentatRatings)
+            .values({ questionId: question.id, raterId: user.id, version: 1, ...values })
+            .returning({ id: mentatRatings.id })
+            .get().id;
+        }
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "mentat_rating",
+          entityId: id,
+          action: "import",
+          changes: {
+            source: `${row.file}:${row.line}`,
+            scores: [existing ? JSON.parse(existing.scores) : null, row.scores],
+            optionOrder: [existing ? JSON.parse(existing.optionOrder) : null, row.optionOrder],
+          },
+          at: now,
+        });
+      }
+    },
+    { behavior: "immediate" },
+  );
+  return { ok: true, written: true, ...summary };
+}

@@ -1,0 +1,1 @@
+ALTER TABLE `studies` ADD `annotator_order_seed` integer;
