@@ -81,20 +81,6 @@ export const RUN_KEYS = [
   "num_steps_executed",
 ] as const;
 
-/** The ten step fields of docs/formats.md#trajectoriesjsonl, in order. */
-export const STEP_KEYS = [
-  "step_index",
-  "section_order",
-  "revealed_section_orders",
-  "user_prompt",
-  "conversation_state",
-  "model_output_raw",
-  "judge_output_raw",
-  "judge_action",
-  "is_last_section",
-  "structured_action_raw",
-] as const;
-
 /**
  * The step fields in the order `collect_trajectories.py` writes them (is_last_section after the revealed sections,
  * judge_action before judge_output_raw), which differs from their order in trajectories.jsonl (docs/safe-psych.md,
