@@ -5,6 +5,7 @@ import type { Command } from "./command";
 import { casereviewImportCommand, casereviewReportCommand, expertPanelCommand, mentatExpandCommand, mentatExportCommand, mentatFitCommand, mentatImportCommand } from "./expert-ratings";
 import { exportGoldCommand, importGoldCommand } from "./gold";
 import { importCommand } from "./import";
+import { mcReportCommand, mcRunCommand } from "../mc-evaluation/cli";
 import { judgeAssignCommand, judgeExportCommand, judgeImportCommand, judgeImportOutputsCommand, judgeReportCommand, judgeSampleCommand } from "./judge";
 import { metricsCommand } from "./metrics";
 import { runCommand } from "./run";
@@ -29,6 +30,8 @@ export const commands: Command[] = [
   judgeImportOutputsCommand,
   judgeReportCommand,
   judgeSampleCommand,
+  mcReportCommand,
+  mcRunCommand,
   mentatExpandCommand,
   mentatExportCommand,
   mentatFitCommand,
