@@ -34,7 +34,7 @@ export interface ParseContext {
 }
 
 const REFUSAL =
-  /\b(i\s+(?:can(?:no|')t|cannot|am\s+(?:not\s+able|unable)|won'?t|will\s+not)\s+(?:provide|give|answer|make|offer|diagnose|help|choose|select)|as\s+an\s+ai\b|i'?m\s+(?:not\s+able|unable)\s+to\s+(?:provide|give|answer|diagnose|choose)|consult\s+(?:a|your)\s+(?:qualified\s+)?(?:healthcare|medical|mental\s+health)\s+professional|unable\s+to\s+(?:provide|determine)\s+a\s+diagnosis)/i;
+  /\b(i\s+(?:can(?:no|')t|cannot|am\s+(?:not\s+able|unable)|won'?t|will\s+not)\s+(?:provide|give|answer|make|offer|diagnose|determine|help|choose|select)|as\s+an\s+ai\b|i'?m\s+(?:not\s+able|unable)\s+to\s+(?:provide|give|answer|diagnose|choose)|consult\s+(?:a|your)\s+(?:qualified\s+)?(?:healthcare|medical|mental\s+health)\s+professional|unable\s+to\s+(?:provide|determine)\s+a\s+diagnosis)/i;
 
 const SEPARATOR = String.raw`\s*(?:,|&|\band\b|\+|/)\s*`;
 
@@ -61,20 +61,23 @@ function lettersIn(chunk: string): string[] {
   return [...chunk.toUpperCase().matchAll(/\b([A-Z])\b/g)].map((m) => m[1]!);
 }
 
-/** A run of letters joined by separators at the start of `text`: "A", "(B)", "A & B", "C and D." */
+/**
+ * A run of capital letters joined by separators at the start of `text`: "A", "(B)", "A & B", "C and D.", "Option B".
+ * Capitals only, so that "a patient" and "A, but …" do not run on into prose.
+ */
 function leadingLetters(text: string): { letters: string[]; rest: string } | null {
   const one = String.raw`\(?\[?([A-Z])\]?\)?`;
-  const run = new RegExp(String.raw`^(?:option\s+|choice\s+)?${one}(?:${SEPARATOR}${one})*`, "i");
+  const run = new RegExp(String.raw`^(?:[Oo]ption\s+|[Cc]hoice\s+)?${one}(?:${SEPARATOR}${one})*`);
   const m = run.exec(text);
   if (!m) return null;
   const rest = text.slice(m[0].length);
-  // "A patient …", "I think …", "Based on …": a capital that starts a word of prose, not a letter.
-  if (/^[a-z]/i.test(rest)) return null;
-  if (/^\s+[a-z]/.test(rest) && !/^\s+(?:is|are|only|both|seems?|would|—|-)\b/i.test(rest)) {
+  // "I think …", "Based on …": a capital that starts a word of prose, not a letter.
+  if (/^[a-z'’]/i.test(rest)) return null;
+  if (/^\s+[a-z]/.test(rest) && !/^\s+(?:is|are)\b/.test(rest)) {
     // "B Bipolar II" keeps its letter (an option name follows in capitals); lower-case prose does not.
     return null;
   }
-  const letters = lettersIn(m[0].replace(/^(?:option|choice)\s+/i, "").replace(/\band\b/gi, " "));
+  const letters = lettersIn(m[0].replace(/^(?:option|choice)\s+/i, "").replace(/\band\b/g, " "));
   if (letters.length === 0) return null;
   return { letters, rest };
 }
@@ -82,15 +85,28 @@ function leadingLetters(text: string): { letters: string[]; rest: string } | nul
 /** Letters named after an explicit cue anywhere in the text: "Answer: C", "the answer is (B)", "option D". */
 function cuedLetters(text: string): string[][] {
   const cue = new RegExp(
-    String.raw`\b(?:answer(?:\s+is)?|final\s+answer(?:\s+is)?|correct\s+(?:answer|option)s?(?:\s+(?:is|are))?|choose|select|pick|option|choice)\s*[:\-]?\s*((?:\(?[A-Z]\)?(?:${SEPARATOR})?)+)(?![a-z])`,
+    String.raw`\b(?:final\s+answer|correct\s+answer|correct\s+option|best\s+option|best\s+answer|answer|option|choice|choose|select|pick)s?(?:\s+(?:is|are|would\s+be|will\s+be))?\s*[:\-]?\s*((?:\(?[A-Z]\)?(?:${SEPARATOR})?)+)(?![A-Za-z])`,
     "gi",
   );
   const found: string[][] = [];
   for (const m of text.matchAll(cue)) {
-    const letters = lettersIn(m[1]!.replace(/\band\b/gi, " "));
+    // The cue words in any case, the letters in capitals only ("choose a treatment" names no option).
+    const capitals = m[1]!.replace(/\band\b/gi, " ");
+    if (/\b[a-z]\b/.test(capitals)) continue;
+    const letters = lettersIn(capitals);
     if (letters.length) found.push(letters);
   }
   return found;
+}
+
+/** Two or more capital letters joined by separators anywhere: "Both A and B are consistent with …". */
+function inTextLetterSets(text: string, context: ParseContext): string[][] {
+  const sets: string[][] = [];
+  for (const m of text.matchAll(/(?<![\w])([A-Z])(?:\s*(?:,|&|\band\b)\s*[A-Z](?![\w]))+/g)) {
+    const letters = lettersIn(m[0].replace(/\band\b/g, " "));
+    if (letters.every((l) => context.letters.includes(l))) sets.push(letters);
+  }
+  return sets;
 }
 
 /** Options whose whole text the answer gives instead of a letter (longest texts first, each counted once). */
@@ -128,6 +144,9 @@ export function parseAnswer(raw: string, context: ParseContext): ParsedAnswer {
   if (text === "") return result("empty", [], null, null);
   const body = text.replace(/^(?:answer|output|selection|final answer|the answer is)\s*[:\-]?\s*/i, "");
 
+  const lone = /^\(?([a-z])\)?\.?$/i.exec(body);
+  if (lone) return judged([lone[1]!.toUpperCase()], "letter", context);
+
   const leading = leadingLetters(body);
   if (leading) {
     // "A or B" hedges between options: neither is the answer.
@@ -141,6 +160,11 @@ export function parseAnswer(raw: string, context: ParseContext): ParsedAnswer {
     if (sets.length > 1) return result("ambiguous", [], null, `names different answers (${sets.join(" / ")})`);
     return judged(cued[0]!, "answer-cue", context);
   }
+
+  const sets = inTextLetterSets(text, context);
+  const distinctSets = [...new Set(sets.map((c) => [...new Set(c)].sort().join("")))];
+  if (distinctSets.length === 1) return judged(sets[0]!, "letter-set", context);
+  if (distinctSets.length > 1) return result("ambiguous", [], null, `names different answers (${distinctSets.join(" / ")})`);
 
   const byText = optionTextLetters(body, context);
   if (byText.length > 0) return judged(byText, "option-text", context);
