@@ -9,6 +9,7 @@
  * Answers are streamed to disk, never held, so memory does not grow with the number of items.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { readJsonLines } from "../core/runner-records";
 import { CallError, type ChatEndpoint } from "../runner/client";
@@ -16,6 +17,7 @@ import { runPool } from "../runner/pool";
 import type { ProgressSink, ProgressState } from "../runner/progress";
 import { RetriesExhausted, withRetry, type RetryDeps, type RetryPolicy } from "../runner/retry";
 import type { EndpointRecord } from "../runner/run-folder";
+import { callOnce } from "../runner/runner";
 import type { McItem, MentatItem } from "./domain/items";
 import { buildMessages, fewShotExamples, fewShotSplit, type McPromptTexts, type MentalBenchStyle } from "./domain/prompts";
 import { responseRecord } from "./domain/records";
@@ -227,6 +229,8 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
   const fd = openSync(responsesPath, "a");
   let fatal: string | null = null;
   const controller = new AbortController();
+  // Every call in flight and every back-off wait listens on this one signal (each removes its listener when done).
+  setMaxListeners(Math.max(10, 4 * config.concurrency), controller.signal);
   try {
     await runPool(
       todo,
@@ -239,7 +243,8 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
           const raw = await withRetry(
             async () => {
               attempts++;
-              return deps.endpoint.complete(
+              return callOnce(
+                deps.endpoint,
                 {
                   messages,
                   temperature: config.temperature,
@@ -259,6 +264,14 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
           writeSync(fd, JSON.stringify(record) + "\n");
           state.finished++;
         } catch (e) {
+          if (e instanceof RetriesExhausted && e.last.kind === "empty") {
+            // An answer with no text, still empty after the retries, is the model's answer: recorded and counted
+            // as "empty", never scored.
+            state.calls++;
+            writeSync(fd, JSON.stringify(responseRecord(item, messages, "", attempts, deps.now() - started)) + "\n");
+            state.finished++;
+            return;
+          }
           const error = e instanceof RetriesExhausted ? e.last : e;
           if (error instanceof CallError && error.kind === "aborted") return;
           if (error instanceof CallError && error.kind === "fatal") {
@@ -266,13 +279,14 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
             controller.abort();
             return;
           }
-          if (e instanceof RetriesExhausted && e.last.kind === "malformed") {
-            fatal ??= `${e.message}: the endpoint does not answer chat completions`;
+          if (e instanceof RetriesExhausted) {
+            // Server trouble that outlasts the retries: the endpoint is down, and every other item would fail too.
+            fatal ??= e.last.kind === "malformed" ? `${e.message}: the endpoint does not answer chat completions` : e.message;
             controller.abort();
             return;
           }
           if (error instanceof CallError) {
-            // Rejected or given up: left unanswered (a resumed run asks again) and counted.
+            // Rejected by the server (400, 413, 422): left unanswered (a resumed run asks again) and counted.
             state.failures++;
             deps.log?.(`item ${item.id}: ${e instanceof Error ? e.message : String(e)}`);
             return;
