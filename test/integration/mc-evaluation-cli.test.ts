@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../../app/cli/command";
 import { runCli } from "../../app/cli/index";
+import { getMcReport, getMcReportFile, listMcReports } from "../../app/mc-evaluation/reports.server";
 import { startOpenAiStub, type OpenAiStub, type StubHandler } from "../support/openai-stub";
 
 const FIX = "test/fixtures/mc-evaluation";
@@ -132,6 +133,16 @@ describe("mc-run and mc-report on MentalBench items", () => {
     }
     expect(manifest.runs[0].decoding).toMatchObject({ temperature: 0, max_tokens: 300 });
     expect(readFileSync(join(reportDir, "report.md"), "utf8")).toMatch(/Type III/);
+
+    // The admin pages' view of the same folder: listed, tables, figures, files by manifest name only.
+    expect(listMcReports(out).map((r) => r.name)).toEqual(["report"]);
+    const view = getMcReport("report", out)!;
+    expect(view.tables.map((t) => t.name)).toContain("mentalbench-table2");
+    expect(view.figures).toContain("accuracy-by-type.svg");
+    expect(getMcReportFile("report", "accuracy-by-type.png", out)!.contentType).toBe("image/png");
+    expect(getMcReportFile("report", "../report/scores.json", out)).toBeNull();
+    expect(getMcReportFile("..", "manifest.json", out)).toBeNull();
+    expect(getMcReportFile("report", "runs", out)).toBeNull();
   });
 
   it("refuses a bad item file with FILE:LINE: reason, exit 2 and no request", async () => {
