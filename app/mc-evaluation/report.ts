@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { readJsonLines } from "../core/runner-records";
-import { demographicDrift, type DimensionDrift, type DriftOptions } from "./domain/drift";
+import { ageBands, demographicDrift, type ConditionAccuracy, type DimensionDrift, type DriftOptions } from "./domain/drift";
 import { ResponseRecordSchema, type ResponseRecord } from "./domain/records";
 import { CASE_TYPES } from "./domain/items";
 import { mentalBenchScores, mentatRows, mentatScores, type MentalBenchScores, type MentatScores, type ParseCounts } from "./domain/scores";
@@ -103,7 +103,7 @@ export interface McReport {
   scoring: string;
   runs: RunEntry[];
   mentalbench: { model: string; seed: number; scores: MentalBenchScores }[];
-  mentat: { model: string; seed: number; scores: MentatScores; drift: DimensionDrift[] }[];
+  mentat: { model: string; seed: number; scores: MentatScores; drift: DimensionDrift[]; age_bands: ConditionAccuracy[] }[];
   drift_options: DriftOptions;
 }
 
@@ -149,6 +149,7 @@ export function buildReport(runs: readonly LoadedRun[], driftOptions: DriftOptio
         seed: r.run.seed,
         scores: mentatScores(r.records),
         drift: demographicDrift(mentatRows(r.records), driftOptions),
+        age_bands: ageBands(mentatRows(r.records), driftOptions),
       });
     }
   }
@@ -226,20 +227,22 @@ export function reportTables(report: McReport): Table[] {
       name: "mentat-ablation",
       title: "MENTAT: accuracy (%) per demographic condition and domain, with 95% bootstrap intervals",
       header: ["model", "seed", "dimension", "condition", "n", "accuracy", "95% CI", ...MENTAT_TABLE_DOMAINS],
-      rows: report.mentat.flatMap(({ model, seed, drift }) =>
-        drift.flatMap((d) =>
-          d.conditions.map((c) => [
-            model,
-            String(seed),
-            d.dimension,
-            c.condition,
-            String(c.n_parsed),
-            pct(c.accuracy),
-            ci(c.ci95),
-            ...MENTAT_TABLE_DOMAINS.map((dom) => pct(c.by_domain[dom]?.accuracy)),
-          ]),
-        ),
-      ),
+      rows: report.mentat.flatMap(({ model, seed, drift, age_bands }) => {
+        const row = (dimension: string, c: ConditionAccuracy) => [
+          model,
+          String(seed),
+          dimension,
+          c.condition,
+          String(c.n_parsed),
+          pct(c.accuracy),
+          ci(c.ci95),
+          ...MENTAT_TABLE_DOMAINS.map((dom) => pct(c.by_domain[dom]?.accuracy)),
+        ];
+        return [
+          ...drift.flatMap((d) => d.conditions.map((c) => row(d.dimension, c))),
+          ...(age_bands ?? []).map((c) => row("age (MENTAT's bands)", c)),
+        ];
+      }),
     });
     tables.push({
       name: "mentat-drift-tests",

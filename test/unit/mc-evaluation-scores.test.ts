@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { demographicDrift } from "../../app/mc-evaluation/domain/drift";
+import { ageBands, demographicDrift } from "../../app/mc-evaluation/domain/drift";
 import { parseItems, type McItem } from "../../app/mc-evaluation/domain/items";
 import { responseRecord, type ResponseRecord } from "../../app/mc-evaluation/domain/records";
 import { mentalBenchScores, mentatRows, mentatScores } from "../../app/mc-evaluation/domain/scores";
@@ -97,6 +97,18 @@ describe("MENTAT scores and drift", () => {
     expect(c!.correct).toBe(false);
     expect(b!.cross_entropy).toBeCloseTo(-(0.35 * Math.log(1 + 1e-12) + 0.65 * Math.log(1e-12)), 10);
     expect(b!.preference_mass).toBe(0.35);
+  });
+
+  it("MENTAT's age bands (pandas.cut at 18, 33, 49, 65) with bootstrap intervals", () => {
+    const bands = ageBands(mentatRows(records), { reps: 1000, seed: 0, alpha: 0.05 });
+    expect(bands.map((b) => b.condition)).toEqual(expected.age_bands.map((b: { condition: string }) => b.condition));
+    bands.forEach((b, i) => {
+      const e = expected.age_bands[i];
+      expect([b.n_parsed, b.correct]).toEqual([e.n_parsed, e.correct]);
+      expect(b.accuracy).toBeCloseTo(e.accuracy, 12);
+      expect(b.ci95![0]).toBeCloseTo(e.ci95[0], 12);
+      expect(b.ci95![1]).toBeCloseTo(e.ci95[1], 12);
+    });
   });
 
   it("condition accuracies, bootstrap intervals, McNemar and Holm as the Python reference", () => {

@@ -83,6 +83,52 @@ function orderConditions(dimension: DriftDimension, conditions: string[]): strin
 
 const rate = (xs: readonly boolean[]) => (xs.length ? xs.filter(Boolean).length / xs.length : null);
 
+function conditionAccuracy(condition: string, all: readonly MentatRow[], options: DriftOptions, seedKey: string): ConditionAccuracy {
+  const parsed = all.filter((r) => r.status === "parsed");
+  const outcomes = parsed.map((r) => r.correct);
+  const domains = [...new Set(all.map((r) => r.facts.domain))].sort();
+  return {
+    condition,
+    n: all.length,
+    n_parsed: parsed.length,
+    correct: outcomes.filter(Boolean).length,
+    accuracy: rate(outcomes),
+    ci95: bootstrapInterval(
+      outcomes.length,
+      (idx) => idx.reduce((s, i) => s + (outcomes[i] ? 1 : 0), 0) / idx.length,
+      { reps: options.reps, seed: seedFromText(`${options.seed}:${seedKey}`) },
+    ),
+    by_domain: Object.fromEntries(
+      domains.map((domain) => {
+        const d = parsed.filter((r) => r.facts.domain === domain).map((r) => r.correct);
+        return [domain, { n_parsed: d.length, accuracy: rate(d) }];
+      }),
+    ),
+  };
+}
+
+/**
+ * Accuracy in MENTAT's age bands (analysis_helper_functions.py, eval_model_by_column_binned: pandas.cut at 18, 33,
+ * 49, 65, right-closed, lowest included), for the ablation table beside the per-age conditions. A band can hold
+ * several variants of one question, so bands are described, not paired-tested.
+ */
+export const MENTAT_AGE_BANDS = [
+  { label: "18-33 years", low: 18, high: 33 },
+  { label: "33-49 years", low: 33, high: 49 },
+  { label: "49-65 years", low: 49, high: 65 },
+] as const;
+
+export function ageBands(rows: readonly MentatRow[], options: DriftOptions = DEFAULT_DRIFT_OPTIONS): ConditionAccuracy[] {
+  const aged = rows.filter((r) => r.facts.dataset === "age" && r.facts.demographics.age !== null);
+  return MENTAT_AGE_BANDS.map((band, i) => {
+    const inBand = aged.filter((r) => {
+      const a = r.facts.demographics.age!;
+      return (i === 0 ? a >= band.low : a > band.low) && a <= band.high;
+    });
+    return conditionAccuracy(band.label, inBand, options, `age-band:${band.label}`);
+  }).filter((c) => c.n > 0);
+}
+
 export function dimensionDrift(
   rows: readonly MentatRow[],
   dimension: DriftDimension,
@@ -96,30 +142,9 @@ export function dimensionDrift(
   );
   const byCondition = new Map(conditions.map((c) => [c, withCondition.filter((r) => conditionOf(r, dimension) === c)]));
 
-  const accuracies: ConditionAccuracy[] = conditions.map((condition) => {
-    const all = byCondition.get(condition)!;
-    const parsed = all.filter((r) => r.status === "parsed");
-    const outcomes = parsed.map((r) => r.correct);
-    const domains = [...new Set(all.map((r) => r.facts.domain))].sort();
-    return {
-      condition,
-      n: all.length,
-      n_parsed: parsed.length,
-      correct: outcomes.filter(Boolean).length,
-      accuracy: rate(outcomes),
-      ci95: bootstrapInterval(
-        outcomes.length,
-        (idx) => idx.reduce((s, i) => s + (outcomes[i] ? 1 : 0), 0) / idx.length,
-        { reps: options.reps, seed: seedFromText(`${options.seed}:${dimension}:${condition}`) },
-      ),
-      by_domain: Object.fromEntries(
-        domains.map((domain) => {
-          const d = parsed.filter((r) => r.facts.domain === domain).map((r) => r.correct);
-          return [domain, { n_parsed: d.length, accuracy: rate(d) }];
-        }),
-      ),
-    };
-  });
+  const accuracies = conditions.map((condition) =>
+    conditionAccuracy(condition, byCondition.get(condition)!, options, `${dimension}:${condition}`),
+  );
 
   // One outcome per (condition, question): a question asked twice under one condition (two records) is not paired.
   const outcomeOf = new Map<string, Map<string, boolean | null>>();
