@@ -72,6 +72,23 @@ const runArgs = (items: string, baseURL: string, out: string, extra: string[] = 
   "--concurrency", "4", "--retry-delay", "0", "--max-retries", "1", ...extra,
 ];
 
+describe("help", () => {
+  it("every command prints its usage, and the overview lists them", async () => {
+    for (const name of ["mc-run", "mc-report"]) {
+      const r = await cli([name, "--help"]);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain(`Usage: npm run concord -- ${name}`);
+    }
+    expect((await cli(["--help"])).out).toMatch(/mc-run[\s\S]*mc-report|mc-report[\s\S]*mc-run/);
+    const missing = await cli(["mc-run", "--models", "m", "--base-url", "http://127.0.0.1:1/v1"]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/--items is required/);
+    const badUrl = await cli(["mc-run", "--items", "x", "--models", "m", "--base-url", "ftp://x"]);
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.err).toMatch(/--base-url: must be an http\(s\) URL/);
+  });
+});
+
 describe("mc-run and mc-report on MentalBench items", () => {
   it("asks every item with the paper's prompts, stores every answer, resumes, and reports the reference numbers", async () => {
     const s = await stub();
@@ -143,6 +160,29 @@ describe("mc-run and mc-report on MentalBench items", () => {
     expect(getMcReportFile("report", "../report/scores.json", out)).toBeNull();
     expect(getMcReportFile("..", "manifest.json", out)).toBeNull();
     expect(getMcReportFile("report", "runs", out)).toBeNull();
+  });
+
+  it("leaves rejected items unanswered (exit 1), then resumes after a kill's torn line, asking only those", async () => {
+    const good = fixtureHandler();
+    let n = 0;
+    const s = await stub((call) => (++n > 20 ? { status: 422 } : good(call)));
+    const out = tempDir();
+    const items = join(FIX, "mentalbench-items.jsonl");
+    const first = await cli(runArgs(items, s.baseURL, out, ["--concurrency", "1", "--max-retries", "0"]));
+    expect(first.code).toBe(1);
+    expect(first.out).toMatch(/20\/36 items \(incomplete\).* 16 failed/);
+    const responses = join(out, "test-model-1_mentalbench_seed-0", "responses.jsonl");
+    writeFileSync(responses, readFileSync(responses, "utf8") + '{"item_id": "mb0');
+    s.setHandler(good);
+    const before = s.calls.length;
+    const second = await cli(runArgs(items, s.baseURL, out, ["--max-retries", "0"]));
+    expect(second.code).toBe(0);
+    expect(s.calls.length - before).toBe(16);
+    const ids = readFileSync(responses, "utf8").trim().split("\n").map((l) => JSON.parse(l).item_id);
+    expect(new Set(ids).size).toBe(36);
+    expect(ids).toHaveLength(36);
+    const run = JSON.parse(readFileSync(join(out, "test-model-1_mentalbench_seed-0", "run.json"), "utf8"));
+    expect(run.sessions.map((x: { status: string }) => x.status)).toEqual(["stopped", "complete"]);
   });
 
   it("refuses a bad item file with FILE:LINE: reason, exit 2 and no request", async () => {
