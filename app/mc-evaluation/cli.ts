@@ -212,7 +212,7 @@ export const mcRunCommand: Command = {
               now: () => performance.now(),
               wallClock: () => new Date(),
               retry: realRetryDeps,
-              progress: createProgress(io.err, io.isTTY, () => performance.now()),
+              progress: createProgress(io.err, io.isTTY, () => performance.now(), "items"),
               log: (line) => io.err(`${line}\n`),
             },
           );

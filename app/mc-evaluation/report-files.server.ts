@@ -29,7 +29,7 @@ export function accuracyByTypeSpec(report: McReport): TopLevelSpec | null {
     data: { values },
     mark: "bar",
     encoding: {
-      x: { field: "type", type: "nominal", title: null },
+      x: { field: "type", type: "nominal", title: null, axis: { labelAngle: 0 } },
       xOffset: { field: "run" },
       y: { field: "accuracy", type: "quantitative", title: "accuracy (%)", scale: { domain: [0, 100] } },
       color: { field: "run", type: "nominal", title: "model" },
@@ -60,12 +60,24 @@ export function driftSpec(report: McReport, dimension: string): TopLevelSpec | n
       ),
   );
   if (!values.length) return null;
+  // The figure says in words which differences the paired tests find beyond chance, so it cannot be misread.
+  const findings = report.mentat.flatMap(({ model, seed, drift }) =>
+    drift
+      .filter((d) => d.dimension === dimension)
+      .flatMap((d) =>
+        d.tests.filter((t) => t.significant).map((t) => `${model} (seed ${seed}): ${t.first} vs ${t.second}, Holm p = ${t.p_holm.toPrecision(2)}`),
+      ),
+  );
+  const alpha = report.drift_options.alpha;
+  const subtitle = findings.length
+    ? [`Beyond chance (paired McNemar, Holm, α = ${alpha}):`, ...findings.slice(0, 6), ...(findings.length > 6 ? [`… and ${findings.length - 6} more`] : [])]
+    : [`No difference between conditions beyond chance (paired McNemar, Holm, α = ${alpha}).`];
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
-    title: `MENTAT accuracy by ${dimension} (95% bootstrap intervals)`,
+    title: { text: `MENTAT accuracy by ${dimension} (95% bootstrap intervals)`, subtitle },
     data: { values },
     encoding: {
-      x: { field: "condition", type: "nominal", title: dimension, sort: null },
+      x: { field: "condition", type: "nominal", title: dimension, sort: null, axis: { labelAngle: 0 } },
       xOffset: { field: "run" },
       color: { field: "run", type: "nominal", title: "model" },
     },
@@ -79,7 +91,7 @@ export function driftSpec(report: McReport, dimension: string): TopLevelSpec | n
       },
       { mark: { type: "point", filled: true, size: 50 }, encoding: { y: { field: "accuracy", type: "quantitative" } } },
     ],
-    width: 360,
+    width: Math.max(360, 110 * new Set(values.map((v) => v.condition)).size),
     height: 220,
   } as TopLevelSpec;
 }
