@@ -55,7 +55,12 @@ const seedList = z
   .string()
   .regex(/^\d+(,\d+)*$/, "takes non-negative integers separated by commas")
   .transform((s) => [...new Set(s.split(",").map(Number))]);
-const httpUrl = z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), "must be an http(s) URL such as http://localhost:8000/v1");
+const httpUrl = z
+  .string()
+  .refine(
+    (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
+    "must be an http(s) URL such as http://localhost:8000/v1",
+  );
 
 const RunOptionsSchema = z.object({
   items: z.string().min(1, "is required"),
@@ -63,7 +68,14 @@ const RunOptionsSchema = z.object({
   models: z
     .string()
     .min(1, "is required")
-    .transform((s) => [...new Set(s.split(",").map((m) => m.trim()).filter(Boolean))]),
+    .transform((s) => [
+      ...new Set(
+        s
+          .split(",")
+          .map((m) => m.trim())
+          .filter(Boolean),
+      ),
+    ]),
   "base-url": httpUrl,
   seeds: seedList.default([0]),
   temperature: decimal(2).default(0),
@@ -76,7 +88,11 @@ const RunOptionsSchema = z.object({
   out: z.string().min(1).default("mc-runs"),
   timeout: count(86_400).default(300),
   "max-retries": nonNegative.default(12),
-  "retry-delay": z.string().regex(/^\d+(\.\d+)?$/, "must be a number of seconds").transform(Number).default(1),
+  "retry-delay": z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a number of seconds")
+    .transform(Number)
+    .default(1),
 });
 
 const runHelp = `Usage: npm run concord -- mc-run --items FILE --models NAME[,NAME…] --base-url URL
@@ -121,12 +137,16 @@ function readText(path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (e) {
-    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`);
+    throw new CliError(
+      `cannot read ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`,
+    );
   }
 }
 
 function summaryLine(r: McRunResult): string {
-  return `${r.dir}: ${r.answered}/${r.total} items (${r.status}); ${r.calls} calls, ${r.retries} retries, ${r.failed} failed${r.message ? `; ${r.message}` : ""}\n`;
+  return `${r.dir}: ${r.answered}/${r.total} items (${r.status}); ${r.calls} calls, ${r.retries} retries, ${
+    r.failed
+  } failed${r.message ? `; ${r.message}` : ""}\n`;
 }
 
 export const mcRunCommand: Command = {
@@ -280,7 +300,8 @@ export const mcReportCommand: Command = {
     });
     const o = options(ReportOptionsSchema, { ...values, runs: values.runs ?? [] });
     const dirs = [...new Set(o.runs.flatMap((r) => findMcRunFolders(r)))];
-    if (dirs.length === 0) throw new CliError(`no multiple-choice run folder (with run.json) under ${o.runs.join(", ")}`);
+    if (dirs.length === 0)
+      throw new CliError(`no multiple-choice run folder (with run.json) under ${o.runs.join(", ")}`);
     let runs;
     try {
       runs = dirs.map(readRunFolder);

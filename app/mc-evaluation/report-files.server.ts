@@ -19,7 +19,9 @@ export function accuracyByTypeSpec(report: McReport): TopLevelSpec | null {
   const values = report.mentalbench.flatMap(({ model, seed, scores }) =>
     CASE_TYPES.flatMap((t) => {
       const g = scores.by_type[t];
-      return g && g.accuracy !== null ? [{ run: `${model} (seed ${seed})`, type: `Type ${t}`, accuracy: 100 * g.accuracy }] : [];
+      return g && g.accuracy !== null
+        ? [{ run: `${model} (seed ${seed})`, type: `Type ${t}`, accuracy: 100 * g.accuracy }]
+        : [];
     }),
   );
   if (!values.length) return null;
@@ -65,12 +67,18 @@ export function driftSpec(report: McReport, dimension: string): TopLevelSpec | n
     drift
       .filter((d) => d.dimension === dimension)
       .flatMap((d) =>
-        d.tests.filter((t) => t.significant).map((t) => `${model} (seed ${seed}): ${t.first} vs ${t.second}, Holm p = ${t.p_holm.toPrecision(2)}`),
+        d.tests
+          .filter((t) => t.significant)
+          .map((t) => `${model} (seed ${seed}): ${t.first} vs ${t.second}, Holm p = ${t.p_holm.toPrecision(2)}`),
       ),
   );
   const alpha = report.drift_options.alpha;
   const subtitle = findings.length
-    ? [`Beyond chance (paired McNemar, Holm, α = ${alpha}):`, ...findings.slice(0, 6), ...(findings.length > 6 ? [`… and ${findings.length - 6} more`] : [])]
+    ? [
+        `Beyond chance (paired McNemar, Holm, α = ${alpha}):`,
+        ...findings.slice(0, 6),
+        ...(findings.length > 6 ? [`… and ${findings.length - 6} more`] : []),
+      ]
     : [`No difference between conditions beyond chance (paired McNemar, Holm, α = ${alpha}).`];
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
@@ -114,7 +122,20 @@ function itemCsv(run: LoadedRun): string {
     const rows = mentalBenchRows(run.records);
     const byId = new Map(run.records.map((r) => [r.item_id, r]));
     return formatCsv([
-      ["item_id", "type", "disease", "cluster", "answer", "status", "letters", "rule", "reason", "correct", "reference_letters", "reference_correct"],
+      [
+        "item_id",
+        "type",
+        "disease",
+        "cluster",
+        "answer",
+        "status",
+        "letters",
+        "rule",
+        "reason",
+        "correct",
+        "reference_letters",
+        "reference_correct",
+      ],
       ...rows.map((r) => {
         const rec = byId.get(r.id)!;
         return [
@@ -136,7 +157,21 @@ function itemCsv(run: LoadedRun): string {
   }
   const rows = mentatRows(run.records);
   return formatCsv([
-    ["item_id", "question_id", "dataset", "domain", "gender", "age", "race", "label_source", "status", "letter", "correct", "cross_entropy", "preference_mass"],
+    [
+      "item_id",
+      "question_id",
+      "dataset",
+      "domain",
+      "gender",
+      "age",
+      "race",
+      "label_source",
+      "status",
+      "letter",
+      "correct",
+      "cross_entropy",
+      "preference_mass",
+    ],
     ...rows.map((r) => [
       r.id,
       r.facts.question_id,

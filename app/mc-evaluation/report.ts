@@ -7,10 +7,23 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { readJsonLines } from "../core/runner-records";
-import { ageBands, demographicDrift, type ConditionAccuracy, type DimensionDrift, type DriftOptions } from "./domain/drift";
+import {
+  ageBands,
+  demographicDrift,
+  type ConditionAccuracy,
+  type DimensionDrift,
+  type DriftOptions,
+} from "./domain/drift";
 import { ResponseRecordSchema, type ResponseRecord } from "./domain/records";
 import { CASE_TYPES } from "./domain/items";
-import { mentalBenchScores, mentatRows, mentatScores, type MentalBenchScores, type MentatScores, type ParseCounts } from "./domain/scores";
+import {
+  mentalBenchScores,
+  mentatRows,
+  mentatScores,
+  type MentalBenchScores,
+  type MentatScores,
+  type ParseCounts,
+} from "./domain/scores";
 import { MC_RESPONSES, MC_RUN_JSON } from "./run";
 
 const RunJsonSchema = z.object({
@@ -48,7 +61,12 @@ export function readRunFolder(dir: string): LoadedRun {
     throw new RunReadError(`${runPath}:1: ${(e as Error).message}`);
   }
   const run = RunJsonSchema.safeParse(json);
-  if (!run.success) throw new RunReadError(`${runPath}:1: not a multiple-choice run.json (${run.error.issues[0]?.path.join(".")}: ${run.error.issues[0]?.message})`);
+  if (!run.success)
+    throw new RunReadError(
+      `${runPath}:1: not a multiple-choice run.json (${run.error.issues[0]?.path.join(".")}: ${
+        run.error.issues[0]?.message
+      })`,
+    );
   const responsesPath = join(dir, MC_RESPONSES);
   const text = existsSync(responsesPath) ? readFileSync(responsesPath, "utf8") : "";
   const lines = readJsonLines(text);
@@ -103,7 +121,13 @@ export interface McReport {
   scoring: string;
   runs: RunEntry[];
   mentalbench: { model: string; seed: number; scores: MentalBenchScores }[];
-  mentat: { model: string; seed: number; scores: MentatScores; drift: DimensionDrift[]; age_bands: ConditionAccuracy[] }[];
+  mentat: {
+    model: string;
+    seed: number;
+    scores: MentatScores;
+    drift: DimensionDrift[];
+    age_bands: ConditionAccuracy[];
+  }[];
   drift_options: DriftOptions;
 }
 
@@ -113,7 +137,10 @@ export const SCORING_NOTE =
 
 export function buildReport(runs: readonly LoadedRun[], driftOptions: DriftOptions): McReport {
   const sorted = [...runs].sort(
-    (a, b) => (a.run.model.key < b.run.model.key ? -1 : a.run.model.key > b.run.model.key ? 1 : 0) || a.run.seed - b.run.seed || (a.run.items_format < b.run.items_format ? -1 : 1),
+    (a, b) =>
+      (a.run.model.key < b.run.model.key ? -1 : a.run.model.key > b.run.model.key ? 1 : 0) ||
+      a.run.seed - b.run.seed ||
+      (a.run.items_format < b.run.items_format ? -1 : 1),
   );
   const report: McReport = {
     format: "concord-mc-report/1",
@@ -179,7 +206,16 @@ export function reportTables(report: McReport): Table[] {
     tables.push({
       name: "mentalbench-table2",
       title: "MentalBench: accuracy (%, exact set match) per case type; Overall weighted by cases per type",
-      header: ["model", "seed", ...CASE_TYPES.map((t) => `Type ${t}`), "Overall", "III − IV", "unparsed", "Overall (reference)", "III − IV (reference)"],
+      header: [
+        "model",
+        "seed",
+        ...CASE_TYPES.map((t) => `Type ${t}`),
+        "Overall",
+        "III − IV",
+        "unparsed",
+        "Overall (reference)",
+        "III − IV (reference)",
+      ],
       rows: report.mentalbench.map(({ model, seed, scores }) => [
         model,
         String(seed),
@@ -212,7 +248,15 @@ export function reportTables(report: McReport): Table[] {
     tables.push({
       name: "mentat-domains",
       title: "MENTAT: accuracy (%) per domain on the base set (preference domains: the experts' top option)",
-      header: ["model", "seed", ...MENTAT_TABLE_DOMAINS, "all", "unparsed", "cross-entropy (triage)", "cross-entropy (documentation)"],
+      header: [
+        "model",
+        "seed",
+        ...MENTAT_TABLE_DOMAINS,
+        "all",
+        "unparsed",
+        "cross-entropy (triage)",
+        "cross-entropy (documentation)",
+      ],
       rows: report.mentat.map(({ model, seed, scores }) => [
         model,
         String(seed),
@@ -247,7 +291,23 @@ export function reportTables(report: McReport): Table[] {
     tables.push({
       name: "mentat-drift-tests",
       title: "MENTAT: paired tests between conditions (exact McNemar over questions; Holm–Bonferroni per dimension)",
-      header: ["model", "seed", "dimension", "first", "second", "pairs", "accuracy first", "accuracy second", "difference", "95% CI", "first only", "second only", "p", "p (Holm)", "beyond chance"],
+      header: [
+        "model",
+        "seed",
+        "dimension",
+        "first",
+        "second",
+        "pairs",
+        "accuracy first",
+        "accuracy second",
+        "difference",
+        "95% CI",
+        "first only",
+        "second only",
+        "p",
+        "p (Holm)",
+        "beyond chance",
+      ],
       rows: report.mentat.flatMap(({ model, seed, drift }) =>
         drift.flatMap((d) =>
           d.tests.map((t) => [

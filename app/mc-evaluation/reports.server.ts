@@ -45,7 +45,13 @@ export function listMcReports(root = mcReportsRoot()): McReportSummary[] {
     .flatMap((name) => {
       const m = readManifest(join(root, name));
       if (!m) return [];
-      return [{ name, createdAt: m.created_at, runs: m.runs.map((r) => `${r.model.key} · ${r.items_format} · seed ${r.seed}`) }];
+      return [
+        {
+          name,
+          createdAt: m.created_at,
+          runs: m.runs.map((r) => `${r.model.key} · ${r.items_format} · seed ${r.seed}`),
+        },
+      ];
     })
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
 }
@@ -85,7 +91,11 @@ const TYPES: Record<string, string> = {
 };
 
 /** A file of a report by the name its manifest lists (top level only), or null. */
-export function getMcReportFile(name: string, file: string, root = mcReportsRoot()): { body: Buffer; contentType: string } | null {
+export function getMcReportFile(
+  name: string,
+  file: string,
+  root = mcReportsRoot(),
+): { body: Buffer; contentType: string } | null {
   if (!NAME.test(name) || !NAME.test(file)) return null;
   const manifest = readManifest(join(root, name));
   const type = TYPES[file.split(".").pop() ?? ""];

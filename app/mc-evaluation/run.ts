@@ -8,7 +8,17 @@
  * Rerunning the same command resumes: answered items are not asked again; a run whose parameters differ is refused.
  * Answers are streamed to disk, never held, so memory does not grow with the number of items.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { readJsonLines } from "../core/runner-records";
@@ -19,7 +29,13 @@ import { RetriesExhausted, withRetry, type RetryDeps, type RetryPolicy } from ".
 import type { EndpointRecord } from "../runner/run-folder";
 import { callOnce } from "../runner/runner";
 import type { McItem, MentatItem } from "./domain/items";
-import { buildMessages, fewShotExamples, fewShotSplit, type McPromptTexts, type MentalBenchStyle } from "./domain/prompts";
+import {
+  buildMessages,
+  fewShotExamples,
+  fewShotSplit,
+  type McPromptTexts,
+  type MentalBenchStyle,
+} from "./domain/prompts";
 import { responseRecord } from "./domain/records";
 
 export const MC_RUN_JSON = "run.json";
@@ -111,7 +127,15 @@ export function mcRunFolderName(modelKey: string, format: string, seed: number):
   return `${modelKey}_${format}_seed-${seed}`;
 }
 
-const RESUME_FIELDS: (keyof McRunJson)[] = ["model", "items_format", "seed", "decoding", "mentalbench_style", "few_shot", "prompts"];
+const RESUME_FIELDS: (keyof McRunJson)[] = [
+  "model",
+  "items_format",
+  "seed",
+  "decoding",
+  "mentalbench_style",
+  "few_shot",
+  "prompts",
+];
 
 function mismatches(existing: McRunJson, wanted: McRunJson): string[] {
   const out: string[] = [];
@@ -134,7 +158,8 @@ function answeredIds(path: string): Set<string> {
   const done = new Set<string>();
   if (!existsSync(path)) return done;
   const lines = readJsonLines(readFileSync(path, "utf8"));
-  if (lines.badLines.length > 0) throw new McRunConfigError(`${path}:${lines.badLines[0]}: not valid JSON; the file is damaged`);
+  if (lines.badLines.length > 0)
+    throw new McRunConfigError(`${path}:${lines.badLines[0]}: not valid JSON; the file is damaged`);
   if (lines.tornTail !== "" || lines.missingNewline) {
     truncateSync(path, lines.validBytes);
     if (lines.missingNewline) writeFileSync(path, "\n", { flag: "a" });
@@ -154,13 +179,23 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
   if (config.fewShot > 0) {
     if (config.itemsFormat !== "mentat") throw new McRunConfigError("--few-shot applies to MENTAT records only");
     const mentat = items as readonly MentatItem[];
-    const split = fewShotSplit(mentat.map((i) => i.questionId), config.seed, config.fewShotFraction);
+    const split = fewShotSplit(
+      mentat.map((i) => i.questionId),
+      config.seed,
+      config.fewShotFraction,
+    );
     if (split.fewShotQuestions.length === 0) {
-      throw new McRunConfigError(`the few-shot split holds out no question (${config.fewShotFraction} of the questions is under one)`);
+      throw new McRunConfigError(
+        `the few-shot split holds out no question (${config.fewShotFraction} of the questions is under one)`,
+      );
     }
     examples = fewShotExamples(mentat, split, config.fewShot);
     items = mentat.filter((i) => split.evaluationQuestions.has(i.questionId));
-    fewShot = { shots: examples.length, fraction: config.fewShotFraction, held_out_questions: [...split.fewShotQuestions].sort() };
+    fewShot = {
+      shots: examples.length,
+      fraction: config.fewShotFraction,
+      held_out_questions: [...split.fewShotQuestions].sort(),
+    };
   }
 
   const dir = join(config.outDir, mcRunFolderName(config.model.key, config.itemsFormat, config.seed));
@@ -198,7 +233,8 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
   let runJson = wanted;
   if (existsSync(runJsonPath)) {
     const existing = JSON.parse(readFileSync(runJsonPath, "utf8")) as McRunJson;
-    if (existing.format !== "concord-mc-run/1") throw new McRunConfigError(`${runJsonPath}: not a Concord multiple-choice run`);
+    if (existing.format !== "concord-mc-run/1")
+      throw new McRunConfigError(`${runJsonPath}: not a Concord multiple-choice run`);
     const diff = mismatches(existing, wanted);
     if (diff.length) {
       throw new McRunConfigError(
@@ -281,7 +317,8 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
           }
           if (e instanceof RetriesExhausted) {
             // Server trouble that outlasts the retries: the endpoint is down, and every other item would fail too.
-            fatal ??= e.last.kind === "malformed" ? `${e.message}: the endpoint does not answer chat completions` : e.message;
+            fatal ??=
+              e.last.kind === "malformed" ? `${e.message}: the endpoint does not answer chat completions` : e.message;
             controller.abort();
             return;
           }

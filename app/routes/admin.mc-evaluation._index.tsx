@@ -7,7 +7,12 @@ import { McReportDetail, McReportList } from "~/mc-evaluation/ui/report-view";
 
 export const meta: MetaFunction = () => [{ title: "Multiple-choice evaluation · Concord" }];
 
-const QuerySchema = z.object({ report: z.string().regex(/^[\w][\w.-]*$/).optional() });
+const QuerySchema = z.object({
+  report: z
+    .string()
+    .regex(/^[\w][\w.-]*$/)
+    .optional(),
+});
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireRole(request, "admin");

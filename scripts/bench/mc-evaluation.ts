@@ -43,7 +43,9 @@ function syntheticItems(n: number): MentalBenchItem[] {
     return {
       kind: "mentalbench",
       id: `b${i}`,
-      question: `Case ${i}: ${"I have felt low and restless for weeks, sleeping badly and losing interest. ".repeat(3)}`,
+      question: `Case ${i}: ${"I have felt low and restless for weeks, sleeping badly and losing interest. ".repeat(
+        3,
+      )}`,
       optionsText: options.map((o, k) => `${"ABCD"[k]}. ${o}`).join("\n"),
       options,
       answer: type === "III" ? ["A", "B"] : ["A"],
@@ -130,7 +132,14 @@ async function measure(n: number, baseURL: string, log: (line: string) => void):
         timeoutMs: 30_000,
       },
       {
-        endpoint: createOpenAiEndpoint({ baseURL, apiKey: "bench", model: MODEL, timeoutMs: 30_000, maxTokensParam: "max_tokens", label: "model" }),
+        endpoint: createOpenAiEndpoint({
+          baseURL,
+          apiKey: "bench",
+          model: MODEL,
+          timeoutMs: 30_000,
+          maxTokensParam: "max_tokens",
+          label: "model",
+        }),
         texts: prompts.texts,
         promptHashes: mcPromptHashesOf(prompts, "mentalbench", "paper"),
         version: "bench",
@@ -160,7 +169,9 @@ async function measure(n: number, baseURL: string, log: (line: string) => void):
     log(
       `  ${n} items: ideal ${(idealMs / 1000).toFixed(2)} s, measured ${(wallMs / 1000).toFixed(2)} s ` +
         `(${(wallMs / idealMs).toFixed(3)}×); engine CPU ${m.cpuPerItemMs.toFixed(3)} ms/item; peak heap growth ` +
-        `${m.heapGrowthMb.toFixed(1)} MB, live halfway ${m.liveMidRunMb.toFixed(1)} MB, retained after the run ${m.retainedMb.toFixed(1)} MB, peak RSS ${m.peakRssMb.toFixed(0)} MB`,
+        `${m.heapGrowthMb.toFixed(1)} MB, live halfway ${m.liveMidRunMb.toFixed(
+          1,
+        )} MB, retained after the run ${m.retainedMb.toFixed(1)} MB, peak RSS ${m.peakRssMb.toFixed(0)} MB`,
     );
     return m;
   } finally {
@@ -172,23 +183,46 @@ async function measure(n: number, baseURL: string, log: (line: string) => void):
 async function run(ctx: { log: (line: string) => void }): Promise<Figures> {
   const endpoint = await startEndpoint();
   try {
-    const [small, large] = [await measure(SIZES[0], endpoint.baseURL, ctx.log), await measure(SIZES[1], endpoint.baseURL, ctx.log)];
+    const [small, large] = [
+      await measure(SIZES[0], endpoint.baseURL, ctx.log),
+      await measure(SIZES[1], endpoint.baseURL, ctx.log),
+    ];
     const r3 = (x: number) => Math.round(x * 1000) / 1000;
     const r1 = (x: number) => Math.round(x * 10) / 10;
     const ratioSmall = small!.wallMs / small!.idealMs;
     const ratioLarge = large!.wallMs / large!.idealMs;
     const extra = large!.liveMidRunMb - small!.liveMidRunMb;
     return {
-      "mc wall time / ideal (25,000 items, concurrency 64)": { value: r3(ratioLarge), unit: "×", target: "<= 1.15", pass: ratioLarge <= 1.15 },
+      "mc wall time / ideal (25,000 items, concurrency 64)": {
+        value: r3(ratioLarge),
+        unit: "×",
+        target: "<= 1.15",
+        pass: ratioLarge <= 1.15,
+      },
       "mc wall time / ideal (2,500 items)": { value: r3(ratioSmall), unit: "×", target: null, pass: null },
       "mc wall time (25,000 items)": { value: r3(large!.wallMs / 1000), unit: "s", target: null, pass: null },
       "mc engine CPU per item": { value: r3(large!.cpuPerItemMs), unit: "ms", target: null, pass: null },
       "mc live heap halfway (2,500 items)": { value: r1(small!.liveMidRunMb), unit: "MB", target: null, pass: null },
       "mc live heap halfway (25,000 items)": { value: r1(large!.liveMidRunMb), unit: "MB", target: null, pass: null },
       "mc live heap, 25,000 over 2,500 items": { value: r1(extra), unit: "MB", target: "<= 16", pass: extra <= 16 },
-      "mc heap retained after the run (25,000 items)": { value: r1(large!.retainedMb), unit: "MB", target: null, pass: null },
-      "mc peak heap incl. garbage (2,500 items)": { value: r1(small!.heapGrowthMb), unit: "MB", target: null, pass: null },
-      "mc peak heap incl. garbage (25,000 items)": { value: r1(large!.heapGrowthMb), unit: "MB", target: null, pass: null },
+      "mc heap retained after the run (25,000 items)": {
+        value: r1(large!.retainedMb),
+        unit: "MB",
+        target: null,
+        pass: null,
+      },
+      "mc peak heap incl. garbage (2,500 items)": {
+        value: r1(small!.heapGrowthMb),
+        unit: "MB",
+        target: null,
+        pass: null,
+      },
+      "mc peak heap incl. garbage (25,000 items)": {
+        value: r1(large!.heapGrowthMb),
+        unit: "MB",
+        target: null,
+        pass: null,
+      },
       "mc peak RSS (2,500 items)": { value: r1(small!.peakRssMb), unit: "MB", target: null, pass: null },
       "mc peak RSS (25,000 items)": { value: r1(large!.peakRssMb), unit: "MB", target: null, pass: null },
     };

@@ -53,21 +53,36 @@ beforeAll(async () => {
   const run = {
     dir: "r",
     run: {
-      format: "concord-mc-run/1" as const, model: { name: "m", key: "m", base_url: "u" }, items_format: "mentalbench" as const,
-      seed: 0, decoding: { temperature: 0 }, mentalbench_style: "paper", few_shot: null, prompts: {}, num_items: 1,
-      status: "complete", answered: 1,
+      format: "concord-mc-run/1" as const,
+      model: { name: "m", key: "m", base_url: "u" },
+      items_format: "mentalbench" as const,
+      seed: 0,
+      decoding: { temperature: 0 },
+      mentalbench_style: "paper",
+      few_shot: null,
+      prompts: {},
+      num_items: 1,
+      status: "complete",
+      answered: 1,
     },
     records: [
       {
-        item_id: "1", facts: { kind: "mentalbench" as const, type: "I" as const, disease: "MDD", cluster: null, answer: ["A"] },
-        messages: [], raw: "A", parse: { status: "parsed" as const, letters: ["A"], rule: "letter" as const, reason: null },
-        reference_letters: ["A"], attempts: 1, elapsed_ms: 1,
+        item_id: "1",
+        facts: { kind: "mentalbench" as const, type: "I" as const, disease: "MDD", cluster: null, answer: ["A"] },
+        messages: [],
+        raw: "A",
+        parse: { status: "parsed" as const, letters: ["A"], rule: "letter" as const, reason: null },
+        reference_letters: ["A"],
+        attempts: 1,
+        elapsed_ms: 1,
       },
     ],
     responsesText: "",
   };
   await writeReport(buildReport([run], { reps: 10, seed: 0, alpha: 0.05 }), [run], join(root, "first"), {
-    version: "test", createdAt: "2026-12-01T00:00:00Z", figures: true,
+    version: "test",
+    createdAt: "2026-12-01T00:00:00Z",
+    figures: true,
   });
   writeFileSync(join(root, "first", "secret.txt"), "not listed");
 });
@@ -82,25 +97,50 @@ describe("/admin/mc-evaluation", () => {
   it("lists and shows reports to admins", async () => {
     const list = await indexLoader({ request: request("/admin/mc-evaluation", adminCookie), params: {}, context: {} });
     expect(list.reports.map((r) => r.name)).toEqual(["first"]);
-    const one = await indexLoader({ request: request("/admin/mc-evaluation?report=first", adminCookie), params: {}, context: {} });
+    const one = await indexLoader({
+      request: request("/admin/mc-evaluation?report=first", adminCookie),
+      params: {},
+      context: {},
+    });
     expect(one.report!.tables.map((t) => t.name)).toContain("mentalbench-table2");
     expect(one.report!.figures).toEqual(["accuracy-by-type.svg"]);
   });
 
   it("answers 403 to a rater, the login redirect when logged out, 404 for an unknown report", async () => {
-    expect((await thrown(indexLoader({ request: request("/admin/mc-evaluation", raterCookie), params: {}, context: {} }))).status).toBe(403);
-    expect((await thrown(indexLoader({ request: request("/admin/mc-evaluation"), params: {}, context: {} }))).status).toBe(302);
-    expect((await thrown(indexLoader({ request: request("/admin/mc-evaluation?report=nope", adminCookie), params: {}, context: {} }))).status).toBe(404);
-    expect((await thrown(indexLoader({ request: request("/admin/mc-evaluation?report=..%2Fx", adminCookie), params: {}, context: {} }))).status).toBe(404);
+    expect(
+      (await thrown(indexLoader({ request: request("/admin/mc-evaluation", raterCookie), params: {}, context: {} })))
+        .status,
+    ).toBe(403);
+    expect(
+      (await thrown(indexLoader({ request: request("/admin/mc-evaluation"), params: {}, context: {} }))).status,
+    ).toBe(302);
+    expect(
+      (
+        await thrown(
+          indexLoader({ request: request("/admin/mc-evaluation?report=nope", adminCookie), params: {}, context: {} }),
+        )
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await thrown(
+          indexLoader({ request: request("/admin/mc-evaluation?report=..%2Fx", adminCookie), params: {}, context: {} }),
+        )
+      ).status,
+    ).toBe(404);
   });
 
   it("serves only the files the manifest lists", async () => {
     const args = (report: string, file: string, cookie = adminCookie) => ({
-      request: request(`/admin/mc-evaluation/${report}/${file}`, cookie), params: { report, file }, context: {},
+      request: request(`/admin/mc-evaluation/${report}/${file}`, cookie),
+      params: { report, file },
+      context: {},
     });
     const png = await fileLoader(args("first", "accuracy-by-type.png"));
     expect(png.headers.get("Content-Type")).toBe("image/png");
-    expect((await fileLoader(args("first", "mentalbench-table2.csv"))).headers.get("Content-Disposition")).toMatch(/attachment/);
+    expect((await fileLoader(args("first", "mentalbench-table2.csv"))).headers.get("Content-Disposition")).toMatch(
+      /attachment/,
+    );
     expect((await thrown(fileLoader(args("first", "secret.txt")))).status).toBe(404);
     expect((await thrown(fileLoader(args("first", "..")))).status).toBe(404);
     expect((await thrown(fileLoader(args("first", "accuracy-by-type.png", raterCookie)))).status).toBe(403);

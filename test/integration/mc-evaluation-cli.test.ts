@@ -33,7 +33,12 @@ function tempDir(): string {
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const io: CliIO = { out: (t) => void (out += t), err: (t) => void (err += t), readStdin: async () => "", isTTY: false };
+  const io: CliIO = {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    readStdin: async () => "",
+    isTTY: false,
+  };
   const code = await runCli(argv, io);
   return { code, out, err };
 }
@@ -68,8 +73,22 @@ async function stub(handler: StubHandler = fixtureHandler()): Promise<OpenAiStub
 }
 
 const runArgs = (items: string, baseURL: string, out: string, extra: string[] = []) => [
-  "mc-run", "--items", items, "--models", "test/model-1", "--base-url", baseURL, "--out", out,
-  "--concurrency", "4", "--retry-delay", "0", "--max-retries", "1", ...extra,
+  "mc-run",
+  "--items",
+  items,
+  "--models",
+  "test/model-1",
+  "--base-url",
+  baseURL,
+  "--out",
+  out,
+  "--concurrency",
+  "4",
+  "--retry-delay",
+  "0",
+  "--max-retries",
+  "1",
+  ...extra,
 ];
 
 describe("help", () => {
@@ -98,7 +117,10 @@ describe("mc-run and mc-report on MentalBench items", () => {
     expect(first.err).not.toMatch(/at .*\.ts:\d+/);
     expect(first.code).toBe(0);
     const folder = join(out, "test-model-1_mentalbench_seed-0");
-    const records = readFileSync(join(folder, "responses.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const records = readFileSync(join(folder, "responses.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(records).toHaveLength(36);
     // Empty answers are retried once (max-retries 1), then recorded as "empty".
     const empties = records.filter((r) => r.parse.status === "empty").length;
@@ -116,7 +138,12 @@ describe("mc-run and mc-report on MentalBench items", () => {
     expect(typeIII).toBeDefined();
 
     const run = JSON.parse(readFileSync(join(folder, "run.json"), "utf8"));
-    expect(run).toMatchObject({ status: "complete", answered: 36, num_items: 36, decoding: { temperature: 0, seed: 0 } });
+    expect(run).toMatchObject({
+      status: "complete",
+      answered: 36,
+      num_items: 36,
+      decoding: { temperature: 0, seed: 0 },
+    });
     expect(run.inputs.items.sha256).toBe(createHash("sha256").update(readFileSync(items)).digest("hex"));
     expect(Object.keys(run.prompts).sort()).toEqual(["mentalbench-multiple.txt", "mentalbench-single.txt"]);
 
@@ -141,12 +168,25 @@ describe("mc-run and mc-report on MentalBench items", () => {
     expect(scores.overall).toBeCloseTo(expected.overall, 12);
     expect(scores.overall_reference).toBeCloseTo(expected.overall_reference, 12);
     expect(scores.gap_iii_iv).toBeCloseTo(expected.gap_iii_iv, 12);
-    for (const f of ["report.md", "scores.json", "mentalbench-table2.csv", "parse-counts.csv", "accuracy-by-type.svg", "accuracy-by-type.png", "runs/test-model-1_mentalbench_seed-0.csv"]) {
+    for (const f of [
+      "report.md",
+      "scores.json",
+      "mentalbench-table2.csv",
+      "parse-counts.csv",
+      "accuracy-by-type.svg",
+      "accuracy-by-type.png",
+      "runs/test-model-1_mentalbench_seed-0.csv",
+    ]) {
       expect(existsSync(join(reportDir, f)), f).toBe(true);
     }
     const manifest = JSON.parse(readFileSync(join(reportDir, "manifest.json"), "utf8"));
     for (const [name, hash] of Object.entries(manifest.files as Record<string, string>)) {
-      expect(createHash("sha256").update(readFileSync(join(reportDir, name))).digest("hex"), name).toBe(hash);
+      expect(
+        createHash("sha256")
+          .update(readFileSync(join(reportDir, name)))
+          .digest("hex"),
+        name,
+      ).toBe(hash);
     }
     expect(manifest.runs[0].decoding).toMatchObject({ temperature: 0, max_tokens: 300 });
     expect(readFileSync(join(reportDir, "report.md"), "utf8")).toMatch(/Type III/);
@@ -178,7 +218,10 @@ describe("mc-run and mc-report on MentalBench items", () => {
     const second = await cli(runArgs(items, s.baseURL, out, ["--max-retries", "0"]));
     expect(second.code).toBe(0);
     expect(s.calls.length - before).toBe(16);
-    const ids = readFileSync(responses, "utf8").trim().split("\n").map((l) => JSON.parse(l).item_id);
+    const ids = readFileSync(responses, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).item_id);
     expect(new Set(ids).size).toBe(36);
     expect(ids).toHaveLength(36);
     const run = JSON.parse(readFileSync(join(out, "test-model-1_mentalbench_seed-0", "run.json"), "utf8"));
@@ -192,9 +235,30 @@ describe("mc-run and mc-report on MentalBench items", () => {
     writeFileSync(
       bad,
       [
-        JSON.stringify({ id: "1", question: "q", options: ["a", "b", "c", "d"], answer: "A. a", type: "I", disease: "MDD" }),
-        JSON.stringify({ id: "2", question: "q", options: ["a", "b", "c", "d"], answer: "Bipolar", type: "II", disease: "MDD" }),
-        JSON.stringify({ id: "3", question: "q", options: ["a", "b", "c", "d"], answer: "A. a", type: "V", disease: "MDD" }),
+        JSON.stringify({
+          id: "1",
+          question: "q",
+          options: ["a", "b", "c", "d"],
+          answer: "A. a",
+          type: "I",
+          disease: "MDD",
+        }),
+        JSON.stringify({
+          id: "2",
+          question: "q",
+          options: ["a", "b", "c", "d"],
+          answer: "Bipolar",
+          type: "II",
+          disease: "MDD",
+        }),
+        JSON.stringify({
+          id: "3",
+          question: "q",
+          options: ["a", "b", "c", "d"],
+          answer: "A. a",
+          type: "V",
+          disease: "MDD",
+        }),
         "{not json",
       ].join("\n"),
     );
@@ -211,7 +275,10 @@ describe("mc-run and mc-report on MentalBench items", () => {
     const s = await stub(() => ({ content: "B." }));
     const dir = tempDir();
     const csv = join(dir, "items.csv");
-    writeFileSync(csv, 'id,question,A,B,C,D,answer,type,disease,cluster\r\nx1,"Case 9: two\nlines",MDD,BP2,GAD,PDD,B. BP2,2,MDD,depressive\r\n');
+    writeFileSync(
+      csv,
+      'id,question,A,B,C,D,answer,type,disease,cluster\r\nx1,"Case 9: two\nlines",MDD,BP2,GAD,PDD,B. BP2,2,MDD,depressive\r\n',
+    );
     const r = await cli(runArgs(csv, s.baseURL, dir));
     expect(r.code).toBe(0);
     expect(s.calls[0]!.last).toContain("A. MDD\nB. BP2\nC. GAD\nD. PDD");
@@ -255,7 +322,22 @@ describe("mc-run and mc-report on MENTAT records", () => {
     await cli(["mc-report", "--runs", dir]); // nothing there yet
     const { mkdirSync } = await import("node:fs");
     mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, "run.json"), JSON.stringify({ format: "concord-mc-run/1", model: { name: "m", key: "m", base_url: "x" }, items_format: "mentat", seed: 0, decoding: {}, mentalbench_style: "paper", few_shot: null, prompts: {}, num_items: 1, status: "complete", answered: 1 }));
+    writeFileSync(
+      join(folder, "run.json"),
+      JSON.stringify({
+        format: "concord-mc-run/1",
+        model: { name: "m", key: "m", base_url: "x" },
+        items_format: "mentat",
+        seed: 0,
+        decoding: {},
+        mentalbench_style: "paper",
+        few_shot: null,
+        prompts: {},
+        num_items: 1,
+        status: "complete",
+        answered: 1,
+      }),
+    );
     writeFileSync(join(folder, "responses.jsonl"), '{"item_id": "x"}\n');
     const r = await cli(["mc-report", "--runs", dir]);
     expect(r.code).toBe(2);

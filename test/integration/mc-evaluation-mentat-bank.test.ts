@@ -31,7 +31,12 @@ afterEach(async () => {
 async function cli(argv: string[]) {
   let out = "";
   let err = "";
-  const io: CliIO = { out: (t) => void (out += t), err: (t) => void (err += t), readStdin: async () => "", isTTY: false };
+  const io: CliIO = {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    readStdin: async () => "",
+    isTTY: false,
+  };
   return { code: await runCli(argv, io), out, err };
 }
 
@@ -49,10 +54,25 @@ describe("a MENTAT bank built in Concord, evaluated", () => {
     const all = join(dir, "all.jsonl");
     const text = files.map((f) => readFileSync(f, "utf8")).join("");
     (await import("node:fs")).writeFileSync(all, text);
-    const records = text.trim().split("\n").map((l) => JSON.parse(l) as { labels: number[]; dataset: string; domain: string });
+    const records = text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { labels: number[]; dataset: string; domain: string });
 
     const runs = join(dir, "runs");
-    const run = await cli(["mc-run", "--items", all, "--models", "m", "--base-url", stub.baseURL, "--out", runs, "--retry-delay", "0"]);
+    const run = await cli([
+      "mc-run",
+      "--items",
+      all,
+      "--models",
+      "m",
+      "--base-url",
+      stub.baseURL,
+      "--out",
+      runs,
+      "--retry-delay",
+      "0",
+    ]);
     expect(run.code, run.err).toBe(0);
     expect(stub.calls).toHaveLength(records.length);
     expect(stub.calls[0]!.messages[0]).toEqual({ role: "system", content: "You are a helpful assistant." });
@@ -62,7 +82,10 @@ describe("a MENTAT bank built in Concord, evaluated", () => {
     const json = JSON.parse(report.out);
     const base = records.filter((r) => r.dataset === "base");
     const firstIsTop = (labels: number[]) => labels.indexOf(Math.max(...labels)) === 0;
-    expect(json.mentat[0].scores.base_by_domain.all.accuracy).toBeCloseTo(base.filter((r) => firstIsTop(r.labels)).length / base.length, 12);
+    expect(json.mentat[0].scores.base_by_domain.all.accuracy).toBeCloseTo(
+      base.filter((r) => firstIsTop(r.labels)).length / base.length,
+      12,
+    );
     expect(json.mentat[0].drift.map((d: { dimension: string }) => d.dimension)).toEqual(["gender", "age", "race"]);
     for (const d of json.mentat[0].drift) for (const t of d.tests) expect(t.p_holm).toBeGreaterThanOrEqual(t.p);
   });

@@ -45,7 +45,11 @@ function synthetic(rng: PyRandom, questions: number, drop: Record<string, number
 
 describe("paired drift tests", () => {
   it("find a planted bias (female 20 points worse) and nothing between the unbiased conditions", () => {
-    const drift = dimensionDrift(synthetic(new PyRandom(1), 150, { female: 0.2 }), "gender", { reps: 1000, seed: 0, alpha: 0.05 });
+    const drift = dimensionDrift(synthetic(new PyRandom(1), 150, { female: 0.2 }), "gender", {
+      reps: 1000,
+      seed: 0,
+      alpha: 0.05,
+    });
     const test = (a: string, b: string) => drift.tests.find((t) => t.first === a && t.second === b)!;
     expect(test("male", "female").significant).toBe(true);
     expect(test("female", "nonbinary").significant).toBe(true);

@@ -12,7 +12,15 @@ import { PROMPT_FILES } from "../../app/mc-evaluation/domain/prompts";
 import { loadMcPrompts } from "../../app/mc-evaluation/prompt-files";
 
 const mb = (extra: Record<string, unknown>) =>
-  JSON.stringify({ id: "x", question: "I feel low.", options: ["MDD", "BP2", "GAD", "PDD"], answer: "A. MDD", type: "I", disease: "MDD", ...extra });
+  JSON.stringify({
+    id: "x",
+    question: "I feel low.",
+    options: ["MDD", "BP2", "GAD", "PDD"],
+    answer: "A. MDD",
+    type: "I",
+    disease: "MDD",
+    ...extra,
+  });
 
 describe("MentalBench items", () => {
   it("reads answers as MentalBench's ground-truth rule does", () => {
@@ -43,7 +51,13 @@ describe("MentalBench items", () => {
   });
 
   it("reports every problem with its line and yields nothing", () => {
-    const text = [mb({ id: "1" }), "", mb({ id: "1" }), mb({ id: "3", options: ["a", "b"] }), mb({ id: "4", type: "III" })].join("\n");
+    const text = [
+      mb({ id: "1" }),
+      "",
+      mb({ id: "1" }),
+      mb({ id: "3", options: ["a", "b"] }),
+      mb({ id: "4", type: "III" }),
+    ].join("\n");
     const r = parseItems(text, { csv: false });
     expect(r.items).toEqual([]);
     expect(r.errors.map((e) => e.line)).toEqual([3, 4]);
@@ -52,9 +66,12 @@ describe("MentalBench items", () => {
   });
 
   it("reads CSV with physical line numbers", () => {
-    const csv = 'id,question,options,answer,type,disease\n1,"two\nlines","A. a\nB. b\nC. c\nD. d",A. a,I,MDD\n2,q,"A. a\nB. b\nC. c\nD. d",nothing,I,MDD\n';
+    const csv =
+      'id,question,options,answer,type,disease\n1,"two\nlines","A. a\nB. b\nC. c\nD. d",A. a,I,MDD\n2,q,"A. a\nB. b\nC. c\nD. d",nothing,I,MDD\n';
     const r = parseItems(csv, { csv: true });
-    expect(r.errors).toEqual([{ line: 7, message: 'answer "nothing" names no option letter A–D before its first "." or ")"' }]);
+    expect(r.errors).toEqual([
+      { line: 7, message: 'answer "nothing" names no option letter A–D before its first "." or ")"' },
+    ]);
     expect(parseItems("id,question\n", { csv: true }).errors[0]!.message).toMatch(/missing column/);
   });
 });
@@ -62,12 +79,21 @@ describe("MentalBench items", () => {
 describe("MENTAT records", () => {
   const record = (extra: Record<string, unknown> = {}) =>
     JSON.stringify({
-      id: "t1.base", question_id: "t1", dataset: "base", domain: "triage",
+      id: "t1.base",
+      question_id: "t1",
+      dataset: "base",
+      domain: "triage",
       demographics: { gender: null, age: null, race: null },
-      prompt: "Question: q\n\nA: a\nB: b\nC: c\nD: d\nE: e\n\nAnswer (single letter): ", question: "q",
-      options: ["a", "b", "c", "d", "e"], option_ids: ["c", "a", "b", "e", "d"],
-      labels: [0.1, 0.5, 0.2, 0.1, 0.1], labels_lower: [0, 0, 0, 0, 0], labels_upper: [1, 1, 1, 1, 1],
-      label_source: "preference", intended_answer: 0, ...extra,
+      prompt: "Question: q\n\nA: a\nB: b\nC: c\nD: d\nE: e\n\nAnswer (single letter): ",
+      question: "q",
+      options: ["a", "b", "c", "d", "e"],
+      option_ids: ["c", "a", "b", "e", "d"],
+      labels: [0.1, 0.5, 0.2, 0.1, 0.1],
+      labels_lower: [0, 0, 0, 0, 0],
+      labels_upper: [1, 1, 1, 1, 1],
+      label_source: "preference",
+      intended_answer: 0,
+      ...extra,
     });
 
   it("are recognised and read", () => {
@@ -88,29 +114,47 @@ describe("prompts", () => {
   it("are the pinned texts", () => {
     const pinned = JSON.parse(readFileSync("app/data/mc-evaluation/hashes.json", "utf8"));
     for (const file of Object.values(PROMPT_FILES)) {
-      expect(createHash("sha256").update(readFileSync(`app/data/mc-evaluation/${file}`)).digest("hex"), file).toBe(pinned[file]);
+      expect(
+        createHash("sha256")
+          .update(readFileSync(`app/data/mc-evaluation/${file}`))
+          .digest("hex"),
+        file,
+      ).toBe(pinned[file]);
       expect(loaded.hashes[file]).toBe(pinned[file]);
     }
   });
 
   it("MentalBench: one user message, the single-answer prompt for Types I–II, select-all for III–IV", () => {
-    const items = parseItems([mb({ id: "1", question: "Q {x}" }), mb({ id: "2", type: "IV" })].join("\n"), { csv: false }).items;
+    const items = parseItems([mb({ id: "1", question: "Q {x}" }), mb({ id: "2", type: "IV" })].join("\n"), {
+      csv: false,
+    }).items;
     const [m1] = buildMessages(items[0]!, loaded.texts, { style: "paper", fewShot: [] });
     expect(m1!.content).toBe(
       "Q {x}\nQ: What is the most likely diagnosis?\nSelect the single best answer from the options (A, B, C, D).\n" +
         "Do NOT provide any explanation, reasoning, or introduction. Just the letter.\n**Output Examples:**\n" +
         "- Single Answer: A.\n\nA. MDD\nB. BP2\nC. GAD\nD. PDD\nAnswer:\n",
     );
-    expect(buildMessages(items[1]!, loaded.texts, { style: "paper", fewShot: [] })[0]!.content).toMatch(/Select all that apply/);
+    expect(buildMessages(items[1]!, loaded.texts, { style: "paper", fewShot: [] })[0]!.content).toMatch(
+      /Select all that apply/,
+    );
     expect(buildMessages(items[1]!, loaded.texts, { style: "clear", fewShot: [] })[0]!.content).toMatch(/one or more/);
   });
 
   it("MENTAT: the system message, the few-shot examples as turns, the record's prompt", () => {
     const text = ["q1", "q2", "q3"].map((q) =>
       JSON.stringify({
-        id: `${q}.base`, question_id: q, dataset: "base", domain: "diagnosis", demographics: { gender: null, age: null, race: null },
-        prompt: `P ${q}`, question: q, options: ["a", "b", "c", "d", "e"], option_ids: ["a", "b", "c", "d", "e"],
-        labels: [0, 0, 1, 0, 0], label_source: "intended", intended_answer: 2,
+        id: `${q}.base`,
+        question_id: q,
+        dataset: "base",
+        domain: "diagnosis",
+        demographics: { gender: null, age: null, race: null },
+        prompt: `P ${q}`,
+        question: q,
+        options: ["a", "b", "c", "d", "e"],
+        option_ids: ["a", "b", "c", "d", "e"],
+        labels: [0, 0, 1, 0, 0],
+        label_source: "intended",
+        intended_answer: 2,
       }),
     );
     const items = parseItems(text.join("\n"), { csv: false }).items as MentatItem[];
@@ -138,4 +182,5 @@ describe("prompts", () => {
   });
 });
 
-const PY_FIRST_THREE = JSON.parse(readFileSync("test/fixtures/mc-evaluation/few-shot-split.json", "utf8")).first_three as string[];
+const PY_FIRST_THREE = JSON.parse(readFileSync("test/fixtures/mc-evaluation/few-shot-split.json", "utf8"))
+  .first_three as string[];

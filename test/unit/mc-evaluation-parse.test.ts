@@ -52,7 +52,9 @@ describe("answer parsing", () => {
 
   it("counts every status of the table, and none is scored unless parsed", () => {
     const statuses = rows.map((r) => parseAnswer(r[1]!, CONTEXTS[r[0]!]!));
-    const counts = Object.fromEntries(["parsed", "ambiguous", "refused", "empty"].map((s) => [s, statuses.filter((p) => p.status === s).length]));
+    const counts = Object.fromEntries(
+      ["parsed", "ambiguous", "refused", "empty"].map((s) => [s, statuses.filter((p) => p.status === s).length]),
+    );
     expect(counts.parsed! + counts.ambiguous! + counts.refused! + counts.empty!).toBe(rows.length);
     for (const p of statuses) if (p.status !== "parsed") expect(p.letters).toEqual([]);
   });

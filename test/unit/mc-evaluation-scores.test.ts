@@ -61,7 +61,12 @@ describe("MentalBench scores", () => {
   it("a hand-computed example: Table 2's weighting", () => {
     const item = (id: string, type: string, answer: string) =>
       JSON.stringify({ id, question: "q", options: ["w", "x", "y", "z"], answer, type, disease: "MDD" });
-    const lines = [item("1", "I", "A. w"), item("2", "I", "B. x"), item("3", "III", "A & B) w and x"), item("4", "IV", "C. y")];
+    const lines = [
+      item("1", "I", "A. w"),
+      item("2", "I", "B. x"),
+      item("3", "III", "A & B) w and x"),
+      item("4", "IV", "C. y"),
+    ];
     const items = parseItems(lines.join("\n"), { csv: false }).items;
     const answers = ["A", "I cannot answer that.", "A & B", "B"];
     const s = mentalBenchScores(items.map((it, i) => responseRecord(it, [], answers[i]!, 1, 0)));
@@ -86,10 +91,18 @@ describe("MENTAT scores and drift", () => {
 
   it("a preference-labelled question scores the experts' top option (first on ties), one-hot cross-entropy", () => {
     const line = JSON.stringify({
-      id: "t1.base", question_id: "t1", dataset: "base", domain: "triage",
-      demographics: { gender: null, age: null, race: null }, prompt: "Q", question: "Q",
-      options: ["a", "b", "c", "d", "e"], option_ids: ["a", "b", "c", "d", "e"],
-      labels: [0.1, 0.35, 0.35, 0.1, 0.1], label_source: "preference", intended_answer: 2,
+      id: "t1.base",
+      question_id: "t1",
+      dataset: "base",
+      domain: "triage",
+      demographics: { gender: null, age: null, race: null },
+      prompt: "Q",
+      question: "Q",
+      options: ["a", "b", "c", "d", "e"],
+      option_ids: ["a", "b", "c", "d", "e"],
+      labels: [0.1, 0.35, 0.35, 0.1, 0.1],
+      label_source: "preference",
+      intended_answer: 2,
     });
     const [item] = parseItems(line, { csv: false }).items;
     const [b, c] = mentatRows([responseRecord(item!, [], "B", 1, 0), responseRecord(item!, [], "C", 1, 0)]);
@@ -128,7 +141,13 @@ describe("MENTAT scores and drift", () => {
       expect(d.tests.length).toBe(e.tests.length);
       d.tests.forEach((t, i) => {
         const et = e.tests[i];
-        expect([t.first, t.second, t.n_pairs, t.first_only, t.second_only]).toEqual([et.first, et.second, et.n_pairs, et.first_only, et.second_only]);
+        expect([t.first, t.second, t.n_pairs, t.first_only, t.second_only]).toEqual([
+          et.first,
+          et.second,
+          et.n_pairs,
+          et.first_only,
+          et.second_only,
+        ]);
         expect(t.p).toBeCloseTo(et.p, 12);
         expect(t.p_holm).toBeCloseTo(et.p_holm, 12);
         expect(t.significant).toBe(et.significant);

@@ -83,7 +83,12 @@ function orderConditions(dimension: DriftDimension, conditions: string[]): strin
 
 const rate = (xs: readonly boolean[]) => (xs.length ? xs.filter(Boolean).length / xs.length : null);
 
-function conditionAccuracy(condition: string, all: readonly MentatRow[], options: DriftOptions, seedKey: string): ConditionAccuracy {
+function conditionAccuracy(
+  condition: string,
+  all: readonly MentatRow[],
+  options: DriftOptions,
+  seedKey: string,
+): ConditionAccuracy {
   const parsed = all.filter((r) => r.status === "parsed");
   const outcomes = parsed.map((r) => r.correct);
   const domains = [...new Set(all.map((r) => r.facts.domain))].sort();
@@ -93,11 +98,10 @@ function conditionAccuracy(condition: string, all: readonly MentatRow[], options
     n_parsed: parsed.length,
     correct: outcomes.filter(Boolean).length,
     accuracy: rate(outcomes),
-    ci95: bootstrapInterval(
-      outcomes.length,
-      (idx) => idx.reduce((s, i) => s + (outcomes[i] ? 1 : 0), 0) / idx.length,
-      { reps: options.reps, seed: seedFromText(`${options.seed}:${seedKey}`) },
-    ),
+    ci95: bootstrapInterval(outcomes.length, (idx) => idx.reduce((s, i) => s + (outcomes[i] ? 1 : 0), 0) / idx.length, {
+      reps: options.reps,
+      seed: seedFromText(`${options.seed}:${seedKey}`),
+    }),
     by_domain: Object.fromEntries(
       domains.map((domain) => {
         const d = parsed.filter((r) => r.facts.domain === domain).map((r) => r.correct);
@@ -118,7 +122,10 @@ export const MENTAT_AGE_BANDS = [
   { label: "49-65 years", low: 49, high: 65 },
 ] as const;
 
-export function ageBands(rows: readonly MentatRow[], options: DriftOptions = DEFAULT_DRIFT_OPTIONS): ConditionAccuracy[] {
+export function ageBands(
+  rows: readonly MentatRow[],
+  options: DriftOptions = DEFAULT_DRIFT_OPTIONS,
+): ConditionAccuracy[] {
   const aged = rows.filter((r) => r.facts.dataset === "age" && r.facts.demographics.age !== null);
   return MENTAT_AGE_BANDS.map((band, i) => {
     const inBand = aged.filter((r) => {
@@ -164,7 +171,9 @@ export function dimensionDrift(
       const second = conditions[j]!;
       const a = outcomeOf.get(first)!;
       const b = outcomeOf.get(second)!;
-      const questions = [...a.keys()].filter((q) => a.get(q) !== null && b.get(q) !== undefined && b.get(q) !== null).sort();
+      const questions = [...a.keys()]
+        .filter((q) => a.get(q) !== null && b.get(q) !== undefined && b.get(q) !== null)
+        .sort();
       const pairs = questions.map((q) => [a.get(q)!, b.get(q)!] as const);
       const test = mcnemarExact(pairs);
       const accFirst = rate(pairs.map((p) => p[0]));
@@ -197,6 +206,9 @@ export function dimensionDrift(
   };
 }
 
-export function demographicDrift(rows: readonly MentatRow[], options: DriftOptions = DEFAULT_DRIFT_OPTIONS): DimensionDrift[] {
+export function demographicDrift(
+  rows: readonly MentatRow[],
+  options: DriftOptions = DEFAULT_DRIFT_OPTIONS,
+): DimensionDrift[] {
   return DRIFT_DIMENSIONS.map((d) => dimensionDrift(rows, d, options)).filter((d) => d.conditions.length > 0);
 }

@@ -79,7 +79,10 @@ const MentatRecordSchema = z.object({
 
 /** Type I–IV, also written 1–4, "Type 3", "type4". */
 const CaseTypeSchema = z.union([z.string(), z.number()]).transform((value, ctx) => {
-  const text = String(value).trim().replace(/^type\s*/i, "").toUpperCase();
+  const text = String(value)
+    .trim()
+    .replace(/^type\s*/i, "")
+    .toUpperCase();
   const byNumber: Record<string, CaseType> = { "1": "I", "2": "II", "3": "III", "4": "IV" };
   const type = byNumber[text] ?? (CASE_TYPES as readonly string[]).find((t) => t === text);
   if (!type) {
@@ -145,12 +148,17 @@ function mentalBenchItem(raw: unknown, line: number, errors: ItemIssue[], warnin
     optionsText = r.options;
     options = optionsFromBlock(r.options);
   } else {
-    options = Array.isArray(r.options) ? r.options : MENTALBENCH_LETTERS.map((l) => (r.options as Record<string, string>)[l]!);
+    options = Array.isArray(r.options)
+      ? r.options
+      : MENTALBENCH_LETTERS.map((l) => (r.options as Record<string, string>)[l]!);
     optionsText = options.map((o, i) => `${MENTALBENCH_LETTERS[i]}. ${o}`).join("\n");
   }
   const answer = answerLetters(r.answer);
   if (answer.length === 0) {
-    errors.push({ line, message: `answer ${JSON.stringify(r.answer)} names no option letter A–D before its first "." or ")"` });
+    errors.push({
+      line,
+      message: `answer ${JSON.stringify(r.answer)} names no option letter A–D before its first "." or ")"`,
+    });
     return null;
   }
   if (r.type === "III" && answer.length < 2) {
@@ -218,13 +226,14 @@ function csvRecords(text: string): { records: { line: number; value: unknown }[]
   const missing = ["id", "question", "answer", "type", "disease"].filter((c) => col(c) < 0);
   const optionCols = MENTALBENCH_LETTERS.map((l) => col(l));
   if (col("options") < 0 && optionCols.some((i) => i < 0)) missing.push("options (or columns A, B, C, D)");
-  if (missing.length) return { records: [], errors: [{ line: 1, message: `missing column(s): ${missing.join(", ")}` }] };
+  if (missing.length)
+    return { records: [], errors: [{ line: 1, message: `missing column(s): ${missing.join(", ")}` }] };
   // Line numbers count physical lines, so a cell spanning lines moves the rows after it.
   const records: { line: number; value: unknown }[] = [];
   let line = 1 + (nonEmpty[0]!.join(",").match(/\n/g)?.length ?? 0);
   for (const row of nonEmpty.slice(1)) {
     line += 1;
-    const cell = (i: number) => (i >= 0 ? (row[i] ?? "") : "");
+    const cell = (i: number) => (i >= 0 ? row[i] ?? "" : "");
     const clusterCell = cell(col("cluster"));
     records.push({
       line,
@@ -265,10 +274,7 @@ function jsonlRecords(text: string): { records: { line: number; value: unknown }
  * Reads an item file. `csv` selects the CSV reader (MentalBench only); otherwise JSON Lines, MENTAT records when the
  * first object has `question_id` and `labels`, MentalBench items otherwise (or as `format` says).
  */
-export function parseItems(
-  text: string,
-  options: { csv: boolean; format?: "mentat" | "mentalbench" },
-): ItemsResult {
+export function parseItems(text: string, options: { csv: boolean; format?: "mentat" | "mentalbench" }): ItemsResult {
   const { records, errors } = options.csv ? csvRecords(text) : jsonlRecords(text);
   const format = options.format ?? (!options.csv && looksLikeMentat(records[0]?.value) ? "mentat" : "mentalbench");
   if (options.csv && format === "mentat") {

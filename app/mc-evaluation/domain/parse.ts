@@ -53,7 +53,12 @@ function normalise(text: string): string {
     .trim();
 }
 
-function result(status: ParseStatus, letters: string[] = [], rule: ParseRule | null = null, reason: string | null = null) {
+function result(
+  status: ParseStatus,
+  letters: string[] = [],
+  rule: ParseRule | null = null,
+  reason: string | null = null,
+) {
   return { status, letters: [...new Set(letters)].sort(), rule, reason };
 }
 
@@ -150,7 +155,7 @@ export function parseAnswer(raw: string, context: ParseContext): ParsedAnswer {
   const leading = leadingLetters(body);
   if (leading) {
     // "A or B" hedges between options: neither is the answer.
-    if (/^\s*(?:or)\b/i.test(leading.rest)) return result("ambiguous", [], null, "hedges between options (\"or\")");
+    if (/^\s*(?:or)\b/i.test(leading.rest)) return result("ambiguous", [], null, 'hedges between options ("or")');
     return judged(leading.letters, leading.letters.length > 1 ? "letter-set" : "letter", context);
   }
 
@@ -164,7 +169,8 @@ export function parseAnswer(raw: string, context: ParseContext): ParsedAnswer {
   const sets = inTextLetterSets(text, context);
   const distinctSets = [...new Set(sets.map((c) => [...new Set(c)].sort().join("")))];
   if (distinctSets.length === 1) return judged(sets[0]!, "letter-set", context);
-  if (distinctSets.length > 1) return result("ambiguous", [], null, `names different answers (${distinctSets.join(" / ")})`);
+  if (distinctSets.length > 1)
+    return result("ambiguous", [], null, `names different answers (${distinctSets.join(" / ")})`);
 
   const byText = optionTextLetters(body, context);
   if (byText.length > 0) return judged(byText, "option-text", context);

@@ -51,10 +51,10 @@ export function buildMessages(
       options.style === "single"
         ? texts.mentalbenchSingle
         : options.style === "clear"
-          ? texts.mentalbenchClear
-          : item.type === "I" || item.type === "II"
-            ? texts.mentalbenchSingle
-            : texts.mentalbenchMultiple;
+        ? texts.mentalbenchClear
+        : item.type === "I" || item.type === "II"
+        ? texts.mentalbenchSingle
+        : texts.mentalbenchMultiple;
     return [{ role: "user", content: fill(template, { question: item.question, options: item.optionsText }) }];
   }
   const shots = options.fewShot.flatMap((shot): ChatMessage[] => [
@@ -71,7 +71,7 @@ export interface FewShotSplit {
 }
 
 /**
- * MENTAT's 90% evaluation / 10% few-shot split of the base questions (seeds/004, "Protocol": 183 and 20 of 203):
+ * MENTAT's 90% evaluation / 10% few-shot split of the base questions (docs/mc-evaluation.md, "Prompts": 183 and 20 of 203):
  * the distinct question ids sorted, `random.Random(seed).shuffle`d, the first ⌊n · fraction⌋ held out. Every
  * variant of a held-out question leaves the evaluation with it, so no example is also asked.
  */

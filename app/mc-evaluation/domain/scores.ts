@@ -110,7 +110,10 @@ function mentalBenchGroup(rows: readonly MentalBenchRow[]): MentalBenchGroup {
   };
 }
 
-function weighted(groups: Record<string, MentalBenchGroup>, pick: (g: MentalBenchGroup) => number | null): number | null {
+function weighted(
+  groups: Record<string, MentalBenchGroup>,
+  pick: (g: MentalBenchGroup) => number | null,
+): number | null {
   let num = 0;
   let den = 0;
   for (const g of Object.values(groups)) {
@@ -216,7 +219,9 @@ export interface MentatScores {
 export function mentatScores(records: readonly ResponseRecord[]): MentatScores {
   const rows = mentatRows(records);
   const base = rows.filter((r) => r.facts.dataset === "base");
-  const base_by_domain = Object.fromEntries([...groupBy(base, (r) => r.facts.domain)].map(([k, g]) => [k, mentatGroup(g)]));
+  const base_by_domain = Object.fromEntries(
+    [...groupBy(base, (r) => r.facts.domain)].map(([k, g]) => [k, mentatGroup(g)]),
+  );
   if (base.length) base_by_domain.all = mentatGroup(base);
   return {
     base_by_domain,
