@@ -43,7 +43,7 @@ export function McReportDetail({ report }: { report: McReportView }) {
       </p>
       {report.figures.map((f) => (
         <figure key={f}>
-          <img src={file(f)} alt={f.replace(/\.svg$/, "").replace(/-/g, " ")} />
+          <img src={file(f)} alt={f.replace(/\.svg$/, "").replace(/-/g, " ")} style={{ maxWidth: "100%" }} />
           <figcaption>
             <a href={file(f)}>SVG</a> · <a href={file(f.replace(/\.svg$/, ".png"))}>PNG</a>
           </figcaption>
@@ -52,7 +52,7 @@ export function McReportDetail({ report }: { report: McReportView }) {
       {report.tables.map((t) => (
         <section key={t.name}>
           <h3>{t.title}</h3>
-          <div className="table-scroll">
+          <div style={{ overflowX: "auto" }}>
             <table>
               <thead>
                 <tr>
