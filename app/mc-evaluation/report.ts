@@ -198,6 +198,35 @@ const num = (x: number | null | undefined, digits = 3) => (x === null || x === u
 const pValue = (p: number) => (p < 0.001 ? p.toExponential(2) : p.toFixed(4));
 const ci = (c: [number, number] | null) => (c ? `${pct(c[0])}–${pct(c[1])}` : "—");
 
+const count = (x: number | null | undefined) =>
+  x === null || x === undefined ? "—" : String(Math.round(x * 100) / 100);
+
+/**
+ * One row per (model, seed), and for a model run with several seeds a row "mean of k seeds" after its seeds: the
+ * plain mean of each column over the seeds that have a value.
+ */
+function withSeedMeans<T extends { model: string; seed: number }>(
+  entries: readonly T[],
+  values: (entry: T) => (number | null)[],
+  formats: ((x: number | null) => string)[],
+): string[][] {
+  const rows: string[][] = [];
+  const models = [...new Set(entries.map((e) => e.model))];
+  for (const model of models) {
+    const mine = entries.filter((e) => e.model === model);
+    const numbers = mine.map(values);
+    mine.forEach((e, i) => rows.push([model, String(e.seed), ...numbers[i]!.map((v, k) => formats[k]!(v))]));
+    if (mine.length > 1) {
+      const means = numbers[0]!.map((_, k) => {
+        const xs = numbers.map((n) => n[k]).filter((x): x is number => x !== null);
+        return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+      });
+      rows.push([model, `mean of ${mine.length} seeds`, ...means.map((v, k) => formats[k]!(v))]);
+    }
+  }
+  return rows;
+}
+
 export const MENTAT_TABLE_DOMAINS = ["diagnosis", "treatment", "monitoring", "triage", "documentation"] as const;
 
 export function reportTables(report: McReport): Table[] {
@@ -216,16 +245,18 @@ export function reportTables(report: McReport): Table[] {
         "Overall (reference)",
         "III − IV (reference)",
       ],
-      rows: report.mentalbench.map(({ model, seed, scores }) => [
-        model,
-        String(seed),
-        ...CASE_TYPES.map((t) => pct(scores.by_type[t]?.accuracy)),
-        pct(scores.overall),
-        pct(scores.gap_iii_iv),
-        String(scores.total.n - scores.total.n_parsed),
-        pct(scores.overall_reference),
-        pct(scores.gap_iii_iv_reference),
-      ]),
+      rows: withSeedMeans(
+        report.mentalbench,
+        ({ scores }) => [
+          ...CASE_TYPES.map((t) => scores.by_type[t]?.accuracy ?? null),
+          scores.overall,
+          scores.gap_iii_iv,
+          scores.total.n - scores.total.n_parsed,
+          scores.overall_reference,
+          scores.gap_iii_iv_reference,
+        ],
+        [...CASE_TYPES.map(() => pct), pct, pct, count, pct, pct],
+      ),
     });
     const diseases = [...new Set(report.mentalbench.flatMap((m) => Object.keys(m.scores.by_disease)))].sort();
     tables.push({
@@ -257,15 +288,17 @@ export function reportTables(report: McReport): Table[] {
         "cross-entropy (triage)",
         "cross-entropy (documentation)",
       ],
-      rows: report.mentat.map(({ model, seed, scores }) => [
-        model,
-        String(seed),
-        ...MENTAT_TABLE_DOMAINS.map((d) => pct(scores.base_by_domain[d]?.accuracy)),
-        pct(scores.base_by_domain.all?.accuracy),
-        String((scores.base_by_domain.all?.n ?? 0) - (scores.base_by_domain.all?.n_parsed ?? 0)),
-        num(scores.base_by_domain.triage?.mean_cross_entropy),
-        num(scores.base_by_domain.documentation?.mean_cross_entropy),
-      ]),
+      rows: withSeedMeans(
+        report.mentat,
+        ({ scores }) => [
+          ...MENTAT_TABLE_DOMAINS.map((d) => scores.base_by_domain[d]?.accuracy ?? null),
+          scores.base_by_domain.all?.accuracy ?? null,
+          (scores.base_by_domain.all?.n ?? 0) - (scores.base_by_domain.all?.n_parsed ?? 0),
+          scores.base_by_domain.triage?.mean_cross_entropy ?? null,
+          scores.base_by_domain.documentation?.mean_cross_entropy ?? null,
+        ],
+        [...MENTAT_TABLE_DOMAINS.map(() => pct), pct, count, num, num],
+      ),
     });
     tables.push({
       name: "mentat-ablation",
