@@ -19,7 +19,7 @@ import { DEFAULT_DRIFT_OPTIONS } from "./domain/drift";
 import { parseItems } from "./domain/items";
 import { MENTALBENCH_STYLES } from "./domain/prompts";
 import { loadMcPrompts, mcPromptHashesOf } from "./prompt-files";
-import { buildReport, findMcRunFolders, readRunFolder, reportMarkdown, RunReadError } from "./report";
+import { buildReport, findMcRunFolders, parseClusters, readRunFolder, reportMarkdown, RunReadError } from "./report";
 import { writeReport } from "./report-files.server";
 import { McRunConfigError, runMcEvaluation, type McRunResult } from "./run";
 
@@ -251,6 +251,7 @@ export const mcRunCommand: Command = {
 const ReportOptionsSchema = z.object({
   runs: z.array(z.string().min(1)).min(1, "is required"),
   out: z.string().min(1).optional(),
+  clusters: z.string().min(1).optional(),
   json: z.boolean().default(false),
   "no-figures": z.boolean().default(false),
   bootstrap: count(100_000).default(DEFAULT_DRIFT_OPTIONS.reps),
@@ -262,7 +263,7 @@ const ReportOptionsSchema = z.object({
     .default(DEFAULT_DRIFT_OPTIONS.alpha),
 });
 
-const reportHelp = `Usage: npm run concord -- mc-report --runs DIR [--runs DIR…] [--out DIR] [--json]
+const reportHelp = `Usage: npm run concord -- mc-report --runs DIR [--runs DIR…] [--out DIR] [--json] [--clusters FILE]
                                      [--bootstrap 1000] [--seed 0] [--alpha 0.05] [--no-figures]
 
 Scores multiple-choice run folders (mc-run) and prints the Markdown report (or, with --json, one JSON object):
@@ -278,6 +279,7 @@ Scores multiple-choice run folders (mc-run) and prints the Markdown report (or, 
                 ("accuracy") and are counted; "accuracy_all" counts them wrong as the papers' code does
 
 --runs takes a run folder or a folder holding run folders (up to two levels down); repeat it for more.
+--clusters FILE: a CSV with columns disease,cluster giving the cluster of items that carry none.
 --out DIR writes report.md, scores.json, one CSV per table, runs/<model>_<format>_seed-<s>.csv|json (per item),
 accuracy-by-type and drift-<dimension> figures (.svg, .png) and manifest.json (sha256 of every file and of every
 run's responses, decoding parameters). --bootstrap, --seed: resamples and seed of the intervals (CPython's random,
@@ -292,6 +294,7 @@ export const mcReportCommand: Command = {
     const { values } = parseOptions(argv, {
       runs: { type: "string", multiple: true },
       out: { type: "string" },
+      clusters: { type: "string" },
       json: { type: "boolean" },
       "no-figures": { type: "boolean" },
       bootstrap: { type: "string" },
@@ -309,7 +312,16 @@ export const mcReportCommand: Command = {
       if (e instanceof RunReadError) throw new CliError(e.message);
       throw e;
     }
-    const report = buildReport(runs, { reps: o.bootstrap, seed: o.seed, alpha: o.alpha });
+    let clusters = new Map<string, string>();
+    if (o.clusters) {
+      const parsed = parseClusters(readText(o.clusters));
+      if (parsed.errors.length) {
+        for (const e of parsed.errors.slice(0, MAX_LISTED)) io.err(`${o.clusters}:${e.line}: ${e.message}\n`);
+        throw new CliError(`${o.clusters}: ${parsed.errors.length} problem(s)`);
+      }
+      clusters = parsed.clusters;
+    }
+    const report = buildReport(runs, { reps: o.bootstrap, seed: o.seed, alpha: o.alpha }, clusters);
     if (o.out) {
       const written = await writeReport(report, runs, o.out, {
         version: softwareVersion(),

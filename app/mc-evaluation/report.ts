@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { parseCsv } from "../core/csv-text";
 import { readJsonLines } from "../core/runner-records";
 import {
   ageBands,
@@ -131,11 +132,47 @@ export interface McReport {
   drift_options: DriftOptions;
 }
 
+/** Reads a `disease,cluster` CSV (header row required); problems as `line N: reason`. */
+export function parseClusters(text: string): {
+  clusters: Map<string, string>;
+  errors: { line: number; message: string }[];
+} {
+  const errors: { line: number; message: string }[] = [];
+  const clusters = new Map<string, string>();
+  let rows: string[][];
+  try {
+    rows = parseCsv(text.replace(/^\uFEFF/, "")).filter((r) => !(r.length === 1 && r[0] === ""));
+  } catch (e) {
+    return { clusters, errors: [{ line: 1, message: (e as Error).message }] };
+  }
+  const header = (rows[0] ?? []).map((h) => h.trim().toLowerCase());
+  const d = header.indexOf("disease");
+  const c = header.indexOf("cluster");
+  if (d < 0 || c < 0) return { clusters, errors: [{ line: 1, message: "needs the columns disease and cluster" }] };
+  const Row = z.object({ disease: z.string().trim().min(1), cluster: z.string().trim().min(1) });
+  rows.slice(1).forEach((row, i) => {
+    const parsed = Row.safeParse({ disease: row[d] ?? "", cluster: row[c] ?? "" });
+    if (!parsed.success) errors.push({ line: i + 2, message: "disease and cluster must not be empty" });
+    else if (clusters.has(parsed.data.disease))
+      errors.push({ line: i + 2, message: `disease ${parsed.data.disease} listed twice` });
+    else clusters.set(parsed.data.disease, parsed.data.cluster);
+  });
+  return { clusters, errors };
+}
+
 export const SCORING_NOTE =
   "accuracy: over parsed answers; accuracy_all: unparsed answers counted wrong (the papers' code); " +
   "reference_accuracy: MentalBench's own answer reader and rule";
 
-export function buildReport(runs: readonly LoadedRun[], driftOptions: DriftOptions): McReport {
+/**
+ * `clusters` maps a disease to its diagnostic cluster for items that carry none (mc-report --clusters), so that the
+ * per-cluster table can be made for item files without a cluster column.
+ */
+export function buildReport(
+  runs: readonly LoadedRun[],
+  driftOptions: DriftOptions,
+  clusters: ReadonlyMap<string, string> = new Map(),
+): McReport {
   const sorted = [...runs].sort(
     (a, b) =>
       (a.run.model.key < b.run.model.key ? -1 : a.run.model.key > b.run.model.key ? 1 : 0) ||
@@ -169,7 +206,14 @@ export function buildReport(runs: readonly LoadedRun[], driftOptions: DriftOptio
       parse,
     });
     if (r.run.items_format === "mentalbench") {
-      report.mentalbench.push({ model, seed: r.run.seed, scores: mentalBenchScores(r.records) });
+      const records = clusters.size
+        ? r.records.map((rec) =>
+            rec.facts.kind === "mentalbench" && rec.facts.cluster === null && clusters.has(rec.facts.disease)
+              ? { ...rec, facts: { ...rec.facts, cluster: clusters.get(rec.facts.disease)! } }
+              : rec,
+          )
+        : r.records;
+      report.mentalbench.push({ model, seed: r.run.seed, scores: mentalBenchScores(records) });
     } else {
       report.mentat.push({
         model,

@@ -5,7 +5,13 @@
 import { describe, expect, it } from "vitest";
 import { parseItems } from "../../app/mc-evaluation/domain/items";
 import { responseRecord } from "../../app/mc-evaluation/domain/records";
-import { buildReport, reportMarkdown, reportTables, type LoadedRun } from "../../app/mc-evaluation/report";
+import {
+  buildReport,
+  parseClusters,
+  reportMarkdown,
+  reportTables,
+  type LoadedRun,
+} from "../../app/mc-evaluation/report";
 
 const items = parseItems(
   [
@@ -66,5 +72,19 @@ describe("report tables", () => {
     const counts = reportTables(report).find((t) => t.name === "parse-counts")!;
     expect(counts.rows.find((r) => r[0] === "m" && r[1] === "0")!.slice(5, 9)).toEqual(["2", "0", "0", "1"]);
     expect(reportMarkdown(report)).toMatch(/## MentalBench: accuracy \(%, exact set match\) per case type/);
+  });
+});
+
+describe("clusters from a disease,cluster file", () => {
+  it("fill the cluster of items without one, and the file is validated by line", () => {
+    const { clusters, errors } = parseClusters("disease,cluster\nMDD,depressive\n");
+    expect(errors).toEqual([]);
+    const report = buildReport([run("m", 0, ["A", "A & B", "C"])], { reps: 10, seed: 0, alpha: 0.05 }, clusters);
+    expect(report.mentalbench[0]!.scores.by_cluster.depressive).toMatchObject({ n: 3, correct: 3, accuracy: 1 });
+    expect(parseClusters("disease,cluster\nMDD,a\nMDD,b\n,c\n").errors).toEqual([
+      { line: 3, message: "disease MDD listed twice" },
+      { line: 4, message: "disease and cluster must not be empty" },
+    ]);
+    expect(parseClusters("name,group\n").errors[0]!.message).toMatch(/disease and cluster/);
   });
 });
