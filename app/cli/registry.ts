@@ -12,6 +12,7 @@ import { runCommand } from "../evaluation/cli/run";
 import { screeningImportCommand, screeningReleaseCommand, screeningReportCommand, screeningRoundCommand } from "../screening/cli";
 import { statsCommand } from "../study-report/cli";
 import { usersCommand } from "../accounts/cli";
+import { mcReportCommand, mcRunCommand } from "../mc-evaluation/cli";
 
 /** Every command of `npm run concord`. Add a command here, one import and one entry, in alphabetical order. */
 export const commands: Command[] = [
@@ -30,6 +31,8 @@ export const commands: Command[] = [
   judgeImportOutputsCommand,
   judgeReportCommand,
   judgeSampleCommand,
+  mcReportCommand,
+  mcRunCommand,
   mentatExpandCommand,
   mentatExportCommand,
   mentatFitCommand,

@@ -306,7 +306,7 @@ type UnitClock = (unit: Unit) => number;
  * One call with its own abort signal tied to the run's: the client leaves a listener on the signal it is given, so
  * giving it the run's signal directly would pile up one listener per call over a long run.
  */
-async function callOnce(endpoint: ChatEndpoint, request: ChatRequest, run: AbortSignal): Promise<string> {
+export async function callOnce(endpoint: ChatEndpoint, request: ChatRequest, run: AbortSignal): Promise<string> {
   const call = new AbortController();
   const onAbort = () => call.abort();
   if (run.aborted) call.abort();

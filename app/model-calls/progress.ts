@@ -30,7 +30,13 @@ export function formatDuration(seconds: number): string {
   return `${r}s`;
 }
 
-export function progressLine(state: ProgressState, startFinished: number, elapsedSeconds: number, width = 24): string {
+export function progressLine(
+  state: ProgressState,
+  startFinished: number,
+  elapsedSeconds: number,
+  width = 24,
+  unit = "trajectories",
+): string {
   const fraction = state.total > 0 ? state.finished / state.total : 1;
   const filled = Math.round(fraction * width);
   const bar = "█".repeat(filled) + "░".repeat(width - filled);
@@ -42,13 +48,18 @@ export function progressLine(state: ProgressState, startFinished: number, elapse
     state.failures > 0 ? `${state.failures} failed calls` : "",
   ].filter(Boolean);
   return (
-    `[${bar}] ${state.finished}/${state.total} trajectories ${(100 * fraction).toFixed(0)}% · ` +
+    `[${bar}] ${state.finished}/${state.total} ${unit} ${(100 * fraction).toFixed(0)}% · ` +
     `${rate.toFixed(1)} calls/s · ETA ${state.finished === state.total ? "0s" : formatDuration(eta)}` +
     (extras.length ? ` · ${extras.join(", ")}` : "")
   );
 }
 
-export function createProgress(write: (text: string) => void, isTTY: boolean, now: () => number): ProgressSink {
+export function createProgress(
+  write: (text: string) => void,
+  isTTY: boolean,
+  now: () => number,
+  unit = "trajectories",
+): ProgressSink {
   let startedAt = 0;
   let startFinished = 0;
   let lastDraw = -Infinity;
@@ -60,7 +71,7 @@ export function createProgress(write: (text: string) => void, isTTY: boolean, no
     if (isTTY) {
       if (!force && t - lastDraw < 100) return;
       lastDraw = t;
-      write(`\r\x1b[2K${progressLine(state, startFinished, elapsed())}`);
+      write(`\r\x1b[2K${progressLine(state, startFinished, elapsed(), 24, unit)}`);
       return;
     }
     const tenth = state.total > 0 ? Math.floor((10 * state.finished) / state.total) : 10;
@@ -69,7 +80,7 @@ export function createProgress(write: (text: string) => void, isTTY: boolean, no
       if (state.finished === lastPrinted && t - lastDraw < 30_000) return;
       lastPrinted = state.finished;
       lastDraw = t;
-      write(`progress: ${progressLine(state, startFinished, elapsed(), 0).replace(/^\[\] /, "")}\n`);
+      write(`progress: ${progressLine(state, startFinished, elapsed(), 0, unit).replace(/^\[\] /, "")}\n`);
     }
   };
   return {

@@ -1,0 +1,299 @@
+/**
+ * The items a multiple-choice evaluation asks about (docs/mc-evaluation.md, "Items"): MENTAT evaluation records as
+ * `mentat-export` writes them, or MentalBench items from JSONL or CSV. Both are read whole and validated with zod;
+ * every problem is reported as `line N: reason` and a file with any problem yields no items.
+ */
+import { z } from "zod";
+import { parsePythonCsv as parseCsv, CsvSyntaxError } from "../../formats/csv-text";
+import { GENDERS, MENTAT_DOMAINS, VARIANT_DIMENSIONS } from "../../expert-panel/domain/expert-scales";
+
+export const MENTAT_LETTERS = ["A", "B", "C", "D", "E"] as const;
+export const MENTALBENCH_LETTERS = ["A", "B", "C", "D"] as const;
+export const CASE_TYPES = ["I", "II", "III", "IV"] as const;
+export type CaseType = (typeof CASE_TYPES)[number];
+
+export interface MentatItem {
+  kind: "mentat";
+  id: string;
+  questionId: string;
+  dataset: (typeof VARIANT_DIMENSIONS)[number];
+  domain: (typeof MENTAT_DOMAINS)[number];
+  demographics: { gender: string | null; age: number | null; race: string | null };
+  /** The record's multiple-choice prompt, sent as it is. */
+  prompt: string;
+  options: string[];
+  labels: number[];
+  labelSource: "preference" | "intended";
+}
+
+export interface MentalBenchItem {
+  kind: "mentalbench";
+  id: string;
+  question: string;
+  /** The options block as it goes into the prompt ("A. …\nB. …" when the file gives a list). */
+  optionsText: string;
+  /** Option texts by letter, for reading an answer that names an option instead of its letter. */
+  options: string[] | null;
+  /** The answer's letters, sorted. */
+  answer: string[];
+  answerText: string;
+  type: CaseType;
+  disease: string;
+  cluster: string | null;
+}
+
+export type McItem = MentatItem | MentalBenchItem;
+
+export interface ItemIssue {
+  line: number;
+  message: string;
+}
+
+export interface ItemsResult {
+  items: McItem[];
+  errors: ItemIssue[];
+  warnings: ItemIssue[];
+  format: "mentat" | "mentalbench";
+}
+
+const MentatRecordSchema = z.object({
+  id: z.string().min(1),
+  question_id: z.string().min(1),
+  dataset: z.enum(VARIANT_DIMENSIONS),
+  domain: z.enum(MENTAT_DOMAINS),
+  demographics: z.object({
+    gender: z.enum(GENDERS).nullable(),
+    age: z.number().int().nullable(),
+    race: z.string().nullable(),
+  }),
+  prompt: z.string().min(1),
+  question: z.string(),
+  options: z.array(z.string()).length(5),
+  option_ids: z.array(z.string()).length(5),
+  labels: z.array(z.number().min(0).max(1)).length(5),
+  labels_lower: z.array(z.number()).length(5).optional(),
+  labels_upper: z.array(z.number()).length(5).optional(),
+  label_source: z.enum(["preference", "intended"]),
+  intended_answer: z.number().int().min(0).max(4),
+});
+
+/** Type I–IV, also written 1–4, "Type 3", "type4". */
+const CaseTypeSchema = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const text = String(value)
+    .trim()
+    .replace(/^type\s*/i, "")
+    .toUpperCase();
+  const byNumber: Record<string, CaseType> = { "1": "I", "2": "II", "3": "III", "4": "IV" };
+  const type = byNumber[text] ?? (CASE_TYPES as readonly string[]).find((t) => t === text);
+  if (!type) {
+    ctx.addIssue({ code: "custom", message: `type must be I, II, III or IV (or 1–4), got ${JSON.stringify(value)}` });
+    return z.NEVER;
+  }
+  return type as CaseType;
+});
+
+const OptionsSchema = z.union([
+  z.string().min(1),
+  z.array(z.string().min(1)).length(4),
+  z.object({ A: z.string().min(1), B: z.string().min(1), C: z.string().min(1), D: z.string().min(1) }),
+]);
+
+const MentalBenchRecordSchema = z.object({
+  id: z.union([z.string().min(1), z.number()]).transform(String),
+  question: z.string().min(1),
+  options: OptionsSchema,
+  answer: z.string().min(1),
+  type: CaseTypeSchema,
+  disease: z.string().min(1),
+  cluster: z.string().min(1).nullable().optional(),
+});
+
+/**
+ * The letters of a MentalBench answer such as "C. Bipolar II", "A) Major Depressive" or "A & B) Both": the text
+ * before the first "." or ")" and the stand-alone letters A–D in it (MentalBench's ground-truth rule).
+ */
+export function answerLetters(answer: string): string[] {
+  const prefix = answer.toUpperCase().trim().split(/[.)]/, 1)[0] ?? "";
+  return [...new Set(prefix.match(/\b[A-D]\b/g) ?? [])].sort();
+}
+
+/** Option texts parsed out of an options block written "A. text" / "A) text" / "A: text", one per line. */
+export function optionsFromBlock(block: string): string[] | null {
+  const found: Record<string, string> = {};
+  for (const line of block.split(/\r?\n/)) {
+    const m = /^\s*\(?([A-D])[.):]\s*(.+?)\s*$/.exec(line);
+    if (m && !(m[1]! in found)) found[m[1]!] = m[2]!;
+  }
+  const texts = MENTALBENCH_LETTERS.map((l) => found[l]);
+  return texts.every((t): t is string => t !== undefined) ? texts : null;
+}
+
+function issueText(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .join("; ");
+}
+
+function mentalBenchItem(raw: unknown, line: number, errors: ItemIssue[], warnings: ItemIssue[]): McItem | null {
+  const parsed = MentalBenchRecordSchema.safeParse(raw);
+  if (!parsed.success) {
+    errors.push({ line, message: issueText(parsed.error) });
+    return null;
+  }
+  const r = parsed.data;
+  let optionsText: string;
+  let options: string[] | null;
+  if (typeof r.options === "string") {
+    optionsText = r.options;
+    options = optionsFromBlock(r.options);
+  } else {
+    options = Array.isArray(r.options)
+      ? r.options
+      : MENTALBENCH_LETTERS.map((l) => (r.options as Record<string, string>)[l]!);
+    optionsText = options.map((o, i) => `${MENTALBENCH_LETTERS[i]}. ${o}`).join("\n");
+  }
+  const answer = answerLetters(r.answer);
+  if (answer.length === 0) {
+    errors.push({
+      line,
+      message: `answer ${JSON.stringify(r.answer)} names no option letter A–D before its first "." or ")"`,
+    });
+    return null;
+  }
+  if (r.type === "III" && answer.length < 2) {
+    warnings.push({ line, message: `a Type III case with a single answer (${answer.join("")})` });
+  } else if (r.type !== "III" && answer.length > 1) {
+    warnings.push({ line, message: `a Type ${r.type} case with several answers (${answer.join(" & ")})` });
+  }
+  return {
+    kind: "mentalbench",
+    id: r.id,
+    question: r.question,
+    optionsText,
+    options,
+    answer,
+    answerText: r.answer,
+    type: r.type,
+    disease: r.disease,
+    cluster: r.cluster ?? null,
+  };
+}
+
+function mentatItem(raw: unknown, line: number, errors: ItemIssue[]): McItem | null {
+  const parsed = MentatRecordSchema.safeParse(raw);
+  if (!parsed.success) {
+    errors.push({ line, message: issueText(parsed.error) });
+    return null;
+  }
+  const r = parsed.data;
+  const sum = r.labels.reduce((a, b) => a + b, 0);
+  if (Math.abs(sum - 1) > 1e-6) {
+    errors.push({ line, message: `labels must sum to 1, they sum to ${sum}` });
+    return null;
+  }
+  return {
+    kind: "mentat",
+    id: r.id,
+    questionId: r.question_id,
+    dataset: r.dataset,
+    domain: r.domain,
+    demographics: r.demographics,
+    prompt: r.prompt,
+    options: r.options,
+    labels: r.labels,
+    labelSource: r.label_source,
+  };
+}
+
+function looksLikeMentat(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "question_id" in value && "labels" in value;
+}
+
+/** CSV columns of a MentalBench item file: the JSONL keys, options as one `options` cell or as columns A–D. */
+function csvRecords(text: string): { records: { line: number; value: unknown }[]; errors: ItemIssue[] } {
+  let rows: string[][];
+  try {
+    rows = parseCsv(text.replace(/^\uFEFF/, ""));
+  } catch (e) {
+    if (e instanceof CsvSyntaxError) return { records: [], errors: [{ line: 1, message: e.message }] };
+    throw e;
+  }
+  const nonEmpty = rows.filter((r) => !(r.length === 1 && r[0] === ""));
+  if (nonEmpty.length === 0) return { records: [], errors: [{ line: 1, message: "the file is empty" }] };
+  const header = nonEmpty[0]!.map((h) => h.trim());
+  const col = (name: string) => header.findIndex((h) => h.toLowerCase() === name.toLowerCase());
+  const missing = ["id", "question", "answer", "type", "disease"].filter((c) => col(c) < 0);
+  const optionCols = MENTALBENCH_LETTERS.map((l) => col(l));
+  if (col("options") < 0 && optionCols.some((i) => i < 0)) missing.push("options (or columns A, B, C, D)");
+  if (missing.length)
+    return { records: [], errors: [{ line: 1, message: `missing column(s): ${missing.join(", ")}` }] };
+  // Line numbers count physical lines, so a cell spanning lines moves the rows after it.
+  const records: { line: number; value: unknown }[] = [];
+  let line = 1 + (nonEmpty[0]!.join(",").match(/\n/g)?.length ?? 0);
+  for (const row of nonEmpty.slice(1)) {
+    line += 1;
+    const cell = (i: number) => (i >= 0 ? row[i] ?? "" : "");
+    const clusterCell = cell(col("cluster"));
+    records.push({
+      line,
+      value: {
+        id: cell(col("id")),
+        question: cell(col("question")),
+        options: col("options") >= 0 ? cell(col("options")) : optionCols.map(cell),
+        answer: cell(col("answer")),
+        type: cell(col("type")),
+        disease: cell(col("disease")),
+        cluster: clusterCell === "" ? null : clusterCell,
+      },
+    });
+    line += row.join(",").match(/\n/g)?.length ?? 0;
+  }
+  return { records, errors: [] };
+}
+
+function jsonlRecords(text: string): { records: { line: number; value: unknown }[]; errors: ItemIssue[] } {
+  const records: { line: number; value: unknown }[] = [];
+  const errors: ItemIssue[] = [];
+  text
+    .replace(/^\uFEFF/, "")
+    .split("\n")
+    .forEach((raw, i) => {
+      if (raw.trim() === "") return;
+      try {
+        records.push({ line: i + 1, value: JSON.parse(raw) });
+      } catch {
+        errors.push({ line: i + 1, message: "not valid JSON" });
+      }
+    });
+  if (records.length === 0 && errors.length === 0) errors.push({ line: 1, message: "the file has no items" });
+  return { records, errors };
+}
+
+/**
+ * Reads an item file. `csv` selects the CSV reader (MentalBench only); otherwise JSON Lines, MENTAT records when the
+ * first object has `question_id` and `labels`, MentalBench items otherwise (or as `format` says).
+ */
+export function parseItems(text: string, options: { csv: boolean; format?: "mentat" | "mentalbench" }): ItemsResult {
+  const { records, errors } = options.csv ? csvRecords(text) : jsonlRecords(text);
+  const format = options.format ?? (!options.csv && looksLikeMentat(records[0]?.value) ? "mentat" : "mentalbench");
+  if (options.csv && format === "mentat") {
+    errors.push({ line: 1, message: "MENTAT records are JSON Lines (as mentat-export writes them), not CSV" });
+  }
+  const warnings: ItemIssue[] = [];
+  const items: McItem[] = [];
+  const seen = new Map<string, number>();
+  for (const { line, value } of records) {
+    const item = format === "mentat" ? mentatItem(value, line, errors) : mentalBenchItem(value, line, errors, warnings);
+    if (!item) continue;
+    const first = seen.get(item.id);
+    if (first !== undefined) {
+      errors.push({ line, message: `duplicate id ${JSON.stringify(item.id)} (first on line ${first})` });
+      continue;
+    }
+    seen.set(item.id, line);
+    items.push(item);
+  }
+  errors.sort((a, b) => a.line - b.line);
+  return { items: errors.length ? [] : items, errors, warnings, format };
+}

@@ -1,0 +1,448 @@
+/**
+ * The report of multiple-choice runs (docs/mc-evaluation.md, "Reports"): read run folders, score each (model, seed)
+ * run, and lay the scores out as each paper's tables. Pure apart from reading the folders; writing files and
+ * figures is report-files.server.ts.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { parsePythonCsv as parseCsv } from "../formats/csv-text";
+import { readJsonLines } from "../evaluation/domain/runner-records";
+import {
+  ageBands,
+  demographicDrift,
+  type ConditionAccuracy,
+  type DimensionDrift,
+  type DriftOptions,
+} from "./domain/drift";
+import { ResponseRecordSchema, type ResponseRecord } from "./domain/records";
+import { CASE_TYPES } from "./domain/items";
+import {
+  mentalBenchScores,
+  mentatRows,
+  mentatScores,
+  type MentalBenchScores,
+  type MentatScores,
+  type ParseCounts,
+} from "./domain/scores";
+import { MC_RESPONSES, MC_RUN_JSON } from "./run";
+
+const RunJsonSchema = z.object({
+  format: z.literal("concord-mc-run/1"),
+  model: z.object({ name: z.string(), key: z.string(), base_url: z.string() }),
+  items_format: z.enum(["mentat", "mentalbench"]),
+  seed: z.number(),
+  decoding: z.record(z.string(), z.unknown()),
+  mentalbench_style: z.string(),
+  few_shot: z.unknown(),
+  prompts: z.record(z.string(), z.string()),
+  num_items: z.number(),
+  status: z.string(),
+  answered: z.number(),
+});
+export type RunSummaryJson = z.infer<typeof RunJsonSchema>;
+
+/** A run folder that cannot be read, with FILE:LINE where a line is at fault. */
+export class RunReadError extends Error {}
+
+export interface LoadedRun {
+  dir: string;
+  run: RunSummaryJson;
+  records: ResponseRecord[];
+  /** The responses file's bytes' sha256 is computed by the writer; here its size for the manifest. */
+  responsesText: string;
+}
+
+export function readRunFolder(dir: string): LoadedRun {
+  const runPath = join(dir, MC_RUN_JSON);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(runPath, "utf8"));
+  } catch (e) {
+    throw new RunReadError(`${runPath}:1: ${(e as Error).message}`);
+  }
+  const run = RunJsonSchema.safeParse(json);
+  if (!run.success)
+    throw new RunReadError(
+      `${runPath}:1: not a multiple-choice run.json (${run.error.issues[0]?.path.join(".")}: ${
+        run.error.issues[0]?.message
+      })`,
+    );
+  const responsesPath = join(dir, MC_RESPONSES);
+  const text = existsSync(responsesPath) ? readFileSync(responsesPath, "utf8") : "";
+  const lines = readJsonLines(text);
+  if (lines.badLines.length) throw new RunReadError(`${responsesPath}:${lines.badLines[0]}: not valid JSON`);
+  const records = lines.values.map((v, i) => {
+    const r = ResponseRecordSchema.safeParse(v);
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      throw new RunReadError(`${responsesPath}:${i + 1}: ${issue?.path.join(".")}: ${issue?.message}`);
+    }
+    return r.data;
+  });
+  return { dir, run: run.data, records, responsesText: text };
+}
+
+/** Run folders at `root` or one or two levels below it, sorted by path. */
+export function findMcRunFolders(root: string): string[] {
+  const found: string[] = [];
+  const visit = (dir: string, depth: number) => {
+    if (existsSync(join(dir, MC_RUN_JSON))) {
+      found.push(dir);
+      return;
+    }
+    if (depth >= 2) return;
+    for (const name of readdirSync(dir).sort()) {
+      const sub = join(dir, name);
+      if (statSync(sub).isDirectory()) visit(sub, depth + 1);
+    }
+  };
+  if (existsSync(root) && statSync(root).isDirectory()) visit(root, 0);
+  return found.sort();
+}
+
+export interface RunEntry {
+  model: string;
+  seed: number;
+  format: "mentat" | "mentalbench";
+  dir: string;
+  status: string;
+  answered: number;
+  num_items: number;
+  decoding: Record<string, unknown>;
+  mentalbench_style: string;
+  few_shot: unknown;
+  prompts: Record<string, string>;
+  parse: ParseCounts;
+}
+
+export interface McReport {
+  format: "concord-mc-report/1";
+  /** Unparsed answers are left out of `accuracy` and counted; `accuracy_all` and `reference_*` count them wrong. */
+  scoring: string;
+  runs: RunEntry[];
+  mentalbench: { model: string; seed: number; scores: MentalBenchScores }[];
+  mentat: {
+    model: string;
+    seed: number;
+    scores: MentatScores;
+    drift: DimensionDrift[];
+    age_bands: ConditionAccuracy[];
+  }[];
+  drift_options: DriftOptions;
+}
+
+/** Reads a `disease,cluster` CSV (header row required); problems as `line N: reason`. */
+export function parseClusters(text: string): {
+  clusters: Map<string, string>;
+  errors: { line: number; message: string }[];
+} {
+  const errors: { line: number; message: string }[] = [];
+  const clusters = new Map<string, string>();
+  let rows: string[][];
+  try {
+    rows = parseCsv(text.replace(/^\uFEFF/, "")).filter((r) => !(r.length === 1 && r[0] === ""));
+  } catch (e) {
+    return { clusters, errors: [{ line: 1, message: (e as Error).message }] };
+  }
+  const header = (rows[0] ?? []).map((h) => h.trim().toLowerCase());
+  const d = header.indexOf("disease");
+  const c = header.indexOf("cluster");
+  if (d < 0 || c < 0) return { clusters, errors: [{ line: 1, message: "needs the columns disease and cluster" }] };
+  const Row = z.object({ disease: z.string().trim().min(1), cluster: z.string().trim().min(1) });
+  rows.slice(1).forEach((row, i) => {
+    const parsed = Row.safeParse({ disease: row[d] ?? "", cluster: row[c] ?? "" });
+    if (!parsed.success) errors.push({ line: i + 2, message: "disease and cluster must not be empty" });
+    else if (clusters.has(parsed.data.disease))
+      errors.push({ line: i + 2, message: `disease ${parsed.data.disease} listed twice` });
+    else clusters.set(parsed.data.disease, parsed.data.cluster);
+  });
+  return { clusters, errors };
+}
+
+export const SCORING_NOTE =
+  "accuracy: over parsed answers; accuracy_all: unparsed answers counted wrong (the papers' code); " +
+  "reference_accuracy: MentalBench's own answer reader and rule";
+
+/**
+ * `clusters` maps a disease to its diagnostic cluster for items that carry none (mc-report --clusters), so that the
+ * per-cluster table can be made for item files without a cluster column.
+ */
+export function buildReport(
+  runs: readonly LoadedRun[],
+  driftOptions: DriftOptions,
+  clusters: ReadonlyMap<string, string> = new Map(),
+): McReport {
+  const sorted = [...runs].sort(
+    (a, b) =>
+      (a.run.model.key < b.run.model.key ? -1 : a.run.model.key > b.run.model.key ? 1 : 0) ||
+      a.run.seed - b.run.seed ||
+      (a.run.items_format < b.run.items_format ? -1 : 1),
+  );
+  const report: McReport = {
+    format: "concord-mc-report/1",
+    scoring: SCORING_NOTE,
+    runs: [],
+    mentalbench: [],
+    mentat: [],
+    drift_options: driftOptions,
+  };
+  for (const r of sorted) {
+    const parse: ParseCounts = { parsed: 0, ambiguous: 0, refused: 0, empty: 0 };
+    for (const rec of r.records) parse[rec.parse.status]++;
+    const model = r.run.model.key;
+    report.runs.push({
+      model,
+      seed: r.run.seed,
+      format: r.run.items_format,
+      dir: r.dir,
+      status: r.run.status,
+      answered: r.records.length,
+      num_items: r.run.num_items,
+      decoding: r.run.decoding,
+      mentalbench_style: r.run.mentalbench_style,
+      few_shot: r.run.few_shot,
+      prompts: r.run.prompts,
+      parse,
+    });
+    if (r.run.items_format === "mentalbench") {
+      const records = clusters.size
+        ? r.records.map((rec) =>
+            rec.facts.kind === "mentalbench" && rec.facts.cluster === null && clusters.has(rec.facts.disease)
+              ? { ...rec, facts: { ...rec.facts, cluster: clusters.get(rec.facts.disease)! } }
+              : rec,
+          )
+        : r.records;
+      report.mentalbench.push({ model, seed: r.run.seed, scores: mentalBenchScores(records) });
+    } else {
+      report.mentat.push({
+        model,
+        seed: r.run.seed,
+        scores: mentatScores(r.records),
+        drift: demographicDrift(mentatRows(r.records), driftOptions),
+        age_bands: ageBands(mentatRows(r.records), driftOptions),
+      });
+    }
+  }
+  return report;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tables: rows of cells, shared by the Markdown report, the CSV files and the admin page.
+
+export interface Table {
+  name: string;
+  title: string;
+  header: string[];
+  rows: string[][];
+}
+
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? "—" : (100 * x).toFixed(2));
+const num = (x: number | null | undefined, digits = 3) => (x === null || x === undefined ? "—" : x.toFixed(digits));
+const pValue = (p: number) => (p < 0.001 ? p.toExponential(2) : p.toFixed(4));
+const ci = (c: [number, number] | null) => (c ? `${pct(c[0])}–${pct(c[1])}` : "—");
+
+const count = (x: number | null | undefined) =>
+  x === null || x === undefined ? "—" : String(Math.round(x * 100) / 100);
+
+/**
+ * One row per (model, seed), and for a model run with several seeds a row "mean of k seeds" after its seeds: the
+ * plain mean of each column over the seeds that have a value.
+ */
+function withSeedMeans<T extends { model: string; seed: number }>(
+  entries: readonly T[],
+  values: (entry: T) => (number | null)[],
+  formats: ((x: number | null) => string)[],
+): string[][] {
+  const rows: string[][] = [];
+  const models = [...new Set(entries.map((e) => e.model))];
+  for (const model of models) {
+    const mine = entries.filter((e) => e.model === model);
+    const numbers = mine.map(values);
+    mine.forEach((e, i) => rows.push([model, String(e.seed), ...numbers[i]!.map((v, k) => formats[k]!(v))]));
+    if (mine.length > 1) {
+      const means = numbers[0]!.map((_, k) => {
+        const xs = numbers.map((n) => n[k]).filter((x): x is number => x !== null);
+        return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+      });
+      rows.push([model, `mean of ${mine.length} seeds`, ...means.map((v, k) => formats[k]!(v))]);
+    }
+  }
+  return rows;
+}
+
+export const MENTAT_TABLE_DOMAINS = ["diagnosis", "treatment", "monitoring", "triage", "documentation"] as const;
+
+export function reportTables(report: McReport): Table[] {
+  const tables: Table[] = [];
+  if (report.mentalbench.length) {
+    tables.push({
+      name: "mentalbench-table2",
+      title: "MentalBench: accuracy (%, exact set match) per case type; Overall weighted by cases per type",
+      header: [
+        "model",
+        "seed",
+        ...CASE_TYPES.map((t) => `Type ${t}`),
+        "Overall",
+        "III − IV",
+        "unparsed",
+        "Overall (reference)",
+        "III − IV (reference)",
+      ],
+      rows: withSeedMeans(
+        report.mentalbench,
+        ({ scores }) => [
+          ...CASE_TYPES.map((t) => scores.by_type[t]?.accuracy ?? null),
+          scores.overall,
+          scores.gap_iii_iv,
+          scores.total.n - scores.total.n_parsed,
+          scores.overall_reference,
+          scores.gap_iii_iv_reference,
+        ],
+        [...CASE_TYPES.map(() => pct), pct, pct, count, pct, pct],
+      ),
+    });
+    const diseases = [...new Set(report.mentalbench.flatMap((m) => Object.keys(m.scores.by_disease)))].sort();
+    tables.push({
+      name: "mentalbench-diseases",
+      title: "MentalBench: accuracy (%) per disease",
+      header: ["disease", ...report.mentalbench.map((m) => `${m.model} (seed ${m.seed})`)],
+      rows: diseases.map((d) => [d, ...report.mentalbench.map((m) => pct(m.scores.by_disease[d]?.accuracy))]),
+    });
+    const clusters = [...new Set(report.mentalbench.flatMap((m) => Object.keys(m.scores.by_cluster)))].sort();
+    if (clusters.length) {
+      tables.push({
+        name: "mentalbench-clusters",
+        title: "MentalBench: accuracy (%) per diagnostic cluster",
+        header: ["cluster", ...report.mentalbench.map((m) => `${m.model} (seed ${m.seed})`)],
+        rows: clusters.map((c) => [c, ...report.mentalbench.map((m) => pct(m.scores.by_cluster[c]?.accuracy))]),
+      });
+    }
+  }
+  if (report.mentat.length) {
+    tables.push({
+      name: "mentat-domains",
+      title: "MENTAT: accuracy (%) per domain on the base set (preference domains: the experts' top option)",
+      header: [
+        "model",
+        "seed",
+        ...MENTAT_TABLE_DOMAINS,
+        "all",
+        "unparsed",
+        "cross-entropy (triage)",
+        "cross-entropy (documentation)",
+      ],
+      rows: withSeedMeans(
+        report.mentat,
+        ({ scores }) => [
+          ...MENTAT_TABLE_DOMAINS.map((d) => scores.base_by_domain[d]?.accuracy ?? null),
+          scores.base_by_domain.all?.accuracy ?? null,
+          (scores.base_by_domain.all?.n ?? 0) - (scores.base_by_domain.all?.n_parsed ?? 0),
+          scores.base_by_domain.triage?.mean_cross_entropy ?? null,
+          scores.base_by_domain.documentation?.mean_cross_entropy ?? null,
+        ],
+        [...MENTAT_TABLE_DOMAINS.map(() => pct), pct, count, num, num],
+      ),
+    });
+    tables.push({
+      name: "mentat-ablation",
+      title: "MENTAT: accuracy (%) per demographic condition and domain, with 95% bootstrap intervals",
+      header: ["model", "seed", "dimension", "condition", "n", "accuracy", "95% CI", ...MENTAT_TABLE_DOMAINS],
+      rows: report.mentat.flatMap(({ model, seed, drift, age_bands }) => {
+        const row = (dimension: string, c: ConditionAccuracy) => [
+          model,
+          String(seed),
+          dimension,
+          c.condition,
+          String(c.n_parsed),
+          pct(c.accuracy),
+          ci(c.ci95),
+          ...MENTAT_TABLE_DOMAINS.map((dom) => pct(c.by_domain[dom]?.accuracy)),
+        ];
+        return [
+          ...drift.flatMap((d) => d.conditions.map((c) => row(d.dimension, c))),
+          ...(age_bands ?? []).map((c) => row("age (MENTAT's bands)", c)),
+        ];
+      }),
+    });
+    tables.push({
+      name: "mentat-drift-tests",
+      title: "MENTAT: paired tests between conditions (exact McNemar over questions; Holm–Bonferroni per dimension)",
+      header: [
+        "model",
+        "seed",
+        "dimension",
+        "first",
+        "second",
+        "pairs",
+        "accuracy first",
+        "accuracy second",
+        "difference",
+        "95% CI",
+        "first only",
+        "second only",
+        "p",
+        "p (Holm)",
+        "beyond chance",
+      ],
+      rows: report.mentat.flatMap(({ model, seed, drift }) =>
+        drift.flatMap((d) =>
+          d.tests.map((t) => [
+            model,
+            String(seed),
+            d.dimension,
+            t.first,
+            t.second,
+            String(t.n_pairs),
+            pct(t.accuracy_first),
+            pct(t.accuracy_second),
+            pct(t.difference),
+            ci(t.difference_ci95),
+            String(t.first_only),
+            String(t.second_only),
+            pValue(t.p),
+            pValue(t.p_holm),
+            t.significant ? `yes (α = ${d.alpha})` : "no",
+          ]),
+        ),
+      ),
+    });
+  }
+  tables.push({
+    name: "parse-counts",
+    title: "Answers by parse status",
+    header: ["model", "seed", "items", "answered", "of", "parsed", "ambiguous", "refused", "empty", "status"],
+    rows: report.runs.map((r) => [
+      r.model,
+      String(r.seed),
+      r.format,
+      String(r.answered),
+      String(r.num_items),
+      String(r.parse.parsed),
+      String(r.parse.ambiguous),
+      String(r.parse.refused),
+      String(r.parse.empty),
+      r.status,
+    ]),
+  });
+  return tables;
+}
+
+function markdownTable(t: Table): string {
+  const esc = (s: string) => s.replace(/\|/g, "\\|");
+  return [
+    `| ${t.header.map(esc).join(" | ")} |`,
+    `|${t.header.map(() => "---").join("|")}|`,
+    ...t.rows.map((r) => `| ${r.map(esc).join(" | ")} |`),
+  ].join("\n");
+}
+
+export function reportMarkdown(report: McReport): string {
+  const parts = [
+    "# Multiple-choice evaluation report",
+    "",
+    `Scoring: ${report.scoring}. Drift: ${report.drift_options.reps} bootstrap resamples (seed ${report.drift_options.seed}), family-wise α = ${report.drift_options.alpha} per dimension.`,
+  ];
+  for (const t of reportTables(report)) parts.push("", `## ${t.title}`, "", markdownTable(t));
+  return parts.join("\n") + "\n";
+}

@@ -1,0 +1,104 @@
+/**
+ * Report folders for the admin pages (docs/mc-evaluation.md, "Browsing reports"): `mc-report --out` folders under
+ * one root, CONCORD_MC_REPORTS (default ./data/mc-reports). Only names the manifest lists are ever served, so a
+ * request cannot reach any other file.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { reportTables, type McReport, type Table } from "./report";
+
+export function mcReportsRoot(): string {
+  return resolve(process.env.CONCORD_MC_REPORTS ?? join("data", "mc-reports"));
+}
+
+const ManifestSchema = z.object({
+  format: z.literal("concord-mc-report/1"),
+  created_at: z.string(),
+  runs: z.array(z.object({ model: z.object({ key: z.string() }), items_format: z.string(), seed: z.number() })),
+  files: z.record(z.string(), z.string()),
+});
+
+const NAME = /^[\w][\w.-]*$/;
+
+export interface McReportSummary {
+  name: string;
+  createdAt: string;
+  runs: string[];
+}
+
+function readManifest(dir: string): z.infer<typeof ManifestSchema> | null {
+  const path = join(dir, "manifest.json");
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export function listMcReports(root = mcReportsRoot()): McReportSummary[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((name) => NAME.test(name) && statSync(join(root, name)).isDirectory())
+    .flatMap((name) => {
+      const m = readManifest(join(root, name));
+      if (!m) return [];
+      return [
+        {
+          name,
+          createdAt: m.created_at,
+          runs: m.runs.map((r) => `${r.model.key} · ${r.items_format} · seed ${r.seed}`),
+        },
+      ];
+    })
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+}
+
+export interface McReportView {
+  name: string;
+  createdAt: string;
+  scoring: string;
+  tables: Table[];
+  figures: string[];
+  downloads: string[];
+}
+
+export function getMcReport(name: string, root = mcReportsRoot()): McReportView | null {
+  if (!NAME.test(name)) return null;
+  const dir = join(root, name);
+  const manifest = readManifest(dir);
+  if (!manifest || !manifest.files["scores.json"]) return null;
+  const report = JSON.parse(readFileSync(join(dir, "scores.json"), "utf8")) as McReport;
+  const files = Object.keys(manifest.files).sort();
+  return {
+    name,
+    createdAt: manifest.created_at,
+    scoring: report.scoring,
+    tables: reportTables(report),
+    figures: files.filter((f) => f.endsWith(".svg")),
+    downloads: files.filter((f) => !f.includes("/")),
+  };
+}
+
+const TYPES: Record<string, string> = {
+  svg: "image/svg+xml; charset=utf-8",
+  png: "image/png",
+  csv: "text/csv; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  md: "text/markdown; charset=utf-8",
+};
+
+/** A file of a report by the name its manifest lists (top level only), or null. */
+export function getMcReportFile(
+  name: string,
+  file: string,
+  root = mcReportsRoot(),
+): { body: Buffer; contentType: string } | null {
+  if (!NAME.test(name) || !NAME.test(file)) return null;
+  const manifest = readManifest(join(root, name));
+  const type = TYPES[file.split(".").pop() ?? ""];
+  if (!manifest || !(file in manifest.files) || !type) return null;
+  return { body: readFileSync(join(root, name, file)), contentType: type };
+}

@@ -1,0 +1,90 @@
+/** One multiple-choice report on the admin page: each table as in the papers, the figures, the downloads. */
+import type { McReportSummary, McReportView } from "../reports.server";
+
+export function McReportList({ reports, root }: { reports: McReportSummary[]; root: string }) {
+  if (reports.length === 0) {
+    return (
+      <p className="card">
+        No reports yet. Write one with <code>npm run concord -- mc-report --runs RUNS --out {root}/NAME</code>.
+      </p>
+    );
+  }
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Report</th>
+          <th>Created</th>
+          <th>Runs</th>
+        </tr>
+      </thead>
+      <tbody>
+        {reports.map((r) => (
+          <tr key={r.name}>
+            <td>
+              <a href={`?report=${encodeURIComponent(r.name)}`}>{r.name}</a>
+            </td>
+            <td>{r.createdAt}</td>
+            <td>{r.runs.join("; ")}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function McReportDetail({ report }: { report: McReportView }) {
+  const file = (f: string) => `/admin/mc-evaluation/${encodeURIComponent(report.name)}/${encodeURIComponent(f)}`;
+  return (
+    <>
+      <h2>{report.name}</h2>
+      <p className="muted">
+        Created {report.createdAt}. Scoring: {report.scoring}.
+      </p>
+      {report.figures.map((f) => (
+        <figure key={f}>
+          <img src={file(f)} alt={f.replace(/\.svg$/, "").replace(/-/g, " ")} style={{ maxWidth: "100%" }} />
+          <figcaption>
+            <a href={file(f)}>SVG</a> · <a href={file(f.replace(/\.svg$/, ".png"))}>PNG</a>
+          </figcaption>
+        </figure>
+      ))}
+      {report.tables.map((t) => (
+        <section key={t.name}>
+          <h3>{t.title}</h3>
+          <div style={{ overflowX: "auto" }}>
+            <table>
+              <thead>
+                <tr>
+                  {t.header.map((h) => (
+                    <th key={h}>{h}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {t.rows.map((row, i) => (
+                  <tr key={i}>
+                    {row.map((cell, j) => (
+                      <td key={j}>{cell}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <p>
+            <a href={file(`${t.name}.csv`)}>{t.name}.csv</a>
+          </p>
+        </section>
+      ))}
+      <h3>Downloads</h3>
+      <ul>
+        {report.downloads.map((f) => (
+          <li key={f}>
+            <a href={file(f)}>{f}</a>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
