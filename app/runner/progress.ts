@@ -11,6 +11,8 @@ export interface ProgressState {
   retries: number;
   /** Calls recorded as failures (empty after retries, rejected by the server). */
   failures: number;
+  /** What `finished` and `total` count; "trajectories" when absent. */
+  unit?: string;
 }
 
 export interface ProgressSink {
@@ -44,7 +46,7 @@ export function progressLine(state: ProgressState, startFinished: number, elapse
     state.failures > 0 ? `${state.failures} failed calls` : "",
   ].filter(Boolean);
   return (
-    `[${bar}] ${state.finished}/${state.total} trajectories ${(100 * fraction).toFixed(0)}% · ` +
+    `[${bar}] ${state.finished}/${state.total} ${state.unit ?? "trajectories"} ${(100 * fraction).toFixed(0)}% · ` +
     `${rate.toFixed(1)} calls/s · ETA ${state.finished === state.total ? "0s" : formatDuration(eta)}` +
     (extras.length ? ` · ${extras.join(", ")}` : "")
   );

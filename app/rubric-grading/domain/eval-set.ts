@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 
 export const MessageSchema = z.object({
-  role: z.string().min(1, "a message needs a role"),
+  role: z.enum(["system", "user", "assistant"], { error: "a message's role must be system, user or assistant" }),
   content: z.string({ error: "a message's content must be text" }),
 });
 
