@@ -11,6 +11,7 @@ import { runCommand } from "./run";
 import { screeningImportCommand, screeningReleaseCommand, screeningReportCommand, screeningRoundCommand } from "./screening";
 import { statsCommand } from "./stats";
 import { usersCommand } from "./users";
+import { gradingCommands } from "../rubric-grading/cli";
 
 /** Every command of `npm run concord`. Add a command here, one import and one entry, in alphabetical order. */
 export const commands: Command[] = [
@@ -41,4 +42,6 @@ export const commands: Command[] = [
   screeningRoundCommand,
   statsCommand,
   usersCommand,
+  // Rubric-graded evaluation (docs/rubric-grading.md): grade-* commands, kept together.
+  ...gradingCommands,
 ];
