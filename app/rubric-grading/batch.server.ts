@@ -271,7 +271,14 @@ export async function collectBatches(
       } finally {
         closeSync(fd);
       }
-      results.push(ingestBatchOutput(db, { judge: input.judge, setId: input.setId, path, via: "batch", batchId: b.id }));
+      const ingested = ingestBatchOutput(db, { judge: input.judge, setId: input.setId, path, via: "batch", batchId: b.id });
+      // Requests with no line in the output (listed in the error file, or lost) are dropped too.
+      const missing = Math.max(0, b.requests - ingested.lines);
+      if (missing > 0) {
+        ingested.dropped += missing;
+        db.update(gradingBatches).set({ dropped: ingested.dropped }).where(eq(gradingBatches.id, b.id)).run();
+      }
+      results.push(ingested);
       state.finished++;
       options.progress.update(state);
     }
