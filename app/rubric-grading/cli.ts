@@ -2,6 +2,7 @@
  * Rubric-graded evaluation from the command line (docs/rubric-grading.md): import a set, define subsets, collect
  * candidate responses, grade them with each judge of the panel (synchronously or in batches), report.
  */
+import { setMaxListeners } from "node:events";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -81,6 +82,8 @@ function apiKey(envName: string | undefined): string {
 
 function withInterrupt<T>(io: CliIO, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const interrupt = new AbortController();
+  // Every call in flight listens to the one signal.
+  setMaxListeners(0, interrupt.signal);
   const onSigint = () => {
     io.err("\nstopping: no new calls; everything finished is kept\n");
     interrupt.abort();
