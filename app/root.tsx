@@ -68,6 +68,7 @@ function Header() {
           {user.roles.includes("admin") && <NavLink to="/admin/judge">Judges</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/screening">Screening</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/expert">Experts</NavLink>}
+          {user.roles.includes("admin") && <NavLink to="/admin/grading">Grading</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/users">Users</NavLink>}
         </nav>
       ) : null}

@@ -16,6 +16,8 @@ import { runCli } from "../../app/cli/index";
 import type { Db } from "../../app/lib/db.server";
 import { conversationText, graderPrompt } from "../../app/rubric-grading/domain/grader";
 import { loadGraderText } from "../../app/rubric-grading/grader-text.server";
+import { getResultFile, getSetResults, ResultsQuerySchema } from "../../app/rubric-grading/results.server";
+import { requireGradingSet } from "../../app/rubric-grading/sets.server";
 import { freshDb } from "../support/db";
 import { scriptedJudge, startGradingStub, type ChatCall, type GradingStub } from "../support/rubric-grading-stub";
 
@@ -267,5 +269,15 @@ describe("the report files", () => {
     expect(readFileSync(join(out, "judge-agreement.csv"), "utf8")).toMatch(/self_preference_raw,j2,cand-a,0\.0000/);
     expect(readFileSync(join(out, "ranking.svg"), "utf8")).toMatch(/^<svg/);
     expect(readdirSync(out).length).toBe(13);
+
+    // The admin pages' service: the same report, either policy, the same files.
+    const set = requireGradingSet(db, "psych");
+    const page = getSetResults(db, set, ResultsQuerySchema.parse({ policy: "exclude_refusals", subset: "no-such" }));
+    expect(page.subset).toBeNull();
+    expect(page.policy).toBe("exclude_refusals");
+    expect(page.evaluation.table.find((x) => x.candidate === "cand-b")!.panel!.mean).toBeCloseTo(2.2 / 3, 12);
+    expect(page.judges.map((j) => [j.name, j.total - j.pending])).toEqual([["j1", 18], ["j2", 18]]);
+    expect(ResultsQuerySchema.parse({ policy: "bogus" }).policy).toBe("as_returned");
+    expect(await getResultFile(db, set, "table1.csv", null)).toBe(readFileSync(join(out, "table1.csv"), "utf8"));
   });
 });
