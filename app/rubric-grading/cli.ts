@@ -188,7 +188,9 @@ the answer keyed by conversation and candidate. Conversations already answered a
 An empty answer with an explicit refusal (finish reason refusal or content_filter, or a refusal field) is stored
 and graded as returned; an empty answer without one is re-requested and never stored.
 
-  --temperature T|default   0 (default); "default" sends none, for models whose API rejects the parameter
+  --temperature T|default   0 (default); "default" sends none. When the API answers 400 unsupported_value or
+                            unsupported_parameter before any response is stored, the candidate switches to the
+                            provider's default by itself and the manifest records it
   --max-tokens N            generation cap (default 8192)
   --max-tokens-param P      max_tokens (default) or max_completion_tokens
   --subset NAME             only that subset's conversations
@@ -225,6 +227,7 @@ and graded as returned; an empty answer without one is re-requested and never st
         { endpoint, retry: realRetryDeps, progress: createProgress(io.err, io.isTTY, () => performance.now()), now: Date.now },
       ),
     );
+    if (r.temperatureDropped) io.err(`${candidate.name}: the API rejected the temperature; running at the provider's default (recorded).\n`);
     io.out(`${candidate.name}: ${r.done} responses stored (${r.special} refusals), ${r.failures} failed calls, ${r.retries} retries.\n`);
     if (r.status === "fatal") throw new CliError(`stopped: ${r.message}`, 1);
     return r.status === "complete" ? (r.failures > 0 ? 1 : 0) : 130;

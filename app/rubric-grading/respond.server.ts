@@ -8,10 +8,11 @@ import { CallError, type ChatResultEndpoint } from "../runner/client";
 import { runPool } from "../runner/pool";
 import type { ProgressSink } from "../runner/progress";
 import { RetriesExhausted, withRetry, type RetryDeps, type RetryPolicy } from "../runner/retry";
-import { gradingCallErrors, gradingResponses } from "../../db/schema";
+import { eq } from "drizzle-orm";
+import { gradingCallErrors, gradingModels, gradingResponses } from "../../db/schema";
 import type { Db } from "../lib/db.server";
 import type { Message } from "./domain/eval-set";
-import type { GradingModel } from "./sets.server";
+import { TEMPERATURE_NOTE, type GradingModel } from "./sets.server";
 import { pendingResponsePage } from "./work.server";
 
 export interface RespondOptions {
@@ -39,6 +40,13 @@ export interface CallSummary {
   retries: number;
   /** Responses stored as explicit refusals (respond) or verdicts recovered from malformed JSON (grade). */
   special: number;
+  /** The API rejected the temperature parameter: the candidate now runs (and is recorded) at the provider default. */
+  temperatureDropped?: boolean;
+}
+
+/** A 400 saying a parameter's value or the parameter itself is not supported (OpenAI's codes for this). */
+export function temperatureRejected(e: unknown): boolean {
+  return e instanceof CallError && e.kind === "rejected" && /HTTP 400\b.*unsupported_(value|parameter)/.test(e.message);
 }
 
 const PAGE = 2000;
@@ -61,6 +69,9 @@ export async function generateResponses(db: Db, options: RespondOptions, deps: R
   const state = { finished: remaining.done ?? 0, total: remaining.total, calls: 0, retries: 0, failures: 0, unit: "responses" };
   const summary: CallSummary = { status: "complete", message: null, done: 0, failures: 0, retries: 0, special: 0 };
   const insert = db.insert(gradingResponses);
+  let temperature = candidate.temperature;
+  // Only before any response is stored: one candidate's responses are all made with the same parameters.
+  const mayDropTemperature = (remaining.done ?? 0) === 0;
   deps.progress.start(state);
   let after = -1;
   let budget = options.limit ?? Infinity;
@@ -77,12 +88,21 @@ export async function generateResponses(db: Db, options: RespondOptions, deps: R
         async (item) => {
           const messages = JSON.parse(item.prompt) as Message[];
           try {
+            const ask = () =>
+              deps.endpoint.call({ messages, temperature, topP: null, maxTokens: candidate.maxTokens, seed: null }, options.signal);
             const result = await withRetry(
               () =>
-                deps.endpoint.call(
-                  { messages, temperature: candidate.temperature, topP: null, maxTokens: candidate.maxTokens, seed: null },
-                  options.signal,
-                ),
+                ask().catch((e) => {
+                  if (!temperatureRejected(e) || temperature === null || !mayDropTemperature) throw e;
+                  // A model whose API fixes or rejects the temperature runs at the provider's default, recorded.
+                  temperature = null;
+                  db.update(gradingModels)
+                    .set({ temperature: null, note: TEMPERATURE_NOTE })
+                    .where(eq(gradingModels.id, candidate.id))
+                    .run();
+                  summary.temperatureDropped = true;
+                  return ask();
+                }),
               options.retry,
               deps.retry,
               { signal: options.signal, onRetry: () => void (state.retries++, summary.retries++) },

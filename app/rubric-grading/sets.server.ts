@@ -155,6 +155,9 @@ export interface ModelInput {
   note?: string;
 }
 
+/** Recorded on a candidate whose API rejected the temperature (respond.server.ts switched it to the default). */
+export const TEMPERATURE_NOTE = "the API rejected the temperature parameter; the provider's default was used";
+
 const sameParams = (m: GradingModel, i: ModelInput) =>
   m.model === i.model &&
   m.temperature === i.temperature &&
@@ -173,6 +176,8 @@ export function ensureModel(db: Db, input: ModelInput): GradingModel {
     .where(and(eq(gradingModels.setId, input.set.id), eq(gradingModels.role, input.role), eq(gradingModels.name, input.name)))
     .get();
   if (existing) {
+    // A rerun asks for temperature 0 again; the recorded switch to the default stands.
+    if (existing.temperature === null && existing.note === TEMPERATURE_NOTE) input = { ...input, temperature: null, note: TEMPERATURE_NOTE };
     if (!sameParams(existing, input)) {
       const work =
         input.role === "candidate"

@@ -190,6 +190,26 @@ describe("responses and synchronous grading", () => {
   });
 });
 
+describe("a model whose API rejects the temperature", () => {
+  it("runs at the provider's default, records it, and resumes without complaint", async () => {
+    const s = await startGradingStub((call) => ("temperature" in call.body ? { status: 400, code: "unsupported_value" } : { content: "ok" }));
+    stubs.push(s);
+    expect((await run(["grade-import", "--set", "psych", `${FIX}/set.jsonl`])).code).toBe(0);
+    const args = ["grade-respond", "--set", "psych", "--candidate", "reasoner", "--model", "o-model", "--base-url", s.baseURL, "--concurrency", "1", "--limit", "2"];
+    const r = await run(args);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/rejected the temperature; running at the provider's default/);
+    expect(count("SELECT COUNT(*) AS n FROM grading_responses")).toBe(2);
+    expect(s.calls.filter((c) => !("temperature" in c.body)).length).toBe(2);
+    const again = await run(args.slice(0, -2));
+    expect(again.code, again.err).toBe(0);
+    expect(count("SELECT COUNT(*) AS n FROM grading_responses")).toBe(4);
+    const manifest = JSON.parse((await run(["grade-report", "--set", "psych", "--json"])).out).manifest;
+    expect(manifest.candidates[0]).toMatchObject({ temperature: null, temperature_note: "not sent: the provider's default" });
+    expect(manifest.candidates[0].note).toMatch(/rejected the temperature/);
+  });
+});
+
 describe("batch mode", () => {
   it("submits to the Batch API, polls, ingests, and grades dropped and failed lines synchronously", async () => {
     const s = await setUp();

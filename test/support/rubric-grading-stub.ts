@@ -17,7 +17,7 @@ export interface ChatCall {
 
 export type ChatReply =
   | { content: string | null; finishReason?: string; refusal?: string; delayMs?: number }
-  | { status: number; delayMs?: number };
+  | { status: number; code?: string; delayMs?: number };
 
 export type ChatHandler = (call: ChatCall) => ChatReply | Promise<ChatReply>;
 
@@ -127,7 +127,8 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
           const reply = await current(call);
           if (reply.delayMs) await wait(reply.delayMs);
           if (res.destroyed) return;
-          if ("status" in reply) return json(res, reply.status, { error: { message: `stub ${reply.status}`, type: "stub_error" } });
+          if ("status" in reply)
+            return json(res, reply.status, { error: { message: `stub ${reply.status}`, type: "invalid_request_error", code: reply.code ?? null } });
           return json(res, 200, completion(String(parsed.model), reply));
         }
         if (req.method === "POST" && url.endsWith("/files")) {
