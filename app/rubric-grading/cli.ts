@@ -19,6 +19,7 @@ import { collectBatches, ingestBatchOutput, openBatches, submitBatches, writeBat
 import type { LineError } from "./domain/eval-set";
 import { table1Markdown } from "./domain/report-files";
 import { gradeSync } from "./grade.server";
+import { createKeepAliveFetch } from "./keep-alive-fetch.server";
 import { loadGraderText } from "./grader-text.server";
 import { buildReport, writeReport } from "./report.server";
 import { generateResponses } from "./respond.server";
@@ -219,7 +220,7 @@ and graded as returned; an empty answer without one is re-requested and never st
       }),
     );
     const subsetId = values.subset ? service(() => requireSubset(db, set, values.subset!).id) : null;
-    const endpoint = createOpenAiResultEndpoint({ baseURL: baseUrl, apiKey: apiKey(values["api-key-env"]), model: candidate.model, timeoutMs: s.timeoutMs, maxTokensParam: s.maxTokensParam, label: "candidate" });
+    const endpoint = createOpenAiResultEndpoint({ baseURL: baseUrl, apiKey: apiKey(values["api-key-env"]), model: candidate.model, timeoutMs: s.timeoutMs, maxTokensParam: s.maxTokensParam, label: "candidate", fetch: createKeepAliveFetch() });
     const r = await withInterrupt(io, (signal) =>
       generateResponses(
         db,
@@ -307,7 +308,7 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
     const grader = loadGraderText();
     const key = apiKey(values["api-key-env"]);
     const progress = () => createProgress(io.err, io.isTTY, () => performance.now());
-    const endpoint = createOpenAiResultEndpoint({ baseURL: baseUrl, apiKey: key, model: judge.model, timeoutMs: s.timeoutMs, maxTokensParam: s.maxTokensParam, label: "judge" });
+    const endpoint = createOpenAiResultEndpoint({ baseURL: baseUrl, apiKey: key, model: judge.model, timeoutMs: s.timeoutMs, maxTokensParam: s.maxTokensParam, label: "judge", fetch: createKeepAliveFetch() });
     return withInterrupt(io, async (signal) => {
       if (mode === "batch") {
         const dir = values.dir ? resolve(values.dir) : mkdtempSync(join(tmpdir(), "concord-grading-batch-"));

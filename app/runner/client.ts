@@ -115,6 +115,8 @@ export interface EndpointOptions {
   maxTokensParam: "max_tokens" | "max_completion_tokens";
   /** Names the endpoint in messages: "model" or "judge". */
   label: string;
+  /** A transport for the client instead of the built-in fetch (rubric grading's keep-alive fetch). */
+  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
 
 /** Qwen3's chat template thinks aloud unless told not to; the reference turns thinking off (INTEROP §3.4). */
@@ -206,7 +208,13 @@ export interface ChatResultEndpoint {
 
 /** The same client and error classification as createOpenAiEndpoint, answering a ChatResult. */
 export function createOpenAiResultEndpoint(options: EndpointOptions): ChatResultEndpoint {
-  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs });
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    maxRetries: 0,
+    timeout: options.timeoutMs,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   const what = options.label;
   return {
     async call(request, signal) {

@@ -85,6 +85,7 @@ async function gradeChild(calls: number, baseURL: string): Promise<Measured> {
   const { gradeSync } = await import("../../app/rubric-grading/grade.server");
   const { loadGraderText } = await import("../../app/rubric-grading/grader-text.server");
   const { createOpenAiResultEndpoint } = await import("../../app/runner/client");
+  const { createKeepAliveFetch } = await import("../../app/rubric-grading/keep-alive-fetch.server");
   const { DEFAULT_RETRY_POLICY, realRetryDeps } = await import("../../app/runner/retry");
   const { silentProgress } = await import("../../app/runner/progress");
   const dir = mkdtempSync(join(tmpdir(), "concord-bench-grading-"));
@@ -109,7 +110,7 @@ async function gradeChild(calls: number, baseURL: string): Promise<Measured> {
         insert.run(candidate.id, row.id, `synthetic answer ${"consectetur ".repeat(60)}`);
     })();
     const judge = ensureModel(db, { set, role: "judge", name: "judge", model: "judge-bench", baseUrl: baseURL, temperature: 0, maxTokens: 2048, maxTokensParam: "max_tokens" });
-    const endpoint = createOpenAiResultEndpoint({ baseURL, apiKey: "bench", model: judge.model, timeoutMs: 30_000, maxTokensParam: "max_tokens", label: "judge" });
+    const endpoint = createOpenAiResultEndpoint({ baseURL, apiKey: "bench", model: judge.model, timeoutMs: 30_000, maxTokensParam: "max_tokens", label: "judge", fetch: createKeepAliveFetch() });
     const gc = (globalThis as { gc?: () => void }).gc;
     gc?.();
     // Live memory: the heap right after a full collection, sampled every second during the run. What the run holds

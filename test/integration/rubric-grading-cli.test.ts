@@ -190,6 +190,32 @@ describe("responses and synchronous grading", () => {
   });
 });
 
+describe("judge endpoint failures (through the keep-alive transport)", () => {
+  it("retries rate limits and server errors, and stops at once on a dead endpoint", async () => {
+    const s = await setUp();
+    let failures = 0;
+    s.setHandler((call) => {
+      if (isJudge(call) && failures < 3) {
+        failures++;
+        return { status: failures === 1 ? 429 : 503 };
+      }
+      return isJudge(call) ? scriptedJudge(call) : { content: "x" };
+    });
+    const r = await run(["grade-run", "--set", "psych", "--judge", "j1", "--model", "judge-1", "--base-url", s.baseURL, "--retry-delay", "0", "--concurrency", "1"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/j1: 16 verdicts .* 2 excluded after retries, \d+ retries/);
+    expect(count("SELECT COUNT(*) AS n FROM grading_verdicts WHERE status != 'failed'")).toBe(16);
+    s.setHandler((call) => (isJudge(call) ? { ...scriptedJudge(call), delayMs: 2000 } : { content: "x" }));
+    const slow = await run(["grade-run", "--set", "psych", "--judge", "j8", "--model", "judge-8", "--base-url", s.baseURL, "--timeout", "0.2", "--max-retries", "0", "--limit", "1"]);
+    expect(slow.code, slow.err).toBe(0);
+    expect((db.$client.prepare("SELECT v.error AS e FROM grading_verdicts v JOIN grading_models m ON m.id = v.judge_id WHERE m.name = 'j8'").get() as { e: string }).e).toMatch(/^retryable: judge: timed out/);
+    const dead = await run(["grade-run", "--set", "psych", "--judge", "j9", "--model", "judge-9", "--base-url", "http://127.0.0.1:9/v1"]);
+    expect(dead.code).toBe(1);
+    expect(dead.err).toMatch(/stopped: judge: cannot connect \(ECONNREFUSED\)/);
+    expect(count("SELECT COUNT(*) AS n FROM grading_verdicts v JOIN grading_models m ON m.id = v.judge_id WHERE m.name = 'j9'")).toBe(0);
+  });
+});
+
 describe("a model whose API rejects the temperature", () => {
   it("runs at the provider's default, records it, and resumes without complaint", async () => {
     const s = await startGradingStub((call) => ("temperature" in call.body ? { status: 400, code: "unsupported_value" } : { content: "ok" }));
