@@ -450,7 +450,8 @@ paired.csv, ranking.svg/.png, report.json and manifest.json.
       const files = await writeReport(report, resolve(values.out));
       io.err(`wrote ${files.length} files to ${values.out}\n`);
     }
-    if (values.json) io.out(JSON.stringify({ ...report.evaluations, manifest: report.manifest }, null, 2) + "\n");
+    if (values.json)
+      io.out(JSON.stringify({ ...report.evaluations, verdict_agreement: report.verdictAgreement, manifest: report.manifest }, null, 2) + "\n");
     else {
       io.out(table1Markdown(report.evaluations.as_returned, report.judges));
     }

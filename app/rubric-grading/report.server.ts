@@ -9,6 +9,7 @@ import type { Db } from "../lib/db.server";
 import { renderSvg, svgToPng } from "../lib/charts.server";
 import { softwareVersion } from "../lib/paths.server";
 import { evaluate, REFUSAL_POLICIES, type Evaluation, type RefusalPolicy } from "./domain/evaluation";
+import { cohenKappa } from "../core/classification";
 import { agreementCsv, pairedCsv, table1Csv, table1Markdown, tagsCsv } from "./domain/report-files";
 import { responseMetrics, type BootstrapOptions, type GradedCriterion, type ResponseMetrics } from "./domain/score";
 import { loadGraderText } from "./grader-text.server";
@@ -22,8 +23,20 @@ export interface ReportOptions {
   alpha: number;
 }
 
+/** Criterion-level agreement of two judges over the verdicts both gave (neither excluded). */
+export interface VerdictAgreement {
+  a: string;
+  b: string;
+  n: number;
+  /** Share of identical verdicts. */
+  agreement: number | null;
+  /** Cohen's κ of the two judges' met / not-met verdicts (app/core/classification.ts). */
+  kappa: number | null;
+}
+
 export interface Report {
   evaluations: Record<RefusalPolicy, Evaluation>;
+  verdictAgreement: VerdictAgreement[];
   judges: string[];
   candidates: string[];
   manifest: Record<string, unknown>;
@@ -108,8 +121,36 @@ export function buildReport(db: Db, options: ReportOptions): Report {
     alpha: options.alpha,
   };
   const evaluations = Object.fromEntries(REFUSAL_POLICIES.map((policy) => [policy, evaluate({ ...base, policy })])) as Record<RefusalPolicy, Evaluation>;
+  const verdictAgreement: VerdictAgreement[] = [];
+  const pairStmt = db.$client.prepare(
+    `SELECT a.criteria_met AS x, b.criteria_met AS y
+     FROM grading_verdicts a
+     JOIN grading_verdicts b ON b.response_id = a.response_id AND b.criterion_idx = a.criterion_idx AND b.judge_id = ?
+     JOIN grading_responses r ON r.id = a.response_id
+     WHERE a.judge_id = ? AND a.criteria_met IS NOT NULL AND b.criteria_met IS NOT NULL
+       ${subset ? "AND r.conversation_id IN (SELECT conversation_id FROM grading_subset_members WHERE subset_id = ?)" : ""}`,
+  );
+  for (let x = 0; x < judges.length; x++)
+    for (let y = x + 1; y < judges.length; y++) {
+      const first: string[] = [];
+      const second: string[] = [];
+      let same = 0;
+      for (const row of pairStmt.iterate(...[judges[y].id, judges[x].id, ...(subset ? [subset.id] : [])]) as Iterable<{ x: number; y: number }>) {
+        first.push(row.x ? "met" : "not_met");
+        second.push(row.y ? "met" : "not_met");
+        if (row.x === row.y) same++;
+      }
+      verdictAgreement.push({
+        a: judges[x].name,
+        b: judges[y].name,
+        n: first.length,
+        agreement: first.length ? same / first.length : null,
+        kappa: cohenKappa(first, second),
+      });
+    }
   return {
     evaluations,
+    verdictAgreement,
     judges: base.judges,
     candidates: base.candidates,
     manifest: buildManifest(db, set, subset, candidates, judges, options, conversations.length),
@@ -240,12 +281,12 @@ export async function reportFiles(report: Report): Promise<Record<string, string
     "table1-refusals-excluded.md": table1Markdown(alt, report.judges),
     "tags.csv": tagsCsv(main, report.judges, (t) => !isTheme(t)),
     "themes.csv": tagsCsv(main, report.judges, isTheme),
-    "judge-agreement.csv": agreementCsv(main),
+    "judge-agreement.csv": agreementCsv(main, report.verdictAgreement),
     "paired.csv": pairedCsv(main),
     "paired-refusals-excluded.csv": pairedCsv(alt),
     "ranking.svg": svg,
     "ranking.png": svgToPng(svg),
-    "report.json": JSON.stringify(report.evaluations, null, 2) + "\n",
+    "report.json": JSON.stringify({ ...report.evaluations, verdict_agreement: report.verdictAgreement }, null, 2) + "\n",
     "manifest.json": JSON.stringify(report.manifest, null, 2) + "\n",
   };
 }

@@ -312,7 +312,10 @@ describe("the report files", () => {
     }
     expect(readFileSync(join(out, "themes.csv"), "utf8")).toMatch(/^tag,candidate,panel,n,j1,j2\r?\ntheme:context_seeking,/);
     expect(readFileSync(join(out, "tags.csv"), "utf8")).toMatch(/axis:accuracy/);
-    expect(readFileSync(join(out, "judge-agreement.csv"), "utf8")).toMatch(/self_preference_raw,j2,cand-a,0\.0000/);
+    const agreement = readFileSync(join(out, "judge-agreement.csv"), "utf8");
+    expect(agreement).toMatch(/self_preference_raw,j2,cand-a,0\.0000/);
+    // Both judges answer identically: 16 verdict pairs (the excluded ones left out), all agreeing.
+    expect(agreement).toMatch(/verdict_pairs,j1,j2,16\r?\nverdict_agreement,j1,j2,1\.0000\r?\nverdict_cohen_kappa,j1,j2,1\.0000/);
     expect(readFileSync(join(out, "ranking.svg"), "utf8")).toMatch(/^<svg/);
     expect(readdirSync(out).length).toBe(13);
 

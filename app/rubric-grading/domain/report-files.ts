@@ -66,7 +66,10 @@ export function pairedCsv(e: Evaluation): string {
   ]);
 }
 
-export function agreementCsv(e: Evaluation): string {
+export function agreementCsv(
+  e: Evaluation,
+  verdicts: readonly { a: string; b: string; n: number; agreement: number | null; kappa: number | null }[] = [],
+): string {
   const a = e.agreement;
   return formatCsv([
     ["figure", "judge", "other", "value"],
@@ -79,6 +82,11 @@ export function agreementCsv(e: Evaluation): string {
     ...a.selfPreference.flatMap((s) => [
       ["self_preference_raw", s.judge, s.candidate, f(s.raw)],
       ["self_preference_corrected", s.judge, s.candidate, f(s.corrected)],
+    ]),
+    ...verdicts.flatMap((v) => [
+      ["verdict_pairs", v.a, v.b, String(v.n)],
+      ["verdict_agreement", v.a, v.b, f(v.agreement)],
+      ["verdict_cohen_kappa", v.a, v.b, f(v.kappa)],
     ]),
   ]);
 }
