@@ -69,6 +69,7 @@ function Header() {
           {user.roles.includes("admin") && <NavLink to="/admin/screening">Screening</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/expert">Experts</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/mc-evaluation">Model evaluation</NavLink>}
+          {user.roles.includes("admin") && <NavLink to="/admin/grading">Grading</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/users">Users</NavLink>}
         </nav>
       ) : null}

@@ -297,3 +297,4 @@ export const adjudications = sqliteTable(
 export * from "./schema-screening";
 export * from "./schema-judge";
 export * from "./schema-ratings";
+export * from "./schema-grading";

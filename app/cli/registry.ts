@@ -13,6 +13,7 @@ import { screeningImportCommand, screeningReleaseCommand, screeningReportCommand
 import { statsCommand } from "../study-report/cli";
 import { usersCommand } from "../accounts/cli";
 import { mcReportCommand, mcRunCommand } from "../mc-evaluation/cli";
+import { gradingCommands } from "../rubric-grading/cli";
 
 /** Every command of `npm run concord`. Add a command here, one import and one entry, in alphabetical order. */
 export const commands: Command[] = [
@@ -46,4 +47,6 @@ export const commands: Command[] = [
   screeningRoundCommand,
   statsCommand,
   usersCommand,
+  // Rubric-graded evaluation (docs/rubric-grading.md): grade-* commands, kept together.
+  ...gradingCommands,
 ];

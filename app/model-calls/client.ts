@@ -115,6 +115,8 @@ export interface EndpointOptions {
   maxTokensParam: "max_tokens" | "max_completion_tokens";
   /** Names the endpoint in messages: "model" or "judge". */
   label: string;
+  /** A transport for the client instead of the built-in fetch (rubric grading's keep-alive fetch). */
+  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
 
 /** Qwen3's chat template thinks aloud unless told not to; the reference turns thinking off (docs/evaluation.md#decoding-and-retries). */
@@ -151,6 +153,90 @@ export function createOpenAiEndpoint(options: EndpointOptions): ChatEndpoint {
         throw classifyError(e, what);
       }
       return completionText(response, what);
+    },
+  };
+}
+
+/** A chat completion with what rubric grading records beside the text (docs/rubric-grading.md, "Responses"). */
+export interface ChatResult {
+  /** Untrimmed; "" only for an explicit refusal. */
+  text: string;
+  finishReason: string | null;
+  /** The provider said it refused: finish reason `refusal` / `content_filter`, or a `refusal` field. */
+  refusal: boolean;
+  promptTokens: number | null;
+  completionTokens: number | null;
+}
+
+const REFUSAL_FINISH_REASONS = new Set(["refusal", "content_filter"]);
+
+/**
+ * Like completionText, but an empty answer that carries an explicit refusal is a result (kept and graded as
+ * returned), while an empty answer without one stays an `empty` CallError (a transport failure: re-requested).
+ */
+export function completionResult(response: unknown, what: string): ChatResult {
+  const choices = (response as { choices?: unknown })?.choices;
+  if (typeof response !== "object" || response === null || !Array.isArray(choices)) {
+    throw new CallError("malformed", `${what}: the answer is not a chat completion`);
+  }
+  if (choices.length === 0) throw new CallError("empty", `${what}: no choices in the answer`);
+  const choice = choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown };
+  const content = choice?.message?.content;
+  if (content !== null && content !== undefined && typeof content !== "string") {
+    throw new CallError("malformed", `${what}: the answer's content is not text`);
+  }
+  const finishReason = typeof choice?.finish_reason === "string" ? choice.finish_reason : null;
+  const refusalField = choice?.message?.refusal;
+  const refusal =
+    (finishReason !== null && REFUSAL_FINISH_REASONS.has(finishReason)) ||
+    (typeof refusalField === "string" && refusalField !== "");
+  const text = typeof content === "string" ? content : "";
+  if (text.trim() === "" && !refusal) throw new CallError("empty", `${what}: empty answer`);
+  const usage = (response as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
+  return {
+    text,
+    finishReason,
+    refusal,
+    promptTokens: typeof usage?.prompt_tokens === "number" ? usage.prompt_tokens : null,
+    completionTokens: typeof usage?.completion_tokens === "number" ? usage.completion_tokens : null,
+  };
+}
+
+export interface ChatResultEndpoint {
+  call(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
+}
+
+/** The same client and error classification as createOpenAiEndpoint, answering a ChatResult. */
+export function createOpenAiResultEndpoint(options: EndpointOptions): ChatResultEndpoint {
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    maxRetries: 0,
+    timeout: options.timeoutMs,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const what = options.label;
+  return {
+    async call(request, signal) {
+      const body: Record<string, unknown> = {
+        model: options.model,
+        messages: request.messages,
+        [options.maxTokensParam]: request.maxTokens,
+        ...extraBody(options.model),
+      };
+      if (request.temperature !== null) body.temperature = request.temperature;
+      if (request.topP !== null) body.top_p = request.topP;
+      if (request.seed !== null) body.seed = request.seed;
+      let response: unknown;
+      try {
+        response = await client.chat.completions.create(
+          body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+          { signal },
+        );
+      } catch (e) {
+        throw classifyError(e, what);
+      }
+      return completionResult(response, what);
     },
   };
 }

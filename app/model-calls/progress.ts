@@ -11,6 +11,8 @@ export interface ProgressState {
   retries: number;
   /** Calls recorded as failures (empty after retries, rejected by the server). */
   failures: number;
+  /** What `finished` and `total` count; "trajectories" when absent. */
+  unit?: string;
 }
 
 export interface ProgressSink {
@@ -18,6 +20,9 @@ export interface ProgressSink {
   update(state: ProgressState): void;
   finish(state: ProgressState): void;
 }
+
+/** A sink that shows nothing (benchmarks, tests). */
+export const silentProgress: ProgressSink = { start() {}, update() {}, finish() {} };
 
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "?";
@@ -48,7 +53,7 @@ export function progressLine(
     state.failures > 0 ? `${state.failures} failed calls` : "",
   ].filter(Boolean);
   return (
-    `[${bar}] ${state.finished}/${state.total} ${unit} ${(100 * fraction).toFixed(0)}% · ` +
+    `[${bar}] ${state.finished}/${state.total} ${state.unit ?? unit} ${(100 * fraction).toFixed(0)}% · ` +
     `${rate.toFixed(1)} calls/s · ETA ${state.finished === state.total ? "0s" : formatDuration(eta)}` +
     (extras.length ? ` · ${extras.join(", ")}` : "")
   );

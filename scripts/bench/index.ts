@@ -2,9 +2,10 @@ import { benchmarks as annotation } from "./annotation";
 import { benchmarks as durability } from "./durability";
 import { benchmarks as expertRatings } from "./expert-ratings";
 import { benchmarks as mcEvaluation } from "./mc-evaluation";
+import { benchmarks as grading } from "./grading";
 import { benchmarks as runner } from "./runner";
 import { benchmarks as stats } from "./stats";
 import type { Benchmark } from "./types";
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-export const benchmarks: Benchmark[] = [...stats, ...annotation, ...runner, ...expertRatings, ...durability, ...mcEvaluation];
+export const benchmarks: Benchmark[] = [...stats, ...annotation, ...runner, ...expertRatings, ...durability, ...mcEvaluation, ...grading];

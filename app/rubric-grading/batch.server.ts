@@ -1,0 +1,289 @@
+/**
+ * Batch mode (docs/rubric-grading.md, "Batch mode"): the pending judge calls written as OpenAI Batch API request
+ * files, either submitted to a Batch endpoint (`/v1/files`, `/v1/batches`) and polled, or left for an offline
+ * engine that reads the same format (vLLM's `run-batch`); the results ingested as verdicts. A dropped, failed or
+ * unreadable result leaves its call pending, for the synchronous fallback (`grade-run --mode sync`).
+ * Files are written and read a line at a time, so memory does not grow with the batch.
+ */
+import { closeSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import OpenAI, { toFile } from "openai";
+import { createReadStream } from "node:fs";
+import { and, eq, inArray } from "drizzle-orm";
+import { gradingBatches } from "../../db/schema";
+import type { Db } from "../platform/db.server";
+import { CallError, classifyError } from "../model-calls/client";
+import { abortableSleep } from "../model-calls/retry";
+import type { ProgressSink } from "../model-calls/progress";
+import { batchRequestLine, customId, parseBatchOutputLine, parseCustomId } from "./domain/batch";
+import type { LineError } from "./domain/eval-set";
+import { graderMessages, type GraderText } from "./domain/grader";
+import { readVerdict } from "./domain/verdict";
+import type { GradingModel } from "./sets.server";
+import { createContextLoader, pendingGradingPage, type GradingItem, type Scope } from "./work.server";
+
+/** The Batch API's limit per input file. */
+export const MAX_REQUESTS_PER_FILE = 50_000;
+
+/** Calls `visit(line, lineNumber)` for every line of a file, reading 1 MiB at a time. */
+export function forEachLine(path: string, visit: (line: string, lineNumber: number) => void): void {
+  const fd = openSync(path, "r");
+  const buffer = Buffer.alloc(1 << 20);
+  let rest = "";
+  let lineNumber = 0;
+  try {
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      const chunk = rest + buffer.toString("utf8", 0, n);
+      const parts = chunk.split("\n");
+      rest = parts.pop()!;
+      for (const p of parts) visit(p.replace(/\r$/, ""), ++lineNumber);
+    }
+    if (rest !== "") visit(rest.replace(/\r$/, ""), ++lineNumber);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface WrittenFile {
+  path: string;
+  requests: number;
+  batchId: number;
+}
+
+/** Writes every pending call of `judge` as request files `requests-NNN.jsonl` in `dir`. */
+export function writeBatchRequests(
+  db: Db,
+  input: { setId: number; judge: GradingModel; scope: Scope; dir: string; grader: GraderText; maxPerFile?: number; mode: "api" | "offline"; now?: number },
+): WrittenFile[] {
+  mkdirSync(input.dir, { recursive: true });
+  const maxPerFile = input.maxPerFile ?? MAX_REQUESTS_PER_FILE;
+  const load = createContextLoader(db);
+  const files: WrittenFile[] = [];
+  let fd: number | null = null;
+  let current: { path: string; requests: number } | null = null;
+  const close = () => {
+    if (fd === null || !current) return;
+    closeSync(fd);
+    const row = db
+      .insert(gradingBatches)
+      .values({ judgeId: input.judge.id, mode: input.mode, status: "written", requests: current.requests, inputPath: current.path, createdAt: input.now ?? Date.now() })
+      .returning({ id: gradingBatches.id })
+      .get();
+    files.push({ ...current, batchId: row.id });
+    fd = null;
+    current = null;
+  };
+  let after: GradingItem | null = null;
+  for (;;) {
+    const page = pendingGradingPage(db, input.judge.id, input.setId, input.scope, after, 4096);
+    if (page.length === 0) break;
+    after = page[page.length - 1];
+    for (const item of page) {
+      if (current === null) {
+        const path = join(input.dir, `requests-${String(files.length + 1).padStart(3, "0")}.jsonl`);
+        fd = openSync(path, "w");
+        current = { path, requests: 0 };
+      }
+      const ctx = load(item);
+      const line = batchRequestLine(customId(item.responseId, item.criterionIdx, input.judge.id), {
+        model: input.judge.model,
+        messages: graderMessages(input.grader, ctx.prompt, ctx.response, ctx),
+        temperature: input.judge.temperature,
+        maxTokens: input.judge.maxTokens,
+        maxTokensParam: input.judge.maxTokensParam,
+      });
+      writeSync(fd!, line + "\n");
+      if (++current.requests >= maxPerFile) close();
+    }
+  }
+  close();
+  return files;
+}
+
+export interface IngestResult {
+  errors: LineError[];
+  lines: number;
+  verdicts: number;
+  recovered: number;
+  /** Results that gave no verdict (error, empty, unreadable): left pending for the synchronous fallback. */
+  dropped: number;
+  /** Results for calls that already have a verdict (a repeated ingest). */
+  already: number;
+}
+
+/**
+ * Ingests a Batch API / vLLM output file. The whole file is checked first: a line that is not a batch result, or
+ * names another judge's or an unknown call, is reported as FILE:LINE and nothing is written.
+ */
+export function ingestBatchOutput(db: Db, input: { judge: GradingModel; setId: number; path: string; via: "batch" | "offline"; batchId?: number; now?: number }): IngestResult {
+  const result: IngestResult = { errors: [], lines: 0, verdicts: 0, recovered: 0, dropped: 0, already: 0 };
+  const known = db.$client.prepare(
+    `SELECT 1 FROM grading_responses r JOIN grading_models m ON m.id = r.candidate_id AND m.set_id = ?
+     JOIN grading_criteria c ON c.conversation_id = r.conversation_id AND c.idx = ? WHERE r.id = ?`,
+  );
+  forEachLine(input.path, (line, n) => {
+    if (line.trim() === "") return;
+    result.lines++;
+    const parsed = parseBatchOutputLine(line);
+    if ("invalid" in parsed) return void result.errors.push({ line: n, message: parsed.invalid });
+    const id = parseCustomId(parsed.customId);
+    if (!id) return void result.errors.push({ line: n, message: `custom_id "${parsed.customId}" is not a Concord grading call` });
+    if (id.judgeId !== input.judge.id) return void result.errors.push({ line: n, message: `custom_id "${parsed.customId}" belongs to another judge` });
+    if (!known.get(input.setId, id.criterionIndex, id.responseId)) {
+      result.errors.push({ line: n, message: `custom_id "${parsed.customId}" names no response and criterion of this set` });
+    }
+  });
+  if (result.errors.length) return result;
+  const insert = db.$client.prepare(
+    `INSERT OR IGNORE INTO grading_verdicts
+       (judge_id, response_id, criterion_idx, status, criteria_met, explanation, via, attempts, error, prompt_tokens, completion_tokens, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL, ?, ?, ?)`,
+  );
+  const now = input.now ?? Date.now();
+  const write = db.$client.transaction(() => {
+    forEachLine(input.path, (line) => {
+      if (line.trim() === "") return;
+      const parsed = parseBatchOutputLine(line);
+      if ("invalid" in parsed) return;
+      const id = parseCustomId(parsed.customId)!;
+      const verdict = parsed.ok ? readVerdict(parsed.text) : null;
+      if (!parsed.ok || !verdict) return void result.dropped++;
+      const changes = insert.run(
+        input.judge.id,
+        id.responseId,
+        id.criterionIndex,
+        verdict.status,
+        verdict.criteriaMet ? 1 : 0,
+        verdict.explanation,
+        input.via,
+        parsed.promptTokens,
+        parsed.completionTokens,
+        now,
+      ).changes;
+      if (changes === 0) result.already++;
+      else {
+        result.verdicts++;
+        if (verdict.status === "recovered") result.recovered++;
+      }
+    });
+    if (input.batchId !== undefined) {
+      db.update(gradingBatches)
+        .set({ status: "ingested", ingested: result.verdicts, dropped: result.dropped, finishedAt: now })
+        .where(eq(gradingBatches.id, input.batchId))
+        .run();
+    }
+  });
+  write();
+  return result;
+}
+
+export interface BatchApiOptions {
+  baseURL: string;
+  apiKey: string;
+  pollMs: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  progress: ProgressSink;
+}
+
+const TERMINAL = new Set(["completed", "failed", "expired", "cancelled"]);
+
+function client(options: BatchApiOptions): OpenAI {
+  return new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 2, timeout: options.timeoutMs });
+}
+
+async function api<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw classifyError(e, what);
+  }
+}
+
+/** Uploads the written files and creates one batch per file. */
+export async function submitBatches(db: Db, files: WrittenFile[], options: BatchApiOptions): Promise<void> {
+  const openai = client(options);
+  for (const f of files) {
+    const uploaded = await api("batch upload", async () =>
+      openai.files.create({ file: await toFile(createReadStream(f.path), "requests.jsonl"), purpose: "batch" }),
+    );
+    const batch = await api("batch create", () =>
+      openai.batches.create({ input_file_id: uploaded.id, endpoint: "/v1/chat/completions", completion_window: "24h" }),
+    );
+    db.update(gradingBatches)
+      .set({ status: "submitted", remoteFileId: uploaded.id, remoteBatchId: batch.id })
+      .where(eq(gradingBatches.id, f.batchId))
+      .run();
+  }
+}
+
+export function openBatches(db: Db, judgeId: number) {
+  return db
+    .select()
+    .from(gradingBatches)
+    .where(and(eq(gradingBatches.judgeId, judgeId), eq(gradingBatches.mode, "api"), inArray(gradingBatches.status, ["submitted"])))
+    .all();
+}
+
+/**
+ * Polls every submitted batch of the judge until it ends, then downloads and ingests its output (and counts its
+ * error file's lines as dropped). A batch that failed or expired is marked so; its calls stay pending.
+ */
+export async function collectBatches(
+  db: Db,
+  input: { judge: GradingModel; setId: number; dir: string },
+  options: BatchApiOptions,
+): Promise<IngestResult[]> {
+  const openai = client(options);
+  const results: IngestResult[] = [];
+  const pending = openBatches(db, input.judge.id);
+  const state = { finished: 0, total: pending.length, calls: 0, retries: 0, failures: 0, unit: "batches" };
+  options.progress.start(state);
+  try {
+    for (const b of pending) {
+      let batch = await api("batch status", () => openai.batches.retrieve(b.remoteBatchId!));
+      while (!TERMINAL.has(batch.status)) {
+        if (options.signal?.aborted) throw new CallError("aborted", "aborted");
+        await abortableSleep(options.pollMs, options.signal);
+        batch = await api("batch status", () => openai.batches.retrieve(b.remoteBatchId!));
+        state.calls++;
+        options.progress.update(state);
+      }
+      if (!batch.output_file_id) {
+        db.update(gradingBatches).set({ status: "failed", dropped: b.requests, finishedAt: Date.now() }).where(eq(gradingBatches.id, b.id)).run();
+        state.failures++;
+        state.finished++;
+        continue;
+      }
+      const response = await api("batch download", () => openai.files.content(batch.output_file_id!));
+      const path = join(input.dir, `output-${b.id}.jsonl`);
+      mkdirSync(input.dir, { recursive: true });
+      const fd = openSync(path, "w");
+      try {
+        const reader = response.body!.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          writeSync(fd, value);
+        }
+      } finally {
+        closeSync(fd);
+      }
+      const ingested = ingestBatchOutput(db, { judge: input.judge, setId: input.setId, path, via: "batch", batchId: b.id });
+      // Requests with no line in the output (listed in the error file, or lost) are dropped too.
+      const missing = Math.max(0, b.requests - ingested.lines);
+      if (missing > 0) {
+        ingested.dropped += missing;
+        db.update(gradingBatches).set({ dropped: ingested.dropped }).where(eq(gradingBatches.id, b.id)).run();
+      }
+      results.push(ingested);
+      state.finished++;
+      options.progress.update(state);
+    }
+  } finally {
+    options.progress.finish(state);
+  }
+  return results;
+}

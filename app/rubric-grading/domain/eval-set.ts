@@ -1,0 +1,149 @@
+/**
+ * HealthBench-format evaluation sets (docs/rubric-grading.md, "Evaluation sets"): one JSON object per line with
+ * `prompt` (the conversation as `{role, content}` messages), `prompt_id`, `rubrics` (`{criterion, points, tags}`,
+ * negative points allowed) and `example_tags`. Parsing is pure: the caller reads the file and decides what to write.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+
+export const MessageSchema = z.object({
+  role: z.enum(["system", "user", "assistant"], { error: "a message's role must be system, user or assistant" }),
+  content: z.string({ error: "a message's content must be text" }),
+});
+
+export const RubricItemSchema = z.object({
+  criterion: z.string().min(1, "a rubric item needs a criterion"),
+  points: z.number({ error: "a rubric item's points must be a number" }),
+  tags: z.array(z.string()).default([]),
+});
+
+export const EvalRecordSchema = z
+  .object({
+    prompt_id: z.string().min(1, "prompt_id is required"),
+    prompt: z.array(MessageSchema).min(1, "prompt needs at least one message"),
+    rubrics: z.array(RubricItemSchema).min(1, "rubrics needs at least one item"),
+    example_tags: z.array(z.string()).default([]),
+  })
+  .passthrough()
+  .superRefine((r, ctx) => {
+    if (!r.rubrics.some((i) => i.points > 0)) {
+      // The reference asserts an overall score exists; with no positive points there is none to compute.
+      ctx.addIssue({ code: "custom", message: "rubrics need at least one item with positive points" });
+    }
+    if (new Set(r.example_tags).size !== r.example_tags.length) {
+      ctx.addIssue({ code: "custom", message: "example_tags has a duplicate tag" });
+    }
+    r.rubrics.forEach((item, i) => {
+      if (new Set(item.tags).size !== item.tags.length) {
+        ctx.addIssue({ code: "custom", message: `rubrics[${i}].tags has a duplicate tag` });
+      }
+    });
+  });
+
+export type Message = z.infer<typeof MessageSchema>;
+export type RubricItem = z.infer<typeof RubricItemSchema>;
+export type EvalRecord = z.infer<typeof EvalRecordSchema>;
+
+export interface LineError {
+  line: number;
+  message: string;
+}
+
+export interface ParsedEvalSet {
+  records: EvalRecord[];
+  /** The line each record came from (1-based). */
+  lines: number[];
+  errors: LineError[];
+}
+
+export const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+function issueText(error: z.ZodError): string {
+  const first = error.issues[0];
+  const path = first.path.length ? `${first.path.join(".")}: ` : "";
+  return `${path}${first.message}`;
+}
+
+/** Every line checked; a bad line is reported and the set is unusable (the caller writes nothing). */
+export function parseEvalSet(text: string): ParsedEvalSet {
+  const records: EvalRecord[] = [];
+  const lines: number[] = [];
+  const errors: LineError[] = [];
+  const seen = new Map<string, number>();
+  const rows = text.replace(/^\uFEFF/, "").split("\n");
+  rows.forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      errors.push({ line, message: "not valid JSON" });
+      return;
+    }
+    const parsed = EvalRecordSchema.safeParse(value);
+    if (!parsed.success) {
+      errors.push({ line, message: issueText(parsed.error) });
+      return;
+    }
+    const earlier = seen.get(parsed.data.prompt_id);
+    if (earlier !== undefined) {
+      errors.push({ line, message: `duplicate prompt_id (first on line ${earlier})` });
+      return;
+    }
+    seen.set(parsed.data.prompt_id, line);
+    records.push(parsed.data);
+    lines.push(line);
+  });
+  if (records.length === 0 && errors.length === 0) errors.push({ line: 0, message: "the file has no records" });
+  return { records, lines, errors };
+}
+
+/**
+ * The hash of what is graded: the conversation and the rubric (criteria, points, tags in order) and the example
+ * tags. Key order is fixed here so that the same record always hashes the same.
+ */
+export function recordHash(r: EvalRecord): string {
+  return sha256(
+    JSON.stringify({
+      prompt_id: r.prompt_id,
+      prompt: r.prompt.map((m) => ({ role: m.role, content: m.content })),
+      rubrics: r.rubrics.map((i) => ({ criterion: i.criterion, points: i.points, tags: i.tags })),
+      example_tags: r.example_tags,
+    }),
+  );
+}
+
+/** A set's (or subset's) content hash: its members' ids and record hashes, sorted by id. */
+export function setHash(members: { promptId: string; contentHash: string }[]): string {
+  const sorted = [...members].sort((a, b) => (a.promptId < b.promptId ? -1 : a.promptId > b.promptId ? 1 : 0));
+  return sha256(sorted.map((m) => `${m.promptId}\t${m.contentHash}\n`).join(""));
+}
+
+/**
+ * An id list for a subset: one id a line, or JSONL objects with `prompt_id` (HealthBench-Hard's released file is
+ * such a JSONL). Blank lines are skipped; a duplicate id is harmless.
+ */
+export function parseIdList(text: string): { ids: string[]; errors: LineError[] } {
+  const ids: string[] = [];
+  const errors: LineError[] = [];
+  text
+    .replace(/^\uFEFF/, "")
+    .split("\n")
+    .forEach((raw, i) => {
+      const s = raw.trim();
+      if (s === "") return;
+      if (s.startsWith("{")) {
+        try {
+          const id = (JSON.parse(s) as { prompt_id?: unknown }).prompt_id;
+          if (typeof id === "string" && id !== "") ids.push(id);
+          else errors.push({ line: i + 1, message: "the object has no prompt_id" });
+        } catch {
+          errors.push({ line: i + 1, message: "not valid JSON" });
+        }
+        return;
+      }
+      ids.push(s);
+    });
+  return { ids: [...new Set(ids)], errors };
+}
