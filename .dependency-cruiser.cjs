@@ -8,6 +8,7 @@ const DOMAIN = [
   "^app/formats/",
   "^app/python-compat/",
   "^app/icd10/icd10\\.ts$",
+  "^app/icd10/icd10-search\\.ts$",
   "^app/accounts/roles\\.ts$",
   "^app/accounts/safe-redirect\\.ts$",
 ];

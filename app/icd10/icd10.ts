@@ -1,6 +1,6 @@
 /**
  * ICD-10 chapter V rules (docs/icd10.md): canonical form, diagnosis level, category, WHO block, the three match levels,
- * the WHO code table (lookup, validation, search), and the Safe-Psych reference scripts' variants (docs/icd10.md#the-reference-scripts-variants) for
+ * the WHO code table (lookup, validation; search is icd10-search.ts), and the Safe-Psych reference scripts' variants (docs/icd10.md#the-reference-scripts-variants) for
  * the metrics' compatibility mode.
  *
  * Nothing here throws on a bad code: junk gives `{ ok: false, error: "not an ICD-10 chapter V code: …" }` or null.
@@ -145,20 +145,14 @@ export function matchesAtDiagnosisLevel(
   return r.hasDecimal ? r.diagnosisLevel === c.diagnosisLevel : r.category === c.category;
 }
 
-export function matchesAtCategory(
-  reference: string | null | undefined,
-  candidate: string | null | undefined,
-): boolean {
+export function matchesAtCategory(reference: string | null | undefined, candidate: string | null | undefined): boolean {
   const r = parseIcd10(reference);
   const c = parseIcd10(candidate);
   return r.ok && c.ok && r.category === c.category;
 }
 
 /** Same WHO block. F49 has no block and matches nothing. */
-export function matchesAtBlock(
-  reference: string | null | undefined,
-  candidate: string | null | undefined,
-): boolean {
+export function matchesAtBlock(reference: string | null | undefined, candidate: string | null | undefined): boolean {
   const r = parseIcd10(reference);
   const c = parseIcd10(candidate);
   return r.ok && c.ok && r.block !== null && r.block === c.block;
@@ -215,12 +209,6 @@ export interface Icd10Index {
   isValidChapterVCode(code: string): boolean;
   /** Like isValidChapterVCode, with the reason a code is refused (for forms and imports). */
   checkDiagnosisCode(code: string): Icd10Check;
-  /**
-   * Categories and subcategories matching every word of the query, case- and accent-insensitive; a word matches a
-   * code prefix (`f32`, `f32.`, `f321`, `32.1`) or a piece of the title. Ranked: exact code, code prefix, all words at
-   * title word starts, other matches; table order within a rank. Empty query → [].
-   */
-  search(query: string, limit?: number): Icd10Entry[];
 }
 
 const LEVELS: readonly string[] = ["block", "category", "subcategory"];
@@ -240,30 +228,6 @@ export function parseIcd10Table(csvText: string): Icd10Index {
     return { code, title, level: level as Icd10Level, parent };
   });
   return createIcd10Index(rows);
-}
-
-interface SearchRow {
-  entry: Icd10Entry;
-  /** Code without its dot: `F321`. */
-  codeKey: string;
-  foldedTitle: string;
-}
-
-const fold = (s: string) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
-const isAlnum = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
-
-/** `f32.1` → `F321`; `32.1` → `F321` (the F may be left out); null if the word cannot start a code. */
-function codePrefixKey(word: string): string | null {
-  let w = word.toUpperCase().replace(/\./g, "");
-  if (/^\d/.test(w)) w = `F${w}`;
-  return /^F[0-9A-Z]{0,6}$/.test(w) ? w : null;
-}
-
-function atWordStart(title: string, word: string): boolean {
-  for (let i = title.indexOf(word); i !== -1; i = title.indexOf(word, i + 1)) {
-    if (!isAlnum(title[i - 1])) return true;
-  }
-  return false;
 }
 
 /** Builds the index from already-parsed rows (e.g. sent by a loader to the browser). */
@@ -289,10 +253,6 @@ export function createIcd10Index(rows: readonly Icd10TableRow[]): Icd10Index {
     entries.push(entry);
   }
 
-  const searchRows: SearchRow[] = entries
-    .filter((e) => e.level !== "block")
-    .map((entry) => ({ entry, codeKey: entry.code.replace(".", ""), foldedTitle: fold(entry.title) }));
-
   const lookup = (code: string): Icd10Entry | null => {
     const compact = pyStrip(code).replace(WHITESPACE, "").toUpperCase();
     if (compact.includes("-")) return byCode.get(compact) ?? null;
@@ -315,33 +275,6 @@ export function createIcd10Index(rows: readonly Icd10TableRow[]): Icd10Index {
     return { ok: false, error: `${p.code} is not in WHO ICD-10 chapter V (2019)${hint}` };
   };
 
-  const search = (query: string, limit = 20): Icd10Entry[] => {
-    const words = fold(pyStrip(query)).split(/\s+/).filter(Boolean);
-    if (words.length === 0 || limit <= 0) return [];
-    const exact = canonicalIcd10(query);
-    const singleKey = words.length === 1 ? codePrefixKey(words[0]) : null;
-    const keys = words.map(codePrefixKey);
-    const ranked: { rank: number; index: number; entry: Icd10Entry }[] = [];
-    searchRows.forEach((row, index) => {
-      let rank: number;
-      if (exact !== null && row.entry.code === exact) rank = 0;
-      else if (singleKey !== null && row.codeKey.startsWith(singleKey)) rank = 1;
-      else {
-        rank = 2;
-        for (let i = 0; i < words.length; i++) {
-          const key = keys[i];
-          if (key !== null && row.codeKey.startsWith(key)) continue;
-          if (atWordStart(row.foldedTitle, words[i])) continue;
-          if (row.foldedTitle.includes(words[i])) rank = 3;
-          else return;
-        }
-      }
-      ranked.push({ rank, index, entry: row.entry });
-    });
-    ranked.sort((a, b) => a.rank - b.rank || a.index - b.index);
-    return ranked.slice(0, limit).map((r) => r.entry);
-  };
-
   return {
     entries,
     lookup,
@@ -350,7 +283,6 @@ export function createIcd10Index(rows: readonly Icd10TableRow[]): Icd10Index {
       return e !== null && e.level !== "block";
     },
     checkDiagnosisCode,
-    search,
   };
 }
 

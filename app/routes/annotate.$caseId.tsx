@@ -200,7 +200,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <dt>
               <kbd>/</kbd>
             </dt>
-            <dd>search ICD-10 codes (arrows, Enter to choose, Esc to leave)</dd>
+            <dd>search ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)</dd>
             <dt>
               <kbd>M</kbd>
             </dt>
