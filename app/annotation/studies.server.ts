@@ -23,7 +23,7 @@ import type { Section } from "./domain/sections";
 import type { Db } from "../platform/db.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export const StudyNameSchema = z
   .string()

@@ -32,7 +32,7 @@ import {
   requireBankByName,
   runBankFit,
 } from "../mentat/mentat.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { listIssues, readText } from "../cli/io";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 

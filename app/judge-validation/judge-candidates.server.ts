@@ -21,7 +21,7 @@ import { buildJudgeReport, JUDGE_PREFIX, type JudgeLabel, type JudgeReport } fro
 import type { Action, InfoRequest, PrimaryAnswer } from "../evaluation/domain/judge";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export const JudgeNameSchema = z
   .string()

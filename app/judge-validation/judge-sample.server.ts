@@ -10,7 +10,7 @@ import {
 } from "./domain/validation-set";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import type { BucketTargets } from "./judge-sets.server";
 
 /** Removes the current sample and the candidate judges scored on it (their outputs name its annotation ids). */

@@ -16,7 +16,7 @@ import {
 } from "../../db/schema";
 import { BUCKET_SAMPLING_ORDER, DEFAULT_BUCKET_TARGETS, type ValidationBucket } from "./domain/validation-set";
 import type { Db, DbOrTx } from "../platform/db.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export const JudgeSetNameSchema = z
   .string()

@@ -68,7 +68,7 @@ import {
   type PanelStore,
 } from "../expert-panel/expert-panel.server";
 import { StudyNameSchema } from "../annotation/studies.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export const BankNameSchema = StudyNameSchema;
 

@@ -4,7 +4,7 @@ import { pendingImports } from "../../db/schema";
 import type { CaseColumn } from "../annotation/domain/case-import";
 import type { Db } from "./db.server";
 import { getStudyByName, importCases, planImport, type ImportPlan } from "../annotation/studies.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "./service-error";
 
 const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
 

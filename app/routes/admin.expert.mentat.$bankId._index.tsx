@@ -21,7 +21,7 @@ import {
   removeBankRater,
   runBankFit,
 } from "~/mentat/mentat.server";
-import { ServiceError } from "~/accounts/users.server";
+import { ServiceError } from "~/platform/service-error";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.bank.name ?? "Question bank"} · Concord` },

@@ -13,7 +13,7 @@ import {
   gradingVerdicts,
 } from "../../db/schema";
 import type { Db } from "../platform/db.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { parseEvalSet, parseIdList, recordHash, setHash, sha256, type LineError } from "./domain/eval-set";
 
 export type GradingSet = typeof gradingSets.$inferSelect;

@@ -28,7 +28,7 @@ import {
 import type { Db } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { getScreeningStudy, studyState } from "./screening.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export interface ScreeningFile {
   bytes: Uint8Array;

@@ -28,7 +28,7 @@ import { compareCodePoints } from "../python-compat/text";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { StudyNameSchema } from "../annotation/studies.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export const ScreeningSettingsSchema = z
   .object({

@@ -16,10 +16,10 @@ import {
   login,
   logout,
   resetPassword,
-  ServiceError,
   setActive,
   setRoles,
 } from "../../app/accounts/users.server";
+import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser, TEST_PASSWORD } from "../support/db";
 
 let db: Db;
