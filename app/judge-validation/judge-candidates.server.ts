@@ -359,7 +359,7 @@ export function getItemDetail(db: Db, input: { setId: number; itemId: number }):
         .where(and(eq(events.entity, "judge_rating"), inArray(events.entityId, [...raterOf.keys()])))
         .orderBy(asc(events.id))
         .all()
-        .map(({ entityId, changes, ...e }) => ({ ...e, rating: raterOf.get(entityId)!, changes: JSON.parse(changes) }))
+        .map(({ entityId, changes, ...e }) => ({ ...e, rating: raterOf.get(entityId)!, changes }))
     : [];
   return { item, ratings, outputs, events: history };
 }

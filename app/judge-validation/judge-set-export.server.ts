@@ -67,7 +67,7 @@ export function sampledRows(db: Db, setId: number): Record<string, unknown>[] {
     .orderBy(asc(judgeItems.position))
     .all()
     .map((r) => ({
-      ...(JSON.parse(r.record) as Record<string, unknown>),
+      ...(r.record as Record<string, unknown>),
       validation_bucket: r.bucket,
       derived_action: r.derivedAction,
       annotation_id: r.annotationId,

@@ -154,7 +154,7 @@ export function importMentatAnnotations(
       .get();
     const same =
       existing?.status === "submitted" &&
-      existing.scores === JSON.stringify(row.scores) &&
+      JSON.stringify(existing.scores) === JSON.stringify(row.scores) &&
       existing.comment === row.comment;
     if (same) unchanged++;
     else if (existing) {
@@ -197,8 +197,8 @@ export function importMentatAnnotations(
         if (same) continue;
         const values = {
           status: "submitted" as const,
-          scores: JSON.stringify(row.scores),
-          optionOrder: JSON.stringify(row.optionOrder),
+          scores: row.scores,
+          optionOrder: row.optionOrder,
           shownGender: row.gender,
           comment: row.comment,
           updatedAt: now,
@@ -225,8 +225,8 @@ export function importMentatAnnotations(
           action: "import",
           changes: {
             source: `${row.file}:${row.line}`,
-            scores: [existing ? JSON.parse(existing.scores) : null, row.scores],
-            optionOrder: [existing ? JSON.parse(existing.optionOrder) : null, row.optionOrder],
+            scores: [existing ? existing.scores : null, row.scores],
+            optionOrder: [existing ? existing.optionOrder : null, row.optionOrder],
           },
           at: now,
         });

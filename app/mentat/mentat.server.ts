@@ -85,8 +85,8 @@ export interface BankSummary {
   createdAt: number;
 }
 
-function domainsOf(json: string): MentatDomain[] {
-  return (JSON.parse(json) as string[]).filter((d): d is MentatDomain => MENTAT_DOMAINS.includes(d as MentatDomain));
+function domainsOf(stored: string[]): MentatDomain[] {
+  return stored.filter((d): d is MentatDomain => MENTAT_DOMAINS.includes(d as MentatDomain));
 }
 
 export function listBanks(db: Db): BankSummary[] {
@@ -252,7 +252,7 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
           .insert(mentatBanks)
           .values({
             name: name.data,
-            preferenceDomains: JSON.stringify(input.preferenceDomains ?? DEFAULT_PREFERENCE_DOMAINS),
+            preferenceDomains: input.preferenceDomains ?? [...DEFAULT_PREFERENCE_DOMAINS],
             seed: input.seed ?? 1,
             createdAt: now,
           })
@@ -273,7 +273,7 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
       } else {
         bankId = bank.id;
         const changes: Record<string, unknown> = {};
-        if (input.preferenceDomains) changes.preferenceDomains = JSON.stringify(input.preferenceDomains);
+        if (input.preferenceDomains) changes.preferenceDomains = input.preferenceDomains;
         if (input.seed !== undefined) changes.seed = input.seed;
         const d = diff({ preferenceDomains: bank.preferenceDomains, seed: bank.seed }, changes);
         if (Object.keys(d).length) {
@@ -303,8 +303,8 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
       for (const p of plans) {
         const values = {
           domain: p.q.domain,
-          texts: JSON.stringify(p.q.texts),
-          options: JSON.stringify(p.q.options),
+          texts: p.q.texts,
+          options: p.q.options,
           intendedAnswer: p.q.answer,
           notes: p.q.notes,
           contentHash: p.hash,
@@ -514,18 +514,18 @@ function findOwnedQuestion(db: DbOrTx, userId: string, questionId: number): Owne
     seed: row.seed,
     externalId: row.externalId,
     domain: row.domain as MentatDomain,
-    texts: JSON.parse(row.texts),
-    options: JSON.parse(row.options),
+    texts: row.texts,
+    options: row.options,
   };
 }
 
 function presentationFor(
   q: OwnedQuestion,
   userId: string,
-  stored?: { optionOrder: string; shownGender: string | null },
+  stored?: { optionOrder: number[]; shownGender: string | null },
 ) {
   if (stored)
-    return { optionOrder: JSON.parse(stored.optionOrder) as number[], gender: stored.shownGender as Gender | null };
+    return { optionOrder: stored.optionOrder, gender: stored.shownGender as Gender | null };
   return raterPresentation(q.seed, q.externalId, userId, gendersOf(q.texts));
 }
 
@@ -539,7 +539,7 @@ export function getRaterQuestion(db: Db, input: { userId: string; questionId: nu
     .where(and(eq(mentatRatings.questionId, q.id), eq(mentatRatings.raterId, input.userId)))
     .get();
   const { optionOrder, gender } = presentationFor(q, input.userId, row);
-  const scores: (number | null)[] = row ? JSON.parse(row.scores) : new Array(OPTION_COUNT).fill(null);
+  const scores: (number | null)[] = row ? row.scores : new Array(OPTION_COUNT).fill(null);
   const mine = listRaterQuestions(db, input.userId);
   const at = mine.findIndex((r) => r.questionId === q.id);
   return {
@@ -609,7 +609,7 @@ const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValue
   row: (_tx, _userId, item) => item.row,
   meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
   valuesOf: (row) =>
-    row ? { scores: JSON.parse(row.scores), comment: row.comment } : { scores: new Array(OPTION_COUNT).fill(null), comment: "" },
+    row ? { scores: row.scores, comment: row.comment } : { scores: new Array(OPTION_COUNT).fill(null), comment: "" },
   normalise(values, item) {
     const scores: (number | null)[] = new Array(OPTION_COUNT).fill(null);
     item.optionOrder.forEach((original, shown) => (scores[original] = values.scores[shown] ?? null));
@@ -631,7 +631,7 @@ const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValue
   write(tx, { item, row, userId, values, status, version, now }) {
     const columns = {
       status,
-      scores: JSON.stringify(values.scores),
+      scores: values.scores,
       comment: values.comment,
       version,
       updatedAt: now,
@@ -643,7 +643,7 @@ const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValue
         .values({
           questionId: item.q.id,
           raterId: userId,
-          optionOrder: JSON.stringify(item.optionOrder),
+          optionOrder: item.optionOrder,
           shownGender: item.gender,
           ...columns,
         })
@@ -716,7 +716,7 @@ export function listBankQuestions(db: Db, bankId: number): QuestionRow[] {
         .all()
     : [];
   return questions.map((q) => {
-    const texts = JSON.parse(q.texts) as QuestionTexts;
+    const texts = q.texts as QuestionTexts;
     const base = texts.nonbinary ?? texts.neutral ?? texts.male ?? texts.female ?? "";
     return {
       id: q.id,
@@ -743,8 +743,8 @@ function loadQuestions(db: DbOrTx, bankId: number) {
       id: q.id,
       externalId: q.externalId,
       domain: q.domain as MentatDomain,
-      texts: JSON.parse(q.texts) as QuestionTexts,
-      options: JSON.parse(q.options) as string[],
+      texts: q.texts as QuestionTexts,
+      options: q.options as string[],
       answer: q.intendedAnswer,
     }));
 }
@@ -768,7 +768,7 @@ export function listDatasets(db: Db, bankId: number): DatasetSummary[] {
     .map((d) => ({
       id: d.id,
       dimension: d.dimension as VariantDimension,
-      params: JSON.parse(d.params),
+      params: d.params,
       count: d.count,
       contentHash: d.contentHash,
       createdAt: d.createdAt,
@@ -814,14 +814,13 @@ export function expandBank(
         .from(mentatDatasets)
         .where(and(eq(mentatDatasets.bankId, input.bankId), eq(mentatDatasets.dimension, input.dimension)))
         .get();
-      const storedParams = JSON.stringify(
-        input.dimension === "age" ? { ages: params.ages } : input.dimension === "race" ? { races: params.races } : {},
-      );
-      if (old && old.contentHash === contentHash && old.params === storedParams)
+      const storedParams: Record<string, unknown> =
+        input.dimension === "age" ? { ages: params.ages } : input.dimension === "race" ? { races: params.races } : {};
+      if (old && old.contentHash === contentHash && JSON.stringify(old.params) === JSON.stringify(storedParams))
         return {
           id: old.id,
           dimension: input.dimension,
-          params: JSON.parse(old.params),
+          params: old.params,
           count: old.count,
           contentHash,
           createdAt: old.createdAt,
@@ -883,7 +882,7 @@ export function expandBank(
       return {
         id,
         dimension: input.dimension,
-        params: JSON.parse(storedParams),
+        params: storedParams,
         count: variants.length,
         contentHash,
         createdAt: now,
@@ -911,7 +910,7 @@ export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] 
     .where(and(eq(mentatQuestions.bankId, bankId), eq(mentatRatings.status, "submitted")))
     .all()
     .filter((r) => domains.includes(r.domain as MentatDomain))
-    .map((r) => ({ question: r.question, rater: r.rater, scores: JSON.parse(r.scores) as number[] }));
+    .map((r) => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }));
 }
 
 export interface FitOptions {
@@ -978,9 +977,9 @@ export function runBankFit(
         .insert(mentatFits)
         .values({
           bankId: input.bankId,
-          params: JSON.stringify(params),
+          params,
           inputHash,
-          result: JSON.stringify(result),
+          result,
           createdAt: now,
           createdBy: input.actorId,
         })
@@ -1005,10 +1004,10 @@ export function getLatestFit(db: Db, bankId: number): FitSummary | null {
   return {
     id: row.id,
     createdAt: row.createdAt,
-    params: JSON.parse(row.params),
+    params: row.params as Required<FitOptions>,
     inputHash: row.inputHash,
     stale: annotationRowsHash(bankAnnotationRows(db, bankId)) !== row.inputHash,
-    result: JSON.parse(row.result),
+    result: row.result as MentatFitResult,
   };
 }
 

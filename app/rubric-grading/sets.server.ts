@@ -58,8 +58,8 @@ export function importEvalSet(db: Db, input: { name: string; text: string; dryRu
           setId: set.id,
           promptId: r.prompt_id,
           position,
-          prompt: JSON.stringify(r.prompt.map((m) => ({ role: m.role, content: m.content }))),
-          exampleTags: JSON.stringify(r.example_tags),
+          prompt: r.prompt.map((m) => ({ role: m.role, content: m.content })),
+          exampleTags: r.example_tags,
           contentHash: hashes[position],
         })
         .returning({ id: gradingConversations.id })
@@ -67,7 +67,7 @@ export function importEvalSet(db: Db, input: { name: string; text: string; dryRu
       r.rubrics.forEach((item, idx) =>
         tx
           .insert(gradingCriteria)
-          .values({ conversationId: conv.id, idx, criterion: item.criterion, points: item.points, tags: JSON.stringify(item.tags) })
+          .values({ conversationId: conv.id, idx, criterion: item.criterion, points: item.points, tags: item.tags })
           .run(),
       );
     });

@@ -282,7 +282,7 @@ export function importScreeningFiles(
         const values = {
           kind: parsed.kind,
           content: contentOf(parsed),
-          tags: JSON.stringify(parsed.tags),
+          tags: parsed.tags,
           source: parsed.source,
           contentHash: hash,
         };

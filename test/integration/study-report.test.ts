@@ -162,7 +162,7 @@ describe("getStudyReport", () => {
     db.update(caseOutcomes)
       .set({
         status: "adjudicated",
-        gold: JSON.stringify({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 1 }),
+        gold: { sufficiency: "sufficient", icd10: "F32.2", earliestSection: 1 },
       })
       .where(eq(caseOutcomes.caseId, id.get("n2")!))
       .run();

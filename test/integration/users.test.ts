@@ -38,7 +38,7 @@ function userEvents(userId: string) {
     .from(events)
     .where(eq(events.entityId, userId))
     .all()
-    .map((e) => ({ ...e, changes: JSON.parse(e.changes) }));
+    .map((e) => ({ ...e, changes: e.changes }));
 }
 
 function sessionCount(userId: string): number {
