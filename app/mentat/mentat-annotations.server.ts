@@ -10,7 +10,8 @@ import { mentatQuestions, mentatRatings } from "../../db/schema";
 import { parseMentatAnnotationCsv, type MentatAnnotationRow } from "./domain/mentat-annotations";
 import type { Db } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { addBankRaters, requireBankByName } from "./mentat.server";
+import { addBankRaters } from "./panel.server";
+import { requireBankByName } from "./banks.server";
 import { listUsers } from "../accounts/users.server";
 
 export interface AnnotationFileInput {
@@ -102,7 +103,11 @@ export function importMentatAnnotations(
   for (const row of planned) {
     const id = options.idTemplate.replace("{q_no}", row.qNo);
     if (!questions.has(id))
-      errors.push({ file: row.file, line: row.line, message: `bank "${bank.name}" has no question "${id}" (q_no ${row.qNo}).` });
+      errors.push({
+        file: row.file,
+        line: row.line,
+        message: `bank "${bank.name}" has no question "${id}" (q_no ${row.qNo}).`,
+      });
     if (!raterUsers.has(usernameOf(row.mentatRater))) missingRaters.add(row.mentatRater);
   }
   for (const m of missingRaters) {
@@ -190,7 +195,12 @@ export function importMentatAnnotations(
   };
   if (options.dryRun) return { ok: true, written: false, ...summary };
 
-  addBankRaters(db, { bankId: bank.id, raterIds: [...new Set(plan.map((p) => p.user.id))], actorId: input.actorId, now });
+  addBankRaters(db, {
+    bankId: bank.id,
+    raterIds: [...new Set(plan.map((p) => p.user.id))],
+    actorId: input.actorId,
+    now,
+  });
   db.transaction(
     (tx) => {
       for (const { row, question, user, existing, same } of plan) {

@@ -18,19 +18,12 @@ import {
   saveReview,
   type ReviewValues,
 } from "../../app/case-review/case-review.server";
-import {
-  addBankRaters,
-  expandBank,
-  exportDataset,
-  getLatestFit,
-  getRaterQuestion,
-  importQuestionBank,
-  listBankPanel,
-  listDatasets,
-  listRaterQuestions,
-  runBankFit,
-  saveOptionRating,
-} from "../../app/mentat/mentat.server";
+import { addBankRaters, listBankPanel } from "../../app/mentat/panel.server";
+import { expandBank, listDatasets } from "../../app/mentat/questions.server";
+import { exportDataset } from "../../app/mentat/export.server";
+import { getLatestFit, runBankFit } from "../../app/mentat/fits.server";
+import { getRaterQuestion, listRaterQuestions, saveOptionRating } from "../../app/mentat/ratings.server";
+import { importQuestionBank } from "../../app/mentat/banks.server";
 import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 

@@ -12,7 +12,7 @@ import { recordEvent } from "../../app/audit/audit.server";
 import type { Db } from "../../app/platform/db.server";
 import { freshDb } from "../support/db";
 
-const jsonColumns = Object.values(schema)
+const jsonColumns = Object.values(schema as Record<string, unknown>)
   .filter((t): t is SQLiteTable => is(t, SQLiteTable))
   .flatMap((t) =>
     Object.values(getTableColumns(t))
