@@ -31,9 +31,9 @@ export const gradingConversations = sqliteTable(
     promptId: text("prompt_id").notNull(),
     position: integer("position").notNull(),
     /** JSON [{role, content}], verbatim. */
-    prompt: text("prompt").notNull(),
+    prompt: text("prompt", { mode: "json" }).$type<{ role: string; content: string }[]>().notNull(),
     /** JSON array of strings. */
-    exampleTags: text("example_tags").notNull(),
+    exampleTags: text("example_tags", { mode: "json" }).$type<string[]>().notNull(),
     contentHash: text("content_hash").notNull(),
   },
   (t) => [
@@ -53,7 +53,7 @@ export const gradingCriteria = sqliteTable(
     criterion: text("criterion").notNull(),
     points: real("points").notNull(),
     /** JSON array of strings. */
-    tags: text("tags").notNull(),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.idx] })],
 );

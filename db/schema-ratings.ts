@@ -5,6 +5,7 @@
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./schema";
+import type { QuestionTexts } from "../app/mentat/domain/mentat";
 
 export const EXPERT_WORK_STATUSES = ["draft", "submitted"] as const;
 
@@ -14,7 +15,10 @@ export const mentatBanks = sqliteTable("mentat_banks", {
   name: text("name").notNull().unique(),
   description: text("description").notNull().default(""),
   /** JSON array of domains labelled by expert preference (and shown to the raters); the others keep the intended answer. */
-  preferenceDomains: text("preference_domains").notNull().default('["triage","documentation"]'),
+  preferenceDomains: text("preference_domains", { mode: "json" })
+    .$type<string[]>()
+    .notNull()
+    .default(["triage", "documentation"]),
   /** Seeds the per-rater option order and the option order of exported records. */
   seed: integer("seed").notNull().default(1),
   createdAt: integer("created_at").notNull(),
@@ -34,8 +38,8 @@ export const mentatQuestions = sqliteTable(
     externalId: text("external_id").notNull(),
     position: integer("position").notNull(),
     domain: text("domain").notNull(),
-    texts: text("texts").notNull(),
-    options: text("options").notNull(),
+    texts: text("texts", { mode: "json" }).$type<QuestionTexts>().notNull(),
+    options: text("options", { mode: "json" }).$type<string[]>().notNull(),
     intendedAnswer: integer("intended_answer").notNull(),
     notes: text("notes").notNull().default(""),
     contentHash: text("content_hash").notNull(),
@@ -80,8 +84,8 @@ export const mentatRatings = sqliteTable(
       .notNull()
       .references(() => users.id),
     status: text("status", { enum: EXPERT_WORK_STATUSES }).notNull().default("draft"),
-    scores: text("scores").notNull(),
-    optionOrder: text("option_order").notNull(),
+    scores: text("scores", { mode: "json" }).$type<(number | null)[]>().notNull(),
+    optionOrder: text("option_order", { mode: "json" }).$type<number[]>().notNull(),
     shownGender: text("shown_gender"),
     comment: text("comment").notNull().default(""),
     version: integer("version").notNull().default(1),
@@ -104,7 +108,7 @@ export const mentatDatasets = sqliteTable(
       .references(() => mentatBanks.id),
     dimension: text("dimension").notNull(),
     /** JSON { ages, races }. */
-    params: text("params").notNull(),
+    params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     /** sha256 of the variants (ids and texts, in order). */
     contentHash: text("content_hash").notNull(),
     count: integer("count").notNull(),
@@ -146,11 +150,11 @@ export const mentatFits = sqliteTable(
       .notNull()
       .references(() => mentatBanks.id),
     /** JSON of the fit options (rater effects, penalties, bootstrap replicates, seed). */
-    params: text("params").notNull(),
+    params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     /** sha256 of the annotation rows the fit used; a different hash now means ratings changed since. */
     inputHash: text("input_hash").notNull(),
     /** JSON MentatFitResult. */
-    result: text("result").notNull(),
+    result: text("result", { mode: "json" }).$type<unknown>().notNull(),
     createdAt: integer("created_at").notNull(),
     createdBy: text("created_by"),
   },

@@ -24,7 +24,7 @@ export const screeningStudies = sqliteTable("screening_studies", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   name: text("name").notNull().unique(),
   description: text("description").notNull().default(""),
-  categories: text("categories").notNull(),
+  categories: text("categories", { mode: "json" }).$type<string[]>().notNull(),
   /** Reviewers per round, each reviewing every item of the round. */
   reviewersPerRound: integer("reviewers_per_round").notNull().default(3),
   /** An item is included when at least this many reviewers say it is relevant (2 of 3). */
@@ -53,7 +53,7 @@ export const screeningItems = sqliteTable(
     /** conversation: JSON [{role, content}]; text: the text. */
     content: text("content").notNull(),
     /** JSON array of strings (HealthBench `example_tags`). */
-    tags: text("tags").notNull().default("[]"),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default([]),
     source: text("source").notNull(),
     /** sha256 of what a reviewer sees (kind and content). */
     contentHash: text("content_hash").notNull(),

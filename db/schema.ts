@@ -6,6 +6,7 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 import { ADJUDICATION_MODES, ROLES } from "../app/accounts/roles";
+import type { CaseLabel } from "../app/gold/domain/gold";
 export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "../app/accounts/roles";
 
 export const users = sqliteTable("users", {
@@ -131,7 +132,7 @@ export const referenceLabels = sqliteTable("reference_labels", {
    * Concord's own fields when the labels came from a Concord data_gt.json (import-gold): JSON of adjudicated,
    * adjudication reason, missing information and the anonymised annotator labels, so a round trip loses nothing.
    */
-  extras: text("extras"),
+  extras: text("extras", { mode: "json" }).$type<object>(),
 });
 
 /** Each imported file, once: a re-import of the same bytes is recognised by its hash. */
@@ -155,7 +156,7 @@ export const pendingImports = sqliteTable("pending_imports", {
   id: text("id").primaryKey(),
   studyName: text("study_name").notNull(),
   filename: text("filename").notNull(),
-  content: text("content").notNull(),
+  content: text("content", { mode: "json" }).$type<unknown>().notNull(),
   createdBy: text("created_by")
     .notNull()
     .references(() => users.id),
@@ -175,7 +176,7 @@ export const events = sqliteTable(
     entityId: text("entity_id").notNull(),
     action: text("action").notNull(),
     /** JSON: { field: [old, new] } or a free-form detail object. Never the case's clinical text (labels and annotator notes are what the trail is for). */
-    changes: text("changes").notNull().default("{}"),
+    changes: text("changes", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
   },
   (t) => [index("events_case_idx").on(t.caseId, t.id), index("events_entity_idx").on(t.entity, t.entityId)],
 );
@@ -226,7 +227,7 @@ export const annotations = sqliteTable(
     icd10: text("icd10"),
     earliestSection: integer("earliest_section"),
     /** JSON array of missing-information keys. */
-    missingInfo: text("missing_info").notNull().default("[]"),
+    missingInfo: text("missing_info", { mode: "json" }).$type<string[]>().notNull().default([]),
     missingOther: text("missing_other").notNull().default(""),
     notes: text("notes").notNull().default(""),
     version: integer("version").notNull().default(1),
@@ -258,9 +259,9 @@ export const caseOutcomes = sqliteTable(
     sufficiencyAgreement: integer("sufficiency_agreement", { mode: "boolean" }).notNull(),
     diagnosisAgreement: integer("diagnosis_agreement", { mode: "boolean" }).notNull(),
     /** JSON CaseLabel; null while disputed. */
-    gold: text("gold"),
+    gold: text("gold", { mode: "json" }).$type<CaseLabel>(),
     /** JSON [annotationId of A, annotationId of B]. */
-    annotatorOrder: text("annotator_order").notNull(),
+    annotatorOrder: text("annotator_order", { mode: "json" }).$type<[number, number]>().notNull(),
     disputedAt: integer("disputed_at"),
     version: integer("version").notNull().default(1),
     updatedAt: integer("updated_at").notNull(),
@@ -285,9 +286,9 @@ export const adjudications = sqliteTable(
     mode: text("mode", { enum: ADJUDICATION_MODES }).notNull(),
     status: text("status", { enum: ["in_progress", "decided", "reopened", "superseded"] }).notNull(),
     /** JSON CaseLabel. */
-    independentLabel: text("independent_label"),
+    independentLabel: text("independent_label", { mode: "json" }).$type<CaseLabel>(),
     independentAt: integer("independent_at"),
-    finalLabel: text("final_label"),
+    finalLabel: text("final_label", { mode: "json" }).$type<CaseLabel>(),
     rationale: text("rationale").notNull().default(""),
     decidedAt: integer("decided_at"),
     createdAt: integer("created_at").notNull(),

@@ -1,7 +1,8 @@
 import { ROLES, type Role } from "../../db/schema";
 import { getDb } from "../platform/db.server";
 import { PASSWORD_MIN_LENGTH } from "./password.server";
-import { createUser, getUserByUsername, listUsers, resetPassword, ServiceError, setActive } from "./users.server";
+import { createUser, getUserByUsername, listUsers, resetPassword, setActive } from "./users.server";
+import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
 
 const help = `Usage: npm run concord -- users <action> [options]

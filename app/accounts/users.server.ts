@@ -7,6 +7,7 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { hashPassword, needsRehash, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
 import { throttled } from "./login-throttle.server";
+import { ServiceError } from "../platform/service-error";
 
 export const UsernameSchema = z
   .string()
@@ -27,16 +28,6 @@ export interface UserView {
   active: boolean;
   roles: Role[];
   createdAt: number;
-}
-
-export class ServiceError extends Error {
-  constructor(
-    message: string,
-    public field?: string,
-    public status = 400,
-  ) {
-    super(message);
-  }
 }
 
 function audit(db: DbOrTx, actorId: string | null, entityId: string, action: string, changes: object) {

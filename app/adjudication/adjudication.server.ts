@@ -115,9 +115,6 @@ export interface AdjudicationView {
   outcomeVersion: number;
 }
 
-function parseLabel(json: string | null): CaseLabel | null {
-  return json ? (JSON.parse(json) as CaseLabel) : null;
-}
 
 /**
  * The case as this adjudicator may see it, or null: not disputed (and not decided by them), or a case they annotated.
@@ -154,7 +151,7 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
     .all()
     .at(-1);
   if (outcome.status !== "disputed" && mine?.status !== "decided") return null;
-  const independent = parseLabel(mine?.independentLabel ?? null);
+  const independent = mine?.independentLabel ?? null;
   const phase: AdjudicationView["phase"] =
     mine?.status === "decided" && outcome.status === "adjudicated"
       ? "decided"
@@ -163,7 +160,7 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
       : "independent";
   let shown: AdjudicationView["annotations"] = null;
   if (phase !== "independent" && outcome.mode !== "independent_only") {
-    const [a, b] = JSON.parse(outcome.order) as [number, number];
+    const [a, b] = outcome.order as [number, number];
     const rows = db
       .select()
       .from(annotations)
@@ -189,7 +186,7 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
     independent,
     final:
       mine?.status === "decided" && mine.finalLabel
-        ? { label: parseLabel(mine.finalLabel)!, rationale: mine.rationale }
+        ? { label: mine.finalLabel, rationale: mine.rationale }
         : null,
     annotations: shown,
     outcomeVersion: outcome.version,
@@ -292,7 +289,7 @@ export function recordIndependent(
           adjudicatorId: input.userId,
           mode: c.mode,
           status: "in_progress",
-          independentLabel: JSON.stringify(check.label),
+          independentLabel: check.label,
           independentAt: now,
           createdAt: now,
         })
@@ -350,7 +347,7 @@ export function decide(
       if (c.mode === "two_phase") {
         if (!mine?.independentLabel)
           return { ok: false, status: 409, message: "Record your independent judgement first." };
-        if (!sameLabel(JSON.parse(mine.independentLabel), check.label) && rationale === "")
+        if (!sameLabel(mine.independentLabel, check.label) && rationale === "")
           return {
             ok: false,
             status: 422,
@@ -370,7 +367,7 @@ export function decide(
       let adjudicationId: number;
       if (mine) {
         tx.update(adjudications)
-          .set({ status: "decided", finalLabel: JSON.stringify(check.label), rationale, decidedAt: now })
+          .set({ status: "decided", finalLabel: check.label, rationale, decidedAt: now })
           .where(eq(adjudications.id, mine.id))
           .run();
         adjudicationId = mine.id;
@@ -382,9 +379,9 @@ export function decide(
             adjudicatorId: input.userId,
             mode: c.mode,
             status: "decided",
-            independentLabel: c.mode === "independent_only" ? JSON.stringify(check.label) : null,
+            independentLabel: c.mode === "independent_only" ? check.label : null,
             independentAt: c.mode === "independent_only" ? now : null,
-            finalLabel: JSON.stringify(check.label),
+            finalLabel: check.label,
             rationale,
             decidedAt: now,
             createdAt: now,
@@ -398,7 +395,7 @@ export function decide(
         .run();
       const updated = tx
         .update(caseOutcomes)
-        .set({ status: "adjudicated", gold: JSON.stringify(check.label), version: c.version + 1, updatedAt: now })
+        .set({ status: "adjudicated", gold: check.label, version: c.version + 1, updatedAt: now })
         .where(and(eq(caseOutcomes.caseId, input.caseId), eq(caseOutcomes.version, c.version)))
         .run();
       if (updated.changes === 0) throw new Error("case outcome changed inside an immediate transaction");
@@ -442,7 +439,7 @@ export function reopenDecision(
         studyId: o.studyId,
         caseId: input.caseId,
         action: "reopen",
-        changes: { gold: [JSON.parse(o.gold ?? "null"), null], reason: input.reason },
+        changes: { gold: [o.gold ?? null, null], reason: input.reason },
         at: now,
       });
       return { ok: true as const };

@@ -82,7 +82,7 @@ function valuesOf(row: typeof annotations.$inferSelect | undefined): AnnotationV
     sufficiency: (row.sufficiency ?? "") as AnnotationValues["sufficiency"],
     icd10: row.icd10 ?? "",
     earliestSection: row.earliestSection,
-    missingInfo: JSON.parse(row.missingInfo),
+    missingInfo: row.missingInfo,
     missingOther: row.missingOther,
     notes: row.notes,
   };
@@ -192,7 +192,7 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
       sufficiency: v.sufficiency || null,
       icd10: v.icd10 || null,
       earliestSection: v.earliestSection,
-      missingInfo: JSON.stringify(v.missingInfo),
+      missingInfo: v.missingInfo,
       missingOther: v.missingOther,
       notes: v.notes,
       status,

@@ -3,7 +3,7 @@ import { annotations, assignments, cases, userRoles, users } from "../../db/sche
 import { planAssignments } from "./domain/assignment";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export interface AnnotatorLoad {
   id: string;

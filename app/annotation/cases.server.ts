@@ -47,7 +47,7 @@ export function getAdminCase(db: Db, caseId: number) {
       disputeReason: outcome.disputeReason,
       sufficiencyAgreement: outcome.sufficiencyAgreement,
       diagnosisAgreement: outcome.diagnosisAgreement,
-      gold: outcome.gold ? (JSON.parse(outcome.gold) as CaseLabel) : null,
+      gold: outcome.gold ? (outcome.gold as CaseLabel) : null,
     },
     adjudications: decisions,
   };

@@ -23,7 +23,7 @@ import type { Section } from "./domain/sections";
 import type { Db } from "../platform/db.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export const StudyNameSchema = z
   .string()
@@ -94,7 +94,7 @@ export interface ImportInput {
   format?: "csv" | "jsonl";
   columnMap?: Partial<Record<CaseColumn, string>>;
   /** Concord's extra label fields by case id (import-gold), stored with the reference labels in the same transaction. */
-  referenceExtras?: Map<string, string | null>;
+  referenceExtras?: Map<string, object | null>;
 }
 
 export interface ImportPlan {
@@ -130,13 +130,13 @@ function classify(
   db: Db,
   studyId: number | null,
   parsedCases: ParsedCase[],
-  extras?: Map<string, string | null>,
+  extras?: Map<string, object | null>,
 ): { items: Classified[]; conflicts: ImportIssue[] } {
   const existing = new Map<string, { id: number; contentHash: string; version: number }>();
   const annotated = new Set<number>();
   const labels = new Map<number, ReferenceLabels>();
   const sources = new Map<number, string>();
-  const storedExtras = new Map<number, string>();
+  const storedExtras = new Map<number, object>();
   if (studyId !== null) {
     for (const row of db
       .select({ id: cases.id, externalId: cases.externalId, contentHash: cases.contentHash, version: cases.version })
@@ -179,7 +179,8 @@ function classify(
       JSON.stringify(before) !== JSON.stringify(parsed.referenceLabels) ||
       (found ? sources.get(found.id) ?? null : null) !== parsed.sourceDiagnosis ||
       (extras !== undefined &&
-        (found ? storedExtras.get(found.id) ?? null : null) !== (extras.get(parsed.externalId) ?? null));
+        JSON.stringify(found ? storedExtras.get(found.id) ?? null : null) !==
+          JSON.stringify(extras.get(parsed.externalId) ?? null));
     return { parsed, hash, existing: found, labelsChanged };
   });
   return { items, conflicts };

@@ -25,7 +25,7 @@ export function recordEvent(db: DbOrTx, e: EventInput): void {
       entity: e.entity,
       entityId: String(e.entityId),
       action: e.action,
-      changes: JSON.stringify(e.changes ?? {}),
+      changes: (e.changes ?? {}) as Record<string, unknown>,
     })
     .run();
 }
@@ -67,6 +67,5 @@ export function listCaseEvents(db: Db, caseId: number): EventView[] {
     .leftJoin(users, eq(users.id, events.actorId))
     .where(eq(events.caseId, caseId))
     .orderBy(asc(events.id))
-    .all()
-    .map((e) => ({ ...e, changes: JSON.parse(e.changes) }));
+    .all();
 }

@@ -24,7 +24,8 @@ import { getRaterItem, listRaterItems, submitRating, type RatingValues } from ".
 import { createScreeningStudy } from "../screening/screening.server";
 import { importScreeningFiles } from "../screening/screening-import.server";
 import { openRound } from "../screening/screening-rounds.server";
-import { addBankRaters, importQuestionBank } from "../mentat/mentat.server";
+import { addBankRaters } from "../mentat/panel.server";
+import { importQuestionBank } from "../mentat/banks.server";
 import { addReviewRaters, importReviewSet } from "../case-review/case-review.server";
 
 export const DEMO_STUDY = "Demo study";

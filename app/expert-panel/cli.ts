@@ -21,18 +21,12 @@ import {
   removeReviewRater,
   requireReviewSetByName,
 } from "../case-review/case-review.server";
-import {
-  addBankRaters,
-  expandBank,
-  exportDataset,
-  FitOptionsSchema,
-  importQuestionBank,
-  listBankPanel,
-  removeBankRater,
-  requireBankByName,
-  runBankFit,
-} from "../mentat/mentat.server";
-import { ServiceError } from "../accounts/users.server";
+import { addBankRaters, listBankPanel, removeBankRater } from "../mentat/panel.server";
+import { expandBank } from "../mentat/questions.server";
+import { exportDataset } from "../mentat/export.server";
+import { FitOptionsSchema, runBankFit } from "../mentat/fits.server";
+import { importQuestionBank, requireBankByName } from "../mentat/banks.server";
+import { ServiceError } from "../platform/service-error";
 import { listIssues, readText } from "../cli/io";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 

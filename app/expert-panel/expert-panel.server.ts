@@ -4,7 +4,8 @@
  */
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { listUsers, ServiceError, type UserView } from "../accounts/users.server";
+import { listUsers, type UserView } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 /** Where one kind of panel keeps its members; `id` is the bank's or the set's. */
 export interface PanelStore {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { getDb } from "../platform/db.server";
 import { exportGold, importGold } from "./gold-export.server";
 import { requireStudyByName } from "../annotation/studies.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 import { readText } from "../cli/io";
 

@@ -97,7 +97,7 @@ interface Extras {
 }
 
 function referenceGold(row: typeof referenceLabels.$inferSelect): { gold: CaseLabel; extras: Extras | null } {
-  const extras = row.extras ? (JSON.parse(row.extras) as Extras) : null;
+  const extras = row.extras ? (row.extras as Extras) : null;
   const gold: CaseLabel =
     row.diagnosisSufficiency === "1"
       ? {
@@ -182,7 +182,7 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
       };
     } else {
       const o = db.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, c.id)).get()!;
-      const [a, b] = JSON.parse(o.annotatorOrder) as [number, number];
+      const [a, b] = o.annotatorOrder as [number, number];
       const rows = db
         .select()
         .from(annotations)
@@ -194,7 +194,7 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
         ageGroup: c.ageGroup,
         sex: c.sex,
         sections,
-        gold: JSON.parse(o.gold!) as CaseLabel,
+        gold: o.gold! as CaseLabel,
         agreement: { sufficiency: o.sufficiencyAgreement, diagnosis: o.diagnosisAgreement },
         adjudicated: o.status === "adjudicated",
         adjudicationReason: (o.disputeReason as DisputeReason | null) ?? null,
@@ -285,10 +285,10 @@ export function importGold(
     });
   });
   const bytes = new TextEncoder().encode(lines.join("\n") + "\n");
-  const referenceExtras = new Map<string, string | null>();
+  const referenceExtras = new Map<string, object | null>();
   for (const line of lines) {
-    const o = JSON.parse(line) as { id: string; concord_extras: Extras | null };
-    referenceExtras.set(o.id, o.concord_extras ? JSON.stringify(o.concord_extras) : null);
+    const o = JSON.parse(line) as { id: string; concord_extras: object | null };
+    referenceExtras.set(o.id, o.concord_extras ?? null);
   }
   const result = importCases(db, {
     studyName: input.studyName,

@@ -6,7 +6,7 @@ import { randomInt } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { annotations, caseOutcomes, cases, studies } from "../../db/schema";
 import { annotatorOrder, MAX_ANNOTATOR_ORDER_SEED } from "../adjudication/domain/annotator-order";
-import { resolvePair, type CaseLabel } from "./domain/gold";
+import { resolvePair, type CaseLabel, type MissingInfoKey } from "./domain/gold";
 import type { DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 
@@ -16,7 +16,7 @@ export function labelOfAnnotation(
 ): CaseLabel {
   if (row.sufficiency === "sufficient")
     return { sufficiency: "sufficient", icd10: row.icd10 ?? "", earliestSection: row.earliestSection ?? 0 };
-  const missingInfo = JSON.parse(row.missingInfo);
+  const missingInfo = row.missingInfo as MissingInfoKey[];
   return { sufficiency: "insufficient", missingInfo, missingInfoOther: missingInfo.includes("other") ? row.missingOther : null };
 }
 
@@ -50,8 +50,8 @@ export function onCaseAnnotationsComplete(tx: DbOrTx, input: { caseId: number; s
     disputeReason: outcome.status === "disputed" ? outcome.reason : null,
     sufficiencyAgreement: outcome.agreement.sufficiency,
     diagnosisAgreement: outcome.agreement.diagnosis,
-    gold: outcome.status === "agreed" ? JSON.stringify(outcome.gold) : null,
-    annotatorOrder: JSON.stringify(order),
+    gold: outcome.status === "agreed" ? outcome.gold : null,
+    annotatorOrder: order,
     disputedAt: outcome.status === "disputed" ? input.now : null,
     updatedAt: input.now,
   };

@@ -22,7 +22,7 @@ import {
 } from "./judge-responses.server";
 import { listSetRaters, startRating } from "./judge-raters.server";
 import { MAX_RESPONSES_BYTES, requireJudgeSetByName } from "./judge-sets.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
 import { listIssues, readBytes, table } from "../cli/io";
 

@@ -21,7 +21,7 @@ import { buildJudgeReport, JUDGE_PREFIX, type JudgeLabel, type JudgeReport } fro
 import type { Action, InfoRequest, PrimaryAnswer } from "../evaluation/domain/judge";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export const JudgeNameSchema = z
   .string()
@@ -359,7 +359,7 @@ export function getItemDetail(db: Db, input: { setId: number; itemId: number }):
         .where(and(eq(events.entity, "judge_rating"), inArray(events.entityId, [...raterOf.keys()])))
         .orderBy(asc(events.id))
         .all()
-        .map(({ entityId, changes, ...e }) => ({ ...e, rating: raterOf.get(entityId)!, changes: JSON.parse(changes) }))
+        .map(({ entityId, changes, ...e }) => ({ ...e, rating: raterOf.get(entityId)!, changes }))
     : [];
   return { item, ratings, outputs, events: history };
 }

@@ -8,7 +8,7 @@ import type { Db } from "../platform/db.server";
 import { importJudgeOutputs, JudgeNameSchema } from "./judge-candidates.server";
 import { importResponses } from "./judge-responses.server";
 import { JudgeSetNameSchema, MAX_RESPONSES_BYTES } from "./judge-sets.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export interface FileIssue extends ImportIssue {
   file: string;

@@ -4,7 +4,7 @@ import { judgeItems, judgeRatings, judgeSets, userRoles, users } from "../../db/
 import { planRaterAssignments, RATERS_PER_RESPONSE } from "./domain/rater-assignment";
 import type { Db } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export interface RaterLoad {
   id: string;

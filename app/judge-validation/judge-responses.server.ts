@@ -151,7 +151,7 @@ export function importResponses(
             name: plan.setName,
             seed: DEFAULT_VALIDATION_SEED,
             status: "drafting",
-            targets: JSON.stringify(DEFAULT_BUCKET_TARGETS),
+            targets: DEFAULT_BUCKET_TARGETS,
             createdBy: input.actorId,
             createdAt: now,
           })
@@ -202,8 +202,8 @@ export function importResponses(
               stepIndex: r.stepIndex,
               isLastSection: r.isLastSection,
               modelOutputRaw: r.modelOutputRaw,
-              newJudgeOutput: r.newJudgeOutput ? JSON.stringify(r.newJudgeOutput) : null,
-              record: JSON.stringify(r.record),
+              newJudgeOutput: r.newJudgeOutput || null,
+              record: r.record,
               bucket: parsed.bucket,
               derivedAction: parsed.derivedAction,
             })

@@ -10,7 +10,7 @@ import {
 } from "./domain/validation-set";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import type { BucketTargets } from "./judge-sets.server";
 
 /** Removes the current sample and the candidate judges scored on it (their outputs name its annotation ids). */
@@ -53,7 +53,7 @@ export interface BucketRow extends BucketSummary {
 /** Target, available and selected per bucket, in sampling order (docs/judge-validation.md#sampling), for the set's current state. */
 export function bucketOverview(db: DbOrTx, setId: number): BucketRow[] {
   const set = db.select({ targets: judgeSets.targets }).from(judgeSets).where(eq(judgeSets.id, setId)).get();
-  const targets: BucketTargets = { ...DEFAULT_BUCKET_TARGETS, ...(set ? JSON.parse(set.targets) : {}) };
+  const targets: BucketTargets = { ...DEFAULT_BUCKET_TARGETS, ...(set ? set.targets : {}) };
   const available = db
     .select({ bucket: judgeResponses.bucket, n: count() })
     .from(judgeResponses)
@@ -97,7 +97,7 @@ export function drawSample(
       const set = tx.select().from(judgeSets).where(eq(judgeSets.id, input.setId)).get();
       if (!set) throw new ServiceError("No such validation set.", "set", 404);
       if (set.status !== "drafting") throw new ServiceError(REDRAW_REFUSED, "seed", 409);
-      const targets: BucketTargets = { ...DEFAULT_BUCKET_TARGETS, ...JSON.parse(set.targets), ...input.targets };
+      const targets: BucketTargets = { ...DEFAULT_BUCKET_TARGETS, ...set.targets, ...input.targets };
       const responses = tx
         .select({ id: judgeResponses.id, record: judgeResponses.record })
         .from(judgeResponses)
@@ -107,7 +107,7 @@ export function drawSample(
       if (responses.length === 0)
         throw new ServiceError("The set has no responses yet: import some first.", "set", 409);
       const rows = responses.map((r) => ({
-        ...(JSON.parse(r.record) as Record<string, unknown>),
+        ...(r.record as Record<string, unknown>),
         [RESPONSE_ID]: r.id,
       }));
       const drawn = drawValidationSet(rows, { seed: input.seed, targets });
@@ -130,8 +130,8 @@ export function drawSample(
       tx.update(judgeSets)
         .set({
           seed: input.seed,
-          targets: JSON.stringify(targets),
-          summary: JSON.stringify(drawn.summary),
+          targets,
+          summary: drawn.summary,
           drawnAt: now,
         })
         .where(eq(judgeSets.id, set.id))

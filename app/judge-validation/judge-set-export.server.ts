@@ -3,7 +3,7 @@ import { asc, eq } from "drizzle-orm";
 import { judgeItems, judgeRatings, judgeResponses, judgeSets } from "../../db/schema";
 import { annotatorKeyCsv, annotatorSheetCsv } from "./domain/validation-set";
 import type { Db } from "../platform/db.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { bucketOverview } from "./judge-sample.server";
 
 export interface SampledItemRow {
@@ -67,7 +67,7 @@ export function sampledRows(db: Db, setId: number): Record<string, unknown>[] {
     .orderBy(asc(judgeItems.position))
     .all()
     .map((r) => ({
-      ...(JSON.parse(r.record) as Record<string, unknown>),
+      ...(r.record as Record<string, unknown>),
       validation_bucket: r.bucket,
       derived_action: r.derivedAction,
       annotation_id: r.annotationId,

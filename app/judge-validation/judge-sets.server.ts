@@ -16,7 +16,7 @@ import {
 } from "../../db/schema";
 import { BUCKET_SAMPLING_ORDER, DEFAULT_BUCKET_TARGETS, type ValidationBucket } from "./domain/validation-set";
 import type { Db, DbOrTx } from "../platform/db.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export const JudgeSetNameSchema = z
   .string()
@@ -79,7 +79,7 @@ function summarise(db: DbOrTx, row: typeof judgeSets.$inferSelect): JudgeSetSumm
     name: row.name,
     seed: row.seed,
     status: row.status,
-    targets: { ...DEFAULT_BUCKET_TARGETS, ...JSON.parse(row.targets) },
+    targets: { ...DEFAULT_BUCKET_TARGETS, ...row.targets },
     drawnAt: row.drawnAt,
     createdAt: row.createdAt,
     responses: n(db.select({ n: count() }).from(judgeResponses).where(eq(judgeResponses.setId, row.id)).get()),

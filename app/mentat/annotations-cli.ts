@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { getDb } from "../platform/db.server";
 import { importMentatAnnotations, type AnnotationFileInput, type FileIssue } from "./mentat-annotations.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
 
 const MAX_LISTED = 30;

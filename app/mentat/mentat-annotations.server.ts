@@ -10,7 +10,8 @@ import { mentatQuestions, mentatRatings } from "../../db/schema";
 import { parseMentatAnnotationCsv, type MentatAnnotationRow } from "./domain/mentat-annotations";
 import type { Db } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { addBankRaters, requireBankByName } from "./mentat.server";
+import { addBankRaters } from "./panel.server";
+import { requireBankByName } from "./banks.server";
 import { listUsers } from "../accounts/users.server";
 
 export interface AnnotationFileInput {
@@ -102,7 +103,11 @@ export function importMentatAnnotations(
   for (const row of planned) {
     const id = options.idTemplate.replace("{q_no}", row.qNo);
     if (!questions.has(id))
-      errors.push({ file: row.file, line: row.line, message: `bank "${bank.name}" has no question "${id}" (q_no ${row.qNo}).` });
+      errors.push({
+        file: row.file,
+        line: row.line,
+        message: `bank "${bank.name}" has no question "${id}" (q_no ${row.qNo}).`,
+      });
     if (!raterUsers.has(usernameOf(row.mentatRater))) missingRaters.add(row.mentatRater);
   }
   for (const m of missingRaters) {
@@ -154,7 +159,7 @@ export function importMentatAnnotations(
       .get();
     const same =
       existing?.status === "submitted" &&
-      existing.scores === JSON.stringify(row.scores) &&
+      JSON.stringify(existing.scores) === JSON.stringify(row.scores) &&
       existing.comment === row.comment;
     if (same) unchanged++;
     else if (existing) {
@@ -190,15 +195,20 @@ export function importMentatAnnotations(
   };
   if (options.dryRun) return { ok: true, written: false, ...summary };
 
-  addBankRaters(db, { bankId: bank.id, raterIds: [...new Set(plan.map((p) => p.user.id))], actorId: input.actorId, now });
+  addBankRaters(db, {
+    bankId: bank.id,
+    raterIds: [...new Set(plan.map((p) => p.user.id))],
+    actorId: input.actorId,
+    now,
+  });
   db.transaction(
     (tx) => {
       for (const { row, question, user, existing, same } of plan) {
         if (same) continue;
         const values = {
           status: "submitted" as const,
-          scores: JSON.stringify(row.scores),
-          optionOrder: JSON.stringify(row.optionOrder),
+          scores: row.scores,
+          optionOrder: row.optionOrder,
           shownGender: row.gender,
           comment: row.comment,
           updatedAt: now,
@@ -225,8 +235,8 @@ export function importMentatAnnotations(
           action: "import",
           changes: {
             source: `${row.file}:${row.line}`,
-            scores: [existing ? JSON.parse(existing.scores) : null, row.scores],
-            optionOrder: [existing ? JSON.parse(existing.optionOrder) : null, row.optionOrder],
+            scores: [existing ? existing.scores : null, row.scores],
+            optionOrder: [existing ? existing.optionOrder : null, row.optionOrder],
           },
           at: now,
         });

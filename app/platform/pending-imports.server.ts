@@ -4,7 +4,7 @@ import { pendingImports } from "../../db/schema";
 import type { CaseColumn } from "../annotation/domain/case-import";
 import type { Db } from "./db.server";
 import { getStudyByName, importCases, planImport, type ImportPlan } from "../annotation/studies.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "./service-error";
 
 const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -28,7 +28,7 @@ export function stagePendingImport(
   const id = randomBytes(12).toString("base64url");
   const stored: Stored = { bytes: Buffer.from(input.bytes).toString("base64"), format: input.format, columnMap: input.columnMap };
   db.insert(pendingImports)
-    .values({ id, studyName: plan.studyName, filename: input.filename, content: JSON.stringify(stored), createdBy: input.userId, createdAt: Date.now() })
+    .values({ id, studyName: plan.studyName, filename: input.filename, content: stored, createdBy: input.userId, createdAt: Date.now() })
     .run();
   return { plan, pendingId: id };
 }
@@ -42,7 +42,7 @@ export function confirmPendingImport(db: Db, input: { id: string; userId: string
     )
     .get();
   if (!row) throw new ServiceError("This preview has expired or was already imported. Upload the file again.");
-  const stored = JSON.parse(row.content) as Stored;
+  const stored = row.content as Stored;
   const plan = importCases(db, {
     studyName: row.studyName,
     filename: row.filename,

@@ -74,8 +74,8 @@ export default function AdminCase() {
           ) : null}
           {c.adjudications.map((a) => (
             <p key={a.id} className="muted">
-              Adjudication by {a.adjudicator} ({a.status}): independent <code>{a.independentLabel ?? "—"}</code>, final{" "}
-              <code>{a.finalLabel ?? "—"}</code>
+              Adjudication by {a.adjudicator} ({a.status}): independent <code>{a.independentLabel ? JSON.stringify(a.independentLabel) : "—"}</code>, final{" "}
+              <code>{a.finalLabel ? JSON.stringify(a.finalLabel) : "—"}</code>
               {a.rationale ? `, rationale: ${a.rationale}` : ""}
             </p>
           ))}

@@ -14,7 +14,7 @@ import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import { importReviewSet, listReviewSets } from "~/case-review/case-review.server";
-import { importQuestionBank, listBanks } from "~/mentat/mentat.server";
+import { importQuestionBank, listBanks } from "~/mentat/banks.server";
 
 export const meta: MetaFunction = () => [{ title: "Expert ratings · Concord" }];
 

@@ -16,7 +16,7 @@ import {
   listReviewPanel,
   removeReviewRater,
 } from "~/case-review/case-review.server";
-import { ServiceError } from "~/accounts/users.server";
+import { ServiceError } from "~/platform/service-error";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.set.name ?? "Review set"} · Concord` },

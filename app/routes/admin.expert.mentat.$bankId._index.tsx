@@ -9,19 +9,11 @@ import { DatasetsTable, ExpandForm, FitForm, FitSummary, QuestionsTable } from "
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
-import {
-  addBankRaters,
-  expandBank,
-  FitOptionsSchema,
-  getBank,
-  getLatestFit,
-  listBankPanel,
-  listBankQuestions,
-  listDatasets,
-  removeBankRater,
-  runBankFit,
-} from "~/mentat/mentat.server";
-import { ServiceError } from "~/accounts/users.server";
+import { addBankRaters, listBankPanel, removeBankRater } from "~/mentat/panel.server";
+import { expandBank, listBankQuestions, listDatasets } from "~/mentat/questions.server";
+import { FitOptionsSchema, getLatestFit, runBankFit } from "~/mentat/fits.server";
+import { getBank } from "~/mentat/banks.server";
+import { ServiceError } from "~/platform/service-error";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.bank.name ?? "Question bank"} · Concord` },

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
 import { getDb } from "~/platform/db.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
-import { exportDataset, getBank } from "~/mentat/mentat.server";
+import { exportDataset } from "~/mentat/export.server";
+import { getBank } from "~/mentat/banks.server";
 
 const QuerySchema = z.object({ set: z.enum(VARIANT_DIMENSIONS), allowIntended: z.literal("1").optional() });
 

@@ -11,7 +11,7 @@ import { requireForm, requireRole } from "~/accounts/guard.server";
 import { isDemoDatabase } from "~/demo/demo.server";
 import { confirmPendingImport, discardPendingImport, stagePendingImport } from "~/platform/pending-imports.server";
 import { listStudies, StudyNameSchema, type ImportPlan } from "~/annotation/studies.server";
-import { ServiceError } from "~/accounts/users.server";
+import { ServiceError } from "~/platform/service-error";
 
 export const meta: MetaFunction = () => [{ title: "Import notes · Concord" }];
 

@@ -21,7 +21,7 @@ import { getJudgeSet, SeedSchema, TargetsSchema, type BucketTargets } from "~/ju
 import { listResponseImports } from "~/judge-validation/judge-responses.server";
 import { listSampledItems } from "~/judge-validation/judge-set-export.server";
 import { listSetRaters, setRatingOpen, startRating } from "~/judge-validation/judge-raters.server";
-import { ServiceError } from "~/accounts/users.server";
+import { ServiceError } from "~/platform/service-error";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.set.name ?? "Validation set"} · Judge validation · Concord` },

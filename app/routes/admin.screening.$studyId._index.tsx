@@ -25,7 +25,7 @@ import {
   type ScreeningImportReport,
 } from "~/screening/screening-import.server";
 import { getStudyOverview, openRound, suggestSeed } from "~/screening/screening-rounds.server";
-import { ServiceError } from "~/accounts/users.server";
+import { ServiceError } from "~/platform/service-error";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.study.name ?? "Screening study"} · Concord` },

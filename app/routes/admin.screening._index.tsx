@@ -8,7 +8,7 @@ import { getDb } from "~/platform/db.server";
 import { parseForm } from "~/platform/forms";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import { createScreeningStudy, listScreeningStudies, NewScreeningStudySchema } from "~/screening/screening.server";
-import { ServiceError } from "~/accounts/users.server";
+import { ServiceError } from "~/platform/service-error";
 
 export const meta: MetaFunction = () => [{ title: "Screening reviews · Concord" }];
 

@@ -16,7 +16,7 @@ import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "~/annotation/assignments.server";
 import { getStudy, listStudyCases, setAdjudicationMode } from "~/annotation/studies.server";
 import { ADJUDICATION_MODES } from "~/accounts/roles";
-import { ServiceError } from "~/accounts/users.server";
+import { ServiceError } from "~/platform/service-error";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.study.name ?? "Study"} · Concord` }];
 

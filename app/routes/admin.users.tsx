@@ -12,11 +12,11 @@ import {
   PasswordSchema,
   resetPassword,
   RolesSchema,
-  ServiceError,
   setActive,
   setRoles,
   UsernameSchema,
 } from "~/accounts/users.server";
+import { ServiceError } from "~/platform/service-error";
 
 export const meta: MetaFunction = () => [{ title: "Users · Concord" }];
 

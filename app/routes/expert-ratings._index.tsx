@@ -8,7 +8,7 @@ import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import { listRaterItems } from "~/case-review/case-review.server";
-import { listRaterQuestions } from "~/mentat/mentat.server";
+import { listRaterQuestions } from "~/mentat/ratings.server";
 import { nextOpenItem } from "~/work-items/domain/work-item";
 
 export const meta: MetaFunction = () => [{ title: "Expert ratings · Concord" }];

@@ -13,12 +13,7 @@ import { getDb } from "~/platform/db.server";
 import { parseDraftPost } from "~/platform/forms";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
-import {
-  getRaterQuestion,
-  OptionRatingSchema,
-  saveOptionRating,
-  type RatingSaveResult,
-} from "~/mentat/mentat.server";
+import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/mentat/ratings.server";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];

@@ -14,7 +14,7 @@ import { createOpenAiResultEndpoint } from "../model-calls/client";
 import { createProgress } from "../model-calls/progress";
 import { redactUrl } from "../evaluation/run-folder";
 import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../model-calls/retry";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { collectBatches, ingestBatchOutput, openBatches, submitBatches, writeBatchRequests } from "./batch.server";
 import type { LineError } from "./domain/eval-set";
 import { table1Markdown } from "./domain/report-files";

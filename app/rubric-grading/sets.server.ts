@@ -13,7 +13,7 @@ import {
   gradingVerdicts,
 } from "../../db/schema";
 import type { Db } from "../platform/db.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { parseEvalSet, parseIdList, recordHash, setHash, sha256, type LineError } from "./domain/eval-set";
 
 export type GradingSet = typeof gradingSets.$inferSelect;
@@ -58,8 +58,8 @@ export function importEvalSet(db: Db, input: { name: string; text: string; dryRu
           setId: set.id,
           promptId: r.prompt_id,
           position,
-          prompt: JSON.stringify(r.prompt.map((m) => ({ role: m.role, content: m.content }))),
-          exampleTags: JSON.stringify(r.example_tags),
+          prompt: r.prompt.map((m) => ({ role: m.role, content: m.content })),
+          exampleTags: r.example_tags,
           contentHash: hashes[position],
         })
         .returning({ id: gradingConversations.id })
@@ -67,7 +67,7 @@ export function importEvalSet(db: Db, input: { name: string; text: string; dryRu
       r.rubrics.forEach((item, idx) =>
         tx
           .insert(gradingCriteria)
-          .values({ conversationId: conv.id, idx, criterion: item.criterion, points: item.points, tags: JSON.stringify(item.tags) })
+          .values({ conversationId: conv.id, idx, criterion: item.criterion, points: item.points, tags: item.tags })
           .run(),
       );
     });

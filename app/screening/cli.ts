@@ -21,7 +21,8 @@ import {
 } from "./screening-import.server";
 import { describeRounds, exportScreeningRelease } from "./screening-release.server";
 import { getStudyOverview, openRound } from "./screening-rounds.server";
-import { getUserByUsername, ServiceError } from "../accounts/users.server";
+import { getUserByUsername } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
 import { listIssues, readBytes } from "../cli/io";
 

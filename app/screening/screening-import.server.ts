@@ -28,7 +28,7 @@ import {
 import type { Db } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { getScreeningStudy, studyState } from "./screening.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export interface ScreeningFile {
   bytes: Uint8Array;
@@ -282,7 +282,7 @@ export function importScreeningFiles(
         const values = {
           kind: parsed.kind,
           content: contentOf(parsed),
-          tags: JSON.stringify(parsed.tags),
+          tags: parsed.tags,
           source: parsed.source,
           contentHash: hash,
         };

@@ -231,7 +231,7 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
       messages:
         item.kind === "text" ? [{ role: "text", content: item.content }] : (JSON.parse(item.content) as Message[]),
     },
-    categories: JSON.parse(study.categories) as string[],
+    categories: study.categories as string[],
     state: (vote?.status ?? "not_started") as VoteState,
     values: valuesOf(vote),
     version: vote?.version ?? 0,
@@ -274,7 +274,7 @@ const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boole
       .from(screeningStudies)
       .where(eq(screeningStudies.id, e.studyId))
       .get()!;
-    const problems = checkVote(values, JSON.parse(study.categories) as string[]);
+    const problems = checkVote(values, study.categories as string[]);
     if (Object.keys(problems).length)
       return { ok: false, message: WORK_MESSAGES.incomplete("vote"), errors: problems as Record<string, string> };
     return { ok: true, values };

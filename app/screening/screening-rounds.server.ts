@@ -28,7 +28,7 @@ import {
   type RoundData,
   type ScreeningStudy,
 } from "./screening.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export interface Rater {
   id: string;

@@ -28,7 +28,7 @@ import { compareCodePoints } from "../python-compat/text";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { StudyNameSchema } from "../annotation/studies.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 
 export const ScreeningSettingsSchema = z
   .object({
@@ -78,7 +78,7 @@ export interface ScreeningStudy {
 }
 
 function toStudy(row: typeof screeningStudies.$inferSelect): ScreeningStudy {
-  return { ...row, categories: JSON.parse(row.categories) as string[] };
+  return { ...row, categories: row.categories as string[] };
 }
 
 export function getScreeningStudy(db: DbOrTx, id: number): ScreeningStudy | null {
@@ -117,7 +117,7 @@ export function createScreeningStudy(
       const { categories, ...rest } = input.settings;
       const row = tx
         .insert(screeningStudies)
-        .values({ name: input.name, ...rest, categories: JSON.stringify(categories), createdAt: now })
+        .values({ name: input.name, ...rest, categories, createdAt: now })
         .returning()
         .get();
       recordEvent(tx, {
@@ -153,7 +153,7 @@ export function updateScreeningSettings(
         throw new ServiceError("The settings are fixed once round 1 has opened.", undefined, 409);
       const { categories, ...rest } = input.settings;
       tx.update(screeningStudies)
-        .set({ ...rest, categories: JSON.stringify(categories) })
+        .set({ ...rest, categories })
         .where(eq(screeningStudies.id, input.studyId))
         .run();
       const changes: Record<string, [unknown, unknown]> = {};

@@ -1,7 +1,7 @@
 import { formatStudyReportMarkdown, formatStudyReportText } from "./domain/study-report-format";
 import { getDb } from "../platform/db.server";
 import { requireStudyReportByName } from "./study-report.server";
-import { ServiceError } from "../accounts/users.server";
+import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 
 const help = `Usage: npm run concord -- stats --study NAME [--json | --md]

@@ -86,7 +86,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
     let annotators: [string, string] | null = null;
     if (locked.length === 2) {
       // Annotator A and B as the adjudicator sees them (case_outcomes.annotator_order), else in annotation order.
-      const order: number[] = outcome ? JSON.parse(outcome.annotatorOrder) : locked.map((a) => a.id);
+      const order: number[] = outcome ? outcome.annotatorOrder : locked.map((a) => a.id);
       const sorted = [...locked].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
       pair = [labelOfAnnotation(sorted[0]), labelOfAnnotation(sorted[1])];
       // Who wrote each: the report orients pairs by rater identity, not by this A/B order (docs/statistics.md).
@@ -98,7 +98,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
     let gold: CaseLabel | null = null;
     let goldSource: StudyCaseRecord["goldSource"] = null;
     if (outcome?.gold && outcome.status !== "disputed") {
-      gold = JSON.parse(outcome.gold) as CaseLabel;
+      gold = outcome.gold as CaseLabel;
       goldSource = outcome.status;
     } else if (useReference && fromReference?.gold) {
       gold = fromReference.gold;

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mentatQuestions, mentatRatings, reviewItems, reviewJudgements } from "../../db/schema";
 import { openDatabase } from "../../app/platform/db.server";
 import { addReviewRaters, importReviewSet } from "../../app/case-review/case-review.server";
-import { addBankRaters, importQuestionBank } from "../../app/mentat/mentat.server";
+import { addBankRaters } from "../../app/mentat/panel.server";
+import { importQuestionBank } from "../../app/mentat/banks.server";
 import { createUser, type UserView } from "../../app/accounts/users.server";
 import { hydrated, launchBrowser, logIn } from "../support/browser";
 import { PASSWORD } from "../support/fixtures";
@@ -101,14 +102,15 @@ describe("expert ratings in the browser", () => {
       .get()!;
     expect(row.status).toBe("submitted");
     expect(row.comment).toBe("Option 3 is acceptable if beds are short.");
-    const order = JSON.parse(row.optionOrder) as number[];
-    const scores = JSON.parse(row.scores) as number[];
+    const order = row.optionOrder as number[];
+    const scores = row.scores as number[];
     expected.forEach((v, shown) => expect(scores[order[shown]!]).toBe(v));
     // The page showed the options in this expert's order.
-    const options = JSON.parse(
-      db.select({ o: mentatQuestions.options }).from(mentatQuestions).where(eq(mentatQuestions.id, questionId)).get()!
-        .o,
-    ) as string[];
+    const options = db
+      .select({ o: mentatQuestions.options })
+      .from(mentatQuestions)
+      .where(eq(mentatQuestions.id, questionId))
+      .get()!.o as string[];
     db.$client.close();
     await page.goto(questionUrl);
     await hydrated(page);

@@ -190,7 +190,7 @@ describe("two-phase adjudication (the default)", () => {
     expect(revealed.phase).toBe("reveal");
     expect(revealed.independent).toEqual({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2 });
 
-    const [aId, bId] = JSON.parse(outcomeOf(db, caseId)!.annotatorOrder) as [number, number];
+    const [aId, bId] = outcomeOf(db, caseId)!.annotatorOrder as [number, number];
     const rows = annotationsOf(db, caseId);
     const byId = (id: number) => rows.find((r) => r.id === id)!;
     const shownFor = (id: number) =>
@@ -212,12 +212,12 @@ describe("two-phase adjudication (the default)", () => {
   it("the A/B order follows the stored order, whichever it is", () => {
     const caseId = caseIds[0]!;
     const outcome = outcomeOf(db, caseId)!;
-    const [x, y] = JSON.parse(outcome.annotatorOrder) as [number, number];
+    const [x, y] = outcome.annotatorOrder as [number, number];
     recordIndependent(db, { userId: judy.id, caseId, label: F32_2 });
     const before = getAdjudicationCase(db, { userId: judy.id, caseId })!.annotations!;
     // Swap the stored order: the view must follow it (it is the stored order, not a per-load draw or id order).
     db.update(caseOutcomes)
-      .set({ annotatorOrder: JSON.stringify([y, x]) })
+      .set({ annotatorOrder: [y, x] })
       .where(eq(caseOutcomes.caseId, caseId))
       .run();
     const after = getAdjudicationCase(db, { userId: judy.id, caseId })!.annotations!;
@@ -276,7 +276,7 @@ describe("two-phase adjudication (the default)", () => {
     const o = outcomeOf(db, caseId)!;
     expect(o.status).toBe("adjudicated");
     expect(o.version).toBe(version + 1);
-    expect(JSON.parse(o.gold!)).toEqual({ sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 });
+    expect(o.gold!).toEqual({ sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 });
     const row = db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).get()!;
     expect(row).toMatchObject({
       adjudicatorId: judy.id,
@@ -285,12 +285,12 @@ describe("two-phase adjudication (the default)", () => {
       rationale: "The history of a manic episode settles it.",
     });
     // Both phases are stored.
-    expect(JSON.parse(row.independentLabel!)).toEqual({
+    expect(row.independentLabel!).toEqual({
       sufficiency: "sufficient",
       icd10: "F32.2",
       earliestSection: 2,
     });
-    expect(JSON.parse(row.finalLabel!)).toEqual({ sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 });
+    expect(row.finalLabel!).toEqual({ sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 });
     expect(eventsOf(db, caseId, "decide").map((e) => [e.actorId, e.changes])).toEqual([
       [
         judy.id,
@@ -324,7 +324,7 @@ describe("two-phase adjudication (the default)", () => {
       outcomeVersion: outcomeOf(db, caseId)!.version,
     });
     expect(r).toEqual({ ok: true, status: "decided" });
-    expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toEqual({
+    expect(outcomeOf(db, caseId)!.gold!).toEqual({
       sufficiency: "insufficient",
       missingInfo: ["prior_episodes", "other"],
       missingInfoOther: "Collateral",
@@ -372,7 +372,7 @@ describe("other adjudication modes (study setting)", () => {
     ).toEqual({ ok: true, status: "decided" });
     const row = db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).get()!;
     expect(row).toMatchObject({ mode: "reveal_only", status: "decided", independentLabel: null });
-    expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toMatchObject({ icd10: "F32.2" });
+    expect(outcomeOf(db, caseId)!.gold!).toMatchObject({ icd10: "F32.2" });
   });
 
   it("independent_only: the annotations are never shown; the judgement is the decision", () => {
@@ -401,7 +401,7 @@ describe("other adjudication modes (study setting)", () => {
     expect(JSON.stringify(after)).not.toContain(BRUNO_NOTE);
     const row = db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).get()!;
     expect(row).toMatchObject({ mode: "independent_only", status: "decided" });
-    expect(JSON.parse(row.independentLabel!)).toEqual(JSON.parse(row.finalLabel!));
+    expect(row.independentLabel!).toEqual(row.finalLabel!);
   });
 });
 
@@ -431,7 +431,7 @@ describe("two adjudicators on one case", () => {
       /Another adjudicator decided this case.*Nothing was overwritten/,
     );
     expect(caseSnapshot(db, caseId)).toEqual(before);
-    expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toMatchObject({ icd10: "F32.2" });
+    expect(outcomeOf(db, caseId)!.gold!).toMatchObject({ icd10: "F32.2" });
     const rows = db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).all();
     expect(rows.map((r) => [r.adjudicatorId, r.status, r.finalLabel === null])).toEqual([
       [judy.id, "decided", false],
@@ -501,7 +501,7 @@ describe("reopening a decision", () => {
     const old = db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).all();
     expect(old).toHaveLength(1);
     expect(old[0]).toMatchObject({ status: "reopened", adjudicatorId: judy.id, rationale: "manic episode" });
-    expect(JSON.parse(old[0]!.finalLabel!)).toMatchObject({ icd10: "F31.1" });
+    expect(old[0]!.finalLabel!).toMatchObject({ icd10: "F31.1" });
     // A new round starts from the independent phase.
     expect(getAdjudicationCase(db, { userId: judy.id, caseId })).toMatchObject({
       phase: "independent",
@@ -535,7 +535,7 @@ describe("reopening a decision", () => {
         outcomeVersion: outcomeOf(db, caseId)!.version,
       }),
     ).toEqual({ ok: true, status: "decided" });
-    expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toMatchObject({ icd10: "F32.2" });
+    expect(outcomeOf(db, caseId)!.gold!).toMatchObject({ icd10: "F32.2" });
     expect(
       db
         .select()

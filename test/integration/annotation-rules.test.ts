@@ -133,7 +133,7 @@ describe("docs/safe-psych.md#disagreement-and-adjudication: what two submitted a
       diagnosisAgreement: true,
       disputedAt: null,
     });
-    expect(JSON.parse(o.gold!)).toEqual({ sufficiency: "sufficient", icd10: "F32.1", earliestSection: 2 });
+    expect(o.gold!).toEqual({ sufficiency: "sufficient", icd10: "F32.1", earliestSection: 2 });
     expect(eventsOf(db, caseIds[1]!, "gold_derived").map((e) => e.changes)).toEqual([
       { gold: [null, { sufficiency: "sufficient", icd10: "F32.1", earliestSection: 2 }] },
     ]);
@@ -145,7 +145,7 @@ describe("docs/safe-psych.md#disagreement-and-adjudication: what two submitted a
       { userId: ann2.id, values: sufficient("F20.0", 1) },
       { userId: ann1.id, values: sufficient("F20.0", 3) },
     );
-    expect(JSON.parse(outcomeOf(db, caseIds[2]!)!.gold!)).toEqual({
+    expect(outcomeOf(db, caseIds[2]!)!.gold!).toEqual({
       sufficiency: "sufficient",
       icd10: "F20.0",
       earliestSection: 1,
@@ -167,7 +167,7 @@ describe("docs/safe-psych.md#disagreement-and-adjudication: what two submitted a
       sufficiencyAgreement: true,
       diagnosisAgreement: true,
     });
-    expect(JSON.parse(o.gold!)).toEqual({
+    expect(o.gold!).toEqual({
       sufficiency: "insufficient",
       missingInfo: ["onset_duration", "substance_use", "laboratory", "other"],
       missingInfoOther: "Collateral from the sister",
@@ -182,7 +182,7 @@ describe("docs/safe-psych.md#disagreement-and-adjudication: what two submitted a
       { userId: ann1.id, values: insufficient(["other"], "Thyroid panel") },
       { userId: ann2.id, values: insufficient(["other", "imaging"], "EEG") },
     );
-    expect(JSON.parse(outcomeOf(db, caseIds[0]!)!.gold!)).toEqual({
+    expect(outcomeOf(db, caseIds[0]!)!.gold!).toEqual({
       sufficiency: "insufficient",
       missingInfo: ["imaging", "other"],
       missingInfoOther: "EEG; Thyroid panel",
@@ -198,7 +198,7 @@ describe("docs/safe-psych.md#disagreement-and-adjudication: what two submitted a
       { userId: ann2.id, values: insufficient(["imaging"]) },
     );
     const ids = annotationsOf(db, caseIds[0]!).map((a) => a.id);
-    const order = JSON.parse(outcomeOf(db, caseIds[0]!)!.annotatorOrder) as number[];
+    const order = outcomeOf(db, caseIds[0]!)!.annotatorOrder as number[];
     expect([...order].sort((x, y) => x - y)).toEqual(ids);
   });
 
@@ -286,7 +286,7 @@ describe("locking and optimistic concurrency", () => {
     expect(revise[0]!.changes).toEqual({ icd10: ["F32.1", "F33.1"], earliestSection: [3, 2] });
 
     submitAnnotation(db, { userId: ann2.id, caseId, values: sufficient("F33.1", 4), version: 0 });
-    expect(JSON.parse(outcomeOf(db, caseId)!.gold!)).toEqual({
+    expect(outcomeOf(db, caseId)!.gold!).toEqual({
       sufficiency: "sufficient",
       icd10: "F33.1",
       earliestSection: 2,

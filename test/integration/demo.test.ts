@@ -10,7 +10,7 @@ import type { Db } from "../../app/platform/db.server";
 import { DEMO_ACCOUNTS, isDemoDatabase, seedDemo } from "../../app/demo/demo.server";
 import { listRaterItems as listJudgeItems } from "../../app/judge-validation/judge-ratings.server";
 import { listReviewerEntries } from "../../app/screening/screening-review.server";
-import { listRaterQuestions } from "../../app/mentat/mentat.server";
+import { listRaterQuestions } from "../../app/mentat/ratings.server";
 import { listRaterItems as listCaseItems } from "../../app/case-review/case-review.server";
 import { setReport } from "../../app/judge-validation/judge-candidates.server";
 import { getJudgeSetByName } from "../../app/judge-validation/judge-sets.server";

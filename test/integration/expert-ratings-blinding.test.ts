@@ -9,13 +9,10 @@ import { readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "../../app/platform/db.server";
 import { addReviewRaters, importReviewSet, listRaterItems, saveReview } from "../../app/case-review/case-review.server";
-import {
-  addBankRaters,
-  importQuestionBank,
-  listRaterQuestions,
-  runBankFit,
-  saveOptionRating,
-} from "../../app/mentat/mentat.server";
+import { addBankRaters } from "../../app/mentat/panel.server";
+import { importQuestionBank } from "../../app/mentat/banks.server";
+import { listRaterQuestions, saveOptionRating } from "../../app/mentat/ratings.server";
+import { runBankFit } from "../../app/mentat/fits.server";
 import { createUser, type UserView } from "../../app/accounts/users.server";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
 import { appSessions, expectAbsent } from "../support/sessions";

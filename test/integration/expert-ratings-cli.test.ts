@@ -9,7 +9,7 @@ import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
 import type { Db } from "../../app/platform/db.server";
 import { listRaterItems, saveReview } from "../../app/case-review/case-review.server";
-import { getRaterQuestion, listRaterQuestions, saveOptionRating } from "../../app/mentat/mentat.server";
+import { getRaterQuestion, listRaterQuestions, saveOptionRating } from "../../app/mentat/ratings.server";
 import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 

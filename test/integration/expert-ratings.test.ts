@@ -18,19 +18,12 @@ import {
   saveReview,
   type ReviewValues,
 } from "../../app/case-review/case-review.server";
-import {
-  addBankRaters,
-  expandBank,
-  exportDataset,
-  getLatestFit,
-  getRaterQuestion,
-  importQuestionBank,
-  listBankPanel,
-  listDatasets,
-  listRaterQuestions,
-  runBankFit,
-  saveOptionRating,
-} from "../../app/mentat/mentat.server";
+import { addBankRaters, listBankPanel } from "../../app/mentat/panel.server";
+import { expandBank, listDatasets } from "../../app/mentat/questions.server";
+import { exportDataset } from "../../app/mentat/export.server";
+import { getLatestFit, runBankFit } from "../../app/mentat/fits.server";
+import { getRaterQuestion, listRaterQuestions, saveOptionRating } from "../../app/mentat/ratings.server";
+import { importQuestionBank } from "../../app/mentat/banks.server";
 import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 
@@ -179,8 +172,8 @@ describe("option ratings", () => {
       .from(mentatRatings)
       .where(and(eq(mentatRatings.questionId, q.questionId), eq(mentatRatings.raterId, ann.id)))
       .get()!;
-    const order = JSON.parse(row.optionOrder) as number[];
-    const stored = JSON.parse(row.scores) as number[];
+    const order = row.optionOrder as number[];
+    const stored = row.scores as number[];
     // Shown position i is original option order[i].
     [90, 10, 20, 0, 60].forEach((s, i) => expect(stored[order[i]!]).toBe(s));
     expect(getRaterQuestion(db, { userId: ann.id, questionId: q.questionId })!.scores).toEqual([90, 10, 20, 0, 60]);
@@ -193,11 +186,11 @@ describe("option ratings", () => {
       ),
     );
 
-    const audit = eventsOf("mentat_rating").map((e) => [e.action, JSON.parse(e.changes)]);
+    const audit = eventsOf("mentat_rating").map((e) => [e.action, e.changes]);
     expect(audit.map((a) => a[0])).toEqual(["draft", "submit", "revise"]);
     expect(audit[0]![1]).toMatchObject({ optionOrder: [null, order] });
     expect(JSON.stringify(audit)).not.toContain("ambiguous");
-    expect(audit[1]![1].comment).toEqual(["(text)", "(changed)"]);
+    expect((audit[1]![1] as Record<string, unknown>).comment).toEqual(["(text)", "(changed)"]);
   });
 
   it("refuses another expert's question id with 404 and writes nothing", () => {

@@ -99,7 +99,7 @@ function goldStudy() {
   ] as const) {
     const ids = annotationsOf(db, caseIds[i]!).map((r) => r.id);
     db.update(caseOutcomes)
-      .set({ annotatorOrder: JSON.stringify(reversed ? [...ids].reverse() : ids) })
+      .set({ annotatorOrder: (reversed ? [...ids].reverse() : ids) as [number, number] })
       .where(eq(caseOutcomes.caseId, caseIds[i]!))
       .run();
   }
@@ -344,7 +344,7 @@ describe("the exported files", () => {
           };
     };
     for (const [i, caseId] of caseIds.entries()) {
-      const [a, b] = JSON.parse(outcomeOf(db, caseId)!.annotatorOrder) as [number, number];
+      const [a, b] = outcomeOf(db, caseId)!.annotatorOrder as [number, number];
       expect(recs[i]!.annotators, recs[i]!.id).toEqual({ A: asRecord(a, caseId), B: asRecord(b, caseId) });
     }
     // Case 1 was stored reversed: its second annotation (bruno's τ = 2) is A.

@@ -21,7 +21,7 @@ import {
   requireStudyByName,
   type ImportInput,
 } from "../../app/annotation/studies.server";
-import { ServiceError } from "../../app/accounts/users.server";
+import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser } from "../support/db";
 
 const HEADER = ["id", "age_group", "sex", ...SECTION_KINDS, ...LABEL_COLUMNS];

@@ -140,7 +140,7 @@ describe("importing responses", () => {
       ["c2", 1, false, "qwen_run", "sequential_info_abstention_aware"],
       ["c2", 2, true, "qwen_run", "sequential_info_abstention_aware"],
     ]);
-    expect(JSON.parse(rows[0]!.record)).toMatchObject({
+    expect(rows[0]!.record).toMatchObject({
       source_run_name: "qwen_run",
       source_run_dir: "runs/qwen_run",
       source_file: "trajectories.jsonl",
@@ -521,7 +521,7 @@ describe("rating", () => {
       .all()
       .filter((e) => e.actorId === rita.id);
     expect(trail.map((e) => e.action)).toEqual(["draft", "submit", "revise"]);
-    expect(JSON.parse(trail[2]!.changes)).toEqual({ infoRequest: ["none", "specific"] });
+    expect(trail[2]!.changes).toEqual({ infoRequest: ["none", "specific"] });
     expect(listRaterItems(db, rita.id).find((r) => r.itemId === itemId)!.state).toBe("submitted");
     // The admin's view of the response: every rater's labels and the history, with old and new values.
     const detail = getItemDetail(db, { setId: items[0]!.setId, itemId })!;

@@ -76,10 +76,10 @@ describe("mentat-import-ratings", () => {
     expect(stored).toHaveLength(expected.rows.length);
     for (const row of expected.rows as { q_no: number; rater_id: string; response: number[]; q_key: string; comment: string }[]) {
       const s = stored.find((r) => r.question === String(row.q_no) && r.rater === row.rater_id)!;
-      expect(JSON.parse(s.scores)).toEqual(row.response);
+      expect(s.scores).toEqual(row.response);
       expect(s).toMatchObject({ gender: GENDER[row.q_key], comment: row.comment, status: "submitted" });
       // optionOrder[slot] = option: the inverse of MENTAT's question_order, a permutation of 0..4.
-      expect([...JSON.parse(s.optionOrder)].sort()).toEqual([0, 1, 2, 3, 4]);
+      expect([...s.optionOrder].sort()).toEqual([0, 1, 2, 3, 4]);
     }
 
     const fit = JSON.parse((await run(["mentat-fit", "--bank", "MENTAT", "--bootstrap", "0", "--json"])).out);

@@ -157,7 +157,7 @@ describe("stats over rater identity", () => {
         .prepare("SELECT id FROM annotations WHERE case_id = ? ORDER BY id")
         .all(c.id)
         .map((r) => (r as { id: number }).id) as [number, number];
-      expect(JSON.parse(outcome.annotatorOrder)).toEqual(annotatorOrder(seed!, c.externalId, ids));
+      expect(outcome.annotatorOrder).toEqual(annotatorOrder(seed!, c.externalId, ids));
     }
   });
 });

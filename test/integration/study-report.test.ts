@@ -14,7 +14,7 @@ import { autoAssign } from "../../app/annotation/assignments.server";
 import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app/annotation/annotations.server";
 import { importCases, listStudyCases, requireStudyByName } from "../../app/annotation/studies.server";
 import { getStudyReport, getStudyReportFile, requireStudyReportByName } from "../../app/study-report/study-report.server";
-import { ServiceError } from "../../app/accounts/users.server";
+import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser } from "../support/db";
 
 let db: Db;
@@ -162,7 +162,7 @@ describe("getStudyReport", () => {
     db.update(caseOutcomes)
       .set({
         status: "adjudicated",
-        gold: JSON.stringify({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 1 }),
+        gold: { sufficiency: "sufficient", icd10: "F32.2", earliestSection: 1 },
       })
       .where(eq(caseOutcomes.caseId, id.get("n2")!))
       .run();

@@ -16,10 +16,10 @@ import {
   login,
   logout,
   resetPassword,
-  ServiceError,
   setActive,
   setRoles,
 } from "../../app/accounts/users.server";
+import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser, TEST_PASSWORD } from "../support/db";
 
 let db: Db;
@@ -38,7 +38,7 @@ function userEvents(userId: string) {
     .from(events)
     .where(eq(events.entityId, userId))
     .all()
-    .map((e) => ({ ...e, changes: JSON.parse(e.changes) }));
+    .map((e) => ({ ...e, changes: e.changes }));
 }
 
 function sessionCount(userId: string): number {

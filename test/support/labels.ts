@@ -91,7 +91,7 @@ export function eventsOf(db: Db, caseId: number, action?: string) {
     .where(action ? and(eq(events.caseId, caseId), eq(events.action, action)) : eq(events.caseId, caseId))
     .orderBy(asc(events.id))
     .all()
-    .map((e) => ({ ...e, changes: JSON.parse(e.changes) as Record<string, unknown> }));
+    .map((e) => ({ ...e, changes: e.changes as Record<string, unknown> }));
 }
 
 export function assignmentsOf(db: Db, caseId: number) {

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from "vitest";
 import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
 import { buildStudyReport, type StudyCaseRecord } from "../../app/study-report/domain/study-report";
-import { ServiceError } from "../../app/accounts/users.server";
+import { ServiceError } from "../../app/platform/service-error";
 
 const records: StudyCaseRecord[] = JSON.parse(
   readFileSync(new URL("../fixtures/study-report/study.json", import.meta.url), "utf8"),

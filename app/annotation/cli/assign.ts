@@ -1,7 +1,7 @@
 import { getDb } from "../../platform/db.server";
 import { autoAssign, listStudyAnnotators } from "../assignments.server";
 import { requireStudyByName } from "../studies.server";
-import { ServiceError } from "../../accounts/users.server";
+import { ServiceError } from "../../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../../cli/command";
 
 export const assignCommand: Command = {

@@ -3,7 +3,7 @@ import { Form, Link } from "@remix-run/react";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS } from "~/expert-panel/domain/expert-scales";
 import { Csrf } from "~/root";
 import type { listReviewSets } from "~/case-review/case-review.server";
-import type { listBanks } from "~/mentat/mentat.server";
+import type { listBanks } from "~/mentat/banks.server";
 
 /** What an import form's action answers: its problems, shown under the form that sent it. */
 export type ExpertImportResult = {

@@ -4,7 +4,8 @@ import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
 import { DEFAULT_AGES, DEFAULT_RACES, OPTION_LETTERS, VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
 import { Csrf } from "~/root";
-import type { getLatestFit, listDatasets, QuestionRow } from "~/mentat/mentat.server";
+import type { getLatestFit } from "~/mentat/fits.server";
+import type { listDatasets, QuestionRow } from "~/mentat/questions.server";
 
 type LatestFit = NonNullable<ReturnType<typeof getLatestFit>>;
 

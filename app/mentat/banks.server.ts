@@ -1,0 +1,288 @@
+/**
+ * MENTAT question banks (docs/mentat.md): the banks' summaries and the import of a question-bank CSV.
+ */
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
+import type { CsvIssue } from "../expert-panel/domain/expert-csv";
+import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS, type MentatDomain } from "../expert-panel/domain/expert-scales";
+import { parseQuestionBankCsv, questionContentHash } from "./domain/mentat";
+import type { Db } from "../platform/db.server";
+import { diff, recordEvent } from "../audit/audit.server";
+import { writeTransaction } from "../work-items/engine.server";
+import { StudyNameSchema } from "../annotation/studies.server";
+import { ServiceError } from "../platform/service-error";
+
+export const BankNameSchema = StudyNameSchema;
+
+export interface BankSummary {
+  id: number;
+  name: string;
+  description: string;
+  preferenceDomains: MentatDomain[];
+  seed: number;
+  numQuestions: number;
+  numRated: number;
+  numRaters: number;
+  numSubmitted: number;
+  createdAt: number;
+}
+
+export function domainsOf(stored: string[]): MentatDomain[] {
+  return stored.filter((d): d is MentatDomain => MENTAT_DOMAINS.includes(d as MentatDomain));
+}
+
+export function listBanks(db: Db): BankSummary[] {
+  const banks = db.select().from(mentatBanks).orderBy(asc(mentatBanks.name)).all();
+  return banks.map((b) => {
+    const preferenceDomains = domainsOf(b.preferenceDomains);
+    const questions = db
+      .select({ id: mentatQuestions.id, domain: mentatQuestions.domain })
+      .from(mentatQuestions)
+      .where(eq(mentatQuestions.bankId, b.id))
+      .all();
+    const rated = questions.filter((q) => preferenceDomains.includes(q.domain as MentatDomain));
+    const raters = db
+      .select({ id: mentatBankRaters.raterId })
+      .from(mentatBankRaters)
+      .where(eq(mentatBankRaters.bankId, b.id))
+      .all();
+    const submitted = rated.length
+      ? db
+          .select({ id: mentatRatings.id })
+          .from(mentatRatings)
+          .where(
+            and(
+              inArray(
+                mentatRatings.questionId,
+                rated.map((q) => q.id),
+              ),
+              eq(mentatRatings.status, "submitted"),
+            ),
+          )
+          .all().length
+      : 0;
+    return {
+      id: b.id,
+      name: b.name,
+      description: b.description,
+      preferenceDomains,
+      seed: b.seed,
+      numQuestions: questions.length,
+      numRated: rated.length,
+      numRaters: raters.length,
+      numSubmitted: submitted,
+      createdAt: b.createdAt,
+    };
+  });
+}
+
+export function getBank(db: Db, id: number): BankSummary | null {
+  return listBanks(db).find((b) => b.id === id) ?? null;
+}
+
+export function requireBankByName(db: Db, name: string): BankSummary {
+  const banks = listBanks(db);
+  const bank = banks.find((b) => b.name === name.trim());
+  if (!bank)
+    throw new ServiceError(
+      `No question bank named "${name}".${
+        banks.length ? ` Banks: ${banks.map((b) => `"${b.name}"`).join(", ")}.` : " There are none yet."
+      }`,
+      "bank",
+      404,
+    );
+  return bank;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Import
+
+export interface BankImportInput {
+  bankName: string;
+  text: string;
+  actorId: string | null;
+  /** Applied when the bank is created, or changed when given for an existing bank. */
+  preferenceDomains?: MentatDomain[];
+  seed?: number;
+  dryRun?: boolean;
+  now?: number;
+}
+
+export type BankImportResult =
+  | { ok: false; errors: CsvIssue[]; warnings: CsvIssue[] }
+  | {
+      ok: true;
+      bankId: number | null;
+      bankName: string;
+      createdBank: boolean;
+      created: number;
+      updated: number;
+      unchanged: number;
+      total: number;
+      warnings: CsvIssue[];
+      written: boolean;
+    };
+
+/**
+ * Imports a question-bank CSV into a bank (created if needed). The whole file is validated first and nothing is
+ * written on any error. Questions are matched by id: new ones are added, changed ones updated, unchanged ones kept;
+ * a question that already has ratings cannot change its text, options or answer (the ratings would no longer fit).
+ * Questions missing from the file are kept. Positions follow the file.
+ */
+export function importQuestionBank(db: Db, input: BankImportInput): BankImportResult {
+  const name = BankNameSchema.safeParse(input.bankName);
+  if (!name.success) return { ok: false, errors: [{ line: 0, message: name.error.issues[0]!.message }], warnings: [] };
+  if (input.seed !== undefined && !(Number.isInteger(input.seed) && input.seed >= 0 && input.seed < 2 ** 31))
+    return {
+      ok: false,
+      errors: [{ line: 0, message: "the seed must be a whole number from 0 to 2147483647." }],
+      warnings: [],
+    };
+  const parsed = parseQuestionBankCsv(input.text);
+  if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
+  const now = input.now ?? Date.now();
+  return writeTransaction(db, (tx): BankImportResult => {
+    const bank = tx.select().from(mentatBanks).where(eq(mentatBanks.name, name.data)).get();
+    const existing = bank ? tx.select().from(mentatQuestions).where(eq(mentatQuestions.bankId, bank.id)).all() : [];
+    const byId = new Map(existing.map((q) => [q.externalId, q]));
+    const errors: CsvIssue[] = [];
+    let created = 0;
+    let updated = 0;
+    let unchanged = 0;
+    const plans = parsed.questions.map((q, position) => {
+      const hash = questionContentHash(q);
+      const old = byId.get(q.externalId);
+      if (!old) {
+        created++;
+        return { q, position, hash, old, kind: "create" as const };
+      }
+      if (old.contentHash === hash && old.notes === q.notes && old.position === position) {
+        unchanged++;
+        return { q, position, hash, old, kind: "same" as const };
+      }
+      if (old.contentHash !== hash) {
+        const rated = tx
+          .select({ id: mentatRatings.id })
+          .from(mentatRatings)
+          .where(eq(mentatRatings.questionId, old.id))
+          .get();
+        if (rated)
+          errors.push({
+            line: q.line,
+            message: `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
+          });
+      }
+      updated++;
+      return { q, position, hash, old, kind: "update" as const };
+    });
+    if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
+    const summary = {
+      bankName: name.data,
+      createdBank: !bank,
+      created,
+      updated,
+      unchanged,
+      total: parsed.questions.length,
+      warnings: parsed.warnings,
+    };
+    if (input.dryRun) return { ok: true, bankId: bank?.id ?? null, ...summary, written: false };
+
+    let bankId: number;
+    if (!bank) {
+      bankId = tx
+        .insert(mentatBanks)
+        .values({
+          name: name.data,
+          preferenceDomains: input.preferenceDomains ?? [...DEFAULT_PREFERENCE_DOMAINS],
+          seed: input.seed ?? 1,
+          createdAt: now,
+        })
+        .returning({ id: mentatBanks.id })
+        .get().id;
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "mentat_bank",
+        entityId: bankId,
+        action: "create",
+        changes: {
+          name: name.data,
+          preferenceDomains: input.preferenceDomains ?? DEFAULT_PREFERENCE_DOMAINS,
+          seed: input.seed ?? 1,
+        },
+        at: now,
+      });
+    } else {
+      bankId = bank.id;
+      const changes: Record<string, unknown> = {};
+      if (input.preferenceDomains) changes.preferenceDomains = input.preferenceDomains;
+      if (input.seed !== undefined) changes.seed = input.seed;
+      const d = diff({ preferenceDomains: bank.preferenceDomains, seed: bank.seed }, changes);
+      if (Object.keys(d).length) {
+        tx.update(mentatBanks).set(changes).where(eq(mentatBanks.id, bank.id)).run();
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "mentat_bank",
+          entityId: bank.id,
+          action: "settings",
+          changes: d,
+          at: now,
+        });
+      }
+    }
+    // Questions not in this file move after the file's questions, in their old order.
+    const inFile = new Set(parsed.questions.map((q) => q.externalId));
+    existing
+      .filter((q) => !inFile.has(q.externalId))
+      .sort((a, b) => a.position - b.position)
+      .forEach((q, i) =>
+        tx
+          .update(mentatQuestions)
+          .set({ position: parsed.questions.length + i })
+          .where(eq(mentatQuestions.id, q.id))
+          .run(),
+      );
+    for (const p of plans) {
+      const values = {
+        domain: p.q.domain,
+        texts: p.q.texts,
+        options: p.q.options,
+        intendedAnswer: p.q.answer,
+        notes: p.q.notes,
+        contentHash: p.hash,
+        position: p.position,
+      };
+      if (p.kind === "create") {
+        const id = tx
+          .insert(mentatQuestions)
+          .values({ bankId, externalId: p.q.externalId, ...values, createdAt: now, updatedAt: now })
+          .returning({ id: mentatQuestions.id })
+          .get().id;
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "mentat_question",
+          entityId: id,
+          action: "create",
+          changes: { externalId: p.q.externalId, domain: p.q.domain, contentHash: p.hash },
+          at: now,
+        });
+      } else if (p.kind === "update") {
+        tx.update(mentatQuestions)
+          .set({ ...values, updatedAt: now })
+          .where(eq(mentatQuestions.id, p.old!.id))
+          .run();
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "mentat_question",
+          entityId: p.old!.id,
+          action: "update",
+          changes: diff(
+            { domain: p.old!.domain, contentHash: p.old!.contentHash, position: p.old!.position },
+            { domain: p.q.domain, contentHash: p.hash, position: p.position },
+          ),
+          at: now,
+        });
+      }
+    }
+    return { ok: true, bankId, ...summary, written: true };
+  });
+}

@@ -1,0 +1,236 @@
+/** Admin views of a MENTAT bank's questions and its demographic variant sets (docs/mentat.md#variants). */
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { mentatDatasets, mentatQuestions, mentatRatings, mentatVariants } from "../../db/schema";
+import {
+  DEFAULT_AGES,
+  DEFAULT_RACES,
+  type Gender,
+  type MentatDomain,
+  type VariantDimension,
+} from "../expert-panel/domain/expert-scales";
+import {
+  checkExpansionParams,
+  expandVariants,
+  gendersOf,
+  type ExpansionParams,
+  type QuestionTexts,
+  type Variant,
+} from "./domain/mentat";
+import type { Db, DbOrTx } from "../platform/db.server";
+import { recordEvent } from "../audit/audit.server";
+import { writeTransaction } from "../work-items/engine.server";
+import { ServiceError } from "../platform/service-error";
+import { getBank } from "./banks.server";
+
+export interface QuestionRow {
+  id: number;
+  externalId: string;
+  position: number;
+  domain: MentatDomain;
+  preference: boolean;
+  genders: Gender[];
+  hasAge: boolean;
+  hasRace: boolean;
+  submitted: number;
+}
+
+export function listBankQuestions(db: Db, bankId: number): QuestionRow[] {
+  const bank = getBank(db, bankId);
+  if (!bank) return [];
+  const questions = db
+    .select()
+    .from(mentatQuestions)
+    .where(eq(mentatQuestions.bankId, bankId))
+    .orderBy(asc(mentatQuestions.position))
+    .all();
+  const ratings = questions.length
+    ? db
+        .select({ questionId: mentatRatings.questionId })
+        .from(mentatRatings)
+        .where(
+          and(
+            inArray(
+              mentatRatings.questionId,
+              questions.map((q) => q.id),
+            ),
+            eq(mentatRatings.status, "submitted"),
+          ),
+        )
+        .all()
+    : [];
+  return questions.map((q) => {
+    const texts = q.texts as QuestionTexts;
+    const base = texts.nonbinary ?? texts.neutral ?? texts.male ?? texts.female ?? "";
+    return {
+      id: q.id,
+      externalId: q.externalId,
+      position: q.position,
+      domain: q.domain as MentatDomain,
+      preference: bank.preferenceDomains.includes(q.domain as MentatDomain),
+      genders: gendersOf(texts),
+      hasAge: base.includes("<AGE>"),
+      hasRace: base.includes("<NAT>"),
+      submitted: ratings.filter((r) => r.questionId === q.id).length,
+    };
+  });
+}
+
+export function loadQuestions(db: DbOrTx, bankId: number) {
+  return db
+    .select()
+    .from(mentatQuestions)
+    .where(eq(mentatQuestions.bankId, bankId))
+    .orderBy(asc(mentatQuestions.position))
+    .all()
+    .map((q) => ({
+      id: q.id,
+      externalId: q.externalId,
+      domain: q.domain as MentatDomain,
+      texts: q.texts as QuestionTexts,
+      options: q.options as string[],
+      answer: q.intendedAnswer,
+    }));
+}
+
+export interface DatasetSummary {
+  id: number;
+  dimension: VariantDimension;
+  params: ExpansionParams;
+  count: number;
+  contentHash: string;
+  createdAt: number;
+}
+
+export function listDatasets(db: Db, bankId: number): DatasetSummary[] {
+  const order = ["base", "gender", "age", "race"];
+  return db
+    .select()
+    .from(mentatDatasets)
+    .where(eq(mentatDatasets.bankId, bankId))
+    .all()
+    .map((d) => ({
+      id: d.id,
+      dimension: d.dimension as VariantDimension,
+      params: d.params,
+      count: d.count,
+      contentHash: d.contentHash,
+      createdAt: d.createdAt,
+    }))
+    .sort((a, b) => order.indexOf(a.dimension) - order.indexOf(b.dimension));
+}
+
+function variantsHash(variants: Variant[]): string {
+  return createHash("sha256")
+    .update(variants.map((v) => JSON.stringify([v.variantId, v.text])).join("\n"))
+    .digest("hex");
+}
+
+/**
+ * Expands a bank into one demographic variant set (core/mentat expandVariants) and stores it, replacing an earlier
+ * set of the same dimension. The same questions and parameters always give the same set (same ids, order, hash).
+ */
+export function expandBank(
+  db: Db,
+  input: {
+    bankId: number;
+    dimension: VariantDimension;
+    params?: ExpansionParams;
+    actorId: string | null;
+    now?: number;
+  },
+): DatasetSummary & { replaced: boolean; unchanged: boolean } {
+  const params = {
+    ages: [...(input.params?.ages ?? DEFAULT_AGES)],
+    races: [...(input.params?.races ?? DEFAULT_RACES)],
+  };
+  const problem = checkExpansionParams(params);
+  if (problem) throw new ServiceError(problem, "params");
+  const now = input.now ?? Date.now();
+  return writeTransaction(db, (tx) => {
+    const questions = loadQuestions(tx, input.bankId);
+    if (questions.length === 0) throw new ServiceError("The bank has no questions to expand.", "bank");
+    const variants = expandVariants(questions, input.dimension, params);
+    const contentHash = variantsHash(variants);
+    const old = tx
+      .select()
+      .from(mentatDatasets)
+      .where(and(eq(mentatDatasets.bankId, input.bankId), eq(mentatDatasets.dimension, input.dimension)))
+      .get();
+    const storedParams: Record<string, unknown> =
+      input.dimension === "age" ? { ages: params.ages } : input.dimension === "race" ? { races: params.races } : {};
+    if (old && old.contentHash === contentHash && JSON.stringify(old.params) === JSON.stringify(storedParams))
+      return {
+        id: old.id,
+        dimension: input.dimension,
+        params: old.params,
+        count: old.count,
+        contentHash,
+        createdAt: old.createdAt,
+        replaced: false,
+        unchanged: true,
+      };
+    let id: number;
+    if (old) {
+      tx.delete(mentatVariants).where(eq(mentatVariants.datasetId, old.id)).run();
+      tx.update(mentatDatasets)
+        .set({ params: storedParams, contentHash, count: variants.length, createdAt: now, createdBy: input.actorId })
+        .where(eq(mentatDatasets.id, old.id))
+        .run();
+      id = old.id;
+    } else {
+      id = tx
+        .insert(mentatDatasets)
+        .values({
+          bankId: input.bankId,
+          dimension: input.dimension,
+          params: storedParams,
+          contentHash,
+          count: variants.length,
+          createdAt: now,
+          createdBy: input.actorId,
+        })
+        .returning({ id: mentatDatasets.id })
+        .get().id;
+    }
+    const questionId = new Map(questions.map((q) => [q.externalId, q.id]));
+    variants.forEach((v, position) =>
+      tx
+        .insert(mentatVariants)
+        .values({
+          datasetId: id,
+          questionId: questionId.get(v.questionId)!,
+          variantId: v.variantId,
+          position,
+          gender: v.gender,
+          age: v.age,
+          race: v.race,
+          text: v.text,
+        })
+        .run(),
+    );
+    recordEvent(tx, {
+      actorId: input.actorId,
+      entity: "mentat_dataset",
+      entityId: id,
+      action: old ? "replace" : "create",
+      changes: {
+        bankId: input.bankId,
+        dimension: input.dimension,
+        count: variants.length,
+        contentHash: old ? [old.contentHash, contentHash] : contentHash,
+      },
+      at: now,
+    });
+    return {
+      id,
+      dimension: input.dimension,
+      params: storedParams,
+      count: variants.length,
+      contentHash,
+      createdAt: now,
+      replaced: Boolean(old),
+      unchanged: false,
+    };
+  });
+}
