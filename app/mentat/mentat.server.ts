@@ -58,7 +58,7 @@ import {
 } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { diff, recordEvent } from "../audit/audit.server";
-import { nextOpenItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
+import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
 import {
   addPanelRaters,
@@ -473,6 +473,7 @@ export interface RaterQuestionView {
   version: number;
   updatedAt: number | null;
   nextQuestionId: number | null;
+  previousQuestionId: number | null;
   progress: { done: number; total: number };
 }
 
@@ -557,6 +558,7 @@ export function getRaterQuestion(db: Db, input: { userId: string; questionId: nu
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
     nextQuestionId: nextOpenItem(mine, at)?.questionId ?? null,
+    previousQuestionId: previousItem(mine, at)?.questionId ?? null,
     progress: progressOf(mine),
   };
 }
