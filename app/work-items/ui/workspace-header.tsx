@@ -49,11 +49,7 @@ export function KeyCaps({ show }: { show: string }) {
   return (
     <>
       {parts.map((p, i) =>
-        p === " / " || p === "+" || p === "–" || p === " " ? (
-          <Fragment key={i}>{p}</Fragment>
-        ) : (
-          <kbd key={i}>{p}</kbd>
-        ),
+        p === " / " || p === "+" || p === "–" || p === " " ? <Fragment key={i}>{p}</Fragment> : <kbd key={i}>{p}</kbd>,
       )}
     </>
   );
