@@ -106,10 +106,10 @@ export interface AdjudicationView {
     sections: { order: number; kind: string; content: string }[];
   };
   /**
-   * Why the case is disputed: derived from the annotations, so null while the independent judgement is still to be
+   * Why the case is disputed: derived from the annotations, so left out while the independent judgement is still to be
    * made (docs/safe-psych.md, "Disagreement and adjudication": the independent step is blind).
    */
-  reason: DisputeReason | null;
+  reason?: DisputeReason;
   mode: AdjudicationMode;
   /** `independent`: record your own judgement first; `reveal`: the annotations are shown; `decided`: done. */
   phase: "independent" | "reveal" | "decided";
@@ -192,7 +192,7 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
       studyName: outcome.studyName,
       sections: getCaseSections(db, input.caseId),
     },
-    reason: phase === "independent" ? null : (outcome.reason as DisputeReason),
+    ...(phase === "independent" ? {} : { reason: outcome.reason as DisputeReason }),
     mode: outcome.mode,
     phase,
     independent,
