@@ -126,6 +126,7 @@ function toValues(label: CaseLabel | null, rationale: string): AdjudicationDraft
 function Differences({ columns, titles }: { columns: { name: string; label: CaseLabel }[]; titles: Record<string, string> }) {
   const rows = compareLabels(columns.map((c) => c.label));
   return (
+    <div style={{ overflowX: "auto" }}>
     <table className="differences" data-testid="differences">
       <caption className="muted" style={{ textAlign: "left" }}>
         Field by field; <mark>highlighted</mark>: the labels differ.
@@ -162,6 +163,7 @@ function Differences({ columns, titles }: { columns: { name: string; label: Case
         ))}
       </tbody>
     </table>
+    </div>
   );
 }
 
@@ -272,7 +274,7 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
           { name: "Annotator A", label: view.annotations.A.label },
           { name: "Annotator B", label: view.annotations.B.label },
           ...(view.independent && view.mode === "two_phase"
-            ? [{ name: "Your independent judgement", label: view.independent }]
+            ? [{ name: "You (independent)", label: view.independent }]
             : []),
         ]
       : [];
@@ -330,7 +332,7 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
               {view.final.rationale ? <p>Rationale: {view.final.rationale}</p> : null}
             </div>
           ) : (
-            <Form method="post" className="card" ref={formRef}>
+            <Form method="post" className="card" ref={formRef} tabIndex={-1} aria-label="Adjudication">
               <Csrf />
               <input type="hidden" name="label" value={JSON.stringify(label)} />
               <input type="hidden" name="outcomeVersion" value={view.outcomeVersion} />

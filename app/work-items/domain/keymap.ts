@@ -48,6 +48,8 @@ export interface WorkspaceKeymap {
   search: string | null;
   /** Whether the workspace has a previous item (its items have an order the user walks through). */
   previous: boolean;
+  /** What Ctrl+Enter does there, when it is not "submit and go to the next item". */
+  submitDoes?: string;
   /** The workspace's own keys, which record labels or move the focus to a field. */
   own: readonly KeyBinding[];
 }
@@ -74,6 +76,7 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     item: "case",
     search: "ICD-10 codes (arrows, Enter to choose, Esc to leave)",
     previous: false,
+    submitDoes: "record the step: the independent judgement, then the decision",
     own: [...CASE_LABEL_KEYS, { keys: ["r"], show: "R", does: "rationale (final decision)" }],
   },
   "judge-validation": {
@@ -131,7 +134,7 @@ export function workspaceBindings(id: WorkspaceId): KeyBinding[] {
   const w = WORKSPACE_KEYMAPS[id];
   const common: KeyBinding[] = [];
   if (w.search) common.push({ ...COMMON_KEYS.search, does: `search ${w.search}` });
-  common.push({ ...COMMON_KEYS.submitNext, does: `submit and go to the next ${w.item}` });
+  common.push({ ...COMMON_KEYS.submitNext, does: w.submitDoes ?? `submit and go to the next ${w.item}` });
   common.push({ ...COMMON_KEYS.next, does: `next ${w.item}, without submitting` });
   if (w.previous) common.push({ ...COMMON_KEYS.previous, does: `previous ${w.item}, without submitting` });
   common.push(COMMON_KEYS.guidelines, COMMON_KEYS.help, COMMON_KEYS.leaveField);
