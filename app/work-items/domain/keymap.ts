@@ -148,7 +148,11 @@ export function commonKeyOf(key: string): Exclude<CommonKey, "submitNext" | "lea
   return null;
 }
 
-/** The event a workspace dispatches on `window` when `?` is pressed; the guidelines panel listens for it. */
+/**
+ * The event a workspace dispatches on `window` when `?` is pressed (or `openGuidelines` in
+ * app/work-items/ui/shortcuts.ts is called); the guidelines panel listens for it:
+ * `window.addEventListener(GUIDELINES_EVENT, open)`.
+ */
 export const GUIDELINES_EVENT = "concord:guidelines";
 
 /** Where the help page lists this keymap. */

@@ -86,17 +86,6 @@ export function openGuidelines() {
   window.dispatchEvent(new CustomEvent(GUIDELINES_EVENT));
 }
 
-/** Calls `onOpen` whenever `?` is pressed in a workspace (or `openGuidelines` is called): for the guidelines panel. */
-export function useGuidelinesRequest(onOpen: () => void) {
-  const latest = useRef(onOpen);
-  latest.current = onOpen;
-  useEffect(() => {
-    const listener = () => latest.current();
-    window.addEventListener(GUIDELINES_EVENT, listener);
-    return () => window.removeEventListener(GUIDELINES_EVENT, listener);
-  }, []);
-}
-
 /**
  * A list page's keys: the keymap's "next" key goes to `to` (its "next" button), H to the help page, unless the focus
  * is in a form field or a modifier is held.
@@ -117,5 +106,3 @@ export function useNextKey(to: string | null) {
 
 /** The key cap of the keymap's "next" key, for buttons. */
 export const NEXT_KEY = COMMON_KEYS.next.show;
-/** The key cap of the keymap's "previous" key, for buttons. */
-export const PREVIOUS_KEY = COMMON_KEYS.previous.show;
