@@ -25,7 +25,7 @@ export const COMMON_KEYS = {
   },
   search: { keys: ["/"], show: "/", does: "search (the workspace's search field, when it has one)" },
   guidelines: { keys: ["?"], show: "?", does: "the study's guidelines" },
-  help: { keys: ["h"], show: "H", does: "this keymap on the help page" },
+  help: { keys: ["h"], show: "H", does: "the help page: every workspace's keys" },
   leaveField: { keys: [], show: "Esc", does: "leave a text field, so that the single keys work again" },
 } as const satisfies Record<string, KeyBinding>;
 
@@ -83,7 +83,7 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     title: "Judge validation",
     list: "/judge-validation",
     item: "response",
-    search: "type ICD codes (Tab to names and notes)",
+    search: "ICD codes (Tab to names and notes)",
     previous: true,
     own: [
       { keys: ["c", "d", "n"], show: "C / D / N", does: "primary answer: committed / differential / none" },
