@@ -126,7 +126,6 @@ function toValues(label: CaseLabel | null, rationale: string): AdjudicationDraft
 function Differences({ columns, titles }: { columns: { name: string; label: CaseLabel }[]; titles: Record<string, string> }) {
   const rows = compareLabels(columns.map((c) => c.label));
   return (
-    <div style={{ overflowX: "auto" }}>
     <table className="differences" data-testid="differences">
       <caption className="muted" style={{ textAlign: "left" }}>
         Field by field; <mark>highlighted</mark>: the labels differ.
@@ -163,7 +162,6 @@ function Differences({ columns, titles }: { columns: { name: string; label: Case
         ))}
       </tbody>
     </table>
-    </div>
   );
 }
 
@@ -274,7 +272,7 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
           { name: "Annotator A", label: view.annotations.A.label },
           { name: "Annotator B", label: view.annotations.B.label },
           ...(view.independent && view.mode === "two_phase"
-            ? [{ name: "You (independent)", label: view.independent }]
+            ? [{ name: "Your independent judgement", label: view.independent }]
             : []),
         ]
       : [];
@@ -295,17 +293,7 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
         ) : null}
       </div>
       <div className="workspace">
-        <div aria-label="Clinical note">
-          {view.case.sections.map((s) => (
-            <article key={s.order} className="note-section" data-section={s.order}>
-              <h3>
-                <span className="num">{s.order}</span> {SECTION_TITLES[s.kind as SectionKind] ?? s.kind}
-              </h3>
-              <p>{s.content}</p>
-            </article>
-          ))}
-        </div>
-        <aside>
+        <div>
           {view.annotations ? (
             <div className="card" data-testid="annotations">
               <h3 style={{ marginTop: 0 }}>Annotator A, Annotator B{columns.length > 2 ? " and your judgement" : ""}</h3>
@@ -319,6 +307,18 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
               )}
             </div>
           ) : null}
+          <div aria-label="Clinical note">
+            {view.case.sections.map((s) => (
+              <article key={s.order} className="note-section" data-section={s.order}>
+                <h3>
+                  <span className="num">{s.order}</span> {SECTION_TITLES[s.kind as SectionKind] ?? s.kind}
+                </h3>
+                <p>{s.content}</p>
+              </article>
+            ))}
+          </div>
+        </div>
+        <aside>
           {view.independent && view.mode === "two_phase" && !view.annotations ? (
             <div className="card" data-testid="independent">
               <h3 style={{ marginTop: 0 }}>Your independent judgement</h3>
