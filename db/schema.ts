@@ -295,6 +295,30 @@ export const adjudications = sqliteTable(
   },
   (t) => [index("adjudications_case_idx").on(t.caseId), index("adjudications_user_idx").on(t.adjudicatorId)],
 );
+
+/**
+ * An adjudicator's draft of one step (the independent judgement, or the final decision with its rationale), saved as
+ * they work and restored on reload (docs/safe-psych.md, "Disagreement and adjudication"); removed when the step is
+ * recorded. Versioned like every work item (docs/architecture.md, "The work-item engine").
+ */
+export const adjudicationDrafts = sqliteTable(
+  "adjudication_drafts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    caseId: integer("case_id")
+      .notNull()
+      .references(() => cases.id),
+    adjudicatorId: text("adjudicator_id")
+      .notNull()
+      .references(() => users.id),
+    step: text("step", { enum: ["independent", "decide"] }).notNull(),
+    /** JSON: the label fields and the rationale as the form holds them. */
+    values: text("values").notNull(),
+    version: integer("version").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("adjudication_drafts_unique").on(t.caseId, t.adjudicatorId, t.step)],
+);
 export * from "./schema-screening";
 export * from "./schema-judge";
 export * from "./schema-ratings";

@@ -4,11 +4,12 @@
  * decision that becomes the gold label. Annotator identities never leave this module; the A/B order is the one drawn
  * when the dispute arose (case_outcomes.annotator_order).
  */
-import { writeTransaction } from "../work-items/engine.server";
-import { notFound, type SaveRefusal } from "../work-items/domain/work-item";
+import { saveWorkItem, updateAtVersion, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
+import { notFound, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import {
+  adjudicationDrafts,
   adjudications,
   annotations,
   assignments,
@@ -104,7 +105,11 @@ export interface AdjudicationView {
     studyName: string;
     sections: { order: number; kind: string; content: string }[];
   };
-  reason: DisputeReason;
+  /**
+   * Why the case is disputed: derived from the annotations, so left out while the independent judgement is still to be
+   * made (docs/safe-psych.md, "Disagreement and adjudication": the independent step is blind).
+   */
+  reason?: DisputeReason;
   mode: AdjudicationMode;
   /** `independent`: record your own judgement first; `reveal`: the annotations are shown; `decided`: done. */
   phase: "independent" | "reveal" | "decided";
@@ -113,6 +118,10 @@ export interface AdjudicationView {
   /** Only from the reveal phase on (or from the start in reveal-only mode). Never identities. */
   annotations: { A: AnnotationShown; B: AnnotationShown } | null;
   outcomeVersion: number;
+  /** The adjudicator's saved draft of the step now open (independent judgement or decision), if any. */
+  draft: { values: AdjudicationDraftValues; version: number; updatedAt: number } | null;
+  /** The next case in this adjudicator's queue, or null when this is the only one. */
+  nextCaseId: number | null;
 }
 
 
@@ -180,7 +189,7 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
       studyName: outcome.studyName,
       sections: getCaseSections(db, input.caseId),
     },
-    reason: outcome.reason as DisputeReason,
+    ...(phase === "independent" ? {} : { reason: outcome.reason as DisputeReason }),
     mode: outcome.mode,
     phase,
     independent,
@@ -190,7 +199,154 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
         : null,
     annotations: shown,
     outcomeVersion: outcome.version,
+    draft:
+      phase === "decided"
+        ? null
+        : draftOf(
+            db,
+            input.userId,
+            input.caseId,
+            phase === "independent" && outcome.mode === "two_phase" ? "independent" : "decide",
+          ),
+    nextCaseId: nextQueueCase(db, input.userId, input.caseId),
   };
+}
+
+/** The case after `caseId` in the adjudicator's queue (wrapping around), skipping this one. */
+function nextQueueCase(db: Db, userId: string, caseId: number): number | null {
+  const queue = listAdjudicationQueue(db, userId);
+  const at = queue.findIndex((r) => r.caseId === caseId);
+  const after = [...queue.slice(at + 1), ...queue.slice(0, Math.max(at, 0))].find((r) => r.caseId !== caseId);
+  return after?.caseId ?? null;
+}
+
+// ---- Drafts: the adjudicator's work in progress, through the work-item engine ----
+
+/** What the adjudicator's form holds: the label's fields and, for the decision, the rationale. */
+export const AdjudicationDraftSchema = LabelInputSchema.extend({ rationale: z.string().max(10_000).default("") });
+export type AdjudicationDraftValues = z.infer<typeof AdjudicationDraftSchema>;
+
+type DraftStep = "independent" | "decide";
+
+const EMPTY_DRAFT: AdjudicationDraftValues = {
+  sufficiency: "",
+  icd10: "",
+  earliestSection: null,
+  missingInfo: [],
+  missingOther: "",
+  rationale: "",
+};
+
+function draftOf(db: DbOrTx, userId: string, caseId: number, step: DraftStep): AdjudicationView["draft"] {
+  const row = draftRow(db, userId, caseId, step);
+  if (!row) return null;
+  return { values: parseDraftValues(row.values), version: row.version, updatedAt: row.updatedAt };
+}
+
+function draftRow(db: DbOrTx, userId: string, caseId: number, step: DraftStep) {
+  return db
+    .select()
+    .from(adjudicationDrafts)
+    .where(
+      and(
+        eq(adjudicationDrafts.caseId, caseId),
+        eq(adjudicationDrafts.adjudicatorId, userId),
+        eq(adjudicationDrafts.step, step),
+      ),
+    )
+    .get();
+}
+
+function parseDraftValues(json: string): AdjudicationDraftValues {
+  const parsed = AdjudicationDraftSchema.safeParse(JSON.parse(json));
+  return parsed.success ? parsed.data : EMPTY_DRAFT;
+}
+
+type DraftItem = { caseId: number; studyId: number; step: DraftStep };
+type DraftRow = typeof adjudicationDrafts.$inferSelect;
+
+/**
+ * The engine's adapter for adjudication drafts: the item is a disputed case this user may adjudicate, and the step
+ * open for them decides which draft a save writes (the server decides it, never the page). Submissions do not go
+ * through here: recording the judgement and deciding are `recordIndependent` and `decide`, which remove the draft.
+ */
+const draftAdapter: WorkItemAdapter<DraftItem, DraftRow, AdjudicationDraftValues> = {
+  entity: "adjudication_draft",
+  noun: "draft",
+  find(tx, userId, caseId) {
+    const c = disputedCase(tx, userId, caseId);
+    if (!c || c.status !== "disputed") return null;
+    const independent =
+      c.mode === "two_phase" &&
+      !tx
+        .select({ id: adjudications.id })
+        .from(adjudications)
+        .where(
+          and(
+            eq(adjudications.caseId, caseId),
+            eq(adjudications.adjudicatorId, userId),
+            eq(adjudications.status, "in_progress"),
+          ),
+        )
+        .get();
+    return { caseId, studyId: c.studyId, step: independent ? "independent" : "decide" };
+  },
+  row: (tx, userId, item) => draftRow(tx, userId, item.caseId, item.step),
+  meta: (row) => ({ id: row.id, state: "draft", version: row.version, savedAt: row.updatedAt }),
+  valuesOf: (row) => (row ? parseDraftValues(row.values) : EMPTY_DRAFT),
+  audited: (v, item) => ({ step: item.step, ...v }),
+  freeText: ["missingOther", "rationale"],
+  write(tx, w) {
+    const values = JSON.stringify(w.values);
+    if (!w.row)
+      return tx
+        .insert(adjudicationDrafts)
+        .values({
+          caseId: w.item.caseId,
+          adjudicatorId: w.userId,
+          step: w.item.step,
+          values,
+          version: w.version,
+          updatedAt: w.now,
+        })
+        .returning({ id: adjudicationDrafts.id })
+        .get().id;
+    const ok = updateAtVersion(tx, adjudicationDrafts, w.row.id, w.row.version, {
+      values,
+      version: w.version,
+      updatedAt: w.now,
+    });
+    return ok ? w.row.id : null;
+  },
+  auditContext: (item) => ({ studyId: item.studyId, caseId: item.caseId }),
+};
+
+/** Saves the adjudicator's draft of the step open for them (through the work-item engine: version, audit event). */
+export function saveAdjudicationDraft(
+  db: Db,
+  input: { userId: string; caseId: number; values: AdjudicationDraftValues; version: number; now?: number },
+): SaveResult {
+  return saveWorkItem(db, draftAdapter, {
+    userId: input.userId,
+    itemId: input.caseId,
+    values: input.values,
+    version: input.version,
+    intent: "draft",
+    now: input.now,
+  });
+}
+
+/** Removes this adjudicator's drafts of the case (of one step, or all), in the transaction that records the step. */
+function clearDrafts(tx: DbOrTx, userId: string, caseId: number, step?: DraftStep) {
+  tx.delete(adjudicationDrafts)
+    .where(
+      and(
+        eq(adjudicationDrafts.caseId, caseId),
+        eq(adjudicationDrafts.adjudicatorId, userId),
+        step ? eq(adjudicationDrafts.step, step) : undefined,
+      ),
+    )
+    .run();
 }
 
 export type AdjudicationResult = { ok: true; status: "independent_recorded" | "decided" } | SaveRefusal;
@@ -305,6 +461,7 @@ export function recordIndependent(
         changes: { independent: [null, check.label] },
         at: now,
       });
+      clearDrafts(tx, input.userId, input.caseId, "independent");
       return { ok: true, status: "independent_recorded" };
     });
 }
@@ -409,6 +566,7 @@ export function decide(
         changes: { gold: [null, check.label], rationale },
         at: now,
       });
+      clearDrafts(tx, input.userId, input.caseId);
       return { ok: true, status: "decided" };
     });
 }

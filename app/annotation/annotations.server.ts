@@ -12,7 +12,7 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import type { WorkState } from "../work-items/domain/work-item";
-import { nextOpenItem, progressOf, WORK_MESSAGES, type SaveResult as WorkSaveResult } from "../work-items/domain/work-item";
+import { nextOpenItem, previousItem, progressOf, WORK_MESSAGES, type SaveResult as WorkSaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { onCaseAnnotationsComplete } from "../gold/outcomes.server";
 import { getCaseSections } from "./studies.server";
@@ -115,6 +115,7 @@ export interface AnnotatorCaseView {
   version: number;
   updatedAt: number | null;
   nextCaseId: number | null;
+  previousCaseId: number | null;
   progress: { done: number; total: number };
 }
 
@@ -137,6 +138,7 @@ export function getAnnotatorCase(db: Db, input: { userId: string; caseId: number
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
     nextCaseId: nextOpenItem(queue, queue.findIndex((r) => r.caseId === c.id))?.caseId ?? null,
+    previousCaseId: previousItem(queue, queue.findIndex((r) => r.caseId === c.id))?.caseId ?? null,
     progress: progressOf(queue),
   };
 }

@@ -22,7 +22,7 @@ import {
   type PanelMember,
   type PanelStore,
 } from "../expert-panel/expert-panel.server";
-import { nextOpenItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
+import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/studies.server";
 import { ServiceError } from "../platform/service-error";
@@ -356,6 +356,7 @@ export interface RaterItemView {
   version: number;
   updatedAt: number | null;
   nextItemId: number | null;
+  previousItemId: number | null;
   progress: { done: number; total: number };
 }
 
@@ -416,6 +417,7 @@ export function getRaterItem(db: Db, input: { userId: string; itemId: number }):
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
     nextItemId: nextOpenItem(mine, at)?.itemId ?? null,
+    previousItemId: previousItem(mine, at)?.itemId ?? null,
     progress: progressOf(mine),
   };
 }

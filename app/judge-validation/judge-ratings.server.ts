@@ -13,7 +13,13 @@ import { judgeGuide, type JudgeGuide } from "./domain/judge-guide";
 import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../evaluation/domain/judge";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
-import { nextOpenItem, progressOf, type SaveResult, type WorkState } from "../work-items/domain/work-item";
+import {
+  nextOpenItem,
+  previousItem,
+  progressOf,
+  type SaveResult,
+  type WorkState,
+} from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 
 export type RatingState = WorkState;
@@ -83,6 +89,7 @@ export interface RaterItemView {
   version: number;
   updatedAt: number | null;
   nextItemId: number | null;
+  previousItemId: number | null;
   progress: { done: number; total: number };
 }
 
@@ -133,6 +140,11 @@ export function getRaterItem(db: Db, input: { raterId: string; itemId: number })
     version: found.rating.version,
     updatedAt: found.rating.updatedAt,
     nextItemId: nextItemId(mine, input.itemId),
+    previousItemId:
+      previousItem(
+        mine,
+        mine.findIndex((r) => r.itemId === input.itemId),
+      )?.itemId ?? null,
     progress: progressOf(mine),
   };
 }

@@ -17,7 +17,7 @@ import {
 } from "../expert-panel/domain/expert-scales";
 import { gendersOf, raterPresentation, renderQuestion, type QuestionTexts } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
-import { nextOpenItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
+import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { domainsOf } from "./banks.server";
 
@@ -80,6 +80,7 @@ export interface RaterQuestionView {
   version: number;
   updatedAt: number | null;
   nextQuestionId: number | null;
+  previousQuestionId: number | null;
   progress: { done: number; total: number };
 }
 
@@ -163,6 +164,7 @@ export function getRaterQuestion(db: Db, input: { userId: string; questionId: nu
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
     nextQuestionId: nextOpenItem(mine, at)?.questionId ?? null,
+    previousQuestionId: previousItem(mine, at)?.questionId ?? null,
     progress: progressOf(mine),
   };
 }

@@ -2,21 +2,29 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/node";
 import { unlessOutOfSpace } from "~/platform/storage-errors.server";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { z } from "zod";
-import { LabelFields, type LabelValues } from "~/annotation/ui/label-fields";
+import { LabelFields } from "~/annotation/ui/label-fields";
 import { MISSING_INFO, type CaseLabel } from "~/gold/domain/gold";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
+import { compareLabels } from "~/adjudication/domain/label-differences";
 import { getDb } from "~/platform/db.server";
-import { parseId } from "~/platform/forms";
+import { parseDraftPost, parseId } from "~/platform/forms";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { icd10Index } from "~/icd10/icd10.server";
-import { Csrf } from "~/root";
+import { Csrf, useRootData } from "~/root";
+import { NEXT_KEY, useWorkspaceKeys } from "~/work-items/ui/shortcuts";
+import { useDraft, saveStateText } from "~/work-items/ui/use-draft";
+import { ShortcutsCard } from "~/work-items/ui/workspace-header";
+import type { SaveResult } from "~/work-items/domain/work-item";
 import {
+  AdjudicationDraftSchema,
   decide,
   getAdjudicationCase,
   LabelInputSchema,
   recordIndependent,
+  saveAdjudicationDraft,
+  type AdjudicationDraftValues,
   type AdjudicationResult,
 } from "~/adjudication/adjudication.server";
 
@@ -42,6 +50,15 @@ const PostSchema = z.object({
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
   const form = await requireForm(request, user);
+  // Drafts, saved as the adjudicator works (the same post as every workspace's draft hook).
+  if (form.get("intent") === "draft") {
+    const post = parseDraftPost(form, AdjudicationDraftSchema, { id: params.caseId, maxLength: 40_000 });
+    if (!post.ok) return data<SaveResult>(post.failure, 422);
+    const saved = unlessOutOfSpace(() =>
+      saveAdjudicationDraft(getDb(), { userId: user.id, caseId: post.id, values: post.values, version: post.version }),
+    );
+    return data(saved, saved.ok ? 200 : saved.status);
+  }
   const caseId = parseId(params.caseId);
   const post = PostSchema.safeParse(Object.fromEntries(form));
   const bad: AdjudicationResult = {
@@ -80,8 +97,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
   return redirect(`/adjudicate/${caseId}`);
 }
 
-function toValues(label: CaseLabel | null): LabelValues {
-  if (!label) return { sufficiency: "", icd10: "", earliestSection: null, missingInfo: [], missingOther: "" };
+function toValues(label: CaseLabel | null, rationale: string): AdjudicationDraftValues {
+  if (!label)
+    return { sufficiency: "", icd10: "", earliestSection: null, missingInfo: [], missingOther: "", rationale };
   return label.sufficiency === "sufficient"
     ? {
         sufficiency: "sufficient",
@@ -89,6 +107,7 @@ function toValues(label: CaseLabel | null): LabelValues {
         earliestSection: label.earliestSection,
         missingInfo: [],
         missingOther: "",
+        rationale,
       }
     : {
         sufficiency: "insufficient",
@@ -96,7 +115,54 @@ function toValues(label: CaseLabel | null): LabelValues {
         earliestSection: null,
         missingInfo: label.missingInfo,
         missingOther: label.missingInfoOther ?? "",
+        rationale,
       };
+}
+
+/**
+ * After the reveal: Annotator A, Annotator B and the adjudicator's own independent judgement field by field, the
+ * fields on which they differ highlighted.
+ */
+function Differences({ columns, titles }: { columns: { name: string; label: CaseLabel }[]; titles: Record<string, string> }) {
+  const rows = compareLabels(columns.map((c) => c.label));
+  return (
+    <table className="differences" data-testid="differences">
+      <caption className="muted" style={{ textAlign: "left" }}>
+        Field by field; <mark>highlighted</mark>: the labels differ.
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          {columns.map((c) => (
+            <th scope="col" key={c.name}>
+              {c.name}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.field} data-field={r.field} data-differs={r.differs ? "true" : "false"} className={r.differs ? "differs" : undefined}>
+            <th scope="row">
+              {r.title}
+              {r.differs ? <span className="visually-hidden"> (differs)</span> : null}
+            </th>
+            {r.values.map((v, i) => (
+              <td key={columns[i]!.name}>
+                {r.field === "icd10" && v !== "—" ? (
+                  <>
+                    <code>{v}</code> {titles[v]}
+                  </>
+                ) : (
+                  v
+                )}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 
 function LabelSummary({ label, titles }: { label: CaseLabel; titles: Record<string, string> }) {
@@ -134,12 +200,82 @@ export default function AdjudicateCase() {
 function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof loader>>) {
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
-  const [values, setValues] = useState<LabelValues>(toValues(view.final?.label ?? view.independent));
-  const [rationale, setRationale] = useState(view.final?.rationale ?? "");
-  const errors = result && !result.ok && "errors" in result ? result.errors : {};
-  const update = (patch: Partial<LabelValues>) => setValues((v) => ({ ...v, ...patch }));
+  const csrf = useRootData()?.user?.csrf ?? "";
+  const decided = view.phase === "decided";
   const independentPhase = view.phase === "independent";
   const intent = independentPhase && view.mode === "two_phase" ? "independent" : "decide";
+  // Drafts through the engine, like annotation: saved shortly after each change, restored from the loader. The
+  // step itself is recorded by the form below (recording the judgement or deciding removes the draft).
+  const draft = useDraft<AdjudicationDraftValues, SaveResult>({
+    initial: view.draft?.values ?? toValues(view.final?.label ?? view.independent, view.final?.rationale ?? ""),
+    version: view.draft?.version ?? 0,
+    updatedAt: view.draft?.updatedAt ?? null,
+    csrf,
+    autosave: !decided,
+    readOnly: decided,
+    check: () => ({}),
+    incompleteMessage: "",
+    onSubmitted: () => {},
+  });
+  const { values, update } = draft;
+  const errors = result && !result.ok && "errors" in result ? result.errors : {};
+  const formRef = useRef<HTMLFormElement>(null);
+  const submitRef = useRef<HTMLButtonElement>(null);
+  const codeInput = useRef<HTMLInputElement>(null);
+  const missingRef = useRef<HTMLFieldSetElement>(null);
+  const [focusCode, setFocusCode] = useState(0);
+  useEffect(() => {
+    if (focusCode) codeInput.current?.focus();
+  }, [focusCode]);
+  const [focusMissing, setFocusMissing] = useState(0);
+  useEffect(() => {
+    if (focusMissing) missingRef.current?.querySelector("input")?.focus();
+  }, [focusMissing]);
+  const T = view.case.sections.length;
+
+  // Keyboard (app/work-items/domain/keymap.ts): the annotator's label keys, R the rationale; next, Ctrl+Enter (record
+  // the step) and the rest as in every workspace.
+  useWorkspaceKeys(
+    () => {
+      if (!decided && !busy) formRef.current?.requestSubmit(submitRef.current);
+    },
+    (key) => {
+      if (decided) return false;
+      const current = draft.valuesRef.current;
+      if (key === "s") update({ sufficiency: "sufficient" });
+      else if (key === "i") update({ sufficiency: "insufficient" });
+      else if (/^[1-5]$/.test(key) && Number(key) <= T && current.sufficiency === "sufficient")
+        update({ earliestSection: Number(key) });
+      else if (key === "m") {
+        if (current.sufficiency !== "insufficient") update({ sufficiency: "insufficient" });
+        setFocusMissing((n) => n + 1);
+      } else if (key === "r" && intent === "decide") document.getElementById("rationale")?.focus();
+      else return false;
+      return true;
+    },
+    {
+      nav: {
+        next: view.nextCaseId !== null ? `/adjudicate/${view.nextCaseId}` : null,
+        search: () => {
+          if (decided) return;
+          if (draft.valuesRef.current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
+          setFocusCode((n) => n + 1);
+        },
+      },
+    },
+  );
+
+  const { rationale, ...label } = values;
+  const columns =
+    view.annotations !== null
+      ? [
+          { name: "Annotator A", label: view.annotations.A.label },
+          { name: "Annotator B", label: view.annotations.B.label },
+          ...(view.independent && view.mode === "two_phase"
+            ? [{ name: "Your independent judgement", label: view.independent }]
+            : []),
+        ]
+      : [];
   return (
     <section>
       <div className="row">
@@ -148,47 +284,57 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
         <h1 style={{ margin: 0 }}>
           Case {view.case.externalId} <small className="muted">({view.case.studyName})</small>
         </h1>
-        <span className="badge">disagreement on {view.reason}</span>
+        {view.reason ? <span className="badge">disagreement on {view.reason}</span> : null}
+        <span className="spacer" />
+        {view.nextCaseId !== null ? (
+          <Link to={`/adjudicate/${view.nextCaseId}`} className="button secondary">
+            Next <kbd>{NEXT_KEY}</kbd>
+          </Link>
+        ) : null}
       </div>
       <div className="workspace">
-        <div aria-label="Clinical note">
-          {view.case.sections.map((s) => (
-            <article key={s.order} className="note-section" data-section={s.order}>
-              <h3>
-                <span className="num">{s.order}</span> {SECTION_TITLES[s.kind as SectionKind] ?? s.kind}
-              </h3>
-              <p>{s.content}</p>
-            </article>
-          ))}
-        </div>
-        <aside>
+        <div>
           {view.annotations ? (
             <div className="card" data-testid="annotations">
-              {(["A", "B"] as const).map((k) => (
-                <div key={k} data-annotator={k}>
-                  <h3>Annotator {k}</h3>
-                  <LabelSummary label={view.annotations![k].label} titles={titles} />
-                  {view.annotations![k].notes ? <p className="muted">Notes: {view.annotations![k].notes}</p> : null}
-                </div>
-              ))}
+              <h3 style={{ marginTop: 0 }}>Annotator A, Annotator B{columns.length > 2 ? " and your judgement" : ""}</h3>
+              <Differences columns={columns} titles={titles} />
+              {(["A", "B"] as const).map((k) =>
+                view.annotations![k].notes ? (
+                  <p key={k} className="muted" data-annotator={k}>
+                    Annotator {k}&apos;s notes: {view.annotations![k].notes}
+                  </p>
+                ) : null,
+              )}
             </div>
           ) : null}
-          {view.independent && view.mode === "two_phase" ? (
+          <div aria-label="Clinical note">
+            {view.case.sections.map((s) => (
+              <article key={s.order} className="note-section" data-section={s.order}>
+                <h3>
+                  <span className="num">{s.order}</span> {SECTION_TITLES[s.kind as SectionKind] ?? s.kind}
+                </h3>
+                <p>{s.content}</p>
+              </article>
+            ))}
+          </div>
+        </div>
+        <aside>
+          {view.independent && view.mode === "two_phase" && !view.annotations ? (
             <div className="card" data-testid="independent">
               <h3 style={{ marginTop: 0 }}>Your independent judgement</h3>
               <LabelSummary label={view.independent} titles={titles} />
             </div>
           ) : null}
-          {view.phase === "decided" && view.final ? (
+          {decided && view.final ? (
             <div className="card">
               <h3 style={{ marginTop: 0 }}>Your decision (the reference label)</h3>
               <LabelSummary label={view.final.label} titles={titles} />
               {view.final.rationale ? <p>Rationale: {view.final.rationale}</p> : null}
             </div>
           ) : (
-            <Form method="post" className="card">
+            <Form method="post" className="card" ref={formRef} tabIndex={-1} aria-label="Adjudication">
               <Csrf />
-              <input type="hidden" name="label" value={JSON.stringify(values)} />
+              <input type="hidden" name="label" value={JSON.stringify(label)} />
               <input type="hidden" name="outcomeVersion" value={view.outcomeVersion} />
               <h3 style={{ marginTop: 0 }}>
                 {intent === "independent"
@@ -204,15 +350,26 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
                   ? "Confirm your judgement or revise it. A rationale is required if the final label differs from your independent one."
                   : "Your decision becomes the case's reference label."}
               </p>
-              <LabelFields values={values} update={update} sections={view.case.sections} errors={errors} />
+              <LabelFields
+                values={label}
+                update={update}
+                sections={view.case.sections}
+                errors={errors}
+                codeInput={codeInput}
+                missingRef={missingRef}
+                onCodeDone={() => formRef.current?.focus()}
+                shortcuts
+              />
               {intent === "decide" ? (
                 <>
-                  <label htmlFor="rationale">Rationale</label>
+                  <label htmlFor="rationale">
+                    Rationale <kbd>R</kbd>
+                  </label>
                   <textarea
                     id="rationale"
                     name="rationale"
                     value={rationale}
-                    onChange={(e) => setRationale(e.target.value)}
+                    onChange={(e) => update({ rationale: e.target.value })}
                   />
                   {errors.rationale ? (
                     <p className="field-error" role="alert">
@@ -226,11 +383,24 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
                   {result.message}
                 </p>
               ) : null}
-              <button type="submit" name="intent" value={intent} disabled={busy}>
-                {intent === "independent" ? "Record my judgement and show the annotations" : "Decide"}
-              </button>
+              <div className="row" style={{ marginTop: "0.75rem" }}>
+                <button type="submit" name="intent" value={intent} disabled={busy} ref={submitRef}>
+                  {intent === "independent" ? "Record my judgement and show the annotations" : "Decide"}{" "}
+                  <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+                </button>
+                <span className="spacer" />
+                <small className="muted" data-testid="save-state" aria-live="polite">
+                  {saveStateText(draft.saveState, draft.autosave)}
+                </small>
+              </div>
+              {draft.saveState.kind === "error" ? (
+                <p className="field-error" role="alert">
+                  Draft not saved: {draft.saveState.message}
+                </p>
+              ) : null}
             </Form>
           )}
+          <ShortcutsCard workspace="adjudication" />
         </aside>
       </div>
     </section>

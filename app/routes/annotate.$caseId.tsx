@@ -99,26 +99,37 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     if (focusMissing) missingRef.current?.querySelector("input")?.focus();
   }, [focusMissing]);
 
-  // Keyboard: S / I sufficiency, 1–T earliest section, / code search, M missing information, Ctrl+Enter submit, N next.
-  useWorkspaceKeys(draft.submit, (key, e) => {
-    const current = draft.valuesRef.current;
-    if (key === "s") update({ sufficiency: "sufficient" });
-    else if (key === "i") update({ sufficiency: "insufficient" });
-    else if (/^[1-5]$/.test(key) && Number(key) <= T && current.sufficiency === "sufficient")
-      update({ earliestSection: Number(key) });
-    else if (key === "/") {
-      e.preventDefault();
-      // The picker exists only for a sufficient note: "/" chooses sufficient first, then focuses it once rendered.
-      if (current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
-      setFocusCode((n) => n + 1);
-    } else if (key === "m") {
-      // Likewise the missing-information list exists only for an insufficient note.
-      if (current.sufficiency !== "insufficient") update({ sufficiency: "insufficient" });
-      setFocusMissing((n) => n + 1);
-    } else if (key === "n" && view.nextCaseId !== null) navigate(`/annotate/${view.nextCaseId}`);
-    else return false;
-    return true;
-  });
+  // Keyboard (app/work-items/domain/keymap.ts): S / I sufficiency, 1–T earliest section, / code search, M missing
+  // information; next, previous, Ctrl+Enter and the rest as in every workspace.
+  const next = view.nextCaseId !== null ? `/annotate/${view.nextCaseId}` : null;
+  const previous = view.previousCaseId !== null ? `/annotate/${view.previousCaseId}` : null;
+  useWorkspaceKeys(
+    draft.submit,
+    (key) => {
+      const current = draft.valuesRef.current;
+      if (key === "s") update({ sufficiency: "sufficient" });
+      else if (key === "i") update({ sufficiency: "insufficient" });
+      else if (/^[1-5]$/.test(key) && Number(key) <= T && current.sufficiency === "sufficient")
+        update({ earliestSection: Number(key) });
+      else if (key === "m") {
+        // The missing-information list exists only for an insufficient note.
+        if (current.sufficiency !== "insufficient") update({ sufficiency: "insufficient" });
+        setFocusMissing((n) => n + 1);
+      } else return false;
+      return true;
+    },
+    {
+      nav: {
+        next,
+        previous,
+        search: () => {
+          // The picker exists only for a sufficient note: "/" chooses sufficient first, then focuses it once rendered.
+          if (draft.valuesRef.current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
+          setFocusCode((n) => n + 1);
+        },
+      },
+    },
+  );
 
   const chosen = values.sufficiency === "sufficient" ? values.earliestSection : null;
   return (
@@ -133,7 +144,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         }
         state={{ value: view.state, label: STATE_LABELS[view.state], testId: "case-state" }}
         progress={view.progress}
-        links={[{ label: "Next", to: view.nextCaseId !== null ? `/annotate/${view.nextCaseId}` : null, shortcut: "N" }]}
+        links={[
+          { label: "Previous", to: previous },
+          { label: "Next", to: next },
+        ]}
       />
       <div className="workspace">
         <div aria-label="Clinical note">
@@ -188,32 +202,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               closed={locked ? "Both annotations are in: this case is locked." : null}
             />
           </div>
-          <ShortcutsCard>
-            <dt>
-              <kbd>S</kbd> / <kbd>I</kbd>
-            </dt>
-            <dd>sufficient / insufficient</dd>
-            <dt>
-              <kbd>1</kbd>–<kbd>5</kbd>
-            </dt>
-            <dd>earliest sufficient section</dd>
-            <dt>
-              <kbd>/</kbd>
-            </dt>
-            <dd>search ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)</dd>
-            <dt>
-              <kbd>M</kbd>
-            </dt>
-            <dd>missing information (Tab, Space)</dd>
-            <dt>
-              <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-            </dt>
-            <dd>submit and go to the next case</dd>
-            <dt>
-              <kbd>N</kbd>
-            </dt>
-            <dd>next case</dd>
-          </ShortcutsCard>
+          <ShortcutsCard workspace="annotation" />
         </aside>
       </div>
     </section>

@@ -49,7 +49,7 @@ export default function AnnotateHome() {
     <section>
       <ListHeader
         title="My cases"
-        next={{ to: next !== null ? `/annotate/${next}` : null, label: "Next case", shortcut: "N", testId: "next-case" }}
+        next={{ to: next !== null ? `/annotate/${next}` : null, label: "Next case", testId: "next-case" }}
         allDone={rows.length ? "All your cases are submitted. Thank you." : null}
       />
       {rows.length === 0 ? (

@@ -95,20 +95,26 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     REVIEW_DIMENSIONS.find((d) => view.values[d] === null) ?? "naturalness",
   );
 
-  useWorkspaceKeys(form.submit, (key) => {
-    if (!isSeed && /^[1-5]$/.test(key)) {
-      form.update({ [active]: Number(key) } as Partial<ReviewValues>);
-      const after = REVIEW_DIMENSIONS[REVIEW_DIMENSIONS.indexOf(active) + 1];
-      if (after) setActive(after);
-    } else if (isSeed && key === "a") form.update({ decision: "accept" });
-    else if (isSeed && key === "r") {
-      form.update({ decision: "reject" });
-      setTimeout(() => document.getElementById("reason")?.focus(), 0);
-    } else if (key === "c") document.getElementById("comment")?.focus();
-    else if (key === "n" && view.nextItemId !== null) navigate(next);
-    else return false;
-    return true;
-  });
+  // Keyboard (app/work-items/domain/keymap.ts): A / R a seed's decision, 1–5 scores, C the comment; next, previous,
+  // Ctrl+Enter and the rest as in every workspace.
+  const previous = view.previousItemId !== null ? `/case-review/${view.previousItemId}` : null;
+  useWorkspaceKeys(
+    form.submit,
+    (key) => {
+      if (!isSeed && /^[1-5]$/.test(key)) {
+        form.update({ [active]: Number(key) } as Partial<ReviewValues>);
+        const after = REVIEW_DIMENSIONS[REVIEW_DIMENSIONS.indexOf(active) + 1];
+        if (after) setActive(after);
+      } else if (isSeed && key === "a") form.update({ decision: "accept" });
+      else if (isSeed && key === "r") {
+        form.update({ decision: "reject" });
+        setTimeout(() => document.getElementById("reason")?.focus(), 0);
+      } else if (key === "c") document.getElementById("comment")?.focus();
+      else return false;
+      return true;
+    },
+    { nav: { next: view.nextItemId !== null ? next : null, previous } },
+  );
 
   return (
     <section>
@@ -125,7 +131,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         }
         state={{ value: state, label: WORK_STATE_LABELS[state], testId: "item-state" }}
         progress={view.progress}
-        links={[{ label: "Next", to: view.nextItemId !== null ? next : null, shortcut: "N" }]}
+        links={[
+          { label: "Previous", to: previous },
+          { label: "Next", to: view.nextItemId !== null ? next : null },
+        ]}
       />
       <div className="workspace">
         <article className="card" aria-label="Case">
@@ -210,35 +219,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>
-          <ShortcutsCard>
-            {isSeed ? (
-              <>
-                <dt>
-                  <kbd>A</kbd> / <kbd>R</kbd>
-                </dt>
-                <dd>accept / reject (then type the reason)</dd>
-              </>
-            ) : (
-              <>
-                <dt>
-                  <kbd>1</kbd>–<kbd>5</kbd>
-                </dt>
-                <dd>score the highlighted dimension, then move to the next</dd>
-              </>
-            )}
-            <dt>
-              <kbd>C</kbd>
-            </dt>
-            <dd>comment</dd>
-            <dt>
-              <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-            </dt>
-            <dd>submit and go to the next item</dd>
-            <dt>
-              <kbd>N</kbd>
-            </dt>
-            <dd>next item</dd>
-          </ShortcutsCard>
+          <ShortcutsCard workspace="case-review" omit={isSeed ? ["1–5"] : ["A / R"]} />
         </aside>
       </div>
     </section>

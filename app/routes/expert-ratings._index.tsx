@@ -75,7 +75,7 @@ export default function RatingsHome() {
     <section>
       <ListHeader
         title="Expert ratings"
-        next={{ to: next, label: "Next", shortcut: "N", testId: "next-item" }}
+        next={{ to: next, label: "Next", testId: "next-item" }}
         allDone={rows.length ? "Everything is submitted. Thank you." : null}
       />
       {rows.length === 0 ? (

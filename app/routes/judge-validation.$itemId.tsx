@@ -80,26 +80,21 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   });
   const { values, update, errors } = draft;
 
-  // Keyboard: C / D / N primary answer, S / G / X information request, / ICD codes, Ctrl+Enter submit, → next.
+  // Keyboard (app/work-items/domain/keymap.ts): C / D / N primary answer, S / G / X information request, / ICD codes;
+  // next, previous, Ctrl+Enter and the rest as in every workspace.
+  const next = view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : null;
+  const previous = view.previousItemId !== null ? `/judge-validation/${view.previousItemId}` : null;
   useWorkspaceKeys(
     draft.submit,
-    (key, e) => {
+    (key) => {
       const primary = PRIMARY_ANSWER_KEYS.find((p) => p.key === key);
       const info = INFO_REQUEST_KEYS.find((i) => i.key === key);
       if (primary) update({ primaryAnswer: primary.value });
       else if (info) update({ infoRequest: info.value });
-      else if (key === "/") codesRef.current?.focus();
-      // Arrows on a focused radio button move within its group, as browsers do; elsewhere → is "next".
-      else if (
-        e.key === "ArrowRight" &&
-        view.nextItemId !== null &&
-        !(e.target as HTMLElement).matches?.("input[type=radio]")
-      )
-        navigate(`/judge-validation/${view.nextItemId}`);
       else return false;
       return true;
     },
-    { leaveFieldTo: formRef },
+    { leaveFieldTo: formRef, nav: { next, previous, search: () => codesRef.current?.focus() } },
   );
 
   const action = raterAction(values.primaryAnswer || null, values.infoRequest || null);
@@ -110,7 +105,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         title={<>Response {view.item.annotationId}</>}
         state={{ value: view.state, label: WORK_STATE_LABELS[view.state], testId: "rating-state" }}
         progress={view.progress}
-        links={[{ label: "Next", to: view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : null, shortcut: "→" }]}
+        links={[
+          { label: "Previous", to: previous },
+          { label: "Next", to: next },
+        ]}
       />
       <div className="workspace">
         <div>
@@ -220,28 +218,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               closed={readOnly ? "Rating of this set is closed: the labels are final." : null}
             />
           </div>
-          <ShortcutsCard>
-            <dt>
-              <kbd>C</kbd> / <kbd>D</kbd> / <kbd>N</kbd>
-            </dt>
-            <dd>primary answer: committed / differential / none</dd>
-            <dt>
-              <kbd>S</kbd> / <kbd>G</kbd> / <kbd>X</kbd>
-            </dt>
-            <dd>information request: specific / generic only / none</dd>
-            <dt>
-              <kbd>/</kbd>
-            </dt>
-            <dd>type ICD codes (Tab to names and notes, Esc to leave)</dd>
-            <dt>
-              <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-            </dt>
-            <dd>submit and go to the next response</dd>
-            <dt>
-              <kbd>→</kbd>
-            </dt>
-            <dd>next response without submitting</dd>
-          </ShortcutsCard>
+          <ShortcutsCard workspace="judge-validation" />
         </aside>
       </div>
     </section>

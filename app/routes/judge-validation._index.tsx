@@ -52,7 +52,6 @@ export default function RateHome() {
         next={{
           to: next !== null ? `/judge-validation/${next}` : null,
           label: "Next response",
-          shortcut: "N",
           testId: "next-response",
         }}
         allDone={rows.length ? "All your responses are submitted. Thank you." : null}

@@ -84,15 +84,19 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     [form],
   );
 
-  // Keyboard: 1–5 focus an option's slider (then arrows ±1, PageUp/PageDown ±10, Home 0, End 100), C the comment,
-  // Ctrl+Enter submit, N next question.
-  useWorkspaceKeys(form.submit, (key) => {
-    if (/^[1-5]$/.test(key)) sliders.current[Number(key) - 1]?.focus();
-    else if (key === "c") document.getElementById("comment")?.focus();
-    else if (key === "n" && view.nextQuestionId !== null) navigate(next);
-    else return false;
-    return true;
-  });
+  // Keyboard (app/work-items/domain/keymap.ts): 1–5 focus an option's slider (then arrows ±1, PageUp/PageDown ±10,
+  // Home 0, End 100), C the comment; next, previous, Ctrl+Enter and the rest as in every workspace.
+  const previous = view.previousQuestionId !== null ? `/mentat/${view.previousQuestionId}` : null;
+  useWorkspaceKeys(
+    form.submit,
+    (key) => {
+      if (/^[1-5]$/.test(key)) sliders.current[Number(key) - 1]?.focus();
+      else if (key === "c") document.getElementById("comment")?.focus();
+      else return false;
+      return true;
+    },
+    { nav: { next: view.nextQuestionId !== null ? next : null, previous } },
+  );
 
   const rated = form.values.scores.filter((s) => s !== null).length;
   return (
@@ -109,7 +113,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         }
         state={{ value: state, label: WORK_STATE_LABELS[state], testId: "item-state" }}
         progress={view.progress}
-        links={[{ label: "Next", to: view.nextQuestionId !== null ? next : null, shortcut: "N" }]}
+        links={[
+          { label: "Previous", to: previous },
+          { label: "Next", to: view.nextQuestionId !== null ? next : null },
+        ]}
       />
       <div className="workspace">
         <div>
@@ -192,32 +199,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>
-          <ShortcutsCard>
-            <dt>
-              <kbd>1</kbd>–<kbd>5</kbd>
-            </dt>
-            <dd>go to an option's slider</dd>
-            <dt>
-              <kbd>←</kbd> <kbd>→</kbd> / <kbd>PgUp</kbd> <kbd>PgDn</kbd>
-            </dt>
-            <dd>change the rating by 1 / by 10</dd>
-            <dt>
-              <kbd>Home</kbd> / <kbd>End</kbd>
-            </dt>
-            <dd>0 / 100</dd>
-            <dt>
-              <kbd>C</kbd>
-            </dt>
-            <dd>comment</dd>
-            <dt>
-              <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-            </dt>
-            <dd>submit and go to the next question</dd>
-            <dt>
-              <kbd>N</kbd>
-            </dt>
-            <dd>next question</dd>
-          </ShortcutsCard>
+          <ShortcutsCard workspace="mentat" />
         </aside>
       </div>
     </section>

@@ -82,20 +82,25 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   });
   const { values, update, errors } = draft;
 
-  // Keyboard: Y / N relevance, C category, 1–3 confidence, Ctrl+Enter submit, J next, K previous.
-  useWorkspaceKeys(draft.submit, (key) => {
-    if (key === "y") {
-      update({ relevant: "yes" });
-      // The category select appears for a relevant item; focus it once rendered.
-      setTimeout(() => categoryRef.current?.focus(), 0);
-    } else if (key === "n") update({ relevant: "no" });
-    else if (key === "c" && values.relevant === "yes") categoryRef.current?.focus();
-    else if (/^[1-3]$/.test(key)) update({ confidence: REVIEW_CONFIDENCES[Number(key) - 1]! });
-    else if (key === "j" && view.nextEntryId !== null) navigate(`/screening/${view.nextEntryId}`);
-    else if (key === "k" && view.previousEntryId !== null) navigate(`/screening/${view.previousEntryId}`);
-    else return false;
-    return true;
-  });
+  // Keyboard (app/work-items/domain/keymap.ts): Y / N relevance, C category, 1–3 confidence; next, previous,
+  // Ctrl+Enter and the rest as in every workspace.
+  const next = view.nextEntryId !== null ? `/screening/${view.nextEntryId}` : null;
+  const previous = view.previousEntryId !== null ? `/screening/${view.previousEntryId}` : null;
+  useWorkspaceKeys(
+    draft.submit,
+    (key) => {
+      if (key === "y") {
+        update({ relevant: "yes" });
+        // The category select appears for a relevant item; focus it once rendered.
+        setTimeout(() => categoryRef.current?.focus(), 0);
+      } else if (key === "n") update({ relevant: "no" });
+      else if (key === "c" && values.relevant === "yes") categoryRef.current?.focus();
+      else if (/^[1-3]$/.test(key)) update({ confidence: REVIEW_CONFIDENCES[Number(key) - 1]! });
+      else return false;
+      return true;
+    },
+    { nav: { next, previous } },
+  );
 
   const fieldError = (name: string) =>
     errors[name] ? (
@@ -119,12 +124,8 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         state={{ value: view.state, label: WORK_STATE_LABELS[view.state], testId: "vote-state" }}
         progress={view.progress}
         links={[
-          {
-            label: "Previous",
-            to: view.previousEntryId !== null ? `/screening/${view.previousEntryId}` : null,
-            shortcut: "K",
-          },
-          { label: "Next", to: view.nextEntryId !== null ? `/screening/${view.nextEntryId}` : null, shortcut: "J" },
+          { label: "Previous", to: previous },
+          { label: "Next", to: next },
         ]}
       />
       <div className="workspace">
@@ -228,28 +229,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               closed={closed ? "This round has closed: every vote is in." : null}
             />
           </div>
-          <ShortcutsCard>
-            <dt>
-              <kbd>Y</kbd> / <kbd>N</kbd>
-            </dt>
-            <dd>relevant: yes / no</dd>
-            <dt>
-              <kbd>C</kbd>
-            </dt>
-            <dd>category (arrows or type, Enter)</dd>
-            <dt>
-              <kbd>1</kbd>–<kbd>3</kbd>
-            </dt>
-            <dd>confidence: low, medium, high</dd>
-            <dt>
-              <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-            </dt>
-            <dd>submit and go to the next item</dd>
-            <dt>
-              <kbd>J</kbd> / <kbd>K</kbd>
-            </dt>
-            <dd>next / previous item</dd>
-          </ShortcutsCard>
+          <ShortcutsCard workspace="screening" />
         </aside>
       </div>
     </section>

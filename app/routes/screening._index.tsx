@@ -47,7 +47,7 @@ export default function ReviewHome() {
     <section>
       <ListHeader
         title="Screening review"
-        next={{ to: next !== null ? `/screening/${next}` : null, label: "Next item", shortcut: "J", testId: "next-item" }}
+        next={{ to: next !== null ? `/screening/${next}` : null, label: "Next item", testId: "next-item" }}
         allDone={rows.length ? "All your items are submitted. Thank you." : null}
       />
       <p className="muted">

@@ -60,7 +60,7 @@ describe("annotation in the browser", () => {
     await page.goto(`${app.url}/annotate`);
     await hydrated(page);
     const first = page.url();
-    await page.keyboard.press("n");
+    await page.keyboard.press("j");
     await page.waitForURL((u) => u.href !== first);
     await caseShown(page);
 

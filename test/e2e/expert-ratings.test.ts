@@ -63,7 +63,7 @@ describe("expert ratings in the browser", () => {
     await page.goto(`${app.url}/expert-ratings`);
     await hydrated(page);
     expect(await page.getByTestId("progress").textContent()).toBe("0 of 9 submitted");
-    await page.keyboard.press("n");
+    await page.keyboard.press("j");
     await page.waitForURL(/\/mentat\/\d+$/);
     await hydrated(page);
     const questionUrl = page.url();

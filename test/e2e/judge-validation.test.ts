@@ -116,7 +116,7 @@ describe("judge validation in the browser", () => {
     await page.goto(`${app.url}/judge-validation`);
     await hydrated(page);
     expect(await page.getByTestId("progress").textContent()).toContain("0 of 3 submitted");
-    await page.keyboard.press("n");
+    await page.keyboard.press("j");
     await page.waitForURL(/\/judge-validation\/\d+$/);
     await hydrated(page);
 

@@ -172,11 +172,12 @@ describe("two-phase adjudication (the default)", () => {
     expect(first).toMatchObject({
       mode: "two_phase",
       phase: "independent",
-      reason: "diagnosis",
       annotations: null,
       independent: null,
       final: null,
     });
+    // The dispute reason is derived from the annotations: not shown before the independent judgement.
+    expect("reason" in first).toBe(false);
     const hidden = JSON.stringify(first);
     for (const secret of ["F32.1", "F31.1", ALICE_NOTE, BRUNO_NOTE, alice.id, bruno.id, "alice", "bruno"])
       expect(hidden).not.toContain(secret);
@@ -188,6 +189,7 @@ describe("two-phase adjudication (the default)", () => {
     expect(listAdjudicationQueue(db, judy.id).find((q) => q.caseId === caseId)!.mine).toBe("independent_recorded");
     const revealed = getAdjudicationCase(db, { userId: judy.id, caseId })!;
     expect(revealed.phase).toBe("reveal");
+    expect(revealed.reason).toBe("diagnosis");
     expect(revealed.independent).toEqual({ sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2 });
 
     const [aId, bId] = outcomeOf(db, caseId)!.annotatorOrder as [number, number];

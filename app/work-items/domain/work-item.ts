@@ -64,6 +64,14 @@ export function nextOpenItem<T extends { state: WorkState }>(
   return rows.slice(at + 1).find(open) ?? rows.slice(0, Math.max(at, 0)).find(open) ?? null;
 }
 
+/**
+ * The item before position `at` of `rows` in the list's order, whatever its state (the keymap's "previous" key walks
+ * back through the list), or null at the top.
+ */
+export function previousItem<T>(rows: readonly T[], at: number): T | null {
+  return at > 0 ? (rows[at - 1] ?? null) : null;
+}
+
 /** Done (submitted or locked) and total, for the progress shown in every workspace. */
 export function progressOf(rows: readonly { state: WorkState }[]): { done: number; total: number } {
   return { done: rows.filter((r) => !isOpen(r.state)).length, total: rows.length };

@@ -1,9 +1,9 @@
 import { Link } from "@remix-run/react";
 import type { ReactNode } from "react";
-import { useNextKey } from "./shortcuts";
+import { NEXT_KEY, useNextKey } from "./shortcuts";
 
 /**
- * The top row of a user's work list: its title, and a button to the next open item with its single-key shortcut
+ * The top row of a user's work list: its title, and a button to the next open item with the keymap's "next" key
  * (bound here too), or, when everything is submitted, `allDone`.
  */
 export function ListHeader({
@@ -12,10 +12,10 @@ export function ListHeader({
   allDone,
 }: {
   title: string;
-  next: { to: string | null; label: string; shortcut: string; testId: string };
+  next: { to: string | null; label: string; testId: string };
   allDone: string | null;
 }) {
-  useNextKey(next.shortcut.toLowerCase(), next.to);
+  useNextKey(next.to);
   return (
     <div className="row">
       <h1>{title}</h1>
@@ -23,7 +23,7 @@ export function ListHeader({
       {next.to !== null ? (
         <Link to={next.to} className="button" data-testid={next.testId}>
           {`${next.label} `}
-          <kbd>{next.shortcut}</kbd>
+          <kbd>{NEXT_KEY}</kbd>
         </Link>
       ) : allDone ? (
         <span className="notice ok">{allDone}</span>

@@ -1,9 +1,10 @@
 import { Link } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
+import { COMMON_KEYS, HELP_PATH, workspaceBindings, type WorkspaceId } from "../domain/keymap";
 
 /**
  * The top row of a workspace page: back to the user's list, the item's title and state, the user's progress, and
- * buttons to the previous or next item (each with its keyboard shortcut; left out when there is none).
+ * buttons to the previous or next item (each with the keymap's key; left out when there is none).
  */
 export function WorkspaceHeader({
   list,
@@ -16,7 +17,7 @@ export function WorkspaceHeader({
   title: ReactNode;
   state: { value: string; label: string; testId: string };
   progress: { done: number; total: number };
-  links: { label: "Previous" | "Next"; to: string | null; shortcut: string }[];
+  links: { label: "Previous" | "Next"; to: string | null }[];
 }) {
   return (
     <div className="row">
@@ -34,7 +35,7 @@ export function WorkspaceHeader({
         l.to !== null ? (
           <Link key={l.label} to={l.to} className="button secondary">
             {`${l.label} `}
-            <kbd>{l.shortcut}</kbd>
+            <kbd>{l.label === "Next" ? COMMON_KEYS.next.show : COMMON_KEYS.previous.show}</kbd>
           </Link>
         ) : null,
       )}
@@ -42,12 +43,41 @@ export function WorkspaceHeader({
   );
 }
 
-/** The card listing a workspace's keyboard shortcuts; `children` are its <dt>/<dd> pairs. */
-export function ShortcutsCard({ children }: { children: ReactNode }) {
+/** A key of the keymap as key caps: "Ctrl+Enter" → Ctrl + Enter, "S / I" → S / I, "1–5" → 1 – 5. */
+export function KeyCaps({ show }: { show: string }) {
+  const parts = show.split(/( \/ |\+|–| )/);
   return (
-    <details className="card" open>
+    <>
+      {parts.map((p, i) =>
+        p === " / " || p === "+" || p === "–" || p === " " ? <Fragment key={i}>{p}</Fragment> : <kbd key={i}>{p}</kbd>,
+      )}
+    </>
+  );
+}
+
+/**
+ * The card listing a workspace's keyboard shortcuts, from the one keymap (app/work-items/domain/keymap.ts); `omit`
+ * leaves out own keys that do not apply to this item (by how they are shown, e.g. "A / R").
+ */
+export function ShortcutsCard({ workspace, omit = [] }: { workspace: WorkspaceId; omit?: readonly string[] }) {
+  return (
+    <details className="card" open data-testid="shortcuts">
       <summary>Keyboard shortcuts</summary>
-      <dl className="kv">{children}</dl>
+      <dl className="kv">
+        {workspaceBindings(workspace)
+          .filter((b) => !omit.includes(b.show))
+          .map((b) => (
+            <Fragment key={b.show}>
+              <dt>
+                <KeyCaps show={b.show} />
+              </dt>
+              <dd>{b.does}</dd>
+            </Fragment>
+          ))}
+      </dl>
+      <p className="muted" style={{ marginBottom: 0 }}>
+        <Link to={HELP_PATH}>Every workspace's keys</Link>
+      </p>
     </details>
   );
 }

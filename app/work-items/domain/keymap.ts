@@ -1,0 +1,159 @@
+/**
+ * The one keymap of every workspace (docs/architecture.md, "Keymap"): the keys every workspace shares (next and
+ * previous item, submit and go to the next, search, guidelines, help) and each workspace's own label keys. The
+ * workspaces' key handlers, their shortcut cards and the help page all read this table, so a key means the same thing
+ * wherever it is pressed, and a label key is never a navigation key.
+ */
+
+/** One key of the table: what is pressed (`KeyboardEvent.key`, lower case), how it is shown, and what it does. */
+export interface KeyBinding {
+  /** The values of `KeyboardEvent.key` (lower case) that trigger it; empty for combinations handled elsewhere. */
+  keys: readonly string[];
+  /** How the key is shown: each entry is one key cap, "+" joins a combination ("Ctrl+Enter"), "–" a range. */
+  show: string;
+  does: string;
+}
+
+/** The keys every workspace answers to, with the same meaning everywhere. Single keys act outside text fields. */
+export const COMMON_KEYS = {
+  next: { keys: ["j"], show: "J", does: "next item, without submitting" },
+  previous: { keys: ["k"], show: "K", does: "previous item, without submitting" },
+  submitNext: {
+    keys: [],
+    show: "Ctrl+Enter",
+    does: "submit and go to the next item (⌘+Enter on a Mac; works in text fields too)",
+  },
+  search: { keys: ["/"], show: "/", does: "search (the workspace's search field, when it has one)" },
+  guidelines: { keys: ["?"], show: "?", does: "the study's guidelines" },
+  help: { keys: ["h"], show: "H", does: "the help page: every workspace's keys" },
+  leaveField: { keys: [], show: "Esc", does: "leave a text field, so that the single keys work again" },
+} as const satisfies Record<string, KeyBinding>;
+
+export type CommonKey = keyof typeof COMMON_KEYS;
+
+/** Keys that move between items or pages: no workspace may use them to record a label. */
+export const NAVIGATION_KEYS: readonly string[] = (["next", "previous", "guidelines", "help"] as const).flatMap(
+  (k) => COMMON_KEYS[k].keys,
+);
+
+export type WorkspaceId = "annotation" | "adjudication" | "judge-validation" | "screening" | "mentat" | "case-review";
+
+export interface WorkspaceKeymap {
+  title: string;
+  /** The workspace's list page. */
+  list: string;
+  /** What one item is called there ("case", "response", …). */
+  item: string;
+  /** What `/` searches, or null when the workspace has no search field. */
+  search: string | null;
+  /** Whether the workspace has a previous item (its items have an order the user walks through). */
+  previous: boolean;
+  /** What Ctrl+Enter does there, when it is not "submit and go to the next item". */
+  submitDoes?: string;
+  /** The workspace's own keys, which record labels or move the focus to a field. */
+  own: readonly KeyBinding[];
+}
+
+/** Label keys shared by the two workspaces that record a case label (annotation and adjudication). */
+const CASE_LABEL_KEYS: readonly KeyBinding[] = [
+  { keys: ["s", "i"], show: "S / I", does: "sufficient / insufficient" },
+  { keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "earliest sufficient section" },
+  { keys: ["m"], show: "M", does: "missing information (Tab, Space)" },
+];
+
+export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
+  annotation: {
+    title: "Annotation",
+    list: "/annotate",
+    item: "case",
+    search: "ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)",
+    previous: true,
+    own: CASE_LABEL_KEYS,
+  },
+  adjudication: {
+    title: "Adjudication",
+    list: "/adjudicate",
+    item: "case",
+    search: "ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)",
+    previous: false,
+    submitDoes: "record the step: the independent judgement, then the decision",
+    own: [...CASE_LABEL_KEYS, { keys: ["r"], show: "R", does: "rationale (final decision)" }],
+  },
+  "judge-validation": {
+    title: "Judge validation",
+    list: "/judge-validation",
+    item: "response",
+    search: "ICD codes (Tab to names and notes)",
+    previous: true,
+    own: [
+      { keys: ["c", "d", "n"], show: "C / D / N", does: "primary answer: committed / differential / none" },
+      { keys: ["s", "g", "x"], show: "S / G / X", does: "information request: specific / generic only / none" },
+    ],
+  },
+  screening: {
+    title: "Screening",
+    list: "/screening",
+    item: "item",
+    search: null,
+    previous: true,
+    own: [
+      { keys: ["y", "n"], show: "Y / N", does: "relevant: yes / no" },
+      { keys: ["c"], show: "C", does: "category (arrows, Enter or Esc to leave)" },
+      { keys: ["1", "2", "3"], show: "1–3", does: "confidence" },
+    ],
+  },
+  mentat: {
+    title: "MENTAT option ratings",
+    list: "/expert-ratings",
+    item: "question",
+    search: null,
+    previous: true,
+    own: [
+      { keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "go to an option's slider" },
+      { keys: [], show: "← → / PgUp PgDn", does: "change the rating by 1 / by 10" },
+      { keys: [], show: "Home / End", does: "0 / 100" },
+      { keys: ["c"], show: "C", does: "comment" },
+    ],
+  },
+  "case-review": {
+    title: "MentalBench case review",
+    list: "/expert-ratings",
+    item: "case",
+    search: null,
+    previous: true,
+    own: [
+      { keys: ["a", "r"], show: "A / R", does: "accept / reject a seed (then type the reason)" },
+      { keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "score the highlighted dimension, then move to the next" },
+      { keys: ["c"], show: "C", does: "comment" },
+    ],
+  },
+};
+
+/** Every key a workspace answers to, in the order its card lists them: its own keys, then the shared ones. */
+export function workspaceBindings(id: WorkspaceId): KeyBinding[] {
+  const w = WORKSPACE_KEYMAPS[id];
+  const common: KeyBinding[] = [];
+  if (w.search) common.push({ ...COMMON_KEYS.search, does: `search ${w.search}` });
+  common.push({ ...COMMON_KEYS.submitNext, does: w.submitDoes ?? `submit and go to the next ${w.item}` });
+  common.push({ ...COMMON_KEYS.next, does: `next ${w.item}, without submitting` });
+  if (w.previous) common.push({ ...COMMON_KEYS.previous, does: `previous ${w.item}, without submitting` });
+  common.push(COMMON_KEYS.guidelines, COMMON_KEYS.help, COMMON_KEYS.leaveField);
+  return [...w.own, ...common];
+}
+
+/** The shared meaning of a single key pressed outside a text field, or null when the key is not a shared one. */
+export function commonKeyOf(key: string): Exclude<CommonKey, "submitNext" | "leaveField"> | null {
+  for (const k of ["next", "previous", "search", "guidelines", "help"] as const)
+    if ((COMMON_KEYS[k].keys as readonly string[]).includes(key)) return k;
+  return null;
+}
+
+/**
+ * The event a workspace dispatches on `window` when `?` is pressed (or `openGuidelines` in
+ * app/work-items/ui/shortcuts.ts is called); the guidelines panel listens for it:
+ * `window.addEventListener(GUIDELINES_EVENT, open)`.
+ */
+export const GUIDELINES_EVENT = "concord:guidelines";
+
+/** Where the help page lists this keymap. */
+export const HELP_PATH = "/help";

@@ -1,0 +1,47 @@
+/**
+ * The one keymap (docs/architecture.md, "Keymap"): the shared keys are the same in every workspace, and no workspace
+ * uses a navigation key to record a label or two meanings for one key.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  commonKeyOf,
+  COMMON_KEYS,
+  NAVIGATION_KEYS,
+  WORKSPACE_KEYMAPS,
+  workspaceBindings,
+  type WorkspaceId,
+} from "../../app/work-items/domain/keymap";
+
+const WORKSPACES = Object.keys(WORKSPACE_KEYMAPS) as WorkspaceId[];
+
+describe("the keymap", () => {
+  it("covers the six workspaces", () => {
+    expect(WORKSPACES.sort()).toEqual(
+      ["adjudication", "annotation", "case-review", "judge-validation", "mentat", "screening"].sort(),
+    );
+  });
+
+  it("uses J / K for next / previous, Ctrl+Enter to submit and go on, / search, ? guidelines, H help", () => {
+    expect(COMMON_KEYS.next.keys).toEqual(["j"]);
+    expect(COMMON_KEYS.previous.keys).toEqual(["k"]);
+    expect(COMMON_KEYS.submitNext.show).toBe("Ctrl+Enter");
+    expect(commonKeyOf("/")).toBe("search");
+    expect(commonKeyOf("?")).toBe("guidelines");
+    expect(commonKeyOf("h")).toBe("help");
+    expect(commonKeyOf("n")).toBeNull();
+    expect(NAVIGATION_KEYS).toEqual(["j", "k", "?", "h"]);
+  });
+
+  it.each(WORKSPACES)("%s: no label key is a shared key, and no key has two meanings", (id) => {
+    const own = WORKSPACE_KEYMAPS[id].own.flatMap((b) => b.keys);
+    for (const k of own) expect(commonKeyOf(k), `${id}: ${k}`).toBeNull();
+    expect(new Set(own).size, `${id}: ${own.join(" ")}`).toBe(own.length);
+  });
+
+  it.each(WORKSPACES)("%s: its card lists next, Ctrl+Enter, guidelines and help with the shared keys", (id) => {
+    const shown = workspaceBindings(id).map((b) => b.show);
+    for (const k of ["J", "Ctrl+Enter", "?", "H", "Esc"]) expect(shown).toContain(k);
+    expect(shown.includes("K")).toBe(WORKSPACE_KEYMAPS[id].previous);
+    expect(shown.includes("/")).toBe(WORKSPACE_KEYMAPS[id].search !== null);
+  });
+});
