@@ -10,17 +10,25 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { reviewItems, reviewJudgements, reviewSetRaters, reviewSets, users } from "../../db/schema";
-import { checkReview, parseReviewCsv, reviewReport, type ReviewReport, type ReviewRow } from "./domain/case-review";
+import {
+  checkReview,
+  parseReviewCsv,
+  reviewReport,
+  type ReviewItemInput,
+  type ReviewReport,
+  type ReviewRow,
+} from "./domain/case-review";
+import { applyItemImport, planItemImport, type ItemPlan, type ItemStore } from "../expert-panel/item-import.server";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import type { ExpertWorkState, ReviewItemKind } from "../expert-panel/domain/expert-scales";
 import type { Db, DbOrTx } from "../platform/db.server";
-import { diff, recordEvent } from "../audit/audit.server";
+import { recordEvent } from "../audit/audit.server";
 import {
   addPanelRaters,
   listPanelMembers,
   removePanelRater,
   type PanelMember,
-  type PanelStore,
+  panelStore,
 } from "../expert-panel/expert-panel.server";
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
@@ -119,6 +127,36 @@ function itemHash(i: { kind: string; text: string; caseType: string; diagnosis: 
     .digest("hex");
 }
 
+type ReviewItemRecord = typeof reviewItems.$inferSelect;
+
+function reviewItemStore(setId: number, now: number): ItemStore<ReviewItemInput, ReviewItemRecord> {
+  const values = (p: ItemPlan<ReviewItemInput, ReviewItemRecord>) => ({
+    kind: p.item.kind,
+    text: p.item.text,
+    caseType: p.item.caseType,
+    diagnosis: p.item.diagnosis,
+    seedId: p.item.seedId,
+    contentHash: p.hash,
+    position: p.position,
+  });
+  return {
+    entity: "review_item",
+    setPosition: (tx, id, position) => tx.update(reviewItems).set({ position }).where(eq(reviewItems.id, id)).run(),
+    create: (tx, p) =>
+      tx
+        .insert(reviewItems)
+        .values({ setId, externalId: p.item.externalId, ...values(p), createdAt: now })
+        .returning({ id: reviewItems.id })
+        .get().id,
+    update: (tx, p, old) => tx.update(reviewItems).set(values(p)).where(eq(reviewItems.id, old.id)).run(),
+    createdChanges: (p) => ({ externalId: p.item.externalId, kind: p.item.kind, contentHash: p.hash }),
+    audited: (p, old) => [
+      { contentHash: old.contentHash, position: old.position },
+      { contentHash: p.hash, position: p.position },
+    ],
+  };
+}
+
 /**
  * Imports a case file into a review set (created if needed), all or nothing: the file is validated whole, and an item
  * that already has reviews cannot change. Items are matched by id; positions follow the file.
@@ -132,148 +170,59 @@ export function importReviewSet(
   const parsed = parseReviewCsv(input.text);
   if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
   const now = input.now ?? Date.now();
-  return writeTransaction(db, 
-    (tx): ReviewImportResult => {
-      const set = tx.select().from(reviewSets).where(eq(reviewSets.name, name.data)).get();
-      const existing = set ? tx.select().from(reviewItems).where(eq(reviewItems.setId, set.id)).all() : [];
-      const byId = new Map(existing.map((i) => [i.externalId, i]));
-      const errors: CsvIssue[] = [];
-      let created = 0;
-      let updated = 0;
-      let unchanged = 0;
-      const plans = parsed.items.map((item, position) => {
-        const hash = itemHash(item);
-        const old = byId.get(item.externalId);
-        if (!old) {
-          created++;
-          return { item, position, hash, old, kind: "create" as const };
-        }
-        if (old.contentHash === hash && old.position === position) {
-          unchanged++;
-          return { item, position, hash, old, kind: "same" as const };
-        }
-        if (
-          old.contentHash !== hash &&
-          tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, old.id)).get()
-        )
-          errors.push({
-            line: item.line,
-            message: `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
-          });
-        updated++;
-        return { item, position, hash, old, kind: "update" as const };
-      });
-      if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
-      const summary = {
-        setName: name.data,
-        created,
-        updated,
-        unchanged,
-        total: parsed.items.length,
-        warnings: parsed.warnings,
-      };
-      if (input.dryRun) return { ok: true, setId: set?.id ?? null, ...summary, written: false };
-      let setId: number;
-      if (!set) {
-        setId = tx
-          .insert(reviewSets)
-          .values({ name: name.data, createdAt: now })
-          .returning({ id: reviewSets.id })
-          .get().id;
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "review_set",
-          entityId: setId,
-          action: "create",
-          changes: { name: name.data },
-          at: now,
-        });
-      } else setId = set.id;
-      const inFile = new Set(parsed.items.map((i) => i.externalId));
-      existing
-        .filter((i) => !inFile.has(i.externalId))
-        .sort((a, b) => a.position - b.position)
-        .forEach((i, k) =>
-          tx
-            .update(reviewItems)
-            .set({ position: parsed.items.length + k })
-            .where(eq(reviewItems.id, i.id))
-            .run(),
-        );
-      for (const p of plans) {
-        const values = {
-          kind: p.item.kind,
-          text: p.item.text,
-          caseType: p.item.caseType,
-          diagnosis: p.item.diagnosis,
-          seedId: p.item.seedId,
-          contentHash: p.hash,
-          position: p.position,
-        };
-        if (p.kind === "create") {
-          const id = tx
-            .insert(reviewItems)
-            .values({ setId, externalId: p.item.externalId, ...values, createdAt: now })
-            .returning({ id: reviewItems.id })
-            .get().id;
-          recordEvent(tx, {
-            actorId: input.actorId,
-            entity: "review_item",
-            entityId: id,
-            action: "create",
-            changes: { externalId: p.item.externalId, kind: p.item.kind, contentHash: p.hash },
-            at: now,
-          });
-        } else if (p.kind === "update") {
-          tx.update(reviewItems).set(values).where(eq(reviewItems.id, p.old!.id)).run();
-          recordEvent(tx, {
-            actorId: input.actorId,
-            entity: "review_item",
-            entityId: p.old!.id,
-            action: "update",
-            changes: diff(
-              { contentHash: p.old!.contentHash, position: p.old!.position },
-              { contentHash: p.hash, position: p.position },
-            ),
-            at: now,
-          });
-        }
-      }
-      return { ok: true, setId, ...summary, written: true };
+  return writeTransaction(db, (tx): ReviewImportResult => {
+    const set = tx.select().from(reviewSets).where(eq(reviewSets.name, name.data)).get();
+    const existing = set ? tx.select().from(reviewItems).where(eq(reviewItems.setId, set.id)).all() : [];
+    const plan = planItemImport<ReviewItemInput, ReviewItemRecord>(parsed.items, existing, {
+      hash: itemHash,
+      hasWork: (id) =>
+        Boolean(
+          tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, id)).get(),
+        ),
+      locked: (item) =>
+        `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
     });
+    const { errors, created, updated, unchanged } = plan;
+    if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
+    const summary = {
+      setName: name.data,
+      created,
+      updated,
+      unchanged,
+      total: parsed.items.length,
+      warnings: parsed.warnings,
+    };
+    if (input.dryRun) return { ok: true, setId: set?.id ?? null, ...summary, written: false };
+    let setId: number;
+    if (!set) {
+      setId = tx
+        .insert(reviewSets)
+        .values({ name: name.data, createdAt: now })
+        .returning({ id: reviewSets.id })
+        .get().id;
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "review_set",
+        entityId: setId,
+        action: "create",
+        changes: { name: name.data },
+        at: now,
+      });
+    } else setId = set.id;
+    applyItemImport(tx, reviewItemStore(setId, now), plan, existing, { actorId: input.actorId, now });
+    return { ok: true, setId, ...summary, written: true };
+  });
 }
 
-const SET_PANEL: PanelStore = {
-  entity: "review_set",
-  has: (tx, setId, raterId) =>
-    Boolean(
-      tx
-        .select()
-        .from(reviewSetRaters)
-        .where(and(eq(reviewSetRaters.setId, setId), eq(reviewSetRaters.raterId, raterId)))
-        .get(),
-    ),
-  add: (tx, setId, member) =>
-    tx
-      .insert(reviewSetRaters)
-      .values({ setId, ...member })
-      .run(),
-  remove: (tx, setId, raterId) =>
-    tx
-      .delete(reviewSetRaters)
-      .where(and(eq(reviewSetRaters.setId, setId), eq(reviewSetRaters.raterId, raterId)))
-      .run().changes > 0,
-};
+const SET_PANEL = panelStore("review_set", {
+  table: reviewSetRaters,
+  group: reviewSetRaters.setId,
+  rater: reviewSetRaters.raterId,
+  key: "setId",
+});
 
 export function listReviewPanel(db: Db, setId: number): PanelMember[] {
-  const members = new Set(
-    db
-      .select({ id: reviewSetRaters.raterId })
-      .from(reviewSetRaters)
-      .where(eq(reviewSetRaters.setId, setId))
-      .all()
-      .map((m) => m.id),
-  );
+  const members = SET_PANEL.memberIds(db, setId);
   const judgements = db
     .select({ raterId: reviewJudgements.raterId, status: reviewJudgements.status })
     .from(reviewJudgements)

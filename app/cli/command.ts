@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { ServiceError } from "../platform/service-error";
 
 /** What a command may touch: its output streams and standard input. Tests pass their own. */
 export interface CliIO {
@@ -23,6 +24,24 @@ export class CliError extends Error {
     public exitCode = 2,
   ) {
     super(message);
+  }
+}
+
+/**
+ * Runs a service call (or an async body), turning a ServiceError into a usage error: exit 2 with the service's
+ * message and no stack trace. One helper for every command.
+ */
+export function serviceCall<T>(body: () => T): T {
+  const asCliError = (e: unknown) => (e instanceof ServiceError ? new CliError(e.message) : e);
+  try {
+    const result = body();
+    if (result instanceof Promise)
+      return result.catch((e: unknown) => {
+        throw asCliError(e);
+      }) as T;
+    return result;
+  } catch (e) {
+    throw asCliError(e);
   }
 }
 

@@ -2,6 +2,8 @@
  * Expert panels (docs/mentat.md#expert-panels): the experts who rate a MENTAT question bank or review a case-review set. Each kind keeps
  * its members in its own table (a PanelStore); who may join, the transaction and the audit are the same for both.
  */
+import { and, eq } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { listUsers, type UserView } from "../accounts/users.server";
@@ -15,6 +17,34 @@ export interface PanelStore {
   add(tx: DbOrTx, id: number, member: { raterId: string; assignedAt: number; assignedBy: string | null }): void;
   /** Removes the member; false when they were not on the panel. */
   remove(tx: DbOrTx, id: number, raterId: string): boolean;
+}
+
+/** A panel kept in a members table: `group` is its bank or set column (named `key` in the table's values). */
+export function panelStore(
+  entity: PanelStore["entity"],
+  members: { table: SQLiteTable; group: SQLiteColumn; rater: SQLiteColumn; key: string },
+): PanelStore & { memberIds(db: DbOrTx, id: number): Set<string> } {
+  const { table, group, rater, key } = members;
+  const one = (id: number, raterId: string) => and(eq(group, id), eq(rater, raterId));
+  return {
+    entity,
+    has: (tx, id, raterId) => Boolean(tx.select().from(table).where(one(id, raterId)).get()),
+    add: (tx, id, member) =>
+      tx
+        .insert(table)
+        .values({ [key]: id, ...member } as never)
+        .run(),
+    remove: (tx, id, raterId) => tx.delete(table).where(one(id, raterId)).run().changes > 0,
+    memberIds: (db, id) =>
+      new Set(
+        db
+          .select({ id: rater })
+          .from(table)
+          .where(eq(group, id))
+          .all()
+          .map((m) => m.id as string),
+      ),
+  };
 }
 
 export interface PanelMember {

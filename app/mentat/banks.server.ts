@@ -5,9 +5,10 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS, type MentatDomain } from "../expert-panel/domain/expert-scales";
-import { parseQuestionBankCsv, questionContentHash } from "./domain/mentat";
+import { parseQuestionBankCsv, questionContentHash, type MentatQuestionInput } from "./domain/mentat";
 import type { Db } from "../platform/db.server";
 import { diff, recordEvent } from "../audit/audit.server";
+import { applyItemImport, planItemImport, type ItemPlan, type ItemStore } from "../expert-panel/item-import.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/studies.server";
 import { ServiceError } from "../platform/service-error";
@@ -123,6 +124,42 @@ export type BankImportResult =
       written: boolean;
     };
 
+type QuestionRecord = typeof mentatQuestions.$inferSelect;
+
+function questionStore(bankId: number, now: number): ItemStore<MentatQuestionInput, QuestionRecord> {
+  const values = (p: ItemPlan<MentatQuestionInput, QuestionRecord>) => ({
+    domain: p.item.domain,
+    texts: p.item.texts,
+    options: p.item.options,
+    intendedAnswer: p.item.answer,
+    notes: p.item.notes,
+    contentHash: p.hash,
+    position: p.position,
+  });
+  return {
+    entity: "mentat_question",
+    setPosition: (tx, id, position) =>
+      tx.update(mentatQuestions).set({ position }).where(eq(mentatQuestions.id, id)).run(),
+    create: (tx, p) =>
+      tx
+        .insert(mentatQuestions)
+        .values({ bankId, externalId: p.item.externalId, ...values(p), createdAt: now, updatedAt: now })
+        .returning({ id: mentatQuestions.id })
+        .get().id,
+    update: (tx, p, old) =>
+      tx
+        .update(mentatQuestions)
+        .set({ ...values(p), updatedAt: now })
+        .where(eq(mentatQuestions.id, old.id))
+        .run(),
+    createdChanges: (p) => ({ externalId: p.item.externalId, domain: p.item.domain, contentHash: p.hash }),
+    audited: (p, old) => [
+      { domain: old.domain, contentHash: old.contentHash, position: old.position },
+      { domain: p.item.domain, contentHash: p.hash, position: p.position },
+    ],
+  };
+}
+
 /**
  * Imports a question-bank CSV into a bank (created if needed). The whole file is validated first and nothing is
  * written on any error. Questions are matched by id: new ones are added, changed ones updated, unchanged ones kept;
@@ -144,37 +181,15 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
   return writeTransaction(db, (tx): BankImportResult => {
     const bank = tx.select().from(mentatBanks).where(eq(mentatBanks.name, name.data)).get();
     const existing = bank ? tx.select().from(mentatQuestions).where(eq(mentatQuestions.bankId, bank.id)).all() : [];
-    const byId = new Map(existing.map((q) => [q.externalId, q]));
-    const errors: CsvIssue[] = [];
-    let created = 0;
-    let updated = 0;
-    let unchanged = 0;
-    const plans = parsed.questions.map((q, position) => {
-      const hash = questionContentHash(q);
-      const old = byId.get(q.externalId);
-      if (!old) {
-        created++;
-        return { q, position, hash, old, kind: "create" as const };
-      }
-      if (old.contentHash === hash && old.notes === q.notes && old.position === position) {
-        unchanged++;
-        return { q, position, hash, old, kind: "same" as const };
-      }
-      if (old.contentHash !== hash) {
-        const rated = tx
-          .select({ id: mentatRatings.id })
-          .from(mentatRatings)
-          .where(eq(mentatRatings.questionId, old.id))
-          .get();
-        if (rated)
-          errors.push({
-            line: q.line,
-            message: `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
-          });
-      }
-      updated++;
-      return { q, position, hash, old, kind: "update" as const };
+    const plan = planItemImport<MentatQuestionInput, QuestionRecord>(parsed.questions, existing, {
+      hash: questionContentHash,
+      sameExtra: (q, old) => old.notes === q.notes,
+      hasWork: (id) =>
+        Boolean(tx.select({ id: mentatRatings.id }).from(mentatRatings).where(eq(mentatRatings.questionId, id)).get()),
+      locked: (q) =>
+        `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
     });
+    const { errors, created, updated, unchanged } = plan;
     if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
     const summary = {
       bankName: name.data,
@@ -229,60 +244,7 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
         });
       }
     }
-    // Questions not in this file move after the file's questions, in their old order.
-    const inFile = new Set(parsed.questions.map((q) => q.externalId));
-    existing
-      .filter((q) => !inFile.has(q.externalId))
-      .sort((a, b) => a.position - b.position)
-      .forEach((q, i) =>
-        tx
-          .update(mentatQuestions)
-          .set({ position: parsed.questions.length + i })
-          .where(eq(mentatQuestions.id, q.id))
-          .run(),
-      );
-    for (const p of plans) {
-      const values = {
-        domain: p.q.domain,
-        texts: p.q.texts,
-        options: p.q.options,
-        intendedAnswer: p.q.answer,
-        notes: p.q.notes,
-        contentHash: p.hash,
-        position: p.position,
-      };
-      if (p.kind === "create") {
-        const id = tx
-          .insert(mentatQuestions)
-          .values({ bankId, externalId: p.q.externalId, ...values, createdAt: now, updatedAt: now })
-          .returning({ id: mentatQuestions.id })
-          .get().id;
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "mentat_question",
-          entityId: id,
-          action: "create",
-          changes: { externalId: p.q.externalId, domain: p.q.domain, contentHash: p.hash },
-          at: now,
-        });
-      } else if (p.kind === "update") {
-        tx.update(mentatQuestions)
-          .set({ ...values, updatedAt: now })
-          .where(eq(mentatQuestions.id, p.old!.id))
-          .run();
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "mentat_question",
-          entityId: p.old!.id,
-          action: "update",
-          changes: diff(
-            { domain: p.old!.domain, contentHash: p.old!.contentHash, position: p.old!.position },
-            { domain: p.q.domain, contentHash: p.hash, position: p.position },
-          ),
-          at: now,
-        });
-      }
-    }
+    applyItemImport(tx, questionStore(bankId, now), plan, existing, { actorId: input.actorId, now });
     return { ok: true, bankId, ...summary, written: true };
   });
 }

@@ -1,5 +1,5 @@
 /** A MENTAT bank's panel of experts (docs/mentat.md#expert-panels); the shared rules are in app/expert-panel. */
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { mentatBankRaters, mentatQuestions, mentatRatings } from "../../db/schema";
 import type { MentatDomain } from "../expert-panel/domain/expert-scales";
 import type { Db } from "../platform/db.server";
@@ -8,22 +8,22 @@ import {
   listPanelMembers,
   removePanelRater,
   type PanelMember,
-  type PanelStore,
+  panelStore,
 } from "../expert-panel/expert-panel.server";
 import { getBank } from "./banks.server";
+
+const BANK_PANEL = panelStore("mentat_bank", {
+  table: mentatBankRaters,
+  group: mentatBankRaters.bankId,
+  rater: mentatBankRaters.raterId,
+  key: "bankId",
+});
 
 /** Every user with the rater role, with their membership and progress on this bank (admin view). */
 export function listBankPanel(db: Db, bankId: number): PanelMember[] {
   const bank = getBank(db, bankId);
   if (!bank) return [];
-  const members = new Set(
-    db
-      .select({ id: mentatBankRaters.raterId })
-      .from(mentatBankRaters)
-      .where(eq(mentatBankRaters.bankId, bankId))
-      .all()
-      .map((m) => m.id),
-  );
+  const members = BANK_PANEL.memberIds(db, bankId);
   const ratings = db
     .select({ raterId: mentatRatings.raterId, status: mentatRatings.status, domain: mentatQuestions.domain })
     .from(mentatRatings)
@@ -33,28 +33,6 @@ export function listBankPanel(db: Db, bankId: number): PanelMember[] {
     .filter((r) => bank.preferenceDomains.includes(r.domain as MentatDomain));
   return listPanelMembers(db, members, ratings);
 }
-
-const BANK_PANEL: PanelStore = {
-  entity: "mentat_bank",
-  has: (tx, bankId, raterId) =>
-    Boolean(
-      tx
-        .select()
-        .from(mentatBankRaters)
-        .where(and(eq(mentatBankRaters.bankId, bankId), eq(mentatBankRaters.raterId, raterId)))
-        .get(),
-    ),
-  add: (tx, bankId, member) =>
-    tx
-      .insert(mentatBankRaters)
-      .values({ bankId, ...member })
-      .run(),
-  remove: (tx, bankId, raterId) =>
-    tx
-      .delete(mentatBankRaters)
-      .where(and(eq(mentatBankRaters.bankId, bankId), eq(mentatBankRaters.raterId, raterId)))
-      .run().changes > 0,
-};
 
 /** Adds experts (users with the rater role) to a bank's panel; members already on it are left alone. */
 export function addBankRaters(

@@ -10,6 +10,7 @@ import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { compareLabels } from "~/adjudication/domain/label-differences";
 import { getDb } from "~/platform/db.server";
 import { parseDraftPost, parseId } from "~/platform/forms";
+import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { icd10Index } from "~/icd10/icd10.server";
 import { Csrf, useRootData } from "~/root";
@@ -40,12 +41,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return { view, titles };
 }
 
-const PostSchema = z.object({
-  intent: z.enum(["independent", "decide"]),
+const PostFields = {
   label: z.string().max(20_000),
   rationale: z.string().max(10_000).default(""),
   outcomeVersion: z.coerce.number().int().min(0),
-});
+};
+/** The two buttons of the page: record the independent judgement, or decide (docs/safe-psych.md#disagreement-and-adjudication). */
+const PostSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("independent"), ...PostFields }),
+  z.object({ intent: z.literal("decide"), ...PostFields }),
+]);
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
@@ -60,7 +65,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return data(saved, saved.ok ? 200 : saved.status);
   }
   const caseId = parseId(params.caseId);
-  const post = PostSchema.safeParse(Object.fromEntries(form));
+  const post = parseIntent(form, PostSchema);
   const bad: AdjudicationResult = {
     ok: false,
     status: 422,
@@ -68,7 +73,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     errors: {},
   };
   // Refusals answer with their real status (409 when someone else decided first), not a 200 (docs/security.md).
-  if (caseId === null || !post.success) return data(bad, 422);
+  if (caseId === null || !post.ok) return data(bad, 422);
   let raw: unknown;
   try {
     raw = JSON.parse(post.data.label);

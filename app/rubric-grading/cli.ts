@@ -8,13 +8,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
+import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
 import { getDb, type Db } from "../platform/db.server";
 import { createOpenAiResultEndpoint } from "../model-calls/client";
 import { createProgress } from "../model-calls/progress";
 import { redactUrl } from "../evaluation/run-folder";
 import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../model-calls/retry";
-import { ServiceError } from "../platform/service-error";
 import { collectBatches, ingestBatchOutput, openBatches, submitBatches, writeBatchRequests } from "./batch.server";
 import type { LineError } from "./domain/eval-set";
 import { table1Markdown } from "./domain/report-files";
@@ -34,15 +33,6 @@ import {
   type GradingSet,
 } from "./sets.server";
 import { countPendingGrading, type Scope } from "./work.server";
-
-function service<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof ServiceError) throw new CliError(e.message);
-    throw e;
-  }
-}
 
 function readText(file: string): string {
   try {
@@ -94,7 +84,7 @@ function withInterrupt<T>(io: CliIO, run: (signal: AbortSignal) => Promise<T>): 
 }
 
 function scopeOf(db: Db, set: GradingSet, values: { candidates?: string; subset?: string }): Scope {
-  return service(() => ({
+  return serviceCall(() => ({
     candidateIds: values.candidates ? values.candidates.split(",").map((n) => requireModel(db, set, "candidate", n.trim()).id) : null,
     subsetId: values.subset ? requireSubset(db, set, values.subset).id : null,
   }));
@@ -116,7 +106,7 @@ changes nothing; other content under an existing name is refused. Prints the set
     const name = requireOption(values.set, "--set");
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     const file = positionals[0];
-    const result = service(() => importEvalSet(getDb(), { name, text: readText(file), dryRun: values["dry-run"] }));
+    const result = serviceCall(() => importEvalSet(getDb(), { name, text: readText(file), dryRun: values["dry-run"] }));
     if (result.errors.length) failLines(io, file, result.errors);
     io.out(
       `${result.records} conversations; content sha256 ${result.contentSha256}. ` +
@@ -136,10 +126,10 @@ IDS_FILE: one prompt_id a line, or JSONL objects with a prompt_id (e.g. HealthBe
   async run(argv, io) {
     const { values, positionals } = parseOptions(argv, { set: { type: "string" }, name: { type: "string" } }, true);
     const db = getDb();
-    const set = service(() => requireGradingSet(db, requireOption(values.set, "--set")));
+    const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const name = requireOption(values.name, "--name");
     if (positionals.length !== 1) throw new CliError("give exactly one IDS_FILE. See --help.");
-    const r = service(() => createSubset(db, { set, name, idsText: readText(positionals[0]) }));
+    const r = serviceCall(() => createSubset(db, { set, name, idsText: readText(positionals[0]) }));
     if (r.errors.length) failLines(io, positionals[0], r.errors);
     io.out(`subset "${name}": ${r.members} conversations (${r.unknownIds} listed ids not in the set); content sha256 ${r.contentSha256}.\n`);
     return 0;
@@ -204,10 +194,10 @@ and graded as returned; an empty answer without one is re-requested and never st
   async run(argv, io) {
     const { values } = parseOptions(argv, { ...endpointOptions, candidate: { type: "string" } });
     const db = getDb();
-    const set = service(() => requireGradingSet(db, requireOption(values.set, "--set")));
+    const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const s = commonSettings(values, { concurrency: 16, maxTokens: 8192 });
     const baseUrl = requireOption(values["base-url"], "--base-url");
-    const candidate = service(() =>
+    const candidate = serviceCall(() =>
       ensureModel(db, {
         set,
         role: "candidate",
@@ -219,7 +209,7 @@ and graded as returned; an empty answer without one is re-requested and never st
         maxTokensParam: s.maxTokensParam,
       }),
     );
-    const subsetId = values.subset ? service(() => requireSubset(db, set, values.subset!).id) : null;
+    const subsetId = values.subset ? serviceCall(() => requireSubset(db, set, values.subset!).id) : null;
     const endpoint = createOpenAiResultEndpoint({ baseURL: baseUrl, apiKey: apiKey(values["api-key-env"]), model: candidate.model, timeoutMs: s.timeoutMs, maxTokensParam: s.maxTokensParam, label: "candidate", fetch: createKeepAliveFetch() });
     const r = await withInterrupt(io, (signal) =>
       generateResponses(
@@ -254,8 +244,8 @@ function judgeSettings(db: Db, set: GradingSet, values: Record<string, string | 
   s.retry.maxRetries = parse(nonNegative("--max-retries"), (values["max-retries"] as string | undefined) ?? 6);
   const baseUrl = requireOption(values["base-url"] as string | undefined, "--base-url");
   const selfCandidate = (values.self as string | undefined) ?? null;
-  if (selfCandidate) service(() => requireModel(db, set, "candidate", selfCandidate));
-  const judge = service(() =>
+  if (selfCandidate) serviceCall(() => requireModel(db, set, "candidate", selfCandidate));
+  const judge = serviceCall(() =>
     ensureModel(db, {
       set,
       role: "judge",
@@ -301,7 +291,7 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
   async run(argv, io) {
     const { values } = parseOptions(argv, judgeOptions);
     const db = getDb();
-    const set = service(() => requireGradingSet(db, requireOption(values.set, "--set")));
+    const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const { s, baseUrl, judge } = judgeSettings(db, set, values);
     const mode = parse(z.enum(["sync", "batch"], { error: "--mode is sync or batch" }), values.mode ?? "sync");
     const scope = scopeOf(db, set, values);
@@ -349,7 +339,7 @@ Then ingest each output with grade-batch-ingest, and grade whatever was dropped 
   async run(argv, io) {
     const { values } = parseOptions(argv, judgeOptions);
     const db = getDb();
-    const set = service(() => requireGradingSet(db, requireOption(values.set, "--set")));
+    const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const { judge } = judgeSettings(db, set, values);
     const dir = resolve(requireOption(values.dir, "--dir"));
     const files = writeBatchRequests(db, { setId: set.id, judge, scope: scopeOf(db, set, values), dir, grader: loadGraderText(), mode: "offline" });
@@ -370,8 +360,8 @@ are dropped and stay pending for grade-run --mode sync. Ingesting the same file 
   async run(argv, io) {
     const { values, positionals } = parseOptions(argv, { set: { type: "string" }, judge: { type: "string" } }, true);
     const db = getDb();
-    const set = service(() => requireGradingSet(db, requireOption(values.set, "--set")));
-    const judge = service(() => requireModel(db, set, "judge", requireOption(values.judge, "--judge")));
+    const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
+    const judge = serviceCall(() => requireModel(db, set, "judge", requireOption(values.judge, "--judge")));
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     readText(positionals[0]);
     const r = ingestBatchOutput(db, { judge, setId: set.id, path: positionals[0], via: "offline" });
@@ -388,7 +378,7 @@ export const gradeStatusCommand: Command = {
   async run(argv, io) {
     const { values } = parseOptions(argv, { set: { type: "string" }, subset: { type: "string" }, json: { type: "boolean" } });
     const db = getDb();
-    const set = service(() => requireGradingSet(db, requireOption(values.set, "--set")));
+    const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const scope = scopeOf(db, set, values);
     const candidates = listModels(db, set.id, "candidate").map((c) => ({
       name: c.name,
@@ -433,8 +423,8 @@ paired.csv, ranking.svg/.png, report.json and manifest.json.
       alpha: { type: "string" },
     });
     const db = getDb();
-    const set = service(() => requireGradingSet(db, requireOption(values.set, "--set")));
-    const report = service(() =>
+    const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
+    const report = serviceCall(() =>
       buildReport(db, {
         set,
         subset: values.subset ?? null,

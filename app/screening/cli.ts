@@ -23,21 +23,12 @@ import { describeRounds, exportScreeningRelease } from "./screening-release.serv
 import { getStudyOverview, openRound } from "./screening-rounds.server";
 import { getUserByUsername } from "../accounts/users.server";
 import { ServiceError } from "../platform/service-error";
-import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
+import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
 import { listIssues, readBytes } from "../cli/io";
 
 function studyOrFail(db: Db, name: string): ScreeningStudy {
   try {
     return requireScreeningStudyByName(db, name);
-  } catch (e) {
-    if (e instanceof ServiceError) throw new CliError(e.message);
-    throw e;
-  }
-}
-
-function service<T>(f: () => T): T {
-  try {
-    return f();
   } catch (e) {
     if (e instanceof ServiceError) throw new CliError(e.message);
     throw e;
@@ -159,13 +150,13 @@ Study settings (when creating; on an existing study they change it until round 1
         if (values.items || values.labels || values.tiers) io.out("Its files are checked once it exists.\n");
         return 0;
       }
-      study = service(() => createScreeningStudy(db, { name, settings, actorId: null }));
+      study = serviceCall(() => createScreeningStudy(db, { name, settings, actorId: null }));
       created = true;
       io.out(`Created screening study "${study.name}" (${settings.categories.length} categories).\n`);
     } else {
       study = exists;
       if (Object.keys(given).length && !values["dry-run"]) {
-        service(() =>
+        serviceCall(() =>
           updateScreeningSettings(db, { studyId: study.id, settings: settingsOf({ ...study }), actorId: null }),
         );
         io.out(`Updated the settings of "${study.name}".\n`);
@@ -179,7 +170,7 @@ Study settings (when creating; on an existing study they change it until round 1
         throw new CliError("give --items, --labels or --tiers to import. See --help.");
       return 0;
     }
-    const report = service(() =>
+    const report = serviceCall(() =>
       importScreeningFiles(db, { studyId: study.id, ...files, actorId: null, dryRun: values["dry-run"] }),
     );
     printReport(io, report, values["dry-run"]);
@@ -228,7 +219,7 @@ Options:
       throw new CliError("--seed must be a whole number ≥ 0.");
     const controlsText = values.controls ?? String(study.controlsPerRound);
     if (!/^\d+$/.test(controlsText)) throw new CliError("--controls must be a whole number.");
-    const r = service(() =>
+    const r = serviceCall(() =>
       openRound(db, {
         studyId: study.id,
         reviewerIds: ids,

@@ -174,7 +174,7 @@ describe("expert ratings in the browser", () => {
 
   it("shows the admin the panel's progress and fits labels from the bank page", async () => {
     const page = await pageFor("boss");
-    await page.goto(`${app.url}/admin/expert/mentat/${bankId}`);
+    await page.goto(`${app.url}/admin/mentat/${bankId}`);
     await hydrated(page);
     expect(await page.locator('tr[data-rater="eva"] td.num').first().textContent()).toBe("1 / 4");
     await page.fill("#bootstrap", "10");
@@ -187,7 +187,7 @@ describe("expert ratings in the browser", () => {
       .poll(() => page.getByTestId("action-result").textContent())
       .toMatch(/base: 6, gender: 12, age: 18, race: 16/);
     expect(await page.locator('tr[data-dataset="base"] a').first().getAttribute("href")).toBe(
-      `/admin/expert/mentat/${bankId}/export?set=base`,
+      `/admin/mentat/${bankId}/export?set=base`,
     );
     await page.context().close();
   });

@@ -143,7 +143,7 @@ describe("judge validation in the browser", () => {
 
   it("shows the admin the majority per response and the judge's scores", async () => {
     const page = await pageFor("boss");
-    await page.goto(`${app.url}/admin/judge/${setId}/report`);
+    await page.goto(`${app.url}/admin/judge-validation/${setId}/report`);
     await hydrated(page);
     const majority = await page.locator('[data-testid="majority"] [data-testid="majority-action"]').allTextContents();
     expect(majority).toEqual(["DIAGNOSE", "CLARIFY", "ABSTAIN"]);
@@ -161,7 +161,7 @@ describe("judge validation in the browser", () => {
     expect(await page.getByTestId("best-judge").textContent()).toBe("gemma-judge");
 
     // The set page shows every rater's progress.
-    await page.goto(`${app.url}/admin/judge/${setId}`);
+    await page.goto(`${app.url}/admin/judge-validation/${setId}`);
     expect(await page.locator('[data-testid="rater-progress"] tr[data-rater="rina"] td').last().textContent()).toBe(
       "3",
     );

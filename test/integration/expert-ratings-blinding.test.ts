@@ -203,17 +203,17 @@ describe("an expert's pages and loader data", () => {
 
   it("keep the admin pages and exports from experts, and the expert pages from other roles", async () => {
     for (const path of [
-      "/admin/expert",
-      "/admin/expert.data",
-      "/admin/expert/mentat/1",
-      "/admin/expert/mentat/1/export?set=base",
-      "/admin/expert/cases/1",
-      "/admin/expert/cases/1/report.json",
+      "/admin/expert-ratings",
+      "/admin/expert-ratings.data",
+      "/admin/mentat/1",
+      "/admin/mentat/1/export?set=base",
+      "/admin/case-review/1",
+      "/admin/case-review/1/report.json",
     ])
       expect((await get("ann", path)).status, path).toBe(403);
     for (const path of ["/expert-ratings", `/mentat/${ids.t01}`, `/case-review/${ids.c01}`])
       expect((await get("zed", path)).status, path).toBe(403);
-    const admin = await text("boss", "/admin/expert/cases/1");
+    const admin = await text("boss", "/admin/case-review/1");
     expect(admin).toContain(BEN_REASON); // the admin report does show it
   });
 });

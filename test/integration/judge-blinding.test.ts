@@ -294,12 +294,12 @@ describe("a rater's pages and loader data", () => {
 describe("other roles", () => {
   it("keep raters out of the admin's judge pages and downloads", async () => {
     for (const path of [
-      "/admin/judge",
-      `/admin/judge/${setId}`,
-      `/admin/judge/${setId}/report`,
-      `/admin/judge/${setId}/items/${items[0]}`,
-      `/admin/judge/${setId}/export/annotator-sheet.csv`,
-      `/admin/judge/${setId}/export/key.csv`,
+      "/admin/judge-validation",
+      `/admin/judge-validation/${setId}`,
+      `/admin/judge-validation/${setId}/report`,
+      `/admin/judge-validation/${setId}/items/${items[0]}`,
+      `/admin/judge-validation/${setId}/export/annotator-sheet.csv`,
+      `/admin/judge-validation/${setId}/export/key.csv`,
     ])
       expect((await get("rita", path)).status, path).toBe(403);
     expect((await get("annie", "/judge-validation")).status).toBe(403);
@@ -307,10 +307,10 @@ describe("other roles", () => {
   });
 
   it("give the admin the blinded sheet without the model, and the key with it", async () => {
-    const sheet = await text("boss", `/admin/judge/${setId}/export/annotator-sheet.csv`);
+    const sheet = await text("boss", `/admin/judge-validation/${setId}/export/annotator-sheet.csv`);
     expect(sheet).toContain(TEXTS[2]);
     expectAbsent(sheet, [MODEL, STRATEGY], "the annotator sheet");
-    const key = await text("boss", `/admin/judge/${setId}/export/key.csv`);
+    const key = await text("boss", `/admin/judge-validation/${setId}/export/key.csv`);
     expect(key).toContain(MODEL);
     expect(key).toContain(STRATEGY);
   });
@@ -325,7 +325,7 @@ describe("other roles", () => {
       new Blob([JSON.stringify({ id: "u1", response: "I cannot determine a diagnosis." }) + "\n"]),
       "u.jsonl",
     );
-    const upload = await fetch(`${app.url}/admin/judge`, {
+    const upload = await fetch(`${app.url}/admin/judge-validation`, {
       method: "POST",
       headers: { Cookie: cookies.boss! },
       body: form,
@@ -336,7 +336,7 @@ describe("other roles", () => {
     expect(uploaded.responses).toBe(1);
 
     const draw = (id: number, seed: string) =>
-      fetch(`${app.url}/admin/judge/${id}`, {
+      fetch(`${app.url}/admin/judge-validation/${id}`, {
         method: "POST",
         headers: { Cookie: cookies.boss! },
         body: new URLSearchParams({ csrf: csrfs.boss!, intent: "draw", seed }),
@@ -353,7 +353,7 @@ describe("other roles", () => {
   });
 
   it("show the admin the report page", async () => {
-    const html = await text("boss", `/admin/judge/${setId}/report`);
+    const html = await text("boss", `/admin/judge-validation/${setId}/report`);
     expect(html).toContain(JUDGE);
     expect(html).toContain("Human consistency");
   });

@@ -52,7 +52,7 @@ export function BanksTable({ banks }: { banks: ReturnType<typeof listBanks> }) {
             {banks.map((b) => (
               <tr key={b.id} data-bank={b.name}>
                 <td>
-                  <Link to={`/admin/expert/mentat/${b.id}`}>{b.name}</Link>
+                  <Link to={`/admin/mentat/${b.id}`}>{b.name}</Link>
                 </td>
                 <td className="num">{b.numQuestions}</td>
                 <td>{b.preferenceDomains.join(", ") || "none"}</td>
@@ -90,7 +90,7 @@ export function ReviewSetsTable({ sets }: { sets: ReturnType<typeof listReviewSe
             {sets.map((s) => (
               <tr key={s.id} data-set={s.name}>
                 <td>
-                  <Link to={`/admin/expert/cases/${s.id}`}>{s.name}</Link>
+                  <Link to={`/admin/case-review/${s.id}`}>{s.name}</Link>
                 </td>
                 <td className="num">{s.numCases}</td>
                 <td className="num">{s.numSeeds}</td>

@@ -236,29 +236,29 @@ export function ExportsSection({ set }: { set: JudgeSetSummary }) {
       <h2>Exports</h2>
       <ul>
         <li>
-          <a href={`/admin/judge/${set.id}/export/annotator-sheet.csv`} download>
+          <a href={`/admin/judge-validation/${set.id}/export/annotator-sheet.csv`} download>
             annotator-sheet.csv
           </a>{" "}
           — blinded sheet for annotation outside the app (no model or strategy): for raters
         </li>
         <li>
-          <a href={`/admin/judge/${set.id}/export/key.csv`} download>
+          <a href={`/admin/judge-validation/${set.id}/export/key.csv`} download>
             key.csv
           </a>{" "}
           — the reference's sheet with model and strategy: admin only, never for raters
         </li>
         <li>
-          <a href={`/admin/judge/${set.id}/export/selected.jsonl`} download>
+          <a href={`/admin/judge-validation/${set.id}/export/selected.jsonl`} download>
             selected.jsonl
           </a>
           ,{" "}
-          <a href={`/admin/judge/${set.id}/export/summary.json`} download>
+          <a href={`/admin/judge-validation/${set.id}/export/summary.json`} download>
             summary.json
           </a>{" "}
           — the sampled rows and the bucket summary, as the reference writes them
         </li>
         <li>
-          <a href={`/admin/judge/${set.id}/export/labels.csv`} download>
+          <a href={`/admin/judge-validation/${set.id}/export/labels.csv`} download>
             labels.csv
           </a>{" "}
           — submitted ratings and judge outputs, the input of <code>judge-report --labels</code>
@@ -353,7 +353,7 @@ export function SampleSection({ set, items }: { set: JudgeSetSummary; items: Sam
     () => [
       col.accessor("annotationId", {
         header: "Annotation id",
-        cell: (info) => <Link to={`/admin/judge/${set.id}/items/${info.row.original.itemId}`}>{info.getValue()}</Link>,
+        cell: (info) => <Link to={`/admin/judge-validation/${set.id}/items/${info.row.original.itemId}`}>{info.getValue()}</Link>,
       }),
       col.accessor("bucket", { header: "Bucket" }),
       col.accessor("derivedAction", { header: "Derived action" }),

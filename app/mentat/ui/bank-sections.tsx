@@ -136,12 +136,12 @@ export function DatasetsTable({ bankId, datasets }: { bankId: number; datasets: 
                   <code>{d.contentHash.slice(0, 12)}</code>
                 </td>
                 <td>
-                  <a href={`/admin/expert/mentat/${bankId}/export?set=${d.dimension}`} download>
+                  <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}`} download>
                     {d.dimension}.jsonl
                   </a>{" "}
                   <small>
                     (
-                    <a href={`/admin/expert/mentat/${bankId}/export?set=${d.dimension}&allowIntended=1`}>
+                    <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}&allowIntended=1`}>
                       with intended answers where unfitted
                     </a>
                     )

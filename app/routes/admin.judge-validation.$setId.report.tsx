@@ -36,12 +36,12 @@ export default function JudgeReportPage() {
   return (
     <section>
       <p>
-        <Link to="/admin/judge">Judge validation</Link> › <Link to={`/admin/judge/${set.id}`}>{set.name}</Link> ›
+        <Link to="/admin/judge-validation">Judge validation</Link> › <Link to={`/admin/judge-validation/${set.id}`}>{set.name}</Link> ›
       </p>
       <div className="row">
         <h1>Report</h1>
         <span className="spacer" />
-        <a href={`/admin/judge/${set.id}/export/labels.csv`} className="button secondary" download>
+        <a href={`/admin/judge-validation/${set.id}/export/labels.csv`} className="button secondary" download>
           labels.csv
         </a>
       </div>

@@ -67,7 +67,7 @@ export async function action({ request }: ActionFunctionArgs) {
         message: `${r.errors.length} problem(s); nothing was imported.`,
         issues: r.errors,
       } satisfies ExpertImportResult;
-    throw redirect(`/admin/expert/mentat/${r.bankId}?imported=${r.created}-${r.updated}-${r.unchanged}`);
+    throw redirect(`/admin/mentat/${r.bankId}?imported=${r.created}-${r.updated}-${r.unchanged}`);
   }
   const r = importReviewSet(db, { setName: parsed.data.name, text, actorId: user.id });
   if (!r.ok)
@@ -76,7 +76,7 @@ export async function action({ request }: ActionFunctionArgs) {
       message: `${r.errors.length} problem(s); nothing was imported.`,
       issues: r.errors,
     } satisfies ExpertImportResult;
-  throw redirect(`/admin/expert/cases/${r.setId}?imported=${r.created}-${r.updated}-${r.unchanged}`);
+  throw redirect(`/admin/case-review/${r.setId}?imported=${r.created}-${r.updated}-${r.unchanged}`);
 }
 export default function ExpertAdmin() {
   const { banks, sets } = useLoaderData<typeof loader>();

@@ -139,7 +139,7 @@ export default function JudgeSetPage() {
   return (
     <section>
       <p>
-        <Link to="/admin/judge">Judge validation</Link> ›
+        <Link to="/admin/judge-validation">Judge validation</Link> ›
       </p>
       <div className="row">
         <h1>{set.name}</h1>
@@ -147,7 +147,7 @@ export default function JudgeSetPage() {
           {set.status}
         </span>
         <span className="spacer" />
-        <Link to={`/admin/judge/${set.id}/report`} className="button secondary">
+        <Link to={`/admin/judge-validation/${set.id}/report`} className="button secondary">
           Report: majority and judge scores
         </Link>
       </div>

@@ -125,7 +125,7 @@ export default function BankPage() {
   return (
     <section>
       <p>
-        <Link to="/admin/expert">Expert ratings</Link> ›
+        <Link to="/admin/expert-ratings">Expert ratings</Link> ›
       </p>
       <div className="row">
         <h1>{bank.name}</h1>

@@ -50,7 +50,7 @@ export default function JudgeSets() {
             {sets.map((s) => (
               <tr key={s.id} data-set={s.name}>
                 <td>
-                  <Link to={`/admin/judge/${s.id}`}>{s.name}</Link>
+                  <Link to={`/admin/judge-validation/${s.id}`}>{s.name}</Link>
                 </td>
                 <td>
                   <span className={`badge ${s.status}`}>{s.status}</span>
@@ -87,7 +87,7 @@ export default function JudgeSets() {
       {result?.ok ? (
         <p className="notice ok" role="status" data-testid="import-done">
           Imported {result.written} responses.{" "}
-          <Link to={`/admin/judge/${result.setId}`}>Open the set to draw its sample</Link>
+          <Link to={`/admin/judge-validation/${result.setId}`}>Open the set to draw its sample</Link>
         </p>
       ) : null}
       {result ? <JudgeImportIssues result={result} /> : null}

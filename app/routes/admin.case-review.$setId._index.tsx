@@ -76,14 +76,14 @@ export default function ReviewSetPage() {
   return (
     <section>
       <p>
-        <Link to="/admin/expert">Expert ratings</Link> ›
+        <Link to="/admin/expert-ratings">Expert ratings</Link> ›
       </p>
       <div className="row">
         <h1>{set.name}</h1>
         <span className="spacer" />
         <a
           className="button secondary"
-          href={`/admin/expert/cases/${set.id}/report.json?weights=${report.weights}`}
+          href={`/admin/case-review/${set.id}/report.json?weights=${report.weights}`}
           download
         >
           Report (JSON)
