@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
-import { unlessOutOfSpace } from "~/platform/storage-errors.server";
+import { saveResponse, unlessOutOfSpace } from "~/platform/storage-errors.server";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useState } from "react";
 import { z } from "zod";
@@ -21,6 +21,9 @@ import {
 } from "~/adjudication/adjudication.server";
 
 export const meta: MetaFunction = () => [{ title: "Adjudicate · Concord" }];
+// A refusal (409: decided by someone else) stays on this page with the user's input, instead of a reload that would
+// answer 404 for a case that has left the queue (docs/architecture.md, "Saving under load").
+export { shouldRevalidate } from "~/work-items/ui/save-action";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
@@ -72,7 +75,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
           outcomeVersion: post.data.outcomeVersion,
         }),
   );
-  if (!result.ok) return data(result, result.status);
+  if (!result.ok) return saveResponse(result);
   if (result.status === "decided") {
     const view = getAdjudicationCase(db, { userId: user.id, caseId });
     return redirect(`/adjudicate?decided=${encodeURIComponent(view?.case.externalId ?? "")}`);
@@ -224,6 +227,12 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
               {result && !result.ok ? (
                 <p className="notice bad" role="alert" data-testid="form-message">
                   {result.message}
+                  {result.status === 409 ? (
+                    <>
+                      {" "}
+                      <Link to="/adjudicate">Back to the queue</Link>
+                    </>
+                  ) : null}
                 </p>
               ) : null}
               <button type="submit" name="intent" value={intent} disabled={busy}>
