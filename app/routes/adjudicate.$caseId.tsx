@@ -27,7 +27,12 @@ export { shouldRevalidate } from "~/work-items/ui/save-action";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
-  const view = requireById(params.caseId, (caseId) => getAdjudicationCase(getDb(), { userId: user.id, caseId }));
+  // The same answer for every id that is not in the queue (nothing revealed), but one that says the likely reason.
+  const view = requireById(
+    params.caseId,
+    (caseId) => getAdjudicationCase(getDb(), { userId: user.id, caseId }),
+    "This case is not in your adjudication queue: another adjudicator may have decided it, or it is not yours to adjudicate.",
+  );
   const titles: Record<string, string> = {};
   const codes = [view.independent, view.final?.label, view.annotations?.A.label, view.annotations?.B.label];
   for (const l of codes)

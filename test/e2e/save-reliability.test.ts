@@ -7,7 +7,11 @@ import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
 import { openDatabase } from "../../app/platform/db.server";
+import { decide, getAdjudicationCase } from "../../app/adjudication/adjudication.server";
+import { studies } from "../../db/schema";
+import { studyForPair, submitPair, sufficient } from "../support/labels";
 import { hydrated, launchBrowser, logIn } from "../support/browser";
 import { PASSWORD, seedStudy } from "../support/fixtures";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
@@ -15,6 +19,8 @@ import { startApp, tempDbPath, type RunningApp } from "../support/server";
 let app: RunningApp;
 let browser: Browser;
 let dbPath: string;
+let disputed: number;
+let adjudicatorIds: Record<string, string>;
 
 beforeAll(async () => {
   const t = tempDbPath();
@@ -25,9 +31,18 @@ beforeAll(async () => {
     users: [
       { username: "ann1", roles: ["annotator"] },
       { username: "ann2", roles: ["annotator"] },
+      { username: "adj1", roles: ["adjudicator"] },
+      { username: "adj2", roles: ["adjudicator"] },
     ],
     annotators: ["ann1", "ann2"],
   });
+  const row = (u: string) => db.$client.prepare("SELECT id FROM users WHERE username = ?").pluck().get(u) as string;
+  adjudicatorIds = { adj1: row("adj1"), adj2: row("adj2") };
+  // A disputed case in a reveal-only study, for the adjudication conflict.
+  const pair = studyForPair(db, { name: "Conflict", cases: 1, annotatorIds: [row("ann1"), row("ann2")] });
+  db.update(studies).set({ adjudicationMode: "reveal_only" }).where(eq(studies.id, pair.study.id)).run();
+  disputed = pair.caseIds[0]!;
+  submitPair(db, disputed, { userId: row("ann1"), values: sufficient("F32.1", 2) }, { userId: row("ann2"), values: sufficient("F31.1", 3) });
   db.$client.close();
   app = await startApp({ dbPath: t.dbPath });
   browser = await launchBrowser();
@@ -59,11 +74,18 @@ function stored(username: string, caseId: number): { notes: string; sufficiency:
   }
 }
 
-async function openCase(page: Page, index: number): Promise<number> {
-  await page.goto(`${app.url}/annotate`);
-  await hydrated(page);
-  const href = await page.locator('a[href^="/annotate/"]').nth(index).getAttribute("href");
-  const caseId = Number(href!.split("/").pop());
+/** Opens the `index`-th case of the Pilot study assigned to `username` (the Conflict study's case is left aside). */
+async function openCase(page: Page, index: number, username: string): Promise<number> {
+  const db = new Database(dbPath, { readonly: true });
+  const ids = db
+    .prepare(
+      `SELECT c.id FROM cases c JOIN studies s ON s.id = c.study_id JOIN assignments a ON a.case_id = c.id
+       JOIN users u ON u.id = a.annotator_id WHERE s.name = 'Pilot' AND u.username = ? ORDER BY c.id`,
+    )
+    .pluck()
+    .all(username) as number[];
+  db.close();
+  const caseId = ids[index]!;
   await page.goto(`${app.url}/annotate/${caseId}`);
   await hydrated(page);
   await page.locator(`section[data-case-id="${caseId}"]`).waitFor();
@@ -81,7 +103,7 @@ const state = (page: Page) => page.getByTestId("save-state").getAttribute("data-
 describe("saving in the browser", () => {
   it("keeps a change made 100 ms before N", async () => {
     const page = await annotatorPage("ann1");
-    const caseId = await openCase(page, 0);
+    const caseId = await openCase(page, 0, "ann1");
     await typeNotes(page, "typed just before N");
     await page.keyboard.press("s");
     await page.waitForTimeout(100);
@@ -94,7 +116,7 @@ describe("saving in the browser", () => {
 
   it("keeps a change made 200 ms before a reload, and shows it after", async () => {
     const page = await annotatorPage("ann1");
-    const caseId = await openCase(page, 1);
+    const caseId = await openCase(page, 1, "ann1");
     page.on("dialog", (d) => void d.accept());
     await typeNotes(page, "typed just before reload");
     await page.waitForTimeout(200);
@@ -107,7 +129,7 @@ describe("saving in the browser", () => {
 
   it("survives another process holding the write lock for 30 s: 503 at once, retrying, then saved", async () => {
     const page = await annotatorPage("ann2");
-    const caseId = await openCase(page, 2);
+    const caseId = await openCase(page, 2, "ann2");
     const answers: { status: number; ms: number; retryAfter: string | null }[] = [];
     const started = new Map<unknown, number>();
     page.on("request", (r) => {
@@ -152,9 +174,41 @@ describe("saving in the browser", () => {
     await page.context().close();
   }, 90_000);
 
+  it("makes revising a submitted case explicit: Save revision or Discard, and N asks first", async () => {
+    const page = await annotatorPage("ann2");
+    const caseId = await openCase(page, 4, "ann2");
+    await page.keyboard.press("i");
+    await page.keyboard.press("m");
+    await page.keyboard.press("Space");
+    const url = page.url();
+    await page.keyboard.press("Control+Enter");
+    await page.waitForURL((u) => u.href !== url);
+    await page.goto(`${app.url}/annotate/${caseId}`);
+    await hydrated(page);
+    await typeNotes(page, "a second thought");
+    expect(await state(page)).toBe("revising");
+    expect(await page.getByTestId("save-state").textContent()).toMatch(/Revising/);
+    // N does not silently throw the revision away: it asks, and staying keeps it.
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.dismiss();
+    });
+    await page.keyboard.press("n");
+    await expect.poll(() => asked).toMatch(/did not save the revision/);
+    expect(page.url()).toBe(`${app.url}/annotate/${caseId}`);
+    expect(await page.locator("#notes").inputValue()).toBe("a second thought");
+    // Discard returns to the submitted values.
+    await page.getByTestId("discard").click();
+    expect(await page.locator("#notes").inputValue()).toBe("");
+    expect(await state(page)).not.toBe("revising");
+    expect(stored("ann2", caseId)?.notes).toBe("");
+    await page.context().close();
+  });
+
   it("shows a conflict in place and keeps the user's own input", async () => {
     const a = await annotatorPage("ann1");
-    const caseId = await openCase(a, 3);
+    const caseId = await openCase(a, 3, "ann1");
     const b = await a.context().newPage();
     await b.goto(`${app.url}/annotate/${caseId}`);
     await hydrated(b);
@@ -166,5 +220,29 @@ describe("saving in the browser", () => {
     expect(await b.locator("#notes").inputValue()).toBe("second window, not to be lost");
     expect(stored("ann1", caseId)?.notes).toBe("first window");
     await a.context().close();
+  });
+
+  it("shows an adjudication conflict in place, not a 404, with the adjudicator's own input kept", async () => {
+    const page = await annotatorPage("adj1");
+    await page.goto(`${app.url}/adjudicate/${disputed}`);
+    await hydrated(page);
+    // Meanwhile another adjudicator decides (from this process, on the same database file).
+    const db = openDatabase(dbPath);
+    const seen = getAdjudicationCase(db, { userId: adjudicatorIds.adj2!, caseId: disputed })!;
+    const label = { sufficiency: "sufficient" as const, icd10: "F32.2", earliestSection: 2, missingInfo: [], missingOther: "" };
+    expect(decide(db, { userId: adjudicatorIds.adj2!, caseId: disputed, label, rationale: "first", outcomeVersion: seen.outcomeVersion }).ok).toBe(true);
+    db.$client.close();
+
+    await page.locator('input[name="sufficiency"][value="insufficient"]').check();
+    await page.locator('input[name="missingInfo"]').first().check();
+    await page.locator("#rationale").fill("my reasoning, worth keeping");
+    await page.locator('button[type="submit"][name="intent"]').click();
+    await expect.poll(() => page.getByTestId("form-message").textContent()).toMatch(/Another adjudicator decided this case/);
+    expect(await page.locator("#rationale").inputValue()).toBe("my reasoning, worth keeping");
+    expect(await page.locator("body").textContent()).not.toMatch(/404|Not found/i);
+    // A reload says why the case is gone rather than a bare "Not found".
+    await page.reload();
+    await expect(page.locator("body").textContent()).resolves.toMatch(/another adjudicator may have decided it/);
+    await page.context().close();
   });
 });
