@@ -352,7 +352,8 @@ function clearDrafts(tx: DbOrTx, userId: string, caseId: number, step?: DraftSte
 export type AdjudicationResult = { ok: true; status: "independent_recorded" | "decided" } | SaveRefusal;
 
 const STALE =
-  "Another adjudicator decided this case while you were working on it. Nothing was overwritten; reload to see the decision.";
+  "Another adjudicator decided this case while you were working on it, so yours was not recorded and nothing was " +
+  "overwritten. Your own label and rationale are still shown here to copy; the case has left your queue.";
 
 function checkLabel(
   input: LabelInput,
@@ -571,17 +572,27 @@ export function decide(
     });
 }
 
-/** An admin sends an adjudicated case back to the queue; the decision is kept (status `reopened`) in history. */
+/** Why a reopen from a page read before the outcome last changed is refused. */
+export const REOPEN_STALE =
+  "This case's outcome changed after you opened the page (it was reopened, or decided again, in another window). " +
+  "Nothing was reopened; reload the page to see the current decision before reopening it.";
+
+/**
+ * An admin sends an adjudicated case back to the queue; the decision is kept (status `reopened`) in history.
+ * `outcomeVersion` is the outcome's version the admin's page read: a page read before the outcome last changed
+ * (a stale tab) cannot reopen a newer decision (409).
+ */
 export function reopenDecision(
   db: Db,
-  input: { adminId: string; caseId: number; reason: string; now?: number },
-): { ok: true } | { ok: false; message: string } {
+  input: { adminId: string; caseId: number; reason: string; outcomeVersion: number; now?: number },
+): { ok: true } | { ok: false; status: 409; message: string } {
   const now = input.now ?? Date.now();
   return writeTransaction(db, 
     (tx) => {
       const o = tx.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, input.caseId)).get();
+      if (o && o.version !== input.outcomeVersion) return { ok: false as const, status: 409 as const, message: REOPEN_STALE };
       if (!o || o.status !== "adjudicated")
-        return { ok: false as const, message: "Only an adjudicated case can be reopened." };
+        return { ok: false as const, status: 409 as const, message: "Only an adjudicated case can be reopened." };
       tx.update(caseOutcomes)
         .set({ status: "disputed", gold: null, version: o.version + 1, disputedAt: now, updatedAt: now })
         .where(eq(caseOutcomes.caseId, input.caseId))

@@ -48,6 +48,8 @@ export function getAdminCase(db: Db, caseId: number) {
       sufficiencyAgreement: outcome.sufficiencyAgreement,
       diagnosisAgreement: outcome.diagnosisAgreement,
       gold: outcome.gold ? (outcome.gold as CaseLabel) : null,
+      // The version a reopen from this page carries (a stale tab cannot reopen a newer decision).
+      version: outcome.version,
     },
     adjudications: decisions,
   };

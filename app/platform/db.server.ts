@@ -13,13 +13,44 @@ export function databasePath(): string {
   return process.env.CONCORD_DB || fromRoot("data", "concord.db");
 }
 
+/**
+ * How long a connection waits for another process's write lock before SQLite answers SQLITE_BUSY. The web server
+ * waits briefly, so a save made while a bulk command (an import, a backup) holds the lock answers 503 at once and the
+ * page retries with the draft kept (docs/architecture.md, "Saving under load"); command-line work waits longer,
+ * because nobody is watching a spinner there.
+ */
+export const WEB_BUSY_TIMEOUT_MS = 200;
+export const CLI_BUSY_TIMEOUT_MS = 5000;
+
+let defaultBusyTimeoutMs = CLI_BUSY_TIMEOUT_MS;
+
+/** Called once by the web server before it opens the database: its connection uses the short busy timeout. */
+export function applyWebBusyTimeout(): void {
+  defaultBusyTimeoutMs = WEB_BUSY_TIMEOUT_MS;
+  shared?.$client.pragma(`busy_timeout = ${WEB_BUSY_TIMEOUT_MS}`);
+}
+
+/** Another connection holds the write lock (SQLITE_BUSY after the busy timeout): nothing was written. */
+export class DatabaseBusyError extends Error {
+  constructor() {
+    super("The database is busy: another process holds its write lock.");
+    this.name = "DatabaseBusyError";
+  }
+}
+
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes). */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
 /** Opens (creating if needed) a database, sets WAL and foreign keys, and applies pending migrations. */
-export function openDatabase(path: string = databasePath()): Db {
+export function openDatabase(path: string = databasePath(), opts: { busyTimeoutMs?: number } = {}): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
-  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? defaultBusyTimeoutMs}`);
   // FULL, not NORMAL: in WAL mode NORMAL may lose the last commits on a power cut, and an acknowledged submission of
   // a clinician's label must survive one (docs/security.md, "Durability"; its cost is measured by `npm run bench`).
   sqlite.pragma("synchronous = FULL");

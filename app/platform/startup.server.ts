@@ -1,4 +1,4 @@
-import { getDb } from "./db.server";
+import { applyWebBusyTimeout, getDb } from "./db.server";
 import { databasePath } from "./db.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo } from "../demo/demo.server";
 
@@ -7,6 +7,8 @@ import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo
  * study unless CONCORD_DEMO=0. Prints where to go and, for a demo database, the demo accounts.
  */
 export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: string) => void }) {
+  // A save waits at most a moment for another process's write lock; then the page retries (docs/architecture.md).
+  applyWebBusyTimeout();
   const db = getDb();
   log(`Database: ${databasePath()}`);
   // A fresh database gets the demo, except in production, where a mistyped CONCORD_DB must not quietly create

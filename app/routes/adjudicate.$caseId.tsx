@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
-import { unlessOutOfSpace } from "~/platform/storage-errors.server";
+import { saveResponse, unlessOutOfSpace } from "~/platform/storage-errors.server";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { z } from "zod";
@@ -30,10 +30,18 @@ import {
 } from "~/adjudication/adjudication.server";
 
 export const meta: MetaFunction = () => [{ title: "Adjudicate · Concord" }];
+// A refusal (409: decided by someone else) stays on this page with the user's input, instead of a reload that would
+// answer 404 for a case that has left the queue (docs/architecture.md, "Saving under load").
+export { shouldRevalidate } from "~/work-items/ui/save-action";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
-  const view = requireById(params.caseId, (caseId) => getAdjudicationCase(getDb(), { userId: user.id, caseId }));
+  // The same answer for every id that is not in the queue (nothing revealed), but one that says the likely reason.
+  const view = requireById(
+    params.caseId,
+    (caseId) => getAdjudicationCase(getDb(), { userId: user.id, caseId }),
+    "This case is not in your adjudication queue: another adjudicator may have decided it, or it is not yours to adjudicate.",
+  );
   const titles: Record<string, string> = {};
   const codes = [view.independent, view.final?.label, view.annotations?.A.label, view.annotations?.B.label];
   for (const l of codes)
@@ -94,7 +102,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
           outcomeVersion: post.data.outcomeVersion,
         }),
   );
-  if (!result.ok) return data(result, result.status);
+  if (!result.ok) return saveResponse(result);
   if (result.status === "decided") {
     const view = getAdjudicationCase(db, { userId: user.id, caseId });
     return redirect(`/adjudicate?decided=${encodeURIComponent(view?.case.externalId ?? "")}`);
@@ -386,6 +394,12 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
               {result && !result.ok ? (
                 <p className="notice bad" role="alert" data-testid="form-message">
                   {result.message}
+                  {result.status === 409 ? (
+                    <>
+                      {" "}
+                      <Link to="/adjudicate">Back to the queue</Link>
+                    </>
+                  ) : null}
                 </p>
               ) : null}
               <div className="row" style={{ marginTop: "0.75rem" }}>
@@ -398,7 +412,7 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
                   {saveStateText(draft.saveState, draft.autosave)}
                 </small>
               </div>
-              {draft.saveState.kind === "error" ? (
+              {draft.saveState.kind === "failed" || draft.saveState.kind === "conflict" ? (
                 <p className="field-error" role="alert">
                   Draft not saved: {draft.saveState.message}
                 </p>

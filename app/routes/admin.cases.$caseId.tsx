@@ -1,5 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { unlessOutOfSpace } from "~/platform/storage-errors.server";
 import { z } from "zod";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { getDb } from "~/platform/db.server";
@@ -14,6 +16,9 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Case ${data?.case.externalId ?? ""} · Concord` },
 ];
 
+// A refused reopen keeps its message on this page: the loader is not re-run after a 4xx/5xx answer.
+export { shouldRevalidate } from "~/work-items/ui/save-action";
+
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
@@ -21,19 +26,25 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return { case: c, events: listCaseEvents(db, c.id) };
 }
 
-const ReopenSchema = z.object({ reason: z.string().trim().min(1, "Say why the decision is reopened.").max(2000) });
+const ReopenSchema = z.object({
+  reason: z.string().trim().min(1, "Say why the decision is reopened.").max(2000),
+  outcomeVersion: z.coerce.number().int().min(0),
+});
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const me = await requireRole(request, "admin");
   const form = await requireForm(request, me);
   const caseId = parseId(params.caseId);
-  const parsed = ReopenSchema.safeParse({ reason: form.get("reason") ?? "" });
-  if (caseId === null) return { ok: false, message: "No such case." };
-  if (!parsed.success) return { ok: false, message: parsed.error.issues[0]!.message };
-  const r = reopenDecision(getDb(), { adminId: me.id, caseId, reason: parsed.data.reason });
+  const parsed = ReopenSchema.safeParse({ reason: form.get("reason") ?? "", outcomeVersion: form.get("outcomeVersion") });
+  if (caseId === null) return data({ ok: false, message: "No such case." }, 404);
+  if (!parsed.success) return data({ ok: false, message: parsed.error.issues[0]!.message }, 422);
+  const r = unlessOutOfSpace(() =>
+    reopenDecision(getDb(), { adminId: me.id, caseId, reason: parsed.data.reason, outcomeVersion: parsed.data.outcomeVersion }),
+  );
+  // A refusal (409: the outcome changed since this page was read) answers with its status and is shown in place.
   return r.ok
-    ? { ok: true, message: "Reopened: the case is back in the adjudication queue." }
-    : { ok: false, message: r.message };
+    ? data({ ok: true, message: "Reopened: the case is back in the adjudication queue." }, 200)
+    : data({ ok: false, message: r.message }, r.status);
 }
 
 export default function AdminCase() {
@@ -82,6 +93,7 @@ export default function AdminCase() {
           {c.outcome.status === "adjudicated" ? (
             <Form method="post" className="row">
               <Csrf />
+              <input type="hidden" name="outcomeVersion" value={c.outcome.version} />
               <input
                 type="text"
                 name="reason"

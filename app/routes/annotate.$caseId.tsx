@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
+import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -25,6 +25,8 @@ import {
 } from "~/annotation/annotations.server";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
+// A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
+export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-action";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "annotator");
@@ -39,7 +41,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!post.ok) return data<SaveResult>(post.failure, 422);
   const input = { userId: user.id, caseId: post.id, values: post.values, version: post.version };
   const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input)));
-  return data<SaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
+  return saveResponse<SaveResult | StorageRefusal>(result);
 }
 
 export default function AnnotateCase() {

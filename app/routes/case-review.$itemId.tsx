@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
+import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -28,6 +28,8 @@ import {
 } from "~/case-review/case-review.server";
 
 export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
+// A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
+export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-action";
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -49,7 +51,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     intent: post.intent,
   }),
   );
-  return data<ReviewSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
+  return saveResponse<ReviewSaveResult | StorageRefusal>(result);
 }
 
 export default function ReviewItem() {

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
+import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -27,6 +27,8 @@ import {
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.item.annotationId ?? "Response"} · Rate · Concord` },
 ];
+// A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
+export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-action";
 
 /**
  * Blinding (docs/architecture.md, "Roles and blinding"): the loader returns the response text, the rater's own labels and the judge prompt's guide —
@@ -45,7 +47,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
   const input = { raterId: user.id, itemId: post.id, values: post.values, version: post.version };
   const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveRatingDraft(getDb(), input) : submitRating(getDb(), input)));
-  return data<RatingSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
+  return saveResponse<RatingSaveResult | StorageRefusal>(result);
 }
 
 export default function RateItem() {

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
+import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useCallback, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -16,6 +16,8 @@ import { useRootData } from "~/root";
 import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/mentat/ratings.server";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
+// A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
+export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-action";
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -42,7 +44,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     intent: post.intent,
   }),
   );
-  return data<RatingSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
+  return saveResponse<RatingSaveResult | StorageRefusal>(result);
 }
 
 export default function RateQuestion() {

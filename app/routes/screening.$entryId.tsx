@@ -1,7 +1,7 @@
 import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { unlessOutOfSpace, type OutOfSpace } from "~/platform/storage-errors.server";
+import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -24,6 +24,8 @@ import {
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Item ${data?.entry.position ?? ""} · Screening review · Concord` },
 ];
+// A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
+export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-action";
 
 /**
  * The reviewer's item. The service's projection is the blinding: it returns the item's messages and the reviewer's
@@ -41,7 +43,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!post.ok) return data<VoteResult>(post.failure, 422);
   const input = { userId: user.id, entryId: post.id, values: post.values, version: post.version };
   const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input)));
-  return data<VoteResult | OutOfSpace>(result, result.ok ? 200 : result.status);
+  return saveResponse<VoteResult | StorageRefusal>(result);
 }
 
 const ROLE_NAMES: Record<string, string> = {

@@ -10,7 +10,7 @@
 import { and, eq, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { recordEvent } from "../audit/audit.server";
-import type { Db, DbOrTx, Tx } from "../platform/db.server";
+import { DatabaseBusyError, isBusy, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import {
   auditChanges,
   conflict,
@@ -26,9 +26,18 @@ import {
 /**
  * Runs `fn` in an IMMEDIATE transaction: the write lock is taken at the start, so every check inside it sees the
  * state the write will change (two people submitting at once are serialised). Every guarded write goes through here.
+ *
+ * When another process holds the write lock past the connection's busy timeout (short on the web server), it throws
+ * DatabaseBusyError, having written nothing: the workspace actions answer 503 with Retry-After and the page keeps the
+ * draft and retries (docs/architecture.md, "Saving under load").
  */
 export function writeTransaction<T>(db: Db, fn: (tx: Tx) => T): T {
-  return db.transaction(fn, { behavior: "immediate" });
+  try {
+    return db.transaction(fn, { behavior: "immediate" });
+  } catch (error) {
+    if (isBusy(error)) throw new DatabaseBusyError();
+    throw error;
+  }
 }
 
 /** A user's own row of an item as the engine needs it. */

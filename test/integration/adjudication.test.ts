@@ -430,7 +430,7 @@ describe("two adjudicators on one case", () => {
     });
     expect(stale).toMatchObject({ ok: false, status: 409 });
     expect((stale as { message: string }).message).toMatch(
-      /Another adjudicator decided this case.*Nothing was overwritten/,
+      /Another adjudicator decided this case.*nothing was overwritten/,
     );
     expect(caseSnapshot(db, caseId)).toEqual(before);
     expect(outcomeOf(db, caseId)!.gold!).toMatchObject({ icd10: "F32.2" });
@@ -451,7 +451,9 @@ describe("two adjudicators on one case", () => {
     const caseId = caseIds[0]!;
     const kimView = getAdjudicationCase(db, { userId: kim.id, caseId })!;
     decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "first", outcomeVersion: kimView.outcomeVersion });
-    expect(reopenDecision(db, { adminId: boss.id, caseId, reason: "wrong code" })).toEqual({ ok: true });
+    expect(
+      reopenDecision(db, { adminId: boss.id, caseId, reason: "wrong code", outcomeVersion: outcomeOf(db, caseId)!.version }),
+    ).toEqual({ ok: true });
     expect(outcomeOf(db, caseId)!.status).toBe("disputed");
     const stale = decide(db, {
       userId: kim.id,
@@ -484,9 +486,16 @@ describe("reopening a decision", () => {
     const decidedVersion = outcomeOf(db, caseId)!.version;
 
     expect(
-      reopenDecision(db, { adminId: boss.id, caseId: caseIds[2]!, reason: "agreed cases cannot be reopened" }),
+      reopenDecision(db, {
+        adminId: boss.id,
+        caseId: caseIds[2]!,
+        reason: "agreed cases cannot be reopened",
+        outcomeVersion: outcomeOf(db, caseIds[2]!)!.version,
+      }),
     ).toMatchObject({ ok: false });
-    expect(reopenDecision(db, { adminId: boss.id, caseId, reason: "new collateral history" })).toEqual({ ok: true });
+    expect(
+      reopenDecision(db, { adminId: boss.id, caseId, reason: "new collateral history", outcomeVersion: decidedVersion }),
+    ).toEqual({ ok: true });
 
     const o = outcomeOf(db, caseId)!;
     expect(o).toMatchObject({
@@ -510,7 +519,9 @@ describe("reopening a decision", () => {
       annotations: null,
       final: null,
     });
-    expect(reopenDecision(db, { adminId: boss.id, caseId, reason: "again" })).toMatchObject({ ok: false });
+    expect(
+      reopenDecision(db, { adminId: boss.id, caseId, reason: "again", outcomeVersion: decidedVersion + 1 }),
+    ).toMatchObject({ ok: false });
 
     const history = listCaseEvents(db, caseId).filter(
       (e) => e.entity !== "annotation" && e.entity !== "assignment" && e.entity !== "case",

@@ -2,13 +2,14 @@ import { saveStateText, type SaveState } from "./use-draft";
 
 /**
  * The foot of a workspace's form (components/use-draft): the form's message, the submit button (or, for work that
- * can no longer change, why not), and whether the draft is saved.
+ * can no longer change, why not), and what is true of the draft: saved · saving · unsaved · retrying · conflict ·
+ * failed (docs/architecture.md, "Saving under load"). Submitted work being changed is an explicit revising state with
+ * *Save revision* and *Discard*.
  */
 export function DraftFooter({
   draft,
   submitted,
   closed = null,
-  revisionHint = false,
 }: {
   draft: {
     message: string | null;
@@ -17,12 +18,13 @@ export function DraftFooter({
     saveState: SaveState;
     autosave: boolean;
     unsavedRevision: boolean;
+    discard?: () => void;
   };
   /** Submitted work: the button saves a revision. */
   submitted: boolean;
   /** Shown instead of the button when the work can no longer change. */
   closed?: string | null;
-  /** Say so when submitted work has changed but is not saved as a revision yet. */
+  /** Kept for callers: the revising state is always shown now. */
   revisionHint?: boolean;
 }) {
   return (
@@ -36,18 +38,37 @@ export function DraftFooter({
         {closed ? (
           <span className="notice ok">{closed}</span>
         ) : (
-          <button type="button" onClick={draft.submit} disabled={draft.submitting} data-testid="submit">
-            {submitted ? "Save revision" : "Submit"} <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
-          </button>
+          <>
+            <button type="button" onClick={draft.submit} disabled={draft.submitting} data-testid="submit">
+              {submitted ? "Save revision" : "Submit"} <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+            </button>
+            {submitted && draft.unsavedRevision && draft.discard ? (
+              <button type="button" className="secondary" onClick={draft.discard} data-testid="discard">
+                Discard
+              </button>
+            ) : null}
+          </>
         )}
         <span className="spacer" />
-        <small className="muted" data-testid="save-state" aria-live="polite">
-          {saveStateText(draft.saveState, draft.autosave, revisionHint && draft.unsavedRevision)}
+        <small
+          className="muted"
+          data-testid="save-state"
+          data-state={draft.unsavedRevision ? "revising" : draft.saveState.kind}
+          aria-live="polite"
+        >
+          {saveStateText(draft.saveState, draft.autosave, draft.unsavedRevision)}
         </small>
       </div>
-      {draft.saveState.kind === "error" ? (
-        <p className="field-error" role="alert">
-          Not saved: {draft.saveState.message}
+      {draft.saveState.kind === "retrying" || draft.saveState.kind === "failed" || draft.saveState.kind === "conflict" ? (
+        <p
+          className={draft.saveState.kind === "retrying" ? "notice" : "field-error"}
+          role="alert"
+          data-testid="save-problem"
+        >
+          {draft.saveState.message}
+          {draft.saveState.kind === "conflict"
+            ? " Your own input is still in the form above: copy what you need, then reload the page to see the other version."
+            : ""}
         </p>
       ) : null}
     </>
