@@ -23,8 +23,11 @@ import {
   type AnnotationValues,
   type SaveResult,
 } from "~/annotation/annotations.server";
+import { skipRevalidationAfterDraft } from "~/work-items/ui/should-revalidate";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
+
+export const shouldRevalidate = skipRevalidationAfterDraft;
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "annotator");

@@ -26,9 +26,12 @@ import {
   type ReviewSaveResult,
   type ReviewValues,
 } from "~/case-review/case-review.server";
+import { skipRevalidationAfterDraft } from "~/work-items/ui/should-revalidate";
 
 export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
+
+export const shouldRevalidate = skipRevalidationAfterDraft;
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");

@@ -23,6 +23,7 @@ import {
   type RatingSaveResult,
   type RatingValues,
 } from "~/judge-validation/judge-ratings.server";
+import { skipRevalidationAfterDraft } from "~/work-items/ui/should-revalidate";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.item.annotationId ?? "Response"} · Rate · Concord` },
@@ -32,6 +33,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
  * Blinding (docs/architecture.md, "Roles and blinding"): the loader returns the response text, the rater's own labels and the judge prompt's guide —
  * nothing else. getRaterItem selects exactly those columns; an item not assigned to this rater answers 404.
  */
+export const shouldRevalidate = skipRevalidationAfterDraft;
+
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
   const view = requireById(params.itemId, (itemId) => getRaterItem(getDb(), { raterId: user.id, itemId }));

@@ -19,9 +19,12 @@ import {
   saveOptionRating,
   type RatingSaveResult,
 } from "~/mentat/mentat.server";
+import { skipRevalidationAfterDraft } from "~/work-items/ui/should-revalidate";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
+
+export const shouldRevalidate = skipRevalidationAfterDraft;
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");

@@ -20,6 +20,7 @@ import {
   VoteValuesSchema,
   type VoteResult,
 } from "~/screening/screening-review.server";
+import { skipRevalidationAfterDraft } from "~/work-items/ui/should-revalidate";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Item ${data?.entry.position ?? ""} · Screening review · Concord` },
@@ -29,6 +30,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
  * The reviewer's item. The service's projection is the blinding: it returns the item's messages and the reviewer's
  * own vote, never control status, screen labels, rubrics or other reviewers' votes. Not theirs → 404.
  */
+export const shouldRevalidate = skipRevalidationAfterDraft;
+
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
   return requireById(params.entryId, (entryId) => getReviewEntry(getDb(), { userId: user.id, entryId }));
