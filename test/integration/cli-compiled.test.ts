@@ -44,7 +44,10 @@ describe("compiled CLI", () => {
   });
 
   it("runs a command and its --help", () => {
-    const r = spawnSync(process.execPath, ["build/cli/concord.js", "agreement", "--help"], { cwd: ROOT, encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["build/cli/concord.js", "agreement", "--help"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Usage: npm run concord -- agreement/);
     const bad = spawnSync(process.execPath, ["build/cli/concord.js", "nope"], { cwd: ROOT, encoding: "utf8" });
