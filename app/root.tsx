@@ -16,6 +16,7 @@ import {
 import { useEffect } from "react";
 import { getUser } from "./accounts/guard.server";
 import { useNonce } from "./nonce";
+import { skipRevalidationAfterDraft } from "./work-items/ui/should-revalidate";
 import styles from "./styles.css?url";
 
 export const links: LinksFunction = () => [
@@ -23,6 +24,9 @@ export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 export const meta: MetaFunction = () => [{ title: "Concord" }];
+
+// The signed-in user does not change with a draft autosave of a workspace.
+export const shouldRevalidate = skipRevalidationAfterDraft;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getUser(request);

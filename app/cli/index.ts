@@ -20,11 +20,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     io.out(overview());
     return name ? 0 : 2;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     io.err(`concord: unknown command "${name}".\n\n${overview()}`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     io.out(command.help.endsWith("\n") ? command.help : command.help + "\n");
     return 0;

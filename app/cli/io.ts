@@ -2,7 +2,8 @@
  * The file reading, problem listing and plain-text tables every command shares, so that a missing file, a long list
  * of bad rows and a column of figures read the same in every command.
  */
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 import { CliError, type CliIO } from "./command";
 
 function readFailure(path: string, e: unknown): CliError {
@@ -25,6 +26,37 @@ export function readBytes(path: string, maxBytes?: number): Buffer {
 /** A whole file as UTF-8 text (a BOM is kept, for the reader to drop), with readBytes's errors. */
 export function readText(path: string, maxBytes?: number): string {
   return readBytes(path, maxBytes).toString("utf8");
+}
+
+/**
+ * A file as UTF-8 text in chunks of about `chunkBytes`, read one at a time as the caller iterates (a character split
+ * across two reads is decoded whole), with readBytes's errors; for files too large to hold as one string.
+ */
+export function* readTextChunks(path: string, chunkBytes = 4 << 20): Generator<string> {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    throw readFailure(path, e);
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(chunkBytes);
+    const decoder = new StringDecoder("utf8");
+    for (;;) {
+      let got: number;
+      try {
+        got = readSync(fd, buffer, 0, chunkBytes, null);
+      } catch (e) {
+        throw readFailure(path, e);
+      }
+      if (got === 0) break;
+      yield decoder.write(buffer.subarray(0, got));
+    }
+    const rest = decoder.end();
+    if (rest !== "") yield rest;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** At most this many problems are printed for one file; the rest are counted. */

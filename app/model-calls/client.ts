@@ -6,6 +6,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ChatMessage } from "../evaluation/domain/runner-protocol";
+import { sharedKeepAliveFetch } from "./keep-alive-fetch.server";
 
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -32,7 +33,11 @@ export interface ChatEndpoint {
 export type CallErrorKind = "retryable" | "empty" | "malformed" | "rejected" | "fatal" | "aborted";
 
 export class CallError extends Error {
-  constructor(readonly kind: CallErrorKind, message: string, readonly retryAfterMs: number | null = null) {
+  constructor(
+    readonly kind: CallErrorKind,
+    message: string,
+    readonly retryAfterMs: number | null = null,
+  ) {
     super(message);
   }
 }
@@ -115,7 +120,10 @@ export interface EndpointOptions {
   maxTokensParam: "max_tokens" | "max_completion_tokens";
   /** Names the endpoint in messages: "model" or "judge". */
   label: string;
-  /** A transport for the client instead of the built-in fetch (rubric grading's keep-alive fetch). */
+  /**
+   * A transport for the client. Default: the process's shared keep-alive pool (keep-alive-fetch.server.ts), which
+   * costs a quarter of the built-in fetch's CPU per call and reuses connections at any concurrency.
+   */
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 }
 
@@ -130,6 +138,7 @@ export function createOpenAiEndpoint(options: EndpointOptions): ChatEndpoint {
     apiKey: options.apiKey,
     maxRetries: 0,
     timeout: options.timeoutMs,
+    fetch: options.fetch ?? sharedKeepAliveFetch(),
   });
   const what = options.label;
   return {
@@ -213,7 +222,7 @@ export function createOpenAiResultEndpoint(options: EndpointOptions): ChatResult
     apiKey: options.apiKey,
     maxRetries: 0,
     timeout: options.timeoutMs,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? sharedKeepAliveFetch(),
   });
   const what = options.label;
   return {

@@ -18,7 +18,7 @@ import { collectBatches, ingestBatchOutput, openBatches, submitBatches, writeBat
 import type { LineError } from "./domain/eval-set";
 import { table1Markdown } from "./domain/report-files";
 import { gradeSync } from "./grade.server";
-import { createKeepAliveFetch } from "./keep-alive-fetch.server";
+import { createKeepAliveFetch } from "../model-calls/keep-alive-fetch.server";
 import { loadGraderText } from "./grader-text.server";
 import { buildReport, writeReport } from "./report.server";
 import { generateResponses } from "./respond.server";

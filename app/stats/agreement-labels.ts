@@ -4,7 +4,6 @@
  * the command refuses it unless `--normalize` applies irrCAC's reading (trimmed, upper-cased text; numbers by value).
  */
 import { isNumericLabel } from "./index";
-import type { RatingsCsvRow } from "./ratings-csv";
 
 /**
  * `util.parseArgs` takes a value that starts with "-" for an option (`--order -7,4,99`) as another option and
@@ -39,7 +38,7 @@ export interface SpellingIssue {
  * Numbers spelled more than one way (refused: the coefficients would disagree about them) and text labels that
  * differ only in case (a warning: they are distinct categories unless `--normalize`).
  */
-export function mixedSpellings(rows: readonly RatingsCsvRow[]): { errors: SpellingIssue[]; warnings: SpellingIssue[] } {
+export function mixedSpellings(rows: readonly { label: string; line: number }[]): { errors: SpellingIssue[]; warnings: SpellingIssue[] } {
   const byValue = new Map<string, Map<string, number>>();
   const byFolded = new Map<string, Map<string, number>>();
   for (const r of rows) {

@@ -1,6 +1,6 @@
-import { parseRatingsCsv, type RatingsCsvIssue, type RatingsCsvRow } from "./ratings-csv";
+import { readCodedRatings, type CodedRatings, type RatingsCsvIssue } from "./ratings-csv";
 import {
-  buildRatingTable,
+  buildCodedRatingTable,
   isNumericLabel,
   summariseAgreement,
   type AgreementSummary,
@@ -8,7 +8,7 @@ import {
   type OrdinalWeights,
   type Scale,
 } from "./index";
-import { issueLines, readText, table } from "../cli/io";
+import { issueLines, readText, readTextChunks, table } from "../cli/io";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 import { joinDashValues, mixedSpellings, normalizeLabel } from "./agreement-labels";
 
@@ -58,24 +58,52 @@ function parseOrder(value: string | undefined): string[] | undefined {
   return order;
 }
 
-function checkLabels(path: string, rows: readonly RatingsCsvRow[], scale: Scale, order: string[] | undefined): void {
-  let bad: RatingsCsvIssue[];
+/** The rows whose label is bad, as issues in file order (only built when there are some). */
+function rowsWithLabels(coded: CodedRatings, bad: Uint8Array, message: (label: string) => string): RatingsCsvIssue[] {
+  const issues: RatingsCsvIssue[] = [];
+  for (let i = 0; i < coded.count; i++)
+    if (bad[coded.rowLabel[i]])
+      issues.push({ line: coded.rowLine[i], message: message(coded.labels[coded.rowLabel[i]]) });
+  return issues;
+}
+
+function checkLabels(path: string, coded: CodedRatings, scale: Scale, order: string[] | undefined): void {
+  let bad: Uint8Array;
+  let message: (label: string) => string;
   let hint: string;
   if (order) {
     const known = new Set(order);
-    bad = rows
-      .filter((r) => !known.has(r.label))
-      .map((r) => ({ line: r.line, message: `label "${r.label}" is not in --order` }));
+    bad = Uint8Array.from(coded.labels, (label) => (known.has(label) ? 0 : 1));
+    message = (label) => `label "${label}" is not in --order`;
     hint = "add it to --order";
   } else if (scale !== "nominal") {
-    bad = rows
-      .filter((r) => !isNumericLabel(r.label))
-      .map((r) => ({ line: r.line, message: `label "${r.label}" is not a number` }));
+    bad = Uint8Array.from(coded.labels, (label) => (isNumericLabel(label) ? 0 : 1));
+    message = (label) => `label "${label}" is not a number`;
     hint = `give the category order with --order for a ${scale} scale`;
   } else {
     return;
   }
-  if (bad.length > 0) throw new CliError(`${path}: ${hint}\n${issueLines(bad, { file: path, prefix: "  " }).join("\n")}`);
+  if (!bad.includes(1)) return;
+  const issues = rowsWithLabels(coded, bad, message);
+  throw new CliError(`${path}: ${hint}\n${issueLines(issues, { file: path, prefix: "  " }).join("\n")}`);
+}
+
+/** --normalize: every label read as irrCAC does; labels that become the same category share one code. */
+function normalizeLabels(coded: CodedRatings): void {
+  const index = new Map<string, number>();
+  const labels: string[] = [];
+  const remap = Int32Array.from(coded.labels, (label) => {
+    const normal = normalizeLabel(label);
+    let k = index.get(normal);
+    if (k === undefined) {
+      k = labels.length;
+      index.set(normal, k);
+      labels.push(normal);
+    }
+    return k;
+  });
+  for (let i = 0; i < coded.count; i++) coded.rowLabel[i] = remap[coded.rowLabel[i]];
+  coded.labels = labels;
 }
 
 const fixed = (value: number | null | undefined): string =>
@@ -152,25 +180,28 @@ export const agreementCommand: Command = {
     if (order && new Set(order).size !== order.length)
       throw new CliError(`--order lists one category twice once normalised: "${values.order}"`);
 
-    const text = readText(path);
-    const parsed = parseRatingsCsv(text);
-    if (parsed.errors.length > 0)
-      throw new CliError(`${path} is not a valid ratings file\n${issueLines(parsed.errors, { file: path, prefix: "  " }).join("\n")}`);
-    const spelling = mixedSpellings(parsed.rows);
+    // Read in chunks into integer codes (docs/statistics.md#at-scale); the whole text is read only for files the
+    // full CSV parser must read.
+    const coded = readCodedRatings(readTextChunks(path), () => readText(path));
+    if (coded.errors.length > 0)
+      throw new CliError(
+        `${path} is not a valid ratings file\n${issueLines(coded.errors, { file: path, prefix: "  " }).join("\n")}`,
+      );
+    const spelling = mixedSpellings(coded.labels.map((label, k) => ({ label, line: coded.labelLine[k] })));
     if (values.normalize) {
-      for (const r of parsed.rows) r.label = normalizeLabel(r.label);
+      normalizeLabels(coded);
     } else if (spelling.errors.length > 0) {
       throw new CliError(
         `${path}: labels spell one number two ways\n${issueLines(spelling.errors, { file: path, prefix: "  " }).join("\n")}`,
       );
     }
-    checkLabels(path, parsed.rows, scale, order);
+    checkLabels(path, coded, scale, order);
 
-    const ratingTable = buildRatingTable(parsed.rows, order ? { categories: order } : {});
+    const ratingTable = buildCodedRatingTable(coded, order ? { categories: order } : {});
     const summary = summariseAgreement(ratingTable, {
       scale,
       weights,
-      warnings: [...parsed.warnings, ...(values.normalize ? [] : spelling.warnings)].map(
+      warnings: [...coded.warnings, ...(values.normalize ? [] : spelling.warnings)].map(
         (w) => `line ${w.line}: ${w.message}`,
       ),
     });

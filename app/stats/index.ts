@@ -2,7 +2,7 @@
  * Agreement statistics (docs/statistics.md): pure functions over a RatingTable built from long-format ratings.
  * No I/O, clock or randomness; shared by the web app and the `agreement` command.
  */
-export { buildRatingTable, isNumericLabel, ratingCount, sortLabels } from "./rating-table";
+export { buildCodedRatingTable, buildRatingTable, isNumericLabel, ratingCount, sortLabels } from "./rating-table";
 export type { RatingRow, RatingTable } from "./rating-table";
 export type { Estimate, IntervalEstimate } from "./result";
 export { fleissKappa, gwetAc1, gwetAc2, percentAgreement } from "./chance-corrected";

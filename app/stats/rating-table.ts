@@ -71,44 +71,69 @@ function categoryScores(categories: readonly string[]): Float64Array {
 export function buildRatingTable(rows: readonly RatingRow[], options: RatingTableOptions = {}): RatingTable {
   const itemIndex = new Map<string, number>();
   const raterIndex = new Map<string, number>();
+  const labelIndex = new Map<string, number>();
   const items: string[] = [];
   const raters: string[] = [];
+  const labels: string[] = [];
   const n = rows.length;
   const rowItem = new Int32Array(n);
   const rowRater = new Int32Array(n);
-
+  const rowLabel = new Int32Array(n);
+  const code = (index: Map<string, number>, list: string[], value: string): number => {
+    let k = index.get(value);
+    if (k === undefined) {
+      k = list.length;
+      index.set(value, k);
+      list.push(value);
+    }
+    return k;
+  };
   for (let i = 0; i < n; i++) {
-    const { item, rater } = rows[i];
-    let it = itemIndex.get(item);
-    if (it === undefined) {
-      it = items.length;
-      itemIndex.set(item, it);
-      items.push(item);
-    }
-    let ra = raterIndex.get(rater);
-    if (ra === undefined) {
-      ra = raters.length;
-      raterIndex.set(rater, ra);
-      raters.push(rater);
-    }
-    rowItem[i] = it;
-    rowRater[i] = ra;
+    const { item, rater, label } = rows[i];
+    rowItem[i] = code(itemIndex, items, item);
+    rowRater[i] = code(raterIndex, raters, rater);
+    rowLabel[i] = code(labelIndex, labels, label);
   }
+  return buildCodedRatingTable({ items, raters, labels, rowItem, rowRater, rowLabel }, options);
+}
 
-  const categories = options.categories ? [...options.categories] : sortLabels(rows.map((r) => r.label));
+/** Ratings already integer-coded: row i rates item `items[rowItem[i]]` by `raters[rowRater[i]]` as `labels[rowLabel[i]]`. */
+export interface CodedRatingRows {
+  items: string[];
+  raters: string[];
+  /** Distinct labels; every one must be a category (when categories are given) and is counted in the default set. */
+  labels: readonly string[];
+  rowItem: Int32Array;
+  rowRater: Int32Array;
+  rowLabel: Int32Array;
+}
+
+/**
+ * buildRatingTable over integer codes (e.g. from readCodedRatings), with the same rules and errors, so a large
+ * file never needs an object per rating (docs/statistics.md#at-scale).
+ */
+export function buildCodedRatingTable(coded: CodedRatingRows, options: RatingTableOptions = {}): RatingTable {
+  const { items, raters, rowItem, rowRater } = coded;
+  const n = rowItem.length;
+  const usedLabels = new Uint8Array(coded.labels.length);
+  for (let i = 0; i < n; i++) usedLabels[coded.rowLabel[i]] = 1;
+  const categories = options.categories
+    ? [...options.categories]
+    : sortLabels(coded.labels.filter((_, k) => usedLabels[k] === 1));
   const categoryIndex = new Map<string, number>();
   categories.forEach((c, k) => {
     if (categoryIndex.has(c)) throw new RangeError(`buildRatingTable: category "${c}" is listed twice`);
     categoryIndex.set(c, k);
   });
+  const labelCategory = new Int32Array(coded.labels.length).fill(-1);
+  coded.labels.forEach((label, k) => {
+    if (usedLabels[k] === 0) return;
+    const c = categoryIndex.get(label);
+    if (c === undefined) throw new RangeError(`buildRatingTable: label "${label}" is not one of the given categories`);
+    labelCategory[k] = c;
+  });
   const rowCategory = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = categoryIndex.get(rows[i].label);
-    if (k === undefined) {
-      throw new RangeError(`buildRatingTable: label "${rows[i].label}" is not one of the given categories`);
-    }
-    rowCategory[i] = k;
-  }
+  for (let i = 0; i < n; i++) rowCategory[i] = labelCategory[coded.rowLabel[i]];
 
   // Counting sort by item keeps the input order within each item.
   const nItems = items.length;

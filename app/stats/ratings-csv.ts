@@ -112,3 +112,433 @@ export function parseRatingsCsv(text: string): RatingsCsvResult {
   }
   return { rows: errors.length > 0 ? [] : rows, errors, warnings };
 }
+
+/**
+ * A ratings file read into integer codes (docs/statistics.md#at-scale): no object per rating, only typed arrays
+ * indexed by rating, so a million-item file fits in a few tens of megabytes. Rows are in file order; identical
+ * duplicates and empty labels are already dropped, as in parseRatingsCsv.
+ */
+export interface CodedRatings {
+  items: string[];
+  raters: string[];
+  /** Distinct labels as written, in order of first appearance. */
+  labels: string[];
+  /** 1-based line of each label's first appearance. */
+  labelLine: Int32Array;
+  count: number;
+  rowItem: Int32Array;
+  rowRater: Int32Array;
+  rowLabel: Int32Array;
+  rowLine: Int32Array;
+  errors: RatingsCsvIssue[];
+  warnings: RatingsCsvIssue[];
+}
+
+/** Why the fast reader handed over to parseRatingsCsv: something only the full CSV parser reads exactly. */
+class NeedsFullParser extends Error {}
+
+class GrowingInt32 {
+  data = new Int32Array(1024);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  view(): Int32Array {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9;
+}
+
+/**
+ * The fields of one line, text[from, to), with csv-parse's trimming, as bounds into `text` (no string per field);
+ * a quoted field with a doubled quote gets its unescaped value in `fields.value`. Throws NeedsFullParser for quotes
+ * csv-parse would read differently (a field going on to the next line, text after a closing quote, a stray quote).
+ */
+class LineFields {
+  start: number[] = [];
+  end: number[] = [];
+  value: (string | null)[] = [];
+  count = 0;
+  text = "";
+
+  /** The next quote at or after `quoteFrom` in `text` (-1: none): searched once per stretch, not once per field. */
+  private quoteAt = -1;
+  private quoteFrom = 0;
+
+  private nextQuote(i: number): number {
+    if (i < this.quoteFrom || (this.quoteAt >= 0 && this.quoteAt < i)) {
+      this.quoteAt = this.text.indexOf('"', i);
+      this.quoteFrom = i;
+    }
+    return this.quoteAt;
+  }
+
+  /** Starts a new stretch of text (a chunk); every line given to split lies in it. */
+  reset(text: string): void {
+    this.text = text;
+    this.quoteFrom = 0;
+    this.quoteAt = text.indexOf('"');
+  }
+
+  split(text: string, from: number, to: number): void {
+    this.count = 0;
+    let i = from;
+    for (;;) {
+      while (i < to && isBlank(text.charCodeAt(i))) i++;
+      if (i < to && text.charCodeAt(i) === 34) {
+        // A quoted field: "" is a quote; after the closing quote only blanks may come before the comma.
+        const open = ++i;
+        let value: string | null = null;
+        let close: number;
+        for (;;) {
+          const q = this.nextQuote(i);
+          if (q < 0 || q >= to) throw new NeedsFullParser(); // the field goes on to the next line
+          if (q + 1 < to && text.charCodeAt(q + 1) === 34) {
+            value = (value ?? "") + text.slice(i, q + 1);
+            i = q + 2;
+            continue;
+          }
+          if (value !== null) value += text.slice(i, q);
+          close = q;
+          i = q + 1;
+          break;
+        }
+        this.push(open, close, value);
+        while (i < to && isBlank(text.charCodeAt(i))) i++;
+        if (i === to) return;
+        if (text.charCodeAt(i) !== 44) throw new NeedsFullParser();
+        i++;
+        continue;
+      }
+      let comma = text.indexOf(",", i);
+      if (comma >= to) comma = -1;
+      const end = comma < 0 ? to : comma;
+      let last = end;
+      while (last > i && isBlank(text.charCodeAt(last - 1))) last--;
+      const quote = this.nextQuote(i);
+      if (quote >= 0 && quote < last) throw new NeedsFullParser();
+      this.push(i, last, null);
+      if (comma < 0) return;
+      i = comma + 1;
+    }
+  }
+
+  private push(start: number, end: number, value: string | null): void {
+    this.start[this.count] = start;
+    this.end[this.count] = end;
+    this.value[this.count] = value;
+    this.count++;
+  }
+
+  isEmpty(f: number): boolean {
+    const v = this.value[f];
+    return v === null ? this.start[f] === this.end[f] : v === "";
+  }
+
+  string(f: number): string {
+    return this.value[f] ?? this.text.slice(this.start[f], this.end[f]);
+  }
+
+  code(f: number, interner: Interner): number {
+    const v = this.value[f];
+    return v === null ? interner.codeOf(this.text, this.start[f], this.end[f]) : interner.codeOf(v, 0, v.length);
+  }
+}
+
+/**
+ * parseRatingsCsv's checks and messages, over a file given as text chunks (read one chunk at a time), producing
+ * integer codes instead of row objects. Anything unusual — a quoted field spanning lines, a stray quote, a bare
+ * carriage return, a form feed, a line of blanks — is handed to parseRatingsCsv on the whole text (from `wholeText`),
+ * so every file reads exactly as before; only the common case is fast.
+ */
+export function readCodedRatings(chunks: Iterable<string>, wholeText: () => string): CodedRatings {
+  try {
+    return readFast(chunks);
+  } catch (e) {
+    if (!(e instanceof NeedsFullParser)) throw e;
+    return codeRows(parseRatingsCsv(wholeText()));
+  }
+}
+
+/** Codes parseRatingsCsv's rows (the slow path, also used for small inputs in tests). */
+export function codeRows(parsed: RatingsCsvResult): CodedRatings {
+  const items = new Interner();
+  const raters = new Interner();
+  const labels = new Interner();
+  const labelLine = new GrowingInt32();
+  const n = parsed.rows.length;
+  const rowItem = new Int32Array(n);
+  const rowRater = new Int32Array(n);
+  const rowLabel = new Int32Array(n);
+  const rowLine = new Int32Array(n);
+  parsed.rows.forEach((r, i) => {
+    rowItem[i] = items.code(r.item);
+    rowRater[i] = raters.code(r.rater);
+    const before = labels.list.length;
+    rowLabel[i] = labels.code(r.label);
+    if (labels.list.length > before) labelLine.push(r.line);
+    rowLine[i] = r.line;
+  });
+  return {
+    items: items.list,
+    raters: raters.list,
+    labels: labels.list,
+    labelLine: labelLine.view().slice(),
+    count: n,
+    rowItem,
+    rowRater,
+    rowLabel,
+    rowLine,
+    errors: parsed.errors,
+    warnings: parsed.warnings,
+  };
+}
+
+/**
+ * Distinct strings to codes 0, 1, 2, … — an open-addressing table over FNV-1a hashes of a range of a larger string,
+ * so a value already seen costs no allocation (a Map would need a new string per field, and is ~3× slower at a
+ * million distinct items).
+ */
+class Interner {
+  readonly list: string[] = [];
+  private hashes = new Int32Array(1024);
+  private table = new Int32Array(1024).fill(-1);
+
+  code(value: string): number {
+    return this.codeOf(value, 0, value.length);
+  }
+
+  codeOf(text: string, from: number, to: number): number {
+    let h = 0x811c9dc5 | 0;
+    for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    const mask = this.table.length - 1;
+    const length = to - from;
+    let slot = h & mask;
+    for (;;) {
+      const k = this.table[slot];
+      if (k < 0) break;
+      if (this.hashes[k] === h) {
+        const known = this.list[k];
+        if (known.length === length && text.startsWith(known, from)) return k;
+      }
+      slot = (slot + 1) & mask;
+    }
+    const k = this.list.length;
+    this.list.push(from === 0 && to === text.length ? text : text.slice(from, to));
+    if (k === this.hashes.length) {
+      const grown = new Int32Array(k * 2);
+      grown.set(this.hashes);
+      this.hashes = grown;
+    }
+    this.hashes[k] = h;
+    this.table[slot] = k;
+    if (this.list.length * 2 > this.table.length) this.rehash();
+    return k;
+  }
+
+  private rehash(): void {
+    this.table = new Int32Array(this.table.length * 2).fill(-1);
+    const mask = this.table.length - 1;
+    for (let k = 0; k < this.list.length; k++) {
+      let slot = this.hashes[k] & mask;
+      while (this.table[slot] >= 0) slot = (slot + 1) & mask;
+      this.table[slot] = k;
+    }
+  }
+}
+
+const UNUSUAL = /\r(?!\n)|\f/;
+
+function readFast(chunks: Iterable<string>): CodedRatings {
+  const errors: RatingsCsvIssue[] = [];
+  const warnings: RatingsCsvIssue[] = [];
+  const items = new Interner();
+  const raters = new Interner();
+  const labels = new Interner();
+  const labelLine = new GrowingInt32();
+  const rowItem = new GrowingInt32();
+  const rowRater = new GrowingInt32();
+  const rowLabel = new GrowingInt32();
+  const rowLine = new GrowingInt32();
+  const cells = new LineFields();
+  let header: string[] | null = null;
+  let headerLine = 0;
+  let itemAt = 0;
+  let raterAt = 0;
+  let labelAt = 0;
+  let needed = 0;
+  let bodyRecords = 0;
+  let lineNo = 0;
+  let carry = "";
+  let first = true;
+
+  const onLine = (text: string, from: number, to: number) => {
+    lineNo++;
+    if (to > from && text.charCodeAt(to - 1) === 13) to--;
+    if (to === from) return;
+    cells.split(text, from, to);
+    if (cells.count === 1 && cells.isEmpty(0)) throw new NeedsFullParser(); // a line of blanks
+    if (header === null) {
+      header = Array.from({ length: cells.count }, (_, f) => cells.string(f));
+      headerLine = lineNo;
+      const names = header.map((name) => name.toLowerCase());
+      // Header problems read exactly as parseRatingsCsv words them.
+      if (RATINGS_COLUMNS.some((c) => names.indexOf(c) < 0 || names.indexOf(c) !== names.lastIndexOf(c)))
+        throw new NeedsFullParser();
+      [itemAt, raterAt, labelAt] = RATINGS_COLUMNS.map((column) => names.indexOf(column));
+      needed = Math.max(itemAt, raterAt, labelAt) + 1;
+      return;
+    }
+    bodyRecords++;
+    if (cells.count < needed) {
+      errors.push({ line: lineNo, message: `expected ${header.length} fields, found ${cells.count}` });
+      return;
+    }
+    if (cells.isEmpty(itemAt) || cells.isEmpty(raterAt)) {
+      errors.push({ line: lineNo, message: `empty ${cells.isEmpty(itemAt) ? "item" : "rater"}` });
+      return;
+    }
+    if (cells.isEmpty(labelAt)) {
+      warnings.push({
+        line: lineNo,
+        message: `empty label for item "${cells.string(itemAt)}", rater "${cells.string(raterAt)}": treated as a missing rating`,
+      });
+      return;
+    }
+    rowItem.push(cells.code(itemAt, items));
+    rowRater.push(cells.code(raterAt, raters));
+    const before = labels.list.length;
+    rowLabel.push(cells.code(labelAt, labels));
+    if (labels.list.length > before) labelLine.push(lineNo);
+    rowLine.push(lineNo);
+  };
+
+  for (let chunk of chunks) {
+    if (first) {
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+      first = false;
+    }
+    const text = carry + chunk;
+    const lastBreak = text.lastIndexOf("\n");
+    if (lastBreak < 0) {
+      carry = text;
+      continue;
+    }
+    UNUSUAL.lastIndex = 0;
+    const unusual = UNUSUAL.exec(text);
+    if (unusual && unusual.index < lastBreak) throw new NeedsFullParser();
+    cells.reset(text);
+    let from = 0;
+    while (from <= lastBreak) {
+      const nl = text.indexOf("\n", from);
+      onLine(text, from, nl);
+      from = nl + 1;
+    }
+    carry = text.slice(lastBreak + 1);
+  }
+  if (carry !== "") {
+    if (UNUSUAL.test(carry.replace(/\r$/, ""))) throw new NeedsFullParser();
+    cells.reset(carry);
+    onLine(carry, 0, carry.length);
+  }
+  // An empty file, a header alone: parseRatingsCsv words these.
+  if (header === null || bodyRecords === 0) throw new NeedsFullParser();
+
+  const count = rowItem.length;
+  const keep = dropDuplicates(
+    { items: items.list, raters: raters.list, labels: labels.list },
+    rowItem.view(),
+    rowRater.view(),
+    rowLabel.view(),
+    rowLine.view(),
+    errors,
+    warnings,
+  );
+  if (errors.length === 0 && keep.length === 0)
+    errors.push({ line: headerLine, message: "no ratings: every row has an empty label" });
+  const byLine = (a: RatingsCsvIssue, b: RatingsCsvIssue) => a.line - b.line;
+  errors.sort(byLine);
+  warnings.sort(byLine);
+  // Any error empties the result, as in parseRatingsCsv.
+  if (errors.length > 0) return codeRows({ rows: [], errors, warnings });
+  const pick = (source: Int32Array) =>
+    keep.length === count ? source.slice() : Int32Array.from(keep, (i) => source[i]);
+  return {
+    items: items.list,
+    raters: raters.list,
+    labels: labels.list,
+    labelLine: labelLine.view().slice(),
+    count: keep.length,
+    rowItem: pick(rowItem.view()),
+    rowRater: pick(rowRater.view()),
+    rowLabel: pick(rowLabel.view()),
+    rowLine: pick(rowLine.view()),
+    errors,
+    warnings,
+  };
+}
+
+/**
+ * parseRatingsCsv's duplicate rule over codes: per item (a counting sort keeps file order within an item), a rater's
+ * second row is a warning when it repeats the label and an error when it differs. Returns the rows kept.
+ */
+function dropDuplicates(
+  names: { items: string[]; raters: string[]; labels: string[] },
+  rowItem: Int32Array,
+  rowRater: Int32Array,
+  rowLabel: Int32Array,
+  rowLine: Int32Array,
+  errors: RatingsCsvIssue[],
+  warnings: RatingsCsvIssue[],
+): Int32Array {
+  const n = rowItem.length;
+  const nItems = names.items.length;
+  const start = new Int32Array(nItems + 1);
+  for (let i = 0; i < n; i++) start[rowItem[i] + 1]++;
+  for (let i = 0; i < nItems; i++) start[i + 1] += start[i];
+  const cursor = start.slice(0, nItems);
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[cursor[rowItem[i]]++] = i;
+  const seenAt = new Int32Array(names.raters.length).fill(-1);
+  const dropped = new Uint8Array(n);
+  let drops = 0;
+  for (let it = 0; it < nItems; it++) {
+    for (let p = start[it]; p < start[it + 1]; p++) {
+      const row = order[p];
+      const ra = rowRater[row];
+      const previous = seenAt[ra];
+      if (previous >= 0 && rowItem[previous] === it) {
+        dropped[row] = 1;
+        drops++;
+        const item = names.items[it];
+        const rater = names.raters[ra];
+        if (rowLabel[previous] !== rowLabel[row]) {
+          errors.push({
+            line: rowLine[row],
+            message:
+              `item "${item}" rater "${rater}" is labelled "${names.labels[rowLabel[row]]}" here ` +
+              `but "${names.labels[rowLabel[previous]]}" on line ${rowLine[previous]}`,
+          });
+        } else {
+          warnings.push({
+            line: rowLine[row],
+            message: `duplicate of line ${rowLine[previous]} (item "${item}", rater "${rater}"): kept once`,
+          });
+        }
+        continue;
+      }
+      seenAt[ra] = row;
+    }
+  }
+  const keep = new Int32Array(n - drops);
+  for (let i = 0, k = 0; i < n; i++) if (!dropped[i]) keep[k++] = i;
+  return keep;
+}

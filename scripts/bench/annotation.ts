@@ -3,7 +3,7 @@
  * offering a combined 50 requests/s (half case pages, half draft saves): case page p95 ≤ 50 ms, draft save
  * p95 ≤ 100 ms. Then the saturation throughput: the same 20 sessions sending as fast as they can.
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { eq } from "drizzle-orm";
 import { csrfToken } from "../../app/accounts/auth.server";
@@ -98,6 +98,27 @@ async function prepare(log: (l: string) => void) {
 
 type Kind = "page" | "save";
 
+/** The server process's user + system CPU in ms, from /proc (Linux; null elsewhere). Clock ticks are 10 ms. */
+function serverCpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Server CPU per request: `count` requests of one kind, one at a time (so nothing else runs in the server), CPU of
+ * the server process before and after. This is the cost the issue's targets name, independent of client latency.
+ */
+async function cpuPerRequest(base: string, pid: number | undefined, sessions: Session[], kind: Kind, count: number) {
+  const before = serverCpuMs(pid);
+  for (let i = 0; i < count; i++) await request(base, sessions[i % sessions.length]!, kind);
+  const after = serverCpuMs(pid);
+  return before === null || after === null ? null : (after - before) / count;
+}
+
 async function request(base: string, s: Session, kind: Kind): Promise<{ kind: Kind; ms: number; ok: boolean }> {
   const caseId = s.cases[s.next % s.cases.length]!;
   const t0 = performance.now();
@@ -176,6 +197,9 @@ export const benchmarks: Benchmark[] = [
         log(`open loop: ${done.length} requests in ${seconds.toFixed(1)} s (${(done.length / seconds).toFixed(1)}/s offered by ${SESSIONS} sessions), ${failures} failed`);
         log(`  case page  p50 ${round(percentile(pages, 50))} ms  p95 ${round(percentile(pages, 95))} ms  p99 ${round(percentile(pages, 99))} ms  (n=${pages.length})`);
         log(`  draft save p50 ${round(percentile(saves, 50))} ms  p95 ${round(percentile(saves, 95))} ms  p99 ${round(percentile(saves, 99))} ms  (n=${saves.length})`);
+        const pageCpu = await cpuPerRequest(app.url, app.pid, sessions, "page", 400);
+        const saveCpu = await cpuPerRequest(app.url, app.pid, sessions, "save", 400);
+        log(`server CPU per request (400 sequential each): case page ${pageCpu?.toFixed(2)} ms, draft save ${saveCpu?.toFixed(2)} ms`);
         const sat = await saturation(app.url, sessions);
         log(`saturation: ${sat.rate.toFixed(0)} requests/s with ${SESSIONS} sessions sending as fast as they can (${sat.failed} failed)`);
         const figures: Figures = {
@@ -186,6 +210,8 @@ export const benchmarks: Benchmark[] = [
           annotation_draft_save_p95_ms: { value: round(percentile(saves, 95)), unit: "ms", target: "<= 100", pass: percentile(saves, 95) <= 100 },
           annotation_draft_save_p99_ms: { value: round(percentile(saves, 99)), unit: "ms", target: null, pass: null },
           annotation_failed_requests: { value: failures + sat.failed, unit: "requests", target: "0", pass: failures + sat.failed === 0 },
+          annotation_case_page_server_cpu_ms: { value: round(pageCpu ?? NaN), unit: "ms", target: "<= 5", pass: pageCpu === null ? null : pageCpu <= 5 },
+          annotation_draft_save_server_cpu_ms: { value: round(saveCpu ?? NaN), unit: "ms", target: "<= 2", pass: saveCpu === null ? null : saveCpu <= 2 },
           annotation_saturation_throughput: { value: Math.round(sat.rate), unit: "requests/s", target: null, pass: null },
         };
         return figures;

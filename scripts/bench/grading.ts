@@ -85,7 +85,7 @@ async function gradeChild(calls: number, baseURL: string): Promise<Measured> {
   const { gradeSync } = await import("../../app/rubric-grading/grade.server");
   const { loadGraderText } = await import("../../app/rubric-grading/grader-text.server");
   const { createOpenAiResultEndpoint } = await import("../../app/model-calls/client");
-  const { createKeepAliveFetch } = await import("../../app/rubric-grading/keep-alive-fetch.server");
+  const { createKeepAliveFetch } = await import("../../app/model-calls/keep-alive-fetch.server");
   const { DEFAULT_RETRY_POLICY, realRetryDeps } = await import("../../app/model-calls/retry");
   const { silentProgress } = await import("../../app/model-calls/progress");
   const dir = mkdtempSync(join(tmpdir(), "concord-bench-grading-"));

@@ -25,6 +25,8 @@ export interface RunningApp {
   url: string;
   dbPath: string;
   dir: string;
+  /** The server process's id (benchmarks read its CPU time). */
+  pid: number | undefined;
   output: () => string;
   stop: () => Promise<void>;
 }
@@ -65,6 +67,7 @@ export async function startApp(opts: { dbPath?: string; demo?: boolean; env?: Re
     url,
     dbPath,
     dir,
+    pid: child.pid,
     output: () => out,
     stop: async () => {
       if (child.exitCode === null) {

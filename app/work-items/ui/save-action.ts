@@ -15,6 +15,7 @@ import {
   type ClientActionFunctionArgs,
   type ShouldRevalidateFunctionArgs,
 } from "@remix-run/react";
+import { skipRevalidationAfterDraft } from "./should-revalidate";
 import type { HeadersFunction } from "@remix-run/node";
 
 /** The save's own headers (Retry-After on a 503, the new version on success) reach the page; the rest as usual. */
@@ -27,9 +28,10 @@ export const headers: HeadersFunction = ({ actionHeaders, parentHeaders }) => {
   return out;
 };
 
-export function shouldRevalidate({ actionStatus, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs): boolean {
-  if (actionStatus !== undefined && actionStatus >= 400) return false;
-  return defaultShouldRevalidate;
+export function shouldRevalidate(args: ShouldRevalidateFunctionArgs): boolean {
+  if (args.actionStatus !== undefined && args.actionStatus >= 400) return false;
+  // A successful autosave answers with its own version and time: nothing else on the page changed.
+  return skipRevalidationAfterDraft(args);
 }
 
 /** The message of a save that did not reach the server, or that the server could not answer. */

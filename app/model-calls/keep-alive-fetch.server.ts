@@ -1,6 +1,6 @@
 /**
- * A `fetch` for the `openai` client over node:http(s) with a keep-alive agent (docs/rubric-grading.md, "Scale").
- * Grading makes hundreds of thousands of small calls; measured on the benchmark's stub, Node's built-in fetch
+ * A `fetch` for the `openai` client over node:http(s) with a keep-alive agent (docs/rubric-grading.md, "Scale";
+ * docs/evaluation.md#decoding-and-retries). Every runner — `run`, `mc-run`, `grade-*` — makes thousands of small calls; measured on the benchmark's stub, Node's built-in fetch
  * (undici) costs about 0.24 ms of CPU per call against about 0.06 ms for node:http, which decides whether 64
  * concurrent calls keep up with a 50 ms endpoint. Only what the client uses is implemented: a method, headers, a
  * string or byte body, an abort signal, and a response read whole.
@@ -14,6 +14,16 @@ function abortError(): Error {
   const e = new Error("This operation was aborted");
   e.name = "AbortError";
   return e;
+}
+
+export type { FetchLike };
+
+let shared: FetchLike | null = null;
+
+/** One keep-alive pool for the whole process, so the model and the judge endpoints reuse connections too. */
+export function sharedKeepAliveFetch(): FetchLike {
+  shared ??= createKeepAliveFetch();
+  return shared;
 }
 
 export function createKeepAliveFetch(maxSockets = 256): FetchLike {
@@ -33,7 +43,8 @@ export function createKeepAliveFetch(maxSockets = 256): FetchLike {
         // Multipart uploads and streams go through the built-in fetch.
         return resolve(fetch(input, init));
       }
-      const data = body === undefined || body === null ? undefined : typeof body === "string" ? Buffer.from(body) : body;
+      const data =
+        body === undefined || body === null ? undefined : typeof body === "string" ? Buffer.from(body) : body;
       if (data) headers["content-length"] = String(data.byteLength);
       const lib = url.protocol === "https:" ? https : http;
       const agent = agents[url.protocol as "http:" | "https:"];
