@@ -14,6 +14,7 @@ import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../evaluation/domain/judge";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
 import { nextOpenItem, progressOf, type SaveResult, type WorkState } from "../work-items/domain/work-item";
+import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 
 export type RatingState = WorkState;
@@ -21,9 +22,13 @@ export type RatingState = WorkState;
 export const RatingValuesSchema = z.object({
   primaryAnswer: z.enum(["", ...PRIMARY_ANSWERS]).default(""),
   infoRequest: z.enum(["", ...INFO_REQUESTS]).default(""),
-  icdCodes: z.string().trim().max(500, "At most 500 characters.").default(""),
-  diagnosisNames: z.string().trim().max(2000, "At most 2000 characters.").default(""),
-  notes: z.string().max(10000, "Notes have at most 10,000 characters.").default(""),
+  icdCodes: z.string().trim().max(TEXT_LIMITS.icdCodes, tooLongMessage("The codes", TEXT_LIMITS.icdCodes)).default(""),
+  diagnosisNames: z
+    .string()
+    .trim()
+    .max(TEXT_LIMITS.diagnosisNames, tooLongMessage("The diagnosis names", TEXT_LIMITS.diagnosisNames))
+    .default(""),
+  notes: z.string().max(TEXT_LIMITS.notes, tooLongMessage("Notes", TEXT_LIMITS.notes)).default(""),
 });
 export type RatingValues = z.infer<typeof RatingValuesSchema>;
 

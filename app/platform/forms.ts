@@ -32,7 +32,10 @@ export function formObject(form: FormData, arrays: string[] = []): Record<string
 /** "a=b, c=d" → { a: "b", c: "d" }; null when malformed. */
 export function parseColumnMap(text: string): Record<string, string> | null {
   const out: Record<string, string> = {};
-  for (const part of text.split(/[,\n]/).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(/[,\n]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf("=");
     if (eq <= 0 || eq === part.length - 1) return null;
     out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
@@ -52,10 +55,13 @@ export type DraftIntent = "draft" | "submit";
 
 const MALFORMED = "The form was malformed. Reload the page.";
 const INVALID = "Some values are not valid; see the marked fields.";
+const TOO_LONG = "The texts are too long to save; shorten them (nothing was saved, the page keeps them).";
+/** How far over `maxLength` a post is still parsed to find the field that is too long. */
+const OVERSIZE_FACTOR = 20;
 
 /**
  * How refused values are reported: `fields` (the default) marks each field with its first problem under one message;
- * `message` sends only the first problem's own message, for forms that show the server's reason above the fields.
+ * `message` says the first problem's own message above the fields instead (the fields are marked either way).
  */
 export type DraftReport = "fields" | "message";
 
@@ -84,10 +90,13 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
     .object({
       intent: z.enum(["draft", "submit"]),
       version: z.coerce.number().int().min(0),
-      values: z.string().max(opts.maxLength),
+      values: z.string(),
     })
     .safeParse(Object.fromEntries(form));
   if (id === null || !post.success) return fail(MALFORMED, {});
+  // A values field over `maxLength` is still read (up to a hard ceiling), so that a text over its own limit is
+  // reported at its field, with 422 and nothing saved, instead of as a malformed form: the page keeps the text.
+  if (post.data.values.length > opts.maxLength * OVERSIZE_FACTOR) return fail(TOO_LONG, {});
   let raw: unknown;
   try {
     raw = JSON.parse(post.data.values);
@@ -95,11 +104,12 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
     return fail(MALFORMED, {});
   }
   const values = schema.safeParse(raw);
+  if (values.success && post.data.values.length > opts.maxLength) return fail(TOO_LONG, {});
   if (!values.success) {
-    if (messageOnly) return fail(values.error.issues[0]!.message, {});
     const errors: FieldErrors = {};
     for (const issue of values.error.issues) errors[String(issue.path[0] ?? "_form")] ??= issue.message;
-    return fail(INVALID, errors);
+    // Either way the fields are marked; `message` only changes what is said above them.
+    return fail(messageOnly ? values.error.issues[0]!.message : INVALID, errors);
   }
   return { ok: true, id, intent: post.data.intent, version: post.data.version, values: values.data };
 }

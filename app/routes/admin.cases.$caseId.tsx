@@ -10,13 +10,7 @@ import { reopenDecision } from "~/adjudication/adjudication.server";
 import { listCaseEvents } from "~/audit/audit.server";
 import { getAdminCase, usernamesOf } from "~/annotation/cases.server";
 import { icd10Index } from "~/icd10/icd10.server";
-import {
-  ChangesTable,
-  codeWithTitle,
-  labelText,
-  stringsIn,
-  type ReadableNames,
-} from "~/audit/ui/readable-values";
+import { ChangesTable, codeWithTitle, labelText, stringsIn, type ReadableNames } from "~/audit/ui/readable-values";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Case ${data?.case.externalId ?? ""} · Concord` },
@@ -160,7 +154,10 @@ export default function AdminCase() {
                   <td>{a.earliestSection ?? "—"}</td>
                   <td>
                     {a.sufficiency === "insufficient"
-                      ? labelText({ sufficiency: "insufficient", missingInfo: a.missingInfo, missingOther: a.missingOther }, names).replace(/^insufficient · missing: /, "")
+                      ? labelText(
+                          { sufficiency: "insufficient", missingInfo: a.missingInfo, missingOther: a.missingOther },
+                          names,
+                        ).replace(/^insufficient · missing: /, "")
                       : "—"}
                   </td>
                   <td className="prose-cell">{a.notes || "—"}</td>

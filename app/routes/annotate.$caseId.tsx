@@ -23,6 +23,8 @@ import {
   type AnnotationValues,
   type SaveResult,
 } from "~/annotation/annotations.server";
+import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
 
@@ -38,9 +40,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const post = parseDraftPost(form, AnnotationValuesSchema, { id: params.caseId, maxLength: 100_000 });
   if (!post.ok) return data<SaveResult>(post.failure, 422);
   const input = { userId: user.id, caseId: post.id, values: post.values, version: post.version };
-  const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input)));
+  const result = unlessOutOfSpace(() =>
+    post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input),
+  );
   return data<SaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
 }
+
+const ANNOTATION_LIMITS = {
+  notes: ["Notes", TEXT_LIMITS.notes],
+  missingOther: ["Other missing information", TEXT_LIMITS.missingOther],
+} as const;
 
 export default function AnnotateCase() {
   const view = useLoaderData<typeof loader>();
@@ -78,7 +87,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       if (!check.ok)
         for (const [k, v] of Object.entries(check.errors))
           e[k === "missingInfoOther" ? "missingOther" : k] = v!.charAt(0).toUpperCase() + v!.slice(1) + ".";
-      return e;
+      return { ...e, ...overLimitErrors(values, ANNOTATION_LIMITS) };
     },
     incompleteMessage: "The annotation is incomplete or invalid; see the marked fields.",
     onSubmitted: () => {
@@ -181,7 +190,9 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               value={values.notes}
               disabled={locked}
               onChange={(e) => update({ notes: e.target.value })}
+              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
             />
+            <TextLimit id="notes" value={values.notes} max={TEXT_LIMITS.notes} what="Notes" error={errors.notes} />
             <DraftFooter
               draft={draft}
               submitted={submitted}

@@ -26,6 +26,8 @@ import {
   type ReviewSaveResult,
   type ReviewValues,
 } from "~/case-review/case-review.server";
+import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 
 export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
@@ -42,12 +44,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!post.ok) return data<ReviewSaveResult>(post.failure, 422);
   const result = unlessOutOfSpace(() =>
     saveReview(getDb(), {
-    userId: user.id,
-    itemId: post.id,
-    values: post.values,
-    version: post.version,
-    intent: post.intent,
-  }),
+      userId: user.id,
+      itemId: post.id,
+      values: post.values,
+      version: post.version,
+      intent: post.intent,
+    }),
   );
   return data<ReviewSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
 }
@@ -82,7 +84,13 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         if (!v.decision) e.decision = "Accept or reject the seed.";
         if (v.decision === "reject" && !v.reason.trim()) e.reason = "Say why the seed is rejected.";
       } else for (const d of REVIEW_DIMENSIONS) if (v[d] === null) e[d] = "Choose a score from 1 to 5.";
-      return e;
+      return {
+        ...e,
+        ...overLimitErrors(v, {
+          reason: ["A reason", TEXT_LIMITS.comment],
+          comment: ["A comment", TEXT_LIMITS.comment],
+        }),
+      };
     },
     incompleteMessage: "Some answers are missing; see the marked fields.",
     onSubmitted: (r) => {
@@ -161,10 +169,16 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                     <textarea
                       id="reason"
                       value={form.values.reason}
-                      maxLength={5000}
                       onChange={(e) => form.update({ reason: e.target.value })}
+                      {...limitProps("reason", form.values.reason, TEXT_LIMITS.comment)}
                     />
-                    {form.errors.reason ? <p className="field-error">{form.errors.reason}</p> : null}
+                    <TextLimit
+                      id="reason"
+                      value={form.values.reason}
+                      max={TEXT_LIMITS.comment}
+                      what="A reason"
+                      error={form.errors.reason}
+                    />
                   </>
                 ) : null}
               </>
@@ -205,8 +219,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <textarea
               id="comment"
               value={form.values.comment}
-              maxLength={5000}
               onChange={(e) => form.update({ comment: e.target.value })}
+              {...limitProps("comment", form.values.comment, TEXT_LIMITS.comment)}
+            />
+            <TextLimit
+              id="comment"
+              value={form.values.comment}
+              max={TEXT_LIMITS.comment}
+              what="A comment"
+              error={form.errors.comment}
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>

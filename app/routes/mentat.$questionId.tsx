@@ -13,12 +13,9 @@ import { getDb } from "~/platform/db.server";
 import { parseDraftPost } from "~/platform/forms";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
-import {
-  getRaterQuestion,
-  OptionRatingSchema,
-  saveOptionRating,
-  type RatingSaveResult,
-} from "~/mentat/mentat.server";
+import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/mentat/mentat.server";
+import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
@@ -40,12 +37,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
   const result = unlessOutOfSpace(() =>
     saveOptionRating(getDb(), {
-    userId: user.id,
-    questionId: post.id,
-    values: post.values,
-    version: post.version,
-    intent: post.intent,
-  }),
+      userId: user.id,
+      questionId: post.id,
+      values: post.values,
+      version: post.version,
+      intent: post.intent,
+    }),
   );
   return data<RatingSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
 }
@@ -72,7 +69,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     csrf,
     // Changes to submitted ratings are not autosaved: they wait for "Save revision".
     autosave: state !== "submitted",
-    check: (v) => Object.fromEntries(v.scores.flatMap((s, i) => (s === null ? [[`score${i}`, "Not rated yet."]] : []))),
+    check: (v) => ({
+      ...Object.fromEntries(v.scores.flatMap((s, i) => (s === null ? [[`score${i}`, "Not rated yet."]] : []))),
+      ...overLimitErrors(v, { comment: ["A comment", TEXT_LIMITS.comment] }),
+    }),
     incompleteMessage: "Some answers are missing; see the marked fields.",
     onSubmitted: (r) => {
       setState(r.state);
@@ -192,8 +192,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <textarea
               id="comment"
               value={form.values.comment}
-              maxLength={5000}
               onChange={(e) => form.update({ comment: e.target.value })}
+              {...limitProps("comment", form.values.comment, TEXT_LIMITS.comment)}
+            />
+            <TextLimit
+              id="comment"
+              value={form.values.comment}
+              max={TEXT_LIMITS.comment}
+              what="A comment"
+              error={form.errors.comment}
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>

@@ -19,17 +19,24 @@ import { checkVote, EMPTY_VOTE, REVIEW_CONFIDENCES, type VoteValues } from "./do
 import type { Message } from "./domain/screening-import";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { nextOpenItem, progressOf, WORK_MESSAGES, type SaveResult, type WorkState } from "../work-items/domain/work-item";
+import {
+  nextOpenItem,
+  progressOf,
+  WORK_MESSAGES,
+  type SaveResult,
+  type WorkState,
+} from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
+import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { listRoundRows, loadRound, reviewerCodes } from "./screening.server";
 
 export type VoteState = WorkState;
 
 export const VoteValuesSchema = z.object({
   relevant: z.enum(["", "yes", "no"]).default(""),
-  category: z.string().trim().max(100).default(""),
+  category: z.string().trim().max(TEXT_LIMITS.category, tooLongMessage("A category", TEXT_LIMITS.category)).default(""),
   confidence: z.enum(["", ...REVIEW_CONFIDENCES]).default(""),
-  notes: z.string().max(10_000, "Notes have at most 10,000 characters.").default(""),
+  notes: z.string().max(TEXT_LIMITS.notes, tooLongMessage("Notes", TEXT_LIMITS.notes)).default(""),
 });
 
 export interface ReviewRow {
@@ -290,7 +297,9 @@ const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boole
       ...(status === "submitted" ? { submittedAt: now } : {}),
     };
     if (!row) {
-      tx.insert(screeningVotes).values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: userId, ...cols }).run();
+      tx.insert(screeningVotes)
+        .values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: userId, ...cols })
+        .run();
       return e.entryId;
     }
     return updateAtVersion(tx, screeningVotes, row.id, row.version, cols) ? e.entryId : null;
