@@ -163,8 +163,8 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
     mine?.status === "decided" && outcome.status === "adjudicated"
       ? "decided"
       : outcome.mode === "reveal_only" || independent
-        ? "reveal"
-        : "independent";
+      ? "reveal"
+      : "independent";
   let shown: AdjudicationView["annotations"] = null;
   if (phase !== "independent" && outcome.mode !== "independent_only") {
     const [a, b] = JSON.parse(outcome.order) as [number, number];
@@ -256,63 +256,64 @@ export function recordIndependent(
   input: { userId: string; caseId: number; label: LabelInput; now?: number },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx): AdjudicationResult => {
-    const c = disputedCase(tx, input.userId, input.caseId);
-    if (!c) return notFound();
-    if (c.status !== "disputed") return { ok: false, status: 409, message: STALE };
-    if (c.mode !== "two_phase")
-      return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
-    const check = checkLabel(input.label, c.numSections);
-    if (!check.ok)
-      return {
-        ok: false,
-        status: 422,
-        message: "Your judgement is incomplete or invalid; see the marked fields.",
-        errors: check.errors,
-      };
-    const existing = tx
-      .select({ id: adjudications.id })
-      .from(adjudications)
-      .where(
-        and(
-          eq(adjudications.caseId, input.caseId),
-          eq(adjudications.adjudicatorId, input.userId),
-          eq(adjudications.status, "in_progress"),
-        ),
-      )
-      .get();
-    // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
-    if (existing)
-      return {
-        ok: false,
-        status: 409,
-        message: "Your independent judgement is already recorded; go on to the final decision.",
-      };
-    const id = tx
-      .insert(adjudications)
-      .values({
+  return writeTransaction(db, 
+    (tx): AdjudicationResult => {
+      const c = disputedCase(tx, input.userId, input.caseId);
+      if (!c) return notFound();
+      if (c.status !== "disputed") return { ok: false, status: 409, message: STALE };
+      if (c.mode !== "two_phase")
+        return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
+      const check = checkLabel(input.label, c.numSections);
+      if (!check.ok)
+        return {
+          ok: false,
+          status: 422,
+          message: "Your judgement is incomplete or invalid; see the marked fields.",
+          errors: check.errors,
+        };
+      const existing = tx
+        .select({ id: adjudications.id })
+        .from(adjudications)
+        .where(
+          and(
+            eq(adjudications.caseId, input.caseId),
+            eq(adjudications.adjudicatorId, input.userId),
+            eq(adjudications.status, "in_progress"),
+          ),
+        )
+        .get();
+      // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
+      if (existing)
+        return {
+          ok: false,
+          status: 409,
+          message: "Your independent judgement is already recorded; go on to the final decision.",
+        };
+      const id = tx
+        .insert(adjudications)
+        .values({
+          caseId: input.caseId,
+          adjudicatorId: input.userId,
+          mode: c.mode,
+          status: "in_progress",
+          independentLabel: JSON.stringify(check.label),
+          independentAt: now,
+          createdAt: now,
+        })
+        .returning({ id: adjudications.id })
+        .get().id;
+      recordEvent(tx, {
+        actorId: input.userId,
+        entity: "adjudication",
+        entityId: id,
+        studyId: c.studyId,
         caseId: input.caseId,
-        adjudicatorId: input.userId,
-        mode: c.mode,
-        status: "in_progress",
-        independentLabel: JSON.stringify(check.label),
-        independentAt: now,
-        createdAt: now,
-      })
-      .returning({ id: adjudications.id })
-      .get().id;
-    recordEvent(tx, {
-      actorId: input.userId,
-      entity: "adjudication",
-      entityId: id,
-      studyId: c.studyId,
-      caseId: input.caseId,
-      action: "independent",
-      changes: { independent: [null, check.label] },
-      at: now,
+        action: "independent",
+        changes: { independent: [null, check.label] },
+        at: now,
+      });
+      return { ok: true, status: "independent_recorded" };
     });
-    return { ok: true, status: "independent_recorded" };
-  });
 }
 
 /**
@@ -324,98 +325,99 @@ export function decide(
   input: { userId: string; caseId: number; label: LabelInput; rationale: string; outcomeVersion: number; now?: number },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx): AdjudicationResult => {
-    const c = disputedCase(tx, input.userId, input.caseId);
-    if (!c) return notFound();
-    if (c.status !== "disputed" || c.version !== input.outcomeVersion)
-      return { ok: false, status: 409, message: STALE };
-    const check = checkLabel(input.label, c.numSections);
-    if (!check.ok)
-      return {
-        ok: false,
-        status: 422,
-        message: "The decision is incomplete or invalid; see the marked fields.",
-        errors: check.errors,
-      };
-    const mine = tx
-      .select()
-      .from(adjudications)
-      .where(
-        and(
-          eq(adjudications.caseId, input.caseId),
-          eq(adjudications.adjudicatorId, input.userId),
-          eq(adjudications.status, "in_progress"),
-        ),
-      )
-      .get();
-    const rationale = input.rationale.trim();
-    if (c.mode === "two_phase") {
-      if (!mine?.independentLabel)
-        return { ok: false, status: 409, message: "Record your independent judgement first." };
-      if (!sameLabel(JSON.parse(mine.independentLabel), check.label) && rationale === "")
+  return writeTransaction(db, 
+    (tx): AdjudicationResult => {
+      const c = disputedCase(tx, input.userId, input.caseId);
+      if (!c) return notFound();
+      if (c.status !== "disputed" || c.version !== input.outcomeVersion)
+        return { ok: false, status: 409, message: STALE };
+      const check = checkLabel(input.label, c.numSections);
+      if (!check.ok)
         return {
           ok: false,
           status: 422,
-          message: "Explain why the final label differs from your independent judgement.",
-          errors: {
-            rationale: "A rationale is required when the final label differs from your independent judgement.",
-          },
+          message: "The decision is incomplete or invalid; see the marked fields.",
+          errors: check.errors,
         };
-    } else if (rationale === "") {
-      return {
-        ok: false,
-        status: 422,
-        message: "Give a rationale for the decision.",
-        errors: { rationale: "A rationale is required." },
-      };
-    }
-    let adjudicationId: number;
-    if (mine) {
+      const mine = tx
+        .select()
+        .from(adjudications)
+        .where(
+          and(
+            eq(adjudications.caseId, input.caseId),
+            eq(adjudications.adjudicatorId, input.userId),
+            eq(adjudications.status, "in_progress"),
+          ),
+        )
+        .get();
+      const rationale = input.rationale.trim();
+      if (c.mode === "two_phase") {
+        if (!mine?.independentLabel)
+          return { ok: false, status: 409, message: "Record your independent judgement first." };
+        if (!sameLabel(JSON.parse(mine.independentLabel), check.label) && rationale === "")
+          return {
+            ok: false,
+            status: 422,
+            message: "Explain why the final label differs from your independent judgement.",
+            errors: {
+              rationale: "A rationale is required when the final label differs from your independent judgement.",
+            },
+          };
+      } else if (rationale === "") {
+        return {
+          ok: false,
+          status: 422,
+          message: "Give a rationale for the decision.",
+          errors: { rationale: "A rationale is required." },
+        };
+      }
+      let adjudicationId: number;
+      if (mine) {
+        tx.update(adjudications)
+          .set({ status: "decided", finalLabel: JSON.stringify(check.label), rationale, decidedAt: now })
+          .where(eq(adjudications.id, mine.id))
+          .run();
+        adjudicationId = mine.id;
+      } else {
+        adjudicationId = tx
+          .insert(adjudications)
+          .values({
+            caseId: input.caseId,
+            adjudicatorId: input.userId,
+            mode: c.mode,
+            status: "decided",
+            independentLabel: c.mode === "independent_only" ? JSON.stringify(check.label) : null,
+            independentAt: c.mode === "independent_only" ? now : null,
+            finalLabel: JSON.stringify(check.label),
+            rationale,
+            decidedAt: now,
+            createdAt: now,
+          })
+          .returning({ id: adjudications.id })
+          .get().id;
+      }
       tx.update(adjudications)
-        .set({ status: "decided", finalLabel: JSON.stringify(check.label), rationale, decidedAt: now })
-        .where(eq(adjudications.id, mine.id))
+        .set({ status: "superseded" })
+        .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "in_progress")))
         .run();
-      adjudicationId = mine.id;
-    } else {
-      adjudicationId = tx
-        .insert(adjudications)
-        .values({
-          caseId: input.caseId,
-          adjudicatorId: input.userId,
-          mode: c.mode,
-          status: "decided",
-          independentLabel: c.mode === "independent_only" ? JSON.stringify(check.label) : null,
-          independentAt: c.mode === "independent_only" ? now : null,
-          finalLabel: JSON.stringify(check.label),
-          rationale,
-          decidedAt: now,
-          createdAt: now,
-        })
-        .returning({ id: adjudications.id })
-        .get().id;
-    }
-    tx.update(adjudications)
-      .set({ status: "superseded" })
-      .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "in_progress")))
-      .run();
-    const updated = tx
-      .update(caseOutcomes)
-      .set({ status: "adjudicated", gold: JSON.stringify(check.label), version: c.version + 1, updatedAt: now })
-      .where(and(eq(caseOutcomes.caseId, input.caseId), eq(caseOutcomes.version, c.version)))
-      .run();
-    if (updated.changes === 0) throw new Error("case outcome changed inside an immediate transaction");
-    recordEvent(tx, {
-      actorId: input.userId,
-      entity: "adjudication",
-      entityId: adjudicationId,
-      studyId: c.studyId,
-      caseId: input.caseId,
-      action: "decide",
-      changes: { gold: [null, check.label], rationale },
-      at: now,
+      const updated = tx
+        .update(caseOutcomes)
+        .set({ status: "adjudicated", gold: JSON.stringify(check.label), version: c.version + 1, updatedAt: now })
+        .where(and(eq(caseOutcomes.caseId, input.caseId), eq(caseOutcomes.version, c.version)))
+        .run();
+      if (updated.changes === 0) throw new Error("case outcome changed inside an immediate transaction");
+      recordEvent(tx, {
+        actorId: input.userId,
+        entity: "adjudication",
+        entityId: adjudicationId,
+        studyId: c.studyId,
+        caseId: input.caseId,
+        action: "decide",
+        changes: { gold: [null, check.label], rationale },
+        at: now,
+      });
+      return { ok: true, status: "decided" };
     });
-    return { ok: true, status: "decided" };
-  });
 }
 
 /** An admin sends an adjudicated case back to the queue; the decision is kept (status `reopened`) in history. */
@@ -424,28 +426,29 @@ export function reopenDecision(
   input: { adminId: string; caseId: number; reason: string; now?: number },
 ): { ok: true } | { ok: false; message: string } {
   const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx) => {
-    const o = tx.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, input.caseId)).get();
-    if (!o || o.status !== "adjudicated")
-      return { ok: false as const, message: "Only an adjudicated case can be reopened." };
-    tx.update(caseOutcomes)
-      .set({ status: "disputed", gold: null, version: o.version + 1, disputedAt: now, updatedAt: now })
-      .where(eq(caseOutcomes.caseId, input.caseId))
-      .run();
-    tx.update(adjudications)
-      .set({ status: "reopened" })
-      .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "decided")))
-      .run();
-    recordEvent(tx, {
-      actorId: input.adminId,
-      entity: "case_outcome",
-      entityId: input.caseId,
-      studyId: o.studyId,
-      caseId: input.caseId,
-      action: "reopen",
-      changes: { gold: [JSON.parse(o.gold ?? "null"), null], reason: input.reason },
-      at: now,
+  return writeTransaction(db, 
+    (tx) => {
+      const o = tx.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, input.caseId)).get();
+      if (!o || o.status !== "adjudicated")
+        return { ok: false as const, message: "Only an adjudicated case can be reopened." };
+      tx.update(caseOutcomes)
+        .set({ status: "disputed", gold: null, version: o.version + 1, disputedAt: now, updatedAt: now })
+        .where(eq(caseOutcomes.caseId, input.caseId))
+        .run();
+      tx.update(adjudications)
+        .set({ status: "reopened" })
+        .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "decided")))
+        .run();
+      recordEvent(tx, {
+        actorId: input.adminId,
+        entity: "case_outcome",
+        entityId: input.caseId,
+        studyId: o.studyId,
+        caseId: input.caseId,
+        action: "reopen",
+        changes: { gold: [JSON.parse(o.gold ?? "null"), null], reason: input.reason },
+        at: now,
+      });
+      return { ok: true as const };
     });
-    return { ok: true as const };
-  });
 }

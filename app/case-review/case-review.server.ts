@@ -133,114 +133,115 @@ export function importReviewSet(
   const parsed = parseReviewCsv(input.text);
   if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
   const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx): ReviewImportResult => {
-    const set = tx.select().from(reviewSets).where(eq(reviewSets.name, name.data)).get();
-    const existing = set ? tx.select().from(reviewItems).where(eq(reviewItems.setId, set.id)).all() : [];
-    const byId = new Map(existing.map((i) => [i.externalId, i]));
-    const errors: CsvIssue[] = [];
-    let created = 0;
-    let updated = 0;
-    let unchanged = 0;
-    const plans = parsed.items.map((item, position) => {
-      const hash = itemHash(item);
-      const old = byId.get(item.externalId);
-      if (!old) {
-        created++;
-        return { item, position, hash, old, kind: "create" as const };
-      }
-      if (old.contentHash === hash && old.position === position) {
-        unchanged++;
-        return { item, position, hash, old, kind: "same" as const };
-      }
-      if (
-        old.contentHash !== hash &&
-        tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, old.id)).get()
-      )
-        errors.push({
-          line: item.line,
-          message: `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
-        });
-      updated++;
-      return { item, position, hash, old, kind: "update" as const };
-    });
-    if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
-    const summary = {
-      setName: name.data,
-      created,
-      updated,
-      unchanged,
-      total: parsed.items.length,
-      warnings: parsed.warnings,
-    };
-    if (input.dryRun) return { ok: true, setId: set?.id ?? null, ...summary, written: false };
-    let setId: number;
-    if (!set) {
-      setId = tx
-        .insert(reviewSets)
-        .values({ name: name.data, createdAt: now })
-        .returning({ id: reviewSets.id })
-        .get().id;
-      recordEvent(tx, {
-        actorId: input.actorId,
-        entity: "review_set",
-        entityId: setId,
-        action: "create",
-        changes: { name: name.data },
-        at: now,
+  return writeTransaction(db, 
+    (tx): ReviewImportResult => {
+      const set = tx.select().from(reviewSets).where(eq(reviewSets.name, name.data)).get();
+      const existing = set ? tx.select().from(reviewItems).where(eq(reviewItems.setId, set.id)).all() : [];
+      const byId = new Map(existing.map((i) => [i.externalId, i]));
+      const errors: CsvIssue[] = [];
+      let created = 0;
+      let updated = 0;
+      let unchanged = 0;
+      const plans = parsed.items.map((item, position) => {
+        const hash = itemHash(item);
+        const old = byId.get(item.externalId);
+        if (!old) {
+          created++;
+          return { item, position, hash, old, kind: "create" as const };
+        }
+        if (old.contentHash === hash && old.position === position) {
+          unchanged++;
+          return { item, position, hash, old, kind: "same" as const };
+        }
+        if (
+          old.contentHash !== hash &&
+          tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, old.id)).get()
+        )
+          errors.push({
+            line: item.line,
+            message: `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
+          });
+        updated++;
+        return { item, position, hash, old, kind: "update" as const };
       });
-    } else setId = set.id;
-    const inFile = new Set(parsed.items.map((i) => i.externalId));
-    existing
-      .filter((i) => !inFile.has(i.externalId))
-      .sort((a, b) => a.position - b.position)
-      .forEach((i, k) =>
-        tx
-          .update(reviewItems)
-          .set({ position: parsed.items.length + k })
-          .where(eq(reviewItems.id, i.id))
-          .run(),
-      );
-    for (const p of plans) {
-      const values = {
-        kind: p.item.kind,
-        text: p.item.text,
-        caseType: p.item.caseType,
-        diagnosis: p.item.diagnosis,
-        seedId: p.item.seedId,
-        contentHash: p.hash,
-        position: p.position,
+      if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
+      const summary = {
+        setName: name.data,
+        created,
+        updated,
+        unchanged,
+        total: parsed.items.length,
+        warnings: parsed.warnings,
       };
-      if (p.kind === "create") {
-        const id = tx
-          .insert(reviewItems)
-          .values({ setId, externalId: p.item.externalId, ...values, createdAt: now })
-          .returning({ id: reviewItems.id })
+      if (input.dryRun) return { ok: true, setId: set?.id ?? null, ...summary, written: false };
+      let setId: number;
+      if (!set) {
+        setId = tx
+          .insert(reviewSets)
+          .values({ name: name.data, createdAt: now })
+          .returning({ id: reviewSets.id })
           .get().id;
         recordEvent(tx, {
           actorId: input.actorId,
-          entity: "review_item",
-          entityId: id,
+          entity: "review_set",
+          entityId: setId,
           action: "create",
-          changes: { externalId: p.item.externalId, kind: p.item.kind, contentHash: p.hash },
+          changes: { name: name.data },
           at: now,
         });
-      } else if (p.kind === "update") {
-        tx.update(reviewItems).set(values).where(eq(reviewItems.id, p.old!.id)).run();
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "review_item",
-          entityId: p.old!.id,
-          action: "update",
-          changes: diff(
-            { contentHash: p.old!.contentHash, position: p.old!.position },
-            { contentHash: p.hash, position: p.position },
-          ),
-          at: now,
-        });
+      } else setId = set.id;
+      const inFile = new Set(parsed.items.map((i) => i.externalId));
+      existing
+        .filter((i) => !inFile.has(i.externalId))
+        .sort((a, b) => a.position - b.position)
+        .forEach((i, k) =>
+          tx
+            .update(reviewItems)
+            .set({ position: parsed.items.length + k })
+            .where(eq(reviewItems.id, i.id))
+            .run(),
+        );
+      for (const p of plans) {
+        const values = {
+          kind: p.item.kind,
+          text: p.item.text,
+          caseType: p.item.caseType,
+          diagnosis: p.item.diagnosis,
+          seedId: p.item.seedId,
+          contentHash: p.hash,
+          position: p.position,
+        };
+        if (p.kind === "create") {
+          const id = tx
+            .insert(reviewItems)
+            .values({ setId, externalId: p.item.externalId, ...values, createdAt: now })
+            .returning({ id: reviewItems.id })
+            .get().id;
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "review_item",
+            entityId: id,
+            action: "create",
+            changes: { externalId: p.item.externalId, kind: p.item.kind, contentHash: p.hash },
+            at: now,
+          });
+        } else if (p.kind === "update") {
+          tx.update(reviewItems).set(values).where(eq(reviewItems.id, p.old!.id)).run();
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "review_item",
+            entityId: p.old!.id,
+            action: "update",
+            changes: diff(
+              { contentHash: p.old!.contentHash, position: p.old!.position },
+              { contentHash: p.hash, position: p.position },
+            ),
+            at: now,
+          });
+        }
       }
-    }
-    return { ok: true, setId, ...summary, written: true };
-  });
+      return { ok: true, setId, ...summary, written: true };
+    });
 }
 
 const SET_PANEL: PanelStore = {
@@ -490,6 +491,7 @@ export function saveReview(
     version: number;
     intent: "draft" | "submit";
     now?: number;
+    activeMs?: number;
   },
 ): ReviewSaveResult {
   return saveWorkItem(db, reviewWork, input);

@@ -197,7 +197,7 @@ const ratingWork: WorkItemAdapter<FoundRating, RatingRow, RatingValues> = {
 /** Saves a draft; `version` is the version the page read. A stale version is refused (409) and nothing written. */
 export function saveRatingDraft(
   db: Db,
-  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
+  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number; activeMs?: number },
 ): RatingSaveResult {
   return saveWorkItem(db, ratingWork, { ...input, userId: input.raterId, intent: "draft" });
 }
@@ -205,7 +205,7 @@ export function saveRatingDraft(
 /** Submits (or revises) a rating: both features are required. Audited; refused once the set is closed. */
 export function submitRating(
   db: Db,
-  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
+  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number; activeMs?: number },
 ): RatingSaveResult {
   return saveWorkItem(db, ratingWork, { ...input, userId: input.raterId, intent: "submit" });
 }

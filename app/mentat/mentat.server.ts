@@ -200,150 +200,151 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
   const parsed = parseQuestionBankCsv(input.text);
   if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
   const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx): BankImportResult => {
-    const bank = tx.select().from(mentatBanks).where(eq(mentatBanks.name, name.data)).get();
-    const existing = bank ? tx.select().from(mentatQuestions).where(eq(mentatQuestions.bankId, bank.id)).all() : [];
-    const byId = new Map(existing.map((q) => [q.externalId, q]));
-    const errors: CsvIssue[] = [];
-    let created = 0;
-    let updated = 0;
-    let unchanged = 0;
-    const plans = parsed.questions.map((q, position) => {
-      const hash = questionContentHash(q);
-      const old = byId.get(q.externalId);
-      if (!old) {
-        created++;
-        return { q, position, hash, old, kind: "create" as const };
-      }
-      if (old.contentHash === hash && old.notes === q.notes && old.position === position) {
-        unchanged++;
-        return { q, position, hash, old, kind: "same" as const };
-      }
-      if (old.contentHash !== hash) {
-        const rated = tx
-          .select({ id: mentatRatings.id })
-          .from(mentatRatings)
-          .where(eq(mentatRatings.questionId, old.id))
-          .get();
-        if (rated)
-          errors.push({
-            line: q.line,
-            message: `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
-          });
-      }
-      updated++;
-      return { q, position, hash, old, kind: "update" as const };
-    });
-    if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
-    const summary = {
-      bankName: name.data,
-      createdBank: !bank,
-      created,
-      updated,
-      unchanged,
-      total: parsed.questions.length,
-      warnings: parsed.warnings,
-    };
-    if (input.dryRun) return { ok: true, bankId: bank?.id ?? null, ...summary, written: false };
-
-    let bankId: number;
-    if (!bank) {
-      bankId = tx
-        .insert(mentatBanks)
-        .values({
-          name: name.data,
-          preferenceDomains: JSON.stringify(input.preferenceDomains ?? DEFAULT_PREFERENCE_DOMAINS),
-          seed: input.seed ?? 1,
-          createdAt: now,
-        })
-        .returning({ id: mentatBanks.id })
-        .get().id;
-      recordEvent(tx, {
-        actorId: input.actorId,
-        entity: "mentat_bank",
-        entityId: bankId,
-        action: "create",
-        changes: {
-          name: name.data,
-          preferenceDomains: input.preferenceDomains ?? DEFAULT_PREFERENCE_DOMAINS,
-          seed: input.seed ?? 1,
-        },
-        at: now,
+  return writeTransaction(db, 
+    (tx): BankImportResult => {
+      const bank = tx.select().from(mentatBanks).where(eq(mentatBanks.name, name.data)).get();
+      const existing = bank ? tx.select().from(mentatQuestions).where(eq(mentatQuestions.bankId, bank.id)).all() : [];
+      const byId = new Map(existing.map((q) => [q.externalId, q]));
+      const errors: CsvIssue[] = [];
+      let created = 0;
+      let updated = 0;
+      let unchanged = 0;
+      const plans = parsed.questions.map((q, position) => {
+        const hash = questionContentHash(q);
+        const old = byId.get(q.externalId);
+        if (!old) {
+          created++;
+          return { q, position, hash, old, kind: "create" as const };
+        }
+        if (old.contentHash === hash && old.notes === q.notes && old.position === position) {
+          unchanged++;
+          return { q, position, hash, old, kind: "same" as const };
+        }
+        if (old.contentHash !== hash) {
+          const rated = tx
+            .select({ id: mentatRatings.id })
+            .from(mentatRatings)
+            .where(eq(mentatRatings.questionId, old.id))
+            .get();
+          if (rated)
+            errors.push({
+              line: q.line,
+              message: `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
+            });
+        }
+        updated++;
+        return { q, position, hash, old, kind: "update" as const };
       });
-    } else {
-      bankId = bank.id;
-      const changes: Record<string, unknown> = {};
-      if (input.preferenceDomains) changes.preferenceDomains = JSON.stringify(input.preferenceDomains);
-      if (input.seed !== undefined) changes.seed = input.seed;
-      const d = diff({ preferenceDomains: bank.preferenceDomains, seed: bank.seed }, changes);
-      if (Object.keys(d).length) {
-        tx.update(mentatBanks).set(changes).where(eq(mentatBanks.id, bank.id)).run();
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "mentat_bank",
-          entityId: bank.id,
-          action: "settings",
-          changes: d,
-          at: now,
-        });
-      }
-    }
-    // Questions not in this file move after the file's questions, in their old order.
-    const inFile = new Set(parsed.questions.map((q) => q.externalId));
-    existing
-      .filter((q) => !inFile.has(q.externalId))
-      .sort((a, b) => a.position - b.position)
-      .forEach((q, i) =>
-        tx
-          .update(mentatQuestions)
-          .set({ position: parsed.questions.length + i })
-          .where(eq(mentatQuestions.id, q.id))
-          .run(),
-      );
-    for (const p of plans) {
-      const values = {
-        domain: p.q.domain,
-        texts: JSON.stringify(p.q.texts),
-        options: JSON.stringify(p.q.options),
-        intendedAnswer: p.q.answer,
-        notes: p.q.notes,
-        contentHash: p.hash,
-        position: p.position,
+      if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
+      const summary = {
+        bankName: name.data,
+        createdBank: !bank,
+        created,
+        updated,
+        unchanged,
+        total: parsed.questions.length,
+        warnings: parsed.warnings,
       };
-      if (p.kind === "create") {
-        const id = tx
-          .insert(mentatQuestions)
-          .values({ bankId, externalId: p.q.externalId, ...values, createdAt: now, updatedAt: now })
-          .returning({ id: mentatQuestions.id })
+      if (input.dryRun) return { ok: true, bankId: bank?.id ?? null, ...summary, written: false };
+
+      let bankId: number;
+      if (!bank) {
+        bankId = tx
+          .insert(mentatBanks)
+          .values({
+            name: name.data,
+            preferenceDomains: JSON.stringify(input.preferenceDomains ?? DEFAULT_PREFERENCE_DOMAINS),
+            seed: input.seed ?? 1,
+            createdAt: now,
+          })
+          .returning({ id: mentatBanks.id })
           .get().id;
         recordEvent(tx, {
           actorId: input.actorId,
-          entity: "mentat_question",
-          entityId: id,
+          entity: "mentat_bank",
+          entityId: bankId,
           action: "create",
-          changes: { externalId: p.q.externalId, domain: p.q.domain, contentHash: p.hash },
+          changes: {
+            name: name.data,
+            preferenceDomains: input.preferenceDomains ?? DEFAULT_PREFERENCE_DOMAINS,
+            seed: input.seed ?? 1,
+          },
           at: now,
         });
-      } else if (p.kind === "update") {
-        tx.update(mentatQuestions)
-          .set({ ...values, updatedAt: now })
-          .where(eq(mentatQuestions.id, p.old!.id))
-          .run();
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "mentat_question",
-          entityId: p.old!.id,
-          action: "update",
-          changes: diff(
-            { domain: p.old!.domain, contentHash: p.old!.contentHash, position: p.old!.position },
-            { domain: p.q.domain, contentHash: p.hash, position: p.position },
-          ),
-          at: now,
-        });
+      } else {
+        bankId = bank.id;
+        const changes: Record<string, unknown> = {};
+        if (input.preferenceDomains) changes.preferenceDomains = JSON.stringify(input.preferenceDomains);
+        if (input.seed !== undefined) changes.seed = input.seed;
+        const d = diff({ preferenceDomains: bank.preferenceDomains, seed: bank.seed }, changes);
+        if (Object.keys(d).length) {
+          tx.update(mentatBanks).set(changes).where(eq(mentatBanks.id, bank.id)).run();
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "mentat_bank",
+            entityId: bank.id,
+            action: "settings",
+            changes: d,
+            at: now,
+          });
+        }
       }
-    }
-    return { ok: true, bankId, ...summary, written: true };
-  });
+      // Questions not in this file move after the file's questions, in their old order.
+      const inFile = new Set(parsed.questions.map((q) => q.externalId));
+      existing
+        .filter((q) => !inFile.has(q.externalId))
+        .sort((a, b) => a.position - b.position)
+        .forEach((q, i) =>
+          tx
+            .update(mentatQuestions)
+            .set({ position: parsed.questions.length + i })
+            .where(eq(mentatQuestions.id, q.id))
+            .run(),
+        );
+      for (const p of plans) {
+        const values = {
+          domain: p.q.domain,
+          texts: JSON.stringify(p.q.texts),
+          options: JSON.stringify(p.q.options),
+          intendedAnswer: p.q.answer,
+          notes: p.q.notes,
+          contentHash: p.hash,
+          position: p.position,
+        };
+        if (p.kind === "create") {
+          const id = tx
+            .insert(mentatQuestions)
+            .values({ bankId, externalId: p.q.externalId, ...values, createdAt: now, updatedAt: now })
+            .returning({ id: mentatQuestions.id })
+            .get().id;
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "mentat_question",
+            entityId: id,
+            action: "create",
+            changes: { externalId: p.q.externalId, domain: p.q.domain, contentHash: p.hash },
+            at: now,
+          });
+        } else if (p.kind === "update") {
+          tx.update(mentatQuestions)
+            .set({ ...values, updatedAt: now })
+            .where(eq(mentatQuestions.id, p.old!.id))
+            .run();
+          recordEvent(tx, {
+            actorId: input.actorId,
+            entity: "mentat_question",
+            entityId: p.old!.id,
+            action: "update",
+            changes: diff(
+              { domain: p.old!.domain, contentHash: p.old!.contentHash, position: p.old!.position },
+              { domain: p.q.domain, contentHash: p.hash, position: p.position },
+            ),
+            at: now,
+          });
+        }
+      }
+      return { ok: true, bankId, ...summary, written: true };
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -609,9 +610,7 @@ const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValue
   row: (_tx, _userId, item) => item.row,
   meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
   valuesOf: (row) =>
-    row
-      ? { scores: JSON.parse(row.scores), comment: row.comment }
-      : { scores: new Array(OPTION_COUNT).fill(null), comment: "" },
+    row ? { scores: JSON.parse(row.scores), comment: row.comment } : { scores: new Array(OPTION_COUNT).fill(null), comment: "" },
   normalise(values, item) {
     const scores: (number | null)[] = new Array(OPTION_COUNT).fill(null);
     item.optionOrder.forEach((original, shown) => (scores[original] = values.scores[shown] ?? null));
@@ -673,6 +672,7 @@ export function saveOptionRating(
     version: number;
     intent: "draft" | "submit";
     now?: number;
+    activeMs?: number;
   },
 ): RatingSaveResult {
   return saveWorkItem(db, optionRatingWork, { ...input, itemId: input.questionId });
@@ -805,93 +805,94 @@ export function expandBank(
   const problem = checkExpansionParams(params);
   if (problem) throw new ServiceError(problem, "params");
   const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx) => {
-    const questions = loadQuestions(tx, input.bankId);
-    if (questions.length === 0) throw new ServiceError("The bank has no questions to expand.", "bank");
-    const variants = expandVariants(questions, input.dimension, params);
-    const contentHash = variantsHash(variants);
-    const old = tx
-      .select()
-      .from(mentatDatasets)
-      .where(and(eq(mentatDatasets.bankId, input.bankId), eq(mentatDatasets.dimension, input.dimension)))
-      .get();
-    const storedParams = JSON.stringify(
-      input.dimension === "age" ? { ages: params.ages } : input.dimension === "race" ? { races: params.races } : {},
-    );
-    if (old && old.contentHash === contentHash && old.params === storedParams)
-      return {
-        id: old.id,
-        dimension: input.dimension,
-        params: JSON.parse(old.params),
-        count: old.count,
-        contentHash,
-        createdAt: old.createdAt,
-        replaced: false,
-        unchanged: true,
-      };
-    let id: number;
-    if (old) {
-      tx.delete(mentatVariants).where(eq(mentatVariants.datasetId, old.id)).run();
-      tx.update(mentatDatasets)
-        .set({ params: storedParams, contentHash, count: variants.length, createdAt: now, createdBy: input.actorId })
-        .where(eq(mentatDatasets.id, old.id))
-        .run();
-      id = old.id;
-    } else {
-      id = tx
-        .insert(mentatDatasets)
-        .values({
+  return writeTransaction(db, 
+    (tx) => {
+      const questions = loadQuestions(tx, input.bankId);
+      if (questions.length === 0) throw new ServiceError("The bank has no questions to expand.", "bank");
+      const variants = expandVariants(questions, input.dimension, params);
+      const contentHash = variantsHash(variants);
+      const old = tx
+        .select()
+        .from(mentatDatasets)
+        .where(and(eq(mentatDatasets.bankId, input.bankId), eq(mentatDatasets.dimension, input.dimension)))
+        .get();
+      const storedParams = JSON.stringify(
+        input.dimension === "age" ? { ages: params.ages } : input.dimension === "race" ? { races: params.races } : {},
+      );
+      if (old && old.contentHash === contentHash && old.params === storedParams)
+        return {
+          id: old.id,
+          dimension: input.dimension,
+          params: JSON.parse(old.params),
+          count: old.count,
+          contentHash,
+          createdAt: old.createdAt,
+          replaced: false,
+          unchanged: true,
+        };
+      let id: number;
+      if (old) {
+        tx.delete(mentatVariants).where(eq(mentatVariants.datasetId, old.id)).run();
+        tx.update(mentatDatasets)
+          .set({ params: storedParams, contentHash, count: variants.length, createdAt: now, createdBy: input.actorId })
+          .where(eq(mentatDatasets.id, old.id))
+          .run();
+        id = old.id;
+      } else {
+        id = tx
+          .insert(mentatDatasets)
+          .values({
+            bankId: input.bankId,
+            dimension: input.dimension,
+            params: storedParams,
+            contentHash,
+            count: variants.length,
+            createdAt: now,
+            createdBy: input.actorId,
+          })
+          .returning({ id: mentatDatasets.id })
+          .get().id;
+      }
+      const questionId = new Map(questions.map((q) => [q.externalId, q.id]));
+      variants.forEach((v, position) =>
+        tx
+          .insert(mentatVariants)
+          .values({
+            datasetId: id,
+            questionId: questionId.get(v.questionId)!,
+            variantId: v.variantId,
+            position,
+            gender: v.gender,
+            age: v.age,
+            race: v.race,
+            text: v.text,
+          })
+          .run(),
+      );
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "mentat_dataset",
+        entityId: id,
+        action: old ? "replace" : "create",
+        changes: {
           bankId: input.bankId,
           dimension: input.dimension,
-          params: storedParams,
-          contentHash,
           count: variants.length,
-          createdAt: now,
-          createdBy: input.actorId,
-        })
-        .returning({ id: mentatDatasets.id })
-        .get().id;
-    }
-    const questionId = new Map(questions.map((q) => [q.externalId, q.id]));
-    variants.forEach((v, position) =>
-      tx
-        .insert(mentatVariants)
-        .values({
-          datasetId: id,
-          questionId: questionId.get(v.questionId)!,
-          variantId: v.variantId,
-          position,
-          gender: v.gender,
-          age: v.age,
-          race: v.race,
-          text: v.text,
-        })
-        .run(),
-    );
-    recordEvent(tx, {
-      actorId: input.actorId,
-      entity: "mentat_dataset",
-      entityId: id,
-      action: old ? "replace" : "create",
-      changes: {
-        bankId: input.bankId,
+          contentHash: old ? [old.contentHash, contentHash] : contentHash,
+        },
+        at: now,
+      });
+      return {
+        id,
         dimension: input.dimension,
+        params: JSON.parse(storedParams),
         count: variants.length,
-        contentHash: old ? [old.contentHash, contentHash] : contentHash,
-      },
-      at: now,
+        contentHash,
+        createdAt: now,
+        replaced: Boolean(old),
+        unchanged: false,
+      };
     });
-    return {
-      id,
-      dimension: input.dimension,
-      params: JSON.parse(storedParams),
-      count: variants.length,
-      contentHash,
-      createdAt: now,
-      replaced: Boolean(old),
-      unchanged: false,
-    };
-  });
 }
 
 /** The submitted ratings of a bank's preference-domain questions, as annotation rows (question id, username, scores a–e). */
@@ -973,29 +974,30 @@ export function runBankFit(
   const result: MentatFitResult = { labels, agreement: optionAgreement(rows), nRows: rows.length };
   const inputHash = annotationRowsHash(rows);
   const now = input.now ?? Date.now();
-  const id = writeTransaction(db, (tx) => {
-    const id = tx
-      .insert(mentatFits)
-      .values({
-        bankId: input.bankId,
-        params: JSON.stringify(params),
-        inputHash,
-        result: JSON.stringify(result),
-        createdAt: now,
-        createdBy: input.actorId,
-      })
-      .returning({ id: mentatFits.id })
-      .get().id;
-    recordEvent(tx, {
-      actorId: input.actorId,
-      entity: "mentat_fit",
-      entityId: id,
-      action: "fit",
-      changes: { bankId: input.bankId, rows: rows.length, inputHash, ...params },
-      at: now,
+  const id = writeTransaction(db, 
+    (tx) => {
+      const id = tx
+        .insert(mentatFits)
+        .values({
+          bankId: input.bankId,
+          params: JSON.stringify(params),
+          inputHash,
+          result: JSON.stringify(result),
+          createdAt: now,
+          createdBy: input.actorId,
+        })
+        .returning({ id: mentatFits.id })
+        .get().id;
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "mentat_fit",
+        entityId: id,
+        action: "fit",
+        changes: { bankId: input.bankId, rows: rows.length, inputHash, ...params },
+        at: now,
+      });
+      return id;
     });
-    return id;
-  });
   return { id, createdAt: now, params, inputHash, stale: false, result };
 }
 
@@ -1095,3 +1097,4 @@ export function exportDataset(
     warnings,
   };
 }
+

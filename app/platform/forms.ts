@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_ACTIVE_MS_PER_SAVE } from "../work-items/domain/active-time";
 
 export type FieldErrors = Record<string, string>;
 
@@ -32,10 +33,7 @@ export function formObject(form: FormData, arrays: string[] = []): Record<string
 /** "a=b, c=d" → { a: "b", c: "d" }; null when malformed. */
 export function parseColumnMap(text: string): Record<string, string> | null {
   const out: Record<string, string> = {};
-  for (const part of text
-    .split(/[,\n]/)
-    .map((p) => p.trim())
-    .filter(Boolean)) {
+  for (const part of text.split(/[,\n]/).map((p) => p.trim()).filter(Boolean)) {
     const eq = part.indexOf("=");
     if (eq <= 0 || eq === part.length - 1) return null;
     out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
@@ -78,7 +76,7 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
   schema: S,
   opts: { id: string | undefined; maxLength: number; report?: R },
 ):
-  | { ok: true; id: number; intent: DraftIntent; version: number; values: z.infer<S> }
+  | { ok: true; id: number; intent: DraftIntent; version: number; values: z.infer<S>; activeMs: number }
   | { ok: false; failure: DraftPostFailure } {
   const messageOnly = opts.report === "message";
   const fail = (message: string, errors: FieldErrors) => ({
@@ -91,6 +89,8 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
       intent: z.enum(["draft", "submit"]),
       version: z.coerce.number().int().min(0),
       values: z.string(),
+      // Time on task since the previous save (app/work-items/ui/use-active-time.ts); absent from older pages.
+      activeMs: z.coerce.number().int().min(0).max(MAX_ACTIVE_MS_PER_SAVE).default(0),
     })
     .safeParse(Object.fromEntries(form));
   if (id === null || !post.success) return fail(MALFORMED, {});
@@ -111,5 +111,12 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
     // Either way the fields are marked; `message` only changes what is said above them.
     return fail(messageOnly ? values.error.issues[0]!.message : INVALID, errors);
   }
-  return { ok: true, id, intent: post.data.intent, version: post.data.version, values: values.data };
+  return {
+    ok: true,
+    id,
+    intent: post.data.intent,
+    version: post.data.version,
+    values: values.data,
+    activeMs: post.data.activeMs,
+  };
 }

@@ -49,6 +49,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       values: post.values,
       version: post.version,
       intent: post.intent,
+      activeMs: post.activeMs,
     }),
   );
   return data<ReviewSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);

@@ -45,7 +45,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const post = parseDraftPost(form, RatingValuesSchema, { id: params.itemId, maxLength: 50_000 });
   if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
-  const input = { raterId: user.id, itemId: post.id, values: post.values, version: post.version };
+  const input = {
+    raterId: user.id,
+    itemId: post.id,
+    values: post.values,
+    version: post.version,
+    activeMs: post.activeMs,
+  };
   const result = unlessOutOfSpace(() =>
     post.intent === "draft" ? saveRatingDraft(getDb(), input) : submitRating(getDb(), input),
   );
@@ -86,8 +92,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       return { ...missing, ...overLimitErrors(values, RATING_LIMITS) };
     },
     incompleteMessage: "Both features are needed to submit; see the marked fields.",
-    onSubmitted: () =>
-      navigate(view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : "/judge-validation"),
+    onSubmitted: () => navigate(view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : "/judge-validation"),
   });
   const { values, update, errors } = draft;
 
@@ -121,13 +126,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         title={<>Response {view.item.annotationId}</>}
         state={{ value: view.state, label: WORK_STATE_LABELS[view.state], testId: "rating-state" }}
         progress={view.progress}
-        links={[
-          {
-            label: "Next",
-            to: view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : null,
-            shortcut: "→",
-          },
-        ]}
+        links={[{ label: "Next", to: view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : null, shortcut: "→" }]}
       />
       <div className="workspace">
         <div>

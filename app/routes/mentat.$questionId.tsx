@@ -13,7 +13,12 @@ import { getDb } from "~/platform/db.server";
 import { parseDraftPost } from "~/platform/forms";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
-import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/mentat/mentat.server";
+import {
+  getRaterQuestion,
+  OptionRatingSchema,
+  saveOptionRating,
+  type RatingSaveResult,
+} from "~/mentat/mentat.server";
 import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 
@@ -37,12 +42,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
   const result = unlessOutOfSpace(() =>
     saveOptionRating(getDb(), {
-      userId: user.id,
-      questionId: post.id,
-      values: post.values,
-      version: post.version,
-      intent: post.intent,
-    }),
+    userId: user.id,
+    questionId: post.id,
+    values: post.values,
+    version: post.version,
+    intent: post.intent,
+    activeMs: post.activeMs,
+  }),
   );
   return data<RatingSaveResult | OutOfSpace>(result, result.ok ? 200 : result.status);
 }

@@ -19,13 +19,7 @@ import { checkVote, EMPTY_VOTE, REVIEW_CONFIDENCES, type VoteValues } from "./do
 import type { Message } from "./domain/screening-import";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import {
-  nextOpenItem,
-  progressOf,
-  WORK_MESSAGES,
-  type SaveResult,
-  type WorkState,
-} from "../work-items/domain/work-item";
+import { nextOpenItem, progressOf, WORK_MESSAGES, type SaveResult, type WorkState } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { listRoundRows, loadRound, reviewerCodes } from "./screening.server";
@@ -297,9 +291,7 @@ const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boole
       ...(status === "submitted" ? { submittedAt: now } : {}),
     };
     if (!row) {
-      tx.insert(screeningVotes)
-        .values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: userId, ...cols })
-        .run();
+      tx.insert(screeningVotes).values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: userId, ...cols }).run();
       return e.entryId;
     }
     return updateAtVersion(tx, screeningVotes, row.id, row.version, cols) ? e.entryId : null;
@@ -315,7 +307,7 @@ const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boole
  */
 export function saveVoteDraft(
   db: Db,
-  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number },
+  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number; activeMs?: number },
 ): VoteResult {
   return saveWorkItem(db, voteWork, { ...input, itemId: input.entryId, intent: "draft" });
 }
@@ -326,7 +318,7 @@ export function saveVoteDraft(
  */
 export function submitVote(
   db: Db,
-  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number },
+  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number; activeMs?: number },
 ): VoteResult {
   return saveWorkItem(db, voteWork, { ...input, itemId: input.entryId, intent: "submit" });
 }

@@ -6,6 +6,7 @@
  */
 import { useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useActiveTime } from "./use-active-time";
 
 /** What a workspace's action answers: every save service returns this shape (with more on success for some). */
 export type DraftResult =
@@ -56,6 +57,8 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
   // The caller's callbacks as of the latest render, without making every effect depend on them.
   const latest = useRef(opts);
   latest.current = opts;
+  // Time on task: every post carries the active time since the previous one (app/work-items/ui/use-active-time.ts).
+  const activeTime = useActiveTime();
 
   const update = useCallback(
     (patch: Partial<V>) => {
@@ -80,7 +83,13 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
       dirty.current = false;
       setSaveState({ kind: "saving" });
       draftFetcher.submit(
-        { intent: "draft", version: String(version), values: JSON.stringify(values), csrf },
+        {
+          intent: "draft",
+          version: String(version),
+          values: JSON.stringify(values),
+          csrf,
+          activeMs: String(activeTime.take()),
+        },
         { method: "post" },
       );
     }, AUTOSAVE_DELAY_MS);
@@ -125,10 +134,16 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
     setMessage(null);
     dirty.current = false;
     submitFetcher.submit(
-      { intent: "submit", version: String(version), values: JSON.stringify(current), csrf },
+      {
+        intent: "submit",
+        version: String(version),
+        values: JSON.stringify(current),
+        csrf,
+        activeMs: String(activeTime.take()),
+      },
       { method: "post" },
     );
-  }, [readOnly, submitFetcher, version, csrf]);
+  }, [readOnly, submitFetcher, version, csrf, activeTime]);
 
   return {
     values,
