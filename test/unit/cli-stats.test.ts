@@ -51,6 +51,7 @@ describe("concord stats", () => {
       "raters",
       "reasons",
       "notes",
+      "time_on_task",
     ]);
     expect(json.sufficiency.gwet_ac1.value).toBeCloseTo(10 / 13, 12);
     expect(Object.keys(json.earliest_section.weighted)).toEqual(["linear", "quadratic"]);
