@@ -20,7 +20,11 @@ export function getTimeOnTask(db: Db, studyId: number): TimeOnTask {
     .innerJoin(users, eq(users.id, annotations.annotatorId))
     .innerJoin(
       workTime,
-      and(eq(workTime.entity, "annotation"), eq(workTime.itemId, annotations.caseId), eq(workTime.userId, annotations.annotatorId)),
+      and(
+        eq(workTime.entity, "annotation"),
+        eq(workTime.itemId, annotations.caseId),
+        eq(workTime.userId, annotations.annotatorId),
+      ),
     )
     .where(and(eq(cases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
     .orderBy(asc(cases.id))

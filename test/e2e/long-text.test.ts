@@ -83,9 +83,9 @@ describe("the notes limit", () => {
     await expect.poll(() => page.getByTestId("notes-error").count()).toBe(0);
     const over = `${"b".repeat(10_040)} words after`;
     await page.fill("#notes", over);
-    await expect.poll(() => page.getByTestId("notes-error").textContent()).toBe(
-      "Notes have at most 10,000 characters (52 too many).",
-    );
+    await expect
+      .poll(() => page.getByTestId("notes-error").textContent())
+      .toBe("Notes have at most 10,000 characters (52 too many).");
     expect(await page.locator("#notes").getAttribute("aria-invalid")).toBe("true");
     // The autosave is refused (422); the text is still in the page, whole.
     await page.waitForTimeout(1_500);

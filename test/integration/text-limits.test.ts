@@ -43,7 +43,11 @@ async function postAs(username: string, path: string, fields: Record<string, str
 }
 
 async function annotate(caseId: number, intent: "draft" | "submit", values: object) {
-  const request = await postAs("alice", `/annotate/${caseId}`, { intent, version: "0", values: JSON.stringify(values) });
+  const request = await postAs("alice", `/annotate/${caseId}`, {
+    intent,
+    version: "0",
+    values: JSON.stringify(values),
+  });
   const out = (await annotateAction({ request, params: { caseId: String(caseId) }, context: {} } as never)) as {
     data: { ok: boolean; message: string; errors?: Record<string, string> };
     init: { status: number } | null;
@@ -52,11 +56,20 @@ async function annotate(caseId: number, intent: "draft" | "submit", values: obje
 }
 
 const savedRows = (caseId: number) =>
-  db.select().from(annotations).where(eq(annotations.caseId, caseId)).all().filter((r) => r.annotatorId === alice.id);
+  db
+    .select()
+    .from(annotations)
+    .where(eq(annotations.caseId, caseId))
+    .all()
+    .filter((r) => r.annotatorId === alice.id);
 
 describe("annotation notes over their limit", () => {
   it("a draft one character over answers 422 with the error at the notes and saves nothing", async () => {
-    const { status, body } = await annotate(caseIds[0]!, "draft", sufficient("F32.1", 2, "x".repeat(TEXT_LIMITS.notes + 1)));
+    const { status, body } = await annotate(
+      caseIds[0]!,
+      "draft",
+      sufficient("F32.1", 2, "x".repeat(TEXT_LIMITS.notes + 1)),
+    );
     expect(status).toBe(422);
     expect(body.ok).toBe(false);
     expect(body.errors?.notes).toBe("Notes have at most 10,000 characters.");
@@ -72,7 +85,11 @@ describe("annotation notes over their limit", () => {
   });
 
   it("other missing information over its limit is marked at its field", async () => {
-    const { status, body } = await annotate(caseIds[1]!, "submit", insufficient(["other"], "z".repeat(TEXT_LIMITS.missingOther + 1)));
+    const { status, body } = await annotate(
+      caseIds[1]!,
+      "submit",
+      insufficient(["other"], "z".repeat(TEXT_LIMITS.missingOther + 1)),
+    );
     expect(status).toBe(422);
     expect(body.errors?.missingOther).toBe("Other missing information has at most 2,000 characters.");
     expect(savedRows(caseIds[1]!)).toEqual([]);
@@ -96,12 +113,22 @@ describe("parseDraftPost", () => {
   };
 
   it("marks the field in the message-only report too", () => {
-    const r = parseDraftPost(form(JSON.stringify({ comment: "123456" })), Schema, { id: "1", maxLength: 100, report: "message" });
-    expect(r).toEqual({ ok: false, failure: { ok: false, status: 422, message: "Too long.", errors: { comment: "Too long." } } });
+    const r = parseDraftPost(form(JSON.stringify({ comment: "123456" })), Schema, {
+      id: "1",
+      maxLength: 100,
+      report: "message",
+    });
+    expect(r).toEqual({
+      ok: false,
+      failure: { ok: false, status: 422, message: "Too long.", errors: { comment: "Too long." } },
+    });
   });
 
   it("refuses a post over its size whose fields are each within their limits, without marking a field", () => {
-    const r = parseDraftPost(form(JSON.stringify({ comment: "12345", pad: "x".repeat(200) })), Schema, { id: "1", maxLength: 100 });
+    const r = parseDraftPost(form(JSON.stringify({ comment: "12345", pad: "x".repeat(200) })), Schema, {
+      id: "1",
+      maxLength: 100,
+    });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.failure.errors).toEqual({});
   });

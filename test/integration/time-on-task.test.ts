@@ -15,7 +15,9 @@ import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
 import { studyForPair, sufficient } from "../support/labels";
 
-const expected = JSON.parse(readFileSync(new URL("../fixtures/time-on-task/medians.json", import.meta.url), "utf8")) as {
+const expected = JSON.parse(
+  readFileSync(new URL("../fixtures/time-on-task/medians.json", import.meta.url), "utf8"),
+) as {
   work: [string, number, number[]][];
   n: number;
   median_ms: number;
@@ -32,7 +34,10 @@ let studyId: number;
 
 beforeEach(async () => {
   ({ db, cleanup } = freshDb());
-  const [alice, bruno] = await Promise.all([makeUser(db, "alice", ["annotator"]), makeUser(db, "bruno", ["annotator"])]);
+  const [alice, bruno] = await Promise.all([
+    makeUser(db, "alice", ["annotator"]),
+    makeUser(db, "bruno", ["annotator"]),
+  ]);
   users = { alice, bruno };
   const s = studyForPair(db, { name: "Timed", cases: 4, annotatorIds: [alice.id, bruno.id] });
   caseIds = s.caseIds;
@@ -57,15 +62,33 @@ describe("the engine stores active time", () => {
     work(users.alice!.id, caseIds[0]!, [40_000, 20_000, 1_500]);
     const rows = db.select().from(workTime).all();
     expect(rows).toEqual([
-      expect.objectContaining({ entity: "annotation", itemId: caseIds[0], userId: users.alice!.id, activeMs: 61_500, saves: 3 }),
+      expect.objectContaining({
+        entity: "annotation",
+        itemId: caseIds[0],
+        userId: users.alice!.id,
+        activeMs: 61_500,
+        saves: 3,
+      }),
     ]);
   });
 
   it("a refused save adds nothing", () => {
     work(users.alice!.id, caseIds[0]!, [10_000]);
-    const stale = saveDraft(db, { userId: users.alice!.id, caseId: caseIds[0]!, values: sufficient("F32.1", 3), version: 0, activeMs: 99_000 });
+    const stale = saveDraft(db, {
+      userId: users.alice!.id,
+      caseId: caseIds[0]!,
+      values: sufficient("F32.1", 3),
+      version: 0,
+      activeMs: 99_000,
+    });
     expect(stale.ok).toBe(false);
-    expect(db.select().from(workTime).all().map((r) => r.activeMs)).toEqual([10_000]);
+    expect(
+      db
+        .select()
+        .from(workTime)
+        .all()
+        .map((r) => r.activeMs),
+    ).toEqual([10_000]);
   });
 
   it("a save without active time writes no time row", () => {
@@ -78,15 +101,25 @@ describe("the study's medians", () => {
   it("match numpy's per annotator, per case and overall, counting submitted annotations only", () => {
     for (const [who, c, saves] of expected.work) work(users[who]!.id, caseIds[c]!, saves);
     // A draft never submitted is not yet a data point of the plan.
-    saveDraft(db, { userId: users.alice!.id, caseId: caseIds[3]!, values: sufficient("F32.1", 2), version: 0, activeMs: 1_000_000 });
+    saveDraft(db, {
+      userId: users.alice!.id,
+      caseId: caseIds[3]!,
+      values: sufficient("F32.1", 2),
+      version: 0,
+      activeMs: 1_000_000,
+    });
     const t = getTimeOnTask(db, studyId);
     expect(t.n).toBe(expected.n);
     expect(t.median_ms).toBe(expected.median_ms);
     expect(t.total_ms).toBe(expected.total_ms);
-    expect(Object.fromEntries(t.per_annotator.map(({ annotator, ...rest }) => [annotator, rest]))).toEqual(expected.per_annotator);
-    expect(Object.fromEntries(t.per_case.map((c) => [String(caseIds.indexOf(c.case_id)), { n: c.n, median_ms: c.median_ms }]))).toEqual(
-      expected.per_case,
+    expect(Object.fromEntries(t.per_annotator.map(({ annotator, ...rest }) => [annotator, rest]))).toEqual(
+      expected.per_annotator,
     );
+    expect(
+      Object.fromEntries(
+        t.per_case.map((c) => [String(caseIds.indexOf(c.case_id)), { n: c.n, median_ms: c.median_ms }]),
+      ),
+    ).toEqual(expected.per_case);
   });
 });
 
@@ -96,7 +129,8 @@ describe("the post's activeMs", () => {
     for (const [k, v] of Object.entries({ intent: "draft", version: "0", values: "{}", ...fields })) f.set(k, v);
     return f;
   };
-  const parse = (fields: Record<string, string>) => parseDraftPost(form(fields), AnnotationValuesSchema, { id: "1", maxLength: 1000 });
+  const parse = (fields: Record<string, string>) =>
+    parseDraftPost(form(fields), AnnotationValuesSchema, { id: "1", maxLength: 1000 });
 
   it("is read as whole milliseconds, 0 when a page sends none", () => {
     const a = parse({ activeMs: "12345" });

@@ -1,6 +1,14 @@
 /** The idle-gap rule of time on task (app/work-items/domain/active-time.ts). */
 import { describe, expect, it } from "vitest";
-import { IDLE_GAP_MS, median, pause, recordActivity, START_CLOCK, takeActive, type ActiveClock } from "../../app/work-items/domain/active-time";
+import {
+  IDLE_GAP_MS,
+  median,
+  pause,
+  recordActivity,
+  START_CLOCK,
+  takeActive,
+  type ActiveClock,
+} from "../../app/work-items/domain/active-time";
 import { formatDuration, summariseTimeOnTask } from "../../app/study-report/domain/time-on-task";
 
 const run = (times: number[], clock: ActiveClock = START_CLOCK) => times.reduce((c, t) => recordActivity(c, t), clock);

@@ -18,7 +18,10 @@ describe("readable values", () => {
       "sufficient · F32.1 — Moderate depressive episode · earliest section 2",
     );
     expect(
-      labelText({ sufficiency: "insufficient", missingInfo: ["substance_use", "other"], missingInfoOther: "family" }, names),
+      labelText(
+        { sufficiency: "insufficient", missingInfo: ["substance_use", "other"], missingInfoOther: "family" },
+        names,
+      ),
     ).toBe("insufficient · missing: Substance use history; Other: family");
     expect(readableValue("missingInfo", ["laboratory", "imaging"], names)).toBe("Laboratory findings, Imaging");
   });

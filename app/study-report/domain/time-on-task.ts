@@ -63,7 +63,9 @@ export function formatTimeOnTaskText(t: TimeOnTask): string {
   lines.push("  per annotator (median):");
   for (const a of t.per_annotator) lines.push(`    ${a.annotator}: ${formatDuration(a.median_ms)} over ${a.n}`);
   const perCase = t.per_case.map((c) => c.median_ms);
-  lines.push(`  per case: median of the case medians ${formatDuration(median(perCase))} over ${t.per_case.length} cases`);
+  lines.push(
+    `  per case: median of the case medians ${formatDuration(median(perCase))} over ${t.per_case.length} cases`,
+  );
   return lines.join("\n") + "\n";
 }
 
@@ -76,7 +78,9 @@ export function formatTimeOnTaskMarkdown(t: TimeOnTask): string {
     "",
     "| annotator | annotations | median | total |",
     "|---|---:|---:|---:|",
-    ...t.per_annotator.map((a) => `| ${a.annotator} | ${a.n} | ${formatDuration(a.median_ms)} | ${formatDuration(a.total_ms)} |`),
+    ...t.per_annotator.map(
+      (a) => `| ${a.annotator} | ${a.n} | ${formatDuration(a.median_ms)} | ${formatDuration(a.total_ms)} |`,
+    ),
     "",
     "| case | annotations | median |",
     "|---|---:|---:|",
