@@ -181,6 +181,28 @@ export const events = sqliteTable(
   (t) => [index("events_case_idx").on(t.caseId, t.id), index("events_entity_idx").on(t.entity, t.entityId)],
 );
 
+/**
+ * Time on task: the active time (focused and typing or clicking, idle gaps excluded) one person has spent on one work
+ * item, summed over every save the work-item engine accepted (docs/architecture.md, "The work-item engine"). One row
+ * per (entity, item, user), for every workspace alike: `entity` is the engine adapter's audit entity, `item_id` the
+ * item's id in its route (the case for an annotation).
+ */
+export const workTime = sqliteTable(
+  "work_time",
+  {
+    entity: text("entity").notNull(),
+    itemId: integer("item_id").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    activeMs: integer("active_ms").notNull().default(0),
+    /** Saves that carried active time. */
+    saves: integer("saves").notNull().default(0),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.entity, t.itemId, t.userId] })],
+);
+
 /** A case given to an annotator. Two per case, two distinct people (docs/safe-psych.md#assignment). */
 export const assignments = sqliteTable(
   "assignments",

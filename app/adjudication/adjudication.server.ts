@@ -23,6 +23,7 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
+import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "../annotation/studies.server";
 
 export const LabelInputSchema = z.object({
@@ -33,7 +34,10 @@ export const LabelInputSchema = z.object({
     .array(z.enum(MISSING_INFO_KEYS as [string, ...string[]]))
     .max(MISSING_INFO_KEYS.length)
     .default([]),
-  missingOther: z.string().max(2000).default(""),
+  missingOther: z
+    .string()
+    .max(TEXT_LIMITS.missingOther, tooLongMessage("Other missing information", TEXT_LIMITS.missingOther))
+    .default(""),
 });
 export type LabelInput = z.infer<typeof LabelInputSchema>;
 

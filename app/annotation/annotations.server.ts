@@ -15,6 +15,7 @@ import type { WorkState } from "../work-items/domain/work-item";
 import { nextOpenItem, previousItem, progressOf, WORK_MESSAGES, type SaveResult as WorkSaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { onCaseAnnotationsComplete } from "../gold/outcomes.server";
+import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "./studies.server";
 
 /** An annotator's work on a case: the work-item engine's states. */
@@ -29,8 +30,11 @@ export const AnnotationValuesSchema = z.object({
     .array(z.enum(MISSING_INFO_KEYS as [string, ...string[]]))
     .max(MISSING_INFO_KEYS.length)
     .default([]),
-  missingOther: z.string().max(2000, "At most 2000 characters.").default(""),
-  notes: z.string().max(10000, "Notes have at most 10,000 characters.").default(""),
+  missingOther: z
+    .string()
+    .max(TEXT_LIMITS.missingOther, tooLongMessage("Other missing information", TEXT_LIMITS.missingOther))
+    .default(""),
+  notes: z.string().max(TEXT_LIMITS.notes, tooLongMessage("Notes", TEXT_LIMITS.notes)).default(""),
 });
 export type AnnotationValues = z.infer<typeof AnnotationValuesSchema>;
 
@@ -222,7 +226,7 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
  */
 export function saveDraft(
   db: Db,
-  input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number },
+  input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number; activeMs?: number },
 ): SaveResult {
   return saveWorkItem(db, annotationWork, { ...input, itemId: input.caseId, intent: "draft" });
 }
@@ -248,7 +252,7 @@ export function checkSubmission(values: AnnotationValues, numSections: number) {
  */
 export function submitAnnotation(
   db: Db,
-  input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number },
+  input: { userId: string; caseId: number; values: AnnotationValues; version: number; now?: number; activeMs?: number },
 ): SaveResult {
   return saveWorkItem(db, annotationWork, { ...input, itemId: input.caseId, intent: "submit" });
 }

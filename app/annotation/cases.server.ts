@@ -1,5 +1,5 @@
-import { asc, eq } from "drizzle-orm";
-import { adjudications, caseOutcomes, cases, referenceLabels, studies, users } from "../../db/schema";
+import { asc, eq, inArray } from "drizzle-orm";
+import { adjudications, annotations, caseOutcomes, cases, referenceLabels, studies, users } from "../../db/schema";
 import type { CaseLabel } from "../gold/domain/gold";
 import type { Db } from "../platform/db.server";
 import { getCaseSections } from "./studies.server";
@@ -38,6 +38,24 @@ export function getAdminCase(db: Db, caseId: number) {
     .where(eq(adjudications.caseId, caseId))
     .orderBy(asc(adjudications.id))
     .all();
+  const annotationRows = db
+    .select({
+      id: annotations.id,
+      annotator: users.username,
+      status: annotations.status,
+      sufficiency: annotations.sufficiency,
+      icd10: annotations.icd10,
+      earliestSection: annotations.earliestSection,
+      missingInfo: annotations.missingInfo,
+      missingOther: annotations.missingOther,
+      notes: annotations.notes,
+      updatedAt: annotations.updatedAt,
+    })
+    .from(annotations)
+    .innerJoin(users, eq(users.id, annotations.annotatorId))
+    .where(eq(annotations.caseId, caseId))
+    .orderBy(asc(annotations.id))
+    .all();
   return {
     ...row,
     sections: getCaseSections(db, caseId),
@@ -52,5 +70,25 @@ export function getAdminCase(db: Db, caseId: number) {
       version: outcome.version,
     },
     adjudications: decisions,
+    annotations: annotationRows,
   };
+}
+
+/**
+ * Usernames of the given user ids (the audit trail records ids; admins read names). Ids that name no user are
+ * left out, so any string of an event can be offered.
+ */
+export function usernamesOf(db: Db, ids: readonly string[]): Record<string, string> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return {};
+  const out: Record<string, string> = {};
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = db
+      .select({ id: users.id, username: users.username })
+      .from(users)
+      .where(inArray(users.id, unique.slice(i, i + 500)))
+      .all();
+    for (const r of rows) out[r.id] = r.username;
+  }
+  return out;
 }

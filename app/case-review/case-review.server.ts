@@ -34,6 +34,7 @@ import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/studies.server";
 import { ServiceError } from "../platform/service-error";
+import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 
 export interface ReviewSetSummary {
   id: number;
@@ -293,8 +294,8 @@ export const ReviewValuesSchema = z.object({
   validity: z.number().int().min(1).max(5).nullable().default(null),
   realism: z.number().int().min(1).max(5).nullable().default(null),
   decision: z.enum(["accept", "reject"]).nullable().default(null),
-  reason: z.string().max(5000, "A reason has at most 5000 characters.").default(""),
-  comment: z.string().max(5000, "A comment has at most 5000 characters.").default(""),
+  reason: z.string().max(TEXT_LIMITS.comment, tooLongMessage("A reason", TEXT_LIMITS.comment)).default(""),
+  comment: z.string().max(TEXT_LIMITS.comment, tooLongMessage("A comment", TEXT_LIMITS.comment)).default(""),
 });
 export type ReviewValues = z.infer<typeof ReviewValuesSchema>;
 
@@ -441,6 +442,7 @@ export function saveReview(
     version: number;
     intent: "draft" | "submit";
     now?: number;
+    activeMs?: number;
   },
 ): ReviewSaveResult {
   return saveWorkItem(db, reviewWork, input);

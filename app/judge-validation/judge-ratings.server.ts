@@ -20,6 +20,7 @@ import {
   type SaveResult,
   type WorkState,
 } from "../work-items/domain/work-item";
+import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 
 export type RatingState = WorkState;
@@ -27,9 +28,13 @@ export type RatingState = WorkState;
 export const RatingValuesSchema = z.object({
   primaryAnswer: z.enum(["", ...PRIMARY_ANSWERS]).default(""),
   infoRequest: z.enum(["", ...INFO_REQUESTS]).default(""),
-  icdCodes: z.string().trim().max(500, "At most 500 characters.").default(""),
-  diagnosisNames: z.string().trim().max(2000, "At most 2000 characters.").default(""),
-  notes: z.string().max(10000, "Notes have at most 10,000 characters.").default(""),
+  icdCodes: z.string().trim().max(TEXT_LIMITS.icdCodes, tooLongMessage("The codes", TEXT_LIMITS.icdCodes)).default(""),
+  diagnosisNames: z
+    .string()
+    .trim()
+    .max(TEXT_LIMITS.diagnosisNames, tooLongMessage("The diagnosis names", TEXT_LIMITS.diagnosisNames))
+    .default(""),
+  notes: z.string().max(TEXT_LIMITS.notes, tooLongMessage("Notes", TEXT_LIMITS.notes)).default(""),
 });
 export type RatingValues = z.infer<typeof RatingValuesSchema>;
 
@@ -204,7 +209,7 @@ const ratingWork: WorkItemAdapter<FoundRating, RatingRow, RatingValues> = {
 /** Saves a draft; `version` is the version the page read. A stale version is refused (409) and nothing written. */
 export function saveRatingDraft(
   db: Db,
-  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
+  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number; activeMs?: number },
 ): RatingSaveResult {
   return saveWorkItem(db, ratingWork, { ...input, userId: input.raterId, intent: "draft" });
 }
@@ -212,7 +217,7 @@ export function saveRatingDraft(
 /** Submits (or revises) a rating: both features are required. Audited; refused once the set is closed. */
 export function submitRating(
   db: Db,
-  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number },
+  input: { raterId: string; itemId: number; values: RatingValues; version: number; now?: number; activeMs?: number },
 ): RatingSaveResult {
   return saveWorkItem(db, ratingWork, { ...input, userId: input.raterId, intent: "submit" });
 }

@@ -17,6 +17,7 @@ import {
 } from "../expert-panel/domain/expert-scales";
 import { gendersOf, raterPresentation, renderQuestion, type QuestionTexts } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
+import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { domainsOf } from "./banks.server";
@@ -181,7 +182,7 @@ export const OptionRatingSchema = z.object({
         .nullable(),
     )
     .length(OPTION_COUNT),
-  comment: z.string().max(5000, "A comment has at most 5000 characters.").default(""),
+  comment: z.string().max(TEXT_LIMITS.comment, tooLongMessage("A comment", TEXT_LIMITS.comment)).default(""),
 });
 export type OptionRatingValues = z.infer<typeof OptionRatingSchema>;
 
@@ -278,6 +279,7 @@ export function saveOptionRating(
     values: OptionRatingValues;
     version: number;
     intent: "draft" | "submit";
+    activeMs?: number;
     now?: number;
   },
 ): RatingSaveResult {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_ACTIVE_MS_PER_SAVE } from "../work-items/domain/active-time";
 
 export type FieldErrors = Record<string, string>;
 
@@ -52,10 +53,13 @@ export type DraftIntent = "draft" | "submit";
 
 const MALFORMED = "The form was malformed. Reload the page.";
 const INVALID = "Some values are not valid; see the marked fields.";
+const TOO_LONG = "The texts are too long to save; shorten them (nothing was saved, the page keeps them).";
+/** How far over `maxLength` a post is still parsed to find the field that is too long. */
+const OVERSIZE_FACTOR = 20;
 
 /**
  * How refused values are reported: `fields` (the default) marks each field with its first problem under one message;
- * `message` sends only the first problem's own message, for forms that show the server's reason above the fields.
+ * `message` says the first problem's own message above the fields instead (the fields are marked either way).
  */
 export type DraftReport = "fields" | "message";
 
@@ -72,7 +76,7 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
   schema: S,
   opts: { id: string | undefined; maxLength: number; report?: R },
 ):
-  | { ok: true; id: number; intent: DraftIntent; version: number; values: z.infer<S> }
+  | { ok: true; id: number; intent: DraftIntent; version: number; values: z.infer<S>; activeMs: number }
   | { ok: false; failure: DraftPostFailure } {
   const messageOnly = opts.report === "message";
   const fail = (message: string, errors: FieldErrors) => ({
@@ -84,10 +88,15 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
     .object({
       intent: z.enum(["draft", "submit"]),
       version: z.coerce.number().int().min(0),
-      values: z.string().max(opts.maxLength),
+      values: z.string(),
+      // Time on task since the previous save (app/work-items/ui/use-active-time.ts); absent from older pages.
+      activeMs: z.coerce.number().int().min(0).max(MAX_ACTIVE_MS_PER_SAVE).default(0),
     })
     .safeParse(Object.fromEntries(form));
   if (id === null || !post.success) return fail(MALFORMED, {});
+  // A values field over `maxLength` is still read (up to a hard ceiling), so that a text over its own limit is
+  // reported at its field, with 422 and nothing saved, instead of as a malformed form: the page keeps the text.
+  if (post.data.values.length > opts.maxLength * OVERSIZE_FACTOR) return fail(TOO_LONG, {});
   let raw: unknown;
   try {
     raw = JSON.parse(post.data.values);
@@ -95,11 +104,19 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
     return fail(MALFORMED, {});
   }
   const values = schema.safeParse(raw);
+  if (values.success && post.data.values.length > opts.maxLength) return fail(TOO_LONG, {});
   if (!values.success) {
-    if (messageOnly) return fail(values.error.issues[0]!.message, {});
     const errors: FieldErrors = {};
     for (const issue of values.error.issues) errors[String(issue.path[0] ?? "_form")] ??= issue.message;
-    return fail(INVALID, errors);
+    // Either way the fields are marked; `message` only changes what is said above them.
+    return fail(messageOnly ? values.error.issues[0]!.message : INVALID, errors);
   }
-  return { ok: true, id, intent: post.data.intent, version: post.data.version, values: values.data };
+  return {
+    ok: true,
+    id,
+    intent: post.data.intent,
+    version: post.data.version,
+    values: values.data,
+    activeMs: post.data.activeMs,
+  };
 }

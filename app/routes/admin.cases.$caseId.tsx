@@ -10,7 +10,9 @@ import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
 import { reopenDecision } from "~/adjudication/adjudication.server";
 import { listCaseEvents } from "~/audit/audit.server";
-import { getAdminCase } from "~/annotation/cases.server";
+import { getAdminCase, usernamesOf } from "~/annotation/cases.server";
+import { icd10Index } from "~/icd10/icd10.server";
+import { ChangesTable, codeWithTitle, labelText, stringsIn, type ReadableNames } from "~/audit/ui/readable-values";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Case ${data?.case.externalId ?? ""} · Concord` },
@@ -23,7 +25,22 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
   const c = requireById(params.caseId, (id) => getAdminCase(db, id), "No such case.");
-  return { case: c, events: listCaseEvents(db, c.id) };
+  const events = listCaseEvents(db, c.id);
+  const adjudications = c.adjudications.map((a) => ({
+    ...a,
+    independentLabel: (a.independentLabel ?? null) as Record<string, unknown> | null,
+    finalLabel: (a.finalLabel ?? null) as Record<string, unknown> | null,
+  }));
+  // Every string on the page is a candidate user id or ICD-10 code; only those that name one are resolved.
+  const strings = stringsIn([events.map((e) => e.changes), adjudications, c.annotations, c.outcome, c.referenceLabels]);
+  const index = icd10Index();
+  const icd10: Record<string, string> = {};
+  for (const s of new Set(strings)) {
+    const entry = /^[Ff]\d/.test(s) ? index.lookup(s) : null;
+    if (entry) icd10[s] = entry.title;
+  }
+  const names: ReadableNames = { users: usernamesOf(db, strings), icd10 };
+  return { case: { ...c, adjudications }, events, names };
 }
 
 const ReopenSchema = z.object({
@@ -48,7 +65,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function AdminCase() {
-  const { case: c, events } = useLoaderData<typeof loader>();
+  const { case: c, events, names } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   return (
     <section>
@@ -56,6 +73,12 @@ export default function AdminCase() {
         <Link to="/admin">Studies</Link> › <Link to={`/admin/studies/${c.studyId}`}>{c.studyName}</Link> ›
       </p>
       <h1>Case {c.externalId}</h1>
+      <p>
+        <a href={`/admin/cases/${c.id}/export`} download={`case-${c.externalId}.json`}>
+          Download as JSON
+        </a>{" "}
+        <span className="muted">(the case's labels, annotations and history as stored)</span>
+      </p>
       <dl className="kv card">
         <dt>Sections</dt>
         <dd>{c.sections.length}</dd>
@@ -65,31 +88,40 @@ export default function AdminCase() {
         <dd>{c.sex || "—"}</dd>
         <dt>Text version</dt>
         <dd>{c.version}</dd>
-        {c.referenceLabels ? (
-          <>
-            <dt>Reference labels</dt>
-            <dd>
-              <code>{JSON.stringify(c.referenceLabels)}</code>
-            </dd>
-          </>
-        ) : null}
       </dl>
+      {c.referenceLabels ? <ReferenceLabels labels={c.referenceLabels} names={names} /> : null}
       {c.outcome ? (
         <div className="card" data-testid="outcome">
           <h2 style={{ marginTop: 0 }}>Outcome: {c.outcome.status}</h2>
           {c.outcome.disputeReason ? <p>Disagreement on {c.outcome.disputeReason}.</p> : <p>The annotators agreed.</p>}
           {c.outcome.gold ? (
-            <p>
-              Gold label: <code>{JSON.stringify(c.outcome.gold)}</code>
-            </p>
+            <p data-testid="gold-label">Gold label: {labelText(c.outcome.gold as Record<string, unknown>, names)}</p>
           ) : null}
-          {c.adjudications.map((a) => (
-            <p key={a.id} className="muted">
-              Adjudication by {a.adjudicator} ({a.status}): independent <code>{a.independentLabel ? JSON.stringify(a.independentLabel) : "—"}</code>, final{" "}
-              <code>{a.finalLabel ? JSON.stringify(a.finalLabel) : "—"}</code>
-              {a.rationale ? `, rationale: ${a.rationale}` : ""}
-            </p>
-          ))}
+          {c.adjudications.length ? (
+            <table data-testid="adjudications">
+              <caption>Adjudications</caption>
+              <thead>
+                <tr>
+                  <th>Adjudicator</th>
+                  <th>Status</th>
+                  <th>Independent judgement</th>
+                  <th>Final label</th>
+                  <th>Rationale</th>
+                </tr>
+              </thead>
+              <tbody>
+                {c.adjudications.map((a) => (
+                  <tr key={a.id}>
+                    <td>{a.adjudicator}</td>
+                    <td>{a.status}</td>
+                    <td>{a.independentLabel ? labelText(a.independentLabel, names) : "—"}</td>
+                    <td>{a.finalLabel ? labelText(a.finalLabel, names) : "—"}</td>
+                    <td className="prose-cell">{a.rationale || "—"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
           {c.outcome.status === "adjudicated" ? (
             <Form method="post" className="row">
               <Csrf />
@@ -108,6 +140,44 @@ export default function AdminCase() {
           ) : null}
           {result ? <p className={`notice ${result.ok ? "ok" : "bad"}`}>{result.message}</p> : null}
         </div>
+      ) : null}
+      {c.annotations.length ? (
+        <>
+          <h2>Annotations</h2>
+          <table data-testid="annotations">
+            <thead>
+              <tr>
+                <th>Annotator</th>
+                <th>Status</th>
+                <th>Sufficiency</th>
+                <th>ICD-10</th>
+                <th>Earliest section</th>
+                <th>Missing information</th>
+                <th>Notes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {c.annotations.map((a) => (
+                <tr key={a.id}>
+                  <td>{a.annotator}</td>
+                  <td>{a.status}</td>
+                  <td>{a.sufficiency ?? "—"}</td>
+                  <td>{codeWithTitle(a.icd10, names)}</td>
+                  <td>{a.earliestSection ?? "—"}</td>
+                  <td>
+                    {a.sufficiency === "insufficient"
+                      ? labelText(
+                          { sufficiency: "insufficient", missingInfo: a.missingInfo, missingOther: a.missingOther },
+                          names,
+                        ).replace(/^insufficient · missing: /, "")
+                      : "—"}
+                  </td>
+                  <td className="prose-cell">{a.notes || "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
       ) : null}
       {c.sections.map((s) => (
         <article key={s.order} className="note-section">
@@ -136,12 +206,42 @@ export default function AdminCase() {
                 {e.entity} {e.action}
               </td>
               <td>
-                <code style={{ whiteSpace: "pre-wrap" }}>{JSON.stringify(e.changes)}</code>
+                <ChangesTable changes={e.changes} names={names} />
               </td>
             </tr>
           ))}
         </tbody>
       </table>
     </section>
+  );
+}
+
+const REFERENCE_FIELDS = [
+  ["diagnosisSufficiency", "Diagnosis sufficiency"],
+  ["diagnosisSufficiencyAgreement", "Sufficiency agreement"],
+  ["diagnosis", "Diagnosis"],
+  ["diagnosisAgreement", "Diagnosis agreement"],
+  ["earliestSufficientSection", "Earliest sufficient section"],
+  ["sourceDiagnosis", "Source diagnosis"],
+] as const;
+
+/** The imported reference labels, one row per field, codes with their titles. */
+function ReferenceLabels({ labels, names }: { labels: Record<string, unknown>; names: ReadableNames }) {
+  return (
+    <table data-testid="reference-labels">
+      <caption>Reference labels</caption>
+      <tbody>
+        {REFERENCE_FIELDS.map(([key, title]) => {
+          const v = labels[key];
+          const text = typeof v === "string" && v ? (names.icd10[v] ? codeWithTitle(v, names) : v) : "—";
+          return (
+            <tr key={key}>
+              <th scope="row">{title}</th>
+              <td>{text}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }

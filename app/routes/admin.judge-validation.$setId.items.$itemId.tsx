@@ -4,6 +4,10 @@ import { raterAction, type InfoRequest, type PrimaryAnswer } from "~/evaluation/
 import { getDb } from "~/platform/db.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { getItemDetail } from "~/judge-validation/judge-candidates.server";
+import { ChangesTable, type ReadableNames } from "~/audit/ui/readable-values";
+
+// The rating trail records values, not user ids or codes: nothing to resolve.
+const NO_NAMES: ReadableNames = { users: {}, icd10: {} };
 import { getJudgeSet } from "~/judge-validation/judge-sets.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -133,13 +137,7 @@ export default function JudgeItemPage() {
               <td>{e.rating}</td>
               <td>{e.action}</td>
               <td>
-                {Object.entries(e.changes as Record<string, unknown>)
-                  .map(([k, v]) =>
-                    Array.isArray(v) && v.length === 2
-                      ? `${k}: ${JSON.stringify(v[0])} → ${JSON.stringify(v[1])}`
-                      : `${k}: ${JSON.stringify(v)}`,
-                  )
-                  .join("; ")}
+                <ChangesTable changes={e.changes as Record<string, unknown>} names={NO_NAMES} />
               </td>
             </tr>
           ))}

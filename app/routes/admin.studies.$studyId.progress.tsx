@@ -8,6 +8,8 @@ import { listStudyAnnotators } from "~/annotation/assignments.server";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "~/annotation/domain/case-progress";
 import { countByState, listCaseProgress, type CaseProgress } from "~/gold/gold-export.server";
 import { getStudy } from "~/annotation/studies.server";
+import { getTimeOnTask } from "~/study-report/time-on-task.server";
+import { formatDuration } from "~/study-report/domain/time-on-task";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Progress · ${data?.study.name ?? ""} · Concord` },
@@ -18,7 +20,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
   const study = requireById(params.studyId, (id) => getStudy(db, id), "No such study.");
   const cases = listCaseProgress(db, study.id);
-  return { study, cases, counts: countByState(cases), annotators: listStudyAnnotators(db, study.id) };
+  const time = getTimeOnTask(db, study.id);
+  const caseMedians = new Map(time.per_case.map((c) => [c.case_id, c.median_ms]));
+  return {
+    study,
+    cases: cases.map((c) => ({ ...c, medianActiveMs: caseMedians.get(c.caseId) ?? null })),
+    counts: countByState(cases),
+    annotators: listStudyAnnotators(db, study.id),
+    time,
+  };
 }
 
 const LABELS: Record<CaseProgressState, string> = {
@@ -30,10 +40,11 @@ const LABELS: Record<CaseProgressState, string> = {
   reference: "final (imported labels)",
 };
 
-const col = columnHelper<CaseProgress>();
+const col = columnHelper<CaseProgress & { medianActiveMs: number | null }>();
 
 export default function Progress() {
-  const { study, cases, counts, annotators } = useLoaderData<typeof loader>();
+  const { study, cases, counts, annotators, time } = useLoaderData<typeof loader>();
+  const annotatorMedian = new Map(time.per_annotator.map((a) => [a.annotator, a.median_ms]));
   const [state, setState] = useState<"" | CaseProgressState>("");
   const shown = useMemo(() => (state ? cases.filter((c) => c.state === state) : cases), [cases, state]);
   const final = FINAL_STATES.reduce((n, s) => n + counts[s], 0);
@@ -47,6 +58,10 @@ export default function Progress() {
       col.accessor("state", { header: "State", cell: (i) => LABELS[i.getValue()] }),
       col.accessor("assigned", { header: "Annotators" }),
       col.accessor("submitted", { header: "Submitted" }),
+      col.accessor("medianActiveMs", {
+        header: "Median active time",
+        cell: (i) => formatDuration(i.getValue()),
+      }),
     ],
     [],
   );
@@ -102,6 +117,7 @@ export default function Progress() {
             <th>Annotator</th>
             <th className="num">Assigned</th>
             <th className="num">Submitted</th>
+            <th className="num">Median active time</th>
             <th>Progress</th>
           </tr>
         </thead>
@@ -113,6 +129,9 @@ export default function Progress() {
                 <td>{a.username}</td>
                 <td className="num">{a.assigned}</td>
                 <td className="num">{a.submitted}</td>
+                <td className="num" data-testid={`median-time-${a.username}`}>
+                  {formatDuration(annotatorMedian.get(a.username) ?? null)}
+                </td>
                 <td style={{ width: "40%" }}>
                   <div className="progress">
                     <div style={{ width: `${(100 * a.submitted) / Math.max(a.assigned, 1)}%` }} />
@@ -122,6 +141,12 @@ export default function Progress() {
             ))}
         </tbody>
       </table>
+      <p className="muted" data-testid="time-on-task">
+        Time on task (active time per submitted annotation, idle gaps over a minute excluded):{" "}
+        {time.n
+          ? `median ${formatDuration(time.median_ms)} over ${time.n} annotations, ${formatDuration(time.total_ms)} in all.`
+          : "nothing recorded yet."}
+      </p>
       <h2>Cases</h2>
       <DataTable
         data={shown}

@@ -23,6 +23,8 @@ import {
   type AnnotationValues,
   type SaveResult,
 } from "~/annotation/annotations.server";
+import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -39,10 +41,15 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const post = parseDraftPost(form, AnnotationValuesSchema, { id: params.caseId, maxLength: 100_000 });
   if (!post.ok) return data<SaveResult>(post.failure, 422);
-  const input = { userId: user.id, caseId: post.id, values: post.values, version: post.version };
+  const input = { userId: user.id, caseId: post.id, values: post.values, version: post.version, activeMs: post.activeMs };
   const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input)));
   return saveResponse<SaveResult | StorageRefusal>(result);
 }
+
+const ANNOTATION_LIMITS = {
+  notes: ["Notes", TEXT_LIMITS.notes],
+  missingOther: ["Other missing information", TEXT_LIMITS.missingOther],
+} as const;
 
 export default function AnnotateCase() {
   const view = useLoaderData<typeof loader>();
@@ -80,7 +87,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       if (!check.ok)
         for (const [k, v] of Object.entries(check.errors))
           e[k === "missingInfoOther" ? "missingOther" : k] = v!.charAt(0).toUpperCase() + v!.slice(1) + ".";
-      return e;
+      return { ...e, ...overLimitErrors(values, ANNOTATION_LIMITS) };
     },
     incompleteMessage: "The annotation is incomplete or invalid; see the marked fields.",
     onSubmitted: () => {
@@ -197,7 +204,9 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               value={values.notes}
               disabled={locked}
               onChange={(e) => update({ notes: e.target.value })}
+              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
             />
+            <TextLimit id="notes" value={values.notes} max={TEXT_LIMITS.notes} what="Notes" error={errors.notes} />
             <DraftFooter
               draft={draft}
               submitted={submitted}

@@ -26,6 +26,8 @@ import {
   type ReviewSaveResult,
   type ReviewValues,
 } from "~/case-review/case-review.server";
+import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 
 export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -44,12 +46,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!post.ok) return data<ReviewSaveResult>(post.failure, 422);
   const result = unlessOutOfSpace(() =>
     saveReview(getDb(), {
-    userId: user.id,
-    itemId: post.id,
-    values: post.values,
-    version: post.version,
-    intent: post.intent,
-  }),
+      userId: user.id,
+      itemId: post.id,
+      values: post.values,
+      version: post.version,
+      intent: post.intent,
+      activeMs: post.activeMs,
+    }),
   );
   return saveResponse<ReviewSaveResult | StorageRefusal>(result);
 }
@@ -84,7 +87,13 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         if (!v.decision) e.decision = "Accept or reject the seed.";
         if (v.decision === "reject" && !v.reason.trim()) e.reason = "Say why the seed is rejected.";
       } else for (const d of REVIEW_DIMENSIONS) if (v[d] === null) e[d] = "Choose a score from 1 to 5.";
-      return e;
+      return {
+        ...e,
+        ...overLimitErrors(v, {
+          reason: ["A reason", TEXT_LIMITS.comment],
+          comment: ["A comment", TEXT_LIMITS.comment],
+        }),
+      };
     },
     incompleteMessage: "Some answers are missing; see the marked fields.",
     onSubmitted: (r) => {
@@ -172,10 +181,16 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                     <textarea
                       id="reason"
                       value={form.values.reason}
-                      maxLength={5000}
                       onChange={(e) => form.update({ reason: e.target.value })}
+                      {...limitProps("reason", form.values.reason, TEXT_LIMITS.comment)}
                     />
-                    {form.errors.reason ? <p className="field-error">{form.errors.reason}</p> : null}
+                    <TextLimit
+                      id="reason"
+                      value={form.values.reason}
+                      max={TEXT_LIMITS.comment}
+                      what="A reason"
+                      error={form.errors.reason}
+                    />
                   </>
                 ) : null}
               </>
@@ -216,8 +231,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <textarea
               id="comment"
               value={form.values.comment}
-              maxLength={5000}
               onChange={(e) => form.update({ comment: e.target.value })}
+              {...limitProps("comment", form.values.comment, TEXT_LIMITS.comment)}
+            />
+            <TextLimit
+              id="comment"
+              value={form.values.comment}
+              max={TEXT_LIMITS.comment}
+              what="A comment"
+              error={form.errors.comment}
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>

@@ -23,6 +23,8 @@ import {
   type RatingSaveResult,
   type RatingValues,
 } from "~/judge-validation/judge-ratings.server";
+import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.item.annotationId ?? "Response"} · Rate · Concord` },
@@ -45,10 +47,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const post = parseDraftPost(form, RatingValuesSchema, { id: params.itemId, maxLength: 50_000 });
   if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
-  const input = { raterId: user.id, itemId: post.id, values: post.values, version: post.version };
+  const input = { raterId: user.id, itemId: post.id, values: post.values, version: post.version, activeMs: post.activeMs };
   const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveRatingDraft(getDb(), input) : submitRating(getDb(), input)));
   return saveResponse<RatingSaveResult | StorageRefusal>(result);
 }
+
+const RATING_LIMITS = {
+  icdCodes: ["The codes", TEXT_LIMITS.icdCodes],
+  diagnosisNames: ["The diagnosis names", TEXT_LIMITS.diagnosisNames],
+  notes: ["Notes", TEXT_LIMITS.notes],
+} as const;
 
 export default function RateItem() {
   const view = useLoaderData<typeof loader>();
@@ -75,7 +83,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       const missing: Record<string, string> = {};
       if (!values.primaryAnswer) missing.primaryAnswer = "Choose the primary answer (C, D or N).";
       if (!values.infoRequest) missing.infoRequest = "Choose the information request (S, G or X).";
-      return missing;
+      return { ...missing, ...overLimitErrors(values, RATING_LIMITS) };
     },
     incompleteMessage: "Both features are needed to submit; see the marked fields.",
     onSubmitted: () => navigate(view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : "/judge-validation"),
@@ -197,8 +205,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               value={values.icdCodes}
               disabled={readOnly}
               onChange={(e) => update({ icdCodes: e.target.value })}
+              {...limitProps("icdCodes", values.icdCodes, TEXT_LIMITS.icdCodes)}
             />
-            {errors.icdCodes ? <p className="field-error">{errors.icdCodes}</p> : null}
+            <TextLimit
+              id="icdCodes"
+              value={values.icdCodes}
+              max={TEXT_LIMITS.icdCodes}
+              what="The codes"
+              error={errors.icdCodes}
+            />
             <label htmlFor="diagnosisNames">Diagnosis names (optional, comma-separated)</label>
             <input
               id="diagnosisNames"
@@ -206,6 +221,14 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               value={values.diagnosisNames}
               disabled={readOnly}
               onChange={(e) => update({ diagnosisNames: e.target.value })}
+              {...limitProps("diagnosisNames", values.diagnosisNames, TEXT_LIMITS.diagnosisNames)}
+            />
+            <TextLimit
+              id="diagnosisNames"
+              value={values.diagnosisNames}
+              max={TEXT_LIMITS.diagnosisNames}
+              what="The diagnosis names"
+              error={errors.diagnosisNames}
             />
             <label htmlFor="notes">Notes (optional)</label>
             <textarea
@@ -213,7 +236,9 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               value={values.notes}
               disabled={readOnly}
               onChange={(e) => update({ notes: e.target.value })}
+              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
             />
+            <TextLimit id="notes" value={values.notes} max={TEXT_LIMITS.notes} what="Notes" error={errors.notes} />
             <DraftFooter
               draft={draft}
               submitted={submitted}

@@ -14,6 +14,8 @@ import { parseDraftPost } from "~/platform/forms";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
 import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/mentat/ratings.server";
+import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -42,6 +44,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     values: post.values,
     version: post.version,
     intent: post.intent,
+    activeMs: post.activeMs,
   }),
   );
   return saveResponse<RatingSaveResult | StorageRefusal>(result);
@@ -69,7 +72,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     csrf,
     // Changes to submitted ratings are not autosaved: they wait for "Save revision".
     autosave: state !== "submitted",
-    check: (v) => Object.fromEntries(v.scores.flatMap((s, i) => (s === null ? [[`score${i}`, "Not rated yet."]] : []))),
+    check: (v) => ({
+      ...Object.fromEntries(v.scores.flatMap((s, i) => (s === null ? [[`score${i}`, "Not rated yet."]] : []))),
+      ...overLimitErrors(v, { comment: ["A comment", TEXT_LIMITS.comment] }),
+    }),
     incompleteMessage: "Some answers are missing; see the marked fields.",
     onSubmitted: (r) => {
       setState(r.state);
@@ -196,8 +202,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <textarea
               id="comment"
               value={form.values.comment}
-              maxLength={5000}
               onChange={(e) => form.update({ comment: e.target.value })}
+              {...limitProps("comment", form.values.comment, TEXT_LIMITS.comment)}
+            />
+            <TextLimit
+              id="comment"
+              value={form.values.comment}
+              max={TEXT_LIMITS.comment}
+              what="A comment"
+              error={form.errors.comment}
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>

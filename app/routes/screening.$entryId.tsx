@@ -20,6 +20,8 @@ import {
   VoteValuesSchema,
   type VoteResult,
 } from "~/screening/screening-review.server";
+import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Item ${data?.entry.position ?? ""} · Screening review · Concord` },
@@ -41,7 +43,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const post = parseDraftPost(form, VoteValuesSchema, { id: params.entryId, maxLength: 100_000 });
   if (!post.ok) return data<VoteResult>(post.failure, 422);
-  const input = { userId: user.id, entryId: post.id, values: post.values, version: post.version };
+  const input = { userId: user.id, entryId: post.id, values: post.values, version: post.version, activeMs: post.activeMs };
   const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input)));
   return saveResponse<VoteResult | StorageRefusal>(result);
 }
@@ -77,7 +79,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     readOnly: closed,
     apply: (v, patch) => ({ ...v, ...patch, ...(patch.relevant === "no" ? { category: "" } : {}) }),
     // The server's rule (core checkVote), so mistakes show at once; the server checks again.
-    check: (values) => checkVote(values, view.categories) as Record<string, string>,
+    check: (values) => ({
+      ...(checkVote(values, view.categories) as Record<string, string>),
+      ...overLimitErrors(values, { notes: ["Notes", TEXT_LIMITS.notes] }),
+    }),
     incompleteMessage: "The vote is incomplete; see the marked fields.",
     onSubmitted: (r) =>
       navigate(view.nextEntryId !== null && !r.roundClosed ? `/screening/${view.nextEntryId}` : "/screening"),
@@ -224,6 +229,14 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               value={values.notes}
               disabled={closed}
               onChange={(e) => update({ notes: e.target.value })}
+              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
+            />
+            <TextLimit
+              id="notes"
+              value={values.notes}
+              max={TEXT_LIMITS.notes}
+              what="Notes"
+              error={draft.errors.notes}
             />
             <DraftFooter
               draft={draft}

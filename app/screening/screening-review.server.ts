@@ -21,15 +21,16 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { nextOpenItem, progressOf, WORK_MESSAGES, type SaveResult, type WorkState } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
+import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { listRoundRows, loadRound, reviewerCodes } from "./screening.server";
 
 export type VoteState = WorkState;
 
 export const VoteValuesSchema = z.object({
   relevant: z.enum(["", "yes", "no"]).default(""),
-  category: z.string().trim().max(100).default(""),
+  category: z.string().trim().max(TEXT_LIMITS.category, tooLongMessage("A category", TEXT_LIMITS.category)).default(""),
   confidence: z.enum(["", ...REVIEW_CONFIDENCES]).default(""),
-  notes: z.string().max(10_000, "Notes have at most 10,000 characters.").default(""),
+  notes: z.string().max(TEXT_LIMITS.notes, tooLongMessage("Notes", TEXT_LIMITS.notes)).default(""),
 });
 
 export interface ReviewRow {
@@ -306,7 +307,7 @@ const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boole
  */
 export function saveVoteDraft(
   db: Db,
-  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number },
+  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number; activeMs?: number },
 ): VoteResult {
   return saveWorkItem(db, voteWork, { ...input, itemId: input.entryId, intent: "draft" });
 }
@@ -317,7 +318,7 @@ export function saveVoteDraft(
  */
 export function submitVote(
   db: Db,
-  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number },
+  input: { userId: string; entryId: number; values: VoteValues; version: number; now?: number; activeMs?: number },
 ): VoteResult {
   return saveWorkItem(db, voteWork, { ...input, itemId: input.entryId, intent: "submit" });
 }

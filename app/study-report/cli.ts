@@ -2,6 +2,8 @@ import { formatStudyReportMarkdown, formatStudyReportText } from "./domain/study
 import { getDb } from "../platform/db.server";
 import { requireStudyReportByName } from "./study-report.server";
 import { ServiceError } from "../platform/service-error";
+import { getTimeOnTask } from "./time-on-task.server";
+import { formatTimeOnTaskMarkdown, formatTimeOnTaskText } from "./domain/time-on-task";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 
 const help = `Usage: npm run concord -- stats --study NAME [--json | --md]
@@ -17,7 +19,8 @@ and the distributions of the study's gold labels — the same numbers as the adm
     kappa, Gwet's AC1;
   - per diagnosis: n and agreement for the most frequent gold categories;
   - expert action labels by section (each note's last section in a "Final" column), gold ICD-10 frequencies,
-    age groups, and the cases by state.
+    age groups, and the cases by state;
+  - time on task: the median active time of a submitted annotation, per annotator and per case (docs/statistics.md).
 
 Label distributions use the study's gold labels (agreed and adjudicated cases), or an imported dataset's
 reference labels while the study has no gold labels of its own; the report says which.
@@ -26,7 +29,8 @@ Options:
   --study NAME   the study (required)
   --json         print one JSON object and nothing else. Keys: study, case_counts, sufficiency,
                  earliest_section, diagnosis, per_diagnosis, label_distributions, reference_agreement, reasons,
-                 notes (documented in app/study-report/domain/study-report.ts). Agreement is a fraction in [0, 1]; an undefined
+                 notes (documented in app/study-report/domain/study-report.ts), time_on_task
+                 (app/study-report/domain/time-on-task.ts; milliseconds). Agreement is a fraction in [0, 1]; an undefined
                  value is null and "reasons" has its path, e.g. "sufficiency.cohen_kappa".
   --md           print Markdown (tables) instead of text
 
@@ -52,9 +56,10 @@ export const statsCommand: Command = {
       if (e instanceof ServiceError) throw new CliError(e.message);
       throw e;
     }
-    if (values.json) io.out(JSON.stringify(report) + "\n");
-    else if (values.md) io.out(formatStudyReportMarkdown(report));
-    else io.out(formatStudyReportText(report));
+    const time = getTimeOnTask(getDb(), report.study.id);
+    if (values.json) io.out(JSON.stringify({ ...report, time_on_task: time }) + "\n");
+    else if (values.md) io.out(formatStudyReportMarkdown(report) + "\n" + formatTimeOnTaskMarkdown(time));
+    else io.out(formatStudyReportText(report) + "\n" + formatTimeOnTaskText(time));
     return 0;
   },
 };

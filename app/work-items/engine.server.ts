@@ -7,10 +7,11 @@
  *   find (foreign id → 404) → closed? (409) → submission rules (422) → version (409) → locked / submitted (409)
  *   → nothing changed? (answer without writing) → write (+1 version) → audit event → completion hook
  */
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { recordEvent } from "../audit/audit.server";
 import { DatabaseBusyError, isBusy, type Db, type DbOrTx, type Tx } from "../platform/db.server";
+import { workTime } from "../../db/schema";
 import {
   auditChanges,
   conflict,
@@ -100,6 +101,8 @@ export interface SaveInput<V> {
   version: number;
   intent: Intent;
   now?: number;
+  /** Time on task the page measured since its previous save, added to the user's total for the item. */
+  activeMs?: number;
 }
 
 /** Saves a draft or a submission through `adapter`; see the order of checks at the top of this file. */
@@ -110,7 +113,7 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
 ): SaveResult<X> {
   const now = input.now ?? Date.now();
   const extra = (adapter.noExtra ?? {}) as X;
-  return writeTransaction(db, (tx): SaveResult<X> => {
+  return writeTransaction(db, (tx): SaveResult<X> => withActiveTime(tx, adapter.entity, input, now, (): SaveResult<X> => {
     const item = adapter.find(tx, input.userId, input.itemId);
     if (!item) return notFound();
     const closed = adapter.closed?.(item);
@@ -153,7 +156,24 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
       return { ...extra, ...done, ok: true, version: done.version ?? version, savedAt: now, state: done.state ?? status };
     }
     return { ok: true, version, savedAt: now, state: status, ...extra };
-  });
+  }));
+}
+
+/**
+ * Runs one save and adds the active time it carries to the user's total for the item, in the same transaction.
+ * Every save accepted counts, one that changed nothing included (the work was looked at); a refused one does not.
+ */
+function withActiveTime<T extends { ok: boolean }>(tx: Tx, entity: string, input: SaveInput<unknown>, now: number, save: () => T): T {
+  const result = save();
+  if (!result.ok || !input.activeMs) return result;
+  tx.insert(workTime)
+    .values({ entity, itemId: input.itemId, userId: input.userId, activeMs: input.activeMs, saves: 1, updatedAt: now })
+    .onConflictDoUpdate({
+      target: [workTime.entity, workTime.itemId, workTime.userId],
+      set: { activeMs: sql`${workTime.activeMs} + ${input.activeMs}`, saves: sql`${workTime.saves} + 1`, updatedAt: now },
+    })
+    .run();
+  return result;
 }
 
 type VersionedTable = SQLiteTable & { id: SQLiteColumn; version: SQLiteColumn };

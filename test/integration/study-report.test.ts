@@ -15,6 +15,7 @@ import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app
 import { importCases, listStudyCases, requireStudyByName } from "../../app/annotation/studies.server";
 import { getStudyReport, getStudyReportFile, requireStudyReportByName } from "../../app/study-report/study-report.server";
 import { ServiceError } from "../../app/platform/service-error";
+import { getTimeOnTask } from "../../app/study-report/time-on-task.server";
 import { freshDb, makeUser } from "../support/db";
 
 let db: Db;
@@ -280,7 +281,9 @@ describe("npm run concord -- stats", () => {
     const { study } = await annotatedStudy();
     const json = await run(["stats", "--study", "Pilot", "--json"]);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.out)).toEqual(JSON.parse(JSON.stringify(getStudyReport(db, study.id))));
+    expect(JSON.parse(json.out)).toEqual(
+      JSON.parse(JSON.stringify({ ...getStudyReport(db, study.id), time_on_task: getTimeOnTask(db, study.id) })),
+    );
     const text = await run(["stats", "--study", "Pilot"]);
     expect(text.out).toMatch(/Percent agreement\s+75\.0% \(3\/4\)/);
     const missing = await run(["stats", "--study", "Nope"]);

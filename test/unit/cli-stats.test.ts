@@ -23,6 +23,17 @@ vi.mock("../../app/study-report/study-report.server", () => ({
   },
 }));
 
+vi.mock("../../app/study-report/time-on-task.server", async () => {
+  const { summariseTimeOnTask } = await import("../../app/study-report/domain/time-on-task");
+  return {
+    getTimeOnTask: () =>
+      summariseTimeOnTask([
+        { annotator: "alice", caseId: 1, externalId: "c1", activeMs: 90_000 },
+        { annotator: "bruno", caseId: 1, externalId: "c1", activeMs: 30_000 },
+      ]),
+  };
+});
+
 async function run(argv: string[]) {
   let out = "";
   let err = "";
@@ -51,6 +62,7 @@ describe("concord stats", () => {
       "raters",
       "reasons",
       "notes",
+      "time_on_task",
     ]);
     expect(json.sufficiency.gwet_ac1.value).toBeCloseTo(10 / 13, 12);
     expect(Object.keys(json.earliest_section.weighted)).toEqual(["linear", "quadratic"]);
@@ -72,6 +84,16 @@ describe("concord stats", () => {
     expect(out).toMatch(/^Study report: Hand study\n=+\n/);
     expect(out).toMatch(/Cohen's kappa\s+0\.400\n/);
     expect(out).toMatch(/Final\s+0\s+8\s+2\s+10\n/);
+    expect(out).toContain("2 annotations, median 1 min 00 s, total 2 min 00 s");
+    expect(out).toContain("alice: 1 min 30 s over 1");
+  });
+
+  it("reports time on task in every form", async () => {
+    const json = JSON.parse((await run(["stats", "--study", "Hand study", "--json"])).out);
+    expect(json.time_on_task).toMatchObject({ n: 2, median_ms: 60_000, total_ms: 120_000 });
+    const md = (await run(["stats", "--study", "Hand study", "--md"])).out;
+    expect(md).toContain("## Time on task");
+    expect(md).toContain("| bruno | 1 | 30 s | 30 s |");
   });
 
   it("refuses bad options and unknown studies with exit code 2", async () => {

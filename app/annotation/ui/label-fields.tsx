@@ -5,6 +5,8 @@
 import type { RefObject } from "react";
 import { MISSING_INFO } from "~/gold/domain/gold";
 import { Icd10Picker } from "../../icd10/ui/icd10-picker";
+import { TextLimit, limitProps } from "../../work-items/ui/text-limit";
+import { TEXT_LIMITS } from "../../work-items/domain/text-limits";
 
 export interface LabelValues {
   sufficiency: "" | "sufficient" | "insufficient";
@@ -148,6 +150,13 @@ export function LabelFields({
                 value={values.missingOther}
                 onChange={(e) => update({ missingOther: e.target.value })}
                 style={{ width: "100%" }}
+                {...limitProps("missingOther", values.missingOther, TEXT_LIMITS.missingOther)}
+              />
+              <TextLimit
+                id="missingOther"
+                value={values.missingOther}
+                max={TEXT_LIMITS.missingOther}
+                what="Other missing information"
               />
             </>
           ) : null}
@@ -156,7 +165,7 @@ export function LabelFields({
               {errors.missingInfo}
             </p>
           ) : null}
-          {errors.missingOther ? (
+          {errors.missingOther && values.missingOther.length <= TEXT_LIMITS.missingOther ? (
             <p className="field-error" role="alert">
               {errors.missingOther}
             </p>

@@ -6,6 +6,7 @@
  */
 import { useBlocker, useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useActiveTime } from "./use-active-time";
 
 /** What a workspace's action answers: every save service returns this shape (with more on success for some). */
 export type DraftResult =
@@ -89,6 +90,8 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
   // The caller's callbacks as of the latest render, without making every effect depend on them.
   const latest = useRef(opts);
   latest.current = opts;
+  // Time on task: every post carries the active time since the previous one (app/work-items/ui/use-active-time.ts).
+  const activeTime = useActiveTime();
 
   const update = useCallback(
     (patch: Partial<V>) => {
@@ -115,8 +118,10 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
       version: String(version.current),
       values: JSON.stringify(valuesRef.current),
       csrf,
+      // Active time since the last post (docs/architecture.md, "Time on task").
+      activeMs: String(activeTime.take()),
     }),
-    [csrf],
+    [csrf, activeTime],
   );
 
   /** Sends the pending changes now (no-op when there are none, one is in flight, or a conflict stops saving). */

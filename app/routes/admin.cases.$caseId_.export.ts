@@ -1,0 +1,19 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { getDb } from "~/platform/db.server";
+import { requireById, requireRole } from "~/accounts/guard.server";
+import { listCaseEvents } from "~/audit/audit.server";
+import { getAdminCase } from "~/annotation/cases.server";
+
+/** The admin case page's records as stored (labels, annotations, adjudications, history), as a download. Admin only. */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  const db = getDb();
+  const c = requireById(params.caseId, (id) => getAdminCase(db, id), "No such case.");
+  const body = JSON.stringify({ case: c, events: listCaseEvents(db, c.id) }, null, 2) + "\n";
+  return new Response(body, {
+    headers: {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Disposition": `attachment; filename="case-${c.id}.json"`,
+    },
+  });
+}
