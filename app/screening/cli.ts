@@ -23,7 +23,7 @@ import { describeRounds, exportScreeningRelease } from "./screening-release.serv
 import { getStudyOverview, openRound } from "./screening-rounds.server";
 import { getUserByUsername, ServiceError } from "../accounts/users.server";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
-import { listIssues, readBytes } from "../cli/io";
+import { listIssues, readBytes, readText } from "../cli/io";
 
 function studyOrFail(db: Db, name: string): ScreeningStudy {
   try {
@@ -122,7 +122,7 @@ Study settings (when creating; on an existing study they change it until round 1
     let categories: string[] | undefined;
     if (values.categories !== undefined) categories = parseVocabulary(values.categories);
     if (values["categories-file"] !== undefined)
-      categories = parseVocabulary(new TextDecoder().decode(readBytes(values["categories-file"])));
+      categories = parseVocabulary(readText(values["categories-file"]));
     const given = {
       ...(values.description !== undefined ? { description: values.description } : {}),
       ...(categories ? { categories } : {}),

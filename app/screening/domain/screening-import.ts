@@ -5,7 +5,8 @@
  */
 import { readCsv } from "../../formats/csv";
 import { isJsonObject, readJsonl } from "../../formats/jsonl";
-import { decodeUtf8, formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
+import { formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
+import { decodeUtf8 } from "../../formats/strict-text";
 import { RECALL_TIERS, SCREEN_LABELS, type RecallTier, type ScreenLabel } from "./screening";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 
