@@ -4,7 +4,7 @@ import { verifyGoldFolder, writeFolderAtomically } from "./gold-files.server";
 import { requireStudyByName } from "../annotation/studies.server";
 import { ServiceError } from "../accounts/users.server";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
-import { readText } from "../cli/io";
+import { listIssues, readText } from "../cli/io";
 
 export const exportGoldCommand: Command = {
   name: "export-gold",
@@ -93,6 +93,7 @@ The whole file is validated first; errors name the element and field, and nothin
       io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);
       return 2;
     }
+    listIssues(io, result.parse.warnings, { file, kind: "warning" });
     io.out(
       result.written
         ? `Imported ${result.total} cases into study "${result.studyName}": ${result.create} new, ${result.update} changed, ${result.unchanged} unchanged.\n`
