@@ -168,7 +168,7 @@ Study settings (when creating; on an existing study they change it until round 1
         super("refused");
       }
     }
-    let report: ScreeningImportReport | null = null;
+    let report: ScreeningImportReport | null;
     try {
       report = service(() =>
         writeTransaction(db, () => {
