@@ -27,7 +27,14 @@ try {
   process.exit(2);
 }
 
-await build.entry.module.startup({ baseUrl, log: (line) => console.log(line) });
+try {
+  await build.entry.module.startup({ baseUrl, log: (line) => console.log(line) });
+} catch (e) {
+  // A damaged database or a full disk at the first start: one line that says what to do, no stack trace.
+  if (!(e instanceof Error)) throw e;
+  console.error(e.name === "StartupRefusal" ? e.message : `Concord could not start: ${e.message}`);
+  process.exit(2);
+}
 
 const app = express();
 app.disable("x-powered-by");

@@ -75,15 +75,30 @@ export async function createUser(
   const roles = RolesSchema.parse(input.roles);
   if (getUserByUsername(db, username)) throw new ServiceError(`A user named "${username}" already exists.`, "username");
   const passwordHash = await hashPassword(input.password);
+  return insertUser(db, { ...input, username, roles, passwordHash });
+}
+
+/**
+ * The synchronous half of createUser, for a caller that hashed the password first and writes the user inside its
+ * own transaction (the demo seed, which is all or nothing: docs/reliability.md).
+ */
+export function insertUser(
+  db: DbOrTx,
+  input: { username: string; displayName?: string; passwordHash: string; roles: Role[]; actorId?: string | null },
+): UserView {
+  const username = UsernameSchema.parse(input.username).toLowerCase();
+  const roles = RolesSchema.parse(input.roles);
   const id = generateIdFromEntropySize(10);
   db.transaction((tx) => {
+    if (getUserByUsername(tx as unknown as Db, username))
+      throw new ServiceError(`A user named "${username}" already exists.`, "username");
     tx.insert(users)
-      .values({ id, username, displayName: input.displayName?.trim() || username, passwordHash, createdAt: Date.now() })
+      .values({ id, username, displayName: input.displayName?.trim() || username, passwordHash: input.passwordHash, createdAt: Date.now() })
       .run();
     for (const role of new Set(roles)) tx.insert(userRoles).values({ userId: id, role }).run();
     audit(tx, input.actorId ?? null, id, "create", { username, roles });
   });
-  return getUserById(db, id)!;
+  return getUserById(db as Db, id)!;
 }
 
 export function setRoles(db: Db, input: { userId: string; roles: Role[]; actorId: string }): void {

@@ -20,7 +20,8 @@ import {
   type ReferenceLabels,
 } from "./domain/case-import";
 import type { Section } from "./domain/sections";
-import type { Db } from "../platform/db.server";
+import type { Db, DbOrTx } from "../platform/db.server";
+import { writeTransaction } from "../work-items/engine.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
@@ -127,7 +128,7 @@ interface Classified {
 }
 
 function classify(
-  db: Db,
+  db: DbOrTx,
   studyId: number | null,
   parsedCases: ParsedCase[],
   extras?: Map<string, object | null>,
@@ -197,15 +198,21 @@ function labelsOf(row: typeof referenceLabels.$inferSelect): ReferenceLabels | n
   };
 }
 
-function analyse(db: Db, input: ImportInput) {
+/** The part of an import that needs no database: the file parsed and validated, and its hash. */
+function parseImport(input: ImportInput) {
   const name = StudyNameSchema.parse(input.studyName);
-  const study = getStudyByName(db, name);
   const result = parseCaseFile(input.bytes, {
     filename: input.filename,
     format: input.format,
     columnMap: input.columnMap,
     canonicalCode: canonicalChapterVCode,
   });
+  return { name, result, sha256: createHash("sha256").update(input.bytes).digest("hex") };
+}
+
+function analyse(db: DbOrTx, input: ImportInput, parsed: ReturnType<typeof parseImport> = parseImport(input)) {
+  const { name, result } = parsed;
+  const study = getStudyByName(db as Db, name);
   const { items, conflicts } = classify(db, study?.id ?? null, result.cases, input.referenceExtras);
   const { cases: _omit, ...parse } = result;
   const status = (i: Classified) => (!i.existing ? "new" : i.existing.contentHash !== i.hash ? "changed" : "unchanged");
@@ -226,7 +233,7 @@ function analyse(db: Db, input: ImportInput) {
       status: status(i),
     })),
     ok: result.errors.length === 0 && conflicts.length === 0,
-    sha256: createHash("sha256").update(input.bytes).digest("hex"),
+    sha256: parsed.sha256,
   };
   return { plan, items, study };
 }
@@ -245,12 +252,16 @@ export function importCases(
   db: Db,
   input: ImportInput & { actorId: string | null },
 ): ImportPlan & { written: boolean } {
-  const { plan, items, study } = analyse(db, input);
-  if (!plan.ok) return { ...plan, written: false };
-  const changes = items.filter((i) => !i.existing || i.existing.contentHash !== i.hash || i.labelsChanged);
-  if (changes.length === 0) return { ...plan, written: false };
+  // Parsing and hashing need no lock; everything the write depends on — which cases exist, which have annotations —
+  // is read again inside the IMMEDIATE transaction that writes, so that a draft saved meanwhile stops the import
+  // instead of having its text replaced under it (docs/reliability.md, "Checks inside the write").
+  const parsed = parseImport(input);
   const now = Date.now();
-  db.transaction((tx) => {
+  return writeTransaction(db, (tx) => {
+    const { plan, items, study } = analyse(tx, input, parsed);
+    if (!plan.ok) return { ...plan, written: false };
+    const changes = items.filter((i) => !i.existing || i.existing.contentHash !== i.hash || i.labelsChanged);
+    if (changes.length === 0) return { ...plan, written: false };
     let studyId = study?.id;
     if (studyId === undefined) {
       studyId = tx
@@ -374,8 +385,8 @@ export function importCases(
         importedAt: now,
       })
       .run();
+    return { ...plan, written: true };
   });
-  return { ...plan, written: true };
 }
 
 export interface CaseRow {

@@ -37,6 +37,29 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       io.err(`concord ${name}: ${e.message}\n`);
       return e.exitCode;
     }
+    const fault = databaseFault(e);
+    if (fault) {
+      io.err(`concord ${name}: ${fault}\n`);
+      return 2;
+    }
     throw e;
   }
+}
+
+/**
+ * The database's refusals that are not bugs, as one line that says what to do (docs/reliability.md, "Messages, not
+ * stack traces"): two writers at once, a full disk, a damaged file. Every write ran in a transaction, so nothing of
+ * the command was kept.
+ */
+export function databaseFault(e: unknown): string | null {
+  const code = String((e as { code?: unknown } | null)?.code ?? "");
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+    return "the database is busy: another command (an import?) or the app is writing a long change. Nothing was written; run the command again when it has finished.";
+  if (code.startsWith("SQLITE_FULL") || code === "ENOSPC")
+    return "the disk is full. Nothing was written; free some space and run the command again.";
+  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB")
+    return 'the database file is damaged. Restore the last good backup ("npm run concord -- backup" makes them) and run the command again.';
+  if (code.startsWith("SQLITE_CONSTRAINT_UNIQUE"))
+    return "another command wrote the same records at the same time. Nothing of this one was written; run it again to see what is left to do.";
+  return null;
 }

@@ -5,6 +5,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { CliError, type CliIO } from "./command";
+import { decodeUtf8 } from "../formats/strict-text";
 
 function readFailure(path: string, e: unknown): CliError {
   const code = (e as NodeJS.ErrnoException).code;
@@ -23,9 +24,14 @@ export function readBytes(path: string, maxBytes?: number): Buffer {
   }
 }
 
-/** A whole file as UTF-8 text (a BOM is kept, for the reader to drop), with readBytes's errors. */
+/**
+ * A whole file as UTF-8 text (a BOM is kept, for the reader to drop), with readBytes's errors; bytes that are not
+ * UTF-8 are refused as `FILE:LINE: reason`, never replaced (docs/reliability.md, "Hostile and damaged files").
+ */
 export function readText(path: string, maxBytes?: number): string {
-  return readBytes(path, maxBytes).toString("utf8");
+  const decoded = decodeUtf8(readBytes(path, maxBytes));
+  if ("error" in decoded) throw new CliError(`${path}:${decoded.error.line}: ${decoded.error.message}`);
+  return decoded.text;
 }
 
 /**

@@ -15,7 +15,8 @@ import { decide, getAdjudicationCase, listAdjudicationQueue, recordIndependent }
 import { submitAnnotation, type AnnotationValues } from "../annotation/annotations.server";
 import { autoAssign, listStudyAnnotators } from "../annotation/assignments.server";
 import { importCases, requireStudyByName } from "../annotation/studies.server";
-import { createUser } from "../accounts/users.server";
+import { insertUser } from "../accounts/users.server";
+import { hashPassword } from "../accounts/password.server";
 import { BUCKET_SAMPLING_ORDER, type ValidationBucket } from "../judge-validation/domain/validation-set";
 import { drawSample } from "../judge-validation/judge-sample.server";
 import { importResponses } from "../judge-validation/judge-responses.server";
@@ -56,8 +57,20 @@ export function demoNotesBytes(): Uint8Array {
 /** Seeds the demo into a fresh database. Returns false (and does nothing) for any other database. */
 export async function seedDemo(db: Db): Promise<boolean> {
   if (!isFreshDatabase(db)) return false;
+  // The hashes first (they take time and need no lock), then the whole demo in one transaction: a start that fails
+  // half way — a full disk — leaves a fresh database, not a half-seeded demo (docs/reliability.md).
+  const hashes: string[] = [];
+  for (const _ of DEMO_ACCOUNTS) hashes.push(await hashPassword(DEMO_PASSWORD));
+  return db.$client.transaction(() => {
+    if (!isFreshDatabase(db)) return false;
+    seedDemoRows(db, hashes);
+    return true;
+  }).immediate();
+}
+
+function seedDemoRows(db: Db, hashes: string[]): void {
   db.insert(appMeta).values({ key: "demo", value: "1" }).run();
-  for (const account of DEMO_ACCOUNTS) await createUser(db, { ...account, password: DEMO_PASSWORD, actorId: null });
+  DEMO_ACCOUNTS.forEach((account, i) => insertUser(db, { ...account, passwordHash: hashes[i]!, actorId: null }));
   const admin = db.select({ id: users.id }).from(users).where(eq(users.username, "admin")).get()!;
   const result = importCases(db, {
     studyName: DEMO_STUDY,
@@ -72,7 +85,6 @@ export async function seedDemo(db: Db): Promise<boolean> {
   autoAssign(db, { studyId: study.id, annotatorIds, seed: 1, actorId: admin.id });
   annotateDemo(db, study.id);
   seedRaterDemo(db, admin.id);
-  return true;
 }
 
 interface DemoLabel {

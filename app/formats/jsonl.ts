@@ -4,6 +4,7 @@
  * them (LF, CRLF or a lone CR ends a line), blank lines skipped, a leading BOM dropped. Each reader words its own
  * messages from `line` and the parser's reason.
  */
+import { jsonTextProblem, jsonValueProblem } from "./strict-text";
 
 export interface JsonlLine {
   /** 1-based line number. */
@@ -47,11 +48,16 @@ export function readJsonl(text: string): JsonlEntry[] {
   const entries: JsonlEntry[] = [];
   for (const { line, text: lineText } of splitJsonlLines(body)) {
     if (lineText.trim() === "") continue;
+    let value: unknown;
     try {
-      entries.push({ line, value: JSON.parse(lineText) });
+      value = JSON.parse(lineText);
     } catch (e) {
       entries.push({ line, invalid: (e as Error).message });
+      continue;
     }
+    // What JSON.parse accepts but would store otherwise than written (docs/reliability.md, "Hostile and damaged files").
+    const problem = jsonTextProblem(lineText) ?? jsonValueProblem(value);
+    entries.push(problem ? { line, invalid: problem } : { line, value });
   }
   return entries;
 }

@@ -1,16 +1,16 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { getDb } from "../platform/db.server";
 import { exportGold, importGold } from "./gold-export.server";
+import { verifyGoldFolder, writeFolderAtomically } from "./gold-files.server";
 import { requireStudyByName } from "../annotation/studies.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
-import { readText } from "../cli/io";
+import { listIssues, readText } from "../cli/io";
 
 export const exportGoldCommand: Command = {
   name: "export-gold",
   summary: "Write data_gt.json, samples.json, data.csv and manifest.json for a study",
   help: `Usage: npm run concord -- export-gold --study NAME --out DIR [--as-released] [--allow-partial]
+       npm run concord -- export-gold --verify DIR
 
 Writes the study's gold labels in the Safe-Psych reference implementation's formats (see README, "Formats"):
   DIR/data_gt.json   one record per case, reference fields + Concord's fields (action_labels, presenting_symptoms_label,
@@ -21,6 +21,9 @@ Writes the study's gold labels in the Safe-Psych reference implementation's form
 
 Cases keep their import order; repeating the export gives byte-identical files (only the manifest's time differs).
 Refuses (exit 2, with counts by state) while some cases are not final, unless --allow-partial.
+The files are written into a temporary folder beside DIR, synced to disk, then put in DIR's place in one rename:
+an interrupted export leaves the previous DIR as it was.
+--verify DIR checks a folder against its manifest (every file present, its sha256 and record count); exit 2 if not.
 
 Options:
   --as-released    leave out presenting_symptoms_label, so the reference's stage-1 script behaves as released
@@ -29,9 +32,19 @@ Options:
     const { values } = parseOptions(argv, {
       study: { type: "string" },
       out: { type: "string" },
+      verify: { type: "string" },
       "as-released": { type: "boolean", default: false },
       "allow-partial": { type: "boolean", default: false },
     });
+    if (values.verify !== undefined) {
+      const problems = verifyGoldFolder(values.verify);
+      if (problems.length) {
+        for (const p of problems) io.err(`${values.verify}: ${p}\n`);
+        return 2;
+      }
+      io.out(`${values.verify} matches its manifest.\n`);
+      return 0;
+    }
     const db = getDb();
     let study;
     try {
@@ -47,8 +60,11 @@ Options:
       allowPartial: values["allow-partial"],
     });
     if (!result.ok) throw new CliError(result.message);
-    mkdirSync(out, { recursive: true });
-    for (const [name, text] of Object.entries(result.files)) writeFileSync(join(out, name), text);
+    try {
+      writeFolderAtomically(out, result.files);
+    } catch (e) {
+      throw new CliError(`cannot write ${out}: ${(e as Error).message}.`, 1);
+    }
     io.out(
       `Exported ${result.exported} cases of "${study.name}" to ${out} (data_gt.json, samples.json, data.csv, manifest.json).\n`,
     );
@@ -77,6 +93,7 @@ The whole file is validated first; errors name the element and field, and nothin
       io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);
       return 2;
     }
+    listIssues(io, result.parse.warnings, { file, kind: "warning" });
     io.out(
       result.written
         ? `Imported ${result.total} cases into study "${result.studyName}": ${result.create} new, ${result.update} changed, ${result.unchanged} unchanged.\n`

@@ -24,7 +24,7 @@ import { listSetRaters, startRating } from "./judge-raters.server";
 import { MAX_RESPONSES_BYTES, requireJudgeSetByName } from "./judge-sets.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
-import { listIssues, readBytes, table } from "../cli/io";
+import { listIssues, readBytes, readText, table } from "../cli/io";
 
 function serviceErrors<T>(fn: () => T): T {
   try {
@@ -343,7 +343,7 @@ Options:
     const name = requireOption(values.judge, "--judge");
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     const file = positionals[0];
-    const text = new TextDecoder().decode(readBytes(file, MAX_RESPONSES_BYTES));
+    const text = readText(file, MAX_RESPONSES_BYTES);
     const input = { setId: set.id, name, text, filename: basename(file), replace: values.replace };
     const plan = serviceErrors(() =>
       values["dry-run"] ? planJudgeImport(db, input) : importJudgeOutputs(db, { ...input, actorId: null }),
@@ -506,7 +506,7 @@ Exit status: 0 on success, 2 for a bad file or bad options.`,
       throw new CliError("give either --labels FILE or --set NAME. See --help.");
     let report: JudgeReport;
     if (values.labels !== undefined) {
-      const text = new TextDecoder().decode(readBytes(values.labels, MAX_RESPONSES_BYTES));
+      const text = readText(values.labels, MAX_RESPONSES_BYTES);
       const parsed = parseJudgeLabelsCsv(text);
       if (parsed.errors.length) {
         listIssues(io, parsed.errors, { file: values.labels, kind: "error" });

@@ -1,4 +1,5 @@
 /** Judge validation: the import of model responses into a validation set, and the list of past imports. Admin only. */
+import { decodeUtf8 } from "../formats/strict-text";
 import { createHash } from "node:crypto";
 import { and, asc, eq, max } from "drizzle-orm";
 import { judgeItems, judgeResponseImports, judgeResponses, judgeSets, users } from "../../db/schema";
@@ -41,14 +42,6 @@ export interface ResponsesImportPlan {
   discardsDraw: boolean;
   /** Responses the import adds. */
   total: number;
-}
-
-function decode(bytes: Uint8Array): string | null {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return null;
-  }
 }
 
 const sha256Of = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -99,11 +92,11 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
   );
   let format = input.format;
   const files = input.files.map((f) => {
-    const text = decode(f.bytes);
+    const decoded = decodeUtf8(f.bytes);
     const parse: ParsedResponses =
-      text === null
-        ? { format: format ?? null, responses: [], errors: [{ line: 0, message: "not UTF-8 text" }], warnings: [] }
-        : parseResponsesJsonl(text, { format, source: f.source, existing });
+      "error" in decoded
+        ? { format: format ?? null, responses: [], errors: [decoded.error], warnings: [] }
+        : parseResponsesJsonl(decoded.text, { format, source: f.source, existing });
     // Responses of earlier files count as existing for later ones; every file of one import has one format.
     for (const r of parse.responses) existing.add(responseIdentity(r));
     format ??= parse.format ?? undefined;

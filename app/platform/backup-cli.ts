@@ -1,4 +1,7 @@
-import { existsSync, rmSync } from "node:fs";
+import Database from "better-sqlite3";
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { getDb } from "./db.server";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 
@@ -9,23 +12,46 @@ export const backupCommand: Command = {
 
 Copies the database (CONCORD_DB, default ./data/concord.db) to FILE with SQLite's online backup, which gives a
 consistent snapshot while the web app keeps reading and writing. Refuses to overwrite FILE unless --force.
+The copy is written under a temporary name beside FILE, checked with SQLite's integrity_check, synced to disk and
+only then renamed to FILE: a backup that is interrupted leaves FILE as it was (docs/reliability.md).
 The copy holds clinical text and labels: store it as carefully as the database itself.`,
   async run(argv, io) {
     const { values } = parseOptions(argv, { out: { type: "string" }, force: { type: "boolean", default: false } });
     const out = requireOption(values.out, "--out");
-    if (existsSync(out)) {
-      if (!values.force) throw new CliError(`${out} exists; choose another file or pass --force.`);
-      // SQLite's backup writes into an existing file as a database, so a file that is not one must go first.
-      rmSync(out);
-    }
+    if (existsSync(out) && !values.force) throw new CliError(`${out} exists; choose another file or pass --force.`);
     const started = Date.now();
+    // Never written at the final path: a killed backup must not leave a file there that restores to something
+    // else than the database (docs/reliability.md, "Atomic files").
+    const temp = join(dirname(out), `.${basename(out)}.${randomBytes(6).toString("hex")}.partial`);
     try {
       // One step for the whole file: a step-wise copy restarts whenever the app writes, and might never finish.
-      await getDb().$client.backup(out, { progress: () => 1_000_000_000 });
+      await getDb().$client.backup(temp, { progress: () => 1_000_000_000 });
+      const copy = new Database(temp, { readonly: true });
+      let check: string;
+      try {
+        check = String(copy.pragma("integrity_check", { simple: true }));
+      } finally {
+        copy.close();
+      }
+      if (check !== "ok") throw new Error(`the copy fails SQLite's integrity check (${check.slice(0, 200)})`);
+      syncFile(temp);
+      renameSync(temp, out);
+      syncFile(dirname(out));
     } catch (e) {
+      rmSync(temp, { force: true });
       throw new CliError(`cannot back up to ${out}: ${(e as Error).message}.`, 1);
     }
     io.out(`Backed up the database to ${out} in ${Date.now() - started} ms.\n`);
     return 0;
   },
 };
+
+/** Flushes a file or a folder (its entries, after a rename) to disk. */
+export function syncFile(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,3 +1,5 @@
+import Database from "better-sqlite3";
+import { existsSync } from "node:fs";
 import { applyWebBusyTimeout, getDb } from "./db.server";
 import { databasePath } from "./db.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo } from "../demo/demo.server";
@@ -7,6 +9,7 @@ import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo
  * study unless CONCORD_DEMO=0. Prints where to go and, for a demo database, the demo accounts.
  */
 export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: string) => void }) {
+  checkDatabaseIntegrity(databasePath());
   // A save waits at most a moment for another process's write lock; then the page retries (docs/architecture.md).
   applyWebBusyTimeout();
   const db = getDb();
@@ -31,4 +34,34 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
     log("No users yet. Create the first admin with:");
     log("  npm run concord -- users create --username NAME --role admin");
   }
+}
+
+/** A refusal to start, printed as one line by server.js (exit 2), without a stack trace. */
+export class StartupRefusal extends Error {
+  override name = "StartupRefusal";
+}
+
+/**
+ * Refuses a database that fails SQLite's integrity_check before anything reads or writes it (docs/reliability.md,
+ * "Atomic files"): serving from a damaged file would spread the damage into new labels and exports.
+ */
+export function checkDatabaseIntegrity(path: string): void {
+  if (path === ":memory:" || !existsSync(path)) return;
+  let result: string;
+  try {
+    const check = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      result = String(check.pragma("integrity_check", { simple: true }));
+    } finally {
+      check.close();
+    }
+  } catch (e) {
+    result = (e as Error).message;
+  }
+  if (result !== "ok")
+    throw new StartupRefusal(
+      `The database ${path} is damaged (SQLite's integrity_check: ${result.split("\n")[0]!.slice(0, 200)}). ` +
+        `Concord will not start on it. Stop every process using it, restore the last good backup with ` +
+        `"cp BACKUP.db ${path} && rm -f ${path}-wal ${path}-shm" (backups are made by "npm run concord -- backup --out FILE"), then start again.`,
+    );
 }

@@ -24,7 +24,8 @@ import { getStudyOverview, openRound } from "./screening-rounds.server";
 import { getUserByUsername } from "../accounts/users.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
-import { listIssues, readBytes } from "../cli/io";
+import { listIssues, readBytes, readText } from "../cli/io";
+import { writeTransaction } from "../work-items/engine.server";
 
 function studyOrFail(db: Db, name: string): ScreeningStudy {
   try {
@@ -114,7 +115,7 @@ Study settings (when creating; on an existing study they change it until round 1
     let categories: string[] | undefined;
     if (values.categories !== undefined) categories = parseVocabulary(values.categories);
     if (values["categories-file"] !== undefined)
-      categories = parseVocabulary(new TextDecoder().decode(readBytes(values["categories-file"])));
+      categories = parseVocabulary(readText(values["categories-file"]));
     const given = {
       ...(values.description !== undefined ? { description: values.description } : {}),
       ...(categories ? { categories } : {}),
@@ -129,8 +130,6 @@ Study settings (when creating; on an existing study they change it until round 1
       return parsed.data;
     };
 
-    let study: ScreeningStudy;
-    let created = false;
     const exists = (() => {
       try {
         return requireScreeningStudyByName(db, name);
@@ -139,42 +138,58 @@ Study settings (when creating; on an existing study they change it until round 1
         throw e;
       }
     })();
-    if (!exists) {
-      if (!categories)
-        throw new CliError(
-          `no screening study named "${name}": give --categories (or --categories-file) to create it.`,
-        );
+    if (!exists && !categories)
+      throw new CliError(`no screening study named "${name}": give --categories (or --categories-file) to create it.`);
+    if (!exists && values["dry-run"]) {
       const settings = settingsOf({ ...DEFAULT_RULE, controlsPerRound: 150, description: "" });
-      if (values["dry-run"]) {
-        io.out(`Dry run: would create screening study "${name}" with ${settings.categories.length} categories.\n`);
-        if (values.items || values.labels || values.tiers) io.out("Its files are checked once it exists.\n");
-        return 0;
-      }
-      study = serviceCall(() => createScreeningStudy(db, { name, settings, actorId: null }));
-      created = true;
-      io.out(`Created screening study "${study.name}" (${settings.categories.length} categories).\n`);
-    } else {
-      study = exists;
-      if (Object.keys(given).length && !values["dry-run"]) {
-        serviceCall(() =>
-          updateScreeningSettings(db, { studyId: study.id, settings: settingsOf({ ...study }), actorId: null }),
-        );
-        io.out(`Updated the settings of "${study.name}".\n`);
-      }
+      io.out(`Dry run: would create screening study "${name}" with ${settings.categories.length} categories.\n`);
+      if (values.items || values.labels || values.tiers) io.out("Its files are checked once it exists.\n");
+      return 0;
     }
     const file = (path: string | undefined): ScreeningFile | undefined =>
       path === undefined ? undefined : { bytes: readBytes(path), filename: path, format };
     const files = { items: file(values.items), labels: file(values.labels), tiers: file(values.tiers) };
-    if (!files.items && !files.labels && !files.tiers) {
-      if (!created && !Object.keys(given).length)
-        throw new CliError("give --items, --labels or --tiers to import. See --help.");
-      return 0;
+    if (!files.items && !files.labels && !files.tiers && exists && !Object.keys(given).length)
+      throw new CliError("give --items, --labels or --tiers to import. See --help.");
+
+    // The study, its settings and its files in one transaction: when a file is refused, the study is not created
+    // and --threshold not applied either (docs/reliability.md, "Checks inside the write").
+    const notes: string[] = [];
+    class Refused extends Error {
+      constructor(readonly report: ScreeningImportReport) {
+        super("refused");
+      }
     }
-    const report = serviceCall(() =>
-      importScreeningFiles(db, { studyId: study.id, ...files, actorId: null, dryRun: values["dry-run"] }),
-    );
-    printReport(io, report, values["dry-run"]);
-    return report.ok ? 0 : 2;
+    let report: ScreeningImportReport | null;
+    try {
+      report = serviceCall(() =>
+        writeTransaction(db, () => {
+          let study: ScreeningStudy;
+          if (!exists) {
+            const settings = settingsOf({ ...DEFAULT_RULE, controlsPerRound: 150, description: "" });
+            study = createScreeningStudy(db, { name, settings, actorId: null });
+            notes.push(`Created screening study "${study.name}" (${settings.categories.length} categories).`);
+          } else {
+            study = exists;
+            if (Object.keys(given).length && !values["dry-run"]) {
+              updateScreeningSettings(db, { studyId: study.id, settings: settingsOf({ ...study }), actorId: null });
+              notes.push(`Updated the settings of "${study.name}".`);
+            }
+          }
+          if (!files.items && !files.labels && !files.tiers) return null;
+          const r = importScreeningFiles(db, { studyId: study.id, ...files, actorId: null, dryRun: values["dry-run"] });
+          if (!r.ok) throw new Refused(r);
+          return r;
+        }),
+      );
+    } catch (e) {
+      if (!(e instanceof Refused)) throw e;
+      printReport(io, e.report, values["dry-run"]);
+      return 2;
+    }
+    for (const note of notes) io.out(`${note}\n`);
+    if (report) printReport(io, report, values["dry-run"]);
+    return 0;
   },
 };
 

@@ -1,4 +1,5 @@
 import { benchmarks as annotation } from "./annotation";
+import { benchmarks as bulkImport } from "./bulk-import";
 import { benchmarks as durability } from "./durability";
 import { benchmarks as expertRatings } from "./expert-ratings";
 import { benchmarks as mcEvaluation } from "./mc-evaluation";
@@ -8,4 +9,4 @@ import { benchmarks as stats } from "./stats";
 import type { Benchmark } from "./types";
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-export const benchmarks: Benchmark[] = [...stats, ...annotation, ...runner, ...expertRatings, ...durability, ...mcEvaluation, ...grading];
+export const benchmarks: Benchmark[] = [...stats, ...annotation, ...runner, ...expertRatings, ...durability, ...bulkImport, ...mcEvaluation, ...grading];

@@ -3,7 +3,7 @@
  * database freshDb() sets: users, import (its report and exit code 2, --dry-run), backup while another connection writes.
  */
 import Database from "better-sqlite3";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { annotations, assignments, sessions } from "../../db/schema";
@@ -247,7 +247,8 @@ describe("backup", () => {
     const writer = new Promise<void>((resolve) => {
       const tick = () => {
         if (done || written >= 20) return resolve();
-        if (existsSync(out)) write(++written); // the backup has opened its destination
+        // The backup has opened its destination: a temporary name beside the final one (docs/reliability.md).
+        if (existsSync(out) || readdirSync(dir).some((f) => f.startsWith(".copy.db."))) write(++written);
         setImmediate(tick);
       };
       setImmediate(tick);

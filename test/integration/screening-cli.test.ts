@@ -60,12 +60,16 @@ describe("screening commands", () => {
     const bad = file("bad.csv", labelsCsv() + "ghost,relevant,,,\nr02,relevant,psychosis,,\n");
     const r = await run(["screening-import", "--study", "HB", "--categories", CATS, "--items", items, "--labels", bad]);
     expect(r.code).toBe(2);
-    expect(r.out).toMatch(/Created screening study "HB" \(4 categories\)/);
+    // Refused files create nothing: not the study either (docs/reliability.md, "Checks inside the write").
+    expect(r.out).not.toMatch(/Created screening study/);
+    expect((db.$client.prepare("select count(*) as n from screening_studies").get() as { n: number }).n).toBe(0);
     expect(r.err).toContain(`${bad}: line 28: no item "ghost" in the study: import the items first.`);
     expect(r.err).toContain(`${bad}: line 29: duplicate id "r02" (first on line 3).`);
     expect(r.err).toMatch(/2 errors; nothing was imported\./);
     expect((db.$client.prepare("select count(*) as n from screening_items").get() as { n: number }).n).toBe(0);
 
+    const created = await run(["screening-import", "--study", "HB", "--categories", CATS]);
+    expect(created.out).toMatch(/Created screening study "HB" \(4 categories\)/);
     const dry = await run([
       "screening-import",
       "--study",

@@ -53,7 +53,8 @@ describe("JSONL imports report `line N: reason` on the same lines", () => {
   it("case import", () => {
     const r = parseCaseFile(file, { format: "jsonl", canonicalCode: () => null });
     expect(r.errors.map((e) => [e.line, e.message.slice(0, 16)])).toEqual([
-      [1, "(id a) 0 non-emp"],
+      // Text under a key that is not a case field is refused, never dropped (docs/formats.md, "Case JSONL").
+      [1, 'the key "text" h'],
       [3, "not valid JSON ("],
       [4, "each line must b"],
     ]);

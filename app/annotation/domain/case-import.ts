@@ -16,6 +16,7 @@ import {
 } from "./sections";
 import { pyStrip } from "../../python-compat/text";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
+import { decodeUtf8, idProblem, normaliseId, textWarning } from "../../formats/strict-text";
 
 export const LABEL_COLUMNS = [
   "diagnosis_sufficiency",
@@ -75,29 +76,6 @@ export function formatOf(filename: string | undefined, explicit?: "csv" | "jsonl
   if (lower.endsWith(".csv")) return "csv";
   if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return "jsonl";
   return null;
-}
-
-/** Decodes UTF-8 strictly; on failure names the first line holding an invalid byte sequence. */
-export function decodeUtf8(bytes: Uint8Array): { text: string } | { error: ImportIssue } {
-  try {
-    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
-  } catch {
-    const decoder = new TextDecoder("utf-8", { fatal: true });
-    let line = 1;
-    let start = 0;
-    for (let i = 0; i <= bytes.length; i++) {
-      if (i === bytes.length || bytes[i] === 0x0a) {
-        try {
-          decoder.decode(bytes.subarray(start, i));
-        } catch {
-          return { error: { line, message: "the file is not valid UTF-8 here. Save it as UTF-8 and import it again." } };
-        }
-        line++;
-        start = i + 1;
-      }
-    }
-    return { error: { line: 1, message: "the file is not valid UTF-8. Save it as UTF-8 and import it again." } };
-  }
 }
 
 export function parseCaseFile(input: Uint8Array | string, options: ParseOptions): ParseResult {
@@ -201,6 +179,7 @@ function labelText(value: unknown): string | undefined {
 function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
   const rows: RawRow[] = [];
   const errors: ImportIssue[] = [];
+  const warnings: ImportIssue[] = [];
   let hasLabels = false;
   readJsonl(text).forEach((entry) => {
     const { line } = entry;
@@ -214,11 +193,44 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
     }
     const o = entry.value;
     const values: Partial<Record<CaseColumn, string>> = {};
+    // Nothing given is dropped silently (docs/formats.md, "Case JSONL"): a value of the wrong type is refused, and so
+    // is text under a key Concord does not read — a misspelt section would otherwise vanish from the case.
+    const problems: string[] = [];
     const id = o.id ?? o.sample_id;
-    if (typeof id === "string" || typeof id === "number") values.id = pyStrip(String(id));
+    if (typeof id === "string") values.id = pyStrip(id);
+    else if (typeof id === "number") {
+      if (Number.isSafeInteger(id)) values.id = String(id);
+      else problems.push(`the id ${JSON.stringify(id)} is a number that does not read back as written; give it as text.`);
+    } else if (id !== undefined && id !== null) problems.push('"id" must be text or a whole number.');
     for (const key of ["age_group", "sex", "source_diagnosis"] as const) {
-      if (o[key] !== undefined && o[key] !== null) values[key] = pyStrip(String(o[key]));
+      const v = o[key];
+      if (v === undefined || v === null) continue;
+      if (typeof v === "string" || typeof v === "number") values[key] = pyStrip(String(v));
+      else problems.push(`"${key}" must be text.`);
     }
+    const known = new Set<string>([
+      "id",
+      "sample_id",
+      "age_group",
+      "sex",
+      "source_diagnosis",
+      "sections",
+      "labels",
+      "concord_extras",
+      ...SECTION_KINDS,
+      ...LABEL_COLUMNS,
+    ]);
+    const unusedKeys: string[] = [];
+    for (const [key, v] of Object.entries(o)) {
+      if (known.has(key)) continue;
+      if (typeof v === "string" && v.trim() !== "")
+        problems.push(
+          `the key "${key}" holds text but is not a case field, so its text would be dropped; rename it to a section (${SECTION_KINDS.join(", ")}) or remove it.`,
+        );
+      else unusedKeys.push(key);
+    }
+    if (unusedKeys.length)
+      warnings.push({ line, message: `key${unusedKeys.length > 1 ? "s" : ""} ${unusedKeys.map((k) => `"${k}"`).join(", ")} not used.` });
     let sectionList: RawRow["sectionList"];
     const sections = o.sections;
     if (Array.isArray(sections)) {
@@ -233,7 +245,14 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
         sectionList.push({ kind, content: so.content });
       }
     } else {
-      const source = (sections && typeof sections === "object" ? sections : o) as Record<string, unknown>;
+      if (sections !== undefined && sections !== null && !isJsonObject(sections))
+        problems.push('"sections" must be an object of section texts or a list of {kind, content}.');
+      const source = (isJsonObject(sections) ? sections : o) as Record<string, unknown>;
+      if (isJsonObject(sections)) {
+        for (const key of Object.keys(sections))
+          if (!(SECTION_KINDS as readonly string[]).includes(key))
+            problems.push(`unknown section "${key}" in "sections"; use ${SECTION_KINDS.join(", ")}.`);
+      }
       for (const kind of SECTION_KINDS) {
         const v = source[kind];
         if (v === undefined || v === null) continue;
@@ -244,18 +263,30 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
         values[kind] = v;
       }
     }
-    const labelSource = (o.labels && typeof o.labels === "object" ? o.labels : o) as Record<string, unknown>;
+    if (o.labels !== undefined && o.labels !== null && !isJsonObject(o.labels))
+      problems.push('"labels" must be an object of label fields (diagnosis_sufficiency, …), not a list or a value.');
+    const labelSource = (isJsonObject(o.labels) ? o.labels : o) as Record<string, unknown>;
+    if (isJsonObject(o.labels)) {
+      for (const key of Object.keys(o.labels))
+        if (!(LABEL_COLUMNS as readonly string[]).includes(key))
+          problems.push(`unknown label "${key}" in "labels"; use ${LABEL_COLUMNS.join(", ")}.`);
+    }
     for (const column of LABEL_COLUMNS) {
-      const v = labelText(labelSource[column]);
+      const raw = labelSource[column];
+      const v = labelText(raw);
       if (v !== undefined) {
         values[column] = v;
         hasLabels = true;
-      }
+      } else if (raw !== undefined && raw !== null) problems.push(`label ${column} must be text, a number or true/false.`);
+    }
+    if (problems.length) {
+      for (const message of problems) errors.push({ line, message });
+      return;
     }
     rows.push({ line, values, sectionList });
   });
   if (rows.length === 0 && errors.length === 0) return { error: { line: 1, message: "the file is empty." } };
-  return { rows, hasLabels, warnings: [], errors };
+  return { rows, hasLabels, warnings, errors };
 }
 
 function validateRows(format: "csv" | "jsonl", raw: RawRows, canonicalCode: ParseOptions["canonicalCode"]): ParseResult {
@@ -265,10 +296,15 @@ function validateRows(format: "csv" | "jsonl", raw: RawRows, canonicalCode: Pars
   const firstLine = new Map<string, number>();
   for (const row of raw.rows) {
     const v = row.values;
-    const id = v.id ?? "";
+    const id = normaliseId(v.id ?? "");
     const fail = (message: string) => errors.push({ line: row.line, message: id ? `(id ${id}) ${message}` : message });
     if (!id) {
       fail("missing id: every case needs a non-empty id.");
+      continue;
+    }
+    const badId = idProblem(id);
+    if (badId) {
+      errors.push({ line: row.line, message: badId });
       continue;
     }
     const seen = firstLine.get(id);
@@ -335,6 +371,15 @@ function validateRows(format: "csv" | "jsonl", raw: RawRows, canonicalCode: Pars
       ...Object.fromEntries(sections.map((s) => [s.kind, s.content])),
     });
     if (formula) warnings.push({ line: row.line, message: `(id ${id}) ${formula}` });
+    for (const [field, text] of [
+      ["sex", v.sex],
+      ["age_group", ageGroup],
+      ["source_diagnosis", v.source_diagnosis],
+      ...sections.map((s) => [s.kind, s.content]),
+    ] as [string, string | undefined][]) {
+      const warning = textWarning(field, text);
+      if (warning) warnings.push({ line: row.line, message: `(id ${id}) ${warning}` });
+    }
     cases.push({
       line: row.line,
       externalId: id,

@@ -24,6 +24,7 @@ import {
   percentAgreement,
 } from "../../stats/index";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
+import { textWarning } from "../../formats/strict-text";
 
 export interface ReviewItemInput {
   line: number;
@@ -98,6 +99,10 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
     // Kept as given; flagged because exports may be opened in spreadsheets (docs/security.md).
     const formula = formulaWarning(Object.fromEntries(read.header.map((h, i) => [h, cells[i]])));
     if (formula) warnings.push({ line, message: formula });
+    for (const [k, h] of read.header.entries()) {
+      const w = textWarning(`column "${h}"`, cells[k]);
+      if (w) warnings.push({ line, message: w });
+    }
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else
       items.push({

@@ -1,4 +1,5 @@
 /** A strict JSON parser that knows where each top-level element starts, so that errors can name a line. */
+import { MAX_JSON_DEPTH } from "../../formats/strict-text";
 
 const SIMPLE_ESCAPES: Record<string, string> = {
   '"': '"',
@@ -63,7 +64,16 @@ export function parseJsonWithLines(text: string): Located {
         out += SIMPLE_ESCAPES[e];
         i += 2;
       } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
-        out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
+        const code = parseInt(text.slice(i + 2, i + 6), 16);
+        const low = /^\\u[dD][c-fC-F][0-9a-fA-F]{2}$/.test(text.slice(i + 6, i + 12));
+        if (code >= 0xdc00 && code <= 0xdfff) fail("a lone surrogate escape in a string (\\udc00–\\udfff without a high half)");
+        if (code >= 0xd800 && code <= 0xdbff) {
+          if (!low) fail("a lone surrogate escape in a string (\\ud800–\\udbff without a low half)");
+          out += String.fromCharCode(code, parseInt(text.slice(i + 8, i + 12), 16));
+          i += 12;
+          continue;
+        }
+        out += String.fromCharCode(code);
         i += 6;
       } else fail("invalid escape in a string");
     }
@@ -72,9 +82,13 @@ export function parseJsonWithLines(text: string): Located {
     const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
     if (!m) return fail(`unexpected ${describe()}`);
     i += m[0].length;
-    return Number(m[0]);
+    const n = Number(m[0]);
+    if (!Number.isFinite(n)) fail(`the number ${m[0].slice(0, 40)} is too large`);
+    return n;
   };
   const value = (depth: number): unknown => {
+    // Refused before the recursion can exhaust the stack; no data_gt.json nests deeper than a few levels.
+    if (depth > MAX_JSON_DEPTH) fail(`nested deeper than ${MAX_JSON_DEPTH} levels`);
     ws();
     const c = text[i];
     if (c === "{") {

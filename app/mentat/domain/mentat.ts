@@ -26,6 +26,7 @@ import type { AnnotationRow } from "./bradley-terry";
 import { PyRandom } from "../../python-compat/random";
 import { buildRatingTable, krippendorffAlpha } from "../../stats/index";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
+import { textWarning } from "../../formats/strict-text";
 
 /** A question's text per gender, or one `neutral` text for a question that names no gender. */
 export interface QuestionTexts {
@@ -214,6 +215,10 @@ export function parseQuestionBankCsv(text: string): BankParseResult {
     // Kept as given; flagged because exports may be opened in spreadsheets (docs/security.md).
     const formula = formulaWarning(Object.fromEntries(read.header.map((h, i) => [h, cells[i]])));
     if (formula) warnings.push({ line, message: formula });
+    for (const [k, h] of read.header.entries()) {
+      const w = textWarning(`column "${h}"`, cells[k]);
+      if (w) warnings.push({ line, message: w });
+    }
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else questions.push({ line, externalId, domain, texts, options, answer, notes: get("notes") });
   }

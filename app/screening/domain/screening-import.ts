@@ -5,7 +5,8 @@
  */
 import { readCsv } from "../../formats/csv";
 import { isJsonObject, readJsonl } from "../../formats/jsonl";
-import { decodeUtf8, formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
+import { formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
+import { decodeUtf8, idProblem, normaliseId, textWarning } from "../../formats/strict-text";
 import { RECALL_TIERS, SCREEN_LABELS, type RecallTier, type ScreenLabel } from "./screening";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 
@@ -97,7 +98,7 @@ function idOf(fields: Record<string, unknown>): string | null {
   const id = fields.prompt_id ?? fields.id;
   if (typeof id === "number" && Number.isFinite(id)) return String(id);
   if (typeof id !== "string") return null;
-  const trimmed = id.trim();
+  const trimmed = normaliseId(id.trim());
   return trimmed === "" ? null : trimmed;
 }
 
@@ -105,6 +106,11 @@ function checkId(row: RecordRow, seen: Map<string, number>, errors: ImportIssue[
   const id = idOf(row.fields);
   if (id === null) {
     errors.push({ line: row.line, message: "missing id (`prompt_id` or `id`)." });
+    return null;
+  }
+  const bad = idProblem(id);
+  if (bad) {
+    errors.push({ line: row.line, message: bad });
     return null;
   }
   if (id.length > MAX_ID_CHARS) {
@@ -241,6 +247,10 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
     // Kept as given; the release's CSVs quote such text (docs/security.md, "Spreadsheet exports").
     const formula = formulaWarning({ id, ...Object.fromEntries(messages.map((m, k) => [`message ${k + 1}`, m.content])) });
     if (formula) warnings.push({ line: row.line, message: formula });
+    for (const [k, m] of messages.entries()) {
+      const w = textWarning(`message ${k + 1}`, m.content);
+      if (w) warnings.push({ line: row.line, message: w });
+    }
     items.push({ line: row.line, id, kind, messages, tags, source });
   }
   return { format: records.format, items: errors.length ? [] : items, errors: byLine(errors), warnings };
