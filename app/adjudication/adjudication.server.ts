@@ -21,6 +21,7 @@ import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel, type DisputeReason }
 import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
+import { currentGuidelineVersion } from "../guidelines/guidelines.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { getCaseSections } from "../annotation/studies.server";
 
@@ -305,7 +306,10 @@ export function recordIndependent(
         studyId: c.studyId,
         caseId: input.caseId,
         action: "independent",
-        changes: { independent: [null, check.label] },
+        changes: {
+          independent: [null, check.label],
+          guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
+        },
         at: now,
       });
       return { ok: true, status: "independent_recorded" };
@@ -409,7 +413,11 @@ export function decide(
         studyId: c.studyId,
         caseId: input.caseId,
         action: "decide",
-        changes: { gold: [null, check.label], rationale },
+        changes: {
+          gold: [null, check.label],
+          rationale,
+          guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
+        },
         at: now,
       });
       return { ok: true, status: "decided" };

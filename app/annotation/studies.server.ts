@@ -23,6 +23,7 @@ import type { Section } from "./domain/sections";
 import type { Db } from "../platform/db.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
+import { safePsychDefaultGuidelines, seedGuidelines } from "../guidelines/guidelines.server";
 import { ServiceError } from "../accounts/users.server";
 
 export const StudyNameSchema = z
@@ -265,6 +266,8 @@ export function importCases(
         action: "create",
         changes: { name: plan.studyName },
       });
+      // A new study starts with the template's guidelines as version 1 (docs/guidelines.md).
+      seedGuidelines(tx, { scope: "safe_psych", scopeId: studyId }, safePsychDefaultGuidelines(), now);
     }
     let position =
       tx

@@ -430,6 +430,7 @@ const reviewWork: WorkItemAdapter<OwnedItem, JudgementRow, ReviewValues> = {
   entity: "review_judgement",
   noun: "review",
   find: findOwnedItem,
+  guidelines: (item) => ({ scope: "review_set", scopeId: item.setId }),
   row: (tx, userId, item) =>
     tx
       .select()

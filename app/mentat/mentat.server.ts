@@ -596,6 +596,7 @@ interface RatingItem {
 const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValues> = {
   entity: "mentat_rating",
   noun: "rating",
+  guidelines: (item) => ({ scope: "mentat_bank", scopeId: item.q.bankId }),
   find(tx, userId, questionId) {
     const q = findOwnedQuestion(tx, userId, questionId);
     if (!q) return null;

@@ -262,6 +262,7 @@ const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boole
   entity: "screening_vote",
   noun: "vote",
   find: findEntry,
+  guidelines: (e) => ({ scope: "screening", scopeId: e.studyId }),
   closed: (e) => (e.roundStatus === "open" ? null : CLOSED),
   row: (tx, userId, e) => myVote(tx, userId, e.entryId),
   meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
