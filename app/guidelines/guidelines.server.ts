@@ -7,11 +7,17 @@ import { readFileSync } from "node:fs";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import {
+  cases,
   events,
   guidelineVersions,
+  judgeItems,
   judgeSets,
   mentatBanks,
+  mentatQuestions,
+  reviewItems,
   reviewSets,
+  screeningRoundItems,
+  screeningRounds,
   screeningStudies,
   studies,
   users,
@@ -20,23 +26,13 @@ import { recordEvent } from "../audit/audit.server";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
 import { writeTransaction } from "../work-items/engine.server";
-import { GUIDELINES_MAX, renderGuidelines, type GuidelineRef, type GuidelineScope } from "./domain/guidelines";
-
-/** What a workspace shows: the version in force, rendered. */
-export interface GuidelinesView {
-  scope: GuidelineScope;
-  scopeId: number;
-  version: number;
-  html: string;
-}
-
-/** What the admin's editor shows: the text in force and every version's date and author. */
-export interface GuidelinesAdmin {
-  scope: GuidelineScope;
-  scopeId: number;
-  current: { version: number; body: string; html: string } | null;
-  versions: { version: number; createdAt: number; author: string | null }[];
-}
+import {
+  GUIDELINES_MAX,
+  renderGuidelines,
+  type GuidelineRef,
+  type GuidelinesAdmin,
+  type GuidelinesView,
+} from "./domain/guidelines";
 
 let safePsychDefault: string | undefined;
 
@@ -213,4 +209,47 @@ export function guidelinesManifest(
     out.submissions_by_version = Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
   }
   return out;
+}
+
+/** The workspaces, each named by the id in its URL. */
+export type WorkspaceKind = "annotation" | "adjudication" | "judge_rating" | "screening_vote" | "mentat_rating" | "case_review";
+
+/**
+ * The guidelines of the study a workspace item belongs to. Call it only after the route has found the item as the
+ * user's own (the ownership check stays in the item's service); an id that matches nothing gives null.
+ */
+export function guidelinesForItem(db: DbOrTx, kind: WorkspaceKind, itemId: number): GuidelinesView | null {
+  const ref = refOfItem(db, kind, itemId);
+  return ref ? guidelinesView(db, ref) : null;
+}
+
+function refOfItem(db: DbOrTx, kind: WorkspaceKind, id: number): GuidelineRef | null {
+  switch (kind) {
+    case "annotation":
+    case "adjudication": {
+      const r = db.select({ s: cases.studyId }).from(cases).where(eq(cases.id, id)).get();
+      return r ? { scope: "safe_psych", scopeId: r.s } : null;
+    }
+    case "judge_rating": {
+      const r = db.select({ s: judgeItems.setId }).from(judgeItems).where(eq(judgeItems.id, id)).get();
+      return r ? { scope: "judge_set", scopeId: r.s } : null;
+    }
+    case "screening_vote": {
+      const r = db
+        .select({ s: screeningRounds.studyId })
+        .from(screeningRoundItems)
+        .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
+        .where(eq(screeningRoundItems.id, id))
+        .get();
+      return r ? { scope: "screening", scopeId: r.s } : null;
+    }
+    case "mentat_rating": {
+      const r = db.select({ s: mentatQuestions.bankId }).from(mentatQuestions).where(eq(mentatQuestions.id, id)).get();
+      return r ? { scope: "mentat_bank", scopeId: r.s } : null;
+    }
+    case "case_review": {
+      const r = db.select({ s: reviewItems.setId }).from(reviewItems).where(eq(reviewItems.id, id)).get();
+      return r ? { scope: "review_set", scopeId: r.s } : null;
+    }
+  }
 }

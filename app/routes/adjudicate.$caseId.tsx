@@ -19,6 +19,8 @@ import {
   recordIndependent,
   type AdjudicationResult,
 } from "~/adjudication/adjudication.server";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Adjudicate · Concord" }];
 
@@ -29,7 +31,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const codes = [view.independent, view.final?.label, view.annotations?.A.label, view.annotations?.B.label];
   for (const l of codes)
     if (l?.sufficiency === "sufficient") titles[l.icd10] = icd10Index().lookup(l.icd10)?.title ?? "";
-  return { view, titles };
+  return { view, titles, guidelines: guidelinesForItem(getDb(), "adjudication", view.case.id) };
 }
 
 const PostSchema = z.object({
@@ -127,11 +129,11 @@ function LabelSummary({ label, titles }: { label: CaseLabel; titles: Record<stri
 }
 
 export default function AdjudicateCase() {
-  const { view, titles } = useLoaderData<typeof loader>();
-  return <Workspace key={`${view.case.id}:${view.phase}`} view={view} titles={titles} />;
+  const { view, titles, guidelines } = useLoaderData<typeof loader>();
+  return <Workspace key={`${view.case.id}:${view.phase}`} view={view} titles={titles} guidelines={guidelines} />;
 }
 
-function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof loader>>) {
+function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData<typeof loader>>) {
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const [values, setValues] = useState<LabelValues>(toValues(view.final?.label ?? view.independent));
@@ -150,6 +152,7 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
         </h1>
         <span className="badge">disagreement on {view.reason}</span>
       </div>
+      <GuidelinesPanel guidelines={guidelines} />
       <div className="workspace">
         <div aria-label="Clinical note">
           {view.case.sections.map((s) => (

@@ -23,13 +23,16 @@ import {
   type AnnotationValues,
   type SaveResult,
 } from "~/annotation/annotations.server";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "annotator");
   // Not assigned (or not a case at all) answers 404, never 403: ids reveal nothing.
-  return requireById(params.caseId, (caseId) => getAnnotatorCase(getDb(), { userId: user.id, caseId }));
+  const view = requireById(params.caseId, (caseId) => getAnnotatorCase(getDb(), { userId: user.id, caseId }));
+  return { ...view, guidelines: guidelinesForItem(getDb(), "annotation", view.case.id) };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -135,6 +138,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         progress={view.progress}
         links={[{ label: "Next", to: view.nextCaseId !== null ? `/annotate/${view.nextCaseId}` : null, shortcut: "N" }]}
       />
+      <GuidelinesPanel guidelines={view.guidelines} />
       <div className="workspace">
         <div aria-label="Clinical note">
           {view.case.sections.map((s) => (

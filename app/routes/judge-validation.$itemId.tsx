@@ -23,6 +23,8 @@ import {
   type RatingSaveResult,
   type RatingValues,
 } from "~/judge-validation/judge-ratings.server";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.item.annotationId ?? "Response"} · Rate · Concord` },
@@ -35,7 +37,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
   const view = requireById(params.itemId, (itemId) => getRaterItem(getDb(), { raterId: user.id, itemId }));
-  return { ...view, guide: raterGuide() };
+  return { ...view, guide: raterGuide(), guidelines: guidelinesForItem(getDb(), "judge_rating", view.item.id) };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -112,6 +114,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         progress={view.progress}
         links={[{ label: "Next", to: view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : null, shortcut: "→" }]}
       />
+      <GuidelinesPanel guidelines={view.guidelines} />
       <div className="workspace">
         <div>
           <article className="note-section" aria-label="Model response">

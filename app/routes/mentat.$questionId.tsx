@@ -19,6 +19,8 @@ import {
   saveOptionRating,
   type RatingSaveResult,
 } from "~/mentat/mentat.server";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
@@ -26,7 +28,8 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
   // A question that is not this expert's (or no question at all) answers 404: ids reveal nothing.
-  return requireById(params.questionId, (questionId) => getRaterQuestion(getDb(), { userId: user.id, questionId }));
+  const view = requireById(params.questionId, (questionId) => getRaterQuestion(getDb(), { userId: user.id, questionId }));
+  return { ...view, guidelines: guidelinesForItem(getDb(), "mentat_rating", view.question.id) };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -116,6 +119,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         progress={view.progress}
         links={[{ label: "Next", to: view.nextQuestionId !== null ? next : null, shortcut: "N" }]}
       />
+      <GuidelinesPanel guidelines={view.guidelines} />
       <div className="workspace">
         <div>
           <article className="card" aria-label="Question">

@@ -175,6 +175,7 @@ export interface ReviewEntryView {
     position: number;
     total: number;
     studyName: string;
+    inclusionCriterion: string;
     round: number;
     roundOpen: boolean;
     kind: "conversation" | "text";
@@ -201,7 +202,11 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
     .where(eq(screeningRoundItems.id, e.entryId))
     .get()!;
   const study = db
-    .select({ name: screeningStudies.name, categories: screeningStudies.categories })
+    .select({
+      name: screeningStudies.name,
+      categories: screeningStudies.categories,
+      criterion: screeningStudies.inclusionCriterion,
+    })
     .from(screeningStudies)
     .where(eq(screeningStudies.id, e.studyId))
     .get()!;
@@ -225,6 +230,8 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
       position: e.position,
       total: entries.length,
       studyName: study.name,
+      /** What belongs to the subset: the question a reviewer answers (docs/screening.md#review). */
+      inclusionCriterion: study.criterion,
       round: e.roundNumber,
       roundOpen: open,
       kind: item.kind,

@@ -15,6 +15,22 @@ export interface GuidelineRef {
   scopeId: number;
 }
 
+/** What a workspace shows: the version in force, rendered (HTML from `renderGuidelines`). */
+export interface GuidelinesView {
+  scope: GuidelineScope;
+  scopeId: number;
+  version: number;
+  html: string;
+}
+
+/** What the admin's editor shows: the text in force and every version's date and author. */
+export interface GuidelinesAdmin {
+  scope: GuidelineScope;
+  scopeId: number;
+  current: { version: number; body: string; html: string } | null;
+  versions: { version: number; createdAt: number; author: string | null }[];
+}
+
 /** The longest guidelines text accepted (characters). */
 export const GUIDELINES_MAX = 100_000;
 
