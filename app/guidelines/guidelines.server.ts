@@ -103,14 +103,15 @@ function studyExists(db: DbOrTx, ref: GuidelineRef): boolean {
 }
 
 export const GuidelinesEditSchema = z.object({
-  body: z.string().max(GUIDELINES_MAX, `The guidelines have at most ${GUIDELINES_MAX.toLocaleString("en")} characters.`),
+  body: z
+    .string()
+    .max(GUIDELINES_MAX, `The guidelines have at most ${GUIDELINES_MAX.toLocaleString("en")} characters.`),
   /** The version the editor was opened at (0: none), so two admins editing at once do not overwrite each other. */
   basedOn: z.coerce.number().int().min(0),
 });
 
 export type GuidelinesSave =
-  | { ok: true; version: number; changed: boolean }
-  | { ok: false; status: 404 | 409; message: string };
+  { ok: true; version: number; changed: boolean } | { ok: false; status: 404 | 409; message: string };
 
 /**
  * Saves an edit as a new version. An edit of an older version than the one in force is refused (409), and an
@@ -212,7 +213,8 @@ export function guidelinesManifest(
 }
 
 /** The workspaces, each named by the id in its URL. */
-export type WorkspaceKind = "annotation" | "adjudication" | "judge_rating" | "screening_vote" | "mentat_rating" | "case_review";
+export type WorkspaceKind =
+  "annotation" | "adjudication" | "judge_rating" | "screening_vote" | "mentat_rating" | "case_review";
 
 /**
  * The guidelines of the study a workspace item belongs to. Call it only after the route has found the item as the

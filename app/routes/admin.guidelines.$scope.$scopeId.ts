@@ -29,7 +29,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const parsed = parseIntent(form, ActionSchema);
   if (!parsed.ok) return data<GuidelinesActionResult>({ ok: false, message: parsed.message }, 422);
   if (parsed.data.intent === "criterion") {
-    if (ref.scope !== "screening") throw new Response("Only screening studies have an inclusion criterion.", { status: 404 });
+    if (ref.scope !== "screening")
+      throw new Response("Only screening studies have an inclusion criterion.", { status: 404 });
     if (!setInclusionCriterion(getDb(), { studyId: ref.scopeId, criterion: parsed.data.criterion, actorId: me.id }))
       throw new Response("No such study.", { status: 404 });
     return data<GuidelinesActionResult>({ ok: true, message: "Inclusion criterion saved." });

@@ -41,7 +41,8 @@ interface Finding {
 async function seriousViolations(page: Page): Promise<Finding[]> {
   await page.addScriptTag({ content: AXE_SOURCE });
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: any[] }> } }).axe;
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: any[] }> } })
+      .axe;
     const r = await axe.run(document, {
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
       resultTypes: ["violations"],

@@ -51,8 +51,7 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
 export function renderGuidelines(markdown: string): string {
   const tokens = md.parse(markdown, {});
   for (const t of tokens) {
-    if (t.type === "heading_open" || t.type === "heading_close")
-      t.tag = `h${Math.min(6, Number(t.tag.slice(1)) + 2)}`;
+    if (t.type === "heading_open" || t.type === "heading_close") t.tag = `h${Math.min(6, Number(t.tag.slice(1)) + 2)}`;
   }
   return md.renderer.render(tokens, md.options, {});
 }

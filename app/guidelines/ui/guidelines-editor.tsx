@@ -24,11 +24,14 @@ export function GuidelinesEditor({ guidelines }: { guidelines: GuidelinesAdmin }
       <h2 id={`${fieldId}-h`}>Guidelines and codebook</h2>
       <p className="muted">
         Shown to everyone working on this study, in a panel of the workspace (key <kbd>?</kbd>) and on their first
-        visit. Markdown; raw HTML is not rendered. Saving adds a version; every submission records the version in
-        force.
+        visit. Markdown; raw HTML is not rendered. Saving adds a version; every submission records the version in force.
       </p>
       <div className="grid2">
-        <fetcher.Form method="post" action={`/admin/guidelines/${guidelines.scope}/${guidelines.scopeId}`} className="card">
+        <fetcher.Form
+          method="post"
+          action={`/admin/guidelines/${guidelines.scope}/${guidelines.scopeId}`}
+          className="card"
+        >
           <Csrf />
           <input type="hidden" name="basedOn" value={current?.version ?? 0} />
           <label htmlFor={fieldId}>
