@@ -4,14 +4,13 @@
  * it, nor on the login and the not-found pages. Each workspace is checked with its guidelines panel open (it opens
  * on a first visit), so the rendered guidelines are checked too.
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import axe from "axe-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hydrated, launchBrowser, logIn } from "../support/browser";
 import { startApp, type RunningApp } from "../support/server";
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const AXE_SOURCE = axe.source;
 const DEMO_PASSWORD = "concord-demo";
 
 let app: RunningApp;
@@ -41,15 +40,22 @@ interface Finding {
 async function seriousViolations(page: Page): Promise<Finding[]> {
   await page.addScriptTag({ content: AXE_SOURCE });
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: any[] }> } })
-      .axe;
+    interface Violation {
+      id: string;
+      impact: string;
+      help: string;
+      nodes: { target: string[] }[];
+    }
+    const axe = (
+      window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Violation[] }> } }
+    ).axe;
     const r = await axe.run(document, {
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
       resultTypes: ["violations"],
     });
     return r.violations
       .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n: any) => n.target.join(" ")) }));
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
   });
 }
 
