@@ -121,25 +121,64 @@ export default function App() {
   return <Outlet />;
 }
 
+/** Where a user can go from an error page: their own start pages, by role (the header above keeps the full menu). */
+function ErrorLinks() {
+  const user = useRootData()?.user;
+  const home = user?.roles.includes("admin")
+    ? { to: "/admin", label: "Studies" }
+    : user?.roles.includes("annotator")
+      ? { to: "/annotate", label: "My cases" }
+      : user?.roles.includes("adjudicator")
+        ? { to: "/adjudicate", label: "Adjudication queue" }
+        : user?.roles.includes("rater")
+          ? { to: "/expert-ratings", label: "Expert ratings" }
+          : null;
+  return (
+    <nav aria-label="Error page">
+      <ul className="error-links">
+        {home ? (
+          <li>
+            <Link to={home.to}>{home.label}</Link>
+          </li>
+        ) : null}
+        <li>
+          <Link to="/">Start page</Link>
+        </li>
+        {user ? null : (
+          <li>
+            <Link to="/login">Log in</Link>
+          </li>
+        )}
+      </ul>
+    </nav>
+  );
+}
+
 export function ErrorBoundary() {
   const error = useRouteError();
   if (isRouteErrorResponse(error)) {
+    const title = error.status === 403 ? "Forbidden" : error.status === 404 ? "Not found" : error.statusText || "Error";
     return (
-      <section className="error-page">
+      <section className="error-page card">
         <h1>
-          {error.status} {error.status === 403 ? "Forbidden" : error.status === 404 ? "Not found" : error.statusText}
+          {error.status} {title}
         </h1>
-        <p>{typeof error.data === "string" ? error.data : "Something went wrong."}</p>
         <p>
-          <Link to="/">Back to the start page</Link>
+          {typeof error.data === "string" && error.data
+            ? error.data
+            : error.status === 404
+              ? "There is no page at this address."
+              : "Something went wrong."}
         </p>
+        <ErrorLinks />
       </section>
     );
   }
   return (
-    <section className="error-page">
-      <h1>Unexpected error</h1>
+    <section className="error-page card">
+      <h1>500 Unexpected error</h1>
       <p>Concord hit an error it did not expect. Nothing you saved before this was lost. Reload the page to go on.</p>
+      <ErrorLinks />
     </section>
   );
 }

@@ -25,6 +25,8 @@ export const screeningStudies = sqliteTable("screening_studies", {
   name: text("name").notNull().unique(),
   description: text("description").notNull().default(""),
   categories: text("categories", { mode: "json" }).$type<string[]>().notNull(),
+  /** What belongs to the subset, shown to every reviewer above the relevance question (docs/screening.md#review). */
+  inclusionCriterion: text("inclusion_criterion").notNull().default(""),
   /** Reviewers per round, each reviewing every item of the round. */
   reviewersPerRound: integer("reviewers_per_round").notNull().default(3),
   /** An item is included when at least this many reviewers say it is relevant (2 of 3). */

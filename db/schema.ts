@@ -345,3 +345,4 @@ export * from "./schema-screening";
 export * from "./schema-judge";
 export * from "./schema-ratings";
 export * from "./schema-grading";
+export * from "./schema-guidelines";

@@ -22,6 +22,7 @@ import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel, type DisputeReason }
 import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
+import { currentGuidelineVersion } from "../guidelines/guidelines.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "../annotation/studies.server";
@@ -463,7 +464,10 @@ export function recordIndependent(
         studyId: c.studyId,
         caseId: input.caseId,
         action: "independent",
-        changes: { independent: [null, check.label] },
+        changes: {
+          independent: [null, check.label],
+          guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
+        },
         at: now,
       });
       clearDrafts(tx, input.userId, input.caseId, "independent");
@@ -568,7 +572,11 @@ export function decide(
         studyId: c.studyId,
         caseId: input.caseId,
         action: "decide",
-        changes: { gold: [null, check.label], rationale },
+        changes: {
+          gold: [null, check.label],
+          rationale,
+          guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
+        },
         at: now,
       });
       clearDrafts(tx, input.userId, input.caseId);

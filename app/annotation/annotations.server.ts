@@ -174,6 +174,7 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
   noun: "annotation",
   lockedMessage: LOCKED,
   find: findAssignment,
+  guidelines: (a) => ({ scope: "safe_psych", scopeId: a.studyId }),
   row: (tx, _userId, a) => tx.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get(),
   meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
   valuesOf: (row) => valuesOf(row),

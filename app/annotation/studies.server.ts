@@ -25,6 +25,7 @@ import { writeTransaction } from "../work-items/engine.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
+import { safePsychDefaultGuidelines, seedGuidelines } from "../guidelines/guidelines.server";
 
 export const StudyNameSchema = z
   .string()
@@ -277,6 +278,8 @@ export function importCases(
         action: "create",
         changes: { name: plan.studyName },
       });
+      // A new study starts with the template's guidelines as version 1 (docs/guidelines.md).
+      seedGuidelines(tx, { scope: "safe_psych", scopeId: studyId }, safePsychDefaultGuidelines(), now);
     }
     let position =
       tx

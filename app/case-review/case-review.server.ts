@@ -300,7 +300,16 @@ export const ReviewValuesSchema = z.object({
 export type ReviewValues = z.infer<typeof ReviewValuesSchema>;
 
 export interface RaterItemView {
-  item: { id: number; externalId: string; setName: string; kind: ReviewItemKind; text: string; caseType: string };
+  item: {
+    id: number;
+    externalId: string;
+    setName: string;
+    kind: ReviewItemKind;
+    text: string;
+    caseType: string;
+    /** The diagnosis (or answer set) a case was generated for, shown with the validity scale; null for a seed. */
+    targetDiagnosis: string | null;
+  };
   state: ExpertWorkState;
   values: ReviewValues;
   version: number;
@@ -320,6 +329,7 @@ function findOwnedItem(db: DbOrTx, userId: string, itemId: number) {
       kind: reviewItems.kind,
       text: reviewItems.text,
       caseType: reviewItems.caseType,
+      diagnosis: reviewItems.diagnosis,
     })
     .from(reviewItems)
     .innerJoin(reviewSets, eq(reviewSets.id, reviewItems.setId))
@@ -340,8 +350,9 @@ function valuesOf(row: typeof reviewJudgements.$inferSelect | undefined): Review
 }
 
 /**
- * One item for an expert, with their own review only; null when it is not theirs. The diagnosis the case was
- * generated for is not shown: the expert judges whether the case supports a diagnosis, not whether it matches ours.
+ * One item for an expert, with their own review only; null when it is not theirs. A case's target diagnosis is
+ * shown, because the diagnostic-validity scale asks whether the case is consistent with the diagnostic criteria of
+ * the diagnosis it was generated for (docs/decisions/0009-target-diagnosis-for-validity.md); a seed has none.
  */
 export function getRaterItem(db: Db, input: { userId: string; itemId: number }): RaterItemView | null {
   const item = findOwnedItem(db, input.userId, input.itemId);
@@ -361,6 +372,7 @@ export function getRaterItem(db: Db, input: { userId: string; itemId: number }):
       kind: item.kind as ReviewItemKind,
       text: item.text,
       caseType: item.caseType,
+      targetDiagnosis: item.kind === "case" && item.diagnosis.trim() !== "" ? item.diagnosis : null,
     },
     state: (row?.status ?? "not_started") as ExpertWorkState,
     values: valuesOf(row),
@@ -382,6 +394,7 @@ const reviewWork: WorkItemAdapter<OwnedItem, JudgementRow, ReviewValues> = {
   entity: "review_judgement",
   noun: "review",
   find: findOwnedItem,
+  guidelines: (item) => ({ scope: "review_set", scopeId: item.setId }),
   row: (tx, userId, item) =>
     tx
       .select()

@@ -205,6 +205,8 @@ function seedRaterDemo(db: Db, adminId: string): void {
     name: DEMO_SCREENING_STUDY,
     settings: {
       description: "Fictional health questions: which are about mental health? (demo)",
+      inclusionCriterion:
+        "Relevant: the user asks about their own or someone else's mental health — mood, anxiety, psychosis, substance use, sleep as a psychiatric symptom, self-harm or suicide, or psychiatric medication. Not relevant: questions about physical health only, even when stress is mentioned in passing.",
       categories: ["mood", "anxiety", "psychosis", "substance use", "sleep", "other"],
       reviewersPerRound: 3,
       inclusionVotes: 2,

@@ -17,6 +17,7 @@ import type { Db } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { softwareVersion } from "../platform/paths.server";
 import { labelOfAnnotation } from "./outcomes.server";
+import { guidelinesManifest } from "../guidelines/guidelines.server";
 import { importCases, type ImportPlan } from "../annotation/studies.server";
 
 export { CASE_STATES, FINAL_STATES, type CaseProgressState };
@@ -216,6 +217,8 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
     annotator_order_seed: study.annotatorOrderSeed,
     exported_at: (options.now ?? new Date()).toISOString(),
     as_released: Boolean(options.asReleased),
+    // The guidelines in force and the version each submission was made under (docs/guidelines.md).
+    guidelines: guidelinesManifest(db, { scope: "safe_psych", scopeId: study.id }),
     allow_partial: Boolean(options.allowPartial),
     counts: {
       cases_in_study: progress.length,

@@ -169,6 +169,7 @@ const ratingWork: WorkItemAdapter<FoundRating, RatingRow, RatingValues> = {
   entity: "judge_rating",
   noun: "rating",
   find: findRating,
+  guidelines: (found) => ({ scope: "judge_set", scopeId: found.setId }),
   closed: (found) => (found.setStatus === "rating" ? null : CLOSED),
   row: (_tx, _userId, found) => found.rating,
   meta: (r) => ({ id: r.id, state: stateOf(r.status), version: r.version, savedAt: r.updatedAt }),

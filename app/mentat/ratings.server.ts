@@ -203,6 +203,7 @@ interface RatingItem {
  * The page sends scores in the order the expert saw the options; they are stored in the bank's order.
  */
 const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValues> = {
+  guidelines: (item) => ({ scope: "mentat_bank", scopeId: item.q.bankId }),
   entity: "mentat_rating",
   noun: "rating",
   find(tx, userId, questionId) {

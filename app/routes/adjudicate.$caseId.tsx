@@ -28,6 +28,8 @@ import {
   type AdjudicationDraftValues,
   type AdjudicationResult,
 } from "~/adjudication/adjudication.server";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Adjudicate · Concord" }];
 // A refusal (409: decided by someone else) stays on this page with the user's input, instead of a reload that would
@@ -46,7 +48,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const codes = [view.independent, view.final?.label, view.annotations?.A.label, view.annotations?.B.label];
   for (const l of codes)
     if (l?.sufficiency === "sufficient") titles[l.icd10] = icd10Index().lookup(l.icd10)?.title ?? "";
-  return { view, titles };
+  return { view, titles, guidelines: guidelinesForItem(getDb(), "adjudication", view.case.id) };
 }
 
 const PostFields = {
@@ -206,11 +208,11 @@ function LabelSummary({ label, titles }: { label: CaseLabel; titles: Record<stri
 }
 
 export default function AdjudicateCase() {
-  const { view, titles } = useLoaderData<typeof loader>();
-  return <Workspace key={`${view.case.id}:${view.phase}`} view={view} titles={titles} />;
+  const { view, titles, guidelines } = useLoaderData<typeof loader>();
+  return <Workspace key={`${view.case.id}:${view.phase}`} view={view} titles={titles} guidelines={guidelines} />;
 }
 
-function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof loader>>) {
+function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData<typeof loader>>) {
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const csrf = useRootData()?.user?.csrf ?? "";
@@ -305,6 +307,7 @@ function Workspace({ view, titles }: ReturnType<typeof useLoaderData<typeof load
           </Link>
         ) : null}
       </div>
+      <GuidelinesPanel guidelines={guidelines} />
       <div className="workspace">
         <div>
           {view.annotations ? (

@@ -17,6 +17,8 @@ import {
   removeReviewRater,
 } from "~/case-review/case-review.server";
 import { ServiceError } from "~/platform/service-error";
+import { guidelinesAdmin } from "~/guidelines/guidelines.server";
+import { GuidelinesEditor } from "~/guidelines/ui/guidelines-editor";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.set.name ?? "Review set"} · Concord` },
@@ -37,6 +39,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     items: listReviewItems(db, set.id),
     panel: listReviewPanel(db, set.id),
     report: getReviewReport(db, set.id, { weights }),
+    guidelines: guidelinesAdmin(db, { scope: "review_set", scopeId: set.id }),
   };
 }
 
@@ -68,7 +71,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function ReviewSetPage() {
-  const { set, items, panel, report } = useLoaderData<typeof loader>();
+  const { set, items, panel, report, guidelines } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const [search] = useSearchParams();
@@ -106,6 +109,8 @@ export default function ReviewSetPage() {
 
       <h2>Seeds</h2>
       <SeedsReport report={report} />
+
+      <GuidelinesEditor guidelines={guidelines} />
 
       <h2>Items ({items.length})</h2>
       <ItemsTable items={items} />

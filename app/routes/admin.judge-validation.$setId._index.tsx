@@ -22,6 +22,8 @@ import { listResponseImports } from "~/judge-validation/judge-responses.server";
 import { listSampledItems } from "~/judge-validation/judge-set-export.server";
 import { listSetRaters, setRatingOpen, startRating } from "~/judge-validation/judge-raters.server";
 import { ServiceError } from "~/platform/service-error";
+import { guidelinesAdmin } from "~/guidelines/guidelines.server";
+import { GuidelinesEditor } from "~/guidelines/ui/guidelines-editor";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.set.name ?? "Validation set"} · Judge validation · Concord` },
@@ -42,6 +44,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     raters: listSetRaters(db, set.id),
     judges: listJudges(db, set.id),
     items: listSampledItems(db, set.id),
+    guidelines: guidelinesAdmin(db, { scope: "judge_set", scopeId: set.id }),
   };
 }
 
@@ -131,7 +134,7 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
 }
 
 export default function JudgeSetPage() {
-  const { set, buckets, imports, raters, judges, items } = useLoaderData<typeof loader>();
+  const { set, buckets, imports, raters, judges, items, guidelines } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const upload = (what: "responses" | "judge") =>
@@ -156,6 +159,7 @@ export default function JudgeSetPage() {
       <ResponsesSection set={set} imports={imports} upload={upload("responses")} busy={busy} />
       <BucketSampleSection set={set} buckets={buckets} busy={busy} />
       <RatersSection set={set} raters={raters} busy={busy} />
+      <GuidelinesEditor guidelines={guidelines} />
       {set.items > 0 ? (
         <>
           <ExportsSection set={set} />

@@ -14,6 +14,8 @@ import { expandBank, listBankQuestions, listDatasets } from "~/mentat/questions.
 import { FitOptionsSchema, getLatestFit, runBankFit } from "~/mentat/fits.server";
 import { getBank } from "~/mentat/banks.server";
 import { ServiceError } from "~/platform/service-error";
+import { guidelinesAdmin } from "~/guidelines/guidelines.server";
+import { GuidelinesEditor } from "~/guidelines/ui/guidelines-editor";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.bank.name ?? "Question bank"} · Concord` },
@@ -34,6 +36,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     questions: listBankQuestions(db, bank.id),
     panel: listBankPanel(db, bank.id),
     datasets: listDatasets(db, bank.id),
+    guidelines: guidelinesAdmin(db, { scope: "mentat_bank", scopeId: bank.id }),
     fit: fit && {
       id: fit.id,
       createdAt: fit.createdAt,
@@ -117,7 +120,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function BankPage() {
-  const { bank, questions, panel, datasets, fit } = useLoaderData<typeof loader>();
+  const { bank, questions, panel, datasets, fit, guidelines } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const [search] = useSearchParams();
@@ -161,6 +164,8 @@ export default function BankPage() {
         <DatasetsTable bankId={bank.id} datasets={datasets} />
         <ExpandForm busy={busy} />
       </div>
+
+      <GuidelinesEditor guidelines={guidelines} />
 
       <h2>Questions ({questions.length})</h2>
       <QuestionsTable questions={questions} fit={fit} />

@@ -26,6 +26,8 @@ import {
 } from "~/screening/screening-import.server";
 import { getStudyOverview, openRound, suggestSeed } from "~/screening/screening-rounds.server";
 import { ServiceError } from "~/platform/service-error";
+import { guidelinesAdmin } from "~/guidelines/guidelines.server";
+import { GuidelinesEditor, InclusionCriterionForm } from "~/guidelines/ui/guidelines-editor";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.study.name ?? "Screening study"} · Concord` },
@@ -37,7 +39,12 @@ function overviewOr404(param: string | undefined) {
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  return { ...overviewOr404(params.studyId), suggestedSeed: suggestSeed() };
+  const overview = overviewOr404(params.studyId);
+  return {
+    ...overview,
+    suggestedSeed: suggestSeed(),
+    guidelines: guidelinesAdmin(getDb(), { scope: "screening", scopeId: overview.study.id }),
+  };
 }
 
 const OpenRoundSchema = z.object({
@@ -160,6 +167,9 @@ export default function ScreeningStudyPage() {
       <ReleaseCard data={data} />
       <ImportForm data={data} busy={busy} />
       <SettingsForm data={data} busy={busy} />
+      <h2>Inclusion criterion</h2>
+      <InclusionCriterionForm studyId={study.id} criterion={study.inclusionCriterion} />
+      <GuidelinesEditor guidelines={data.guidelines} />
     </section>
   );
 }

@@ -17,6 +17,8 @@ import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "~/a
 import { getStudy, listStudyCases, setAdjudicationMode } from "~/annotation/studies.server";
 import { ADJUDICATION_MODES } from "~/accounts/roles";
 import { ServiceError } from "~/platform/service-error";
+import { guidelinesAdmin } from "~/guidelines/guidelines.server";
+import { GuidelinesEditor } from "~/guidelines/ui/guidelines-editor";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.study.name ?? "Study"} · Concord` }];
 
@@ -33,6 +35,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     cases: listStudyCases(db, study.id),
     annotators: listStudyAnnotators(db, study.id),
     reassignable: listReassignable(db, study.id),
+    guidelines: guidelinesAdmin(db, { scope: "safe_psych", scopeId: study.id }),
   };
 }
 
@@ -95,7 +98,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function StudyPage() {
-  const { study, cases, annotators, reassignable } = useLoaderData<typeof loader>();
+  const { study, cases, annotators, reassignable, guidelines } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const [params] = useSearchParams();
@@ -131,6 +134,8 @@ export default function StudyPage() {
 
       <h2>Adjudication</h2>
       <AdjudicationModeForm mode={study.adjudicationMode} busy={busy} />
+
+      <GuidelinesEditor guidelines={guidelines} />
 
       <h2>Cases ({cases.length})</h2>
       <CasesTable cases={cases} />

@@ -133,7 +133,14 @@ export default function Progress() {
                   {formatDuration(annotatorMedian.get(a.username) ?? null)}
                 </td>
                 <td style={{ width: "40%" }}>
-                  <div className="progress">
+                  <div
+                    className="progress"
+                    role="progressbar"
+                    aria-label={`Submitted by ${a.username}`}
+                    aria-valuemin={0}
+                    aria-valuemax={a.assigned}
+                    aria-valuenow={a.submitted}
+                  >
                     <div style={{ width: `${(100 * a.submitted) / Math.max(a.assigned, 1)}%` }} />
                   </div>
                 </td>

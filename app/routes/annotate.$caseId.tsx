@@ -25,6 +25,8 @@ import {
 } from "~/annotation/annotations.server";
 import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -33,7 +35,8 @@ export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-ac
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "annotator");
   // Not assigned (or not a case at all) answers 404, never 403: ids reveal nothing.
-  return requireById(params.caseId, (caseId) => getAnnotatorCase(getDb(), { userId: user.id, caseId }));
+  const view = requireById(params.caseId, (caseId) => getAnnotatorCase(getDb(), { userId: user.id, caseId }));
+  return { ...view, guidelines: guidelinesForItem(getDb(), "annotation", view.case.id) };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -158,6 +161,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
           { label: "Next", to: next },
         ]}
       />
+      <GuidelinesPanel guidelines={view.guidelines} />
       <div className="workspace">
         <div aria-label="Clinical note">
           {view.case.sections.map((s) => (

@@ -28,6 +28,8 @@ import {
 } from "~/case-review/case-review.server";
 import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -36,7 +38,8 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
-  return requireById(params.itemId, (itemId) => getRaterItem(getDb(), { userId: user.id, itemId }));
+  const view = requireById(params.itemId, (itemId) => getRaterItem(getDb(), { userId: user.id, itemId }));
+  return { ...view, guidelines: guidelinesForItem(getDb(), "case_review", view.item.id) };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -147,6 +150,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
           { label: "Next", to: view.nextItemId !== null ? next : null },
         ]}
       />
+      <GuidelinesPanel guidelines={view.guidelines} />
       <div className="workspace">
         <article className="card" aria-label="Case">
           <p className="case-text" data-testid="case-text">
@@ -203,6 +207,12 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                   data-dimension={d}
                 >
                   <legend>{REVIEW_DIMENSION_LABELS[d]}</legend>
+                  {d === "validity" && view.item.targetDiagnosis ? (
+                    // Shown only with the question that needs it (docs/decisions/0009-target-diagnosis-for-validity.md).
+                    <p className="criterion" data-testid="target-diagnosis">
+                      <strong>Target diagnosis:</strong> {view.item.targetDiagnosis}
+                    </p>
+                  ) : null}
                   <div className="scale-group" role="radiogroup" aria-label={REVIEW_DIMENSION_LABELS[d]}>
                     {REVIEW_SCALE.map((v) => (
                       <label key={v} className={form.values[d] === v ? "chosen" : ""}>

@@ -25,6 +25,8 @@ import {
 } from "~/judge-validation/judge-ratings.server";
 import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.item.annotationId ?? "Response"} · Rate · Concord` },
@@ -39,7 +41,7 @@ export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-ac
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
   const view = requireById(params.itemId, (itemId) => getRaterItem(getDb(), { raterId: user.id, itemId }));
-  return { ...view, guide: raterGuide() };
+  return { ...view, guide: raterGuide(), guidelines: guidelinesForItem(getDb(), "judge_rating", view.item.id) };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -120,6 +122,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
           { label: "Next", to: next },
         ]}
       />
+      <GuidelinesPanel guidelines={view.guidelines} />
       <div className="workspace">
         <div>
           <article className="note-section" aria-label="Model response">

@@ -16,6 +16,8 @@ import { useRootData } from "~/root";
 import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/mentat/ratings.server";
 import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -25,7 +27,8 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
   // A question that is not this expert's (or no question at all) answers 404: ids reveal nothing.
-  return requireById(params.questionId, (questionId) => getRaterQuestion(getDb(), { userId: user.id, questionId }));
+  const view = requireById(params.questionId, (questionId) => getRaterQuestion(getDb(), { userId: user.id, questionId }));
+  return { ...view, guidelines: guidelinesForItem(getDb(), "mentat_rating", view.question.id) };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -126,6 +129,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
           { label: "Next", to: view.nextQuestionId !== null ? next : null },
         ]}
       />
+      <GuidelinesPanel guidelines={view.guidelines} />
       <div className="workspace">
         <div>
           <article className="card" aria-label="Question">

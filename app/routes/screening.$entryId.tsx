@@ -22,6 +22,8 @@ import {
 } from "~/screening/screening-review.server";
 import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
+import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Item ${data?.entry.position ?? ""} · Screening review · Concord` },
@@ -35,7 +37,8 @@ export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-ac
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
-  return requireById(params.entryId, (entryId) => getReviewEntry(getDb(), { userId: user.id, entryId }));
+  const view = requireById(params.entryId, (entryId) => getReviewEntry(getDb(), { userId: user.id, entryId }));
+  return { ...view, guidelines: guidelinesForItem(getDb(), "screening_vote", view.entry.id) };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -135,6 +138,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
           { label: "Next", to: next },
         ]}
       />
+      <GuidelinesPanel guidelines={view.guidelines} />
       <div className="workspace">
         <div aria-label="Item" data-testid="item-text">
           {view.entry.messages.map((m, i) => (
@@ -154,6 +158,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               <legend>
                 Relevant to the subset? <kbd>Y</kbd>/<kbd>N</kbd>
               </legend>
+              <p className="criterion" data-testid="inclusion-criterion">
+                {view.entry.inclusionCriterion ? (
+                  <>
+                    <strong>Inclusion criterion:</strong> {view.entry.inclusionCriterion}
+                  </>
+                ) : (
+                  <span className="muted">This study has no written inclusion criterion; ask its admin.</span>
+                )}
+              </p>
               <label className="inline">
                 <input
                   type="radio"

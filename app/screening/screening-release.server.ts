@@ -14,6 +14,7 @@ import { compareCodePoints } from "../python-compat/text";
 import type { Db } from "../platform/db.server";
 import { softwareVersion } from "../platform/paths.server";
 import { getScreeningStudy, listUnusedItems, studyState } from "./screening.server";
+import { guidelinesManifest } from "../guidelines/guidelines.server";
 
 export const RELEASE_FILES = [
   "included.jsonl",
@@ -186,6 +187,9 @@ export function exportScreeningRelease(
     study: study.name,
     exported_at: (input.now ?? new Date()).toISOString(),
     final,
+    inclusion_criterion: study.inclusionCriterion,
+    // The guidelines in force at export (docs/guidelines.md).
+    guidelines: guidelinesManifest(db, { scope: "screening", scopeId: study.id }),
     settings: {
       reviewers_per_round: study.reviewersPerRound,
       inclusion_votes: study.inclusionVotes,

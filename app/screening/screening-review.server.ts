@@ -176,6 +176,7 @@ export interface ReviewEntryView {
     position: number;
     total: number;
     studyName: string;
+    inclusionCriterion: string;
     round: number;
     roundOpen: boolean;
     kind: "conversation" | "text";
@@ -202,7 +203,11 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
     .where(eq(screeningRoundItems.id, e.entryId))
     .get()!;
   const study = db
-    .select({ name: screeningStudies.name, categories: screeningStudies.categories })
+    .select({
+      name: screeningStudies.name,
+      categories: screeningStudies.categories,
+      criterion: screeningStudies.inclusionCriterion,
+    })
     .from(screeningStudies)
     .where(eq(screeningStudies.id, e.studyId))
     .get()!;
@@ -226,6 +231,8 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
       position: e.position,
       total: entries.length,
       studyName: study.name,
+      /** What belongs to the subset: the question a reviewer answers (docs/screening.md#review). */
+      inclusionCriterion: study.criterion,
       round: e.roundNumber,
       roundOpen: open,
       kind: item.kind,
@@ -263,6 +270,7 @@ const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boole
   entity: "screening_vote",
   noun: "vote",
   find: findEntry,
+  guidelines: (e) => ({ scope: "screening", scopeId: e.studyId }),
   closed: (e) => (e.roundStatus === "open" ? null : CLOSED),
   row: (tx, userId, e) => myVote(tx, userId, e.entryId),
   meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),

@@ -33,6 +33,12 @@ import { ServiceError } from "../platform/service-error";
 export const ScreeningSettingsSchema = z
   .object({
     description: z.string().trim().max(2000, "The description has at most 2,000 characters.").default(""),
+    /** What belongs to the subset, shown to every reviewer (docs/screening.md#review). */
+    inclusionCriterion: z
+      .string()
+      .trim()
+      .max(4000, "The inclusion criterion has at most 4,000 characters.")
+      .default(""),
     categories: z
       .array(z.string().trim().min(1).max(100, "A category has at most 100 characters."))
       .min(1, "Give at least one category.")
@@ -57,7 +63,10 @@ export const ScreeningSettingsSchema = z
     for (const [path, message] of Object.entries(checkRule(s)))
       ctx.addIssue({ code: "custom", path: [path], message: capitalise(message!) });
   });
-export type ScreeningSettings = z.infer<typeof ScreeningSettingsSchema>;
+/** The settings; the inclusion criterion may be left out (empty) by callers that predate it. */
+export type ScreeningSettings = Omit<z.infer<typeof ScreeningSettingsSchema>, "inclusionCriterion"> & {
+  inclusionCriterion?: string;
+};
 
 export const NewScreeningStudySchema = z.intersection(z.object({ name: StudyNameSchema }), ScreeningSettingsSchema);
 
@@ -69,6 +78,7 @@ export interface ScreeningStudy {
   id: number;
   name: string;
   description: string;
+  inclusionCriterion: string;
   categories: string[];
   reviewersPerRound: number;
   inclusionVotes: number;

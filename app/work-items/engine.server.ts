@@ -6,12 +6,17 @@
  *
  *   find (foreign id → 404) → closed? (409) → submission rules (422) → version (409) → locked / submitted (409)
  *   → nothing changed? (answer without writing) → write (+1 version) → audit event → completion hook
+ *
+ * The audit event of every save names the study's guidelines version in force (`guidelineVersion`), read in the
+ * same transaction, so each draft and submission records the text it was made under (docs/guidelines.md).
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { recordEvent } from "../audit/audit.server";
 import { DatabaseBusyError, isBusy, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { workTime } from "../../db/schema";
+import type { GuidelineRef } from "../guidelines/domain/guidelines";
+import { currentGuidelineVersion } from "../guidelines/guidelines.server";
 import {
   auditChanges,
   conflict,
@@ -87,6 +92,8 @@ export interface WorkItemAdapter<Item, Row, V, X extends object = object> {
     id: number | string,
     userId: string,
   ): { entityId?: number | string; studyId?: number; caseId?: number; detail?: Record<string, unknown> };
+  /** Whose guidelines apply to the item (its study); the version in force is recorded in every save's event. */
+  guidelines?(item: Item): GuidelineRef;
   /** What a submission completes, in the same transaction (lock the pair, close the round, …). */
   onSubmitted?(tx: Tx, item: Item, now: number): { state?: WorkState; version?: number } & Partial<X>;
   /** The extra fields of a successful result when nothing was completed. */
@@ -141,6 +148,7 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
     const id = adapter.write(tx, { userId: input.userId, item, row, values, status, version, now });
     if (id === null) return conflict(WORK_MESSAGES.changedElsewhere(adapter.noun));
     const context = adapter.auditContext?.(item, row, id, input.userId) ?? {};
+    const guidelines = adapter.guidelines ? { guidelineVersion: currentGuidelineVersion(tx, adapter.guidelines(item)) } : {};
     recordEvent(tx, {
       actorId: input.userId,
       entity: adapter.entity,
@@ -148,7 +156,7 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
       studyId: context.studyId,
       caseId: context.caseId,
       action: input.intent === "draft" ? "draft" : before === "submitted" ? "revise" : "submit",
-      changes: { ...context.detail, ...changes },
+      changes: { ...context.detail, ...guidelines, ...changes },
       at: now,
     });
     if (status === "submitted" && adapter.onSubmitted) {

@@ -216,6 +216,7 @@ describe("round 1", () => {
       expect(text).not.toContain(forbidden);
     expect(Object.keys(views[0]!.entry).sort()).toEqual([
       "id",
+      "inclusionCriterion",
       "kind",
       "messages",
       "position",

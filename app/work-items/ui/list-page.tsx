@@ -40,7 +40,7 @@ export function ProgressCard({ done, total, breakdown }: { done: number; total: 
     </strong>
   );
   return (
-    <div className="card" aria-label="Progress">
+    <div className="card" role="group" aria-label="Progress">
       {breakdown ? (
         <div className="row">
           {summary}
@@ -49,7 +49,15 @@ export function ProgressCard({ done, total, breakdown }: { done: number; total: 
       ) : (
         summary
       )}
-      <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done}>
+      <div
+        className="progress"
+        role="progressbar"
+        aria-label="Submitted"
+        aria-valuemin={0}
+        aria-valuemax={total}
+        aria-valuenow={done}
+        aria-valuetext={`${done} of ${total} submitted`}
+      >
         <div style={{ width: `${(100 * done) / total}%` }} />
       </div>
     </div>

@@ -1,0 +1,257 @@
+/**
+ * Guidelines and codebooks of every kind of study (docs/guidelines.md): the versions an admin writes, the version
+ * in force, and the rendered text a workspace shows. Editing adds a version; nothing is ever overwritten.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import {
+  cases,
+  events,
+  guidelineVersions,
+  judgeItems,
+  judgeSets,
+  mentatBanks,
+  mentatQuestions,
+  reviewItems,
+  reviewSets,
+  screeningRoundItems,
+  screeningRounds,
+  screeningStudies,
+  studies,
+  users,
+} from "../../db/schema";
+import { recordEvent } from "../audit/audit.server";
+import type { Db, DbOrTx } from "../platform/db.server";
+import { fromRoot } from "../platform/paths.server";
+import { writeTransaction } from "../work-items/engine.server";
+import {
+  GUIDELINES_MAX,
+  renderGuidelines,
+  type GuidelineRef,
+  type GuidelinesAdmin,
+  type GuidelinesView,
+} from "./domain/guidelines";
+
+let safePsychDefault: string | undefined;
+
+/** The text a new Safe-Psych study starts with (app/data/guidelines/safe-psych-default.md). */
+export function safePsychDefaultGuidelines(): string {
+  return (safePsychDefault ??= readFileSync(fromRoot("app", "data", "guidelines", "safe-psych-default.md"), "utf8"));
+}
+
+function latest(db: DbOrTx, ref: GuidelineRef) {
+  return db
+    .select()
+    .from(guidelineVersions)
+    .where(and(eq(guidelineVersions.scope, ref.scope), eq(guidelineVersions.scopeId, ref.scopeId)))
+    .orderBy(desc(guidelineVersions.version))
+    .limit(1)
+    .get();
+}
+
+/** The number of the version in force, or null when the study has no guidelines. */
+export function currentGuidelineVersion(db: DbOrTx, ref: GuidelineRef): number | null {
+  return latest(db, ref)?.version ?? null;
+}
+
+/** The version in force, rendered, for a workspace; null when the study has none (or only an empty text). */
+export function guidelinesView(db: DbOrTx, ref: GuidelineRef): GuidelinesView | null {
+  const row = latest(db, ref);
+  if (!row || row.body.trim() === "") return null;
+  return { scope: ref.scope, scopeId: ref.scopeId, version: row.version, html: renderGuidelines(row.body) };
+}
+
+export function guidelinesAdmin(db: DbOrTx, ref: GuidelineRef): GuidelinesAdmin {
+  const rows = db
+    .select({
+      version: guidelineVersions.version,
+      body: guidelineVersions.body,
+      createdAt: guidelineVersions.createdAt,
+      author: users.username,
+    })
+    .from(guidelineVersions)
+    .leftJoin(users, eq(users.id, guidelineVersions.createdBy))
+    .where(and(eq(guidelineVersions.scope, ref.scope), eq(guidelineVersions.scopeId, ref.scopeId)))
+    .orderBy(desc(guidelineVersions.version))
+    .all();
+  const top = rows[0];
+  return {
+    ...ref,
+    current: top ? { version: top.version, body: top.body, html: renderGuidelines(top.body) } : null,
+    versions: rows.map((r) => ({ version: r.version, createdAt: r.createdAt, author: r.author })),
+  };
+}
+
+/** Writes version 1 of a study's guidelines (the template's text) inside the transaction that creates the study. */
+export function seedGuidelines(tx: DbOrTx, ref: GuidelineRef, body: string, now: number): void {
+  tx.insert(guidelineVersions)
+    .values({ ...ref, version: 1, body, createdAt: now, createdBy: null })
+    .run();
+}
+
+function studyExists(db: DbOrTx, ref: GuidelineRef): boolean {
+  const table = {
+    safe_psych: studies,
+    judge_set: judgeSets,
+    screening: screeningStudies,
+    mentat_bank: mentatBanks,
+    review_set: reviewSets,
+  }[ref.scope];
+  return db.select({ id: table.id }).from(table).where(eq(table.id, ref.scopeId)).get() !== undefined;
+}
+
+export const GuidelinesEditSchema = z.object({
+  body: z
+    .string()
+    .max(GUIDELINES_MAX, `The guidelines have at most ${GUIDELINES_MAX.toLocaleString("en")} characters.`),
+  /** The version the editor was opened at (0: none), so two admins editing at once do not overwrite each other. */
+  basedOn: z.coerce.number().int().min(0),
+});
+
+export type GuidelinesSave =
+  { ok: true; version: number; changed: boolean } | { ok: false; status: 404 | 409; message: string };
+
+/**
+ * Saves an edit as a new version. An edit of an older version than the one in force is refused (409), and an
+ * unchanged text writes nothing.
+ */
+export function saveGuidelines(
+  db: Db,
+  input: { ref: GuidelineRef; body: string; basedOn: number; actorId: string; now?: number },
+): GuidelinesSave {
+  const now = input.now ?? Date.now();
+  const body = input.body.replace(/\r\n?/g, "\n");
+  return writeTransaction(db, (tx): GuidelinesSave => {
+    if (!studyExists(tx, input.ref)) return { ok: false, status: 404, message: "No such study." };
+    const top = latest(tx, input.ref);
+    const current = top?.version ?? 0;
+    if (current !== input.basedOn)
+      return {
+        ok: false,
+        status: 409,
+        message: `The guidelines were changed (now version ${current}) since you opened them. Nothing was saved: copy your text, reload and edit again.`,
+      };
+    if (top && top.body === body) return { ok: true, version: current, changed: false };
+    const version = current + 1;
+    tx.insert(guidelineVersions)
+      .values({ ...input.ref, version, body, createdAt: now, createdBy: input.actorId })
+      .run();
+    recordEvent(tx, {
+      actorId: input.actorId,
+      entity: "guidelines",
+      entityId: `${input.ref.scope}:${input.ref.scopeId}`,
+      studyId: input.ref.scope === "safe_psych" ? input.ref.scopeId : undefined,
+      action: "edit",
+      changes: { version: [current || null, version] },
+      at: now,
+    });
+    return { ok: true, version, changed: true };
+  });
+}
+
+/** Sets a screening study's inclusion criterion (shown to every reviewer; docs/screening.md#review). */
+export function setInclusionCriterion(db: Db, input: { studyId: number; criterion: string; actorId: string }): boolean {
+  return writeTransaction(db, (tx) => {
+    const before = tx
+      .select({ c: screeningStudies.inclusionCriterion })
+      .from(screeningStudies)
+      .where(eq(screeningStudies.id, input.studyId))
+      .get();
+    if (!before) return false;
+    if (before.c === input.criterion) return true;
+    tx.update(screeningStudies)
+      .set({ inclusionCriterion: input.criterion })
+      .where(eq(screeningStudies.id, input.studyId))
+      .run();
+    recordEvent(tx, {
+      actorId: input.actorId,
+      entity: "screening_study",
+      entityId: input.studyId,
+      action: "criterion",
+      changes: { inclusionCriterion: [before.c, input.criterion] },
+    });
+    return true;
+  });
+}
+
+/**
+ * What an export's manifest records about the guidelines: the version in force and its text's sha256, and (when the
+ * events carry the study, as Safe-Psych's do) how many submissions were made under each version.
+ */
+export function guidelinesManifest(
+  db: DbOrTx,
+  ref: GuidelineRef,
+): { version_in_force: number | null; sha256: string | null; submissions_by_version?: Record<string, number> } {
+  const top = latest(db, ref);
+  const out: ReturnType<typeof guidelinesManifest> = {
+    version_in_force: top?.version ?? null,
+    sha256: top ? createHash("sha256").update(top.body, "utf8").digest("hex") : null,
+  };
+  if (ref.scope === "safe_psych") {
+    const rows = db
+      .select({ changes: events.changes })
+      .from(events)
+      .where(
+        and(
+          eq(events.studyId, ref.scopeId),
+          inArray(events.entity, ["annotation", "adjudication"]),
+          inArray(events.action, ["submit", "revise", "independent", "decide"]),
+        ),
+      )
+      .all();
+    const counts: Record<string, number> = {};
+    for (const r of rows) {
+      const v = (r.changes as { guidelineVersion?: number | null }).guidelineVersion;
+      const key = v === undefined || v === null ? "none" : String(v);
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
+    out.submissions_by_version = Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
+  }
+  return out;
+}
+
+/** The workspaces, each named by the id in its URL. */
+export type WorkspaceKind =
+  "annotation" | "adjudication" | "judge_rating" | "screening_vote" | "mentat_rating" | "case_review";
+
+/**
+ * The guidelines of the study a workspace item belongs to. Call it only after the route has found the item as the
+ * user's own (the ownership check stays in the item's service); an id that matches nothing gives null.
+ */
+export function guidelinesForItem(db: DbOrTx, kind: WorkspaceKind, itemId: number): GuidelinesView | null {
+  const ref = refOfItem(db, kind, itemId);
+  return ref ? guidelinesView(db, ref) : null;
+}
+
+function refOfItem(db: DbOrTx, kind: WorkspaceKind, id: number): GuidelineRef | null {
+  switch (kind) {
+    case "annotation":
+    case "adjudication": {
+      const r = db.select({ s: cases.studyId }).from(cases).where(eq(cases.id, id)).get();
+      return r ? { scope: "safe_psych", scopeId: r.s } : null;
+    }
+    case "judge_rating": {
+      const r = db.select({ s: judgeItems.setId }).from(judgeItems).where(eq(judgeItems.id, id)).get();
+      return r ? { scope: "judge_set", scopeId: r.s } : null;
+    }
+    case "screening_vote": {
+      const r = db
+        .select({ s: screeningRounds.studyId })
+        .from(screeningRoundItems)
+        .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
+        .where(eq(screeningRoundItems.id, id))
+        .get();
+      return r ? { scope: "screening", scopeId: r.s } : null;
+    }
+    case "mentat_rating": {
+      const r = db.select({ s: mentatQuestions.bankId }).from(mentatQuestions).where(eq(mentatQuestions.id, id)).get();
+      return r ? { scope: "mentat_bank", scopeId: r.s } : null;
+    }
+    case "case_review": {
+      const r = db.select({ s: reviewItems.setId }).from(reviewItems).where(eq(reviewItems.id, id)).get();
+      return r ? { scope: "review_set", scopeId: r.s } : null;
+    }
+  }
+}
