@@ -80,7 +80,8 @@ app.use((req, res, next) => {
 app.use((req, res, next) => {
   if (req.method === "GET" || req.method === "HEAD" || req.method === "OPTIONS") return next();
   const origin = req.get("origin");
-  const hostHeader = req.get("x-forwarded-host") && app.get("trust proxy") ? req.get("x-forwarded-host") : req.get("host");
+  const hostHeader =
+    req.get("x-forwarded-host") && app.get("trust proxy") ? req.get("x-forwarded-host") : req.get("host");
   if (origin) {
     let originHost = null;
     try {
@@ -104,7 +105,10 @@ app.use((req, res, next) => {
   if (length === undefined && req.get("transfer-encoding"))
     return res.status(411).type("text/plain").send("A Content-Length header is required.");
   if (Number(length ?? 0) > limit)
-    return res.status(413).type("text/plain").send(`The request is larger than ${limit / MB} MB.`);
+    return res
+      .status(413)
+      .type("text/plain")
+      .send(`The request is larger than ${limit / MB} MB.`);
   next();
 });
 

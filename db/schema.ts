@@ -62,7 +62,6 @@ export const appMeta = sqliteTable("app_meta", {
   value: text("value").notNull(),
 });
 
-
 export const studies = sqliteTable("studies", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   name: text("name").notNull().unique(),
@@ -97,7 +96,10 @@ export const cases = sqliteTable(
     version: integer("version").notNull().default(1),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [uniqueIndex("cases_study_external_idx").on(t.studyId, t.externalId), index("cases_study_pos_idx").on(t.studyId, t.position)],
+  (t) => [
+    uniqueIndex("cases_study_external_idx").on(t.studyId, t.externalId),
+    index("cases_study_pos_idx").on(t.studyId, t.position),
+  ],
 );
 
 /** Present sections only, numbered 1..T in column order (compacted numbering, docs/safe-psych.md#cases-and-sections). */

@@ -21,7 +21,8 @@ The database is CONCORD_DB (default ./data/concord.db).`;
 
 async function readPassword(io: CliIO, fromStdin: boolean): Promise<string> {
   if (fromStdin) return (await io.readStdin()).split(/\r?\n/)[0] ?? "";
-  if (!process.stdin.isTTY) throw new CliError("no terminal to ask for the password on: pass it with --password-stdin.");
+  if (!process.stdin.isTTY)
+    throw new CliError("no terminal to ask for the password on: pass it with --password-stdin.");
   const ask = (prompt: string) =>
     new Promise<string>((resolve) => {
       process.stderr.write(prompt);
@@ -77,10 +78,18 @@ export const usersCommand: Command = {
           const roles = values.role ?? [];
           if (roles.length === 0) throw new CliError(`give at least one --role (${ROLES.join(", ")}).`);
           const bad = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
-          if (bad.length) throw new CliError(`unknown role ${bad.map((b) => `"${b}"`).join(", ")}; roles are ${ROLES.join(", ")}.`);
+          if (bad.length)
+            throw new CliError(`unknown role ${bad.map((b) => `"${b}"`).join(", ")}; roles are ${ROLES.join(", ")}.`);
           const password = await readPassword(io, values["password-stdin"]!);
-          if (password.length < PASSWORD_MIN_LENGTH) throw new CliError(`the password must have at least ${PASSWORD_MIN_LENGTH} characters.`);
-          const user = await createUser(db, { username, displayName: values["display-name"], password, roles: roles as Role[], actorId: null });
+          if (password.length < PASSWORD_MIN_LENGTH)
+            throw new CliError(`the password must have at least ${PASSWORD_MIN_LENGTH} characters.`);
+          const user = await createUser(db, {
+            username,
+            displayName: values["display-name"],
+            password,
+            roles: roles as Role[],
+            actorId: null,
+          });
           io.out(`Created user ${user.username} (${user.roles.join(", ")}).\n`);
           return 0;
         }
@@ -92,7 +101,8 @@ export const usersCommand: Command = {
         case "reset-password": {
           const user = userOrFail(requireOption(values.username, "--username"));
           const password = await readPassword(io, values["password-stdin"]!);
-          if (password.length < PASSWORD_MIN_LENGTH) throw new CliError(`the password must have at least ${PASSWORD_MIN_LENGTH} characters.`);
+          if (password.length < PASSWORD_MIN_LENGTH)
+            throw new CliError(`the password must have at least ${PASSWORD_MIN_LENGTH} characters.`);
           await resetPassword(db, { userId: user.id, password, actorId: null });
           io.out(`New password set for ${user.username}; their sessions were ended.\n`);
           return 0;
@@ -105,11 +115,14 @@ export const usersCommand: Command = {
           return 0;
         }
         default:
-          throw new CliError(`unknown action "${action ?? ""}". Actions: create, list, reset-password, deactivate, activate.`);
+          throw new CliError(
+            `unknown action "${action ?? ""}". Actions: create, list, reset-password, deactivate, activate.`,
+          );
       }
     } catch (e) {
       if (e instanceof ServiceError) throw new CliError(e.message);
-      if (e instanceof Error && e.name === "ZodError") throw new CliError(JSON.parse(e.message)[0]?.message ?? e.message);
+      if (e instanceof Error && e.name === "ZodError")
+        throw new CliError(JSON.parse(e.message)[0]?.message ?? e.message);
       throw e;
     }
   },

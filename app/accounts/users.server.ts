@@ -93,7 +93,13 @@ export function insertUser(
     if (getUserByUsername(tx as unknown as Db, username))
       throw new ServiceError(`A user named "${username}" already exists.`, "username");
     tx.insert(users)
-      .values({ id, username, displayName: input.displayName?.trim() || username, passwordHash: input.passwordHash, createdAt: Date.now() })
+      .values({
+        id,
+        username,
+        displayName: input.displayName?.trim() || username,
+        passwordHash: input.passwordHash,
+        createdAt: Date.now(),
+      })
       .run();
     for (const role of new Set(roles)) tx.insert(userRoles).values({ userId: id, role }).run();
     audit(tx, input.actorId ?? null, id, "create", { username, roles });
@@ -143,8 +149,7 @@ export function setActive(db: Db, input: { userId: string; active: boolean; acto
 export { FREE_FAILURES, retryDelayMs } from "./login-throttle.server";
 
 export type LoginResult =
-  | { ok: true; sessionCookie: string; user: UserView }
-  | { ok: false; error: string; throttled?: boolean };
+  { ok: true; sessionCookie: string; user: UserView } | { ok: false; error: string; throttled?: boolean };
 
 export async function login(
   db: Db,
@@ -161,14 +166,21 @@ export async function login(
   });
   if ("waitMs" in attempt) {
     const seconds = Math.ceil(attempt.waitMs / 1000);
-    return { ok: false, throttled: true, error: `Too many failed attempts. Wait ${seconds} second${seconds === 1 ? "" : "s"} and try again.` };
+    return {
+      ok: false,
+      throttled: true,
+      error: `Too many failed attempts. Wait ${seconds} second${seconds === 1 ? "" : "s"} and try again.`,
+    };
   }
   const row = attempt.row;
   if (attempt.failed || !row) return { ok: false, error: "Wrong username or password." };
   // A hash made with weaker scrypt parameters is replaced now that the password is known (docs/security.md).
   if (needsRehash(row.passwordHash)) {
     const passwordHash = await hashPassword(input.password);
-    db.update(users).set({ passwordHash }).where(and(eq(users.id, row.id), eq(users.passwordHash, row.passwordHash))).run();
+    db.update(users)
+      .set({ passwordHash })
+      .where(and(eq(users.id, row.id), eq(users.passwordHash, row.passwordHash)))
+      .run();
   }
   const lucia = auth(db);
   // Logging in over a session ends it: the browser holds one session at a time (docs/security.md, "Sessions").
@@ -178,8 +190,7 @@ export async function login(
   return { ok: true, sessionCookie: sessionCookie(session.id), user: getUserById(db, row.id)! };
 }
 
-const DUMMY_HASH =
-  "scrypt$131072$8$1$AAAAAAAAAAAAAAAAAAAAAA==$JlQmhdG1h+PhZhxa+R8mZ5lHPF1e1JupmHLm8u2BnBM=";
+const DUMMY_HASH = "scrypt$131072$8$1$AAAAAAAAAAAAAAAAAAAAAA==$JlQmhdG1h+PhZhxa+R8mZ5lHPF1e1JupmHLm8u2BnBM=";
 
 export async function logout(db: Db, sessionId: string): Promise<string> {
   await auth(db).invalidateSession(sessionId);

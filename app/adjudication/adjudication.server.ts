@@ -129,7 +129,6 @@ export interface AdjudicationView {
   nextCaseId: number | null;
 }
 
-
 /**
  * The case as this adjudicator may see it, or null: not disputed (and not decided by them), or a case they annotated.
  */
@@ -170,8 +169,8 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
     mine?.status === "decided" && outcome.status === "adjudicated"
       ? "decided"
       : outcome.mode === "reveal_only" || independent
-      ? "reveal"
-      : "independent";
+        ? "reveal"
+        : "independent";
   let shown: AdjudicationView["annotations"] = null;
   if (phase !== "independent" && outcome.mode !== "independent_only") {
     const [a, b] = outcome.order as [number, number];
@@ -198,10 +197,7 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
     mode: outcome.mode,
     phase,
     independent,
-    final:
-      mine?.status === "decided" && mine.finalLabel
-        ? { label: mine.finalLabel, rationale: mine.rationale }
-        : null,
+    final: mine?.status === "decided" && mine.finalLabel ? { label: mine.finalLabel, rationale: mine.rationale } : null,
     annotations: shown,
     outcomeVersion: outcome.version,
     draft:
@@ -411,68 +407,67 @@ export function recordIndependent(
   input: { userId: string; caseId: number; label: LabelInput; now?: number },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
-  return writeTransaction(db, 
-    (tx): AdjudicationResult => {
-      const c = disputedCase(tx, input.userId, input.caseId);
-      if (!c) return notFound();
-      if (c.status !== "disputed") return { ok: false, status: 409, message: STALE };
-      if (c.mode !== "two_phase")
-        return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
-      const check = checkLabel(input.label, c.numSections);
-      if (!check.ok)
-        return {
-          ok: false,
-          status: 422,
-          message: "Your judgement is incomplete or invalid; see the marked fields.",
-          errors: check.errors,
-        };
-      const existing = tx
-        .select({ id: adjudications.id })
-        .from(adjudications)
-        .where(
-          and(
-            eq(adjudications.caseId, input.caseId),
-            eq(adjudications.adjudicatorId, input.userId),
-            eq(adjudications.status, "in_progress"),
-          ),
-        )
-        .get();
-      // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
-      if (existing)
-        return {
-          ok: false,
-          status: 409,
-          message: "Your independent judgement is already recorded; go on to the final decision.",
-        };
-      const id = tx
-        .insert(adjudications)
-        .values({
-          caseId: input.caseId,
-          adjudicatorId: input.userId,
-          mode: c.mode,
-          status: "in_progress",
-          independentLabel: check.label,
-          independentAt: now,
-          createdAt: now,
-        })
-        .returning({ id: adjudications.id })
-        .get().id;
-      recordEvent(tx, {
-        actorId: input.userId,
-        entity: "adjudication",
-        entityId: id,
-        studyId: c.studyId,
+  return writeTransaction(db, (tx): AdjudicationResult => {
+    const c = disputedCase(tx, input.userId, input.caseId);
+    if (!c) return notFound();
+    if (c.status !== "disputed") return { ok: false, status: 409, message: STALE };
+    if (c.mode !== "two_phase")
+      return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
+    const check = checkLabel(input.label, c.numSections);
+    if (!check.ok)
+      return {
+        ok: false,
+        status: 422,
+        message: "Your judgement is incomplete or invalid; see the marked fields.",
+        errors: check.errors,
+      };
+    const existing = tx
+      .select({ id: adjudications.id })
+      .from(adjudications)
+      .where(
+        and(
+          eq(adjudications.caseId, input.caseId),
+          eq(adjudications.adjudicatorId, input.userId),
+          eq(adjudications.status, "in_progress"),
+        ),
+      )
+      .get();
+    // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
+    if (existing)
+      return {
+        ok: false,
+        status: 409,
+        message: "Your independent judgement is already recorded; go on to the final decision.",
+      };
+    const id = tx
+      .insert(adjudications)
+      .values({
         caseId: input.caseId,
-        action: "independent",
-        changes: {
-          independent: [null, check.label],
-          guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
-        },
-        at: now,
-      });
-      clearDrafts(tx, input.userId, input.caseId, "independent");
-      return { ok: true, status: "independent_recorded" };
+        adjudicatorId: input.userId,
+        mode: c.mode,
+        status: "in_progress",
+        independentLabel: check.label,
+        independentAt: now,
+        createdAt: now,
+      })
+      .returning({ id: adjudications.id })
+      .get().id;
+    recordEvent(tx, {
+      actorId: input.userId,
+      entity: "adjudication",
+      entityId: id,
+      studyId: c.studyId,
+      caseId: input.caseId,
+      action: "independent",
+      changes: {
+        independent: [null, check.label],
+        guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
+      },
+      at: now,
     });
+    clearDrafts(tx, input.userId, input.caseId, "independent");
+    return { ok: true, status: "independent_recorded" };
+  });
 }
 
 /**
@@ -484,104 +479,103 @@ export function decide(
   input: { userId: string; caseId: number; label: LabelInput; rationale: string; outcomeVersion: number; now?: number },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
-  return writeTransaction(db, 
-    (tx): AdjudicationResult => {
-      const c = disputedCase(tx, input.userId, input.caseId);
-      if (!c) return notFound();
-      if (c.status !== "disputed" || c.version !== input.outcomeVersion)
-        return { ok: false, status: 409, message: STALE };
-      const check = checkLabel(input.label, c.numSections);
-      if (!check.ok)
+  return writeTransaction(db, (tx): AdjudicationResult => {
+    const c = disputedCase(tx, input.userId, input.caseId);
+    if (!c) return notFound();
+    if (c.status !== "disputed" || c.version !== input.outcomeVersion)
+      return { ok: false, status: 409, message: STALE };
+    const check = checkLabel(input.label, c.numSections);
+    if (!check.ok)
+      return {
+        ok: false,
+        status: 422,
+        message: "The decision is incomplete or invalid; see the marked fields.",
+        errors: check.errors,
+      };
+    const mine = tx
+      .select()
+      .from(adjudications)
+      .where(
+        and(
+          eq(adjudications.caseId, input.caseId),
+          eq(adjudications.adjudicatorId, input.userId),
+          eq(adjudications.status, "in_progress"),
+        ),
+      )
+      .get();
+    const rationale = input.rationale.trim();
+    if (c.mode === "two_phase") {
+      if (!mine?.independentLabel)
+        return { ok: false, status: 409, message: "Record your independent judgement first." };
+      if (!sameLabel(mine.independentLabel, check.label) && rationale === "")
         return {
           ok: false,
           status: 422,
-          message: "The decision is incomplete or invalid; see the marked fields.",
-          errors: check.errors,
+          message: "Explain why the final label differs from your independent judgement.",
+          errors: {
+            rationale: "A rationale is required when the final label differs from your independent judgement.",
+          },
         };
-      const mine = tx
-        .select()
-        .from(adjudications)
-        .where(
-          and(
-            eq(adjudications.caseId, input.caseId),
-            eq(adjudications.adjudicatorId, input.userId),
-            eq(adjudications.status, "in_progress"),
-          ),
-        )
-        .get();
-      const rationale = input.rationale.trim();
-      if (c.mode === "two_phase") {
-        if (!mine?.independentLabel)
-          return { ok: false, status: 409, message: "Record your independent judgement first." };
-        if (!sameLabel(mine.independentLabel, check.label) && rationale === "")
-          return {
-            ok: false,
-            status: 422,
-            message: "Explain why the final label differs from your independent judgement.",
-            errors: {
-              rationale: "A rationale is required when the final label differs from your independent judgement.",
-            },
-          };
-      } else if (rationale === "") {
-        return {
-          ok: false,
-          status: 422,
-          message: "Give a rationale for the decision.",
-          errors: { rationale: "A rationale is required." },
-        };
-      }
-      let adjudicationId: number;
-      if (mine) {
-        tx.update(adjudications)
-          .set({ status: "decided", finalLabel: check.label, rationale, decidedAt: now })
-          .where(eq(adjudications.id, mine.id))
-          .run();
-        adjudicationId = mine.id;
-      } else {
-        adjudicationId = tx
-          .insert(adjudications)
-          .values({
-            caseId: input.caseId,
-            adjudicatorId: input.userId,
-            mode: c.mode,
-            status: "decided",
-            independentLabel: c.mode === "independent_only" ? check.label : null,
-            independentAt: c.mode === "independent_only" ? now : null,
-            finalLabel: check.label,
-            rationale,
-            decidedAt: now,
-            createdAt: now,
-          })
-          .returning({ id: adjudications.id })
-          .get().id;
-      }
+    } else if (rationale === "") {
+      return {
+        ok: false,
+        status: 422,
+        message: "Give a rationale for the decision.",
+        errors: { rationale: "A rationale is required." },
+      };
+    }
+    let adjudicationId: number;
+    if (mine) {
       tx.update(adjudications)
-        .set({ status: "superseded" })
-        .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "in_progress")))
+        .set({ status: "decided", finalLabel: check.label, rationale, decidedAt: now })
+        .where(eq(adjudications.id, mine.id))
         .run();
-      const updated = tx
-        .update(caseOutcomes)
-        .set({ status: "adjudicated", gold: check.label, version: c.version + 1, updatedAt: now })
-        .where(and(eq(caseOutcomes.caseId, input.caseId), eq(caseOutcomes.version, c.version)))
-        .run();
-      if (updated.changes === 0) throw new Error("case outcome changed inside an immediate transaction");
-      recordEvent(tx, {
-        actorId: input.userId,
-        entity: "adjudication",
-        entityId: adjudicationId,
-        studyId: c.studyId,
-        caseId: input.caseId,
-        action: "decide",
-        changes: {
-          gold: [null, check.label],
+      adjudicationId = mine.id;
+    } else {
+      adjudicationId = tx
+        .insert(adjudications)
+        .values({
+          caseId: input.caseId,
+          adjudicatorId: input.userId,
+          mode: c.mode,
+          status: "decided",
+          independentLabel: c.mode === "independent_only" ? check.label : null,
+          independentAt: c.mode === "independent_only" ? now : null,
+          finalLabel: check.label,
           rationale,
-          guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
-        },
-        at: now,
-      });
-      clearDrafts(tx, input.userId, input.caseId);
-      return { ok: true, status: "decided" };
+          decidedAt: now,
+          createdAt: now,
+        })
+        .returning({ id: adjudications.id })
+        .get().id;
+    }
+    tx.update(adjudications)
+      .set({ status: "superseded" })
+      .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "in_progress")))
+      .run();
+    const updated = tx
+      .update(caseOutcomes)
+      .set({ status: "adjudicated", gold: check.label, version: c.version + 1, updatedAt: now })
+      .where(and(eq(caseOutcomes.caseId, input.caseId), eq(caseOutcomes.version, c.version)))
+      .run();
+    if (updated.changes === 0) throw new Error("case outcome changed inside an immediate transaction");
+    recordEvent(tx, {
+      actorId: input.userId,
+      entity: "adjudication",
+      entityId: adjudicationId,
+      studyId: c.studyId,
+      caseId: input.caseId,
+      action: "decide",
+      changes: {
+        gold: [null, check.label],
+        rationale,
+        guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
+      },
+      at: now,
     });
+    clearDrafts(tx, input.userId, input.caseId);
+    return { ok: true, status: "decided" };
+  });
 }
 
 /** Why a reopen from a page read before the outcome last changed is refused. */
@@ -599,30 +593,30 @@ export function reopenDecision(
   input: { adminId: string; caseId: number; reason: string; outcomeVersion: number; now?: number },
 ): { ok: true } | { ok: false; status: 409; message: string } {
   const now = input.now ?? Date.now();
-  return writeTransaction(db, 
-    (tx) => {
-      const o = tx.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, input.caseId)).get();
-      if (o && o.version !== input.outcomeVersion) return { ok: false as const, status: 409 as const, message: REOPEN_STALE };
-      if (!o || o.status !== "adjudicated")
-        return { ok: false as const, status: 409 as const, message: "Only an adjudicated case can be reopened." };
-      tx.update(caseOutcomes)
-        .set({ status: "disputed", gold: null, version: o.version + 1, disputedAt: now, updatedAt: now })
-        .where(eq(caseOutcomes.caseId, input.caseId))
-        .run();
-      tx.update(adjudications)
-        .set({ status: "reopened" })
-        .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "decided")))
-        .run();
-      recordEvent(tx, {
-        actorId: input.adminId,
-        entity: "case_outcome",
-        entityId: input.caseId,
-        studyId: o.studyId,
-        caseId: input.caseId,
-        action: "reopen",
-        changes: { gold: [o.gold ?? null, null], reason: input.reason },
-        at: now,
-      });
-      return { ok: true as const };
+  return writeTransaction(db, (tx) => {
+    const o = tx.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, input.caseId)).get();
+    if (o && o.version !== input.outcomeVersion)
+      return { ok: false as const, status: 409 as const, message: REOPEN_STALE };
+    if (!o || o.status !== "adjudicated")
+      return { ok: false as const, status: 409 as const, message: "Only an adjudicated case can be reopened." };
+    tx.update(caseOutcomes)
+      .set({ status: "disputed", gold: null, version: o.version + 1, disputedAt: now, updatedAt: now })
+      .where(eq(caseOutcomes.caseId, input.caseId))
+      .run();
+    tx.update(adjudications)
+      .set({ status: "reopened" })
+      .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "decided")))
+      .run();
+    recordEvent(tx, {
+      actorId: input.adminId,
+      entity: "case_outcome",
+      entityId: input.caseId,
+      studyId: o.studyId,
+      caseId: input.caseId,
+      action: "reopen",
+      changes: { gold: [o.gold ?? null, null], reason: input.reason },
+      at: now,
     });
+    return { ok: true as const };
+  });
 }

@@ -12,7 +12,13 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import type { WorkState } from "../work-items/domain/work-item";
-import { nextOpenItem, previousItem, progressOf, WORK_MESSAGES, type SaveResult as WorkSaveResult } from "../work-items/domain/work-item";
+import {
+  nextOpenItem,
+  previousItem,
+  progressOf,
+  WORK_MESSAGES,
+  type SaveResult as WorkSaveResult,
+} from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { onCaseAnnotationsComplete } from "../gold/outcomes.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
@@ -141,8 +147,16 @@ export function getAnnotatorCase(db: Db, input: { userId: string; caseId: number
     values: valuesOf(row),
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
-    nextCaseId: nextOpenItem(queue, queue.findIndex((r) => r.caseId === c.id))?.caseId ?? null,
-    previousCaseId: previousItem(queue, queue.findIndex((r) => r.caseId === c.id))?.caseId ?? null,
+    nextCaseId:
+      nextOpenItem(
+        queue,
+        queue.findIndex((r) => r.caseId === c.id),
+      )?.caseId ?? null,
+    previousCaseId:
+      previousItem(
+        queue,
+        queue.findIndex((r) => r.caseId === c.id),
+      )?.caseId ?? null,
     progress: progressOf(queue),
   };
 }
@@ -182,7 +196,8 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
     const check = checkSubmission(values, a.numSections);
     if (check.ok) return { ok: true, values: canonicalValues(values, check.label) };
     const errors: Record<string, string> = {};
-    for (const [k, v] of Object.entries(check.errors)) errors[k === "missingInfoOther" ? "missingOther" : k] = capitalise(v!);
+    for (const [k, v] of Object.entries(check.errors))
+      errors[k === "missingInfoOther" ? "missingOther" : k] = capitalise(v!);
     return { ok: false, message: WORK_MESSAGES.incomplete("annotation"), errors };
   },
   audited: (v) => ({
@@ -208,7 +223,9 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
       ...(status === "submitted" ? { submittedAt: now } : {}),
     };
     if (!row) {
-      tx.insert(annotations).values({ assignmentId: a.id, caseId: a.caseId, annotatorId: userId, ...columns }).run();
+      tx.insert(annotations)
+        .values({ assignmentId: a.id, caseId: a.caseId, annotatorId: userId, ...columns })
+        .run();
       return a.id;
     }
     return updateAtVersion(tx, annotations, row.id, row.version, columns) ? a.id : null;
@@ -314,4 +331,3 @@ function lockIfComplete(tx: DbOrTx, a: Assignment, now: number): number | null {
   onCaseAnnotationsComplete(tx, { caseId: a.caseId, studyId: a.studyId, now });
   return submitted.find((s) => s.assignmentId === a.id)!.version + 1;
 }
-

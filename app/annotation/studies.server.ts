@@ -176,12 +176,12 @@ function classify(
         message: `(id ${parsed.externalId}) the case already has annotations and its text or metadata differs from the stored one; an annotated case cannot be changed. Import the new text under a new id.`,
       });
     }
-    const before = found ? labels.get(found.id) ?? null : null;
+    const before = found ? (labels.get(found.id) ?? null) : null;
     const labelsChanged =
       JSON.stringify(before) !== JSON.stringify(parsed.referenceLabels) ||
-      (found ? sources.get(found.id) ?? null : null) !== parsed.sourceDiagnosis ||
+      (found ? (sources.get(found.id) ?? null) : null) !== parsed.sourceDiagnosis ||
       (extras !== undefined &&
-        JSON.stringify(found ? storedExtras.get(found.id) ?? null : null) !==
+        JSON.stringify(found ? (storedExtras.get(found.id) ?? null) : null) !==
           JSON.stringify(extras.get(parsed.externalId) ?? null));
     return { parsed, hash, existing: found, labelsChanged };
   });

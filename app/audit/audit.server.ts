@@ -31,7 +31,10 @@ export function recordEvent(db: DbOrTx, e: EventInput): void {
 }
 
 /** Field-by-field differences between two label snapshots, as { field: [old, new] }. */
-export function diff<T extends Record<string, unknown>>(before: Partial<T> | null, after: Partial<T>): Record<string, [unknown, unknown]> {
+export function diff<T extends Record<string, unknown>>(
+  before: Partial<T> | null,
+  after: Partial<T>,
+): Record<string, [unknown, unknown]> {
   const out: Record<string, [unknown, unknown]> = {};
   for (const key of Object.keys(after)) {
     const a = before?.[key] ?? null;

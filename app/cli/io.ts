@@ -97,7 +97,9 @@ export function issueLines(issues: readonly Issue[], options: IssueListOptions =
   };
   const lines = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `${prefix}${label}${where(i.line)}${i.message}`);
   if (issues.length > MAX_LISTED_ISSUES)
-    lines.push(`${prefix}… and ${issues.length - MAX_LISTED_ISSUES} more ${kind}s${file !== undefined ? ` in ${file}` : ""}`);
+    lines.push(
+      `${prefix}… and ${issues.length - MAX_LISTED_ISSUES} more ${kind}s${file !== undefined ? ` in ${file}` : ""}`,
+    );
   return lines;
 }
 

@@ -245,7 +245,7 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
         sample_id: trajectory.sampleId,
         step: call.step,
         call: call.kind,
-        output: isModel ? output ?? "" : output,
+        output: isModel ? (output ?? "") : output,
         error,
         seconds: clock(unit),
       };
@@ -267,8 +267,8 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
       const session = unit.runJson.sessions[unit.runJson.sessions.length - 1];
       Object.assign(session, {
         ended_at: endedAt,
-        status: complete ? "complete" : halted[0]?.status ?? "stopped",
-        message: complete ? null : halted[0]?.message ?? "stopped by an error",
+        status: complete ? "complete" : (halted[0]?.status ?? "stopped"),
+        message: complete ? null : (halted[0]?.message ?? "stopped by an error"),
         calls: unit.calls,
         retries: unit.retries,
         finished_trajectories: unit.finishedNow,

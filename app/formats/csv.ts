@@ -31,7 +31,10 @@ export interface CsvReadError {
   reason: string;
 }
 
-export function readCsv(text: string, options: CsvReadOptions = {}): { records: CsvRecord[] } | { error: CsvReadError } {
+export function readCsv(
+  text: string,
+  options: CsvReadOptions = {},
+): { records: CsvRecord[] } | { error: CsvReadError } {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let parsed: { record: string[]; info: { bytes: number } }[];
   try {

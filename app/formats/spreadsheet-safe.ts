@@ -55,7 +55,9 @@ export function formulaExcerpt(value: string): string {
  * none. The values are kept as given; the CSVs for spreadsheets quote them.
  */
 export function formulaWarning(fields: Record<string, string | null | undefined>): string | null {
-  const hits = Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === "string" && looksLikeFormula(e[1]));
+  const hits = Object.entries(fields).filter(
+    (e): e is [string, string] => typeof e[1] === "string" && looksLikeFormula(e[1]),
+  );
   if (hits.length === 0) return null;
   return (
     `${hits.map(([name, value]) => `${name} ${formulaExcerpt(value)}`).join(", ")} start${hits.length === 1 ? "s" : ""} ` +

@@ -89,7 +89,8 @@ export function jsonValueProblem(value: unknown): string | null {
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === "number" && !Number.isFinite(v)) return "a number is too large to be stored";
-    if (typeof v === "string" && LONE_SURROGATE.test(v)) return "a string holds a lone surrogate (\\ud800–\\udfff escape)";
+    if (typeof v === "string" && LONE_SURROGATE.test(v))
+      return "a string holds a lone surrogate (\\ud800–\\udfff escape)";
     if (typeof v === "object" && v !== null) {
       for (const [k, x] of Object.entries(v)) {
         if (LONE_SURROGATE.test(k)) return "a key holds a lone surrogate (\\ud800–\\udfff escape)";

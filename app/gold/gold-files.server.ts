@@ -76,7 +76,10 @@ function recoverLeftovers(parent: string, name: string, target: string): void {
   }
 }
 
-const ManifestFiles = z.record(z.string(), z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), records: z.number().int().min(0) }));
+const ManifestFiles = z.record(
+  z.string(),
+  z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), records: z.number().int().min(0) }),
+);
 const Manifest = z.object({ files: ManifestFiles });
 
 /** What is wrong with an export folder against its manifest.json (each file present, its sha256); empty when it matches. */
@@ -103,7 +106,8 @@ export function verifyGoldFolder(dir: string): string[] {
       continue;
     }
     const sha = createHash("sha256").update(readFileSync(path)).digest("hex");
-    if (sha !== want.sha256) problems.push(`${file} does not match the manifest (sha256 ${sha}, expected ${want.sha256}).`);
+    if (sha !== want.sha256)
+      problems.push(`${file} does not match the manifest (sha256 ${sha}, expected ${want.sha256}).`);
   }
   return problems;
 }

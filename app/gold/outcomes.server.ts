@@ -12,12 +12,19 @@ import { recordEvent } from "../audit/audit.server";
 
 /** An annotation row as a CaseLabel (only for submitted/locked rows, which passed checkCaseLabel). */
 export function labelOfAnnotation(
-  row: Pick<typeof annotations.$inferSelect, "sufficiency" | "icd10" | "earliestSection" | "missingInfo" | "missingOther">,
+  row: Pick<
+    typeof annotations.$inferSelect,
+    "sufficiency" | "icd10" | "earliestSection" | "missingInfo" | "missingOther"
+  >,
 ): CaseLabel {
   if (row.sufficiency === "sufficient")
     return { sufficiency: "sufficient", icd10: row.icd10 ?? "", earliestSection: row.earliestSection ?? 0 };
   const missingInfo = row.missingInfo as MissingInfoKey[];
-  return { sufficiency: "insufficient", missingInfo, missingInfoOther: missingInfo.includes("other") ? row.missingOther : null };
+  return {
+    sufficiency: "insufficient",
+    missingInfo,
+    missingInfoOther: missingInfo.includes("other") ? row.missingOther : null,
+  };
 }
 
 /** The study's A/B order seed, drawn and stored on first use (studies made before it was recorded have none). */
@@ -34,9 +41,14 @@ function caseExternalId(tx: DbOrTx, caseId: number): string {
 }
 
 export function onCaseAnnotationsComplete(tx: DbOrTx, input: { caseId: number; studyId: number; now: number }): void {
-  const rows = tx.select().from(annotations).where(eq(annotations.caseId, input.caseId)).orderBy(asc(annotations.id)).all();
+  const rows = tx
+    .select()
+    .from(annotations)
+    .where(eq(annotations.caseId, input.caseId))
+    .orderBy(asc(annotations.id))
+    .all();
   if (rows.length !== 2) throw new Error(`case ${input.caseId} has ${rows.length} annotations; expected 2`);
-  const [first, second] = rows as [typeof rows[0], typeof rows[0]];
+  const [first, second] = rows as [(typeof rows)[0], (typeof rows)[0]];
   const outcome = resolvePair(labelOfAnnotation(first), labelOfAnnotation(second));
   // "Annotator A/B, order randomised per case", from the study's recorded seed (docs/decisions/0002-ab-order-per-case.md):
   // drawn on the study's first complete case, so the same data give the same order after a restore.
@@ -55,7 +67,9 @@ export function onCaseAnnotationsComplete(tx: DbOrTx, input: { caseId: number; s
     disputedAt: outcome.status === "disputed" ? input.now : null,
     updatedAt: input.now,
   };
-  tx.insert(caseOutcomes).values({ caseId: input.caseId, ...values }).run();
+  tx.insert(caseOutcomes)
+    .values({ caseId: input.caseId, ...values })
+    .run();
   recordEvent(tx, {
     actorId: null,
     entity: "case_outcome",

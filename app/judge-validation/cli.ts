@@ -41,7 +41,8 @@ function serviceErrors<T>(fn: () => T): T {
 function byPathParts(a: string, b: string): number {
   const pa = a.split(sep);
   const pb = b.split(sep);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) if (pa[i] !== pb[i]) return compareCodePoints(pa[i]!, pb[i]!);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++)
+    if (pa[i] !== pb[i]) return compareCodePoints(pa[i]!, pb[i]!);
   return pa.length - pb.length;
 }
 

@@ -35,9 +35,9 @@ export function mcPromptHashesOf(
     format === "mentat"
       ? [PROMPT_FILES.mentatSystem]
       : style === "single"
-      ? [PROMPT_FILES.mentalbenchSingle]
-      : style === "clear"
-      ? [PROMPT_FILES.mentalbenchClear]
-      : [PROMPT_FILES.mentalbenchSingle, PROMPT_FILES.mentalbenchMultiple];
+        ? [PROMPT_FILES.mentalbenchSingle]
+        : style === "clear"
+          ? [PROMPT_FILES.mentalbenchClear]
+          : [PROMPT_FILES.mentalbenchSingle, PROMPT_FILES.mentalbenchMultiple];
   return Object.fromEntries(files.map((f) => [f, loaded.hashes[f]!]));
 }

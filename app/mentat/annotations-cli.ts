@@ -120,7 +120,9 @@ Options:
     );
     for (const r of result.raters) io.out(`  ${r.mentat} → ${r.username}: ${r.ratings}\n`);
     if (result.outsidePreferenceDomains)
-      io.out(`${result.outsidePreferenceDomains} rating(s) are of questions outside the bank's preference domains: mentat-fit leaves them out.\n`);
+      io.out(
+        `${result.outsidePreferenceDomains} rating(s) are of questions outside the bank's preference domains: mentat-fit leaves them out.\n`,
+      );
     return 0;
   },
 };

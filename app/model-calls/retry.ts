@@ -54,7 +54,10 @@ export function backoffDelay(error: CallError, attempt: number, policy: RetryPol
 const RETRIED = new Set(["retryable", "empty", "malformed"]);
 
 export class RetriesExhausted extends Error {
-  constructor(readonly last: CallError, readonly attempts: number) {
+  constructor(
+    readonly last: CallError,
+    readonly attempts: number,
+  ) {
     super(`${last.message} (gave up after ${attempts} attempts)`);
   }
 }

@@ -26,7 +26,12 @@ function bracketed(address: string): string {
   return address.includes(":") && !address.startsWith("[") ? `[${address.toLowerCase()}]` : address.toLowerCase();
 }
 
-export function allowedHosts(opts: { host: string; port: number; env: string | undefined; interfaces?: string[] }): HostAllowlist {
+export function allowedHosts(opts: {
+  host: string;
+  port: number;
+  env: string | undefined;
+  interfaces?: string[];
+}): HostAllowlist {
   const entries = new Map<string, Set<string> | null>();
   const add = (name: string, port: string | null) => {
     const current = entries.get(name);
@@ -35,10 +40,15 @@ export function allowedHosts(opts: { host: string; port: number; env: string | u
     else entries.set(name, new Set([...(current ?? []), port]));
   };
   if (opts.env !== undefined && opts.env.trim() !== "") {
-    for (const item of opts.env.split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const item of opts.env
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const parsed = splitHost(item);
       if (!parsed)
-        throw new Error(`CONCORD_ALLOWED_HOSTS: "${item}" is not a host name or name:port (example: concord.example.org,localhost:3000).`);
+        throw new Error(
+          `CONCORD_ALLOWED_HOSTS: "${item}" is not a host name or name:port (example: concord.example.org,localhost:3000).`,
+        );
       add(parsed.name, parsed.port);
     }
     return { entries };

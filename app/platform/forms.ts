@@ -33,7 +33,10 @@ export function formObject(form: FormData, arrays: string[] = []): Record<string
 /** "a=b, c=d" → { a: "b", c: "d" }; null when malformed. */
 export function parseColumnMap(text: string): Record<string, string> | null {
   const out: Record<string, string> = {};
-  for (const part of text.split(/[,\n]/).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(/[,\n]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf("=");
     if (eq <= 0 || eq === part.length - 1) return null;
     out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();

@@ -8,8 +8,7 @@ type IntentOption = z.ZodObject<{ intent: z.ZodLiteral<string> } & z.ZodRawShape
 export type IntentSchema = z.ZodDiscriminatedUnion<readonly IntentOption[], "intent">;
 
 export type IntentParse<S extends IntentSchema> =
-  | { ok: true; data: z.output<S> }
-  | { ok: false; intent: z.output<S>["intent"]; errors: FieldErrors; message: string };
+  { ok: true; data: z.output<S> } | { ok: false; intent: z.output<S>["intent"]; errors: FieldErrors; message: string };
 
 /**
  * Reads a form that names its action in an `intent` field (one route, several buttons). An intent the schema does

@@ -20,25 +20,52 @@ interface Stored {
  */
 export function stagePendingImport(
   db: Db,
-  input: { userId: string; studyName: string; filename: string; bytes: Uint8Array; format?: "csv" | "jsonl"; columnMap?: Partial<Record<CaseColumn, string>> },
+  input: {
+    userId: string;
+    studyName: string;
+    filename: string;
+    bytes: Uint8Array;
+    format?: "csv" | "jsonl";
+    columnMap?: Partial<Record<CaseColumn, string>>;
+  },
 ): { plan: ImportPlan; pendingId: string | null } {
-  db.delete(pendingImports).where(lt(pendingImports.createdAt, Date.now() - PENDING_TTL_MS)).run();
+  db.delete(pendingImports)
+    .where(lt(pendingImports.createdAt, Date.now() - PENDING_TTL_MS))
+    .run();
   const plan = planImport(db, input);
   if (!plan.ok || plan.create + plan.update + plan.labelChanges === 0) return { plan, pendingId: null };
   const id = randomBytes(12).toString("base64url");
-  const stored: Stored = { bytes: Buffer.from(input.bytes).toString("base64"), format: input.format, columnMap: input.columnMap };
+  const stored: Stored = {
+    bytes: Buffer.from(input.bytes).toString("base64"),
+    format: input.format,
+    columnMap: input.columnMap,
+  };
   db.insert(pendingImports)
-    .values({ id, studyName: plan.studyName, filename: input.filename, content: stored, createdBy: input.userId, createdAt: Date.now() })
+    .values({
+      id,
+      studyName: plan.studyName,
+      filename: input.filename,
+      content: stored,
+      createdBy: input.userId,
+      createdAt: Date.now(),
+    })
     .run();
   return { plan, pendingId: id };
 }
 
-export function confirmPendingImport(db: Db, input: { id: string; userId: string }): { plan: ImportPlan; studyId: number } {
+export function confirmPendingImport(
+  db: Db,
+  input: { id: string; userId: string },
+): { plan: ImportPlan; studyId: number } {
   const row = db
     .select()
     .from(pendingImports)
     .where(
-      and(eq(pendingImports.id, input.id), eq(pendingImports.createdBy, input.userId), gt(pendingImports.createdAt, Date.now() - PENDING_TTL_MS)),
+      and(
+        eq(pendingImports.id, input.id),
+        eq(pendingImports.createdBy, input.userId),
+        gt(pendingImports.createdAt, Date.now() - PENDING_TTL_MS),
+      ),
     )
     .get();
   if (!row) throw new ServiceError("This preview has expired or was already imported. Upload the file again.");
@@ -56,5 +83,7 @@ export function confirmPendingImport(db: Db, input: { id: string; userId: string
 }
 
 export function discardPendingImport(db: Db, input: { id: string; userId: string }): void {
-  db.delete(pendingImports).where(and(eq(pendingImports.id, input.id), eq(pendingImports.createdBy, input.userId))).run();
+  db.delete(pendingImports)
+    .where(and(eq(pendingImports.id, input.id), eq(pendingImports.createdBy, input.userId)))
+    .run();
 }

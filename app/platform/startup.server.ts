@@ -16,7 +16,8 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
   log(`Database: ${databasePath()}`);
   // A fresh database gets the demo, except in production, where a mistyped CONCORD_DB must not quietly create
   // accounts with the published demo password: there it takes CONCORD_DEMO=1.
-  const demoWanted = process.env.NODE_ENV === "production" ? process.env.CONCORD_DEMO === "1" : process.env.CONCORD_DEMO !== "0";
+  const demoWanted =
+    process.env.NODE_ENV === "production" ? process.env.CONCORD_DEMO === "1" : process.env.CONCORD_DEMO !== "0";
   if (demoWanted && isFreshDatabase(db)) {
     await seedDemo(db);
     log("Seeded the demo study into this fresh database.");

@@ -23,7 +23,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     user.roles.includes("admin") && { to: "/admin", label: "Annotation studies (Safe-Psych protocol)", role: "admin" },
     user.roles.includes("admin") && { to: "/admin/judge-validation", label: "Judge validation sets", role: "admin" },
     user.roles.includes("admin") && { to: "/admin/screening", label: "Screening reviews", role: "admin" },
-    user.roles.includes("admin") && { to: "/admin/expert-ratings", label: "Expert ratings and case reviews", role: "admin" },
+    user.roles.includes("admin") && {
+      to: "/admin/expert-ratings",
+      label: "Expert ratings and case reviews",
+      role: "admin",
+    },
     user.roles.includes("admin") && { to: "/admin/users", label: "Users and roles", role: "admin" },
   ].filter(Boolean) as { to: string; label: string; role: string }[];
   if (places.length === 1) throw redirect(places[0]!.to);

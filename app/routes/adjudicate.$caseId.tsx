@@ -138,7 +138,13 @@ function toValues(label: CaseLabel | null, rationale: string): AdjudicationDraft
  * After the reveal: Annotator A, Annotator B and the adjudicator's own independent judgement field by field, the
  * fields on which they differ highlighted.
  */
-function Differences({ columns, titles }: { columns: { name: string; label: CaseLabel }[]; titles: Record<string, string> }) {
+function Differences({
+  columns,
+  titles,
+}: {
+  columns: { name: string; label: CaseLabel }[];
+  titles: Record<string, string>;
+}) {
   const rows = compareLabels(columns.map((c) => c.label));
   return (
     <table className="differences" data-testid="differences">
@@ -157,7 +163,12 @@ function Differences({ columns, titles }: { columns: { name: string; label: Case
       </thead>
       <tbody>
         {rows.map((r) => (
-          <tr key={r.field} data-field={r.field} data-differs={r.differs ? "true" : "false"} className={r.differs ? "differs" : undefined}>
+          <tr
+            key={r.field}
+            data-field={r.field}
+            data-differs={r.differs ? "true" : "false"}
+            className={r.differs ? "differs" : undefined}
+          >
             <th scope="row">
               {r.title}
               {r.differs ? <span className="visually-hidden"> (differs)</span> : null}
@@ -312,7 +323,9 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
         <div>
           {view.annotations ? (
             <div className="card" data-testid="annotations">
-              <h3 style={{ marginTop: 0 }}>Annotator A, Annotator B{columns.length > 2 ? " and your judgement" : ""}</h3>
+              <h3 style={{ marginTop: 0 }}>
+                Annotator A, Annotator B{columns.length > 2 ? " and your judgement" : ""}
+              </h3>
               <Differences columns={columns} titles={titles} />
               {(["A", "B"] as const).map((k) =>
                 view.annotations![k].notes ? (
@@ -356,15 +369,15 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
                 {intent === "independent"
                   ? "Step 1 of 2: your independent judgement"
                   : view.mode === "two_phase"
-                  ? "Step 2 of 2: final decision"
-                  : "Decision"}
+                    ? "Step 2 of 2: final decision"
+                    : "Decision"}
               </h3>
               <p className="muted">
                 {intent === "independent"
                   ? "Read the note and record your own label. The two annotations are shown after you record it, and this judgement cannot be changed."
                   : view.mode === "two_phase"
-                  ? "Confirm your judgement or revise it. A rationale is required if the final label differs from your independent one."
-                  : "Your decision becomes the case's reference label."}
+                    ? "Confirm your judgement or revise it. A rationale is required if the final label differs from your independent one."
+                    : "Your decision becomes the case's reference label."}
               </p>
               <LabelFields
                 values={label}
@@ -407,8 +420,8 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
               ) : null}
               <div className="row" style={{ marginTop: "0.75rem" }}>
                 <button type="submit" name="intent" value={intent} disabled={busy} ref={submitRef}>
-                  {intent === "independent" ? "Record my judgement and show the annotations" : "Decide"}{" "}
-                  <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+                  {intent === "independent" ? "Record my judgement and show the annotations" : "Decide"} <kbd>Ctrl</kbd>
+                  +<kbd>Enter</kbd>
                 </button>
                 <span className="spacer" />
                 <small className="muted" data-testid="save-state" aria-live="polite">

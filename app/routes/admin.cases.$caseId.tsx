@@ -52,11 +52,19 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const me = await requireRole(request, "admin");
   const form = await requireForm(request, me);
   const caseId = parseId(params.caseId);
-  const parsed = ReopenSchema.safeParse({ reason: form.get("reason") ?? "", outcomeVersion: form.get("outcomeVersion") });
+  const parsed = ReopenSchema.safeParse({
+    reason: form.get("reason") ?? "",
+    outcomeVersion: form.get("outcomeVersion"),
+  });
   if (caseId === null) return data({ ok: false, message: "No such case." }, 404);
   if (!parsed.success) return data({ ok: false, message: parsed.error.issues[0]!.message }, 422);
   const r = unlessOutOfSpace(() =>
-    reopenDecision(getDb(), { adminId: me.id, caseId, reason: parsed.data.reason, outcomeVersion: parsed.data.outcomeVersion }),
+    reopenDecision(getDb(), {
+      adminId: me.id,
+      caseId,
+      reason: parsed.data.reason,
+      outcomeVersion: parsed.data.outcomeVersion,
+    }),
   );
   // A refusal (409: the outcome changed since this page was read) answers with its status and is shown in place.
   return r.ok

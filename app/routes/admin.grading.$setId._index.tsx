@@ -12,11 +12,25 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
   const set = requireById(params.setId, (id) => getGradingSet(db, id), "No such evaluation set.");
   const url = new URL(request.url);
-  const query = ResultsQuerySchema.parse({ policy: url.searchParams.get("policy") ?? undefined, subset: url.searchParams.get("subset") ?? undefined });
+  const query = ResultsQuerySchema.parse({
+    policy: url.searchParams.get("policy") ?? undefined,
+    subset: url.searchParams.get("subset") ?? undefined,
+  });
   return getSetResults(db, set, query);
 }
 
-const DOWNLOADS = ["table1.csv", "table1-refusals-excluded.csv", "tags.csv", "themes.csv", "judge-agreement.csv", "paired.csv", "ranking.svg", "ranking.png", "report.json", "manifest.json"];
+const DOWNLOADS = [
+  "table1.csv",
+  "table1-refusals-excluded.csv",
+  "tags.csv",
+  "themes.csv",
+  "judge-agreement.csv",
+  "paired.csv",
+  "ranking.svg",
+  "ranking.png",
+  "report.json",
+  "manifest.json",
+];
 
 export default function GradingResults() {
   const r = useLoaderData<typeof loader>();

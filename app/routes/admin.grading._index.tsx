@@ -9,7 +9,12 @@ export const meta: MetaFunction = () => [{ title: "Rubric grading · Concord" }]
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   return {
-    sets: listGradingSets(getDb()).map((s) => ({ id: s.id, name: s.name, conversations: s.conversations, subsets: s.subsets.map((x) => x.name) })),
+    sets: listGradingSets(getDb()).map((s) => ({
+      id: s.id,
+      name: s.name,
+      conversations: s.conversations,
+      subsets: s.subsets.map((x) => x.name),
+    })),
   };
 }
 
@@ -23,7 +28,9 @@ export default function GradingSets() {
         with HealthBench's grader. Sets, responses and verdicts come from the grade-* commands (docs/rubric-grading.md).
       </p>
       {sets.length === 0 ? (
-        <p className="card">No evaluation sets yet. Import one with `npm run concord -- grade-import --set NAME FILE`.</p>
+        <p className="card">
+          No evaluation sets yet. Import one with `npm run concord -- grade-import --set NAME FILE`.
+        </p>
       ) : (
         <table>
           <thead>

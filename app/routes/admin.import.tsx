@@ -61,18 +61,26 @@ export async function action({ request }: ActionFunctionArgs): Promise<ActionRes
     }
     try {
       const { plan, studyId } = confirmPendingImport(db, { id: a.pendingId, userId: me.id });
-      if (!plan.ok) return { step: "preview", plan, pendingId: null, error: "The file no longer validates: nothing was imported." };
-      return redirect(`/admin/studies/${studyId}?created=${plan.create}&updated=${plan.update}&unchanged=${plan.unchanged}`);
+      if (!plan.ok)
+        return { step: "preview", plan, pendingId: null, error: "The file no longer validates: nothing was imported." };
+      return redirect(
+        `/admin/studies/${studyId}?created=${plan.create}&updated=${plan.update}&unchanged=${plan.unchanged}`,
+      );
     } catch (e) {
       if (e instanceof ServiceError) return { step: "error", error: e.message };
       throw e;
     }
   }
   const file = form.get("file");
-  if (!(file instanceof File) || file.size === 0) return { step: "error", error: "Choose a CSV or JSONL file to import." };
+  if (!(file instanceof File) || file.size === 0)
+    return { step: "error", error: "Choose a CSV or JSONL file to import." };
   const columnMap = parseColumnMap(a.columnMap);
   if (columnMap === null)
-    return { step: "error", error: 'Column names must be written as "canonical=your column", separated by commas, e.g. "id=case_id, presenting_symptoms=Symptoms".' };
+    return {
+      step: "error",
+      error:
+        'Column names must be written as "canonical=your column", separated by commas, e.g. "id=case_id, presenting_symptoms=Symptoms".',
+    };
   const bytes = new Uint8Array(await file.arrayBuffer());
   const staged = stagePendingImport(db, {
     userId: me.id,
@@ -95,15 +103,16 @@ export default function ImportPage() {
       <h1>Import notes</h1>
       {demo ? (
         <p className="notice warn" role="alert">
-          This is a demo database: its accounts have a published password. Import only fictional notes here; run a real study
-          on its own database (see the README, “Deploying for a real study”).
+          This is a demo database: its accounts have a published password. Import only fictional notes here; run a real
+          study on its own database (see the README, “Deploying for a real study”).
         </p>
       ) : null}
       <p className="muted">
         CSV (one row per case: <code>id</code>, the section columns <code>presenting_symptoms</code>,{" "}
         <code>psychiatric_history</code>, <code>psychiatric_exam</code>, <code>psychological_exam</code>,{" "}
-        <code>secondary_diagnoses</code>, optional <code>age_group</code>, <code>sex</code> and the Safe-Psych label columns) or JSONL.
-        The whole file is checked first; nothing is written until you confirm, and a file with errors writes nothing.
+        <code>secondary_diagnoses</code>, optional <code>age_group</code>, <code>sex</code> and the Safe-Psych label
+        columns) or JSONL. The whole file is checked first; nothing is written until you confirm, and a file with errors
+        writes nothing.
       </p>
       <ImportUploadForm studies={studies} study={study} busy={busy} />
 
@@ -113,7 +122,11 @@ export default function ImportPage() {
         </p>
       ) : null}
       {plan ? (
-        <ImportPreview plan={plan} pendingId={result && result.step === "preview" ? result.pendingId : null} busy={busy} />
+        <ImportPreview
+          plan={plan}
+          pendingId={result && result.step === "preview" ? result.pendingId : null}
+          busy={busy}
+        />
       ) : null}
     </section>
   );

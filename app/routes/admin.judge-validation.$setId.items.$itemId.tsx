@@ -31,7 +31,8 @@ export default function JudgeItemPage() {
   return (
     <section>
       <p>
-        <Link to="/admin/judge-validation">Judge validation</Link> › <Link to={`/admin/judge-validation/${set.id}`}>{set.name}</Link> ›
+        <Link to="/admin/judge-validation">Judge validation</Link> ›{" "}
+        <Link to={`/admin/judge-validation/${set.id}`}>{set.name}</Link> ›
       </p>
       <h1>Response {item.annotationId}</h1>
       <div className="grid2">

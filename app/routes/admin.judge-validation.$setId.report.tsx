@@ -36,7 +36,8 @@ export default function JudgeReportPage() {
   return (
     <section>
       <p>
-        <Link to="/admin/judge-validation">Judge validation</Link> › <Link to={`/admin/judge-validation/${set.id}`}>{set.name}</Link> ›
+        <Link to="/admin/judge-validation">Judge validation</Link> ›{" "}
+        <Link to={`/admin/judge-validation/${set.id}`}>{set.name}</Link> ›
       </p>
       <div className="row">
         <h1>Report</h1>
@@ -46,9 +47,9 @@ export default function JudgeReportPage() {
         </a>
       </div>
       <p className="muted">
-        Submitted ratings only. The majority is the action with at least two of three human votes (docs/judge-validation.md, INTEROP
-        §5.5); a split (1-1-1) has none and is left out of the scores. The same numbers come from{" "}
-        <code>npm run concord -- judge-report --labels labels.csv</code>.
+        Submitted ratings only. The majority is the action with at least two of three human votes
+        (docs/judge-validation.md, INTEROP §5.5); a split (1-1-1) has none and is left out of the scores. The same
+        numbers come from <code>npm run concord -- judge-report --labels labels.csv</code>.
       </p>
       {report.warnings.map((w) => (
         <p key={w} className="notice warn">

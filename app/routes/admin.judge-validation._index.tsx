@@ -28,9 +28,9 @@ export default function JudgeSets() {
     <section>
       <h1>Judge validation</h1>
       <p className="muted">
-        Validate the judge that turns a model's free-text answer into an action (docs/judge-validation.md): import model responses, draw
-        the reference's bucket sample, have three raters label each sampled response blinded, import candidate judges'
-        outputs and compare them with the raters' majority.
+        Validate the judge that turns a model's free-text answer into an action (docs/judge-validation.md): import model
+        responses, draw the reference's bucket sample, have three raters label each sampled response blinded, import
+        candidate judges' outputs and compare them with the raters' majority.
       </p>
       {sets.length === 0 ? (
         <p className="card">No validation sets yet. Import model responses below to create one.</p>

@@ -14,8 +14,8 @@ const typeOf = (file: string) =>
   file.endsWith(".csv")
     ? "text/csv; charset=utf-8"
     : file.endsWith(".jsonl")
-    ? "application/x-ndjson; charset=utf-8"
-    : "application/json; charset=utf-8";
+      ? "application/x-ndjson; charset=utf-8"
+      : "application/json; charset=utf-8";
 
 /** One file of a screening study's release, or the recall screen's population. Admin only. */
 export async function loader({ request, params }: LoaderFunctionArgs) {

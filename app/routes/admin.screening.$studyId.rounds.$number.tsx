@@ -36,10 +36,10 @@ export default function RoundPage() {
         show === "included"
           ? i.included
           : show === "controls"
-          ? i.isControl
-          : show === "included-controls"
-          ? i.isControl && i.included
-          : true,
+            ? i.isControl
+            : show === "included-controls"
+              ? i.isControl && i.included
+              : true,
       ),
     [items, show],
   );

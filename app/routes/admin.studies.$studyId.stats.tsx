@@ -52,8 +52,8 @@ export default function StudyStatsPage() {
       </div>
       <p className="muted">
         Agreement between the two primary annotations of each case, before adjudication (docs/statistics.md).{" "}
-        {report.raters.description} The same report:{" "}
-        <code>npm run concord -- stats --study "{report.study.name}"</code>.
+        {report.raters.description} The same report: <code>npm run concord -- stats --study "{report.study.name}"</code>
+        .
       </p>
       {report.notes.length ? (
         <div className="notice warn" role="status">

@@ -60,7 +60,11 @@ export async function action({ request }: ActionFunctionArgs) {
         return { target, errors: {}, message: "Password reset; the user's sessions were ended." };
       case "active":
         setActive(db, { userId: input.userId, active: input.active === "1", actorId: me.id });
-        return { target, errors: {}, message: input.active === "1" ? "User reactivated." : "User deactivated; their work is kept." };
+        return {
+          target,
+          errors: {},
+          message: input.active === "1" ? "User reactivated." : "User deactivated; their work is kept.",
+        };
     }
   } catch (e) {
     if (e instanceof ServiceError) return { target, errors: { [e.field ?? "_form"]: e.message }, message: null };
@@ -128,7 +132,11 @@ export default function Users() {
                   <Csrf />
                   <input type="hidden" name="userId" value={u.id} />
                   <input type="hidden" name="active" value={u.active ? "0" : "1"} />
-                  {u.active ? <span className="badge locked">active</span> : <span className="badge">deactivated</span>}{" "}
+                  {u.active ? (
+                    <span className="badge locked">active</span>
+                  ) : (
+                    <span className="badge">deactivated</span>
+                  )}{" "}
                   {u.id !== me ? (
                     <button type="submit" name="intent" value="active" className="link" disabled={busy}>
                       {u.active ? "Deactivate" : "Reactivate"}
@@ -140,7 +148,13 @@ export default function Users() {
                 <Form method="post" className="row">
                   <Csrf />
                   <input type="hidden" name="userId" value={u.id} />
-                  <input type="password" name="password" placeholder="New password" autoComplete="new-password" aria-label={`New password for ${u.username}`} />
+                  <input
+                    type="password"
+                    name="password"
+                    placeholder="New password"
+                    autoComplete="new-password"
+                    aria-label={`New password for ${u.username}`}
+                  />
                   <button type="submit" name="intent" value="password" className="secondary" disabled={busy}>
                     Reset
                   </button>

@@ -44,8 +44,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const post = parseDraftPost(form, AnnotationValuesSchema, { id: params.caseId, maxLength: 100_000 });
   if (!post.ok) return data<SaveResult>(post.failure, 422);
-  const input = { userId: user.id, caseId: post.id, values: post.values, version: post.version, activeMs: post.activeMs };
-  const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input)));
+  const input = {
+    userId: user.id,
+    caseId: post.id,
+    values: post.values,
+    version: post.version,
+    activeMs: post.activeMs,
+  };
+  const result = unlessOutOfSpace(() =>
+    post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input),
+  );
   return saveResponse<SaveResult | StorageRefusal>(result);
 }
 

@@ -16,7 +16,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { rows, next: nextCaseId(rows, null) };
 }
 
-
 const col = columnHelper<MyCaseRow>();
 
 export default function AnnotateHome() {
@@ -61,7 +60,8 @@ export default function AnnotateHome() {
             total={rows.length}
             breakdown={
               <>
-                {counts("not_started")} not started · {counts("draft")} draft · {counts("submitted")} submitted · {counts("locked")} locked
+                {counts("not_started")} not started · {counts("draft")} draft · {counts("submitted")} submitted ·{" "}
+                {counts("locked")} locked
               </>
             }
           />
@@ -71,7 +71,11 @@ export default function AnnotateHome() {
             filterLabel="Filter by case or study"
             rowProps={(r) => ({ "data-case": r.externalId, "data-state": r.state })}
             toolbar={
-              <select aria-label="Filter by state" value={state} onChange={(e) => setState(e.target.value as "" | CaseState)}>
+              <select
+                aria-label="Filter by state"
+                value={state}
+                onChange={(e) => setState(e.target.value as "" | CaseState)}
+              >
                 <option value="">All states</option>
                 {(Object.keys(STATE_LABELS) as CaseState[]).map((s) => (
                   <option key={s} value={s}>

@@ -49,8 +49,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const post = parseDraftPost(form, RatingValuesSchema, { id: params.itemId, maxLength: 50_000 });
   if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
-  const input = { raterId: user.id, itemId: post.id, values: post.values, version: post.version, activeMs: post.activeMs };
-  const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveRatingDraft(getDb(), input) : submitRating(getDb(), input)));
+  const input = {
+    raterId: user.id,
+    itemId: post.id,
+    values: post.values,
+    version: post.version,
+    activeMs: post.activeMs,
+  };
+  const result = unlessOutOfSpace(() =>
+    post.intent === "draft" ? saveRatingDraft(getDb(), input) : submitRating(getDb(), input),
+  );
   return saveResponse<RatingSaveResult | StorageRefusal>(result);
 }
 
@@ -88,7 +96,8 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       return { ...missing, ...overLimitErrors(values, RATING_LIMITS) };
     },
     incompleteMessage: "Both features are needed to submit; see the marked fields.",
-    onSubmitted: () => navigate(view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : "/judge-validation"),
+    onSubmitted: () =>
+      navigate(view.nextItemId !== null ? `/judge-validation/${view.nextItemId}` : "/judge-validation"),
   });
   const { values, update, errors } = draft;
 

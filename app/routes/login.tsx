@@ -45,9 +45,24 @@ export default function Login() {
       <Form method="post" replace>
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? "/"} />
         <label htmlFor="username">Username</label>
-        <input id="username" name="username" type="text" autoComplete="username" autoFocus required style={{ width: "100%" }} />
+        <input
+          id="username"
+          name="username"
+          type="text"
+          autoComplete="username"
+          autoFocus
+          required
+          style={{ width: "100%" }}
+        />
         <label htmlFor="password">Password</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required style={{ width: "100%" }} />
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          style={{ width: "100%" }}
+        />
         {data?.error ? (
           <p className="field-error" role="alert">
             {data.error}

@@ -27,7 +27,9 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
   // A question that is not this expert's (or no question at all) answers 404: ids reveal nothing.
-  const view = requireById(params.questionId, (questionId) => getRaterQuestion(getDb(), { userId: user.id, questionId }));
+  const view = requireById(params.questionId, (questionId) =>
+    getRaterQuestion(getDb(), { userId: user.id, questionId }),
+  );
   return { ...view, guidelines: guidelinesForItem(getDb(), "mentat_rating", view.question.id) };
 }
 
@@ -42,13 +44,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
   const result = unlessOutOfSpace(() =>
     saveOptionRating(getDb(), {
-    userId: user.id,
-    questionId: post.id,
-    values: post.values,
-    version: post.version,
-    intent: post.intent,
-    activeMs: post.activeMs,
-  }),
+      userId: user.id,
+      questionId: post.id,
+      values: post.values,
+      version: post.version,
+      intent: post.intent,
+      activeMs: post.activeMs,
+    }),
   );
   return saveResponse<RatingSaveResult | StorageRefusal>(result);
 }

@@ -46,8 +46,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const post = parseDraftPost(form, VoteValuesSchema, { id: params.entryId, maxLength: 100_000 });
   if (!post.ok) return data<VoteResult>(post.failure, 422);
-  const input = { userId: user.id, entryId: post.id, values: post.values, version: post.version, activeMs: post.activeMs };
-  const result = unlessOutOfSpace(() => (post.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input)));
+  const input = {
+    userId: user.id,
+    entryId: post.id,
+    values: post.values,
+    version: post.version,
+    activeMs: post.activeMs,
+  };
+  const result = unlessOutOfSpace(() =>
+    post.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input),
+  );
   return saveResponse<VoteResult | StorageRefusal>(result);
 }
 

@@ -55,7 +55,16 @@ export interface WrittenFile {
 /** Writes every pending call of `judge` as request files `requests-NNN.jsonl` in `dir`. */
 export function writeBatchRequests(
   db: Db,
-  input: { setId: number; judge: GradingModel; scope: Scope; dir: string; grader: GraderText; maxPerFile?: number; mode: "api" | "offline"; now?: number },
+  input: {
+    setId: number;
+    judge: GradingModel;
+    scope: Scope;
+    dir: string;
+    grader: GraderText;
+    maxPerFile?: number;
+    mode: "api" | "offline";
+    now?: number;
+  },
 ): WrittenFile[] {
   mkdirSync(input.dir, { recursive: true });
   const maxPerFile = input.maxPerFile ?? MAX_REQUESTS_PER_FILE;
@@ -68,7 +77,14 @@ export function writeBatchRequests(
     closeSync(fd);
     const row = db
       .insert(gradingBatches)
-      .values({ judgeId: input.judge.id, mode: input.mode, status: "written", requests: current.requests, inputPath: current.path, createdAt: input.now ?? Date.now() })
+      .values({
+        judgeId: input.judge.id,
+        mode: input.mode,
+        status: "written",
+        requests: current.requests,
+        inputPath: current.path,
+        createdAt: input.now ?? Date.now(),
+      })
       .returning({ id: gradingBatches.id })
       .get();
     files.push({ ...current, batchId: row.id });
@@ -117,7 +133,10 @@ export interface IngestResult {
  * Ingests a Batch API / vLLM output file. The whole file is checked first: a line that is not a batch result, or
  * names another judge's or an unknown call, is reported as FILE:LINE and nothing is written.
  */
-export function ingestBatchOutput(db: Db, input: { judge: GradingModel; setId: number; path: string; via: "batch" | "offline"; batchId?: number; now?: number }): IngestResult {
+export function ingestBatchOutput(
+  db: Db,
+  input: { judge: GradingModel; setId: number; path: string; via: "batch" | "offline"; batchId?: number; now?: number },
+): IngestResult {
   const result: IngestResult = { errors: [], lines: 0, verdicts: 0, recovered: 0, dropped: 0, already: 0 };
   const known = db.$client.prepare(
     `SELECT 1 FROM grading_responses r JOIN grading_models m ON m.id = r.candidate_id AND m.set_id = ?
@@ -129,10 +148,18 @@ export function ingestBatchOutput(db: Db, input: { judge: GradingModel; setId: n
     const parsed = parseBatchOutputLine(line);
     if ("invalid" in parsed) return void result.errors.push({ line: n, message: parsed.invalid });
     const id = parseCustomId(parsed.customId);
-    if (!id) return void result.errors.push({ line: n, message: `custom_id "${parsed.customId}" is not a Concord grading call` });
-    if (id.judgeId !== input.judge.id) return void result.errors.push({ line: n, message: `custom_id "${parsed.customId}" belongs to another judge` });
+    if (!id)
+      return void result.errors.push({
+        line: n,
+        message: `custom_id "${parsed.customId}" is not a Concord grading call`,
+      });
+    if (id.judgeId !== input.judge.id)
+      return void result.errors.push({ line: n, message: `custom_id "${parsed.customId}" belongs to another judge` });
     if (!known.get(input.setId, id.criterionIndex, id.responseId)) {
-      result.errors.push({ line: n, message: `custom_id "${parsed.customId}" names no response and criterion of this set` });
+      result.errors.push({
+        line: n,
+        message: `custom_id "${parsed.customId}" names no response and criterion of this set`,
+      });
     }
   });
   if (result.errors.length) return result;
@@ -223,7 +250,13 @@ export function openBatches(db: Db, judgeId: number) {
   return db
     .select()
     .from(gradingBatches)
-    .where(and(eq(gradingBatches.judgeId, judgeId), eq(gradingBatches.mode, "api"), inArray(gradingBatches.status, ["submitted"])))
+    .where(
+      and(
+        eq(gradingBatches.judgeId, judgeId),
+        eq(gradingBatches.mode, "api"),
+        inArray(gradingBatches.status, ["submitted"]),
+      ),
+    )
     .all();
 }
 
@@ -252,7 +285,10 @@ export async function collectBatches(
         options.progress.update(state);
       }
       if (!batch.output_file_id) {
-        db.update(gradingBatches).set({ status: "failed", dropped: b.requests, finishedAt: Date.now() }).where(eq(gradingBatches.id, b.id)).run();
+        db.update(gradingBatches)
+          .set({ status: "failed", dropped: b.requests, finishedAt: Date.now() })
+          .where(eq(gradingBatches.id, b.id))
+          .run();
         state.failures++;
         state.finished++;
         continue;
@@ -271,7 +307,13 @@ export async function collectBatches(
       } finally {
         closeSync(fd);
       }
-      const ingested = ingestBatchOutput(db, { judge: input.judge, setId: input.setId, path, via: "batch", batchId: b.id });
+      const ingested = ingestBatchOutput(db, {
+        judge: input.judge,
+        setId: input.setId,
+        path,
+        via: "batch",
+        batchId: b.id,
+      });
       // Requests with no line in the output (listed in the error file, or lost) are dropped too.
       const missing = Math.max(0, b.requests - ingested.lines);
       if (missing > 0) {

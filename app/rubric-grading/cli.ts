@@ -38,7 +38,9 @@ function readText(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (e) {
-    throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`);
+    throw new CliError(
+      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
+    );
   }
 }
 
@@ -49,8 +51,16 @@ function failLines(io: CliIO, file: string, errors: LineError[]): never {
 }
 
 const count = (flag: string, max = 1_000_000) =>
-  z.coerce.number({ error: `${flag} must be a number` }).int(`${flag} must be a whole number`).min(1, `${flag} must be at least 1`).max(max, `${flag} is at most ${max}`);
-const nonNegative = (flag: string) => z.coerce.number({ error: `${flag} must be a number` }).int(`${flag} must be a whole number`).min(0, `${flag} must be 0 or more`);
+  z.coerce
+    .number({ error: `${flag} must be a number` })
+    .int(`${flag} must be a whole number`)
+    .min(1, `${flag} must be at least 1`)
+    .max(max, `${flag} is at most ${max}`);
+const nonNegative = (flag: string) =>
+  z.coerce
+    .number({ error: `${flag} must be a number` })
+    .int(`${flag} must be a whole number`)
+    .min(0, `${flag} must be 0 or more`);
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
@@ -60,15 +70,22 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
 
 const TemperatureSchema = z.union([
   z.literal("default").transform(() => null),
-  z.coerce.number({ error: "--temperature must be a number or default" }).min(0, "--temperature must be 0 or more").max(2, "--temperature is at most 2"),
+  z.coerce
+    .number({ error: "--temperature must be a number or default" })
+    .min(0, "--temperature must be 0 or more")
+    .max(2, "--temperature is at most 2"),
 ]);
 
-const MaxTokensParamSchema = z.enum(["max_tokens", "max_completion_tokens"], { error: "--max-tokens-param is max_tokens or max_completion_tokens" });
+const MaxTokensParamSchema = z.enum(["max_tokens", "max_completion_tokens"], {
+  error: "--max-tokens-param is max_tokens or max_completion_tokens",
+});
 
 function apiKey(envName: string | undefined): string {
   const name = envName ?? "";
   if (name && !/^[A-Z_][A-Z0-9_]*$/.test(name)) throw new CliError("--api-key-env must name an environment variable");
-  return (name ? process.env[name] : undefined) || process.env.CONCORD_API_KEY || process.env.OPENAI_API_KEY || "not-needed";
+  return (
+    (name ? process.env[name] : undefined) || process.env.CONCORD_API_KEY || process.env.OPENAI_API_KEY || "not-needed"
+  );
 }
 
 function withInterrupt<T>(io: CliIO, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -85,7 +102,9 @@ function withInterrupt<T>(io: CliIO, run: (signal: AbortSignal) => Promise<T>): 
 
 function scopeOf(db: Db, set: GradingSet, values: { candidates?: string; subset?: string }): Scope {
   return serviceCall(() => ({
-    candidateIds: values.candidates ? values.candidates.split(",").map((n) => requireModel(db, set, "candidate", n.trim()).id) : null,
+    candidateIds: values.candidates
+      ? values.candidates.split(",").map((n) => requireModel(db, set, "candidate", n.trim()).id)
+      : null,
     subsetId: values.subset ? requireSubset(db, set, values.subset).id : null,
   }));
 }
@@ -102,7 +121,11 @@ points allowed), example_tags. The whole file is checked first; bad lines are re
 nothing is written (exit code 2). A screening release's subset.jsonl is such a file. Re-importing the same content
 changes nothing; other content under an existing name is refused. Prints the set's content hash.`,
   async run(argv, io) {
-    const { values, positionals } = parseOptions(argv, { set: { type: "string" }, "dry-run": { type: "boolean" } }, true);
+    const { values, positionals } = parseOptions(
+      argv,
+      { set: { type: "string" }, "dry-run": { type: "boolean" } },
+      true,
+    );
     const name = requireOption(values.set, "--set");
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     const file = positionals[0];
@@ -110,7 +133,11 @@ changes nothing; other content under an existing name is refused. Prints the set
     if (result.errors.length) failLines(io, file, result.errors);
     io.out(
       `${result.records} conversations; content sha256 ${result.contentSha256}. ` +
-        (values["dry-run"] ? "Dry run: nothing was written.\n" : result.unchanged ? "Already imported: nothing changed.\n" : `Imported as "${name}".\n`),
+        (values["dry-run"]
+          ? "Dry run: nothing was written.\n"
+          : result.unchanged
+            ? "Already imported: nothing changed.\n"
+            : `Imported as "${name}".\n`),
     );
     return 0;
   },
@@ -131,7 +158,9 @@ IDS_FILE: one prompt_id a line, or JSONL objects with a prompt_id (e.g. HealthBe
     if (positionals.length !== 1) throw new CliError("give exactly one IDS_FILE. See --help.");
     const r = serviceCall(() => createSubset(db, { set, name, idsText: readText(positionals[0]) }));
     if (r.errors.length) failLines(io, positionals[0], r.errors);
-    io.out(`subset "${name}": ${r.members} conversations (${r.unknownIds} listed ids not in the set); content sha256 ${r.contentSha256}.\n`);
+    io.out(
+      `subset "${name}": ${r.members} conversations (${r.unknownIds} listed ids not in the set); content sha256 ${r.contentSha256}.\n`,
+    );
     return 0;
   },
 };
@@ -152,7 +181,10 @@ const endpointOptions = {
   limit: { type: "string" },
 } as const;
 
-function commonSettings(values: Record<string, string | boolean | undefined>, defaults: { concurrency: number; maxTokens: number }) {
+function commonSettings(
+  values: Record<string, string | boolean | undefined>,
+  defaults: { concurrency: number; maxTokens: number },
+) {
   const str = (k: string) => values[k] as string | undefined;
   return {
     temperature: parse(TemperatureSchema, str("temperature") ?? "0"),
@@ -210,16 +242,32 @@ and graded as returned; an empty answer without one is re-requested and never st
       }),
     );
     const subsetId = values.subset ? serviceCall(() => requireSubset(db, set, values.subset!).id) : null;
-    const endpoint = createOpenAiResultEndpoint({ baseURL: baseUrl, apiKey: apiKey(values["api-key-env"]), model: candidate.model, timeoutMs: s.timeoutMs, maxTokensParam: s.maxTokensParam, label: "candidate", fetch: createKeepAliveFetch() });
+    const endpoint = createOpenAiResultEndpoint({
+      baseURL: baseUrl,
+      apiKey: apiKey(values["api-key-env"]),
+      model: candidate.model,
+      timeoutMs: s.timeoutMs,
+      maxTokensParam: s.maxTokensParam,
+      label: "candidate",
+      fetch: createKeepAliveFetch(),
+    });
     const r = await withInterrupt(io, (signal) =>
       generateResponses(
         db,
         { setId: set.id, candidate, subsetId, concurrency: s.concurrency, retry: s.retry, limit: s.limit, signal },
-        { endpoint, retry: realRetryDeps, progress: createProgress(io.err, io.isTTY, () => performance.now()), now: Date.now },
+        {
+          endpoint,
+          retry: realRetryDeps,
+          progress: createProgress(io.err, io.isTTY, () => performance.now()),
+          now: Date.now,
+        },
       ),
     );
-    if (r.temperatureDropped) io.err(`${candidate.name}: the API rejected the temperature; running at the provider's default (recorded).\n`);
-    io.out(`${candidate.name}: ${r.done} responses stored (${r.special} refusals), ${r.failures} failed calls, ${r.retries} retries.\n`);
+    if (r.temperatureDropped)
+      io.err(`${candidate.name}: the API rejected the temperature; running at the provider's default (recorded).\n`);
+    io.out(
+      `${candidate.name}: ${r.done} responses stored (${r.special} refusals), ${r.failures} failed calls, ${r.retries} retries.\n`,
+    );
     if (r.status === "fatal") throw new CliError(`stopped: ${r.message}`, 1);
     return r.status === "complete" ? (r.failures > 0 ? 1 : 0) : 130;
   },
@@ -239,8 +287,12 @@ const judgeOptions = {
 } as const;
 
 function judgeSettings(db: Db, set: GradingSet, values: Record<string, string | boolean | undefined>) {
-  if (values["reference-temperature"] && values.temperature !== undefined) throw new CliError("give --temperature or --reference-temperature, not both");
-  const s = commonSettings({ ...values, temperature: values["reference-temperature"] ? "0.5" : values.temperature }, { concurrency: 64, maxTokens: 2048 });
+  if (values["reference-temperature"] && values.temperature !== undefined)
+    throw new CliError("give --temperature or --reference-temperature, not both");
+  const s = commonSettings(
+    { ...values, temperature: values["reference-temperature"] ? "0.5" : values.temperature },
+    { concurrency: 64, maxTokens: 2048 },
+  );
   s.retry.maxRetries = parse(nonNegative("--max-retries"), (values["max-retries"] as string | undefined) ?? 6);
   const baseUrl = requireOption(values["base-url"] as string | undefined, "--base-url");
   const selfCandidate = (values.self as string | undefined) ?? null;
@@ -298,29 +350,63 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
     const grader = loadGraderText();
     const key = apiKey(values["api-key-env"]);
     const progress = () => createProgress(io.err, io.isTTY, () => performance.now());
-    const endpoint = createOpenAiResultEndpoint({ baseURL: baseUrl, apiKey: key, model: judge.model, timeoutMs: s.timeoutMs, maxTokensParam: s.maxTokensParam, label: "judge", fetch: createKeepAliveFetch() });
+    const endpoint = createOpenAiResultEndpoint({
+      baseURL: baseUrl,
+      apiKey: key,
+      model: judge.model,
+      timeoutMs: s.timeoutMs,
+      maxTokensParam: s.maxTokensParam,
+      label: "judge",
+      fetch: createKeepAliveFetch(),
+    });
     return withInterrupt(io, async (signal) => {
       if (mode === "batch") {
         const dir = values.dir ? resolve(values.dir) : mkdtempSync(join(tmpdir(), "concord-grading-batch-"));
-        const batchOptions = { baseURL: baseUrl, apiKey: key, pollMs: 1000 * parse(z.coerce.number().positive("--poll must be positive"), values.poll ?? 30), timeoutMs: s.timeoutMs, signal, progress: progress() };
+        const batchOptions = {
+          baseURL: baseUrl,
+          apiKey: key,
+          pollMs: 1000 * parse(z.coerce.number().positive("--poll must be positive"), values.poll ?? 30),
+          timeoutMs: s.timeoutMs,
+          signal,
+          progress: progress(),
+        };
         if (openBatches(db, judge.id).length === 0) {
           const files = writeBatchRequests(db, { setId: set.id, judge, scope, dir, grader, mode: "api" });
           const requests = files.reduce((a, f) => a + f.requests, 0);
-          io.out(`${judge.name}: ${requests} pending calls in ${files.length} batch file${files.length === 1 ? "" : "s"}.\n`);
+          io.out(
+            `${judge.name}: ${requests} pending calls in ${files.length} batch file${files.length === 1 ? "" : "s"}.\n`,
+          );
           if (requests > 0) await submitBatches(db, files, batchOptions);
         } else io.out(`${judge.name}: collecting the batches already submitted.\n`);
         const results = await collectBatches(db, { judge, setId: set.id, dir }, batchOptions);
         const sum = (k: "verdicts" | "dropped" | "recovered") => results.reduce((a, r) => a + r[k], 0);
-        for (const r of results) if (r.errors.length) io.err(`batch output: ${r.errors.length} bad lines (first: line ${r.errors[0].line}: ${r.errors[0].message})\n`);
-        io.out(`${judge.name}: ${sum("verdicts")} verdicts from batches (${sum("recovered")} recovered from malformed JSON), ${sum("dropped")} dropped.\n`);
+        for (const r of results)
+          if (r.errors.length)
+            io.err(
+              `batch output: ${r.errors.length} bad lines (first: line ${r.errors[0].line}: ${r.errors[0].message})\n`,
+            );
+        io.out(
+          `${judge.name}: ${sum("verdicts")} verdicts from batches (${sum("recovered")} recovered from malformed JSON), ${sum("dropped")} dropped.\n`,
+        );
         if (values["no-fallback"]) return 0;
       }
       const r = await gradeSync(
         db,
-        { setId: set.id, judge, scope, concurrency: s.concurrency, retry: s.retry, limit: s.limit, retryFailed: values["retry-failed"] === true, signal },
+        {
+          setId: set.id,
+          judge,
+          scope,
+          concurrency: s.concurrency,
+          retry: s.retry,
+          limit: s.limit,
+          retryFailed: values["retry-failed"] === true,
+          signal,
+        },
         { endpoint, grader, retry: realRetryDeps, progress: progress(), now: Date.now },
       );
-      io.out(`${judge.name}: ${r.done} verdicts (${r.special} recovered from malformed JSON), ${r.failures} excluded after retries, ${r.retries} retries.\n`);
+      io.out(
+        `${judge.name}: ${r.done} verdicts (${r.special} recovered from malformed JSON), ${r.failures} excluded after retries, ${r.retries} retries.\n`,
+      );
       if (r.status === "fatal") throw new CliError(`stopped: ${r.message}`, 1);
       return r.status === "complete" ? 0 : 130;
     });
@@ -342,9 +428,18 @@ Then ingest each output with grade-batch-ingest, and grade whatever was dropped 
     const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const { judge } = judgeSettings(db, set, values);
     const dir = resolve(requireOption(values.dir, "--dir"));
-    const files = writeBatchRequests(db, { setId: set.id, judge, scope: scopeOf(db, set, values), dir, grader: loadGraderText(), mode: "offline" });
+    const files = writeBatchRequests(db, {
+      setId: set.id,
+      judge,
+      scope: scopeOf(db, set, values),
+      dir,
+      grader: loadGraderText(),
+      mode: "offline",
+    });
     for (const f of files) io.out(`${f.path}: ${f.requests} requests\n`);
-    io.out(`${files.reduce((a, f) => a + f.requests, 0)} requests in ${files.length} file${files.length === 1 ? "" : "s"}.\n`);
+    io.out(
+      `${files.reduce((a, f) => a + f.requests, 0)} requests in ${files.length} file${files.length === 1 ? "" : "s"}.\n`,
+    );
     return 0;
   },
 };
@@ -366,7 +461,9 @@ are dropped and stay pending for grade-run --mode sync. Ingesting the same file 
     readText(positionals[0]);
     const r = ingestBatchOutput(db, { judge, setId: set.id, path: positionals[0], via: "offline" });
     if (r.errors.length) failLines(io, positionals[0], r.errors);
-    io.out(`${r.lines} results: ${r.verdicts} verdicts (${r.recovered} recovered from malformed JSON), ${r.dropped} dropped, ${r.already} already graded.\n`);
+    io.out(
+      `${r.lines} results: ${r.verdicts} verdicts (${r.recovered} recovered from malformed JSON), ${r.dropped} dropped, ${r.already} already graded.\n`,
+    );
     return 0;
   },
 };
@@ -376,7 +473,11 @@ export const gradeStatusCommand: Command = {
   summary: "responses and verdicts done and pending per candidate and judge",
   help: `Usage: concord grade-status --set NAME [--subset NAME] [--json]`,
   async run(argv, io) {
-    const { values } = parseOptions(argv, { set: { type: "string" }, subset: { type: "string" }, json: { type: "boolean" } });
+    const { values } = parseOptions(argv, {
+      set: { type: "string" },
+      subset: { type: "string" },
+      json: { type: "boolean" },
+    });
     const db = getDb();
     const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const scope = scopeOf(db, set, values);
@@ -384,14 +485,22 @@ export const gradeStatusCommand: Command = {
       name: c.name,
       model: c.model,
       ...(db.$client
-        .prepare("SELECT COUNT(*) AS responses, COALESCE(SUM(refusal), 0) AS refusals FROM grading_responses WHERE candidate_id = ?")
+        .prepare(
+          "SELECT COUNT(*) AS responses, COALESCE(SUM(refusal), 0) AS refusals FROM grading_responses WHERE candidate_id = ?",
+        )
         .get(c.id) as { responses: number; refusals: number }),
     }));
-    const judges = listModels(db, set.id, "judge").map((j) => ({ name: j.name, model: j.model, ...countPendingGrading(db, j.id, set.id, scope) }));
+    const judges = listModels(db, set.id, "judge").map((j) => ({
+      name: j.name,
+      model: j.model,
+      ...countPendingGrading(db, j.id, set.id, scope),
+    }));
     if (values.json) io.out(JSON.stringify({ set: set.name, candidates, judges }, null, 2) + "\n");
     else {
-      for (const c of candidates) io.out(`candidate ${c.name} (${c.model}): ${c.responses} responses, ${c.refusals} refusals\n`);
-      for (const j of judges) io.out(`judge ${j.name} (${j.model}): ${j.total - j.pending}/${j.total} verdicts, ${j.pending} pending\n`);
+      for (const c of candidates)
+        io.out(`candidate ${c.name} (${c.model}): ${c.responses} responses, ${c.refusals} refusals\n`);
+      for (const j of judges)
+        io.out(`judge ${j.name} (${j.model}): ${j.total - j.pending}/${j.total} verdicts, ${j.pending} pending\n`);
     }
     return 0;
   },
@@ -433,7 +542,10 @@ paired.csv, ranking.svg/.png, report.json and manifest.json.
           resamples: parse(count("--resamples", 1_000_000), values.resamples ?? 1000),
         },
         pairedTop: parse(count("--paired-top", 1000), values["paired-top"] ?? 5),
-        alpha: parse(z.coerce.number().gt(0, "--alpha must be in (0, 1)").lt(1, "--alpha must be in (0, 1)"), values.alpha ?? 0.05),
+        alpha: parse(
+          z.coerce.number().gt(0, "--alpha must be in (0, 1)").lt(1, "--alpha must be in (0, 1)"),
+          values.alpha ?? 0.05,
+        ),
       }),
     );
     if (values.out) {
@@ -441,7 +553,13 @@ paired.csv, ranking.svg/.png, report.json and manifest.json.
       io.err(`wrote ${files.length} files to ${values.out}\n`);
     }
     if (values.json)
-      io.out(JSON.stringify({ ...report.evaluations, verdict_agreement: report.verdictAgreement, manifest: report.manifest }, null, 2) + "\n");
+      io.out(
+        JSON.stringify(
+          { ...report.evaluations, verdict_agreement: report.verdictAgreement, manifest: report.manifest },
+          null,
+          2,
+        ) + "\n",
+      );
     else {
       io.out(table1Markdown(report.evaluations.as_returned, report.judges));
     }

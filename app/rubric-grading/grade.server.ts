@@ -16,7 +16,13 @@ import { graderMessages, type GraderText } from "./domain/grader";
 import { readVerdict } from "./domain/verdict";
 import { describeFailure, type CallSummary } from "./respond.server";
 import type { GradingModel } from "./sets.server";
-import { countPendingGrading, createContextLoader, pendingGradingPage, type GradingItem, type Scope } from "./work.server";
+import {
+  countPendingGrading,
+  createContextLoader,
+  pendingGradingPage,
+  type GradingItem,
+  type Scope,
+} from "./work.server";
 
 export interface GradeOptions {
   setId: number;
@@ -52,7 +58,14 @@ export async function gradeSync(db: Db, options: GradeOptions, deps: GradeDeps):
   const { judge } = options;
   if (options.retryFailed) forgetFailedVerdicts(db, judge.id);
   const counts = countPendingGrading(db, judge.id, options.setId, options.scope);
-  const state = { finished: counts.total - counts.pending, total: counts.total, calls: 0, retries: 0, failures: 0, unit: "verdicts" };
+  const state = {
+    finished: counts.total - counts.pending,
+    total: counts.total,
+    calls: 0,
+    retries: 0,
+    failures: 0,
+    unit: "verdicts",
+  };
   const summary: CallSummary = { status: "complete", message: null, done: 0, failures: 0, retries: 0, special: 0 };
   const load = createContextLoader(db);
   const insert = db.$client.prepare(
@@ -114,7 +127,19 @@ export async function gradeSync(db: Db, options: GradeOptions, deps: GradeDeps):
               fatal ??= e;
               return;
             }
-            insert.run(judge.id, item.responseId, item.criterionIdx, "failed", null, "", attempts, describeFailure(e), null, null, deps.now());
+            insert.run(
+              judge.id,
+              item.responseId,
+              item.criterionIdx,
+              "failed",
+              null,
+              "",
+              attempts,
+              describeFailure(e),
+              null,
+              null,
+              deps.now(),
+            );
             state.failures++;
             summary.failures++;
           } finally {

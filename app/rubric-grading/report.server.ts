@@ -84,7 +84,12 @@ export function buildReport(db: Db, options: ReportOptions): Report {
      WHERE v.judge_id = ? ORDER BY r.id, v.criterion_idx`,
   );
   judges.forEach((judge, j) => {
-    type Current = { responseId: number; candidateId: number; conversationId: number; met: (boolean | null | undefined)[] };
+    type Current = {
+      responseId: number;
+      candidateId: number;
+      conversationId: number;
+      met: (boolean | null | undefined)[];
+    };
     let current = null as Current | null;
     const flush = () => {
       if (!current) return;
@@ -92,14 +97,25 @@ export function buildReport(db: Db, options: ReportOptions): Report {
       const rubric = criteria.get(current.conversationId)!;
       const c = candIndex.get(current.candidateId);
       // A response counts only once every criterion has a verdict (a run in progress does not bias the means).
-      if (k !== undefined && c !== undefined && current.met.length === rubric.length && !current.met.includes(undefined)) {
+      if (
+        k !== undefined &&
+        c !== undefined &&
+        current.met.length === rubric.length &&
+        !current.met.includes(undefined)
+      ) {
         const met = current.met as (boolean | null)[];
         const graded: GradedCriterion[] = rubric.map((r, i) => ({ points: r.points, tags: r.tags, met: met[i] }));
         const m = responseMetrics(graded, JSON.parse(conversations[k].exampleTags));
         metrics[c][j][k] = m.overall === null ? null : m;
       }
     };
-    for (const v of verdictStmt.iterate(judge.id) as Iterable<{ responseId: number; candidateId: number; conversationId: number; idx: number; met: number | null }>) {
+    for (const v of verdictStmt.iterate(judge.id) as Iterable<{
+      responseId: number;
+      candidateId: number;
+      conversationId: number;
+      idx: number;
+      met: number | null;
+    }>) {
       if (current?.responseId !== v.responseId) {
         flush();
         current = { responseId: v.responseId, candidateId: v.candidateId, conversationId: v.conversationId, met: [] };
@@ -120,7 +136,9 @@ export function buildReport(db: Db, options: ReportOptions): Report {
     pairedTop: options.pairedTop,
     alpha: options.alpha,
   };
-  const evaluations = Object.fromEntries(REFUSAL_POLICIES.map((policy) => [policy, evaluate({ ...base, policy })])) as Record<RefusalPolicy, Evaluation>;
+  const evaluations = Object.fromEntries(
+    REFUSAL_POLICIES.map((policy) => [policy, evaluate({ ...base, policy })]),
+  ) as Record<RefusalPolicy, Evaluation>;
   const verdictAgreement: VerdictAgreement[] = [];
   const pairStmt = db.$client.prepare(
     `SELECT a.criteria_met AS x, b.criteria_met AS y
@@ -135,7 +153,10 @@ export function buildReport(db: Db, options: ReportOptions): Report {
       const first: string[] = [];
       const second: string[] = [];
       let same = 0;
-      for (const row of pairStmt.iterate(...[judges[y].id, judges[x].id, ...(subset ? [subset.id] : [])]) as Iterable<{ x: number; y: number }>) {
+      for (const row of pairStmt.iterate(...[judges[y].id, judges[x].id, ...(subset ? [subset.id] : [])]) as Iterable<{
+        x: number;
+        y: number;
+      }>) {
         first.push(row.x ? "met" : "not_met");
         second.push(row.y ? "met" : "not_met");
         if (row.x === row.y) same++;
@@ -171,7 +192,15 @@ function modelEntry(m: GradingModel) {
   };
 }
 
-function buildManifest(db: Db, set: GradingSet, subset: { name: string; contentSha256: string; idsSha256: string } | null, candidates: GradingModel[], judges: GradingModel[], options: ReportOptions, n: number) {
+function buildManifest(
+  db: Db,
+  set: GradingSet,
+  subset: { name: string; contentSha256: string; idsSha256: string } | null,
+  candidates: GradingModel[],
+  judges: GradingModel[],
+  options: ReportOptions,
+  n: number,
+) {
   const grader = loadGraderText();
   const one = <T>(sql: string, ...params: unknown[]) => db.$client.prepare(sql).get(...params) as T;
   return {
@@ -205,30 +234,41 @@ function buildManifest(db: Db, set: GradingSet, subset: { name: string; contentS
     judges: judges.map((j) => ({
       ...modelEntry(j),
       verdicts: Object.fromEntries(
-        (db.$client.prepare("SELECT status, COUNT(*) AS n FROM grading_verdicts WHERE judge_id = ? GROUP BY status ORDER BY status").all(j.id) as {
-          status: string;
-          n: number;
-        }[]).map((r) => [r.status, r.n]),
+        (
+          db.$client
+            .prepare(
+              "SELECT status, COUNT(*) AS n FROM grading_verdicts WHERE judge_id = ? GROUP BY status ORDER BY status",
+            )
+            .all(j.id) as {
+            status: string;
+            n: number;
+          }[]
+        ).map((r) => [r.status, r.n]),
       ),
       via: Object.fromEntries(
-        (db.$client.prepare("SELECT via, COUNT(*) AS n FROM grading_verdicts WHERE judge_id = ? GROUP BY via ORDER BY via").all(j.id) as {
-          via: string;
-          n: number;
-        }[]).map((r) => [r.via, r.n]),
+        (
+          db.$client
+            .prepare("SELECT via, COUNT(*) AS n FROM grading_verdicts WHERE judge_id = ? GROUP BY via ORDER BY via")
+            .all(j.id) as {
+            via: string;
+            n: number;
+          }[]
+        ).map((r) => [r.via, r.n]),
       ),
-      calls: one<{ n: number | null }>("SELECT SUM(attempts) AS n FROM grading_verdicts WHERE judge_id = ?", j.id).n ?? 0,
+      calls:
+        one<{ n: number | null }>("SELECT SUM(attempts) AS n FROM grading_verdicts WHERE judge_id = ?", j.id).n ?? 0,
       ...one<{ prompt_tokens: number | null; completion_tokens: number | null }>(
         "SELECT SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens FROM grading_verdicts WHERE judge_id = ?",
         j.id,
       ),
-      failed: (db.$client
+      failed: db.$client
         .prepare(
           `SELECT g.prompt_id AS prompt_id, m.name AS candidate, v.criterion_idx AS criterion, v.error AS error
            FROM grading_verdicts v JOIN grading_responses r ON r.id = v.response_id
            JOIN grading_conversations g ON g.id = r.conversation_id JOIN grading_models m ON m.id = r.candidate_id
            WHERE v.judge_id = ? AND v.status = 'failed' ORDER BY g.position, m.name, v.criterion_idx`,
         )
-        .all(j.id) as unknown[]),
+        .all(j.id) as unknown[],
       batches: db.$client
         .prepare("SELECT mode, status, requests, ingested, dropped FROM grading_batches WHERE judge_id = ? ORDER BY id")
         .all(j.id),
@@ -237,7 +277,9 @@ function buildManifest(db: Db, set: GradingSet, subset: { name: string; contentS
 }
 
 export function rankingSpec(e: Evaluation): TopLevelSpec {
-  const rows = e.table.filter((r) => r.panel).map((r) => ({ candidate: r.candidate, score: r.panel!.mean, low: r.panel!.ci95[0], high: r.panel!.ci95[1] }));
+  const rows = e.table
+    .filter((r) => r.panel)
+    .map((r) => ({ candidate: r.candidate, score: r.panel!.mean, low: r.panel!.ci95[0], high: r.panel!.ci95[1] }));
   const order = rows.map((r) => r.candidate);
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
@@ -246,8 +288,21 @@ export function rankingSpec(e: Evaluation): TopLevelSpec {
     height: Math.max(60, 18 * rows.length),
     data: { values: rows },
     layer: [
-      { mark: { type: "rule" }, encoding: { y: { field: "candidate", type: "nominal", sort: order, title: null }, x: { field: "low", type: "quantitative", title: "score", scale: { domain: [0, 1] } }, x2: { field: "high" } } },
-      { mark: { type: "point", filled: true }, encoding: { y: { field: "candidate", type: "nominal", sort: order }, x: { field: "score", type: "quantitative" } } },
+      {
+        mark: { type: "rule" },
+        encoding: {
+          y: { field: "candidate", type: "nominal", sort: order, title: null },
+          x: { field: "low", type: "quantitative", title: "score", scale: { domain: [0, 1] } },
+          x2: { field: "high" },
+        },
+      },
+      {
+        mark: { type: "point", filled: true },
+        encoding: {
+          y: { field: "candidate", type: "nominal", sort: order },
+          x: { field: "score", type: "quantitative" },
+        },
+      },
     ],
     config: { font: "sans-serif" },
   } as TopLevelSpec;
@@ -286,7 +341,8 @@ export async function reportFiles(report: Report): Promise<Record<string, string
     "paired-refusals-excluded.csv": pairedCsv(alt),
     "ranking.svg": svg,
     "ranking.png": svgToPng(svg),
-    "report.json": JSON.stringify({ ...report.evaluations, verdict_agreement: report.verdictAgreement }, null, 2) + "\n",
+    "report.json":
+      JSON.stringify({ ...report.evaluations, verdict_agreement: report.verdictAgreement }, null, 2) + "\n",
     "manifest.json": JSON.stringify(report.manifest, null, 2) + "\n",
   };
 }

@@ -65,8 +65,18 @@ export async function generateResponses(db: Db, options: RespondOptions, deps: R
        FROM grading_conversations g WHERE g.set_id = ?
        ${options.subsetId !== null ? "AND g.id IN (SELECT conversation_id FROM grading_subset_members WHERE subset_id = ?)" : ""}`,
     )
-    .get(...[candidate.id, options.setId, ...(options.subsetId !== null ? [options.subsetId] : [])]) as { total: number; done: number | null };
-  const state = { finished: remaining.done ?? 0, total: remaining.total, calls: 0, retries: 0, failures: 0, unit: "responses" };
+    .get(...[candidate.id, options.setId, ...(options.subsetId !== null ? [options.subsetId] : [])]) as {
+    total: number;
+    done: number | null;
+  };
+  const state = {
+    finished: remaining.done ?? 0,
+    total: remaining.total,
+    calls: 0,
+    retries: 0,
+    failures: 0,
+    unit: "responses",
+  };
   const summary: CallSummary = { status: "complete", message: null, done: 0, failures: 0, retries: 0, special: 0 };
   const insert = db.insert(gradingResponses);
   let temperature = candidate.temperature;
@@ -78,7 +88,14 @@ export async function generateResponses(db: Db, options: RespondOptions, deps: R
   let fatal: CallError | null = null;
   try {
     while (budget > 0 && fatal === null && !options.signal?.aborted) {
-      const page = pendingResponsePage(db, options.setId, candidate.id, options.subsetId, after, Math.min(PAGE, budget));
+      const page = pendingResponsePage(
+        db,
+        options.setId,
+        candidate.id,
+        options.subsetId,
+        after,
+        Math.min(PAGE, budget),
+      );
       if (page.length === 0) break;
       after = page[page.length - 1].position;
       budget -= page.length;
@@ -89,7 +106,10 @@ export async function generateResponses(db: Db, options: RespondOptions, deps: R
           const messages = JSON.parse(item.prompt) as Message[];
           try {
             const ask = () =>
-              deps.endpoint.call({ messages, temperature, topP: null, maxTokens: candidate.maxTokens, seed: null }, options.signal);
+              deps.endpoint.call(
+                { messages, temperature, topP: null, maxTokens: candidate.maxTokens, seed: null },
+                options.signal,
+              );
             const result = await withRetry(
               () =>
                 ask().catch((e) => {
@@ -130,7 +150,13 @@ export async function generateResponses(db: Db, options: RespondOptions, deps: R
               return;
             }
             db.insert(gradingCallErrors)
-              .values({ modelId: candidate.id, conversationId: item.conversationId, criterionIdx: null, error: describeFailure(e), createdAt: deps.now() })
+              .values({
+                modelId: candidate.id,
+                conversationId: item.conversationId,
+                criterionIdx: null,
+                error: describeFailure(e),
+                createdAt: deps.now(),
+              })
               .run();
             state.failures++;
             summary.failures++;

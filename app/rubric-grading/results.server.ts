@@ -28,7 +28,13 @@ export function getGradingSet(db: Db, id: number): GradingSet | null {
   return getGradingSetById(db, id);
 }
 
-const reportOptions = (set: GradingSet, subset: string | null) => ({ set, subset, bootstrap: DEFAULT_BOOTSTRAP, pairedTop: 5, alpha: 0.05 });
+const reportOptions = (set: GradingSet, subset: string | null) => ({
+  set,
+  subset,
+  bootstrap: DEFAULT_BOOTSTRAP,
+  pairedTop: 5,
+  alpha: 0.05,
+});
 
 export function getSetResults(db: Db, set: GradingSet, query: ResultsQuery) {
   const sets = listGradingSets(db);
@@ -55,8 +61,18 @@ export function getSetResults(db: Db, set: GradingSet, query: ResultsQuery) {
 
 export const ResultFileSchema = z.enum(REPORT_FILES);
 
-export async function getResultFile(db: Db, set: GradingSet, file: z.infer<typeof ResultFileSchema>, subset: string | null) {
-  const names = listGradingSets(db).find((s) => s.id === set.id)?.subsets.map((s) => s.name) ?? [];
-  const files = await reportFiles(buildReport(db, reportOptions(set, subset && names.includes(subset) ? subset : null)));
+export async function getResultFile(
+  db: Db,
+  set: GradingSet,
+  file: z.infer<typeof ResultFileSchema>,
+  subset: string | null,
+) {
+  const names =
+    listGradingSets(db)
+      .find((s) => s.id === set.id)
+      ?.subsets.map((s) => s.name) ?? [];
+  const files = await reportFiles(
+    buildReport(db, reportOptions(set, subset && names.includes(subset) ? subset : null)),
+  );
   return files[file];
 }

@@ -31,9 +31,13 @@ export interface ImportResult {
  * Imports a HealthBench-format JSONL as a new set. Re-importing the same content under the same name changes
  * nothing; different content under an existing name is refused (its responses and verdicts belong to the old one).
  */
-export function importEvalSet(db: Db, input: { name: string; text: string; dryRun?: boolean; now?: number }): ImportResult {
+export function importEvalSet(
+  db: Db,
+  input: { name: string; text: string; dryRun?: boolean; now?: number },
+): ImportResult {
   const parsed = parseEvalSet(input.text);
-  if (parsed.errors.length) return { errors: parsed.errors, records: 0, created: false, unchanged: false, contentSha256: null };
+  if (parsed.errors.length)
+    return { errors: parsed.errors, records: 0, created: false, unchanged: false, contentSha256: null };
   const hashes = parsed.records.map(recordHash);
   const contentSha256 = setHash(parsed.records.map((r, i) => ({ promptId: r.prompt_id, contentHash: hashes[i] })));
   const existing = db.select().from(gradingSets).where(eq(gradingSets.name, input.name)).get();
@@ -43,7 +47,8 @@ export function importEvalSet(db: Db, input: { name: string; text: string; dryRu
     }
     throw new ServiceError(`the set "${input.name}" exists with different content; import under a new name`);
   }
-  if (input.dryRun) return { errors: [], records: parsed.records.length, created: false, unchanged: false, contentSha256 };
+  if (input.dryRun)
+    return { errors: [], records: parsed.records.length, created: false, unchanged: false, contentSha256 };
   const now = input.now ?? Date.now();
   db.transaction((tx) => {
     const set = tx
@@ -89,8 +94,17 @@ export function listGradingSets(db: Db) {
   const sets = db.select().from(gradingSets).orderBy(asc(gradingSets.name)).all();
   return sets.map((s) => ({
     ...s,
-    conversations: db.select({ n: count() }).from(gradingConversations).where(eq(gradingConversations.setId, s.id)).get()!.n,
-    subsets: db.select().from(gradingSubsets).where(eq(gradingSubsets.setId, s.id)).orderBy(asc(gradingSubsets.name)).all(),
+    conversations: db
+      .select({ n: count() })
+      .from(gradingConversations)
+      .where(eq(gradingConversations.setId, s.id))
+      .get()!.n,
+    subsets: db
+      .select()
+      .from(gradingSubsets)
+      .where(eq(gradingSubsets.setId, s.id))
+      .orderBy(asc(gradingSubsets.name))
+      .all(),
   }));
 }
 
@@ -102,7 +116,11 @@ export function createSubset(db: Db, input: { set: GradingSet; name: string; ids
   const { ids, errors } = parseIdList(input.idsText);
   if (errors.length) return { errors, members: 0, unknownIds: 0, contentSha256: null };
   const rows = db
-    .select({ id: gradingConversations.id, promptId: gradingConversations.promptId, contentHash: gradingConversations.contentHash })
+    .select({
+      id: gradingConversations.id,
+      promptId: gradingConversations.promptId,
+      contentHash: gradingConversations.contentHash,
+    })
     .from(gradingConversations)
     .where(eq(gradingConversations.setId, input.set.id))
     .all();
@@ -126,7 +144,8 @@ export function createSubset(db: Db, input: { set: GradingSet; name: string; ids
         .values({ setId: input.set.id, name: input.name, idsSha256, contentSha256, createdAt: input.now ?? Date.now() })
         .returning({ id: gradingSubsets.id })
         .get();
-      for (const m of members) tx.insert(gradingSubsetMembers).values({ subsetId: subset.id, conversationId: m.id }).run();
+      for (const m of members)
+        tx.insert(gradingSubsetMembers).values({ subsetId: subset.id, conversationId: m.id }).run();
     });
   }
   return { errors: [], members: members.length, unknownIds: ids.length - members.length, contentSha256 };
@@ -173,15 +192,23 @@ export function ensureModel(db: Db, input: ModelInput): GradingModel {
   const existing = db
     .select()
     .from(gradingModels)
-    .where(and(eq(gradingModels.setId, input.set.id), eq(gradingModels.role, input.role), eq(gradingModels.name, input.name)))
+    .where(
+      and(
+        eq(gradingModels.setId, input.set.id),
+        eq(gradingModels.role, input.role),
+        eq(gradingModels.name, input.name),
+      ),
+    )
     .get();
   if (existing) {
     // A rerun asks for temperature 0 again; the recorded switch to the default stands.
-    if (existing.temperature === null && existing.note === TEMPERATURE_NOTE) input = { ...input, temperature: null, note: TEMPERATURE_NOTE };
+    if (existing.temperature === null && existing.note === TEMPERATURE_NOTE)
+      input = { ...input, temperature: null, note: TEMPERATURE_NOTE };
     if (!sameParams(existing, input)) {
       const work =
         input.role === "candidate"
-          ? db.select({ n: count() }).from(gradingResponses).where(eq(gradingResponses.candidateId, existing.id)).get()!.n
+          ? db.select({ n: count() }).from(gradingResponses).where(eq(gradingResponses.candidateId, existing.id)).get()!
+              .n
           : db.select({ n: count() }).from(gradingVerdicts).where(eq(gradingVerdicts.judgeId, existing.id)).get()!.n;
       if (work > 0) {
         throw new ServiceError(
@@ -244,4 +271,3 @@ export function requireModel(db: Db, set: GradingSet, role: "candidate" | "judge
   if (!m) throw new ServiceError(`"${set.name}" has no ${role} named "${name}"`, undefined, 404);
   return m;
 }
-

@@ -34,7 +34,14 @@ function scopeSql(scope: Scope): { sql: string; params: number[] } {
 }
 
 /** Ungraded pairs of judge `judgeId` after `after`, in (response, criterion) order. */
-export function pendingGradingPage(db: Db, judgeId: number, setId: number, scope: Scope, after: GradingItem | null, limit: number): GradingItem[] {
+export function pendingGradingPage(
+  db: Db,
+  judgeId: number,
+  setId: number,
+  scope: Scope,
+  after: GradingItem | null,
+  limit: number,
+): GradingItem[] {
   const s = scopeSql(scope);
   const a = after ?? { responseId: -1, criterionIdx: -1 };
   return db.$client
@@ -52,7 +59,12 @@ export function pendingGradingPage(db: Db, judgeId: number, setId: number, scope
     .all(setId, a.responseId, a.responseId, a.criterionIdx, ...s.params, judgeId, limit) as GradingItem[];
 }
 
-export function countPendingGrading(db: Db, judgeId: number, setId: number, scope: Scope): { pending: number; total: number } {
+export function countPendingGrading(
+  db: Db,
+  judgeId: number,
+  setId: number,
+  scope: Scope,
+): { pending: number; total: number } {
   const s = scopeSql(scope);
   const row = db.$client
     .prepare(
@@ -91,7 +103,12 @@ export function createContextLoader(db: Db): (item: GradingItem) => GradingConte
   return (item) => {
     if (last?.responseId !== item.responseId) {
       const r = responseStmt.get(item.responseId) as { text: string; conversationId: number; prompt: string };
-      last = { responseId: item.responseId, text: r.text, conversationId: r.conversationId, prompt: JSON.parse(r.prompt) };
+      last = {
+        responseId: item.responseId,
+        text: r.text,
+        conversationId: r.conversationId,
+        prompt: JSON.parse(r.prompt),
+      };
     }
     const c = criterionStmt.get(last.conversationId, item.criterionIdx) as { criterion: string; points: number };
     return { prompt: last.prompt, response: last.text, criterion: c.criterion, points: c.points };
@@ -99,7 +116,14 @@ export function createContextLoader(db: Db): (item: GradingItem) => GradingConte
 }
 
 /** Conversations candidate `candidateId` has no stored response for, after position `after`. */
-export function pendingResponsePage(db: Db, setId: number, candidateId: number, subsetId: number | null, after: number, limit: number) {
+export function pendingResponsePage(
+  db: Db,
+  setId: number,
+  candidateId: number,
+  subsetId: number | null,
+  after: number,
+  limit: number,
+) {
   return db.$client
     .prepare(
       `SELECT g.id AS conversationId, g.position AS position, g.prompt AS prompt

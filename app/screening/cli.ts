@@ -14,11 +14,7 @@ import {
   updateScreeningSettings,
   type ScreeningStudy,
 } from "./screening.server";
-import {
-  importScreeningFiles,
-  type ScreeningFile,
-  type ScreeningImportReport,
-} from "./screening-import.server";
+import { importScreeningFiles, type ScreeningFile, type ScreeningImportReport } from "./screening-import.server";
 import { describeRounds, exportScreeningRelease } from "./screening-release.server";
 import { getStudyOverview, openRound } from "./screening-rounds.server";
 import { getUserByUsername } from "../accounts/users.server";
@@ -114,8 +110,7 @@ Study settings (when creating; on an existing study they change it until round 1
     const db = getDb();
     let categories: string[] | undefined;
     if (values.categories !== undefined) categories = parseVocabulary(values.categories);
-    if (values["categories-file"] !== undefined)
-      categories = parseVocabulary(readText(values["categories-file"]));
+    if (values["categories-file"] !== undefined) categories = parseVocabulary(readText(values["categories-file"]));
     const given = {
       ...(values.description !== undefined ? { description: values.description } : {}),
       ...(categories ? { categories } : {}),
@@ -342,8 +337,8 @@ round when the rate is above the study's threshold, stop otherwise); then what t
           r.decision === null
             ? "— (votes missing)"
             : r.decision === "continue"
-            ? `continue (rate > ${pct(r.rule.control_threshold)}): recall round`
-            : `stop (rate ≤ ${pct(r.rule.control_threshold)})`
+              ? `continue (rate > ${pct(r.rule.control_threshold)}): recall round`
+              : `stop (rate ≤ ${pct(r.rule.control_threshold)})`
         }`,
       );
     }

@@ -128,8 +128,8 @@ export function importScreeningFiles(
           const status = !found
             ? "new"
             : found.contentHash !== hash || found.source !== parsed.source
-            ? "changed"
-            : "unchanged";
+              ? "changed"
+              : "unchanged";
           if (status !== "unchanged" && roundsOpened)
             errors.push({
               line: parsed.line,
@@ -174,11 +174,11 @@ export function importScreeningFiles(
           const status = !s
             ? "new"
             : s.label !== l.label ||
-              s.category !== l.category ||
-              s.confidence !== l.confidence ||
-              s.rationale !== l.rationale
-            ? "changed"
-            : "unchanged";
+                s.category !== l.category ||
+                s.confidence !== l.confidence ||
+                s.rationale !== l.rationale
+              ? "changed"
+              : "unchanged";
           labelStatus.set(l.id, status);
           if (status !== "unchanged" && roundsOpened)
             errors.push({
@@ -205,8 +205,8 @@ export function importScreeningFiles(
             next.kind === "final"
               ? `round ${next.round}'s control-inclusion rate is at or below the threshold: the included set is final and no recall round is needed.`
               : next.kind === "in_review"
-              ? `round ${next.round} is still in review; recall tiers are imported after a round whose control-inclusion rate is above the threshold.`
-              : "recall tiers are imported after a round whose control-inclusion rate is above the threshold; no round has closed yet.";
+                ? `round ${next.round} is still in review; recall tiers are imported after a round whose control-inclusion rate is above the threshold.`
+                : "recall tiers are imported after a round whose control-inclusion rate is above the threshold; no round has closed yet.";
           files.push(report("tiers", input.tiers, [{ line: 0, message: why }], [], 0));
         } else {
           tiersForRound = next.round;
@@ -356,4 +356,3 @@ export function importScreeningFiles(
     { behavior: "immediate" },
   );
 }
-

@@ -33,8 +33,7 @@ export const ORDER_ALGORITHM =
   "order = sorted(candidate_ids + controls); rng.shuffle(order)  # Python 3, ids sorted by code point";
 
 export type ReleaseResult =
-  | { ok: true; files: Record<ReleaseFile, string>; included: number; final: boolean }
-  | { ok: false; message: string };
+  { ok: true; files: Record<ReleaseFile, string>; included: number; final: boolean } | { ok: false; message: string };
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const lines = (rows: string[]) => rows.map((r) => `${r}\n`).join("");
@@ -60,8 +59,8 @@ export function exportScreeningRelease(
       state.next.kind === "in_review"
         ? `round ${state.next.round} is still in review`
         : state.next.kind === "import_tiers" || (state.next.kind === "open_round" && state.next.round > 1)
-        ? `the last round's control-inclusion rate is above the threshold, so recall round ${state.next.round} is due`
-        : "no round has been reviewed yet";
+          ? `the last round's control-inclusion rate is above the threshold, so recall round ${state.next.round} is due`
+          : "no round has been reviewed yet";
     return {
       ok: false,
       message: `The included set is not final: ${why}. Finish the cycle, or export with --allow-incomplete.`,
@@ -141,22 +140,24 @@ export function exportScreeningRelease(
   );
   // The CSVs are for spreadsheets: formula-like cells are neutralised; the JSONL files keep every value as it is
   // (docs/security.md, "Spreadsheet exports").
-  const includedCsv = formatCsv(spreadsheetRows([
-    ["id", "round", "source", "was_control", "yes_votes", "reviewers", "consensus_tier", "modal_category", "votes"],
-    ...included.map((i) => [
-      i.id,
-      String(i.round),
-      i.source,
-      i.wasControl ? "1" : "0",
-      String(i.yes),
-      String(i.reviewers),
-      i.tier,
-      i.modal,
-      i.votes
-        .map((v) => `${v.reviewer}:${v.relevant ? "yes" : "no"}:${v.category ?? ""}:${v.confidence ?? ""}`)
-        .join("|"),
+  const includedCsv = formatCsv(
+    spreadsheetRows([
+      ["id", "round", "source", "was_control", "yes_votes", "reviewers", "consensus_tier", "modal_category", "votes"],
+      ...included.map((i) => [
+        i.id,
+        String(i.round),
+        i.source,
+        i.wasControl ? "1" : "0",
+        String(i.yes),
+        String(i.reviewers),
+        i.tier,
+        i.modal,
+        i.votes
+          .map((v) => `${v.reviewer}:${v.relevant ? "yes" : "no"}:${v.category ?? ""}:${v.confidence ?? ""}`)
+          .join("|"),
+      ]),
     ]),
-  ]));
+  );
   const subsetJsonl = lines(included.map((i) => sourceOf.get(i.id)!));
 
   const byCategory = new Map<string, number>();
@@ -167,10 +168,9 @@ export function exportScreeningRelease(
   if (byCategory.has(NO_CATEGORY_MAJORITY))
     categoryRows.push([NO_CATEGORY_MAJORITY, byCategory.get(NO_CATEGORY_MAJORITY)!]);
   const share = (n: number) => (included.length ? (n / included.length).toFixed(4) : "0.0000");
-  const categoriesCsv = formatCsv(spreadsheetRows([
-    ["category", "n", "share"],
-    ...categoryRows.map(([c, n]) => [c, String(n), share(n)]),
-  ]));
+  const categoriesCsv = formatCsv(
+    spreadsheetRows([["category", "n", "share"], ...categoryRows.map(([c, n]) => [c, String(n), share(n)])]),
+  );
 
   const rounds = describeRounds(db, study.id, state);
 

@@ -19,7 +19,13 @@ import { checkVote, EMPTY_VOTE, REVIEW_CONFIDENCES, type VoteValues } from "./do
 import type { Message } from "./domain/screening-import";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { nextOpenItem, progressOf, WORK_MESSAGES, type SaveResult, type WorkState } from "../work-items/domain/work-item";
+import {
+  nextOpenItem,
+  progressOf,
+  WORK_MESSAGES,
+  type SaveResult,
+  type WorkState,
+} from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { listRoundRows, loadRound, reviewerCodes } from "./screening.server";
@@ -299,7 +305,9 @@ const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boole
       ...(status === "submitted" ? { submittedAt: now } : {}),
     };
     if (!row) {
-      tx.insert(screeningVotes).values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: userId, ...cols }).run();
+      tx.insert(screeningVotes)
+        .values({ roundItemId: e.entryId, roundId: e.roundId, reviewerId: userId, ...cols })
+        .run();
       return e.entryId;
     }
     return updateAtVersion(tx, screeningVotes, row.id, row.version, cols) ? e.entryId : null;

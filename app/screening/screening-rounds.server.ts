@@ -143,14 +143,12 @@ export function openRound(
       const internalId = new Map(itemRows.map((r) => [r.externalId, r.id]));
       const pool = roundPool(
         number,
-        itemRows.map(
-          (r): PoolItem => ({
-            id: r.externalId,
-            screenLabel: (r.label as ScreenLabel | null) ?? null,
-            used: used.has(r.id),
-            tier: tiers.get(r.id) ?? null,
-          }),
-        ),
+        itemRows.map((r): PoolItem => ({
+          id: r.externalId,
+          screenLabel: (r.label as ScreenLabel | null) ?? null,
+          used: used.has(r.id),
+          tier: tiers.get(r.id) ?? null,
+        })),
       );
       const draw = drawRound({
         candidates: pool.candidates,

@@ -15,7 +15,12 @@ export function joinDashValues(argv: readonly string[], options: readonly string
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     const next = argv[i + 1];
-    if (options.includes(token.replace(/^--/, "")) && token.startsWith("--") && next?.startsWith("-") && !next.startsWith("--")) {
+    if (
+      options.includes(token.replace(/^--/, "")) &&
+      token.startsWith("--") &&
+      next?.startsWith("-") &&
+      !next.startsWith("--")
+    ) {
       out.push(`${token}=${next}`);
       i++;
     } else out.push(token);
@@ -38,7 +43,10 @@ export interface SpellingIssue {
  * Numbers spelled more than one way (refused: the coefficients would disagree about them) and text labels that
  * differ only in case (a warning: they are distinct categories unless `--normalize`).
  */
-export function mixedSpellings(rows: readonly { label: string; line: number }[]): { errors: SpellingIssue[]; warnings: SpellingIssue[] } {
+export function mixedSpellings(rows: readonly { label: string; line: number }[]): {
+  errors: SpellingIssue[];
+  warnings: SpellingIssue[];
+} {
   const byValue = new Map<string, Map<string, number>>();
   const byFolded = new Map<string, Map<string, number>>();
   for (const r of rows) {

@@ -143,7 +143,11 @@ export function formatAgreementSummary(s: AgreementSummary): string {
     const c = s.confusion;
     lines.push("", `Confusion matrix: rows ${c.raters[0]}, columns ${c.raters[1]} (${c.n_items} items rated by both)`);
     if (c.categories.length <= 15) {
-      lines.push(...table([["", ...c.categories], ...c.counts.map((row, k) => [c.categories[k], ...row.map(String)])], { gap: 3 }));
+      lines.push(
+        ...table([["", ...c.categories], ...c.counts.map((row, k) => [c.categories[k], ...row.map(String)])], {
+          gap: 3,
+        }),
+      );
     } else {
       lines.push(`  ${c.categories.length} categories: too wide to print; use --json`);
     }

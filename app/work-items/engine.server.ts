@@ -73,7 +73,11 @@ export interface WorkItemAdapter<Item, Row, V, X extends object = object> {
   /** The form the values are stored in for this item (fields that do not apply cleared); by default unchanged. */
   normalise?(values: V, item: Item): V;
   /** Submission rules: the canonical values to store, or the message and field errors. */
-  check?(tx: DbOrTx, item: Item, values: V): { ok: true; values: V } | { ok: false; message: string; errors: FieldErrors };
+  check?(
+    tx: DbOrTx,
+    item: Item,
+    values: V,
+  ): { ok: true; values: V } | { ok: false; message: string; errors: FieldErrors };
   /** The audit trail's view of the values; the fields named in `freeText` are recorded as changed, never copied. */
   audited(values: V, item: Item): Record<string, unknown>;
   freeText?: readonly string[];
@@ -83,7 +87,15 @@ export interface WorkItemAdapter<Item, Row, V, X extends object = object> {
    */
   write(
     tx: Tx,
-    w: { userId: string; item: Item; row: Row | undefined; values: V; status: "draft" | "submitted"; version: number; now: number },
+    w: {
+      userId: string;
+      item: Item;
+      row: Row | undefined;
+      values: V;
+      status: "draft" | "submitted";
+      version: number;
+      now: number;
+    },
   ): number | string | null;
   /** Where the event belongs and what else it records (e.g. the option order shown on a first save). */
   auditContext?(
@@ -120,65 +132,90 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
 ): SaveResult<X> {
   const now = input.now ?? Date.now();
   const extra = (adapter.noExtra ?? {}) as X;
-  return writeTransaction(db, (tx): SaveResult<X> => withActiveTime(tx, adapter.entity, input, now, (): SaveResult<X> => {
-    const item = adapter.find(tx, input.userId, input.itemId);
-    if (!item) return notFound();
-    const closed = adapter.closed?.(item);
-    if (closed) return conflict(closed);
-    let values = adapter.normalise ? adapter.normalise(input.values, item) : input.values;
-    if (input.intent === "submit" && adapter.check) {
-      const checked = adapter.check(tx, item, values);
-      if (!checked.ok) return invalid(checked.message, checked.errors);
-      values = checked.values;
-    }
-    const row = adapter.row(tx, input.userId, item);
-    const meta = row === undefined ? null : adapter.meta(row);
-    if ((meta?.version ?? 0) !== input.version) return conflict(WORK_MESSAGES.changedElsewhere(adapter.noun));
-    if (meta?.state === "locked") return conflict(adapter.lockedMessage ?? WORK_MESSAGES.submitted(adapter.noun));
-    if (input.intent === "draft" && meta?.state === "submitted")
-      return conflict(WORK_MESSAGES.submitted(adapter.noun));
-    const status = input.intent === "submit" ? "submitted" : "draft";
-    const before = meta && meta.state !== "not_started" ? meta.state : null;
-    const changes = auditChanges(adapter.audited(adapter.valuesOf(row, item), item), adapter.audited(values, item), adapter.freeText);
-    if (before !== status) changes.status = [before, status];
-    // Nothing new (an autosave of the same values, a repeated submission): answer as saved, write nothing.
-    if (meta && before !== null && Object.keys(changes).length === 0)
-      return { ok: true, version: meta.version, savedAt: meta.savedAt ?? now, state: meta.state, ...extra };
-    const version = (meta?.version ?? 0) + 1;
-    const id = adapter.write(tx, { userId: input.userId, item, row, values, status, version, now });
-    if (id === null) return conflict(WORK_MESSAGES.changedElsewhere(adapter.noun));
-    const context = adapter.auditContext?.(item, row, id, input.userId) ?? {};
-    const guidelines = adapter.guidelines ? { guidelineVersion: currentGuidelineVersion(tx, adapter.guidelines(item)) } : {};
-    recordEvent(tx, {
-      actorId: input.userId,
-      entity: adapter.entity,
-      entityId: context.entityId ?? id,
-      studyId: context.studyId,
-      caseId: context.caseId,
-      action: input.intent === "draft" ? "draft" : before === "submitted" ? "revise" : "submit",
-      changes: { ...context.detail, ...guidelines, ...changes },
-      at: now,
-    });
-    if (status === "submitted" && adapter.onSubmitted) {
-      const done = adapter.onSubmitted(tx, item, now);
-      return { ...extra, ...done, ok: true, version: done.version ?? version, savedAt: now, state: done.state ?? status };
-    }
-    return { ok: true, version, savedAt: now, state: status, ...extra };
-  }));
+  return writeTransaction(db, (tx): SaveResult<X> =>
+    withActiveTime(tx, adapter.entity, input, now, (): SaveResult<X> => {
+      const item = adapter.find(tx, input.userId, input.itemId);
+      if (!item) return notFound();
+      const closed = adapter.closed?.(item);
+      if (closed) return conflict(closed);
+      let values = adapter.normalise ? adapter.normalise(input.values, item) : input.values;
+      if (input.intent === "submit" && adapter.check) {
+        const checked = adapter.check(tx, item, values);
+        if (!checked.ok) return invalid(checked.message, checked.errors);
+        values = checked.values;
+      }
+      const row = adapter.row(tx, input.userId, item);
+      const meta = row === undefined ? null : adapter.meta(row);
+      if ((meta?.version ?? 0) !== input.version) return conflict(WORK_MESSAGES.changedElsewhere(adapter.noun));
+      if (meta?.state === "locked") return conflict(adapter.lockedMessage ?? WORK_MESSAGES.submitted(adapter.noun));
+      if (input.intent === "draft" && meta?.state === "submitted")
+        return conflict(WORK_MESSAGES.submitted(adapter.noun));
+      const status = input.intent === "submit" ? "submitted" : "draft";
+      const before = meta && meta.state !== "not_started" ? meta.state : null;
+      const changes = auditChanges(
+        adapter.audited(adapter.valuesOf(row, item), item),
+        adapter.audited(values, item),
+        adapter.freeText,
+      );
+      if (before !== status) changes.status = [before, status];
+      // Nothing new (an autosave of the same values, a repeated submission): answer as saved, write nothing.
+      if (meta && before !== null && Object.keys(changes).length === 0)
+        return { ok: true, version: meta.version, savedAt: meta.savedAt ?? now, state: meta.state, ...extra };
+      const version = (meta?.version ?? 0) + 1;
+      const id = adapter.write(tx, { userId: input.userId, item, row, values, status, version, now });
+      if (id === null) return conflict(WORK_MESSAGES.changedElsewhere(adapter.noun));
+      const context = adapter.auditContext?.(item, row, id, input.userId) ?? {};
+      const guidelines = adapter.guidelines
+        ? { guidelineVersion: currentGuidelineVersion(tx, adapter.guidelines(item)) }
+        : {};
+      recordEvent(tx, {
+        actorId: input.userId,
+        entity: adapter.entity,
+        entityId: context.entityId ?? id,
+        studyId: context.studyId,
+        caseId: context.caseId,
+        action: input.intent === "draft" ? "draft" : before === "submitted" ? "revise" : "submit",
+        changes: { ...context.detail, ...guidelines, ...changes },
+        at: now,
+      });
+      if (status === "submitted" && adapter.onSubmitted) {
+        const done = adapter.onSubmitted(tx, item, now);
+        return {
+          ...extra,
+          ...done,
+          ok: true,
+          version: done.version ?? version,
+          savedAt: now,
+          state: done.state ?? status,
+        };
+      }
+      return { ok: true, version, savedAt: now, state: status, ...extra };
+    }),
+  );
 }
 
 /**
  * Runs one save and adds the active time it carries to the user's total for the item, in the same transaction.
  * Every save accepted counts, one that changed nothing included (the work was looked at); a refused one does not.
  */
-function withActiveTime<T extends { ok: boolean }>(tx: Tx, entity: string, input: SaveInput<unknown>, now: number, save: () => T): T {
+function withActiveTime<T extends { ok: boolean }>(
+  tx: Tx,
+  entity: string,
+  input: SaveInput<unknown>,
+  now: number,
+  save: () => T,
+): T {
   const result = save();
   if (!result.ok || !input.activeMs) return result;
   tx.insert(workTime)
     .values({ entity, itemId: input.itemId, userId: input.userId, activeMs: input.activeMs, saves: 1, updatedAt: now })
     .onConflictDoUpdate({
       target: [workTime.entity, workTime.itemId, workTime.userId],
-      set: { activeMs: sql`${workTime.activeMs} + ${input.activeMs}`, saves: sql`${workTime.saves} + 1`, updatedAt: now },
+      set: {
+        activeMs: sql`${workTime.activeMs} + ${input.activeMs}`,
+        saves: sql`${workTime.saves} + 1`,
+        updatedAt: now,
+      },
     })
     .run();
   return result;
@@ -200,6 +237,10 @@ export function updateAtVersion<T extends VersionedTable>(
 ): boolean {
   const where = and(eq(table.id, id), eq(table.version, expected), also);
   // drizzle's update() is generic over the concrete table; this helper is the one place that widens it.
-  const updated = (tx as Db).update(table as SQLiteTable).set(set as never).where(where).run();
+  const updated = (tx as Db)
+    .update(table as SQLiteTable)
+    .set(set as never)
+    .where(where)
+    .run();
   return updated.changes > 0;
 }

@@ -68,12 +68,28 @@ async function prepare(log: (l: string) => void) {
   const started = performance.now();
   const ids: string[] = [];
   for (let a = 0; a < ANNOTATORS; a++)
-    ids.push((await createUser(db, { username: `bench${a}`, password: "bench-password-1", roles: ["annotator"], actorId: null })).id);
-  const imported = importCases(db, { studyName: "Bench", bytes: syntheticNotes(), filename: "bench.jsonl", actorId: null });
+    ids.push(
+      (
+        await createUser(db, {
+          username: `bench${a}`,
+          password: "bench-password-1",
+          roles: ["annotator"],
+          actorId: null,
+        })
+      ).id,
+    );
+  const imported = importCases(db, {
+    studyName: "Bench",
+    bytes: syntheticNotes(),
+    filename: "bench.jsonl",
+    actorId: null,
+  });
   if (!imported.written) throw new Error("bench import failed: " + JSON.stringify(imported.parse.errors.slice(0, 3)));
   const study = requireStudyByName(db, "Bench");
   autoAssign(db, { studyId: study.id, annotatorIds: ids, seed: 1, actorId: null });
-  log(`seeded ${CASES} cases, ${ANNOTATORS} annotators, ${CASES * 2} assignments in ${Math.round(performance.now() - started)} ms`);
+  log(
+    `seeded ${CASES} cases, ${ANNOTATORS} annotators, ${CASES * 2} assignments in ${Math.round(performance.now() - started)} ms`,
+  );
   const sessions: Session[] = [];
   for (let s = 0; s < SESSIONS; s++) {
     const a = s % ANNOTATORS;
@@ -129,8 +145,20 @@ async function request(base: string, s: Session, kind: Kind): Promise<{ kind: Ki
     ok = res.status === 200;
   } else {
     const version = s.versions.get(caseId) ?? 0;
-    const values = { sufficiency: "sufficient", icd10: "F32.1", earliestSection: 2, missingInfo: [], missingOther: "", notes: `save ${++s.saves}` };
-    const body = new URLSearchParams({ intent: "draft", version: String(version), values: JSON.stringify(values), csrf: s.csrf });
+    const values = {
+      sufficiency: "sufficient",
+      icd10: "F32.1",
+      earliestSection: 2,
+      missingInfo: [],
+      missingOther: "",
+      notes: `save ${++s.saves}`,
+    };
+    const body = new URLSearchParams({
+      intent: "draft",
+      version: String(version),
+      values: JSON.stringify(values),
+      csrf: s.csrf,
+    });
     // A fetcher submission under single fetch: POST to the route's .data URL.
     const res = await fetch(`${base}/annotate/${caseId}.data`, {
       method: "POST",
@@ -184,35 +212,84 @@ export const benchmarks: Benchmark[] = [
   {
     name: "annotation",
     async run({ log }) {
-      if (!existsSync(fromRoot("build", "server", "index.js"))) throw new Error("run `npm run build` first (npm run bench does)");
+      if (!existsSync(fromRoot("build", "server", "index.js")))
+        throw new Error("run `npm run build` first (npm run bench does)");
       const { dir, dbPath, sessions } = await prepare(log);
       const app = await startApp({ dbPath });
       try {
         // Warm up: one page and one save per session, not measured.
-        await Promise.all(sessions.map(async (s) => (await request(app.url, s, "page"), await request(app.url, s, "save"))));
+        await Promise.all(
+          sessions.map(async (s) => (await request(app.url, s, "page"), await request(app.url, s, "save"))),
+        );
         const { done, seconds } = await openLoop(app.url, sessions);
         const failures = done.filter((d) => !d.ok).length;
-        const pages = done.filter((d) => d.kind === "page").map((d) => d.ms).sort((a, b) => a - b);
-        const saves = done.filter((d) => d.kind === "save").map((d) => d.ms).sort((a, b) => a - b);
-        log(`open loop: ${done.length} requests in ${seconds.toFixed(1)} s (${(done.length / seconds).toFixed(1)}/s offered by ${SESSIONS} sessions), ${failures} failed`);
-        log(`  case page  p50 ${round(percentile(pages, 50))} ms  p95 ${round(percentile(pages, 95))} ms  p99 ${round(percentile(pages, 99))} ms  (n=${pages.length})`);
-        log(`  draft save p50 ${round(percentile(saves, 50))} ms  p95 ${round(percentile(saves, 95))} ms  p99 ${round(percentile(saves, 99))} ms  (n=${saves.length})`);
+        const pages = done
+          .filter((d) => d.kind === "page")
+          .map((d) => d.ms)
+          .sort((a, b) => a - b);
+        const saves = done
+          .filter((d) => d.kind === "save")
+          .map((d) => d.ms)
+          .sort((a, b) => a - b);
+        log(
+          `open loop: ${done.length} requests in ${seconds.toFixed(1)} s (${(done.length / seconds).toFixed(1)}/s offered by ${SESSIONS} sessions), ${failures} failed`,
+        );
+        log(
+          `  case page  p50 ${round(percentile(pages, 50))} ms  p95 ${round(percentile(pages, 95))} ms  p99 ${round(percentile(pages, 99))} ms  (n=${pages.length})`,
+        );
+        log(
+          `  draft save p50 ${round(percentile(saves, 50))} ms  p95 ${round(percentile(saves, 95))} ms  p99 ${round(percentile(saves, 99))} ms  (n=${saves.length})`,
+        );
         const pageCpu = await cpuPerRequest(app.url, app.pid, sessions, "page", 400);
         const saveCpu = await cpuPerRequest(app.url, app.pid, sessions, "save", 400);
-        log(`server CPU per request (400 sequential each): case page ${pageCpu?.toFixed(2)} ms, draft save ${saveCpu?.toFixed(2)} ms`);
+        log(
+          `server CPU per request (400 sequential each): case page ${pageCpu?.toFixed(2)} ms, draft save ${saveCpu?.toFixed(2)} ms`,
+        );
         const sat = await saturation(app.url, sessions);
-        log(`saturation: ${sat.rate.toFixed(0)} requests/s with ${SESSIONS} sessions sending as fast as they can (${sat.failed} failed)`);
+        log(
+          `saturation: ${sat.rate.toFixed(0)} requests/s with ${SESSIONS} sessions sending as fast as they can (${sat.failed} failed)`,
+        );
         const figures: Figures = {
           annotation_case_page_p50_ms: { value: round(percentile(pages, 50)), unit: "ms", target: null, pass: null },
-          annotation_case_page_p95_ms: { value: round(percentile(pages, 95)), unit: "ms", target: "<= 50", pass: percentile(pages, 95) <= 50 },
+          annotation_case_page_p95_ms: {
+            value: round(percentile(pages, 95)),
+            unit: "ms",
+            target: "<= 50",
+            pass: percentile(pages, 95) <= 50,
+          },
           annotation_case_page_p99_ms: { value: round(percentile(pages, 99)), unit: "ms", target: null, pass: null },
           annotation_draft_save_p50_ms: { value: round(percentile(saves, 50)), unit: "ms", target: null, pass: null },
-          annotation_draft_save_p95_ms: { value: round(percentile(saves, 95)), unit: "ms", target: "<= 100", pass: percentile(saves, 95) <= 100 },
+          annotation_draft_save_p95_ms: {
+            value: round(percentile(saves, 95)),
+            unit: "ms",
+            target: "<= 100",
+            pass: percentile(saves, 95) <= 100,
+          },
           annotation_draft_save_p99_ms: { value: round(percentile(saves, 99)), unit: "ms", target: null, pass: null },
-          annotation_failed_requests: { value: failures + sat.failed, unit: "requests", target: "0", pass: failures + sat.failed === 0 },
-          annotation_case_page_server_cpu_ms: { value: round(pageCpu ?? NaN), unit: "ms", target: "<= 5", pass: pageCpu === null ? null : pageCpu <= 5 },
-          annotation_draft_save_server_cpu_ms: { value: round(saveCpu ?? NaN), unit: "ms", target: "<= 2", pass: saveCpu === null ? null : saveCpu <= 2 },
-          annotation_saturation_throughput: { value: Math.round(sat.rate), unit: "requests/s", target: null, pass: null },
+          annotation_failed_requests: {
+            value: failures + sat.failed,
+            unit: "requests",
+            target: "0",
+            pass: failures + sat.failed === 0,
+          },
+          annotation_case_page_server_cpu_ms: {
+            value: round(pageCpu ?? NaN),
+            unit: "ms",
+            target: "<= 5",
+            pass: pageCpu === null ? null : pageCpu <= 5,
+          },
+          annotation_draft_save_server_cpu_ms: {
+            value: round(saveCpu ?? NaN),
+            unit: "ms",
+            target: "<= 2",
+            pass: saveCpu === null ? null : saveCpu <= 2,
+          },
+          annotation_saturation_throughput: {
+            value: Math.round(sat.rate),
+            unit: "requests/s",
+            target: null,
+            pass: null,
+          },
         };
         return figures;
       } finally {

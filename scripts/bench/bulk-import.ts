@@ -16,7 +16,8 @@ import type { Benchmark } from "./types";
 
 const ROWS = 100_000;
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -44,11 +45,15 @@ export const benchmarks: Benchmark[] = [
         const body = JSON.stringify({ sufficiency: "sufficient", icd10: "F32.1", notes: "x".repeat(400) });
 
         const started = performance.now();
-        const child = spawn(process.execPath, ["--import", "tsx", "scripts/concord.ts", "import", "--study", "Bulk", file], {
-          cwd: fromRoot(),
-          env: { ...process.env, CONCORD_DB: dbPath, CONCORD_DEMO: "0" },
-          stdio: "ignore",
-        });
+        const child = spawn(
+          process.execPath,
+          ["--import", "tsx", "scripts/concord.ts", "import", "--study", "Bulk", file],
+          {
+            cwd: fromRoot(),
+            env: { ...process.env, CONCORD_DB: dbPath, CONCORD_DEMO: "0" },
+            stdio: "ignore",
+          },
+        );
         let running = true;
         child.on("exit", () => (running = false));
         const times: number[] = [];

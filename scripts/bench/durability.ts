@@ -19,14 +19,21 @@ function commitTimes(mode: "NORMAL" | "FULL"): number[] {
     const db = new Database(join(dir, "bench.db"));
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${mode}`);
-    db.exec("CREATE TABLE drafts (id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE events (id INTEGER PRIMARY KEY, body TEXT)");
+    db.exec(
+      "CREATE TABLE drafts (id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE events (id INTEGER PRIMARY KEY, body TEXT)",
+    );
     const insert = db.prepare("INSERT INTO drafts (body) VALUES (?)");
     const audit = db.prepare("INSERT INTO events (body) VALUES (?)");
     const save = db.transaction((body: string) => {
       insert.run(body);
       audit.run(body);
     });
-    const body = JSON.stringify({ sufficiency: "sufficient", icd10: "F32.1", earliestSection: 2, notes: "x".repeat(400) });
+    const body = JSON.stringify({
+      sufficiency: "sufficient",
+      icd10: "F32.1",
+      earliestSection: 2,
+      notes: "x".repeat(400),
+    });
     const times: number[] = [];
     for (let i = 0; i < COMMITS; i++) {
       const t = performance.now();
@@ -49,9 +56,16 @@ export const benchmarks: Benchmark[] = [
     run: async ({ log }) => {
       const normal = commitTimes("NORMAL");
       const full = commitTimes("FULL");
-      log(`${COMMITS} commits each: NORMAL median ${round(quantile(normal, 0.5))} ms, FULL median ${round(quantile(full, 0.5))} ms`);
+      log(
+        `${COMMITS} commits each: NORMAL median ${round(quantile(normal, 0.5))} ms, FULL median ${round(quantile(full, 0.5))} ms`,
+      );
       const figures: Figures = {
-        "durability.commit_median_normal_ms": { value: round(quantile(normal, 0.5)), unit: "ms", target: null, pass: null },
+        "durability.commit_median_normal_ms": {
+          value: round(quantile(normal, 0.5)),
+          unit: "ms",
+          target: null,
+          pass: null,
+        },
         "durability.commit_median_full_ms": { value: round(quantile(full, 0.5)), unit: "ms", target: null, pass: null },
         "durability.commit_p99_full_ms": {
           value: round(quantile(full, 0.99)),

@@ -29,9 +29,14 @@ interface Measured {
 
 function child<T>(args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const c = fork(SELF, args, { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: [...process.execArgv, "--expose-gc"] });
+    const c = fork(SELF, args, {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      execArgv: [...process.execArgv, "--expose-gc"],
+    });
     c.once("message", (m) => resolve(m as T));
-    c.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`the benchmark child ${args[0]} exited (${code})`))));
+    c.once("exit", (code) =>
+      code === 0 ? undefined : reject(new Error(`the benchmark child ${args[0]} exited (${code})`)),
+    );
   });
 }
 
@@ -64,12 +69,27 @@ async function run(ctx: { log: (line: string) => void }): Promise<Figures> {
         m.calls === 20000
           ? { value: r3(ratio), unit: "×", target: "<= 1.15", pass: ratio <= 1.15 }
           : { value: r3(ratio), unit: "×", target: null, pass: null };
-      figures[`grading CPU per call (${k} calls)`] = { value: r3(m.cpuMs / m.calls), unit: "ms", target: null, pass: null };
-      figures[`grading peak live heap (${k} calls)`] = { value: r3(m.peakHeapMb), unit: "MB", target: null, pass: null };
+      figures[`grading CPU per call (${k} calls)`] = {
+        value: r3(m.cpuMs / m.calls),
+        unit: "ms",
+        target: null,
+        pass: null,
+      };
+      figures[`grading peak live heap (${k} calls)`] = {
+        value: r3(m.peakHeapMb),
+        unit: "MB",
+        target: null,
+        pass: null,
+      };
       figures[`grading peak RSS (${k} calls)`] = { value: r3(m.peakRssMb), unit: "MB", target: null, pass: null };
     }
     const growth = large.peakHeapMb / small.peakHeapMb;
-    figures["grading peak live heap 20k / 2k"] = { value: r3(growth), unit: "×", target: "<= 1.25", pass: growth <= 1.25 };
+    figures["grading peak live heap 20k / 2k"] = {
+      value: r3(growth),
+      unit: "×",
+      target: "<= 1.25",
+      pass: growth <= 1.25,
+    };
     return figures;
   } finally {
     endpoint.stop();
@@ -97,20 +117,54 @@ async function gradeChild(calls: number, baseURL: string): Promise<Measured> {
       JSON.stringify({
         prompt_id: `b${k}`,
         prompt: [{ role: "user", content: `synthetic question ${k} ${"lorem ipsum ".repeat(40)}` }],
-        rubrics: Array.from({ length: CRITERIA }, (_, i) => ({ criterion: `${i % 3 ? "[met] " : ""}criterion ${i} ${"dolor ".repeat(10)}`, points: i === 9 ? -4 : 5, tags: ["axis:accuracy"] })),
+        rubrics: Array.from({ length: CRITERIA }, (_, i) => ({
+          criterion: `${i % 3 ? "[met] " : ""}criterion ${i} ${"dolor ".repeat(10)}`,
+          points: i === 9 ? -4 : 5,
+          tags: ["axis:accuracy"],
+        })),
         example_tags: ["theme:bench"],
       }),
     );
     importEvalSet(db, { name: "bench", text: lines.join("\n") });
     const set = requireGradingSet(db, "bench");
-    const candidate = ensureModel(db, { set, role: "candidate", name: "cand", model: "cand", baseUrl: baseURL, temperature: 0, maxTokens: 8192, maxTokensParam: "max_tokens" });
-    const insert = db.$client.prepare("INSERT INTO grading_responses (candidate_id, conversation_id, text, refusal, created_at) VALUES (?, ?, ?, 0, 0)");
+    const candidate = ensureModel(db, {
+      set,
+      role: "candidate",
+      name: "cand",
+      model: "cand",
+      baseUrl: baseURL,
+      temperature: 0,
+      maxTokens: 8192,
+      maxTokensParam: "max_tokens",
+    });
+    const insert = db.$client.prepare(
+      "INSERT INTO grading_responses (candidate_id, conversation_id, text, refusal, created_at) VALUES (?, ?, ?, 0, 0)",
+    );
     db.$client.transaction(() => {
-      for (const row of db.$client.prepare("SELECT id FROM grading_conversations WHERE set_id = ?").all(set.id) as { id: number }[])
+      for (const row of db.$client.prepare("SELECT id FROM grading_conversations WHERE set_id = ?").all(set.id) as {
+        id: number;
+      }[])
         insert.run(candidate.id, row.id, `synthetic answer ${"consectetur ".repeat(60)}`);
     })();
-    const judge = ensureModel(db, { set, role: "judge", name: "judge", model: "judge-bench", baseUrl: baseURL, temperature: 0, maxTokens: 2048, maxTokensParam: "max_tokens" });
-    const endpoint = createOpenAiResultEndpoint({ baseURL, apiKey: "bench", model: judge.model, timeoutMs: 30_000, maxTokensParam: "max_tokens", label: "judge", fetch: createKeepAliveFetch() });
+    const judge = ensureModel(db, {
+      set,
+      role: "judge",
+      name: "judge",
+      model: "judge-bench",
+      baseUrl: baseURL,
+      temperature: 0,
+      maxTokens: 2048,
+      maxTokensParam: "max_tokens",
+    });
+    const endpoint = createOpenAiResultEndpoint({
+      baseURL,
+      apiKey: "bench",
+      model: judge.model,
+      timeoutMs: 30_000,
+      maxTokensParam: "max_tokens",
+      label: "judge",
+      fetch: createKeepAliveFetch(),
+    });
     const gc = (globalThis as { gc?: () => void }).gc;
     gc?.();
     // Live memory: the heap right after a full collection, sampled every second during the run. What the run holds
@@ -124,7 +178,15 @@ async function gradeChild(calls: number, baseURL: string): Promise<Measured> {
     const start = performance.now();
     const r = await gradeSync(
       db,
-      { setId: set.id, judge, scope: { candidateIds: null, subsetId: null }, concurrency: CONCURRENCY, retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 }, limit: null, retryFailed: false },
+      {
+        setId: set.id,
+        judge,
+        scope: { candidateIds: null, subsetId: null },
+        concurrency: CONCURRENCY,
+        retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 },
+        limit: null,
+        retryFailed: false,
+      },
       { endpoint, grader: loadGraderText(), retry: realRetryDeps, progress: silentProgress, now: Date.now },
     );
     const wallMs = performance.now() - start;

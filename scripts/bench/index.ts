@@ -9,4 +9,13 @@ import { benchmarks as stats } from "./stats";
 import type { Benchmark } from "./types";
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-export const benchmarks: Benchmark[] = [...stats, ...annotation, ...runner, ...expertRatings, ...durability, ...bulkImport, ...mcEvaluation, ...grading];
+export const benchmarks: Benchmark[] = [
+  ...stats,
+  ...annotation,
+  ...runner,
+  ...expertRatings,
+  ...durability,
+  ...bulkImport,
+  ...mcEvaluation,
+  ...grading,
+];

@@ -25,7 +25,11 @@ beforeAll(async () => {
     .orderBy(asc(cases.position), asc(users.username))
     .all();
   db.$client.close();
-  target = { caseId: rows[0]!.caseId, externalId: rows[0]!.externalId, annotators: rows.filter((r) => r.caseId === rows[0]!.caseId).map((r) => r.username) };
+  target = {
+    caseId: rows[0]!.caseId,
+    externalId: rows[0]!.externalId,
+    annotators: rows.filter((r) => r.caseId === rows[0]!.caseId).map((r) => r.username),
+  };
 });
 
 afterAll(async () => {
@@ -93,8 +97,15 @@ describe("from disagreement to the exported gold label", () => {
     await admin.getByRole("link", { name: "Progress and export" }).click();
     await hydrated(admin);
     await admin.locator("input[name=allowPartial]").check();
-    const [download] = await Promise.all([admin.waitForEvent("download"), admin.locator("button[value='data_gt.json']").click()]);
-    const text = await (await download.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString("utf8"));
+    const [download] = await Promise.all([
+      admin.waitForEvent("download"),
+      admin.locator("button[value='data_gt.json']").click(),
+    ]);
+    const text = await (
+      await download.createReadStream()
+    )
+      .toArray()
+      .then((chunks) => Buffer.concat(chunks).toString("utf8"));
     const record = (JSON.parse(text) as Record<string, unknown>[]).find((r) => r.id === target.externalId)!;
     expect(record).toBeDefined();
     expect(record.diagnosis).toBe("F33.1");

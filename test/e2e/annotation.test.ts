@@ -113,7 +113,7 @@ describe("annotation in the browser", () => {
     await page.reload();
     await hydrated(page);
     expect(await page.getByTestId("case-state").textContent()).toBe("draft");
-    expect(await page.locator('input[name=sufficiency][value=sufficient]').isChecked()).toBe(true);
+    expect(await page.locator("input[name=sufficiency][value=sufficient]").isChecked()).toBe(true);
     expect(await page.getByTestId("chosen-code").textContent()).toContain("F41.1");
     expect(await page.locator('input[name=earliestSection][value="3"]').isChecked()).toBe(true);
     await page.context().close();

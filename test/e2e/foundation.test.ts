@@ -28,7 +28,8 @@ afterAll(async () => {
   await app?.stop();
 });
 
-const header = "id,age_group,sex,presenting_symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses";
+const header =
+  "id,age_group,sex,presenting_symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses";
 
 describe("foundation in the browser", () => {
   it("redirects a logged-out visitor to the login page", async () => {

@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/server";
 
 /** A request with a Host header of our choosing (fetch does not allow setting Host). */
-function send(url: string, opts: { host: string; method?: string; body?: string; origin?: string }): Promise<{ status: number; body: string }> {
+function send(
+  url: string,
+  opts: { host: string; method?: string; body?: string; origin?: string },
+): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(

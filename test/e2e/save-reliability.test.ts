@@ -42,7 +42,12 @@ beforeAll(async () => {
   const pair = studyForPair(db, { name: "Conflict", cases: 1, annotatorIds: [row("ann1"), row("ann2")] });
   db.update(studies).set({ adjudicationMode: "reveal_only" }).where(eq(studies.id, pair.study.id)).run();
   disputed = pair.caseIds[0]!;
-  submitPair(db, disputed, { userId: row("ann1"), values: sufficient("F32.1", 2) }, { userId: row("ann2"), values: sufficient("F31.1", 3) });
+  submitPair(
+    db,
+    disputed,
+    { userId: row("ann1"), values: sufficient("F32.1", 2) },
+    { userId: row("ann2"), values: sufficient("F31.1", 3) },
+  );
   db.$client.close();
   app = await startApp({ dbPath: t.dbPath });
   browser = await launchBrowser();
@@ -229,15 +234,31 @@ describe("saving in the browser", () => {
     // Meanwhile another adjudicator decides (from this process, on the same database file).
     const db = openDatabase(dbPath);
     const seen = getAdjudicationCase(db, { userId: adjudicatorIds.adj2!, caseId: disputed })!;
-    const label = { sufficiency: "sufficient" as const, icd10: "F32.2", earliestSection: 2, missingInfo: [], missingOther: "" };
-    expect(decide(db, { userId: adjudicatorIds.adj2!, caseId: disputed, label, rationale: "first", outcomeVersion: seen.outcomeVersion }).ok).toBe(true);
+    const label = {
+      sufficiency: "sufficient" as const,
+      icd10: "F32.2",
+      earliestSection: 2,
+      missingInfo: [],
+      missingOther: "",
+    };
+    expect(
+      decide(db, {
+        userId: adjudicatorIds.adj2!,
+        caseId: disputed,
+        label,
+        rationale: "first",
+        outcomeVersion: seen.outcomeVersion,
+      }).ok,
+    ).toBe(true);
     db.$client.close();
 
     await page.locator('input[name="sufficiency"][value="insufficient"]').check();
     await page.locator('input[name="missingInfo"]').first().check();
     await page.locator("#rationale").fill("my reasoning, worth keeping");
     await page.locator('button[type="submit"][name="intent"]').click();
-    await expect.poll(() => page.getByTestId("form-message").textContent()).toMatch(/Another adjudicator decided this case/);
+    await expect
+      .poll(() => page.getByTestId("form-message").textContent())
+      .toMatch(/Another adjudicator decided this case/);
     expect(await page.locator("#rationale").inputValue()).toBe("my reasoning, worth keeping");
     expect(await page.locator("body").textContent()).not.toMatch(/404|Not found/i);
     // A reload says why the case is gone rather than a bare "Not found".

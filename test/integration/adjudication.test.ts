@@ -452,7 +452,12 @@ describe("two adjudicators on one case", () => {
     const kimView = getAdjudicationCase(db, { userId: kim.id, caseId })!;
     decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "first", outcomeVersion: kimView.outcomeVersion });
     expect(
-      reopenDecision(db, { adminId: boss.id, caseId, reason: "wrong code", outcomeVersion: outcomeOf(db, caseId)!.version }),
+      reopenDecision(db, {
+        adminId: boss.id,
+        caseId,
+        reason: "wrong code",
+        outcomeVersion: outcomeOf(db, caseId)!.version,
+      }),
     ).toEqual({ ok: true });
     expect(outcomeOf(db, caseId)!.status).toBe("disputed");
     const stale = decide(db, {
@@ -494,7 +499,12 @@ describe("reopening a decision", () => {
       }),
     ).toMatchObject({ ok: false });
     expect(
-      reopenDecision(db, { adminId: boss.id, caseId, reason: "new collateral history", outcomeVersion: decidedVersion }),
+      reopenDecision(db, {
+        adminId: boss.id,
+        caseId,
+        reason: "new collateral history",
+        outcomeVersion: decidedVersion,
+      }),
     ).toEqual({ ok: true });
 
     const o = outcomeOf(db, caseId)!;

@@ -45,12 +45,16 @@ describe("output into a closed pipe", () => {
 
   it("exits 0 when the reader closes early", () => {
     // pipefail: the pipeline's status is the command's own when it fails.
-    const r = spawnSync("bash", ["-c", `set -o pipefail; "${process.execPath}" --import tsx scripts/concord.ts users list | head -1 >/dev/null`], {
-      cwd: ROOT,
-      env: { ...process.env, CONCORD_DB: dbPath, CONCORD_DEMO: "0" },
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      "bash",
+      ["-c", `set -o pipefail; "${process.execPath}" --import tsx scripts/concord.ts users list | head -1 >/dev/null`],
+      {
+        cwd: ROOT,
+        env: { ...process.env, CONCORD_DB: dbPath, CONCORD_DEMO: "0" },
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
   });

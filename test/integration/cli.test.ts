@@ -45,7 +45,8 @@ function file(name: string, content: string | Uint8Array): string {
   return path;
 }
 
-const HEADER = "id,age_group,sex,presenting_symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses";
+const HEADER =
+  "id,age_group,sex,presenting_symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses";
 const GOOD = `${HEADER}\nc1,28-37,F,Low mood,None,Slowed,,\nc2,58-67,M,Voices,One admission,Paranoid,PANSS 90,\n`;
 
 function count(table: string): number {
@@ -83,18 +84,53 @@ describe("runCli", () => {
 
 describe("users", () => {
   it("creates the first admin with --password-stdin (first line) who can then log in", async () => {
-    const result = await run(["users", "create", "--username", "Boss", "--role", "admin", "--role", "rater", "--display-name", "Dr Boss", "--password-stdin"], "first-admin-pw\r\nsecond line\n");
+    const result = await run(
+      [
+        "users",
+        "create",
+        "--username",
+        "Boss",
+        "--role",
+        "admin",
+        "--role",
+        "rater",
+        "--display-name",
+        "Dr Boss",
+        "--password-stdin",
+      ],
+      "first-admin-pw\r\nsecond line\n",
+    );
     expect(result).toEqual({ code: 0, out: "Created user boss (admin, rater).\n", err: "" });
-    expect(getUserByUsername(db, "boss")).toMatchObject({ displayName: "Dr Boss", roles: ["admin", "rater"], active: true });
+    expect(getUserByUsername(db, "boss")).toMatchObject({
+      displayName: "Dr Boss",
+      roles: ["admin", "rater"],
+      active: true,
+    });
     expect((await login(db, { username: "boss", password: "first-admin-pw", ip: "127.0.0.1" })).ok).toBe(true);
   });
 
   it.each([
-    [["--username", "u1", "--role", "admin", "--password-stdin"], "short\n", "the password must have at least 10 characters."],
-    [["--username", "u1", "--password-stdin"], "long-enough-pw\n", "give at least one --role (admin, annotator, adjudicator, rater)."],
-    [["--username", "u1", "--role", "boss", "--password-stdin"], "long-enough-pw\n", 'unknown role "boss"; roles are admin, annotator, adjudicator, rater.'],
+    [
+      ["--username", "u1", "--role", "admin", "--password-stdin"],
+      "short\n",
+      "the password must have at least 10 characters.",
+    ],
+    [
+      ["--username", "u1", "--password-stdin"],
+      "long-enough-pw\n",
+      "give at least one --role (admin, annotator, adjudicator, rater).",
+    ],
+    [
+      ["--username", "u1", "--role", "boss", "--password-stdin"],
+      "long-enough-pw\n",
+      'unknown role "boss"; roles are admin, annotator, adjudicator, rater.',
+    ],
     [["--role", "admin", "--password-stdin"], "long-enough-pw\n", "--username is required. See --help."],
-    [["--username", "u 1", "--role", "admin", "--password-stdin"], "long-enough-pw\n", "Username may contain only letters, digits, dot, underscore and hyphen."],
+    [
+      ["--username", "u 1", "--role", "admin", "--password-stdin"],
+      "long-enough-pw\n",
+      "Username may contain only letters, digits, dot, underscore and hyphen.",
+    ],
   ])("refuses %j with exit 2 and creates nobody", async (args, stdin, message) => {
     const result = await run(["users", "create", ...args], stdin);
     expect(result).toEqual({ code: 2, out: "", err: `concord users: ${message}\n` });
@@ -103,7 +139,10 @@ describe("users", () => {
 
   it("refuses a taken username", async () => {
     await makeUser(db, "boss", ["admin"]);
-    const result = await run(["users", "create", "--username", "BOSS", "--role", "rater", "--password-stdin"], "long-enough-pw\n");
+    const result = await run(
+      ["users", "create", "--username", "BOSS", "--role", "rater", "--password-stdin"],
+      "long-enough-pw\n",
+    );
     expect(result).toEqual({ code: 2, out: "", err: 'concord users: A user named "boss" already exists.\n' });
   });
 
@@ -112,10 +151,16 @@ describe("users", () => {
     await auth(db).createSession(ann.id, { createdAt: Date.now() });
     expect((await run(["users", "list"])).out).toBe("ann\tannotator,rater\tactive\tann\n");
 
-    expect(await run(["users", "deactivate", "--username", "ann"])).toMatchObject({ code: 0, out: "ann is now deactivated.\n" });
+    expect(await run(["users", "deactivate", "--username", "ann"])).toMatchObject({
+      code: 0,
+      out: "ann is now deactivated.\n",
+    });
     expect(db.select().from(sessions).all()).toEqual([]);
     expect((await run(["users", "list"])).out).toBe("ann\tannotator,rater\tdeactivated\tann\n");
-    expect(await run(["users", "activate", "--username", "ann"])).toMatchObject({ code: 0, out: "ann is now active.\n" });
+    expect(await run(["users", "activate", "--username", "ann"])).toMatchObject({
+      code: 0,
+      out: "ann is now active.\n",
+    });
 
     await auth(db).createSession(ann.id, { createdAt: Date.now() });
     const reset = await run(["users", "reset-password", "--username", "ann", "--password-stdin"], "another-password\n");
@@ -123,7 +168,11 @@ describe("users", () => {
     expect(db.select().from(sessions).all()).toEqual([]);
     expect((await login(db, { username: "ann", password: "another-password", ip: "127.0.0.1" })).ok).toBe(true);
 
-    expect(await run(["users", "deactivate", "--username", "nobody"])).toEqual({ code: 2, out: "", err: 'concord users: no user named "nobody".\n' });
+    expect(await run(["users", "deactivate", "--username", "nobody"])).toEqual({
+      code: 2,
+      out: "",
+      err: 'concord users: no user named "nobody".\n',
+    });
     expect((await run(["users", "promote"])).err).toMatch(/^concord users: unknown action "promote"\./);
   });
 });
@@ -132,17 +181,28 @@ describe("import", () => {
   it("imports a file, then finds nothing to change on the second run", async () => {
     const path = file("pilot.csv", GOOD);
     const first = await run(["import", "--study", "Pilot", path]);
-    expect(first).toEqual({ code: 0, out: 'Imported into study "Pilot": 2 cases in file: 2 new, 0 changed, 0 unchanged.\n', err: "" });
+    expect(first).toEqual({
+      code: 0,
+      out: 'Imported into study "Pilot": 2 cases in file: 2 new, 0 changed, 0 unchanged.\n',
+      err: "",
+    });
     expect(listStudyCases(db, requireStudyByName(db, "Pilot").id).map((c) => c.externalId)).toEqual(["c1", "c2"]);
     const before = count("events");
     const second = await run(["import", "--study", "Pilot", path]);
-    expect(second).toEqual({ code: 0, out: 'Study "Pilot": 2 cases in file: 0 new, 0 changed, 2 unchanged. Nothing to change.\n', err: "" });
+    expect(second).toEqual({
+      code: 0,
+      out: 'Study "Pilot": 2 cases in file: 0 new, 0 changed, 2 unchanged. Nothing to change.\n',
+      err: "",
+    });
     expect(count("events")).toBe(before);
     expect(count("imports")).toBe(1);
   });
 
   it("reports every bad row as `line N: reason`, exits 2 and writes nothing", async () => {
-    const path = file("bad.csv", `${HEADER}\nc1,28-37,F,a,b,c,,\n,28-37,F,a,b,c,,\nc3,18 to 27,F,a,,c,,\nc1,28-37,F,a,b,c,,\n`);
+    const path = file(
+      "bad.csv",
+      `${HEADER}\nc1,28-37,F,a,b,c,,\n,28-37,F,a,b,c,,\nc3,18 to 27,F,a,,c,,\nc1,28-37,F,a,b,c,,\n`,
+    );
     const result = await run(["import", "--study", "Pilot", path]);
     expect(result.code).toBe(2);
     expect(result.out).toBe("");
@@ -172,7 +232,11 @@ describe("import", () => {
 
   it("--dry-run validates and reports without writing", async () => {
     const good = await run(["import", "--study", "Pilot", "--dry-run", file("pilot.csv", GOOD)]);
-    expect(good).toEqual({ code: 0, out: 'Dry run for study "Pilot": 2 cases in file: 2 new, 0 changed, 0 unchanged. Nothing was written.\n', err: "" });
+    expect(good).toEqual({
+      code: 0,
+      out: 'Dry run for study "Pilot": 2 cases in file: 2 new, 0 changed, 0 unchanged. Nothing was written.\n',
+      err: "",
+    });
     expect(getStudyByName(db, "Pilot")).toBeNull();
     expect(count("events")).toBe(0);
     const bad = await run(["import", "--study", "Pilot", "--dry-run", file("bad.csv", `${HEADER}\nc1,,,a,,,,\n`)]);
@@ -184,22 +248,43 @@ describe("import", () => {
     await run(["import", "--study", "Pilot", file("pilot.csv", GOOD)]);
     const c2 = listStudyCases(db, requireStudyByName(db, "Pilot").id)[1]!;
     const ann = await makeUser(db, "ann", ["annotator"]);
-    const assignmentId = db.insert(assignments).values({ caseId: c2.id, annotatorId: ann.id, assignedAt: 1 }).returning().get().id;
+    const assignmentId = db
+      .insert(assignments)
+      .values({ caseId: c2.id, annotatorId: ann.id, assignedAt: 1 })
+      .returning()
+      .get().id;
     db.insert(annotations).values({ assignmentId, caseId: c2.id, annotatorId: ann.id, updatedAt: 1 }).run();
-    const result = await run(["import", "--study", "Pilot", file("changed.csv", GOOD.replace("Voices", "Voices and visions"))]);
+    const result = await run([
+      "import",
+      "--study",
+      "Pilot",
+      file("changed.csv", GOOD.replace("Voices", "Voices and visions")),
+    ]);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(/^line 3: \(id c2\) the case already has annotations and its text or metadata differs from the stored one;/);
+    expect(result.err).toMatch(
+      /^line 3: \(id c2\) the case already has annotations and its text or metadata differs from the stored one;/,
+    );
     expect(result.err).toMatch(/1 error; nothing was imported\.\n$/);
   });
 
   it("reads JSONL, a chosen format and mapped columns", async () => {
-    const jsonl = JSON.stringify({ id: "j1", presenting_symptoms: "a", psychiatric_exam: "b", secondary_diagnoses: "c" }) + "\n";
+    const jsonl =
+      JSON.stringify({ id: "j1", presenting_symptoms: "a", psychiatric_exam: "b", secondary_diagnoses: "c" }) + "\n";
     expect((await run(["import", "--study", "J", file("notes.jsonl", jsonl)])).code).toBe(0);
     const unknown = await run(["import", "--study", "J", file("notes.txt", jsonl)]);
-    expect(unknown).toEqual({ code: 2, out: "", err: `cannot tell the format of "${join(dir, "notes.txt")}": name it .csv or .jsonl, or choose the format.\n1 error; nothing was imported.\n` });
-    expect((await run(["import", "--study", "J", "--format", "jsonl", file("notes.txt", jsonl)])).out).toMatch(/1 unchanged/);
+    expect(unknown).toEqual({
+      code: 2,
+      out: "",
+      err: `cannot tell the format of "${join(dir, "notes.txt")}": name it .csv or .jsonl, or choose the format.\n1 error; nothing was imported.\n`,
+    });
+    expect((await run(["import", "--study", "J", "--format", "jsonl", file("notes.txt", jsonl)])).out).toMatch(
+      /1 unchanged/,
+    );
 
-    const mapped = file("mapped.csv", "Case,Symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses\nm1,a,b,c,,\n");
+    const mapped = file(
+      "mapped.csv",
+      "Case,Symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses\nm1,a,b,c,,\n",
+    );
     const result = await run(["import", "--study", "M", "--map", "id=Case, presenting_symptoms=Symptoms", mapped]);
     expect(result).toMatchObject({ code: 0, err: "" });
     expect(listStudyCases(db, requireStudyByName(db, "M").id)[0]!.externalId).toBe("m1");
@@ -228,7 +313,9 @@ describe("backup", () => {
   it("takes a consistent, readable copy while another connection writes", async () => {
     await run(["import", "--study", "Pilot", file("pilot.csv", GOOD)]);
     // Enough pages for the online backup to take several steps (it copies 100 pages per step).
-    const fill = db.$client.prepare("insert into events (at, entity, entity_id, action, changes) values (0, 'fill', ?, 'fill', ?)");
+    const fill = db.$client.prepare(
+      "insert into events (at, entity, entity_id, action, changes) values (0, 'fill', ?, 'fill', ?)",
+    );
     db.$client.transaction(() => {
       for (let i = 0; i < 600; i++) fill.run(String(i), "x".repeat(4000));
     })();
@@ -236,7 +323,9 @@ describe("backup", () => {
     // Another connection (the running app) writes two rows per transaction while the backup runs.
     const other = new Database(dbPath);
     other.pragma("busy_timeout = 5000");
-    other.exec("create table if not exists backup_probe (n integer primary key); insert into app_meta (key, value) values ('probe', '0')");
+    other.exec(
+      "create table if not exists backup_probe (n integer primary key); insert into app_meta (key, value) values ('probe', '0')",
+    );
     const write = other.transaction((n: number) => {
       other.prepare("insert into backup_probe (n) values (?)").run(n);
       other.prepare("update app_meta set value = ? where key = 'probe'").run(String(n));
@@ -260,7 +349,9 @@ describe("backup", () => {
     await writer;
     other.close();
     expect(result.code).toBe(0);
-    expect(result.out).toMatch(new RegExp(`^Backed up the database to ${out.replace(/[.]/g, "\\.")} in \\d+ ms\\.\\n$`));
+    expect(result.out).toMatch(
+      new RegExp(`^Backed up the database to ${out.replace(/[.]/g, "\\.")} in \\d+ ms\\.\\n$`),
+    );
     expect(writtenWhileBackingUp).toBeGreaterThan(0);
 
     const copy = new Database(out, { readonly: true });
@@ -279,7 +370,11 @@ describe("backup", () => {
   it("refuses to overwrite a file unless --force", async () => {
     const out = file("existing.db", "not a database");
     const refused = await run(["backup", "--out", out]);
-    expect(refused).toEqual({ code: 2, out: "", err: `concord backup: ${out} exists; choose another file or pass --force.\n` });
+    expect(refused).toEqual({
+      code: 2,
+      out: "",
+      err: `concord backup: ${out} exists; choose another file or pass --force.\n`,
+    });
     expect((await run(["backup", "--out", out, "--force"])).code).toBe(0);
     const copy = new Database(out, { readonly: true });
     expect(copy.prepare("select count(*) from users").pluck().get()).toBe(0);
@@ -290,7 +385,11 @@ describe("backup", () => {
   it("fails with a message, not a stack trace, when it cannot write the copy", async () => {
     const out = join(dir, "no-such-folder", "copy.db");
     const result = await run(["backup", "--out", out]);
-    expect(result).toEqual({ code: 1, out: "", err: `concord backup: cannot back up to ${out}: Cannot save backup because the directory does not exist.\n` });
+    expect(result).toEqual({
+      code: 1,
+      out: "",
+      err: `concord backup: cannot back up to ${out}: Cannot save backup because the directory does not exist.\n`,
+    });
     expect(existsSync(out)).toBe(false);
   });
 });

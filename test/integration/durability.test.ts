@@ -30,5 +30,4 @@ describe("synchronous", () => {
       second.$client.close();
     }
   });
-
 });

@@ -133,7 +133,9 @@ describe("MENTAT commands", () => {
       /^Fit 1 of bank "Pilot": 8 ratings, 4 questions, 2 experts; .* NOT CONVERGED; 10 bootstrap refits \(seed 4\), 10 not converged/,
     );
     // Two ratings per question leave options that never win: MENTAT's objective has no finite maximum there.
-    expect(fit.out).toMatch(/^Separated \(no finite maximum; labels are where the optimiser stopped\): d01, d02, t01, t02\.$/m);
+    expect(fit.out).toMatch(
+      /^Separated \(no finite maximum; labels are where the optimiser stopped\): d01, d02, t01, t02\.$/m,
+    );
     const ridged = await run(["mentat-fit", "--bank", "Pilot", "--bootstrap", "0", "--strength-penalty", "0.01"]);
     expect(ridged.out).toMatch(/ converged; /);
     expect(ridged.out).toContain("Ridge 0.01·Σβ² on the strengths (not in MENTAT's objective).\n");
@@ -193,8 +195,7 @@ describe("case-review commands", () => {
                 validity: null,
                 realism: null,
                 decision: (item.externalId === "s02" && u.username === "ben" ? "reject" : "accept") as
-                  | "accept"
-                  | "reject",
+                  "accept" | "reject",
                 reason: "Too vague.",
                 comment: "",
               }

@@ -32,10 +32,14 @@ afterAll(() => cleanup());
 /** Rows of every table: an import that is refused must leave every count as it was. */
 function rowCounts(): Record<string, number> {
   const tables = db.$client
-    .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'")
+    .prepare(
+      "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'",
+    )
     .pluck()
     .all() as string[];
-  return Object.fromEntries(tables.map((t) => [t, db.$client.prepare(`select count(*) from "${t}"`).pluck().get() as number]));
+  return Object.fromEntries(
+    tables.map((t) => [t, db.$client.prepare(`select count(*) from "${t}"`).pluck().get() as number]),
+  );
 }
 
 async function run(argv: string[]) {
@@ -46,7 +50,9 @@ async function run(argv: string[]) {
   return { code, out, err };
 }
 
-const folders = readdirSync(CORPUS, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+const folders = readdirSync(CORPUS, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
 
 it("holds at least 150 hostile files over the seven imports", () => {
   expect(folders.sort()).toEqual(Object.keys(COMMANDS).sort());

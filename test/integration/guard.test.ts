@@ -7,7 +7,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { appMeta, sessions, users } from "../../db/schema";
 import { appSecret, csrfToken, SESSION_HOURS, SESSION_MAX_HOURS } from "../../app/accounts/auth.server";
 import type { Db } from "../../app/platform/db.server";
-import { clientIp, getUser, invariantFound, requireForm, requireRole, requireUser } from "../../app/accounts/guard.server";
+import {
+  clientIp,
+  getUser,
+  invariantFound,
+  requireForm,
+  requireRole,
+  requireUser,
+} from "../../app/accounts/guard.server";
 import { login, logout, type UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser, TEST_PASSWORD } from "../support/db";
 
@@ -88,7 +95,10 @@ describe("requireUser", () => {
 
     const expiring = await loginCookie("ann");
     const id = expiring.split("=")[1]!;
-    db.update(sessions).set({ expiresAt: Math.floor(Date.now() / 1000) - 1 }).where(eq(sessions.id, id)).run();
+    db.update(sessions)
+      .set({ expiresAt: Math.floor(Date.now() / 1000) - 1 })
+      .where(eq(sessions.id, id))
+      .run();
     expect((await thrown(requireUser(get("/admin", expiring)))).status).toBe(302);
     expect(db.select().from(sessions).where(eq(sessions.id, id)).get()).toBeUndefined();
 
@@ -118,7 +128,10 @@ describe("requireUser", () => {
     const cookie = cookieOf(result.sessionCookie);
     const id = cookie.split("=")[1]!;
     expect((await getUser(get("/annotate", cookie)))?.username).toBe("ann");
-    db.update(sessions).set({ createdAt: Date.now() - (SESSION_MAX_HOURS * 3600 + 60) * 1000 }).where(eq(sessions.id, id)).run();
+    db.update(sessions)
+      .set({ createdAt: Date.now() - (SESSION_MAX_HOURS * 3600 + 60) * 1000 })
+      .where(eq(sessions.id, id))
+      .run();
     expect(await getUser(get("/annotate", cookie))).toBeNull();
     expect(db.select().from(sessions).where(eq(sessions.id, id)).get()).toBeUndefined();
   });

@@ -17,7 +17,10 @@ afterEach(() => cleanup());
 
 const csv = (text: string) =>
   new TextEncoder().encode(
-    [["id", "age_group", "sex", ...SECTION_KINDS].join(","), ["c1", "38-47", "F", text, "None.", "Calm.", "", ""].join(",")].join("\n") + "\n",
+    [
+      ["id", "age_group", "sex", ...SECTION_KINDS].join(","),
+      ["c1", "38-47", "F", text, "None.", "Calm.", "", ""].join(","),
+    ].join("\n") + "\n",
   );
 
 it("refuses to replace a case's text when a draft is saved just before the write lock is taken", async () => {

@@ -11,7 +11,11 @@ import { SECTION_KINDS } from "../../app/annotation/domain/sections";
 import type { Db } from "../../app/platform/db.server";
 import { listCaseEvents } from "../../app/audit/audit.server";
 import { getAdminCase } from "../../app/annotation/cases.server";
-import { confirmPendingImport, discardPendingImport, stagePendingImport } from "../../app/platform/pending-imports.server";
+import {
+  confirmPendingImport,
+  discardPendingImport,
+  stagePendingImport,
+} from "../../app/platform/pending-imports.server";
 import {
   getCaseSections,
   getStudyByName,
@@ -33,13 +37,24 @@ function cell(value: string): string {
 }
 
 function csvFile(rows: Row[]): Uint8Array {
-  const lines = [HEADER, ...rows.map((r) => [r.id, r.age ?? "38-47", r.sex ?? "F", ...r.sections, ...(r.labels ?? ["", "", "", "", ""])])];
+  const lines = [
+    HEADER,
+    ...rows.map((r) => [r.id, r.age ?? "38-47", r.sex ?? "F", ...r.sections, ...(r.labels ?? ["", "", "", "", ""])]),
+  ];
   return new TextEncoder().encode(lines.map((l) => l.map(cell).join(",")).join("\r\n") + "\r\n");
 }
 
 const ROWS: Row[] = [
-  { id: "c1", sections: ["Low mood, anhedonia.", "No prior admissions.", "Psychomotor slowing.", "MADRS 34", ""], labels: ["1", "1", "f32.2", "0", "3"] },
-  { id: "c2", sections: ["Voices for 2 weeks.", "", "Paranoid ideation.", "", "Epilepsy"], labels: ["0", "1", "", "1", ""] },
+  {
+    id: "c1",
+    sections: ["Low mood, anhedonia.", "No prior admissions.", "Psychomotor slowing.", "MADRS 34", ""],
+    labels: ["1", "1", "f32.2", "0", "3"],
+  },
+  {
+    id: "c2",
+    sections: ["Voices for 2 weeks.", "", "Paranoid ideation.", "", "Epilepsy"],
+    labels: ["0", "1", "", "1", ""],
+  },
   { id: "c3", sections: ["Forgetful.", "None.", "Disoriented in time.", "MMSE 18", "Stroke 2019"] },
 ];
 
@@ -81,11 +96,21 @@ function caseByExternalId(externalId: string) {
 describe("importCases", () => {
   it("creates the study and its cases in file order, sections compacted, and records the import", () => {
     const result = importCases(db, input(csvFile(ROWS)));
-    expect(result).toMatchObject({ ok: true, written: true, create: 3, update: 0, unchanged: 0, total: 3, studyExists: false });
+    expect(result).toMatchObject({
+      ok: true,
+      written: true,
+      create: 3,
+      update: 0,
+      unchanged: 0,
+      total: 3,
+      studyExists: false,
+    });
     const study = getStudyByName(db, "Pilot")!;
     expect(study.numCases).toBe(3);
     const rows = listStudyCases(db, study.id);
-    expect(rows.map((r) => [r.externalId, r.position, r.numSections, r.version, r.ageGroup, r.hasReferenceLabels])).toEqual([
+    expect(
+      rows.map((r) => [r.externalId, r.position, r.numSections, r.version, r.ageGroup, r.hasReferenceLabels]),
+    ).toEqual([
       ["c1", 1, 4, 1, "38-47", true],
       ["c2", 2, 3, 1, "38-47", true],
       ["c3", 3, 5, 1, "38-47", false],
@@ -95,8 +120,12 @@ describe("importCases", () => {
       { order: 2, kind: "psychiatric_exam", content: "Paranoid ideation." },
       { order: 3, kind: "secondary_diagnoses", content: "Epilepsy" },
     ]);
-    const imported = db.$client.prepare("select filename, sha256, format, created, updated, unchanged from imports").all();
-    expect(imported).toEqual([{ filename: "pilot.csv", sha256: result.sha256, format: "csv", created: 3, updated: 0, unchanged: 0 }]);
+    const imported = db.$client
+      .prepare("select filename, sha256, format, created, updated, unchanged from imports")
+      .all();
+    expect(imported).toEqual([
+      { filename: "pilot.csv", sha256: result.sha256, format: "csv", created: 3, updated: 0, unchanged: 0 },
+    ]);
     expect(result.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -117,19 +146,33 @@ describe("importCases", () => {
     const text = JSON.stringify(getCaseSections(db, c1.id));
     expect(text).not.toMatch(/F32/i);
     // A case without labels has no reference row at all.
-    expect(db.select().from(referenceLabels).where(eq(referenceLabels.caseId, caseByExternalId("c3").id)).get()).toBeUndefined();
+    expect(
+      db
+        .select()
+        .from(referenceLabels)
+        .where(eq(referenceLabels.caseId, caseByExternalId("c3").id))
+        .get(),
+    ).toBeUndefined();
     expect(getAdminCase(db, c1.id)!.referenceLabels).toMatchObject({ diagnosis: "F32.2" });
   });
 
   it("audits the study's creation and each imported case", () => {
     importCases(db, input(csvFile(ROWS)));
     const events = listCaseEvents(db, caseByExternalId("c2").id);
-    expect(events.map((e) => [e.entity, e.action, e.changes])).toEqual([["case", "import", { externalId: "c2", numSections: 3 }]]);
-    expect(db.$client.prepare("select entity, action from events where entity = 'study'").all()).toEqual([{ entity: "study", action: "create" }]);
+    expect(events.map((e) => [e.entity, e.action, e.changes])).toEqual([
+      ["case", "import", { externalId: "c2", numSections: 3 }],
+    ]);
+    expect(db.$client.prepare("select entity, action from events where entity = 'study'").all()).toEqual([
+      { entity: "study", action: "create" },
+    ]);
   });
 
   it("writes nothing for a file with one bad row, and reports it by line", () => {
-    const rows = [...ROWS, { id: "c1", sections: ["a", "b", "c", "", ""] }, { id: "c5", sections: ["a", "b", "c", "", ""], labels: ["1", "1", "F32.A", "1", "1"] }];
+    const rows = [
+      ...ROWS,
+      { id: "c1", sections: ["a", "b", "c", "", ""] },
+      { id: "c5", sections: ["a", "b", "c", "", ""], labels: ["1", "1", "F32.A", "1", "1"] },
+    ];
     const before = snapshot();
     const result = importCases(db, input(csvFile(rows)));
     expect(result.ok).toBe(false);
@@ -146,7 +189,15 @@ describe("importCases", () => {
     importCases(db, input(csvFile(ROWS)));
     const before = snapshot();
     const again = importCases(db, input(csvFile(ROWS)));
-    expect(again).toMatchObject({ ok: true, written: false, create: 0, update: 0, unchanged: 3, labelChanges: 0, studyExists: true });
+    expect(again).toMatchObject({
+      ok: true,
+      written: false,
+      create: 0,
+      update: 0,
+      unchanged: 3,
+      labelChanges: 0,
+      studyExists: true,
+    });
     expect(snapshot()).toEqual(before);
   });
 
@@ -154,14 +205,23 @@ describe("importCases", () => {
     importCases(db, input(csvFile(ROWS)));
     const c2Before = caseByExternalId("c2");
     const c3Before = caseByExternalId("c3");
-    const changed = ROWS.map((r) => (r.id === "c2" ? { ...r, sections: ["Voices for 3 weeks.", "One admission.", "Paranoid ideation.", "", "Epilepsy"] } : r));
+    const changed = ROWS.map((r) =>
+      r.id === "c2"
+        ? { ...r, sections: ["Voices for 3 weeks.", "One admission.", "Paranoid ideation.", "", "Epilepsy"] }
+        : r,
+    );
     const result = importCases(db, input(csvFile(changed)));
     expect(result).toMatchObject({ ok: true, written: true, create: 0, update: 1, unchanged: 2 });
     const c2 = caseByExternalId("c2");
     expect(c2.id).toBe(c2Before.id);
     expect(c2.version).toBe(2);
     expect(c2.numSections).toBe(4);
-    expect(getCaseSections(db, c2.id).map((s) => s.content)).toEqual(["Voices for 3 weeks.", "One admission.", "Paranoid ideation.", "Epilepsy"]);
+    expect(getCaseSections(db, c2.id).map((s) => s.content)).toEqual([
+      "Voices for 3 weeks.",
+      "One admission.",
+      "Paranoid ideation.",
+      "Epilepsy",
+    ]);
     expect(caseByExternalId("c3")).toEqual(c3Before);
     const events = listCaseEvents(db, c2.id);
     expect(events.map((e) => e.action)).toEqual(["import", "replace_text"]);
@@ -172,7 +232,9 @@ describe("importCases", () => {
     importCases(db, input(csvFile(ROWS)));
     await annotate(caseByExternalId("c1").id);
     const changed = [
-      ...ROWS.map((r) => (r.id === "c1" ? { ...r, sections: ["Low mood, anhedonia, guilt.", ...r.sections.slice(1)] } : r)),
+      ...ROWS.map((r) =>
+        r.id === "c1" ? { ...r, sections: ["Low mood, anhedonia, guilt.", ...r.sections.slice(1)] } : r,
+      ),
       { id: "c4", sections: ["new", "case", "here", "", ""] },
     ];
     const before = snapshot();
@@ -238,14 +300,21 @@ describe("importCases", () => {
 
   it("imports JSONL and mapped CSV columns, with a source diagnosis stored apart", () => {
     const line = { id: "j1", sections: { presenting_symptoms: "p", psychiatric_exam: "e", secondary_diagnoses: "s" } };
-    const jsonl = importCases(db, input(new TextEncoder().encode(JSON.stringify(line) + "\n"), { filename: "x.jsonl" }));
+    const jsonl = importCases(
+      db,
+      input(new TextEncoder().encode(JSON.stringify(line) + "\n"), { filename: "x.jsonl" }),
+    );
     expect(jsonl).toMatchObject({ ok: true, written: true, create: 1 });
     expect(jsonl.parse.format).toBe("jsonl");
 
-    const mapped = "Case,Symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses,source_diagnosis\nm1,a,b,c,,,F20.0\n";
+    const mapped =
+      "Case,Symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses,source_diagnosis\nm1,a,b,c,,,F20.0\n";
     const result = importCases(
       db,
-      input(new TextEncoder().encode(mapped), { studyName: "Mapped", columnMap: { id: "Case", presenting_symptoms: "Symptoms" } }),
+      input(new TextEncoder().encode(mapped), {
+        studyName: "Mapped",
+        columnMap: { id: "Case", presenting_symptoms: "Symptoms" },
+      }),
     );
     expect(result).toMatchObject({ ok: true, written: true, create: 1 });
     const m1 = listStudyCases(db, requireStudyByName(db, "Mapped").id)[0]!;
@@ -279,7 +348,11 @@ describe("planImport", () => {
 
   it("tells new, changed and unchanged cases apart", () => {
     importCases(db, input(csvFile(ROWS)));
-    const next = [{ ...ROWS[0]!, sections: ["x", "y", "z", "", ""] }, ROWS[1]!, { id: "c7", sections: ["a", "b", "c", "", ""] }];
+    const next = [
+      { ...ROWS[0]!, sections: ["x", "y", "z", "", ""] },
+      ROWS[1]!,
+      { id: "c7", sections: ["a", "b", "c", "", ""] },
+    ];
     const plan = planImport(db, input(csvFile(next)));
     expect(plan.sample.map((s) => [s.externalId, s.status])).toEqual([
       ["c1", "changed"],
@@ -294,7 +367,12 @@ describe("pending imports (upload, preview, confirm)", () => {
   it("keeps a valid upload until its own admin confirms it, once", async () => {
     const admin = await makeUser(db, "admin1", ["admin"]);
     const other = await makeUser(db, "admin2", ["admin"]);
-    const { plan, pendingId } = stagePendingImport(db, { userId: admin.id, studyName: "Pilot", filename: "pilot.csv", bytes: csvFile(ROWS) });
+    const { plan, pendingId } = stagePendingImport(db, {
+      userId: admin.id,
+      studyName: "Pilot",
+      filename: "pilot.csv",
+      bytes: csvFile(ROWS),
+    });
     expect(plan.ok).toBe(true);
     expect(pendingId).toEqual(expect.any(String));
     expect(getStudyByName(db, "Pilot")).toBeNull();
@@ -307,21 +385,38 @@ describe("pending imports (upload, preview, confirm)", () => {
     expect(confirmed.plan).toMatchObject({ ok: true, create: 3 });
     expect(confirmed.studyId).toBe(getStudyByName(db, "Pilot")!.id);
     expect(listStudyCases(db, confirmed.studyId)).toHaveLength(3);
-    const events = db.$client.prepare("select actor_id as actorId from events where entity = 'case'").all() as { actorId: string }[];
+    const events = db.$client.prepare("select actor_id as actorId from events where entity = 'case'").all() as {
+      actorId: string;
+    }[];
     expect(new Set(events.map((e) => e.actorId))).toEqual(new Set([admin.id]));
 
-    expect(() => confirmPendingImport(db, { id: pendingId!, userId: admin.id })).toThrow(/expired or was already imported/);
+    expect(() => confirmPendingImport(db, { id: pendingId!, userId: admin.id })).toThrow(
+      /expired or was already imported/,
+    );
   });
 
   it("keeps nothing for a bad file or a file with nothing new, and discards on request", async () => {
     const admin = await makeUser(db, "admin1", ["admin"]);
-    const bad = stagePendingImport(db, { userId: admin.id, studyName: "Pilot", filename: "p.csv", bytes: csvFile([{ id: "", sections: ["a", "b", "c", "", ""] }]) });
+    const bad = stagePendingImport(db, {
+      userId: admin.id,
+      studyName: "Pilot",
+      filename: "p.csv",
+      bytes: csvFile([{ id: "", sections: ["a", "b", "c", "", ""] }]),
+    });
     expect(bad).toMatchObject({ pendingId: null, plan: { ok: false } });
     importCases(db, input(csvFile(ROWS)));
-    expect(stagePendingImport(db, { userId: admin.id, studyName: "Pilot", filename: "p.csv", bytes: csvFile(ROWS) }).pendingId).toBeNull();
+    expect(
+      stagePendingImport(db, { userId: admin.id, studyName: "Pilot", filename: "p.csv", bytes: csvFile(ROWS) })
+        .pendingId,
+    ).toBeNull();
     expect(db.select().from(pendingImports).all()).toEqual([]);
 
-    const staged = stagePendingImport(db, { userId: admin.id, studyName: "Pilot", filename: "p.csv", bytes: csvFile([...ROWS, { id: "n", sections: ["a", "b", "c", "", ""] }]) });
+    const staged = stagePendingImport(db, {
+      userId: admin.id,
+      studyName: "Pilot",
+      filename: "p.csv",
+      bytes: csvFile([...ROWS, { id: "n", sections: ["a", "b", "c", "", ""] }]),
+    });
     discardPendingImport(db, { id: staged.pendingId!, userId: admin.id });
     expect(db.select().from(pendingImports).all()).toEqual([]);
   });
@@ -329,16 +424,35 @@ describe("pending imports (upload, preview, confirm)", () => {
   it("keeps the upload's format and column mapping for the confirmation", async () => {
     const admin = await makeUser(db, "admin1", ["admin"]);
     // JSONL under a name that does not tell its format: the format chosen at upload must be kept.
-    const bytes = new TextEncoder().encode(JSON.stringify({ id: "j", presenting_symptoms: "p", psychiatric_exam: "e", secondary_diagnoses: "s" }) + "\n");
-    const staged = stagePendingImport(db, { userId: admin.id, studyName: "Pilot", filename: "notes.txt", bytes, format: "jsonl" });
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({ id: "j", presenting_symptoms: "p", psychiatric_exam: "e", secondary_diagnoses: "s" }) + "\n",
+    );
+    const staged = stagePendingImport(db, {
+      userId: admin.id,
+      studyName: "Pilot",
+      filename: "notes.txt",
+      bytes,
+      format: "jsonl",
+    });
     expect(staged.pendingId).not.toBeNull();
-    expect(confirmPendingImport(db, { id: staged.pendingId!, userId: admin.id }).plan).toMatchObject({ ok: true, create: 1 });
+    expect(confirmPendingImport(db, { id: staged.pendingId!, userId: admin.id }).plan).toMatchObject({
+      ok: true,
+      create: 1,
+    });
   });
 
   it("refuses to confirm a preview older than a day", async () => {
     const admin = await makeUser(db, "admin1", ["admin"]);
-    const { pendingId } = stagePendingImport(db, { userId: admin.id, studyName: "Pilot", filename: "pilot.csv", bytes: csvFile(ROWS) });
-    db.update(pendingImports).set({ createdAt: Date.now() - 25 * 60 * 60 * 1000 }).where(eq(pendingImports.id, pendingId!)).run();
+    const { pendingId } = stagePendingImport(db, {
+      userId: admin.id,
+      studyName: "Pilot",
+      filename: "pilot.csv",
+      bytes: csvFile(ROWS),
+    });
+    db.update(pendingImports)
+      .set({ createdAt: Date.now() - 25 * 60 * 60 * 1000 })
+      .where(eq(pendingImports.id, pendingId!))
+      .run();
     expect(() => confirmPendingImport(db, { id: pendingId!, userId: admin.id })).toThrow(/expired/);
     expect(getStudyByName(db, "Pilot")).toBeNull();
   });
@@ -347,7 +461,12 @@ describe("pending imports (upload, preview, confirm)", () => {
     const admin = await makeUser(db, "admin1", ["admin"]);
     importCases(db, input(csvFile(ROWS)));
     const changed = ROWS.map((r) => (r.id === "c2" ? { ...r, sections: ["changed", "b", "c", "", ""] } : r));
-    const { pendingId } = stagePendingImport(db, { userId: admin.id, studyName: "Pilot", filename: "pilot.csv", bytes: csvFile(changed) });
+    const { pendingId } = stagePendingImport(db, {
+      userId: admin.id,
+      studyName: "Pilot",
+      filename: "pilot.csv",
+      bytes: csvFile(changed),
+    });
     expect(pendingId).not.toBeNull();
     await annotate(caseByExternalId("c2").id);
     const before = snapshot();

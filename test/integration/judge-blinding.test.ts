@@ -211,7 +211,11 @@ describe("a rater's pages and loader data", () => {
     "F41.2",
     "Secret other-set response",
   ];
-  const pages = () => ["/judge-validation", "/judge-validation.data", ...items.flatMap((id) => [`/judge-validation/${id}`, `/judge-validation/${id}.data`])];
+  const pages = () => [
+    "/judge-validation",
+    "/judge-validation.data",
+    ...items.flatMap((id) => [`/judge-validation/${id}`, `/judge-validation/${id}.data`]),
+  ];
 
   it("show the response text, the rater's own labels and the guide (so the searches below look at real pages)", async () => {
     const html = await text("rita", `/judge-validation/${items[0]}`);

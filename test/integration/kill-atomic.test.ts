@@ -21,7 +21,8 @@ let cleanup: () => void;
 
 function casesFile(name: string, n: number, text: string): string {
   const rows = [["id", "age_group", "sex", ...SECTION_KINDS].join(",")];
-  for (let i = 0; i < n; i++) rows.push([`c${i}`, "38-47", "F", `${text} ${i}`, "No admissions.", "Slowed.", "", ""].join(","));
+  for (let i = 0; i < n; i++)
+    rows.push([`c${i}`, "38-47", "F", `${text} ${i}`, "No admissions.", "Slowed.", "", ""].join(","));
   const path = join(dir, name);
   writeFileSync(path, rows.join("\n") + "\n");
   return path;
@@ -81,7 +82,8 @@ describe("kill -9 leaves the old state or the new one", () => {
       const before = studyState();
       await killAfter(["import", "--study", "Pilot", file], ms);
       const after = studyState();
-      const unchanged = after.cases === before.cases && after.changed === before.changed && after.imports === before.imports;
+      const unchanged =
+        after.cases === before.cases && after.changed === before.changed && after.imports === before.imports;
       const complete = after.cases === 6000 && after.changed === 6000 && after.imports === before.imports + 1;
       expect(unchanged || complete).toBe(true);
       if (complete) break;
@@ -95,7 +97,8 @@ describe("kill -9 leaves the old state or the new one", () => {
     for (const ms of MOMENTS_MS) {
       await killAfter(["export-gold", "--study", "Pilot", "--out", out, "--allow-partial"], ms);
       // A kill between the two renames leaves the previous export beside the place; the next run puts it back.
-      if (!existsSync(out)) expect(readdirSync(dir).some((f) => f.startsWith(".export.") && f.endsWith(".old"))).toBe(true);
+      if (!existsSync(out))
+        expect(readdirSync(dir).some((f) => f.startsWith(".export.") && f.endsWith(".old"))).toBe(true);
       else expect(verifyGoldFolder(out)).toEqual([]);
     }
     expect(concord(["export-gold", "--study", "Pilot", "--out", out, "--allow-partial"]).status).toBe(0);

@@ -32,8 +32,14 @@ describe("locking does not reveal when the other annotator submitted", () => {
     });
     const caseId = db.select({ caseId: assignments.caseId }).from(assignments).get()!.caseId;
     expect(submitAnnotation(db, { userId: ids.a1!, caseId, values: label, version: 0, now: 1_000 }).ok).toBe(true);
-    expect(submitAnnotation(db, { userId: ids.a2!, caseId, values: label, version: 0, now: 9_000 })).toMatchObject({ state: "locked" });
-    const mine = db.select().from(annotations).where(and(eq(annotations.caseId, caseId), eq(annotations.annotatorId, ids.a1!))).get()!;
+    expect(submitAnnotation(db, { userId: ids.a2!, caseId, values: label, version: 0, now: 9_000 })).toMatchObject({
+      state: "locked",
+    });
+    const mine = db
+      .select()
+      .from(annotations)
+      .where(and(eq(annotations.caseId, caseId), eq(annotations.annotatorId, ids.a1!)))
+      .get()!;
     expect(mine.status).toBe("locked");
     expect(mine.updatedAt).toBe(1_000);
     expect(getAnnotatorCase(db, { userId: ids.a1!, caseId })!.updatedAt).toBe(1_000);

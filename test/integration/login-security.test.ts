@@ -57,7 +57,9 @@ describe("login redirectTo", () => {
   });
 
   it.each(HOSTILE)("logging in with redirectTo=%s is sent home", async (to) => {
-    const res = (await settle(() => loginAction(args(postLogin({ username: "ann", password: TEST_PASSWORD, redirectTo: to }))))) as Response;
+    const res = (await settle(() =>
+      loginAction(args(postLogin({ username: "ann", password: TEST_PASSWORD, redirectTo: to }))),
+    )) as Response;
     expect(res.status).toBe(302);
     expect(res.headers.get("Location")).toBe("/");
   });
@@ -67,7 +69,9 @@ describe("logging in over an existing session", () => {
   it("ends the old session", async () => {
     const old = await sessionCookie();
     const oldId = old.split("=")[1]!;
-    const res = (await settle(() => loginAction(args(postLogin({ username: "ann", password: TEST_PASSWORD }, old))))) as Response;
+    const res = (await settle(() =>
+      loginAction(args(postLogin({ username: "ann", password: TEST_PASSWORD }, old))),
+    )) as Response;
     expect(res.status).toBe(302);
     expect(res.headers.get("Set-Cookie")).toMatch(/^concord_session=/);
     expect(res.headers.get("Set-Cookie")).not.toContain(oldId);
@@ -84,7 +88,10 @@ describe("malformed bodies answer 400", () => {
     ["multipart without a boundary", { body: "--x\r\n", headers: { "Content-Type": "multipart/form-data" } }],
     [
       "broken multipart",
-      { body: '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nunterminated', headers: { "Content-Type": "multipart/form-data; boundary=b" } },
+      {
+        body: '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nunterminated',
+        headers: { "Content-Type": "multipart/form-data; boundary=b" },
+      },
     ],
   ];
 
@@ -98,7 +105,9 @@ describe("malformed bodies answer 400", () => {
     const cookie = await sessionCookie();
     const user = await requireUser(new Request(`${BASE}/annotate`, { headers: { Cookie: cookie } }));
     const headers = { ...(init.headers as Record<string, string>), Cookie: cookie };
-    const res = await settle(() => requireForm(new Request(`${BASE}/annotate/1`, { method: "POST", ...init, headers }), user));
+    const res = await settle(() =>
+      requireForm(new Request(`${BASE}/annotate/1`, { method: "POST", ...init, headers }), user),
+    );
     expect(res).toBeInstanceOf(Response);
     expect((res as Response).status).toBe(400);
   });

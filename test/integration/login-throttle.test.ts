@@ -20,7 +20,8 @@ afterEach(() => cleanup());
 
 const ATTACKER = "203.0.113.66";
 const CLINIC = "198.51.100.7";
-const wrong = (ip: string, now: number, username = "ann") => login(db, { username, password: "wrong-password-x", ip, now });
+const wrong = (ip: string, now: number, username = "ann") =>
+  login(db, { username, password: "wrong-password-x", ip, now });
 const right = (ip: string, now: number) => login(db, { username: "ann", password: TEST_PASSWORD, ip, now });
 
 describe("throttling by (account, address)", () => {
@@ -40,7 +41,8 @@ describe("throttling by (account, address)", () => {
 
   it("grows the delay with each failure past the free ones, and the right password works once it has passed", async () => {
     const now = Date.now();
-    for (let i = 0; i < FREE_FAILURES; i++) expect(await wrong(ATTACKER, now + i)).toEqual({ ok: false, error: "Wrong username or password." });
+    for (let i = 0; i < FREE_FAILURES; i++)
+      expect(await wrong(ATTACKER, now + i)).toEqual({ ok: false, error: "Wrong username or password." });
     const t = now + FREE_FAILURES;
     const first = retryDelayMs(FREE_FAILURES);
     expect(first).toBeGreaterThan(0);
@@ -48,7 +50,9 @@ describe("throttling by (account, address)", () => {
     // Within the delay even the right password is asked to wait; the message says how long.
     const early = await right(ATTACKER, t);
     expect(early).toMatchObject({ ok: false, throttled: true });
-    expect((early as { error: string }).error).toMatch(/^Too many failed attempts\. Wait \d+ seconds? and try again\.$/);
+    expect((early as { error: string }).error).toMatch(
+      /^Too many failed attempts\. Wait \d+ seconds? and try again\.$/,
+    );
     // One more failure after the delay doubles it.
     expect(await wrong(ATTACKER, t + first)).toEqual({ ok: false, error: "Wrong username or password." });
     expect(await right(ATTACKER, t + first + first)).toMatchObject({ throttled: true });
@@ -63,12 +67,16 @@ describe("throttling by (account, address)", () => {
 
 describe("only finished failures count", () => {
   it("25 parallel logins with the right password all succeed", async () => {
-    const attempts = await Promise.all(Array.from({ length: 25 }, () => login(db, { username: "ann", password: TEST_PASSWORD, ip: CLINIC })));
+    const attempts = await Promise.all(
+      Array.from({ length: 25 }, () => login(db, { username: "ann", password: TEST_PASSWORD, ip: CLINIC })),
+    );
     expect(attempts.filter((a) => a.ok).length).toBe(25);
   });
 
   it("a burst of wrong passwords still gets at most the free attempts checked", async () => {
-    const attempts = await Promise.all(Array.from({ length: 20 }, () => login(db, { username: "ann", password: "wrong-password", ip: ATTACKER })));
+    const attempts = await Promise.all(
+      Array.from({ length: 20 }, () => login(db, { username: "ann", password: "wrong-password", ip: ATTACKER })),
+    );
     expect(attempts.filter((a) => !a.ok && !a.throttled).length).toBeLessThanOrEqual(FREE_FAILURES);
     expect((await right(CLINIC, Date.now())).ok).toBe(true);
   });

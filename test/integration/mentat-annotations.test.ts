@@ -69,12 +69,20 @@ describe("mentat-import-ratings", () => {
     await bank();
     const imported = await run(["mentat-import-ratings", "--bank", "MENTAT", DATA]);
     expect(imported).toMatchObject({ code: 0, err: "" });
-    expect(imported.out).toMatch(/^Imported 30 ratings from 7 file\(s\) into bank "MENTAT": 30 new, 0 replaced, 0 unchanged\.\n/);
+    expect(imported.out).toMatch(
+      /^Imported 30 ratings from 7 file\(s\) into bank "MENTAT": 30 new, 0 replaced, 0 unchanged\.\n/,
+    );
     expect(imported.out).toContain("6 rating(s) are of questions outside the bank's preference domains");
 
     const stored = storedRatings();
     expect(stored).toHaveLength(expected.rows.length);
-    for (const row of expected.rows as { q_no: number; rater_id: string; response: number[]; q_key: string; comment: string }[]) {
+    for (const row of expected.rows as {
+      q_no: number;
+      rater_id: string;
+      response: number[];
+      q_key: string;
+      comment: string;
+    }[]) {
       const s = stored.find((r) => r.question === String(row.q_no) && r.rater === row.rater_id)!;
       expect(s.scores).toEqual(row.response);
       expect(s).toMatchObject({ gender: GENDER[row.q_key], comment: row.comment, status: "submitted" });
@@ -131,7 +139,9 @@ describe("mentat-import-ratings", () => {
     expect(twice.code).toBe(2);
     expect(twice.err).toMatch(/already rated q_no 12 at .*x4_annotation_data_0\.csv:\d+; Concord keeps one rating/);
     const last = await run(["mentat-import-ratings", "--bank", "MENTAT", x4, x4, "--duplicates", "last", "--dry-run"]);
-    expect(last.out).toMatch(/^Dry run: would import 5 ratings from 2 file\(s\) .*, 5 earlier duplicate\(s\) dropped\./);
+    expect(last.out).toMatch(
+      /^Dry run: would import 5 ratings from 2 file\(s\) .*, 5 earlier duplicate\(s\) dropped\./,
+    );
     expect(storedRatings()).toHaveLength(0);
     expect((await run(["mentat-import-ratings", "--bank", "Nope", x4])).err).toMatch(/No .*bank/i);
     expect((await run(["mentat-import-ratings", "--bank", "MENTAT", x4, "--duplicates", "first"])).err).toBe(

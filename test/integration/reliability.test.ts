@@ -52,17 +52,23 @@ describe("the JSONL case import drops nothing silently", () => {
       /label diagnosis must be text/,
     );
     expect(errorsOf(jsonl({ id: "a", ...SECTIONS, sex: { value: "F" } })).join()).toMatch(/"sex" must be text/);
-    expect(errorsOf('{"id": 1e400, "presenting_symptoms": "a", "psychiatric_history": "b", "psychiatric_exam": "c"}\n')).toEqual([
-      "1: not valid JSON (a number is too large to be stored).",
-    ]);
-    expect(errorsOf('{"id": "a", "id": "b", "presenting_symptoms": "a", "psychiatric_history": "b", "psychiatric_exam": "c"}\n')).toEqual([
-      '1: not valid JSON (the key "id" appears twice in one object).',
-    ]);
+    expect(
+      errorsOf('{"id": 1e400, "presenting_symptoms": "a", "psychiatric_history": "b", "psychiatric_exam": "c"}\n'),
+    ).toEqual(["1: not valid JSON (a number is too large to be stored)."]);
+    expect(
+      errorsOf(
+        '{"id": "a", "id": "b", "presenting_symptoms": "a", "psychiatric_history": "b", "psychiatric_exam": "c"}\n',
+      ),
+    ).toEqual(['1: not valid JSON (the key "id" appears twice in one object).']);
   });
   it("refuses control and bidirectional characters in ids and compares ids in NFC", () => {
-    expect(errorsOf(jsonl({ id: "a\u202eb", ...SECTIONS })).join()).toMatch(/bidirectional control character \(U\+202E\)/);
+    expect(errorsOf(jsonl({ id: "a\u202eb", ...SECTIONS })).join()).toMatch(
+      /bidirectional control character \(U\+202E\)/,
+    );
     expect(errorsOf(jsonl({ id: "a\u0000", ...SECTIONS })).join()).toMatch(/NUL/);
-    expect(errorsOf(jsonl({ id: "caf\u00e9", ...SECTIONS }, { id: "cafe\u0301", ...SECTIONS })).join()).toMatch(/duplicate id/);
+    expect(errorsOf(jsonl({ id: "caf\u00e9", ...SECTIONS }, { id: "cafe\u0301", ...SECTIONS })).join()).toMatch(
+      /duplicate id/,
+    );
     const warned = parseCaseFile(jsonl({ id: "a", ...SECTIONS, psychiatric_exam: "x \u001b[2J y" }), {
       format: "jsonl",
       canonicalCode: (c) => c,
@@ -77,7 +83,10 @@ describe("import-gold on hostile JSON", () => {
     const deep = parseJsonWithLines("[".repeat(200_000) + "]".repeat(200_000));
     expect(deep).toMatchObject({ ok: false, message: "invalid JSON: nested deeper than 64 levels" });
     expect(parseJsonWithLines('[\n"\\ud800"]')).toMatchObject({ ok: false, line: 2 });
-    expect(parseJsonWithLines("[1e400]")).toMatchObject({ ok: false, message: "invalid JSON: the number 1e400 is too large" });
+    expect(parseJsonWithLines("[1e400]")).toMatchObject({
+      ok: false,
+      message: "invalid JSON: the number 1e400 is too large",
+    });
   });
   it("answers deeply nested JSON with exit 2 and FILE:LINE", async () => {
     const file = join(dir, "deep.json");
@@ -91,8 +100,15 @@ describe("import-gold on hostile JSON", () => {
 describe("invalid UTF-8", () => {
   it("is refused with FILE:LINE by mentat-import, casereview-import and import-gold", async () => {
     const file = join(dir, "bad.csv");
-    writeFileSync(file, Buffer.concat([Buffer.from("id,kind,text\nc1,case,ok\nc2,case,caf"), Buffer.from([0xe9]), Buffer.from("\n")]));
-    for (const argv of [["mentat-import", file, "--bank", "B"], ["casereview-import", file, "--set", "S"], ["import-gold", file]]) {
+    writeFileSync(
+      file,
+      Buffer.concat([Buffer.from("id,kind,text\nc1,case,ok\nc2,case,caf"), Buffer.from([0xe9]), Buffer.from("\n")]),
+    );
+    for (const argv of [
+      ["mentat-import", file, "--bank", "B"],
+      ["casereview-import", file, "--set", "S"],
+      ["import-gold", file],
+    ]) {
       const r = await run(argv);
       expect(r.code).toBe(2);
       expect(r.err).toContain(`${file}:3: the file is not valid UTF-8 here`);
@@ -118,11 +134,17 @@ describe("screening-import", () => {
 describe("export-gold --verify", () => {
   it("accepts a fresh export and names a changed or missing file", async () => {
     const cases = join(dir, "c.csv");
-    writeFileSync(cases, "id,presenting_symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses\nc1,a,b,c,,\n");
+    writeFileSync(
+      cases,
+      "id,presenting_symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses\nc1,a,b,c,,\n",
+    );
     expect((await run(["import", "--study", "P", cases])).code).toBe(0);
     const out = join(dir, "gold");
     expect((await run(["export-gold", "--study", "P", "--out", out, "--allow-partial"])).code).toBe(0);
-    expect(await run(["export-gold", "--verify", out])).toMatchObject({ code: 0, out: `${out} matches its manifest.\n` });
+    expect(await run(["export-gold", "--verify", out])).toMatchObject({
+      code: 0,
+      out: `${out} matches its manifest.\n`,
+    });
     writeFileSync(join(out, "data.csv"), readFileSync(join(out, "data.csv"), "utf8") + "x");
     const r = await run(["export-gold", "--verify", out]);
     expect(r.code).toBe(2);

@@ -75,7 +75,19 @@ async function setUp() {
     ["cand-a", "model-a"],
     ["cand-b", "model-b"],
   ]) {
-    const r = await run(["grade-respond", "--set", "psych", "--candidate", name, "--model", model, "--base-url", s.baseURL, "--retry-delay", "0"]);
+    const r = await run([
+      "grade-respond",
+      "--set",
+      "psych",
+      "--candidate",
+      name,
+      "--model",
+      model,
+      "--base-url",
+      s.baseURL,
+      "--retry-delay",
+      "0",
+    ]);
     expect(r.code, r.err).toBe(0);
   }
   return s;
@@ -135,7 +147,21 @@ describe("responses and synchronous grading", () => {
     expect(count("SELECT COUNT(*) AS n FROM grading_responses WHERE text = '' AND refusal = 0")).toBe(0);
 
     const before = s.calls.length;
-    const g = await run(["grade-run", "--set", "psych", "--judge", "j1", "--model", "judge-1", "--base-url", s.baseURL, "--max-retries", "2", "--retry-delay", "0"]);
+    const g = await run([
+      "grade-run",
+      "--set",
+      "psych",
+      "--judge",
+      "j1",
+      "--model",
+      "judge-1",
+      "--base-url",
+      s.baseURL,
+      "--max-retries",
+      "2",
+      "--retry-delay",
+      "0",
+    ]);
     expect(g.code, g.err).toBe(0);
     expect(g.out).toMatch(/j1: 16 verdicts \(2 recovered from malformed JSON\), 2 excluded after retries/);
     const judgeCalls = s.calls.slice(before);
@@ -155,15 +181,38 @@ describe("responses and synchronous grading", () => {
         { criterion: "[met] Suggests sleep hygiene.", points: 5 },
       ),
     );
-    expect(count("SELECT COUNT(*) AS n FROM grading_verdicts WHERE status = 'failed' AND criteria_met IS NULL")).toBe(2);
+    expect(count("SELECT COUNT(*) AS n FROM grading_verdicts WHERE status = 'failed' AND criteria_met IS NULL")).toBe(
+      2,
+    );
 
     // A second run repeats nothing.
     const again = s.calls.length;
-    const g2 = await run(["grade-run", "--set", "psych", "--judge", "j1", "--model", "judge-1", "--base-url", s.baseURL]);
+    const g2 = await run([
+      "grade-run",
+      "--set",
+      "psych",
+      "--judge",
+      "j1",
+      "--model",
+      "judge-1",
+      "--base-url",
+      s.baseURL,
+    ]);
     expect(g2.code).toBe(0);
     expect(s.calls.length).toBe(again);
     // Changing a judge's decoding once it has verdicts is refused.
-    const t = await run(["grade-run", "--set", "psych", "--judge", "j1", "--model", "judge-1", "--base-url", s.baseURL, "--reference-temperature"]);
+    const t = await run([
+      "grade-run",
+      "--set",
+      "psych",
+      "--judge",
+      "j1",
+      "--model",
+      "judge-1",
+      "--base-url",
+      s.baseURL,
+      "--reference-temperature",
+    ]);
     expect(t.code).toBe(2);
     expect(t.err).toMatch(/already has stored work/);
 
@@ -183,7 +232,9 @@ describe("responses and synchronous grading", () => {
     expect(JSON.stringify(json)).not.toContain("sertraline");
 
     // The subset report: p1 and p2 only.
-    expect((await run(["grade-subset", "--set", "psych", "--name", "Psych-Hard", `${FIX}/hard-ids.jsonl`])).code).toBe(0);
+    expect((await run(["grade-subset", "--set", "psych", "--name", "Psych-Hard", `${FIX}/hard-ids.jsonl`])).code).toBe(
+      0,
+    );
     const hard = JSON.parse((await run(["grade-report", "--set", "psych", "--subset", "Psych-Hard", "--json"])).out);
     expect(hard.as_returned.table[0].panel.mean).toBeCloseTo(0.6, 12);
     expect(hard.manifest.subset.name).toBe("Psych-Hard");
@@ -201,27 +252,95 @@ describe("judge endpoint failures (through the keep-alive transport)", () => {
       }
       return isJudge(call) ? scriptedJudge(call) : { content: "x" };
     });
-    const r = await run(["grade-run", "--set", "psych", "--judge", "j1", "--model", "judge-1", "--base-url", s.baseURL, "--retry-delay", "0", "--concurrency", "1"]);
+    const r = await run([
+      "grade-run",
+      "--set",
+      "psych",
+      "--judge",
+      "j1",
+      "--model",
+      "judge-1",
+      "--base-url",
+      s.baseURL,
+      "--retry-delay",
+      "0",
+      "--concurrency",
+      "1",
+    ]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/j1: 16 verdicts .* 2 excluded after retries, \d+ retries/);
     expect(count("SELECT COUNT(*) AS n FROM grading_verdicts WHERE status != 'failed'")).toBe(16);
     s.setHandler((call) => (isJudge(call) ? { ...scriptedJudge(call), delayMs: 2000 } : { content: "x" }));
-    const slow = await run(["grade-run", "--set", "psych", "--judge", "j8", "--model", "judge-8", "--base-url", s.baseURL, "--timeout", "0.2", "--max-retries", "0", "--limit", "1"]);
+    const slow = await run([
+      "grade-run",
+      "--set",
+      "psych",
+      "--judge",
+      "j8",
+      "--model",
+      "judge-8",
+      "--base-url",
+      s.baseURL,
+      "--timeout",
+      "0.2",
+      "--max-retries",
+      "0",
+      "--limit",
+      "1",
+    ]);
     expect(slow.code, slow.err).toBe(0);
-    expect((db.$client.prepare("SELECT v.error AS e FROM grading_verdicts v JOIN grading_models m ON m.id = v.judge_id WHERE m.name = 'j8'").get() as { e: string }).e).toMatch(/^retryable: judge: timed out/);
-    const dead = await run(["grade-run", "--set", "psych", "--judge", "j9", "--model", "judge-9", "--base-url", "http://127.0.0.1:9/v1"]);
+    expect(
+      (
+        db.$client
+          .prepare(
+            "SELECT v.error AS e FROM grading_verdicts v JOIN grading_models m ON m.id = v.judge_id WHERE m.name = 'j8'",
+          )
+          .get() as { e: string }
+      ).e,
+    ).toMatch(/^retryable: judge: timed out/);
+    const dead = await run([
+      "grade-run",
+      "--set",
+      "psych",
+      "--judge",
+      "j9",
+      "--model",
+      "judge-9",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+    ]);
     expect(dead.code).toBe(1);
     expect(dead.err).toMatch(/stopped: judge: cannot connect \(ECONNREFUSED\)/);
-    expect(count("SELECT COUNT(*) AS n FROM grading_verdicts v JOIN grading_models m ON m.id = v.judge_id WHERE m.name = 'j9'")).toBe(0);
+    expect(
+      count(
+        "SELECT COUNT(*) AS n FROM grading_verdicts v JOIN grading_models m ON m.id = v.judge_id WHERE m.name = 'j9'",
+      ),
+    ).toBe(0);
   });
 });
 
 describe("a model whose API rejects the temperature", () => {
   it("runs at the provider's default, records it, and resumes without complaint", async () => {
-    const s = await startGradingStub((call) => ("temperature" in call.body ? { status: 400, code: "unsupported_value" } : { content: "ok" }));
+    const s = await startGradingStub((call) =>
+      "temperature" in call.body ? { status: 400, code: "unsupported_value" } : { content: "ok" },
+    );
     stubs.push(s);
     expect((await run(["grade-import", "--set", "psych", `${FIX}/set.jsonl`])).code).toBe(0);
-    const args = ["grade-respond", "--set", "psych", "--candidate", "reasoner", "--model", "o-model", "--base-url", s.baseURL, "--concurrency", "1", "--limit", "2"];
+    const args = [
+      "grade-respond",
+      "--set",
+      "psych",
+      "--candidate",
+      "reasoner",
+      "--model",
+      "o-model",
+      "--base-url",
+      s.baseURL,
+      "--concurrency",
+      "1",
+      "--limit",
+      "2",
+    ];
     const r = await run(args);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toMatch(/rejected the temperature; running at the provider's default/);
@@ -231,7 +350,10 @@ describe("a model whose API rejects the temperature", () => {
     expect(again.code, again.err).toBe(0);
     expect(count("SELECT COUNT(*) AS n FROM grading_responses")).toBe(4);
     const manifest = JSON.parse((await run(["grade-report", "--set", "psych", "--json"])).out).manifest;
-    expect(manifest.candidates[0]).toMatchObject({ temperature: null, temperature_note: "not sent: the provider's default" });
+    expect(manifest.candidates[0]).toMatchObject({
+      temperature: null,
+      temperature_note: "not sent: the provider's default",
+    });
     expect(manifest.candidates[0].note).toMatch(/rejected the temperature/);
   });
 });
@@ -246,7 +368,25 @@ describe("batch mode", () => {
     });
     const dir = tempDir();
     const before = s.calls.length;
-    const r = await run(["grade-run", "--set", "psych", "--judge", "j2", "--model", "judge-2", "--base-url", s.baseURL, "--mode", "batch", "--poll", "0.01", "--dir", dir, "--max-retries", "0"]);
+    const r = await run([
+      "grade-run",
+      "--set",
+      "psych",
+      "--judge",
+      "j2",
+      "--model",
+      "judge-2",
+      "--base-url",
+      s.baseURL,
+      "--mode",
+      "batch",
+      "--poll",
+      "0.01",
+      "--dir",
+      dir,
+      "--max-retries",
+      "0",
+    ]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/j2: 18 pending calls in 1 batch file\./);
     expect(s.batches).toHaveLength(1);
@@ -258,28 +398,73 @@ describe("batch mode", () => {
     expect(r.out).toMatch(/j2: 4 verdicts \(0 recovered from malformed JSON\), 2 excluded after retries/);
     const sync = s.calls.slice(before).filter((c) => c.via === "sync");
     expect(sync.length).toBe(6);
-    expect(count("SELECT COUNT(*) AS n FROM grading_verdicts v JOIN grading_models m ON m.id = v.judge_id WHERE m.name = 'j2'")).toBe(18);
+    expect(
+      count(
+        "SELECT COUNT(*) AS n FROM grading_verdicts v JOIN grading_models m ON m.id = v.judge_id WHERE m.name = 'j2'",
+      ),
+    ).toBe(18);
     expect(count("SELECT COUNT(*) AS n FROM grading_verdicts WHERE via = 'batch'")).toBe(12);
-    expect(count("SELECT COUNT(*) AS n FROM grading_batches WHERE status = 'ingested' AND ingested = 12 AND dropped = 6")).toBe(1);
-    const requests = readFileSync(join(dir, "requests-001.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(requests[0]).toMatchObject({ method: "POST", url: "/v1/chat/completions", body: { model: "judge-2", temperature: 0, max_tokens: 2048 } });
+    expect(
+      count("SELECT COUNT(*) AS n FROM grading_batches WHERE status = 'ingested' AND ingested = 12 AND dropped = 6"),
+    ).toBe(1);
+    const requests = readFileSync(join(dir, "requests-001.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(requests[0]).toMatchObject({
+      method: "POST",
+      url: "/v1/chat/completions",
+      body: { model: "judge-2", temperature: 0, max_tokens: 2048 },
+    });
     expect(requests[0].custom_id).toMatch(/^r\d+\.c\d+\.j\d+$/);
   });
 
   it("writes offline request files and ingests an engine's output; bad output lines exit 2 as FILE:LINE", async () => {
     const s = await setUp();
     const dir = tempDir();
-    const w = await run(["grade-batch-write", "--set", "psych", "--judge", "j3", "--model", "judge-3", "--base-url", s.baseURL, "--dir", dir]);
+    const w = await run([
+      "grade-batch-write",
+      "--set",
+      "psych",
+      "--judge",
+      "j3",
+      "--model",
+      "judge-3",
+      "--base-url",
+      s.baseURL,
+      "--dir",
+      dir,
+    ]);
     expect(w.code, w.err).toBe(0);
     expect(w.out).toMatch(/18 requests in 1 file\./);
-    const requests = readFileSync(join(dir, "requests-001.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const requests = readFileSync(join(dir, "requests-001.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     // What an offline engine (vLLM run-batch) writes back, answered by the scripted judge.
     const outputs = requests.map((q, i) => {
-      const reply = scriptedJudge({ index: i, body: q.body, messages: q.body.messages, via: "offline" }) as { content: string };
-      return JSON.stringify({ id: `vllm-${i}`, custom_id: q.custom_id, response: { status_code: 200, request_id: `vllm-${i}`, body: { choices: [{ index: 0, message: { role: "assistant", content: reply.content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1 } } }, error: null });
+      const reply = scriptedJudge({ index: i, body: q.body, messages: q.body.messages, via: "offline" }) as {
+        content: string;
+      };
+      return JSON.stringify({
+        id: `vllm-${i}`,
+        custom_id: q.custom_id,
+        response: {
+          status_code: 200,
+          request_id: `vllm-${i}`,
+          body: {
+            choices: [{ index: 0, message: { role: "assistant", content: reply.content }, finish_reason: "stop" }],
+            usage: { prompt_tokens: 1, completion_tokens: 1 },
+          },
+        },
+        error: null,
+      });
     });
     const bad = join(dir, "bad.jsonl");
-    writeFileSync(bad, [outputs[0], "{", JSON.stringify({ custom_id: "r1.c0.j999", response: null, error: null })].join("\n"));
+    writeFileSync(
+      bad,
+      [outputs[0], "{", JSON.stringify({ custom_id: "r1.c0.j999", response: null, error: null })].join("\n"),
+    );
     const b = await run(["grade-batch-ingest", "--set", "psych", "--judge", "j3", bad]);
     expect(b.code).toBe(2);
     expect(b.err).toContain(`${bad}:2: not valid JSON`);
@@ -290,7 +475,9 @@ describe("batch mode", () => {
     const g = await run(["grade-batch-ingest", "--set", "psych", "--judge", "j3", good]);
     expect(g.code, g.err).toBe(0);
     expect(g.out).toBe("18 results: 16 verdicts (2 recovered from malformed JSON), 2 dropped, 0 already graded.\n");
-    expect((await run(["grade-batch-ingest", "--set", "psych", "--judge", "j3", good])).out).toMatch(/0 verdicts .* 16 already graded/);
+    expect((await run(["grade-batch-ingest", "--set", "psych", "--judge", "j3", good])).out).toMatch(
+      /0 verdicts .* 16 already graded/,
+    );
     const st = await run(["grade-status", "--set", "psych", "--json"]);
     expect(JSON.parse(st.out).judges[0]).toMatchObject({ name: "j3", total: 18, pending: 2 });
   });
@@ -300,22 +487,51 @@ describe("the report files", () => {
   it("writes Table 1, tags, themes, agreement, paired, the figure and the manifest", async () => {
     const s = await setUp();
     for (const j of ["j1", "j2"]) {
-      const r = await run(["grade-run", "--set", "psych", "--judge", j, "--model", `judge-${j}`, "--base-url", s.baseURL, "--max-retries", "0", ...(j === "j2" ? ["--self", "cand-a"] : [])]);
+      const r = await run([
+        "grade-run",
+        "--set",
+        "psych",
+        "--judge",
+        j,
+        "--model",
+        `judge-${j}`,
+        "--base-url",
+        s.baseURL,
+        "--max-retries",
+        "0",
+        ...(j === "j2" ? ["--self", "cand-a"] : []),
+      ]);
       expect(r.code, r.err).toBe(0);
     }
     const out = tempDir();
     const r = await run(["grade-report", "--set", "psych", "--out", out]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^\| Rank \| Candidate \| Panel \(95% CI\) \| j1 \| j2 \| n \|/);
-    for (const f of ["table1.csv", "table1.md", "table1-refusals-excluded.csv", "tags.csv", "themes.csv", "judge-agreement.csv", "paired.csv", "ranking.svg", "ranking.png", "report.json", "manifest.json"]) {
+    for (const f of [
+      "table1.csv",
+      "table1.md",
+      "table1-refusals-excluded.csv",
+      "tags.csv",
+      "themes.csv",
+      "judge-agreement.csv",
+      "paired.csv",
+      "ranking.svg",
+      "ranking.png",
+      "report.json",
+      "manifest.json",
+    ]) {
       expect(existsSync(join(out, f)), f).toBe(true);
     }
-    expect(readFileSync(join(out, "themes.csv"), "utf8")).toMatch(/^tag,candidate,panel,n,j1,j2\r?\ntheme:context_seeking,/);
+    expect(readFileSync(join(out, "themes.csv"), "utf8")).toMatch(
+      /^tag,candidate,panel,n,j1,j2\r?\ntheme:context_seeking,/,
+    );
     expect(readFileSync(join(out, "tags.csv"), "utf8")).toMatch(/axis:accuracy/);
     const agreement = readFileSync(join(out, "judge-agreement.csv"), "utf8");
     expect(agreement).toMatch(/self_preference_raw,j2,cand-a,0\.0000/);
     // Both judges answer identically: 16 verdict pairs (the excluded ones left out), all agreeing.
-    expect(agreement).toMatch(/verdict_pairs,j1,j2,16\r?\nverdict_agreement,j1,j2,1\.0000\r?\nverdict_cohen_kappa,j1,j2,1\.0000/);
+    expect(agreement).toMatch(
+      /verdict_pairs,j1,j2,16\r?\nverdict_agreement,j1,j2,1\.0000\r?\nverdict_cohen_kappa,j1,j2,1\.0000/,
+    );
     expect(readFileSync(join(out, "ranking.svg"), "utf8")).toMatch(/^<svg/);
     expect(readdirSync(out).length).toBe(13);
 
@@ -325,7 +541,10 @@ describe("the report files", () => {
     expect(page.subset).toBeNull();
     expect(page.policy).toBe("exclude_refusals");
     expect(page.evaluation.table.find((x) => x.candidate === "cand-b")!.panel!.mean).toBeCloseTo(2.2 / 3, 12);
-    expect(page.judges.map((j) => [j.name, j.total - j.pending])).toEqual([["j1", 18], ["j2", 18]]);
+    expect(page.judges.map((j) => [j.name, j.total - j.pending])).toEqual([
+      ["j1", 18],
+      ["j2", 18],
+    ]);
     expect(ResultsQuerySchema.parse({ policy: "bogus" }).policy).toBe("as_returned");
     expect(await getResultFile(db, set, "table1.csv", null)).toBe(readFileSync(join(out, "table1.csv"), "utf8"));
   });

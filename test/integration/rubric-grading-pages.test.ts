@@ -27,17 +27,43 @@ beforeAll(async () => {
   importEvalSet(db, { name: "psych", text: readFileSync("test/fixtures/rubric-grading/set.jsonl", "utf8") });
   const set = requireGradingSet(db, "psych");
   setId = set.id;
-  const cand = ensureModel(db, { set, role: "candidate", name: "cand-a", model: "m", baseUrl: "http://x", temperature: 0, maxTokens: 8192, maxTokensParam: "max_tokens" });
-  const judge = ensureModel(db, { set, role: "judge", name: "j1", model: "j", baseUrl: "http://x", temperature: 0, maxTokens: 2048, maxTokensParam: "max_tokens" });
+  const cand = ensureModel(db, {
+    set,
+    role: "candidate",
+    name: "cand-a",
+    model: "m",
+    baseUrl: "http://x",
+    temperature: 0,
+    maxTokens: 8192,
+    maxTokensParam: "max_tokens",
+  });
+  const judge = ensureModel(db, {
+    set,
+    role: "judge",
+    name: "j1",
+    model: "j",
+    baseUrl: "http://x",
+    temperature: 0,
+    maxTokens: 2048,
+    maxTokensParam: "max_tokens",
+  });
   const convs = db.$client.prepare("SELECT id FROM grading_conversations ORDER BY position").all() as { id: number }[];
   for (const c of convs) {
     const r = db.$client
-      .prepare("INSERT INTO grading_responses (candidate_id, conversation_id, text, refusal, created_at) VALUES (?, ?, ?, 0, 0)")
+      .prepare(
+        "INSERT INTO grading_responses (candidate_id, conversation_id, text, refusal, created_at) VALUES (?, ?, ?, 0, 0)",
+      )
       .run(cand.id, c.id, RESPONSE);
-    const n = (db.$client.prepare("SELECT COUNT(*) AS n FROM grading_criteria WHERE conversation_id = ?").get(c.id) as { n: number }).n;
+    const n = (
+      db.$client.prepare("SELECT COUNT(*) AS n FROM grading_criteria WHERE conversation_id = ?").get(c.id) as {
+        n: number;
+      }
+    ).n;
     for (let i = 0; i < n; i++)
       db.$client
-        .prepare("INSERT INTO grading_verdicts (judge_id, response_id, criterion_idx, status, criteria_met, explanation, via, attempts, created_at) VALUES (?, ?, ?, 'parsed', ?, 'Zanzibar explanation', 'sync', 1, 0)")
+        .prepare(
+          "INSERT INTO grading_verdicts (judge_id, response_id, criterion_idx, status, criteria_met, explanation, via, attempts, created_at) VALUES (?, ?, ?, 'parsed', ?, 'Zanzibar explanation', 'sync', 1, 0)",
+        )
         .run(judge.id, r.lastInsertRowid, i, i === 0 ? 1 : 0);
   }
   app = await startApp({ dbPath: tmp.dbPath });

@@ -41,18 +41,38 @@ it("loses at most the calls in flight when killed, and the rerun repeats no fini
   const conversations = Array.from({ length: 40 }, (_, k) => ({
     prompt_id: `k${k}`,
     prompt: [{ role: "user", content: `question ${k}` }],
-    rubrics: Array.from({ length: 5 }, (_, i) => ({ criterion: `${i % 2 ? "[met] " : ""}criterion ${k}.${i}`, points: 5 - 2 * (i === 4 ? 4 : 0), tags: [] })),
+    rubrics: Array.from({ length: 5 }, (_, i) => ({
+      criterion: `${i % 2 ? "[met] " : ""}criterion ${k}.${i}`,
+      points: 5 - 2 * (i === 4 ? 4 : 0),
+      tags: [],
+    })),
     example_tags: [],
   }));
   const file = join(dir, "set.jsonl");
   writeFileSync(file, conversations.map((c) => JSON.stringify(c)).join("\n") + "\n");
   stub = await startGradingStub((call) =>
-    String(call.body.model).startsWith("judge") ? { ...scriptedJudge(call), delayMs: 25 } : { content: `answer to ${call.messages[0].content}` },
+    String(call.body.model).startsWith("judge")
+      ? { ...scriptedJudge(call), delayMs: 25 }
+      : { content: `answer to ${call.messages[0].content}` },
   );
   expect((await run(["grade-import", "--set", "s", file])).code).toBe(0);
-  expect((await run(["grade-respond", "--set", "s", "--candidate", "c", "--model", "m", "--base-url", stub.baseURL])).code).toBe(0);
+  expect(
+    (await run(["grade-respond", "--set", "s", "--candidate", "c", "--model", "m", "--base-url", stub.baseURL])).code,
+  ).toBe(0);
   const before = stub.calls.length;
-  const args = ["grade-run", "--set", "s", "--judge", "j", "--model", "judge-m", "--base-url", stub.baseURL, "--concurrency", "4"];
+  const args = [
+    "grade-run",
+    "--set",
+    "s",
+    "--judge",
+    "j",
+    "--model",
+    "judge-m",
+    "--base-url",
+    stub.baseURL,
+    "--concurrency",
+    "4",
+  ];
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/concord.ts", ...args], {
     cwd: ROOT,
     stdio: "ignore",

@@ -213,7 +213,10 @@ describe("concord run", () => {
     const emptyCalls = modelCallsOf(s, "c").filter((c) => caseMarker(c.last) === "case-c s2" && c.body.seed === 123);
     expect(emptyCalls.filter((c) => c.messages.length === 4)).toHaveLength(3 * 2);
 
-    const full = join(out, folders.find((f) => f.includes("full_info_no_abstention") && f.includes("seed-42"))!);
+    const full = join(
+      out,
+      folders.find((f) => f.includes("full_info_no_abstention") && f.includes("seed-42"))!,
+    );
     const fullById = Object.fromEntries(records(full).map((rec) => [rec.sample_id, rec]));
     expect(fullById.a.stopping_reason).toBe("Abstain");
     expect(fullById.b.stopping_reason).toBe("Diagnose");

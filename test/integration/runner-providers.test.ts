@@ -39,7 +39,10 @@ async function setup(delayMs = 0) {
   stubs.push(s);
   const samples = ["a", "b"].map((id) => ({
     sample_id: id,
-    sections: [1, 2, 3].map((k) => ({ order: k, content: `case-${id} s${k}: finding ${k}${k === 3 ? " [[diagnose:F32.1]]" : " [[clarify]]"}` })),
+    sections: [1, 2, 3].map((k) => ({
+      order: k,
+      content: `case-${id} s${k}: finding ${k}${k === 3 ? " [[diagnose:F32.1]]" : " [[clarify]]"}`,
+    })),
   }));
   const samplesPath = join(dir, "samples.json");
   writeFileSync(samplesPath, JSON.stringify(samples));
@@ -49,7 +52,12 @@ async function setup(delayMs = 0) {
 async function cli(argv: string[]) {
   let out = "";
   let err = "";
-  const io: CliIO = { out: (t) => void (out += t), err: (t) => void (err += t), readStdin: async () => "", isTTY: false };
+  const io: CliIO = {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    readStdin: async () => "",
+    isTTY: false,
+  };
   return { code: await runCli(argv, io), out, err };
 }
 
@@ -74,7 +82,17 @@ describe("run --provider", () => {
       const { dir, s, samplesPath } = await setup();
       const out = join(dir, "runs");
       const r = await cli(
-        args(s, samplesPath, out, "--strategy", "full_info_no_abstention", "--seeds", String(expected.seed), "--provider", provider),
+        args(
+          s,
+          samplesPath,
+          out,
+          "--strategy",
+          "full_info_no_abstention",
+          "--seeds",
+          String(expected.seed),
+          "--provider",
+          provider,
+        ),
       );
       expect(r.code).toBe(0);
       const modelCalls = s.calls.filter((c) => c.model === MODEL);
@@ -89,7 +107,10 @@ describe("run --provider", () => {
       for (const c of s.calls.filter((c) => c.model === JUDGE))
         expect(c.body).toMatchObject({ temperature: 0, top_p: 1, max_tokens: 128, seed: 123 });
       const [folder] = readdirSync(out);
-      const records = readFileSync(join(out, folder!, "trajectories.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const records = readFileSync(join(out, folder!, "trajectories.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       for (const rec of records) expect(rec).toMatchObject(expected.recorded);
       const runJson = JSON.parse(readFileSync(join(out, folder!, "run.json"), "utf8"));
       expect(runJson.provider).toEqual({
@@ -102,11 +123,16 @@ describe("run --provider", () => {
 
   it("refuses a preset together with the parameters it fixes, and names the empty-answer retry in --help", async () => {
     const { dir, s, samplesPath } = await setup();
-    const r = await cli(args(s, samplesPath, join(dir, "runs"), "--strategy", "all", "--provider", "openai", "--temperature", "0.2"));
-    expect(r).toMatchObject({ code: 2, err: "concord run: --provider openai fixes what is sent: leave out --temperature\n" });
-    expect((await cli(args(s, samplesPath, join(dir, "runs"), "--strategy", "all", "--provider", "azure"))).err).toMatch(
-      /--provider is one of openai, vllm, anthropic, gemini/,
+    const r = await cli(
+      args(s, samplesPath, join(dir, "runs"), "--strategy", "all", "--provider", "openai", "--temperature", "0.2"),
     );
+    expect(r).toMatchObject({
+      code: 2,
+      err: "concord run: --provider openai fixes what is sent: leave out --temperature\n",
+    });
+    expect(
+      (await cli(args(s, samplesPath, join(dir, "runs"), "--strategy", "all", "--provider", "azure"))).err,
+    ).toMatch(/--provider is one of openai, vllm, anthropic, gemini/);
     const help = (await cli(["run", "--help"])).out;
     expect(help).toContain("An empty answer (no text) is retried");
     expect(help).toContain("--provider P");

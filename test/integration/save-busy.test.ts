@@ -11,7 +11,13 @@ import { annotations, caseOutcomes, studies } from "../../db/schema";
 import { applyWebBusyTimeout, type Db } from "../../app/platform/db.server";
 import { requireUser } from "../../app/accounts/guard.server";
 import { action as annotateAction } from "../../app/routes/annotate.$caseId";
-import { decide, getAdjudicationCase, reopenDecision, REOPEN_STALE, type LabelInput } from "../../app/adjudication/adjudication.server";
+import {
+  decide,
+  getAdjudicationCase,
+  reopenDecision,
+  REOPEN_STALE,
+  type LabelInput,
+} from "../../app/adjudication/adjudication.server";
 import { login, type UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser, TEST_PASSWORD } from "../support/db";
 import { studyForPair, submitPair, sufficient } from "../support/labels";
@@ -41,7 +47,11 @@ async function post(username: string, url: string, fields: Record<string, string
   if (!r.ok) throw new Error(r.error);
   const cookie = r.sessionCookie.split(";")[0]!;
   const user = await requireUser(new Request(`${BASE}/`, { headers: { Cookie: cookie } }));
-  return new Request(BASE + url, { method: "POST", headers: { Cookie: cookie }, body: new URLSearchParams({ csrf: user.csrf, ...fields }) });
+  return new Request(BASE + url, {
+    method: "POST",
+    headers: { Cookie: cookie },
+    body: new URLSearchParams({ csrf: user.csrf, ...fields }),
+  });
 }
 
 type Out = { type: string; data: Record<string, unknown>; init: { status: number; headers: Record<string, string> } };
@@ -53,7 +63,8 @@ describe("a save while another process holds the write lock", () => {
     // Logged in before the lock is taken (logging in writes too).
     const first = await post("alice", `/annotate/${caseIds[0]}`, { intent: "draft", version: "0", values });
     const second = await post("alice", `/annotate/${caseIds[0]}`, { intent: "draft", version: "0", values });
-    const send = (req: Request) => annotateAction({ request: req, params: { caseId: String(caseIds[0]) }, context: {} } as never);
+    const send = (req: Request) =>
+      annotateAction({ request: req, params: { caseId: String(caseIds[0]) }, context: {} } as never);
     // Another connection (as a bulk import would be) holds the write lock.
     const holder = new Database(path);
     holder.exec("BEGIN IMMEDIATE");
@@ -79,20 +90,35 @@ describe("a save while another process holds the write lock", () => {
   });
 });
 
-const F32: LabelInput = { sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2, missingInfo: [], missingOther: "" };
+const F32: LabelInput = {
+  sufficiency: "sufficient",
+  icd10: "F32.2",
+  earliestSection: 2,
+  missingInfo: [],
+  missingOther: "",
+};
 
 describe("reopening carries the version it was read at", () => {
   it("refuses a reopen from a page read before the outcome last changed, and changes nothing", () => {
     db.update(studies).set({ adjudicationMode: "reveal_only" }).where(eq(studies.id, studyId)).run();
     const caseId = caseIds[1]!;
-    submitPair(db, caseId, { userId: alice.id, values: sufficient("F32.1", 2) }, { userId: bruno.id, values: sufficient("F31.1", 3) });
+    submitPair(
+      db,
+      caseId,
+      { userId: alice.id, values: sufficient("F32.1", 2) },
+      { userId: bruno.id, values: sufficient("F31.1", 3) },
+    );
     const judyId = db.$client.prepare("SELECT id FROM users WHERE username = 'judy'").pluck().get() as string;
     const bossId = db.$client.prepare("SELECT id FROM users WHERE username = 'boss'").pluck().get() as string;
     const outcome = () => db.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, caseId)).get()!;
     const seen = getAdjudicationCase(db, { userId: judyId, caseId })!;
-    expect(decide(db, { userId: judyId, caseId, label: F32, rationale: "first", outcomeVersion: seen.outcomeVersion }).ok).toBe(true);
+    expect(
+      decide(db, { userId: judyId, caseId, label: F32, rationale: "first", outcomeVersion: seen.outcomeVersion }).ok,
+    ).toBe(true);
     // A stale admin tab read the outcome before the decision.
-    expect(reopenDecision(db, { adminId: bossId, caseId, reason: "stale tab", outcomeVersion: seen.outcomeVersion })).toEqual({
+    expect(
+      reopenDecision(db, { adminId: bossId, caseId, reason: "stale tab", outcomeVersion: seen.outcomeVersion }),
+    ).toEqual({
       ok: false,
       status: 409,
       message: REOPEN_STALE,
@@ -100,9 +126,13 @@ describe("reopening carries the version it was read at", () => {
     expect(outcome().status).toBe("adjudicated");
     // Read fresh, it reopens; the first tab, read at the decided version, cannot reopen the next decision.
     const decided = outcome().version;
-    expect(reopenDecision(db, { adminId: bossId, caseId, reason: "wrong code", outcomeVersion: decided })).toEqual({ ok: true });
+    expect(reopenDecision(db, { adminId: bossId, caseId, reason: "wrong code", outcomeVersion: decided })).toEqual({
+      ok: true,
+    });
     const again = getAdjudicationCase(db, { userId: judyId, caseId })!;
-    expect(decide(db, { userId: judyId, caseId, label: F32, rationale: "second", outcomeVersion: again.outcomeVersion }).ok).toBe(true);
+    expect(
+      decide(db, { userId: judyId, caseId, label: F32, rationale: "second", outcomeVersion: again.outcomeVersion }).ok,
+    ).toBe(true);
     expect(reopenDecision(db, { adminId: bossId, caseId, reason: "old page", outcomeVersion: decided })).toMatchObject({
       ok: false,
       status: 409,

@@ -59,16 +59,35 @@ async function bodyOf(out: unknown): Promise<{ status: number; body: Record<stri
   return { status: 200, body: out as Record<string, unknown> };
 }
 
-const F32: LabelInput = { sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2, missingInfo: [], missingOther: "" };
+const F32: LabelInput = {
+  sufficiency: "sufficient",
+  icd10: "F32.2",
+  earliestSection: 2,
+  missingInfo: [],
+  missingOther: "",
+};
 
 describe("adjudication refusals carry their real status", () => {
   it("a second decision on a case answers 409", async () => {
     db.update(studies).set({ adjudicationMode: "reveal_only" }).where(eq(studies.id, studyId)).run();
-    submitPair(db, caseIds[0]!, { userId: alice.id, values: sufficient("F32.1", 2) }, { userId: bruno.id, values: sufficient("F31.1", 3) });
+    submitPair(
+      db,
+      caseIds[0]!,
+      { userId: alice.id, values: sufficient("F32.1", 2) },
+      { userId: bruno.id, values: sufficient("F31.1", 3) },
+    );
     const judy = await as("judy");
     const kim = await as("kim");
     const seen = getAdjudicationCase(db, { userId: judy.user.id, caseId: caseIds[0]! })!;
-    expect(decide(db, { userId: kim.user.id, caseId: caseIds[0]!, label: F32, rationale: "Reviewed the history.", outcomeVersion: seen.outcomeVersion }).ok).toBe(true);
+    expect(
+      decide(db, {
+        userId: kim.user.id,
+        caseId: caseIds[0]!,
+        label: F32,
+        rationale: "Reviewed the history.",
+        outcomeVersion: seen.outcomeVersion,
+      }).ok,
+    ).toBe(true);
     const out = await adjudicateAction({
       request: judy.post(`/adjudicate/${caseIds[0]}`, {
         intent: "decide",
@@ -85,7 +104,12 @@ describe("adjudication refusals carry their real status", () => {
   });
 
   it("a malformed adjudication post answers 422", async () => {
-    submitPair(db, caseIds[1]!, { userId: alice.id, values: sufficient("F32.1", 2) }, { userId: bruno.id, values: sufficient("F31.1", 3) });
+    submitPair(
+      db,
+      caseIds[1]!,
+      { userId: alice.id, values: sufficient("F32.1", 2) },
+      { userId: bruno.id, values: sufficient("F31.1", 3) },
+    );
     const judy = await as("judy");
     const out = await adjudicateAction({
       request: judy.post(`/adjudicate/${caseIds[1]}`, { intent: "decide", label: "{not json", outcomeVersion: "0" }),
@@ -111,7 +135,11 @@ describe("a full disk", () => {
     });
     setDb(full);
     const out = await annotateAction({
-      request: post(`/annotate/${caseIds[2]}`, { intent: "draft", version: "0", values: JSON.stringify(sufficient("F32.1", 2)) }),
+      request: post(`/annotate/${caseIds[2]}`, {
+        intent: "draft",
+        version: "0",
+        values: JSON.stringify(sufficient("F32.1", 2)),
+      }),
       params: { caseId: String(caseIds[2]) },
       context: {},
     } as never).catch((e) => e);

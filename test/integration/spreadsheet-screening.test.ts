@@ -12,7 +12,7 @@ import { openRound } from "../../app/screening/screening-rounds.server";
 import { freshDb, makeUser } from "../support/db";
 import { enc, itemsJsonl, labelsCsv, voteAll } from "../support/screening";
 
-const FORMULA = "=HYPERLINK(\"http://evil.example\",\"x\")";
+const FORMULA = '=HYPERLINK("http://evil.example","x")';
 let db: Db;
 let cleanup: () => void;
 beforeEach(() => ({ db, cleanup } = freshDb()));
@@ -24,7 +24,14 @@ describe("screening release CSVs", () => {
     const reviewers = await Promise.all(["rev1", "rev2", "rev3"].map((u) => makeUser(db, u, ["rater"])));
     const study = createScreeningStudy(db, {
       name: "HB",
-      settings: { description: "", categories: [FORMULA, "anxiety", "other"], reviewersPerRound: 3, inclusionVotes: 2, controlThreshold: 0.05, controlsPerRound: 2 },
+      settings: {
+        description: "",
+        categories: [FORMULA, "anxiety", "other"],
+        reviewersPerRound: 3,
+        inclusionVotes: 2,
+        controlThreshold: 0.05,
+        controlsPerRound: 2,
+      },
       actorId: admin.id,
     });
     const r = importScreeningFiles(db, {
@@ -34,7 +41,13 @@ describe("screening release CSVs", () => {
       actorId: admin.id,
     });
     expect(r.ok, JSON.stringify(r)).toBe(true);
-    openRound(db, { studyId: study.id, reviewerIds: reviewers.map((u) => u.id), seed: 1, controls: 2, actorId: admin.id });
+    openRound(db, {
+      studyId: study.id,
+      reviewerIds: reviewers.map((u) => u.id),
+      seed: 1,
+      controls: 2,
+      actorId: admin.id,
+    });
     for (const u of reviewers) voteAll(db, u.id, "truthful", FORMULA);
     const release = exportScreeningRelease(db, { studyId: study.id, allowIncomplete: true });
     if (!release.ok) throw new Error(release.message);

@@ -63,15 +63,26 @@ async function study(
   const byId = new Map([...users].map(([u, id]) => [id, u]));
   const cases = listStudyCases(db, s.id);
   const assigned = db.$client
-    .prepare("SELECT case_id AS caseId, annotator_id AS annotatorId FROM assignments WHERE case_id IN (SELECT id FROM cases WHERE study_id = ?) ORDER BY case_id, annotator_id")
+    .prepare(
+      "SELECT case_id AS caseId, annotator_id AS annotatorId FROM assignments WHERE case_id IN (SELECT id FROM cases WHERE study_id = ?) ORDER BY case_id, annotator_id",
+    )
     .all(s.id) as { caseId: number; annotatorId: string }[];
   cases.forEach((c, i) => {
-    const pair = assigned.filter((a) => a.caseId === c.id).map((a) => byId.get(a.annotatorId)!).sort() as [string, string];
+    const pair = assigned
+      .filter((a) => a.caseId === c.id)
+      .map((a) => byId.get(a.annotatorId)!)
+      .sort() as [string, string];
     const values = labels(i, pair);
     // The second-named annotator submits first on odd cases, so submission order says nothing about identity.
     const order = i % 2 ? [1, 0] : [0, 1];
     for (const k of order) {
-      const r = submitAnnotation(db, { userId: users.get(pair[k])!, caseId: c.id, values: values[k], version: 0, now: 1 });
+      const r = submitAnnotation(db, {
+        userId: users.get(pair[k])!,
+        caseId: c.id,
+        values: values[k],
+        version: 0,
+        now: 1,
+      });
       expect(r.ok).toBe(true);
     }
   });
@@ -123,8 +134,12 @@ describe("stats over rater identity", () => {
 
   it("reports a study of three annotators per pair, with pooled order-free coefficients and no pooled Cohen's κ", async () => {
     // lenient calls everything sufficient; strict calls every third case insufficient; middle agrees with strict.
-    await study("Three", 60, ["lenient", "middle", "strict"], (i, pair) =>
-      pair.map((u) => (u === "lenient" || i % 3 !== 0 ? SUFF : INSUFF)) as [AnnotationValues, AnnotationValues],
+    await study(
+      "Three",
+      60,
+      ["lenient", "middle", "strict"],
+      (i, pair) =>
+        pair.map((u) => (u === "lenient" || i % 3 !== 0 ? SUFF : INSUFF)) as [AnnotationValues, AnnotationValues],
     );
     const report = await stats("Three");
     expect(report.raters.rule).toBe("pair_order");

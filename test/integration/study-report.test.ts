@@ -13,7 +13,11 @@ import type { Db } from "../../app/platform/db.server";
 import { autoAssign } from "../../app/annotation/assignments.server";
 import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app/annotation/annotations.server";
 import { importCases, listStudyCases, requireStudyByName } from "../../app/annotation/studies.server";
-import { getStudyReport, getStudyReportFile, requireStudyReportByName } from "../../app/study-report/study-report.server";
+import {
+  getStudyReport,
+  getStudyReportFile,
+  requireStudyReportByName,
+} from "../../app/study-report/study-report.server";
 import { ServiceError } from "../../app/platform/service-error";
 import { getTimeOnTask } from "../../app/study-report/time-on-task.server";
 import { freshDb, makeUser } from "../support/db";

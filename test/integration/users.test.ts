@@ -73,21 +73,47 @@ describe("passwords (scrypt)", () => {
 
 describe("createUser and setRoles", () => {
   it("creates a user with a normalised name, several roles and a hashed password, and audits it", async () => {
-    const user = await createUser(db, { username: "  Dr.Smith ", password: TEST_PASSWORD, roles: ["annotator", "admin", "annotator"], actorId: null });
-    expect(user).toMatchObject({ username: "dr.smith", displayName: "dr.smith", active: true, roles: ["admin", "annotator"] });
+    const user = await createUser(db, {
+      username: "  Dr.Smith ",
+      password: TEST_PASSWORD,
+      roles: ["annotator", "admin", "annotator"],
+      actorId: null,
+    });
+    expect(user).toMatchObject({
+      username: "dr.smith",
+      displayName: "dr.smith",
+      active: true,
+      roles: ["admin", "annotator"],
+    });
     const row = db.select().from(users).where(eq(users.id, user.id)).get()!;
     expect(row.passwordHash).toMatch(/^scrypt\$/);
     expect(getUserByUsername(db, "DR.SMITH")?.id).toBe(user.id);
-    expect(userEvents(user.id)).toEqual([{ action: "create", actorId: null, changes: { username: "dr.smith", roles: ["annotator", "admin", "annotator"] } }]);
+    expect(userEvents(user.id)).toEqual([
+      {
+        action: "create",
+        actorId: null,
+        changes: { username: "dr.smith", roles: ["annotator", "admin", "annotator"] },
+      },
+    ]);
   });
 
   it("refuses a taken name (whatever its case), a short password, no role and a bad name, creating nothing", async () => {
     await makeUser(db, "ann", ["annotator"]);
-    await expect(createUser(db, { username: "ANN", password: TEST_PASSWORD, roles: ["rater"] })).rejects.toThrow(ServiceError);
-    await expect(createUser(db, { username: "bob", password: "short", roles: ["rater"] })).rejects.toThrow(/at least 10 characters/);
-    await expect(createUser(db, { username: "bob", password: TEST_PASSWORD, roles: [] })).rejects.toThrow(/at least one role/);
-    await expect(createUser(db, { username: "bob smith", password: TEST_PASSWORD, roles: ["rater"] })).rejects.toThrow(/only letters, digits/);
-    await expect(createUser(db, { username: "bob", password: TEST_PASSWORD, roles: ["superuser" as "admin"] })).rejects.toThrow();
+    await expect(createUser(db, { username: "ANN", password: TEST_PASSWORD, roles: ["rater"] })).rejects.toThrow(
+      ServiceError,
+    );
+    await expect(createUser(db, { username: "bob", password: "short", roles: ["rater"] })).rejects.toThrow(
+      /at least 10 characters/,
+    );
+    await expect(createUser(db, { username: "bob", password: TEST_PASSWORD, roles: [] })).rejects.toThrow(
+      /at least one role/,
+    );
+    await expect(createUser(db, { username: "bob smith", password: TEST_PASSWORD, roles: ["rater"] })).rejects.toThrow(
+      /only letters, digits/,
+    );
+    await expect(
+      createUser(db, { username: "bob", password: TEST_PASSWORD, roles: ["superuser" as "admin"] }),
+    ).rejects.toThrow();
     expect(listUsers(db).map((u) => u.username)).toEqual(["ann"]);
   });
 
@@ -96,14 +122,22 @@ describe("createUser and setRoles", () => {
     const other = await makeUser(db, "ann", ["annotator"]);
     setRoles(db, { userId: other.id, roles: ["adjudicator", "rater"], actorId: admin.id });
     expect(getUserByUsername(db, "ann")!.roles).toEqual(["adjudicator", "rater"]);
-    expect(userEvents(other.id).at(-1)).toEqual({ action: "set_roles", actorId: admin.id, changes: { roles: [["annotator"], ["adjudicator", "rater"]] } });
+    expect(userEvents(other.id).at(-1)).toEqual({
+      action: "set_roles",
+      actorId: admin.id,
+      changes: { roles: [["annotator"], ["adjudicator", "rater"]] },
+    });
 
-    expect(() => setRoles(db, { userId: admin.id, roles: ["annotator"], actorId: admin.id })).toThrow(/your own admin role/);
+    expect(() => setRoles(db, { userId: admin.id, roles: ["annotator"], actorId: admin.id })).toThrow(
+      /your own admin role/,
+    );
     expect(getUserByUsername(db, "boss")!.roles).toEqual(["admin"]);
     setRoles(db, { userId: admin.id, roles: ["admin", "rater"], actorId: admin.id });
     expect(getUserByUsername(db, "boss")!.roles).toEqual(["admin", "rater"]);
 
-    expect(() => setRoles(db, { userId: "nobody", roles: ["rater"], actorId: admin.id })).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => setRoles(db, { userId: "nobody", roles: ["rater"], actorId: admin.id })).toThrow(
+      expect.objectContaining({ status: 404 }),
+    );
     expect(() => setRoles(db, { userId: other.id, roles: [], actorId: admin.id })).toThrow(/at least one role/);
   });
 });
@@ -157,7 +191,9 @@ describe("login and sessions", () => {
     expect((await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).ok).toBe(false);
     expect((await login(db, { username: "ann", password: "brand-new-password", ip: IP })).ok).toBe(true);
     expect(userEvents(user.id).map((e) => [e.action, e.actorId])).toContainEqual(["reset_password", admin.id]);
-    await expect(resetPassword(db, { userId: user.id, password: "short", actorId: admin.id })).rejects.toThrow(/at least 10/);
+    await expect(resetPassword(db, { userId: user.id, password: "short", actorId: admin.id })).rejects.toThrow(
+      /at least 10/,
+    );
   });
 
   it("setActive(false) ends sessions and blocks login, keeps the user; setActive(true) lets them back", async () => {
@@ -166,9 +202,16 @@ describe("login and sessions", () => {
     await auth(db).createSession(user.id, { createdAt: Date.now() });
     setActive(db, { userId: user.id, active: false, actorId: admin.id });
     expect(sessionCount(user.id)).toBe(0);
-    expect(await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).toEqual({ ok: false, error: "Wrong username or password." });
+    expect(await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).toEqual({
+      ok: false,
+      error: "Wrong username or password.",
+    });
     expect(listUsers(db).find((u) => u.id === user.id)).toMatchObject({ active: false, roles: ["annotator"] });
-    expect(userEvents(user.id).at(-1)).toEqual({ action: "deactivate", actorId: admin.id, changes: { active: [true, false] } });
+    expect(userEvents(user.id).at(-1)).toEqual({
+      action: "deactivate",
+      actorId: admin.id,
+      changes: { active: [true, false] },
+    });
 
     setActive(db, { userId: user.id, active: true, actorId: admin.id });
     expect((await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).ok).toBe(true);
@@ -183,11 +226,26 @@ describe("login and sessions", () => {
 describe("audit trail", () => {
   it("records events with their actor, oldest first, and diffs label snapshots", async () => {
     const admin = await makeUser(db, "boss", ["admin"]);
-    recordEvent(db, { actorId: admin.id, entity: "annotation", entityId: 5, caseId: 42, action: "save", changes: { icd10: [null, "F32.1"] }, at: 1000 });
+    recordEvent(db, {
+      actorId: admin.id,
+      entity: "annotation",
+      entityId: 5,
+      caseId: 42,
+      action: "save",
+      changes: { icd10: [null, "F32.1"] },
+      at: 1000,
+    });
     recordEvent(db, { actorId: null, entity: "annotation", entityId: 5, caseId: 42, action: "lock", at: 2000 });
     recordEvent(db, { actorId: admin.id, entity: "annotation", entityId: 6, caseId: 43, action: "save" });
     expect(listCaseEvents(db, 42).map(({ id: _id, ...e }) => e)).toEqual([
-      { at: 1000, actor: "boss", entity: "annotation", entityId: "5", action: "save", changes: { icd10: [null, "F32.1"] } },
+      {
+        at: 1000,
+        actor: "boss",
+        entity: "annotation",
+        entityId: "5",
+        action: "save",
+        changes: { icd10: [null, "F32.1"] },
+      },
       { at: 2000, actor: null, entity: "annotation", entityId: "5", action: "lock", changes: {} },
     ]);
     const before: Record<string, unknown> = { icd10: "F32.1", tau: 2, missing: ["a"] };

@@ -23,11 +23,20 @@ export function smallStudyJsonl(n: number): Uint8Array {
   return new TextEncoder().encode(lines.join("\n") + "\n");
 }
 
-export async function seedStudy(db: Db, opts: { cases?: number; users: { username: string; roles: Role[] }[]; annotators?: string[] }) {
+export async function seedStudy(
+  db: Db,
+  opts: { cases?: number; users: { username: string; roles: Role[] }[]; annotators?: string[] },
+) {
   const ids: Record<string, string> = {};
   for (const u of opts.users) ids[u.username] = (await createUser(db, { ...u, password: PASSWORD, actorId: null })).id;
-  importCases(db, { studyName: "Pilot", bytes: smallStudyJsonl(opts.cases ?? 6), filename: "pilot.jsonl", actorId: null });
+  importCases(db, {
+    studyName: "Pilot",
+    bytes: smallStudyJsonl(opts.cases ?? 6),
+    filename: "pilot.jsonl",
+    actorId: null,
+  });
   const study = requireStudyByName(db, "Pilot");
-  if (opts.annotators) autoAssign(db, { studyId: study.id, annotatorIds: opts.annotators.map((u) => ids[u]!), seed: 7, actorId: null });
+  if (opts.annotators)
+    autoAssign(db, { studyId: study.id, annotatorIds: opts.annotators.map((u) => ids[u]!), seed: 7, actorId: null });
   return { ids, study };
 }

@@ -49,7 +49,11 @@ function completion(model: string, reply: Extract<ChatReply, { content: unknown 
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content: reply.content, ...(reply.refusal !== undefined ? { refusal: reply.refusal } : {}) },
+        message: {
+          role: "assistant",
+          content: reply.content,
+          ...(reply.refusal !== undefined ? { refusal: reply.refusal } : {}),
+        },
         finish_reason: reply.finishReason ?? "stop",
       },
     ],
@@ -90,17 +94,32 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
       const prompt = messages[messages.length - 1].content;
       if (behaviour.drop?.(req.custom_id, prompt)) continue;
       if (behaviour.fail?.(req.custom_id, prompt)) {
-        err.push(JSON.stringify({ id: "r", custom_id: req.custom_id, response: null, error: { code: "server_error", message: "stub" } }));
+        err.push(
+          JSON.stringify({
+            id: "r",
+            custom_id: req.custom_id,
+            response: null,
+            error: { code: "server_error", message: "stub" },
+          }),
+        );
         continue;
       }
-      const call: ChatCall = { index: calls.length, body: req.body, messages: req.body.messages as ChatCall["messages"], via: b.id };
+      const call: ChatCall = {
+        index: calls.length,
+        body: req.body,
+        messages: req.body.messages as ChatCall["messages"],
+        via: b.id,
+      };
       calls.push(call);
       const reply = await current(call);
       out.push(
         JSON.stringify({
           id: `resp-${calls.length}`,
           custom_id: req.custom_id,
-          response: "status" in reply ? { status_code: reply.status, request_id: "x", body: { error: { message: "stub" } } } : { status_code: 200, request_id: "x", body: completion(String(req.body.model), reply) },
+          response:
+            "status" in reply
+              ? { status_code: reply.status, request_id: "x", body: { error: { message: "stub" } } }
+              : { status_code: 200, request_id: "x", body: completion(String(req.body.model), reply) },
           error: null,
         }),
       );
@@ -128,21 +147,46 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
           if (reply.delayMs) await wait(reply.delayMs);
           if (res.destroyed) return;
           if ("status" in reply)
-            return json(res, reply.status, { error: { message: `stub ${reply.status}`, type: "invalid_request_error", code: reply.code ?? null } });
+            return json(res, reply.status, {
+              error: { message: `stub ${reply.status}`, type: "invalid_request_error", code: reply.code ?? null },
+            });
           return json(res, 200, completion(String(parsed.model), reply));
         }
         if (req.method === "POST" && url.endsWith("/files")) {
           const id = `file-${files.size + 1}`;
           files.set(id, multipartFile(body, String(req.headers["content-type"])));
-          return json(res, 200, { id, object: "file", bytes: body.length, created_at: 0, filename: "requests.jsonl", purpose: "batch" });
+          return json(res, 200, {
+            id,
+            object: "file",
+            bytes: body.length,
+            created_at: 0,
+            filename: "requests.jsonl",
+            purpose: "batch",
+          });
         }
         if (req.method === "POST" && url.endsWith("/batches")) {
           const parsed = JSON.parse(body.toString("utf8"));
           const input = String(parsed.input_file_id);
           if (!files.has(input)) return json(res, 404, { error: { message: "no such file" } });
-          const b = { id: `batch-${batches.length + 1}`, requests: files.get(input)!.split("\n").filter((l) => l.trim()).length, polls: 0, input };
+          const b = {
+            id: `batch-${batches.length + 1}`,
+            requests: files
+              .get(input)!
+              .split("\n")
+              .filter((l) => l.trim()).length,
+            polls: 0,
+            input,
+          };
           batches.push(b);
-          return json(res, 200, { id: b.id, object: "batch", status: "validating", input_file_id: input, endpoint: parsed.endpoint, completion_window: "24h", created_at: 0 });
+          return json(res, 200, {
+            id: b.id,
+            object: "batch",
+            status: "validating",
+            input_file_id: input,
+            endpoint: parsed.endpoint,
+            completion_window: "24h",
+            created_at: 0,
+          });
         }
         const batchMatch = /\/batches\/([\w-]+)$/.exec(url);
         if (req.method === "GET" && batchMatch) {
@@ -207,7 +251,13 @@ export function scriptedJudge(call: ChatCall): ChatReply {
   const prompt = call.messages[call.messages.length - 1]?.content ?? "";
   const item = /# Rubric item\n(.*)\n/.exec(prompt)?.[1] ?? "";
   if (item.includes("[garbage]")) return { content: "I would rather not say." };
-  if (item.includes("[malformed-met]")) return { content: '```json\n{"explanation": "yes it does", "criteria_met": true' };
+  if (item.includes("[malformed-met]"))
+    return { content: '```json\n{"explanation": "yes it does", "criteria_met": true' };
   const met = item.includes("[met]");
-  return { content: "```json\n" + JSON.stringify({ explanation: met ? "it does" : "it does not", criteria_met: met }, null, 2) + "\n```" };
+  return {
+    content:
+      "```json\n" +
+      JSON.stringify({ explanation: met ? "it does" : "it does not", criteria_met: met }, null, 2) +
+      "\n```",
+  };
 }

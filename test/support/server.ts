@@ -36,8 +36,11 @@ export function tempDbPath(): { dir: string; dbPath: string } {
   return { dir, dbPath: join(dir, "concord.db") };
 }
 
-export async function startApp(opts: { dbPath?: string; demo?: boolean; env?: Record<string, string> } = {}): Promise<RunningApp> {
-  if (!existsSync(join(ROOT, "build/server/index.js"))) throw new Error("No build found: run `npm run build` before the e2e tests.");
+export async function startApp(
+  opts: { dbPath?: string; demo?: boolean; env?: Record<string, string> } = {},
+): Promise<RunningApp> {
+  if (!existsSync(join(ROOT, "build/server/index.js")))
+    throw new Error("No build found: run `npm run build` before the e2e tests.");
   const { dir, dbPath } = opts.dbPath ? { dir: "", dbPath: opts.dbPath } : tempDbPath();
   const port = await freePort();
   let out = "";

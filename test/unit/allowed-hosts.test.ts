@@ -30,7 +30,11 @@ describe("allowedHosts", () => {
   });
 
   it("CONCORD_ALLOWED_HOSTS replaces the default: names with any port, or name:port exactly", () => {
-    const allowed = allowedHosts({ host: "127.0.0.1", port: 3000, env: "concord.example.org, Staging.example.org:8443" });
+    const allowed = allowedHosts({
+      host: "127.0.0.1",
+      port: 3000,
+      env: "concord.example.org, Staging.example.org:8443",
+    });
     expect(hostAllowed("concord.example.org", allowed)).toBe(true);
     expect(hostAllowed("concord.example.org:443", allowed)).toBe(true);
     expect(hostAllowed("staging.example.org:8443", allowed)).toBe(true);
@@ -41,6 +45,8 @@ describe("allowedHosts", () => {
 
   it("refuses a malformed allowlist entry at start rather than serving every host", () => {
     expect(() => allowedHosts({ host: "127.0.0.1", port: 3000, env: "*" })).toThrow(/CONCORD_ALLOWED_HOSTS/);
-    expect(() => allowedHosts({ host: "127.0.0.1", port: 3000, env: "http://x.example/" })).toThrow(/CONCORD_ALLOWED_HOSTS/);
+    expect(() => allowedHosts({ host: "127.0.0.1", port: 3000, env: "http://x.example/" })).toThrow(
+      /CONCORD_ALLOWED_HOSTS/,
+    );
   });
 });

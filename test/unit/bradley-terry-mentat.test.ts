@@ -78,7 +78,11 @@ describe("MENTAT's objective by default", () => {
     const labels = fitPreferenceLabels(c.rows, 5, { bootstrap: boot.replicates, seed: boot.seed });
     expect(labels.questions.map((q) => q.separatedReplicates)).toEqual(boot.separated);
     expect(labels.bootstrap.notConverged).toBe(boot.replicates_with_separation);
-    const ridged = fitPreferenceLabels(c.rows, 5, { bootstrap: boot.replicates, seed: boot.seed, strengthPenalty: 0.01 });
+    const ridged = fitPreferenceLabels(c.rows, 5, {
+      bootstrap: boot.replicates,
+      seed: boot.seed,
+      strengthPenalty: 0.01,
+    });
     expect(ridged.questions.map((q) => q.separatedReplicates)).toEqual(boot.separated);
     expect(ridged.bootstrap.notConverged).toBe(0);
   });
@@ -90,9 +94,35 @@ describe("MENTAT's objective by default", () => {
       nRaters: 1,
       wins: wins.map(([winner, loser]) => ({ question: 0, rater: 0, winner, loser, count: 1 })),
     });
-    expect(separatedQuestions(data([[0, 1], [1, 2], [2, 0]]))).toEqual([false]);
-    expect(separatedQuestions(data([[0, 1], [0, 2], [1, 2], [2, 1]]))).toEqual([true]);
-    expect(separatedQuestions(data([[1, 0], [2, 0], [1, 2], [2, 1]]))).toEqual([true]);
+    expect(
+      separatedQuestions(
+        data([
+          [0, 1],
+          [1, 2],
+          [2, 0],
+        ]),
+      ),
+    ).toEqual([false]);
+    expect(
+      separatedQuestions(
+        data([
+          [0, 1],
+          [0, 2],
+          [1, 2],
+          [2, 1],
+        ]),
+      ),
+    ).toEqual([true]);
+    expect(
+      separatedQuestions(
+        data([
+          [1, 0],
+          [2, 0],
+          [1, 2],
+          [2, 1],
+        ]),
+      ),
+    ).toEqual([true]);
     expect(separatedQuestions(data([]))).toEqual([false]);
   });
 });

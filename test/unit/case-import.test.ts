@@ -35,7 +35,12 @@ function csv(header: string[], rows: string[][], eol = "\n"): string {
 }
 
 /** A released-CSV row: id, metadata, five sections, five labels. */
-function released(id: string, sections: string[], labels: string[] = ["", "", "", "", ""], meta = ["48-57", "F"]): string[] {
+function released(
+  id: string,
+  sections: string[],
+  labels: string[] = ["", "", "", "", ""],
+  meta = ["48-57", "F"],
+): string[] {
   return [id, ...meta, ...sections, ...labels];
 }
 
@@ -77,9 +82,12 @@ describe("pyStrip is Python's str.strip() (docs/formats.md#python-compatible-beh
     0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
   ];
 
-  it.each(PYTHON_WHITESPACE.map((c) => [c.toString(16), String.fromCharCode(c)]))("strips U+%s at both ends", (_, ch) => {
-    expect(pyStrip(`${ch}${ch}a${ch}b${ch}`)).toBe(`a${ch}b`);
-  });
+  it.each(PYTHON_WHITESPACE.map((c) => [c.toString(16), String.fromCharCode(c)]))(
+    "strips U+%s at both ends",
+    (_, ch) => {
+      expect(pyStrip(`${ch}${ch}a${ch}b${ch}`)).toBe(`a${ch}b`);
+    },
+  );
 
   it("strips exactly Python's set: nothing that str.isspace() rejects", () => {
     const all = Array.from({ length: 0x3001 }, (_, c) => c).filter((c) => c < 0xd800 || c > 0xdfff);
@@ -167,7 +175,9 @@ describe("the released CSV (docs/formats.md#released-csv-datacsv)", () => {
     expect(warnings(result)).toEqual(['line 1: column "notes" not used.']);
     const c = result.cases[0]!;
     expect(c.externalId).toBe("r1");
-    expect(c.sections.map((s) => [s.order, s.kind, s.content])).toEqual(SECTION_KINDS.map((k, i) => [i + 1, k, FIVE[i]]));
+    expect(c.sections.map((s) => [s.order, s.kind, s.content])).toEqual(
+      SECTION_KINDS.map((k, i) => [i + 1, k, FIVE[i]]),
+    );
     expect(c.referenceLabels).toMatchObject({ diagnosis: "F20.0", earliest_sufficient_section: "5" });
   });
 
@@ -175,7 +185,11 @@ describe("the released CSV (docs/formats.md#released-csv-datacsv)", () => {
     const text = RELEASED.join(",") + "\nshort,18-27,M,s,h,e\n";
     const result = parse(text);
     expect(report(result)).toEqual([]);
-    expect(result.cases[0]!.sections.map((s) => s.kind)).toEqual(["presenting_symptoms", "psychiatric_history", "psychiatric_exam"]);
+    expect(result.cases[0]!.sections.map((s) => s.kind)).toEqual([
+      "presenting_symptoms",
+      "psychiatric_history",
+      "psychiatric_exam",
+    ]);
     expect(result.cases[0]!.referenceLabels).toBeNull();
   });
 
@@ -234,7 +248,13 @@ describe("the released CSV (docs/formats.md#released-csv-datacsv)", () => {
     const result = parse(csv(SECTIONS_ONLY, [["n1", "a", "b", "c", "", ""]]));
     expect(report(result)).toEqual([]);
     expect(result.hasReferenceLabels).toBe(false);
-    expect(result.cases[0]).toMatchObject({ externalId: "n1", ageGroup: "", sex: "", referenceLabels: null, sourceDiagnosis: null });
+    expect(result.cases[0]).toMatchObject({
+      externalId: "n1",
+      ageGroup: "",
+      sex: "",
+      referenceLabels: null,
+      sourceDiagnosis: null,
+    });
   });
 
   it("keeps a row whose label cells are all empty as a case without reference labels", () => {
@@ -284,7 +304,15 @@ describe("the released CSV (docs/formats.md#released-csv-datacsv)", () => {
 });
 
 describe("column mapping", () => {
-  const header = ["Case", "Age", "Symptoms", "psychiatric_history", "psychiatric_exam", "psychological_exam", "secondary_diagnoses"];
+  const header = [
+    "Case",
+    "Age",
+    "Symptoms",
+    "psychiatric_history",
+    "psychiatric_exam",
+    "psychological_exam",
+    "secondary_diagnoses",
+  ];
 
   it("reads renamed columns", () => {
     const result = parse(csv(header, [["k1", "28-37", "sad", "none", "calm", "", ""]]), {
@@ -310,18 +338,30 @@ describe("column mapping", () => {
 
 describe("errors, each as `line N: reason`", () => {
   it("missing id", () => {
-    const result = parse(csv(SECTIONS_ONLY, [["a", "s", "h", "e", "", ""], ["  ", "s", "h", "e", "", ""]]));
+    const result = parse(
+      csv(SECTIONS_ONLY, [
+        ["a", "s", "h", "e", "", ""],
+        ["  ", "s", "h", "e", "", ""],
+      ]),
+    );
     expect(report(result)).toEqual(["line 3: missing id: every case needs a non-empty id."]);
     expect(result.cases).toEqual([]);
   });
 
   it("duplicate id, after trimming", () => {
-    const rows = [["a", "s", "h", "e", "", ""], ["b", "s", "h", "e", "", ""], [" a ", "s", "h", "e", "", ""]];
+    const rows = [
+      ["a", "s", "h", "e", "", ""],
+      ["b", "s", "h", "e", "", ""],
+      [" a ", "s", "h", "e", "", ""],
+    ];
     expect(report(parse(csv(SECTIONS_ONLY, rows)))).toEqual(['line 4: (id a) duplicate id "a" (first on line 2).']);
   });
 
   it("fewer than 3 non-empty sections", () => {
-    const rows = [["a", "s", "", "e", " ", ""], ["b", "", "", "", "", ""]];
+    const rows = [
+      ["a", "s", "", "e", " ", ""],
+      ["b", "", "", "", "", ""],
+    ];
     expect(report(parse(csv(SECTIONS_ONLY, rows)))).toEqual([
       "line 2: (id a) 2 non-empty sections; a case needs 3 to 5.",
       "line 3: (id b) 0 non-empty sections; a case needs 3 to 5.",
@@ -340,7 +380,9 @@ describe("errors, each as `line N: reason`", () => {
       'line 1: missing required column "psychological_exam". The header must name id and the five section columns (presenting_symptoms, psychiatric_history, psychiatric_exam, psychological_exam, secondary_diagnoses), or map your column names to them.',
     ]);
     const noId = SECTIONS_ONLY.filter((c) => c !== "id" && c !== "secondary_diagnoses");
-    expect(report(parse(csv(noId, [["s", "h", "e", ""]])))[0]).toMatch(/^line 1: missing required columns "id", "secondary_diagnoses"\. /);
+    expect(report(parse(csv(noId, [["s", "h", "e", ""]])))[0]).toMatch(
+      /^line 1: missing required columns "id", "secondary_diagnoses"\. /,
+    );
   });
 
   it("label columns partially present", () => {
@@ -354,17 +396,24 @@ describe("errors, each as `line N: reason`", () => {
   it("invalid UTF-8, on the line that holds it", () => {
     const head = utf8(SECTIONS_ONLY.join(",") + '\na,"two\nlines",h,e,,\nb,caf');
     const bytes = concat(head, new Uint8Array([0xe9]), utf8(",h,e,,\n"));
-    expect(report(parse(bytes))).toEqual(["line 4: the file is not valid UTF-8 here. Save it as UTF-8 and import it again."]);
+    expect(report(parse(bytes))).toEqual([
+      "line 4: the file is not valid UTF-8 here. Save it as UTF-8 and import it again.",
+    ]);
     // An encoded surrogate and an overlong form are invalid too; so is a bad byte in the header.
-    expect(report(parse(concat(utf8("id,"), new Uint8Array([0xed, 0xa0, 0x80]), utf8("\n")))))
-      .toEqual(["line 1: the file is not valid UTF-8 here. Save it as UTF-8 and import it again."]);
-    expect(report(parse(concat(utf8("id\nx\n"), new Uint8Array([0xc0, 0xaf])))))
-      .toEqual(["line 3: the file is not valid UTF-8 here. Save it as UTF-8 and import it again."]);
+    expect(report(parse(concat(utf8("id,"), new Uint8Array([0xed, 0xa0, 0x80]), utf8("\n"))))).toEqual([
+      "line 1: the file is not valid UTF-8 here. Save it as UTF-8 and import it again.",
+    ]);
+    expect(report(parse(concat(utf8("id\nx\n"), new Uint8Array([0xc0, 0xaf]))))).toEqual([
+      "line 3: the file is not valid UTF-8 here. Save it as UTF-8 and import it again.",
+    ]);
   });
 
   it("oversized text", () => {
     const long = "x".repeat(MAX_SECTION_CHARS + 1);
-    const rows = [["ok", "s", "h", "x".repeat(MAX_SECTION_CHARS), "", ""], ["big", "s", "h", long, "", ""]];
+    const rows = [
+      ["ok", "s", "h", "x".repeat(MAX_SECTION_CHARS), "", ""],
+      ["big", "s", "h", long, "", ""],
+    ];
     expect(report(parse(csv(SECTIONS_ONLY, rows)))).toEqual([
       `line 3: (id big) section psychiatric_exam has ${MAX_SECTION_CHARS + 1} characters; the limit is ${MAX_SECTION_CHARS}.`,
     ]);
@@ -372,14 +421,18 @@ describe("errors, each as `line N: reason`", () => {
 
   it("an oversized file, before decoding it", () => {
     const result = parse(new Uint8Array(MAX_FILE_BYTES + 1));
-    expect(report(result)).toEqual([`line 0: the file has ${MAX_FILE_BYTES + 1} bytes; the limit is ${MAX_FILE_BYTES}. Split it.`]);
+    expect(report(result)).toEqual([
+      `line 0: the file has ${MAX_FILE_BYTES + 1} bytes; the limit is ${MAX_FILE_BYTES}. Split it.`,
+    ]);
   });
 
   describe("a label value outside its domain", () => {
     const one = (labels: string[], sections = FIVE) => report(parse(csv(RELEASED, [released("a", sections, labels)])));
 
     it.each([["yes"], ["2"], ["1.0"], ["true"], [""]])("sufficiency %j is not 1/0", (value) => {
-      expect(one([value, "1", "", "1", ""])).toEqual([`line 2: (id a) diagnosis_sufficiency is "${value}"; it must be 1 or 0.`]);
+      expect(one([value, "1", "", "1", ""])).toEqual([
+        `line 2: (id a) diagnosis_sufficiency is "${value}"; it must be 1 or 0.`,
+      ]);
     });
 
     it("agreement flags must be 1/0 as well", () => {
@@ -395,17 +448,23 @@ describe("errors, each as `line N: reason`", () => {
       ]);
     });
 
-    it.each([["F32.A"], ["F02.80"], ["G30.1"], ["depression"], ["F32.12345"]])("code %s is not in WHO chapter V", (code) => {
-      expect(one(["1", "1", code, "1", "2"])).toEqual([
-        `line 2: (id a) diagnosis "${code}" is not a WHO ICD-10 chapter V code (F00–F99).`,
-      ]);
-    });
+    it.each([["F32.A"], ["F02.80"], ["G30.1"], ["depression"], ["F32.12345"]])(
+      "code %s is not in WHO chapter V",
+      (code) => {
+        expect(one(["1", "1", code, "1", "2"])).toEqual([
+          `line 2: (id a) diagnosis "${code}" is not a WHO ICD-10 chapter V code (F00–F99).`,
+        ]);
+      },
+    );
 
-    it.each([["0"], ["6"], ["2.0"], ["two"], ["-1"], [""], ["1e0"]])("τ %j outside 1..T or not a plain integer", (tau) => {
-      expect(one(["1", "1", "F32.1", "1", tau])).toEqual([
-        `line 2: (id a) earliest_sufficient_section is "${tau}"; it must be a whole number from 1 to 5 (the case's non-empty sections).`,
-      ]);
-    });
+    it.each([["0"], ["6"], ["2.0"], ["two"], ["-1"], [""], ["1e0"]])(
+      "τ %j outside 1..T or not a plain integer",
+      (tau) => {
+        expect(one(["1", "1", "F32.1", "1", tau])).toEqual([
+          `line 2: (id a) earliest_sufficient_section is "${tau}"; it must be a whole number from 1 to 5 (the case's non-empty sections).`,
+        ]);
+      },
+    );
 
     it("insufficient with a code or a τ", () => {
       expect(one(["0", "1", "F32.1", "1", "2"])).toEqual([
@@ -444,7 +503,10 @@ describe("errors, each as `line N: reason`", () => {
 
 describe("warnings", () => {
   it("an age group outside the bins is kept as given and warned about, not refused", () => {
-    const rows = [released("a", FIVE, undefined, ["18 to 27", "F"]), released("b", FIVE, undefined, ["18\u201327", "M"])];
+    const rows = [
+      released("a", FIVE, undefined, ["18 to 27", "F"]),
+      released("b", FIVE, undefined, ["18\u201327", "M"]),
+    ];
     const result = parse(csv(RELEASED, rows));
     expect(report(result)).toEqual([]);
     expect(warnings(result)).toEqual([
@@ -460,7 +522,15 @@ describe("JSONL", () => {
   it("flat keys, numeric id and sample_id", () => {
     const result = parse(
       jsonl([
-        { id: 7, age_group: "78+", sex: "M", presenting_symptoms: " a ", psychiatric_history: "b", psychiatric_exam: "", psychological_exam: "c" },
+        {
+          id: 7,
+          age_group: "78+",
+          sex: "M",
+          presenting_symptoms: " a ",
+          psychiatric_history: "b",
+          psychiatric_exam: "",
+          psychological_exam: "c",
+        },
         { sample_id: "s-2", presenting_symptoms: "a", psychiatric_exam: "b", secondary_diagnoses: "c" },
       ]),
       opts,
@@ -468,15 +538,29 @@ describe("JSONL", () => {
     expect(report(result)).toEqual([]);
     expect(result.format).toBe("jsonl");
     expect(result.hasReferenceLabels).toBe(false);
-    expect(result.cases.map((c) => [c.line, c.externalId, c.ageGroup, c.sections.map((s) => `${s.order}:${s.kind}:${s.content}`)])).toEqual([
+    expect(
+      result.cases.map((c) => [
+        c.line,
+        c.externalId,
+        c.ageGroup,
+        c.sections.map((s) => `${s.order}:${s.kind}:${s.content}`),
+      ]),
+    ).toEqual([
       [1, "7", "78+", ["1:presenting_symptoms:a", "2:psychiatric_history:b", "3:psychological_exam:c"]],
       [2, "s-2", "", ["1:presenting_symptoms:a", "2:psychiatric_exam:b", "3:secondary_diagnoses:c"]],
     ]);
   });
 
   it("a `sections` object", () => {
-    const result = parse(jsonl([{ id: "o", sections: { psychiatric_exam: "e", presenting_symptoms: "p", secondary_diagnoses: "s" } }]), opts);
-    expect(result.cases[0]!.sections.map((s) => s.kind)).toEqual(["presenting_symptoms", "psychiatric_exam", "secondary_diagnoses"]);
+    const result = parse(
+      jsonl([{ id: "o", sections: { psychiatric_exam: "e", presenting_symptoms: "p", secondary_diagnoses: "s" } }]),
+      opts,
+    );
+    expect(result.cases[0]!.sections.map((s) => s.kind)).toEqual([
+      "presenting_symptoms",
+      "psychiatric_exam",
+      "secondary_diagnoses",
+    ]);
   });
 
   it("a `sections` array of kind/content (or section_name), put back in kind order", () => {
@@ -518,8 +602,19 @@ describe("JSONL", () => {
   });
 
   it("a `labels` object, with numbers and booleans as flags", () => {
-    const labels = { diagnosis_sufficiency: true, diagnosis_sufficiency_agreement: 0, diagnosis: "f41.1", diagnosis_agreement: false, earliest_sufficient_section: 3 };
-    const result = parse(jsonl([{ id: "l", sections: { presenting_symptoms: "p", psychiatric_exam: "e", secondary_diagnoses: "s" }, labels }]), opts);
+    const labels = {
+      diagnosis_sufficiency: true,
+      diagnosis_sufficiency_agreement: 0,
+      diagnosis: "f41.1",
+      diagnosis_agreement: false,
+      earliest_sufficient_section: 3,
+    };
+    const result = parse(
+      jsonl([
+        { id: "l", sections: { presenting_symptoms: "p", psychiatric_exam: "e", secondary_diagnoses: "s" }, labels },
+      ]),
+      opts,
+    );
     expect(report(result)).toEqual([]);
     expect(result.hasReferenceLabels).toBe(true);
     expect(result.cases[0]!.referenceLabels).toEqual({
@@ -535,8 +630,24 @@ describe("JSONL", () => {
     const base = { presenting_symptoms: "p", psychiatric_exam: "e", secondary_diagnoses: "s" };
     const result = parse(
       jsonl([
-        { id: "ok", ...base, diagnosis_sufficiency: 0, diagnosis_sufficiency_agreement: 1, diagnosis: "", diagnosis_agreement: 1, earliest_sufficient_section: null },
-        { id: "frac", ...base, diagnosis_sufficiency: 1, diagnosis_sufficiency_agreement: 1, diagnosis: "F32.1", diagnosis_agreement: 1, earliest_sufficient_section: 2.5 },
+        {
+          id: "ok",
+          ...base,
+          diagnosis_sufficiency: 0,
+          diagnosis_sufficiency_agreement: 1,
+          diagnosis: "",
+          diagnosis_agreement: 1,
+          earliest_sufficient_section: null,
+        },
+        {
+          id: "frac",
+          ...base,
+          diagnosis_sufficiency: 1,
+          diagnosis_sufficiency_agreement: 1,
+          diagnosis: "F32.1",
+          diagnosis_agreement: 1,
+          earliest_sufficient_section: 2.5,
+        },
         { id: "partial", ...base, diagnosis_sufficiency: 1 },
       ]),
       opts,
@@ -557,7 +668,10 @@ describe("JSONL", () => {
     const lines = report(result);
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^line 3: not valid JSON \(/);
-    expect(lines.slice(1)).toEqual(["line 4: each line must be one JSON object.", "line 5: each line must be one JSON object."]);
+    expect(lines.slice(1)).toEqual([
+      "line 4: each line must be one JSON object.",
+      "line 5: each line must be one JSON object.",
+    ]);
     expect(result.cases).toEqual([]);
   });
 });

@@ -55,7 +55,9 @@ describe("agreement label spellings", () => {
     const refused = await run("--ratings", path, "--json");
     expect(refused.code).toBe(2);
     expect(refused.out).toBe("");
-    expect(refused.err).toContain(`${path}:2: the number 1 is spelled 2 ways: "1" (first on line 2), "1.0" (first on line 3)`);
+    expect(refused.err).toContain(
+      `${path}:2: the number 1 is spelled 2 ways: "1" (first on line 2), "1.0" (first on line 3)`,
+    );
     expect(refused.err).toContain("--normalize");
     expect(refused.err).not.toMatch(/\n\s+at /);
 
@@ -76,7 +78,9 @@ describe("agreement label spellings", () => {
     const path = file(expected.text.input);
     const plain = JSON.parse((await run("--ratings", path, "--json")).out);
     expect(plain.categories).toEqual(["NO", "No", "YES", "Yes", "no", "yes"]);
-    expect(plain.warnings.join("\n")).toMatch(/"Yes" \(first on line 2\), "yes" \(first on line 3\), "YES" .* differ only in case/);
+    expect(plain.warnings.join("\n")).toMatch(
+      /"Yes" \(first on line 2\), "yes" \(first on line 3\), "YES" .* differ only in case/,
+    );
     const merged = JSON.parse((await run("--ratings", path, "--normalize", "--json")).out);
     expect(merged.categories).toEqual(expected.text.categories);
     expect(merged.gwet_ac1.value).toBeCloseTo(expected.text.gwet, 12);

@@ -45,7 +45,20 @@ describe("readBytes and readText", () => {
 
 describe("table", () => {
   it("left-aligns the first column, right-aligns the others, trims trailing spaces", () => {
-    expect(table([["", "yes", "no"], ["rater A", "12", "3"]])).toEqual(["           yes  no", "  rater A   12   3"]);
-    expect(table([["a", "1"], ["bb", "22"]], { indent: "", gap: 3 })).toEqual(["a     1", "bb   22"]);
+    expect(
+      table([
+        ["", "yes", "no"],
+        ["rater A", "12", "3"],
+      ]),
+    ).toEqual(["           yes  no", "  rater A   12   3"]);
+    expect(
+      table(
+        [
+          ["a", "1"],
+          ["bb", "22"],
+        ],
+        { indent: "", gap: 3 },
+      ),
+    ).toEqual(["a     1", "bb   22"]);
   });
 });

@@ -54,7 +54,11 @@ describe("a bad row on line 4 after a quoted CRLF", () => {
 
   it("judge-validation labels", () => {
     const r = parseJudgeLabelsCsv(
-      file("response_id,rater,primary_answer,info_request,note", `r1,A,committed,none,${multiline}`, "r2,,committed,none,"),
+      file(
+        "response_id,rater,primary_answer,info_request,note",
+        `r1,A,committed,none,${multiline}`,
+        "r2,,committed,none,",
+      ),
     );
     expect(r.errors).toEqual([{ line: 4, message: "empty rater" }]);
   });
@@ -124,7 +128,7 @@ describe("the import reader", () => {
   });
 
   it("counts lines over UTF-8 bytes (csv-parse's offsets) and over text alike", () => {
-    const text = "é,\u{1F600}\r\n\"x\r\ny\"\rz";
+    const text = 'é,\u{1F600}\r\n"x\r\ny"\rz';
     const bytes = new TextEncoder().encode(text);
     expect(LineCounter.ofBytes(bytes).lineAt(bytes.length)).toBe(4);
     expect(LineCounter.ofText(text).lineAt(text.length)).toBe(4);

@@ -12,12 +12,20 @@ import { parseItemsFile } from "../../app/screening/domain/screening-import";
 
 const FORMULA = '=HYPERLINK("http://evil.example","x")';
 const DDE = "-2+3+cmd|' /C calc'!A0";
-const formulaMessage = <W extends { message: string }>(warnings: W[]): W[] => warnings.filter((w) => /spreadsheet formula/.test(w.message));
+const formulaMessage = <W extends { message: string }>(warnings: W[]): W[] =>
+  warnings.filter((w) => /spreadsheet formula/.test(w.message));
 
 describe("formula-like cells on import", () => {
   it("notes (import)", () => {
     const line = (id: string, first: string) =>
-      JSON.stringify({ id, presenting_symptoms: first, psychiatric_history: "none", psychiatric_exam: "calm", psychological_exam: "", secondary_diagnoses: "" });
+      JSON.stringify({
+        id,
+        presenting_symptoms: first,
+        psychiatric_history: "none",
+        psychiatric_exam: "calm",
+        psychological_exam: "",
+        secondary_diagnoses: "",
+      });
     const r = parseCaseFile([line("c1", FORMULA), line("c2", "- low mood, early waking")].join("\n"), {
       format: "jsonl",
       canonicalCode: (c) => c,
@@ -35,7 +43,14 @@ describe("formula-like cells on import", () => {
     const r = parseResponsesJsonl(
       [
         JSON.stringify({ id: "r1", model: "m", strategy: "s", step: 1, is_last_section: false, response: DDE }),
-        JSON.stringify({ id: "r2", model: "m", strategy: "s", step: 1, is_last_section: false, response: "-0.5 is not a formula" }),
+        JSON.stringify({
+          id: "r2",
+          model: "m",
+          strategy: "s",
+          step: 1,
+          is_last_section: false,
+          response: "-0.5 is not a formula",
+        }),
       ].join("\n"),
       { format: "simple" },
     );

@@ -9,10 +9,17 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { accuracyScript, computeReferenceMetrics } from "../../app/evaluation/compat";
-import { figure8Table, figure9Table, FIGURE8_MODELS, FIGURE9_MODELS } from "../../app/evaluation/compat/reference-figures";
+import {
+  figure8Table,
+  figure9Table,
+  FIGURE8_MODELS,
+  FIGURE9_MODELS,
+} from "../../app/evaluation/compat/reference-figures";
 import { gold, record, runFile, s } from "../fixtures/runner/builders";
 
-const expected = JSON.parse(readFileSync(new URL("../fixtures/metrics-figures/expected.json", import.meta.url), "utf8"));
+const expected = JSON.parse(
+  readFileSync(new URL("../fixtures/metrics-figures/expected.json", import.meta.url), "utf8"),
+);
 
 describe("the reference figures' model filter", () => {
   it("figure 8: 3-character accuracy per model and strategy over its nine named models, as figure8.py", () => {
@@ -48,8 +55,18 @@ describe("the reference figures' model filter", () => {
     const FULL = "full_info_no_abstention";
     const o = { strategy: FULL, seed: 123, T: 3 };
     const files = [
-      runFile([record("r1", [s("Diagnose", "F32.1")], o), record("r2", [s("Diagnose", "F41.1")], o)], "gemma-3-4b", FULL, 123),
-      runFile([record("r1", [s("Diagnose", "F20.0")], o), record("r2", [s("Diagnose", "F20.0")], o)], "local-x", FULL, 123),
+      runFile(
+        [record("r1", [s("Diagnose", "F32.1")], o), record("r2", [s("Diagnose", "F41.1")], o)],
+        "gemma-3-4b",
+        FULL,
+        123,
+      ),
+      runFile(
+        [record("r1", [s("Diagnose", "F20.0")], o), record("r2", [s("Diagnose", "F20.0")], o)],
+        "local-x",
+        FULL,
+        123,
+      ),
     ];
     const acc = accuracyScript(GOLD, files);
     if (acc.status !== "ok") throw new Error(acc.error);

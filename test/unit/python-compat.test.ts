@@ -10,7 +10,9 @@ import { jsonDumps, jsonDumpsIndent2 } from "../../app/python-compat/json";
 import { compareCodePoints, pySplitLines, pyStrip } from "../../app/python-compat/text";
 import { pyStr, pyTruthy } from "../../app/python-compat/values";
 
-const expected = JSON.parse(readFileSync(new URL("../fixtures/python-compat/expected.json", import.meta.url), "utf8")) as {
+const expected = JSON.parse(
+  readFileSync(new URL("../fixtures/python-compat/expected.json", import.meta.url), "utf8"),
+) as {
   isspace: string[];
   not_isspace: string[];
   strip: [string, string][];

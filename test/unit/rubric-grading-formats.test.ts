@@ -40,7 +40,9 @@ describe("evaluation sets", () => {
       [5, "example_tags has a duplicate tag"],
     ]);
     expect(parseEvalSet("").errors).toEqual([{ line: 0, message: "the file has no records" }]);
-    expect(parseEvalSet(`${record()}\n${record()}`).errors).toEqual([{ line: 2, message: "duplicate prompt_id (first on line 1)" }]);
+    expect(parseEvalSet(`${record()}\n${record()}`).errors).toEqual([
+      { line: 2, message: "duplicate prompt_id (first on line 1)" },
+    ]);
   });
 
   it("hashes a set independently of record order", () => {
@@ -61,32 +63,90 @@ describe("Batch API lines", () => {
     const id = customId(12, 3, 7);
     expect(parseCustomId(id)).toEqual({ responseId: 12, criterionIndex: 3, judgeId: 7 });
     expect(parseCustomId("other")).toBeNull();
-    expect(JSON.parse(batchRequestLine(id, { model: "m", messages: [{ role: "user", content: "q" }], temperature: 0, maxTokens: 2048, maxTokensParam: "max_tokens" }))).toEqual({
+    expect(
+      JSON.parse(
+        batchRequestLine(id, {
+          model: "m",
+          messages: [{ role: "user", content: "q" }],
+          temperature: 0,
+          maxTokens: 2048,
+          maxTokensParam: "max_tokens",
+        }),
+      ),
+    ).toEqual({
       custom_id: "r12.c3.j7",
       method: "POST",
       url: "/v1/chat/completions",
       body: { model: "m", messages: [{ role: "user", content: "q" }], max_tokens: 2048, temperature: 0 },
     });
-    expect(JSON.parse(batchRequestLine(id, { model: "m", messages: [], temperature: null, maxTokens: 5, maxTokensParam: "max_completion_tokens" })).body).toEqual({ model: "m", messages: [], max_completion_tokens: 5 });
+    expect(
+      JSON.parse(
+        batchRequestLine(id, {
+          model: "m",
+          messages: [],
+          temperature: null,
+          maxTokens: 5,
+          maxTokensParam: "max_completion_tokens",
+        }),
+      ).body,
+    ).toEqual({ model: "m", messages: [], max_completion_tokens: 5 });
   });
 
   it("reads results, errors and non-results", () => {
-    const ok = { id: "b", custom_id: "r1.c0.j1", response: { status_code: 200, request_id: "q", body: { choices: [{ message: { content: "{}" }, finish_reason: "stop" }], usage: { prompt_tokens: 9, completion_tokens: 2 } } }, error: null };
-    expect(parseBatchOutputLine(JSON.stringify(ok))).toEqual({ customId: "r1.c0.j1", ok: true, text: "{}", promptTokens: 9, completionTokens: 2 });
-    expect(parseBatchOutputLine(JSON.stringify({ ...ok, response: null, error: { code: "server_error", message: "m" } }))).toEqual({ customId: "r1.c0.j1", ok: false, reason: "error server_error" });
-    expect(parseBatchOutputLine(JSON.stringify({ ...ok, response: { status_code: 429, body: {} } }))).toMatchObject({ ok: false, reason: "HTTP 429" });
+    const ok = {
+      id: "b",
+      custom_id: "r1.c0.j1",
+      response: {
+        status_code: 200,
+        request_id: "q",
+        body: {
+          choices: [{ message: { content: "{}" }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 9, completion_tokens: 2 },
+        },
+      },
+      error: null,
+    };
+    expect(parseBatchOutputLine(JSON.stringify(ok))).toEqual({
+      customId: "r1.c0.j1",
+      ok: true,
+      text: "{}",
+      promptTokens: 9,
+      completionTokens: 2,
+    });
+    expect(
+      parseBatchOutputLine(JSON.stringify({ ...ok, response: null, error: { code: "server_error", message: "m" } })),
+    ).toEqual({ customId: "r1.c0.j1", ok: false, reason: "error server_error" });
+    expect(parseBatchOutputLine(JSON.stringify({ ...ok, response: { status_code: 429, body: {} } }))).toMatchObject({
+      ok: false,
+      reason: "HTTP 429",
+    });
     expect(parseBatchOutputLine("{")).toEqual({ invalid: "not valid JSON" });
     expect(parseBatchOutputLine('{"id": 1}')).toMatchObject({ invalid: expect.stringMatching(/^custom_id: /) });
   });
 });
 
 describe("refusals and empty answers", () => {
-  const answer = (message: Record<string, unknown>, finish_reason: string) => ({ choices: [{ message, finish_reason }], usage: { prompt_tokens: 4, completion_tokens: 0 } });
+  const answer = (message: Record<string, unknown>, finish_reason: string) => ({
+    choices: [{ message, finish_reason }],
+    usage: { prompt_tokens: 4, completion_tokens: 0 },
+  });
   it("keeps an empty answer with an explicit refusal, and treats a bare empty answer as a failure", () => {
-    expect(completionResult(answer({ content: "" }, "refusal"), "c")).toMatchObject({ text: "", refusal: true, finishReason: "refusal", promptTokens: 4 });
-    expect(completionResult(answer({ content: null, refusal: "I can't help with that." }, "stop"), "c")).toMatchObject({ text: "", refusal: true });
+    expect(completionResult(answer({ content: "" }, "refusal"), "c")).toMatchObject({
+      text: "",
+      refusal: true,
+      finishReason: "refusal",
+      promptTokens: 4,
+    });
+    expect(completionResult(answer({ content: null, refusal: "I can't help with that." }, "stop"), "c")).toMatchObject({
+      text: "",
+      refusal: true,
+    });
     expect(completionResult(answer({ content: "" }, "content_filter"), "c").refusal).toBe(true);
     expect(() => completionResult(answer({ content: "  " }, "stop"), "c")).toThrow(CallError);
-    expect(completionResult(answer({ content: "fine" }, "length"), "c")).toMatchObject({ text: "fine", refusal: false, finishReason: "length" });
+    expect(completionResult(answer({ content: "fine" }, "length"), "c")).toMatchObject({
+      text: "fine",
+      refusal: false,
+      finishReason: "length",
+    });
   });
 });

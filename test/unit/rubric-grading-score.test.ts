@@ -144,7 +144,9 @@ describe("compare (hand-computed)", () => {
 
 describe("the scorer against the reference's arithmetic in Python (expected.json)", () => {
   it("response-level metrics", () => {
-    for (const [key, want] of Object.entries(expected.response_metrics as Record<string, Record<string, number> | null>)) {
+    for (const [key, want] of Object.entries(
+      expected.response_metrics as Record<string, Record<string, number> | null>,
+    )) {
       const [c, j, k] = key.split("|");
       const conv = fixture.conversations[Number(k)] as Conv;
       const m = responseMetrics(graded(conv, fixture.verdicts[c][j][Number(k)]), conv.example_tags);
@@ -166,7 +168,10 @@ describe("the scorer against the reference's arithmetic in Python (expected.json
       expect(got.table.map((r) => r.candidate)).toEqual(want.ranking);
       for (const row of got.table) {
         const w = want.table[row.candidate];
-        for (const [est, exp] of [[row.panel, w.panel], ...fixture.judges.map((j: string) => [row.judges[j], w.judges[j]])]) {
+        for (const [est, exp] of [
+          [row.panel, w.panel],
+          ...fixture.judges.map((j: string) => [row.judges[j], w.judges[j]]),
+        ]) {
           close(est.mean, exp.mean);
           expect(est.n).toBe(exp.n);
           close(est.bootstrapStd, exp.bootstrap_std);

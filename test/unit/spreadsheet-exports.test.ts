@@ -37,7 +37,9 @@ describe("judge-validation sheets", () => {
   });
 
   it("labels.csv quotes a formula-like rater name, and judge-report --labels reads the name back unchanged", () => {
-    const labels = [{ responseId: "ann_0001", rater: "-odd.name", primaryAnswer: "committed" as const, infoRequest: "none" as const }];
+    const labels = [
+      { responseId: "ann_0001", rater: "-odd.name", primaryAnswer: "committed" as const, infoRequest: "none" as const },
+    ];
     const csv = judgeLabelsCsv(labels);
     expect(parseCsv(csv)[1]![1]).toBe("'-odd.name");
     const back = parseJudgeLabelsCsv(csv);
@@ -48,7 +50,14 @@ describe("judge-validation sheets", () => {
 
 describe("statistics CSVs", () => {
   it("quote a formula-like label and keep negative coefficients as numbers", () => {
-    const chart = { id: "x", title: "", caption: "", fields: ["label", "kappa"], rows: [{ label: DDE, kappa: -0.25 }], spec: {} } as unknown as ReportChart;
+    const chart = {
+      id: "x",
+      title: "",
+      caption: "",
+      fields: ["label", "kappa"],
+      rows: [{ label: DDE, kappa: -0.25 }],
+      spec: {},
+    } as unknown as ReportChart;
     expect(parseCsv(chartCsv(chart))[1]).toEqual(["'" + DDE, "-0.25"]);
   });
 });
@@ -67,7 +76,13 @@ describe("reference-format data.csv", () => {
       num_sections_in_input: 3,
       last_section_order: 3,
       sections_metadata: [
-        { section_name: "presenting_symptoms", original_order: 1, present: true, assigned_order: 1, content: HYPERLINK },
+        {
+          section_name: "presenting_symptoms",
+          original_order: 1,
+          present: true,
+          assigned_order: 1,
+          content: HYPERLINK,
+        },
         { section_name: "psychiatric_history", original_order: 2, present: true, assigned_order: 2, content: DDE },
         { section_name: "psychiatric_exam", original_order: 3, present: true, assigned_order: 3, content: "+x" },
         { section_name: "psychological_exam", original_order: 4, present: false, assigned_order: null, content: "" },

@@ -36,8 +36,9 @@ describe("spreadsheetCell", () => {
 });
 
 describe("looksLikeFormula (import warnings)", () => {
-  it.each(["=1+1", '=HYPERLINK("x")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", " =1+1"])("flags %j", (v) =>
-    expect(looksLikeFormula(v)).toBe(true),
+  it.each(["=1+1", '=HYPERLINK("x")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", " =1+1"])(
+    "flags %j",
+    (v) => expect(looksLikeFormula(v)).toBe(true),
   );
   it.each(["- low mood (since May)", "-0.5", "plain text", "", "e-mail: x@y.z", "+3"])("does not flag %j", (v) =>
     expect(looksLikeFormula(v)).toBe(false),

@@ -32,7 +32,8 @@ export function printPlan(io: CliIO, plan: ImportPlan, written: boolean, dryRun:
     io.err(`${problems.length} error${problems.length === 1 ? "" : "s"}; nothing was imported.\n`);
     return;
   }
-  const counts = `${plan.total} cases in file: ${plan.create} new, ${plan.update} changed, ${plan.unchanged} unchanged` +
+  const counts =
+    `${plan.total} cases in file: ${plan.create} new, ${plan.update} changed, ${plan.unchanged} unchanged` +
     (plan.labelChanges ? `, ${plan.labelChanges} with changed reference labels` : "");
   if (dryRun) io.out(`Dry run for study "${plan.studyName}": ${counts}. Nothing was written.\n`);
   else if (!written) io.out(`Study "${plan.studyName}": ${counts}. Nothing to change.\n`);
@@ -46,7 +47,12 @@ export const importCommand: Command = {
   async run(argv, io) {
     const { values, positionals } = parseOptions(
       argv,
-      { study: { type: "string" }, format: { type: "string" }, map: { type: "string" }, "dry-run": { type: "boolean", default: false } },
+      {
+        study: { type: "string" },
+        format: { type: "string" },
+        map: { type: "string" },
+        "dry-run": { type: "boolean", default: false },
+      },
       true,
     );
     const studyName = StudyNameSchema.safeParse(requireOption(values.study, "--study"));
@@ -54,13 +60,21 @@ export const importCommand: Command = {
     const study = studyName.data;
     if (positionals.length !== 1) throw new CliError("give exactly one FILE to import. See --help.");
     const file = positionals[0]!;
-    if (values.format && values.format !== "csv" && values.format !== "jsonl") throw new CliError(`--format must be csv or jsonl, not "${values.format}".`);
+    if (values.format && values.format !== "csv" && values.format !== "jsonl")
+      throw new CliError(`--format must be csv or jsonl, not "${values.format}".`);
     const columnMap = values.map ? parseColumnMap(values.map) : {};
     if (columnMap === null) throw new CliError('--map must look like "id=case_id,presenting_symptoms=Symptoms".');
     const unknown = Object.keys(columnMap).filter((k) => !(CASE_COLUMNS as readonly string[]).includes(k));
-    if (unknown.length) throw new CliError(`--map names unknown column ${unknown.join(", ")}; known: ${CASE_COLUMNS.join(", ")}.`);
+    if (unknown.length)
+      throw new CliError(`--map names unknown column ${unknown.join(", ")}; known: ${CASE_COLUMNS.join(", ")}.`);
     const bytes = readBytes(file);
-    const input = { studyName: study, bytes, filename: file, format: values.format as "csv" | "jsonl" | undefined, columnMap: columnMap as Partial<Record<CaseColumn, string>> };
+    const input = {
+      studyName: study,
+      bytes,
+      filename: file,
+      format: values.format as "csv" | "jsonl" | undefined,
+      columnMap: columnMap as Partial<Record<CaseColumn, string>>,
+    };
     const db = getDb();
     if (values["dry-run"]) {
       const plan = planImport(db, input);

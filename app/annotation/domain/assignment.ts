@@ -29,7 +29,10 @@ export type AssignmentPlan =
 export function planAssignments(input: AssignmentInput): AssignmentPlan {
   const annotators = [...new Set(input.annotators)].sort();
   if (annotators.length < ANNOTATORS_PER_CASE)
-    return { ok: false, error: `choose at least ${ANNOTATORS_PER_CASE} annotators: each case goes to two different people.` };
+    return {
+      ok: false,
+      error: `choose at least ${ANNOTATORS_PER_CASE} annotators: each case goes to two different people.`,
+    };
   const rng = new PyRandom(input.seed);
   const order = [...annotators];
   rng.shuffle(order);
@@ -43,7 +46,8 @@ export function planAssignments(input: AssignmentInput): AssignmentPlan {
       let best: string | null = null;
       for (const a of annotators) {
         if (on.has(a)) continue;
-        if (best === null || load[a]! < load[best]! || (load[a] === load[best] && rank.get(a)! < rank.get(best)!)) best = a;
+        if (best === null || load[a]! < load[best]! || (load[a] === load[best] && rank.get(a)! < rank.get(best)!))
+          best = a;
       }
       if (best === null) return { ok: false, error: `case ${c.caseId} has no eligible annotator left.` };
       on.add(best);

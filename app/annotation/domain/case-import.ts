@@ -88,12 +88,19 @@ export function parseCaseFile(input: Uint8Array | string, options: ParseOptions)
     hasReferenceLabels: false,
   });
   if (!format)
-    return empty("csv", [{ line: 0, message: `cannot tell the format of "${options.filename}": name it .csv or .jsonl, or choose the format.` }]);
+    return empty("csv", [
+      {
+        line: 0,
+        message: `cannot tell the format of "${options.filename}": name it .csv or .jsonl, or choose the format.`,
+      },
+    ]);
   let text: string;
   if (typeof input === "string") text = input;
   else {
     if (input.byteLength > MAX_FILE_BYTES)
-      return empty(format, [{ line: 0, message: `the file has ${input.byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.` }]);
+      return empty(format, [
+        { line: 0, message: `the file has ${input.byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.` },
+      ]);
     const decoded = decodeUtf8(input);
     if ("error" in decoded) return empty(format, [decoded.error]);
     text = decoded.text;
@@ -122,7 +129,8 @@ interface RawRows {
 function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>>): RawRows | { error: ImportIssue } {
   // relaxQuotes: a bare quote inside an unquoted field is text, as Python's csv reader reads it.
   const read = readCsv(text, { relaxQuotes: true });
-  if ("error" in read) return { error: { line: read.error.line, message: `the CSV cannot be read: ${read.error.reason}` } };
+  if ("error" in read)
+    return { error: { line: read.error.line, message: `the CSV cannot be read: ${read.error.reason}` } };
   const records = read.records;
   if (records.length === 0) return { error: { line: 1, message: "the file is empty." } };
   const header = records[0]!.cells.map((h) => h.trim());
@@ -133,7 +141,8 @@ function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>
     const name = columnMap[column] ?? column;
     const at = header.indexOf(name);
     if (at >= 0) index.set(column, at);
-    else if (columnMap[column]) errors.push({ line: 1, message: `column "${name}" (mapped to ${column}) is not in the header.` });
+    else if (columnMap[column])
+      errors.push({ line: 1, message: `column "${name}" (mapped to ${column}) is not in the header.` });
   }
   const required: CaseColumn[] = ["id", ...SECTION_KINDS];
   const missing = required.filter((c) => !index.has(c));
@@ -152,12 +161,17 @@ function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>
   }
   const used = new Set(index.values());
   const unused = header.filter((_, i) => !used.has(i) && header[i] !== "");
-  if (unused.length) warnings.push({ line: 1, message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.` });
+  if (unused.length)
+    warnings.push({
+      line: 1,
+      message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
+    });
   if (errors.length) return { rows: [], hasLabels: false, warnings, errors };
 
   const rows: RawRow[] = [];
   for (const { line, cells: record } of records.slice(1)) {
-    if (record.length > header.length) warnings.push({ line, message: `${record.length - header.length} cell(s) beyond the header ignored.` });
+    if (record.length > header.length)
+      warnings.push({ line, message: `${record.length - header.length} cell(s) beyond the header ignored.` });
     const values: Partial<Record<CaseColumn, string>> = {};
     // Every cell is text, trimmed as the reference does; a short row reads as empty cells (docs/formats.md#released-csv-datacsv).
     for (const [column, at] of index) values[column] = pyStrip(record[at] ?? "");
@@ -200,7 +214,8 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
     if (typeof id === "string") values.id = pyStrip(id);
     else if (typeof id === "number") {
       if (Number.isSafeInteger(id)) values.id = String(id);
-      else problems.push(`the id ${JSON.stringify(id)} is a number that does not read back as written; give it as text.`);
+      else
+        problems.push(`the id ${JSON.stringify(id)} is a number that does not read back as written; give it as text.`);
     } else if (id !== undefined && id !== null) problems.push('"id" must be text or a whole number.');
     for (const key of ["age_group", "sex", "source_diagnosis"] as const) {
       const v = o[key];
@@ -230,7 +245,10 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
       else unusedKeys.push(key);
     }
     if (unusedKeys.length)
-      warnings.push({ line, message: `key${unusedKeys.length > 1 ? "s" : ""} ${unusedKeys.map((k) => `"${k}"`).join(", ")} not used.` });
+      warnings.push({
+        line,
+        message: `key${unusedKeys.length > 1 ? "s" : ""} ${unusedKeys.map((k) => `"${k}"`).join(", ")} not used.`,
+      });
     let sectionList: RawRow["sectionList"];
     const sections = o.sections;
     if (Array.isArray(sections)) {
@@ -239,7 +257,10 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
         const so = (s ?? {}) as Record<string, unknown>;
         const kind = so.kind ?? so.section_name;
         if (typeof kind !== "string" || typeof so.content !== "string") {
-          errors.push({ line, message: 'each element of "sections" needs "kind" (a section kind) and "content" (text).' });
+          errors.push({
+            line,
+            message: 'each element of "sections" needs "kind" (a section kind) and "content" (text).',
+          });
           return;
         }
         sectionList.push({ kind, content: so.content });
@@ -277,7 +298,8 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
       if (v !== undefined) {
         values[column] = v;
         hasLabels = true;
-      } else if (raw !== undefined && raw !== null) problems.push(`label ${column} must be text, a number or true/false.`);
+      } else if (raw !== undefined && raw !== null)
+        problems.push(`label ${column} must be text, a number or true/false.`);
     }
     if (problems.length) {
       for (const message of problems) errors.push({ line, message });
@@ -289,7 +311,11 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
   return { rows, hasLabels, warnings, errors };
 }
 
-function validateRows(format: "csv" | "jsonl", raw: RawRows, canonicalCode: ParseOptions["canonicalCode"]): ParseResult {
+function validateRows(
+  format: "csv" | "jsonl",
+  raw: RawRows,
+  canonicalCode: ParseOptions["canonicalCode"],
+): ParseResult {
   const errors = [...raw.errors];
   const warnings = [...raw.warnings];
   const cases: ParsedCase[] = [];
@@ -417,7 +443,8 @@ function readLabels(
     if (!FLAG.has(cells[c])) problems.push(`${c} is "${cells[c]}"; it must be 1 or 0.`);
   }
   if (cells.diagnosis_sufficiency === "1") {
-    if (cells.diagnosis === "") problems.push("diagnosis is empty but diagnosis_sufficiency is 1; give the ICD-10 code.");
+    if (cells.diagnosis === "")
+      problems.push("diagnosis is empty but diagnosis_sufficiency is 1; give the ICD-10 code.");
     else {
       const code = canonicalCode(cells.diagnosis);
       if (!code) problems.push(`diagnosis "${cells.diagnosis}" is not a WHO ICD-10 chapter V code (F00–F99).`);
@@ -425,12 +452,17 @@ function readLabels(
     }
     const tau = cells.earliest_sufficient_section;
     if (!/^\d+$/.test(tau) || Number(tau) < 1 || Number(tau) > numSections)
-      problems.push(`earliest_sufficient_section is "${tau}"; it must be a whole number from 1 to ${numSections} (the case's non-empty sections).`);
+      problems.push(
+        `earliest_sufficient_section is "${tau}"; it must be a whole number from 1 to ${numSections} (the case's non-empty sections).`,
+      );
     else cells.earliest_sufficient_section = String(Number(tau));
   } else if (cells.diagnosis_sufficiency === "0") {
-    if (cells.diagnosis !== "") problems.push(`diagnosis is "${cells.diagnosis}" but diagnosis_sufficiency is 0; leave it empty.`);
+    if (cells.diagnosis !== "")
+      problems.push(`diagnosis is "${cells.diagnosis}" but diagnosis_sufficiency is 0; leave it empty.`);
     if (cells.earliest_sufficient_section !== "")
-      problems.push(`earliest_sufficient_section is "${cells.earliest_sufficient_section}" but diagnosis_sufficiency is 0; leave it empty.`);
+      problems.push(
+        `earliest_sufficient_section is "${cells.earliest_sufficient_section}" but diagnosis_sufficiency is 0; leave it empty.`,
+      );
   }
   return { labels: problems.length ? null : cells, problems };
 }

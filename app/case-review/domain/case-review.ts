@@ -216,7 +216,6 @@ function summarise(values: number[]): ScoreSummary {
   return { n: values.length, mean, sd, distribution };
 }
 
-
 /**
  * The report of a review set. `items` gives every item's id and kind (so unreviewed seeds show as pending); reviews
  * are submitted reviews only. Experts and seeds are listed in code-point order. SD is the sample standard deviation.

@@ -38,7 +38,6 @@ export function item(obj: Py, key: string): Py {
   return v;
 }
 
-
 /** `normalize_text`: "" for None, else `str(value).strip()`. */
 export const normalizeText = (v: Py): string => (v === null || v === undefined ? "" : pyStrip(pyStr(v)));
 

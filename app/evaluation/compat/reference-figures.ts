@@ -43,7 +43,10 @@ export interface ModelFilter {
 }
 
 /** The rows whose model is in `models`, and which models were kept and dropped. */
-export function keepNamedModels<R extends Row>(rows: readonly R[], models: readonly string[]): { rows: R[]; filter: ModelFilter } {
+export function keepNamedModels<R extends Row>(
+  rows: readonly R[],
+  models: readonly string[],
+): { rows: R[]; filter: ModelFilter } {
   const named = new Set(models);
   const seen = [...new Set(rows.map((r) => String(r.model)))].sort(byText);
   return {

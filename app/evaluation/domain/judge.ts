@@ -73,12 +73,7 @@ export function actionFromFeatures(
 }
 
 export type JudgeParseProblemKind =
-  | "empty_output"
-  | "skipped_line"
-  | "unknown_key"
-  | "unknown_value"
-  | "repeated_key"
-  | "missing_key";
+  "empty_output" | "skipped_line" | "unknown_key" | "unknown_value" | "repeated_key" | "missing_key";
 
 export interface JudgeParseProblem {
   kind: JudgeParseProblemKind;

@@ -117,8 +117,8 @@ export function collectRecords(files: readonly TrajectoryFile[]): {
       const model = folder.includes(marker)
         ? folder.slice(0, folder.indexOf(marker))
         : typeof record.model_evaluated === "string" && record.model_evaluated !== ""
-        ? record.model_evaluated
-        : folder;
+          ? record.model_evaluated
+          : folder;
       const folderSeed = /_seed-(\d+)(?:_|$)/.exec(folder);
       const seed = Number.isInteger(record.seed) ? (record.seed as number) : folderSeed ? Number(folderSeed[1]) : null;
       records.push({ model, strategy, seed, sampleId: String(id), record });

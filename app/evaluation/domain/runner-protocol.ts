@@ -61,8 +61,7 @@ export function promptFilesOf(strategy: Strategy): string[] {
 }
 
 export type StrategyPrompts =
-  | { kind: "full"; template: string }
-  | { kind: "sequential"; initial: string; additional: string; finalNotice: string };
+  { kind: "full"; template: string } | { kind: "sequential"; initial: string; additional: string; finalNotice: string };
 
 /** Every prompt text, each trimmed as the reference's loader does (Python `strip()`). */
 export interface PromptSet {
@@ -291,7 +290,11 @@ export class Trajectory {
   private readonly conversation: ChatMessage[];
   private phase: Phase;
 
-  constructor(readonly input: RunnerCase, readonly strategy: Strategy, private readonly prompts: PromptSet) {
+  constructor(
+    readonly input: RunnerCase,
+    readonly strategy: Strategy,
+    private readonly prompts: PromptSet,
+  ) {
     if (input.sections.length === 0) throw new RangeError(`case ${input.sampleId} has no sections`);
     this.conversation = [{ role: "system", content: prompts.system }];
     this.phase = this.beginStep(1);

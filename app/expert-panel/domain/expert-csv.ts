@@ -23,7 +23,8 @@ export function readCsvRecords(text: string): CsvRecords | { error: CsvIssue } {
   if (text.length > MAX_IMPORT_BYTES)
     return { error: { line: 0, message: `the file is larger than ${MAX_IMPORT_BYTES} bytes.` } };
   const read = readCsv(text);
-  if ("error" in read) return { error: { line: read.error.line, message: `the CSV cannot be read: ${read.error.reason}` } };
+  if ("error" in read)
+    return { error: { line: read.error.line, message: `the CSV cannot be read: ${read.error.reason}` } };
   const [header, ...body] = read.records;
   if (!header) return { error: { line: 1, message: "the file is empty." } };
   return { header: header.cells.map((h) => h.trim()), rows: body };

@@ -66,7 +66,8 @@ export function parseJsonWithLines(text: string): Located {
       } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
         const code = parseInt(text.slice(i + 2, i + 6), 16);
         const low = /^\\u[dD][c-fC-F][0-9a-fA-F]{2}$/.test(text.slice(i + 6, i + 12));
-        if (code >= 0xdc00 && code <= 0xdfff) fail("a lone surrogate escape in a string (\\udc00–\\udfff without a high half)");
+        if (code >= 0xdc00 && code <= 0xdfff)
+          fail("a lone surrogate escape in a string (\\udc00–\\udfff without a high half)");
         if (code >= 0xd800 && code <= 0xdbff) {
           if (!low) fail("a lone surrogate escape in a string (\\ud800–\\udbff without a low half)");
           out += String.fromCharCode(code, parseInt(text.slice(i + 8, i + 12), 16));

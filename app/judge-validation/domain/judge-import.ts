@@ -111,12 +111,12 @@ const describe = (v: unknown) =>
   v === undefined
     ? "missing"
     : v === null
-    ? "null"
-    : Array.isArray(v)
-    ? "a list"
-    : typeof v === "object"
-    ? "an object"
-    : JSON.stringify(v);
+      ? "null"
+      : Array.isArray(v)
+        ? "a list"
+        : typeof v === "object"
+          ? "an object"
+          : JSON.stringify(v);
 
 /** "KEY must be WHAT, not VALUE", or "KEY is missing". */
 function mustBe(key: string, what: string, value: unknown): string {
@@ -177,7 +177,11 @@ function readRow(record: Record<string, unknown>, line: number, where: string, o
   if (typeof output !== "string") out.warnings.push(`${where}model_output_raw is ${describe(output)}: read as empty`);
   else if (output.trim() === "") out.warnings.push(`${where}empty model output`);
   // Model output flows into the annotator sheet: kept as given there, but quoted (docs/security.md).
-  const formula = formulaWarning({ model_output_raw: typeof output === "string" ? output : null, model_evaluated: model, strategy });
+  const formula = formulaWarning({
+    model_output_raw: typeof output === "string" ? output : null,
+    model_evaluated: model,
+    strategy,
+  });
   if (formula) out.warnings.push(`${where}${formula}`);
   if (step === null || step === undefined) out.warnings.push(`${where}no step_index`);
   const last = record.is_last_section;

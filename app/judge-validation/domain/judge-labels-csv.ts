@@ -5,7 +5,14 @@
  * also runs in pages).
  */
 import { readCsv } from "../../formats/csv";
-import { ACTIONS, INFO_REQUESTS, normaliseLabel, parseAction, PRIMARY_ANSWERS, type Action } from "../../evaluation/domain/judge";
+import {
+  ACTIONS,
+  INFO_REQUESTS,
+  normaliseLabel,
+  parseAction,
+  PRIMARY_ANSWERS,
+  type Action,
+} from "../../evaluation/domain/judge";
 import { JUDGE_PREFIX, LABEL_COLUMNS, type JudgeLabel } from "./judge-report";
 import { fromSpreadsheetCell } from "../../formats/spreadsheet-safe";
 
@@ -29,7 +36,8 @@ export function parseJudgeLabelsCsv(text: string): { labels: JudgeLabel[]; error
       errors: [{ line: 1, message: `the file is empty; expected a header ${LABEL_COLUMNS.join(",")}` }],
     };
   const read = readCsv(text);
-  if ("error" in read) return { labels: [], errors: [{ line: read.error.line, message: `not valid CSV: ${read.error.message}` }] };
+  if ("error" in read)
+    return { labels: [], errors: [{ line: read.error.line, message: `not valid CSV: ${read.error.message}` }] };
   const [header, ...body] = read.records;
   const names = header.cells.map((h) => h.trim().toLowerCase());
   const missing = LABEL_COLUMNS.filter((c) => !names.includes(c));

@@ -11,7 +11,13 @@
 import { classificationReport, majorityVote, type ClassificationReport, type MajorityOutcome } from "./classification";
 import { formatCsv } from "../../formats/csv-text";
 import { spreadsheetRows } from "../../formats/spreadsheet-safe";
-import { actionFromFeatures, raterAction, type Action, type InfoRequest, type PrimaryAnswer } from "../../evaluation/domain/judge";
+import {
+  actionFromFeatures,
+  raterAction,
+  type Action,
+  type InfoRequest,
+  type PrimaryAnswer,
+} from "../../evaluation/domain/judge";
 import { buildRatingTable, fleissKappa, type RatingRow } from "../../stats/index";
 
 export const JUDGE_PREFIX = "judge:";
@@ -90,7 +96,7 @@ type Labels = Record<Task, string | null>;
 
 function labelsOf(l: JudgeLabel, judge: boolean): Labels {
   const action = judge
-    ? l.action ?? (l.primaryAnswer && l.infoRequest ? actionFromFeatures(l) : null)
+    ? (l.action ?? (l.primaryAnswer && l.infoRequest ? actionFromFeatures(l) : null))
     : raterAction(l.primaryAnswer, l.infoRequest);
   return { action, primary_answer: l.primaryAnswer, info_request: l.infoRequest };
 }

@@ -6,7 +6,6 @@ import { PyRandom } from "../../python-compat/random";
 
 export const RATERS_PER_RESPONSE = 3;
 
-
 export type RaterPlan =
   | { ok: true; assignments: { itemId: number; raterId: string }[]; load: Record<string, number> }
   | { ok: false; error: string };

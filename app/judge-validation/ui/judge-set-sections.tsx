@@ -353,7 +353,9 @@ export function SampleSection({ set, items }: { set: JudgeSetSummary; items: Sam
     () => [
       col.accessor("annotationId", {
         header: "Annotation id",
-        cell: (info) => <Link to={`/admin/judge-validation/${set.id}/items/${info.row.original.itemId}`}>{info.getValue()}</Link>,
+        cell: (info) => (
+          <Link to={`/admin/judge-validation/${set.id}/items/${info.row.original.itemId}`}>{info.getValue()}</Link>
+        ),
       }),
       col.accessor("bucket", { header: "Bucket" }),
       col.accessor("derivedAction", { header: "Derived action" }),

@@ -233,7 +233,7 @@ function csvRecords(text: string): { records: { line: number; value: unknown }[]
   let line = 1 + (nonEmpty[0]!.join(",").match(/\n/g)?.length ?? 0);
   for (const row of nonEmpty.slice(1)) {
     line += 1;
-    const cell = (i: number) => (i >= 0 ? row[i] ?? "" : "");
+    const cell = (i: number) => (i >= 0 ? (row[i] ?? "") : "");
     const clusterCell = cell(col("cluster"));
     records.push({
       line,

@@ -51,10 +51,10 @@ export function buildMessages(
       options.style === "single"
         ? texts.mentalbenchSingle
         : options.style === "clear"
-        ? texts.mentalbenchClear
-        : item.type === "I" || item.type === "II"
-        ? texts.mentalbenchSingle
-        : texts.mentalbenchMultiple;
+          ? texts.mentalbenchClear
+          : item.type === "I" || item.type === "II"
+            ? texts.mentalbenchSingle
+            : texts.mentalbenchMultiple;
     return [{ role: "user", content: fill(template, { question: item.question, options: item.optionsText }) }];
   }
   const shots = options.fewShot.flatMap((shot): ChatMessage[] => [

@@ -14,7 +14,9 @@ import type { PairwiseData } from "./bradley-terry";
 /** Options never compared (every rating tied them with everything) are left out; no comparison at all is fine. */
 export function separatedQuestions(data: PairwiseData): boolean[] {
   const k = data.nOptions;
-  const edges = Array.from({ length: data.nQuestions }, () => Array.from({ length: k }, () => new Array<boolean>(k).fill(false)));
+  const edges = Array.from({ length: data.nQuestions }, () =>
+    Array.from({ length: k }, () => new Array<boolean>(k).fill(false)),
+  );
   for (const w of data.wins) if (w.count > 0) edges[w.question][w.winner][w.loser] = true;
   return edges.map((adjacent) => !stronglyConnected(adjacent));
 }

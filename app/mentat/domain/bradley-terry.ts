@@ -339,7 +339,6 @@ export interface AnnotationRow {
   scores: readonly number[];
 }
 
-
 /** Annotation rows in a canonical order (question, rater, scores), so results never depend on input order. */
 export function sortAnnotationRows<T extends AnnotationRow>(rows: readonly T[]): T[] {
   return [...rows].sort(

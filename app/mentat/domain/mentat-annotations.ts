@@ -56,7 +56,13 @@ const ResponseSchema = z
   .object({ Q0: Score, Q1: Score, Q2: Score, Q3: Score, Q4: Score, comment: z.string() })
   .strict();
 const PermutationSchema = z
-  .array(z.number().int().min(0).max(OPTION_COUNT - 1))
+  .array(
+    z
+      .number()
+      .int()
+      .min(0)
+      .max(OPTION_COUNT - 1),
+  )
   .length(OPTION_COUNT)
   .refine((p) => new Set(p).size === OPTION_COUNT, "is not a permutation of 0..4");
 const QuestionNumberSchema = z.string().regex(/^\d+$/, "q_no must be a whole number");
@@ -110,17 +116,23 @@ export function parseMentatAnnotationCsv(
   const participant = cell(rows[1]!.cells, at.get("participant")).toLowerCase();
   const errors: CsvIssue[] = [];
   const warnings: CsvIssue[] = [];
-  if (!rater) errors.push({ line: rows[1]!.line, message: "rater_id is empty in the second row, where MENTAT reads the rater." });
+  if (!rater)
+    errors.push({ line: rows[1]!.line, message: "rater_id is empty in the second row, where MENTAT reads the rater." });
   for (const dropped of [...rows.slice(0, MENTAT_LEADING_ROWS), ...rows.slice(-MENTAT_TRAILING_ROWS)])
     if (cell(dropped.cells, at.get("trialType")) === "survey-slider")
-      warnings.push({ line: dropped.line, message: "a survey-slider row where MENTAT expects instructions: dropped, as MENTAT drops it." });
+      warnings.push({
+        line: dropped.line,
+        message: "a survey-slider row where MENTAT expects instructions: dropped, as MENTAT drops it.",
+      });
 
   const out: MentatAnnotationRow[] = [];
   for (const { line, cells } of rows.slice(MENTAT_LEADING_ROWS, -MENTAT_TRAILING_ROWS)) {
     const fail = (message: string) => errors.push({ line, message });
     const trialType = cell(cells, at.get("trialType"));
     if (trialType !== "survey-slider") {
-      fail(`trial_type is "${trialType}": every row between the instructions and the last row must be a survey-slider rating.`);
+      fail(
+        `trial_type is "${trialType}": every row between the instructions and the last row must be a survey-slider rating.`,
+      );
       continue;
     }
     const response = ResponseSchema.safeParse(parseJson(cell(cells, at.get("response"))));

@@ -28,7 +28,11 @@ export function parseCustomId(id: string): { responseId: number; criterionIndex:
 }
 
 export function batchRequestLine(id: string, body: ChatBody): string {
-  const request: Record<string, unknown> = { model: body.model, messages: body.messages, [body.maxTokensParam]: body.maxTokens };
+  const request: Record<string, unknown> = {
+    model: body.model,
+    messages: body.messages,
+    [body.maxTokensParam]: body.maxTokens,
+  };
   if (body.temperature !== null) request.temperature = body.temperature;
   return JSON.stringify({ custom_id: id, method: "POST", url: "/v1/chat/completions", body: request });
 }
@@ -87,9 +91,11 @@ export function parseBatchOutputLine(line: string): BatchResult | { invalid: str
   const r = parsed.data;
   if (r.error) return { customId: r.custom_id, ok: false, reason: `error ${r.error.code ?? ""}`.trim() };
   if (!r.response) return { customId: r.custom_id, ok: false, reason: "no response" };
-  if (r.response.status_code !== 200) return { customId: r.custom_id, ok: false, reason: `HTTP ${r.response.status_code}` };
+  if (r.response.status_code !== 200)
+    return { customId: r.custom_id, ok: false, reason: `HTTP ${r.response.status_code}` };
   const content = r.response.body?.choices?.[0]?.message?.content;
-  if (typeof content !== "string" || content.trim() === "") return { customId: r.custom_id, ok: false, reason: "empty answer" };
+  if (typeof content !== "string" || content.trim() === "")
+    return { customId: r.custom_id, ok: false, reason: "empty answer" };
   return {
     customId: r.custom_id,
     ok: true,

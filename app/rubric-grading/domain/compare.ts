@@ -38,7 +38,11 @@ export function kendallTauB(x: readonly number[], y: readonly number[]): number 
  * Severity: a judge's mean candidate score minus the grand mean over judges (negative = strict). `scores[j][c]` is
  * judge j's score of candidate c; only candidates every judge scored enter, so that the means are comparable.
  */
-export function severities(scores: readonly (readonly number[])[]): { judgeMeans: number[]; grandMean: number; severity: number[] } {
+export function severities(scores: readonly (readonly number[])[]): {
+  judgeMeans: number[];
+  grandMean: number;
+  severity: number[];
+} {
   const judgeMeans = scores.map((row) => mean(row));
   const grandMean = mean(judgeMeans);
   return { judgeMeans, grandMean, severity: judgeMeans.map((m) => m - grandMean) };
@@ -70,8 +74,13 @@ const clip = (x: number) => Math.min(1, Math.max(0, x));
  * The clipped-mean difference of two candidates over the conversations both were scored on, with one bootstrap
  * resample of conversations shared by both (a paired design).
  */
-export function pairedComparison(a: readonly number[], b: readonly number[], options: BootstrapOptions): PairedComparison {
-  if (a.length !== b.length || a.length === 0) throw new RangeError("pairedComparison requires two paired non-empty lists");
+export function pairedComparison(
+  a: readonly number[],
+  b: readonly number[],
+  options: BootstrapOptions,
+): PairedComparison {
+  if (a.length !== b.length || a.length === 0)
+    throw new RangeError("pairedComparison requires two paired non-empty lists");
   const diffs: number[] = [];
   bootstrapIndices(a.length, options, (idx) => {
     let sa = 0;

@@ -85,7 +85,9 @@ export function evaluate(input: EvaluationInput): Evaluation {
   const panelSeries: (number | null)[][] = [];
   const rows: CandidateRow[] = candidates.map((candidate, c) => {
     const panel: (number | null)[] = conversations.map((_, k) =>
-      included(input, c, k) ? panelConversationScore(judges.map((_, j) => input.metrics[c][j][k]?.overall ?? null)) : null,
+      included(input, c, k)
+        ? panelConversationScore(judges.map((_, j) => input.metrics[c][j][k]?.overall ?? null))
+        : null,
     );
     panelSeries.push(panel);
     const perJudge: Record<string, ClippedEstimate | null> = {};
@@ -138,7 +140,9 @@ export function evaluate(input: EvaluationInput): Evaluation {
         tag,
         panel: clippedMean(panelValues),
         n: panelValues.length,
-        judges: Object.fromEntries(judges.map((judge, j) => [judge, judgeValues[j].length ? clippedMean(judgeValues[j]) : null])),
+        judges: Object.fromEntries(
+          judges.map((judge, j) => [judge, judgeValues[j].length ? clippedMean(judgeValues[j]) : null]),
+        ),
       });
     }
   });
@@ -152,7 +156,13 @@ export function evaluate(input: EvaluationInput): Evaluation {
       kendall.push({
         a: judges[a],
         b: judges[b],
-        tau: common.length >= 2 ? kendallTauB(common.map((c) => score(judges[a], c)), common.map((c) => score(judges[b], c))) : null,
+        tau:
+          common.length >= 2
+            ? kendallTauB(
+                common.map((c) => score(judges[a], c)),
+                common.map((c) => score(judges[b], c)),
+              )
+            : null,
       });
   let grandMean: number | null = null;
   const judgeRows: Evaluation["agreement"]["judges"] = [];
@@ -164,12 +174,19 @@ export function evaluate(input: EvaluationInput): Evaluation {
     judges.forEach((judge, j) => {
       const own = input.selfCandidate.get(judge);
       if (own === undefined || !common.includes(own)) return;
-      const p = selfPreference(judges.map((k) => score(k, own)), j, sev.severity);
+      const p = selfPreference(
+        judges.map((k) => score(k, own)),
+        j,
+        sev.severity,
+      );
       selfRows.push({ judge, candidate: own, raw: p.raw, corrected: p.corrected });
     });
   }
 
-  const top = order.filter(({ r }) => r.panel !== null).slice(0, input.pairedTop).map(({ c }) => c);
+  const top = order
+    .filter(({ r }) => r.panel !== null)
+    .slice(0, input.pairedTop)
+    .map(({ c }) => c);
   const pairs: (PairedComparison & { a: string; b: string })[] = [];
   for (let x = 0; x < top.length; x++)
     for (let y = x + 1; y < top.length; y++) {
@@ -183,9 +200,13 @@ export function evaluate(input: EvaluationInput): Evaluation {
           b.push(vb);
         }
       });
-      if (a.length) pairs.push({ a: candidates[top[x]], b: candidates[top[y]], ...pairedComparison(a, b, input.bootstrap) });
+      if (a.length)
+        pairs.push({ a: candidates[top[x]], b: candidates[top[y]], ...pairedComparison(a, b, input.bootstrap) });
     }
-  const corrected = holm(pairs.map((p) => p.p), input.alpha);
+  const corrected = holm(
+    pairs.map((p) => p.p),
+    input.alpha,
+  );
   const paired: PairRow[] = pairs.map((p, i) => ({
     ...p,
     pHolm: corrected.adjusted[i],

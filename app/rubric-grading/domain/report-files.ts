@@ -10,7 +10,18 @@ const f = (x: number | null | undefined, d = 4) => (x === null || x === undefine
 
 export function table1Csv(e: Evaluation, judges: readonly string[]): string {
   return formatCsv([
-    ["rank", "candidate", "panel", "ci95_low", "ci95_high", "bootstrap_std", ...judges.flatMap((j) => [j, `${j}_ci95_low`, `${j}_ci95_high`]), "conversations", "refusals", "excluded"],
+    [
+      "rank",
+      "candidate",
+      "panel",
+      "ci95_low",
+      "ci95_high",
+      "bootstrap_std",
+      ...judges.flatMap((j) => [j, `${j}_ci95_low`, `${j}_ci95_high`]),
+      "conversations",
+      "refusals",
+      "excluded",
+    ],
     ...e.table.map((r) => [
       String(r.rank),
       r.candidate,
@@ -43,7 +54,11 @@ export function tagsCsv(e: Evaluation, judges: readonly string[], keep: (tag: st
     ["tag", "candidate", "panel", "n", ...judges],
     ...e.tags
       .filter((t) => keep(t.tag))
-      .sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0) || e.table.findIndex((r) => r.candidate === a.candidate) - e.table.findIndex((r) => r.candidate === b.candidate))
+      .sort(
+        (a, b) =>
+          (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0) ||
+          e.table.findIndex((r) => r.candidate === a.candidate) - e.table.findIndex((r) => r.candidate === b.candidate),
+      )
       .map((t) => [t.tag, t.candidate, f(t.panel), String(t.n), ...judges.map((j) => f(t.judges[j]))]),
   ]);
 }

@@ -116,7 +116,10 @@ export interface ClippedEstimate {
   ci95: [number, number];
 }
 
-export function clippedEstimate(values: readonly number[], options: BootstrapOptions = DEFAULT_BOOTSTRAP): ClippedEstimate | null {
+export function clippedEstimate(
+  values: readonly number[],
+  options: BootstrapOptions = DEFAULT_BOOTSTRAP,
+): ClippedEstimate | null {
   if (values.length === 0) return null;
   const means: number[] = [];
   bootstrapIndices(values.length, options, (idx) => {

@@ -82,7 +82,10 @@ export function JudgeAgreement({ evaluation }: { evaluation: Evaluation }) {
               <tr key={j.judge}>
                 <td>{j.judge}</td>
                 <td className="num">{f(j.mean)}</td>
-                <td className="num">{j.severity >= 0 ? "+" : ""}{f(j.severity)}</td>
+                <td className="num">
+                  {j.severity >= 0 ? "+" : ""}
+                  {f(j.severity)}
+                </td>
                 <td>{s ? `${s.candidate}: ${f(s.raw)} / ${f(s.corrected)}` : "—"}</td>
               </tr>
             );

@@ -245,7 +245,10 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
             tags.length ? { id, text: messages[0]!.content, example_tags: tags } : { id, text: messages[0]!.content },
           );
     // Kept as given; the release's CSVs quote such text (docs/security.md, "Spreadsheet exports").
-    const formula = formulaWarning({ id, ...Object.fromEntries(messages.map((m, k) => [`message ${k + 1}`, m.content])) });
+    const formula = formulaWarning({
+      id,
+      ...Object.fromEntries(messages.map((m, k) => [`message ${k + 1}`, m.content])),
+    });
     if (formula) warnings.push({ line: row.line, message: formula });
     for (const [k, m] of messages.entries()) {
       const w = textWarning(`message ${k + 1}`, m.content);

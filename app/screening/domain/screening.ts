@@ -303,7 +303,7 @@ function coefficient(rows: RatingRow[]): { ac1: Coefficient; percent: number | n
       value: ac1.value,
       se: ac1.standardError,
       ci95: ac1.confidenceInterval,
-      reason: ac1.value === null ? ac1.reason ?? null : ac1.standardErrorReason ?? null,
+      reason: ac1.value === null ? (ac1.reason ?? null) : (ac1.standardErrorReason ?? null),
     },
     percent: percent.value,
   };

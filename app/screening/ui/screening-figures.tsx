@@ -42,7 +42,7 @@ export const percent = (x: number | null, digits = 1) => (x === null ? "—" : `
 export function Ac1({ c }: { c: CoefficientView }) {
   if (c.value === null) return <span title={c.reason ?? undefined}>—</span>;
   return (
-    <span title={c.se !== null ? `SE ${c.se.toFixed(3)}` : c.reason ?? undefined}>
+    <span title={c.se !== null ? `SE ${c.se.toFixed(3)}` : (c.reason ?? undefined)}>
       {c.value.toFixed(2)}
       {c.ci95 ? (
         <small className="muted">

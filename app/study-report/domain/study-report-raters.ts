@@ -79,7 +79,8 @@ const SUFFICIENCY = ["sufficient", "insufficient"] as const;
  */
 export function orientByRater<R extends RaterRecord>(records: readonly R[]): { rule: RaterRule; records: R[] } {
   const complete = records.filter((r) => r.annotations !== null);
-  if (complete.length === 0 || complete.some((r) => !r.annotators)) return { rule: "adjudicator_order", records: [...records] };
+  if (complete.length === 0 || complete.some((r) => !r.annotators))
+    return { rule: "adjudicator_order", records: [...records] };
   const names = new Set(complete.flatMap((r) => r.annotators!));
   const oriented = records.map((r) => {
     if (!r.annotations || !r.annotators) return r;
@@ -129,7 +130,10 @@ function pairAgreement(annotators: [string, string], pairs: (readonly [CaseLabel
   const diagnosisRows: RatingRow[] = [];
   pairs.forEach(([a, b], i) => {
     matrix[SUFFICIENCY.indexOf(a.sufficiency)][SUFFICIENCY.indexOf(b.sufficiency)]++;
-    rows.push({ item: String(i), rater: "row", label: a.sufficiency }, { item: String(i), rater: "column", label: b.sufficiency });
+    rows.push(
+      { item: String(i), rater: "row", label: a.sufficiency },
+      { item: String(i), rater: "column", label: b.sufficiency },
+    );
     const [da, db] = [diagnosisLevelOf(a), diagnosisLevelOf(b)];
     if (da !== null && db !== null)
       diagnosisRows.push({ item: String(i), rater: "row", label: da }, { item: String(i), rater: "column", label: db });
@@ -157,7 +161,8 @@ function pairAgreement(annotators: [string, string], pairs: (readonly [CaseLabel
 /** The `raters` section of the study report from records already oriented by {@link orientByRater}. */
 export function raterAgreement(rule: RaterRule, records: readonly RaterRecord[]): RaterAgreement {
   const complete = records.filter((r) => r.annotations !== null);
-  const nameOf = (r: RaterRecord, k: 0 | 1) => (rule === "adjudicator_order" ? (k === 0 ? "A" : "B") : r.annotators![k]);
+  const nameOf = (r: RaterRecord, k: 0 | 1) =>
+    rule === "adjudicator_order" ? (k === 0 ? "A" : "B") : r.annotators![k];
   const byPair = new Map<string, { annotators: [string, string]; pairs: (readonly [CaseLabel, CaseLabel])[] }>();
   const sufficiencyRows: RatingRow[] = [];
   const diagnosisRows: RatingRow[] = [];
@@ -176,7 +181,8 @@ export function raterAgreement(rule: RaterRule, records: readonly RaterRecord[])
   const pairs = [...byPair.values()]
     .sort((x, y) => compareText(x.annotators[0], y.annotators[0]) || compareText(x.annotators[1], y.annotators[1]))
     .map((p) => pairAgreement(p.annotators, p.pairs));
-  const annotators = rule === "adjudicator_order" ? [] : [...new Set(complete.flatMap((r) => r.annotators!))].sort(compareText);
+  const annotators =
+    rule === "adjudicator_order" ? [] : [...new Set(complete.flatMap((r) => r.annotators!))].sort(compareText);
   return {
     rule,
     description: DESCRIPTIONS[rule](annotators),

@@ -24,12 +24,10 @@ export type FieldErrors = Record<string, string>;
  * read and is refused (409, nothing written) when the row has moved on.
  */
 export type SaveResult<X extends object = object> =
-  | ({ ok: true; version: number; savedAt: number; state: WorkState } & X)
-  | SaveRefusal;
+  ({ ok: true; version: number; savedAt: number; state: WorkState } & X) | SaveRefusal;
 
 export type SaveRefusal =
-  | { ok: false; status: 404 | 409; message: string }
-  | { ok: false; status: 422; message: string; errors: FieldErrors };
+  { ok: false; status: 404 | 409; message: string } | { ok: false; status: 422; message: string; errors: FieldErrors };
 
 /** The one wording of the refusals; `noun` names the work ("annotation", "vote", …). */
 export const WORK_MESSAGES = {

@@ -59,7 +59,9 @@ export function DraftFooter({
           {saveStateText(draft.saveState, draft.autosave, draft.unsavedRevision)}
         </small>
       </div>
-      {draft.saveState.kind === "retrying" || draft.saveState.kind === "failed" || draft.saveState.kind === "conflict" ? (
+      {draft.saveState.kind === "retrying" ||
+      draft.saveState.kind === "failed" ||
+      draft.saveState.kind === "conflict" ? (
         <p
           className={draft.saveState.kind === "retrying" ? "notice" : "field-error"}
           role="alert"

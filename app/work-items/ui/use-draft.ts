@@ -102,7 +102,8 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
       dirty.current = true;
       setUnsaved(true);
       const k = stateRef.current.kind;
-      if (latest.current.autosave && (k === "idle" || k === "saved" || k === "failed")) setSaveState({ kind: "unsaved" });
+      if (latest.current.autosave && (k === "idle" || k === "saved" || k === "failed"))
+        setSaveState({ kind: "unsaved" });
       setErrors((e) => {
         const next = { ...e };
         for (const k of Object.keys(patch)) delete next[k];
@@ -258,12 +259,20 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
           if (res.ok && v > 0) {
             version.current = v;
             savedValues.current = valuesRef.current;
-            setSaveState(dirty.current ? { kind: "unsaved" } : { kind: "saved", at: Number(res.headers.get("X-Concord-Saved-At")) || Date.now() });
+            setSaveState(
+              dirty.current
+                ? { kind: "unsaved" }
+                : { kind: "saved", at: Number(res.headers.get("X-Concord-Saved-At")) || Date.now() },
+            );
           } else {
             dirty.current = true;
             setSaveState(
               res.status === 409
-                ? { kind: "conflict", message: "This work was changed in another window; reload to see it. Your own input is kept here to copy." }
+                ? {
+                    kind: "conflict",
+                    message:
+                      "This work was changed in another window; reload to see it. Your own input is kept here to copy.",
+                  }
                 : { kind: "retrying", message: "Not saved yet; trying again.", attempt: attempt.current },
             );
           }
@@ -295,9 +304,12 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
     };
   }, [readOnly, post, setSaveState]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  useEffect(() => () => {
-    if (retryTimer.current) clearTimeout(retryTimer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (retryTimer.current) clearTimeout(retryTimer.current);
+    },
+    [],
+  );
 
   useEffect(() => {
     const r = submitFetcher.data as R | undefined;
