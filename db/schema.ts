@@ -179,6 +179,8 @@ export const events = sqliteTable(
     action: text("action").notNull(),
     /** JSON: { field: [old, new] } or a free-form detail object. Never the case's clinical text (labels and annotator notes are what the trail is for). */
     changes: text("changes", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    /** The study's guidelines version in force when a submission or decision was made (docs/guidelines.md). */
+    guidelineVersion: integer("guideline_version"),
   },
   (t) => [index("events_case_idx").on(t.caseId, t.id), index("events_entity_idx").on(t.entity, t.entityId)],
 );

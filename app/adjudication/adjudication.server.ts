@@ -461,8 +461,8 @@ export function recordIndependent(
       action: "independent",
       changes: {
         independent: [null, check.label],
-        guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
       },
+      guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
       at: now,
     });
     clearDrafts(tx, input.userId, input.caseId, "independent");
@@ -569,8 +569,8 @@ export function decide(
       changes: {
         gold: [null, check.label],
         rationale,
-        guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
       },
+      guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
       at: now,
     });
     clearDrafts(tx, input.userId, input.caseId);

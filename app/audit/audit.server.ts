@@ -11,6 +11,8 @@ export interface EventInput {
   caseId?: number | null;
   /** { field: [old, new] } or detail. Never the case's clinical text (labels and annotator notes are what the trail is for). */
   changes?: object;
+  /** The guidelines version in force for a submission or decision (docs/guidelines.md). */
+  guidelineVersion?: number | null;
   at?: number;
 }
 
@@ -18,6 +20,7 @@ export interface EventInput {
 export function recordEvent(db: DbOrTx, e: EventInput): void {
   db.insert(events)
     .values({
+      guidelineVersion: e.guidelineVersion ?? null,
       at: e.at ?? Date.now(),
       actorId: e.actorId,
       studyId: e.studyId ?? null,

@@ -191,7 +191,7 @@ export function guidelinesManifest(
   };
   if (ref.scope === "safe_psych") {
     const rows = db
-      .select({ changes: events.changes })
+      .select({ guidelineVersion: events.guidelineVersion })
       .from(events)
       .where(
         and(
@@ -203,7 +203,7 @@ export function guidelinesManifest(
       .all();
     const counts: Record<string, number> = {};
     for (const r of rows) {
-      const v = (r.changes as { guidelineVersion?: number | null }).guidelineVersion;
+      const v = r.guidelineVersion;
       const key = v === undefined || v === null ? "none" : String(v);
       counts[key] = (counts[key] ?? 0) + 1;
     }

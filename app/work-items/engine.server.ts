@@ -7,8 +7,9 @@
  *   find (foreign id → 404) → closed? (409) → submission rules (422) → version (409) → locked / submitted (409)
  *   → nothing changed? (answer without writing) → write (+1 version) → audit event → completion hook
  *
- * The audit event of every save names the study's guidelines version in force (`guidelineVersion`), read in the
- * same transaction, so each draft and submission records the text it was made under (docs/guidelines.md).
+ * The audit event of every submission names the study's guidelines version in force (the event's
+ * `guidelineVersion`), read in the same transaction, so each submission records the text it was made under
+ * (docs/guidelines.md).
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
@@ -165,9 +166,9 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
       const id = adapter.write(tx, { userId: input.userId, item, row, values, status, version, now });
       if (id === null) return conflict(WORK_MESSAGES.changedElsewhere(adapter.noun));
       const context = adapter.auditContext?.(item, row, id, input.userId) ?? {};
-      const guidelines = adapter.guidelines
-        ? { guidelineVersion: currentGuidelineVersion(tx, adapter.guidelines(item)) }
-        : {};
+      // Submissions name the guidelines they were made under; drafts are work in progress.
+      const guidelineVersion =
+        input.intent === "submit" && adapter.guidelines ? currentGuidelineVersion(tx, adapter.guidelines(item)) : null;
       recordEvent(tx, {
         actorId: input.userId,
         entity: adapter.entity,
@@ -175,7 +176,8 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
         studyId: context.studyId,
         caseId: context.caseId,
         action: input.intent === "draft" ? "draft" : before === "submitted" ? "revise" : "submit",
-        changes: { ...context.detail, ...guidelines, ...changes },
+        changes: { ...context.detail, ...changes },
+        guidelineVersion,
         at: now,
       });
       if (status === "submitted" && adapter.onSubmitted) {

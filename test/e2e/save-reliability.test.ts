@@ -106,14 +106,14 @@ async function typeNotes(page: Page, text: string) {
 const state = (page: Page) => page.getByTestId("save-state").getAttribute("data-state");
 
 describe("saving in the browser", () => {
-  it("keeps a change made 100 ms before N", async () => {
+  it("keeps a change made 100 ms before J (next)", async () => {
     const page = await annotatorPage("ann1");
     const caseId = await openCase(page, 0, "ann1");
     await typeNotes(page, "typed just before N");
     await page.keyboard.press("s");
     await page.waitForTimeout(100);
     const url = page.url();
-    await page.keyboard.press("n");
+    await page.keyboard.press("j");
     await page.waitForURL((u) => u.href !== url);
     expect(stored("ann1", caseId)).toMatchObject({ notes: "typed just before N", sufficiency: "sufficient" });
     await page.context().close();
@@ -179,7 +179,7 @@ describe("saving in the browser", () => {
     await page.context().close();
   }, 90_000);
 
-  it("makes revising a submitted case explicit: Save revision or Discard, and N asks first", async () => {
+  it("makes revising a submitted case explicit: Save revision or Discard, and J (next) asks first", async () => {
     const page = await annotatorPage("ann2");
     const caseId = await openCase(page, 4, "ann2");
     await page.keyboard.press("i");
@@ -193,13 +193,13 @@ describe("saving in the browser", () => {
     await typeNotes(page, "a second thought");
     expect(await state(page)).toBe("revising");
     expect(await page.getByTestId("save-state").textContent()).toMatch(/Revising/);
-    // N does not silently throw the revision away: it asks, and staying keeps it.
+    // J (next) does not silently throw the revision away: it asks, and staying keeps it.
     let asked = "";
     page.once("dialog", (d) => {
       asked = d.message();
       void d.dismiss();
     });
-    await page.keyboard.press("n");
+    await page.keyboard.press("j");
     await expect.poll(() => asked).toMatch(/did not save the revision/);
     expect(page.url()).toBe(`${app.url}/annotate/${caseId}`);
     expect(await page.locator("#notes").inputValue()).toBe("a second thought");

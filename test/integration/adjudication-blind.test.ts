@@ -8,7 +8,7 @@
 import { asc, eq } from "drizzle-orm";
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adjudicationDrafts, cases } from "../../db/schema";
+import { adjudicationDrafts, cases, guidelineVersions } from "../../db/schema";
 import { openDatabase, type Db } from "../../app/platform/db.server";
 import { submitAnnotation } from "../../app/annotation/annotations.server";
 import { autoAssign } from "../../app/annotation/assignments.server";
@@ -62,6 +62,9 @@ beforeAll(async () => {
     true,
   );
   const study = requireStudyByName(db, "Blind");
+  // The study's guidelines are study-wide text shown to every role (they use the word "diagnosis"); this test looks
+  // for what the page derives from the case's annotations, so the study has none.
+  db.delete(guidelineVersions).run();
   autoAssign(db, { studyId: study.id, annotatorIds: [ann1!.id, ann2!.id], seed: 1, actorId: boss!.id });
   caseId = db
     .select({ id: cases.id })

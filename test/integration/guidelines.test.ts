@@ -103,11 +103,11 @@ describe("Safe-Psych guidelines", () => {
       { userId: bruno.id, values: insufficient(["laboratory"]) },
     );
     const stamped = db
-      .select({ caseId: events.caseId, changes: events.changes })
+      .select({ caseId: events.caseId, guidelineVersion: events.guidelineVersion })
       .from(events)
       .where(and(eq(events.entity, "annotation"), eq(events.action, "submit")))
       .all()
-      .map((e) => [e.caseId, (e.changes as { guidelineVersion: number }).guidelineVersion]);
+      .map((e) => [e.caseId, e.guidelineVersion]);
     expect(stamped).toEqual([
       [caseIds[0], 1],
       [caseIds[0], 1],

@@ -76,7 +76,6 @@ export function GuidelinesPanel({
         type="button"
         className="secondary guidelines-toggle"
         aria-expanded={open}
-        aria-controls={panelId}
         onClick={toggle}
         data-testid="guidelines-toggle"
       >
