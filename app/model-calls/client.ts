@@ -132,7 +132,11 @@ function extraBody(model: string): Record<string, unknown> {
   return /qwen-?3/i.test(model) ? { chat_template_kwargs: { enable_thinking: false } } : {};
 }
 
-export function createOpenAiEndpoint(options: EndpointOptions): ChatEndpoint {
+/**
+ * One chat-completions call through the openai client (no retries of its own: the caller's policy retries), with its
+ * errors classified; both endpoint shapes below use it.
+ */
+function createRawCall(options: EndpointOptions): (request: ChatRequest, signal?: AbortSignal) => Promise<unknown> {
   const client = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey,
@@ -140,28 +144,32 @@ export function createOpenAiEndpoint(options: EndpointOptions): ChatEndpoint {
     timeout: options.timeoutMs,
     fetch: options.fetch ?? sharedKeepAliveFetch(),
   });
-  const what = options.label;
+  return async (request, signal) => {
+    const body: Record<string, unknown> = {
+      model: options.model,
+      messages: request.messages,
+      [options.maxTokensParam]: request.maxTokens,
+      ...extraBody(options.model),
+    };
+    if (request.temperature !== null) body.temperature = request.temperature;
+    if (request.topP !== null) body.top_p = request.topP;
+    if (request.seed !== null) body.seed = request.seed;
+    try {
+      return await client.chat.completions.create(
+        body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+        { signal },
+      );
+    } catch (e) {
+      throw classifyError(e, options.label);
+    }
+  };
+}
+
+export function createOpenAiEndpoint(options: EndpointOptions): ChatEndpoint {
+  const call = createRawCall(options);
   return {
     async complete(request, signal) {
-      const body: Record<string, unknown> = {
-        model: options.model,
-        messages: request.messages,
-        [options.maxTokensParam]: request.maxTokens,
-        ...extraBody(options.model),
-      };
-      if (request.temperature !== null) body.temperature = request.temperature;
-      if (request.topP !== null) body.top_p = request.topP;
-      if (request.seed !== null) body.seed = request.seed;
-      let response: unknown;
-      try {
-        response = await client.chat.completions.create(
-          body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
-          { signal },
-        );
-      } catch (e) {
-        throw classifyError(e, what);
-      }
-      return completionText(response, what);
+      return completionText(await call(request, signal), options.label);
     },
   };
 }
@@ -217,35 +225,10 @@ export interface ChatResultEndpoint {
 
 /** The same client and error classification as createOpenAiEndpoint, answering a ChatResult. */
 export function createOpenAiResultEndpoint(options: EndpointOptions): ChatResultEndpoint {
-  const client = new OpenAI({
-    baseURL: options.baseURL,
-    apiKey: options.apiKey,
-    maxRetries: 0,
-    timeout: options.timeoutMs,
-    fetch: options.fetch ?? sharedKeepAliveFetch(),
-  });
-  const what = options.label;
+  const call = createRawCall(options);
   return {
     async call(request, signal) {
-      const body: Record<string, unknown> = {
-        model: options.model,
-        messages: request.messages,
-        [options.maxTokensParam]: request.maxTokens,
-        ...extraBody(options.model),
-      };
-      if (request.temperature !== null) body.temperature = request.temperature;
-      if (request.topP !== null) body.top_p = request.topP;
-      if (request.seed !== null) body.seed = request.seed;
-      let response: unknown;
-      try {
-        response = await client.chat.completions.create(
-          body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
-          { signal },
-        );
-      } catch (e) {
-        throw classifyError(e, what);
-      }
-      return completionResult(response, what);
+      return completionResult(await call(request, signal), options.label);
     },
   };
 }
