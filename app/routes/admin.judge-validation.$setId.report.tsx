@@ -48,8 +48,8 @@ export default function JudgeReportPage() {
       </div>
       <p className="muted">
         Submitted ratings only. The majority is the action with at least two of three human votes
-        (docs/judge-validation.md); a split (1-1-1) has none and is left out of the scores. The same
-        numbers come from <code>npm run concord -- judge-report --labels labels.csv</code>.
+        (docs/judge-validation.md); a split (1-1-1) has none and is left out of the scores. The same numbers come from{" "}
+        <code>npm run concord -- judge-report --labels labels.csv</code>.
       </p>
       {report.warnings.map((w) => (
         <p key={w} className="notice warn">
