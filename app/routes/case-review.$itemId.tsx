@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunctio
 import { data } from "@remix-run/node";
 import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
-import { useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
@@ -109,6 +109,14 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     REVIEW_DIMENSIONS.find((d) => view.values[d] === null) ?? "naturalness",
   );
 
+  const focusReason = useRef(false);
+  const attachReason = useCallback((el: HTMLTextAreaElement | null) => {
+    if (el && focusReason.current) {
+      focusReason.current = false;
+      el.focus();
+    }
+  }, []);
+
   // Keyboard (app/work-items/domain/keymap.ts): A / R a seed's decision, 1–5 scores, C the comment; next, previous,
   // Ctrl+Enter and the rest as in every workspace.
   const previous = view.previousItemId !== null ? `/case-review/${view.previousItemId}` : null;
@@ -121,8 +129,12 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         if (after) setActive(after);
       } else if (isSeed && key === "a") form.update({ decision: "accept" });
       else if (isSeed && key === "r") {
+        // Focus the reason: now if it is shown, else in the commit that renders it (its ref callback), so that the
+        // letters typed next go into it and never act as shortcuts.
+        const reason = document.getElementById("reason");
+        if (reason) reason.focus();
+        else focusReason.current = true;
         form.update({ decision: "reject" });
-        setTimeout(() => document.getElementById("reason")?.focus(), 0);
       } else if (key === "c") document.getElementById("comment")?.focus();
       else return false;
       return true;
@@ -184,6 +196,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                     <label htmlFor="reason">Reason for rejecting (required)</label>
                     <textarea
                       id="reason"
+                      ref={attachReason}
                       value={form.values.reason}
                       onChange={(e) => form.update({ reason: e.target.value })}
                       {...limitProps("reason", form.values.reason, TEXT_LIMITS.comment)}

@@ -3,7 +3,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/node";
 import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
-import { useRef } from "react";
+import { useCallback, useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft } from "~/work-items/ui/use-draft";
@@ -78,7 +78,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   const navigate = useNavigate();
   const closed = !view.entry.roundOpen;
   const submitted = view.state === "submitted";
-  const categoryRef = useRef<HTMLSelectElement>(null);
+  const categoryRef = useRef<HTMLSelectElement | null>(null);
   const formRef = useRef<HTMLDivElement>(null);
   const draft = useDraft<VoteValues, VoteResult>({
     initial: view.values,
@@ -99,6 +99,16 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       navigate(view.nextEntryId !== null && !r.roundClosed ? `/screening/${view.nextEntryId}` : "/screening"),
   });
   const { values, update, errors } = draft;
+  // Y shows the category select; it takes the focus in the commit that renders it (its ref callback), so that no
+  // later key can arrive between the two (a timer here once moved the focus after the next key had been typed).
+  const focusCategory = useRef(false);
+  const attachCategory = useCallback((el: HTMLSelectElement | null) => {
+    categoryRef.current = el;
+    if (el && focusCategory.current) {
+      focusCategory.current = false;
+      el.focus();
+    }
+  }, []);
 
   // Keyboard (app/work-items/domain/keymap.ts): Y / N relevance, C category, 1–3 confidence; next, previous,
   // Ctrl+Enter and the rest as in every workspace.
@@ -108,9 +118,10 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     draft.submit,
     (key) => {
       if (key === "y") {
+        // Focus the category select: now if it is shown, else as soon as it is rendered.
+        if (categoryRef.current) categoryRef.current.focus();
+        else focusCategory.current = true;
         update({ relevant: "yes" });
-        // The category select appears for a relevant item; focus it once rendered.
-        setTimeout(() => categoryRef.current?.focus(), 0);
       } else if (key === "n") update({ relevant: "no" });
       else if (key === "c" && values.relevant === "yes") categoryRef.current?.focus();
       else if (/^[1-3]$/.test(key)) update({ confidence: REVIEW_CONFIDENCES[Number(key) - 1]! });
@@ -204,7 +215,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                 </label>
                 <select
                   id="category"
-                  ref={categoryRef}
+                  ref={attachCategory}
                   value={values.category}
                   disabled={closed}
                   onChange={(e) => update({ category: e.target.value })}

@@ -67,7 +67,8 @@ describe("the keymap", () => {
     expect(second).not.toBe(first);
     await page.keyboard.press("h");
     await page.waitForURL(/\/help$/);
-    expect(await page.locator("[data-workspace]").count()).toBe(6);
+    // The URL changes before the help page has rendered: wait for its list.
+    await expect.poll(() => page.locator("[data-workspace]").count()).toBe(6);
     await page.context().close();
   });
 });

@@ -101,26 +101,35 @@ async function reviewAll(page: Page, style: "truthful" | "lenient") {
 describe("screening review in the browser", () => {
   it("keeps a draft across a reload, and refuses a relevant vote without a category", async () => {
     const page = await pageFor("rev1");
-    await page.goto(`${app.url}/screening`);
-    await hydrated(page);
-    await page.getByTestId("next-item").click();
-    await page.waitForURL(/\/screening\/\d+$/);
-    await hydrated(page);
-    await page.keyboard.press("y");
-    await page.locator("#category").press("Escape");
-    await page.keyboard.press("2");
-    await expect.poll(() => page.getByTestId("save-state").textContent(), { timeout: 10_000 }).toContain("Saved");
-    await page.reload();
-    await hydrated(page);
-    expect(await page.getByTestId("vote-state").textContent()).toBe("draft");
-    expect(await page.locator("input[name=relevant][value=yes]").isChecked()).toBe(true);
-    expect(await page.locator("input[name=confidence][value=medium]").isChecked()).toBe(true);
-    const url = page.url();
-    await page.keyboard.press("Control+Enter");
-    await expect.poll(() => page.getByTestId("form-message").textContent()).toContain("incomplete");
-    expect(await page.locator(".field-error").first().textContent()).toContain("category");
-    expect(page.url()).toBe(url);
-    await page.context().close();
+    try {
+      await page.goto(`${app.url}/screening`);
+      await hydrated(page);
+      await page.getByTestId("next-item").click();
+      await page.waitForURL(/\/screening\/\d+$/);
+      await hydrated(page);
+      await page.keyboard.press("y");
+      await page.locator("#category").press("Escape");
+      await page.keyboard.press("2");
+      // Wait until the page shows the key's effect, then for the save that carries it: the footer's text can still
+      // show the previous save for a moment after the key press.
+      await expect.poll(() => page.locator("input[name=confidence][value=medium]").isChecked()).toBe(true);
+      await expect
+        .poll(() => page.getByTestId("save-state").getAttribute("data-state"), { timeout: 10_000 })
+        .toBe("saved");
+      await page.reload();
+      await hydrated(page);
+      expect(await page.getByTestId("vote-state").textContent()).toBe("draft");
+      expect(await page.locator("input[name=relevant][value=yes]").isChecked()).toBe(true);
+      expect(await page.locator("input[name=confidence][value=medium]").isChecked()).toBe(true);
+      const url = page.url();
+      await page.keyboard.press("Control+Enter");
+      await expect.poll(() => page.getByTestId("form-message").textContent()).toContain("incomplete");
+      expect(await page.locator(".field-error").first().textContent()).toContain("category");
+      expect(page.url()).toBe(url);
+    } finally {
+      // Closed also on failure: a page left open would keep saving into the next test's items.
+      await page.context().close();
+    }
   });
 
   it("three reviewers finish the round; the admin sees the figures and the decision", async () => {
