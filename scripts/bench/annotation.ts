@@ -1,5 +1,5 @@
 /**
- * Issue 3's target: the production build with 10,000 cases and 10 annotators; 20 logged-in sessions on loopback
+ * The target (docs/architecture.md, "Saving under load"): the production build with 10,000 cases and 10 annotators; 20 logged-in sessions on loopback
  * offering a combined 50 requests/s (half case pages, half draft saves): case page p95 ≤ 50 ms, draft save
  * p95 ≤ 100 ms. Then the saturation throughput: the same 20 sessions sending as fast as they can.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 9: the hierarchical Bradley–Terry label fit at MENTAT's size (57 questions, 8 experts, ~11.5 ratings per
+ * The hierarchical Bradley–Terry label fit at MENTAT's size (57 questions, 8 experts, ~11.5 ratings per
  * question: 657 annotation rows) — one full fit, and the fit with 200 bootstrap refits that the admin page runs
  * synchronously (target ≤ 15 s, so an admin is not left waiting on a blocked server). Data from a seeded generator.
  */

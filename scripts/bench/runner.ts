@@ -1,5 +1,5 @@
 /**
- * Issue 7 target: the runner against a local OpenAI-compatible endpoint that answers every call (model and judge)
+ * Target (docs/evaluation.md): the runner against a local OpenAI-compatible endpoint that answers every call (model and judge)
  * after a fixed 50 ms, on 1,048 synthetic cases with T in 3..5, sequential strategy, at concurrency 8, 32 and 128.
  *
  * Ideal wall time: each case is a chain of dependent calls (model, judge, model, judge, …; an empty answer skips its

@@ -1,5 +1,5 @@
 /**
- * Issue 5 targets: all agreement coefficients on 100,000 two-rater items in <= 1 s, Krippendorff's alpha on
+ * Targets (docs/statistics.md): all agreement coefficients on 100,000 two-rater items in <= 1 s, Krippendorff's alpha on
  * 10,000 items × 10 raters with 20% missing in <= 1 s, and linear growth from 10k to 100k items.
  * Each figure is the median of several runs after a warm-up, on data from a seeded generator.
  */

@@ -70,10 +70,7 @@ export function ActionLabelsSection({ charts, base, report }: SectionProps) {
   return (
     <>
       <h2>Expert action labels by section</h2>
-      <p>
-        {source} Each case's last section is in the Final column, so notes of 3, 4 and 5 sections end together (INTEROP
-        §4.6).
-      </p>
+      <p>{source} Each case's last section is in the Final column, so notes of 3, 4 and 5 sections end together.</p>
       <Pair>
         <table data-testid="action-labels">
           <thead>
