@@ -136,8 +136,8 @@ describe("judge validation in the browser", () => {
       await hydrated(page);
     }
     expect(new URL(page.url()).pathname).toBe("/judge-validation");
-    expect(await page.getByTestId("progress").textContent()).toContain("3 of 3 submitted");
-    expect(await page.locator('tr[data-state="submitted"]').count()).toBe(3);
+    await expect.poll(() => page.getByTestId("progress").textContent()).toContain("3 of 3 submitted");
+    await expect.poll(() => page.locator('tr[data-state="submitted"]').count()).toBe(3);
     await page.context().close();
   });
 

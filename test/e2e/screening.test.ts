@@ -141,8 +141,11 @@ describe("screening review in the browser", () => {
       const page = await pageFor(user);
       await reviewAll(page, style);
       if (user !== "rev3")
-        expect((await page.getByTestId("progress").textContent())?.replace(/\s+/g, " ")).toBe("7 of 7 submitted");
-      else expect(await page.getByTestId("finished-rounds").textContent()).toContain("HB-Psych pilot, round 1");
+        await expect
+          .poll(async () => (await page.getByTestId("progress").textContent())?.replace(/\s+/g, " "))
+          .toBe("7 of 7 submitted");
+      else
+        await expect.poll(() => page.getByTestId("finished-rounds").textContent()).toContain("HB-Psych pilot, round 1");
       await page.context().close();
     }
 
@@ -177,7 +180,7 @@ describe("screening review in the browser", () => {
     expect(pairs).toContain("R1 (rev1) – R2 (rev2)");
     expect(pairs).toContain("100.0%");
     expect(pairs).toContain("57.1%");
-    expect(await admin.locator('tr[data-control="1"]').count()).toBe(3);
+    await expect.poll(() => admin.locator('tr[data-control="1"]').count()).toBe(3);
     await admin.context().close();
   });
 
