@@ -97,6 +97,12 @@ export interface ImportInput {
   columnMap?: Partial<Record<CaseColumn, string>>;
   /** Concord's extra label fields by case id (import-gold), stored with the reference labels in the same transaction. */
   referenceExtras?: Map<string, object | null>;
+  /**
+   * The A/B order seed of the study the file was exported from (import-gold, read from the export's manifest.json),
+   * stored on the study in the same transaction (docs/safe-psych.md, "Annotator A and B"). Refused when the study
+   * already has a different seed.
+   */
+  annotatorOrderSeed?: number | null;
 }
 
 export interface ImportPlan {
@@ -105,6 +111,10 @@ export interface ImportPlan {
   parse: Omit<ParseResult, "cases">;
   /** Errors that come from the database: a changed case that already has annotations. */
   conflicts: ImportIssue[];
+  /** Why the given A/B order seed cannot be stored (the study already has another), else null. */
+  seedConflict: string | null;
+  /** The given A/B order seed is new to the study and will be (or was) stored. */
+  seedToRecord: boolean;
   create: number;
   update: number;
   unchanged: number;
@@ -216,12 +226,23 @@ function analyse(db: DbOrTx, input: ImportInput, parsed: ReturnType<typeof parse
   const study = getStudyByName(db as Db, name);
   const { items, conflicts } = classify(db, study?.id ?? null, result.cases, input.referenceExtras);
   const { cases: _omit, ...parse } = result;
+  const given = input.annotatorOrderSeed ?? null;
+  const stored = study
+    ? (db.select({ seed: studies.annotatorOrderSeed }).from(studies).where(eq(studies.id, study.id)).get()?.seed ??
+      null)
+    : null;
+  const seedConflict =
+    given !== null && stored !== null && stored !== given
+      ? `study "${name}" already draws its A/B order from seed ${stored}; this export's manifest records ${given}. Import it into a new study (--study NAME).`
+      : null;
   const status = (i: Classified) => (!i.existing ? "new" : i.existing.contentHash !== i.hash ? "changed" : "unchanged");
   const plan: ImportPlan = {
     studyName: name,
     studyExists: Boolean(study),
     parse,
     conflicts,
+    seedConflict,
+    seedToRecord: given !== null && stored === null,
     create: items.filter((i) => status(i) === "new").length,
     update: items.filter((i) => status(i) === "changed").length,
     unchanged: items.filter((i) => status(i) === "unchanged").length,
@@ -233,7 +254,7 @@ function analyse(db: DbOrTx, input: ImportInput, parsed: ReturnType<typeof parse
       hasReferenceLabels: i.parsed.referenceLabels !== null,
       status: status(i),
     })),
-    ok: result.errors.length === 0 && conflicts.length === 0,
+    ok: result.errors.length === 0 && conflicts.length === 0 && seedConflict === null,
     sha256: parsed.sha256,
   };
   return { plan, items, study };
@@ -262,7 +283,7 @@ export function importCases(
     const { plan, items, study } = analyse(tx, input, parsed);
     if (!plan.ok) return { ...plan, written: false };
     const changes = items.filter((i) => !i.existing || i.existing.contentHash !== i.hash || i.labelsChanged);
-    if (changes.length === 0) return { ...plan, written: false };
+    if (changes.length === 0 && !plan.seedToRecord) return { ...plan, written: false };
     let studyId = study?.id;
     if (studyId === undefined) {
       studyId = tx
@@ -280,6 +301,17 @@ export function importCases(
       });
       // A new study starts with the template's guidelines as version 1 (docs/guidelines.md).
       seedGuidelines(tx, { scope: "safe_psych", scopeId: studyId }, safePsychDefaultGuidelines(), now);
+    }
+    if (plan.seedToRecord) {
+      tx.update(studies).set({ annotatorOrderSeed: input.annotatorOrderSeed }).where(eq(studies.id, studyId)).run();
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "study",
+        entityId: studyId,
+        studyId,
+        action: "update",
+        changes: { annotatorOrderSeed: [null, input.annotatorOrderSeed] },
+      });
     }
     let position =
       tx

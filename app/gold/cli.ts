@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { getDb } from "../platform/db.server";
 import { exportGold, importGold } from "./gold-export.server";
 import { verifyGoldFolder, writeFolderAtomically } from "./gold-files.server";
@@ -75,30 +77,47 @@ Options:
 export const importGoldCommand: Command = {
   name: "import-gold",
   summary: "Read a data_gt.json (Concord's or the reference's) into a study as reference labels",
-  help: `Usage: npm run concord -- import-gold FILE [--study NAME]
+  help: `Usage: npm run concord -- import-gold FILE [--study NAME] [--manifest FILE]
 
 Reads a data_gt.json written by Concord or by the Safe-Psych reference implementation: its cases (from
 sections_metadata) and their labels, kept as the study's reference labels, with Concord's extra fields. Exporting the
 study afterwards writes the same records. The study defaults to the file name without extension.
-The whole file is validated first; errors name the element and field, and nothing is written.`,
+The export's manifest.json (beside FILE, or --manifest) gives the study export-gold's annotator_order_seed, so that
+the restored study draws every case's "Annotator A/B" order as the original did; without a manifest, or with an
+older one that has no seed, a notice says that a new seed will be drawn. A study that already has another seed is
+refused.
+The whole file is validated first; errors name the element and field (the manifest's as FILE:LINE), and nothing is
+written.`,
   async run(argv, io) {
-    const { values, positionals } = parseOptions(argv, { study: { type: "string" } }, true);
+    const { values, positionals } = parseOptions(
+      argv,
+      { study: { type: "string" }, manifest: { type: "string" } },
+      true,
+    );
     if (positionals.length !== 1) throw new CliError("give exactly one data_gt.json FILE. See --help.");
     const file = positionals[0]!;
     const text = readText(file);
+    const manifestPath = values.manifest ?? join(dirname(file), "manifest.json");
+    const manifest =
+      values.manifest !== undefined || existsSync(manifestPath)
+        ? { text: readText(manifestPath), filename: manifestPath }
+        : null;
     const studyName = values.study ?? file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "");
-    const result = importGold(getDb(), { studyName, text, filename: file, actorId: null });
+    const result = importGold(getDb(), { studyName, text, filename: file, actorId: null, manifest });
     if (!result.ok) {
       for (const e of result.errors.slice(0, 50)) io.err(`${e}\n`);
       io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);
       return 2;
     }
     listIssues(io, result.parse.warnings, { file, kind: "warning" });
+    for (const n of result.notices) io.err(`notice: ${n}\n`);
     io.out(
       result.written
         ? `Imported ${result.total} cases into study "${result.studyName}": ${result.create} new, ${result.update} changed, ${result.unchanged} unchanged.\n`
         : `Study "${result.studyName}" already holds these ${result.total} cases and labels. Nothing to change.\n`,
     );
+    if (result.written && result.seedToRecord)
+      io.out(`Recorded the export's A/B order seed ${result.annotatorOrderSeed} for the study.\n`);
     return 0;
   },
 };

@@ -19,6 +19,7 @@ import { softwareVersion } from "../platform/paths.server";
 import { labelOfAnnotation } from "./outcomes.server";
 import { guidelinesManifest } from "../guidelines/guidelines.server";
 import { importCases, type ImportPlan } from "../annotation/studies.server";
+import { readManifestSeed } from "./domain/gold-manifest";
 
 export { CASE_STATES, FINAL_STATES, type CaseProgressState };
 
@@ -251,12 +252,42 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
 
 /**
  * Reads a data_gt.json (Concord's or the reference's) into a study: the cases with their labels as reference labels,
- * Concord's extra fields kept, so that exporting the study writes the same records again.
+ * Concord's extra fields kept, so that exporting the study writes the same records again. With the export's
+ * manifest.json, the study also gets the export's A/B order seed (docs/safe-psych.md, "Annotator A and B"), so that
+ * it draws every case's order as the original study did; without one (the reference's files, older exports) a
+ * notice says that a new seed will be drawn.
  */
 export function importGold(
   db: Db,
-  input: { studyName: string; text: string; filename: string; actorId: string | null },
-): { ok: false; errors: string[] } | ({ ok: true } & ImportPlan & { written: boolean }) {
+  input: {
+    studyName: string;
+    text: string;
+    filename: string;
+    actorId: string | null;
+    /** The export's manifest.json, when there is one. */
+    manifest?: { text: string; filename: string } | null;
+  },
+):
+  | { ok: false; errors: string[] }
+  | ({ ok: true } & ImportPlan & { written: boolean; annotatorOrderSeed: number | null; notices: string[] }) {
+  const notices: string[] = [];
+  let annotatorOrderSeed: number | null = null;
+  let seedLine = 1;
+  if (input.manifest) {
+    const m = readManifestSeed(input.manifest.text, input.manifest.filename);
+    if (!m.ok) return { ok: false, errors: [m.error] };
+    annotatorOrderSeed = m.seed;
+    seedLine = m.line;
+    if (m.notice) notices.push(m.notice);
+    const sha = createHash("sha256").update(input.text, "utf8").digest("hex");
+    if (m.dataGtSha256 !== null && m.dataGtSha256 !== sha)
+      notices.push(
+        `${input.manifest.filename}: its sha256 of data_gt.json is not that of ${input.filename} (the file was changed after the export); its annotator_order_seed is used all the same.`,
+      );
+  } else
+    notices.push(
+      `${input.filename}: no manifest.json beside it (the reference's files, or an export without its manifest): the study's A/B order will be drawn from a new seed.`,
+    );
   const parsed = parseDataGtJson(input.text, { isValidCode: (c) => icd10Index().isValidChapterVCode(c) });
   if (!parsed.ok) return { ok: false, errors: parsed.errors.map((e) => formatDataGtError(e, input.filename)) };
   // Re-expressed as Concord's JSONL import, so one import path validates and writes every case file.
@@ -300,13 +331,17 @@ export function importGold(
     format: "jsonl",
     actorId: input.actorId,
     referenceExtras,
+    annotatorOrderSeed,
   });
   if (!result.ok)
     return {
       ok: false,
-      errors: [...result.parse.errors, ...result.conflicts].map(
-        (e) => `${input.filename}: element ${e.line}: ${e.message}`,
-      ),
+      errors: [
+        ...[...result.parse.errors, ...result.conflicts].map(
+          (e) => `${input.filename}: element ${e.line}: ${e.message}`,
+        ),
+        ...(result.seedConflict ? [`${input.manifest!.filename}:${seedLine}: ${result.seedConflict}`] : []),
+      ],
     };
-  return { ...result, ok: true };
+  return { ...result, ok: true, annotatorOrderSeed, notices };
 }

@@ -3,7 +3,8 @@
  * files, either submitted to a Batch endpoint (`/v1/files`, `/v1/batches`) and polled, or left for an offline
  * engine that reads the same format (vLLM's `run-batch`); the results ingested as verdicts. A dropped, failed or
  * unreadable result leaves its call pending, for the synchronous fallback (`grade-run --mode sync`).
- * Files are written and read a line at a time, so memory does not grow with the batch.
+ * Files are written and read a line at a time, so memory does not grow with the batch. Every long step reports to a
+ * progress sink (app/model-calls/progress.ts: a bar on a terminal, a line every 10% otherwise, on stderr).
  */
 import { closeSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -14,13 +15,33 @@ import { gradingBatches } from "../../db/schema";
 import type { Db } from "../platform/db.server";
 import { CallError, classifyError } from "../model-calls/client";
 import { abortableSleep } from "../model-calls/retry";
-import type { ProgressSink } from "../model-calls/progress";
+import { silentProgress, type ProgressSink } from "../model-calls/progress";
 import { batchRequestLine, customId, parseBatchOutputLine, parseCustomId } from "./domain/batch";
 import type { LineError } from "./domain/eval-set";
 import { graderMessages, type GraderText } from "./domain/grader";
 import { readVerdict } from "./domain/verdict";
 import type { GradingModel } from "./sets.server";
-import { createContextLoader, pendingGradingPage, type GradingItem, type Scope } from "./work.server";
+import {
+  countPendingGrading,
+  createContextLoader,
+  pendingGradingPage,
+  type GradingItem,
+  type Scope,
+} from "./work.server";
+
+/** A new progress sink counting `unit` (one per step, so each step has its own bar). */
+export type ProgressFactory = (unit: string) => ProgressSink;
+
+const noProgress: ProgressFactory = () => silentProgress;
+
+/** The number of non-blank lines of a file (read as forEachLine reads it), for a progress total. */
+function countLines(path: string): number {
+  let n = 0;
+  forEachLine(path, (line) => {
+    if (line.trim() !== "") n++;
+  });
+  return n;
+}
 
 /** The Batch API's limit per input file. */
 export const MAX_REQUESTS_PER_FILE = 50_000;
@@ -64,9 +85,20 @@ export function writeBatchRequests(
     maxPerFile?: number;
     mode: "api" | "offline";
     now?: number;
+    progress?: ProgressFactory;
   },
 ): WrittenFile[] {
   mkdirSync(input.dir, { recursive: true });
+  const progress = (input.progress ?? noProgress)("requests written");
+  const state = {
+    finished: 0,
+    total: countPendingGrading(db, input.judge.id, input.setId, input.scope).pending,
+    calls: 0,
+    retries: 0,
+    failures: 0,
+    unit: "requests written",
+  };
+  progress.start(state);
   const maxPerFile = input.maxPerFile ?? MAX_REQUESTS_PER_FILE;
   const load = createContextLoader(db);
   const files: WrittenFile[] = [];
@@ -111,10 +143,14 @@ export function writeBatchRequests(
         maxTokensParam: input.judge.maxTokensParam,
       });
       writeSync(fd!, line + "\n");
+      state.calls = ++state.finished;
+      progress.update(state);
       if (++current.requests >= maxPerFile) close();
     }
   }
   close();
+  state.total = state.finished;
+  progress.finish(state);
   return files;
 }
 
@@ -135,9 +171,22 @@ export interface IngestResult {
  */
 export function ingestBatchOutput(
   db: Db,
-  input: { judge: GradingModel; setId: number; path: string; via: "batch" | "offline"; batchId?: number; now?: number },
+  input: {
+    judge: GradingModel;
+    setId: number;
+    path: string;
+    via: "batch" | "offline";
+    batchId?: number;
+    now?: number;
+    progress?: ProgressFactory;
+  },
 ): IngestResult {
   const result: IngestResult = { errors: [], lines: 0, verdicts: 0, recovered: 0, dropped: 0, already: 0 };
+  const newProgress = input.progress ?? noProgress;
+  const total = input.progress ? countLines(input.path) : 0;
+  const checking = newProgress("results checked");
+  const checked = { finished: 0, total, calls: 0, retries: 0, failures: 0, unit: "results checked" };
+  checking.start(checked);
   const known = db.$client.prepare(
     `SELECT 1 FROM grading_responses r JOIN grading_models m ON m.id = r.candidate_id AND m.set_id = ?
      JOIN grading_criteria c ON c.conversation_id = r.conversation_id AND c.idx = ? WHERE r.id = ?`,
@@ -145,6 +194,8 @@ export function ingestBatchOutput(
   forEachLine(input.path, (line, n) => {
     if (line.trim() === "") return;
     result.lines++;
+    checked.calls = ++checked.finished;
+    checking.update(checked);
     const parsed = parseBatchOutputLine(line);
     if ("invalid" in parsed) return void result.errors.push({ line: n, message: parsed.invalid });
     const id = parseCustomId(parsed.customId);
@@ -162,7 +213,12 @@ export function ingestBatchOutput(
       });
     }
   });
+  checked.failures = result.errors.length;
+  checking.finish(checked);
   if (result.errors.length) return result;
+  const ingesting = newProgress("results ingested");
+  const ingested = { finished: 0, total: result.lines, calls: 0, retries: 0, failures: 0, unit: "results ingested" };
+  ingesting.start(ingested);
   const insert = db.$client.prepare(
     `INSERT OR IGNORE INTO grading_verdicts
        (judge_id, response_id, criterion_idx, status, criteria_met, explanation, via, attempts, error, prompt_tokens, completion_tokens, created_at)
@@ -172,6 +228,8 @@ export function ingestBatchOutput(
   const write = db.$client.transaction(() => {
     forEachLine(input.path, (line) => {
       if (line.trim() === "") return;
+      ingested.calls = ++ingested.finished;
+      ingesting.update(ingested);
       const parsed = parseBatchOutputLine(line);
       if ("invalid" in parsed) return;
       const id = parseCustomId(parsed.customId)!;
@@ -202,7 +260,11 @@ export function ingestBatchOutput(
         .run();
     }
   });
-  write();
+  try {
+    write();
+  } finally {
+    ingesting.finish(ingested);
+  }
   return result;
 }
 
@@ -212,7 +274,8 @@ export interface BatchApiOptions {
   pollMs: number;
   timeoutMs: number;
   signal?: AbortSignal;
-  progress: ProgressSink;
+  /** One sink per step: uploading the request files, then waiting for and ingesting the batches. */
+  progress: ProgressFactory;
 }
 
 const TERMINAL = new Set(["completed", "failed", "expired", "cancelled"]);
@@ -232,6 +295,21 @@ async function api<T>(what: string, call: () => Promise<T>): Promise<T> {
 /** Uploads the written files and creates one batch per file. */
 export async function submitBatches(db: Db, files: WrittenFile[], options: BatchApiOptions): Promise<void> {
   const openai = client(options);
+  const progress = options.progress("batch files submitted");
+  const state = { finished: 0, total: files.length, calls: 0, retries: 0, failures: 0, unit: "batch files submitted" };
+  progress.start(state);
+  try {
+    await submitEach(db, openai, files, () => {
+      state.finished++;
+      state.calls += 2;
+      progress.update(state);
+    });
+  } finally {
+    progress.finish(state);
+  }
+}
+
+async function submitEach(db: Db, openai: OpenAI, files: WrittenFile[], submitted: () => void): Promise<void> {
   for (const f of files) {
     const uploaded = await api("batch upload", async () =>
       openai.files.create({ file: await toFile(createReadStream(f.path), "requests.jsonl"), purpose: "batch" }),
@@ -243,6 +321,7 @@ export async function submitBatches(db: Db, files: WrittenFile[], options: Batch
       .set({ status: "submitted", remoteFileId: uploaded.id, remoteBatchId: batch.id })
       .where(eq(gradingBatches.id, f.batchId))
       .run();
+    submitted();
   }
 }
 
@@ -262,7 +341,9 @@ export function openBatches(db: Db, judgeId: number) {
 
 /**
  * Polls every submitted batch of the judge until it ends, then downloads and ingests its output (and counts its
- * error file's lines as dropped). A batch that failed or expired is marked so; its calls stay pending.
+ * error file's lines as dropped). A batch that failed or expired is marked so; its calls stay pending. The progress
+ * counts requests: those of the batches already collected plus what the Batch API reports done of the current one
+ * (`request_counts`).
  */
 export async function collectBatches(
   db: Db,
@@ -272,25 +353,43 @@ export async function collectBatches(
   const openai = client(options);
   const results: IngestResult[] = [];
   const pending = openBatches(db, input.judge.id);
-  const state = { finished: 0, total: pending.length, calls: 0, retries: 0, failures: 0, unit: "batches" };
-  options.progress.start(state);
+  const unit = "batch requests done";
+  const state = {
+    finished: 0,
+    total: pending.reduce((n, b) => n + b.requests, 0),
+    calls: 0,
+    retries: 0,
+    failures: 0,
+    unit,
+  };
+  const progress = options.progress(unit);
+  progress.start(state);
+  let collected = 0;
+  const report = (batch: { request_counts?: { completed: number; failed: number } | null }, requests: number) => {
+    const done = batch.request_counts ? batch.request_counts.completed + batch.request_counts.failed : 0;
+    state.finished = collected + Math.min(requests, done);
+    state.failures = batch.request_counts?.failed ?? 0;
+    state.calls = state.finished;
+    progress.update(state);
+  };
   try {
     for (const b of pending) {
       let batch = await api("batch status", () => openai.batches.retrieve(b.remoteBatchId!));
+      report(batch, b.requests);
       while (!TERMINAL.has(batch.status)) {
         if (options.signal?.aborted) throw new CallError("aborted", "aborted");
         await abortableSleep(options.pollMs, options.signal);
         batch = await api("batch status", () => openai.batches.retrieve(b.remoteBatchId!));
-        state.calls++;
-        options.progress.update(state);
+        report(batch, b.requests);
       }
+      collected += b.requests;
       if (!batch.output_file_id) {
         db.update(gradingBatches)
           .set({ status: "failed", dropped: b.requests, finishedAt: Date.now() })
           .where(eq(gradingBatches.id, b.id))
           .run();
-        state.failures++;
-        state.finished++;
+        state.finished = collected;
+        progress.update(state);
         continue;
       }
       const response = await api("batch download", () => openai.files.content(batch.output_file_id!));
@@ -313,6 +412,7 @@ export async function collectBatches(
         path,
         via: "batch",
         batchId: b.id,
+        progress: options.progress,
       });
       // Requests with no line in the output (listed in the error file, or lost) are dropped too.
       const missing = Math.max(0, b.requests - ingested.lines);
@@ -321,11 +421,11 @@ export async function collectBatches(
         db.update(gradingBatches).set({ dropped: ingested.dropped }).where(eq(gradingBatches.id, b.id)).run();
       }
       results.push(ingested);
-      state.finished++;
-      options.progress.update(state);
+      state.finished = collected;
+      progress.update(state);
     }
   } finally {
-    options.progress.finish(state);
+    progress.finish(state);
   }
   return results;
 }

@@ -14,7 +14,14 @@ import { createOpenAiResultEndpoint } from "../model-calls/client";
 import { createProgress } from "../model-calls/progress";
 import { redactUrl } from "../evaluation/run-folder";
 import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../model-calls/retry";
-import { collectBatches, ingestBatchOutput, openBatches, submitBatches, writeBatchRequests } from "./batch.server";
+import {
+  collectBatches,
+  ingestBatchOutput,
+  openBatches,
+  submitBatches,
+  writeBatchRequests,
+  type ProgressFactory,
+} from "./batch.server";
 import type { LineError } from "./domain/eval-set";
 import { table1Markdown } from "./domain/report-files";
 import { gradeSync } from "./grade.server";
@@ -313,6 +320,11 @@ function judgeSettings(db: Db, set: GradingSet, values: Record<string, string | 
   return { s, baseUrl, judge };
 }
 
+/** Progress of one step on stderr, as every long step shows it: a bar on a terminal, a line every 10% otherwise. */
+function stepProgress(io: CliIO): ProgressFactory {
+  return (unit) => createProgress(io.err, io.isTTY, () => performance.now(), unit);
+}
+
 export const gradeRunCommand: Command = {
   name: "grade-run",
   summary: "grade every stored response with one judge of the panel (sync or Batch API)",
@@ -350,6 +362,7 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
     const grader = loadGraderText();
     const key = apiKey(values["api-key-env"]);
     const progress = () => createProgress(io.err, io.isTTY, () => performance.now());
+    const progressOf = stepProgress(io);
     const endpoint = createOpenAiResultEndpoint({
       baseURL: baseUrl,
       apiKey: key,
@@ -368,10 +381,18 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
           pollMs: 1000 * parse(z.coerce.number().positive("--poll must be positive"), values.poll ?? 30),
           timeoutMs: s.timeoutMs,
           signal,
-          progress: progress(),
+          progress: progressOf,
         };
         if (openBatches(db, judge.id).length === 0) {
-          const files = writeBatchRequests(db, { setId: set.id, judge, scope, dir, grader, mode: "api" });
+          const files = writeBatchRequests(db, {
+            setId: set.id,
+            judge,
+            scope,
+            dir,
+            grader,
+            mode: "api",
+            progress: progressOf,
+          });
           const requests = files.reduce((a, f) => a + f.requests, 0);
           io.out(
             `${judge.name}: ${requests} pending calls in ${files.length} batch file${files.length === 1 ? "" : "s"}.\n`,
@@ -435,6 +456,7 @@ Then ingest each output with grade-batch-ingest, and grade whatever was dropped 
       dir,
       grader: loadGraderText(),
       mode: "offline",
+      progress: stepProgress(io),
     });
     for (const f of files) io.out(`${f.path}: ${f.requests} requests\n`);
     io.out(
@@ -459,7 +481,13 @@ are dropped and stay pending for grade-run --mode sync. Ingesting the same file 
     const judge = serviceCall(() => requireModel(db, set, "judge", requireOption(values.judge, "--judge")));
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     readText(positionals[0]);
-    const r = ingestBatchOutput(db, { judge, setId: set.id, path: positionals[0], via: "offline" });
+    const r = ingestBatchOutput(db, {
+      judge,
+      setId: set.id,
+      path: positionals[0],
+      via: "offline",
+      progress: stepProgress(io),
+    });
     if (r.errors.length) failLines(io, positionals[0], r.errors);
     io.out(
       `${r.lines} results: ${r.verdicts} verdicts (${r.recovered} recovered from malformed JSON), ${r.dropped} dropped, ${r.already} already graded.\n`,

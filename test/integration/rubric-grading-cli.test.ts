@@ -42,10 +42,10 @@ function tempDir() {
   return d;
 }
 
-async function run(argv: string[]) {
+async function run(argv: string[], isTTY = false) {
   let out = "";
   let err = "";
-  const io: CliIO = { out: (t) => (out += t), err: (t) => (err += t), readStdin: async () => "", isTTY: false };
+  const io: CliIO = { out: (t) => (out += t), err: (t) => (err += t), readStdin: async () => "", isTTY };
   const code = await runCli(argv, io);
   return { code, out, err };
 }
@@ -389,6 +389,15 @@ describe("batch mode", () => {
     ]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/j2: 18 pending calls in 1 batch file\./);
+    // Every step shows its progress on stderr (line-based, not a terminal), never on stdout.
+    expect(r.err).toContain("progress: 18/18 requests written 100%");
+    expect(r.err).toContain("progress: 1/1 batch files submitted 100%");
+    expect(r.err).toMatch(/progress: [1-9]\d*\/18 batch requests done \d+%/); // while the batch runs
+    expect(r.err).toContain("progress: 16/18 batch requests done 89%"); // 2 lines left out of the output
+    expect(r.err).toContain("progress: 14/14 results checked 100%");
+    expect(r.err).toContain("progress: 14/14 results ingested 100%");
+    expect(r.out).not.toMatch(/progress|█/);
+    expect(r.out).not.toContain("\u001b");
     expect(s.batches).toHaveLength(1);
     expect(s.batches[0].requests).toBe(18);
     expect(s.batches[0].polls).toBeGreaterThanOrEqual(3);
@@ -437,6 +446,11 @@ describe("batch mode", () => {
     ]);
     expect(w.code, w.err).toBe(0);
     expect(w.out).toMatch(/18 requests in 1 file\./);
+    expect(w.err).toMatch(
+      /^progress: 0\/18 requests written 0%.*\n(progress: .*\n)*progress: 18\/18 requests written 100%/,
+    );
+    expect(w.out).not.toMatch(/progress|█/);
+    expect(w.out).not.toContain("\u001b");
     const requests = readFileSync(join(dir, "requests-001.jsonl"), "utf8")
       .trim()
       .split("\n")
@@ -474,12 +488,60 @@ describe("batch mode", () => {
     writeFileSync(good, outputs.join("\n") + "\n");
     const g = await run(["grade-batch-ingest", "--set", "psych", "--judge", "j3", good]);
     expect(g.code, g.err).toBe(0);
+    expect(g.err).toContain("progress: 18/18 results checked 100%");
+    expect(g.err).toContain("progress: 18/18 results ingested 100%");
     expect(g.out).toBe("18 results: 16 verdicts (2 recovered from malformed JSON), 2 dropped, 0 already graded.\n");
     expect((await run(["grade-batch-ingest", "--set", "psych", "--judge", "j3", good])).out).toMatch(
       /0 verdicts .* 16 already graded/,
     );
     const st = await run(["grade-status", "--set", "psych", "--json"]);
     expect(JSON.parse(st.out).judges[0]).toMatchObject({ name: "j3", total: 18, pending: 2 });
+  });
+
+  it("draws a progress bar on a terminal for writing, checking and ingesting batch files, on stderr only", async () => {
+    await setUp();
+    const dir = tempDir();
+    const judge = ["--set", "psych", "--judge", "j4", "--model", "judge-4", "--base-url", "http://127.0.0.1:9"];
+    const w = await run(["grade-batch-write", ...judge, "--dir", dir], true);
+    expect(w.code, w.err).toBe(0);
+    // Redrawn in place (carriage return, erase line), the last draw complete, then a newline.
+    const ERASE = "\r\u001b[2K";
+    expect(w.err.startsWith(`${ERASE}[${"░".repeat(24)}] 0/18 requests written 0%`)).toBe(true);
+    expect(w.err).toContain(`${ERASE}[${"█".repeat(24)}] 18/18 requests written 100% `);
+    expect(w.err.endsWith("\n")).toBe(true);
+    expect(w.out).toBe(`${join(dir, "requests-001.jsonl")}: 18 requests\n18 requests in 1 file.\n`);
+    const requests = readFileSync(join(dir, "requests-001.jsonl"), "utf8").trim().split("\n");
+    const output = join(dir, "output-001.jsonl");
+    writeFileSync(
+      output,
+      requests
+        .map((l, i) =>
+          JSON.stringify({
+            id: `vllm-${i}`,
+            custom_id: JSON.parse(l).custom_id,
+            response: {
+              status_code: 200,
+              request_id: `vllm-${i}`,
+              body: {
+                choices: [
+                  {
+                    index: 0,
+                    message: { role: "assistant", content: '{"explanation": "no", "criteria_met": false}' },
+                    finish_reason: "stop",
+                  },
+                ],
+              },
+            },
+            error: null,
+          }),
+        )
+        .join("\n") + "\n",
+    );
+    const g = await run(["grade-batch-ingest", "--set", "psych", "--judge", "j4", output], true);
+    expect(g.code, g.err).toBe(0);
+    expect(g.err).toMatch(/\[█{24}\] 18\/18 results checked 100% .*\n/);
+    expect(g.err).toMatch(/\[█{24}\] 18\/18 results ingested 100% .*\n$/);
+    expect(g.out).toBe("18 results: 18 verdicts (0 recovered from malformed JSON), 0 dropped, 0 already graded.\n");
   });
 });
 

@@ -195,10 +195,25 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
           b.polls++;
           if (b.polls > behaviour.pollsBeforeDone && !b.output) await runBatch(b);
           const done = b.output !== undefined;
+          const lines = (id: string | undefined) =>
+            id
+              ? files
+                  .get(id)!
+                  .split("\n")
+                  .filter((l) => l.trim()).length
+              : 0;
           return json(res, 200, {
             id: b.id,
             object: "batch",
             status: done ? "completed" : "in_progress",
+            // As the Batch API reports them; while in progress, a share that grows with each poll.
+            request_counts: done
+              ? { total: b.requests, completed: lines(b.output), failed: lines(b.error) }
+              : {
+                  total: b.requests,
+                  completed: Math.floor((b.requests * (b.polls - 1)) / (behaviour.pollsBeforeDone + 1)),
+                  failed: 0,
+                },
             input_file_id: b.input,
             output_file_id: b.output ?? null,
             error_file_id: b.error ?? null,

@@ -2,7 +2,7 @@
  * Emulation of the reference's `evaluations/diagnosis_accuracy/process.py`, with the per-sample aggregations of
  * figures 7, 8, 9 and appendix figure 5.
  */
-import { FIGURE9_MODELS, figure8Table, figure9Table, keepNamedModels } from "./reference-figures";
+import { appendixFigure5Table, FIGURE9_MODELS, figure8Table, figure9Table, keepNamedModels } from "./reference-figures";
 import { compatNormalizeIcd10 } from "../../icd10/icd10";
 import { parentName, type TrajectoryFile } from "../domain/metrics-inputs";
 import { starTrajectoriesJsonl, timingCategory } from "./premature-diagnoses";
@@ -177,17 +177,12 @@ export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) 
     const named = keepNamedModels(full, FIGURE9_MODELS);
     const figure8 = figure8Table(perSample);
     const figure9 = figure9Table(perSample).bars;
-    const appendixFigure5 = groupBy(
-      named.rows.filter((r) => r.gt_3char !== null),
-      (r) => [r.gt_3char],
-    )
-      .map(({ key, rows }) => ({
-        gt_3char: key[0],
-        total_cases: rows.length,
-        correct_3char: levelCounts(rows).category,
-        accuracy_3char: levelCounts(rows).category / rows.length,
-      }))
-      .sort((a, b) => b.accuracy_3char - a.accuracy_3char);
+    // Appendix figure 5 also plots only some categories: at least 5 cases, the 6 best and the 6 worst.
+    const appendixFigure5 = appendixFigure5Table(perSample);
+    const withFraction = <R extends { correct_3char: number; total_cases: number }>(r: R) => ({
+      ...r,
+      accuracy_3char: r.correct_3char / r.total_cases,
+    });
     return {
       accuracy_by_granularity: byGranularity,
       accuracy_by_timing: byTiming,
@@ -195,8 +190,12 @@ export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) 
       figure7_accuracy_by_timing: figure7,
       figure8_accuracy_3char_by_model: figure8.rows,
       figure9_accuracy_by_agreement: figure9,
-      appendix_figure5_accuracy_by_category: appendixFigure5,
-      figure_model_filter: { figure8: figure8.filter, figure9: named.filter, appendix_figure5: named.filter },
+      appendix_figure5_accuracy_by_category: appendixFigure5.plotted.map(withFraction),
+      figure_model_filter: {
+        figure8: figure8.filter,
+        figure9: named.filter,
+        appendix_figure5: { ...appendixFigure5.filter, categories_dropped: appendixFigure5.dropped.map(withFraction) },
+      },
       per_sample: perSample,
     };
   });

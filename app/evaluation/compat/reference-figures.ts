@@ -131,3 +131,85 @@ export function figure9Table(perSample: readonly Row[]): {
     filter,
   };
 }
+
+/** appendixfigure5.py's MIN_CASES: a category needs at least this many diagnosed cases to be plotted. */
+export const APPENDIX_FIGURE5_MIN_CASES = 5;
+/** appendixfigure5.py plots the `head(6)` and the `tail(6)` of its sorted table. */
+const APPENDIX_FIGURE5_EACH_END = 6;
+
+export interface CategoryAccuracy {
+  gt_3char: string;
+  total_cases: number;
+  correct_3char: number;
+  /** 100 · correct_3char / total_cases, as the script's `accuracy_3char_pct`. */
+  accuracy_3char_pct: number;
+}
+
+export interface AppendixFigure5 {
+  /** The bars in the script's plot order: the 6 best, then the 6 worst not already among them. */
+  plotted: (CategoryAccuracy & { section: "Top 6" | "Bottom 6" })[];
+  /** The categories the plot leaves out, with their counts, best first. */
+  dropped: (CategoryAccuracy & { reason: "fewer than 5 cases" | "between the 6 best and the 6 worst" })[];
+}
+
+/**
+ * appendixfigure5.py's selection (docs/safe-psych.md, "Figures 8, 9 and appendix figure 5"), from the per-category
+ * counts of the named models' full_info_no_abstention rows with a category (in category-code order, the groupby's):
+ * categories with at least MIN_CASES cases, sorted by 3-character accuracy, highest first (`sort_values(ascending=
+ * False)`; ties keep category-code order), then `head(6)` labelled "Top 6" and `tail(6)` labelled "Bottom 6",
+ * concatenated and de-duplicated on the category keeping the first (so with 12 categories or fewer a category is
+ * never listed twice and the overlap is "Top 6").
+ *
+ * @example appendixFigure5Selection([{ gt_3char: "F32", total_cases: 4, correct_3char: 4 }]).dropped[0].reason
+ *   // "fewer than 5 cases"
+ */
+export function appendixFigure5Selection(
+  categories: readonly { gt_3char: string; total_cases: number; correct_3char: number }[],
+): AppendixFigure5 {
+  const rows: CategoryAccuracy[] = [...categories]
+    .sort((a, b) => byText(a.gt_3char, b.gt_3char))
+    .map((c) => ({ ...c, accuracy_3char_pct: (100 * c.correct_3char) / c.total_cases }));
+  const descending = (a: CategoryAccuracy, b: CategoryAccuracy) => b.accuracy_3char_pct - a.accuracy_3char_pct;
+  const enough = rows.filter((r) => r.total_cases >= APPENDIX_FIGURE5_MIN_CASES).sort(descending);
+  const top = enough.slice(0, APPENDIX_FIGURE5_EACH_END).map((r) => ({ ...r, section: "Top 6" as const }));
+  const bottom = enough.slice(-APPENDIX_FIGURE5_EACH_END).map((r) => ({ ...r, section: "Bottom 6" as const }));
+  const plotted: AppendixFigure5["plotted"] = [];
+  for (const r of [...top, ...bottom]) if (!plotted.some((p) => p.gt_3char === r.gt_3char)) plotted.push(r);
+  const shown = new Set(plotted.map((p) => p.gt_3char));
+  const dropped: AppendixFigure5["dropped"] = rows
+    .filter((r) => !shown.has(r.gt_3char))
+    .sort(descending)
+    .map((r) => ({
+      ...r,
+      reason:
+        r.total_cases < APPENDIX_FIGURE5_MIN_CASES
+          ? ("fewer than 5 cases" as const)
+          : ("between the 6 best and the 6 worst" as const),
+    }));
+  return { plotted, dropped };
+}
+
+/**
+ * appendixfigure5.py from the per-sample rows: the named models' full_info_no_abstention rows with a category,
+ * counted per category (`groupby("gt_3char")`: cases, correct 3-character codes), then its plot selection.
+ */
+export function appendixFigure5Table(perSample: readonly Row[]): AppendixFigure5 & { filter: ModelFilter } {
+  const { rows, filter } = keepNamedModels(
+    perSample.filter((r) => r.strategy === "full_info_no_abstention"),
+    FIGURE9_MODELS,
+  );
+  const counts = new Map<string, { total: number; correct: number }>();
+  for (const r of rows) {
+    if (r.gt_3char === null || r.gt_3char === undefined) continue;
+    const c = counts.get(String(r.gt_3char)) ?? { total: 0, correct: 0 };
+    c.total++;
+    c.correct += Number(r.match_3char);
+    counts.set(String(r.gt_3char), c);
+  }
+  return {
+    ...appendixFigure5Selection(
+      [...counts].map(([gt_3char, c]) => ({ gt_3char, total_cases: c.total, correct_3char: c.correct })),
+    ),
+    filter,
+  };
+}

@@ -78,6 +78,13 @@ export function computeReferenceMetrics(
       ["figure9.py and appendixfigure5.py keep only the models of their", figure9],
     ] as const)
       if (f.dropped.length) warnings.push(`diagnosis_accuracy/${scripts} name map: dropped ${f.dropped.join(", ")}`);
+    const categories = accuracy.figure_model_filter.appendix_figure5.categories_dropped;
+    if (categories.length)
+      warnings.push(
+        `diagnosis_accuracy/appendixfigure5.py plots only categories with at least 5 cases, the 6 best and the 6 worst: dropped ${categories
+          .map((c) => `${c.gt_3char} (${c.total_cases} case${c.total_cases === 1 ? "" : "s"}, ${c.reason})`)
+          .join(", ")}`,
+      );
   }
 
   // docs/evaluation.md#stage-1-clarification-script: the stage-1 denominator depends on whether the export wrote presenting_symptoms_label.
