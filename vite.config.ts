@@ -16,7 +16,11 @@ export default defineConfig({
         v3_relativeSplatPath: true,
         v3_throwAbortReason: true,
         v3_singleFetch: true,
-        v3_lazyRouteDiscovery: true,
+        // Off: with lazy discovery the first save or link from a freshly loaded page first fetches the route
+        // manifest, and when the network is down that fetch fails before the save can be kept and retried, replacing
+        // the workspace with an error page. The whole manifest in the page is a few kilobytes
+        // (docs/architecture.md, "Saving under load").
+        v3_lazyRouteDiscovery: false,
       },
     }),
     tsconfigPaths(),

@@ -154,6 +154,12 @@ function ErrorLinks() {
   );
 }
 
+/** A fetch that never reached the server throws a TypeError ("Failed to fetch", "NetworkError…", "Load failed"). */
+function isUnreachable(error: unknown): boolean {
+  if (typeof navigator !== "undefined" && navigator.onLine === false) return true;
+  return error instanceof TypeError && /fetch|network|load failed/i.test(error.message);
+}
+
 export function ErrorBoundary() {
   const error = useRouteError();
   if (isRouteErrorResponse(error)) {
@@ -169,6 +175,20 @@ export function ErrorBoundary() {
             : error.status === 404
               ? "There is no page at this address."
               : "Something went wrong."}
+        </p>
+        <ErrorLinks />
+      </section>
+    );
+  }
+  // A page that could not be loaded because the server was unreachable (the network gone, the server restarting):
+  // not an error of Concord's, and nothing was lost.
+  if (isUnreachable(error)) {
+    return (
+      <section className="error-page card" data-testid="unreachable">
+        <h1>The server could not be reached</h1>
+        <p>
+          This page could not be loaded: the network or the server is down. Nothing you saved before this was lost.
+          Check the connection, then reload the page.
         </p>
         <ErrorLinks />
       </section>

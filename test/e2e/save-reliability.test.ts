@@ -179,6 +179,23 @@ describe("saving in the browser", () => {
     await page.context().close();
   }, 90_000);
 
+  it("keeps a change made while the network is down: retrying in place, no error page, saved when it returns", async () => {
+    const page = await annotatorPage("ann1");
+    const caseId = await openCase(page, 5, "ann1");
+    await page.context().setOffline(true);
+    await typeNotes(page, "typed while offline");
+    await expect.poll(() => state(page), { timeout: 10_000 }).toBe("retrying");
+    await expect(page.getByTestId("save-problem").textContent()).resolves.toMatch(/could not be reached/);
+    // The failed save neither reloads the page's data nor the layout's: nothing replaces the workspace.
+    await page.waitForTimeout(1500);
+    expect(await page.locator(`section[data-case-id="${caseId}"]`).count()).toBe(1);
+    expect(await page.locator("#notes").inputValue()).toBe("typed while offline");
+    await page.context().setOffline(false);
+    await expect.poll(() => state(page), { timeout: 20_000 }).toBe("saved");
+    expect(stored("ann1", caseId)?.notes).toBe("typed while offline");
+    await page.context().close();
+  }, 60_000);
+
   it("makes revising a submitted case explicit: Save revision or Discard, and J (next) asks first", async () => {
     const page = await annotatorPage("ann2");
     const caseId = await openCase(page, 4, "ann2");

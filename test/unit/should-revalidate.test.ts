@@ -27,8 +27,10 @@ describe("skipRevalidationAfterDraft", () => {
   it("does not revalidate after a saved draft", () => {
     expect(skipRevalidationAfterDraft(args("draft", { ok: true, version: 3 }))).toBe(false);
   });
-  it("revalidates after a failed draft, a submit or a plain navigation", () => {
-    expect(skipRevalidationAfterDraft(args("draft", { ok: false, message: "conflict" }))).toBe(true);
+  it("revalidates after a submit or a plain navigation, never after a refused or undelivered save", () => {
+    // A refused or undelivered save changed nothing on the server; reloading offline would show an error page.
+    expect(skipRevalidationAfterDraft(args("draft", { ok: false, message: "conflict" }))).toBe(false);
+    expect(skipRevalidationAfterDraft(args("submit", { ok: false, status: 0, message: "unreachable" }))).toBe(false);
     expect(skipRevalidationAfterDraft(args("submit", { ok: true }))).toBe(true);
     expect(skipRevalidationAfterDraft({ ...args(null, undefined), formData: undefined })).toBe(true);
   });

@@ -2,8 +2,8 @@
  * What every workspace route re-exports so a failed save never replaces the workspace with an error page
  * (docs/architecture.md, "Saving under load"):
  *
- * - `shouldRevalidate`: after an answer of 400 or more (a conflict, a busy database, a full disk) the page's data is
- *   not loaded again. Loading it again could answer 404 (a case decided by someone else has left the adjudicator's
+ * - `shouldRevalidate`: after an answer of 400 or more (a conflict, a busy database, a full disk), or a save that never
+ *   reached the server, the page's data is not loaded again. Loading it again could answer 404 (a case decided by someone else has left the adjudicator's
  *   queue) and replace the message, and the user's own input, with an error page.
  * - `headers`: the action's Retry-After (and the new version) are sent with the answer; Remix drops a route's
  *   action headers unless it says so.
@@ -42,6 +42,8 @@ export async function clientAction({ serverAction }: ClientActionFunctionArgs) {
   try {
     return await serverAction();
   } catch (error) {
+    // A redirect (a decision that sends the user on) is Remix's to follow.
+    if (error instanceof Response && error.status >= 300 && error.status < 400) throw error;
     // A thrown response keeps its status (403: the session ended — not retried); anything else is retried.
     const status = isRouteErrorResponse(error) ? error.status : 0;
     const message =
