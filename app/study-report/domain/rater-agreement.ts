@@ -19,6 +19,7 @@
  * `reasons` {dotted path, array indices as numbers → why that value is null}. Each measure is {`n`, `n_agreed`,
  * `percent_agreement`, `cohen_kappa`, `gwet_ac1`}, each coefficient {`value`, `se`, `ci95`}.
  */
+import { z } from "zod";
 import type { CaseLabel } from "../../gold/domain/gold";
 import { parseIcd10 } from "../../icd10/icd10";
 import { cohenKappa, gwetAc1, percentAgreement, type IntervalSummary } from "../../stats/index";
@@ -29,6 +30,13 @@ import { orientByRater, POOLED_COHEN_REASON, type RaterRecord, type RaterRule } 
 export const DEFAULT_BATCH_SIZE = 50;
 /** The standard error needs two items; a batch of one would never have an interval. */
 export const MIN_BATCH_SIZE = 2;
+
+/** A batch size as typed (a query parameter, a flag): a whole number of at least {@link MIN_BATCH_SIZE}. */
+export const BatchSizeSchema = z
+  .string()
+  .regex(/^\d{1,9}$/)
+  .transform(Number)
+  .pipe(z.number().int().min(MIN_BATCH_SIZE));
 
 export interface RaterAgreementRecord extends RaterRecord {
   caseId: number;
