@@ -5,86 +5,9 @@
  * Gwet's AC1 with its SE and 95% CI, per pair, per ISO week and per batch, from the formulas written out with numpy
  * and scipy's t quantile → rater-agreement.json.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { CaseLabel } from "../../app/gold/domain/gold";
-import {
-  buildRaterAgreement,
-  DEFAULT_BATCH_SIZE,
-  isoWeekOf,
-  type MeasureAgreement,
-  type RaterAgreementRecord,
-} from "../../app/study-report/domain/rater-agreement";
-
-interface FixtureCoefficient {
-  value: number | null;
-  se: number | null;
-  ci95: [number, number] | null;
-}
-type FixtureMeasure = { n: number; n_agreed: number } & Record<
-  "percent_agreement" | "cohen_kappa" | "gwet_ac1",
-  FixtureCoefficient
->;
-interface FixtureBucket {
-  n_cases: number;
-  sufficiency: FixtureMeasure;
-  diagnosis: FixtureMeasure;
-}
-interface FixtureDataset {
-  batch_size: number;
-  records: { case: number; annotators: [string, string]; labels: [CaseLabel, CaseLabel]; submitted_at: number[] }[];
-  expected: {
-    annotators: string[];
-    pairs: ({ annotators: [string, string] } & Omit<FixtureBucket, "n_cases">)[];
-    by_week: ({ week: string; start: string } & FixtureBucket)[];
-    by_batch: ({ batch: number; first: number; last: number; from: string; to: string } & FixtureBucket)[];
-  };
-}
-
-const fixture = JSON.parse(
-  readFileSync(new URL("../fixtures/study-report/rater-agreement.json", import.meta.url), "utf8"),
-) as Record<"four" | "two", FixtureDataset>;
-
-function recordsOf(d: FixtureDataset): RaterAgreementRecord[] {
-  return d.records.map((r) => ({
-    caseId: r.case,
-    annotations: r.labels,
-    annotators: r.annotators,
-    completedAt: Math.max(...r.submitted_at),
-  }));
-}
-
-const COEFFICIENTS = ["percent_agreement", "cohen_kappa", "gwet_ac1"] as const;
-
-/** Every value, SE and interval bound to 12 digits; a null in the fixture is a null with a reason here. */
-function expectMeasure(
-  got: MeasureAgreement,
-  want: FixtureMeasure,
-  path: string,
-  reasons: Record<string, string>,
-): void {
-  expect({ n: got.n, n_agreed: got.n_agreed }, path).toEqual({ n: want.n, n_agreed: want.n_agreed });
-  for (const k of COEFFICIENTS) {
-    const [g, w] = [got[k], want[k]];
-    const at = `${path}.${k}`;
-    if (w.value === null) {
-      expect(g, at).toEqual({ value: null, se: null, ci95: null });
-      expect(reasons[at], at).toBeTruthy();
-      continue;
-    }
-    expect(g.value, at).toBeCloseTo(w.value, 12);
-    if (w.se === null) expect(g.se, at).toBeNull();
-    // A variance that is 0 in exact arithmetic (perfect agreement) comes out as ±1e-17 in either implementation, and
-    // its square root as up to 1e-8: such SEs and their intervals are compared to 7 digits, the others to 12.
-    const digits = w.se !== null && w.se < 1e-6 ? 7 : 12;
-    if (w.se !== null) expect(g.se, at).toBeCloseTo(w.se, digits);
-    if (w.ci95 === null) expect(g.ci95, at).toBeNull();
-    else {
-      expect(g.ci95![0], at).toBeCloseTo(w.ci95[0], digits);
-      expect(g.ci95![1], at).toBeCloseTo(w.ci95[1], digits);
-    }
-  }
-}
+import { buildRaterAgreement, DEFAULT_BATCH_SIZE, isoWeekOf } from "../../app/study-report/domain/rater-agreement";
+import { COEFFICIENTS, expectMeasure, raterFixture as fixture, recordsOf } from "../support/rater-agreement";
 
 describe.each(["four", "two"] as const)("the %s-annotator study against rater_agreement.py", (name) => {
   const d = fixture[name];
