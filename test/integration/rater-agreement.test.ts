@@ -10,71 +10,17 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assignments } from "../../db/schema";
 import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
 import { openDatabase, setDb, type Db } from "../../app/platform/db.server";
 import { createUser } from "../../app/accounts/users.server";
-import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app/annotation/annotations.server";
-import { importCases, listStudyCases, requireStudyByName } from "../../app/annotation/studies.server";
 import { exportGold } from "../../app/gold/gold-export.server";
-import type { CaseLabel } from "../../app/gold/domain/gold";
 import { jsonDumpsIndent2 } from "../../app/python-compat/json";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
 import { appSessions, expectAbsent } from "../support/sessions";
-import { expectAgreement, raterFixture, type FixtureDataset } from "../support/rater-agreement";
+import { expectAgreement, raterFixture, seedStudy } from "../support/rater-agreement";
 
 const PASSWORD = "rater-agreement-password-1";
-
-function casesJsonl(n: number): Uint8Array {
-  const lines = Array.from({ length: n }, (_, i) =>
-    JSON.stringify({
-      id: `ra-${String(i + 1).padStart(3, "0")}`,
-      presenting_symptoms: `Case ${i + 1}: low mood.`,
-      psychiatric_history: "None.",
-      psychiatric_exam: "Flat affect.",
-      psychological_exam: "BDI 20.",
-      secondary_diagnoses: "None known.",
-    }),
-  );
-  return new TextEncoder().encode(lines.join("\n") + "\n");
-}
-
-const valuesOf = (label: CaseLabel): AnnotationValues =>
-  label.sufficiency === "sufficient"
-    ? { ...EMPTY_VALUES, sufficiency: "sufficient", icd10: label.icd10, earliestSection: label.earliestSection }
-    : { ...EMPTY_VALUES, sufficiency: "insufficient", missingInfo: [...label.missingInfo] };
-
-/**
- * The fixture's study: its cases, each assigned to the two annotators the fixture names (written directly: the
- * assignment rule is not under test) and annotated through the service in submission order at the fixture's times.
- */
-function seedStudy(db: Db, name: string, d: FixtureDataset, users: Map<string, string>): number {
-  expect(
-    importCases(db, { studyName: name, bytes: casesJsonl(d.records.length), filename: "ra.jsonl", actorId: null })
-      .written,
-  ).toBe(true);
-  const study = requireStudyByName(db, name);
-  const cases = listStudyCases(db, study.id);
-  d.records.forEach((r, i) => {
-    const caseId = cases[i]!.id;
-    for (const u of r.annotators)
-      db.insert(assignments)
-        .values({ caseId, annotatorId: users.get(u)!, assignedAt: 0, assignedBy: null })
-        .run();
-    r.annotators.forEach((u, k) => {
-      const result = submitAnnotation(db, {
-        userId: users.get(u)!,
-        caseId,
-        values: valuesOf(r.labels[k]!),
-        version: 0,
-        now: r.submitted_at[k]!,
-      });
-      expect(result.ok, JSON.stringify(result)).toBe(true);
-    });
-  });
-  return study.id;
-}
 
 async function cli(args: string[]) {
   let out = "";

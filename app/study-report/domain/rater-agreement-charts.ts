@@ -33,34 +33,63 @@ function statisticRows(extra: Record<string, ChartValue>, m: MeasureAgreement): 
   }));
 }
 
+/** One colour per statistic whichever of them have values (a withheld κ must not shift the others' colours). */
+const COLOUR = {
+  field: "statistic",
+  type: "nominal",
+  sort: STATISTICS,
+  scale: { domain: STATISTICS, range: STAT_COLOURS.slice(0, STATISTICS.length) },
+  legend: LEGEND,
+};
+
+/**
+ * The value axis: from the lowest value or interval bound, but not below −1 (κ and AC1 are at least −1 for two
+ * raters); the t interval of a handful of cases can reach far below, and is cut at the axis (marks clipped).
+ */
+function valueAxis(rows: Record<string, ChartValue>[]) {
+  const low = Math.max(-1, valueScale(rows).domain[0]!);
+  return { type: "quantitative", title: "Value", scale: { domain: [low, 1] } } as const;
+}
+
+/** Bars of the three statistics per pair, with the 95% interval as a rule (as the report's coefficient charts). */
+function pairChart(pairs: string[], rows: Record<string, ChartValue>[]) {
+  const spec = groupedCoefficientChart("pair", pairs, [...STATISTICS], rows);
+  return {
+    ...spec,
+    encoding: { ...spec.encoding, color: COLOUR },
+    layer: [
+      { mark: { type: "bar", clip: true }, encoding: { y: { field: "value", ...valueAxis(rows) } } },
+      {
+        transform: [{ filter: "datum.ci_low !== null" }],
+        mark: { type: "rule", color: "black", strokeWidth: 1.5, clip: true },
+        encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" }, color: { value: "black" } },
+      },
+    ],
+  };
+}
+
 /** Dots for the values and whiskers for the 95% intervals, one group per bucket, one colour per statistic. */
 function driftChart(field: string, title: string, buckets: string[], rows: Record<string, ChartValue>[]) {
-  const colour = {
-    field: "statistic",
-    type: "nominal",
-    sort: STATISTICS,
-    scale: { range: STAT_COLOURS },
-    legend: LEGEND,
-  };
+  const colour = COLOUR;
   return {
     width: Math.max(240, 36 * buckets.length),
     height: 220,
     encoding: {
-      x: { field, type: "nominal", title, sort: buckets, axis: { labelAngle: -45 } },
+      x: { field, type: "nominal", title, sort: buckets, axis: { labelAngle: field === "batch" ? 0 : -45 } },
       xOffset: { field: "statistic", type: "nominal", sort: STATISTICS },
       color: colour,
     },
     layer: [
       {
         transform: [{ filter: "datum.ci_low !== null" }],
-        mark: { type: "rule", strokeWidth: 1.5 },
+        mark: { type: "rule", strokeWidth: 1.5, clip: true },
         encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" } },
       },
       {
         transform: [{ filter: "datum.value !== null" }],
-        mark: { type: "point", filled: true, size: 45, opacity: 1 },
+        mark: { type: "point", filled: true, size: 45, opacity: 1, clip: true },
         encoding: {
-          y: { field: "value", type: "quantitative", title: "Value", scale: valueScale(rows) },
+          y: { field: "value", ...valueAxis(rows) },
           tooltip: [{ field }, { field: "statistic" }, { field: "value" }, { field: "n" }],
         },
       },
@@ -81,10 +110,10 @@ export function raterAgreementCharts(report: RaterAgreementReport): ReportChart[
       chart(
         `pairwise-${key}`,
         `${label} agreement per pair of annotators`,
-        `Percent agreement, Cohen's kappa and Gwet's AC1 per pair (bar: value; line: 95% CI), over the ${about}; a pair with no shared case has no bars.`,
+        `Percent agreement, Cohen's kappa and Gwet's AC1 per pair (bar: value; line: 95% CI), over the ${about}; a pair with no shared case has no bars; intervals below −1 are cut at the axis.`,
         ["pair", "annotator_row", "annotator_column", ...COEFFICIENT_FIELDS],
         rows,
-        groupedCoefficientChart("pair", pairs.map(pairName), [...STATISTICS], rows),
+        pairChart(pairs.map(pairName), rows),
       ),
     );
   }
@@ -100,7 +129,7 @@ export function raterAgreementCharts(report: RaterAgreementReport): ReportChart[
       chart(
         `${key}-by-week`,
         `${label} agreement by week`,
-        `By ISO week (UTC) of the later of the two submissions, over the ${about}; weeks without a completed case are empty (dot: value; line: 95% CI).${kappaNote}`,
+        `By ISO week (UTC) of the later of the two submissions, over the ${about}; weeks without a completed case are empty (dot: value; line: 95% CI, cut at −1).${kappaNote}`,
         ["week", "start", "n_cases", ...COEFFICIENT_FIELDS],
         rows,
         driftChart(
@@ -123,7 +152,7 @@ export function raterAgreementCharts(report: RaterAgreementReport): ReportChart[
       chart(
         `${key}-by-batch`,
         `${label} agreement by batch of ${report.over_time.batch_size} cases`,
-        `Consecutive batches of ${report.over_time.batch_size} cases in the order their pairs were completed (the last may be smaller), over the ${about} (dot: value; line: 95% CI).${kappaNote}`,
+        `Consecutive batches of ${report.over_time.batch_size} cases in the order their pairs were completed (the last may be smaller), over the ${about} (dot: value; line: 95% CI, cut at −1).${kappaNote}`,
         ["batch", "first", "last", "from", "to", "n_cases", ...COEFFICIENT_FIELDS],
         rows,
         driftChart(

@@ -160,7 +160,7 @@ export function PairwiseSection({ agreement, charts, base }: RaterAgreementProps
                   ))}
                 </tbody>
               </table>
-              <table data-testid={`pairwise-${key}`}>
+              <table data-testid={`pairwise-${key}`} style={{ marginTop: "0.75rem" }}>
                 <thead>
                   <tr>
                     <th>Pair</th>
@@ -238,6 +238,7 @@ export function OverTimeSection({ agreement, charts, base, batchInput, batchErro
           <input
             type="number"
             name="batch"
+            key={batchInput}
             min={2}
             step={1}
             defaultValue={batchInput}
