@@ -5,6 +5,7 @@
  */
 import { jsonDumps } from "../python-compat/json";
 import { getRaterAgreement } from "../study-report/study-report.server";
+import { withPseudonyms } from "../study-report/domain/rater-agreement";
 import { createHash } from "node:crypto";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, caseOutcomes, caseSections, cases, referenceLabels, studies } from "../../db/schema";
@@ -137,9 +138,9 @@ export type ExportResult =
 /** The members of the manifest's `rater_agreement` that hold coefficients (`ci95` their intervals). */
 const MANIFEST_FLOAT_KEYS = new Set(["value", "se", "ci95"]);
 
+/** Agreement per pair and over time, the annotators pseudonymised: the export carries no identities. */
 function raterAgreementOf(db: Db, studyId: number) {
-  const { agreement } = getRaterAgreement(db, studyId)!;
-  return agreement;
+  return withPseudonyms(getRaterAgreement(db, studyId)!.agreement);
 }
 
 export function exportGold(db: Db, options: ExportOptions): ExportResult {

@@ -93,6 +93,7 @@ export const statsCommand: Command = {
     });
     const name = requireOption(values.study, "--study");
     const formats = [values.json && "--json", values.md && "--md", values.csv !== undefined && "--csv"].filter(Boolean);
+    if (values.json && values.md) throw new CliError("give --json or --md, not both");
     if (formats.length > 1) throw new CliError(`give one of ${formats.join(", ")}, not several`);
     const breakdown = values.pairwise || values["over-time"] || values.csv !== undefined;
     const batchSize = batchSizeOf(values["batch-size"]);

@@ -136,7 +136,7 @@ describe("stats --pairwise --over-time", () => {
     [["--over-time", "--batch-size", "1"], /--batch-size must be a whole number of at least 2, got "1"/],
     [["--over-time", "--batch-size", "ten"], /got "ten"/],
     [["--pairwise", "--batch-size", "10"], /--batch-size applies to --over-time/],
-    [["--pairwise", "--json", "--md"], /not several/],
+    [["--pairwise", "--json", "--md"], /give --json or --md, not both/],
     [["--pairwise", "--csv", "x", "--json"], /not several/],
   ])("refuses %j with one line and exit 2", async (args, message) => {
     const r = await cli(["stats", "--study", "Four", ...args]);
@@ -154,12 +154,24 @@ describe("stats --pairwise --over-time", () => {
     const text = result.files["manifest.json"];
     const manifest = JSON.parse(text);
     expect(manifest.rater_agreement.over_time.batch_size).toBe(50);
+    // The export carries no identities: the annotators are pseudonyms in username order.
+    for (const username of ["ana", "ben", "cleo", "dev"]) expect(text).not.toContain(`"${username}`);
+    const pseudonym = (u: string) => `Annotator ${raterFixture.four.expected.annotators.indexOf(u) + 1}`;
+    const expected = raterFixture.four.expected;
     // The default batch size differs from the fixture's: compare the pairs and the weeks, which do not depend on it.
     expectAgreement(
       { ...manifest.rater_agreement, over_time: { ...manifest.rater_agreement.over_time, by_batch: [] } },
       {
         ...raterFixture.four,
-        expected: { ...raterFixture.four.expected, by_batch: [] },
+        expected: {
+          ...expected,
+          annotators: expected.annotators.map(pseudonym),
+          pairs: expected.pairs.map((p) => ({
+            ...p,
+            annotators: [pseudonym(p.annotators[0]), pseudonym(p.annotators[1])],
+          })),
+          by_batch: [],
+        },
       },
     );
     // Coefficients are Python floats (1.0, not 1), as json.dumps writes them.

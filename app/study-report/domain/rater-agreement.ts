@@ -296,3 +296,21 @@ export function buildRaterAgreement(
     reasons: reasons.byPath,
   };
 }
+
+/**
+ * The same figures with the annotators named `Annotator 1` … `Annotator n` in username order, for files that carry
+ * no identities (the gold export's manifest).
+ */
+export function withPseudonyms(report: RaterAgreementReport): RaterAgreementReport {
+  const name = new Map(report.annotators.map((a, i) => [a, `Annotator ${i + 1}`]));
+  return {
+    ...report,
+    annotators: report.annotators.map((a) => name.get(a)!),
+    pairwise: {
+      pairs: report.pairwise.pairs.map((p) => ({
+        ...p,
+        annotators: [name.get(p.annotators[0])!, name.get(p.annotators[1])!],
+      })),
+    },
+  };
+}
