@@ -20,6 +20,7 @@ Writes the study's gold labels in the Safe-Psych reference implementation's form
   DIR/samples.json   the present sections of each case, numbered 1..T
   DIR/data.csv       the released-CSV form (13 columns)
   DIR/manifest.json  counts by state, sha256 of each file, software version, adjudication mode, export time
+                     and rater_agreement (agreement per pair and over time, docs/statistics.md)
 
 Cases keep their import order; repeating the export gives byte-identical files (only the manifest's time differs).
 Refuses (exit 2, with counts by state) while some cases are not final, unless --allow-partial.

@@ -3,7 +3,9 @@
  * implementation's formats, with a manifest. Deterministic: records in import order, byte-identical repeats (only the
  * manifest's export time differs). And back in: import-gold reads a data_gt.json as a study with reference labels.
  */
-import { jsonDumpsIndent2 } from "../python-compat/json";
+import { jsonDumps } from "../python-compat/json";
+import { getRaterAgreement } from "../study-report/study-report.server";
+import { withPseudonyms } from "../study-report/domain/rater-agreement";
 import { createHash } from "node:crypto";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, caseOutcomes, caseSections, cases, referenceLabels, studies } from "../../db/schema";
@@ -134,6 +136,14 @@ export type ExportResult =
     }
   | { ok: false; message: string; counts: Record<CaseProgressState, number> };
 
+/** The members of the manifest's `rater_agreement` that hold coefficients (`ci95` their intervals). */
+const MANIFEST_FLOAT_KEYS = new Set(["value", "se", "ci95"]);
+
+/** Agreement per pair and over time, the annotators pseudonymised: the export carries no identities. */
+function raterAgreementOf(db: Db, studyId: number) {
+  return withPseudonyms(getRaterAgreement(db, studyId)!.agreement);
+}
+
 export function exportGold(db: Db, options: ExportOptions): ExportResult {
   const study = db.select().from(studies).where(eq(studies.id, options.studyId)).get();
   if (!study) throw new Error(`no study ${options.studyId}`);
@@ -231,6 +241,9 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
         .length,
       adjudicated: records.filter((r) => r.adjudicated).length,
     },
+    // Agreement per pair and over time of the study's primary annotations, before adjudication, over every case
+    // with both in (not only the exported ones); docs/statistics.md, "Agreement per pair and over time".
+    rater_agreement: raterAgreementOf(db, study.id),
     files: {
       "data_gt.json": { sha256: sha(dataGt), records: records.length },
       "samples.json": { sha256: sha(samples), records: records.length },
@@ -245,7 +258,9 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
       "data_gt.json": dataGt,
       "samples.json": samples,
       "data.csv": csv,
-      "manifest.json": jsonDumpsIndent2(manifest) + "\n",
+      // Python's json.dumps(indent=2) with the coefficients as floats; every other member is an integer or text,
+      // written as before (jsonDumpsIndent2).
+      "manifest.json": jsonDumps(manifest, { indent: 2, floatKeys: MANIFEST_FLOAT_KEYS }) + "\n",
     },
   };
 }

@@ -3,7 +3,14 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { getDb } from "~/platform/db.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { REPORT_FILE_STEM } from "~/study-report/domain/study-report-files";
-import { getStudyReport, renderStudyReportCharts } from "~/study-report/study-report.server";
+import {
+  getRaterAgreement,
+  getStudyReport,
+  renderRaterAgreementCharts,
+  renderStudyReportCharts,
+} from "~/study-report/study-report.server";
+import { BatchSizeSchema, DEFAULT_BATCH_SIZE, MIN_BATCH_SIZE } from "~/study-report/domain/rater-agreement";
+import { OverTimeSection, PairwiseSection } from "~/study-report/ui/rater-agreement-sections";
 import {
   CaseCountsSection,
   DiagnosisLevelsSection,
@@ -25,13 +32,32 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const report = requireById(params.studyId, (id) => getStudyReport(getDb(), id), "No such study.");
-  const charts = await renderStudyReportCharts(report);
-  return { report, charts };
+  // The batch size of "Agreement over time", as typed; a refused one is shown with its error, the default used.
+  const typed = new URL(request.url).searchParams.get("batch");
+  const batch = typed === null || typed === "" ? null : BatchSizeSchema.safeParse(typed);
+  const batchSize = batch?.success ? batch.data : DEFAULT_BATCH_SIZE;
+  const batchError =
+    batch && !batch.success
+      ? `Cases per batch must be a whole number of at least ${MIN_BATCH_SIZE}; showing batches of ${DEFAULT_BATCH_SIZE}.`
+      : null;
+  const { agreement } = getRaterAgreement(getDb(), report.study.id, { batchSize })!;
+  const [charts, agreementCharts] = await Promise.all([
+    renderStudyReportCharts(report),
+    renderRaterAgreementCharts(agreement),
+  ]);
+  return { report, charts, agreement, agreementCharts, batchInput: typed ?? String(batchSize), batchError };
 }
 
 export default function StudyStatsPage() {
-  const { report, charts } = useLoaderData<typeof loader>();
+  const { report, charts, agreement, agreementCharts, batchInput, batchError } = useLoaderData<typeof loader>();
   const byId = new Map(charts.map((c) => [c.id, c]));
+  const agreementProps = {
+    agreement,
+    charts: new Map(agreementCharts.map((c) => [c.id, c])),
+    base: `/admin/studies/${report.study.id}/stats`,
+    batchInput,
+    batchError,
+  };
   const base = `/admin/studies/${report.study.id}/stats`;
   const sections = { report, charts: byId, base };
 
@@ -69,6 +95,8 @@ export default function StudyStatsPage() {
       <SufficiencySection {...sections} />
       <EarliestSectionSection {...sections} />
       <DiagnosisLevelsSection {...sections} />
+      <PairwiseSection {...agreementProps} />
+      <OverTimeSection {...agreementProps} />
       <PerDiagnosisSection {...sections} />
       <ActionLabelsSection {...sections} />
       <GoldLabelsSection {...sections} />

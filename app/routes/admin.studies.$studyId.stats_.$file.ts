@@ -3,6 +3,7 @@ import { getDb } from "~/platform/db.server";
 import { parseId } from "~/platform/forms";
 import { invariantFound, requireRole } from "~/accounts/guard.server";
 import { getStudyReportFile } from "~/study-report/study-report.server";
+import { BatchSizeSchema, MIN_BATCH_SIZE } from "~/study-report/domain/rater-agreement";
 
 /**
  * Downloads of the agreement-statistics page: `<chart>.svg|png|csv` and `study-report.json|md`. Always an
@@ -11,8 +12,16 @@ import { getStudyReportFile } from "~/study-report/study-report.server";
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const id = parseId(params.studyId);
+  // The over-time charts' batch size (docs/statistics.md, "Agreement per pair and over time"); default when absent.
+  const typed = new URL(request.url).searchParams.get("batch");
+  const batch = typed === null ? null : BatchSizeSchema.safeParse(typed);
+  if (batch && !batch.success)
+    return new Response(`batch must be a whole number of at least ${MIN_BATCH_SIZE}.`, {
+      status: 400,
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+    });
   const file = invariantFound(
-    id !== null ? await getStudyReportFile(getDb(), id, params.file ?? "") : null,
+    id !== null ? await getStudyReportFile(getDb(), id, params.file ?? "", { batchSize: batch?.data }) : null,
     "No such file.",
   );
   return new Response(file.body, {

@@ -9,6 +9,8 @@ import type { CaseLabel, DisputeReason } from "../gold/domain/gold";
 import { chartCsv, studyReportCharts, type ReportChart } from "./domain/study-report-charts";
 import { formatStudyReportMarkdown } from "./domain/study-report-format";
 import { buildStudyReport, referenceLabelOf, type StudyCaseRecord, type StudyReport } from "./domain/study-report";
+import { buildRaterAgreement, type RaterAgreementOptions, type RaterAgreementReport } from "./domain/rater-agreement";
+import { raterAgreementCharts } from "./domain/rater-agreement-charts";
 import type { Db } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
@@ -36,6 +38,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
       missingInfo: annotations.missingInfo,
       missingOther: annotations.missingOther,
       status: annotations.status,
+      submittedAt: annotations.submittedAt,
     })
     .from(annotations)
     .innerJoin(cases, eq(cases.id, annotations.caseId))
@@ -84,6 +87,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
     const locked = submitted.filter((a) => a.status === "locked");
     let pair: [CaseLabel, CaseLabel] | null = null;
     let annotators: [string, string] | null = null;
+    let completedAt: number | null = null;
     if (locked.length === 2) {
       // Annotator A and B as the adjudicator sees them (case_outcomes.annotator_order), else in annotation order.
       const order: number[] = outcome ? outcome.annotatorOrder : locked.map((a) => a.id);
@@ -91,6 +95,8 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
       pair = [labelOfAnnotation(sorted[0]), labelOfAnnotation(sorted[1])];
       // Who wrote each: the report orients pairs by rater identity, not by this A/B order (docs/statistics.md).
       annotators = [sorted[0].username, sorted[1].username];
+      const times = locked.map((a) => a.submittedAt);
+      completedAt = times.every((t) => t !== null) ? Math.max(...(times as number[])) : null;
     }
     const reference = referenceOf.get(c.id);
     const fromReference = reference ? referenceLabelOf(reference, c.numSections) : null;
@@ -112,6 +118,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
       annotationsIn: submitted.length,
       annotations: pair,
       annotators,
+      completedAt,
       outcome: outcome
         ? { status: outcome.status, disputeReason: outcome.disputeReason as DisputeReason | null }
         : null,
@@ -128,6 +135,28 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
 function reportFor(db: Db, study: StudySummary): StudyReport {
   const { records, notes } = loadRecords(db, study.id);
   return buildStudyReport(records, { study: { id: study.id, name: study.name }, categoryTitle, notes });
+}
+
+/**
+ * Agreement per pair of annotators and over time (docs/statistics.md, "Agreement per pair and over time") of a study
+ * by id, or null when there is no such study. Admin only, like the report.
+ */
+export function getRaterAgreement(
+  db: Db,
+  studyId: number,
+  options: RaterAgreementOptions = {},
+): { study: { id: number; name: string }; agreement: RaterAgreementReport } | null {
+  const study = getStudy(db, studyId);
+  if (!study) return null;
+  return {
+    study: { id: study.id, name: study.name },
+    agreement: buildRaterAgreement(loadRecords(db, study.id).records, options),
+  };
+}
+
+/** The same by study name; throws a 404 ServiceError naming the known studies when there is none. */
+export function requireRaterAgreementByName(db: Db, name: string, options: RaterAgreementOptions = {}) {
+  return getRaterAgreement(db, requireStudyByName(db, name).id, options)!;
 }
 
 /** The report of a study by id, or null when there is no such study. */
@@ -164,6 +193,19 @@ export async function renderStudyReportCharts(report: StudyReport): Promise<Rend
   );
 }
 
+/** The charts of agreement per pair and over time as SVG. */
+export async function renderRaterAgreementCharts(agreement: RaterAgreementReport): Promise<RenderedChart[]> {
+  const { renderSvg } = await charts();
+  return Promise.all(
+    raterAgreementCharts(agreement).map(async (c) => ({
+      id: c.id,
+      title: c.title,
+      caption: c.caption,
+      svg: await renderSvg(c.spec),
+    })),
+  );
+}
+
 export interface ReportFile {
   filename: string;
   contentType: string;
@@ -171,7 +213,7 @@ export interface ReportFile {
 }
 
 const FILE = /^([a-z0-9]+(?:-[a-z0-9]+)*)\.(svg|png|csv|json|md)$/;
-import { REPORT_FILE_STEM } from "./domain/study-report-files";
+import { RATER_AGREEMENT_FILE_STEM, REPORT_FILE_STEM } from "./domain/study-report-files";
 
 function slug(name: string): string {
   return (
@@ -184,10 +226,17 @@ function slug(name: string): string {
 }
 
 /**
- * A download of the dashboard: `<chart>.svg`, `<chart>.png`, `<chart>.csv` (the rows the chart plots), or
- * `study-report.json` / `study-report.md` (what `stats --json` / `--md` print). Null for an unknown file or study.
+ * A download of the dashboard: `<chart>.svg`, `<chart>.png`, `<chart>.csv` (the rows the chart plots),
+ * `study-report.json` / `study-report.md` (what `stats --json` / `--md` print), or `rater-agreement.json` (what
+ * `stats --pairwise --over-time --json` prints). `batchSize` is the over-time section's. Null for an unknown file or
+ * study.
  */
-export async function getStudyReportFile(db: Db, studyId: number, file: string): Promise<ReportFile | null> {
+export async function getStudyReportFile(
+  db: Db,
+  studyId: number,
+  file: string,
+  options: RaterAgreementOptions = {},
+): Promise<ReportFile | null> {
   const match = FILE.exec(file);
   if (!match) return null;
   const [, stem, ext] = match;
@@ -201,7 +250,19 @@ export async function getStudyReportFile(db: Db, studyId: number, file: string):
       return { filename, contentType: "text/markdown; charset=utf-8", body: formatStudyReportMarkdown(report) };
     return null;
   }
-  const chart: ReportChart | undefined = studyReportCharts(report).find((c) => c.id === stem);
+  const agreement = () => getRaterAgreement(db, studyId, options)!;
+  if (stem === RATER_AGREEMENT_FILE_STEM) {
+    if (ext !== "json") return null;
+    const { study, agreement: a } = agreement();
+    return {
+      filename,
+      contentType: "application/json; charset=utf-8",
+      body: JSON.stringify({ study, ...a }, null, 2) + "\n",
+    };
+  }
+  const chart: ReportChart | undefined =
+    studyReportCharts(report).find((c) => c.id === stem) ??
+    raterAgreementCharts(agreement().agreement).find((c) => c.id === stem);
   if (!chart) return null;
   const { renderSvg, svgToPng } = await charts();
   if (ext === "csv") return { filename, contentType: "text/csv; charset=utf-8", body: chartCsv(chart) };

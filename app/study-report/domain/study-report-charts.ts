@@ -28,7 +28,7 @@ export interface ReportChart {
 const ACTION_COLOURS = ["#8EA1AD", "#9CC75B", "#DD615D"];
 const AGE_COLOUR = "#AD94BB";
 const DIAGNOSIS_COLOUR = "#577292";
-const STAT_COLOURS = ["#577292", "#DD615D", "#9CC75B", "#E0A458", "#8EA1AD"];
+export const STAT_COLOURS = ["#577292", "#DD615D", "#9CC75B", "#E0A458", "#8EA1AD"];
 /** The paper's figure of gold diagnoses shows the 15 most frequent codes. */
 export const TOP_CODES = 15;
 
@@ -45,9 +45,9 @@ const BASE = {
 
 const COUNT_AXIS = { tickMinStep: 1, format: "d" };
 
-const round = (v: number | null, digits = 6): number | null => (v === null ? null : Number(v.toFixed(digits)));
+export const round = (v: number | null, digits = 6): number | null => (v === null ? null : Number(v.toFixed(digits)));
 
-function chart(
+export function chart(
   id: string,
   title: string,
   caption: string,
@@ -145,7 +145,7 @@ function heatmap(
   };
 }
 
-const LEGEND = { orient: "bottom", labelLimit: 320, title: null } as const;
+export const LEGEND = { orient: "bottom", labelLimit: 320, title: null } as const;
 
 /** The 95% interval of the rows that have one, as a black rule over the bar. */
 const intervalRule = {
@@ -155,7 +155,7 @@ const intervalRule = {
 };
 
 /** Kappa-type coefficients can be negative: the axis starts below 0 only then. */
-function valueScale(rows: Record<string, ChartValue>[]) {
+export function valueScale(rows: Record<string, ChartValue>[]) {
   const low = Math.min(
     0,
     ...rows.flatMap((r) => [r.value, r.ci_low]).filter((v): v is number => typeof v === "number"),
@@ -164,7 +164,7 @@ function valueScale(rows: Record<string, ChartValue>[]) {
 }
 
 /** Bars of coefficients grouped by `groupField`, one colour per statistic, with the 95% interval where there is one. */
-function groupedCoefficientChart(
+export function groupedCoefficientChart(
   groupField: string,
   groups: string[],
   statistics: string[],
@@ -207,7 +207,7 @@ function coefficientChart(labels: string[], statistics: string[], rows: Record<s
   };
 }
 
-function intervalColumns(e: IntervalSummary) {
+export function intervalColumns(e: IntervalSummary) {
   return {
     value: round(e.value),
     se: round(e.se),

@@ -6,7 +6,7 @@ import { MISSING_INFO } from "../../gold/domain/gold";
 import type { IntervalSummary } from "../../stats/index";
 import type { LevelAgreement, StudyReport } from "./study-report";
 
-type Block =
+export type Block =
   | { kind: "heading"; text: string; level: 1 | 2 }
   | { kind: "text"; text: string }
   | { kind: "table"; header: string[]; rows: string[][] };
@@ -246,8 +246,13 @@ function padTable(header: string[], rows: string[][]): string[] {
 
 /** Plain text with aligned tables, for a terminal. */
 export function formatStudyReportText(report: StudyReport): string {
+  return blocksText(blocks(report));
+}
+
+/** Headings, paragraphs and aligned tables as plain text. */
+export function blocksText(list: readonly Block[]): string {
   const lines: string[] = [];
-  for (const b of blocks(report)) {
+  for (const b of list) {
     if (b.kind === "heading") {
       if (lines.length && lines[lines.length - 1] !== "") lines.push("");
       lines.push(b.text, (b.level === 1 ? "=" : "-").repeat(b.text.length));
@@ -262,8 +267,13 @@ const mdCell = (s: string) => s.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").rep
 
 /** GitHub-flavoured Markdown. */
 export function formatStudyReportMarkdown(report: StudyReport): string {
+  return blocksMarkdown(blocks(report));
+}
+
+/** Headings, paragraphs and tables as GitHub-flavoured Markdown. */
+export function blocksMarkdown(list: readonly Block[]): string {
   const parts: string[] = [];
-  for (const b of blocks(report)) {
+  for (const b of list) {
     if (b.kind === "heading") parts.push(`${"#".repeat(b.level)} ${mdCell(b.text)}`);
     else if (b.kind === "text") parts.push(b.text);
     else if (b.rows.length === 0) parts.push("_None._");

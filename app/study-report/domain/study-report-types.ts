@@ -24,6 +24,11 @@ export interface StudyCaseRecord {
    * Without them the pairs are read as given (Annotator A then B).
    */
   annotators?: readonly [string, string] | null;
+  /**
+   * When the later of the two primary annotations was submitted (ms since the epoch): the time the pair was complete,
+   * which agreement over time buckets by (rater-agreement.ts). Null or absent when not known.
+   */
+  completedAt?: number | null;
   outcome: { status: "agreed" | "disputed" | "adjudicated"; disputeReason: DisputeReason | null } | null;
   gold: CaseLabel | null;
   goldSource: GoldSource | null;

@@ -3,7 +3,8 @@ import type { IntervalSummary } from "~/stats/index";
 import { ci95, fixed3 } from "~/study-report/domain/study-report-format";
 import type { RenderedChart } from "~/study-report/study-report.server";
 
-export function Chart({ chart, base }: { chart: RenderedChart | undefined; base: string }) {
+/** A chart with its downloads; `query` (e.g. `?batch=25`) is added to the download links. */
+export function Chart({ chart, base, query = "" }: { chart: RenderedChart | undefined; base: string; query?: string }) {
   if (!chart) return null;
   return (
     <figure className="card" data-chart={chart.id} style={{ margin: "0 0 1rem" }}>
@@ -17,15 +18,15 @@ export function Chart({ chart, base }: { chart: RenderedChart | undefined; base:
         <small className="muted">{chart.caption}</small>{" "}
         <small>
           Download:{" "}
-          <a href={`${base}/${chart.id}.svg`} download>
+          <a href={`${base}/${chart.id}.svg${query}`} download>
             SVG
           </a>{" "}
           ·{" "}
-          <a href={`${base}/${chart.id}.png`} download>
+          <a href={`${base}/${chart.id}.png${query}`} download>
             PNG
           </a>{" "}
           ·{" "}
-          <a href={`${base}/${chart.id}.csv`} download>
+          <a href={`${base}/${chart.id}.csv${query}`} download>
             data (CSV)
           </a>
         </small>

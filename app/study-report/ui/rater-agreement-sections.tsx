@@ -1,0 +1,299 @@
+/** The study report page's agreement per pair of annotators and over time (docs/statistics.md). */
+import { Form } from "@remix-run/react";
+import type { IntervalSummary } from "~/stats/index";
+import type { MeasureAgreement, RaterAgreementReport } from "~/study-report/domain/rater-agreement";
+import { RATER_AGREEMENT_FILE_STEM } from "~/study-report/domain/study-report-files";
+import { ci95, fixed3, percent } from "~/study-report/domain/study-report-format";
+import type { RenderedChart } from "~/study-report/study-report.server";
+import { Chart } from "./report-parts";
+
+export interface RaterAgreementProps {
+  agreement: RaterAgreementReport;
+  charts: ReadonlyMap<string, RenderedChart>;
+  base: string;
+  /** The batch size as typed, and the error when it was refused (the default is shown instead). */
+  batchInput: string;
+  batchError: string | null;
+}
+
+const MEASURES = [
+  ["sufficiency", "Sufficiency", "every case with both primary annotations"],
+  ["diagnosis", "Diagnosis", "cases both annotators called sufficient, codes compared at diagnosis level"],
+] as const;
+
+/** A coefficient with its interval, or n/a with the reason (reasons are keyed by the value's JSON path). */
+function Coefficient({
+  e,
+  path,
+  reasons,
+  asPercent = false,
+}: {
+  e: IntervalSummary;
+  path: string;
+  reasons: Record<string, string>;
+  asPercent?: boolean;
+}) {
+  if (e.value === null) {
+    const reason = reasons[path];
+    return (
+      <span title={reason} data-reason={path}>
+        n/a
+      </span>
+    );
+  }
+  const show = asPercent ? percent : fixed3;
+  return (
+    <>
+      {show(e.value)}
+      {e.ci95 ? (
+        <small className="muted"> {asPercent ? `[${percent(e.ci95[0])}, ${percent(e.ci95[1])}]` : ci95(e)}</small>
+      ) : null}
+    </>
+  );
+}
+
+function MeasureCells({ m, path, reasons }: { m: MeasureAgreement; path: string; reasons: Record<string, string> }) {
+  return (
+    <>
+      <td className="num">{m.n}</td>
+      <td className="num">
+        <Coefficient e={m.percent_agreement} path={`${path}.percent_agreement`} reasons={reasons} asPercent />
+      </td>
+      <td className="num">
+        <Coefficient e={m.cohen_kappa} path={`${path}.cohen_kappa`} reasons={reasons} />
+      </td>
+      <td className="num">
+        <Coefficient e={m.gwet_ac1} path={`${path}.gwet_ac1`} reasons={reasons} />
+      </td>
+    </>
+  );
+}
+
+const MEASURE_HEAD = (
+  <>
+    <th className="num">n</th>
+    <th className="num">% agreement [95% CI]</th>
+    <th className="num">Cohen's κ [95% CI]</th>
+    <th className="num">Gwet's AC1 [95% CI]</th>
+  </>
+);
+
+/** The distinct reasons of the null values under `prefix`, listed once under the tables. */
+function ReasonList({ reasons, prefix }: { reasons: Record<string, string>; prefix: string }) {
+  const distinct = [
+    ...new Set(
+      Object.entries(reasons)
+        .filter(([path]) => path.startsWith(prefix) && /\.(percent_agreement|cohen_kappa|gwet_ac1)$/.test(path))
+        .map(([, reason]) => reason),
+    ),
+  ];
+  if (!distinct.length) return null;
+  return (
+    <ul className="muted">
+      {distinct.map((r) => (
+        <li key={r}>
+          <small>n/a: {r}</small>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Every pair of annotators: a matrix of κ and AC1 (with n) per measure, then each pair with its intervals. */
+export function PairwiseSection({ agreement, charts, base }: RaterAgreementProps) {
+  const { annotators, reasons } = agreement;
+  const pairs = agreement.pairwise.pairs;
+  const indexOf = (a: string, b: string) =>
+    pairs.findIndex(
+      (p) => (p.annotators[0] === a && p.annotators[1] === b) || (p.annotators[0] === b && p.annotators[1] === a),
+    );
+  return (
+    <section data-testid="pairwise-agreement">
+      <h2>Agreement per pair of annotators</h2>
+      <p>
+        {annotators.length} annotator(s), {pairs.length} pair(s). Each pair on the cases it shared, before adjudication;
+        κ reads the annotator whose username sorts first as the rows (the matrices are symmetric).{" "}
+        <a href={`${base}/${RATER_AGREEMENT_FILE_STEM}.json`} download>
+          JSON
+        </a>
+      </p>
+      {pairs.length === 0 ? <p className="muted">No case has both primary annotations yet.</p> : null}
+      {pairs.length > 0
+        ? MEASURES.map(([key, label, about]) => (
+            <div key={key}>
+              <h3>{label}</h3>
+              <p className="muted">
+                <small>Over {about}. Each cell: Cohen's κ / Gwet's AC1 (n).</small>
+              </p>
+              <table data-testid={`pairwise-matrix-${key}`}>
+                <thead>
+                  <tr>
+                    <th />
+                    {annotators.map((a) => (
+                      <th key={a} className="num">
+                        {a}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {annotators.map((row) => (
+                    <tr key={row}>
+                      <th scope="row">{row}</th>
+                      {annotators.map((column) => {
+                        if (row === column)
+                          return (
+                            <td key={column} className="num muted">
+                              —
+                            </td>
+                          );
+                        const i = indexOf(row, column);
+                        const m = pairs[i]![key];
+                        return (
+                          <td key={column} className="num">
+                            {fixed3(m.cohen_kappa.value)} / {fixed3(m.gwet_ac1.value)}{" "}
+                            <small className="muted">({m.n})</small>
+                          </td>
+                        );
+                      })}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <table data-testid={`pairwise-${key}`} style={{ marginTop: "0.75rem" }}>
+                <thead>
+                  <tr>
+                    <th>Pair</th>
+                    {MEASURE_HEAD}
+                  </tr>
+                </thead>
+                <tbody>
+                  {pairs.map((p, i) => (
+                    <tr key={p.annotators.join()}>
+                      <td>
+                        {p.annotators[0]} – {p.annotators[1]}
+                      </td>
+                      <MeasureCells m={p[key]} path={`pairwise.pairs.${i}.${key}`} reasons={reasons} />
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Chart chart={charts.get(`pairwise-${key}`)} base={base} />
+            </div>
+          ))
+        : null}
+      <ReasonList reasons={reasons} prefix="pairwise." />
+    </section>
+  );
+}
+
+/** Agreement by ISO week and by batch of cases, pooled over the pairs, to show drift. */
+export function OverTimeSection({ agreement, charts, base, batchInput, batchError }: RaterAgreementProps) {
+  const t = agreement.over_time;
+  const { reasons } = agreement;
+  const query = `?batch=${t.batch_size}`;
+  return (
+    <section data-testid="agreement-over-time">
+      <h2>Agreement over time</h2>
+      <p>
+        {t.n_cases} case(s) with both primary annotations, bucketed by the later of the two submissions (UTC).
+        {t.n_untimed ? ` ${t.n_untimed} case(s) without a submission time are left out.` : ""}
+        {agreement.rule === "pair_order"
+          ? " More than two annotators share the cases, so Cohen's κ is not pooled over their pairs (n/a); AC1 and percent agreement are."
+          : ""}
+      </p>
+      {MEASURES.map(([key, label, about]) => (
+        <div key={key}>
+          <h3>{label} by ISO week</h3>
+          <p className="muted">
+            <small>Over {about}; weeks without a completed case are listed with n 0.</small>
+          </p>
+          <table data-testid={`by-week-${key}`}>
+            <thead>
+              <tr>
+                <th>Week</th>
+                <th>Starts</th>
+                <th className="num">Cases</th>
+                {MEASURE_HEAD}
+              </tr>
+            </thead>
+            <tbody>
+              {t.by_week.map((w, i) => (
+                <tr key={w.week}>
+                  <td>{w.week}</td>
+                  <td>{w.start}</td>
+                  <td className="num">{w.n_cases}</td>
+                  <MeasureCells m={w[key]} path={`over_time.by_week.${i}.${key}`} reasons={reasons} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Chart chart={charts.get(`${key}-by-week`)} base={base} />
+        </div>
+      ))}
+      <h3>By batch of cases</h3>
+      <Form method="get" className="row" aria-label="Batch size">
+        <label>
+          Cases per batch{" "}
+          <input
+            type="number"
+            name="batch"
+            key={batchInput}
+            min={2}
+            step={1}
+            defaultValue={batchInput}
+            aria-invalid={batchError ? true : undefined}
+            aria-describedby={batchError ? "batch-error" : undefined}
+            style={{ width: "6rem" }}
+          />
+        </label>{" "}
+        <button type="submit" className="button secondary">
+          Show
+        </button>
+      </Form>
+      {batchError ? (
+        <p id="batch-error" className="field-error" role="alert">
+          {batchError}
+        </p>
+      ) : null}
+      {MEASURES.map(([key, label, about]) => (
+        <div key={key}>
+          <h3>
+            {label} by batch of {t.batch_size} cases
+          </h3>
+          <p className="muted">
+            <small>
+              Over {about}; consecutive batches in the order the pairs were completed (the last may be smaller).
+            </small>
+          </p>
+          <table data-testid={`by-batch-${key}`}>
+            <thead>
+              <tr>
+                <th>Batch</th>
+                <th>Cases</th>
+                <th>Completed</th>
+                {MEASURE_HEAD}
+              </tr>
+            </thead>
+            <tbody>
+              {t.by_batch.map((b, i) => (
+                <tr key={b.batch}>
+                  <td>{b.batch}</td>
+                  <td>
+                    {b.first}–{b.last}
+                  </td>
+                  <td>
+                    {b.from.slice(0, 10)} – {b.to.slice(0, 10)}
+                  </td>
+                  <MeasureCells m={b[key]} path={`over_time.by_batch.${i}.${key}`} reasons={reasons} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Chart chart={charts.get(`${key}-by-batch`)} base={base} query={query} />
+        </div>
+      ))}
+      <ReasonList reasons={reasons} prefix="over_time." />
+    </section>
+  );
+}
