@@ -266,15 +266,23 @@ export function importCalibrationCsv(
   return writeTransaction(db, (tx) => {
     let added = 0;
     let skipped = 0;
-    const entries: { line: number; caseId: number; purpose: CalibrationPurpose; label: CaseLabel; rationale: string }[] =
-      [];
+    const entries: {
+      line: number;
+      caseId: number;
+      purpose: CalibrationPurpose;
+      label: CaseLabel;
+      rationale: string;
+    }[] = [];
     lines.slice(1).forEach((text, i) => {
       const line = i + 2;
       if (text.trim() === "") return;
       const row = safeRow(text);
       if (!row) return at(line, "not one CSV record on one line (a quoted field may not span lines)");
       if (row.length !== CALIBRATION_HEADER.length)
-        return at(line, `${row.length} fields, expected ${CALIBRATION_HEADER.length} (${CALIBRATION_HEADER.join(",")})`);
+        return at(
+          line,
+          `${row.length} fields, expected ${CALIBRATION_HEADER.length} (${CALIBRATION_HEADER.join(",")})`,
+        );
       const [study, externalId, purpose, sufficiency, icd10, earliest, missing, missingOther, rationale] = row as [
         string,
         string,
@@ -356,10 +364,7 @@ export function importAdjudicatedCalibration(
     const decided = tx
       .select({ caseId: caseOutcomes.caseId, gold: caseOutcomes.gold, rationale: adjudications.rationale })
       .from(caseOutcomes)
-      .innerJoin(
-        adjudications,
-        and(eq(adjudications.caseId, caseOutcomes.caseId), eq(adjudications.status, "decided")),
-      )
+      .innerJoin(adjudications, and(eq(adjudications.caseId, caseOutcomes.caseId), eq(adjudications.status, "decided")))
       .where(and(eq(caseOutcomes.studyId, from.id), eq(caseOutcomes.status, "adjudicated")))
       .all();
     let added = 0;
@@ -701,7 +706,10 @@ export function qualityValuesOf(row: QualityRow | undefined): QualityValues {
  * and adds what the queue now calls for.
  */
 function qualityAdapter(
-  check: (values: QualityValues, numSections: number) => { ok: true; values: QualityValues } | { ok: false; errors: Record<string, string> },
+  check: (
+    values: QualityValues,
+    numSections: number,
+  ) => { ok: true; values: QualityValues } | { ok: false; errors: Record<string, string> },
   lockedMessage: string,
 ): WorkItemAdapter<QualityItem, QualityRow, QualityValues> {
   return {
@@ -750,7 +758,11 @@ function qualityAdapter(
     },
     auditContext: (q) => ({ entityId: q.id, studyId: q.studyId }),
     onSubmitted(tx, q, now) {
-      const row = tx.select({ version: qualityItems.version }).from(qualityItems).where(eq(qualityItems.id, q.id)).get()!;
+      const row = tx
+        .select({ version: qualityItems.version })
+        .from(qualityItems)
+        .where(eq(qualityItems.id, q.id))
+        .get()!;
       tx.update(qualityItems)
         .set({ status: "locked", version: row.version + 1 })
         .where(eq(qualityItems.id, q.id))
@@ -785,7 +797,11 @@ export function trainingReveal(
   id: number,
 ): { reference: CaseLabel; rationale: string } | null {
   const row = db
-    .select({ status: qualityItems.status, reference: calibrationCases.reference, rationale: calibrationCases.rationale })
+    .select({
+      status: qualityItems.status,
+      reference: calibrationCases.reference,
+      rationale: calibrationCases.rationale,
+    })
     .from(qualityItems)
     .innerJoin(calibrationCases, eq(calibrationCases.id, qualityItems.calibrationId))
     .where(and(eq(qualityItems.id, id), eq(qualityItems.annotatorId, userId), eq(qualityItems.kind, "training")))

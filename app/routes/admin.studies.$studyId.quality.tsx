@@ -145,8 +145,8 @@ export default function RaterQualityPage() {
       </div>
       <p className="muted">
         Test–retest, calibration cases and a training round. Annotators are never told which cases are retests or
-        calibration cases; their second labels and calibration labels stay out of gold, adjudication and the
-        inter-rater statistics. The rules are in the documentation, “Rater quality”.
+        calibration cases; their second labels and calibration labels stay out of gold, adjudication and the inter-rater
+        statistics. The rules are in the documentation, “Rater quality”.
       </p>
       <ActionResult result={result} testId="quality-result" />
       {result?.errors.length ? (

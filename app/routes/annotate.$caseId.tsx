@@ -252,9 +252,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                     : null
               }
             />
-            {view.training?.reveal ? (
-              <TrainingReveal reveal={view.training.reveal} next={next ?? "/annotate"} />
-            ) : null}
+            {view.training?.reveal ? <TrainingReveal reveal={view.training.reveal} next={next ?? "/annotate"} /> : null}
           </div>
           <ShortcutsCard workspace="annotation" />
         </aside>

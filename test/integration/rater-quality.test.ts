@@ -103,7 +103,8 @@ describe("test–retest", () => {
 
     // ann2 labels everything F32.1; ann1 F33.0 on m1 (a dispute), F32.1 elsewhere.
     let t = 1_000;
-    for (const key of listAnnotatorCases(db, ann2.id).map((r) => r.key)) submitItem(ann2.id, key, suff("F32.1", 2), t++);
+    for (const key of listAnnotatorCases(db, ann2.id).map((r) => r.key))
+      submitItem(ann2.id, key, suff("F32.1", 2), t++);
 
     const firstOrder: number[] = [];
     let openShape: unknown = null;
@@ -151,7 +152,13 @@ describe("test–retest", () => {
 
     // Apart: two annotations per case, ten outcomes, the inter-rater report over ten pairs.
     expect(db.select().from(annotations).all()).toHaveLength(20);
-    expect(db.select().from(annotations).all().some((a) => a.notes === "RETEST-NOTE")).toBe(false);
+    expect(
+      db
+        .select()
+        .from(annotations)
+        .all()
+        .some((a) => a.notes === "RETEST-NOTE"),
+    ).toBe(false);
     expect(db.select().from(caseOutcomes).all()).toHaveLength(10);
     expect(getStudyReport(db, study.id)!.sufficiency.n).toBe(10);
     // The adjudicator sees the dispute on m1 with the two first labels only.
@@ -209,7 +216,13 @@ describe("calibration cases and the training round", () => {
           externalId: ext,
           purpose: "calibration",
           rationale: "",
-          reference: { sufficiency: "sufficient", icd10: "F32.1", earliestSection: 2, missingInfo: [], missingOther: "" },
+          reference: {
+            sufficiency: "sufficient",
+            icd10: "F32.1",
+            earliestSection: 2,
+            missingInfo: [],
+            missingOther: "",
+          },
         },
       });
     refreshMyQueue(db, ann1.id, 1);
@@ -271,17 +284,24 @@ describe("calibration cases and the training round", () => {
     const bad = importCalibrationCsv(db, {
       studyId: study.id,
       filename: "cal.csv",
-      text: header + "Earlier,e1,calibration,sufficient,F32.1,2,,,ok\nEarlier,e9,calibration,sufficient,F32.1,2,,,\nMain,m1,training,insufficient,,,imaging,,\n",
+      text:
+        header +
+        "Earlier,e1,calibration,sufficient,F32.1,2,,,ok\nEarlier,e9,calibration,sufficient,F32.1,2,,,\nMain,m1,training,insufficient,,,imaging,,\n",
       actorId: null,
     });
     expect(bad).toEqual({
       ok: false,
-      errors: ['cal.csv:3: study "Earlier" has no case "e9"', expect.stringMatching(/^cal\.csv:4: a calibration case comes from another study/)],
+      errors: [
+        'cal.csv:3: study "Earlier" has no case "e9"',
+        expect.stringMatching(/^cal\.csv:4: a calibration case comes from another study/),
+      ],
     });
     const good = importCalibrationCsv(db, {
       studyId: study.id,
       filename: "cal.csv",
-      text: header + 'Earlier,e1,calibration,sufficient,F32.1,2,,,"Clear, from section 2"\nEarlier,e2,training,insufficient,,,imaging;laboratory,,\n',
+      text:
+        header +
+        'Earlier,e1,calibration,sufficient,F32.1,2,,,"Clear, from section 2"\nEarlier,e2,training,insufficient,,,imaging;laboratory,,\n',
       actorId: null,
     });
     expect(good).toEqual({ ok: true, added: 2, skipped: 0 });
@@ -299,7 +319,17 @@ describe("the command line", () => {
     await makeUser(db, "ann1", ["annotator"]);
     await makeUser(db, "ann2", ["annotator"]);
     importCases(db, { studyName: "Main", bytes: notes("m", 4), filename: "m.jsonl", actorId: null });
-    const ok = await cli("assign", "--study", "Main", "--annotators", "ann1,ann2", "--retest-fraction", "0.25", "--washout-cases", "2");
+    const ok = await cli(
+      "assign",
+      "--study",
+      "Main",
+      "--annotators",
+      "ann1,ann2",
+      "--retest-fraction",
+      "0.25",
+      "--washout-cases",
+      "2",
+    );
     expect(ok.code).toBe(0);
     expect(ok.out).toContain("retest 0.25 (wash-out 2 cases, 0 days)");
     const bad = await cli("rater-quality", "--study", "Main", "--retest-fraction", "0.9");

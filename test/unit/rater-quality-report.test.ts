@@ -4,9 +4,18 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CaseLabel } from "../../app/gold/domain/gold";
-import { calibrationAccuracy, pairFigures, retestReport, type LabelPair } from "../../app/annotation/domain/rater-quality";
+import {
+  calibrationAccuracy,
+  pairFigures,
+  retestReport,
+  type LabelPair,
+} from "../../app/annotation/domain/rater-quality";
 
-const S = (icd10: string, earliestSection: number): CaseLabel => ({ sufficiency: "sufficient", icd10, earliestSection });
+const S = (icd10: string, earliestSection: number): CaseLabel => ({
+  sufficiency: "sufficient",
+  icd10,
+  earliestSection,
+});
 const I: CaseLabel = { sufficiency: "insufficient", missingInfo: ["imaging"], missingInfoOther: null };
 const pair = (first: CaseLabel, second: CaseLabel): LabelPair => ({ first, second, numSections: 5 });
 

@@ -85,7 +85,15 @@ describe("wash-out", () => {
 
 describe("calibration draw and placement", () => {
   it("fills up to round(rate × assigned), skipping given and excluded cases, reproducibly", () => {
-    const input = { seed: 2, person: "ann", rate: 0.1, assigned: 30, pool: ids(10), given: new Set<number>(), excluded: new Set([3]) };
+    const input = {
+      seed: 2,
+      person: "ann",
+      rate: 0.1,
+      assigned: 30,
+      pool: ids(10),
+      given: new Set<number>(),
+      excluded: new Set([3]),
+    };
     const d = drawCalibration(input);
     expect(d).toHaveLength(3);
     expect(d).not.toContain(3);

@@ -46,8 +46,8 @@ export function QualitySettingsForm({ settings, busy }: { settings: QualitySetti
             defaultValue={settings.calibrationRate}
           />
           <label className="inline">
-            <input type="checkbox" name="training" value="1" defaultChecked={settings.training} /> Training round
-            before real work (the training cases, reference shown after each)
+            <input type="checkbox" name="training" value="1" defaultChecked={settings.training} /> Training round before
+            real work (the training cases, reference shown after each)
           </label>
           <label htmlFor="accuracyThreshold">Accuracy threshold for the “below threshold” mark (blank = none)</label>
           <input
@@ -71,7 +71,9 @@ export function QualitySettingsForm({ settings, busy }: { settings: QualitySetti
 }
 
 const labelText = (l: CaseLabel) =>
-  l.sufficiency === "sufficient" ? `sufficient · ${l.icd10} · section ${l.earliestSection}` : `insufficient · ${l.missingInfo.join(", ")}`;
+  l.sufficiency === "sufficient"
+    ? `sufficient · ${l.icd10} · section ${l.earliestSection}`
+    : `insufficient · ${l.missingInfo.join(", ")}`;
 
 /** The calibration set, with a remove button for cases no annotator has been given. */
 export function CalibrationSetTable({ rows, busy }: { rows: CalibrationSetRow[]; busy: boolean }) {
