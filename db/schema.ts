@@ -7,6 +7,7 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 
 import { ADJUDICATION_MODES, ROLES } from "../app/accounts/roles";
 import type { CaseLabel } from "../app/gold/domain/gold";
+import { newItemKey } from "./schema-quality";
 export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "../app/accounts/roles";
 
 export const users = sqliteTable("users", {
@@ -220,6 +221,8 @@ export const assignments = sqliteTable(
       .references(() => users.id),
     assignedAt: integer("assigned_at").notNull(),
     assignedBy: text("assigned_by"),
+    /** The opaque key of the annotator's page where the study has rater quality (docs/rater-quality.md, "Blinding"). */
+    itemKey: text("item_key").unique().$defaultFn(newItemKey),
   },
   (t) => [
     uniqueIndex("assignments_case_annotator_idx").on(t.caseId, t.annotatorId),
@@ -350,3 +353,4 @@ export * from "./schema-judge";
 export * from "./schema-ratings";
 export * from "./schema-grading";
 export * from "./schema-guidelines";
+export * from "./schema-quality";

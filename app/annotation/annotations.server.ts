@@ -23,6 +23,20 @@ import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-ite
 import { onCaseAnnotationsComplete } from "../gold/outcomes.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "./studies.server";
+import { qualityOn } from "./domain/rater-quality";
+import {
+  findQualityByKey,
+  qualitySettingsOf,
+  qualityQueue,
+  qualityValuesOf,
+  refreshQualityItems,
+  saveQualityItem,
+  trainingPending,
+  trainingReveal,
+  TRAINING_FIRST,
+  type QualityValues,
+} from "./rater-quality.server";
+import { qualityItems } from "../../db/schema";
 
 /** An annotator's work on a case: the work-item engine's states. */
 export type CaseState = WorkState;
@@ -53,8 +67,14 @@ export const EMPTY_VALUES: AnnotationValues = {
   notes: "",
 };
 
+/**
+ * One row of the annotator's list. `key` addresses the item's page: the case id in a study without rater quality,
+ * else an opaque key, the same form for an ordinary case and a retest or calibration case (docs/rater-quality.md,
+ * "Blinding"); there `externalId` is a label derived from that key, never the case's id, and `position` the row's
+ * place in the study's list.
+ */
 export interface MyCaseRow {
-  caseId: number;
+  key: string;
   studyId: number;
   studyName: string;
   externalId: string;
@@ -64,10 +84,24 @@ export interface MyCaseRow {
   updatedAt: number | null;
 }
 
-export function listAnnotatorCases(db: Db, userId: string): MyCaseRow[] {
-  return db
+/** What the list and the pages say of an item in a study with rater quality: derived from its opaque key only. */
+const blindLabel = (key: string) => key.slice(1, 6).toUpperCase();
+
+interface QueueRow extends MyCaseRow {
+  /** Internal, never sent: which row it is. */
+  ref: { kind: "assignment"; caseId: number } | { kind: "quality"; id: number; training: boolean };
+}
+
+/**
+ * The annotator's items in list order (study name, then place in the study): ordinary assignments and, in studies
+ * with rater quality, the quality items among them. While a study's training round is not done only its training
+ * cases are listed: the rest opens after.
+ */
+function annotatorQueue(db: DbOrTx, userId: string): QueueRow[] {
+  const ordinary = db
     .select({
       caseId: cases.id,
+      itemKey: assignments.itemKey,
       studyId: studies.id,
       studyName: studies.name,
       externalId: cases.externalId,
@@ -82,8 +116,87 @@ export function listAnnotatorCases(db: Db, userId: string): MyCaseRow[] {
     .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
     .where(eq(assignments.annotatorId, userId))
     .orderBy(asc(studies.name), asc(cases.position))
-    .all()
-    .map(({ status, ...r }) => ({ ...r, state: (status ?? "not_started") as CaseState }));
+    .all();
+  const settings = qualitySettingsOf(db, [...new Set(ordinary.map((o) => o.studyId))]);
+  const quality = qualityQueue(db, userId);
+  const studyName = new Map(ordinary.map((o) => [o.studyId, o.studyName]));
+  const rows: (QueueRow & { sort: number })[] = [];
+  for (const o of ordinary) {
+    const blind = qualityOn(settings.get(o.studyId) ?? null);
+    const key = blind && o.itemKey ? o.itemKey : String(o.caseId);
+    rows.push({
+      key,
+      studyId: o.studyId,
+      studyName: o.studyName,
+      externalId: blind ? blindLabel(key) : o.externalId,
+      position: o.position,
+      sort: o.position,
+      numSections: o.numSections,
+      state: (o.status ?? "not_started") as CaseState,
+      updatedAt: o.updatedAt,
+      ref: { kind: "assignment", caseId: o.caseId },
+    });
+  }
+  for (const q of quality) {
+    if (!qualityOn(settings.get(q.studyId) ?? null) || !studyName.has(q.studyId)) continue;
+    rows.push({
+      key: q.key,
+      studyId: q.studyId,
+      studyName: studyName.get(q.studyId)!,
+      externalId: blindLabel(q.key),
+      position: 0,
+      sort: q.sortKey,
+      numSections: q.numSections,
+      state: q.state,
+      updatedAt: q.updatedAt,
+      ref: { kind: "quality", id: q.id, training: q.kind === "training" },
+    });
+  }
+  rows.sort((a, b) => (a.studyName < b.studyName ? -1 : a.studyName > b.studyName ? 1 : a.sort - b.sort));
+  const out: QueueRow[] = [];
+  for (const studyId of [...new Set(rows.map((r) => r.studyId))]) {
+    const mine = rows.filter((r) => r.studyId === studyId);
+    const training = mine.filter((r) => r.ref.kind === "quality" && r.ref.training);
+    const inTraining = training.some((r) => r.state === "not_started" || r.state === "draft");
+    const shown = inTraining ? training : mine;
+    const blind = qualityOn(settings.get(studyId) ?? null);
+    shown.forEach(({ sort: _sort, ...r }, i) => {
+      const isTraining = r.ref.kind === "quality" && r.ref.training;
+      out.push({
+        ...r,
+        position: blind ? i + 1 : r.position,
+        externalId: isTraining ? `training ${i + 1} of ${training.length}` : r.externalId,
+      });
+    });
+  }
+  return out;
+}
+
+/** The annotator's list (every study), with what the settings of their studies now add to it. */
+export function listAnnotatorCases(db: Db, userId: string): MyCaseRow[] {
+  return annotatorQueue(db, userId).map(({ ref: _ref, ...r }) => r);
+}
+
+/** The page key's item, if it is this annotator's: a case id, or an opaque key of an assignment or a quality item. */
+export function resolveAnnotatorItem(
+  db: DbOrTx,
+  userId: string,
+  param: string | undefined,
+): { kind: "assignment"; caseId: number } | { kind: "quality"; id: number } | null {
+  if (!param) return null;
+  if (/^[1-9][0-9]{0,15}$/.test(param)) {
+    const a = findAssignment(db, userId, Number(param));
+    return a ? { kind: "assignment", caseId: a.caseId } : null;
+  }
+  if (!/^k[0-9a-f]{12}$/.test(param)) return null;
+  const a = db
+    .select({ caseId: assignments.caseId })
+    .from(assignments)
+    .where(and(eq(assignments.itemKey, param), eq(assignments.annotatorId, userId)))
+    .get();
+  if (a) return { kind: "assignment", caseId: a.caseId };
+  const q = findQualityByKey(db, userId, param);
+  return q ? { kind: "quality", id: q.id } : null;
 }
 
 function valuesOf(row: typeof annotations.$inferSelect | undefined): AnnotationValues {
@@ -99,23 +212,26 @@ function valuesOf(row: typeof annotations.$inferSelect | undefined): AnnotationV
 }
 
 function findAssignment(db: DbOrTx, userId: string, caseId: number) {
-  return db
+  const a = db
     .select({ id: assignments.id, caseId: assignments.caseId, studyId: cases.studyId, numSections: cases.numSections })
     .from(assignments)
     .innerJoin(cases, eq(cases.id, assignments.caseId))
     .where(and(eq(assignments.caseId, caseId), eq(assignments.annotatorId, userId)))
     .get();
+  // Real work waits for the training round (docs/rater-quality.md, "Training round"), checked in the save's transaction.
+  return a ? { ...a, userId, gated: trainingPending(db, userId, a.studyId) } : undefined;
 }
 
-/** The next case to work on after `afterCaseId`: the first not yet submitted, in study order, wrapping around. */
-export function nextCaseId(rows: MyCaseRow[], afterCaseId: number | null): number | null {
-  const at = afterCaseId === null ? -1 : rows.findIndex((r) => r.caseId === afterCaseId);
-  return nextOpenItem(rows, at)?.caseId ?? null;
+/** The next item to work on after `afterKey`: the first not yet submitted, in list order, wrapping around. */
+export function nextCaseId(rows: MyCaseRow[], afterKey: string | null): string | null {
+  const at = afterKey === null ? -1 : rows.findIndex((r) => r.key === afterKey);
+  return nextOpenItem(rows, at)?.key ?? null;
 }
 
 export interface AnnotatorCaseView {
   case: {
-    id: number;
+    /** The page's key (see MyCaseRow). */
+    id: string;
     externalId: string;
     studyName: string;
     sections: { order: number; kind: string; content: string }[];
@@ -124,55 +240,77 @@ export interface AnnotatorCaseView {
   values: AnnotationValues;
   version: number;
   updatedAt: number | null;
-  nextCaseId: number | null;
-  previousCaseId: number | null;
+  nextCaseId: string | null;
+  previousCaseId: string | null;
   progress: { done: number; total: number };
+  /** Only on a training case: the reference and its rationale once it is submitted (docs/rater-quality.md). */
+  training?: { reveal: { reference: CaseLabel; rationale: string } | null };
 }
 
 /** One assigned case with the annotator's own labels; null when the case is not assigned to them. */
 export function getAnnotatorCase(db: Db, input: { userId: string; caseId: number }): AnnotatorCaseView | null {
-  const a = findAssignment(db, input.userId, input.caseId);
-  if (!a) return null;
-  const row = db.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
-  const queue = annotatorQueue(db, input.userId);
-  const c = db
-    .select({ id: cases.id, externalId: cases.externalId, studyName: studies.name })
-    .from(cases)
-    .innerJoin(studies, eq(studies.id, cases.studyId))
-    .where(eq(cases.id, input.caseId))
-    .get()!;
-  return {
-    case: { id: c.id, externalId: c.externalId, studyName: c.studyName, sections: getCaseSections(db, input.caseId) },
-    state: (row?.status ?? "not_started") as CaseState,
-    values: valuesOf(row),
-    version: row?.version ?? 0,
-    updatedAt: row?.updatedAt ?? null,
-    nextCaseId:
-      nextOpenItem(
-        queue,
-        queue.findIndex((r) => r.caseId === c.id),
-      )?.caseId ?? null,
-    previousCaseId:
-      previousItem(
-        queue,
-        queue.findIndex((r) => r.caseId === c.id),
-      )?.caseId ?? null,
-    progress: progressOf(queue),
-  };
+  const view = getAnnotatorItem(db, { userId: input.userId, key: String(input.caseId) });
+  return view && "view" in view ? view.view : null;
 }
 
-/** The annotator's cases in the home list's order (study name, position): ids and states only. */
-function annotatorQueue(db: Db, userId: string): { caseId: number; state: CaseState }[] {
-  return db
-    .select({ caseId: cases.id, status: annotations.status })
-    .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
-    .innerJoin(studies, eq(studies.id, cases.studyId))
-    .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
-    .where(eq(assignments.annotatorId, userId))
-    .orderBy(asc(studies.name), asc(cases.position))
-    .all()
-    .map((r) => ({ caseId: r.caseId, state: (r.status ?? "not_started") as CaseState }));
+/**
+ * The annotator's item behind a page key, as they may see it: `gated` while the study's training round is not done,
+ * null when it is not theirs. `studyId` is for the server (its guidelines), not for the page.
+ */
+export function getAnnotatorItem(
+  db: Db,
+  input: { userId: string; key: string | undefined },
+): { view: AnnotatorCaseView; studyId: number } | { gated: true } | null {
+  const item = resolveAnnotatorItem(db, input.userId, input.key);
+  if (!item) return null;
+  const queue = annotatorQueue(db, input.userId);
+  const at = queue.findIndex((r) =>
+    item.kind === "assignment"
+      ? r.ref.kind === "assignment" && r.ref.caseId === item.caseId
+      : r.ref.kind === "quality" && r.ref.id === item.id,
+  );
+  if (at < 0) return { gated: true };
+  const shown = queue[at]!;
+  let caseId: number;
+  let state: CaseState;
+  let values: AnnotationValues;
+  let version: number;
+  let updatedAt: number | null;
+  let training: AnnotatorCaseView["training"];
+  if (item.kind === "assignment") {
+    const a = findAssignment(db, input.userId, item.caseId)!;
+    const row = db.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
+    caseId = a.caseId;
+    state = (row?.status ?? "not_started") as CaseState;
+    values = valuesOf(row);
+    version = row?.version ?? 0;
+    updatedAt = row?.updatedAt ?? null;
+  } else {
+    const q = db.select().from(qualityItems).where(eq(qualityItems.id, item.id)).get()!;
+    caseId = q.caseId;
+    state = (q.status ?? "not_started") as CaseState;
+    values = q.status ? (qualityValuesOf(q) as AnnotationValues) : EMPTY_VALUES;
+    version = q.version;
+    updatedAt = q.updatedAt;
+    if (q.kind === "training") training = { reveal: trainingReveal(db, input.userId, q.id) };
+  }
+  const view: AnnotatorCaseView = {
+    case: {
+      id: shown.key,
+      externalId: shown.externalId,
+      studyName: shown.studyName,
+      sections: getCaseSections(db, caseId),
+    },
+    state,
+    values,
+    version,
+    updatedAt,
+    nextCaseId: nextOpenItem(queue, at)?.key ?? null,
+    previousCaseId: previousItem(queue, at)?.key ?? null,
+    progress: progressOf(queue),
+    ...(training ? { training } : {}),
+  };
+  return { view, studyId: shown.studyId };
 }
 
 export type SaveResult = WorkSaveResult;
@@ -188,6 +326,7 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
   noun: "annotation",
   lockedMessage: LOCKED,
   find: findAssignment,
+  closed: (a) => (a.gated ? TRAINING_FIRST : null),
   guidelines: (a) => ({ scope: "safe_psych", scopeId: a.studyId }),
   row: (tx, _userId, a) => tx.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get(),
   meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
@@ -234,6 +373,8 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
   // Locking writes the row once more, so the page's next save must name the version after it.
   onSubmitted: (tx, a, now) => {
     const mine = lockIfComplete(tx, a, now);
+    // A submission moves the wash-out on: a retest may now be due (docs/rater-quality.md).
+    refreshQualityItems(tx, a.userId, now);
     return mine === null ? {} : { state: "locked", version: mine };
   },
 };
@@ -330,4 +471,34 @@ function lockIfComplete(tx: DbOrTx, a: Assignment, now: number): number | null {
   }
   onCaseAnnotationsComplete(tx, { caseId: a.caseId, studyId: a.studyId, now });
   return submitted.find((s) => s.assignmentId === a.id)!.version + 1;
+}
+
+/** The annotator's rules for a quality item's submission: the same as for any case. */
+function checkQualityValues(values: QualityValues, numSections: number) {
+  const v = values as AnnotationValues;
+  const check = checkSubmission(v, numSections);
+  if (check.ok) return { ok: true as const, values: canonicalValues(v, check.label) as QualityValues };
+  const errors: Record<string, string> = {};
+  for (const [k, e] of Object.entries(check.errors))
+    errors[k === "missingInfoOther" ? "missingOther" : k] = capitalise(e!);
+  return { ok: false as const, errors };
+}
+
+/**
+ * Saves a draft or a submission of a retest, calibration or training case: the same values, checks, messages and
+ * result as an ordinary case (a submission locks it at once, as a case locks when its pair completes).
+ */
+export function saveQualityAnnotation(
+  db: Db,
+  input: {
+    userId: string;
+    id: number;
+    values: AnnotationValues;
+    version: number;
+    intent: "draft" | "submit";
+    now?: number;
+    activeMs?: number;
+  },
+): SaveResult {
+  return saveQualityItem(db, [checkQualityValues, LOCKED], input);
 }

@@ -135,6 +135,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("../evaluation/cli/metrics")).metricsCommand,
   },
   {
+    name: "rater-quality",
+    summary: "Test–retest, calibration cases and training round of a study: settings, calibration import, report",
+    load: async () => (await import("../annotation/cli/rater-quality")).raterQualityCommand,
+  },
+  {
     name: "run",
     summary: "Run a model through the Safe-Psych evaluation protocol (resumable)",
     load: async () => (await import("../evaluation/cli/run")).runCommand,

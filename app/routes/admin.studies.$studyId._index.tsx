@@ -117,6 +117,9 @@ export default function StudyPage() {
         <Link to={`/admin/studies/${study.id}/stats`} className="button secondary">
           Agreement statistics
         </Link>
+        <Link to={`/admin/studies/${study.id}/quality`} className="button secondary">
+          Rater quality
+        </Link>
         <Link to={`/admin/import?study=${encodeURIComponent(study.name)}`} className="button secondary">
           Import more notes
         </Link>

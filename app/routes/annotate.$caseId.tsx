@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
@@ -13,20 +13,23 @@ import { checkCaseLabel } from "~/gold/domain/gold";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { getDb } from "~/platform/db.server";
 import { parseDraftPost } from "~/platform/forms";
-import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
+import { invariantFound, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
 import {
   AnnotationValuesSchema,
-  getAnnotatorCase,
+  getAnnotatorItem,
+  resolveAnnotatorItem,
   saveDraft,
+  saveQualityAnnotation,
   submitAnnotation,
   type AnnotationValues,
   type SaveResult,
 } from "~/annotation/annotations.server";
 import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
-import { guidelinesForItem } from "~/guidelines/guidelines.server";
+import { guidelinesView } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
+import { TrainingReveal } from "~/annotation/ui/training-reveal";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -34,15 +37,23 @@ export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-ac
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "annotator");
-  // Not assigned (or not a case at all) answers 404, never 403: ids reveal nothing.
-  const view = requireById(params.caseId, (caseId) => getAnnotatorCase(getDb(), { userId: user.id, caseId }));
-  return { ...view, guidelines: guidelinesForItem(getDb(), "annotation", view.case.id) };
+  // Not assigned (or not a case at all) answers 404, never 403: ids reveal nothing. The key is a case id, or the
+  // opaque key of any item in a study with rater quality (docs/rater-quality.md, "Blinding").
+  const found = invariantFound(getAnnotatorItem(getDb(), { userId: user.id, key: params.caseId }));
+  // Real work opens when the training round is done.
+  if ("gated" in found) throw redirect("/annotate");
+  return {
+    ...found.view,
+    guidelines: guidelinesView(getDb(), { scope: "safe_psych", scopeId: found.studyId }),
+  };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "annotator");
   const form = await requireForm(request, user);
-  const post = parseDraftPost(form, AnnotationValuesSchema, { id: params.caseId, maxLength: 100_000 });
+  const item = invariantFound(resolveAnnotatorItem(getDb(), user.id, params.caseId));
+  const id = String(item.kind === "assignment" ? item.caseId : item.id);
+  const post = parseDraftPost(form, AnnotationValuesSchema, { id, maxLength: 100_000 });
   if (!post.ok) return data<SaveResult>(post.failure, 422);
   const input = {
     userId: user.id,
@@ -52,7 +63,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
     activeMs: post.activeMs,
   };
   const result = unlessOutOfSpace(() =>
-    post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input),
+    item.kind === "quality"
+      ? saveQualityAnnotation(getDb(), { ...input, id: post.id, intent: post.intent })
+      : post.intent === "draft"
+        ? saveDraft(getDb(), input)
+        : submitAnnotation(getDb(), input),
   );
   return saveResponse<SaveResult | StorageRefusal>(result);
 }
@@ -102,6 +117,11 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     },
     incompleteMessage: "The annotation is incomplete or invalid; see the marked fields.",
     onSubmitted: () => {
+      // A training case stays on screen after its submission: the reference and its rationale are shown there.
+      if (view.training) {
+        navigate(".", { replace: true });
+        return;
+      }
       const target = view.nextCaseId !== null ? `/annotate/${view.nextCaseId}` : "/annotate";
       navigate(target, { state: { submitted: view.case.externalId } });
     },
@@ -222,8 +242,17 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <DraftFooter
               draft={draft}
               submitted={submitted}
-              closed={locked ? "Both annotations are in: this case is locked." : null}
+              closed={
+                view.training
+                  ? locked
+                    ? "Submitted: compare your label with the reference below."
+                    : null
+                  : locked
+                    ? "Both annotations are in: this case is locked."
+                    : null
+              }
             />
+            {view.training?.reveal ? <TrainingReveal reveal={view.training.reveal} next={next ?? "/annotate"} /> : null}
           </div>
           <ShortcutsCard workspace="annotation" />
         </aside>

@@ -7,19 +7,22 @@ import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import { listAnnotatorCases, nextCaseId, type CaseState, type MyCaseRow } from "~/annotation/annotations.server";
+import { myTrainingRounds, refreshMyQueue } from "~/annotation/rater-quality.server";
 
 export const meta: MetaFunction = () => [{ title: "My cases · Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireRole(request, "annotator");
+  // What the studies' rater-quality settings now call for joins the list first (docs/rater-quality.md).
+  refreshMyQueue(getDb(), user.id);
   const rows = listAnnotatorCases(getDb(), user.id);
-  return { rows, next: nextCaseId(rows, null) };
+  return { rows, next: nextCaseId(rows, null), training: myTrainingRounds(getDb(), user.id) };
 }
 
 const col = columnHelper<MyCaseRow>();
 
 export default function AnnotateHome() {
-  const { rows, next } = useLoaderData<typeof loader>();
+  const { rows, next, training } = useLoaderData<typeof loader>();
   const [state, setState] = useState<"" | CaseState>("");
   const shown = useMemo(() => (state ? rows.filter((r) => r.state === state) : rows), [rows, state]);
   const done = rows.filter((r) => r.state === "submitted" || r.state === "locked").length;
@@ -30,7 +33,7 @@ export default function AnnotateHome() {
       col.accessor("studyName", { header: "Study" }),
       col.accessor("externalId", {
         header: "Case",
-        cell: (info) => <Link to={`/annotate/${info.row.original.caseId}`}>{info.getValue()}</Link>,
+        cell: (info) => <Link to={`/annotate/${info.row.original.key}`}>{info.getValue()}</Link>,
       }),
       col.accessor("numSections", { header: "Sections" }),
       col.accessor("state", {
@@ -51,6 +54,12 @@ export default function AnnotateHome() {
         next={{ to: next !== null ? `/annotate/${next}` : null, label: "Next case", testId: "next-case" }}
         allDone={rows.length ? "All your cases are submitted. Thank you." : null}
       />
+      {training.map((t) => (
+        <p className="card" key={t.studyName} data-testid="training-round">
+          <strong>Training round of {t.studyName}:</strong> {t.done} of {t.total} training cases done. After each one
+          you see the reference label and its rationale; your cases of this study open when the round is done.
+        </p>
+      ))}
       {rows.length === 0 ? (
         <p className="card">No cases are assigned to you yet. The study manager assigns them.</p>
       ) : (

@@ -530,8 +530,8 @@ describe("assignment", () => {
     expect(eventsOf(db, caseIds[0]!, "reassign").map((e) => [e.actorId, e.changes])).toEqual([
       [admin.id, { annotator: [ann1.id, carla.id] }],
     ]);
-    expect(listAnnotatorCases(db, ann1.id).map((r) => r.caseId)).not.toContain(caseIds[0]);
-    expect(listAnnotatorCases(db, carla.id).map((r) => r.caseId)).toEqual([caseIds[0]]);
+    expect(listAnnotatorCases(db, ann1.id).map((r) => r.key)).not.toContain(String(caseIds[0]));
+    expect(listAnnotatorCases(db, carla.id).map((r) => r.key)).toEqual([String(caseIds[0])]);
 
     // bruno starts (a draft is enough): his assignment can no longer move.
     saveDraft(db, { userId: ann2.id, caseId: caseIds[0]!, values: sufficient("F32.1", 1), version: 0 });
@@ -547,7 +547,7 @@ describe("assignment", () => {
     const admin = boss;
     const study = importStudy("Leaver", 6);
     autoAssign(db, { studyId: study.id, annotatorIds: [ann1.id, ann2.id, carla.id], seed: 5, actorId: null });
-    const carlaCases = listAnnotatorCases(db, carla.id).map((r) => r.caseId);
+    const carlaCases = listAnnotatorCases(db, carla.id).map((r) => Number(r.key));
     expect(carlaCases.length).toBe(4);
     saveDraft(db, { userId: carla.id, caseId: carlaCases[0]!, values: insufficient(["imaging"]), version: 0 });
     setActive(db, { userId: carla.id, active: false, actorId: admin.id });

@@ -3,21 +3,25 @@ import { autoAssign, listStudyAnnotators } from "../assignments.server";
 import { requireStudyByName } from "../studies.server";
 import { ServiceError } from "../../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../../cli/command";
+import { applyQualityFlags, describeSettings, QUALITY_FLAGS, QUALITY_FLAGS_HELP } from "./rater-quality";
 
 export const assignCommand: Command = {
   name: "assign",
   summary: "Give every case of a study two annotators (balanced, reproducible with a seed)",
-  help: `Usage: npm run concord -- assign --study NAME --annotators a,b,c [--seed N]
+  help: `Usage: npm run concord -- assign --study NAME --annotators a,b,c [--seed N] [rater-quality flags]
 
 Every case of the study that has fewer than two annotators gets the missing ones, chosen from the listed usernames
 (active users with the annotator role): never the same person twice on a case, the load balanced across people
 (counting what they already have in this study), ties broken by a random order drawn from --seed (default 1), so the
-same command on the same study gives the same assignment. Existing assignments are kept. Every assignment is audited.`,
+same command on the same study gives the same assignment. Existing assignments are kept. Every assignment is audited.
+
+${QUALITY_FLAGS_HELP}`,
   async run(argv, io) {
     const { values } = parseOptions(argv, {
       study: { type: "string" },
       annotators: { type: "string" },
       seed: { type: "string" },
+      ...QUALITY_FLAGS,
     });
     const db = getDb();
     try {
@@ -38,6 +42,9 @@ same command on the same study gives the same assignment. Existing assignments a
       const inactive = names.filter((n) => !known.find((k) => k.username === n)!.active);
       if (inactive.length) throw new CliError(`deactivated: ${inactive.join(", ")}.`);
       const ids = names.map((n) => known.find((k) => k.username === n)!.id);
+      const { study: _s, annotators: _a, seed: _seed, ...flags } = values;
+      const quality = applyQualityFlags(db, study.id, flags);
+      if (quality) io.out(`Rater quality of "${study.name}": ${describeSettings(quality)}.\n`);
       const r = autoAssign(db, { studyId: study.id, annotatorIds: ids, seed, actorId: null });
       io.out(
         r.created

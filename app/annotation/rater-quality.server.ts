@@ -1,0 +1,985 @@
+/**
+ * Rater quality of a Safe-Psych study (docs/rater-quality.md): its settings, the calibration set, the quality items
+ * put in annotators' queues (test–retest, calibration, training round), their save path through the work-item engine,
+ * and the admin's report and export. Quality labels live in `quality_items` only: gold, adjudication, the inter-rater
+ * statistics and the reference-format exports read `annotations` and never see them.
+ */
+import { and, asc, eq, inArray, ne } from "drizzle-orm";
+import {
+  adjudications,
+  annotations,
+  assignments,
+  calibrationCases,
+  caseOutcomes,
+  cases,
+  qualityItems,
+  studies,
+  studyQualitySettings,
+  users,
+  type CalibrationPurpose,
+  type QualityKind,
+} from "../../db/schema";
+import { checkCaseLabel, isMissingInfoKey, type CaseLabel } from "../gold/domain/gold";
+import { labelOfAnnotation } from "../gold/outcomes.server";
+import { icd10Index } from "../icd10/icd10.server";
+import { recordEvent } from "../audit/audit.server";
+import type { Db, DbOrTx, Tx } from "../platform/db.server";
+import { ServiceError } from "../platform/service-error";
+import { parsePythonCsv } from "../formats/csv-text";
+import { formatCsv } from "../formats/csv-text";
+import { saveWorkItem, updateAtVersion, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
+import { WORK_MESSAGES, type Intent, type SaveResult, type WorkState } from "../work-items/domain/work-item";
+import { dueRetests, drawCalibration, placeAmongOpen } from "../work-items/domain/rater-quality";
+import {
+  calibrationAccuracy,
+  qualityOn,
+  QUALITY_OFF,
+  retestReport,
+  type CalibrationAccuracy,
+  type LabelPair,
+  type QualitySettings,
+  type RetestReport,
+} from "./domain/rater-quality";
+
+/** The message of a save or a page of real work while the annotator's training round is not done. */
+export const TRAINING_FIRST = "Finish the training round first: your cases open when it is done.";
+
+// ---------------------------------------------------------------- settings
+
+export function getQualitySettings(db: DbOrTx, studyId: number): QualitySettings | null {
+  const row = db.select().from(studyQualitySettings).where(eq(studyQualitySettings.studyId, studyId)).get();
+  if (!row) return null;
+  const { studyId: _s, updatedAt: _u, updatedBy: _b, ...settings } = row;
+  return settings;
+}
+
+/** The settings of the studies given, for those that have any. */
+export function qualitySettingsOf(db: DbOrTx, studyIds: readonly number[]): Map<number, QualitySettings> {
+  const out = new Map<number, QualitySettings>();
+  if (!studyIds.length) return out;
+  for (const row of db
+    .select()
+    .from(studyQualitySettings)
+    .where(inArray(studyQualitySettings.studyId, [...studyIds]))
+    .all()) {
+    const { studyId, updatedAt: _u, updatedBy: _b, ...settings } = row;
+    out.set(studyId, settings);
+  }
+  return out;
+}
+
+/** Stores the study's settings (validated by QualitySettingsSchema at the edge) and audits the change. */
+export function setQualitySettings(
+  db: Db,
+  input: { studyId: number; settings: QualitySettings; actorId: string | null; now?: number },
+): void {
+  const now = input.now ?? Date.now();
+  writeTransaction(db, (tx) => {
+    if (!tx.select({ id: studies.id }).from(studies).where(eq(studies.id, input.studyId)).get())
+      throw new ServiceError("No such study.", undefined, 404);
+    const before = getQualitySettings(tx, input.studyId) ?? QUALITY_OFF;
+    const changes: Record<string, [unknown, unknown]> = {};
+    for (const k of Object.keys(input.settings) as (keyof QualitySettings)[])
+      if (before[k] !== input.settings[k]) changes[k] = [before[k], input.settings[k]];
+    tx.insert(studyQualitySettings)
+      .values({ studyId: input.studyId, ...input.settings, updatedAt: now, updatedBy: input.actorId })
+      .onConflictDoUpdate({
+        target: studyQualitySettings.studyId,
+        set: { ...input.settings, updatedAt: now, updatedBy: input.actorId },
+      })
+      .run();
+    if (Object.keys(changes).length)
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "study",
+        entityId: input.studyId,
+        studyId: input.studyId,
+        action: "set_rater_quality",
+        changes,
+        at: now,
+      });
+  });
+}
+
+// ---------------------------------------------------------------- calibration set
+
+export interface ReferenceInput {
+  sufficiency: string;
+  icd10: string;
+  earliestSection: number | null;
+  missingInfo: string[];
+  missingOther: string;
+}
+
+/** The reference as a checked label, or the reason it is not one (the annotators' own rules). */
+function checkReference(
+  r: ReferenceInput,
+  numSections: number,
+): { ok: true; label: CaseLabel } | { ok: false; message: string } {
+  const bad = r.missingInfo.find((k) => !isMissingInfoKey(k));
+  if (bad) return { ok: false, message: `"${bad}" is not a missing-information key` };
+  const check = checkCaseLabel(
+    {
+      sufficiency: r.sufficiency === "sufficient" || r.sufficiency === "insufficient" ? r.sufficiency : undefined,
+      icd10: r.icd10,
+      earliestSection: r.earliestSection ?? undefined,
+      missingInfo: r.missingInfo.filter(isMissingInfoKey),
+      missingInfoOther: r.missingOther,
+    },
+    { sectionCount: numSections, isValidCode: (code) => icd10Index().isValidChapterVCode(code) },
+  );
+  if (check.ok) return { ok: true, label: check.label };
+  return { ok: false, message: Object.values(check.errors).join("; ") };
+}
+
+function findSourceCase(
+  tx: DbOrTx,
+  targetStudyId: number,
+  sourceStudy: string,
+  externalId: string,
+): { error: string } | { case: { id: number; numSections: number } } {
+  const source = tx.select().from(studies).where(eq(studies.name, sourceStudy.trim())).get();
+  if (!source) return { error: `no study named "${sourceStudy}"` };
+  if (source.id === targetStudyId)
+    return {
+      error: "a calibration case comes from another study (a case of this study is annotated as ordinary work)",
+    };
+  const c = tx
+    .select({ id: cases.id, numSections: cases.numSections })
+    .from(cases)
+    .where(and(eq(cases.studyId, source.id), eq(cases.externalId, externalId.trim())))
+    .get();
+  if (!c) return { error: `study "${source.name}" has no case "${externalId}"` };
+  return { case: c };
+}
+
+function insertCalibration(
+  tx: Tx,
+  input: {
+    studyId: number;
+    caseId: number;
+    purpose: CalibrationPurpose;
+    reference: CaseLabel;
+    rationale: string;
+    source: "admin" | "adjudicated";
+    actorId: string | null;
+    now: number;
+  },
+): boolean {
+  const exists = tx
+    .select({ id: calibrationCases.id })
+    .from(calibrationCases)
+    .where(and(eq(calibrationCases.studyId, input.studyId), eq(calibrationCases.caseId, input.caseId)))
+    .get();
+  if (exists) return false;
+  const id = tx
+    .insert(calibrationCases)
+    .values({
+      studyId: input.studyId,
+      caseId: input.caseId,
+      purpose: input.purpose,
+      reference: input.reference,
+      rationale: input.rationale,
+      source: input.source,
+      createdAt: input.now,
+      createdBy: input.actorId,
+    })
+    .returning({ id: calibrationCases.id })
+    .get().id;
+  recordEvent(tx, {
+    actorId: input.actorId,
+    entity: "calibration_case",
+    entityId: id,
+    studyId: input.studyId,
+    action: "add",
+    changes: { purpose: [null, input.purpose], source: [null, input.source], reference: [null, input.reference] },
+    at: input.now,
+  });
+  return true;
+}
+
+export interface CalibrationEntry {
+  sourceStudy: string;
+  externalId: string;
+  purpose: CalibrationPurpose;
+  reference: ReferenceInput;
+  rationale: string;
+}
+
+/** Adds one admin-entered known-answer case; refused with the reason (and the field) when the entry is not valid. */
+export function addCalibrationCase(
+  db: Db,
+  input: { studyId: number; entry: CalibrationEntry; actorId: string | null; now?: number },
+): void {
+  const now = input.now ?? Date.now();
+  writeTransaction(db, (tx) => {
+    const found = findSourceCase(tx, input.studyId, input.entry.sourceStudy, input.entry.externalId);
+    if ("error" in found) throw new ServiceError(capital(found.error), "externalId");
+    const ref = checkReference(input.entry.reference, found.case.numSections);
+    if (!ref.ok) throw new ServiceError(`The reference label is not valid: ${ref.message}.`, "reference");
+    if (
+      !insertCalibration(tx, {
+        studyId: input.studyId,
+        caseId: found.case.id,
+        purpose: input.entry.purpose,
+        reference: ref.label,
+        rationale: input.entry.rationale,
+        source: "admin",
+        actorId: input.actorId,
+        now,
+      })
+    )
+      throw new ServiceError("That case is already in the calibration set.", "externalId");
+  });
+}
+
+const CALIBRATION_HEADER = [
+  "study",
+  "case",
+  "purpose",
+  "sufficiency",
+  "icd10",
+  "earliest_section",
+  "missing_info",
+  "missing_other",
+  "rationale",
+] as const;
+
+/**
+ * Imports known-answer cases from a CSV (one case a line, docs/rater-quality.md, "Calibration cases"), all or
+ * nothing. Problems come back as `FILE:LINE: reason` lines and nothing is written.
+ */
+export function importCalibrationCsv(
+  db: Db,
+  input: { studyId: number; filename: string; text: string; actorId: string | null; now?: number },
+): { ok: true; added: number; skipped: number } | { ok: false; errors: string[] } {
+  const now = input.now ?? Date.now();
+  const lines = input.text.replace(/^\uFEFF/, "").split(/\r\n|\n|\r/);
+  const errors: string[] = [];
+  const at = (line: number, reason: string) => errors.push(`${input.filename}:${line}: ${reason}`);
+  const header = lines[0] === undefined ? [] : safeRow(lines[0]);
+  if (!header || header.join(",") !== CALIBRATION_HEADER.join(","))
+    return {
+      ok: false,
+      errors: [`${input.filename}:1: the header must be exactly ${CALIBRATION_HEADER.join(",")}`],
+    };
+  return writeTransaction(db, (tx) => {
+    let added = 0;
+    let skipped = 0;
+    const entries: {
+      line: number;
+      caseId: number;
+      purpose: CalibrationPurpose;
+      label: CaseLabel;
+      rationale: string;
+    }[] = [];
+    lines.slice(1).forEach((text, i) => {
+      const line = i + 2;
+      if (text.trim() === "") return;
+      const row = safeRow(text);
+      if (!row) return at(line, "not one CSV record on one line (a quoted field may not span lines)");
+      if (row.length !== CALIBRATION_HEADER.length)
+        return at(
+          line,
+          `${row.length} fields, expected ${CALIBRATION_HEADER.length} (${CALIBRATION_HEADER.join(",")})`,
+        );
+      const [study, externalId, purpose, sufficiency, icd10, earliest, missing, missingOther, rationale] = row as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      if (purpose !== "calibration" && purpose !== "training")
+        return at(line, `purpose must be calibration or training, not "${purpose}"`);
+      const found = findSourceCase(tx, input.studyId, study, externalId);
+      if ("error" in found) return at(line, found.error);
+      const section = earliest.trim() === "" ? null : Number(earliest);
+      if (section !== null && !Number.isInteger(section))
+        return at(line, `earliest_section must be a whole number, not "${earliest}"`);
+      const ref = checkReference(
+        {
+          sufficiency,
+          icd10,
+          earliestSection: section,
+          missingInfo: missing
+            .split(";")
+            .map((s) => s.trim())
+            .filter(Boolean),
+          missingOther,
+        },
+        found.case.numSections,
+      );
+      if (!ref.ok) return at(line, `reference label: ${ref.message}`);
+      if (entries.some((e) => e.caseId === found.case.id)) return at(line, "this case is listed twice");
+      entries.push({ line, caseId: found.case.id, purpose, label: ref.label, rationale });
+    });
+    if (errors.length) return { ok: false as const, errors };
+    for (const e of entries)
+      if (
+        insertCalibration(tx, {
+          studyId: input.studyId,
+          caseId: e.caseId,
+          purpose: e.purpose,
+          reference: e.label,
+          rationale: e.rationale,
+          source: "admin",
+          actorId: input.actorId,
+          now,
+        })
+      )
+        added++;
+      else skipped++;
+    return { ok: true as const, added, skipped };
+  });
+}
+
+function safeRow(text: string): string[] | null {
+  try {
+    const rows = parsePythonCsv(text);
+    return rows.length === 1 ? rows[0]! : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Adds the adjudicated cases of an earlier study as known-answer cases: the adjudicator's final label as the
+ * reference and their rationale as its explanation. Cases already in the set are left as they are.
+ */
+export function importAdjudicatedCalibration(
+  db: Db,
+  input: { studyId: number; fromStudy: string; purpose: CalibrationPurpose; actorId: string | null; now?: number },
+): { added: number; skipped: number } {
+  const now = input.now ?? Date.now();
+  return writeTransaction(db, (tx) => {
+    const from = tx.select().from(studies).where(eq(studies.name, input.fromStudy.trim())).get();
+    if (!from) throw new ServiceError(`No study named "${input.fromStudy}".`, "fromStudy");
+    if (from.id === input.studyId)
+      throw new ServiceError("Choose an earlier study: a calibration case comes from another study.", "fromStudy");
+    const decided = tx
+      .select({ caseId: caseOutcomes.caseId, gold: caseOutcomes.gold, rationale: adjudications.rationale })
+      .from(caseOutcomes)
+      .innerJoin(adjudications, and(eq(adjudications.caseId, caseOutcomes.caseId), eq(adjudications.status, "decided")))
+      .where(and(eq(caseOutcomes.studyId, from.id), eq(caseOutcomes.status, "adjudicated")))
+      .all();
+    let added = 0;
+    let skipped = 0;
+    for (const d of decided) {
+      if (!d.gold) continue;
+      const ok = insertCalibration(tx, {
+        studyId: input.studyId,
+        caseId: d.caseId,
+        purpose: input.purpose,
+        reference: d.gold,
+        rationale: d.rationale,
+        source: "adjudicated",
+        actorId: input.actorId,
+        now,
+      });
+      if (ok) added++;
+      else skipped++;
+    }
+    return { added, skipped };
+  });
+}
+
+export interface CalibrationSetRow {
+  id: number;
+  sourceStudy: string;
+  externalId: string;
+  purpose: CalibrationPurpose;
+  source: "admin" | "adjudicated";
+  reference: CaseLabel;
+  rationale: string;
+  inUse: number;
+}
+
+/** The study's calibration set, for its admin page. */
+export function listCalibrationSet(db: DbOrTx, studyId: number): CalibrationSetRow[] {
+  const used = new Map<number, number>();
+  for (const q of db
+    .select({ calibrationId: qualityItems.calibrationId })
+    .from(qualityItems)
+    .where(eq(qualityItems.studyId, studyId))
+    .all())
+    if (q.calibrationId !== null) used.set(q.calibrationId, (used.get(q.calibrationId) ?? 0) + 1);
+  return db
+    .select({
+      id: calibrationCases.id,
+      sourceStudy: studies.name,
+      externalId: cases.externalId,
+      purpose: calibrationCases.purpose,
+      source: calibrationCases.source,
+      reference: calibrationCases.reference,
+      rationale: calibrationCases.rationale,
+    })
+    .from(calibrationCases)
+    .innerJoin(cases, eq(cases.id, calibrationCases.caseId))
+    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .where(eq(calibrationCases.studyId, studyId))
+    .orderBy(asc(calibrationCases.purpose), asc(studies.name), asc(cases.position))
+    .all()
+    .map((r) => ({ ...r, inUse: used.get(r.id) ?? 0 }));
+}
+
+/** Removes a known-answer case that no annotator has been given yet. */
+export function removeCalibrationCase(db: Db, input: { studyId: number; id: number; actorId: string | null }): void {
+  writeTransaction(db, (tx) => {
+    const row = tx
+      .select()
+      .from(calibrationCases)
+      .where(and(eq(calibrationCases.id, input.id), eq(calibrationCases.studyId, input.studyId)))
+      .get();
+    if (!row) throw new ServiceError("No such calibration case.", undefined, 404);
+    if (tx.select({ id: qualityItems.id }).from(qualityItems).where(eq(qualityItems.calibrationId, row.id)).get())
+      throw new ServiceError("This case is already in an annotator's queue; it stays in the set.");
+    tx.delete(calibrationCases).where(eq(calibrationCases.id, row.id)).run();
+    recordEvent(tx, {
+      actorId: input.actorId,
+      entity: "calibration_case",
+      entityId: row.id,
+      studyId: input.studyId,
+      action: "remove",
+      changes: { purpose: [row.purpose, null] },
+    });
+  });
+}
+
+// ---------------------------------------------------------------- the annotator's queue
+
+const isDone = (status: string | null) => status === "submitted" || status === "locked";
+
+/**
+ * Adds to the annotator's queues whatever their studies' settings now call for (docs/rater-quality.md): the training
+ * cases, calibration cases up to the rate, and retests whose wash-out holds. Idempotent: nothing is added twice, and
+ * a study without settings gets nothing. Runs in the caller's transaction.
+ */
+export function refreshQualityItems(tx: DbOrTx, userId: string, now: number): void {
+  const mine = tx
+    .select({
+      caseId: assignments.caseId,
+      studyId: cases.studyId,
+      position: cases.position,
+      annotationId: annotations.id,
+      status: annotations.status,
+      submittedAt: annotations.submittedAt,
+    })
+    .from(assignments)
+    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
+    .where(eq(assignments.annotatorId, userId))
+    .all();
+  const settings = qualitySettingsOf(tx, [...new Set(mine.map((m) => m.studyId))]);
+  const annotatedAnywhere = new Set(mine.map((m) => m.caseId));
+  for (const [studyId, s] of settings) {
+    if (!qualityOn(s)) continue;
+    const ordinary = mine.filter((m) => m.studyId === studyId);
+    const existing = tx
+      .select()
+      .from(qualityItems)
+      .where(and(eq(qualityItems.studyId, studyId), eq(qualityItems.annotatorId, userId)))
+      .all();
+    const pool = tx.select().from(calibrationCases).where(eq(calibrationCases.studyId, studyId)).all();
+    const add = (kind: QualityKind, caseId: number, sortKey: number, extra: object) => {
+      const id = tx
+        .insert(qualityItems)
+        .values({ studyId, annotatorId: userId, caseId, kind, sortKey, createdAt: now, ...extra })
+        .returning({ id: qualityItems.id })
+        .get().id;
+      // The case is not named on the event: the trail of a case is read by its id.
+      recordEvent(tx, {
+        actorId: null,
+        entity: "quality_item",
+        entityId: id,
+        studyId,
+        action: "add",
+        changes: { kind: [null, kind], annotator: [null, userId] },
+        at: now,
+      });
+      existing.push({ sortKey, status: null, kind } as (typeof existing)[number]);
+    };
+
+    if (s.training) {
+      const given = new Set(existing.filter((q) => q.kind === "training").map((q) => q.calibrationId));
+      const training = pool
+        .filter((c) => c.purpose === "training" && !annotatedAnywhere.has(c.caseId))
+        .sort((a, b) => a.id - b.id);
+      training.forEach((c, i) => {
+        if (!given.has(c.id)) add("training", c.caseId, -1_000_000 + i, { calibrationId: c.id });
+      });
+    }
+    const openKeys = () => [
+      ...ordinary.filter((o) => !isDone(o.status)).map((o) => o.position),
+      ...existing.filter((q) => q.kind !== "training" && !isDone(q.status)).map((q) => q.sortKey),
+    ];
+    const lastKey = () => Math.max(0, ...ordinary.map((o) => o.position), ...existing.map((q) => q.sortKey));
+    if (s.calibrationRate > 0) {
+      const calibration = pool.filter((c) => c.purpose === "calibration");
+      const draw = drawCalibration({
+        seed: s.seed,
+        person: userId,
+        rate: s.calibrationRate,
+        assigned: ordinary.length,
+        pool: calibration.map((c) => c.id),
+        given: new Set(existing.filter((q) => q.kind === "calibration").map((q) => q.calibrationId!)),
+        excluded: new Set(calibration.filter((c) => annotatedAnywhere.has(c.caseId)).map((c) => c.id)),
+      });
+      for (const id of draw) {
+        const c = calibration.find((x) => x.id === id)!;
+        const key = placeAmongOpen({
+          seed: s.seed,
+          person: userId,
+          itemTag: `c${id}`,
+          openKeys: openKeys(),
+          lastKey: lastKey(),
+        });
+        add("calibration", c.caseId, key, { calibrationId: c.id });
+      }
+    }
+    if (s.retestFraction > 0) {
+      const due = dueRetests({
+        seed: s.seed,
+        person: userId,
+        fraction: s.retestFraction,
+        washOut: { items: s.washoutCases, days: s.washoutDays },
+        assigned: ordinary.map((o) => o.caseId),
+        submissions: ordinary
+          .filter((o) => isDone(o.status) && o.submittedAt !== null)
+          .map((o) => ({ itemId: o.caseId, submittedAt: o.submittedAt! })),
+        already: new Set(existing.filter((q) => q.kind === "retest").map((q) => q.caseId)),
+        now,
+      });
+      for (const caseId of due) {
+        const first = ordinary.find((o) => o.caseId === caseId)!;
+        const key = placeAmongOpen({
+          seed: s.seed,
+          person: userId,
+          itemTag: `r${caseId}`,
+          openKeys: openKeys(),
+          lastKey: lastKey(),
+        });
+        add("retest", caseId, key, { firstAnnotationId: first.annotationId });
+      }
+    }
+  }
+}
+
+/**
+ * The queue refresh on its own, for the list page: one IMMEDIATE transaction, taken only when one of the annotator's
+ * studies has rater quality switched on.
+ */
+export function refreshMyQueue(db: Db, userId: string, now = Date.now()): void {
+  const studyIds = db
+    .selectDistinct({ studyId: cases.studyId })
+    .from(assignments)
+    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .where(eq(assignments.annotatorId, userId))
+    .all()
+    .map((r) => r.studyId);
+  if (![...qualitySettingsOf(db, studyIds).values()].some(qualityOn)) return;
+  writeTransaction(db, (tx) => refreshQualityItems(tx, userId, now));
+}
+
+/** The annotator's training rounds not yet done: study, done, total (their list shows only these cases meanwhile). */
+export function myTrainingRounds(db: DbOrTx, userId: string): { studyName: string; done: number; total: number }[] {
+  const rows = db
+    .select({ studyId: qualityItems.studyId, studyName: studies.name, status: qualityItems.status })
+    .from(qualityItems)
+    .innerJoin(studies, eq(studies.id, qualityItems.studyId))
+    .where(and(eq(qualityItems.annotatorId, userId), eq(qualityItems.kind, "training")))
+    .orderBy(asc(studies.name))
+    .all();
+  const out: { studyName: string; done: number; total: number }[] = [];
+  for (const name of [...new Set(rows.map((r) => r.studyName))]) {
+    const mine = rows.filter((r) => r.studyName === name);
+    const done = mine.filter((r) => isDone(r.status)).length;
+    if (done < mine.length) out.push({ studyName: name, done, total: mine.length });
+  }
+  return out;
+}
+
+export interface QualityQueueRow {
+  /** Internal: the quality item's id (never sent to a page). */
+  id: number;
+  key: string;
+  studyId: number;
+  kind: QualityKind;
+  sortKey: number;
+  numSections: number;
+  state: WorkState;
+  updatedAt: number | null;
+}
+
+/** The annotator's quality items, every study. */
+export function qualityQueue(db: DbOrTx, userId: string): QualityQueueRow[] {
+  return db
+    .select({
+      id: qualityItems.id,
+      key: qualityItems.itemKey,
+      studyId: qualityItems.studyId,
+      kind: qualityItems.kind,
+      sortKey: qualityItems.sortKey,
+      numSections: cases.numSections,
+      status: qualityItems.status,
+      updatedAt: qualityItems.updatedAt,
+    })
+    .from(qualityItems)
+    .innerJoin(cases, eq(cases.id, qualityItems.caseId))
+    .where(eq(qualityItems.annotatorId, userId))
+    .all()
+    .map(({ status, ...r }) => ({ ...r, state: (status ?? "not_started") as WorkState }));
+}
+
+/** Whether the annotator still has training cases of the study to submit (real work is closed until then). */
+export function trainingPending(db: DbOrTx, userId: string, studyId: number): boolean {
+  return db
+    .select({ status: qualityItems.status })
+    .from(qualityItems)
+    .where(
+      and(eq(qualityItems.annotatorId, userId), eq(qualityItems.studyId, studyId), eq(qualityItems.kind, "training")),
+    )
+    .all()
+    .some((r) => !isDone(r.status));
+}
+
+/** The item behind an opaque key, if it is this annotator's. */
+export function findQualityByKey(db: DbOrTx, userId: string, key: string) {
+  return (
+    db
+      .select({ id: qualityItems.id, studyId: qualityItems.studyId })
+      .from(qualityItems)
+      .where(and(eq(qualityItems.itemKey, key), eq(qualityItems.annotatorId, userId)))
+      .get() ?? null
+  );
+}
+
+// ---------------------------------------------------------------- saving a quality item
+
+export interface QualityValues {
+  sufficiency: "" | "sufficient" | "insufficient";
+  icd10: string;
+  earliestSection: number | null;
+  missingInfo: string[];
+  missingOther: string;
+  notes: string;
+}
+
+function findQualityItem(tx: DbOrTx, userId: string, id: number) {
+  const q = tx
+    .select({
+      id: qualityItems.id,
+      studyId: qualityItems.studyId,
+      caseId: qualityItems.caseId,
+      kind: qualityItems.kind,
+      numSections: cases.numSections,
+    })
+    .from(qualityItems)
+    .innerJoin(cases, eq(cases.id, qualityItems.caseId))
+    .where(and(eq(qualityItems.id, id), eq(qualityItems.annotatorId, userId)))
+    .get();
+  if (!q) return null;
+  return { ...q, userId, gated: q.kind !== "training" && trainingPending(tx, userId, q.studyId) };
+}
+
+type QualityItem = NonNullable<ReturnType<typeof findQualityItem>>;
+type QualityRow = typeof qualityItems.$inferSelect;
+
+export function qualityValuesOf(row: QualityRow | undefined): QualityValues {
+  return {
+    sufficiency: (row?.sufficiency ?? "") as QualityValues["sufficiency"],
+    icd10: row?.icd10 ?? "",
+    earliestSection: row?.earliestSection ?? null,
+    missingInfo: row?.missingInfo ?? [],
+    missingOther: row?.missingOther ?? "",
+    notes: row?.notes ?? "",
+  };
+}
+
+/**
+ * The engine adapter of a quality item. The row exists from the start (it was put in the queue), so "nothing saved
+ * yet" is its null status. A submission locks it at once — as an ordinary case locks when it completes its pair —
+ * and adds what the queue now calls for.
+ */
+function qualityAdapter(
+  check: (
+    values: QualityValues,
+    numSections: number,
+  ) => { ok: true; values: QualityValues } | { ok: false; errors: Record<string, string> },
+  lockedMessage: string,
+): WorkItemAdapter<QualityItem, QualityRow, QualityValues> {
+  return {
+    entity: "quality_item",
+    noun: "annotation",
+    lockedMessage,
+    find: findQualityItem,
+    closed: (q) => (q.gated ? TRAINING_FIRST : null),
+    guidelines: (q) => ({ scope: "safe_psych", scopeId: q.studyId }),
+    row: (tx, _u, q) => {
+      const row = tx.select().from(qualityItems).where(eq(qualityItems.id, q.id)).get();
+      return row?.status ? row : undefined;
+    },
+    meta: (r) => ({ id: r.id, state: r.status ?? "not_started", version: r.version, savedAt: r.updatedAt }),
+    valuesOf: (row) => qualityValuesOf(row),
+    check(_tx, q, values) {
+      const c = check(values, q.numSections);
+      return c.ok
+        ? { ok: true, values: c.values }
+        : { ok: false, message: WORK_MESSAGES.incomplete("annotation"), errors: c.errors };
+    },
+    audited: (v) => ({
+      sufficiency: v.sufficiency || null,
+      icd10: v.icd10 || null,
+      earliestSection: v.earliestSection,
+      missingInfo: v.missingInfo,
+      missingOther: v.missingOther,
+      notes: v.notes,
+    }),
+    freeText: ["missingOther", "notes"],
+    write(tx, { item, row, values: v, status, version, now }) {
+      const columns = {
+        sufficiency: v.sufficiency || null,
+        icd10: v.icd10 || null,
+        earliestSection: v.earliestSection,
+        missingInfo: v.missingInfo,
+        missingOther: v.missingOther,
+        notes: v.notes,
+        status,
+        updatedAt: now,
+        version,
+        ...(status === "submitted" ? { submittedAt: now } : {}),
+      };
+      // The row is there with version 0 before the first save.
+      return updateAtVersion(tx, qualityItems, item.id, row?.version ?? 0, columns) ? item.id : null;
+    },
+    auditContext: (q) => ({ entityId: q.id, studyId: q.studyId }),
+    onSubmitted(tx, q, now) {
+      const row = tx
+        .select({ version: qualityItems.version })
+        .from(qualityItems)
+        .where(eq(qualityItems.id, q.id))
+        .get()!;
+      tx.update(qualityItems)
+        .set({ status: "locked", version: row.version + 1 })
+        .where(eq(qualityItems.id, q.id))
+        .run();
+      refreshQualityItems(tx, q.userId, now);
+      return { state: "locked", version: row.version + 1 };
+    },
+  };
+}
+
+/** Saves a draft or a submission of a quality item through the work-item engine. */
+export function saveQualityItem(
+  db: Db,
+  adapterRules: Parameters<typeof qualityAdapter>,
+  input: {
+    userId: string;
+    id: number;
+    values: QualityValues;
+    version: number;
+    intent: Intent;
+    now?: number;
+    activeMs?: number;
+  },
+): SaveResult {
+  return saveWorkItem(db, qualityAdapter(...adapterRules), { ...input, itemId: input.id });
+}
+
+/** What a training case shows after its submission: the reference and its rationale. Null before, or for any other item. */
+export function trainingReveal(
+  db: DbOrTx,
+  userId: string,
+  id: number,
+): { reference: CaseLabel; rationale: string } | null {
+  const row = db
+    .select({
+      status: qualityItems.status,
+      reference: calibrationCases.reference,
+      rationale: calibrationCases.rationale,
+    })
+    .from(qualityItems)
+    .innerJoin(calibrationCases, eq(calibrationCases.id, qualityItems.calibrationId))
+    .where(and(eq(qualityItems.id, id), eq(qualityItems.annotatorId, userId), eq(qualityItems.kind, "training")))
+    .get();
+  return row && isDone(row.status) ? { reference: row.reference, rationale: row.rationale } : null;
+}
+
+// ---------------------------------------------------------------- report and export
+
+function labelOfQuality(row: QualityRow): CaseLabel {
+  return labelOfAnnotation(row);
+}
+
+export interface RaterQualityReport {
+  settings: QualitySettings | null;
+  retest: RetestReport;
+  calibration: CalibrationAccuracy[];
+  /** Per annotator: items of each kind given and submitted. */
+  items: { annotator: string; kind: QualityKind; given: number; submitted: number }[];
+}
+
+function studyQualityRows(db: DbOrTx, studyId: number) {
+  return db
+    .select({ item: qualityItems, username: users.username, numSections: cases.numSections })
+    .from(qualityItems)
+    .innerJoin(users, eq(users.id, qualityItems.annotatorId))
+    .innerJoin(cases, eq(cases.id, qualityItems.caseId))
+    .where(eq(qualityItems.studyId, studyId))
+    .orderBy(asc(users.username), asc(qualityItems.id))
+    .all();
+}
+
+/** Self-consistency and accuracy of every annotator of the study (docs/rater-quality.md, "The report"). */
+export function getRaterQualityReport(db: DbOrTx, studyId: number): RaterQualityReport {
+  const settings = getQualitySettings(db, studyId);
+  const rows = studyQualityRows(db, studyId);
+  const firsts = new Map(
+    db
+      .select()
+      .from(annotations)
+      .where(
+        inArray(
+          annotations.id,
+          rows.flatMap((r) => (r.item.firstAnnotationId === null ? [] : [r.item.firstAnnotationId])),
+        ),
+      )
+      .all()
+      .map((a) => [a.id, a]),
+  );
+  const refs = new Map(
+    db
+      .select()
+      .from(calibrationCases)
+      .where(eq(calibrationCases.studyId, studyId))
+      .all()
+      .map((c) => [c.id, c]),
+  );
+  const annotators = [...new Set(rows.map((r) => r.username))];
+  const pairsOf = (username: string, kind: QualityKind): LabelPair[] =>
+    rows.flatMap((r) => {
+      if (r.username !== username || r.item.kind !== kind || !isDone(r.item.status)) return [];
+      const second = labelOfQuality(r.item);
+      if (kind === "retest") {
+        const first = firsts.get(r.item.firstAnnotationId!);
+        return first && isDone(first.status)
+          ? [{ first: labelOfAnnotation(first), second, numSections: r.numSections }]
+          : [];
+      }
+      const ref = refs.get(r.item.calibrationId!);
+      return ref ? [{ first: ref.reference, second, numSections: r.numSections }] : [];
+    });
+  const items: RaterQualityReport["items"] = [];
+  for (const a of annotators)
+    for (const kind of ["retest", "calibration", "training"] as const) {
+      const mine = rows.filter((r) => r.username === a && r.item.kind === kind);
+      if (mine.length)
+        items.push({
+          annotator: a,
+          kind,
+          given: mine.length,
+          submitted: mine.filter((r) => isDone(r.item.status)).length,
+        });
+    }
+  return {
+    settings,
+    retest: retestReport(annotators.map((a) => ({ annotator: a, pairs: pairsOf(a, "retest") }))),
+    calibration: annotators
+      .map((a) => calibrationAccuracy(a, pairsOf(a, "calibration"), settings?.accuracyThreshold ?? null))
+      .filter((c) => c.n > 0 || rows.some((r) => r.username === c.annotator && r.item.kind === "calibration")),
+    items,
+  };
+}
+
+const labelCells = (l: CaseLabel | null): string[] =>
+  !l
+    ? ["", "", "", ""]
+    : l.sufficiency === "sufficient"
+      ? [l.sufficiency, l.icd10, String(l.earliestSection), ""]
+      : [l.sufficiency, "", "", l.missingInfo.join(";")];
+
+/**
+ * rater-quality.csv: every submitted retest, calibration and training label of the study, each marked with its kind,
+ * beside the label it is compared with (the first label, or the reference). The reference-format files leave them out.
+ */
+export function raterQualityCsv(db: DbOrTx, studyId: number): string {
+  const rows = studyQualityRows(db, studyId).filter((r) => isDone(r.item.status));
+  const caseRows = new Map(
+    db
+      .select({ id: cases.id, externalId: cases.externalId, study: studies.name })
+      .from(cases)
+      .innerJoin(studies, eq(studies.id, cases.studyId))
+      .where(
+        inArray(
+          cases.id,
+          rows.map((r) => r.item.caseId),
+        ),
+      )
+      .all()
+      .map((c) => [c.id, c]),
+  );
+  const firsts = new Map(
+    db
+      .select()
+      .from(annotations)
+      .where(ne(annotations.status, "draft"))
+      .all()
+      .filter((a) => rows.some((r) => r.item.firstAnnotationId === a.id))
+      .map((a) => [a.id, a]),
+  );
+  const refs = new Map(
+    db
+      .select()
+      .from(calibrationCases)
+      .where(eq(calibrationCases.studyId, studyId))
+      .all()
+      .map((c) => [c.id, c]),
+  );
+  const out: string[][] = [
+    [
+      "annotator",
+      "kind",
+      "case_study",
+      "case",
+      "compared_with",
+      "compared_sufficiency",
+      "compared_icd10",
+      "compared_earliest_section",
+      "compared_missing_info",
+      "sufficiency",
+      "icd10",
+      "earliest_section",
+      "missing_info",
+      "submitted_at",
+    ],
+  ];
+  for (const r of rows) {
+    const c = caseRows.get(r.item.caseId)!;
+    const first = r.item.firstAnnotationId !== null ? firsts.get(r.item.firstAnnotationId) : undefined;
+    const compared =
+      r.item.kind === "retest"
+        ? first
+          ? labelOfAnnotation(first)
+          : null
+        : (refs.get(r.item.calibrationId!)?.reference ?? null);
+    out.push([
+      r.username,
+      r.item.kind,
+      c.study,
+      c.externalId,
+      r.item.kind === "retest" ? "first_label" : "reference",
+      ...labelCells(compared),
+      ...labelCells(labelOfQuality(r.item)),
+      new Date(r.item.submittedAt ?? 0).toISOString(),
+    ]);
+  }
+  return formatCsv(out);
+}
+
+function capital(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1) + ".";
+}

@@ -1,0 +1,242 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { z } from "zod";
+import { ActionResult } from "~/ui/admin-notices";
+import { getDb } from "~/platform/db.server";
+import { parseIntent } from "~/platform/intent";
+import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
+import { getStudy } from "~/annotation/studies.server";
+import { ServiceError } from "~/platform/service-error";
+import {
+  addCalibrationCase,
+  getQualitySettings,
+  getRaterQualityReport,
+  importAdjudicatedCalibration,
+  importCalibrationCsv,
+  listCalibrationSet,
+  removeCalibrationCase,
+  setQualitySettings,
+} from "~/annotation/rater-quality.server";
+import {
+  AdjudicatedImportFormSchema,
+  CalibrationCsvFormSchema,
+  CalibrationFormSchema,
+  QualitySettingsFormSchema,
+  RemoveCalibrationFormSchema,
+} from "~/annotation/domain/rater-quality-form";
+import { QUALITY_OFF } from "~/annotation/domain/rater-quality";
+import { CalibrationSetTable, QualityReportTables, QualitySettingsForm } from "~/annotation/ui/rater-quality";
+import { Csrf } from "~/root";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `Rater quality · ${data?.study.name ?? "Study"} · Concord` },
+];
+
+function studyOr404(param: string | undefined) {
+  return requireById(param, (id) => getStudy(getDb(), id), "No such study.");
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireRole(request, "admin");
+  const study = studyOr404(params.studyId);
+  const db = getDb();
+  return {
+    study,
+    settings: getQualitySettings(db, study.id) ?? QUALITY_OFF,
+    calibration: listCalibrationSet(db, study.id),
+    report: getRaterQualityReport(db, study.id),
+  };
+}
+
+const ActionSchema = z.discriminatedUnion("intent", [
+  QualitySettingsFormSchema,
+  CalibrationFormSchema,
+  AdjudicatedImportFormSchema,
+  CalibrationCsvFormSchema,
+  RemoveCalibrationFormSchema,
+]);
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const me = await requireRole(request, "admin");
+  const form = await requireForm(request, me);
+  const study = studyOr404(params.studyId);
+  const parsed = parseIntent(form, ActionSchema, { arrays: ["missingInfo"] });
+  if (!parsed.ok) return { ok: false as const, message: parsed.message, errors: [] as string[] };
+  const db = getDb();
+  const d = parsed.data;
+  try {
+    switch (d.intent) {
+      case "settings": {
+        const { intent: _i, ...settings } = d;
+        setQualitySettings(db, { studyId: study.id, settings, actorId: me.id });
+        return { ok: true as const, message: "Rater-quality settings saved.", errors: [] };
+      }
+      case "add-calibration":
+        addCalibrationCase(db, {
+          studyId: study.id,
+          actorId: me.id,
+          entry: {
+            sourceStudy: d.sourceStudy,
+            externalId: d.externalId,
+            purpose: d.purpose,
+            rationale: d.rationale,
+            reference: {
+              sufficiency: d.sufficiency,
+              icd10: d.icd10,
+              earliestSection: d.earliestSection,
+              missingInfo: d.missingInfo,
+              missingOther: d.missingOther,
+            },
+          },
+        });
+        return { ok: true as const, message: `Added case ${d.externalId} (${d.purpose}).`, errors: [] };
+      case "import-adjudicated": {
+        const r = importAdjudicatedCalibration(db, {
+          studyId: study.id,
+          fromStudy: d.fromStudy,
+          purpose: d.purpose,
+          actorId: me.id,
+        });
+        return {
+          ok: true as const,
+          message: `Added ${r.added} adjudicated case(s) of "${d.fromStudy}"; ${r.skipped} already in the set.`,
+          errors: [],
+        };
+      }
+      case "import-csv": {
+        const r = importCalibrationCsv(db, { studyId: study.id, filename: "pasted.csv", text: d.csv, actorId: me.id });
+        if (!r.ok)
+          return {
+            ok: false as const,
+            message: "Nothing was imported: fix these lines and paste again.",
+            errors: r.errors,
+          };
+        return {
+          ok: true as const,
+          message: `Imported ${r.added} case(s); ${r.skipped} already in the set.`,
+          errors: [],
+        };
+      }
+      case "remove-calibration":
+        removeCalibrationCase(db, { studyId: study.id, id: d.id, actorId: me.id });
+        return { ok: true as const, message: "Removed from the calibration set.", errors: [] };
+    }
+  } catch (e) {
+    if (e instanceof ServiceError) return { ok: false as const, message: e.message, errors: [] };
+    throw e;
+  }
+}
+
+export default function RaterQualityPage() {
+  const { study, settings, calibration, report } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const busy = useNavigation().state !== "idle";
+  return (
+    <section>
+      <p>
+        <Link to="/admin">Studies</Link> › <Link to={`/admin/studies/${study.id}`}>{study.name}</Link> ›
+      </p>
+      <div className="row">
+        <h1>Rater quality</h1>
+        <span className="spacer" />
+        <a href={`/admin/studies/${study.id}/rater-quality.csv`} className="button secondary" download>
+          Download rater-quality.csv
+        </a>
+      </div>
+      <p className="muted">
+        Test–retest, calibration cases and a training round. Annotators are never told which cases are retests or
+        calibration cases; their second labels and calibration labels stay out of gold, adjudication and the inter-rater
+        statistics. The rules are in the documentation, “Rater quality”.
+      </p>
+      <ActionResult result={result} testId="quality-result" />
+      {result?.errors.length ? (
+        <pre className="notice bad" data-testid="quality-errors">
+          {result.errors.join("\n")}
+        </pre>
+      ) : null}
+
+      <h2>Settings</h2>
+      <QualitySettingsForm settings={settings} busy={busy} />
+
+      <h2>Report</h2>
+      <QualityReportTables report={report} />
+
+      <h2>Calibration set ({calibration.length})</h2>
+      <CalibrationSetTable rows={calibration} busy={busy} />
+      <div className="grid2">
+        <CalibrationEntryForm busy={busy} />
+        <div>
+          <form method="post" className="card">
+            <Csrf />
+            <h3 style={{ marginTop: 0 }}>Adjudicated cases of an earlier study</h3>
+            <label htmlFor="fromStudy">Study</label>
+            <input id="fromStudy" name="fromStudy" required />
+            <label htmlFor="adj-purpose">Use as</label>
+            <select id="adj-purpose" name="purpose" defaultValue="calibration">
+              <option value="calibration">calibration cases</option>
+              <option value="training">training cases</option>
+            </select>
+            <p>
+              <button type="submit" name="intent" value="import-adjudicated" disabled={busy}>
+                Add adjudicated cases
+              </button>
+            </p>
+          </form>
+          <form method="post" className="card">
+            <Csrf />
+            <h3 style={{ marginTop: 0 }}>Import a CSV</h3>
+            <p className="muted">
+              Header: study,case,purpose,sufficiency,icd10,earliest_section,missing_info,missing_other,rationale
+              (missing_info separated by “;”). All lines or none are imported.
+            </p>
+            <label htmlFor="csv">CSV</label>
+            <textarea id="csv" name="csv" rows={6} />
+            <p>
+              <button type="submit" name="intent" value="import-csv" disabled={busy}>
+                Import
+              </button>
+            </p>
+          </form>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function CalibrationEntryForm({ busy }: { busy: boolean }) {
+  return (
+    <form method="post" className="card" data-testid="calibration-form">
+      <Csrf />
+      <h3 style={{ marginTop: 0 }}>Add a known-answer case</h3>
+      <label htmlFor="sourceStudy">Study the case comes from</label>
+      <input id="sourceStudy" name="sourceStudy" required />
+      <label htmlFor="externalId">Case id in that study</label>
+      <input id="externalId" name="externalId" required />
+      <label htmlFor="purpose">Use as</label>
+      <select id="purpose" name="purpose" defaultValue="calibration">
+        <option value="calibration">calibration case (blinded, in the queue)</option>
+        <option value="training">training case (before real work, reference shown)</option>
+      </select>
+      <label htmlFor="sufficiency">Reference sufficiency</label>
+      <select id="sufficiency" name="sufficiency" defaultValue="sufficient">
+        <option value="sufficient">sufficient</option>
+        <option value="insufficient">insufficient</option>
+      </select>
+      <label htmlFor="icd10">ICD-10 code (sufficient)</label>
+      <input id="icd10" name="icd10" />
+      <label htmlFor="earliestSection">Earliest sufficient section (sufficient)</label>
+      <input id="earliestSection" name="earliestSection" type="number" min={1} max={5} />
+      <label htmlFor="missingInfo">Missing information keys (insufficient; separated by “;”)</label>
+      <input id="missingInfo" name="missingInfo" />
+      <label htmlFor="missingOther">Other missing information</label>
+      <input id="missingOther" name="missingOther" />
+      <label htmlFor="rationale">Rationale (shown after a training case)</label>
+      <textarea id="rationale" name="rationale" rows={3} />
+      <p>
+        <button type="submit" name="intent" value="add-calibration" disabled={busy}>
+          Add
+        </button>
+      </p>
+    </form>
+  );
+}
