@@ -350,3 +350,4 @@ export * from "./schema-judge";
 export * from "./schema-ratings";
 export * from "./schema-grading";
 export * from "./schema-guidelines";
+export * from "./schema-jobs";
