@@ -47,7 +47,11 @@ if (port) {
         if (!plan || !draws) throw new Error("fit worker: refit before plan or init");
         const p = plan;
         const d = draws;
-        reply({ type: "outcomes", replicates: request.replicates, outcomes: request.replicates.map((b) => refitReplicate(p, d, b)) });
+        reply({
+          type: "outcomes",
+          replicates: request.replicates,
+          outcomes: request.replicates.map((b) => refitReplicate(p, d, b)),
+        });
       }
     } catch (e) {
       reply({ type: "error", message: e instanceof Error ? e.message : String(e) });

@@ -55,16 +55,23 @@ describe("the fit on worker threads", () => {
 
   it("passes the domain's refusal of bad rows on as an error", async () => {
     const bad = [{ question: "q", rater: "r", scores: [1, 2, 3] }];
-    await expect(fitPreferenceLabelsInWorkers(bad, 5, options, { workers: 1 })).rejects.toThrow(/needs 5 finite scores/);
+    await expect(fitPreferenceLabelsInWorkers(bad, 5, options, { workers: 1 })).rejects.toThrow(
+      /needs 5 finite scores/,
+    );
   });
 
   it("stops the workers when cancelled", async () => {
     const controller = new AbortController();
-    const pending = fitPreferenceLabelsInWorkers(rows, 5, { bootstrap: 500, seed: 1 }, {
-      workers: 2,
-      signal: controller.signal,
-      onReplicate: (done) => done >= 4 && controller.abort(),
-    });
+    const pending = fitPreferenceLabelsInWorkers(
+      rows,
+      5,
+      { bootstrap: 500, seed: 1 },
+      {
+        workers: 2,
+        signal: controller.signal,
+        onReplicate: (done) => done >= 4 && controller.abort(),
+      },
+    );
     await expect(pending).rejects.toBeInstanceOf(FitCancelled);
   });
 });
