@@ -354,3 +354,4 @@ export * from "./schema-ratings";
 export * from "./schema-grading";
 export * from "./schema-guidelines";
 export * from "./schema-quality";
+export * from "./schema-jobs";

@@ -3,6 +3,7 @@
  * export. They call the same services as the admin pages.
  */
 import { writeFileSync } from "node:fs";
+import { z } from "zod";
 import {
   DEFAULT_AGES,
   DEFAULT_RACES,
@@ -14,7 +15,7 @@ import {
 import { getDb } from "../platform/db.server";
 import { expandBank } from "./questions.server";
 import { exportDataset } from "./export.server";
-import { FitOptionsSchema, runBankFit } from "./fits.server";
+import { FitOptionsSchema, runBankFitInWorkers } from "./fits.server";
 import { importQuestionBank, requireBankByName } from "./banks.server";
 import { listIssues, readText } from "../cli/io";
 import { CliError, parseOptions, requireOption, type Command, serviceCall } from "../cli/command";
@@ -155,7 +156,7 @@ export const mentatFitCommand: Command = {
   name: "mentat-fit",
   summary: "Fit hierarchical Bradley–Terry preference labels to a bank's ratings",
   help: `Usage: npm run concord -- mentat-fit --bank NAME [--bootstrap N] [--seed N] [--rater-effects E]
-                                      [--penalty X] [--strength-penalty X] [--json]
+                                      [--penalty X] [--strength-penalty X] [--workers N] [--json]
 
 Turns the submitted 0–100 option ratings of the bank's preference-domain questions into preference labels (MENTAT,
 docs/mentat.md): pairwise wins per rating (ties give nothing), one strength vector per question (summing to zero) with a
@@ -173,6 +174,7 @@ Options:
   --penalty X            weight of the slope and offset penalties (default 2, as MENTAT)
   --strength-penalty X   weight of a ridge strength-penalty·Σβ² (default 0, as MENTAT; a value > 0 is not in
                          MENTAT, keeps separated questions finite and is named in the output)
+  --workers N            worker threads for the refits (default: one per core); the labels are the same for any N
   --json                 print the stored result as JSON`,
   async run(argv, io) {
     const { values } = parseOptions(argv, {
@@ -183,7 +185,10 @@ Options:
       penalty: { type: "string" },
       "strength-penalty": { type: "string" },
       json: { type: "boolean", default: false },
+      workers: { type: "string" },
     });
+    const workers = z.coerce.number().int().min(1).max(256).optional().safeParse(values.workers);
+    if (!workers.success) throw new CliError(`--workers: ${workers.error.issues[0]!.message}`);
     const options = FitOptionsSchema.safeParse({
       bootstrap: values.bootstrap,
       seed: values.seed,
@@ -198,15 +203,19 @@ Options:
       );
     }
     const db = getDb();
-    return serviceCall(() => {
+    return serviceCall(async () => {
       const bank = requireBankByName(db, requireOption(values.bank, "--bank"));
-      const fit = runBankFit(db, {
+      // The refits run on one worker thread per core (docs/mentat.md, "Fits in the background"); the bar goes to
+      // stderr on a terminal only, so stdout stays the result.
+      const bar = io.isTTY ? progressBar((line) => io.err(line)) : undefined;
+      const fit = await runBankFitInWorkers(db, {
         bankId: bank.id,
         options: options.data,
         actorId: null,
-        onReplicate: io.isTTY ? (done, total) => done % 20 === 0 && io.err(`\rbootstrap ${done}/${total}`) : undefined,
+        workers: workers.data,
+        onReplicate: bar,
       });
-      if (io.isTTY && options.data.bootstrap >= 20) io.err("\n");
+      if (bar && options.data.bootstrap > 0) io.err("\n");
       if (values.json) {
         io.out(
           JSON.stringify(
@@ -299,3 +308,12 @@ Options:
     });
   },
 };
+
+/** A one-line progress bar of the bootstrap refits, redrawn in place on a terminal. */
+function progressBar(write: (text: string) => void): (done: number, total: number) => void {
+  const width = 30;
+  return (done, total) => {
+    const filled = Math.round((width * done) / total);
+    write(`\rbootstrap [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total}`);
+  };
+}

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { applyWebBusyTimeout, getDb } from "./db.server";
 import { databasePath } from "./db.server";
+import { interruptStaleJobs } from "./jobs.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo } from "../demo/demo.server";
 
 /**
@@ -14,6 +15,9 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
   applyWebBusyTimeout();
   const db = getDb();
   log(`Database: ${databasePath()}`);
+  // Jobs an earlier server left running can never finish: they are marked interrupted, to be started again.
+  const interrupted = interruptStaleJobs(db);
+  if (interrupted) log(`Marked ${interrupted} background job(s) of the previous run as interrupted.`);
   // A fresh database gets the demo, except in production, where a mistyped CONCORD_DB must not quietly create
   // accounts with the published demo password: there it takes CONCORD_DEMO=1.
   const demoWanted =

@@ -6,12 +6,13 @@ import { ExpertPanel } from "~/expert-panel/ui/expert-panel";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
 import { DatasetsTable, ExpandForm, FitForm, FitSummary, QuestionsTable } from "~/mentat/ui/bank-sections";
+import { FitJobProgress } from "~/mentat/ui/fit-job-progress";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { addBankRaters, listBankPanel, removeBankRater } from "~/mentat/panel.server";
 import { expandBank, listBankQuestions, listDatasets } from "~/mentat/questions.server";
-import { FitOptionsSchema, getLatestFit, runBankFit } from "~/mentat/fits.server";
+import { cancelBankFitJob, FitOptionsSchema, getLatestFit, latestFitJob, startBankFitJob } from "~/mentat/fits.server";
 import { getBank } from "~/mentat/banks.server";
 import { ServiceError } from "~/platform/service-error";
 import { guidelinesAdmin } from "~/guidelines/guidelines.server";
@@ -37,6 +38,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     panel: listBankPanel(db, bank.id),
     datasets: listDatasets(db, bank.id),
     guidelines: guidelinesAdmin(db, { scope: "mentat_bank", scopeId: bank.id }),
+    job: latestFitJob(db, bank.id),
     fit: fit && {
       id: fit.id,
       createdAt: fit.createdAt,
@@ -77,6 +79,7 @@ const ActionSchema = z.discriminatedUnion("intent", [
     seed: z.string(),
     raterEffects: z.string(),
   }),
+  z.object({ intent: z.literal("cancel_fit") }),
 ]);
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -106,12 +109,17 @@ export async function action({ request, params }: ActionFunctionArgs) {
       });
       return { ok: true as const, message: `Variant sets — ${done.join(", ")}.` };
     }
+    if (a.intent === "cancel_fit") {
+      await cancelBankFitJob(db, { bankId: bank.id, actorId: me.id });
+      return { ok: true as const, message: "Fit cancelled; nothing was saved." };
+    }
     const options = FitOptionsSchema.safeParse({ bootstrap: a.bootstrap, seed: a.seed, raterEffects: a.raterEffects });
     if (!options.success) return { ok: false as const, message: options.error.issues[0]!.message };
-    const fit = runBankFit(db, { bankId: bank.id, options: options.data, actorId: me.id });
+    // The fit runs on worker threads (docs/mentat.md, "Fits in the background"): this answers at once.
+    const job = startBankFitJob(db, { bankId: bank.id, options: options.data, actorId: me.id });
     return {
       ok: true as const,
-      message: `Fitted ${fit.result.labels.questions.length} questions from ${fit.result.nRows} ratings (${options.data.bootstrap} bootstrap refits).`,
+      message: `Fit started (job ${job.id}, ${options.data.bootstrap} bootstrap refits); the labels appear here when it is done.`,
     };
   } catch (e) {
     if (e instanceof ServiceError) return { ok: false as const, message: e.message };
@@ -120,7 +128,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function BankPage() {
-  const { bank, questions, panel, datasets, fit, guidelines } = useLoaderData<typeof loader>();
+  const { bank, questions, panel, datasets, fit, guidelines, job } = useLoaderData<typeof loader>();
+  const fitRunning = job?.status === "queued" || job?.status === "running";
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const [search] = useSearchParams();
@@ -152,11 +161,12 @@ export default function BankPage() {
       />
 
       <h2>Preference labels</h2>
+      <FitJobProgress bankId={bank.id} job={job} />
       <div className="grid2">
         <div>
           <FitSummary fit={fit} />
         </div>
-        <FitForm busy={busy} />
+        <FitForm busy={busy || fitRunning} running={fitRunning} />
       </div>
 
       <h2>Variant sets and export</h2>

@@ -77,7 +77,7 @@ export function FitSummary({ fit }: { fit: BankFitView | null }) {
 }
 
 /** Fitting the hierarchical Bradley–Terry model from the submitted ratings. */
-export function FitForm({ busy }: { busy: boolean }) {
+export function FitForm({ busy, running }: { busy: boolean; running: boolean }) {
   return (
     <>
       <Form method="post" className="card">
@@ -99,7 +99,7 @@ export function FitForm({ busy }: { busy: boolean }) {
         </select>
         <p>
           <button type="submit" name="intent" value="fit" disabled={busy}>
-            {busy ? "Fitting…" : "Fit labels"}
+            {running ? "A fit is running…" : busy ? "Starting…" : "Fit labels"}
           </button>
         </p>
       </Form>

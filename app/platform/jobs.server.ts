@@ -1,0 +1,133 @@
+/**
+ * Background jobs (docs/architecture.md, "Background jobs"): long work started from a page runs off the request
+ * thread, and its row in `jobs` says how far it is. At most one job is queued or running per subject (a bank, a
+ * study): a second start is refused while one runs — checked in the same transaction as the insert, and by a partial
+ * unique index. A server restart ends every job it finds running as failed, with a message; it can be started again.
+ */
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { jobs, type JobStatus } from "../../db/schema";
+import type { Db, DbOrTx } from "./db.server";
+import { ServiceError } from "./service-error";
+
+export interface JobView {
+  id: number;
+  kind: string;
+  subject: string;
+  status: JobStatus;
+  params: Record<string, unknown>;
+  progressDone: number;
+  progressTotal: number;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  createdBy: string | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+const ACTIVE: JobStatus[] = ["queued", "running"];
+
+export const INTERRUPTED_MESSAGE =
+  "Interrupted: the server stopped while this job ran. Nothing of it was saved; start it again.";
+
+/** Inserts a queued job, refusing (409) while another job of the same subject is queued or running. */
+export function createJob(
+  tx: DbOrTx,
+  input: {
+    kind: string;
+    subject: string;
+    params: Record<string, unknown>;
+    total: number;
+    actorId: string | null;
+    now: number;
+  },
+): number {
+  const active = tx
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.subject, input.subject), inArray(jobs.status, ACTIVE)))
+    .get();
+  if (active)
+    throw new ServiceError(
+      `A job is already running here (job ${active.id}): wait for it to finish or cancel it before starting another.`,
+      "job",
+      409,
+    );
+  return tx
+    .insert(jobs)
+    .values({
+      kind: input.kind,
+      subject: input.subject,
+      status: "queued",
+      params: input.params,
+      progressTotal: input.total,
+      createdBy: input.actorId,
+      createdAt: input.now,
+    })
+    .returning({ id: jobs.id })
+    .get().id;
+}
+
+export function markJobRunning(db: Db, id: number, now = Date.now()): void {
+  db.update(jobs)
+    .set({ status: "running", startedAt: now })
+    .where(and(eq(jobs.id, id), eq(jobs.status, "queued")))
+    .run();
+}
+
+/** Progress of a running job; a busy database skips this report (the next one catches up), never the job. */
+export function reportJobProgress(db: Db, id: number, done: number, total: number): void {
+  try {
+    db.update(jobs)
+      .set({ progressDone: done, progressTotal: total })
+      .where(and(eq(jobs.id, id), eq(jobs.status, "running")))
+      .run();
+  } catch {
+    // SQLITE_BUSY under the web server's short busy timeout: progress is advisory.
+  }
+}
+
+/** Ends an active job: done with its result, or failed / cancelled with a message. */
+export function endJob(
+  tx: DbOrTx,
+  id: number,
+  outcome: { status: "done"; result: Record<string, unknown> } | { status: "failed" | "cancelled"; error: string },
+  now = Date.now(),
+): void {
+  tx.update(jobs)
+    .set(
+      outcome.status === "done"
+        ? { status: "done", result: outcome.result, finishedAt: now }
+        : { status: outcome.status, error: outcome.error, finishedAt: now },
+    )
+    .where(and(eq(jobs.id, id), inArray(jobs.status, ACTIVE)))
+    .run();
+}
+
+export function getJob(db: DbOrTx, id: number): JobView | null {
+  return (db.select().from(jobs).where(eq(jobs.id, id)).get() as JobView | undefined) ?? null;
+}
+
+/** The newest job of a subject (running, or the last one that ended), or null. */
+export function latestJob(db: DbOrTx, subject: string, kind: string): JobView | null {
+  return (
+    (db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.subject, subject), eq(jobs.kind, kind)))
+      .orderBy(desc(jobs.id))
+      .get() as JobView | undefined) ?? null
+  );
+}
+
+/**
+ * At server start: no job of an earlier process can still be running, so every queued or running one is marked
+ * failed with INTERRUPTED_MESSAGE. Returns how many.
+ */
+export function interruptStaleJobs(db: Db, now = Date.now()): number {
+  return db
+    .update(jobs)
+    .set({ status: "failed", error: INTERRUPTED_MESSAGE, finishedAt: now })
+    .where(inArray(jobs.status, ACTIVE))
+    .run().changes;
+}

@@ -1,0 +1,51 @@
+/**
+ * Where a worker thread's script is (docs/architecture.md, "Background jobs"). The built app and the compiled
+ * command line run build/workers/NAME.js, written by `npm run build:cli` (scripts/build-cli.mjs); code running from
+ * the TypeScript sources (tests, `npm run concord:dev`, the bench) compiles the worker's entry once per process with
+ * esbuild into a temporary file, so a worker never runs an out-of-date build.
+ */
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fromRoot } from "./paths.server";
+
+/** The worker entries: name → source file (relative to the project root). */
+export const WORKER_ENTRIES = { "mentat-fit": "app/mentat/fit-worker.ts" } as const;
+export type WorkerName = keyof typeof WORKER_ENTRIES;
+
+const compiled = new Map<WorkerName, Promise<string>>();
+
+function runningFromSource(): boolean {
+  return import.meta.url.endsWith(".ts");
+}
+
+/** The path of the worker's script, compiling it first when running from the sources. */
+export function workerScript(name: WorkerName): Promise<string> {
+  if (!runningFromSource()) {
+    const built = fromRoot("build", "workers", `${name}.js`);
+    if (!existsSync(built))
+      return Promise.reject(new Error(`${built} is missing: run "npm run build" (or "npm run build:cli") first.`));
+    return Promise.resolve(built);
+  }
+  let pending = compiled.get(name);
+  if (!pending) {
+    pending = (async () => {
+      const { build } = await import("esbuild");
+      const out = await build({
+        entryPoints: [fromRoot(WORKER_ENTRIES[name])],
+        bundle: true,
+        format: "esm",
+        platform: "node",
+        target: "node20",
+        packages: "external",
+        write: false,
+        logLevel: "silent",
+      });
+      const file = join(mkdtempSync(join(tmpdir(), "concord-worker-")), `${name}.mjs`);
+      writeFileSync(file, out.outputFiles[0]!.text, { mode: 0o600 });
+      return file;
+    })();
+    compiled.set(name, pending);
+  }
+  return pending;
+}
