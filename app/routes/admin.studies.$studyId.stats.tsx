@@ -10,7 +10,7 @@ import {
   renderStudyReportCharts,
 } from "~/study-report/study-report.server";
 import { BatchSizeSchema, DEFAULT_BATCH_SIZE, MIN_BATCH_SIZE } from "~/study-report/domain/rater-agreement";
-import { OverTimeSection, PairwiseSection } from "~/study-report/ui/rater-agreement-sections";
+import { OrderFreeSection, OverTimeSection, PairwiseSection } from "~/study-report/ui/rater-agreement-sections";
 import {
   CaseCountsSection,
   DiagnosisLevelsSection,
@@ -96,6 +96,7 @@ export default function StudyStatsPage() {
       <EarliestSectionSection {...sections} />
       <DiagnosisLevelsSection {...sections} />
       <PairwiseSection {...agreementProps} />
+      <OrderFreeSection raters={report.raters} />
       <OverTimeSection {...agreementProps} />
       <PerDiagnosisSection {...sections} />
       <ActionLabelsSection {...sections} />

@@ -226,6 +226,10 @@ describe("blinding of the new page parts and downloads (built app)", () => {
     for (const chart of ["pairwise-sufficiency", "pairwise-diagnosis", "sufficiency-by-week", "diagnosis-by-batch"])
       expect(page).toContain(`data-chart="${chart}"`);
     expect(page).toContain(`/stats/sufficiency-by-batch.csv?batch=5`);
+    // Four annotators: the pooled Cohen's κ is n/a, and the order-free pooled figures are on the page instead.
+    expect(page).toContain('data-testid="order-free-agreement"');
+    expect(page).toMatch(/Fleiss&#x27; κ|Fleiss' κ/);
+    expect(page).not.toContain("see raters.pairs");
     const csv = await text("boss", `/admin/studies/${studyIds.four}/stats/sufficiency-by-batch.csv?batch=5`);
     expect(csv.split("\r\n").filter(Boolean)).toHaveLength(1 + 3 * Math.ceil(34 / 5));
     const json = JSON.parse(await text("boss", `/admin/studies/${studyIds.four}/stats/rater-agreement.json?batch=8`));

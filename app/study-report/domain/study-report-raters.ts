@@ -96,7 +96,8 @@ const DESCRIPTIONS: Record<RaterRule, (names: string[]) => string> = {
     `Cohen's kappa between the study's two annotators: rows ${a}, columns ${b} on every case.`,
   pair_order: (names) =>
     `${names.length} annotators share the cases: each case's pair is read in username order, Cohen's kappa is ` +
-    "given per pair (raters.pairs) and the pooled figures are order-free (raters.order_free).",
+    "given per pair (below, under 'Agreement per pair of annotators') and the pooled figures are order-free " +
+    "(Fleiss' kappa, Krippendorff's alpha, Gwet's AC1).",
   adjudicator_order: () =>
     "The annotators are not known: pairs are read as Annotator A and B as the adjudicator saw them.",
 };
@@ -206,7 +207,7 @@ export const POOLED_COHEN_PATHS = [
 ] as const;
 
 export const POOLED_COHEN_REASON =
-  "more than two annotators: a pooled Cohen's kappa would mix different pairs of raters; see raters.pairs (per pair) and raters.order_free";
+  "more than two annotators: a pooled Cohen's kappa would mix different pairs of raters; it is given per pair (the table 'Agreement per pair of annotators'; raters.pairs in the JSON), beside the order-free Fleiss' kappa, Krippendorff's alpha and Gwet's AC1";
 
 /** How the rows and columns of the report's tables are labelled under each rule. */
 export function rowColumnLabels(raters: Pick<RaterAgreement, "rule" | "annotators">): [string, string] {

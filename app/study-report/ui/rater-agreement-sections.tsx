@@ -3,6 +3,7 @@ import { Form } from "@remix-run/react";
 import type { IntervalSummary } from "~/stats/index";
 import type { MeasureAgreement, RaterAgreementReport } from "~/study-report/domain/rater-agreement";
 import { RATER_AGREEMENT_FILE_STEM } from "~/study-report/domain/study-report-files";
+import type { OrderFreeAgreement, RaterAgreement } from "~/study-report/domain/study-report-raters";
 import { ci95, fixed3, percent } from "~/study-report/domain/study-report-format";
 import type { RenderedChart } from "~/study-report/study-report.server";
 import { Chart } from "./report-parts";
@@ -294,6 +295,50 @@ export function OverTimeSection({ agreement, charts, base, batchInput, batchErro
         </div>
       ))}
       <ReasonList reasons={reasons} prefix="over_time." />
+    </section>
+  );
+}
+
+/**
+ * The pooled figures that need no order of the two annotations (docs/statistics.md, "Study report: which annotator is which"): Fleiss'
+ * κ, Krippendorff's α and Gwet's AC1 over all cases, whoever annotated them. Shown when more than two annotators share
+ * the cases, where a pooled Cohen's κ would mix different pairs.
+ */
+export function OrderFreeSection({ raters }: { raters: Pick<RaterAgreement, "rule" | "order_free"> }) {
+  if (raters.rule !== "pair_order") return null;
+  const rows: [string, OrderFreeAgreement][] = [
+    ["Sufficiency", raters.order_free.sufficiency],
+    ["Diagnosis (cases both called sufficient)", raters.order_free.diagnosis_level],
+  ];
+  return (
+    <section data-testid="order-free-agreement">
+      <h2>Pooled agreement, order-free</h2>
+      <p className="muted">
+        Over every case with both primary annotations, whichever pair annotated it; these coefficients do not depend on
+        which annotation is read first.
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>Measure</th>
+            <th className="num">n</th>
+            <th className="num">Fleiss&apos; κ</th>
+            <th className="num">Krippendorff&apos;s α</th>
+            <th className="num">Gwet&apos;s AC1</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([label, r]) => (
+            <tr key={label}>
+              <td>{label}</td>
+              <td className="num">{r.n}</td>
+              <td className="num">{fixed3(r.fleiss_kappa)}</td>
+              <td className="num">{fixed3(r.krippendorff_alpha)}</td>
+              <td className="num">{fixed3(r.gwet_ac1)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </section>
   );
 }
