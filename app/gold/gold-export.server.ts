@@ -14,6 +14,7 @@ import { parseDataGtJson, readGoldCase, formatDataGtError } from "./domain/safe-
 import { serializeDataGt, serializeReleasedCsv, serializeSamples } from "./domain/safe-psych-serialize";
 import type { SectionKind } from "../annotation/domain/sections";
 import type { Db } from "../platform/db.server";
+import { notPending } from "../platform/import-runs.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { softwareVersion } from "../platform/paths.server";
 import { labelOfAnnotation } from "./outcomes.server";
@@ -44,7 +45,7 @@ export function listCaseProgress(db: Db, studyId: number): CaseProgress[] {
     .from(cases)
     .leftJoin(caseOutcomes, eq(caseOutcomes.caseId, cases.id))
     .leftJoin(referenceLabels, eq(referenceLabels.caseId, cases.id))
-    .where(eq(cases.studyId, studyId))
+    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
     .orderBy(asc(cases.position))
     .all();
   const assigned = new Map<number, number>();

@@ -10,6 +10,7 @@ import { chartCsv, studyReportCharts, type ReportChart } from "./domain/study-re
 import { formatStudyReportMarkdown } from "./domain/study-report-format";
 import { buildStudyReport, referenceLabelOf, type StudyCaseRecord, type StudyReport } from "./domain/study-report";
 import type { Db } from "../platform/db.server";
+import { notPending } from "../platform/import-runs.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { getStudy, requireStudyByName, type StudySummary } from "../annotation/studies.server";
@@ -22,7 +23,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
   const caseRows = db
     .select({ id: cases.id, externalId: cases.externalId, numSections: cases.numSections, ageGroup: cases.ageGroup })
     .from(cases)
-    .where(eq(cases.studyId, studyId))
+    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
     .orderBy(asc(cases.position))
     .all();
   const annotationRows = db
