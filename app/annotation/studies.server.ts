@@ -251,7 +251,7 @@ export interface BulkOptions {
   chunkBudgetMs?: number;
   /** How long to wait for another import into the same study to finish (default 10 minutes). */
   waitMs?: number;
-  /** Called after each chunk's commit, with the number of cases written so far (tests). */
+  /** Called after each chunk's commit with the number of new cases written so far (tests drive races with it). */
   onChunk?: (written: number) => void;
 }
 
@@ -306,12 +306,14 @@ export function importCases(
         .from(cases)
         .where(eq(cases.studyId, studyId))
         .get()?.p ?? 0;
-    const write = caseWriter(db, { studyId, runId: run.id, actorId: input.actorId, now, extras: input.referenceExtras });
-    let written = 0;
-    run.writeInChunks(created, (_tx, item) => {
-      write(item, ++position);
-      if (++written % 1000 === 0) opts.onChunk?.(written);
+    const write = caseWriter(db, {
+      studyId,
+      runId: run.id,
+      actorId: input.actorId,
+      now,
+      extras: input.referenceExtras,
     });
+    run.writeInChunks(created, (_tx, item) => write(item, ++position), opts.onChunk);
     const newStudy = existingStudyId === null;
     const updates = changes.filter((i) => i.existing);
     return run.finish<ImportPlan & { written: boolean }>((tx) => {
@@ -330,7 +332,8 @@ export function importCases(
         // A new study starts with the template's guidelines as version 1 (docs/guidelines.md).
         seedGuidelines(tx, { scope: "safe_psych", scopeId: studyId }, safePsychDefaultGuidelines(), now);
       }
-      for (const item of updates) applyUpdate(tx, item, { studyId, actorId: input.actorId, extras: input.referenceExtras });
+      for (const item of updates)
+        applyUpdate(tx, item, { studyId, actorId: input.actorId, extras: input.referenceExtras });
       tx.insert(imports)
         .values({
           studyId,

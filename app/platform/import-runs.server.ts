@@ -72,9 +72,7 @@ function removeRunRows(db: Db, runId: string): void {
       `delete from reference_labels where case_id in (select id from cases where import_run = ? and id in (select case_id from reference_labels) limit ${CLEAN_BATCH})`,
     ),
     $.prepare(`delete from events where id in (select id from events where import_run = ? limit ${CLEAN_BATCH})`),
-    $.prepare(
-      `delete from cases where id in (select id from cases where import_run = ? limit ${CLEAN_BATCH})`,
-    ),
+    $.prepare(`delete from cases where id in (select id from cases where import_run = ? limit ${CLEAN_BATCH})`),
   ];
   for (const step of steps) {
     for (;;) {
@@ -105,8 +103,11 @@ export function cleanAbandonedRuns(db: Db, now: number = Date.now()): number {
 
 export interface ImportRun {
   id: string;
-  /** Writes `write` in short IMMEDIATE transactions over `items`, pausing between them. */
-  writeInChunks<T>(items: readonly T[], write: (tx: Tx, item: T) => void): void;
+  /**
+   * Writes `write` in short IMMEDIATE transactions over `items`, pausing between them; `afterChunk` runs after each
+   * commit with the number of items written so far.
+   */
+  writeInChunks<T>(items: readonly T[], write: (tx: Tx, item: T) => void, afterChunk?: (done: number) => void): void;
   /** The last transaction: its checks and writes, and the flip that makes every row of the run visible. */
   finish<R>(fn: (tx: Tx) => { result: R; commit: boolean }): R;
   /** Removes everything the run wrote (a refused or failed import). */
@@ -142,7 +143,9 @@ export function beginImportRun<P>(
             ),
           )
           .run();
-      tx.insert(importRuns).values({ id, target, pid: process.pid, host: hostname(), startedAt: now, heartbeatAt: now }).run();
+      tx.insert(importRuns)
+        .values({ id, target, pid: process.pid, host: hostname(), startedAt: now, heartbeatAt: now })
+        .run();
       prepared = prepare(tx, id);
       return true;
     });
@@ -160,7 +163,7 @@ export function beginImportRun<P>(
   const heartbeat = db.$client.prepare("update import_runs set heartbeat_at = ? where id = ?");
   const run: ImportRun = {
     id,
-    writeInChunks(items, write) {
+    writeInChunks(items, write, afterChunk) {
       let next = 0;
       while (next < items.length) {
         const t0 = performance.now();
@@ -171,6 +174,7 @@ export function beginImportRun<P>(
           } while (next < items.length && performance.now() - t0 < budget);
           heartbeat.run(Date.now(), id);
         });
+        afterChunk?.(next);
         // As long a pause as the lock was held: a writer waiting on its busy timeout finds the lock free.
         if (next < items.length) pauseThread(Math.max(5, Math.ceil(performance.now() - t0)));
       }
