@@ -11,7 +11,8 @@ import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation
 import type { CaseLabel, DisputeReason } from "./domain/gold";
 import { buildDataGtRecord, buildSamplesRecord, type DataGtRecord, type GoldCase } from "./domain/safe-psych-format";
 import { parseDataGtJson, readGoldCase, formatDataGtError } from "./domain/safe-psych-read";
-import { serializeDataGt, serializeReleasedCsv, serializeSamples } from "./domain/safe-psych-serialize";
+import { DATA_CSV_COLUMNS, releasedCsvRow } from "./domain/safe-psych-serialize";
+import { formatCsvRecord } from "../formats/csv-text";
 import type { SectionKind } from "../annotation/domain/sections";
 import type { Db } from "../platform/db.server";
 import { notPending } from "../platform/import-runs.server";
@@ -134,39 +135,111 @@ export type ExportResult =
     }
   | { ok: false; message: string; counts: Record<CaseProgressState, number> };
 
-export function exportGold(db: Db, options: ExportOptions): ExportResult {
-  const study = db.select().from(studies).where(eq(studies.id, options.studyId)).get();
-  if (!study) throw new Error(`no study ${options.studyId}`);
-  const progress = listCaseProgress(db, study.id);
-  const counts = countByState(progress);
-  const notFinal = progress.filter((p) => !FINAL_STATES.includes(p.state));
-  if (notFinal.length && !options.allowPartial) {
-    const parts = CASE_STATES.filter((s) => !FINAL_STATES.includes(s) && counts[s]).map(
-      (s) => `${counts[s]} ${s.replace("_", " ")}`,
-    );
-    return {
-      ok: false,
-      counts,
-      message: `${notFinal.length} of ${progress.length} cases are not final (${parts.join(
-        ", ",
-      )}). Finish them, or export with --allow-partial.`,
-    };
+export type GoldFile = "data_gt.json" | "samples.json" | "data.csv" | "manifest.json";
+
+export type StreamResult =
+  | { ok: true; counts: Record<CaseProgressState, number>; exported: number }
+  | { ok: false; message: string; counts: Record<CaseProgressState, number> };
+
+/** Cases read and written per step of the export: memory holds one batch of records, not the study. */
+const EXPORT_BATCH = 500;
+
+/**
+ * One file written as `json.dumps(records, indent=2)` one record at a time: the same bytes as jsonDumpsIndent2 of
+ * the whole array (each record's own lines indented by two more spaces; a JSON string holds no raw line break).
+ */
+class JsonArrayWriter {
+  private first = true;
+  private readonly hash = createHash("sha256");
+  records = 0;
+  constructor(
+    private readonly file: GoldFile,
+    private readonly write: (file: GoldFile, text: string) => void,
+  ) {}
+  private emit(text: string) {
+    this.hash.update(text, "utf8");
+    this.write(this.file, text);
   }
-  const finalIds = progress.filter((p) => FINAL_STATES.includes(p.state)).map((p) => p.caseId);
-  const records: DataGtRecord[] = [];
-  for (const p of progress.filter((x) => FINAL_STATES.includes(x.state))) {
-    const c = db.select().from(cases).where(eq(cases.id, p.caseId)).get()!;
-    const sectionRows = db
+  add(record: object) {
+    this.emit((this.first ? "[\n  " : ",\n  ") + jsonDumpsIndent2(record).replace(/\n/g, "\n  "));
+    this.first = false;
+    this.records++;
+  }
+  end(): string {
+    this.emit(this.first ? "[]" : "\n]");
+    return this.hash.digest("hex");
+  }
+}
+
+class CsvWriter {
+  private readonly hash = createHash("sha256");
+  records = 0;
+  constructor(
+    private readonly file: GoldFile,
+    private readonly write: (file: GoldFile, text: string) => void,
+  ) {
+    this.emit(formatCsvRecord([...DATA_CSV_COLUMNS]));
+  }
+  private emit(text: string) {
+    this.hash.update(text, "utf8");
+    this.write(this.file, text);
+  }
+  add(record: DataGtRecord) {
+    this.emit(formatCsvRecord(releasedCsvRow(record)));
+    this.records++;
+  }
+  end(): string {
+    return this.hash.digest("hex");
+  }
+}
+
+/** The gold records of `batch` (final cases, in export order), read with one query per table. */
+function goldRecords(db: Db, batch: CaseProgress[], asReleased: boolean): DataGtRecord[] {
+  const ids = batch.map((p) => p.caseId);
+  const caseRows = new Map(
+    db
       .select()
-      .from(caseSections)
-      .where(eq(caseSections.caseId, c.id))
-      .orderBy(asc(caseSections.ord))
-      .all();
-    const sections: GoldCase["sections"] = {};
-    for (const s of sectionRows) sections[s.kind as SectionKind] = s.content;
+      .from(cases)
+      .where(inArray(cases.id, ids))
+      .all()
+      .map((c) => [c.id, c]),
+  );
+  const sectionsOf = new Map<number, GoldCase["sections"]>(ids.map((id) => [id, {}]));
+  for (const s of db
+    .select()
+    .from(caseSections)
+    .where(inArray(caseSections.caseId, ids))
+    .orderBy(asc(caseSections.caseId), asc(caseSections.ord))
+    .all())
+    sectionsOf.get(s.caseId)![s.kind as SectionKind] = s.content;
+  const refs = new Map(
+    db
+      .select()
+      .from(referenceLabels)
+      .where(inArray(referenceLabels.caseId, ids))
+      .all()
+      .map((r) => [r.caseId, r]),
+  );
+  const outcomes = new Map(
+    db
+      .select()
+      .from(caseOutcomes)
+      .where(inArray(caseOutcomes.caseId, ids))
+      .all()
+      .map((o) => [o.caseId, o]),
+  );
+  const annotationIds = [...outcomes.values()].flatMap((o) => (o.annotatorOrder as number[] | null) ?? []);
+  const annotationRows = new Map(
+    (annotationIds.length ? db.select().from(annotations).where(inArray(annotations.id, annotationIds)).all() : []).map(
+      (a) => [a.id, a],
+    ),
+  );
+  return batch.map((p) => {
+    const c = caseRows.get(p.caseId)!;
+    const sections = sectionsOf.get(c.id)!;
     let goldCase: GoldCase;
     if (p.state === "reference") {
-      const ref = db.select().from(referenceLabels).where(eq(referenceLabels.caseId, c.id)).get()!;
+      const ref = refs.get(c.id)!;
       const { gold, extras } = referenceGold(ref);
       goldCase = {
         id: c.externalId,
@@ -183,14 +256,9 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
         annotators: extras?.annotators ?? null,
       };
     } else {
-      const o = db.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, c.id)).get()!;
+      const o = outcomes.get(c.id)!;
       const [a, b] = o.annotatorOrder as [number, number];
-      const rows = db
-        .select()
-        .from(annotations)
-        .where(inArray(annotations.id, [a, b]))
-        .all();
-      const label = (id: number) => labelOfAnnotation(rows.find((r) => r.id === id)!);
+      const label = (id: number) => labelOfAnnotation(annotationRows.get(id)!);
       goldCase = {
         id: c.externalId,
         ageGroup: c.ageGroup,
@@ -203,49 +271,106 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
         annotators: { A: label(a), B: label(b) },
       };
     }
-    records.push(buildDataGtRecord(goldCase, { asReleased: options.asReleased }));
-  }
-  const dataGt = serializeDataGt(records);
-  const samples = serializeSamples(records.map(buildSamplesRecord));
-  const csv = serializeReleasedCsv(records);
-  const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
-  const manifest = {
-    software: "concord",
-    software_version: softwareVersion(),
-    study: study.name,
-    adjudication_mode: study.adjudicationMode,
-    // Replays each record's `annotators` {A, B} order (docs/safe-psych.md, "Annotator A and B").
-    annotator_order_seed: study.annotatorOrderSeed,
-    exported_at: (options.now ?? new Date()).toISOString(),
-    as_released: Boolean(options.asReleased),
-    // The guidelines in force and the version each submission was made under (docs/guidelines.md).
-    guidelines: guidelinesManifest(db, { scope: "safe_psych", scopeId: study.id }),
-    allow_partial: Boolean(options.allowPartial),
-    counts: {
-      cases_in_study: progress.length,
-      exported: finalIds.length,
-      by_state: counts,
-      sufficient: records.filter((r) => r.diagnosis_sufficiency === "1").length,
-      insufficient: records.filter((r) => r.diagnosis_sufficiency === "0").length,
-      agreement_cases: records.filter((r) => r.diagnosis_sufficiency_agreement === "1" && r.diagnosis_agreement === "1")
-        .length,
-      adjudicated: records.filter((r) => r.adjudicated).length,
-    },
-    files: {
-      "data_gt.json": { sha256: sha(dataGt), records: records.length },
-      "samples.json": { sha256: sha(samples), records: records.length },
-      "data.csv": { sha256: sha(csv), records: records.length },
-    },
+    return buildDataGtRecord(goldCase, { asReleased });
+  });
+}
+
+/**
+ * The export, written piece by piece through `write` in bounded memory (a batch of records at a time): data_gt.json,
+ * samples.json and data.csv as the records come, manifest.json last. Everything is read in one read transaction, so
+ * the files are one consistent state of the study even while annotators keep saving. Nothing is written when the
+ * study has cases that are not final and `allowPartial` is not set.
+ */
+export function streamGold(
+  db: Db,
+  options: ExportOptions,
+  write: (file: GoldFile, text: string) => void,
+): StreamResult {
+  return db.transaction((tx): StreamResult => {
+    const rdb = tx as unknown as Db;
+    const study = rdb.select().from(studies).where(eq(studies.id, options.studyId)).get();
+    if (!study) throw new Error(`no study ${options.studyId}`);
+    const progress = listCaseProgress(rdb, study.id);
+    const counts = countByState(progress);
+    const notFinal = progress.filter((p) => !FINAL_STATES.includes(p.state));
+    if (notFinal.length && !options.allowPartial) {
+      const parts = CASE_STATES.filter((s) => !FINAL_STATES.includes(s) && counts[s]).map(
+        (s) => `${counts[s]} ${s.replace("_", " ")}`,
+      );
+      return {
+        ok: false,
+        counts,
+        message: `${notFinal.length} of ${progress.length} cases are not final (${parts.join(
+          ", ",
+        )}). Finish them, or export with --allow-partial.`,
+      };
+    }
+    const final = progress.filter((p) => FINAL_STATES.includes(p.state));
+    const dataGt = new JsonArrayWriter("data_gt.json", write);
+    const samples = new JsonArrayWriter("samples.json", write);
+    const csv = new CsvWriter("data.csv", write);
+    const tally = { sufficient: 0, insufficient: 0, agreement: 0, adjudicated: 0 };
+    for (let i = 0; i < final.length; i += EXPORT_BATCH) {
+      for (const r of goldRecords(rdb, final.slice(i, i + EXPORT_BATCH), Boolean(options.asReleased))) {
+        dataGt.add(r);
+        samples.add(buildSamplesRecord(r));
+        csv.add(r);
+        if (r.diagnosis_sufficiency === "1") tally.sufficient++;
+        if (r.diagnosis_sufficiency === "0") tally.insufficient++;
+        if (r.diagnosis_sufficiency_agreement === "1" && r.diagnosis_agreement === "1") tally.agreement++;
+        if (r.adjudicated) tally.adjudicated++;
+      }
+    }
+    const shas = { dataGt: dataGt.end(), samples: samples.end(), csv: csv.end() };
+    const manifest = {
+      software: "concord",
+      software_version: softwareVersion(),
+      study: study.name,
+      adjudication_mode: study.adjudicationMode,
+      // Replays each record's `annotators` {A, B} order (docs/safe-psych.md, "Annotator A and B").
+      annotator_order_seed: study.annotatorOrderSeed,
+      exported_at: (options.now ?? new Date()).toISOString(),
+      as_released: Boolean(options.asReleased),
+      // The guidelines in force and the version each submission was made under (docs/guidelines.md).
+      guidelines: guidelinesManifest(rdb, { scope: "safe_psych", scopeId: study.id }),
+      allow_partial: Boolean(options.allowPartial),
+      counts: {
+        cases_in_study: progress.length,
+        exported: final.length,
+        by_state: counts,
+        sufficient: tally.sufficient,
+        insufficient: tally.insufficient,
+        agreement_cases: tally.agreement,
+        adjudicated: tally.adjudicated,
+      },
+      files: {
+        "data_gt.json": { sha256: shas.dataGt, records: dataGt.records },
+        "samples.json": { sha256: shas.samples, records: samples.records },
+        "data.csv": { sha256: shas.csv, records: csv.records },
+      },
+    };
+    write("manifest.json", jsonDumpsIndent2(manifest) + "\n");
+    return { ok: true, counts, exported: final.length };
+  });
+}
+
+/** The export as four strings (the admin page's download and the tests); `streamGold` writes the same bytes. */
+export function exportGold(db: Db, options: ExportOptions): ExportResult {
+  const parts: Record<GoldFile, string[]> = {
+    "data_gt.json": [],
+    "samples.json": [],
+    "data.csv": [],
+    "manifest.json": [],
   };
+  const result = streamGold(db, options, (file, text) => parts[file].push(text));
+  if (!result.ok) return result;
   return {
-    ok: true,
-    counts,
-    exported: records.length,
+    ...result,
     files: {
-      "data_gt.json": dataGt,
-      "samples.json": samples,
-      "data.csv": csv,
-      "manifest.json": jsonDumpsIndent2(manifest) + "\n",
+      "data_gt.json": parts["data_gt.json"].join(""),
+      "samples.json": parts["samples.json"].join(""),
+      "data.csv": parts["data.csv"].join(""),
+      "manifest.json": parts["manifest.json"].join(""),
     },
   };
 }
