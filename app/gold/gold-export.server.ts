@@ -193,40 +193,53 @@ class CsvWriter {
   }
 }
 
+/** Statements of the export, prepared once and reused for every batch (ids passed as one JSON array). */
+function exportStatements(db: Db) {
+  const $ = db.$client;
+  const inIds = "(select value from json_each(?))";
+  return {
+    cases: $.prepare(
+      `select id, external_id as externalId, age_group as ageGroup, sex from cases where id in ${inIds}`,
+    ),
+    sections: $.prepare(
+      `select case_id as caseId, kind, content from case_sections where case_id in ${inIds} order by case_id, ord`,
+    ),
+    references: $.prepare(
+      `select case_id as caseId, diagnosis_sufficiency as diagnosisSufficiency,
+              diagnosis_sufficiency_agreement as diagnosisSufficiencyAgreement, diagnosis,
+              diagnosis_agreement as diagnosisAgreement, earliest_sufficient_section as earliestSufficientSection,
+              source_diagnosis as sourceDiagnosis, extras
+         from reference_labels where case_id in ${inIds}`,
+    ),
+  };
+}
+
 /** The gold records of `batch` (final cases, in export order), read with one query per table. */
-function goldRecords(db: Db, batch: CaseProgress[], asReleased: boolean): DataGtRecord[] {
+function goldRecords(
+  db: Db,
+  statements: ReturnType<typeof exportStatements>,
+  batch: CaseProgress[],
+  asReleased: boolean,
+): DataGtRecord[] {
   const ids = batch.map((p) => p.caseId);
-  const caseRows = new Map(
-    db
-      .select()
-      .from(cases)
-      .where(inArray(cases.id, ids))
-      .all()
-      .map((c) => [c.id, c]),
-  );
+  const idList = JSON.stringify(ids);
+  type CaseRow = { id: number; externalId: string; ageGroup: string; sex: string };
+  const caseRows = new Map((statements.cases.all(idList) as CaseRow[]).map((c) => [c.id, c]));
   const sectionsOf = new Map<number, GoldCase["sections"]>(ids.map((id) => [id, {}]));
-  for (const s of db
-    .select()
-    .from(caseSections)
-    .where(inArray(caseSections.caseId, ids))
-    .orderBy(asc(caseSections.caseId), asc(caseSections.ord))
-    .all())
+  for (const s of statements.sections.all(idList) as { caseId: number; kind: string; content: string }[])
     sectionsOf.get(s.caseId)![s.kind as SectionKind] = s.content;
+  type RefRow = Omit<typeof referenceLabels.$inferSelect, "extras"> & { extras: string | null };
   const refs = new Map(
-    db
-      .select()
-      .from(referenceLabels)
-      .where(inArray(referenceLabels.caseId, ids))
-      .all()
-      .map((r) => [r.caseId, r]),
+    (statements.references.all(idList) as RefRow[]).map((r) => [
+      r.caseId,
+      { ...r, extras: r.extras === null ? null : (JSON.parse(r.extras) as object) },
+    ]),
   );
+  const decided = batch.filter((p) => p.state !== "reference").map((p) => p.caseId);
   const outcomes = new Map(
-    db
-      .select()
-      .from(caseOutcomes)
-      .where(inArray(caseOutcomes.caseId, ids))
-      .all()
-      .map((o) => [o.caseId, o]),
+    (decided.length ? db.select().from(caseOutcomes).where(inArray(caseOutcomes.caseId, decided)).all() : []).map(
+      (o) => [o.caseId, o],
+    ),
   );
   const annotationIds = [...outcomes.values()].flatMap((o) => (o.annotatorOrder as number[] | null) ?? []);
   const annotationRows = new Map(
@@ -310,8 +323,9 @@ export function streamGold(
     const samples = new JsonArrayWriter("samples.json", write);
     const csv = new CsvWriter("data.csv", write);
     const tally = { sufficient: 0, insufficient: 0, agreement: 0, adjudicated: 0 };
+    const statements = exportStatements(db);
     for (let i = 0; i < final.length; i += EXPORT_BATCH) {
-      for (const r of goldRecords(rdb, final.slice(i, i + EXPORT_BATCH), Boolean(options.asReleased))) {
+      for (const r of goldRecords(rdb, statements, final.slice(i, i + EXPORT_BATCH), Boolean(options.asReleased))) {
         dataGt.add(r);
         samples.add(buildSamplesRecord(r));
         csv.add(r);
