@@ -28,29 +28,17 @@ function syncPath(path: string): void {
   }
 }
 
-/**
- * Writes `files` as the folder `out`: into a temporary folder beside it, each file synced, then the old folder moved
- * aside and the new one renamed into its place, so that a reader — or a kill — finds either the old export or the new
- * one, never a mix. The old folder is removed last. Leftovers of an interrupted run (`.NAME.*.partial`, `.NAME.*.old`)
- * are removed at the next run; an `.old` folder left without `out` is the previous export and is put back first.
- */
-export function writeFolderAtomically(out: string, files: Record<string, string>): void {
-  writeFolderStreaming(
-    out,
-    (write) => {
-      for (const [file, text] of Object.entries(files)) write(file, text);
-    },
-    () => true,
-  );
-}
-
 /** Bytes kept in memory per file before they are written out. */
 const FLUSH_BYTES = 1 << 20;
 
 /**
- * The same as writeFolderAtomically, with the files' text produced piece by piece: `produce` calls `write(file,
- * text)` as often as it likes (files are created in the order first written) and its result is returned. When
- * `keep(result)` is false, nothing replaces `out` and the temporary folder is removed.
+ * Writes the folder `out` whole or not at all: into a temporary folder beside it, each file synced, then the old folder
+ * moved aside and the new one renamed into its place, so that a reader — or a kill — finds either the old export or
+ * the new one, never a mix. The old folder is removed last. Leftovers of an interrupted run (`.NAME.*.partial`,
+ * `.NAME.*.old`) are removed at the next run; an `.old` folder left without `out` is the previous export and is put
+ * back first. The files' text is produced piece by piece: `produce` calls `write(file, text)` as often as it likes
+ * (a file is created when first written) and its result is returned. When `keep(result)` is false, nothing replaces
+ * `out` and the temporary folder is removed.
  */
 export function writeFolderStreaming<R>(
   out: string,
