@@ -5,6 +5,8 @@ import type { KnipConfig } from "knip";
 // scripts (scripts/concord.ts, scripts/bench.ts, server.js). An export used only inside its own file is not reported:
 // the check is for dead code, not for what a module chooses to expose.
 const config: KnipConfig = {
+  // Run as a child process by test/integration/bulk-import.test.ts, never imported.
+  entry: ["test/support/import-child.ts"],
   project: ["app/**/*.{ts,tsx}", "db/**/*.ts", "scripts/**/*.ts", "test/**/*.ts", "*.{js,ts}"],
   ignoreExportsUsedInFile: true,
 };

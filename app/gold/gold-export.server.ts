@@ -6,7 +6,7 @@
 import { jsonDumpsIndent2 } from "../python-compat/json";
 import { createHash } from "node:crypto";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
-import { annotations, assignments, caseOutcomes, caseSections, cases, referenceLabels, studies } from "../../db/schema";
+import { annotations, assignments, caseOutcomes, cases, referenceLabels, studies } from "../../db/schema";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation/domain/case-progress";
 import type { CaseLabel, DisputeReason } from "./domain/gold";
 import { buildDataGtRecord, buildSamplesRecord, type DataGtRecord, type GoldCase } from "./domain/safe-psych-format";

@@ -18,19 +18,26 @@ function* records(s) {
   for (let i = 0; i < s.length; i++) {
     const ch = s[i];
     if (quoted) {
-      if (ch === '"') {
-        if (s[i + 1] === '"') ((field += '"'), i++);
-        else quoted = false;
-      } else field += ch;
+      if (ch !== '"') field += ch;
+      else if (s[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else quoted = false;
     } else if (ch === '"') quoted = true;
-    else if (ch === ",") (row.push(field), (field = ""));
-    else if (ch === "\n") {
+    else if (ch === ",") {
+      row.push(field);
+      field = "";
+    } else if (ch === "\n") {
       row.push(field);
       yield row;
-      ((row = []), (field = ""));
+      row = [];
+      field = "";
     } else if (ch !== "\r") field += ch;
   }
-  if (field || row.length) (row.push(field), yield row);
+  if (field || row.length) {
+    row.push(field);
+    yield row;
+  }
 }
 
 const db = new Database(dbPath);
