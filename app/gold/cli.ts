@@ -108,7 +108,14 @@ The whole file is validated first; errors name the element and field, and nothin
     const file = positionals[0]!;
     const text = readText(file);
     const studyName = values.study ?? file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "");
-    const result = importGold(getDb(), { studyName, text, filename: file, actorId: null });
+    let result;
+    try {
+      result = importGold(getDb(), { studyName, text, filename: file, actorId: null });
+    } catch (e) {
+      // Another import of the same study still running after the wait (docs/reliability.md, "Bulk imports").
+      if (e instanceof ServiceError) throw new CliError(e.message);
+      throw e;
+    }
     if (!result.ok) {
       for (const e of result.errors.slice(0, 50)) io.err(`${e}\n`);
       io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);

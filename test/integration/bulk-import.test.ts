@@ -5,10 +5,12 @@
  * runs in the last transaction. A few thousand rows and a tiny chunk budget drive the import through many chunks;
  * the large sizes and the latencies are measured by `npm run bench` (scripts/bench/bulk-import.ts).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { hostname } from "node:os";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { importRuns } from "../../db/schema";
 import { SECTION_KINDS } from "../../app/annotation/domain/sections";
 import { openDatabase, type Db } from "../../app/platform/db.server";
 import { cleanAbandonedRuns } from "../../app/platform/import-runs.server";
@@ -210,6 +212,41 @@ describe("bulk case import", () => {
     expect(saves).toBeGreaterThan(duringImport - 1);
     expect(readerView(web, "Bulk").cases).toBe(6000);
     web.$client.close();
+  });
+});
+
+describe("one import per study at a time", () => {
+  const register = (pid: number, heartbeatAt: number) =>
+    db
+      .insert(importRuns)
+      .values({ id: "other", target: "cases:Pilot", pid, host: hostname(), startedAt: 1, heartbeatAt })
+      .run();
+
+  it("refuses, without writing, while another live import of the same study runs", () => {
+    register(process.pid, Date.now());
+    expect(() =>
+      importCases(db, { studyName: "Pilot", bytes: csv(5), filename: "a.csv", actorId: null }, { waitMs: 0 }),
+    ).toThrow(/Another import into the same place is still running/);
+    expect(raw("select count(*) as n from cases")).toBe(0);
+    // Another study is not held up.
+    expect(importCases(db, { studyName: "Other", bytes: csv(5), filename: "a.csv", actorId: null }).written).toBe(true);
+  });
+
+  it("takes over from a run whose process is gone, or whose heartbeat is older than ten minutes", () => {
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    register(gone, Date.now());
+    expect(
+      importCases(db, { studyName: "Pilot", bytes: csv(5), filename: "a.csv", actorId: null }, { waitMs: 0 }).written,
+    ).toBe(true);
+    register(process.pid, Date.now() - 11 * 60 * 1000);
+    expect(
+      importCases(
+        db,
+        { studyName: "Pilot", bytes: csv(5, "Low mood", 5), filename: "b.csv", actorId: null },
+        { waitMs: 0 },
+      ).written,
+    ).toBe(true);
+    expect(raw("select count(*) as n from import_runs")).toBe(0);
   });
 });
 
