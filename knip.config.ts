@@ -6,8 +6,9 @@ import type { KnipConfig } from "knip";
 // the check is for dead code, not for what a module chooses to expose.
 const config: KnipConfig = {
   project: ["app/**/*.{ts,tsx}", "db/**/*.ts", "scripts/**/*.ts", "test/**/*.ts", "*.{js,ts}"],
-  // Worker threads are started by file name (app/platform/worker-script.server.ts), not imported.
-  entry: ["app/mentat/fit-worker.ts"],
+  // Started by file name, never imported: worker threads (app/platform/worker-script.server.ts) and the child process
+  // of test/integration/bulk-import.test.ts.
+  entry: ["app/mentat/fit-worker.ts", "test/support/import-child.ts"],
   ignoreExportsUsedInFile: true,
 };
 

@@ -74,6 +74,8 @@ export const studies = sqliteTable("studies", {
    * first case gets both annotations, then fixed, so an export or a restore can replay every case's order.
    */
   annotatorOrderSeed: integer("annotator_order_seed"),
+  /** The bulk import that created this study: hidden while that import runs (see importRuns). */
+  importRun: text("import_run"),
 });
 
 /**
@@ -96,9 +98,12 @@ export const cases = sqliteTable(
     contentHash: text("content_hash").notNull(),
     version: integer("version").notNull().default(1),
     createdAt: integer("created_at").notNull(),
+    /** The bulk import that wrote this case: hidden while that import runs (see importRuns). */
+    importRun: text("import_run"),
   },
   (t) => [
     uniqueIndex("cases_study_external_idx").on(t.studyId, t.externalId),
+    index("cases_import_run_idx").on(t.importRun),
     index("cases_study_pos_idx").on(t.studyId, t.position),
   ],
 );
@@ -182,9 +187,32 @@ export const events = sqliteTable(
     changes: text("changes", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
     /** The study's guidelines version in force when a submission or decision was made (docs/guidelines.md). */
     guidelineVersion: integer("guideline_version"),
+    /** The bulk import that wrote this event: hidden while that import runs (see importRuns). */
+    importRun: text("import_run"),
   },
-  (t) => [index("events_case_idx").on(t.caseId, t.id), index("events_entity_idx").on(t.entity, t.entityId)],
+  (t) => [
+    index("events_case_idx").on(t.caseId, t.id),
+    index("events_entity_idx").on(t.entity, t.entityId),
+    index("events_import_run_idx").on(t.importRun),
+  ],
 );
+
+/**
+ * Bulk imports in progress (docs/reliability.md, "Bulk imports"). A big import writes its rows in many short
+ * transactions, each row carrying the run's id in `import_run`; every reader hides rows whose run is still listed
+ * here. The last, short transaction deletes the run's row, and the whole import becomes visible at once. A run whose
+ * process is gone (killed) is removed with its rows by the next import or the next start.
+ */
+export const importRuns = sqliteTable("import_runs", {
+  id: text("id").primaryKey(),
+  /** What is being imported, e.g. "cases:<study name>". One run per target at a time. */
+  target: text("target").notNull(),
+  pid: integer("pid").notNull(),
+  host: text("host").notNull(),
+  startedAt: integer("started_at").notNull(),
+  /** Updated by every chunk: a run silent for long is taken as abandoned even if its pid was reused. */
+  heartbeatAt: integer("heartbeat_at").notNull(),
+});
 
 /**
  * Time on task: the active time (focused and typing or clicking, idle gaps excluded) one person has spent on one work

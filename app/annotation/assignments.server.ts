@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, cases, userRoles, users } from "../../db/schema";
 import { planAssignments } from "./domain/assignment";
 import type { Db, DbOrTx } from "../platform/db.server";
+import { notPending } from "../platform/import-runs.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
 
@@ -60,7 +61,7 @@ export function autoAssign(
       const studyCases = tx
         .select({ id: cases.id })
         .from(cases)
-        .where(eq(cases.studyId, input.studyId))
+        .where(and(eq(cases.studyId, input.studyId), notPending(cases.importRun)))
         .orderBy(asc(cases.position))
         .all();
       const onCase = new Map<number, string[]>();

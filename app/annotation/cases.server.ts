@@ -1,7 +1,8 @@
-import { asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { adjudications, annotations, caseOutcomes, cases, referenceLabels, studies, users } from "../../db/schema";
 import type { CaseLabel } from "../gold/domain/gold";
 import type { Db } from "../platform/db.server";
+import { notPending } from "../platform/import-runs.server";
 import { getCaseSections } from "./studies.server";
 
 /** Everything about a case for an admin: reference labels, outcome, adjudications. Never for annotators or adjudicators. */
@@ -18,7 +19,7 @@ export function getAdminCase(db: Db, caseId: number) {
     })
     .from(cases)
     .innerJoin(studies, eq(studies.id, cases.studyId))
-    .where(eq(cases.id, caseId))
+    .where(and(eq(cases.id, caseId), notPending(cases.importRun)))
     .get();
   if (!row) return null;
   const labels = db.select().from(referenceLabels).where(eq(referenceLabels.caseId, caseId)).get() ?? null;

@@ -20,7 +20,8 @@ import {
   type ReferenceLabels,
 } from "./domain/case-import";
 import type { Section } from "./domain/sections";
-import type { Db, DbOrTx } from "../platform/db.server";
+import type { Db, DbOrTx, Tx } from "../platform/db.server";
+import { beginImportRun, notPending } from "../platform/import-runs.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
@@ -54,7 +55,8 @@ export function listStudies(db: Db): StudySummary[] {
       numCases: count(cases.id),
     })
     .from(studies)
-    .leftJoin(cases, eq(cases.studyId, studies.id))
+    .leftJoin(cases, and(eq(cases.studyId, studies.id), notPending(cases.importRun)))
+    .where(notPending(studies.importRun))
     .groupBy(studies.id)
     .orderBy(asc(studies.name))
     .all();
@@ -153,7 +155,7 @@ function classify(
     for (const row of db
       .select({ id: cases.id, externalId: cases.externalId, contentHash: cases.contentHash, version: cases.version })
       .from(cases)
-      .where(eq(cases.studyId, studyId))
+      .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
       .all())
       existing.set(row.externalId, row);
     for (const row of db
@@ -265,163 +267,290 @@ export function planImport(db: Db, input: ImportInput): ImportPlan {
   return analyse(db, input).plan;
 }
 
+/** Options of a bulk write (tests use a small chunk budget to drive an import through many transactions). */
+export interface BulkOptions {
+  chunkBudgetMs?: number;
+  /** How long to wait for another import into the same study to finish (default 10 minutes). */
+  waitMs?: number;
+  /** Called after each chunk's commit with the number of new cases written so far (tests drive races with it). */
+  onChunk?: (written: number) => void;
+}
+
 /**
  * Imports a case file as a whole or not at all. Unchanged cases are left alone, so re-importing the same file
  * writes nothing; a changed case without annotations gets a new version (audited); a changed annotated case is a
  * conflict and stops the import.
+ *
+ * The file is parsed and validated before any lock is taken; new cases are then written in short IMMEDIATE
+ * transactions, hidden from every reader while the import runs, and the last transaction re-checks what guards the
+ * write (which changed cases have annotations now), applies the changes to existing cases and makes the whole
+ * import visible at once (docs/reliability.md, "Bulk imports").
  */
 export function importCases(
   db: Db,
   input: ImportInput & { actorId: string | null },
+  opts: BulkOptions = {},
 ): ImportPlan & { written: boolean } {
-  // Parsing and hashing need no lock; everything the write depends on — which cases exist, which have annotations —
-  // is read again inside the IMMEDIATE transaction that writes, so that a draft saved meanwhile stops the import
-  // instead of having its text replaced under it (docs/reliability.md, "Checks inside the write").
   const parsed = parseImport(input);
   const now = Date.now();
-  return writeTransaction(db, (tx) => {
-    const { plan, items, study } = analyse(tx, input, parsed);
-    if (!plan.ok) return { ...plan, written: false };
+  if (parsed.result.errors.length) return { ...analyse(db, input, parsed).plan, written: false };
+  const { run, prepared: existingStudyId } = beginImportRun(
+    db,
+    `cases:${parsed.name}`,
+    (tx) => getStudyByName(tx as unknown as Db, parsed.name)?.id ?? null,
+    opts,
+  );
+  try {
+    // Outside the lock: this import is the only writer of this study's cases now; what an annotator may change
+    // meanwhile (a first draft on a case) is checked again in the last transaction.
+    const { plan, items } = analyse(db, input, parsed);
     const changes = items.filter((i) => !i.existing || i.existing.contentHash !== i.hash || i.labelsChanged);
-    if (changes.length === 0 && !plan.seedToRecord) return { ...plan, written: false };
-    let studyId = study?.id;
-    if (studyId === undefined) {
-      studyId = tx
-        .insert(studies)
-        .values({ name: plan.studyName, createdAt: now })
-        .returning({ id: studies.id })
-        .get().id;
-      recordEvent(tx, {
-        actorId: input.actorId,
-        entity: "study",
-        entityId: studyId,
-        studyId,
-        action: "create",
-        changes: { name: plan.studyName },
-      });
-      // A new study starts with the template's guidelines as version 1 (docs/guidelines.md).
-      seedGuidelines(tx, { scope: "safe_psych", scopeId: studyId }, safePsychDefaultGuidelines(), now);
+    if (!plan.ok || (changes.length === 0 && !plan.seedToRecord)) {
+      run.abandon();
+      return { ...plan, written: false };
     }
-    if (plan.seedToRecord) {
-      tx.update(studies).set({ annotatorOrderSeed: input.annotatorOrderSeed }).where(eq(studies.id, studyId)).run();
-      recordEvent(tx, {
-        actorId: input.actorId,
-        entity: "study",
-        entityId: studyId,
-        studyId,
-        action: "update",
-        changes: { annotatorOrderSeed: [null, input.annotatorOrderSeed] },
-      });
+    let studyId = existingStudyId;
+    if (studyId === null) {
+      // Created hidden (it carries the run's id): nobody sees the new study before the import is complete.
+      studyId = writeTransaction(db, (tx) =>
+        tx
+          .insert(studies)
+          .values({ name: plan.studyName, createdAt: now, importRun: run.id })
+          .returning({ id: studies.id })
+          .get(),
+      ).id;
     }
+    const created = changes.filter((i) => !i.existing);
     let position =
-      tx
+      db
         .select({ p: max(cases.position) })
         .from(cases)
         .where(eq(cases.studyId, studyId))
         .get()?.p ?? 0;
-    for (const item of changes) {
-      const c = item.parsed;
-      let caseId: number;
-      if (!item.existing) {
-        caseId = tx
-          .insert(cases)
-          .values({
-            studyId,
-            externalId: c.externalId,
-            position: ++position,
-            ageGroup: c.ageGroup,
-            sex: c.sex,
-            numSections: c.sections.length,
-            contentHash: item.hash,
-            createdAt: now,
-          })
-          .returning({ id: cases.id })
-          .get().id;
-        tx.insert(caseSections)
-          .values(c.sections.map((s) => ({ caseId, ord: s.order, kind: s.kind, content: s.content })))
-          .run();
+    const write = caseWriter(db, {
+      studyId,
+      runId: run.id,
+      actorId: input.actorId,
+      now,
+      extras: input.referenceExtras,
+    });
+    run.writeInChunks(created, (_tx, item) => write(item, ++position), opts.onChunk);
+    const newStudy = existingStudyId === null;
+    const updates = changes.filter((i) => i.existing);
+    return run.finish<ImportPlan & { written: boolean }>((tx) => {
+      const conflicts = recheckUpdates(db, updates);
+      if (conflicts.length) return { result: { ...plan, conflicts, ok: false, written: false }, commit: false };
+      if (newStudy) {
+        tx.update(studies).set({ importRun: null }).where(eq(studies.id, studyId)).run();
         recordEvent(tx, {
           actorId: input.actorId,
-          entity: "case",
-          entityId: caseId,
+          entity: "study",
+          entityId: studyId,
           studyId,
-          caseId,
-          action: "import",
-          changes: { externalId: c.externalId, numSections: c.sections.length },
+          action: "create",
+          changes: { name: plan.studyName },
         });
-      } else {
-        caseId = item.existing.id;
-        if (item.existing.contentHash !== item.hash) {
-          tx.delete(caseSections).where(eq(caseSections.caseId, caseId)).run();
-          tx.insert(caseSections)
-            .values(c.sections.map((s) => ({ caseId, ord: s.order, kind: s.kind, content: s.content })))
-            .run();
-          tx.update(cases)
-            .set({
-              ageGroup: c.ageGroup,
-              sex: c.sex,
-              numSections: c.sections.length,
-              contentHash: item.hash,
-              version: item.existing.version + 1,
-            })
-            .where(eq(cases.id, caseId))
-            .run();
-          recordEvent(tx, {
-            actorId: input.actorId,
-            entity: "case",
-            entityId: caseId,
-            studyId,
-            caseId,
-            action: "replace_text",
-            changes: {
-              version: [item.existing.version, item.existing.version + 1],
-              contentHash: [item.existing.contentHash, item.hash],
-            },
-          });
-        }
+        // A new study starts with the template's guidelines as version 1 (docs/guidelines.md).
+        seedGuidelines(tx, { scope: "safe_psych", scopeId: studyId }, safePsychDefaultGuidelines(), now);
       }
-      if (item.labelsChanged || (!item.existing && (c.referenceLabels || c.sourceDiagnosis))) {
-        const l = c.referenceLabels;
-        const values = {
-          diagnosisSufficiency: l?.diagnosis_sufficiency ?? null,
-          diagnosisSufficiencyAgreement: l?.diagnosis_sufficiency_agreement ?? null,
-          diagnosis: l?.diagnosis ?? null,
-          diagnosisAgreement: l?.diagnosis_agreement ?? null,
-          earliestSufficientSection: l?.earliest_sufficient_section ?? null,
-          sourceDiagnosis: c.sourceDiagnosis,
-          extras: input.referenceExtras?.get(c.externalId) ?? null,
-        };
-        tx.insert(referenceLabels)
-          .values({ caseId, ...values })
-          .onConflictDoUpdate({ target: referenceLabels.caseId, set: values })
-          .run();
-        if (item.existing)
-          recordEvent(tx, {
-            actorId: input.actorId,
-            entity: "reference_labels",
-            entityId: caseId,
-            studyId,
-            caseId,
-            action: "update",
-            changes: { labels: "replaced from import" },
-          });
+      if (plan.seedToRecord) {
+        // The A/B order seed read back from an export's manifest (docs/safe-psych.md, "Annotator A and B").
+        tx.update(studies).set({ annotatorOrderSeed: input.annotatorOrderSeed }).where(eq(studies.id, studyId)).run();
+        recordEvent(tx, {
+          actorId: input.actorId,
+          entity: "study",
+          entityId: studyId,
+          studyId,
+          action: "update",
+          changes: { annotatorOrderSeed: [null, input.annotatorOrderSeed] },
+        });
       }
+      for (const item of updates)
+        applyUpdate(tx, item, { studyId, actorId: input.actorId, extras: input.referenceExtras });
+      tx.insert(imports)
+        .values({
+          studyId,
+          filename: input.filename,
+          sha256: plan.sha256,
+          format: plan.parse.format,
+          created: plan.create,
+          updated: plan.update,
+          unchanged: plan.unchanged,
+          importedBy: input.actorId,
+          importedAt: now,
+        })
+        .run();
+      return { result: { ...plan, written: true }, commit: true };
+    });
+  } catch (error) {
+    // Whatever was written is hidden; remove it now if the database lets us, else the next import or start does.
+    try {
+      run.abandon();
+    } catch {
+      // left for cleanAbandonedRuns
     }
-    tx.insert(imports)
-      .values({
-        studyId,
-        filename: input.filename,
-        sha256: plan.sha256,
-        format: plan.parse.format,
-        created: plan.create,
-        updated: plan.update,
-        unchanged: plan.unchanged,
-        importedBy: input.actorId,
-        importedAt: now,
-      })
+    throw error;
+  }
+}
+
+/**
+ * The guard of the write, run inside the last transaction (on its connection): a case whose text the import replaces must still be as the
+ * import read it and must have no annotations — a first draft saved while the import was writing stops it.
+ */
+function recheckUpdates(db: Db, updates: Classified[]): ImportIssue[] {
+  const conflicts: ImportIssue[] = [];
+  const current = db.$client.prepare("select content_hash as h, version as v from cases where id = ?");
+  const annotated = db.$client.prepare("select 1 from annotations where case_id = ? limit 1");
+  for (const item of updates) {
+    const existing = item.existing!;
+    const row = current.get(existing.id) as { h: string; v: number } | undefined;
+    if (!row || row.h !== existing.contentHash || row.v !== existing.version) {
+      conflicts.push({
+        line: item.parsed.line,
+        message: `(id ${item.parsed.externalId}) the case was changed while the file was being imported. Run the import again.`,
+      });
+    } else if (existing.contentHash !== item.hash && annotated.get(existing.id)) {
+      conflicts.push({
+        line: item.parsed.line,
+        message: `(id ${item.parsed.externalId}) the case already has annotations and its text or metadata differs from the stored one; an annotated case cannot be changed. Import the new text under a new id.`,
+      });
+    }
+  }
+  return conflicts;
+}
+
+function referenceValues(c: ParsedCase, extras: Map<string, object | null> | undefined) {
+  const l = c.referenceLabels;
+  return {
+    diagnosisSufficiency: l?.diagnosis_sufficiency ?? null,
+    diagnosisSufficiencyAgreement: l?.diagnosis_sufficiency_agreement ?? null,
+    diagnosis: l?.diagnosis ?? null,
+    diagnosisAgreement: l?.diagnosis_agreement ?? null,
+    earliestSufficientSection: l?.earliest_sufficient_section ?? null,
+    sourceDiagnosis: c.sourceDiagnosis,
+    extras: extras?.get(c.externalId) ?? null,
+  };
+}
+
+/**
+ * Writes one new case (its row, sections, reference labels and "import" event) with statements prepared once and
+ * reused for every row; every row carries the run's id and stays hidden until the run finishes.
+ */
+function caseWriter(
+  db: Db,
+  ctx: {
+    studyId: number;
+    runId: string;
+    actorId: string | null;
+    now: number;
+    extras: Map<string, object | null> | undefined;
+  },
+): (item: Classified, position: number) => void {
+  const $ = db.$client;
+  const insertCase = $.prepare(
+    "insert into cases (study_id, external_id, position, age_group, sex, num_sections, content_hash, created_at, import_run) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const insertSection = $.prepare("insert into case_sections (case_id, ord, kind, content) values (?, ?, ?, ?)");
+  const insertLabels = $.prepare(
+    "insert into reference_labels (case_id, diagnosis_sufficiency, diagnosis_sufficiency_agreement, diagnosis, diagnosis_agreement, earliest_sufficient_section, source_diagnosis, extras) values (?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const insertEvent = $.prepare(
+    "insert into events (at, actor_id, study_id, case_id, entity, entity_id, action, changes, import_run) values (?, ?, ?, ?, 'case', ?, 'import', ?, ?)",
+  );
+  return (item, position) => {
+    const c = item.parsed;
+    const caseId = Number(
+      insertCase.run(
+        ctx.studyId,
+        c.externalId,
+        position,
+        c.ageGroup,
+        c.sex,
+        c.sections.length,
+        item.hash,
+        ctx.now,
+        ctx.runId,
+      ).lastInsertRowid,
+    );
+    for (const s of c.sections) insertSection.run(caseId, s.order, s.kind, s.content);
+    if (item.labelsChanged || c.referenceLabels || c.sourceDiagnosis) {
+      const v = referenceValues(c, ctx.extras);
+      insertLabels.run(
+        caseId,
+        v.diagnosisSufficiency,
+        v.diagnosisSufficiencyAgreement,
+        v.diagnosis,
+        v.diagnosisAgreement,
+        v.earliestSufficientSection,
+        v.sourceDiagnosis,
+        v.extras === null ? null : JSON.stringify(v.extras),
+      );
+    }
+    insertEvent.run(
+      Date.now(),
+      ctx.actorId,
+      ctx.studyId,
+      caseId,
+      String(caseId),
+      JSON.stringify({ externalId: c.externalId, numSections: c.sections.length }),
+      ctx.runId,
+    );
+  };
+}
+
+/** A changed existing case: new text (audited, version + 1) and/or new reference labels. */
+function applyUpdate(
+  tx: Tx,
+  item: Classified,
+  ctx: { studyId: number; actorId: string | null; extras: Map<string, object | null> | undefined },
+): void {
+  const c = item.parsed;
+  const existing = item.existing!;
+  const caseId = existing.id;
+  if (existing.contentHash !== item.hash) {
+    tx.delete(caseSections).where(eq(caseSections.caseId, caseId)).run();
+    tx.insert(caseSections)
+      .values(c.sections.map((s) => ({ caseId, ord: s.order, kind: s.kind, content: s.content })))
       .run();
-    return { ...plan, written: true };
-  });
+    tx.update(cases)
+      .set({
+        ageGroup: c.ageGroup,
+        sex: c.sex,
+        numSections: c.sections.length,
+        contentHash: item.hash,
+        version: existing.version + 1,
+      })
+      .where(eq(cases.id, caseId))
+      .run();
+    recordEvent(tx, {
+      actorId: ctx.actorId,
+      entity: "case",
+      entityId: caseId,
+      studyId: ctx.studyId,
+      caseId,
+      action: "replace_text",
+      changes: {
+        version: [existing.version, existing.version + 1],
+        contentHash: [existing.contentHash, item.hash],
+      },
+    });
+  }
+  if (item.labelsChanged) {
+    const values = referenceValues(c, ctx.extras);
+    tx.insert(referenceLabels)
+      .values({ caseId, ...values })
+      .onConflictDoUpdate({ target: referenceLabels.caseId, set: values })
+      .run();
+    recordEvent(tx, {
+      actorId: ctx.actorId,
+      entity: "reference_labels",
+      entityId: caseId,
+      studyId: ctx.studyId,
+      caseId,
+      action: "update",
+      changes: { labels: "replaced from import" },
+    });
+  }
 }
 
 export interface CaseRow {
@@ -450,7 +579,7 @@ export function listStudyCases(db: Db, studyId: number): CaseRow[] {
     })
     .from(cases)
     .leftJoin(referenceLabels, eq(referenceLabels.caseId, cases.id))
-    .where(eq(cases.studyId, studyId))
+    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
     .orderBy(asc(cases.position))
     .all()
     .map((r) => ({ ...r, hasReferenceLabels: Boolean(r.hasReferenceLabels) }));

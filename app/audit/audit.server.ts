@@ -1,6 +1,7 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { events, users } from "../../db/schema";
 import type { Db, DbOrTx } from "../platform/db.server";
+import { notPending } from "../platform/import-runs.server";
 
 export interface EventInput {
   actorId: string | null;
@@ -71,7 +72,7 @@ export function listCaseEvents(db: Db, caseId: number): EventView[] {
     })
     .from(events)
     .leftJoin(users, eq(users.id, events.actorId))
-    .where(eq(events.caseId, caseId))
+    .where(and(eq(events.caseId, caseId), notPending(events.importRun)))
     .orderBy(asc(events.id))
     .all();
 }

@@ -53,7 +53,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
  */
 export function databaseFault(e: unknown): string | null {
   const code = String((e as { code?: unknown } | null)?.code ?? "");
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+  // By name: importing the class would load the database layer into every command's start-up.
+  const busy = (e as { name?: unknown } | null)?.name === "DatabaseBusyError";
+  if (busy || code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
     return "the database is busy: another command (an import?) or the app is writing a long change. Nothing was written; run the command again when it has finished.";
   if (code.startsWith("SQLITE_FULL") || code === "ENOSPC")
     return "the disk is full. Nothing was written; free some space and run the command again.";

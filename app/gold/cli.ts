@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { getDb } from "../platform/db.server";
-import { exportGold, importGold } from "./gold-export.server";
-import { verifyGoldFolder, writeFolderAtomically } from "./gold-files.server";
+import { importGold, streamGold } from "./gold-export.server";
+import { verifyGoldFolder, writeFolderStreaming } from "./gold-files.server";
 import { requireStudyByName } from "../annotation/studies.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
@@ -57,17 +57,38 @@ Options:
       throw e;
     }
     const out = requireOption(values.out, "--out");
-    const result = exportGold(db, {
-      studyId: study.id,
-      asReleased: values["as-released"],
-      allowPartial: values["allow-partial"],
-    });
-    if (!result.ok) throw new CliError(result.message);
+    // Streamed into a temporary folder beside DIR and renamed into place when complete (docs/reliability.md).
+    // An error of the folder is "cannot write"; an error of the database is reported as such (app/cli/index.ts).
+    let readError: unknown = null;
+    let result;
     try {
-      writeFolderAtomically(out, result.files);
+      result = writeFolderStreaming(
+        out,
+        (write) => {
+          let writing = false;
+          const guarded = (file: string, text: string) => {
+            writing = true;
+            write(file, text);
+            writing = false;
+          };
+          try {
+            return streamGold(
+              db,
+              { studyId: study.id, asReleased: values["as-released"], allowPartial: values["allow-partial"] },
+              guarded,
+            );
+          } catch (e) {
+            if (!writing) readError = e;
+            throw e;
+          }
+        },
+        (r) => r.ok,
+      );
     } catch (e) {
+      if (readError !== null && e === readError) throw e;
       throw new CliError(`cannot write ${out}: ${(e as Error).message}.`, 1);
     }
+    if (!result.ok) throw new CliError(result.message);
     io.out(
       `Exported ${result.exported} cases of "${study.name}" to ${out} (data_gt.json, samples.json, data.csv, manifest.json).\n`,
     );
@@ -104,7 +125,14 @@ written.`,
         ? { text: readText(manifestPath), filename: manifestPath }
         : null;
     const studyName = values.study ?? file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "");
-    const result = importGold(getDb(), { studyName, text, filename: file, actorId: null, manifest });
+    let result;
+    try {
+      result = importGold(getDb(), { studyName, text, filename: file, actorId: null, manifest });
+    } catch (e) {
+      // Another import of the same study still running after the wait (docs/reliability.md, "Bulk imports").
+      if (e instanceof ServiceError) throw new CliError(e.message);
+      throw e;
+    }
     if (!result.ok) {
       for (const e of result.errors.slice(0, 50)) io.err(`${e}\n`);
       io.err(`${result.errors.length} error${result.errors.length === 1 ? "" : "s"}; nothing was imported.\n`);

@@ -3,19 +3,21 @@
  * implementation's formats, with a manifest. Deterministic: records in import order, byte-identical repeats (only the
  * manifest's export time differs). And back in: import-gold reads a data_gt.json as a study with reference labels.
  */
-import { jsonDumps } from "../python-compat/json";
+import { jsonDumps, jsonDumpsIndent2 } from "../python-compat/json";
 import { getRaterAgreement } from "../study-report/study-report.server";
 import { withPseudonyms } from "../study-report/domain/rater-agreement";
 import { createHash } from "node:crypto";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
-import { annotations, assignments, caseOutcomes, caseSections, cases, referenceLabels, studies } from "../../db/schema";
+import { annotations, assignments, caseOutcomes, cases, referenceLabels, studies } from "../../db/schema";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation/domain/case-progress";
 import type { CaseLabel, DisputeReason } from "./domain/gold";
 import { buildDataGtRecord, buildSamplesRecord, type DataGtRecord, type GoldCase } from "./domain/safe-psych-format";
 import { parseDataGtJson, readGoldCase, formatDataGtError } from "./domain/safe-psych-read";
-import { serializeDataGt, serializeReleasedCsv, serializeSamples } from "./domain/safe-psych-serialize";
+import { DATA_CSV_COLUMNS, releasedCsvRow } from "./domain/safe-psych-serialize";
+import { formatCsvRecord } from "../formats/csv-text";
 import type { SectionKind } from "../annotation/domain/sections";
 import type { Db } from "../platform/db.server";
+import { notPending } from "../platform/import-runs.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { softwareVersion } from "../platform/paths.server";
 import { labelOfAnnotation } from "./outcomes.server";
@@ -47,7 +49,7 @@ export function listCaseProgress(db: Db, studyId: number): CaseProgress[] {
     .from(cases)
     .leftJoin(caseOutcomes, eq(caseOutcomes.caseId, cases.id))
     .leftJoin(referenceLabels, eq(referenceLabels.caseId, cases.id))
-    .where(eq(cases.studyId, studyId))
+    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
     .orderBy(asc(cases.position))
     .all();
   const assigned = new Map<number, number>();
@@ -144,39 +146,124 @@ function raterAgreementOf(db: Db, studyId: number) {
   return withPseudonyms(getRaterAgreement(db, studyId)!.agreement);
 }
 
-export function exportGold(db: Db, options: ExportOptions): ExportResult {
-  const study = db.select().from(studies).where(eq(studies.id, options.studyId)).get();
-  if (!study) throw new Error(`no study ${options.studyId}`);
-  const progress = listCaseProgress(db, study.id);
-  const counts = countByState(progress);
-  const notFinal = progress.filter((p) => !FINAL_STATES.includes(p.state));
-  if (notFinal.length && !options.allowPartial) {
-    const parts = CASE_STATES.filter((s) => !FINAL_STATES.includes(s) && counts[s]).map(
-      (s) => `${counts[s]} ${s.replace("_", " ")}`,
-    );
-    return {
-      ok: false,
-      counts,
-      message: `${notFinal.length} of ${progress.length} cases are not final (${parts.join(
-        ", ",
-      )}). Finish them, or export with --allow-partial.`,
-    };
+export type GoldFile = "data_gt.json" | "samples.json" | "data.csv" | "manifest.json";
+
+export type StreamResult =
+  | { ok: true; counts: Record<CaseProgressState, number>; exported: number }
+  | { ok: false; message: string; counts: Record<CaseProgressState, number> };
+
+/** Cases read and written per step of the export: memory holds one batch of records, not the study. */
+const EXPORT_BATCH = 500;
+
+/**
+ * One file written as `json.dumps(records, indent=2)` one record at a time: the same bytes as jsonDumpsIndent2 of
+ * the whole array (each record's own lines indented by two more spaces; a JSON string holds no raw line break).
+ */
+class JsonArrayWriter {
+  private first = true;
+  private readonly hash = createHash("sha256");
+  records = 0;
+  constructor(
+    private readonly file: GoldFile,
+    private readonly write: (file: GoldFile, text: string) => void,
+  ) {}
+  private emit(text: string) {
+    this.hash.update(text, "utf8");
+    this.write(this.file, text);
   }
-  const finalIds = progress.filter((p) => FINAL_STATES.includes(p.state)).map((p) => p.caseId);
-  const records: DataGtRecord[] = [];
-  for (const p of progress.filter((x) => FINAL_STATES.includes(x.state))) {
-    const c = db.select().from(cases).where(eq(cases.id, p.caseId)).get()!;
-    const sectionRows = db
-      .select()
-      .from(caseSections)
-      .where(eq(caseSections.caseId, c.id))
-      .orderBy(asc(caseSections.ord))
-      .all();
-    const sections: GoldCase["sections"] = {};
-    for (const s of sectionRows) sections[s.kind as SectionKind] = s.content;
+  add(record: object) {
+    this.emit((this.first ? "[\n  " : ",\n  ") + jsonDumpsIndent2(record).replace(/\n/g, "\n  "));
+    this.first = false;
+    this.records++;
+  }
+  end(): string {
+    this.emit(this.first ? "[]" : "\n]");
+    return this.hash.digest("hex");
+  }
+}
+
+class CsvWriter {
+  private readonly hash = createHash("sha256");
+  records = 0;
+  constructor(
+    private readonly file: GoldFile,
+    private readonly write: (file: GoldFile, text: string) => void,
+  ) {
+    this.emit(formatCsvRecord([...DATA_CSV_COLUMNS]));
+  }
+  private emit(text: string) {
+    this.hash.update(text, "utf8");
+    this.write(this.file, text);
+  }
+  add(record: DataGtRecord) {
+    this.emit(formatCsvRecord(releasedCsvRow(record)));
+    this.records++;
+  }
+  end(): string {
+    return this.hash.digest("hex");
+  }
+}
+
+/** Statements of the export, prepared once and reused for every batch (ids passed as one JSON array). */
+function exportStatements(db: Db) {
+  const $ = db.$client;
+  const inIds = "(select value from json_each(?))";
+  return {
+    cases: $.prepare(
+      `select id, external_id as externalId, age_group as ageGroup, sex from cases where id in ${inIds}`,
+    ),
+    sections: $.prepare(
+      `select case_id as caseId, kind, content from case_sections where case_id in ${inIds} order by case_id, ord`,
+    ),
+    references: $.prepare(
+      `select case_id as caseId, diagnosis_sufficiency as diagnosisSufficiency,
+              diagnosis_sufficiency_agreement as diagnosisSufficiencyAgreement, diagnosis,
+              diagnosis_agreement as diagnosisAgreement, earliest_sufficient_section as earliestSufficientSection,
+              source_diagnosis as sourceDiagnosis, extras
+         from reference_labels where case_id in ${inIds}`,
+    ),
+  };
+}
+
+/** The gold records of `batch` (final cases, in export order), read with one query per table. */
+function goldRecords(
+  db: Db,
+  statements: ReturnType<typeof exportStatements>,
+  batch: CaseProgress[],
+  asReleased: boolean,
+): DataGtRecord[] {
+  const ids = batch.map((p) => p.caseId);
+  const idList = JSON.stringify(ids);
+  type CaseRow = { id: number; externalId: string; ageGroup: string; sex: string };
+  const caseRows = new Map((statements.cases.all(idList) as CaseRow[]).map((c) => [c.id, c]));
+  const sectionsOf = new Map<number, GoldCase["sections"]>(ids.map((id) => [id, {}]));
+  for (const s of statements.sections.all(idList) as { caseId: number; kind: string; content: string }[])
+    sectionsOf.get(s.caseId)![s.kind as SectionKind] = s.content;
+  type RefRow = Omit<typeof referenceLabels.$inferSelect, "extras"> & { extras: string | null };
+  const refs = new Map(
+    (statements.references.all(idList) as RefRow[]).map((r) => [
+      r.caseId,
+      { ...r, extras: r.extras === null ? null : (JSON.parse(r.extras) as object) },
+    ]),
+  );
+  const decided = batch.filter((p) => p.state !== "reference").map((p) => p.caseId);
+  const outcomes = new Map(
+    (decided.length ? db.select().from(caseOutcomes).where(inArray(caseOutcomes.caseId, decided)).all() : []).map(
+      (o) => [o.caseId, o],
+    ),
+  );
+  const annotationIds = [...outcomes.values()].flatMap((o) => (o.annotatorOrder as number[] | null) ?? []);
+  const annotationRows = new Map(
+    (annotationIds.length ? db.select().from(annotations).where(inArray(annotations.id, annotationIds)).all() : []).map(
+      (a) => [a.id, a],
+    ),
+  );
+  return batch.map((p) => {
+    const c = caseRows.get(p.caseId)!;
+    const sections = sectionsOf.get(c.id)!;
     let goldCase: GoldCase;
     if (p.state === "reference") {
-      const ref = db.select().from(referenceLabels).where(eq(referenceLabels.caseId, c.id)).get()!;
+      const ref = refs.get(c.id)!;
       const { gold, extras } = referenceGold(ref);
       goldCase = {
         id: c.externalId,
@@ -193,14 +280,9 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
         annotators: extras?.annotators ?? null,
       };
     } else {
-      const o = db.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, c.id)).get()!;
+      const o = outcomes.get(c.id)!;
       const [a, b] = o.annotatorOrder as [number, number];
-      const rows = db
-        .select()
-        .from(annotations)
-        .where(inArray(annotations.id, [a, b]))
-        .all();
-      const label = (id: number) => labelOfAnnotation(rows.find((r) => r.id === id)!);
+      const label = (id: number) => labelOfAnnotation(annotationRows.get(id)!);
       goldCase = {
         id: c.externalId,
         ageGroup: c.ageGroup,
@@ -213,54 +295,112 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
         annotators: { A: label(a), B: label(b) },
       };
     }
-    records.push(buildDataGtRecord(goldCase, { asReleased: options.asReleased }));
-  }
-  const dataGt = serializeDataGt(records);
-  const samples = serializeSamples(records.map(buildSamplesRecord));
-  const csv = serializeReleasedCsv(records);
-  const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
-  const manifest = {
-    software: "concord",
-    software_version: softwareVersion(),
-    study: study.name,
-    adjudication_mode: study.adjudicationMode,
-    // Replays each record's `annotators` {A, B} order (docs/safe-psych.md, "Annotator A and B").
-    annotator_order_seed: study.annotatorOrderSeed,
-    exported_at: (options.now ?? new Date()).toISOString(),
-    as_released: Boolean(options.asReleased),
-    // The guidelines in force and the version each submission was made under (docs/guidelines.md).
-    guidelines: guidelinesManifest(db, { scope: "safe_psych", scopeId: study.id }),
-    allow_partial: Boolean(options.allowPartial),
-    counts: {
-      cases_in_study: progress.length,
-      exported: finalIds.length,
-      by_state: counts,
-      sufficient: records.filter((r) => r.diagnosis_sufficiency === "1").length,
-      insufficient: records.filter((r) => r.diagnosis_sufficiency === "0").length,
-      agreement_cases: records.filter((r) => r.diagnosis_sufficiency_agreement === "1" && r.diagnosis_agreement === "1")
-        .length,
-      adjudicated: records.filter((r) => r.adjudicated).length,
-    },
-    // Agreement per pair and over time of the study's primary annotations, before adjudication, over every case
-    // with both in (not only the exported ones); docs/statistics.md, "Agreement per pair and over time".
-    rater_agreement: raterAgreementOf(db, study.id),
-    files: {
-      "data_gt.json": { sha256: sha(dataGt), records: records.length },
-      "samples.json": { sha256: sha(samples), records: records.length },
-      "data.csv": { sha256: sha(csv), records: records.length },
-    },
+    return buildDataGtRecord(goldCase, { asReleased });
+  });
+}
+
+/**
+ * The export, written piece by piece through `write` in bounded memory (a batch of records at a time): data_gt.json,
+ * samples.json and data.csv as the records come, manifest.json last. Everything is read in one read transaction, so
+ * the files are one consistent state of the study even while annotators keep saving. Nothing is written when the
+ * study has cases that are not final and `allowPartial` is not set.
+ */
+export function streamGold(
+  db: Db,
+  options: ExportOptions,
+  write: (file: GoldFile, text: string) => void,
+): StreamResult {
+  return db.transaction((tx): StreamResult => {
+    const rdb = tx as unknown as Db;
+    const study = rdb.select().from(studies).where(eq(studies.id, options.studyId)).get();
+    if (!study) throw new Error(`no study ${options.studyId}`);
+    const progress = listCaseProgress(rdb, study.id);
+    const counts = countByState(progress);
+    const notFinal = progress.filter((p) => !FINAL_STATES.includes(p.state));
+    if (notFinal.length && !options.allowPartial) {
+      const parts = CASE_STATES.filter((s) => !FINAL_STATES.includes(s) && counts[s]).map(
+        (s) => `${counts[s]} ${s.replace("_", " ")}`,
+      );
+      return {
+        ok: false,
+        counts,
+        message: `${notFinal.length} of ${progress.length} cases are not final (${parts.join(
+          ", ",
+        )}). Finish them, or export with --allow-partial.`,
+      };
+    }
+    const final = progress.filter((p) => FINAL_STATES.includes(p.state));
+    const dataGt = new JsonArrayWriter("data_gt.json", write);
+    const samples = new JsonArrayWriter("samples.json", write);
+    const csv = new CsvWriter("data.csv", write);
+    const tally = { sufficient: 0, insufficient: 0, agreement: 0, adjudicated: 0 };
+    const statements = exportStatements(db);
+    for (let i = 0; i < final.length; i += EXPORT_BATCH) {
+      for (const r of goldRecords(rdb, statements, final.slice(i, i + EXPORT_BATCH), Boolean(options.asReleased))) {
+        dataGt.add(r);
+        samples.add(buildSamplesRecord(r));
+        csv.add(r);
+        if (r.diagnosis_sufficiency === "1") tally.sufficient++;
+        if (r.diagnosis_sufficiency === "0") tally.insufficient++;
+        if (r.diagnosis_sufficiency_agreement === "1" && r.diagnosis_agreement === "1") tally.agreement++;
+        if (r.adjudicated) tally.adjudicated++;
+      }
+    }
+    const shas = { dataGt: dataGt.end(), samples: samples.end(), csv: csv.end() };
+    const manifest = {
+      software: "concord",
+      software_version: softwareVersion(),
+      study: study.name,
+      adjudication_mode: study.adjudicationMode,
+      // Replays each record's `annotators` {A, B} order (docs/safe-psych.md, "Annotator A and B").
+      annotator_order_seed: study.annotatorOrderSeed,
+      exported_at: (options.now ?? new Date()).toISOString(),
+      as_released: Boolean(options.asReleased),
+      // The guidelines in force and the version each submission was made under (docs/guidelines.md).
+      guidelines: guidelinesManifest(rdb, { scope: "safe_psych", scopeId: study.id }),
+      allow_partial: Boolean(options.allowPartial),
+      counts: {
+        cases_in_study: progress.length,
+        exported: final.length,
+        by_state: counts,
+        sufficient: tally.sufficient,
+        insufficient: tally.insufficient,
+        agreement_cases: tally.agreement,
+        adjudicated: tally.adjudicated,
+      },
+      // Agreement per pair and over time of the study's primary annotations, before adjudication, over every case
+      // with both in (not only the exported ones); docs/statistics.md, "Agreement per pair and over time".
+      rater_agreement: raterAgreementOf(rdb, study.id),
+      files: {
+        "data_gt.json": { sha256: shas.dataGt, records: dataGt.records },
+        "samples.json": { sha256: shas.samples, records: samples.records },
+        "data.csv": { sha256: shas.csv, records: csv.records },
+      },
+    };
+    // Python's json.dumps(indent=2) with the coefficients as floats; every other member is an integer or text,
+    // written as jsonDumpsIndent2 would.
+    write("manifest.json", jsonDumps(manifest, { indent: 2, floatKeys: MANIFEST_FLOAT_KEYS }) + "\n");
+    return { ok: true, counts, exported: final.length };
+  });
+}
+
+/** The export as four strings (the admin page's download and the tests); `streamGold` writes the same bytes. */
+export function exportGold(db: Db, options: ExportOptions): ExportResult {
+  const parts: Record<GoldFile, string[]> = {
+    "data_gt.json": [],
+    "samples.json": [],
+    "data.csv": [],
+    "manifest.json": [],
   };
+  const result = streamGold(db, options, (file, text) => parts[file].push(text));
+  if (!result.ok) return result;
   return {
-    ok: true,
-    counts,
-    exported: records.length,
+    ...result,
     files: {
-      "data_gt.json": dataGt,
-      "samples.json": samples,
-      "data.csv": csv,
-      // Python's json.dumps(indent=2) with the coefficients as floats; every other member is an integer or text,
-      // written as before (jsonDumpsIndent2).
-      "manifest.json": jsonDumps(manifest, { indent: 2, floatKeys: MANIFEST_FLOAT_KEYS }) + "\n",
+      "data_gt.json": parts["data_gt.json"].join(""),
+      "samples.json": parts["samples.json"].join(""),
+      "data.csv": parts["data.csv"].join(""),
+      "manifest.json": parts["manifest.json"].join(""),
     },
   };
 }

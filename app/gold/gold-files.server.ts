@@ -28,13 +28,23 @@ function syncPath(path: string): void {
   }
 }
 
+/** Bytes kept in memory per file before they are written out. */
+const FLUSH_BYTES = 1 << 20;
+
 /**
- * Writes `files` as the folder `out`: into a temporary folder beside it, each file synced, then the old folder moved
- * aside and the new one renamed into its place, so that a reader — or a kill — finds either the old export or the new
- * one, never a mix. The old folder is removed last. Leftovers of an interrupted run (`.NAME.*.partial`, `.NAME.*.old`)
- * are removed at the next run; an `.old` folder left without `out` is the previous export and is put back first.
+ * Writes the folder `out` whole or not at all: into a temporary folder beside it, each file synced, then the old folder
+ * moved aside and the new one renamed into its place, so that a reader — or a kill — finds either the old export or
+ * the new one, never a mix. The old folder is removed last. Leftovers of an interrupted run (`.NAME.*.partial`,
+ * `.NAME.*.old`) are removed at the next run; an `.old` folder left without `out` is the previous export and is put
+ * back first. The files' text is produced piece by piece: `produce` calls `write(file, text)` as often as it likes
+ * (a file is created when first written) and its result is returned. When `keep(result)` is false, nothing replaces
+ * `out` and the temporary folder is removed.
  */
-export function writeFolderAtomically(out: string, files: Record<string, string>): void {
+export function writeFolderStreaming<R>(
+  out: string,
+  produce: (write: (file: string, text: string) => void) => R,
+  keep: (result: R) => boolean,
+): R {
   const target = resolve(out);
   const parent = dirname(target);
   const name = basename(target);
@@ -45,26 +55,42 @@ export function writeFolderAtomically(out: string, files: Record<string, string>
   const temp = join(parent, `.${name}.${tag}.partial`);
   const old = join(parent, `.${name}.${tag}.old`);
   mkdirSync(temp);
+  const open = new Map<string, { fd: number; pending: string[]; size: number }>();
+  const flush = (f: { fd: number; pending: string[]; size: number }) => {
+    if (f.size) writeSync(f.fd, f.pending.join(""));
+    f.pending = [];
+    f.size = 0;
+  };
   try {
-    for (const [file, text] of Object.entries(files)) {
-      const fd = openSync(join(temp, file), "wx", 0o600);
-      try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+    const result = produce((file, text) => {
+      let f = open.get(file);
+      if (!f) open.set(file, (f = { fd: openSync(join(temp, file), "wx", 0o600), pending: [], size: 0 }));
+      f.pending.push(text);
+      f.size += text.length;
+      if (f.size >= FLUSH_BYTES) flush(f);
+    });
+    for (const f of open.values()) {
+      flush(f);
+      fsyncSync(f.fd);
+      closeSync(f.fd);
+    }
+    open.clear();
+    if (!keep(result)) {
+      rmSync(temp, { recursive: true, force: true });
+      return result;
     }
     syncPath(temp);
     if (existsSync(target)) renameSync(target, old);
     renameSync(temp, target);
     syncPath(parent);
+    rmSync(old, { recursive: true, force: true });
+    return result;
   } catch (e) {
+    for (const f of open.values()) closeSync(f.fd);
     rmSync(temp, { recursive: true, force: true });
     if (existsSync(old) && !existsSync(target)) renameSync(old, target);
     throw e;
   }
-  rmSync(old, { recursive: true, force: true });
 }
 
 function recoverLeftovers(parent: string, name: string, target: string): void {

@@ -70,14 +70,19 @@ export function confirmPendingImport(
     .get();
   if (!row) throw new ServiceError("This preview has expired or was already imported. Upload the file again.");
   const stored = row.content as Stored;
-  const plan = importCases(db, {
-    studyName: row.studyName,
-    filename: row.filename,
-    bytes: Buffer.from(stored.bytes, "base64"),
-    format: stored.format,
-    columnMap: stored.columnMap,
-    actorId: input.userId,
-  });
+  const plan = importCases(
+    db,
+    {
+      studyName: row.studyName,
+      filename: row.filename,
+      bytes: Buffer.from(stored.bytes, "base64"),
+      format: stored.format,
+      columnMap: stored.columnMap,
+      actorId: input.userId,
+    },
+    // The web server does not wait for another import of the same study: the admin is told at once.
+    { waitMs: 0 },
+  );
   if (plan.ok) db.delete(pendingImports).where(eq(pendingImports.id, input.id)).run();
   return { plan, studyId: getStudyByName(db, row.studyName)?.id ?? 0 };
 }

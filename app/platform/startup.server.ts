@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { applyWebBusyTimeout, getDb } from "./db.server";
 import { databasePath } from "./db.server";
 import { interruptStaleJobs } from "./jobs.server";
+import { cleanAbandonedRuns } from "./import-runs.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo } from "../demo/demo.server";
 
 /**
@@ -18,6 +19,13 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
   // Jobs an earlier server left running can never finish: they are marked interrupted, to be started again.
   const interrupted = interruptStaleJobs(db);
   if (interrupted) log(`Marked ${interrupted} background job(s) of the previous run as interrupted.`);
+  // An import killed half way left hidden rows; remove them (docs/reliability.md, "Bulk imports").
+  try {
+    const cleaned = cleanAbandonedRuns(db);
+    if (cleaned) log(`Removed what ${cleaned} interrupted import(s) had written (none of it was ever visible).`);
+  } catch {
+    log("An interrupted import left hidden rows; the next import removes them (the database was busy now).");
+  }
   // A fresh database gets the demo, except in production, where a mistyped CONCORD_DB must not quietly create
   // accounts with the published demo password: there it takes CONCORD_DEMO=1.
   const demoWanted =

@@ -12,6 +12,7 @@ import { isDemoDatabase } from "~/demo/demo.server";
 import { confirmPendingImport, discardPendingImport, stagePendingImport } from "~/platform/pending-imports.server";
 import { listStudies, StudyNameSchema, type ImportPlan } from "~/annotation/studies.server";
 import { ServiceError } from "~/platform/service-error";
+import { unlessOutOfSpace } from "~/platform/storage-errors.server";
 
 export const meta: MetaFunction = () => [{ title: "Import notes · Concord" }];
 
@@ -60,7 +61,18 @@ export async function action({ request }: ActionFunctionArgs): Promise<ActionRes
       return redirect("/admin/import");
     }
     try {
-      const { plan, studyId } = confirmPendingImport(db, { id: a.pendingId, userId: me.id });
+      // The lock held elsewhere (a command-line import, a backup) answers 503 with Retry-After, never 500.
+      const confirmed = unlessOutOfSpace(() => confirmPendingImport(db, { id: a.pendingId, userId: me.id }));
+      if ("status" in confirmed) {
+        const error =
+          confirmed.status === 503
+            ? "The database is busy with another task (an import or a backup): nothing was imported. Confirm again in a moment."
+            : "The server is out of disk space: nothing was imported. Free some space, then confirm again.";
+        const headers: Record<string, string> =
+          confirmed.status === 503 ? { "Retry-After": String(confirmed.retryAfter) } : {};
+        return Response.json({ step: "error", error } satisfies ActionResult, { status: confirmed.status, headers });
+      }
+      const { plan, studyId } = confirmed;
       if (!plan.ok)
         return { step: "preview", plan, pendingId: null, error: "The file no longer validates: nothing was imported." };
       return redirect(

@@ -10,7 +10,7 @@ import { BatchSizeSchema, buildRaterAgreement, DEFAULT_BATCH_SIZE, MIN_BATCH_SIZ
 import { raterAgreementCharts } from "./domain/rater-agreement-charts";
 import { formatRaterAgreementMarkdown, formatRaterAgreementText } from "./domain/rater-agreement-format";
 import { chartCsv } from "./domain/study-report-charts";
-import { writeFolderAtomically } from "../gold/gold-files.server";
+import { writeFolderStreaming } from "../gold/gold-files.server";
 
 const help = `Usage: npm run concord -- stats --study NAME [--json | --md]
        npm run concord -- stats --study NAME [--pairwise] [--over-time] [--batch-size K] [--json | --md | --csv DIR]
@@ -114,7 +114,13 @@ export const statsCommand: Command = {
           if ((pairwise && parts.pairwise) || (!pairwise && parts.overTime)) files[`${c.id}.csv`] = chartCsv(c);
         }
         try {
-          writeFolderAtomically(values.csv, files);
+          writeFolderStreaming(
+            values.csv,
+            (write) => {
+              for (const [name, text] of Object.entries(files)) write(name, text);
+            },
+            () => true,
+          );
         } catch (e) {
           throw new CliError(`cannot write ${values.csv}: ${(e as Error).message}.`, 1);
         }

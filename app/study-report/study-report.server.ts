@@ -12,6 +12,7 @@ import { buildStudyReport, referenceLabelOf, type StudyCaseRecord, type StudyRep
 import { buildRaterAgreement, type RaterAgreementOptions, type RaterAgreementReport } from "./domain/rater-agreement";
 import { raterAgreementCharts } from "./domain/rater-agreement-charts";
 import type { Db } from "../platform/db.server";
+import { notPending } from "../platform/import-runs.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { getStudy, requireStudyByName, type StudySummary } from "../annotation/studies.server";
@@ -24,7 +25,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
   const caseRows = db
     .select({ id: cases.id, externalId: cases.externalId, numSections: cases.numSections, ageGroup: cases.ageGroup })
     .from(cases)
-    .where(eq(cases.studyId, studyId))
+    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
     .orderBy(asc(cases.position))
     .all();
   const annotationRows = db

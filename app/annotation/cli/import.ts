@@ -4,6 +4,7 @@ import { getDb } from "../../platform/db.server";
 import { parseColumnMap } from "../../platform/forms";
 import { importCases, planImport, StudyNameSchema, type ImportPlan } from "../studies.server";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../../cli/command";
+import { ServiceError } from "../../platform/service-error";
 
 const help = `Usage: npm run concord -- import --study NAME FILE [--format csv|jsonl] [--map COL=HEADER,…] [--dry-run]
 
@@ -81,7 +82,14 @@ export const importCommand: Command = {
       printPlan(io, plan, false, true);
       return plan.ok ? 0 : 2;
     }
-    const result = importCases(db, { ...input, actorId: null });
+    let result;
+    try {
+      result = importCases(db, { ...input, actorId: null });
+    } catch (e) {
+      // Another import of the same study still running after the wait (docs/reliability.md, "Bulk imports").
+      if (e instanceof ServiceError) throw new CliError(e.message);
+      throw e;
+    }
     printPlan(io, result, result.written, false);
     return result.ok ? 0 : 2;
   },

@@ -1,0 +1,214 @@
+/**
+ * Bulk imports that never block the app (docs/reliability.md, "Bulk imports"). A big import is parsed and validated
+ * before it takes any lock, then written in many short IMMEDIATE transactions, each well under the web server's busy
+ * timeout, with a pause after each one so that a waiting save gets the lock. Every row it writes carries the run's id
+ * (`import_run`), and every reader hides rows whose run is still listed in `import_runs` (`notPending`): readers see
+ * nothing of the import until its last, short transaction deletes the run's row, and then all of it at once. A run
+ * whose process died (kill -9, a crash, a power cut) is removed with all its rows by the next import or the next start
+ * (`cleanAbandonedRuns`).
+ */
+import { eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { importRuns, studies } from "../../db/schema";
+import type { Db, Tx } from "./db.server";
+import { DatabaseBusyError, isBusy } from "./db.server";
+import { ServiceError } from "./service-error";
+
+/** Longest time one chunk holds the write lock; well under the web server's 200 ms busy timeout. */
+export const CHUNK_BUDGET_MS = 25;
+/** The pause after a chunk, as a share of the time it held the lock (at least 5 ms); measured by `npm run bench`. */
+const PAUSE_RATIO = 0.5;
+/** A run that has not written for this long is abandoned even if a process with its pid exists (pid reuse). */
+const HEARTBEAT_STALE_MS = 10 * 60 * 1000;
+/** Rows removed per transaction when an abandoned run is cleaned. */
+const CLEAN_BATCH = 2000;
+
+/** The condition that hides rows of a run still in progress: `col IS NULL OR col NOT IN (runs in progress)`. */
+export function notPending(column: SQLiteColumn): SQL {
+  return sql`(${column} is null or ${column} not in (select ${importRuns.id} from ${importRuns}))`;
+}
+
+type Run = typeof importRuns.$inferSelect;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
+}
+
+function isAlive(run: Run, now: number): boolean {
+  if (now - run.heartbeatAt > HEARTBEAT_STALE_MS) return false;
+  return run.host !== hostname() || processAlive(run.pid);
+}
+
+/** Blocks this thread for `ms` without burning CPU (the import is synchronous; the pause lets other writers in). */
+export function pauseThread(ms: number): void {
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function immediate<T>(db: Db, fn: (tx: Tx) => T): T {
+  try {
+    return db.transaction(fn, { behavior: "immediate" });
+  } catch (error) {
+    if (isBusy(error)) throw new DatabaseBusyError();
+    throw error;
+  }
+}
+
+/**
+ * Removes a run's rows in short transactions (sections, reference labels and events before their cases), then its
+ * study if it created one, then the run itself.
+ */
+function removeRunRows(db: Db, runId: string): void {
+  const $ = db.$client;
+  const steps = [
+    $.prepare(
+      `delete from case_sections where rowid in (select s.rowid from case_sections s join cases c on c.id = s.case_id where c.import_run = ? limit ${CLEAN_BATCH * 4})`,
+    ),
+    $.prepare(
+      `delete from reference_labels where case_id in (select id from cases where import_run = ? and id in (select case_id from reference_labels) limit ${CLEAN_BATCH})`,
+    ),
+    $.prepare(`delete from events where id in (select id from events where import_run = ? limit ${CLEAN_BATCH})`),
+    $.prepare(`delete from cases where id in (select id from cases where import_run = ? limit ${CLEAN_BATCH})`),
+  ];
+  for (const step of steps) {
+    for (;;) {
+      const changed = immediate(db, () => step.run(runId).changes);
+      if (changed === 0) break;
+      pauseThread(5);
+    }
+  }
+  immediate(db, (tx) => {
+    tx.delete(studies).where(eq(studies.importRun, runId)).run();
+    tx.delete(importRuns).where(eq(importRuns.id, runId)).run();
+  });
+}
+
+/**
+ * Removes every run whose process is gone, with the rows it wrote; returns how many. Called at the server's start
+ * and before every bulk import. A run still alive is left alone.
+ */
+export function cleanAbandonedRuns(db: Db, now: number = Date.now()): number {
+  const dead = db
+    .select()
+    .from(importRuns)
+    .all()
+    .filter((r) => !isAlive(r, now));
+  for (const run of dead) removeRunRows(db, run.id);
+  return dead.length;
+}
+
+export interface ImportRun {
+  id: string;
+  /**
+   * Writes `write` in short IMMEDIATE transactions over `items`, pausing between them; `afterChunk` runs after each
+   * commit with the number of items written so far.
+   */
+  writeInChunks<T>(items: readonly T[], write: (tx: Tx, item: T) => void, afterChunk?: (done: number) => void): void;
+  /** The last transaction: its checks and writes, and the flip that makes every row of the run visible. */
+  finish<R>(fn: (tx: Tx) => { result: R; commit: boolean }): R;
+  /** Removes everything the run wrote (a refused or failed import). */
+  abandon(): void;
+}
+
+/**
+ * Starts a bulk import of `target` (one at a time per target): cleans abandoned runs, waits up to `waitMs` for a live
+ * run of the same target to end, and registers this one. `prepare` runs in the same transaction as the registration
+ * (e.g. to create the hidden study) and its result is returned with the run.
+ */
+export function beginImportRun<P>(
+  db: Db,
+  target: string,
+  prepare: (tx: Tx, runId: string) => P,
+  opts: { waitMs?: number; chunkBudgetMs?: number } = {},
+): { run: ImportRun; prepared: P } {
+  const nested = db.$client.inTransaction;
+  cleanAbandonedRuns(db);
+  const id = randomBytes(12).toString("base64url");
+  const deadline = Date.now() + (nested ? 0 : (opts.waitMs ?? 10 * 60 * 1000));
+  let prepared: P | undefined;
+  for (;;) {
+    const started = immediate(db, (tx) => {
+      const now = Date.now();
+      const other = tx.select().from(importRuns).where(eq(importRuns.target, target)).all();
+      if (other.some((r) => isAlive(r, now))) return false;
+      if (other.length)
+        tx.delete(importRuns)
+          .where(
+            inArray(
+              importRuns.id,
+              other.map((r) => r.id),
+            ),
+          )
+          .run();
+      tx.insert(importRuns)
+        .values({ id, target, pid: process.pid, host: hostname(), startedAt: now, heartbeatAt: now })
+        .run();
+      prepared = prepare(tx, id);
+      return true;
+    });
+    if (started) break;
+    if (Date.now() >= deadline)
+      throw new ServiceError(
+        "Another import into the same place is still running. Wait for it to finish, then run this one again.",
+        undefined,
+        409,
+      );
+    pauseThread(200);
+    cleanAbandonedRuns(db);
+  }
+  const budget = opts.chunkBudgetMs ?? CHUNK_BUDGET_MS;
+  const heartbeat = db.$client.prepare("update import_runs set heartbeat_at = ? where id = ?");
+  const run: ImportRun = {
+    id,
+    writeInChunks(items, write, afterChunk) {
+      let next = 0;
+      // The chunks' commits need not reach the disk one by one: their rows are hidden until the last transaction,
+      // which runs with synchronous = FULL and so makes every earlier frame of the write-ahead log durable with it.
+      // A power cut before it loses only hidden rows, removed as an abandoned run (docs/security.md, "Durability").
+      // Inside a caller's transaction (the demo seed) the lock is the caller's: write straight through, no pauses.
+      if (nested) return writeChunks();
+      const sync = db.$client.pragma("synchronous", { simple: true }) as number;
+      db.$client.pragma("synchronous = NORMAL");
+      try {
+        writeChunks();
+      } finally {
+        db.$client.pragma(`synchronous = ${sync}`);
+      }
+      function writeChunks() {
+        while (next < items.length) {
+          const t0 = performance.now();
+          immediate(db, (tx) => {
+            do {
+              // Check the clock every 16 rows: a row takes tens of microseconds.
+              for (let k = 0; k < 16 && next < items.length; k++) write(tx, items[next++]!);
+            } while (next < items.length && performance.now() - t0 < budget);
+            heartbeat.run(Date.now(), id);
+          });
+          afterChunk?.(next);
+          // A pause after each chunk, so that a writer waiting on its busy timeout finds the lock free.
+          if (next < items.length && !nested)
+            pauseThread(Math.max(5, Math.ceil((performance.now() - t0) * PAUSE_RATIO)));
+        }
+      }
+    },
+    finish(fn) {
+      const { result, commit } = immediate(db, (tx) => {
+        const out = fn(tx);
+        if (out.commit) tx.delete(importRuns).where(eq(importRuns.id, id)).run();
+        return out;
+      });
+      if (!commit) removeRunRows(db, id);
+      return result;
+    },
+    abandon() {
+      removeRunRows(db, id);
+    },
+  };
+  return { run, prepared: prepared as P };
+}

@@ -1,0 +1,24 @@
+/**
+ * A case import in its own process, for the bulk-import tests: `node --import tsx test/support/import-child.ts DB
+ * FILE STUDY BUDGET_MS [kill-after-chunk]`. Prints "chunk N" after each committed chunk and "done" at the end; with
+ * `kill-after-chunk` it kills itself with SIGKILL after the second chunk, as a `kill -9` half way through would.
+ */
+import { readFileSync } from "node:fs";
+import { importCases } from "../../app/annotation/studies.server";
+import { openDatabase } from "../../app/platform/db.server";
+
+const [dbPath, file, study, budget, mode] = process.argv.slice(2) as [string, string, string, string, string?];
+const db = openDatabase(dbPath);
+let chunks = 0;
+const result = importCases(
+  db,
+  { studyName: study, bytes: readFileSync(file), filename: file, actorId: null },
+  {
+    chunkBudgetMs: Number(budget),
+    onChunk: (done) => {
+      process.stdout.write(`chunk ${done}\n`);
+      if (mode === "kill-after-chunk" && ++chunks === 2) process.kill(process.pid, "SIGKILL");
+    },
+  },
+);
+process.stdout.write(result.written ? "done\n" : `refused ${JSON.stringify(result.conflicts)}\n`);
