@@ -4,7 +4,13 @@
  * decision that becomes the gold label. Annotator identities never leave this module; the A/B order is the one drawn
  * when the dispute arose (case_outcomes.annotator_order).
  */
-import { saveWorkItem, updateAtVersion, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
+import {
+  addActiveTime,
+  saveWorkItem,
+  updateAtVersion,
+  writeTransaction,
+  type WorkItemAdapter,
+} from "../work-items/engine.server";
 import { notFound, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
@@ -263,6 +269,9 @@ function parseDraftValues(json: string): AdjudicationDraftValues {
   return parsed.success ? parsed.data : EMPTY_DRAFT;
 }
 
+/** The entity of an adjudicator's time on task on a case (`work_time.entity`; item: the case). */
+export const ADJUDICATION_TIME = "adjudication";
+
 type DraftItem = { caseId: number; studyId: number; step: DraftStep };
 type DraftRow = typeof adjudicationDrafts.$inferSelect;
 
@@ -273,6 +282,8 @@ type DraftRow = typeof adjudicationDrafts.$inferSelect;
  */
 const draftAdapter: WorkItemAdapter<DraftItem, DraftRow, AdjudicationDraftValues> = {
   entity: "adjudication_draft",
+  // The draft, the independent judgement and the decision are one piece of work on the case: one time on task.
+  timeEntity: ADJUDICATION_TIME,
   noun: "draft",
   find(tx, userId, caseId) {
     const c = disputedCase(tx, userId, caseId);
@@ -325,7 +336,14 @@ const draftAdapter: WorkItemAdapter<DraftItem, DraftRow, AdjudicationDraftValues
 /** Saves the adjudicator's draft of the step open for them (through the work-item engine: version, audit event). */
 export function saveAdjudicationDraft(
   db: Db,
-  input: { userId: string; caseId: number; values: AdjudicationDraftValues; version: number; now?: number },
+  input: {
+    userId: string;
+    caseId: number;
+    values: AdjudicationDraftValues;
+    version: number;
+    now?: number;
+    activeMs?: number;
+  },
 ): SaveResult {
   return saveWorkItem(db, draftAdapter, {
     userId: input.userId,
@@ -334,6 +352,7 @@ export function saveAdjudicationDraft(
     version: input.version,
     intent: "draft",
     now: input.now,
+    activeMs: input.activeMs,
   });
 }
 
@@ -404,7 +423,7 @@ function disputedCase(tx: DbOrTx, userId: string, caseId: number) {
  */
 export function recordIndependent(
   db: Db,
-  input: { userId: string; caseId: number; label: LabelInput; now?: number },
+  input: { userId: string; caseId: number; label: LabelInput; now?: number; activeMs?: number },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
   return writeTransaction(db, (tx): AdjudicationResult => {
@@ -466,6 +485,13 @@ export function recordIndependent(
       at: now,
     });
     clearDrafts(tx, input.userId, input.caseId, "independent");
+    addActiveTime(tx, {
+      entity: ADJUDICATION_TIME,
+      itemId: input.caseId,
+      userId: input.userId,
+      activeMs: input.activeMs,
+      now,
+    });
     return { ok: true, status: "independent_recorded" };
   });
 }
@@ -476,7 +502,15 @@ export function recordIndependent(
  */
 export function decide(
   db: Db,
-  input: { userId: string; caseId: number; label: LabelInput; rationale: string; outcomeVersion: number; now?: number },
+  input: {
+    userId: string;
+    caseId: number;
+    label: LabelInput;
+    rationale: string;
+    outcomeVersion: number;
+    now?: number;
+    activeMs?: number;
+  },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
   return writeTransaction(db, (tx): AdjudicationResult => {
@@ -574,6 +608,13 @@ export function decide(
       at: now,
     });
     clearDrafts(tx, input.userId, input.caseId);
+    addActiveTime(tx, {
+      entity: ADJUDICATION_TIME,
+      itemId: input.caseId,
+      userId: input.userId,
+      activeMs: input.activeMs,
+      now,
+    });
     return { ok: true, status: "decided" };
   });
 }

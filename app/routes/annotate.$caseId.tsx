@@ -1,6 +1,4 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data } from "@remix-run/node";
-import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -11,10 +9,8 @@ import { useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { checkCaseLabel } from "~/gold/domain/gold";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
-import { getDb } from "~/platform/db.server";
-import { parseDraftPost } from "~/platform/forms";
-import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
+import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import {
   AnnotationValuesSchema,
   getAnnotatorCase,
@@ -25,37 +21,27 @@ import {
 } from "~/annotation/annotations.server";
 import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
-import { guidelinesForItem } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
 export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-action";
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireRole(request, "annotator");
-  // Not assigned (or not a case at all) answers 404, never 403: ids reveal nothing.
-  const view = requireById(params.caseId, (caseId) => getAnnotatorCase(getDb(), { userId: user.id, caseId }));
-  return { ...view, guidelines: guidelinesForItem(getDb(), "annotation", view.case.id) };
-}
+// Not assigned (or not a case at all) answers 404, never 403: ids reveal nothing.
+export const loader = ({ request, params }: LoaderFunctionArgs) =>
+  workspaceLoader(request, "annotator", params.caseId, {
+    find: (db, userId, caseId) => getAnnotatorCase(db, { userId, caseId }),
+    guidelines: "annotation",
+    itemId: (view) => view.case.id,
+  });
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  const user = await requireRole(request, "annotator");
-  const form = await requireForm(request, user);
-  const post = parseDraftPost(form, AnnotationValuesSchema, { id: params.caseId, maxLength: 100_000 });
-  if (!post.ok) return data<SaveResult>(post.failure, 422);
-  const input = {
-    userId: user.id,
-    caseId: post.id,
-    values: post.values,
-    version: post.version,
-    activeMs: post.activeMs,
-  };
-  const result = unlessOutOfSpace(() =>
-    post.intent === "draft" ? saveDraft(getDb(), input) : submitAnnotation(getDb(), input),
-  );
-  return saveResponse<SaveResult | StorageRefusal>(result);
-}
+export const action = ({ request, params }: ActionFunctionArgs) =>
+  workspaceAction(request, "annotator", params.caseId, {
+    schema: AnnotationValuesSchema,
+    maxLength: 100_000,
+    save: (db, { id: caseId, intent, ...input }) =>
+      (intent === "draft" ? saveDraft : submitAnnotation)(db, { ...input, caseId }),
+  });
 
 const ANNOTATION_LIMITS = {
   notes: ["Notes", TEXT_LIMITS.notes],

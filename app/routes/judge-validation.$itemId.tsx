@@ -1,6 +1,4 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data } from "@remix-run/node";
-import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -10,10 +8,8 @@ import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { raterAction } from "~/evaluation/domain/judge";
-import { getDb } from "~/platform/db.server";
-import { parseDraftPost } from "~/platform/forms";
-import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
+import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import {
   getRaterItem,
   raterGuide,
@@ -25,7 +21,6 @@ import {
 } from "~/judge-validation/judge-ratings.server";
 import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
-import { guidelinesForItem } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -38,29 +33,22 @@ export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-ac
  * Blinding (docs/architecture.md, "Roles and blinding"): the loader returns the response text, the rater's own labels and the judge prompt's guide —
  * nothing else. getRaterItem selects exactly those columns; an item not assigned to this rater answers 404.
  */
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  const view = requireById(params.itemId, (itemId) => getRaterItem(getDb(), { raterId: user.id, itemId }));
-  return { ...view, guide: raterGuide(), guidelines: guidelinesForItem(getDb(), "judge_rating", view.item.id) };
-}
+export const loader = async ({ request, params }: LoaderFunctionArgs) => ({
+  ...(await workspaceLoader(request, "rater", params.itemId, {
+    find: (db, raterId, itemId) => getRaterItem(db, { raterId, itemId }),
+    guidelines: "judge_rating",
+    itemId: (view) => view.item.id,
+  })),
+  guide: raterGuide(),
+});
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  const form = await requireForm(request, user);
-  const post = parseDraftPost(form, RatingValuesSchema, { id: params.itemId, maxLength: 50_000 });
-  if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
-  const input = {
-    raterId: user.id,
-    itemId: post.id,
-    values: post.values,
-    version: post.version,
-    activeMs: post.activeMs,
-  };
-  const result = unlessOutOfSpace(() =>
-    post.intent === "draft" ? saveRatingDraft(getDb(), input) : submitRating(getDb(), input),
-  );
-  return saveResponse<RatingSaveResult | StorageRefusal>(result);
-}
+export const action = ({ request, params }: ActionFunctionArgs) =>
+  workspaceAction(request, "rater", params.itemId, {
+    schema: RatingValuesSchema,
+    maxLength: 50_000,
+    save: (db, { userId: raterId, id: itemId, intent, ...input }) =>
+      (intent === "draft" ? saveRatingDraft : submitRating)(db, { ...input, raterId, itemId }),
+  });
 
 const RATING_LIMITS = {
   icdCodes: ["The codes", TEXT_LIMITS.icdCodes],
