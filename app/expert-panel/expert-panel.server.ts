@@ -2,7 +2,7 @@
  * Expert panels (docs/mentat.md#expert-panels): the experts who rate a MENTAT question bank or review a case-review set. Each kind keeps
  * its members in its own table (a PanelStore); who may join, the transaction and the audit are the same for both.
  */
-import { and, eq } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
@@ -61,7 +61,7 @@ export interface PanelMember {
  * Every user with the rater role (and any member who lost it), with membership and progress (admin view). `work` is
  * the panel's ratings or reviews, one row per expert and item.
  */
-export function listPanelMembers(
+function listPanelMembers(
   db: Db,
   members: Set<string>,
   work: { raterId: string; status: string }[],
@@ -83,7 +83,7 @@ export function listPanelMembers(
  * Adds experts (active users with the rater role) to a panel; members already on it are left alone. Returns how many
  * were added. `refusal` is the error when one of them may not join.
  */
-export function addPanelRaters(
+function addPanelRaters(
   db: Db,
   store: PanelStore,
   input: { id: number; raterIds: string[]; actorId: string | null; now?: number },
@@ -119,7 +119,7 @@ export function addPanelRaters(
 }
 
 /** Takes an expert off a panel; the work they submitted stays. */
-export function removePanelRater(
+function removePanelRater(
   db: Db,
   store: PanelStore,
   input: { id: number; raterId: string; actorId: string | null; now?: number },
@@ -139,4 +139,63 @@ export function removePanelRater(
     },
     { behavior: "immediate" },
   );
+}
+
+/**
+ * The commands of one kind of panel, keyed as its callers name the bank or set (`bankId`, `setId`): the admin's list
+ * of experts given the panel's work (`work`: one row per expert and item), adding experts (`refusal`: the error when
+ * one of them may not join) and taking one off.
+ */
+export function expertPanel<K extends string>(
+  store: ReturnType<typeof panelStore>,
+  key: K,
+  refusal: string,
+) {
+  type Target = { [k in K]: number } & { actorId: string | null; now?: number };
+  return {
+    list: (db: Db, id: number, work: { raterId: string; status: string }[]): PanelMember[] =>
+      listPanelMembers(db, store.memberIds(db, id), work),
+    add: (db: Db, input: Target & { raterIds: string[] }): number =>
+      addPanelRaters(db, store, { ...input, id: input[key] }, refusal),
+    remove: (db: Db, input: Target & { raterId: string }): void =>
+      removePanelRater(db, store, { ...input, id: input[key] }),
+  };
+}
+
+/** Where the panel's work is kept: its item and status columns (ratings of questions, reviews of cases). */
+export interface WorkColumns {
+  table: SQLiteTable;
+  item: SQLiteColumn;
+  status: SQLiteColumn;
+}
+
+/** How many pieces of submitted work there are on `itemIds` (for the summaries of banks and sets). */
+export function countSubmitted(db: DbOrTx, work: WorkColumns, itemIds: number[]): number {
+  if (!itemIds.length) return 0;
+  return db
+    .select({ n: count() })
+    .from(work.table)
+    .where(and(inArray(work.item, itemIds), eq(work.status, "submitted")))
+    .get()!.n;
+}
+
+/**
+ * The bank or set named `name` (trimmed), or a 404 that lists the names there are: `what` names the kind ("question
+ * bank"), `plural` starts the list ("Banks"), `field` is the form field the error belongs to.
+ */
+export function requireByName<T extends { name: string }>(
+  all: T[],
+  name: string,
+  what: { what: string; plural: string; field: string },
+): T {
+  const found = all.find((x) => x.name === name.trim());
+  if (!found)
+    throw new ServiceError(
+      `No ${what.what} named "${name}".${
+        all.length ? ` ${what.plural}: ${all.map((x) => `"${x.name}"`).join(", ")}.` : " There are none yet."
+      }`,
+      what.field,
+      404,
+    );
+  return found;
 }
