@@ -195,7 +195,10 @@ export function importReviewSet(
 }
 
 
-const PANEL = expertPanel(SET_PANEL, "setId", "Only active users with the rater role can review cases.");
+const PANEL = expertPanel(SET_PANEL, "setId", {
+  refusal: "Only active users with the rater role can review cases.",
+  removed: "Removed from the panel; submitted reviews are kept.",
+});
 
 /** Every user with the rater role, with their membership and progress on this set (admin view). */
 export function listReviewPanel(db: Db, setId: number): PanelMember[] {
@@ -213,6 +216,9 @@ export const addReviewRaters = PANEL.add;
 
 /** Takes an expert off a set's panel; the reviews they submitted stay. */
 export const removeReviewRater = PANEL.remove;
+
+/** The set page's add or remove of one expert, with the message to show. */
+export const changeReviewPanel = PANEL.change;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The expert's side

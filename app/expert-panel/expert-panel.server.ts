@@ -61,11 +61,7 @@ export interface PanelMember {
  * Every user with the rater role (and any member who lost it), with membership and progress (admin view). `work` is
  * the panel's ratings or reviews, one row per expert and item.
  */
-function listPanelMembers(
-  db: Db,
-  members: Set<string>,
-  work: { raterId: string; status: string }[],
-): PanelMember[] {
+function listPanelMembers(db: Db, members: Set<string>, work: { raterId: string; status: string }[]): PanelMember[] {
   return listUsers(db)
     .filter((u) => u.roles.includes("rater") || members.has(u.id))
     .map((u) => ({
@@ -149,10 +145,30 @@ function removePanelRater(
 export function expertPanel<K extends string>(
   store: ReturnType<typeof panelStore>,
   key: K,
-  refusal: string,
+  messages: { refusal: string; removed: string },
 ) {
+  const refusal = messages.refusal;
   type Target = { [k in K]: number } & { actorId: string | null; now?: number };
   return {
+    /**
+     * The admin page's add or remove (`add_rater`, `remove_rater`) of one expert, answered with the message the page
+     * shows: a refusal (a user who may not join) is a message, not an error page.
+     */
+    change(
+      db: Db,
+      input: { id: number; intent: "add_rater" | "remove_rater"; raterId: string; actorId: string },
+    ): { ok: boolean; message: string } {
+      const target = { [key]: input.id, actorId: input.actorId } as Target;
+      try {
+        if (input.intent === "add_rater")
+          addPanelRaters(db, store, { ...target, id: input.id, raterIds: [input.raterId] }, refusal);
+        else removePanelRater(db, store, { ...target, id: input.id, raterId: input.raterId });
+      } catch (e) {
+        if (e instanceof ServiceError) return { ok: false, message: e.message };
+        throw e;
+      }
+      return { ok: true, message: input.intent === "add_rater" ? "Added to the panel." : messages.removed };
+    },
     list: (db: Db, id: number, work: { raterId: string; status: string }[]): PanelMember[] =>
       listPanelMembers(db, store.memberIds(db, id), work),
     add: (db: Db, input: Target & { raterIds: string[] }): number =>

@@ -7,7 +7,10 @@ import { expertPanel, type PanelMember } from "../expert-panel/expert-panel.serv
 import { BANK_PANEL, getBank } from "./banks.server";
 
 
-const PANEL = expertPanel(BANK_PANEL, "bankId", "Only active users with the rater role can rate questions.");
+const PANEL = expertPanel(BANK_PANEL, "bankId", {
+  refusal: "Only active users with the rater role can rate questions.",
+  removed: "Removed from the panel; their submitted ratings are kept.",
+});
 
 /** Every user with the rater role, with their membership and progress on this bank (admin view). */
 export function listBankPanel(db: Db, bankId: number): PanelMember[] {
@@ -28,3 +31,6 @@ export const addBankRaters = PANEL.add;
 
 /** Takes an expert off a bank's panel; the ratings they submitted stay and still count. */
 export const removeBankRater = PANEL.remove;
+
+/** The bank page's add or remove of one expert, with the message to show. */
+export const changeBankPanel = PANEL.change;

@@ -19,7 +19,7 @@ import {
   type AnnotationValues,
   type SaveResult,
 } from "~/annotation/annotations.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
@@ -196,15 +196,16 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               onCodeDone={() => formRef.current?.focus()}
               shortcuts
             />
-            <label htmlFor="notes">Notes (optional)</label>
-            <textarea
+            <LimitedText
               id="notes"
+              label="Notes (optional)"
+              what="Notes"
               value={values.notes}
+              max={TEXT_LIMITS.notes}
+              error={errors.notes}
+              onChange={(v) => update({ notes: v })}
               disabled={locked}
-              onChange={(e) => update({ notes: e.target.value })}
-              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
             />
-            <TextLimit id="notes" value={values.notes} max={TEXT_LIMITS.notes} what="Notes" error={errors.notes} />
             <DraftFooter
               draft={draft}
               submitted={submitted}

@@ -22,7 +22,7 @@ import {
   type ReviewSaveResult,
   type ReviewValues,
 } from "~/case-review/case-review.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
@@ -179,20 +179,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                 </fieldset>
                 {form.values.decision === "reject" ? (
                   <>
-                    <label htmlFor="reason">Reason for rejecting (required)</label>
-                    <textarea
+                    <LimitedText
                       id="reason"
-                      ref={attachReason}
-                      value={form.values.reason}
-                      onChange={(e) => form.update({ reason: e.target.value })}
-                      {...limitProps("reason", form.values.reason, TEXT_LIMITS.comment)}
-                    />
-                    <TextLimit
-                      id="reason"
+                      label="Reason for rejecting (required)"
+                      what="A reason"
                       value={form.values.reason}
                       max={TEXT_LIMITS.comment}
-                      what="A reason"
                       error={form.errors.reason}
+                      onChange={(v) => form.update({ reason: v })}
+                      inputRef={attachReason}
                     />
                   </>
                 ) : null}
@@ -236,19 +231,14 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                 </fieldset>
               ))
             )}
-            <label htmlFor="comment">Comment (optional)</label>
-            <textarea
+            <LimitedText
               id="comment"
-              value={form.values.comment}
-              onChange={(e) => form.update({ comment: e.target.value })}
-              {...limitProps("comment", form.values.comment, TEXT_LIMITS.comment)}
-            />
-            <TextLimit
-              id="comment"
+              label="Comment (optional)"
+              what="A comment"
               value={form.values.comment}
               max={TEXT_LIMITS.comment}
-              what="A comment"
               error={form.errors.comment}
+              onChange={(v) => form.update({ comment: v })}
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>

@@ -19,7 +19,7 @@ import {
   type RatingSaveResult,
   type RatingValues,
 } from "~/judge-validation/judge-ratings.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
@@ -197,48 +197,39 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <p>
               Action by the rule: <strong data-testid="derived-action">{action ?? "— (choose both features)"}</strong>
             </p>
-            <label htmlFor="icdCodes">ICD codes named in the response (optional, comma-separated)</label>
-            <input
+            <LimitedText
               id="icdCodes"
-              type="text"
-              ref={codesRef}
-              value={values.icdCodes}
-              disabled={readOnly}
-              onChange={(e) => update({ icdCodes: e.target.value })}
-              {...limitProps("icdCodes", values.icdCodes, TEXT_LIMITS.icdCodes)}
-            />
-            <TextLimit
-              id="icdCodes"
+              label="ICD codes named in the response (optional, comma-separated)"
+              what="The codes"
               value={values.icdCodes}
               max={TEXT_LIMITS.icdCodes}
-              what="The codes"
               error={errors.icdCodes}
-            />
-            <label htmlFor="diagnosisNames">Diagnosis names (optional, comma-separated)</label>
-            <input
-              id="diagnosisNames"
-              type="text"
-              value={values.diagnosisNames}
+              onChange={(v) => update({ icdCodes: v })}
               disabled={readOnly}
-              onChange={(e) => update({ diagnosisNames: e.target.value })}
-              {...limitProps("diagnosisNames", values.diagnosisNames, TEXT_LIMITS.diagnosisNames)}
+              oneLine
+              inputRef={codesRef}
             />
-            <TextLimit
+            <LimitedText
               id="diagnosisNames"
+              label="Diagnosis names (optional, comma-separated)"
+              what="The diagnosis names"
               value={values.diagnosisNames}
               max={TEXT_LIMITS.diagnosisNames}
-              what="The diagnosis names"
               error={errors.diagnosisNames}
-            />
-            <label htmlFor="notes">Notes (optional)</label>
-            <textarea
-              id="notes"
-              value={values.notes}
+              onChange={(v) => update({ diagnosisNames: v })}
               disabled={readOnly}
-              onChange={(e) => update({ notes: e.target.value })}
-              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
+              oneLine
             />
-            <TextLimit id="notes" value={values.notes} max={TEXT_LIMITS.notes} what="Notes" error={errors.notes} />
+            <LimitedText
+              id="notes"
+              label="Notes (optional)"
+              what="Notes"
+              value={values.notes}
+              max={TEXT_LIMITS.notes}
+              error={errors.notes}
+              onChange={(v) => update({ notes: v })}
+              disabled={readOnly}
+            />
             <DraftFooter
               draft={draft}
               submitted={submitted}

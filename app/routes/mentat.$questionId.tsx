@@ -10,7 +10,7 @@ import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item
 import { useRootData } from "~/root";
 import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/mentat/ratings.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
@@ -184,19 +184,14 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <p>
               <strong data-testid="rated-count">{rated} of 5</strong> options rated
             </p>
-            <label htmlFor="comment">Comment (optional)</label>
-            <textarea
+            <LimitedText
               id="comment"
-              value={form.values.comment}
-              onChange={(e) => form.update({ comment: e.target.value })}
-              {...limitProps("comment", form.values.comment, TEXT_LIMITS.comment)}
-            />
-            <TextLimit
-              id="comment"
+              label="Comment (optional)"
+              what="A comment"
               value={form.values.comment}
               max={TEXT_LIMITS.comment}
-              what="A comment"
               error={form.errors.comment}
+              onChange={(v) => form.update({ comment: v })}
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>

@@ -16,7 +16,7 @@ import {
   VoteValuesSchema,
   type VoteResult,
 } from "~/screening/screening-review.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
@@ -241,20 +241,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               ))}
               {fieldError("confidence")}
             </fieldset>
-            <label htmlFor="notes">Notes (optional)</label>
-            <textarea
+            <LimitedText
               id="notes"
-              value={values.notes}
-              disabled={closed}
-              onChange={(e) => update({ notes: e.target.value })}
-              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
-            />
-            <TextLimit
-              id="notes"
+              label="Notes (optional)"
+              what="Notes"
               value={values.notes}
               max={TEXT_LIMITS.notes}
-              what="Notes"
               error={draft.errors.notes}
+              onChange={(v) => update({ notes: v })}
+              disabled={closed}
             />
             <DraftFooter
               draft={draft}

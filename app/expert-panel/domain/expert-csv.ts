@@ -66,7 +66,10 @@ export function unusedColumnsIssue(header: readonly string[], index: Map<string,
   const known = new Set(index.values());
   const unused = header.filter((h, i) => h !== "" && !known.has(i));
   if (!unused.length) return null;
-  return { line: 1, message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.` };
+  return {
+    line: 1,
+    message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
+  };
 }
 
 /**
