@@ -269,6 +269,21 @@ function parseDraftValues(json: string): AdjudicationDraftValues {
   return parsed.success ? parsed.data : EMPTY_DRAFT;
 }
 
+/** This adjudicator's adjudication of the case still in progress (its independent judgement recorded), if any. */
+function judgementInProgress(tx: DbOrTx, userId: string, caseId: number) {
+  return tx
+    .select()
+    .from(adjudications)
+    .where(
+      and(
+        eq(adjudications.caseId, caseId),
+        eq(adjudications.adjudicatorId, userId),
+        eq(adjudications.status, "in_progress"),
+      ),
+    )
+    .get();
+}
+
 /** The entity of an adjudicator's time on task on a case (`work_time.entity`; item: the case). */
 export const ADJUDICATION_TIME = "adjudication";
 
@@ -288,19 +303,7 @@ const draftAdapter: WorkItemAdapter<DraftItem, DraftRow, AdjudicationDraftValues
   find(tx, userId, caseId) {
     const c = disputedCase(tx, userId, caseId);
     if (!c || c.status !== "disputed") return null;
-    const independent =
-      c.mode === "two_phase" &&
-      !tx
-        .select({ id: adjudications.id })
-        .from(adjudications)
-        .where(
-          and(
-            eq(adjudications.caseId, caseId),
-            eq(adjudications.adjudicatorId, userId),
-            eq(adjudications.status, "in_progress"),
-          ),
-        )
-        .get();
+    const independent = c.mode === "two_phase" && !judgementInProgress(tx, userId, caseId);
     return { caseId, studyId: c.studyId, step: independent ? "independent" : "decide" };
   },
   row: (tx, userId, item) => draftRow(tx, userId, item.caseId, item.step),
@@ -440,17 +443,7 @@ export function recordIndependent(
         message: "Your judgement is incomplete or invalid; see the marked fields.",
         errors: check.errors,
       };
-    const existing = tx
-      .select({ id: adjudications.id })
-      .from(adjudications)
-      .where(
-        and(
-          eq(adjudications.caseId, input.caseId),
-          eq(adjudications.adjudicatorId, input.userId),
-          eq(adjudications.status, "in_progress"),
-        ),
-      )
-      .get();
+    const existing = judgementInProgress(tx, input.userId, input.caseId);
     // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
     if (existing)
       return {
@@ -526,17 +519,7 @@ export function decide(
         message: "The decision is incomplete or invalid; see the marked fields.",
         errors: check.errors,
       };
-    const mine = tx
-      .select()
-      .from(adjudications)
-      .where(
-        and(
-          eq(adjudications.caseId, input.caseId),
-          eq(adjudications.adjudicatorId, input.userId),
-          eq(adjudications.status, "in_progress"),
-        ),
-      )
-      .get();
+    const mine = judgementInProgress(tx, input.userId, input.caseId);
     const rationale = input.rationale.trim();
     if (c.mode === "two_phase") {
       if (!mine?.independentLabel)

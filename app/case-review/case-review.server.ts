@@ -73,7 +73,11 @@ export function listReviewSets(db: Db): ReviewSetSummary[] {
         numCases: items.filter((i) => i.kind === "case").length,
         numSeeds: items.filter((i) => i.kind === "seed").length,
         numRaters: SET_PANEL.memberIds(db, s.id).size,
-        numSubmitted: countSubmitted(db, REVIEW_WORK, items.map((i) => i.id)),
+        numSubmitted: countSubmitted(
+          db,
+          REVIEW_WORK,
+          items.map((i) => i.id),
+        ),
         createdAt: s.createdAt,
       };
     });
@@ -193,7 +197,6 @@ export function importReviewSet(
     return { ok: true, setId, ...summary, written: true };
   });
 }
-
 
 const PANEL = expertPanel(SET_PANEL, "setId", {
   refusal: "Only active users with the rater role can review cases.",

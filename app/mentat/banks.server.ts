@@ -62,7 +62,11 @@ export function listBanks(db: Db): BankSummary[] {
       numQuestions: questions.length,
       numRated: rated.length,
       numRaters: BANK_PANEL.memberIds(db, b.id).size,
-      numSubmitted: countSubmitted(db, RATING_WORK, rated.map((q) => q.id)),
+      numSubmitted: countSubmitted(
+        db,
+        RATING_WORK,
+        rated.map((q) => q.id),
+      ),
       createdAt: b.createdAt,
     };
   });

@@ -6,7 +6,6 @@ import type { Db } from "../platform/db.server";
 import { expertPanel, type PanelMember } from "../expert-panel/expert-panel.server";
 import { BANK_PANEL, getBank } from "./banks.server";
 
-
 const PANEL = expertPanel(BANK_PANEL, "bankId", {
   refusal: "Only active users with the rater role can rate questions.",
   removed: "Removed from the panel; their submitted ratings are kept.",

@@ -2,9 +2,9 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/node";
 import { saveResponse, unlessOutOfSpace } from "~/platform/storage-errors.server";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { useRef } from "react";
 import { z } from "zod";
-import { LabelFields } from "~/annotation/ui/label-fields";
+import { LabelFields, useLabelFieldFocus } from "~/annotation/ui/label-fields";
 import { MISSING_INFO, type CaseLabel } from "~/gold/domain/gold";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { compareLabels } from "~/adjudication/domain/label-differences";
@@ -251,16 +251,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
   const formRef = useRef<HTMLFormElement>(null);
   const activeMsRef = useRef<HTMLInputElement>(null);
   const submitRef = useRef<HTMLButtonElement>(null);
-  const codeInput = useRef<HTMLInputElement>(null);
-  const missingRef = useRef<HTMLFieldSetElement>(null);
-  const [focusCode, setFocusCode] = useState(0);
-  useEffect(() => {
-    if (focusCode) codeInput.current?.focus();
-  }, [focusCode]);
-  const [focusMissing, setFocusMissing] = useState(0);
-  useEffect(() => {
-    if (focusMissing) missingRef.current?.querySelector("input")?.focus();
-  }, [focusMissing]);
+  const { codeInput, missingRef, focusCode, focusMissing } = useLabelFieldFocus();
   const T = view.case.sections.length;
 
   // Keyboard (app/work-items/domain/keymap.ts): the annotator's label keys, R the rationale; next, Ctrl+Enter (record
@@ -278,7 +269,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
         update({ earliestSection: Number(key) });
       else if (key === "m") {
         if (current.sufficiency !== "insufficient") update({ sufficiency: "insufficient" });
-        setFocusMissing((n) => n + 1);
+        focusMissing();
       } else if (key === "r" && intent === "decide") document.getElementById("rationale")?.focus();
       else return false;
       return true;
@@ -289,7 +280,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
         search: () => {
           if (decided) return;
           if (draft.valuesRef.current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
-          setFocusCode((n) => n + 1);
+          focusCode();
         },
       },
     },

@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
-import { LabelFields } from "~/annotation/ui/label-fields";
+import { LabelFields, useLabelFieldFocus } from "~/annotation/ui/label-fields";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item";
 import { useDraft } from "~/work-items/ui/use-draft";
@@ -93,17 +93,8 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     },
   });
   const { values, update, errors } = draft;
-  const codeInput = useRef<HTMLInputElement>(null);
   const formRef = useRef<HTMLDivElement>(null);
-  const missingRef = useRef<HTMLFieldSetElement>(null);
-  const [focusCode, setFocusCode] = useState(0);
-  useEffect(() => {
-    if (focusCode) codeInput.current?.focus();
-  }, [focusCode]);
-  const [focusMissing, setFocusMissing] = useState(0);
-  useEffect(() => {
-    if (focusMissing) missingRef.current?.querySelector("input")?.focus();
-  }, [focusMissing]);
+  const { codeInput, missingRef, focusCode, focusMissing } = useLabelFieldFocus();
 
   // Keyboard (app/work-items/domain/keymap.ts): S / I sufficiency, 1–T earliest section, / code search, M missing
   // information; next, previous, Ctrl+Enter and the rest as in every workspace.
@@ -120,7 +111,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       else if (key === "m") {
         // The missing-information list exists only for an insufficient note.
         if (current.sufficiency !== "insufficient") update({ sufficiency: "insufficient" });
-        setFocusMissing((n) => n + 1);
+        focusMissing();
       } else return false;
       return true;
     },
@@ -131,7 +122,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         search: () => {
           // The picker exists only for a sufficient note: "/" chooses sufficient first, then focuses it once rendered.
           if (draft.valuesRef.current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
-          setFocusCode((n) => n + 1);
+          focusCode();
         },
       },
     },

@@ -67,7 +67,10 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
   const missing = (["id", "text"] as const).filter((c) => !index.has(c));
   if (missing.length) {
     errors.push(
-      missingColumnsIssue(missing, "A case file needs id and text; kind, case_type, diagnosis and seed_id are optional."),
+      missingColumnsIssue(
+        missing,
+        "A case file needs id and text; kind, case_type, diagnosis and seed_id are optional.",
+      ),
     );
     return { items: [], errors, warnings };
   }
