@@ -11,7 +11,7 @@ import {
   writeTransaction,
   type WorkItemAdapter,
 } from "../work-items/engine.server";
-import { notFound, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
+import { invalid, notFound, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -436,13 +436,7 @@ export function recordIndependent(
     if (c.mode !== "two_phase")
       return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
     const check = checkLabel(input.label, c.numSections);
-    if (!check.ok)
-      return {
-        ok: false,
-        status: 422,
-        message: "Your judgement is incomplete or invalid; see the marked fields.",
-        errors: check.errors,
-      };
+    if (!check.ok) return invalid("Your judgement is incomplete or invalid; see the marked fields.", check.errors);
     const existing = judgementInProgress(tx, input.userId, input.caseId);
     // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
     if (existing)
@@ -512,13 +506,7 @@ export function decide(
     if (c.status !== "disputed" || c.version !== input.outcomeVersion)
       return { ok: false, status: 409, message: STALE };
     const check = checkLabel(input.label, c.numSections);
-    if (!check.ok)
-      return {
-        ok: false,
-        status: 422,
-        message: "The decision is incomplete or invalid; see the marked fields.",
-        errors: check.errors,
-      };
+    if (!check.ok) return invalid("The decision is incomplete or invalid; see the marked fields.", check.errors);
     const mine = judgementInProgress(tx, input.userId, input.caseId);
     const rationale = input.rationale.trim();
     if (c.mode === "two_phase") {
