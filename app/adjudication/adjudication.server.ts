@@ -4,8 +4,14 @@
  * decision that becomes the gold label. Annotator identities never leave this module; the A/B order is the one drawn
  * when the dispute arose (case_outcomes.annotator_order).
  */
-import { saveWorkItem, updateAtVersion, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
-import { notFound, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
+import {
+  addActiveTime,
+  saveWorkItem,
+  updateAtVersion,
+  writeTransaction,
+  type WorkItemAdapter,
+} from "../work-items/engine.server";
+import { invalid, notFound, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -263,6 +269,24 @@ function parseDraftValues(json: string): AdjudicationDraftValues {
   return parsed.success ? parsed.data : EMPTY_DRAFT;
 }
 
+/** This adjudicator's adjudication of the case still in progress (its independent judgement recorded), if any. */
+function judgementInProgress(tx: DbOrTx, userId: string, caseId: number) {
+  return tx
+    .select()
+    .from(adjudications)
+    .where(
+      and(
+        eq(adjudications.caseId, caseId),
+        eq(adjudications.adjudicatorId, userId),
+        eq(adjudications.status, "in_progress"),
+      ),
+    )
+    .get();
+}
+
+/** The entity of an adjudicator's time on task on a case (`work_time.entity`; item: the case). */
+export const ADJUDICATION_TIME = "adjudication";
+
 type DraftItem = { caseId: number; studyId: number; step: DraftStep };
 type DraftRow = typeof adjudicationDrafts.$inferSelect;
 
@@ -273,23 +297,13 @@ type DraftRow = typeof adjudicationDrafts.$inferSelect;
  */
 const draftAdapter: WorkItemAdapter<DraftItem, DraftRow, AdjudicationDraftValues> = {
   entity: "adjudication_draft",
+  // The draft, the independent judgement and the decision are one piece of work on the case: one time on task.
+  timeEntity: ADJUDICATION_TIME,
   noun: "draft",
   find(tx, userId, caseId) {
     const c = disputedCase(tx, userId, caseId);
     if (!c || c.status !== "disputed") return null;
-    const independent =
-      c.mode === "two_phase" &&
-      !tx
-        .select({ id: adjudications.id })
-        .from(adjudications)
-        .where(
-          and(
-            eq(adjudications.caseId, caseId),
-            eq(adjudications.adjudicatorId, userId),
-            eq(adjudications.status, "in_progress"),
-          ),
-        )
-        .get();
+    const independent = c.mode === "two_phase" && !judgementInProgress(tx, userId, caseId);
     return { caseId, studyId: c.studyId, step: independent ? "independent" : "decide" };
   },
   row: (tx, userId, item) => draftRow(tx, userId, item.caseId, item.step),
@@ -325,7 +339,14 @@ const draftAdapter: WorkItemAdapter<DraftItem, DraftRow, AdjudicationDraftValues
 /** Saves the adjudicator's draft of the step open for them (through the work-item engine: version, audit event). */
 export function saveAdjudicationDraft(
   db: Db,
-  input: { userId: string; caseId: number; values: AdjudicationDraftValues; version: number; now?: number },
+  input: {
+    userId: string;
+    caseId: number;
+    values: AdjudicationDraftValues;
+    version: number;
+    now?: number;
+    activeMs?: number;
+  },
 ): SaveResult {
   return saveWorkItem(db, draftAdapter, {
     userId: input.userId,
@@ -334,6 +355,7 @@ export function saveAdjudicationDraft(
     version: input.version,
     intent: "draft",
     now: input.now,
+    activeMs: input.activeMs,
   });
 }
 
@@ -404,7 +426,7 @@ function disputedCase(tx: DbOrTx, userId: string, caseId: number) {
  */
 export function recordIndependent(
   db: Db,
-  input: { userId: string; caseId: number; label: LabelInput; now?: number },
+  input: { userId: string; caseId: number; label: LabelInput; now?: number; activeMs?: number },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
   return writeTransaction(db, (tx): AdjudicationResult => {
@@ -414,24 +436,8 @@ export function recordIndependent(
     if (c.mode !== "two_phase")
       return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
     const check = checkLabel(input.label, c.numSections);
-    if (!check.ok)
-      return {
-        ok: false,
-        status: 422,
-        message: "Your judgement is incomplete or invalid; see the marked fields.",
-        errors: check.errors,
-      };
-    const existing = tx
-      .select({ id: adjudications.id })
-      .from(adjudications)
-      .where(
-        and(
-          eq(adjudications.caseId, input.caseId),
-          eq(adjudications.adjudicatorId, input.userId),
-          eq(adjudications.status, "in_progress"),
-        ),
-      )
-      .get();
+    if (!check.ok) return invalid("Your judgement is incomplete or invalid; see the marked fields.", check.errors);
+    const existing = judgementInProgress(tx, input.userId, input.caseId);
     // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
     if (existing)
       return {
@@ -466,6 +472,13 @@ export function recordIndependent(
       at: now,
     });
     clearDrafts(tx, input.userId, input.caseId, "independent");
+    addActiveTime(tx, {
+      entity: ADJUDICATION_TIME,
+      itemId: input.caseId,
+      userId: input.userId,
+      activeMs: input.activeMs,
+      now,
+    });
     return { ok: true, status: "independent_recorded" };
   });
 }
@@ -476,7 +489,15 @@ export function recordIndependent(
  */
 export function decide(
   db: Db,
-  input: { userId: string; caseId: number; label: LabelInput; rationale: string; outcomeVersion: number; now?: number },
+  input: {
+    userId: string;
+    caseId: number;
+    label: LabelInput;
+    rationale: string;
+    outcomeVersion: number;
+    now?: number;
+    activeMs?: number;
+  },
 ): AdjudicationResult {
   const now = input.now ?? Date.now();
   return writeTransaction(db, (tx): AdjudicationResult => {
@@ -485,24 +506,8 @@ export function decide(
     if (c.status !== "disputed" || c.version !== input.outcomeVersion)
       return { ok: false, status: 409, message: STALE };
     const check = checkLabel(input.label, c.numSections);
-    if (!check.ok)
-      return {
-        ok: false,
-        status: 422,
-        message: "The decision is incomplete or invalid; see the marked fields.",
-        errors: check.errors,
-      };
-    const mine = tx
-      .select()
-      .from(adjudications)
-      .where(
-        and(
-          eq(adjudications.caseId, input.caseId),
-          eq(adjudications.adjudicatorId, input.userId),
-          eq(adjudications.status, "in_progress"),
-        ),
-      )
-      .get();
+    if (!check.ok) return invalid("The decision is incomplete or invalid; see the marked fields.", check.errors);
+    const mine = judgementInProgress(tx, input.userId, input.caseId);
     const rationale = input.rationale.trim();
     if (c.mode === "two_phase") {
       if (!mine?.independentLabel)
@@ -574,6 +579,13 @@ export function decide(
       at: now,
     });
     clearDrafts(tx, input.userId, input.caseId);
+    addActiveTime(tx, {
+      entity: ADJUDICATION_TIME,
+      itemId: input.caseId,
+      userId: input.userId,
+      activeMs: input.activeMs,
+      now,
+    });
     return { ok: true, status: "decided" };
   });
 }

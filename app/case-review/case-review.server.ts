@@ -24,16 +24,15 @@ import type { ExpertWorkState, ReviewItemKind } from "../expert-panel/domain/exp
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import {
-  addPanelRaters,
-  listPanelMembers,
-  removePanelRater,
-  type PanelMember,
+  countSubmitted,
+  expertPanel,
   panelStore,
+  requireByName,
+  type PanelMember,
 } from "../expert-panel/expert-panel.server";
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/studies.server";
-import { ServiceError } from "../platform/service-error";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 
 export interface ReviewSetSummary {
@@ -45,6 +44,16 @@ export interface ReviewSetSummary {
   numSubmitted: number;
   createdAt: number;
 }
+
+const SET_PANEL = panelStore("review_set", {
+  table: reviewSetRaters,
+  group: reviewSetRaters.setId,
+  rater: reviewSetRaters.raterId,
+  key: "setId",
+});
+
+/** Where the reviews are kept, for the set summaries' counts. */
+const REVIEW_WORK = { table: reviewJudgements, item: reviewJudgements.itemId, status: reviewJudgements.status };
 
 export function listReviewSets(db: Db): ReviewSetSummary[] {
   return db
@@ -58,33 +67,17 @@ export function listReviewSets(db: Db): ReviewSetSummary[] {
         .from(reviewItems)
         .where(eq(reviewItems.setId, s.id))
         .all();
-      const raters = db
-        .select({ id: reviewSetRaters.raterId })
-        .from(reviewSetRaters)
-        .where(eq(reviewSetRaters.setId, s.id))
-        .all();
-      const submitted = items.length
-        ? db
-            .select({ id: reviewJudgements.id })
-            .from(reviewJudgements)
-            .where(
-              and(
-                inArray(
-                  reviewJudgements.itemId,
-                  items.map((i) => i.id),
-                ),
-                eq(reviewJudgements.status, "submitted"),
-              ),
-            )
-            .all().length
-        : 0;
       return {
         id: s.id,
         name: s.name,
         numCases: items.filter((i) => i.kind === "case").length,
         numSeeds: items.filter((i) => i.kind === "seed").length,
-        numRaters: raters.length,
-        numSubmitted: submitted,
+        numRaters: SET_PANEL.memberIds(db, s.id).size,
+        numSubmitted: countSubmitted(
+          db,
+          REVIEW_WORK,
+          items.map((i) => i.id),
+        ),
         createdAt: s.createdAt,
       };
     });
@@ -95,17 +88,7 @@ export function getReviewSet(db: Db, id: number): ReviewSetSummary | null {
 }
 
 export function requireReviewSetByName(db: Db, name: string): ReviewSetSummary {
-  const sets = listReviewSets(db);
-  const set = sets.find((s) => s.name === name.trim());
-  if (!set)
-    throw new ServiceError(
-      `No review set named "${name}".${
-        sets.length ? ` Sets: ${sets.map((s) => `"${s.name}"`).join(", ")}.` : " There are none yet."
-      }`,
-      "set",
-      404,
-    );
-  return set;
+  return requireByName(listReviewSets(db), name, { what: "review set", plural: "Sets", field: "set" });
 }
 
 export type ReviewImportResult =
@@ -215,39 +198,30 @@ export function importReviewSet(
   });
 }
 
-const SET_PANEL = panelStore("review_set", {
-  table: reviewSetRaters,
-  group: reviewSetRaters.setId,
-  rater: reviewSetRaters.raterId,
-  key: "setId",
+const PANEL = expertPanel(SET_PANEL, "setId", {
+  refusal: "Only active users with the rater role can review cases.",
+  removed: "Removed from the panel; submitted reviews are kept.",
 });
 
+/** Every user with the rater role, with their membership and progress on this set (admin view). */
 export function listReviewPanel(db: Db, setId: number): PanelMember[] {
-  const members = SET_PANEL.memberIds(db, setId);
   const judgements = db
     .select({ raterId: reviewJudgements.raterId, status: reviewJudgements.status })
     .from(reviewJudgements)
     .innerJoin(reviewItems, eq(reviewItems.id, reviewJudgements.itemId))
     .where(eq(reviewItems.setId, setId))
     .all();
-  return listPanelMembers(db, members, judgements);
+  return PANEL.list(db, setId, judgements);
 }
 
-export function addReviewRaters(
-  db: Db,
-  input: { setId: number; raterIds: string[]; actorId: string | null; now?: number },
-): number {
-  const { setId: id, ...rest } = input;
-  return addPanelRaters(db, SET_PANEL, { id, ...rest }, "Only active users with the rater role can review cases.");
-}
+/** Adds experts (users with the rater role) to a set's panel; members already on it are left alone. */
+export const addReviewRaters = PANEL.add;
 
-export function removeReviewRater(
-  db: Db,
-  input: { setId: number; raterId: string; actorId: string | null; now?: number },
-): void {
-  const { setId: id, ...rest } = input;
-  removePanelRater(db, SET_PANEL, { id, ...rest });
-}
+/** Takes an expert off a set's panel; the reviews they submitted stay. */
+export const removeReviewRater = PANEL.remove;
+
+/** The set page's add or remove of one expert, with the message to show. */
+export const changeReviewPanel = PANEL.change;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The expert's side

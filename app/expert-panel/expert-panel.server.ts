@@ -2,7 +2,7 @@
  * Expert panels (docs/mentat.md#expert-panels): the experts who rate a MENTAT question bank or review a case-review set. Each kind keeps
  * its members in its own table (a PanelStore); who may join, the transaction and the audit are the same for both.
  */
-import { and, eq } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
@@ -61,11 +61,7 @@ export interface PanelMember {
  * Every user with the rater role (and any member who lost it), with membership and progress (admin view). `work` is
  * the panel's ratings or reviews, one row per expert and item.
  */
-export function listPanelMembers(
-  db: Db,
-  members: Set<string>,
-  work: { raterId: string; status: string }[],
-): PanelMember[] {
+function listPanelMembers(db: Db, members: Set<string>, work: { raterId: string; status: string }[]): PanelMember[] {
   return listUsers(db)
     .filter((u) => u.roles.includes("rater") || members.has(u.id))
     .map((u) => ({
@@ -83,7 +79,7 @@ export function listPanelMembers(
  * Adds experts (active users with the rater role) to a panel; members already on it are left alone. Returns how many
  * were added. `refusal` is the error when one of them may not join.
  */
-export function addPanelRaters(
+function addPanelRaters(
   db: Db,
   store: PanelStore,
   input: { id: number; raterIds: string[]; actorId: string | null; now?: number },
@@ -119,7 +115,7 @@ export function addPanelRaters(
 }
 
 /** Takes an expert off a panel; the work they submitted stays. */
-export function removePanelRater(
+function removePanelRater(
   db: Db,
   store: PanelStore,
   input: { id: number; raterId: string; actorId: string | null; now?: number },
@@ -139,4 +135,83 @@ export function removePanelRater(
     },
     { behavior: "immediate" },
   );
+}
+
+/**
+ * The commands of one kind of panel, keyed as its callers name the bank or set (`bankId`, `setId`): the admin's list
+ * of experts given the panel's work (`work`: one row per expert and item), adding experts (`refusal`: the error when
+ * one of them may not join) and taking one off.
+ */
+export function expertPanel<K extends string>(
+  store: ReturnType<typeof panelStore>,
+  key: K,
+  messages: { refusal: string; removed: string },
+) {
+  const refusal = messages.refusal;
+  type Target = { [k in K]: number } & { actorId: string | null; now?: number };
+  return {
+    /**
+     * The admin page's add or remove (`add_rater`, `remove_rater`) of one expert, answered with the message the page
+     * shows: a refusal (a user who may not join) is a message, not an error page.
+     */
+    change(
+      db: Db,
+      input: { id: number; intent: "add_rater" | "remove_rater"; raterId: string; actorId: string },
+    ): { ok: boolean; message: string } {
+      const target = { [key]: input.id, actorId: input.actorId } as Target;
+      try {
+        if (input.intent === "add_rater")
+          addPanelRaters(db, store, { ...target, id: input.id, raterIds: [input.raterId] }, refusal);
+        else removePanelRater(db, store, { ...target, id: input.id, raterId: input.raterId });
+      } catch (e) {
+        if (e instanceof ServiceError) return { ok: false, message: e.message };
+        throw e;
+      }
+      return { ok: true, message: input.intent === "add_rater" ? "Added to the panel." : messages.removed };
+    },
+    list: (db: Db, id: number, work: { raterId: string; status: string }[]): PanelMember[] =>
+      listPanelMembers(db, store.memberIds(db, id), work),
+    add: (db: Db, input: Target & { raterIds: string[] }): number =>
+      addPanelRaters(db, store, { ...input, id: input[key] }, refusal),
+    remove: (db: Db, input: Target & { raterId: string }): void =>
+      removePanelRater(db, store, { ...input, id: input[key] }),
+  };
+}
+
+/** Where the panel's work is kept: its item and status columns (ratings of questions, reviews of cases). */
+export interface WorkColumns {
+  table: SQLiteTable;
+  item: SQLiteColumn;
+  status: SQLiteColumn;
+}
+
+/** How many pieces of submitted work there are on `itemIds` (for the summaries of banks and sets). */
+export function countSubmitted(db: DbOrTx, work: WorkColumns, itemIds: number[]): number {
+  if (!itemIds.length) return 0;
+  return db
+    .select({ n: count() })
+    .from(work.table)
+    .where(and(inArray(work.item, itemIds), eq(work.status, "submitted")))
+    .get()!.n;
+}
+
+/**
+ * The bank or set named `name` (trimmed), or a 404 that lists the names there are: `what` names the kind ("question
+ * bank"), `plural` starts the list ("Banks"), `field` is the form field the error belongs to.
+ */
+export function requireByName<T extends { name: string }>(
+  all: T[],
+  name: string,
+  what: { what: string; plural: string; field: string },
+): T {
+  const found = all.find((x) => x.name === name.trim());
+  if (!found)
+    throw new ServiceError(
+      `No ${what.what} named "${name}".${
+        all.length ? ` ${what.plural}: ${all.map((x) => `"${x.name}"`).join(", ")}.` : " There are none yet."
+      }`,
+      what.field,
+      404,
+    );
+  return found;
 }

@@ -1,7 +1,7 @@
 /**
  * MENTAT question banks (docs/mentat.md): the banks' summaries and the import of a question-bank CSV.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS, type MentatDomain } from "../expert-panel/domain/expert-scales";
@@ -11,7 +11,7 @@ import { diff, recordEvent } from "../audit/audit.server";
 import { applyItemImport, planItemImport, type ItemPlan, type ItemStore } from "../expert-panel/item-import.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/studies.server";
-import { ServiceError } from "../platform/service-error";
+import { countSubmitted, panelStore, requireByName } from "../expert-panel/expert-panel.server";
 
 export const BankNameSchema = StudyNameSchema;
 
@@ -32,6 +32,17 @@ export function domainsOf(stored: string[]): MentatDomain[] {
   return stored.filter((d): d is MentatDomain => MENTAT_DOMAINS.includes(d as MentatDomain));
 }
 
+/** A bank's panel of experts (docs/mentat.md#expert-panels); its commands are in panel.server.ts. */
+export const BANK_PANEL = panelStore("mentat_bank", {
+  table: mentatBankRaters,
+  group: mentatBankRaters.bankId,
+  rater: mentatBankRaters.raterId,
+  key: "bankId",
+});
+
+/** Where the ratings are kept, for the bank summaries' counts. */
+const RATING_WORK = { table: mentatRatings, item: mentatRatings.questionId, status: mentatRatings.status };
+
 export function listBanks(db: Db): BankSummary[] {
   const banks = db.select().from(mentatBanks).orderBy(asc(mentatBanks.name)).all();
   return banks.map((b) => {
@@ -42,26 +53,6 @@ export function listBanks(db: Db): BankSummary[] {
       .where(eq(mentatQuestions.bankId, b.id))
       .all();
     const rated = questions.filter((q) => preferenceDomains.includes(q.domain as MentatDomain));
-    const raters = db
-      .select({ id: mentatBankRaters.raterId })
-      .from(mentatBankRaters)
-      .where(eq(mentatBankRaters.bankId, b.id))
-      .all();
-    const submitted = rated.length
-      ? db
-          .select({ id: mentatRatings.id })
-          .from(mentatRatings)
-          .where(
-            and(
-              inArray(
-                mentatRatings.questionId,
-                rated.map((q) => q.id),
-              ),
-              eq(mentatRatings.status, "submitted"),
-            ),
-          )
-          .all().length
-      : 0;
     return {
       id: b.id,
       name: b.name,
@@ -70,8 +61,12 @@ export function listBanks(db: Db): BankSummary[] {
       seed: b.seed,
       numQuestions: questions.length,
       numRated: rated.length,
-      numRaters: raters.length,
-      numSubmitted: submitted,
+      numRaters: BANK_PANEL.memberIds(db, b.id).size,
+      numSubmitted: countSubmitted(
+        db,
+        RATING_WORK,
+        rated.map((q) => q.id),
+      ),
       createdAt: b.createdAt,
     };
   });
@@ -82,17 +77,7 @@ export function getBank(db: Db, id: number): BankSummary | null {
 }
 
 export function requireBankByName(db: Db, name: string): BankSummary {
-  const banks = listBanks(db);
-  const bank = banks.find((b) => b.name === name.trim());
-  if (!bank)
-    throw new ServiceError(
-      `No question bank named "${name}".${
-        banks.length ? ` Banks: ${banks.map((b) => `"${b.name}"`).join(", ")}.` : " There are none yet."
-      }`,
-      "bank",
-      404,
-    );
-  return bank;
+  return requireByName(listBanks(db), name, { what: "question bank", plural: "Banks", field: "bank" });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -2,18 +2,20 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/node";
 import { saveResponse, unlessOutOfSpace } from "~/platform/storage-errors.server";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { useRef } from "react";
 import { z } from "zod";
-import { LabelFields } from "~/annotation/ui/label-fields";
+import { LabelFields, useLabelFieldFocus } from "~/annotation/ui/label-fields";
 import { MISSING_INFO, type CaseLabel } from "~/gold/domain/gold";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { compareLabels } from "~/adjudication/domain/label-differences";
 import { getDb } from "~/platform/db.server";
-import { parseDraftPost, parseId } from "~/platform/forms";
+import { parseId } from "~/platform/forms";
 import { parseIntent } from "~/platform/intent";
+import { MAX_ACTIVE_MS_PER_SAVE } from "~/work-items/domain/active-time";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { icd10Index } from "~/icd10/icd10.server";
 import { Csrf, useRootData } from "~/root";
+import { answerDraftPost } from "~/work-items/workspace-route.server";
 import { NEXT_KEY, useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft, saveStateText } from "~/work-items/ui/use-draft";
 import { ShortcutsCard } from "~/work-items/ui/workspace-header";
@@ -55,6 +57,8 @@ const PostFields = {
   label: z.string().max(20_000),
   rationale: z.string().max(10_000).default(""),
   outcomeVersion: z.coerce.number().int().min(0),
+  // Time on task since the last draft save, set as the form is sent (docs/statistics.md, "Time on task").
+  activeMs: z.coerce.number().int().min(0).max(MAX_ACTIVE_MS_PER_SAVE).default(0),
 };
 /** The two buttons of the page: record the independent judgement, or decide (docs/safe-psych.md#disagreement-and-adjudication). */
 const PostSchema = z.discriminatedUnion("intent", [
@@ -66,14 +70,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
   const form = await requireForm(request, user);
   // Drafts, saved as the adjudicator works (the same post as every workspace's draft hook).
-  if (form.get("intent") === "draft") {
-    const post = parseDraftPost(form, AdjudicationDraftSchema, { id: params.caseId, maxLength: 40_000 });
-    if (!post.ok) return data<SaveResult>(post.failure, 422);
-    const saved = unlessOutOfSpace(() =>
-      saveAdjudicationDraft(getDb(), { userId: user.id, caseId: post.id, values: post.values, version: post.version }),
-    );
-    return data(saved, saved.ok ? 200 : saved.status);
-  }
+  if (form.get("intent") === "draft")
+    return answerDraftPost(form, user, params.caseId, {
+      schema: AdjudicationDraftSchema,
+      maxLength: 40_000,
+      save: (db, { id: caseId, ...input }) => saveAdjudicationDraft(db, { ...input, caseId }),
+    });
   const caseId = parseId(params.caseId);
   const post = parseIntent(form, PostSchema);
   const bad: AdjudicationResult = {
@@ -95,13 +97,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const db = getDb();
   const result = unlessOutOfSpace(() =>
     post.data.intent === "independent"
-      ? recordIndependent(db, { userId: user.id, caseId, label: label.data })
+      ? recordIndependent(db, { userId: user.id, caseId, label: label.data, activeMs: post.data.activeMs })
       : decide(db, {
           userId: user.id,
           caseId,
           label: label.data,
           rationale: post.data.rationale,
           outcomeVersion: post.data.outcomeVersion,
+          activeMs: post.data.activeMs,
         }),
   );
   if (!result.ok) return saveResponse(result);
@@ -246,17 +249,9 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
   const { values, update } = draft;
   const errors = result && !result.ok && "errors" in result ? result.errors : {};
   const formRef = useRef<HTMLFormElement>(null);
+  const activeMsRef = useRef<HTMLInputElement>(null);
   const submitRef = useRef<HTMLButtonElement>(null);
-  const codeInput = useRef<HTMLInputElement>(null);
-  const missingRef = useRef<HTMLFieldSetElement>(null);
-  const [focusCode, setFocusCode] = useState(0);
-  useEffect(() => {
-    if (focusCode) codeInput.current?.focus();
-  }, [focusCode]);
-  const [focusMissing, setFocusMissing] = useState(0);
-  useEffect(() => {
-    if (focusMissing) missingRef.current?.querySelector("input")?.focus();
-  }, [focusMissing]);
+  const { codeInput, missingRef, focusCode, focusMissing } = useLabelFieldFocus();
   const T = view.case.sections.length;
 
   // Keyboard (app/work-items/domain/keymap.ts): the annotator's label keys, R the rationale; next, Ctrl+Enter (record
@@ -274,7 +269,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
         update({ earliestSection: Number(key) });
       else if (key === "m") {
         if (current.sufficiency !== "insufficient") update({ sufficiency: "insufficient" });
-        setFocusMissing((n) => n + 1);
+        focusMissing();
       } else if (key === "r" && intent === "decide") document.getElementById("rationale")?.focus();
       else return false;
       return true;
@@ -285,7 +280,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
         search: () => {
           if (decided) return;
           if (draft.valuesRef.current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
-          setFocusCode((n) => n + 1);
+          focusCode();
         },
       },
     },
@@ -361,8 +356,19 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
               {view.final.rationale ? <p>Rationale: {view.final.rationale}</p> : null}
             </div>
           ) : (
-            <Form method="post" className="card" ref={formRef} tabIndex={-1} aria-label="Adjudication">
+            <Form
+              method="post"
+              className="card"
+              ref={formRef}
+              tabIndex={-1}
+              aria-label="Adjudication"
+              // The active time since the last draft save goes with the step (read from the form after this runs).
+              onSubmit={() => {
+                if (activeMsRef.current) activeMsRef.current.value = String(draft.takeActiveMs());
+              }}
+            >
               <Csrf />
+              <input type="hidden" name="activeMs" defaultValue="0" ref={activeMsRef} />
               <input type="hidden" name="label" value={JSON.stringify(label)} />
               <input type="hidden" name="outcomeVersion" value={view.outcomeVersion} />
               <h3 style={{ marginTop: 0 }}>

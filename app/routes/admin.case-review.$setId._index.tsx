@@ -1,22 +1,19 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
-import { ActionResult, ImportedNotice } from "~/ui/admin-notices";
 import { DimensionReport, ItemsTable, SeedsReport } from "~/case-review/ui/review-set-sections";
-import { ExpertPanel } from "~/expert-panel/ui/expert-panel";
+import { ExpertAdminHead, ExpertPanel } from "~/expert-panel/ui/expert-panel";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import {
-  addReviewRaters,
+  changeReviewPanel,
   getReviewReport,
   getReviewSet,
   listReviewItems,
   listReviewPanel,
-  removeReviewRater,
 } from "~/case-review/case-review.server";
-import { ServiceError } from "~/platform/service-error";
 import { guidelinesAdmin } from "~/guidelines/guidelines.server";
 import { GuidelinesEditor } from "~/guidelines/ui/guidelines-editor";
 
@@ -53,47 +50,28 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const set = setOr404(params.setId);
   const parsed = parseIntent(form, ActionSchema);
   if (!parsed.ok) return { ok: false as const, message: parsed.message };
-  try {
-    if (parsed.data.intent === "add_rater")
-      addReviewRaters(getDb(), { setId: set.id, raterIds: [parsed.data.raterId], actorId: me.id });
-    else removeReviewRater(getDb(), { setId: set.id, raterId: parsed.data.raterId, actorId: me.id });
-    return {
-      ok: true as const,
-      message:
-        parsed.data.intent === "add_rater"
-          ? "Added to the panel."
-          : "Removed from the panel; submitted reviews are kept.",
-    };
-  } catch (e) {
-    if (e instanceof ServiceError) return { ok: false as const, message: e.message };
-    throw e;
-  }
+  return changeReviewPanel(getDb(), { id: set.id, ...parsed.data, actorId: me.id });
 }
 
 export default function ReviewSetPage() {
   const { set, items, panel, report, guidelines } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
-  const [search] = useSearchParams();
-  const imported = search.get("imported")?.split("-");
   return (
     <section>
-      <p>
-        <Link to="/admin/expert-ratings">Expert ratings</Link> ›
-      </p>
-      <div className="row">
-        <h1>{set.name}</h1>
-        <span className="spacer" />
-        <a
-          className="button secondary"
-          href={`/admin/case-review/${set.id}/report.json?weights=${report.weights}`}
-          download
-        >
-          Report (JSON)
-        </a>
-      </div>
-      <ImportedNotice counts={imported} />
-      <ActionResult result={result} />
+      <ExpertAdminHead
+        name={set.name}
+        result={result}
+        aside={
+          <a
+            className="button secondary"
+            href={`/admin/case-review/${set.id}/report.json?weights=${report.weights}`}
+            download
+          >
+            Report (JSON)
+          </a>
+        }
+      />
 
       <h2>Experts</h2>
       <ExpertPanel

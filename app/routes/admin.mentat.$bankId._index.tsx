@@ -1,8 +1,7 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
-import { ActionResult, ImportedNotice } from "~/ui/admin-notices";
-import { ExpertPanel } from "~/expert-panel/ui/expert-panel";
+import { ExpertAdminHead, ExpertPanel } from "~/expert-panel/ui/expert-panel";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
 import { DatasetsTable, ExpandForm, FitForm, FitSummary, QuestionsTable } from "~/mentat/ui/bank-sections";
@@ -10,7 +9,7 @@ import { FitJobProgress } from "~/mentat/ui/fit-job-progress";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
-import { addBankRaters, listBankPanel, removeBankRater } from "~/mentat/panel.server";
+import { changeBankPanel, listBankPanel } from "~/mentat/panel.server";
 import { expandBank, listBankQuestions, listDatasets } from "~/mentat/questions.server";
 import { cancelBankFitJob, FitOptionsSchema, getLatestFit, latestFitJob, startBankFitJob } from "~/mentat/fits.server";
 import { getBank } from "~/mentat/banks.server";
@@ -91,14 +90,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const db = getDb();
   const a = parsed.data;
   try {
-    if (a.intent === "add_rater") {
-      addBankRaters(db, { bankId: bank.id, raterIds: [a.raterId], actorId: me.id });
-      return { ok: true as const, message: "Added to the panel." };
-    }
-    if (a.intent === "remove_rater") {
-      removeBankRater(db, { bankId: bank.id, raterId: a.raterId, actorId: me.id });
-      return { ok: true as const, message: "Removed from the panel; their submitted ratings are kept." };
-    }
+    if (a.intent === "add_rater" || a.intent === "remove_rater")
+      return changeBankPanel(db, { id: bank.id, intent: a.intent, raterId: a.raterId, actorId: me.id });
     if (a.intent === "expand") {
       const ages = a.ages?.map(Number);
       if (ages?.some((x) => !Number.isInteger(x)))
@@ -132,23 +125,18 @@ export default function BankPage() {
   const fitRunning = job?.status === "queued" || job?.status === "running";
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
-  const [search] = useSearchParams();
-  const imported = search.get("imported")?.split("-");
   return (
     <section>
-      <p>
-        <Link to="/admin/expert-ratings">Expert ratings</Link> ›
-      </p>
-      <div className="row">
-        <h1>{bank.name}</h1>
-        <span className="spacer" />
-        <span className="muted">
-          {bank.numQuestions} questions · preference labels for {bank.preferenceDomains.join(", ") || "no domain"} (
-          {bank.numRated} questions) · seed {bank.seed}
-        </span>
-      </div>
-      <ImportedNotice counts={imported} />
-      <ActionResult result={result} />
+      <ExpertAdminHead
+        name={bank.name}
+        result={result}
+        aside={
+          <span className="muted">
+            {bank.numQuestions} questions · preference labels for {bank.preferenceDomains.join(", ") || "no domain"} (
+            {bank.numRated} questions) · seed {bank.seed}
+          </span>
+        }
+      />
 
       <h2>Experts</h2>
       <ExpertPanel

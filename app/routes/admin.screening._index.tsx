@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Csrf } from "~/root";
+import { RuleFields } from "~/screening/ui/rule-fields";
 import { DEFAULT_RULE, DEFAULT_SCREENING_CATEGORIES } from "~/screening/domain/screening";
 import { parseVocabulary } from "~/screening/domain/screening-import";
 import { getDb } from "~/platform/db.server";
@@ -120,40 +121,16 @@ export default function ScreeningStudies() {
             <FieldError errors={errors} name="categories" />
           </div>
           <div>
-            <label htmlFor="reviewersPerRound">Reviewers per round</label>
-            <input
-              id="reviewersPerRound"
-              name="reviewersPerRound"
-              type="number"
-              min={2}
-              max={20}
-              defaultValue={DEFAULT_RULE.reviewersPerRound}
+            <RuleFields
+              values={{ ...DEFAULT_RULE, controlsPerRound: 150 }}
+              labels={{
+                reviewersPerRound: { label: "Reviewers per round" },
+                inclusionVotes: { label: "Include an item with at least this many relevant votes" },
+                controlThreshold: { label: "Control-inclusion threshold (a rate above it opens a recall round)" },
+                controlsPerRound: { label: "Concealed controls per round (default; set when opening a round)" },
+              }}
+              after={(name) => <FieldError errors={errors} name={name} />}
             />
-            <FieldError errors={errors} name="reviewersPerRound" />
-            <label htmlFor="inclusionVotes">Include an item with at least this many relevant votes</label>
-            <input
-              id="inclusionVotes"
-              name="inclusionVotes"
-              type="number"
-              min={1}
-              max={20}
-              defaultValue={DEFAULT_RULE.inclusionVotes}
-            />
-            <FieldError errors={errors} name="inclusionVotes" />
-            <label htmlFor="controlThreshold">Control-inclusion threshold (a rate above it opens a recall round)</label>
-            <input
-              id="controlThreshold"
-              name="controlThreshold"
-              type="number"
-              step="0.001"
-              min={0}
-              max={0.99}
-              defaultValue={DEFAULT_RULE.controlThreshold}
-            />
-            <FieldError errors={errors} name="controlThreshold" />
-            <label htmlFor="controlsPerRound">Concealed controls per round (default; set when opening a round)</label>
-            <input id="controlsPerRound" name="controlsPerRound" type="number" min={1} defaultValue={150} />
-            <FieldError errors={errors} name="controlsPerRound" />
           </div>
         </div>
         <p>

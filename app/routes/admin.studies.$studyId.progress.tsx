@@ -9,7 +9,7 @@ import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "~/annotation/
 import { countByState, listCaseProgress, type CaseProgress } from "~/gold/gold-export.server";
 import { getStudy } from "~/annotation/studies.server";
 import { getTimeOnTask } from "~/study-report/time-on-task.server";
-import { formatDuration } from "~/study-report/domain/time-on-task";
+import { formatDuration, type TimeOnTask } from "~/study-report/domain/time-on-task";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Progress · ${data?.study.name ?? ""} · Concord` },
@@ -154,6 +154,7 @@ export default function Progress() {
           ? `median ${formatDuration(time.median_ms)} over ${time.n} annotations, ${formatDuration(time.total_ms)} in all.`
           : "nothing recorded yet."}
       </p>
+      <AdjudicationTime time={time.adjudication} />
       <h2>Cases</h2>
       <DataTable
         data={shown}
@@ -176,5 +177,44 @@ export default function Progress() {
         }
       />
     </section>
+  );
+}
+
+/** The adjudicators' time on their decided cases (docs/statistics.md, "Time on task"). */
+function AdjudicationTime({ time }: { time: TimeOnTask["adjudication"] }) {
+  if (!time) return null;
+  return (
+    <>
+      <p className="muted" data-testid="adjudication-time">
+        Time on task of adjudication (active time per decided case: drafts, independent judgement and decision):{" "}
+        {time.n
+          ? `median ${formatDuration(time.median_ms)} over ${time.n} decisions, ${formatDuration(time.total_ms)} in all.`
+          : "nothing recorded yet."}
+      </p>
+      {time.n ? (
+        <table aria-label="Adjudicators' time on task">
+          <thead>
+            <tr>
+              <th>Adjudicator</th>
+              <th className="num">Decisions</th>
+              <th className="num">Median active time</th>
+              <th className="num">Total</th>
+            </tr>
+          </thead>
+          <tbody>
+            {time.per_adjudicator.map((a) => (
+              <tr key={a.adjudicator}>
+                <td>{a.adjudicator}</td>
+                <td className="num">{a.n}</td>
+                <td className="num" data-testid={`adjudication-median-${a.adjudicator}`}>
+                  {formatDuration(a.median_ms)}
+                </td>
+                <td className="num">{formatDuration(a.total_ms)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </>
   );
 }

@@ -1,10 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data, redirect } from "@remix-run/node";
-import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
+import { redirect } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
-import { LabelFields } from "~/annotation/ui/label-fields";
+import { LabelFields, useLabelFieldFocus } from "~/annotation/ui/label-fields";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item";
 import { useDraft } from "~/work-items/ui/use-draft";
@@ -12,9 +11,9 @@ import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header
 import { checkCaseLabel } from "~/gold/domain/gold";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { getDb } from "~/platform/db.server";
-import { parseDraftPost } from "~/platform/forms";
 import { invariantFound, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
+import { answerDraftPost } from "~/work-items/workspace-route.server";
 import {
   AnnotationValuesSchema,
   getAnnotatorItem,
@@ -25,7 +24,7 @@ import {
   type AnnotationValues,
   type SaveResult,
 } from "~/annotation/annotations.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 import { guidelinesView } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
@@ -38,7 +37,8 @@ export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-ac
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "annotator");
   // Not assigned (or not a case at all) answers 404, never 403: ids reveal nothing. The key is a case id, or the
-  // opaque key of any item in a study with rater quality (docs/rater-quality.md, "Blinding").
+  // opaque key of any item in a study with rater quality (docs/rater-quality.md, "Blinding"), so this loader finds
+  // the item itself rather than through workspaceLoader's numeric id.
   const found = invariantFound(getAnnotatorItem(getDb(), { userId: user.id, key: params.caseId }));
   // Real work opens when the training round is done.
   if ("gated" in found) throw redirect("/annotate");
@@ -53,23 +53,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const item = invariantFound(resolveAnnotatorItem(getDb(), user.id, params.caseId));
   const id = String(item.kind === "assignment" ? item.caseId : item.id);
-  const post = parseDraftPost(form, AnnotationValuesSchema, { id, maxLength: 100_000 });
-  if (!post.ok) return data<SaveResult>(post.failure, 422);
-  const input = {
-    userId: user.id,
-    caseId: post.id,
-    values: post.values,
-    version: post.version,
-    activeMs: post.activeMs,
-  };
-  const result = unlessOutOfSpace(() =>
-    item.kind === "quality"
-      ? saveQualityAnnotation(getDb(), { ...input, id: post.id, intent: post.intent })
-      : post.intent === "draft"
-        ? saveDraft(getDb(), input)
-        : submitAnnotation(getDb(), input),
-  );
-  return saveResponse<SaveResult | StorageRefusal>(result);
+  return answerDraftPost(form, user, id, {
+    schema: AnnotationValuesSchema,
+    maxLength: 100_000,
+    save: (db, { id, intent, ...input }) =>
+      item.kind === "quality"
+        ? saveQualityAnnotation(db, { ...input, id, intent })
+        : (intent === "draft" ? saveDraft : submitAnnotation)(db, { ...input, caseId: id }),
+  });
 }
 
 const ANNOTATION_LIMITS = {
@@ -127,17 +118,8 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
     },
   });
   const { values, update, errors } = draft;
-  const codeInput = useRef<HTMLInputElement>(null);
   const formRef = useRef<HTMLDivElement>(null);
-  const missingRef = useRef<HTMLFieldSetElement>(null);
-  const [focusCode, setFocusCode] = useState(0);
-  useEffect(() => {
-    if (focusCode) codeInput.current?.focus();
-  }, [focusCode]);
-  const [focusMissing, setFocusMissing] = useState(0);
-  useEffect(() => {
-    if (focusMissing) missingRef.current?.querySelector("input")?.focus();
-  }, [focusMissing]);
+  const { codeInput, missingRef, focusCode, focusMissing } = useLabelFieldFocus();
 
   // Keyboard (app/work-items/domain/keymap.ts): S / I sufficiency, 1–T earliest section, / code search, M missing
   // information; next, previous, Ctrl+Enter and the rest as in every workspace.
@@ -154,7 +136,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       else if (key === "m") {
         // The missing-information list exists only for an insufficient note.
         if (current.sufficiency !== "insufficient") update({ sufficiency: "insufficient" });
-        setFocusMissing((n) => n + 1);
+        focusMissing();
       } else return false;
       return true;
     },
@@ -165,7 +147,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
         search: () => {
           // The picker exists only for a sufficient note: "/" chooses sufficient first, then focuses it once rendered.
           if (draft.valuesRef.current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
-          setFocusCode((n) => n + 1);
+          focusCode();
         },
       },
     },
@@ -230,15 +212,16 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               onCodeDone={() => formRef.current?.focus()}
               shortcuts
             />
-            <label htmlFor="notes">Notes (optional)</label>
-            <textarea
+            <LimitedText
               id="notes"
+              label="Notes (optional)"
+              what="Notes"
               value={values.notes}
+              max={TEXT_LIMITS.notes}
+              error={errors.notes}
+              onChange={(v) => update({ notes: v })}
               disabled={locked}
-              onChange={(e) => update({ notes: e.target.value })}
-              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
             />
-            <TextLimit id="notes" value={values.notes} max={TEXT_LIMITS.notes} what="Notes" error={errors.notes} />
             <DraftFooter
               draft={draft}
               submitted={submitted}

@@ -1,6 +1,4 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data } from "@remix-run/node";
-import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useCallback, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -14,10 +12,8 @@ import {
   REVIEW_SCALE,
   type ReviewDimension,
 } from "~/expert-panel/domain/expert-scales";
-import { getDb } from "~/platform/db.server";
-import { parseDraftPost } from "~/platform/forms";
-import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
+import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
 import {
   getRaterItem,
@@ -26,9 +22,8 @@ import {
   type ReviewSaveResult,
   type ReviewValues,
 } from "~/case-review/case-review.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
-import { guidelinesForItem } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
@@ -36,29 +31,20 @@ export const meta: MetaFunction = () => [{ title: "Review a case · Concord" }];
 export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-action";
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  const view = requireById(params.itemId, (itemId) => getRaterItem(getDb(), { userId: user.id, itemId }));
-  return { ...view, guidelines: guidelinesForItem(getDb(), "case_review", view.item.id) };
-}
+export const loader = ({ request, params }: LoaderFunctionArgs) =>
+  workspaceLoader(request, "rater", params.itemId, {
+    find: (db, userId, itemId) => getRaterItem(db, { userId, itemId }),
+    guidelines: "case_review",
+    itemId: (view) => view.item.id,
+  });
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  const form = await requireForm(request, user);
-  const post = parseDraftPost(form, ReviewValuesSchema, { id: params.itemId, maxLength: 50_000, report: "message" });
-  if (!post.ok) return data<ReviewSaveResult>(post.failure, 422);
-  const result = unlessOutOfSpace(() =>
-    saveReview(getDb(), {
-      userId: user.id,
-      itemId: post.id,
-      values: post.values,
-      version: post.version,
-      intent: post.intent,
-      activeMs: post.activeMs,
-    }),
-  );
-  return saveResponse<ReviewSaveResult | StorageRefusal>(result);
-}
+export const action = ({ request, params }: ActionFunctionArgs) =>
+  workspaceAction(request, "rater", params.itemId, {
+    schema: ReviewValuesSchema,
+    maxLength: 50_000,
+    report: "message",
+    save: (db, { id: itemId, ...input }) => saveReview(db, { ...input, itemId }),
+  });
 
 export default function ReviewItem() {
   const view = useLoaderData<typeof loader>();
@@ -193,20 +179,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                 </fieldset>
                 {form.values.decision === "reject" ? (
                   <>
-                    <label htmlFor="reason">Reason for rejecting (required)</label>
-                    <textarea
+                    <LimitedText
                       id="reason"
-                      ref={attachReason}
-                      value={form.values.reason}
-                      onChange={(e) => form.update({ reason: e.target.value })}
-                      {...limitProps("reason", form.values.reason, TEXT_LIMITS.comment)}
-                    />
-                    <TextLimit
-                      id="reason"
+                      label="Reason for rejecting (required)"
+                      what="A reason"
                       value={form.values.reason}
                       max={TEXT_LIMITS.comment}
-                      what="A reason"
                       error={form.errors.reason}
+                      onChange={(v) => form.update({ reason: v })}
+                      inputRef={attachReason}
                     />
                   </>
                 ) : null}
@@ -250,19 +231,14 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                 </fieldset>
               ))
             )}
-            <label htmlFor="comment">Comment (optional)</label>
-            <textarea
+            <LimitedText
               id="comment"
-              value={form.values.comment}
-              onChange={(e) => form.update({ comment: e.target.value })}
-              {...limitProps("comment", form.values.comment, TEXT_LIMITS.comment)}
-            />
-            <TextLimit
-              id="comment"
+              label="Comment (optional)"
+              what="A comment"
               value={form.values.comment}
               max={TEXT_LIMITS.comment}
-              what="A comment"
               error={form.errors.comment}
+              onChange={(v) => form.update({ comment: v })}
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>

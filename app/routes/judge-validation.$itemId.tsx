@@ -1,6 +1,4 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data } from "@remix-run/node";
-import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -10,10 +8,8 @@ import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { raterAction } from "~/evaluation/domain/judge";
-import { getDb } from "~/platform/db.server";
-import { parseDraftPost } from "~/platform/forms";
-import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
+import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import {
   getRaterItem,
   raterGuide,
@@ -23,9 +19,8 @@ import {
   type RatingSaveResult,
   type RatingValues,
 } from "~/judge-validation/judge-ratings.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
-import { guidelinesForItem } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -38,29 +33,22 @@ export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-ac
  * Blinding (docs/architecture.md, "Roles and blinding"): the loader returns the response text, the rater's own labels and the judge prompt's guide —
  * nothing else. getRaterItem selects exactly those columns; an item not assigned to this rater answers 404.
  */
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  const view = requireById(params.itemId, (itemId) => getRaterItem(getDb(), { raterId: user.id, itemId }));
-  return { ...view, guide: raterGuide(), guidelines: guidelinesForItem(getDb(), "judge_rating", view.item.id) };
-}
+export const loader = async ({ request, params }: LoaderFunctionArgs) => ({
+  ...(await workspaceLoader(request, "rater", params.itemId, {
+    find: (db, raterId, itemId) => getRaterItem(db, { raterId, itemId }),
+    guidelines: "judge_rating",
+    itemId: (view) => view.item.id,
+  })),
+  guide: raterGuide(),
+});
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  const form = await requireForm(request, user);
-  const post = parseDraftPost(form, RatingValuesSchema, { id: params.itemId, maxLength: 50_000 });
-  if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
-  const input = {
-    raterId: user.id,
-    itemId: post.id,
-    values: post.values,
-    version: post.version,
-    activeMs: post.activeMs,
-  };
-  const result = unlessOutOfSpace(() =>
-    post.intent === "draft" ? saveRatingDraft(getDb(), input) : submitRating(getDb(), input),
-  );
-  return saveResponse<RatingSaveResult | StorageRefusal>(result);
-}
+export const action = ({ request, params }: ActionFunctionArgs) =>
+  workspaceAction(request, "rater", params.itemId, {
+    schema: RatingValuesSchema,
+    maxLength: 50_000,
+    save: (db, { userId: raterId, id: itemId, intent, ...input }) =>
+      (intent === "draft" ? saveRatingDraft : submitRating)(db, { ...input, raterId, itemId }),
+  });
 
 const RATING_LIMITS = {
   icdCodes: ["The codes", TEXT_LIMITS.icdCodes],
@@ -209,48 +197,39 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <p>
               Action by the rule: <strong data-testid="derived-action">{action ?? "— (choose both features)"}</strong>
             </p>
-            <label htmlFor="icdCodes">ICD codes named in the response (optional, comma-separated)</label>
-            <input
+            <LimitedText
               id="icdCodes"
-              type="text"
-              ref={codesRef}
-              value={values.icdCodes}
-              disabled={readOnly}
-              onChange={(e) => update({ icdCodes: e.target.value })}
-              {...limitProps("icdCodes", values.icdCodes, TEXT_LIMITS.icdCodes)}
-            />
-            <TextLimit
-              id="icdCodes"
+              label="ICD codes named in the response (optional, comma-separated)"
+              what="The codes"
               value={values.icdCodes}
               max={TEXT_LIMITS.icdCodes}
-              what="The codes"
               error={errors.icdCodes}
-            />
-            <label htmlFor="diagnosisNames">Diagnosis names (optional, comma-separated)</label>
-            <input
-              id="diagnosisNames"
-              type="text"
-              value={values.diagnosisNames}
+              onChange={(v) => update({ icdCodes: v })}
               disabled={readOnly}
-              onChange={(e) => update({ diagnosisNames: e.target.value })}
-              {...limitProps("diagnosisNames", values.diagnosisNames, TEXT_LIMITS.diagnosisNames)}
+              oneLine
+              inputRef={codesRef}
             />
-            <TextLimit
+            <LimitedText
               id="diagnosisNames"
+              label="Diagnosis names (optional, comma-separated)"
+              what="The diagnosis names"
               value={values.diagnosisNames}
               max={TEXT_LIMITS.diagnosisNames}
-              what="The diagnosis names"
               error={errors.diagnosisNames}
-            />
-            <label htmlFor="notes">Notes (optional)</label>
-            <textarea
-              id="notes"
-              value={values.notes}
+              onChange={(v) => update({ diagnosisNames: v })}
               disabled={readOnly}
-              onChange={(e) => update({ notes: e.target.value })}
-              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
+              oneLine
             />
-            <TextLimit id="notes" value={values.notes} max={TEXT_LIMITS.notes} what="Notes" error={errors.notes} />
+            <LimitedText
+              id="notes"
+              label="Notes (optional)"
+              what="Notes"
+              value={values.notes}
+              max={TEXT_LIMITS.notes}
+              error={errors.notes}
+              onChange={(v) => update({ notes: v })}
+              disabled={readOnly}
+            />
             <DraftFooter
               draft={draft}
               submitted={submitted}

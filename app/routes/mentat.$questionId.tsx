@@ -1,6 +1,4 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data } from "@remix-run/node";
-import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useCallback, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -9,14 +7,11 @@ import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
-import { getDb } from "~/platform/db.server";
-import { parseDraftPost } from "~/platform/forms";
-import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
+import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/mentat/ratings.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
-import { guidelinesForItem } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
@@ -24,36 +19,21 @@ export const meta: MetaFunction = () => [{ title: "Rate answer options · Concor
 export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-action";
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  // A question that is not this expert's (or no question at all) answers 404: ids reveal nothing.
-  const view = requireById(params.questionId, (questionId) =>
-    getRaterQuestion(getDb(), { userId: user.id, questionId }),
-  );
-  return { ...view, guidelines: guidelinesForItem(getDb(), "mentat_rating", view.question.id) };
-}
+// A question that is not this expert's (or no question at all) answers 404: ids reveal nothing.
+export const loader = ({ request, params }: LoaderFunctionArgs) =>
+  workspaceLoader(request, "rater", params.questionId, {
+    find: (db, userId, questionId) => getRaterQuestion(db, { userId, questionId }),
+    guidelines: "mentat_rating",
+    itemId: (view) => view.question.id,
+  });
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  const form = await requireForm(request, user);
-  const post = parseDraftPost(form, OptionRatingSchema, {
-    id: params.questionId,
+export const action = ({ request, params }: ActionFunctionArgs) =>
+  workspaceAction(request, "rater", params.questionId, {
+    schema: OptionRatingSchema,
     maxLength: 50_000,
     report: "message",
+    save: (db, { id: questionId, ...input }) => saveOptionRating(db, { ...input, questionId }),
   });
-  if (!post.ok) return data<RatingSaveResult>(post.failure, 422);
-  const result = unlessOutOfSpace(() =>
-    saveOptionRating(getDb(), {
-      userId: user.id,
-      questionId: post.id,
-      values: post.values,
-      version: post.version,
-      intent: post.intent,
-      activeMs: post.activeMs,
-    }),
-  );
-  return saveResponse<RatingSaveResult | StorageRefusal>(result);
-}
 
 export default function RateQuestion() {
   const view = useLoaderData<typeof loader>();
@@ -204,19 +184,14 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             <p>
               <strong data-testid="rated-count">{rated} of 5</strong> options rated
             </p>
-            <label htmlFor="comment">Comment (optional)</label>
-            <textarea
+            <LimitedText
               id="comment"
-              value={form.values.comment}
-              onChange={(e) => form.update({ comment: e.target.value })}
-              {...limitProps("comment", form.values.comment, TEXT_LIMITS.comment)}
-            />
-            <TextLimit
-              id="comment"
+              label="Comment (optional)"
+              what="A comment"
               value={form.values.comment}
               max={TEXT_LIMITS.comment}
-              what="A comment"
               error={form.errors.comment}
+              onChange={(v) => form.update({ comment: v })}
             />
             <DraftFooter draft={form} submitted={state === "submitted"} revisionHint />
           </div>

@@ -1,7 +1,5 @@
 import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data } from "@remix-run/node";
-import { saveResponse, unlessOutOfSpace, type StorageRefusal } from "~/platform/storage-errors.server";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useCallback, useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
@@ -9,10 +7,8 @@ import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { checkVote, REVIEW_CONFIDENCES, type VoteValues } from "~/screening/domain/screening";
-import { getDb } from "~/platform/db.server";
-import { parseDraftPost } from "~/platform/forms";
-import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { useRootData } from "~/root";
+import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import {
   getReviewEntry,
   saveVoteDraft,
@@ -20,9 +16,8 @@ import {
   VoteValuesSchema,
   type VoteResult,
 } from "~/screening/screening-review.server";
-import { TextLimit, limitProps } from "~/work-items/ui/text-limit";
+import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
-import { guidelinesForItem } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -35,29 +30,20 @@ export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-ac
  * The reviewer's item. The service's projection is the blinding: it returns the item's messages and the reviewer's
  * own vote, never control status, screen labels, rubrics or other reviewers' votes. Not theirs → 404.
  */
-export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  const view = requireById(params.entryId, (entryId) => getReviewEntry(getDb(), { userId: user.id, entryId }));
-  return { ...view, guidelines: guidelinesForItem(getDb(), "screening_vote", view.entry.id) };
-}
+export const loader = ({ request, params }: LoaderFunctionArgs) =>
+  workspaceLoader(request, "rater", params.entryId, {
+    find: (db, userId, entryId) => getReviewEntry(db, { userId, entryId }),
+    guidelines: "screening_vote",
+    itemId: (view) => view.entry.id,
+  });
 
-export async function action({ request, params }: ActionFunctionArgs) {
-  const user = await requireRole(request, "rater");
-  const form = await requireForm(request, user);
-  const post = parseDraftPost(form, VoteValuesSchema, { id: params.entryId, maxLength: 100_000 });
-  if (!post.ok) return data<VoteResult>(post.failure, 422);
-  const input = {
-    userId: user.id,
-    entryId: post.id,
-    values: post.values,
-    version: post.version,
-    activeMs: post.activeMs,
-  };
-  const result = unlessOutOfSpace(() =>
-    post.intent === "draft" ? saveVoteDraft(getDb(), input) : submitVote(getDb(), input),
-  );
-  return saveResponse<VoteResult | StorageRefusal>(result);
-}
+export const action = ({ request, params }: ActionFunctionArgs) =>
+  workspaceAction(request, "rater", params.entryId, {
+    schema: VoteValuesSchema,
+    maxLength: 100_000,
+    save: (db, { id: entryId, intent, ...input }) =>
+      (intent === "draft" ? saveVoteDraft : submitVote)(db, { ...input, entryId }),
+  });
 
 const ROLE_NAMES: Record<string, string> = {
   user: "User",
@@ -255,20 +241,15 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               ))}
               {fieldError("confidence")}
             </fieldset>
-            <label htmlFor="notes">Notes (optional)</label>
-            <textarea
+            <LimitedText
               id="notes"
-              value={values.notes}
-              disabled={closed}
-              onChange={(e) => update({ notes: e.target.value })}
-              {...limitProps("notes", values.notes, TEXT_LIMITS.notes)}
-            />
-            <TextLimit
-              id="notes"
+              label="Notes (optional)"
+              what="Notes"
               value={values.notes}
               max={TEXT_LIMITS.notes}
-              what="Notes"
               error={draft.errors.notes}
+              onChange={(v) => update({ notes: v })}
+              disabled={closed}
             />
             <DraftFooter
               draft={draft}

@@ -1,11 +1,13 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { annotations, cases, users, workTime } from "../../db/schema";
+import { adjudications, annotations, cases, users, workTime } from "../../db/schema";
 import type { Db } from "../platform/db.server";
-import { summariseTimeOnTask, type TimeOnTask } from "./domain/time-on-task";
+import { ADJUDICATION_TIME } from "../adjudication/adjudication.server";
+import { summariseAdjudicationTime, summariseTimeOnTask, type TimeOnTask } from "./domain/time-on-task";
 
 /**
- * Time on task of a study's submitted annotations (docs/statistics.md, "Time on task"): the active time the
- * work-item engine recorded for each (case, annotator), as medians per annotator and per case.
+ * Time on task of a study (docs/statistics.md, "Time on task"): the active time the work-item engine recorded for
+ * each submitted annotation (case, annotator), as medians per annotator and per case; and for each decided case of an
+ * adjudicator (drafts, independent judgement and decision together), as medians per adjudicator.
  */
 export function getTimeOnTask(db: Db, studyId: number): TimeOnTask {
   const rows = db
@@ -29,5 +31,31 @@ export function getTimeOnTask(db: Db, studyId: number): TimeOnTask {
     .where(and(eq(cases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
     .orderBy(asc(cases.id))
     .all();
-  return summariseTimeOnTask(rows);
+  return { ...summariseTimeOnTask(rows), adjudication: getAdjudicationTime(db, studyId) };
+}
+
+/**
+ * One entry per (case, adjudicator) with a decision — the reference label now, or one an admin has since reopened:
+ * the work was done. A judgement left behind when another adjudicator decided first (superseded, or still in
+ * progress) is not a decision and does not count, like an annotation never submitted.
+ */
+function getAdjudicationTime(db: Db, studyId: number) {
+  const timed = db
+    .select({ adjudicator: users.username, userId: workTime.userId, caseId: cases.id, activeMs: workTime.activeMs })
+    .from(workTime)
+    .innerJoin(cases, eq(cases.id, workTime.itemId))
+    .innerJoin(users, eq(users.id, workTime.userId))
+    .where(and(eq(workTime.entity, ADJUDICATION_TIME), eq(cases.studyId, studyId)))
+    .orderBy(asc(cases.id), asc(users.username))
+    .all();
+  const decided = new Set(
+    db
+      .select({ caseId: adjudications.caseId, userId: adjudications.adjudicatorId })
+      .from(adjudications)
+      .innerJoin(cases, eq(cases.id, adjudications.caseId))
+      .where(and(eq(cases.studyId, studyId), inArray(adjudications.status, ["decided", "reopened"])))
+      .all()
+      .map((d) => `${d.caseId}:${d.userId}`),
+  );
+  return summariseAdjudicationTime(timed.filter((t) => decided.has(`${t.caseId}:${t.userId}`)));
 }

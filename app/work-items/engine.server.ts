@@ -58,6 +58,8 @@ export interface RowMeta {
 export interface WorkItemAdapter<Item, Row, V, X extends object = object> {
   /** The audit trail's entity name ("annotation", "screening_vote", …). */
   entity: string;
+  /** Under which entity the time on task of a save is kept, when not `entity` (adjudication drafts: "adjudication"). */
+  timeEntity?: string;
   /** How the messages name the work: "This {noun} was changed in another window…". */
   noun: string;
   /** The item if it is this user's to work on (ownership is part of the query); anything else is "not found". */
@@ -134,7 +136,7 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
   const now = input.now ?? Date.now();
   const extra = (adapter.noExtra ?? {}) as X;
   return writeTransaction(db, (tx): SaveResult<X> =>
-    withActiveTime(tx, adapter.entity, input, now, (): SaveResult<X> => {
+    withActiveTime(tx, adapter.timeEntity ?? adapter.entity, input, now, (): SaveResult<X> => {
       const item = adapter.find(tx, input.userId, input.itemId);
       if (!item) return notFound();
       const closed = adapter.closed?.(item);
@@ -208,19 +210,32 @@ function withActiveTime<T extends { ok: boolean }>(
   save: () => T,
 ): T {
   const result = save();
-  if (!result.ok || !input.activeMs) return result;
+  if (result.ok)
+    addActiveTime(tx, { entity, itemId: input.itemId, userId: input.userId, activeMs: input.activeMs, now });
+  return result;
+}
+
+/**
+ * Adds `activeMs` of time on task to the one `work_time` row of (entity, item, user), in the caller's transaction
+ * (docs/statistics.md, "Time on task"). For writes that record a step outside `saveWorkItem` (the adjudicator's
+ * independent judgement and decision); call it only once the write is accepted.
+ */
+export function addActiveTime(
+  tx: Tx,
+  t: { entity: string; itemId: number; userId: string; activeMs: number | undefined; now: number },
+): void {
+  if (!t.activeMs) return;
   tx.insert(workTime)
-    .values({ entity, itemId: input.itemId, userId: input.userId, activeMs: input.activeMs, saves: 1, updatedAt: now })
+    .values({ entity: t.entity, itemId: t.itemId, userId: t.userId, activeMs: t.activeMs, saves: 1, updatedAt: t.now })
     .onConflictDoUpdate({
       target: [workTime.entity, workTime.itemId, workTime.userId],
       set: {
-        activeMs: sql`${workTime.activeMs} + ${input.activeMs}`,
+        activeMs: sql`${workTime.activeMs} + ${t.activeMs}`,
         saves: sql`${workTime.saves} + 1`,
-        updatedAt: now,
+        updatedAt: t.now,
       },
     })
     .run();
-  return result;
 }
 
 type VersionedTable = SQLiteTable & { id: SQLiteColumn; version: SQLiteColumn };

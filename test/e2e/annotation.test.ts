@@ -1,40 +1,21 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../app/platform/db.server";
-import { hydrated, launchBrowser, logIn } from "../support/browser";
-import { PASSWORD, seedStudy } from "../support/fixtures";
-import { startApp, tempDbPath, type RunningApp } from "../support/server";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { hydrated } from "../support/browser";
+import { seedStudy } from "../support/fixtures";
+import { seededApp } from "../support/e2e-app";
 
-let app: RunningApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  const t = tempDbPath();
-  const db = openDatabase(t.dbPath);
-  await seedStudy(db, {
+const e2e = seededApp((db) =>
+  seedStudy(db, {
     cases: 8,
     users: [
       { username: "ann1", roles: ["annotator"] },
       { username: "ann2", roles: ["annotator"] },
     ],
     annotators: ["ann1", "ann2"],
-  });
-  db.$client.close();
-  app = await startApp({ dbPath: t.dbPath });
-  browser = await launchBrowser();
-});
+  }),
+);
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-});
-
-async function annotatorPage(username: string): Promise<Page> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await logIn(page, app.url, username, PASSWORD);
-  return page;
-}
+const annotatorPage = (username: string): Promise<Page> => e2e.pageAs(username);
 
 /**
  * After a client-side navigation the URL changes before React has rendered the new case (navigations are
@@ -57,7 +38,7 @@ async function pickCode(page: Page, code: string) {
 describe("annotation in the browser", () => {
   it("lets an annotator complete three cases with the keyboard alone", async () => {
     const page = await annotatorPage("ann1");
-    await page.goto(`${app.url}/annotate`);
+    await page.goto(`${e2e.app.url}/annotate`);
     await hydrated(page);
     const first = page.url();
     await page.keyboard.press("j");
@@ -94,7 +75,7 @@ describe("annotation in the browser", () => {
     await page.keyboard.press("Control+Enter");
     await page.waitForURL((u) => u.href !== url);
 
-    await page.goto(`${app.url}/annotate`);
+    await page.goto(`${e2e.app.url}/annotate`);
     expect(await page.getByTestId("progress").textContent()).toContain("3 of");
     expect(await page.locator('tr[data-state="submitted"]').count()).toBe(3);
     await page.context().close();
@@ -102,7 +83,7 @@ describe("annotation in the browser", () => {
 
   it("keeps a draft across a page reload", async () => {
     const page = await annotatorPage("ann2");
-    await page.goto(`${app.url}/annotate`);
+    await page.goto(`${e2e.app.url}/annotate`);
     await page.getByTestId("next-case").click();
     await page.waitForURL(/\/annotate\/\d+$/);
     await caseShown(page);
@@ -121,7 +102,7 @@ describe("annotation in the browser", () => {
 
   it("refuses a code outside WHO chapter V with a message at the field", async () => {
     const page = await annotatorPage("ann2");
-    await page.goto(`${app.url}/annotate`);
+    await page.goto(`${e2e.app.url}/annotate`);
     await page.locator('tr[data-state="not_started"] a').first().click();
     await page.waitForURL(/\/annotate\/\d+$/);
     await caseShown(page);

@@ -3,36 +3,22 @@
  * next item and K the previous one, N records nothing and goes nowhere, H opens the help page, and the workspace's
  * shortcut card shows the keymap's keys.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../app/platform/db.server";
-import { hydrated, launchBrowser, logIn } from "../support/browser";
-import { PASSWORD, seedStudy } from "../support/fixtures";
-import { startApp, tempDbPath, type RunningApp } from "../support/server";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { hydrated } from "../support/browser";
+import { seedStudy } from "../support/fixtures";
+import { seededApp } from "../support/e2e-app";
 
-let app: RunningApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  const t = tempDbPath();
-  const db = openDatabase(t.dbPath);
-  await seedStudy(db, {
+const e2e = seededApp((db) =>
+  seedStudy(db, {
     cases: 3,
     users: [
       { username: "ann1", roles: ["annotator"] },
       { username: "ann2", roles: ["annotator"] },
     ],
     annotators: ["ann1", "ann2"],
-  });
-  db.$client.close();
-  app = await startApp({ dbPath: t.dbPath });
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+  }),
+);
 
 async function shown(page: Page): Promise<string> {
   const id = new URL(page.url()).pathname.match(/\/annotate\/(\d+)$/)![1]!;
@@ -42,9 +28,8 @@ async function shown(page: Page): Promise<string> {
 
 describe("the keymap", () => {
   it("J / K walk through the cases from the list and the workspace; N does nothing; H opens the help page", async () => {
-    const page = await (await browser.newContext()).newPage();
-    await logIn(page, app.url, "ann1", PASSWORD);
-    await page.goto(`${app.url}/annotate`);
+    const page = await e2e.pageAs("ann1");
+    await page.goto(`${e2e.app.url}/annotate`);
     await hydrated(page);
     expect(await page.getByTestId("next-case").textContent()).toContain("J");
     await page.keyboard.press("j");

@@ -5,27 +5,21 @@
  */
 import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { openDatabase } from "../../app/platform/db.server";
 import { decide, getAdjudicationCase } from "../../app/adjudication/adjudication.server";
 import { studies } from "../../db/schema";
 import { studyForPair, submitPair, sufficient } from "../support/labels";
-import { hydrated, launchBrowser, logIn } from "../support/browser";
-import { PASSWORD, seedStudy } from "../support/fixtures";
-import { startApp, tempDbPath, type RunningApp } from "../support/server";
+import { hydrated } from "../support/browser";
+import { seedStudy } from "../support/fixtures";
+import { seededApp } from "../support/e2e-app";
 
-let app: RunningApp;
-let browser: Browser;
-let dbPath: string;
 let disputed: number;
 let adjudicatorIds: Record<string, string>;
 
-beforeAll(async () => {
-  const t = tempDbPath();
-  dbPath = t.dbPath;
-  const db = openDatabase(t.dbPath);
+const e2e = seededApp(async (db) => {
   await seedStudy(db, {
     cases: 8,
     users: [
@@ -48,26 +42,13 @@ beforeAll(async () => {
     { userId: row("ann1"), values: sufficient("F32.1", 2) },
     { userId: row("ann2"), values: sufficient("F31.1", 3) },
   );
-  db.$client.close();
-  app = await startApp({ dbPath: t.dbPath });
-  browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-});
-
-async function annotatorPage(username: string): Promise<Page> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await logIn(page, app.url, username, PASSWORD);
-  return page;
-}
+const annotatorPage = (username: string): Promise<Page> => e2e.pageAs(username);
 
 /** The stored annotation of `username` on `caseId`, read straight from the database file. */
 function stored(username: string, caseId: number): { notes: string; sufficiency: string | null } | undefined {
-  const db = new Database(dbPath, { readonly: true });
+  const db = new Database(e2e.dbPath, { readonly: true });
   try {
     return db
       .prepare(
@@ -81,7 +62,7 @@ function stored(username: string, caseId: number): { notes: string; sufficiency:
 
 /** Opens the `index`-th case of the Pilot study assigned to `username` (the Conflict study's case is left aside). */
 async function openCase(page: Page, index: number, username: string): Promise<number> {
-  const db = new Database(dbPath, { readonly: true });
+  const db = new Database(e2e.dbPath, { readonly: true });
   const ids = db
     .prepare(
       `SELECT c.id FROM cases c JOIN studies s ON s.id = c.study_id JOIN assignments a ON a.case_id = c.id
@@ -91,7 +72,7 @@ async function openCase(page: Page, index: number, username: string): Promise<nu
     .all(username) as number[];
   db.close();
   const caseId = ids[index]!;
-  await page.goto(`${app.url}/annotate/${caseId}`);
+  await page.goto(`${e2e.app.url}/annotate/${caseId}`);
   await hydrated(page);
   await page.locator(`section[data-case-id="${caseId}"]`).waitFor();
   return caseId;
@@ -150,7 +131,7 @@ describe("saving in the browser", () => {
       process.execPath,
       [
         "-e",
-        `const D = require("better-sqlite3"); const db = new D(${JSON.stringify(dbPath)});
+        `const D = require("better-sqlite3"); const db = new D(${JSON.stringify(e2e.dbPath)});
          db.exec("BEGIN IMMEDIATE"); console.log("locked");
          setTimeout(() => { db.exec("COMMIT"); db.close(); }, 30000);`,
       ],
@@ -205,7 +186,7 @@ describe("saving in the browser", () => {
     const url = page.url();
     await page.keyboard.press("Control+Enter");
     await page.waitForURL((u) => u.href !== url);
-    await page.goto(`${app.url}/annotate/${caseId}`);
+    await page.goto(`${e2e.app.url}/annotate/${caseId}`);
     await hydrated(page);
     await typeNotes(page, "a second thought");
     expect(await state(page)).toBe("revising");
@@ -218,7 +199,7 @@ describe("saving in the browser", () => {
     });
     await page.keyboard.press("j");
     await expect.poll(() => asked).toMatch(/did not save the revision/);
-    expect(page.url()).toBe(`${app.url}/annotate/${caseId}`);
+    expect(page.url()).toBe(`${e2e.app.url}/annotate/${caseId}`);
     expect(await page.locator("#notes").inputValue()).toBe("a second thought");
     // Discard returns to the submitted values.
     await page.getByTestId("discard").click();
@@ -232,7 +213,7 @@ describe("saving in the browser", () => {
     const a = await annotatorPage("ann1");
     const caseId = await openCase(a, 3, "ann1");
     const b = await a.context().newPage();
-    await b.goto(`${app.url}/annotate/${caseId}`);
+    await b.goto(`${e2e.app.url}/annotate/${caseId}`);
     await hydrated(b);
     await typeNotes(a, "first window");
     await expect.poll(() => state(a)).toBe("saved");
@@ -246,10 +227,10 @@ describe("saving in the browser", () => {
 
   it("shows an adjudication conflict in place, not a 404, with the adjudicator's own input kept", async () => {
     const page = await annotatorPage("adj1");
-    await page.goto(`${app.url}/adjudicate/${disputed}`);
+    await page.goto(`${e2e.app.url}/adjudicate/${disputed}`);
     await hydrated(page);
     // Meanwhile another adjudicator decides (from this process, on the same database file).
-    const db = openDatabase(dbPath);
+    const db = openDatabase(e2e.dbPath);
     const seen = getAdjudicationCase(db, { userId: adjudicatorIds.adj2!, caseId: disputed })!;
     const label = {
       sufficiency: "sufficient" as const,

@@ -8,15 +8,14 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { studies } from "../../db/schema";
 import { setDb, type Db } from "../../app/platform/db.server";
-import { requireUser } from "../../app/accounts/guard.server";
 import { action as adjudicateAction } from "../../app/routes/adjudicate.$caseId";
 import { action as annotateAction } from "../../app/routes/annotate.$caseId";
 import { decide, getAdjudicationCase, type LabelInput } from "../../app/adjudication/adjudication.server";
-import { login, type UserView } from "../../app/accounts/users.server";
-import { freshDb, makeUser, TEST_PASSWORD } from "../support/db";
+import type { UserView } from "../../app/accounts/users.server";
+import { freshDb, makeUser } from "../support/db";
+import { bodyOf, signedIn } from "../support/route-calls";
 import { studyForPair, submitPair, sufficient } from "../support/labels";
 
-const BASE = "http://concord.test";
 let db: Db;
 let cleanup: () => void;
 let alice: UserView;
@@ -37,27 +36,7 @@ afterEach(() => {
   cleanup();
 });
 
-async function as(username: string) {
-  const r = await login(db, { username, password: TEST_PASSWORD, ip: "192.0.2.1" });
-  if (!r.ok) throw new Error(r.error);
-  const cookie = r.sessionCookie.split(";")[0]!;
-  const user = await requireUser(new Request(`${BASE}/`, { headers: { Cookie: cookie } }));
-  const post = (path: string, fields: Record<string, string>) =>
-    new Request(BASE + path, {
-      method: "POST",
-      headers: { Cookie: cookie },
-      body: new URLSearchParams({ csrf: user.csrf, ...fields }),
-    });
-  return { user, post };
-}
-
-/** The body of a `data()` result or a Response. */
-async function bodyOf(out: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const d = out as { type?: string; data?: Record<string, unknown>; init?: { status?: number } | null };
-  if (d && d.type === "DataWithResponseInit") return { status: d.init?.status ?? 200, body: d.data! };
-  if (out instanceof Response) return { status: out.status, body: JSON.parse(await out.text()) };
-  return { status: 200, body: out as Record<string, unknown> };
-}
+const as = (username: string) => signedIn(db, username);
 
 const F32: LabelInput = {
   sufficiency: "sufficient",

@@ -2,7 +2,7 @@
  * The fields of a label (docs/safe-psych.md#annotation): sufficiency; for sufficient, the ICD-10 code and the earliest sufficient section;
  * for insufficient, the missing information. Shared by the annotator's and the adjudicator's forms.
  */
-import type { RefObject } from "react";
+import { useEffect, useRef, useState, type RefObject } from "react";
 import { MISSING_INFO } from "~/gold/domain/gold";
 import { Icd10Picker } from "../../icd10/ui/icd10-picker";
 import { TextLimit, limitProps } from "../../work-items/ui/text-limit";
@@ -174,4 +174,27 @@ export function LabelFields({
       ) : null}
     </>
   );
+}
+
+/**
+ * The refs LabelFields needs and the two focus requests its keys make (`/` the code search, `M` the missing
+ * information): a request focuses its field after the render that shows it, since the field may only appear with it.
+ */
+export function useLabelFieldFocus() {
+  const codeInput = useRef<HTMLInputElement>(null);
+  const missingRef = useRef<HTMLFieldSetElement>(null);
+  const [codeRequests, setCodeRequests] = useState(0);
+  useEffect(() => {
+    if (codeRequests) codeInput.current?.focus();
+  }, [codeRequests]);
+  const [missingRequests, setMissingRequests] = useState(0);
+  useEffect(() => {
+    if (missingRequests) missingRef.current?.querySelector("input")?.focus();
+  }, [missingRequests]);
+  return {
+    codeInput,
+    missingRef,
+    focusCode: () => setCodeRequests((n) => n + 1),
+    focusMissing: () => setMissingRequests((n) => n + 1),
+  };
 }

@@ -7,7 +7,16 @@
  * Pure: no database, no clock.
  */
 import { compareCodePoints } from "../../python-compat/text";
-import { cell, columnIndex, readCsvRecords, type CsvIssue } from "../../expert-panel/domain/expert-csv";
+import {
+  cell,
+  cellWarnings,
+  columnIndex,
+  externalIdProblem,
+  missingColumnsIssue,
+  readCsvRecords,
+  unusedColumnsIssue,
+  type CsvIssue,
+} from "../../expert-panel/domain/expert-csv";
 import {
   REVIEW_DIMENSIONS,
   REVIEW_ITEM_KINDS,
@@ -23,8 +32,6 @@ import {
   krippendorffAlpha,
   percentAgreement,
 } from "../../stats/index";
-import { formulaWarning } from "../../formats/spreadsheet-safe";
-import { textWarning } from "../../formats/strict-text";
 
 export interface ReviewItemInput {
   line: number;
@@ -46,7 +53,6 @@ const COLUMNS = {
 } as const;
 
 export const MAX_CASE_CHARS = 50_000;
-const EXTERNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /**
  * Reads a case file: id, text, kind (case or seed; default case), and optionally case_type (MentalBench's I–IV or
@@ -60,21 +66,16 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
   const warnings: CsvIssue[] = [];
   const missing = (["id", "text"] as const).filter((c) => !index.has(c));
   if (missing.length) {
-    errors.push({
-      line: 1,
-      message: `missing column${missing.length > 1 ? "s" : ""} ${missing
-        .map((m) => `"${m}"`)
-        .join(", ")}. A case file needs id and text; kind, case_type, diagnosis and seed_id are optional.`,
-    });
+    errors.push(
+      missingColumnsIssue(
+        missing,
+        "A case file needs id and text; kind, case_type, diagnosis and seed_id are optional.",
+      ),
+    );
     return { items: [], errors, warnings };
   }
-  const known = new Set(index.values());
-  const unused = read.header.filter((h, i) => h !== "" && !known.has(i));
-  if (unused.length)
-    warnings.push({
-      line: 1,
-      message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
-    });
+  const unused = unusedColumnsIssue(read.header, index);
+  if (unused) warnings.push(unused);
   if (read.rows.length === 0) errors.push({ line: 2, message: "the file has a header but no cases." });
   const items: ReviewItemInput[] = [];
   const seen = new Map<string, number>();
@@ -82,12 +83,8 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
     const get = (c: keyof typeof COLUMNS) => cell(cells, index.get(c));
     const problems: string[] = [];
     const externalId = get("id");
-    if (!externalId) problems.push("the id is empty.");
-    else if (!EXTERNAL_ID.test(externalId))
-      problems.push(`the id "${externalId}" may use letters, digits, dot, underscore and hyphen (at most 64).`);
-    else if (seen.has(externalId))
-      problems.push(`the id "${externalId}" is already used on line ${seen.get(externalId)}.`);
-    else seen.set(externalId, line);
+    const idProblem = externalIdProblem(externalId, seen, line);
+    if (idProblem) problems.push(idProblem);
     const kind = (get("kind").toLowerCase() || "case") as ReviewItemKind;
     if (!REVIEW_ITEM_KINDS.includes(kind)) problems.push(`the kind "${get("kind")}" must be "case" or "seed".`);
     const body = get("text");
@@ -96,13 +93,7 @@ export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors
     const caseType = get("caseType");
     if (caseType && !/^(I|II|III|IV|[1-4])$/i.test(caseType))
       problems.push(`the case_type "${caseType}" must be I, II, III, IV (or 1–4).`);
-    // Kept as given; flagged because exports may be opened in spreadsheets (docs/security.md).
-    const formula = formulaWarning(Object.fromEntries(read.header.map((h, i) => [h, cells[i]])));
-    if (formula) warnings.push({ line, message: formula });
-    for (const [k, h] of read.header.entries()) {
-      const w = textWarning(`column "${h}"`, cells[k]);
-      if (w) warnings.push({ line, message: w });
-    }
+    warnings.push(...cellWarnings(read.header, cells, line));
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else
       items.push({

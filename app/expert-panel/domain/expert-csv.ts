@@ -1,9 +1,11 @@
 /**
  * The CSV reading shared by the expert-rating imports (question banks, generated cases): records of the one CSV
  * reader (formats/csv.ts) with the line each starts on, so every validation message can say `line N`, and header
- * lookup by case-insensitive names with aliases.
+ * lookup by case-insensitive names with aliases, and the checks both files make of their header, ids and cells.
  */
 import { readCsv } from "../../formats/csv";
+import { formulaWarning } from "../../formats/spreadsheet-safe";
+import { textWarning } from "../../formats/strict-text";
 
 export interface CsvIssue {
   line: number;
@@ -46,4 +48,54 @@ export function columnIndex<C extends string>(header: string[], names: Record<C,
 
 export function cell(cells: string[], at: number | undefined): string {
   return at === undefined ? "" : (cells[at] ?? "").trim();
+}
+
+/** An item's id in a file: letters, digits, dot, underscore and hyphen, at most 64, starting with a letter or digit. */
+export const EXTERNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** "missing column(s) "a", "b". {needs}" — the header line's error. */
+export function missingColumnsIssue(missing: readonly string[], needs: string): CsvIssue {
+  return {
+    line: 1,
+    message: `missing column${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}. ${needs}`,
+  };
+}
+
+/** The warning for header cells that name no column of the file's kind, or null when every one is used. */
+export function unusedColumnsIssue(header: readonly string[], index: Map<string, number>): CsvIssue | null {
+  const known = new Set(index.values());
+  const unused = header.filter((h, i) => h !== "" && !known.has(i));
+  if (!unused.length) return null;
+  return {
+    line: 1,
+    message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
+  };
+}
+
+/**
+ * What is wrong with the id of the row on `line` (empty, not an id, used before), or null; a good id is added to
+ * `seen`, which maps each id to the line it was first used on.
+ */
+export function externalIdProblem(externalId: string, seen: Map<string, number>, line: number): string | null {
+  if (!externalId) return "the id is empty.";
+  if (!EXTERNAL_ID.test(externalId))
+    return `the id "${externalId}" may use letters, digits, dot, underscore and hyphen (at most 64).`;
+  if (seen.has(externalId)) return `the id "${externalId}" is already used on line ${seen.get(externalId)}.`;
+  seen.set(externalId, line);
+  return null;
+}
+
+/**
+ * The warnings of a row's cells: a cell a spreadsheet would run as a formula, and text with control or invisible
+ * characters. Both are kept as given and flagged, because exports may be opened in spreadsheets (docs/security.md).
+ */
+export function cellWarnings(header: readonly string[], cells: readonly string[], line: number): CsvIssue[] {
+  const out: CsvIssue[] = [];
+  const formula = formulaWarning(Object.fromEntries(header.map((h, i) => [h, cells[i]])));
+  if (formula) out.push({ line, message: formula });
+  for (const [k, h] of header.entries()) {
+    const w = textWarning(`column "${h}"`, cells[k]);
+    if (w) out.push({ line, message: w });
+  }
+  return out;
 }

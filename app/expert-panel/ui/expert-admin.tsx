@@ -1,4 +1,5 @@
 /** The parts of the expert-ratings admin page: the MENTAT banks and MentalBench review sets, and their imports. */
+import type { ReactNode } from "react";
 import { Form, Link } from "@remix-run/react";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS } from "~/expert-panel/domain/expert-scales";
 import { Csrf } from "~/root";
@@ -31,96 +32,156 @@ function Issues({ result, intent }: { result: ExpertImportResult | undefined; in
   );
 }
 
+/** A list of banks or sets: a table of `columns` with a link to each page, or `empty` when there are none. */
+function SummaryTable<T extends { id: number; name: string }>({
+  rows,
+  empty,
+  columns,
+  link,
+  rowAttr,
+  nameHead,
+}: {
+  rows: T[];
+  /** The heading of the name column. */
+  nameHead: string;
+  empty: string;
+  /** The heading and the cell of each column after the name; `num` right-aligns it. */
+  columns: { head: string; num?: boolean; cell: (row: T) => ReactNode }[];
+  link: (row: T) => string;
+  /** The row's data attribute naming it, for tests and readers ("data-bank"). */
+  rowAttr: string;
+}) {
+  if (rows.length === 0) return <p className="card">{empty}</p>;
+  const num = (c: { num?: boolean }) => (c.num ? "num" : undefined);
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>{nameHead}</th>
+          {columns.map((c) => (
+            <th key={c.head} className={num(c)}>
+              {c.head}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.id} {...{ [rowAttr]: r.name }}>
+            <td>
+              <Link to={link(r)}>{r.name}</Link>
+            </td>
+            {columns.map((c) => (
+              <td key={c.head} className={num(c)}>
+                {c.cell(r)}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** The question banks with their rating progress. */
 export function BanksTable({ banks }: { banks: ReturnType<typeof listBanks> }) {
   return (
-    <>
-      {banks.length === 0 ? (
-        <p className="card">No question banks yet.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Bank</th>
-              <th className="num">Questions</th>
-              <th>Rated domains</th>
-              <th className="num">Experts</th>
-              <th className="num">Submitted ratings</th>
-            </tr>
-          </thead>
-          <tbody>
-            {banks.map((b) => (
-              <tr key={b.id} data-bank={b.name}>
-                <td>
-                  <Link to={`/admin/mentat/${b.id}`}>{b.name}</Link>
-                </td>
-                <td className="num">{b.numQuestions}</td>
-                <td>{b.preferenceDomains.join(", ") || "none"}</td>
-                <td className="num">{b.numRaters}</td>
-                <td className="num">
-                  {b.numSubmitted} / {b.numRated * b.numRaters}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </>
+    <SummaryTable
+      rows={banks}
+      empty="No question banks yet."
+      link={(b) => `/admin/mentat/${b.id}`}
+      rowAttr="data-bank"
+      nameHead="Bank"
+      columns={[
+        { head: "Questions", num: true, cell: (b) => b.numQuestions },
+        { head: "Rated domains", cell: (b) => b.preferenceDomains.join(", ") || "none" },
+        { head: "Experts", num: true, cell: (b) => b.numRaters },
+        { head: "Submitted ratings", num: true, cell: (b) => `${b.numSubmitted} / ${b.numRated * b.numRaters}` },
+      ]}
+    />
   );
 }
 
 /** The review sets with their review progress. */
 export function ReviewSetsTable({ sets }: { sets: ReturnType<typeof listReviewSets> }) {
   return (
-    <>
-      {sets.length === 0 ? (
-        <p className="card">No review sets yet.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Set</th>
-              <th className="num">Cases</th>
-              <th className="num">Seeds</th>
-              <th className="num">Experts</th>
-              <th className="num">Submitted reviews</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sets.map((s) => (
-              <tr key={s.id} data-set={s.name}>
-                <td>
-                  <Link to={`/admin/case-review/${s.id}`}>{s.name}</Link>
-                </td>
-                <td className="num">{s.numCases}</td>
-                <td className="num">{s.numSeeds}</td>
-                <td className="num">{s.numRaters}</td>
-                <td className="num">
-                  {s.numSubmitted} / {(s.numCases + s.numSeeds) * s.numRaters}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </>
+    <SummaryTable
+      rows={sets}
+      empty="No review sets yet."
+      link={(s) => `/admin/case-review/${s.id}`}
+      rowAttr="data-set"
+      nameHead="Set"
+      columns={[
+        { head: "Cases", num: true, cell: (s) => s.numCases },
+        { head: "Seeds", num: true, cell: (s) => s.numSeeds },
+        { head: "Experts", num: true, cell: (s) => s.numRaters },
+        {
+          head: "Submitted reviews",
+          num: true,
+          cell: (s) => `${s.numSubmitted} / ${(s.numCases + s.numSeeds) * s.numRaters}`,
+        },
+      ]}
+    />
+  );
+}
+
+/** An import form of the page: a name and a CSV file, the kind's own fields, and the problems of its last import. */
+function ImportForm({
+  intent,
+  title,
+  help,
+  nameLabel,
+  button,
+  result,
+  busy,
+  children,
+}: {
+  intent: "bank" | "set";
+  title: string;
+  help: ReactNode;
+  nameLabel: string;
+  button: string;
+  result: ExpertImportResult | undefined;
+  busy: boolean;
+  children?: ReactNode;
+}) {
+  return (
+    <Form method="post" encType="multipart/form-data" className="card">
+      <Csrf />
+      <h3 style={{ marginTop: 0 }}>{title}</h3>
+      <p className="muted">{help}</p>
+      <label htmlFor={`${intent}-name`}>{nameLabel}</label>
+      <input id={`${intent}-name`} name="name" type="text" required />
+      <label htmlFor={`${intent}-file`}>File</label>
+      <input id={`${intent}-file`} name="file" type="file" accept=".csv,text/csv" required />
+      {children}
+      <p>
+        <button type="submit" name="intent" value={intent} disabled={busy}>
+          {button}
+        </button>
+      </p>
+      <Issues result={result} intent={intent} />
+    </Form>
   );
 }
 
 /** Importing a MENTAT question bank. */
 export function BankImportForm({ result, busy }: { result: ExpertImportResult | undefined; busy: boolean }) {
   return (
-    <Form method="post" encType="multipart/form-data" className="card">
-      <Csrf />
-      <h3 style={{ marginTop: 0 }}>Import a question bank</h3>
-      <p className="muted">
-        CSV with id, domain, question (gender alternatives as {"{he/she/they}"}) or he / she / they, options a–e, answer
-        (letter), notes; placeholders &lt;AGE&gt; and &lt;NAT&gt;. Validated whole; re-importing updates by id.
-      </p>
-      <label htmlFor="bank-name">Bank name</label>
-      <input id="bank-name" name="name" type="text" required />
-      <label htmlFor="bank-file">File</label>
-      <input id="bank-file" name="file" type="file" accept=".csv,text/csv" required />
+    <ImportForm
+      intent="bank"
+      title="Import a question bank"
+      nameLabel="Bank name"
+      button="Import questions"
+      result={result}
+      busy={busy}
+      help={
+        <>
+          CSV with id, domain, question (gender alternatives as {"{he/she/they}"}) or he / she / they, options a–e,
+          answer (letter), notes; placeholders &lt;AGE&gt; and &lt;NAT&gt;. Validated whole; re-importing updates by id.
+        </>
+      }
+    >
       <fieldset>
         <legend>Domains labelled by expert preference (rated by the experts)</legend>
         {MENTAT_DOMAINS.map((d) => (
@@ -132,35 +193,21 @@ export function BankImportForm({ result, busy }: { result: ExpertImportResult | 
       </fieldset>
       <label htmlFor="bank-seed">Seed (option orders)</label>
       <input id="bank-seed" name="seed" type="number" min={0} defaultValue={1} />
-      <p>
-        <button type="submit" name="intent" value="bank" disabled={busy}>
-          Import questions
-        </button>
-      </p>
-      <Issues result={result} intent="bank" />
-    </Form>
+    </ImportForm>
   );
 }
 
 /** Importing a MentalBench review set. */
 export function ReviewSetImportForm({ result, busy }: { result: ExpertImportResult | undefined; busy: boolean }) {
   return (
-    <Form method="post" encType="multipart/form-data" className="card">
-      <Csrf />
-      <h3 style={{ marginTop: 0 }}>Import a review set</h3>
-      <p className="muted">
-        CSV with id, text, kind (case or seed), and optionally case_type (I–IV), diagnosis, seed_id.
-      </p>
-      <label htmlFor="set-name">Set name</label>
-      <input id="set-name" name="name" type="text" required />
-      <label htmlFor="set-file">File</label>
-      <input id="set-file" name="file" type="file" accept=".csv,text/csv" required />
-      <p>
-        <button type="submit" name="intent" value="set" disabled={busy}>
-          Import cases
-        </button>
-      </p>
-      <Issues result={result} intent="set" />
-    </Form>
+    <ImportForm
+      intent="set"
+      title="Import a review set"
+      nameLabel="Set name"
+      button="Import cases"
+      result={result}
+      busy={busy}
+      help="CSV with id, text, kind (case or seed), and optionally case_type (I–IV), diagnosis, seed_id."
+    />
   );
 }

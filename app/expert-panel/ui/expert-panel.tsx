@@ -1,5 +1,7 @@
-import { Form } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { Form, Link, useSearchParams } from "@remix-run/react";
 import { Csrf } from "~/root";
+import { ActionResult, ImportedNotice } from "~/ui/admin-notices";
 
 export interface PanelRow {
   id: string;
@@ -105,5 +107,35 @@ export function ExpertPanel({
         )}
       </Form>
     </div>
+  );
+}
+
+/**
+ * The head of a question bank's or review set's admin page: the way back to the list, its name with `aside` beside
+ * it, what the import that led here did (`?imported=` from the list page) and what the page's last action answered.
+ */
+export function ExpertAdminHead({
+  name,
+  aside,
+  result,
+}: {
+  name: string;
+  aside: ReactNode;
+  result: { ok: boolean; message: string } | undefined;
+}) {
+  const [search] = useSearchParams();
+  return (
+    <>
+      <p>
+        <Link to="/admin/expert-ratings">Expert ratings</Link> ›
+      </p>
+      <div className="row">
+        <h1>{name}</h1>
+        <span className="spacer" />
+        {aside}
+      </div>
+      <ImportedNotice counts={search.get("imported")?.split("-")} />
+      <ActionResult result={result} />
+    </>
   );
 }

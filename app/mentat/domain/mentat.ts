@@ -10,7 +10,16 @@
  * "a"/"an" before a placeholder is corrected to the word that follows.
  */
 import { createHash } from "node:crypto";
-import { cell, columnIndex, readCsvRecords, type CsvIssue } from "../../expert-panel/domain/expert-csv";
+import {
+  cell,
+  cellWarnings,
+  columnIndex,
+  externalIdProblem,
+  missingColumnsIssue,
+  readCsvRecords,
+  unusedColumnsIssue,
+  type CsvIssue,
+} from "../../expert-panel/domain/expert-csv";
 import {
   DEFAULT_AGES,
   DEFAULT_RACES,
@@ -25,8 +34,6 @@ import {
 import type { AnnotationRow } from "./bradley-terry";
 import { PyRandom } from "../../python-compat/random";
 import { buildRatingTable, krippendorffAlpha } from "../../stats/index";
-import { formulaWarning } from "../../formats/spreadsheet-safe";
-import { textWarning } from "../../formats/strict-text";
 
 /** A question's text per gender, or one `neutral` text for a question that names no gender. */
 export interface QuestionTexts {
@@ -80,7 +87,6 @@ const KNOWN_PLACEHOLDERS = new Set(["AGE", "NAT"]);
 const GENDER_GROUP = /\{([^{}]*)\}/g;
 export const MAX_QUESTION_CHARS = 20_000;
 export const MAX_OPTION_CHARS = 5_000;
-export const EXTERNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Splits a `question` template with `{he/she/they}` groups into the three gendered texts (or one neutral text). */
 export function splitGenderTemplate(template: string): { texts: QuestionTexts } | { error: string } {
@@ -127,22 +133,15 @@ export function parseQuestionBankCsv(text: string): BankParseResult {
   const missing = (["id", "domain", ...OPTION_LETTERS, "answer"] as Column[]).filter((c) => !index.has(c));
   if (!index.has("question") && !index.has("he") && !index.has("she") && !index.has("they")) missing.push("question");
   if (missing.length)
-    errors.push({
-      line: 1,
-      message: `missing column${missing.length > 1 ? "s" : ""} ${missing
-        .map((m) => `"${m}"`)
-        .join(
-          ", ",
-        )}. A question bank needs id, domain, the question (a "question" column, or "he", "she", "they"), options a, b, c, d, e and answer.`,
-    });
+    errors.push(
+      missingColumnsIssue(
+        missing,
+        'A question bank needs id, domain, the question (a "question" column, or "he", "she", "they"), options a, b, c, d, e and answer.',
+      ),
+    );
   if (errors.length) return { questions: [], errors, warnings };
-  const known = new Set(index.values());
-  const unused = read.header.filter((h, i) => h !== "" && !known.has(i));
-  if (unused.length)
-    warnings.push({
-      line: 1,
-      message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
-    });
+  const unused = unusedColumnsIssue(read.header, index);
+  if (unused) warnings.push(unused);
   if (read.rows.length === 0) errors.push({ line: 2, message: "the file has a header but no questions." });
 
   const questions: MentatQuestionInput[] = [];
@@ -151,12 +150,8 @@ export function parseQuestionBankCsv(text: string): BankParseResult {
     const problems: string[] = [];
     const get = (c: Column) => cell(cells, index.get(c));
     const externalId = get("id");
-    if (!externalId) problems.push("the id is empty.");
-    else if (!EXTERNAL_ID.test(externalId))
-      problems.push(`the id "${externalId}" may use letters, digits, dot, underscore and hyphen (at most 64).`);
-    else if (seen.has(externalId))
-      problems.push(`the id "${externalId}" is already used on line ${seen.get(externalId)}.`);
-    else seen.set(externalId, line);
+    const idProblem = externalIdProblem(externalId, seen, line);
+    if (idProblem) problems.push(idProblem);
 
     const rawDomain = get("domain").toLowerCase();
     const domain = (DOMAIN_ALIASES[rawDomain] ?? rawDomain) as MentatDomain;
@@ -212,13 +207,7 @@ export function parseQuestionBankCsv(text: string): BankParseResult {
 
     if (cells.length > read.header.length)
       warnings.push({ line, message: `${cells.length - read.header.length} cell(s) beyond the header ignored.` });
-    // Kept as given; flagged because exports may be opened in spreadsheets (docs/security.md).
-    const formula = formulaWarning(Object.fromEntries(read.header.map((h, i) => [h, cells[i]])));
-    if (formula) warnings.push({ line, message: formula });
-    for (const [k, h] of read.header.entries()) {
-      const w = textWarning(`column "${h}"`, cells[k]);
-      if (w) warnings.push({ line, message: w });
-    }
+    warnings.push(...cellWarnings(read.header, cells, line));
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else questions.push({ line, externalId, domain, texts, options, answer, notes: get("notes") });
   }

@@ -4,6 +4,7 @@ import { Csrf } from "~/root";
 import type { ScreeningImportReport } from "~/screening/screening-import.server";
 import type { getStudyOverview } from "~/screening/screening-rounds.server";
 import { RoundsTable } from "./screening-figures";
+import { RuleFields } from "./rule-fields";
 
 /** What the admin page shows of a study: its overview and a suggested seed for the next round. */
 export type ScreeningOverviewView = NonNullable<ReturnType<typeof getStudyOverview>> & { suggestedSeed: number };
@@ -319,41 +320,15 @@ export function SettingsForm({ data, busy }: { data: ScreeningOverviewView; busy
             <label htmlFor="s-categories">Category vocabulary, one per line</label>
             <textarea id="s-categories" name="categories" rows={8} defaultValue={study.categories.join("\n")} />
             <div className="row">
-              <label htmlFor="s-reviewers">Reviewers per round</label>
-              <input
-                id="s-reviewers"
-                name="reviewersPerRound"
-                type="number"
-                min={2}
-                max={20}
-                defaultValue={study.reviewersPerRound}
-              />
-              <label htmlFor="s-votes">Inclusion votes</label>
-              <input
-                id="s-votes"
-                name="inclusionVotes"
-                type="number"
-                min={1}
-                max={20}
-                defaultValue={study.inclusionVotes}
-              />
-              <label htmlFor="s-threshold">Control threshold</label>
-              <input
-                id="s-threshold"
-                name="controlThreshold"
-                type="number"
-                step="0.001"
-                min={0}
-                max={0.99}
-                defaultValue={study.controlThreshold}
-              />
-              <label htmlFor="s-controls">Controls per round</label>
-              <input
-                id="s-controls"
-                name="controlsPerRound"
-                type="number"
-                min={1}
-                defaultValue={study.controlsPerRound}
+              <RuleFields
+                values={study}
+                idPrefix="s-"
+                labels={{
+                  reviewersPerRound: { id: "reviewers", label: "Reviewers per round" },
+                  inclusionVotes: { id: "votes", label: "Inclusion votes" },
+                  controlThreshold: { id: "threshold", label: "Control threshold" },
+                  controlsPerRound: { id: "controls", label: "Controls per round" },
+                }}
               />
             </div>
             <p>

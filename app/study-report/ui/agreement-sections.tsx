@@ -1,4 +1,5 @@
 /** The study report page's agreement sections: the two primary annotations of each case compared. */
+import type { ReactNode } from "react";
 import type { LevelAgreement, StudyReport } from "~/study-report/domain/study-report";
 import { fixed3, percent } from "~/study-report/domain/study-report-format";
 import type { RenderedChart } from "~/study-report/study-report.server";
@@ -10,6 +11,37 @@ export interface SectionProps {
   charts: ReadonlyMap<string, RenderedChart>;
   /** The stats page's URL, under which the downloads live. */
   base: string;
+}
+
+/** A table of statistics: value, standard error and 95% interval (the last two empty for a point statistic). */
+function StatsTable({ testId, children }: { testId: string; children: ReactNode }) {
+  return (
+    <table data-testid={testId}>
+      <thead>
+        <tr>
+          <th>Statistic</th>
+          <th className="num">Value</th>
+          <th className="num">SE</th>
+          <th className="num">95% CI</th>
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
+
+/** A statistic without an interval (a share, a κ): its value, with the reason when it is undefined. */
+function PointRow(props: { label: string; text: string; path: string; reasons: Record<string, string> }) {
+  return (
+    <tr>
+      <td>{props.label}</td>
+      <td className="num">
+        <Value text={props.text} path={props.path} reasons={props.reasons} />
+      </td>
+      <td />
+      <td />
+    </tr>
+  );
 }
 
 /** Cases by state, from no annotation to a gold label. */
@@ -74,42 +106,19 @@ export function SufficiencySection({ charts, base, report }: SectionProps) {
               ))}
             </tbody>
           </table>
-          <table data-testid="sufficiency-stats">
-            <thead>
-              <tr>
-                <th>Statistic</th>
-                <th className="num">Value</th>
-                <th className="num">SE</th>
-                <th className="num">95% CI</th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <td>Percent agreement</td>
-                <td className="num">
-                  <Value
-                    text={`${percent(s.percent_agreement)} (${s.n_agreed}/${s.n})`}
-                    path="sufficiency.percent_agreement"
-                    reasons={reasons}
-                  />
-                </td>
-                <td />
-                <td />
-              </tr>
-              <tr>
-                <td>Cohen's κ</td>
-                <td className="num">
-                  <Value text={fixed3(s.cohen_kappa)} path="sufficiency.cohen_kappa" reasons={reasons} />
-                </td>
-                <td />
-                <td />
-              </tr>
-              <tr>
-                <td>Gwet's AC1</td>
-                <Interval e={s.gwet_ac1} path="sufficiency.gwet_ac1" reasons={reasons} />
-              </tr>
-            </tbody>
-          </table>
+          <StatsTable testId="sufficiency-stats">
+            <PointRow
+              label="Percent agreement"
+              text={`${percent(s.percent_agreement)} (${s.n_agreed}/${s.n})`}
+              path="sufficiency.percent_agreement"
+              reasons={reasons}
+            />
+            <PointRow label="Cohen's κ" text={fixed3(s.cohen_kappa)} path="sufficiency.cohen_kappa" reasons={reasons} />
+            <tr>
+              <td>Gwet's AC1</td>
+              <Interval e={s.gwet_ac1} path="sufficiency.gwet_ac1" reasons={reasons} />
+            </tr>
+          </StatsTable>
         </div>
         <Chart chart={charts.get("sufficiency-matrix")} base={base} />
       </Pair>
@@ -129,64 +138,37 @@ export function EarliestSectionSection({ charts, base, report }: SectionProps) {
       </p>
       <Pair>
         <div>
-          <table data-testid="earliest-stats">
-            <thead>
-              <tr>
-                <th>Statistic</th>
-                <th className="num">Value</th>
-                <th className="num">SE</th>
-                <th className="num">95% CI</th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <td>Exact agreement</td>
-                <td className="num">
-                  <Value
-                    text={`${percent(e.exact_agreement)} (${e.n_exact}/${e.n})`}
-                    path="earliest_section.exact_agreement"
-                    reasons={reasons}
-                  />
-                </td>
-                <td />
-                <td />
-              </tr>
-              <tr>
-                <td>Mean |A − B| (sections)</td>
-                <td className="num">
-                  <Value
-                    text={fixed3(e.mean_absolute_difference)}
-                    path="earliest_section.mean_absolute_difference"
-                    reasons={reasons}
-                  />
-                </td>
-                <td />
-                <td />
-              </tr>
-              {(["linear", "quadratic"] as const).flatMap((w) => [
-                <tr key={`k-${w}`}>
-                  <td>Cohen's weighted κ ({w})</td>
-                  <td className="num">
-                    <Value
-                      text={fixed3(e.weighted[w].cohen_kappa_weighted)}
-                      path={`earliest_section.weighted.${w}.cohen_kappa_weighted`}
-                      reasons={reasons}
-                    />
-                  </td>
-                  <td />
-                  <td />
-                </tr>,
-                <tr key={`ac2-${w}`}>
-                  <td>Gwet's AC2 ({w})</td>
-                  <Interval
-                    e={e.weighted[w].gwet_ac2}
-                    path={`earliest_section.weighted.${w}.gwet_ac2`}
-                    reasons={reasons}
-                  />
-                </tr>,
-              ])}
-            </tbody>
-          </table>
+          <StatsTable testId="earliest-stats">
+            <PointRow
+              label="Exact agreement"
+              text={`${percent(e.exact_agreement)} (${e.n_exact}/${e.n})`}
+              path="earliest_section.exact_agreement"
+              reasons={reasons}
+            />
+            <PointRow
+              label="Mean |A − B| (sections)"
+              text={fixed3(e.mean_absolute_difference)}
+              path="earliest_section.mean_absolute_difference"
+              reasons={reasons}
+            />
+            {(["linear", "quadratic"] as const).flatMap((w) => [
+              <PointRow
+                key={`k-${w}`}
+                label={`Cohen's weighted κ (${w})`}
+                text={fixed3(e.weighted[w].cohen_kappa_weighted)}
+                path={`earliest_section.weighted.${w}.cohen_kappa_weighted`}
+                reasons={reasons}
+              />,
+              <tr key={`ac2-${w}`}>
+                <td>Gwet's AC2 ({w})</td>
+                <Interval
+                  e={e.weighted[w].gwet_ac2}
+                  path={`earliest_section.weighted.${w}.gwet_ac2`}
+                  reasons={reasons}
+                />
+              </tr>,
+            ])}
+          </StatsTable>
           <table>
             <thead>
               <tr>

@@ -3,6 +3,7 @@
  * the count shows once the text nears its limit, and a text over it is marked at the field while it stays in the
  * page, so the user can shorten it without losing anything.
  */
+import type { ReactNode, Ref } from "react";
 import { COUNTER_FROM, tooLongMessage } from "../domain/text-limits";
 
 export function TextLimit({
@@ -48,4 +49,54 @@ export function TextLimit({
 /** The attributes that tie a limited field to its counter and error. */
 export function limitProps(id: string, value: string, max: number) {
   return { "aria-invalid": value.length > max || undefined, "aria-describedby": `${id}-count` } as const;
+}
+
+/**
+ * A labelled free-text field with its limit: the label, the text area (or one-line input), and its counter and
+ * error. The field keeps every character typed, over the limit too.
+ */
+export function LimitedText({
+  id,
+  label,
+  what,
+  value,
+  max,
+  error,
+  onChange,
+  disabled,
+  oneLine = false,
+  inputRef,
+}: {
+  id: string;
+  label: ReactNode;
+  /** What the field is called in the error: "Notes", "A comment". */
+  what: string;
+  value: string;
+  max: number;
+  error?: string;
+  onChange: (value: string) => void;
+  disabled?: boolean;
+  /** An `<input type="text">` instead of a text area. */
+  oneLine?: boolean;
+  /** The field's element: an input's for `oneLine`, else the text area's. */
+  inputRef?: Ref<HTMLInputElement> | Ref<HTMLTextAreaElement>;
+}) {
+  const field = {
+    id,
+    value,
+    disabled,
+    onChange: (e: { target: { value: string } }) => onChange(e.target.value),
+    ...limitProps(id, value, max),
+  };
+  return (
+    <>
+      <label htmlFor={id}>{label}</label>
+      {oneLine ? (
+        <input type="text" ref={inputRef as Ref<HTMLInputElement>} {...field} />
+      ) : (
+        <textarea ref={inputRef as Ref<HTMLTextAreaElement>} {...field} />
+      )}
+      <TextLimit id={id} value={value} max={max} what={what} error={error} />
+    </>
+  );
 }

@@ -374,6 +374,11 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
     autosave,
     /** Submitted work changed on the page but not yet saved as a revision. */
     unsavedRevision: !autosave && unsaved,
+    /**
+     * Hands over the active time accrued since the last post, for a form the page posts itself (the adjudicator's
+     * step) to carry as `activeMs` (docs/statistics.md, "Time on task").
+     */
+    takeActiveMs: activeTime.take,
   };
 }
 
