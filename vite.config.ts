@@ -16,7 +16,10 @@ export default defineConfig({
         v3_relativeSplatPath: true,
         v3_throwAbortReason: true,
         v3_singleFetch: true,
-        v3_lazyRouteDiscovery: true,
+        // Off on purpose: with a few dozen routes the whole route manifest is one small cached asset, while lazy
+        // discovery matched every parent path of each page again on the server to inline a partial manifest
+        // (docs/architecture.md, "Cheaper pages").
+        v3_lazyRouteDiscovery: false,
       },
     }),
     tsconfigPaths(),

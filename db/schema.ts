@@ -4,6 +4,7 @@
  * with `npm run db:generate` and applied at start.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
 
 import { ADJUDICATION_MODES, ROLES } from "../app/accounts/roles";
 import type { CaseLabel } from "../app/gold/domain/gold";
@@ -220,10 +221,22 @@ export const assignments = sqliteTable(
       .references(() => users.id),
     assignedAt: integer("assigned_at").notNull(),
     assignedBy: text("assigned_by"),
+    /**
+     * The annotator's queue, kept by triggers (migration 0007_annotator_queue; docs/architecture.md, "The
+     * annotator's queue"): the case's study and position, and whether the annotation is still open (none yet, or a
+     * draft). Nothing writes these columns but the triggers.
+     */
+    queueStudyId: integer("queue_study_id"),
+    queuePosition: integer("queue_position"),
+    queueOpen: integer("queue_open", { mode: "boolean" }).notNull().default(true),
   },
   (t) => [
     uniqueIndex("assignments_case_annotator_idx").on(t.caseId, t.annotatorId),
     index("assignments_annotator_idx").on(t.annotatorId),
+    index("assignments_queue_idx").on(t.annotatorId, t.queueStudyId, t.queuePosition),
+    index("assignments_queue_open_idx")
+      .on(t.annotatorId, t.queueStudyId, t.queuePosition)
+      .where(sql`queue_open = 1`),
   ],
 );
 

@@ -4,22 +4,16 @@
  * the query), so a case that is not theirs is simply not found. Nothing here returns another annotator's labels or
  * identity, adjudication data, reference labels or dispute state.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, exists, gt, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { annotations, assignments, cases, studies } from "../../db/schema";
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../gold/domain/gold";
-import type { Db, DbOrTx } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import type { WorkState } from "../work-items/domain/work-item";
-import {
-  nextOpenItem,
-  previousItem,
-  progressOf,
-  WORK_MESSAGES,
-  type SaveResult as WorkSaveResult,
-} from "../work-items/domain/work-item";
-import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
+import { nextOpenItem, WORK_MESSAGES, type SaveResult as WorkSaveResult } from "../work-items/domain/work-item";
+import { saveWorkItem, type WorkItemAdapter } from "../work-items/engine.server";
 import { onCaseAnnotationsComplete } from "../gold/outcomes.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "./studies.server";
@@ -98,13 +92,128 @@ function valuesOf(row: typeof annotations.$inferSelect | undefined): AnnotationV
   };
 }
 
+const userId = sql.placeholder("userId");
+const studyId = sql.placeholder("studyId");
+const position = sql.placeholder("position");
+const queueOpen = sql`${assignments.queueOpen} = 1`;
+/** A bound below and above every position, for "the first (last) of a study". */
+const BEFORE_ALL = Number.MIN_SAFE_INTEGER;
+const AFTER_ALL = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The statements of the case page and the save path, prepared once per connection. The queue statements read the
+ * columns the triggers keep on each assignment (docs/architecture.md, "The annotator's queue"), each an index seek.
+ */
+const statements = preparedOn((db) => {
+  const inStudy = (compare: typeof gt) =>
+    and(
+      eq(assignments.annotatorId, userId),
+      eq(assignments.queueStudyId, studyId),
+      compare(assignments.queuePosition, position),
+    );
+  return {
+    assignment: db
+      .select({
+        id: assignments.id,
+        caseId: assignments.caseId,
+        studyId: cases.studyId,
+        numSections: cases.numSections,
+      })
+      .from(assignments)
+      .innerJoin(cases, eq(cases.id, assignments.caseId))
+      .where(and(eq(assignments.caseId, sql.placeholder("caseId")), eq(assignments.annotatorId, userId)))
+      .prepare(),
+    annotation: db
+      .select()
+      .from(annotations)
+      .where(eq(annotations.assignmentId, sql.placeholder("assignmentId")))
+      .prepare(),
+    header: db
+      .select({ id: cases.id, externalId: cases.externalId, studyName: studies.name, position: cases.position })
+      .from(cases)
+      .innerJoin(studies, eq(studies.id, cases.studyId))
+      .where(eq(cases.id, sql.placeholder("caseId")))
+      .prepare(),
+    /** The studies the annotator has cases in, in the list's order (by name). */
+    studies: db
+      .select({ id: studies.id })
+      .from(studies)
+      .where(
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(assignments)
+            .where(and(eq(assignments.annotatorId, userId), eq(assignments.queueStudyId, studies.id))),
+        ),
+      )
+      .orderBy(asc(studies.name))
+      .prepare(),
+    firstOpenAfter: db
+      .select({ caseId: assignments.caseId })
+      .from(assignments)
+      .where(and(inStudy(gt), queueOpen))
+      .orderBy(asc(assignments.queuePosition))
+      .limit(1)
+      .prepare(),
+    firstOpenBefore: db
+      .select({ caseId: assignments.caseId })
+      .from(assignments)
+      .where(and(inStudy(lt), queueOpen))
+      .orderBy(asc(assignments.queuePosition))
+      .limit(1)
+      .prepare(),
+    lastBefore: db
+      .select({ caseId: assignments.caseId })
+      .from(assignments)
+      .where(inStudy(lt))
+      .orderBy(desc(assignments.queuePosition))
+      .limit(1)
+      .prepare(),
+    total: db.select({ n: count() }).from(assignments).where(eq(assignments.annotatorId, userId)).prepare(),
+    open: db
+      .select({ n: count() })
+      .from(assignments)
+      .where(and(eq(assignments.annotatorId, userId), queueOpen))
+      .prepare(),
+  };
+});
+
+const LABEL_COLUMNS = [
+  "sufficiency",
+  "icd10",
+  "earliestSection",
+  "missingInfo",
+  "missingOther",
+  "notes",
+  "status",
+  "updatedAt",
+  "version",
+] as const;
+
+/** The annotation's writes, prepared: the first save's insert, and a draft's and a submission's versioned update. */
+const writeStatements = preparedOn((db) => {
+  const placeholders = <K extends string>(keys: readonly K[]) =>
+    Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as unknown as Record<K, SQL>;
+  const atVersion = and(
+    eq(annotations.id, sql.placeholder("id")),
+    eq(annotations.version, sql.placeholder("expected")),
+  );
+  return {
+    insert: db
+      .insert(annotations)
+      .values(placeholders([...LABEL_COLUMNS, "assignmentId", "caseId", "annotatorId", "submittedAt"]))
+      .prepare(),
+    draft: db.update(annotations).set(placeholders(LABEL_COLUMNS)).where(atVersion).prepare(),
+    submit: db
+      .update(annotations)
+      .set(placeholders([...LABEL_COLUMNS, "submittedAt"]))
+      .where(atVersion)
+      .prepare(),
+  };
+});
+
 function findAssignment(db: DbOrTx, userId: string, caseId: number) {
-  return db
-    .select({ id: assignments.id, caseId: assignments.caseId, studyId: cases.studyId, numSections: cases.numSections })
-    .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
-    .where(and(eq(assignments.caseId, caseId), eq(assignments.annotatorId, userId)))
-    .get();
+  return statements(db).assignment.get({ userId, caseId });
 }
 
 /** The next case to work on after `afterCaseId`: the first not yet submitted, in study order, wrapping around. */
@@ -131,48 +240,50 @@ export interface AnnotatorCaseView {
 
 /** One assigned case with the annotator's own labels; null when the case is not assigned to them. */
 export function getAnnotatorCase(db: Db, input: { userId: string; caseId: number }): AnnotatorCaseView | null {
-  const a = findAssignment(db, input.userId, input.caseId);
+  const q = statements(db);
+  const a = q.assignment.get({ userId: input.userId, caseId: input.caseId });
   if (!a) return null;
-  const row = db.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
-  const queue = annotatorQueue(db, input.userId);
-  const c = db
-    .select({ id: cases.id, externalId: cases.externalId, studyName: studies.name })
-    .from(cases)
-    .innerJoin(studies, eq(studies.id, cases.studyId))
-    .where(eq(cases.id, input.caseId))
-    .get()!;
+  const row = q.annotation.get({ assignmentId: a.id });
+  const c = q.header.get({ caseId: input.caseId })!;
+  const around = queueAround(db, input.userId, a.studyId, c.position);
   return {
     case: { id: c.id, externalId: c.externalId, studyName: c.studyName, sections: getCaseSections(db, input.caseId) },
     state: (row?.status ?? "not_started") as CaseState,
     values: valuesOf(row),
     version: row?.version ?? 0,
     updatedAt: row?.updatedAt ?? null,
-    nextCaseId:
-      nextOpenItem(
-        queue,
-        queue.findIndex((r) => r.caseId === c.id),
-      )?.caseId ?? null,
-    previousCaseId:
-      previousItem(
-        queue,
-        queue.findIndex((r) => r.caseId === c.id),
-      )?.caseId ?? null,
-    progress: progressOf(queue),
+    ...around,
   };
 }
 
-/** The annotator's cases in the home list's order (study name, position): ids and states only. */
-function annotatorQueue(db: Db, userId: string): { caseId: number; state: CaseState }[] {
-  return db
-    .select({ caseId: cases.id, status: annotations.status })
-    .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
-    .innerJoin(studies, eq(studies.id, cases.studyId))
-    .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
-    .where(eq(assignments.annotatorId, userId))
-    .orderBy(asc(studies.name), asc(cases.position))
-    .all()
-    .map((r) => ({ caseId: r.caseId, state: (r.status ?? "not_started") as CaseState }));
+/**
+ * Where a case stands in the annotator's list (studies by name, cases by position, as on the home page): the next
+ * case not yet submitted after it, wrapping around (work-item.ts `nextOpenItem`), the case before it whatever its
+ * state, and the progress. Each step is an index seek on the queue the triggers keep, never a sort of the list.
+ */
+function queueAround(
+  db: Db,
+  user: string,
+  study: number,
+  at: number,
+): Pick<AnnotatorCaseView, "nextCaseId" | "previousCaseId" | "progress"> {
+  const q = statements(db);
+  const ids = q.studies.all({ userId: user }).map((s) => s.id);
+  const k = ids.indexOf(study);
+  const firstOpen = (s: number) => q.firstOpenAfter.get({ userId: user, studyId: s, position: BEFORE_ALL });
+  let next = q.firstOpenAfter.get({ userId: user, studyId: study, position: at });
+  for (let i = 1; next === undefined && i < ids.length; i++) next = firstOpen(ids[(k + i) % ids.length]!);
+  next ??= q.firstOpenBefore.get({ userId: user, studyId: study, position: at });
+  const previous =
+    q.lastBefore.get({ userId: user, studyId: study, position: at }) ??
+    (k > 0 ? q.lastBefore.get({ userId: user, studyId: ids[k - 1]!, position: AFTER_ALL }) : undefined);
+  const total = q.total.get({ userId: user })!.n;
+  const open = q.open.get({ userId: user })!.n;
+  return {
+    nextCaseId: next?.caseId ?? null,
+    previousCaseId: previous?.caseId ?? null,
+    progress: { done: total - open, total },
+  };
 }
 
 export type SaveResult = WorkSaveResult;
@@ -189,7 +300,7 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
   lockedMessage: LOCKED,
   find: findAssignment,
   guidelines: (a) => ({ scope: "safe_psych", scopeId: a.studyId }),
-  row: (tx, _userId, a) => tx.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get(),
+  row: (tx, _userId, a) => statements(tx).annotation.get({ assignmentId: a.id }),
   meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
   valuesOf: (row) => valuesOf(row),
   check(_tx, a, values) {
@@ -220,15 +331,20 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
       status,
       updatedAt: now,
       version,
-      ...(status === "submitted" ? { submittedAt: now } : {}),
     };
+    const q = writeStatements(tx);
+    const submittedAt = status === "submitted" ? now : null;
     if (!row) {
-      tx.insert(annotations)
-        .values({ assignmentId: a.id, caseId: a.caseId, annotatorId: userId, ...columns })
-        .run();
+      q.insert.run({ assignmentId: a.id, caseId: a.caseId, annotatorId: userId, ...columns, submittedAt });
       return a.id;
     }
-    return updateAtVersion(tx, annotations, row.id, row.version, columns) ? a.id : null;
+    // The optimistic write (engine.server.ts updateAtVersion), prepared: only while the row has the version read.
+    const where = { id: row.id, expected: row.version };
+    const updated =
+      submittedAt === null
+        ? q.draft.run({ ...columns, ...where })
+        : q.submit.run({ ...columns, submittedAt, ...where });
+    return updated.changes > 0 ? a.id : null;
   },
   auditContext: (a) => ({ entityId: a.id, studyId: a.studyId, caseId: a.caseId }),
   // Locking writes the row once more, so the page's next save must name the version after it.

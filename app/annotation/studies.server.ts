@@ -20,7 +20,7 @@ import {
   type ReferenceLabels,
 } from "./domain/case-import";
 import type { Section } from "./domain/sections";
-import type { Db, DbOrTx } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
@@ -424,13 +424,17 @@ export function listStudyCases(db: Db, studyId: number): CaseRow[] {
     .map((r) => ({ ...r, hasReferenceLabels: Boolean(r.hasReferenceLabels) }));
 }
 
-export function getCaseSections(db: Db, caseId: number): Section[] {
-  return db
+const sectionsOf = preparedOn((db) =>
+  db
     .select({ order: caseSections.ord, kind: caseSections.kind, content: caseSections.content })
     .from(caseSections)
-    .where(eq(caseSections.caseId, caseId))
+    .where(eq(caseSections.caseId, sql.placeholder("caseId")))
     .orderBy(asc(caseSections.ord))
-    .all() as Section[];
+    .prepare(),
+);
+
+export function getCaseSections(db: Db, caseId: number): Section[] {
+  return sectionsOf(db).all({ caseId }) as Section[];
 }
 
 /**

@@ -14,7 +14,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { recordEvent } from "../audit/audit.server";
-import { DatabaseBusyError, isBusy, type Db, type DbOrTx, type Tx } from "../platform/db.server";
+import { DatabaseBusyError, isBusy, preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { workTime } from "../../db/schema";
 import type { GuidelineRef } from "../guidelines/domain/guidelines";
 import { currentGuidelineVersion } from "../guidelines/guidelines.server";
@@ -209,19 +209,31 @@ function withActiveTime<T extends { ok: boolean }>(
 ): T {
   const result = save();
   if (!result.ok || !input.activeMs) return result;
-  tx.insert(workTime)
-    .values({ entity, itemId: input.itemId, userId: input.userId, activeMs: input.activeMs, saves: 1, updatedAt: now })
+  addActiveTime(tx).run({ entity, itemId: input.itemId, userId: input.userId, activeMs: input.activeMs, now });
+  return result;
+}
+
+const addActiveTime = preparedOn((db) =>
+  db
+    .insert(workTime)
+    .values({
+      entity: sql.placeholder("entity"),
+      itemId: sql.placeholder("itemId"),
+      userId: sql.placeholder("userId"),
+      activeMs: sql.placeholder("activeMs"),
+      saves: 1,
+      updatedAt: sql.placeholder("now"),
+    })
     .onConflictDoUpdate({
       target: [workTime.entity, workTime.itemId, workTime.userId],
       set: {
-        activeMs: sql`${workTime.activeMs} + ${input.activeMs}`,
+        activeMs: sql`${workTime.activeMs} + ${sql.placeholder("activeMs")}`,
         saves: sql`${workTime.saves} + 1`,
-        updatedAt: now,
+        updatedAt: sql`${sql.placeholder("now")}`,
       },
     })
-    .run();
-  return result;
-}
+    .prepare(),
+);
 
 type VersionedTable = SQLiteTable & { id: SQLiteColumn; version: SQLiteColumn };
 
