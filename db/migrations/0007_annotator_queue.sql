@@ -5,7 +5,8 @@ CREATE INDEX `assignments_queue_idx` ON `assignments` (`annotator_id`,`queue_stu
 CREATE INDEX `assignments_queue_open_idx` ON `assignments` (`annotator_id`,`queue_study_id`,`queue_position`) WHERE queue_open = 1;--> statement-breakpoint
 -- The annotator's queue (docs/architecture.md, "The annotator's queue"): each assignment carries its case's study and
 -- position and whether its annotation is still open, kept here by triggers whoever writes, so "next open case",
--- "previous case" and the progress count are index lookups instead of a sort of every assignment.
+-- "previous case" and the progress count are index lookups instead of a sort of every assignment. An assignment has
+-- at most one annotation, and none means open; so a first draft changes nothing, and only a status change writes.
 UPDATE `assignments` SET
   `queue_study_id` = (SELECT `study_id` FROM `cases` WHERE `cases`.`id` = `assignments`.`case_id`),
   `queue_position` = (SELECT `position` FROM `cases` WHERE `cases`.`id` = `assignments`.`case_id`),
@@ -30,8 +31,9 @@ CREATE TRIGGER `cases_queue_position` AFTER UPDATE OF `study_id`, `position` ON 
   UPDATE `assignments` SET `queue_study_id` = NEW.`study_id`, `queue_position` = NEW.`position`
   WHERE `case_id` = NEW.`id`;
 END;--> statement-breakpoint
-CREATE TRIGGER `annotations_queue_insert` AFTER INSERT ON `annotations` BEGIN
-  UPDATE `assignments` SET `queue_open` = NEW.`status` NOT IN ('submitted', 'locked') WHERE `id` = NEW.`assignment_id`;
+CREATE TRIGGER `annotations_queue_insert` AFTER INSERT ON `annotations`
+WHEN NEW.`status` IN ('submitted', 'locked') BEGIN
+  UPDATE `assignments` SET `queue_open` = 0 WHERE `id` = NEW.`assignment_id`;
 END;--> statement-breakpoint
 CREATE TRIGGER `annotations_queue_update` AFTER UPDATE OF `status`, `assignment_id` ON `annotations`
 WHEN OLD.`status` IS NOT NEW.`status` OR OLD.`assignment_id` IS NOT NEW.`assignment_id` BEGIN
