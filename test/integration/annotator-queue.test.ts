@@ -6,7 +6,9 @@
  * is how the page computed them before. After every step of a reproducible mix of drafts, submissions, revisions and
  * locks, over two studies whose names sort against their creation order, each of the annotator's cases must agree.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromRoot } from "../../app/platform/paths.server";
 import type { Db } from "../../app/platform/db.server";
 import {
   getAnnotatorCase,
@@ -95,6 +97,20 @@ describe("the annotator's queue", () => {
     const states = new Set(listAnnotatorCases(db, alice.id).map((r) => r.state));
     expect(locked).toBeGreaterThan(0);
     expect([...states].sort()).toEqual(["draft", "locked", "not_started", "submitted"]);
+  });
+
+  it("the migration's backfill gives existing assignments the values the triggers keep", () => {
+    const columns = "SELECT id, queue_study_id, queue_position, queue_open FROM assignments ORDER BY id";
+    const kept = db.$client.prepare(columns).all();
+    expect(kept.some((r) => (r as { queue_open: number }).queue_open === 0)).toBe(true);
+    const migration = readFileSync(fromRoot("db", "migrations", "0007_annotator_queue.sql"), "utf8");
+    const backfill = migration
+      .split("--> statement-breakpoint")
+      .find((s) => /^\s*(--.*\n)*UPDATE `assignments`/.test(s))!;
+    // Before the migration: no queue columns filled in (and every assignment counted open).
+    db.$client.exec("UPDATE assignments SET queue_study_id = NULL, queue_position = NULL, queue_open = 1");
+    db.$client.exec(backfill);
+    expect(db.$client.prepare(columns).all()).toEqual(kept);
   });
 
   it("answers from indexes: no temporary sort and no scan of the assignments", () => {
