@@ -148,9 +148,24 @@ async function cpuPerRequest(base: string, pid: number | undefined, sessions: Se
   return { total: user + system, user, system };
 }
 
+/** One request; one that gets no answer at all (refused, timed out) counts as failed instead of stopping the bench. */
 async function request(base: string, s: Session, kind: Kind): Promise<{ kind: Kind; ms: number; ok: boolean }> {
-  const caseId = s.cases[s.next % s.cases.length]!;
   const t0 = performance.now();
+  try {
+    return await send(base, s, kind, t0);
+  } catch {
+    if (kind === "save") s.next++;
+    return { kind, ms: performance.now() - t0, ok: false };
+  }
+}
+
+async function send(
+  base: string,
+  s: Session,
+  kind: Kind,
+  t0: number,
+): Promise<{ kind: Kind; ms: number; ok: boolean }> {
+  const caseId = s.cases[s.next % s.cases.length]!;
   let ok: boolean;
   if (kind === "page") {
     const res = await fetch(`${base}/annotate/${caseId}`, { headers: { cookie: s.cookie } });
