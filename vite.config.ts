@@ -18,8 +18,9 @@ export default defineConfig({
         v3_singleFetch: true,
         // Off: with lazy discovery the first save or link from a freshly loaded page first fetches the route
         // manifest, and when the network is down that fetch fails before the save can be kept and retried, replacing
-        // the workspace with an error page. The whole manifest in the page is a few kilobytes
-        // (docs/architecture.md, "Saving under load").
+        // the workspace with an error page (docs/architecture.md, "Saving under load"); and the server matched every
+        // parent path of each page again to inline a partial manifest (docs/architecture.md, "Cheaper pages"). The
+        // whole manifest is one small cached asset.
         v3_lazyRouteDiscovery: false,
       },
     }),

@@ -6,10 +6,10 @@
  */
 import { DrizzleSQLiteAdapter } from "@lucia-auth/adapter-drizzle";
 import { createHmac, randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { Lucia, TimeSpan } from "lucia";
+import { eq, getTableColumns, sql } from "drizzle-orm";
+import { Lucia, TimeSpan, type DatabaseSession, type DatabaseUser } from "lucia";
 import { appMeta, sessions, users } from "../../db/schema";
-import type { Db } from "../platform/db.server";
+import { preparedOn, type Db } from "../platform/db.server";
 
 export const SESSION_HOURS = 12;
 export const SESSION_MAX_HOURS = 24;
@@ -22,8 +22,47 @@ export function secureCookies(): boolean {
   return process.env.NODE_ENV === "production";
 }
 
+/**
+ * lucia's drizzle adapter with the one query every request makes — the session and its user, by session id — run
+ * from statements prepared once per connection (docs/architecture.md, "Prepared statements"); the same rows, turned
+ * into lucia's records the way the adapter does.
+ */
+class PreparedSessionAdapter extends DrizzleSQLiteAdapter {
+  constructor(private readonly database: Db) {
+    super(database, sessions, users);
+  }
+
+  override async getSessionAndUser(sessionId: string): Promise<[DatabaseSession | null, DatabaseUser | null]> {
+    const q = sessionStatements(this.database);
+    const session = q.session.get({ sessionId });
+    const user = q.user.get({ sessionId });
+    return [session ? sessionRecord(session) : null, user ? userRecord(user) : null];
+  }
+}
+
+function sessionRecord({ id, userId, expiresAt, ...attributes }: typeof sessions.$inferSelect): DatabaseSession {
+  return { id, userId, expiresAt: new Date(expiresAt * 1000), attributes };
+}
+
+function userRecord({ id, ...attributes }: typeof users.$inferSelect): DatabaseUser {
+  return { id, attributes };
+}
+
+const sessionStatements = preparedOn((db) => {
+  const sessionId = sql.placeholder("sessionId");
+  return {
+    session: db.select().from(sessions).where(eq(sessions.id, sessionId)).prepare(),
+    user: db
+      .select(getTableColumns(users))
+      .from(sessions)
+      .innerJoin(users, eq(sessions.userId, users.id))
+      .where(eq(sessions.id, sessionId))
+      .prepare(),
+  };
+});
+
 function createLucia(db: Db) {
-  return new Lucia(new DrizzleSQLiteAdapter(db, sessions, users), {
+  return new Lucia(new PreparedSessionAdapter(db), {
     sessionExpiresIn: new TimeSpan(SESSION_HOURS, "h"),
     sessionCookie: { name: SESSION_COOKIE },
     getUserAttributes: (attributes) => ({ username: attributes.username, active: attributes.active }),

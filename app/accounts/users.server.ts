@@ -1,9 +1,9 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { generateIdFromEntropySize } from "lucia";
 import { z } from "zod";
 import { ROLES, sessions, userRoles, users, type Role } from "../../db/schema";
 import { auth, blankSessionCookie, sessionCookie } from "./auth.server";
-import type { Db, DbOrTx } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { hashPassword, needsRehash, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
 import { throttled } from "./login-throttle.server";
@@ -34,10 +34,24 @@ function audit(db: DbOrTx, actorId: string | null, entityId: string, action: str
   recordEvent(db, { actorId, entity: "user", entityId, action, changes });
 }
 
+const byId = preparedOn((db) => ({
+  user: db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder("id")))
+    .prepare(),
+  roles: db
+    .select({ role: userRoles.role })
+    .from(userRoles)
+    .where(eq(userRoles.userId, sql.placeholder("id")))
+    .prepare(),
+}));
+
 export function getUserById(db: Db, id: string): UserView | null {
-  const row = db.select().from(users).where(eq(users.id, id)).get();
+  const q = byId(db);
+  const row = q.user.get({ id });
   if (!row) return null;
-  const roles = db.select({ role: userRoles.role }).from(userRoles).where(eq(userRoles.userId, id)).all();
+  const roles = q.roles.all({ id });
   return {
     id: row.id,
     username: row.username,

@@ -4,11 +4,11 @@
  * the query), so a case that is not theirs is simply not found. Nothing here returns another annotator's labels or
  * identity, adjudication data, reference labels or dispute state.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { annotations, assignments, cases, studies } from "../../db/schema";
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../gold/domain/gold";
-import type { Db, DbOrTx } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import type { WorkState } from "../work-items/domain/work-item";
@@ -19,7 +19,7 @@ import {
   WORK_MESSAGES,
   type SaveResult as WorkSaveResult,
 } from "../work-items/domain/work-item";
-import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
+import { saveWorkItem, type WorkItemAdapter } from "../work-items/engine.server";
 import { onCaseAnnotationsComplete } from "../gold/outcomes.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "./studies.server";
@@ -211,6 +211,40 @@ function valuesOf(row: typeof annotations.$inferSelect | undefined): AnnotationV
   };
 }
 
+const LABEL_COLUMNS = [
+  "sufficiency",
+  "icd10",
+  "earliestSection",
+  "missingInfo",
+  "missingOther",
+  "notes",
+  "status",
+  "updatedAt",
+  "version",
+] as const;
+
+/** The annotation's writes, prepared: the first save's insert, and a draft's and a submission's versioned update. */
+const writeStatements = preparedOn((db) => {
+  const placeholders = <K extends string>(keys: readonly K[]) =>
+    Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as unknown as Record<K, SQL>;
+  const atVersion = and(
+    eq(annotations.id, sql.placeholder("id")),
+    eq(annotations.version, sql.placeholder("expected")),
+  );
+  return {
+    insert: db
+      .insert(annotations)
+      .values(placeholders([...LABEL_COLUMNS, "assignmentId", "caseId", "annotatorId", "submittedAt"]))
+      .prepare(),
+    draft: db.update(annotations).set(placeholders(LABEL_COLUMNS)).where(atVersion).prepare(),
+    submit: db
+      .update(annotations)
+      .set(placeholders([...LABEL_COLUMNS, "submittedAt"]))
+      .where(atVersion)
+      .prepare(),
+  };
+});
+
 function findAssignment(db: DbOrTx, userId: string, caseId: number) {
   const a = db
     .select({ id: assignments.id, caseId: assignments.caseId, studyId: cases.studyId, numSections: cases.numSections })
@@ -359,15 +393,20 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
       status,
       updatedAt: now,
       version,
-      ...(status === "submitted" ? { submittedAt: now } : {}),
     };
+    const q = writeStatements(tx);
+    const submittedAt = status === "submitted" ? now : null;
     if (!row) {
-      tx.insert(annotations)
-        .values({ assignmentId: a.id, caseId: a.caseId, annotatorId: userId, ...columns })
-        .run();
+      q.insert.run({ assignmentId: a.id, caseId: a.caseId, annotatorId: userId, ...columns, submittedAt });
       return a.id;
     }
-    return updateAtVersion(tx, annotations, row.id, row.version, columns) ? a.id : null;
+    // The optimistic write (engine.server.ts updateAtVersion), prepared: only while the row has the version read.
+    const where = { id: row.id, expected: row.version };
+    const updated =
+      submittedAt === null
+        ? q.draft.run({ ...columns, ...where })
+        : q.submit.run({ ...columns, submittedAt, ...where });
+    return updated.changes > 0 ? a.id : null;
   },
   auditContext: (a) => ({ entityId: a.id, studyId: a.studyId, caseId: a.caseId }),
   // Locking writes the row once more, so the page's next save must name the version after it.

@@ -20,7 +20,7 @@ import {
   type ReferenceLabels,
 } from "./domain/case-import";
 import type { Section } from "./domain/sections";
-import type { Db, DbOrTx, Tx } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { beginImportRun, notPending } from "../platform/import-runs.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
@@ -585,13 +585,17 @@ export function listStudyCases(db: Db, studyId: number): CaseRow[] {
     .map((r) => ({ ...r, hasReferenceLabels: Boolean(r.hasReferenceLabels) }));
 }
 
-export function getCaseSections(db: Db, caseId: number): Section[] {
-  return db
+const sectionsOf = preparedOn((db) =>
+  db
     .select({ order: caseSections.ord, kind: caseSections.kind, content: caseSections.content })
     .from(caseSections)
-    .where(eq(caseSections.caseId, caseId))
+    .where(eq(caseSections.caseId, sql.placeholder("caseId")))
     .orderBy(asc(caseSections.ord))
-    .all() as Section[];
+    .prepare(),
+);
+
+export function getCaseSections(db: Db, caseId: number): Section[] {
+  return sectionsOf(db).all({ caseId }) as Section[];
 }
 
 /**

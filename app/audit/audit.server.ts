@@ -1,6 +1,6 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { events, users } from "../../db/schema";
-import type { Db, DbOrTx } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { notPending } from "../platform/import-runs.server";
 
 export interface EventInput {
@@ -17,21 +17,36 @@ export interface EventInput {
   at?: number;
 }
 
+const insertEvent = preparedOn((db) =>
+  db
+    .insert(events)
+    .values({
+      guidelineVersion: sql.placeholder("guidelineVersion"),
+      at: sql.placeholder("at"),
+      actorId: sql.placeholder("actorId"),
+      studyId: sql.placeholder("studyId"),
+      caseId: sql.placeholder("caseId"),
+      entity: sql.placeholder("entity"),
+      entityId: sql.placeholder("entityId"),
+      action: sql.placeholder("action"),
+      changes: sql.placeholder("changes"),
+    })
+    .prepare(),
+);
+
 /** Appends one audit event; call it inside the transaction that makes the change. */
 export function recordEvent(db: DbOrTx, e: EventInput): void {
-  db.insert(events)
-    .values({
-      guidelineVersion: e.guidelineVersion ?? null,
-      at: e.at ?? Date.now(),
-      actorId: e.actorId,
-      studyId: e.studyId ?? null,
-      caseId: e.caseId ?? null,
-      entity: e.entity,
-      entityId: String(e.entityId),
-      action: e.action,
-      changes: (e.changes ?? {}) as Record<string, unknown>,
-    })
-    .run();
+  insertEvent(db).run({
+    guidelineVersion: e.guidelineVersion ?? null,
+    at: e.at ?? Date.now(),
+    actorId: e.actorId,
+    studyId: e.studyId ?? null,
+    caseId: e.caseId ?? null,
+    entity: e.entity,
+    entityId: String(e.entityId),
+    action: e.action,
+    changes: e.changes ?? {},
+  });
 }
 
 /** Field-by-field differences between two label snapshots, as { field: [old, new] }. */

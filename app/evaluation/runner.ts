@@ -2,7 +2,8 @@
  * The evaluation runner (docs/evaluation.md): runs every (strategy, seed) of one model over the cases, through a
  * bounded pool of concurrent calls, writing the reference's run folders (docs/formats.md#run-folders) and resuming unfinished ones.
  *
- * Durability: each answered call is appended to the run's step log before it is applied, and a trajectory's record
+ * Durability: each answered call is queued for the run's step log before it is applied (written at the end of the
+ * event loop's turn, and always before the trajectory's own record: RunFolderWriter.appendEvent), and a trajectory's record
  * is appended to trajectories.jsonl as soon as it stops. A rerun replays the step log, so a kill loses only the calls
  * in flight. A dead endpoint (connection refused, unknown host, 401/403/404, or retries used up on rate limits,
  * server errors or malformed answers) stops the run, keeping everything finished.

@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
   cases,
@@ -23,7 +23,7 @@ import {
   users,
 } from "../../db/schema";
 import { recordEvent } from "../audit/audit.server";
-import type { Db, DbOrTx } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
 import { writeTransaction } from "../work-items/engine.server";
 import {
@@ -41,14 +41,40 @@ export function safePsychDefaultGuidelines(): string {
   return (safePsychDefault ??= readFileSync(fromRoot("app", "data", "guidelines", "safe-psych-default.md"), "utf8"));
 }
 
-function latest(db: DbOrTx, ref: GuidelineRef) {
-  return db
+const latestVersion = preparedOn((db) =>
+  db
     .select()
     .from(guidelineVersions)
-    .where(and(eq(guidelineVersions.scope, ref.scope), eq(guidelineVersions.scopeId, ref.scopeId)))
+    .where(
+      and(
+        eq(guidelineVersions.scope, sql.placeholder("scope")),
+        eq(guidelineVersions.scopeId, sql.placeholder("scopeId")),
+      ),
+    )
     .orderBy(desc(guidelineVersions.version))
     .limit(1)
-    .get();
+    .prepare(),
+);
+
+function latest(db: DbOrTx, ref: GuidelineRef) {
+  return latestVersion(db).get({ scope: ref.scope, scopeId: ref.scopeId });
+}
+
+/**
+ * Rendered guidelines by text: a version is never edited, so every workspace page of a study renders the same text
+ * again; the last few renderings are kept (a Map in insertion order, the oldest dropped first).
+ */
+const rendered = new Map<string, string>();
+const RENDERED_KEPT = 32;
+
+function renderedGuidelines(body: string): string {
+  let html = rendered.get(body);
+  if (html === undefined) {
+    html = renderGuidelines(body);
+    if (rendered.size >= RENDERED_KEPT) rendered.delete(rendered.keys().next().value!);
+    rendered.set(body, html);
+  }
+  return html;
 }
 
 /** The number of the version in force, or null when the study has no guidelines. */
@@ -60,7 +86,7 @@ export function currentGuidelineVersion(db: DbOrTx, ref: GuidelineRef): number |
 export function guidelinesView(db: DbOrTx, ref: GuidelineRef): GuidelinesView | null {
   const row = latest(db, ref);
   if (!row || row.body.trim() === "") return null;
-  return { scope: ref.scope, scopeId: ref.scopeId, version: row.version, html: renderGuidelines(row.body) };
+  return { scope: ref.scope, scopeId: ref.scopeId, version: row.version, html: renderedGuidelines(row.body) };
 }
 
 export function guidelinesAdmin(db: DbOrTx, ref: GuidelineRef): GuidelinesAdmin {
@@ -225,33 +251,37 @@ export function guidelinesForItem(db: DbOrTx, kind: WorkspaceKind, itemId: numbe
   return ref ? guidelinesView(db, ref) : null;
 }
 
+const itemStudy = preparedOn((db) => {
+  const id = sql.placeholder("id");
+  return {
+    safe_psych: db.select({ s: cases.studyId }).from(cases).where(eq(cases.id, id)).prepare(),
+    judge_set: db.select({ s: judgeItems.setId }).from(judgeItems).where(eq(judgeItems.id, id)).prepare(),
+    screening: db
+      .select({ s: screeningRounds.studyId })
+      .from(screeningRoundItems)
+      .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
+      .where(eq(screeningRoundItems.id, id))
+      .prepare(),
+    mentat_bank: db
+      .select({ s: mentatQuestions.bankId })
+      .from(mentatQuestions)
+      .where(eq(mentatQuestions.id, id))
+      .prepare(),
+    review_set: db.select({ s: reviewItems.setId }).from(reviewItems).where(eq(reviewItems.id, id)).prepare(),
+  };
+});
+
+const SCOPE_OF_ITEM = {
+  annotation: "safe_psych",
+  adjudication: "safe_psych",
+  judge_rating: "judge_set",
+  screening_vote: "screening",
+  mentat_rating: "mentat_bank",
+  case_review: "review_set",
+} as const satisfies Record<WorkspaceKind, GuidelineRef["scope"]>;
+
 function refOfItem(db: DbOrTx, kind: WorkspaceKind, id: number): GuidelineRef | null {
-  switch (kind) {
-    case "annotation":
-    case "adjudication": {
-      const r = db.select({ s: cases.studyId }).from(cases).where(eq(cases.id, id)).get();
-      return r ? { scope: "safe_psych", scopeId: r.s } : null;
-    }
-    case "judge_rating": {
-      const r = db.select({ s: judgeItems.setId }).from(judgeItems).where(eq(judgeItems.id, id)).get();
-      return r ? { scope: "judge_set", scopeId: r.s } : null;
-    }
-    case "screening_vote": {
-      const r = db
-        .select({ s: screeningRounds.studyId })
-        .from(screeningRoundItems)
-        .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
-        .where(eq(screeningRoundItems.id, id))
-        .get();
-      return r ? { scope: "screening", scopeId: r.s } : null;
-    }
-    case "mentat_rating": {
-      const r = db.select({ s: mentatQuestions.bankId }).from(mentatQuestions).where(eq(mentatQuestions.id, id)).get();
-      return r ? { scope: "mentat_bank", scopeId: r.s } : null;
-    }
-    case "case_review": {
-      const r = db.select({ s: reviewItems.setId }).from(reviewItems).where(eq(reviewItems.id, id)).get();
-      return r ? { scope: "review_set", scopeId: r.s } : null;
-    }
-  }
+  const scope = SCOPE_OF_ITEM[kind];
+  const r = itemStudy(db)[scope].get({ id });
+  return r ? { scope, scopeId: r.s } : null;
 }

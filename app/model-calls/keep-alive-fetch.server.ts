@@ -1,9 +1,11 @@
 /**
- * A `fetch` for the `openai` client over node:http(s) with a keep-alive agent (docs/rubric-grading.md, "Scale";
- * docs/evaluation.md#decoding-and-retries). Every runner — `run`, `mc-run`, `grade-*` — makes thousands of small calls; measured on the benchmark's stub, Node's built-in fetch
- * (undici) costs about 0.24 ms of CPU per call against about 0.06 ms for node:http, which decides whether 64
- * concurrent calls keep up with a 50 ms endpoint. Only what the client uses is implemented: a method, headers, a
- * string or byte body, an abort signal, and a response read whole.
+ * Calls over node:http(s) with keep-alive agents (docs/rubric-grading.md, "Scale";
+ * docs/evaluation.md#decoding-and-retries). Every runner — `run`, `mc-run`, `grade-*` — makes thousands of small
+ * calls; measured on the benchmark's stub, Node's built-in fetch (undici) costs about 0.24 ms of CPU per call against
+ * about 0.06 ms for node:http, which decides whether 128 concurrent calls keep up with a 50 ms endpoint. Two shapes:
+ * `postOnPool`, the chat client's own path (one process-wide pool, no fetch objects at all), and
+ * `createKeepAliveFetch`, a `fetch` with its own pool for the `openai` client where it is still used (uploads). Only
+ * what they use is implemented: a method, headers, a string or byte body, an abort signal, a response read whole.
  */
 import http from "node:http";
 import https from "node:https";
@@ -18,19 +20,88 @@ function abortError(): Error {
 
 export type { FetchLike };
 
-let shared: FetchLike | null = null;
-
-/** One keep-alive pool for the whole process, so the model and the judge endpoints reuse connections too. */
-export function sharedKeepAliveFetch(): FetchLike {
-  shared ??= createKeepAliveFetch();
-  return shared;
-}
-
-export function createKeepAliveFetch(maxSockets = 256): FetchLike {
-  const agents = {
+function createAgents(maxSockets: number) {
+  return {
     "http:": new http.Agent({ keepAlive: true, maxSockets }),
     "https:": new https.Agent({ keepAlive: true, maxSockets }),
   };
+}
+
+let sharedAgents: ReturnType<typeof createAgents> | null = null;
+
+/** An answer read whole: status, headers (a repeated header joined with ", "), body text. */
+export interface PostAnswer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/** The request ran past its time-out (the whole exchange, from sending to the last byte of the answer). */
+export class PostTimeoutError extends Error {
+  constructor() {
+    super("The request timed out.");
+    this.name = "PostTimeoutError";
+  }
+}
+
+/**
+ * The chat client's own path (client.ts): one POST of a string body on the shared keep-alive pool, the answer read
+ * whole, with no Request, Response or Headers objects on the way (they were most of the remaining CPU per call at
+ * 128 calls in flight). Rejects with an AbortError when `signal` aborts, PostTimeoutError past `timeoutMs`, and the
+ * socket's own error otherwise.
+ */
+export function postOnPool(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<PostAnswer> {
+  sharedAgents ??= createAgents(256);
+  const agents = sharedAgents;
+  return new Promise<PostAnswer>((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError());
+    const lib = url.protocol === "https:" ? https : http;
+    let failure: Error | null = null;
+    const request = lib.request(
+      url,
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        agent: agents[url.protocol as "http:" | "https:"],
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("error", fail);
+        response.on("end", () => {
+          done();
+          const out: Record<string, string> = {};
+          for (const [k, v] of Object.entries(response.headers))
+            if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
+          resolve({ status: response.statusCode ?? 500, headers: out, text });
+        });
+      },
+    );
+    const timer = setTimeout(() => request.destroy((failure = new PostTimeoutError())), timeoutMs);
+    const onAbort = () => request.destroy((failure = abortError()));
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    function fail(e: Error) {
+      done();
+      reject(failure ?? e);
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+    request.on("error", fail);
+    request.end(body);
+  });
+}
+
+export function createKeepAliveFetch(maxSockets = 256): FetchLike {
+  const agents = createAgents(maxSockets);
   return (input, init = {}) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);

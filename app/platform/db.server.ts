@@ -56,7 +56,38 @@ export function openDatabase(path: string = databasePath(), opts: { busyTimeoutM
   sqlite.pragma("synchronous = FULL");
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: fromRoot("db", "migrations") });
+  handles.set(sqlite, db);
   return db;
+}
+
+/** The drizzle handle of each open connection, so a transaction handle finds the statements of its connection. */
+const handles = new WeakMap<Database.Database, Db>();
+
+/** The connection under a database or transaction handle (a transaction runs on its database's one connection). */
+function connectionOf(h: DbOrTx): Database.Database {
+  return "$client" in h ? h.$client : (h as unknown as { session: { client: Database.Database } }).session.client;
+}
+
+/**
+ * Statements prepared once per connection (docs/architecture.md, "Prepared statements"). `build` gets the
+ * connection's drizzle handle and returns queries made with `.prepare()` and `sql.placeholder`; every later call on
+ * that connection, or inside one of its transactions, gets the same ones back, so a hot path neither rebuilds its SQL
+ * nor asks SQLite to compile it again. A prepared query run inside a transaction runs in it: a connection has one
+ * transaction at a time.
+ */
+export function preparedOn<T>(build: (db: Db) => T): (h: DbOrTx) => T {
+  const cache = new WeakMap<Database.Database, T>();
+  return (h) => {
+    const connection = connectionOf(h);
+    let statements = cache.get(connection);
+    if (statements === undefined) {
+      let db = handles.get(connection);
+      if (db === undefined)
+        handles.set(connection, (db = "$client" in h ? h : (drizzle(connection, { schema }) as Db)));
+      cache.set(connection, (statements = build(db)));
+    }
+    return statements;
+  };
 }
 
 let shared: Db | undefined;

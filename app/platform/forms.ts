@@ -70,6 +70,18 @@ export type DraftReport = "fields" | "message";
 export type DraftPostFailure = { ok: false; status: 422; message: string; errors: FieldErrors };
 
 /**
+ * The fields around the values, built once: building a zod schema (and compiling its parser at the first use) costs
+ * more than parsing with it, and every autosave of every workspace comes through here.
+ */
+const DraftPostSchema = z.object({
+  intent: z.enum(["draft", "submit"]),
+  version: z.coerce.number().int().min(0),
+  values: z.string(),
+  // Time on task since the previous save (app/work-items/ui/use-active-time.ts); absent from older pages.
+  activeMs: z.coerce.number().int().min(0).max(MAX_ACTIVE_MS_PER_SAVE).default(0),
+});
+
+/**
  * The post of a workspace (draft autosave or submission, components/use-draft): the id in the route, the intent,
  * the version the page read (optimistic concurrency) and the values as one JSON field, checked with `schema`.
  * Anything but the values being wrong is a malformed form (422): the page itself never sends one.
@@ -87,15 +99,7 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
     failure: { ok: false as const, status: 422 as const, message, errors },
   });
   const id = parseId(opts.id);
-  const post = z
-    .object({
-      intent: z.enum(["draft", "submit"]),
-      version: z.coerce.number().int().min(0),
-      values: z.string(),
-      // Time on task since the previous save (app/work-items/ui/use-active-time.ts); absent from older pages.
-      activeMs: z.coerce.number().int().min(0).max(MAX_ACTIVE_MS_PER_SAVE).default(0),
-    })
-    .safeParse(Object.fromEntries(form));
+  const post = DraftPostSchema.safeParse(Object.fromEntries(form));
   if (id === null || !post.success) return fail(MALFORMED, {});
   // A values field over `maxLength` is still read (up to a hard ceiling), so that a text over its own limit is
   // reported at its field, with 422 and nothing saved, instead of as a malformed form: the page keeps the text.

@@ -14,7 +14,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { recordEvent } from "../audit/audit.server";
-import { DatabaseBusyError, isBusy, type Db, type DbOrTx, type Tx } from "../platform/db.server";
+import { DatabaseBusyError, isBusy, preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { workTime } from "../../db/schema";
 import type { GuidelineRef } from "../guidelines/domain/guidelines";
 import { currentGuidelineVersion } from "../guidelines/guidelines.server";
@@ -225,18 +225,36 @@ export function addActiveTime(
   t: { entity: string; itemId: number; userId: string; activeMs: number | undefined; now: number },
 ): void {
   if (!t.activeMs) return;
-  tx.insert(workTime)
-    .values({ entity: t.entity, itemId: t.itemId, userId: t.userId, activeMs: t.activeMs, saves: 1, updatedAt: t.now })
+  addActiveTimeStatement(tx).run({
+    entity: t.entity,
+    itemId: t.itemId,
+    userId: t.userId,
+    activeMs: t.activeMs,
+    now: t.now,
+  });
+}
+
+const addActiveTimeStatement = preparedOn((db) =>
+  db
+    .insert(workTime)
+    .values({
+      entity: sql.placeholder("entity"),
+      itemId: sql.placeholder("itemId"),
+      userId: sql.placeholder("userId"),
+      activeMs: sql.placeholder("activeMs"),
+      saves: 1,
+      updatedAt: sql.placeholder("now"),
+    })
     .onConflictDoUpdate({
       target: [workTime.entity, workTime.itemId, workTime.userId],
       set: {
-        activeMs: sql`${workTime.activeMs} + ${t.activeMs}`,
+        activeMs: sql`${workTime.activeMs} + ${sql.placeholder("activeMs")}`,
         saves: sql`${workTime.saves} + 1`,
-        updatedAt: t.now,
+        updatedAt: sql`${sql.placeholder("now")}`,
       },
     })
-    .run();
-}
+    .prepare(),
+);
 
 type VersionedTable = SQLiteTable & { id: SQLiteColumn; version: SQLiteColumn };
 
