@@ -287,7 +287,7 @@ export function fitHierarchicalBradleyTerry(data: PairwiseData, options: HbtOpti
 
   const lbfgsb: BoundedMinimizeOptions = { maxIterations: 5000, gradientTolerance: 1e-8, ...options.optimizer };
   let newtonIterations = 0;
-  let startAt = x0;
+  let startAt: Float64Array = x0;
   if ((options.method ?? "newton") === "newton") {
     const newton = minimizeHbtNewton(newtonProblem(data, layout, options), x0, lower, upper, {
       // A little tighter than L-BFGS-B's, so that L-BFGS-B usually stops at once.
