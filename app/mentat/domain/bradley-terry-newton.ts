@@ -299,14 +299,13 @@ export function minimizeHbtNewton(
     // Armijo backtracking along the projected path.
     let step = 1;
     let accepted = false;
-    let fTrial = fx;
     for (let k = 0; k < 60; k++) {
       let slope = 0;
       for (let i = 0; i < n; i++) {
         trial[i] = Math.min(upper[i], Math.max(lower[i], x[i] + step * d[i]));
         slope += g[i] * (trial[i] - x[i]);
       }
-      fTrial = value(trial);
+      const fTrial = value(trial);
       if (fTrial <= fx + 1e-4 * slope && slope <= 0) {
         accepted = fTrial < fx;
         break;
