@@ -133,8 +133,8 @@ export function minimizeHbtNewton(
     return v;
   };
 
-  /** f, ∇f and the blocks of ∇²f at x. */
-  const derivatives = (): number => {
+  /** ∇f and the blocks of ∇²f at x, and f when `withValue` (the line search has it already). */
+  const derivatives = (withValue = true): number => {
     g.fill(0);
     Hb.fill(0);
     C.fill(0);
@@ -156,11 +156,11 @@ export function minimizeHbtNewton(
       let sig: number; // σ(−z)
       if (z > 0) {
         e = Math.exp(-z);
-        v += c * Math.log1p(e);
+        if (withValue) v += c * Math.log1p(e);
         sig = e / (1 + e);
       } else {
         e = Math.exp(z);
-        v += c * (Math.log1p(e) - z);
+        if (withValue) v += c * (Math.log1p(e) - z);
         sig = 1 / (1 + e);
       }
       const dz = -c * sig;
@@ -299,6 +299,7 @@ export function minimizeHbtNewton(
     // Armijo backtracking along the projected path.
     let step = 1;
     let accepted = false;
+    let best = fx;
     for (let k = 0; k < 60; k++) {
       let slope = 0;
       for (let i = 0; i < n; i++) {
@@ -308,13 +309,15 @@ export function minimizeHbtNewton(
       const fTrial = value(trial);
       if (fTrial <= fx + 1e-4 * slope && slope <= 0) {
         accepted = fTrial < fx;
+        best = fTrial;
         break;
       }
       step *= 0.5;
     }
     if (!accepted) break;
     [x, trial] = [trial, x];
-    fx = derivatives();
+    fx = best;
+    derivatives(false);
     pg = projectedGradientNorm(x, g, lower, upper);
   }
   return { x, value: fx, iterations, projectedGradientNorm: pg };
