@@ -31,6 +31,7 @@
 import { compareCodePoints } from "../../python-compat/text";
 import { minimizeBounded, type BoundedMinimizeOptions } from "../../stats/bounded-lbfgs";
 import { separatedQuestions } from "./bradley-terry-separation";
+import { minimizeHbtNewton, type NewtonProblem } from "./bradley-terry-newton";
 import { PyRandom } from "../../python-compat/random";
 
 export type RaterEffects = "none" | "slope" | "slope+offset";
@@ -79,6 +80,12 @@ export interface HbtOptions {
   offsetBounds?: readonly [number, number];
   /** A starting point (e.g. the full-data fit for bootstrap refits); default β = 0, s = 1, o = 0. */
   start?: HbtParameters;
+  /**
+   * "newton" (default): projected Newton steps on the block-arrowhead Hessian (bradley-terry-newton.ts), then
+   * L-BFGS-B from where it stopped, which confirms the optimum by the same stopping rule. "lbfgsb": L-BFGS-B alone
+   * (the method before; docs/decisions/0011-newton-for-the-bradley-terry-fit.md). Both reach the same optimum.
+   */
+  method?: "newton" | "lbfgsb";
   optimizer?: BoundedMinimizeOptions;
 }
 
@@ -212,6 +219,32 @@ export function hbtObjective(
   };
 }
 
+function newtonProblem(data: PairwiseData, layout: Layout, options: HbtOptions): NewtonProblem {
+  const n = data.wins.length;
+  const problem: NewtonProblem = {
+    nQuestions: layout.q,
+    nOptions: layout.k,
+    nRaters: layout.r,
+    slopes: layout.slopes,
+    offsets: layout.offsets,
+    penalty: options.penalty ?? HBT_DEFAULTS.penalty,
+    ridge: options.strengthPenalty ?? HBT_DEFAULTS.strengthPenalty,
+    question: new Int32Array(n),
+    winner: new Int32Array(n),
+    loser: new Int32Array(n),
+    rater: new Int32Array(n),
+    count: new Float64Array(n),
+  };
+  data.wins.forEach((w, t) => {
+    problem.question[t] = w.question;
+    problem.winner[t] = w.winner;
+    problem.loser[t] = w.loser;
+    problem.rater[t] = w.rater;
+    problem.count[t] = w.count;
+  });
+  return problem;
+}
+
 /**
  * Fits the hierarchical Bradley–Terry model to pairwise win counts (see the module comment). The strengths are
  * centred per question at the end: the likelihood depends on differences only, so centring changes no probability.
@@ -252,11 +285,19 @@ export function fitHierarchicalBradleyTerry(data: PairwiseData, options: HbtOpti
     for (let q = 0; q < layout.q; q++)
       for (let i = 0; i < layout.k; i++) x0[q * layout.k + i] = options.start.strengths[q][i];
 
-  const result = minimizeBounded(hbtObjective(data, options), x0, lower, upper, {
-    maxIterations: 5000,
-    gradientTolerance: 1e-8,
-    ...options.optimizer,
-  });
+  const lbfgsb: BoundedMinimizeOptions = { maxIterations: 5000, gradientTolerance: 1e-8, ...options.optimizer };
+  let newtonIterations = 0;
+  let startAt: Float64Array = x0;
+  if ((options.method ?? "newton") === "newton") {
+    const newton = minimizeHbtNewton(newtonProblem(data, layout, options), x0, lower, upper, {
+      // A little tighter than L-BFGS-B's, so that L-BFGS-B usually stops at once.
+      gradientTolerance: lbfgsb.gradientTolerance! / 10,
+      maxIterations: 200,
+    });
+    newtonIterations = newton.iterations;
+    startAt = newton.x;
+  }
+  const result = minimizeBounded(hbtObjective(data, options), startAt, lower, upper, lbfgsb);
   const x = result.x;
   const strengths: number[][] = [];
   for (let q = 0; q < layout.q; q++) {
@@ -274,7 +315,7 @@ export function fitHierarchicalBradleyTerry(data: PairwiseData, options: HbtOpti
     slopes,
     offsets,
     objective: result.value,
-    iterations: result.iterations,
+    iterations: newtonIterations + result.iterations,
     converged: result.converged,
     projectedGradientNorm: result.projectedGradientNorm,
     message: result.message,
@@ -519,6 +560,7 @@ export function planPreferenceFit(
     strengthPenalty: options.strengthPenalty ?? HBT_DEFAULTS.strengthPenalty,
     slopeBounds: options.slopeBounds ?? HBT_DEFAULTS.slopeBounds,
     offsetBounds: options.offsetBounds ?? HBT_DEFAULTS.offsetBounds,
+    method: options.method ?? "newton",
     optimizer: options.optimizer,
   };
   const data = winsFromAnnotations(sorted, questions, raters, nOptions);
