@@ -13,6 +13,7 @@ import { addBankRaters, listBankPanel, removeBankRater } from "~/mentat/panel.se
 import { expandBank, listBankQuestions, listDatasets } from "~/mentat/questions.server";
 import { FitOptionsSchema, getLatestFit, runBankFit } from "~/mentat/fits.server";
 import { getBank } from "~/mentat/banks.server";
+import { exportDataset } from "~/mentat/export.server";
 import { ServiceError } from "~/platform/service-error";
 import { guidelinesAdmin } from "~/guidelines/guidelines.server";
 import { GuidelinesEditor } from "~/guidelines/ui/guidelines-editor";
@@ -31,7 +32,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const bank = bankOr404(params.bankId);
   const db = getDb();
   const fit = getLatestFit(db, bank.id);
+  // After a refused download (the export route sends the admin back here): the reason, as it stands now.
+  const refusedSet = VariantSetSchema.safeParse(new URL(request.url).searchParams.get("refused"));
+  const refusal = refusedSet.success ? exportDataset(db, { bankId: bank.id, dimension: refusedSet.data }) : null;
   return {
+    refused: refusal && !refusal.ok ? `Export of the ${refusedSet.data} set refused: ${refusal.message}` : null,
     bank,
     questions: listBankQuestions(db, bank.id),
     panel: listBankPanel(db, bank.id),
@@ -52,6 +57,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     },
   };
 }
+
+const VariantSetSchema = z.enum(VARIANT_DIMENSIONS);
 
 const ListSchema = z
   .string()
@@ -120,7 +127,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function BankPage() {
-  const { bank, questions, panel, datasets, fit, guidelines } = useLoaderData<typeof loader>();
+  const { bank, questions, panel, datasets, fit, guidelines, refused } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const [search] = useSearchParams();
@@ -159,7 +166,12 @@ export default function BankPage() {
         <FitForm busy={busy} />
       </div>
 
-      <h2>Variant sets and export</h2>
+      <h2 id="export">Variant sets and export</h2>
+      {refused ? (
+        <p className="notice warn" role="alert" data-testid="export-refused">
+          {refused}
+        </p>
+      ) : null}
       <div className="grid2">
         <DatasetsTable bankId={bank.id} datasets={datasets} />
         <ExpandForm busy={busy} />

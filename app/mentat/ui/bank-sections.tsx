@@ -136,7 +136,7 @@ export function DatasetsTable({ bankId, datasets }: { bankId: number; datasets: 
                   <code>{d.contentHash.slice(0, 12)}</code>
                 </td>
                 <td>
-                  <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}`} download>
+                  <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}`}>
                     {d.dimension}.jsonl
                   </a>{" "}
                   <small>
