@@ -1,4 +1,4 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import { events, users } from "../../db/schema";
 import type { Db, DbOrTx } from "../platform/db.server";
 
@@ -74,4 +74,19 @@ export function listCaseEvents(db: Db, caseId: number): EventView[] {
     .where(eq(events.caseId, caseId))
     .orderBy(asc(events.id))
     .all();
+}
+
+/** The latest event of one kind on a case (e.g. the admin's reopening of its decision, with its reason), or null. */
+export function latestCaseEvent(
+  db: DbOrTx,
+  where: { caseId: number; entity: string; action: string },
+): { at: number; changes: Record<string, unknown> } | null {
+  return (
+    db
+      .select({ at: events.at, changes: events.changes })
+      .from(events)
+      .where(and(eq(events.caseId, where.caseId), eq(events.entity, where.entity), eq(events.action, where.action)))
+      .orderBy(desc(events.id))
+      .get() ?? null
+  );
 }
