@@ -73,4 +73,3 @@ export function getAdminCase(db: Db, caseId: number) {
     annotations: annotationRows,
   };
 }
-

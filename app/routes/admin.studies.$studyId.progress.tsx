@@ -108,7 +108,8 @@ export default function Progress() {
             </p>
           ) : null}
           <label className="inline">
-            <input type="checkbox" name="asReleased" value="1" defaultChecked={asReleased} /> as released (without presenting_symptoms_label)
+            <input type="checkbox" name="asReleased" value="1" defaultChecked={asReleased} /> as released (without
+            presenting_symptoms_label)
           </label>
           <label className="inline">
             <input type="checkbox" name="allowPartial" value="1" /> allow partial (final cases only)

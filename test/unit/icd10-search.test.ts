@@ -81,8 +81,7 @@ describe("ICD-10 search", () => {
       ["F33", "depression"],
     ]);
     // A hit whose title lacks the corrected word says which synonym held it ("postnatal depression" for F53.0).
-    for (const h of hits)
-      if (!/depress/i.test(h.entry.title)) expect(h.synonym, h.entry.code).toMatch(/depression/);
+    for (const h of hits) if (!/depress/i.test(h.entry.title)) expect(h.synonym, h.entry.code).toMatch(/depression/);
     // Among half-covered names, table order: manic depression (F31) before postnatal depression (F53.0).
     const all = index.search("depresion", 50).map((h) => h.entry.code);
     expect(all.indexOf("F31")).toBeLessThan(all.indexOf("F53.0"));
