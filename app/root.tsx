@@ -18,6 +18,7 @@ import { getUser } from "./accounts/guard.server";
 import { useNonce } from "./nonce";
 import { skipRevalidationAfterDraft } from "./work-items/ui/should-revalidate";
 import styles from "./styles.css?url";
+import type { Role } from "./accounts/roles";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: styles },
@@ -121,18 +122,37 @@ export default function App() {
   return <Outlet />;
 }
 
-/** Where a user can go from an error page: their own start pages, by role (the header above keeps the full menu). */
+/** The list of the protocol an address belongs to (its first path segment), for the error page's first link. */
+const LIST_OF_PREFIX: Record<string, { to: string; label: string; role: Role }> = {
+  annotate: { to: "/annotate", label: "My cases", role: "annotator" },
+  adjudicate: { to: "/adjudicate", label: "Adjudication queue", role: "adjudicator" },
+  "judge-validation": { to: "/judge-validation", label: "My responses", role: "rater" },
+  screening: { to: "/screening", label: "Screening review", role: "rater" },
+  "expert-ratings": { to: "/expert-ratings", label: "Expert ratings", role: "rater" },
+  mentat: { to: "/expert-ratings", label: "Expert ratings", role: "rater" },
+  "case-review": { to: "/expert-ratings", label: "Expert ratings", role: "rater" },
+};
+
+/**
+ * Where a user can go from an error page: the list of the protocol of the address (a missing screening item offers
+ * the screening list), else their own start page by role (the header above keeps the full menu).
+ */
 function ErrorLinks() {
   const user = useRootData()?.user;
-  const home = user?.roles.includes("admin")
-    ? { to: "/admin", label: "Studies" }
-    : user?.roles.includes("annotator")
-      ? { to: "/annotate", label: "My cases" }
-      : user?.roles.includes("adjudicator")
-        ? { to: "/adjudicate", label: "Adjudication queue" }
-        : user?.roles.includes("rater")
-          ? { to: "/expert-ratings", label: "Expert ratings" }
-          : null;
+  const { pathname } = useLocation();
+  const ofUrl = LIST_OF_PREFIX[pathname.split("/")[1] ?? ""];
+  const home =
+    ofUrl && user?.roles.includes(ofUrl.role)
+      ? ofUrl
+      : user?.roles.includes("admin")
+        ? { to: "/admin", label: "Studies" }
+        : user?.roles.includes("annotator")
+          ? { to: "/annotate", label: "My cases" }
+          : user?.roles.includes("adjudicator")
+            ? { to: "/adjudicate", label: "Adjudication queue" }
+            : user?.roles.includes("rater")
+              ? { to: "/expert-ratings", label: "Expert ratings" }
+              : null;
   return (
     <nav aria-label="Error page">
       <ul className="error-links">

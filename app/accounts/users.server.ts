@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { generateIdFromEntropySize } from "lucia";
 import { z } from "zod";
 import { ROLES, sessions, userRoles, users, type Role } from "../../db/schema";
@@ -209,4 +209,23 @@ const DUMMY_HASH = "scrypt$131072$8$1$AAAAAAAAAAAAAAAAAAAAAA==$JlQmhdG1h+PhZhxa+
 export async function logout(db: Db, sessionId: string): Promise<string> {
   await auth(db).invalidateSession(sessionId);
   return blankSessionCookie();
+}
+
+/**
+ * Usernames of the given user ids (the audit trail records ids; admins read names). Ids that name no user are
+ * left out, so any string of an event can be offered.
+ */
+export function usernamesOf(db: Db, ids: readonly string[]): Record<string, string> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return {};
+  const out: Record<string, string> = {};
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = db
+      .select({ id: users.id, username: users.username })
+      .from(users)
+      .where(inArray(users.id, unique.slice(i, i + 500)))
+      .all();
+    for (const r of rows) out[r.id] = r.username;
+  }
+  return out;
 }

@@ -27,7 +27,7 @@ import {
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel, type DisputeReason } from "../gold/domain/gold";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
-import { recordEvent } from "../audit/audit.server";
+import { latestCaseEvent, recordEvent } from "../audit/audit.server";
 import { currentGuidelineVersion } from "../guidelines/guidelines.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
@@ -56,6 +56,49 @@ export interface QueueRow {
   disputedAt: number;
   numSections: number;
   mine: "none" | "independent_recorded";
+  /** An admin reopened an earlier decision of this case: it is back in the queue (docs/safe-psych.md, "Reopening"). */
+  reopened: boolean;
+}
+
+/** The queue's figures for the list page: decisions this adjudicator made (and not reopened), and cases waiting. */
+export function adjudicationProgress(db: Db, userId: string, queue: QueueRow[]): { done: number; total: number } {
+  const done = db
+    .select({ caseId: adjudications.caseId })
+    .from(adjudications)
+    .where(and(eq(adjudications.adjudicatorId, userId), eq(adjudications.status, "decided")))
+    .all().length;
+  return { done, total: done + queue.length };
+}
+
+/**
+ * This adjudicator's earlier work on a case that was decided and then reopened (or decided by someone else while
+ * theirs was in progress): they have seen the two annotations already, so a new "independent" step would not be
+ * independent. Their earlier independent judgement stands and they revise the decision instead.
+ */
+function earlierWork(db: DbOrTx, userId: string, caseId: number) {
+  return (
+    db
+      .select()
+      .from(adjudications)
+      .where(
+        and(
+          eq(adjudications.caseId, caseId),
+          eq(adjudications.adjudicatorId, userId),
+          inArray(adjudications.status, ["reopened", "superseded"]),
+        ),
+      )
+      .orderBy(asc(adjudications.id))
+      .all()
+      .at(-1) ?? null
+  );
+}
+
+/** The admin's latest reopening of a case: when and why (recorded in the audit trail with the reopen). */
+function lastReopen(db: DbOrTx, caseId: number): { at: number; reason: string } | null {
+  const e = latestCaseEvent(db, { caseId, entity: "case_outcome", action: "reopen" });
+  if (!e) return null;
+  const reason = e.changes.reason;
+  return { at: e.at, reason: typeof reason === "string" ? reason : "" };
 }
 
 /** Case ids the user annotated (was assigned to): never theirs to adjudicate. */
@@ -96,11 +139,20 @@ export function listAdjudicationQueue(db: Db, userId: string): QueueRow[] {
       .all()
       .map((r) => r.caseId),
   );
+  const reopened = new Set(
+    db
+      .select({ caseId: adjudications.caseId })
+      .from(adjudications)
+      .where(eq(adjudications.status, "reopened"))
+      .all()
+      .map((r) => r.caseId),
+  );
   return rows.map((r) => ({
     ...r,
     reason: r.reason as DisputeReason,
     disputedAt: r.disputedAt ?? 0,
     mine: mine.has(r.caseId) ? "independent_recorded" : "none",
+    reopened: reopened.has(r.caseId),
   }));
 }
 
@@ -133,6 +185,20 @@ export interface AdjudicationView {
   draft: { values: AdjudicationDraftValues; version: number; updatedAt: number } | null;
   /** The next case in this adjudicator's queue, or null when this is the only one. */
   nextCaseId: number | null;
+  /** The case before this one in the queue (wrapping around), or null. */
+  previousCaseId: number | null;
+  /** The queue's figures: decided by this adjudicator, and in all (decided + waiting). */
+  progress: { done: number; total: number };
+  /**
+   * The admin's reopening of an earlier decision, when the case is back in the queue. Its reason is shown once the
+   * independent judgement is out of the way (it may speak of the annotations), or at once to an adjudicator revising.
+   */
+  reopened: { at: number; reason: string | null } | null;
+  /**
+   * This adjudicator decided (or judged) the case before it was reopened and has seen the annotations: no new
+   * independent step; `previous` is the decision they made, the form starts from it.
+   */
+  revision: { previous: { label: CaseLabel; rationale: string } | null } | null;
 }
 
 /**
@@ -170,7 +236,10 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
     .all()
     .at(-1);
   if (outcome.status !== "disputed" && mine?.status !== "decided") return null;
-  const independent = mine?.independentLabel ?? null;
+  const earlier = outcome.status === "disputed" && !mine ? earlierWork(db, input.userId, input.caseId) : null;
+  // Seen before: an earlier independent judgement (two-phase) or any earlier decision (the other modes).
+  const revising = earlier && (outcome.mode !== "two_phase" || earlier.independentLabel) ? earlier : null;
+  const independent = mine?.independentLabel ?? revising?.independentLabel ?? null;
   const phase: AdjudicationView["phase"] =
     mine?.status === "decided" && outcome.status === "adjudicated"
       ? "decided"
@@ -192,7 +261,20 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
     });
     shown = { A: show(a), B: show(b) };
   }
+  const reopen = outcome.status === "disputed" ? lastReopen(db, input.caseId) : null;
+  const queue = listAdjudicationQueue(db, input.userId);
   return {
+    previousCaseId: neighbourInQueue(queue, input.caseId, -1),
+    progress: adjudicationProgress(db, input.userId, queue),
+    reopened: reopen && { at: reopen.at, reason: phase === "independent" ? null : reopen.reason },
+    revision: revising
+      ? {
+          previous:
+            revising.status === "reopened" && revising.finalLabel
+              ? { label: revising.finalLabel, rationale: revising.rationale }
+              : null,
+        }
+      : null,
     case: {
       id: input.caseId,
       externalId: outcome.externalId,
@@ -215,16 +297,24 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
             input.caseId,
             phase === "independent" && outcome.mode === "two_phase" ? "independent" : "decide",
           ),
-    nextCaseId: nextQueueCase(db, input.userId, input.caseId),
+    nextCaseId: neighbourInQueue(queue, input.caseId, 1),
   };
 }
 
-/** The case after `caseId` in the adjudicator's queue (wrapping around), skipping this one. */
-function nextQueueCase(db: Db, userId: string, caseId: number): number | null {
-  const queue = listAdjudicationQueue(db, userId);
-  const at = queue.findIndex((r) => r.caseId === caseId);
-  const after = [...queue.slice(at + 1), ...queue.slice(0, Math.max(at, 0))].find((r) => r.caseId !== caseId);
+/**
+ * The case after (`step` 1) or before (-1) `caseId` in the adjudicator's queue, wrapping around, skipping this one;
+ * a case no longer in the queue (just decided) counts from the start.
+ */
+function neighbourInQueue(queue: QueueRow[], caseId: number, step: 1 | -1): number | null {
+  const ordered = step === 1 ? queue : [...queue].reverse();
+  const at = ordered.findIndex((r) => r.caseId === caseId);
+  const after = [...ordered.slice(at + 1), ...ordered.slice(0, Math.max(at, 0))].find((r) => r.caseId !== caseId);
   return after?.caseId ?? null;
+}
+
+/** The next case of this adjudicator's queue to go on to after deciding `caseId`, or null when none is left. */
+export function nextAfterDecision(db: Db, userId: string, caseId: number): number | null {
+  return neighbourInQueue(listAdjudicationQueue(db, userId), caseId, 1);
 }
 
 // ---- Drafts: the adjudicator's work in progress, through the work-item engine ----
@@ -420,6 +510,10 @@ function disputedCase(tx: DbOrTx, userId: string, caseId: number) {
     .get();
 }
 
+/** Why a second independent judgement (another window, or a case this adjudicator judged before) is refused. */
+export const INDEPENDENT_ALREADY_RECORDED =
+  "Your independent judgement of this case is already recorded (in another window, or before the case was reopened). Reload the case to see the annotations and make the final decision.";
+
 /**
  * Phase 1: the adjudicator's own judgement, recorded before the annotations are shown (two-phase mode). In
  * independent-only mode this judgement is the decision, and `decide` is called by the route instead.
@@ -439,11 +533,11 @@ export function recordIndependent(
     if (!check.ok) return invalid("Your judgement is incomplete or invalid; see the marked fields.", check.errors);
     const existing = judgementInProgress(tx, input.userId, input.caseId);
     // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
-    if (existing)
+    if (existing || earlierWork(tx, input.userId, input.caseId)?.independentLabel)
       return {
         ok: false,
         status: 409,
-        message: "Your independent judgement is already recorded; go on to the final decision.",
+        message: INDEPENDENT_ALREADY_RECORDED,
       };
     const id = tx
       .insert(adjudications)
@@ -509,10 +603,12 @@ export function decide(
     if (!check.ok) return invalid("The decision is incomplete or invalid; see the marked fields.", check.errors);
     const mine = judgementInProgress(tx, input.userId, input.caseId);
     const rationale = input.rationale.trim();
+    // A revision after a reopening: the judgement this adjudicator recorded before seeing the annotations stands.
+    const earlier = mine ? null : earlierWork(tx, input.userId, input.caseId);
+    const independentLabel = mine?.independentLabel ?? earlier?.independentLabel ?? null;
     if (c.mode === "two_phase") {
-      if (!mine?.independentLabel)
-        return { ok: false, status: 409, message: "Record your independent judgement first." };
-      if (!sameLabel(mine.independentLabel, check.label) && rationale === "")
+      if (!independentLabel) return { ok: false, status: 409, message: "Record your independent judgement first." };
+      if (!sameLabel(independentLabel, check.label) && rationale === "")
         return {
           ok: false,
           status: 422,
@@ -544,8 +640,8 @@ export function decide(
           adjudicatorId: input.userId,
           mode: c.mode,
           status: "decided",
-          independentLabel: c.mode === "independent_only" ? check.label : null,
-          independentAt: c.mode === "independent_only" ? now : null,
+          independentLabel: c.mode === "independent_only" ? check.label : independentLabel,
+          independentAt: c.mode === "independent_only" ? now : (earlier?.independentAt ?? null),
           finalLabel: check.label,
           rationale,
           decidedAt: now,

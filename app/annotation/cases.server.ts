@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { adjudications, annotations, caseOutcomes, cases, referenceLabels, studies, users } from "../../db/schema";
 import type { CaseLabel } from "../gold/domain/gold";
 import type { Db } from "../platform/db.server";
@@ -73,23 +73,4 @@ export function getAdminCase(db: Db, caseId: number) {
     adjudications: decisions,
     annotations: annotationRows,
   };
-}
-
-/**
- * Usernames of the given user ids (the audit trail records ids; admins read names). Ids that name no user are
- * left out, so any string of an event can be offered.
- */
-export function usernamesOf(db: Db, ids: readonly string[]): Record<string, string> {
-  const unique = [...new Set(ids)];
-  if (!unique.length) return {};
-  const out: Record<string, string> = {};
-  for (let i = 0; i < unique.length; i += 500) {
-    const rows = db
-      .select({ id: users.id, username: users.username })
-      .from(users)
-      .where(inArray(users.id, unique.slice(i, i + 500)))
-      .all();
-    for (const r of rows) out[r.id] = r.username;
-  }
-  return out;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { events, users } from "../../db/schema";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { notPending } from "../platform/import-runs.server";
@@ -90,4 +90,19 @@ export function listCaseEvents(db: Db, caseId: number): EventView[] {
     .where(and(eq(events.caseId, caseId), notPending(events.importRun)))
     .orderBy(asc(events.id))
     .all();
+}
+
+/** The latest event of one kind on a case (e.g. the admin's reopening of its decision, with its reason), or null. */
+export function latestCaseEvent(
+  db: DbOrTx,
+  where: { caseId: number; entity: string; action: string },
+): { at: number; changes: Record<string, unknown> } | null {
+  return (
+    db
+      .select({ at: events.at, changes: events.changes })
+      .from(events)
+      .where(and(eq(events.caseId, where.caseId), eq(events.entity, where.entity), eq(events.action, where.action)))
+      .orderBy(desc(events.id))
+      .get() ?? null
+  );
 }

@@ -138,6 +138,31 @@ export type ExportResult =
     }
   | { ok: false; message: string; counts: Record<CaseProgressState, number> };
 
+/** How the command line names the way round a refusal; the web page names its checkbox instead. */
+const CLI_PARTIAL_HINT = "export with --allow-partial";
+
+/**
+ * Why a full export is refused now (some cases not final), or null when it is not. `partialHint` says how to export
+ * the final cases only, in the words of the caller (the command's flag, the progress page's checkbox).
+ */
+export function goldExportRefusal(db: Db, studyId: number, partialHint = CLI_PARTIAL_HINT): string | null {
+  const progress = listCaseProgress(db, studyId);
+  return refusalOf(progress, countByState(progress), partialHint);
+}
+
+function refusalOf(
+  progress: CaseProgress[],
+  counts: Record<CaseProgressState, number>,
+  partialHint: string,
+): string | null {
+  const notFinal = progress.filter((p) => !FINAL_STATES.includes(p.state));
+  if (!notFinal.length) return null;
+  const parts = CASE_STATES.filter((s) => !FINAL_STATES.includes(s) && counts[s]).map(
+    (s) => `${counts[s]} ${s.replace("_", " ")}`,
+  );
+  return `${notFinal.length} of ${progress.length} cases are not final (${parts.join(", ")}). Finish them, or ${partialHint}.`;
+}
+
 /** The members of the manifest's `rater_agreement` that hold coefficients (`ci95` their intervals). */
 const MANIFEST_FLOAT_KEYS = new Set(["value", "se", "ci95"]);
 
@@ -316,19 +341,8 @@ export function streamGold(
     if (!study) throw new Error(`no study ${options.studyId}`);
     const progress = listCaseProgress(rdb, study.id);
     const counts = countByState(progress);
-    const notFinal = progress.filter((p) => !FINAL_STATES.includes(p.state));
-    if (notFinal.length && !options.allowPartial) {
-      const parts = CASE_STATES.filter((s) => !FINAL_STATES.includes(s) && counts[s]).map(
-        (s) => `${counts[s]} ${s.replace("_", " ")}`,
-      );
-      return {
-        ok: false,
-        counts,
-        message: `${notFinal.length} of ${progress.length} cases are not final (${parts.join(
-          ", ",
-        )}). Finish them, or export with --allow-partial.`,
-      };
-    }
+    const refusal = options.allowPartial ? null : refusalOf(progress, counts, CLI_PARTIAL_HINT);
+    if (refusal) return { ok: false, counts, message: refusal };
     const final = progress.filter((p) => FINAL_STATES.includes(p.state));
     const dataGt = new JsonArrayWriter("data_gt.json", write);
     const samples = new JsonArrayWriter("samples.json", write);

@@ -138,12 +138,17 @@ const TIER: Record<Icd10MatchKind, number> = {
   partial: 6,
 };
 
-/** How an entry matched: `worst` over the query's words is 0 code, 1 title, 2 synonym, 3 fuzzy. */
+/**
+ * How an entry matched: `worst` over the query's words is 0 code, 1 title, 2 synonym, 3 fuzzy in the title, 4 fuzzy
+ * in a synonym. `matchedName` is the synonym a word matched through (shown with the hit: a fuzzy match through a
+ * synonym is otherwise unexplained).
+ */
 interface Candidate {
   score: number;
   worst: number;
   allCode: boolean;
   viaSynonym: boolean;
+  matchedName?: string;
 }
 
 /** One word of the query: a code prefix key and/or the terms it splits into. */
@@ -158,6 +163,7 @@ function combine(a: Candidate, b: Candidate): Candidate {
     worst: Math.max(a.worst, b.worst),
     allCode: a.allCode && b.allCode,
     viaSynonym: a.viaSynonym || b.viaSynonym,
+    matchedName: b.worst > a.worst ? (b.matchedName ?? a.matchedName) : (a.matchedName ?? b.matchedName),
   };
 }
 
@@ -208,14 +214,17 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
     for (const r of mini.search(term, { processTerm: (t) => t, tokenize: (t) => [t] })) {
       const doc = docs[r.id as number]!;
       const literal = r.terms.some((t) => t.startsWith(term));
-      const worst = !literal ? 3 : doc.title !== undefined ? 1 : 2;
+      const inTitle = doc.title !== undefined;
+      const worst = literal ? (inTitle ? 1 : 2) : inTitle ? 3 : 4;
       const viaSynonym = doc.synonym !== undefined;
+      const matchedName = doc.synonym ?? doc.title;
       // Every name of the entry that matches adds to its score; its best name decides how it matched.
       const previous = found.get(doc.entry);
-      if (!previous) found.set(doc.entry, { score: r.score, worst, allCode: false, viaSynonym });
+      if (!previous) found.set(doc.entry, { score: r.score, worst, allCode: false, viaSynonym, matchedName });
       else {
         previous.score += r.score;
-        if (worst < previous.worst) [previous.worst, previous.viaSynonym] = [worst, viaSynonym];
+        if (worst < previous.worst)
+          [previous.worst, previous.viaSynonym, previous.matchedName] = [worst, viaSynonym, matchedName];
       }
     }
     if (termCache.size > 500) termCache.clear();
@@ -346,9 +355,22 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
       const byCode = kind === "exact-code" || kind === "code-prefix";
       const titleIsName = kind === "exact-name" && normalName(entry.title) === name;
       const showSynonym = !byCode && !titleIsName && (c.viaSynonym || kind === "exact-name");
-      return { i, entry, kind, score: c.score, synonym: showSynonym ? bestSynonym(i, name, allTerms) : null };
+      // A fuzzy hit through a synonym shows that synonym: the corrected word is in it, not in the title.
+      const synonym = showSynonym
+        ? ((kind === "fuzzy" && c.worst === 4 ? c.matchedName : undefined) ?? bestSynonym(i, name, allTerms))
+        : null;
+      // How much of the name it matched through the query covers: "depression" for "depresion" covers all of
+      // the synonym "depression", half of "postnatal depression".
+      const cover = c.matchedName ? Math.min(1, allTerms.length / Math.max(1, tokens(c.matchedName).length)) : 0;
+      return { i, entry, kind, cover, score: c.score, synonym };
     });
-    ranked.sort((a, b) => TIER[a.kind] - TIER[b.kind] || b.score - a.score || a.i - b.i);
+    // Fuzzy scores say little (a misspelt word matches many names a little): within that tier the hit whose name
+    // the query covers most comes first, then table order.
+    ranked.sort((a, b) =>
+      a.kind === "fuzzy" && b.kind === "fuzzy"
+        ? b.cover - a.cover || a.i - b.i
+        : TIER[a.kind] - TIER[b.kind] || b.score - a.score || a.i - b.i,
+    );
 
     // Categories before their subcategories: a category the query found moves up to just before its first
     // subcategory in the list.

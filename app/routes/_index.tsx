@@ -28,6 +28,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
       label: "Expert ratings and case reviews",
       role: "admin",
     },
+    user.roles.includes("admin") && {
+      to: "/admin/mc-evaluation",
+      label: "Model evaluation (multiple-choice reports)",
+      role: "admin",
+    },
+    user.roles.includes("admin") && { to: "/admin/grading", label: "Rubric grading sets", role: "admin" },
     user.roles.includes("admin") && { to: "/admin/users", label: "Users and roles", role: "admin" },
   ].filter(Boolean) as { to: string; label: string; role: string }[];
   if (places.length === 1) throw redirect(places[0]!.to);

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { saveResponse, unlessOutOfSpace } from "~/platform/storage-errors.server";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useRef } from "react";
 import { z } from "zod";
 import { LabelFields, useLabelFieldFocus } from "~/annotation/ui/label-fields";
@@ -16,15 +16,17 @@ import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { icd10Index } from "~/icd10/icd10.server";
 import { Csrf, useRootData } from "~/root";
 import { answerDraftPost } from "~/work-items/workspace-route.server";
-import { NEXT_KEY, useWorkspaceKeys } from "~/work-items/ui/shortcuts";
+import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft, saveStateText } from "~/work-items/ui/use-draft";
-import { ShortcutsCard } from "~/work-items/ui/workspace-header";
+import { ReloadButton } from "~/work-items/ui/draft-footer";
+import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import type { SaveResult } from "~/work-items/domain/work-item";
 import {
   AdjudicationDraftSchema,
   decide,
   getAdjudicationCase,
   LabelInputSchema,
+  nextAfterDecision,
   recordIndependent,
   saveAdjudicationDraft,
   type AdjudicationDraftValues,
@@ -109,8 +111,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
   );
   if (!result.ok) return saveResponse(result);
   if (result.status === "decided") {
+    // Like submit-and-next in every workspace: on to the next case of the queue, or the queue when none is left.
     const view = getAdjudicationCase(db, { userId: user.id, caseId });
-    return redirect(`/adjudicate?decided=${encodeURIComponent(view?.case.externalId ?? "")}`);
+    const next = nextAfterDecision(db, user.id, caseId);
+    const decided = `decided=${encodeURIComponent(view?.case.externalId ?? "")}`;
+    return redirect(next !== null ? `/adjudicate/${next}?${decided}` : `/adjudicate?${decided}`);
   }
   return redirect(`/adjudicate/${caseId}`);
 }
@@ -236,7 +241,12 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
   // Drafts through the engine, like annotation: saved shortly after each change, restored from the loader. The
   // step itself is recorded by the form below (recording the judgement or deciding removes the draft).
   const draft = useDraft<AdjudicationDraftValues, SaveResult>({
-    initial: view.draft?.values ?? toValues(view.final?.label ?? view.independent, view.final?.rationale ?? ""),
+    initial:
+      view.draft?.values ??
+      toValues(
+        view.final?.label ?? view.revision?.previous?.label ?? view.independent,
+        view.final?.rationale ?? view.revision?.previous?.rationale ?? "",
+      ),
     version: view.draft?.version ?? 0,
     updatedAt: view.draft?.updatedAt ?? null,
     csrf,
@@ -253,6 +263,15 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
   const submitRef = useRef<HTMLButtonElement>(null);
   const { codeInput, missingRef, focusCode, focusMissing } = useLabelFieldFocus();
   const T = view.case.sections.length;
+  const [search] = useSearchParams();
+  const decidedNow = search.get("decided");
+  const stateBadge = decided
+    ? { value: "locked", label: "decided" }
+    : view.reopened
+      ? { value: "reopened", label: "reopened" }
+      : intent === "independent"
+        ? { value: values.sufficiency ? "draft" : "not_started", label: "step 1: independent" }
+        : { value: "draft", label: view.mode === "two_phase" ? "step 2: decision" : "to decide" };
 
   // Keyboard (app/work-items/domain/keymap.ts): the annotator's label keys, R the rationale; next, Ctrl+Enter (record
   // the step) and the rest as in every workspace.
@@ -277,6 +296,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
     {
       nav: {
         next: view.nextCaseId !== null ? `/adjudicate/${view.nextCaseId}` : null,
+        previous: view.previousCaseId !== null ? `/adjudicate/${view.previousCaseId}` : null,
         search: () => {
           if (decided) return;
           if (draft.valuesRef.current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
@@ -299,20 +319,44 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
       : [];
   return (
     <section>
-      <div className="row">
-        <Link to="/adjudicate">Queue</Link>
-        <span className="muted">›</span>
-        <h1 style={{ margin: 0 }}>
-          Case {view.case.externalId} <small className="muted">({view.case.studyName})</small>
-        </h1>
-        {view.reason ? <span className="badge">disagreement on {view.reason}</span> : null}
-        <span className="spacer" />
-        {view.nextCaseId !== null ? (
-          <Link to={`/adjudicate/${view.nextCaseId}`} className="button secondary">
-            Next <kbd>{NEXT_KEY}</kbd>
-          </Link>
-        ) : null}
-      </div>
+      <WorkspaceHeader
+        list={{ to: "/adjudicate", label: "Queue" }}
+        title={
+          <>
+            Case {view.case.externalId} <small className="muted">({view.case.studyName})</small>{" "}
+            {view.reason ? <span className="badge">disagreement on {view.reason}</span> : null}
+          </>
+        }
+        state={{ value: stateBadge.value, label: stateBadge.label, testId: "case-state" }}
+        progress={view.progress}
+        doneWord="decided"
+        links={[
+          { label: "Previous", to: view.previousCaseId !== null ? `/adjudicate/${view.previousCaseId}` : null },
+          { label: "Next", to: view.nextCaseId !== null ? `/adjudicate/${view.nextCaseId}` : null },
+        ]}
+      />
+      {decidedNow ? (
+        <p className="notice ok" role="status" data-testid="decided-notice">
+          Decision recorded for case {decidedNow}. This is the next case of your queue.
+        </p>
+      ) : null}
+      {view.reopened ? (
+        <div className="notice warn" role="note" data-testid="reopened">
+          <strong>Reopened</strong> by the study manager on {new Date(view.reopened.at).toISOString().slice(0, 10)}.{" "}
+          {view.reopened.reason !== null ? (
+            <>Their reason: “{view.reopened.reason || "(none given)"}”.</>
+          ) : (
+            <>Their reason is shown with the annotations, after you record your independent judgement.</>
+          )}
+          {view.revision ? (
+            <>
+              {" "}
+              You have seen the two annotations of this case before, so there is no new independent step: your earlier
+              independent judgement stands and the form starts from your earlier decision. Revise it.
+            </>
+          ) : null}
+        </div>
+      ) : null}
       <GuidelinesPanel guidelines={guidelines} />
       <div className="workspace">
         <div>
@@ -374,16 +418,20 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
               <h3 style={{ marginTop: 0 }}>
                 {intent === "independent"
                   ? "Step 1 of 2: your independent judgement"
-                  : view.mode === "two_phase"
-                    ? "Step 2 of 2: final decision"
-                    : "Decision"}
+                  : view.revision
+                    ? "Revised decision"
+                    : view.mode === "two_phase"
+                      ? "Step 2 of 2: final decision"
+                      : "Decision"}
               </h3>
               <p className="muted">
                 {intent === "independent"
                   ? "Read the note and record your own label. The two annotations are shown after you record it, and this judgement cannot be changed."
-                  : view.mode === "two_phase"
-                    ? "Confirm your judgement or revise it. A rationale is required if the final label differs from your independent one."
-                    : "Your decision becomes the case's reference label."}
+                  : view.revision
+                    ? "The case was reopened: revise your earlier decision in the light of the study manager's reason. A rationale is required if the label differs from your independent judgement."
+                    : view.mode === "two_phase"
+                      ? "Confirm your judgement or revise it. A rationale is required if the final label differs from your independent one."
+                      : "Your decision becomes the case's reference label."}
               </p>
               <LabelFields
                 values={label}
@@ -413,13 +461,13 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
                   ) : null}
                 </>
               ) : null}
-              {result && !result.ok ? (
+              {result && !result.ok && (result.status === 409 || Object.keys(errors).length === 0) ? (
                 <p className="notice bad" role="alert" data-testid="form-message">
                   {result.message}
                   {result.status === 409 ? (
                     <>
                       {" "}
-                      <Link to="/adjudicate">Back to the queue</Link>
+                      <ReloadButton /> <Link to="/adjudicate">Back to the queue</Link>
                     </>
                   ) : null}
                 </p>
@@ -435,8 +483,14 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
                 </small>
               </div>
               {draft.saveState.kind === "failed" || draft.saveState.kind === "conflict" ? (
-                <p className="field-error" role="alert">
+                <p className="field-error" role="alert" data-testid="save-problem">
                   Draft not saved: {draft.saveState.message}
+                  {draft.saveState.kind === "conflict" ? (
+                    <>
+                      {" "}
+                      <ReloadButton />
+                    </>
+                  ) : null}
                 </p>
               ) : null}
             </Form>

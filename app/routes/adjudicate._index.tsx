@@ -4,13 +4,16 @@ import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
-import { listAdjudicationQueue, type QueueRow } from "~/adjudication/adjudication.server";
+import { adjudicationProgress, listAdjudicationQueue, type QueueRow } from "~/adjudication/adjudication.server";
+import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
 
 export const meta: MetaFunction = () => [{ title: "Adjudication queue · Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
-  return { rows: listAdjudicationQueue(getDb(), user.id), now: Date.now() };
+  const db = getDb();
+  const rows = listAdjudicationQueue(db, user.id);
+  return { rows, now: Date.now(), progress: adjudicationProgress(db, user.id, rows) };
 }
 
 function age(ms: number): string {
@@ -23,7 +26,7 @@ function age(ms: number): string {
 const col = columnHelper<QueueRow & { age: number }>();
 
 export default function Queue() {
-  const { rows, now } = useLoaderData<typeof loader>();
+  const { rows, now, progress } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const data = useMemo(() => rows.map((r) => ({ ...r, age: now - r.disputedAt })), [rows, now]);
   const columns = useMemo(
@@ -40,12 +43,21 @@ export default function Queue() {
         id: "mine",
         header: "Your progress",
       }),
+      col.accessor((r) => (r.reopened ? "reopened" : ""), {
+        id: "reopened",
+        header: "Reopened",
+        cell: (info) => (info.getValue() ? <span className="badge reopened">reopened</span> : null),
+      }),
     ],
     [],
   );
   return (
     <section>
-      <h1>Adjudication queue</h1>
+      <ListHeader
+        title="Adjudication queue"
+        next={{ to: rows.length ? `/adjudicate/${rows[0]!.caseId}` : null, label: "Next case", testId: "next-case" }}
+        allDone={progress.done ? "No disputed case is waiting. Thank you." : null}
+      />
       {params.get("decided") ? (
         <p className="notice ok" role="status">
           Decision recorded for case {params.get("decided")}.
@@ -53,14 +65,21 @@ export default function Queue() {
       ) : null}
       <p className="muted">
         Disputed cases from all studies, oldest first. Cases you annotated yourself are never shown to you. You first
-        record your own judgement; then the two annotations are shown as Annotator A and B.
+        record your own judgement; then the two annotations are shown as Annotator A and B. A case the study manager
+        reopened is marked “reopened” and shows their reason.
       </p>
+      <ProgressCard
+        done={progress.done}
+        total={progress.total}
+        doneWord="decided by you"
+        breakdown={`${rows.length} waiting · ${rows.filter((r) => r.mine === "independent_recorded").length} with your independent judgement · ${rows.filter((r) => r.reopened).length} reopened`}
+      />
       <DataTable
         data={data}
         columns={columns}
         filterLabel="Filter"
         empty="No disputed cases are waiting."
-        rowProps={(r) => ({ "data-case": r.externalId })}
+        rowProps={(r) => ({ "data-case": r.externalId, "data-reopened": r.reopened ? "true" : "false" })}
       />
     </section>
   );

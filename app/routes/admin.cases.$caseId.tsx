@@ -10,7 +10,8 @@ import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
 import { reopenDecision } from "~/adjudication/adjudication.server";
 import { listCaseEvents } from "~/audit/audit.server";
-import { getAdminCase, usernamesOf } from "~/annotation/cases.server";
+import { getAdminCase } from "~/annotation/cases.server";
+import { usernamesOf } from "~/accounts/users.server";
 import { icd10Index } from "~/icd10/icd10.server";
 import { ChangesTable, codeWithTitle, labelText, stringsIn, type ReadableNames } from "~/audit/ui/readable-values";
 

@@ -4,10 +4,8 @@ import { raterAction, type InfoRequest, type PrimaryAnswer } from "~/evaluation/
 import { getDb } from "~/platform/db.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { getItemDetail } from "~/judge-validation/judge-candidates.server";
-import { ChangesTable, type ReadableNames } from "~/audit/ui/readable-values";
-
-// The rating trail records values, not user ids or codes: nothing to resolve.
-const NO_NAMES: ReadableNames = { users: {}, icd10: {} };
+import { ChangesTable, stringsIn, type ReadableNames } from "~/audit/ui/readable-values";
+import { usernamesOf } from "~/accounts/users.server";
 import { getJudgeSet } from "~/judge-validation/judge-sets.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -20,13 +18,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
   const set = requireById(params.setId, (id) => getJudgeSet(db, id), "No such validation set.");
   const detail = requireById(params.itemId, (itemId) => getItemDetail(db, { setId: set.id, itemId }));
-  return { set: { id: set.id, name: set.name }, detail };
+  // The trail records user ids (a rating's owner, a reassignment): the admin reads usernames.
+  const names: ReadableNames = { users: usernamesOf(db, stringsIn(detail.events.map((e) => e.changes))), icd10: {} };
+  return { set: { id: set.id, name: set.name }, detail, names };
 }
 
 const when = (at: number | null) => (at ? new Date(at).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "");
 
 export default function JudgeItemPage() {
-  const { set, detail } = useLoaderData<typeof loader>();
+  const { set, detail, names } = useLoaderData<typeof loader>();
   const { item } = detail;
   return (
     <section>
@@ -138,7 +138,7 @@ export default function JudgeItemPage() {
               <td>{e.rating}</td>
               <td>{e.action}</td>
               <td>
-                <ChangesTable changes={e.changes as Record<string, unknown>} names={NO_NAMES} />
+                <ChangesTable changes={e.changes as Record<string, unknown>} names={names} />
               </td>
             </tr>
           ))}

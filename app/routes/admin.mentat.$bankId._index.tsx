@@ -13,6 +13,7 @@ import { changeBankPanel, listBankPanel } from "~/mentat/panel.server";
 import { expandBank, listBankQuestions, listDatasets } from "~/mentat/questions.server";
 import { cancelBankFitJob, FitOptionsSchema, getLatestFit, latestFitJob, startBankFitJob } from "~/mentat/fits.server";
 import { getBank } from "~/mentat/banks.server";
+import { exportDataset } from "~/mentat/export.server";
 import { ServiceError } from "~/platform/service-error";
 import { guidelinesAdmin } from "~/guidelines/guidelines.server";
 import { GuidelinesEditor } from "~/guidelines/ui/guidelines-editor";
@@ -31,7 +32,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const bank = bankOr404(params.bankId);
   const db = getDb();
   const fit = getLatestFit(db, bank.id);
+  // After a refused download (the export route sends the admin back here): the reason, as it stands now.
+  const refusedSet = VariantSetSchema.safeParse(new URL(request.url).searchParams.get("refused"));
+  const refusal = refusedSet.success ? exportDataset(db, { bankId: bank.id, dimension: refusedSet.data }) : null;
   return {
+    refused: refusal && !refusal.ok ? `Export of the ${refusedSet.data} set refused: ${refusal.message}` : null,
     bank,
     questions: listBankQuestions(db, bank.id),
     panel: listBankPanel(db, bank.id),
@@ -53,6 +58,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     },
   };
 }
+
+const VariantSetSchema = z.enum(VARIANT_DIMENSIONS);
 
 const ListSchema = z
   .string()
@@ -121,7 +128,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function BankPage() {
-  const { bank, questions, panel, datasets, fit, guidelines, job } = useLoaderData<typeof loader>();
+  const { bank, questions, panel, datasets, fit, guidelines, job, refused } = useLoaderData<typeof loader>();
   const fitRunning = job?.status === "queued" || job?.status === "running";
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
@@ -157,7 +164,12 @@ export default function BankPage() {
         <FitForm busy={busy || fitRunning} running={fitRunning} />
       </div>
 
-      <h2>Variant sets and export</h2>
+      <h2 id="export">Variant sets and export</h2>
+      {refused ? (
+        <p className="notice warn" role="alert" data-testid="export-refused">
+          {refused}
+        </p>
+      ) : null}
       <div className="grid2">
         <DatasetsTable bankId={bank.id} datasets={datasets} />
         <ExpandForm busy={busy} />

@@ -1,4 +1,4 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
+import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
 import { getDb } from "~/platform/db.server";
@@ -20,11 +20,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     dimension: query.data.set,
     allowIntended: Boolean(query.data.allowIntended),
   });
-  if (!result.ok)
-    return new Response(`Export refused: ${result.message}`, {
-      status: result.status,
-      headers: { "Content-Type": "text/plain; charset=utf-8" },
-    });
+  // A refusal is shown on the bank's page under its export links, never as a bare text page.
+  if (!result.ok) return redirect(`/admin/mentat/${bank.id}?refused=${query.data.set}#export`, 303);
   return new Response(result.text, {
     headers: {
       "Content-Type": "application/x-ndjson; charset=utf-8",

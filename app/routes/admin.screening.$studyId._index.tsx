@@ -25,6 +25,7 @@ import {
   type ScreeningImportReport,
 } from "~/screening/screening-import.server";
 import { getStudyOverview, openRound, suggestSeed } from "~/screening/screening-rounds.server";
+import { exportScreeningRelease } from "~/screening/screening-release.server";
 import { ServiceError } from "~/platform/service-error";
 import { guidelinesAdmin } from "~/guidelines/guidelines.server";
 import { GuidelinesEditor, InclusionCriterionForm } from "~/guidelines/ui/guidelines-editor";
@@ -40,8 +41,16 @@ function overviewOr404(param: string | undefined) {
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const overview = overviewOr404(params.studyId);
+  // After a refused download (the files route sends the admin back here): the reason, as it stands now.
+  const refusal = new URL(request.url).searchParams.get("refused")
+    ? exportScreeningRelease(getDb(), {
+        studyId: overview.study.id,
+        incompleteHint: "use the provisional export of the release card",
+      })
+    : null;
   return {
     ...overview,
+    refused: refusal && !refusal.ok ? refusal.message : null,
     suggestedSeed: suggestSeed(),
     guidelines: guidelinesAdmin(getDb(), { scope: "screening", scopeId: overview.study.id }),
   };
@@ -164,6 +173,11 @@ export default function ScreeningStudyPage() {
       <ScreenCounts data={data} />
       <RoundsSection data={data} />
       <OpenRoundForm data={data} busy={busy} />
+      {data.refused ? (
+        <p className="notice warn" role="alert" id="release" data-testid="export-refused">
+          Export refused: {data.refused}
+        </p>
+      ) : null}
       <ReleaseCard data={data} />
       <ImportForm data={data} busy={busy} />
       <SettingsForm data={data} busy={busy} />

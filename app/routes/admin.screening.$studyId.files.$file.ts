@@ -1,4 +1,4 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
+import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { getDb } from "~/platform/db.server";
 import { invariantFound, requireRole } from "~/accounts/guard.server";
@@ -29,11 +29,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   else {
     const allowIncomplete = new URL(request.url).searchParams.get("allowIncomplete") === "1";
     const result = exportScreeningRelease(db, { studyId: study.id, allowIncomplete });
-    if (!result.ok)
-      return new Response(`Export refused: ${result.message}`, {
-        status: 409,
-        headers: { "Content-Type": "text/plain; charset=utf-8" },
-      });
+    // A refusal is shown on the study's page beside its release card, never as a bare text page.
+    if (!result.ok) return redirect(`/admin/screening/${study.id}?refused=${file}#release`, 303);
     body = result.files[file];
   }
   return new Response(body, {

@@ -61,7 +61,7 @@ export default function RoundPage() {
         },
       ),
       col.accessor((i) => `${i.yes}/${i.yes + i.no}`, { id: "yes", header: "Yes" }),
-      col.accessor((i) => (i.included ? "included" : "excluded"), { id: "included", header: "Outcome" }),
+      col.accessor("outcome", { header: "Outcome" }),
       col.accessor((i) => i.consensusTier ?? "", { id: "tier", header: "Consensus" }),
       col.accessor((i) => (i.included ? i.modalCategory : ""), { id: "modal", header: "Modal category" }),
     ],

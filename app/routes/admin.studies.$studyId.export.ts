@@ -1,4 +1,4 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
+import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { getDb } from "~/platform/db.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
@@ -31,11 +31,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     asReleased: Boolean(query.data.asReleased),
     allowPartial: Boolean(query.data.allowPartial),
   });
-  if (!result.ok)
-    return new Response(`Export refused: ${result.message}`, {
-      status: 409,
-      headers: { "Content-Type": "text/plain; charset=utf-8" },
-    });
+  // A refusal is shown on the progress page, beside the form that asked (the page words it itself, naming its
+  // checkbox), never as a bare text page.
+  if (!result.ok) {
+    const back = new URLSearchParams({ refused: query.data.file });
+    if (query.data.asReleased) back.set("asReleased", "1");
+    return redirect(`/admin/studies/${study.id}/progress?${back}`, 303);
+  }
   return new Response(result.files[query.data.file], {
     headers: {
       "Content-Type": TYPES[query.data.file]!,

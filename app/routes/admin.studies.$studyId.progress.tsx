@@ -6,7 +6,7 @@ import { getDb } from "~/platform/db.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { listStudyAnnotators } from "~/annotation/assignments.server";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "~/annotation/domain/case-progress";
-import { countByState, listCaseProgress, type CaseProgress } from "~/gold/gold-export.server";
+import { countByState, goldExportRefusal, listCaseProgress, type CaseProgress } from "~/gold/gold-export.server";
 import { getStudy } from "~/annotation/studies.server";
 import { getTimeOnTask } from "~/study-report/time-on-task.server";
 import { formatDuration, type TimeOnTask } from "~/study-report/domain/time-on-task";
@@ -20,6 +20,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
   const study = requireById(params.studyId, (id) => getStudy(db, id), "No such study.");
   const cases = listCaseProgress(db, study.id);
+  // After a refused download (the export route sends the admin back here): the reason, as it stands now.
+  const search = new URL(request.url).searchParams;
+  const refused = search.get("refused")
+    ? goldExportRefusal(db, study.id, `tick “allow partial (final cases only)” to export the final cases only`)
+    : null;
   const time = getTimeOnTask(db, study.id);
   const caseMedians = new Map(time.per_case.map((c) => [c.case_id, c.median_ms]));
   return {
@@ -28,6 +33,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     counts: countByState(cases),
     annotators: listStudyAnnotators(db, study.id),
     time,
+    refused,
+    asReleased: search.get("asReleased") === "1",
   };
 }
 
@@ -43,7 +50,7 @@ const LABELS: Record<CaseProgressState, string> = {
 const col = columnHelper<CaseProgress & { medianActiveMs: number | null }>();
 
 export default function Progress() {
-  const { study, cases, counts, annotators, time } = useLoaderData<typeof loader>();
+  const { study, cases, counts, annotators, time, refused, asReleased } = useLoaderData<typeof loader>();
   const annotatorMedian = new Map(time.per_annotator.map((a) => [a.annotator, a.median_ms]));
   const [state, setState] = useState<"" | CaseProgressState>("");
   const shown = useMemo(() => (state ? cases.filter((c) => c.state === state) : cases), [cases, state]);
@@ -95,8 +102,14 @@ export default function Progress() {
             Safe-Psych formats (see the README): data_gt.json, samples.json, data.csv and manifest.json. Not-final cases
             make the export refuse unless partial export is chosen.
           </p>
+          {refused ? (
+            <p className="notice warn" role="alert" data-testid="export-refused">
+              Export refused: {refused}
+            </p>
+          ) : null}
           <label className="inline">
-            <input type="checkbox" name="asReleased" value="1" /> as released (without presenting_symptoms_label)
+            <input type="checkbox" name="asReleased" value="1" defaultChecked={asReleased} /> as released (without
+            presenting_symptoms_label)
           </label>
           <label className="inline">
             <input type="checkbox" name="allowPartial" value="1" /> allow partial (final cases only)

@@ -6,7 +6,7 @@ import { DraftFooter } from "~/work-items/ui/draft-footer";
 import { LabelFields, useLabelFieldFocus } from "~/annotation/ui/label-fields";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item";
-import { useDraft } from "~/work-items/ui/use-draft";
+import { liveWorkState, useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { checkCaseLabel } from "~/gold/domain/gold";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
@@ -164,7 +164,11 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             Case {view.case.externalId} <small className="muted">({view.case.studyName})</small>
           </>
         }
-        state={{ value: view.state, label: STATE_LABELS[view.state], testId: "case-state" }}
+        state={{
+          value: liveWorkState(view.state, draft),
+          label: STATE_LABELS[liveWorkState(view.state, draft)],
+          testId: "case-state",
+        }}
         progress={view.progress}
         links={[
           { label: "Previous", to: previous },

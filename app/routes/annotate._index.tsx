@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo, useState } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
-import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
+import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
 import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
@@ -25,7 +25,6 @@ export default function AnnotateHome() {
   const { rows, next, training } = useLoaderData<typeof loader>();
   const [state, setState] = useState<"" | CaseState>("");
   const shown = useMemo(() => (state ? rows.filter((r) => r.state === state) : rows), [rows, state]);
-  const done = rows.filter((r) => r.state === "submitted" || r.state === "locked").length;
   const counts = (s: CaseState) => rows.filter((r) => r.state === s).length;
   const columns = useMemo(
     () => [
@@ -64,16 +63,7 @@ export default function AnnotateHome() {
         <p className="card">No cases are assigned to you yet. The study manager assigns them.</p>
       ) : (
         <>
-          <ProgressCard
-            done={done}
-            total={rows.length}
-            breakdown={
-              <>
-                {counts("not_started")} not started · {counts("draft")} draft · {counts("submitted")} submitted ·{" "}
-                {counts("locked")} locked
-              </>
-            }
-          />
+          <WorkProgressCard states={rows.map((r) => r.state)} />
           <DataTable
             data={shown}
             columns={columns}

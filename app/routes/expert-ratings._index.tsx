@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
-import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
+import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
 import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
@@ -54,7 +54,6 @@ const col = columnHelper<WorkRow>();
 
 export default function RatingsHome() {
   const { rows, next } = useLoaderData<typeof loader>();
-  const done = rows.filter((r) => r.state === "submitted").length;
   const columns = useMemo(
     () => [
       col.accessor("kind", { header: "Task" }),
@@ -84,7 +83,7 @@ export default function RatingsHome() {
         </p>
       ) : (
         <>
-          <ProgressCard done={done} total={rows.length} />
+          <WorkProgressCard states={rows.map((r) => r.state)} />
           <DataTable
             data={rows}
             columns={columns}

@@ -5,7 +5,7 @@ import { DraftFooter } from "~/work-items/ui/draft-footer";
 import { INFO_REQUEST_KEYS, PRIMARY_ANSWER_KEYS } from "~/judge-validation/ui/judge-labels";
 import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
-import { useDraft } from "~/work-items/ui/use-draft";
+import { liveWorkState, useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { raterAction } from "~/evaluation/domain/judge";
 import { useRootData } from "~/root";
@@ -112,7 +112,11 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       <WorkspaceHeader
         list={{ to: "/judge-validation", label: "My responses" }}
         title={<>Response {view.item.annotationId}</>}
-        state={{ value: view.state, label: WORK_STATE_LABELS[view.state], testId: "rating-state" }}
+        state={{
+          value: liveWorkState(view.state, draft),
+          label: WORK_STATE_LABELS[liveWorkState(view.state, draft)],
+          testId: "rating-state",
+        }}
         progress={view.progress}
         links={[
           { label: "Previous", to: previous },

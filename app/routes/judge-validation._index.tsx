@@ -2,8 +2,8 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
-import { WORK_STATE_LABELS, type WorkState as RatingState } from "~/work-items/domain/work-item";
-import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
+import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
+import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import { listRaterItems, nextItemId, type MyRatingRow } from "~/judge-validation/judge-ratings.server";
@@ -20,8 +20,6 @@ const col = columnHelper<MyRatingRow>();
 
 export default function RateHome() {
   const { rows, next } = useLoaderData<typeof loader>();
-  const done = rows.filter((r) => r.state === "submitted").length;
-  const count = (s: RatingState) => rows.filter((r) => r.state === s).length;
   const columns = useMemo(
     () => [
       col.accessor("annotationId", {
@@ -60,15 +58,7 @@ export default function RateHome() {
         <p className="card">No model responses are assigned to you yet. The study manager assigns them.</p>
       ) : (
         <>
-          <ProgressCard
-            done={done}
-            total={rows.length}
-            breakdown={
-              <>
-                {count("not_started")} not started · {count("draft")} draft · {count("submitted")} submitted
-              </>
-            }
-          />
+          <WorkProgressCard states={rows.map((r) => r.state)} />
           <DataTable
             data={rows}
             columns={columns}

@@ -4,7 +4,7 @@ import { useCallback, useRef, useState } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
-import { useDraft } from "~/work-items/ui/use-draft";
+import { liveWorkState, useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
 import { useRootData } from "~/root";
@@ -104,7 +104,11 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             </small>
           </>
         }
-        state={{ value: state, label: WORK_STATE_LABELS[state], testId: "item-state" }}
+        state={{
+          value: liveWorkState(state, form),
+          label: WORK_STATE_LABELS[liveWorkState(state, form)],
+          testId: "item-state",
+        }}
         progress={view.progress}
         links={[
           { label: "Previous", to: previous },

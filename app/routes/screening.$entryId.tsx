@@ -4,7 +4,7 @@ import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useCallback, useRef } from "react";
 import { DraftFooter } from "~/work-items/ui/draft-footer";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
-import { useDraft } from "~/work-items/ui/use-draft";
+import { liveWorkState, useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { checkVote, REVIEW_CONFIDENCES, type VoteValues } from "~/screening/domain/screening";
 import { useRootData } from "~/root";
@@ -136,7 +136,11 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
             </small>
           </>
         }
-        state={{ value: view.state, label: WORK_STATE_LABELS[view.state], testId: "vote-state" }}
+        state={{
+          value: liveWorkState(view.state, draft),
+          label: WORK_STATE_LABELS[liveWorkState(view.state, draft)],
+          testId: "vote-state",
+        }}
         progress={view.progress}
         links={[
           { label: "Previous", to: previous },

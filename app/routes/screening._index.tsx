@@ -3,7 +3,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
-import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
+import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import {
@@ -26,7 +26,6 @@ const col = columnHelper<ReviewRow>();
 
 export default function ReviewHome() {
   const { rows, next, finished } = useLoaderData<typeof loader>();
-  const done = rows.filter((r) => r.state === "submitted").length;
   const columns = useMemo(
     () => [
       col.accessor("studyName", { header: "Study" }),
@@ -59,7 +58,7 @@ export default function ReviewHome() {
         <p className="card">No open round has items for you. The study manager opens rounds.</p>
       ) : (
         <>
-          <ProgressCard done={done} total={rows.length} />
+          <WorkProgressCard states={rows.map((r) => r.state)} />
           <DataTable
             data={rows}
             columns={columns}

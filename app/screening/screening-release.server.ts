@@ -48,7 +48,13 @@ function coefficient(c: RoundFigures["relevanceAc1"]) {
  */
 export function exportScreeningRelease(
   db: Db,
-  input: { studyId: number; allowIncomplete?: boolean; now?: Date },
+  input: {
+    studyId: number;
+    allowIncomplete?: boolean;
+    now?: Date;
+    /** How a refusal names the way to a provisional export: the command's flag unless the caller words it. */
+    incompleteHint?: string;
+  },
 ): ReleaseResult {
   const study = getScreeningStudy(db, input.studyId);
   if (!study) return { ok: false, message: "No such screening study." };
@@ -63,7 +69,7 @@ export function exportScreeningRelease(
           : "no round has been reviewed yet";
     return {
       ok: false,
-      message: `The included set is not final: ${why}. Finish the cycle, or export with --allow-incomplete.`,
+      message: `The included set is not final: ${why}. Finish the cycle, or ${input.incompleteHint ?? "export with --allow-incomplete"}.`,
     };
   }
   const closed = state.rounds.filter((r) => r.round.status === "closed");

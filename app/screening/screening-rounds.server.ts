@@ -304,6 +304,9 @@ export function getRoundDetail(db: Db, input: { studyId: number; number: number 
       yes: i.yes,
       no: i.no,
       included: i.included,
+      // Until the round closes an item's votes are still coming in: its outcome is pending, not "excluded".
+      outcome:
+        row.status === "closed" ? (i.included ? ("included" as const) : ("excluded" as const)) : ("pending" as const),
       consensusTier: i.consensusTier,
       modalCategory: i.modalCategory,
       votes: i.votes.map((v) => ({

@@ -141,18 +141,20 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
       if (!item) return notFound();
       const closed = adapter.closed?.(item);
       if (closed) return conflict(closed);
-      let values = adapter.normalise ? adapter.normalise(input.values, item) : input.values;
-      if (input.intent === "submit" && adapter.check) {
-        const checked = adapter.check(tx, item, values);
-        if (!checked.ok) return invalid(checked.message, checked.errors);
-        values = checked.values;
-      }
+      // A stale or locked item answers 409 before its values are checked: the conflict is what the user must see
+      // first (their field errors would be against a version that is no longer the latest).
       const row = adapter.row(tx, input.userId, item);
       const meta = row === undefined ? null : adapter.meta(row);
       if ((meta?.version ?? 0) !== input.version) return conflict(WORK_MESSAGES.changedElsewhere(adapter.noun));
       if (meta?.state === "locked") return conflict(adapter.lockedMessage ?? WORK_MESSAGES.submitted(adapter.noun));
       if (input.intent === "draft" && meta?.state === "submitted")
         return conflict(WORK_MESSAGES.submitted(adapter.noun));
+      let values = adapter.normalise ? adapter.normalise(input.values, item) : input.values;
+      if (input.intent === "submit" && adapter.check) {
+        const checked = adapter.check(tx, item, values);
+        if (!checked.ok) return invalid(checked.message, checked.errors);
+        values = checked.values;
+      }
       const status = input.intent === "submit" ? "submitted" : "draft";
       const before = meta && meta.state !== "not_started" ? meta.state : null;
       const changes = auditChanges(

@@ -161,3 +161,37 @@ describe("axe-core: no serious or critical WCAG 2 A/AA violation", () => {
     });
   }, 240_000);
 });
+
+/** How far the page scrolls sideways: 0 when nothing is wider than the window. */
+const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+describe("narrow and wide screens", () => {
+  it("never scroll the page sideways: the header wraps, wide tables scroll in their own box", async () => {
+    const pages: [string, string, { width: number; height: number }][] = [
+      ["annotator1", "/annotate", { width: 390, height: 800 }],
+      ["annotator1", "/annotate/1", { width: 390, height: 800 }],
+      ["adjudicator", "/adjudicate", { width: 390, height: 800 }],
+      ["rater1", "/judge-validation", { width: 390, height: 800 }],
+      ["rater1", "/screening", { width: 390, height: 800 }],
+      ["admin", "/admin/judge-validation/1", { width: 1280, height: 900 }],
+    ];
+    for (const [username, path, viewport] of pages) {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      await logIn(page, app.url, username, DEMO_PASSWORD);
+      await page.goto(app.url + path);
+      await hydrated(page);
+      const over = await sideways(page);
+      expect(over, `${username} ${path} at ${viewport.width}px`).toBe(0);
+      // Log out stays on screen.
+      const box = await page.getByRole("button", { name: "Log out" }).boundingBox();
+      expect(box && box.x + box.width <= viewport.width, `${path}: Log out on screen`).toBe(true);
+      if (path === "/annotate/1") {
+        // demo-001 is locked: no ICD-10 search box, every field disabled.
+        expect(await page.locator("#icd10-search").count()).toBe(0);
+        expect(await page.locator("aside input:enabled, aside textarea:enabled").count()).toBe(0);
+      }
+      await context.close();
+    }
+  }, 120_000);
+});

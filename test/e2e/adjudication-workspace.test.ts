@@ -9,6 +9,8 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../app/platform/db.server";
 import { submitAnnotation } from "../../app/annotation/annotations.server";
+import { reopenDecision } from "../../app/adjudication/adjudication.server";
+import { caseOutcomes } from "../../db/schema";
 import { cases } from "../../db/schema";
 import { hydrated, launchBrowser, logIn } from "../support/browser";
 import { PASSWORD, seedStudy } from "../support/fixtures";
@@ -18,6 +20,8 @@ import { startApp, tempDbPath, type RunningApp } from "../support/server";
 let app: RunningApp;
 let browser: Browser;
 let caseIds: number[];
+let dbPath: string;
+let bossId: string;
 
 beforeAll(async () => {
   const t = tempDbPath();
@@ -28,6 +32,7 @@ beforeAll(async () => {
       { username: "ann1", roles: ["annotator"] },
       { username: "ann2", roles: ["annotator"] },
       { username: "judy", roles: ["adjudicator"] },
+      { username: "boss", roles: ["admin"] },
     ],
     annotators: ["ann1", "ann2"],
   });
@@ -44,6 +49,8 @@ beforeAll(async () => {
     submitAnnotation(db, { userId: ids.ann2!, caseId, values: sufficient("F33.1", 3, "second remark"), version: 0 });
   }
   db.$client.close();
+  dbPath = t.dbPath;
+  bossId = ids.boss!;
   app = await startApp({ dbPath: t.dbPath });
   browser = await launchBrowser();
 });
@@ -65,7 +72,7 @@ describe("the adjudicator's workspace", () => {
     await page.goto(`${app.url}/adjudicate/${caseIds[0]}`);
     await hydrated(page);
     // Blind: no badge, no annotations.
-    expect(await page.locator(".badge").count()).toBe(0);
+    expect(await page.locator(".badge:not([data-testid=case-state])").count()).toBe(0);
     expect(await page.getByTestId("annotations").count()).toBe(0);
     // The annotator's keys: S sufficient, / the code search, 2 the earliest section.
     await page.keyboard.press("s");
@@ -84,7 +91,7 @@ describe("the adjudicator's workspace", () => {
     // Ctrl+Enter records the judgement; then A, B and the judgement side by side.
     await page.keyboard.press("Control+Enter");
     await page.getByTestId("differences").waitFor();
-    expect(await page.locator(".badge").textContent()).toBe("disagreement on diagnosis");
+    expect(await page.locator(".badge:not([data-testid=case-state])").textContent()).toBe("disagreement on diagnosis");
     const row = (field: string) => page.locator(`[data-testid=differences] tr[data-field=${field}]`);
     expect(await row("icd10").getAttribute("data-differs")).toBe("true");
     expect(await row("earliestSection").getAttribute("data-differs")).toBe("true");
@@ -136,6 +143,48 @@ describe("the adjudicator's workspace", () => {
     ])
       await page.getByRole("heading", { name: title, exact: true }).waitFor();
     await page.screenshot({ path: "/tmp/i13-help.png", fullPage: true });
+    await page.context().close();
+  });
+
+  it("goes on to the next case after a decision, walks back with K, and marks a reopened case with the admin's reason", async () => {
+    const page = await judyPage();
+    // The queue: list header with J, and the progress card.
+    await page.goto(`${app.url}/adjudicate`);
+    await hydrated(page);
+    expect(await page.getByTestId("progress").textContent()).toBe("0 of 2 decided by you");
+    await page.keyboard.press("j");
+    await page.waitForURL(new RegExp(`/adjudicate/${caseIds[0]}$`));
+    await hydrated(page);
+    // Case 1 has the independent judgement and rationale of the first test: Ctrl+Enter decides, then the next case.
+    await page.keyboard.press("Control+Enter");
+    await page.waitForURL(new RegExp(`/adjudicate/${caseIds[1]}\\?decided=`));
+    await page.getByTestId("decided-notice").waitFor();
+    await hydrated(page);
+    expect(await page.getByTestId("progress").textContent()).toBe("1 of 2 decided");
+
+    // The admin reopens the decision, with a reason.
+    const db = openDatabase(dbPath);
+    const version = db.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, caseIds[0]!)).get()!.version;
+    const reason = "Section 2 mentions a manic episode; please look again.";
+    expect(reopenDecision(db, { adminId: bossId, caseId: caseIds[0]!, reason, outcomeVersion: version }).ok).toBe(true);
+    db.$client.close();
+
+    // K walks back to it (the queue wraps around); the queue marks it reopened.
+    await page.goto(`${app.url}/adjudicate/${caseIds[1]}`);
+    await hydrated(page);
+    await page.keyboard.press("k");
+    await page.waitForURL(new RegExp(`/adjudicate/${caseIds[0]}$`));
+    await hydrated(page);
+    // Judy has seen A and B: no second "independent" step, the admin's reason shown, the form a revision.
+    expect(await page.getByTestId("reopened").textContent()).toContain(reason);
+    expect(await page.getByTestId("case-state").textContent()).toBe("reopened");
+    expect(await page.getByRole("heading", { name: "Revised decision" }).count()).toBe(1);
+    expect(await page.getByText("The two annotations are shown after you record it").count()).toBe(0);
+    await page.getByTestId("differences").waitFor();
+    await page.screenshot({ path: "/tmp/w13-adjudicate-reopened.png", fullPage: true });
+    await page.goto(`${app.url}/adjudicate`);
+    await page.locator(`tr[data-reopened=true]`).waitFor();
+    expect(await page.locator(`tr[data-reopened=true] .badge`).textContent()).toBe("reopened");
     await page.context().close();
   });
 });

@@ -88,7 +88,8 @@ describe("from disagreement to the exported gold label", () => {
     expect(shown).toContain("F33.1");
     for (const name of target.annotators) expect(await adj.content()).not.toContain(name);
     await adj.locator("#rationale").fill("Recurrent course documented in the history.");
-    await Promise.all([adj.waitForURL(/\/adjudicate\?decided=/), adj.locator("button[value=decide]").click()]);
+    // On to the next case of the queue (the demo has more disputes), with the decision confirmed.
+    await Promise.all([adj.waitForURL(/\/adjudicate(\/\d+)?\?decided=/), adj.locator("button[value=decide]").click()]);
     await adj.context().close();
 
     const admin = await as("admin");

@@ -215,13 +215,53 @@ describe("saving in the browser", () => {
     const b = await a.context().newPage();
     await b.goto(`${e2e.app.url}/annotate/${caseId}`);
     await hydrated(b);
+    expect(await a.getByTestId("case-state").textContent()).toBe("not started");
     await typeNotes(a, "first window");
     await expect.poll(() => state(a)).toBe("saved");
+    // The badge beside the title follows the save, without a reload.
+    await expect.poll(() => a.getByTestId("case-state").textContent()).toBe("draft");
     await typeNotes(b, "second window, not to be lost");
     await expect.poll(() => state(b)).toBe("conflict");
     await expect(b.getByTestId("save-problem").textContent()).resolves.toMatch(/changed in another window/);
+    // Said once, in one sentence, with a Reload button.
+    expect(await b.getByText(/changed in another window/).count()).toBe(1);
+    expect(await b.getByTestId("save-problem").textContent()).toBe(
+      "This annotation was changed in another window or tab: nothing was overwritten, and your input stays in the form to copy before you reload. Reload",
+    );
+    await b.getByTestId("reload").waitFor();
     expect(await b.locator("#notes").inputValue()).toBe("second window, not to be lost");
     expect(stored("ann1", caseId)?.notes).toBe("first window");
+    await a.context().close();
+  });
+
+  it("shows one conflict, ahead of field errors, when a submitted case is revised in two windows", async () => {
+    const a = await annotatorPage("ann2");
+    const caseId = await openCase(a, 5, "ann2");
+    await a.keyboard.press("i");
+    await a.keyboard.press("m");
+    await a.keyboard.press("Space");
+    const url = a.url();
+    await a.keyboard.press("Control+Enter");
+    await a.waitForURL((u) => u.href !== url);
+    await a.goto(`${e2e.app.url}/annotate/${caseId}`);
+    await hydrated(a);
+    const b = await a.context().newPage();
+    await b.goto(`${e2e.app.url}/annotate/${caseId}`);
+    await hydrated(b);
+    // Window A saves a revision; window B then revises too, into an invalid label (sufficient, no code).
+    await typeNotes(a, "revised in A");
+    await a.getByTestId("submit").click();
+    await expect.poll(() => stored("ann2", caseId)?.notes).toBe("revised in A");
+    await b.keyboard.press("s");
+    expect(await state(b)).toBe("revising");
+    await b.getByTestId("submit").click();
+    await expect.poll(() => state(b)).toBe("conflict");
+    expect(await b.getByTestId("save-state").textContent()).toBe("Conflict: not saved");
+    await b.screenshot({ path: "/tmp/w13-revision-conflict.png", fullPage: true });
+    expect(await b.locator(".field-error:not([data-testid=save-problem])").allTextContents()).toEqual([]);
+    expect(await b.getByTestId("form-message").count()).toBe(0);
+    expect(await b.getByText(/changed in another window/).count()).toBe(1);
+    await b.screenshot({ path: "/tmp/w13-revision-conflict.png", fullPage: true });
     await a.context().close();
   });
 

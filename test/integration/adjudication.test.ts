@@ -523,12 +523,29 @@ describe("reopening a decision", () => {
     expect(old).toHaveLength(1);
     expect(old[0]).toMatchObject({ status: "reopened", adjudicatorId: judy.id, rationale: "manic episode" });
     expect(old[0]!.finalLabel!).toMatchObject({ icd10: "F31.1" });
-    // A new round starts from the independent phase.
-    expect(getAdjudicationCase(db, { userId: judy.id, caseId })).toMatchObject({
+    // Judy decided it and has seen A and B: no second "independent" step (docs/safe-psych.md, "Reopening"). Her
+    // earlier judgement stands, the annotations and the admin's reason are shown, the form starts from her decision.
+    const revising = getAdjudicationCase(db, { userId: judy.id, caseId })!;
+    expect(revising).toMatchObject({
+      phase: "reveal",
+      independent: { sufficiency: "sufficient", icd10: "F32.2", earliestSection: 2 },
+      final: null,
+      reopened: { reason: "new collateral history" },
+      revision: { previous: { label: { icd10: "F31.1" }, rationale: "manic episode" } },
+    });
+    expect(revising.annotations).not.toBeNull();
+    expect(revising.reason).toBe("diagnosis");
+    expect(recordIndependent(db, { userId: judy.id, caseId, label: F32_2 })).toMatchObject({ ok: false, status: 409 });
+    // Kim is new to the case: the blind independent step first, the admin's reason (which may speak of the
+    // annotations) held back until it is recorded.
+    expect(getAdjudicationCase(db, { userId: kim.id, caseId })).toMatchObject({
       phase: "independent",
       annotations: null,
       final: null,
+      reopened: { reason: null },
+      revision: null,
     });
+    expect(listAdjudicationQueue(db, kim.id).find((q) => q.caseId === caseId)).toMatchObject({ reopened: true });
     expect(
       reopenDecision(db, { adminId: boss.id, caseId, reason: "again", outcomeVersion: decidedVersion + 1 }),
     ).toMatchObject({ ok: false });
@@ -546,6 +563,17 @@ describe("reopening a decision", () => {
       gold: [{ sufficiency: "sufficient", icd10: "F31.1", earliestSection: 3 }, null],
       reason: "new collateral history",
     });
+
+    // Judy's revision is held to her earlier independent judgement (F32.2): a different label needs a rationale.
+    expect(
+      decide(db, {
+        userId: judy.id,
+        caseId,
+        label: F31_1,
+        rationale: "",
+        outcomeVersion: outcomeOf(db, caseId)!.version,
+      }),
+    ).toMatchObject({ ok: false, status: 422, errors: { rationale: expect.any(String) } });
 
     // The second round's decision becomes the gold; the first stays in history.
     recordIndependent(db, { userId: kim.id, caseId, label: F32_2 });

@@ -236,6 +236,14 @@ describe("checking a submitted label", () => {
     expect(result.errors.earliestSection).toBe("the earliest sufficient section must be a section number from 1 to 4");
   });
 
+  it("asks for a code when a sufficient label has none, instead of calling the empty code malformed", () => {
+    for (const icd10 of ["", "   ", undefined]) {
+      const result = checkCaseLabel({ sufficiency: "sufficient", icd10, earliestSection: 2 }, { sectionCount: T });
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.errors.icd10).toBe("Choose an ICD-10 code.");
+    }
+  });
+
   it("checks the code against the WHO table when given", () => {
     const isValidCode = (code: string) => code === "F32.1";
     expect(

@@ -72,6 +72,22 @@ describe("ICD-10 search", () => {
     expect(index.search("ptsd")[0]?.synonym).toBe("ptsd");
   });
 
+  it("shows the name a misspelt word matched through, and ranks the names it covers best first", () => {
+    const hits = index.search("depresion", 8);
+    expect(hits.every((h) => h.kind === "fuzzy")).toBe(true);
+    // The synonym "depression" is the corrected word itself: F32 and F33 first.
+    expect(hits.slice(0, 2).map((h) => [h.entry.code, h.synonym])).toEqual([
+      ["F32", "depression"],
+      ["F33", "depression"],
+    ]);
+    // A hit whose title lacks the corrected word says which synonym held it ("postnatal depression" for F53.0).
+    for (const h of hits) if (!/depress/i.test(h.entry.title)) expect(h.synonym, h.entry.code).toMatch(/depression/);
+    // Among half-covered names, table order: manic depression (F31) before postnatal depression (F53.0).
+    const all = index.search("depresion", 50).map((h) => h.entry.code);
+    expect(all.indexOf("F31")).toBeLessThan(all.indexOf("F53.0"));
+    expect(all.indexOf("F31")).toBeLessThan(4);
+  });
+
   it("keeps the tiers in order, but for a category moved up before its subcategories", () => {
     const tier = ["exact-code", "code-prefix", "exact-name", "title", "synonym", "fuzzy", "partial"];
     for (const q of ["depression", "depress", "panic", "anxiety", "personality", "alcohol dep", "schizofrenia"]) {

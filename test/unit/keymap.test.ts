@@ -44,4 +44,19 @@ describe("the keymap", () => {
     expect(shown.includes("K")).toBe(WORKSPACE_KEYMAPS[id].previous);
     expect(shown.includes("/")).toBe(WORKSPACE_KEYMAPS[id].search !== null);
   });
+
+  it("walks back with K in every workspace, adjudication included", () => {
+    for (const id of WORKSPACES)
+      expect(
+        workspaceBindings(id).map((b) => b.show),
+        id,
+      ).toContain("K");
+  });
+
+  it("describes / truthfully: a search only where there is a picker, a field otherwise", () => {
+    const slash = (id: WorkspaceId) => workspaceBindings(id).find((b) => b.show === "/")!.does;
+    expect(slash("annotation")).toMatch(/^search ICD-10 codes/);
+    expect(slash("adjudication")).toMatch(/^search ICD-10 codes/);
+    expect(slash("judge-validation")).toMatch(/^go to the ICD codes field \(plain text: codes separated by commas/);
+  });
 });

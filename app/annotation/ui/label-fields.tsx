@@ -41,15 +41,19 @@ export function LabelFields({
   const T = sections.length;
   return (
     <>
-      <fieldset disabled={disabled}>
+      <fieldset disabled={disabled} aria-describedby="sufficiency-question">
+        {/* A short legend: a long one wraps across the fieldset's border, with its key caps under the line. */}
         <legend>
-          Does the note hold enough information for a diagnosis?{" "}
+          Sufficiency{" "}
           {shortcuts ? (
             <>
               <kbd>S</kbd>/<kbd>I</kbd>
             </>
           ) : null}
         </legend>
+        <p id="sufficiency-question" style={{ margin: "0 0 0.3rem" }}>
+          Does the note hold enough information for a diagnosis?
+        </p>
         <label className="inline">
           <input
             type="radio"

@@ -200,12 +200,16 @@ export interface LabelCheckOptions {
  * and in list order, other text trimmed), or one message per faulty field. Fields that do not apply to the chosen
  * sufficiency are ignored.
  */
+/** The message for a sufficient label without a code, in the annotation and the adjudication form alike. */
+export const CHOOSE_CODE = "Choose an ICD-10 code.";
+
 export function checkCaseLabel(draft: LabelDraft, options: LabelCheckOptions): LabelCheck {
   const errors: Partial<Record<LabelField, string>> = {};
   const T = options.sectionCount;
   if (draft.sufficiency === "sufficient") {
     const p = parseIcd10(typeof draft.icd10 === "string" ? draft.icd10 : "");
-    if (!p.ok) errors.icd10 = p.error;
+    // Nothing chosen is a missing answer, not a malformed code: say what to do.
+    if (!p.ok) errors.icd10 = p.reason === "empty" ? CHOOSE_CODE : p.error;
     else if (options.isValidCode && !options.isValidCode(p.code)) {
       errors.icd10 = `${p.code} is not a code of WHO ICD-10 chapter V`;
     }

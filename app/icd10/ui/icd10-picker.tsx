@@ -89,54 +89,57 @@ export const Icd10Picker = forwardRef<
           <span className="muted">No code chosen</span>
         )}
       </div>
-      <input
-        ref={ref}
-        id="icd10-search"
-        type="search"
-        role="combobox"
-        aria-expanded={open && results.length > 0}
-        aria-controls={listId}
-        aria-describedby={pending || noMatches ? noticeId : undefined}
-        aria-activedescendant={open && results[active] ? `${listId}-${active}` : undefined}
-        aria-label="Search ICD-10 code by code or words"
-        placeholder="Search code or words, e.g. F32.1, depression, PTSD"
-        autoComplete="off"
-        disabled={disabled}
-        value={query}
-        onChange={(e) => {
-          setQuery(e.target.value);
-          setActive(0);
-          setOpen(true);
-          setPending(null);
-        }}
-        onKeyDown={(e) => {
-          if (e.key === "ArrowDown") {
-            e.preventDefault();
-            setActive((a) => Math.min(a + 1, Math.max(results.length - 1, 0)));
-          } else if (e.key === "ArrowUp") {
-            e.preventDefault();
-            setActive((a) => Math.max(a - 1, 0));
-          } else if (e.key === "Enter" && !e.ctrlKey && !e.metaKey) {
-            e.preventDefault();
-            if (results[active]) choose(results[active]!);
-            // A typed code that is not in the list is still passed on, so the server can say why it is refused.
-            else if (query.trim()) record(query.trim().toUpperCase());
-          } else if (e.key === "Escape") {
-            if (pending) {
-              // First Esc goes back to the results (not clearing the search field); the next one leaves.
+      {/* Locked or read-only work: the chosen code only, no search box that looks usable. */}
+      {disabled ? null : (
+        <input
+          ref={ref}
+          id="icd10-search"
+          type="search"
+          role="combobox"
+          aria-expanded={open && results.length > 0}
+          aria-controls={listId}
+          aria-describedby={pending || noMatches ? noticeId : undefined}
+          aria-activedescendant={open && results[active] ? `${listId}-${active}` : undefined}
+          aria-label="Search ICD-10 code by code or words"
+          placeholder="Search code or words, e.g. F32.1, depression, PTSD"
+          autoComplete="off"
+          disabled={disabled}
+          value={query}
+          onChange={(e) => {
+            setQuery(e.target.value);
+            setActive(0);
+            setOpen(true);
+            setPending(null);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === "ArrowDown") {
               e.preventDefault();
-              e.stopPropagation();
-              setPending(null);
-              setActive(0);
-              return;
+              setActive((a) => Math.min(a + 1, Math.max(results.length - 1, 0)));
+            } else if (e.key === "ArrowUp") {
+              e.preventDefault();
+              setActive((a) => Math.max(a - 1, 0));
+            } else if (e.key === "Enter" && !e.ctrlKey && !e.metaKey) {
+              e.preventDefault();
+              if (results[active]) choose(results[active]!);
+              // A typed code that is not in the list is still passed on, so the server can say why it is refused.
+              else if (query.trim()) record(query.trim().toUpperCase());
+            } else if (e.key === "Escape") {
+              if (pending) {
+                // First Esc goes back to the results (not clearing the search field); the next one leaves.
+                e.preventDefault();
+                e.stopPropagation();
+                setPending(null);
+                setActive(0);
+                return;
+              }
+              setQuery("");
+              setOpen(false);
+              onDone?.();
             }
-            setQuery("");
-            setOpen(false);
-            onDone?.();
-          }
-        }}
-        style={{ width: "100%" }}
-      />
+          }}
+          style={{ width: "100%" }}
+        />
+      )}
       {loadError ? (
         <p className="field-error">The code list could not be loaded ({loadError}). Type the code and press Enter.</p>
       ) : null}

@@ -136,9 +136,7 @@ export function DatasetsTable({ bankId, datasets }: { bankId: number; datasets: 
                   <code>{d.contentHash.slice(0, 12)}</code>
                 </td>
                 <td>
-                  <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}`} download>
-                    {d.dimension}.jsonl
-                  </a>{" "}
+                  <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}`}>{d.dimension}.jsonl</a>{" "}
                   <small>
                     (
                     <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}&allowIntended=1`}>

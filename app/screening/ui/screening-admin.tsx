@@ -209,7 +209,7 @@ export function ReleaseCard({ data }: { data: ScreeningOverviewView }) {
   const anyClosed = rounds.some((r) => r.status === "closed");
   const files = (suffix: string) =>
     ["included.jsonl", "included.csv", "subset.jsonl", "categories.csv", "manifest.json"].map((f) => (
-      <a key={f} className="button secondary" href={`/admin/screening/${study.id}/files/${f}${suffix}`} download>
+      <a key={f} className="button secondary" href={`/admin/screening/${study.id}/files/${f}${suffix}`}>
         {f}
       </a>
     ));

@@ -44,7 +44,7 @@ export interface WorkspaceKeymap {
   list: string;
   /** What one item is called there ("case", "response", …). */
   item: string;
-  /** What `/` searches, or null when the workspace has no search field. */
+  /** What `/` does here (search a picker, or go to a field), or null when the workspace has no such field. */
   search: string | null;
   /** Whether the workspace has a previous item (its items have an order the user walks through). */
   previous: boolean;
@@ -66,7 +66,7 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     title: "Annotation",
     list: "/annotate",
     item: "case",
-    search: "ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)",
+    search: "search ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)",
     previous: true,
     own: CASE_LABEL_KEYS,
   },
@@ -74,16 +74,16 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     title: "Adjudication",
     list: "/adjudicate",
     item: "case",
-    search: "ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)",
-    previous: false,
-    submitDoes: "record the step: the independent judgement, then the decision",
+    search: "search ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)",
+    previous: true,
+    submitDoes: "record the step: the independent judgement, then the decision (and go to the next case)",
     own: [...CASE_LABEL_KEYS, { keys: ["r"], show: "R", does: "rationale (final decision)" }],
   },
   "judge-validation": {
     title: "Judge validation",
     list: "/judge-validation",
     item: "response",
-    search: "ICD codes (Tab to names and notes)",
+    search: "go to the ICD codes field (plain text: codes separated by commas; Tab to names and notes)",
     previous: true,
     own: [
       { keys: ["c", "d", "n"], show: "C / D / N", does: "primary answer: committed / differential / none" },
@@ -133,7 +133,7 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
 export function workspaceBindings(id: WorkspaceId): KeyBinding[] {
   const w = WORKSPACE_KEYMAPS[id];
   const common: KeyBinding[] = [];
-  if (w.search) common.push({ ...COMMON_KEYS.search, does: `search ${w.search}` });
+  if (w.search) common.push({ ...COMMON_KEYS.search, does: w.search });
   common.push({ ...COMMON_KEYS.submitNext, does: w.submitDoes ?? `submit and go to the next ${w.item}` });
   common.push({ ...COMMON_KEYS.next, does: `next ${w.item}, without submitting` });
   if (w.previous) common.push({ ...COMMON_KEYS.previous, does: `previous ${w.item}, without submitting` });

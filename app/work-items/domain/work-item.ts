@@ -33,7 +33,7 @@ export type SaveRefusal =
 export const WORK_MESSAGES = {
   notFound: "Not found.",
   changedElsewhere: (noun: string) =>
-    `This ${noun} was changed in another window or tab. Reload the page to see the latest version; nothing was overwritten.`,
+    `This ${noun} was changed in another window or tab: nothing was overwritten, and your input stays in the form to copy before you reload.`,
   submitted: (noun: string) => `This ${noun} is submitted: use “Save revision” to change it.`,
   incomplete: (noun: string) => `The ${noun} is incomplete or invalid; see the marked fields.`,
 } as const;

@@ -42,7 +42,7 @@ export function DraftFooter({
             <button type="button" onClick={draft.submit} disabled={draft.submitting} data-testid="submit">
               {submitted ? "Save revision" : "Submit"} <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
             </button>
-            {submitted && draft.unsavedRevision && draft.discard ? (
+            {submitted && draft.unsavedRevision && draft.discard && draft.saveState.kind !== "conflict" ? (
               <button type="button" className="secondary" onClick={draft.discard} data-testid="discard">
                 Discard
               </button>
@@ -53,7 +53,7 @@ export function DraftFooter({
         <small
           className="muted"
           data-testid="save-state"
-          data-state={draft.unsavedRevision ? "revising" : draft.saveState.kind}
+          data-state={draft.saveState.kind !== "conflict" && draft.unsavedRevision ? "revising" : draft.saveState.kind}
           aria-live="polite"
         >
           {saveStateText(draft.saveState, draft.autosave, draft.unsavedRevision)}
@@ -68,11 +68,23 @@ export function DraftFooter({
           data-testid="save-problem"
         >
           {draft.saveState.message}
-          {draft.saveState.kind === "conflict"
-            ? " Your own input is still in the form above: copy what you need, then reload the page to see the other version."
-            : ""}
+          {draft.saveState.kind === "conflict" ? (
+            <>
+              {" "}
+              <ReloadButton />
+            </>
+          ) : null}
         </p>
       ) : null}
     </>
+  );
+}
+
+/** Reloads the page, to see the version another window saved (the browser asks first if input would be lost). */
+export function ReloadButton() {
+  return (
+    <button type="button" className="secondary" onClick={() => window.location.reload()} data-testid="reload">
+      Reload
+    </button>
   );
 }

@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import type { ReactNode } from "react";
+import type { WorkState } from "../domain/work-item";
 import { NEXT_KEY, useNextKey } from "./shortcuts";
 
 /**
@@ -32,34 +32,56 @@ export function ListHeader({
   );
 }
 
-/** A list page's progress: how many of the user's items are submitted, as text and a bar, and optionally per state. */
-export function ProgressCard({ done, total, breakdown }: { done: number; total: number; breakdown?: ReactNode }) {
-  const summary = (
-    <strong data-testid="progress">
-      {done} of {total} submitted
-    </strong>
-  );
+/**
+ * A list page's progress: how many of the user's items are done, as text and a bar, with the count per state
+ * (`breakdown`). `doneWord` names what done means ("submitted"; "decided" in adjudication).
+ */
+export function ProgressCard({
+  done,
+  total,
+  breakdown,
+  doneWord = "submitted",
+}: {
+  done: number;
+  total: number;
+  breakdown: string;
+  doneWord?: string;
+}) {
   return (
     <div className="card" role="group" aria-label="Progress">
-      {breakdown ? (
-        <div className="row">
-          {summary}
-          <span className="muted">{breakdown}</span>
-        </div>
-      ) : (
-        summary
-      )}
+      <div className="row">
+        <strong data-testid="progress">
+          {done} of {total} {doneWord}
+        </strong>
+        <span className="muted" data-testid="progress-breakdown">
+          {breakdown}
+        </span>
+      </div>
       <div
         className="progress"
         role="progressbar"
-        aria-label="Submitted"
+        aria-label={doneWord[0]!.toUpperCase() + doneWord.slice(1)}
         aria-valuemin={0}
         aria-valuemax={total}
         aria-valuenow={done}
-        aria-valuetext={`${done} of ${total} submitted`}
+        aria-valuetext={`${done} of ${total} ${doneWord}`}
       >
-        <div style={{ width: `${(100 * done) / total}%` }} />
+        <div style={{ width: `${(100 * done) / Math.max(total, 1)}%` }} />
       </div>
     </div>
   );
+}
+
+/**
+ * The progress of a list of work items, the same on every list: submitted counts locked work too, so the breakdown
+ * says how many of the submitted are locked rather than listing them as a separate, contradicting count.
+ */
+export function WorkProgressCard({ states }: { states: readonly WorkState[] }) {
+  const n = (s: WorkState) => states.filter((x) => x === s).length;
+  const done = n("submitted") + n("locked");
+  const locked = n("locked");
+  const breakdown =
+    `${n("not_started")} not started · ${n("draft")} draft · ${done} submitted` +
+    (locked ? ` (${locked === done ? "all" : locked} locked)` : "");
+  return <ProgressCard done={done} total={states.length} breakdown={breakdown} />;
 }

@@ -74,6 +74,8 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
     setSaveStateRaw(s);
   }, []);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // A draft saved from this page: the item is a draft now, whatever state the page was loaded in.
+  const [draftSaved, setDraftSaved] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const draftFetcher = useFetcher<R>();
   const submitFetcher = useFetcher<R>();
@@ -168,6 +170,7 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
       version.current = r.version;
       savedValues.current = valuesRef.current;
       attempt.current = 0;
+      setDraftSaved(true);
       setSaveState(dirty.current ? { kind: "unsaved" } : { kind: "saved", at: r.savedAt });
       if (!dirty.current) setUnsaved(false);
       if (submitAfterDraft.current) {
@@ -258,6 +261,7 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
           const v = Number(res.headers.get("X-Concord-Version"));
           if (res.ok && v > 0) {
             version.current = v;
+            setDraftSaved(true);
             savedValues.current = valuesRef.current;
             setSaveState(
               dirty.current
@@ -271,7 +275,7 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
                 ? {
                     kind: "conflict",
                     message:
-                      "This work was changed in another window; reload to see it. Your own input is kept here to copy.",
+                      "This work was changed in another window or tab: nothing was overwritten, and your input stays in the form to copy before you reload.",
                   }
                 : { kind: "retrying", message: "Not saved yet; trying again.", attempt: attempt.current },
             );
@@ -323,9 +327,16 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
       latest.current.onSubmitted(r as Extract<R, { ok: true }>);
     } else {
       dirty.current = true;
-      setMessage(r.message);
-      if (r.status === 409) setSaveState({ kind: "conflict", message: r.message });
-      if (r.errors) setErrors(r.errors);
+      // A conflict is said once, in the footer's state, and wins over field errors (they were checked against a
+      // version that is no longer the latest); other refusals keep their message above the button.
+      if (r.status === 409) {
+        setSaveState({ kind: "conflict", message: r.message });
+        setMessage(null);
+        setErrors({});
+      } else {
+        setMessage(r.message);
+        if (r.errors) setErrors(r.errors);
+      }
     }
   }, [submitFetcher.data, submitFetcher.state]); // eslint-disable-line react-hooks/exhaustive-deps
 
@@ -336,6 +347,10 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
     if (Object.keys(problems).length) {
       setErrors(problems);
       setMessage(latest.current.incompleteMessage);
+      // A revision is not autosaved, so only the server can tell whether another window changed it meanwhile: ask
+      // it (it answers 409 before checking the values), so that a conflict replaces these field errors.
+      if (!latest.current.autosave && stateRef.current.kind !== "conflict")
+        submitFetcher.submit(post("submit"), { method: "post" });
       return;
     }
     setMessage(null);
@@ -379,16 +394,27 @@ export function useDraft<V extends object, R extends DraftResult = DraftResult>(
      * step) to carry as `activeMs` (docs/statistics.md, "Time on task").
      */
     takeActiveMs: activeTime.take,
+    /** A draft was saved from this page (the state badge then says "draft"). */
+    draftSaved,
   };
 }
 
+/**
+ * The item's state as the page should show it now: the loader's state until a draft is saved from the page, which
+ * makes a not-started item a draft (the badge beside the title follows the footer's "Saved …").
+ */
+export function liveWorkState<S extends string>(loaded: S, draft: { draftSaved: boolean }): S | "draft" {
+  return loaded === "not_started" && draft.draftSaved ? "draft" : loaded;
+}
+
 export function saveStateText(s: SaveState, autosave: boolean, unsavedRevision = false): string {
+  // A conflict outranks everything: nothing more can be saved from this page.
+  if (s.kind === "conflict") return "Conflict: not saved";
   if (unsavedRevision) return "Revising: changes not saved — Save revision or Discard";
   if (s.kind === "unsaved") return "Unsaved changes…";
   if (s.kind === "saving") return "Saving…";
   if (s.kind === "saved") return `Saved ${new Date(s.at).toLocaleTimeString()}`;
   if (s.kind === "retrying") return `Not saved yet — retrying (attempt ${s.attempt})`;
-  if (s.kind === "conflict") return "Conflict: not saved";
   if (s.kind === "failed") return "Not saved";
   return autosave ? "Drafts save automatically" : "";
 }

@@ -12,12 +12,15 @@ export function WorkspaceHeader({
   state,
   progress,
   links,
+  doneWord = "submitted",
 }: {
   list: { to: string; label: string };
   title: ReactNode;
   state: { value: string; label: string; testId: string };
   progress: { done: number; total: number };
   links: { label: "Previous" | "Next"; to: string | null }[];
+  /** What done means in this workspace's progress ("decided" in adjudication). */
+  doneWord?: string;
 }) {
   return (
     <div className="row">
@@ -29,7 +32,7 @@ export function WorkspaceHeader({
       </span>
       <span className="spacer" />
       <span className="muted" data-testid="progress">
-        {progress.done} of {progress.total} submitted
+        {progress.done} of {progress.total} {doneWord}
       </span>
       {links.map((l) =>
         l.to !== null ? (
