@@ -4,6 +4,7 @@
  * the query), so a case that is not theirs is simply not found. Nothing here returns another annotator's labels or
  * identity, adjudication data, reference labels or dispute state.
  */
+import { labelColumns } from "./domain/label-columns";
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { annotations, assignments, cases, studies } from "../../db/schema";
@@ -373,23 +374,11 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
       errors[k === "missingInfoOther" ? "missingOther" : k] = capitalise(v!);
     return { ok: false, message: WORK_MESSAGES.incomplete("annotation"), errors };
   },
-  audited: (v) => ({
-    sufficiency: v.sufficiency || null,
-    icd10: v.icd10 || null,
-    earliestSection: v.earliestSection,
-    missingInfo: v.missingInfo,
-    missingOther: v.missingOther,
-    notes: v.notes,
-  }),
+  audited: (v) => labelColumns(v),
   freeText: ["missingOther", "notes"],
   write(tx, { item: a, row, userId, values: v, status, version, now }) {
     const columns = {
-      sufficiency: v.sufficiency || null,
-      icd10: v.icd10 || null,
-      earliestSection: v.earliestSection,
-      missingInfo: v.missingInfo,
-      missingOther: v.missingOther,
-      notes: v.notes,
+      ...labelColumns(v),
       status,
       updatedAt: now,
       version,

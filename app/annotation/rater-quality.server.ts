@@ -4,6 +4,7 @@
  * and the admin's report and export. Quality labels live in `quality_items` only: gold, adjudication, the inter-rater
  * statistics and the reference-format exports read `annotations` and never see them.
  */
+import { labelColumns } from "./domain/label-columns";
 import { and, asc, eq, inArray, ne } from "drizzle-orm";
 import {
   adjudications,
@@ -731,23 +732,11 @@ function qualityAdapter(
         ? { ok: true, values: c.values }
         : { ok: false, message: WORK_MESSAGES.incomplete("annotation"), errors: c.errors };
     },
-    audited: (v) => ({
-      sufficiency: v.sufficiency || null,
-      icd10: v.icd10 || null,
-      earliestSection: v.earliestSection,
-      missingInfo: v.missingInfo,
-      missingOther: v.missingOther,
-      notes: v.notes,
-    }),
+    audited: (v) => labelColumns(v),
     freeText: ["missingOther", "notes"],
     write(tx, { item, row, values: v, status, version, now }) {
       const columns = {
-        sufficiency: v.sufficiency || null,
-        icd10: v.icd10 || null,
-        earliestSection: v.earliestSection,
-        missingInfo: v.missingInfo,
-        missingOther: v.missingOther,
-        notes: v.notes,
+        ...labelColumns(v),
         status,
         updatedAt: now,
         version,
