@@ -5,7 +5,7 @@
  * statistics and the reference-format exports read `annotations` and never see them.
  */
 import { labelColumns } from "./domain/label-columns";
-import { and, asc, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import {
   adjudications,
   annotations,
@@ -823,20 +823,17 @@ function studyQualityRows(db: DbOrTx, studyId: number) {
     .all();
 }
 
-/** Self-consistency and accuracy of every annotator of the study (docs/rater-quality.md, "The report"). */
-export function getRaterQualityReport(db: DbOrTx, studyId: number): RaterQualityReport {
-  const settings = getQualitySettings(db, studyId);
-  const rows = studyQualityRows(db, studyId);
+/**
+ * What the study's quality labels are compared with: the first labels of the retests among `rows` (by annotation id)
+ * and the study's calibration references (by id).
+ */
+function comparedWith(db: DbOrTx, studyId: number, rows: { item: { firstAnnotationId: number | null } }[]) {
+  const ids = rows.flatMap((r) => (r.item.firstAnnotationId === null ? [] : [r.item.firstAnnotationId]));
   const firsts = new Map(
     db
       .select()
       .from(annotations)
-      .where(
-        inArray(
-          annotations.id,
-          rows.flatMap((r) => (r.item.firstAnnotationId === null ? [] : [r.item.firstAnnotationId])),
-        ),
-      )
+      .where(inArray(annotations.id, ids))
       .all()
       .map((a) => [a.id, a]),
   );
@@ -848,6 +845,14 @@ export function getRaterQualityReport(db: DbOrTx, studyId: number): RaterQuality
       .all()
       .map((c) => [c.id, c]),
   );
+  return { firsts, refs };
+}
+
+/** Self-consistency and accuracy of every annotator of the study (docs/rater-quality.md, "The report"). */
+export function getRaterQualityReport(db: DbOrTx, studyId: number): RaterQualityReport {
+  const settings = getQualitySettings(db, studyId);
+  const rows = studyQualityRows(db, studyId);
+  const { firsts, refs } = comparedWith(db, studyId, rows);
   const annotators = [...new Set(rows.map((r) => r.username))];
   const pairsOf = (username: string, kind: QualityKind): LabelPair[] =>
     rows.flatMap((r) => {
@@ -911,23 +916,10 @@ export function raterQualityCsv(db: DbOrTx, studyId: number): string {
       .all()
       .map((c) => [c.id, c]),
   );
-  const firsts = new Map(
-    db
-      .select()
-      .from(annotations)
-      .where(ne(annotations.status, "draft"))
-      .all()
-      .filter((a) => rows.some((r) => r.item.firstAnnotationId === a.id))
-      .map((a) => [a.id, a]),
-  );
-  const refs = new Map(
-    db
-      .select()
-      .from(calibrationCases)
-      .where(eq(calibrationCases.studyId, studyId))
-      .all()
-      .map((c) => [c.id, c]),
-  );
+  const compared = comparedWith(db, studyId, rows);
+  const refs = compared.refs;
+  // Only a submitted (or locked) first label is compared with.
+  const firsts = new Map([...compared.firsts].filter(([, a]) => a.status !== "draft"));
   const out: string[][] = [
     [
       "annotator",
