@@ -32,7 +32,7 @@ import {
   type StepEvent,
 } from "./domain/runner-records";
 import { CallError, type ChatEndpoint, type ChatRequest } from "../model-calls/client";
-import { runPool } from "../model-calls/pool";
+import { runChains } from "../model-calls/pool";
 import type { ProgressSink, ProgressState } from "../model-calls/progress";
 import { RetriesExhausted, withRetry, type RetryDeps, type RetryPolicy } from "../model-calls/retry";
 import {
@@ -140,6 +140,9 @@ interface Unit {
   reasons: Partial<Record<StoppingReason, number>>;
 }
 
+/** Cases open at once per slot of concurrency: enough for the last rounds to stay full (docs/evaluation.md, "Scale"). */
+const OPEN_CASES_PER_SLOT = 4;
+
 interface Job {
   unit: Unit;
   trajectory: Trajectory;
@@ -188,6 +191,15 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
     (a, b) =>
       unitOrder.get(a.unit)! - unitOrder.get(b.unit)! || b.trajectory.remainingSteps - a.trajectory.remainingSteps,
   );
+  const admission = new Map(jobs.map((j, i) => [j, i]));
+  // The next call goes to the open case of the earliest run folder with the most calls possibly left (ties: the case
+  // admitted first), so that the last rounds stay full (docs/evaluation.md, "Scale").
+  const before = (a: Job, b: Job) => {
+    const unit = unitOrder.get(a.unit)! - unitOrder.get(b.unit)!;
+    if (unit !== 0) return unit < 0;
+    const left = b.trajectory.remainingCalls - a.trajectory.remainingCalls;
+    return left !== 0 ? left < 0 : admission.get(a)! < admission.get(b)!;
+  };
 
   const total = units.reduce((n, u) => n + u.cases, 0);
   const state = (): ProgressState => ({
@@ -197,68 +209,78 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
   });
   deps.progress?.start(state());
 
-  const worker = async ({ unit, trajectory }: Job) => {
+  /** One call of a case; true when the case has another. */
+  const step = async ({ unit, trajectory }: Job): Promise<boolean> => {
     unit.startedAtMs ??= deps.now();
-    for (;;) {
-      const call = trajectory.nextCall();
-      if (call === null) break;
-      if (controller.signal.aborted) return;
-      const isModel = call.kind === "model";
-      const request: ChatRequest = isModel
-        ? {
-            messages: call.messages,
-            temperature: config.temperature,
-            topP: config.topP,
-            maxTokens: config.maxTokens,
-            seed: config.provider && !config.provider.sent.seed ? null : unit.seed,
-          }
-        : { messages: call.messages, temperature: 0, topP: 1, maxTokens: JUDGE_MAX_TOKENS, seed: JUDGE_SEED };
-      const endpoint = isModel ? deps.modelEndpoint : deps.judgeEndpoint;
-      let output: string | null = null;
-      let error: string | null = null;
-      try {
-        output = await withRetry(() => callOnce(endpoint, request, controller.signal), config.retry, deps.retry, {
-          signal: controller.signal,
-          onRetry: () => {
-            counters.retries++;
-            unit.retries++;
-            deps.progress?.update(state());
-          },
-        });
-      } catch (e) {
-        if (controller.signal.aborted || (e instanceof CallError && e.kind === "aborted")) return;
-        if (e instanceof RetriesExhausted && e.last.kind === "empty") {
-          error = e.message;
-        } else if (e instanceof CallError && e.kind === "rejected") {
-          error = e.message;
-          log(`warning: ${e.message}; recorded as a failed call (case ${trajectory.sampleId}, step ${call.step})`);
-        } else if (e instanceof RetriesExhausted || e instanceof CallError) {
-          halt("stopped", e.message);
-          return;
-        } else {
-          throw e;
+    const call = trajectory.nextCall();
+    if (call === null || controller.signal.aborted) return false;
+    const isModel = call.kind === "model";
+    const request: ChatRequest = isModel
+      ? {
+          messages: call.messages,
+          temperature: config.temperature,
+          topP: config.topP,
+          maxTokens: config.maxTokens,
+          seed: config.provider && !config.provider.sent.seed ? null : unit.seed,
         }
-        counters.failures++;
+      : { messages: call.messages, temperature: 0, topP: 1, maxTokens: JUDGE_MAX_TOKENS, seed: JUDGE_SEED };
+    const endpoint = isModel ? deps.modelEndpoint : deps.judgeEndpoint;
+    let output: string | null = null;
+    let error: string | null = null;
+    try {
+      output = await withRetry(() => callOnce(endpoint, request, controller.signal), config.retry, deps.retry, {
+        signal: controller.signal,
+        onRetry: () => {
+          counters.retries++;
+          unit.retries++;
+          deps.progress?.update(state());
+        },
+      });
+    } catch (e) {
+      if (controller.signal.aborted || (e instanceof CallError && e.kind === "aborted")) return false;
+      if (e instanceof RetriesExhausted && e.last.kind === "empty") {
+        error = e.message;
+      } else if (e instanceof CallError && e.kind === "rejected") {
+        error = e.message;
+        log(`warning: ${e.message}; recorded as a failed call (case ${trajectory.sampleId}, step ${call.step})`);
+      } else if (e instanceof RetriesExhausted || e instanceof CallError) {
+        halt("stopped", e.message);
+        return false;
+      } else {
+        throw e;
       }
-      counters.calls++;
-      unit.calls++;
-      const event: StepEvent = {
-        sample_id: trajectory.sampleId,
-        step: call.step,
-        call: call.kind,
-        output: isModel ? (output ?? "") : output,
-        error,
-        seconds: clock(unit),
-      };
-      unit.writer!.appendEvent(stepEventLine(event));
-      applyEvent(trajectory, event);
+      counters.failures++;
     }
+    counters.calls++;
+    unit.calls++;
+    const event: StepEvent = {
+      sample_id: trajectory.sampleId,
+      step: call.step,
+      call: call.kind,
+      output: isModel ? (output ?? "") : output,
+      error,
+      seconds: clock(unit),
+    };
+    unit.writer!.appendEvent(stepEventLine(event));
+    applyEvent(trajectory, event);
+    if (!trajectory.finished) return true;
     finishTrajectory(unit, trajectory, clock(unit));
     deps.progress?.update(state());
+    return false;
   };
 
   try {
-    await runPool(jobs, config.concurrency, worker, () => controller.signal.aborted);
+    await runChains(
+      jobs,
+      {
+        concurrency: config.concurrency,
+        // With one slot the order of calls cannot change the wall time: cases then run one after another.
+        openLimit: config.concurrency === 1 ? 1 : OPEN_CASES_PER_SLOT * config.concurrency,
+        before,
+      },
+      step,
+      () => controller.signal.aborted,
+    );
   } finally {
     deps.signal?.removeEventListener("abort", onExternalAbort);
     const endedAt = deps.wallClock().toISOString();

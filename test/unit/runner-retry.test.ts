@@ -1,7 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { describe, expect, it } from "vitest";
 import { CallError, classifyError, completionText } from "../../app/model-calls/client";
-import { runPool } from "../../app/model-calls/pool";
+import { runChains, runPool } from "../../app/model-calls/pool";
 import { formatDuration, progressLine, createProgress } from "../../app/model-calls/progress";
 import { backoffDelay, RetriesExhausted, withRetry, type RetryPolicy } from "../../app/model-calls/retry";
 
@@ -239,6 +239,87 @@ describe("the pool", () => {
       () => stop,
     );
     expect(seen).toEqual([1]);
+  });
+});
+
+/**
+ * Runs chains of unit-time calls in lock-step rounds: every call started in a round answers at the round's end.
+ * Returns the rounds used and the largest number of calls in flight and of chains open at once.
+ */
+async function roundsFor(lengths: number[], concurrency: number, openLimit: number) {
+  const chains = lengths.map((length, id) => ({ id, left: length }));
+  let waiting: (() => void)[] = [];
+  let peakInFlight = 0;
+  const opened = new Set<number>();
+  const finished = new Set<number>();
+  let peakOpen = 0;
+  const order: number[] = [];
+  const run = runChains(
+    chains,
+    { concurrency, openLimit, before: (a, b) => a.left > b.left || (a.left === b.left && a.id < b.id) },
+    async (chain) => {
+      opened.add(chain.id);
+      peakOpen = Math.max(peakOpen, opened.size - finished.size);
+      order.push(chain.id);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      chain.left--;
+      if (chain.left === 0) finished.add(chain.id);
+      return chain.left > 0;
+    },
+  );
+  let rounds = 0;
+  let done = false;
+  void run.then(() => (done = true));
+  for (;;) {
+    // Let every slot that can start do so, then end the round.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    if (done) break;
+    peakInFlight = Math.max(peakInFlight, waiting.length);
+    const now = waiting;
+    waiting = [];
+    rounds++;
+    now.forEach((resolve) => resolve());
+  }
+  await run;
+  return { rounds, peakInFlight, peakOpen, order };
+}
+
+describe("chains scheduled call by call", () => {
+  it("fills the last rounds by serving first the chain with the most calls left", async () => {
+    // Chains of 3, 3, 2, 2, 2 calls on 2 slots: 12 calls, so no schedule beats 6 rounds. One slot per chain (runPool's
+    // way, longest first) takes 7: 3+2+2 on one slot. Highest level first, by hand: (A,B) (A,B) (C,D) (E,A) (B,C) (D,E).
+    const open = await roundsFor([3, 3, 2, 2, 2], 2, 8);
+    expect(open.rounds).toBe(6);
+    expect(open.peakInFlight).toBe(2);
+    expect(open.order).toEqual([0, 1, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4]);
+    // With only as many chains open as slots it is one slot per chain again.
+    const perSlot = await roundsFor([3, 3, 2, 2, 2], 2, 2);
+    expect(perSlot.rounds).toBe(7);
+    expect(perSlot.peakOpen).toBe(2);
+  });
+
+  it("keeps at most openLimit chains open and concurrency calls in flight, and finishes every chain", async () => {
+    const lengths = Array.from({ length: 40 }, (_, i) => 1 + ((i * 7) % 5));
+    const r = await roundsFor(lengths, 4, 6);
+    expect(r.peakInFlight).toBe(4);
+    expect(r.peakOpen).toBeLessThanOrEqual(6);
+    expect(r.order.length).toBe(lengths.reduce((a, b) => a + b, 0));
+  });
+
+  it("stops taking calls after an error, waits for those in flight, and rethrows", async () => {
+    const started: number[] = [];
+    let settled = 0;
+    await expect(
+      runChains([1, 2, 3, 4], { concurrency: 2, openLimit: 4, before: (a, b) => a < b }, async (i) => {
+        started.push(i);
+        if (i === 2) throw new Error("boom");
+        await new Promise((r) => setTimeout(r, 5));
+        settled++;
+        return true;
+      }),
+    ).rejects.toThrow("boom");
+    expect(started).toEqual([1, 2]);
+    expect(settled).toBe(1);
   });
 });
 

@@ -319,6 +319,11 @@ export class Trajectory {
     return isSequential(this.strategy) ? this.sectionCount - this.phase.step + 1 : 1;
   }
 
+  /** Calls a full run of this case may still need: a model and a judge call per remaining step (for scheduling). */
+  get remainingCalls(): number {
+    return 2 * this.remainingSteps - (this.phase.at === "judge" ? 1 : 0);
+  }
+
   private isLast(step: number): boolean {
     return !isSequential(this.strategy) || step === this.sectionCount;
   }
