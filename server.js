@@ -115,10 +115,14 @@ app.use((req, res, next) => {
 app.use("/assets", express.static(here("./build/client/assets"), { immutable: true, maxAge: "1y" }));
 app.use(express.static(here("./build/client"), { maxAge: "1h" }));
 
+// Every loader and action answers 503 with Retry-After, not 500, when another process holds the database's write lock
+// past the busy timeout (docs/reliability.md, "Busy answers"): applied here to the whole build, so no route forgets it.
+const served = { ...build, routes: build.entry.module.answerBusyOnEveryRoute(build.routes) };
+
 app.all(
   "*",
   createRequestHandler({
-    build,
+    build: served,
     getLoadContext: (req, res) => ({ nonce: res.locals.nonce, ip: req.ip }),
   }),
 );

@@ -5,8 +5,10 @@ import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "./nonce";
+import { withRetryAfter } from "./platform/busy-answer.server";
 
 export { startup } from "./platform/startup.server";
+export { answerBusyOnEveryRoute } from "./platform/busy-answer.server";
 export { allowedHosts, hostAllowed } from "./platform/allowed-hosts";
 
 const ABORT_DELAY = 5_000;
@@ -34,6 +36,8 @@ export default function handleRequest(
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           // Pages show clinical text: never cache them anywhere.
           responseHeaders.set("Cache-Control", "no-store");
+          // A page refused because the database's write lock is held elsewhere (docs/reliability.md, "Busy answers").
+          withRetryAfter(responseStatusCode, responseHeaders);
           resolve(
             new Response(createReadableStreamFromReadable(body), {
               headers: responseHeaders,
@@ -57,5 +61,6 @@ export default function handleRequest(
 
 export function handleDataRequest(response: Response) {
   response.headers.set("Cache-Control", "no-store");
+  withRetryAfter(response.status, response.headers);
   return response;
 }

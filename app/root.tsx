@@ -16,6 +16,8 @@ import {
 import { useEffect } from "react";
 import { getUser } from "./accounts/guard.server";
 import { useNonce } from "./nonce";
+import { isBusyAnswer } from "./platform/busy-answer";
+import { BusyPage, RememberSubmissions } from "./ui/busy-page";
 import { skipRevalidationAfterDraft } from "./work-items/ui/should-revalidate";
 import styles from "./styles.css?url";
 import type { Role } from "./accounts/roles";
@@ -105,8 +107,10 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Links />
       </head>
       <body>
-        <Header />
-        <main>{children}</main>
+        <RememberSubmissions>
+          <Header />
+          <main>{children}</main>
+        </RememberSubmissions>
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
       </body>
@@ -182,6 +186,9 @@ function isUnreachable(error: unknown): boolean {
 
 export function ErrorBoundary() {
   const error = useRouteError();
+  // Another process (an import, a backup) holds the database's write lock: nothing was written, try again.
+  if (isRouteErrorResponse(error) && error.status === 503 && isBusyAnswer(error.data))
+    return <BusyPage answer={error.data} links={<ErrorLinks />} />;
   if (isRouteErrorResponse(error)) {
     const title = error.status === 403 ? "Forbidden" : error.status === 404 ? "Not found" : error.statusText || "Error";
     return (

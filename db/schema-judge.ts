@@ -27,6 +27,12 @@ export const judgeSets = sqliteTable("judge_sets", {
   drawnAt: integer("drawn_at"),
   createdBy: text("created_by").references(() => users.id),
   createdAt: integer("created_at").notNull(),
+  /**
+   * Set while the import that creates the set is still writing its responses in short transactions: every reader
+   * hides the set (and so its responses) until the import's last transaction clears it; an import whose run is gone
+   * (killed) leaves a set that the next import or start removes (docs/reliability.md, "Bulk imports").
+   */
+  importRun: text("import_run"),
 });
 
 /** Each file of responses imported into a set, once: the same bytes twice are refused by their hash. */

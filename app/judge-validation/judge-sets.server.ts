@@ -4,7 +4,7 @@
  * judge-ratings.server.ts). The import of responses, the bucket sample, the raters and the exports have their own
  * files beside this one.
  */
-import { asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import {
   judgeCandidates,
@@ -94,18 +94,28 @@ export function listJudgeSets(db: Db): JudgeSetSummary[] {
   return db
     .select()
     .from(judgeSets)
+    .where(isNull(judgeSets.importRun))
     .orderBy(asc(judgeSets.name))
     .all()
     .map((row) => summarise(db, row));
 }
 
 export function getJudgeSet(db: DbOrTx, id: number): JudgeSetSummary | null {
-  const row = db.select().from(judgeSets).where(eq(judgeSets.id, id)).get();
+  // A set still being written by its first import is hidden until that import's last transaction.
+  const row = db
+    .select()
+    .from(judgeSets)
+    .where(and(eq(judgeSets.id, id), isNull(judgeSets.importRun)))
+    .get();
   return row ? summarise(db, row) : null;
 }
 
 export function getJudgeSetByName(db: DbOrTx, name: string): JudgeSetSummary | null {
-  const row = db.select().from(judgeSets).where(eq(judgeSets.name, name.trim())).get();
+  const row = db
+    .select()
+    .from(judgeSets)
+    .where(and(eq(judgeSets.name, name.trim()), isNull(judgeSets.importRun)))
+    .get();
   return row ? summarise(db, row) : null;
 }
 

@@ -38,10 +38,17 @@ export class DatabaseBusyError extends Error {
   }
 }
 
-/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes). */
+/**
+ * SQLite's "database is locked" (SQLITE_BUSY and its extended codes), or DatabaseBusyError, also when wrapped as the
+ * cause of another error (drizzle's DrizzleQueryError wraps the driver's error).
+ */
 export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+  for (let e = error, depth = 0; e != null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof DatabaseBusyError) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) return true;
+  }
+  return false;
 }
 
 /** Opens (creating if needed) a database, sets WAL and foreign keys, and applies pending migrations. */

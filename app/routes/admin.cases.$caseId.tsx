@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { unlessOutOfSpace } from "~/platform/storage-errors.server";
+import { BUSY_REQUEST_MESSAGE } from "~/platform/busy-answer.server";
 import { z } from "zod";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { getDb } from "~/platform/db.server";
@@ -67,10 +68,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
       outcomeVersion: parsed.data.outcomeVersion,
     }),
   );
-  // A refusal (409: the outcome changed since this page was read) answers with its status and is shown in place.
-  return r.ok
-    ? data({ ok: true, message: "Reopened: the case is back in the adjudication queue." }, 200)
-    : data({ ok: false, message: r.message }, r.status);
+  // A refusal (409: the outcome changed since this page was read; 503: the write lock is held elsewhere) answers with
+  // its status and is shown in place, the reason typed kept in its field.
+  if (r.ok) return data({ ok: true, message: "Reopened: the case is back in the adjudication queue." }, 200);
+  return data({ ok: false, message: r.status === 503 ? BUSY_REQUEST_MESSAGE : r.message }, r.status);
 }
 
 export default function AdminCase() {

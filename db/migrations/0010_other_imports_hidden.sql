@@ -1,0 +1,1 @@
+ALTER TABLE `judge_sets` ADD `import_run` text;
