@@ -76,6 +76,8 @@ const statements = preparedOn((db) => {
       .raw(),
     inStudy: c.prepare(`SELECT 1 ${assigned()} LIMIT 1`).pluck(),
     assignedCount: c.prepare(`SELECT count(*) FROM assignments WHERE annotator_id = ?`).pluck(),
+    // An annotation belongs to its assignment's annotator (a case is reassigned only before its annotation exists:
+    // assignments.server.ts), so the annotator's done annotations are their done assignments.
     doneCount: c.prepare(`SELECT count(*) FROM annotations WHERE annotator_id = ? AND ${DONE}`).pluck(),
     /** One study's assignments of the annotator and how many of them are done (a study in its training round). */
     studyCounts: c
