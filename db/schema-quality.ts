@@ -91,6 +91,7 @@ export const qualityItems = sqliteTable(
   },
   (t) => [
     uniqueIndex("quality_items_unique_idx").on(t.studyId, t.annotatorId, t.caseId, t.kind),
-    index("quality_items_annotator_idx").on(t.annotatorId),
+    // An annotator's items of a study in queue order, with what the case page counts (docs/architecture.md, "Cheaper pages").
+    index("quality_items_queue_idx").on(t.annotatorId, t.studyId, t.sortKey, t.kind, t.status),
   ],
 );

@@ -13,13 +13,7 @@ import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import type { WorkState } from "../work-items/domain/work-item";
-import {
-  nextOpenItem,
-  previousItem,
-  progressOf,
-  WORK_MESSAGES,
-  type SaveResult as WorkSaveResult,
-} from "../work-items/domain/work-item";
+import { nextOpenItem, WORK_MESSAGES, type SaveResult as WorkSaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, type WorkItemAdapter } from "../work-items/engine.server";
 import { onCaseAnnotationsComplete } from "../gold/outcomes.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
@@ -37,6 +31,7 @@ import {
   TRAINING_FIRST,
   type QualityValues,
 } from "./rater-quality.server";
+import { blindLabel, byStudyName, queuePlace, type QueueItemRef } from "./case-queue.server";
 import { qualityItems } from "../../db/schema";
 
 /** An annotator's work on a case: the work-item engine's states. */
@@ -85,9 +80,6 @@ export interface MyCaseRow {
   updatedAt: number | null;
 }
 
-/** What the list and the pages say of an item in a study with rater quality: derived from its opaque key only. */
-const blindLabel = (key: string) => key.slice(1, 6).toUpperCase();
-
 interface QueueRow extends MyCaseRow {
   /** Internal, never sent: which row it is. */
   ref: { kind: "assignment"; caseId: number } | { kind: "quality"; id: number; training: boolean };
@@ -96,7 +88,8 @@ interface QueueRow extends MyCaseRow {
 /**
  * The annotator's items in list order (study name, then place in the study): ordinary assignments and, in studies
  * with rater quality, the quality items among them. While a study's training round is not done only its training
- * cases are listed: the rest opens after.
+ * cases are listed: the rest opens after. At one place an assignment comes before a quality item, assignments by case
+ * id and quality items by id among themselves: the order the case page asks of the database (case-queue.server.ts).
  */
 function annotatorQueue(db: DbOrTx, userId: string): QueueRow[] {
   const ordinary = db
@@ -116,7 +109,7 @@ function annotatorQueue(db: DbOrTx, userId: string): QueueRow[] {
     .innerJoin(studies, eq(studies.id, cases.studyId))
     .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
     .where(eq(assignments.annotatorId, userId))
-    .orderBy(asc(studies.name), asc(cases.position))
+    .orderBy(asc(studies.name), asc(cases.position), asc(cases.id))
     .all();
   const settings = qualitySettingsOf(db, [...new Set(ordinary.map((o) => o.studyId))]);
   const quality = qualityQueue(db, userId);
@@ -153,7 +146,8 @@ function annotatorQueue(db: DbOrTx, userId: string): QueueRow[] {
       ref: { kind: "quality", id: q.id, training: q.kind === "training" },
     });
   }
-  rows.sort((a, b) => (a.studyName < b.studyName ? -1 : a.studyName > b.studyName ? 1 : a.sort - b.sort));
+  // Stable: at one place the assignments (pushed first, by case id) stay before the quality items (by id).
+  rows.sort((a, b) => byStudyName(a.studyName, b.studyName) || a.sort - b.sort);
   const out: QueueRow[] = [];
   for (const studyId of [...new Set(rows.map((r) => r.studyId))]) {
     const mine = rows.filter((r) => r.studyId === studyId);
@@ -179,26 +173,43 @@ export function listAnnotatorCases(db: Db, userId: string): MyCaseRow[] {
 }
 
 /** The page key's item, if it is this annotator's: a case id, or an opaque key of an assignment or a quality item. */
-export function resolveAnnotatorItem(
-  db: DbOrTx,
-  userId: string,
-  param: string | undefined,
-): { kind: "assignment"; caseId: number } | { kind: "quality"; id: number } | null {
+export function resolveAnnotatorItem(db: DbOrTx, userId: string, param: string | undefined): QueueItemRef | null {
   if (!param) return null;
+  const q = readStatements(db);
   if (/^[1-9][0-9]{0,15}$/.test(param)) {
-    const a = findAssignment(db, userId, Number(param));
-    return a ? { kind: "assignment", caseId: a.caseId } : null;
+    const caseId = q.assignedCase.get(Number(param), userId) as number | undefined;
+    return caseId === undefined ? null : { kind: "assignment", caseId };
   }
   if (!/^k[0-9a-f]{12}$/.test(param)) return null;
-  const a = db
-    .select({ caseId: assignments.caseId })
-    .from(assignments)
-    .where(and(eq(assignments.itemKey, param), eq(assignments.annotatorId, userId)))
-    .get();
-  if (a) return { kind: "assignment", caseId: a.caseId };
-  const q = findQualityByKey(db, userId, param);
-  return q ? { kind: "quality", id: q.id } : null;
+  const caseId = q.assignedKey.get(param, userId) as number | undefined;
+  if (caseId !== undefined) return { kind: "assignment", caseId };
+  const found = findQualityByKey(db, userId, param);
+  return found ? { kind: "quality", id: found.id } : null;
 }
+
+/** The reads of the case page and of every save, prepared once per connection (docs/architecture.md, "Cheaper pages"). */
+const readStatements = preparedOn((db) => ({
+  assignedCase: db.$client.prepare("SELECT case_id FROM assignments WHERE case_id = ? AND annotator_id = ?").pluck(),
+  assignedKey: db.$client.prepare("SELECT case_id FROM assignments WHERE item_key = ? AND annotator_id = ?").pluck(),
+  assignment: db
+    .select({ id: assignments.id, caseId: assignments.caseId, studyId: cases.studyId, numSections: cases.numSections })
+    .from(assignments)
+    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .where(
+      and(eq(assignments.caseId, sql.placeholder("caseId")), eq(assignments.annotatorId, sql.placeholder("userId"))),
+    )
+    .prepare(),
+  annotation: db
+    .select()
+    .from(annotations)
+    .where(eq(annotations.assignmentId, sql.placeholder("assignmentId")))
+    .prepare(),
+  qualityItem: db
+    .select()
+    .from(qualityItems)
+    .where(eq(qualityItems.id, sql.placeholder("id")))
+    .prepare(),
+}));
 
 function valuesOf(row: typeof annotations.$inferSelect | undefined): AnnotationValues {
   if (!row) return EMPTY_VALUES;
@@ -247,12 +258,7 @@ const writeStatements = preparedOn((db) => {
 });
 
 function findAssignment(db: DbOrTx, userId: string, caseId: number) {
-  const a = db
-    .select({ id: assignments.id, caseId: assignments.caseId, studyId: cases.studyId, numSections: cases.numSections })
-    .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
-    .where(and(eq(assignments.caseId, caseId), eq(assignments.annotatorId, userId)))
-    .get();
+  const a = readStatements(db).assignment.get({ caseId, userId });
   // Real work waits for the training round (docs/rater-quality.md, "Training round"), checked in the save's transaction.
   return a ? { ...a, userId, gated: trainingPending(db, userId, a.studyId) } : undefined;
 }
@@ -298,14 +304,11 @@ export function getAnnotatorItem(
 ): { view: AnnotatorCaseView; studyId: number } | { gated: true } | null {
   const item = resolveAnnotatorItem(db, input.userId, input.key);
   if (!item) return null;
-  const queue = annotatorQueue(db, input.userId);
-  const at = queue.findIndex((r) =>
-    item.kind === "assignment"
-      ? r.ref.kind === "assignment" && r.ref.caseId === item.caseId
-      : r.ref.kind === "quality" && r.ref.id === item.id,
-  );
-  if (at < 0) return { gated: true };
-  const shown = queue[at]!;
+  // Its place in the list, asked of the database: the list itself is not built for one page.
+  const shown = queuePlace(db, input.userId, item);
+  if (!shown) return null;
+  if ("gated" in shown) return shown;
+  const q = readStatements(db);
   let caseId: number;
   let state: CaseState;
   let values: AnnotationValues;
@@ -313,21 +316,21 @@ export function getAnnotatorItem(
   let updatedAt: number | null;
   let training: AnnotatorCaseView["training"];
   if (item.kind === "assignment") {
-    const a = findAssignment(db, input.userId, item.caseId)!;
-    const row = db.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get();
+    const a = q.assignment.get({ caseId: item.caseId, userId: input.userId })!;
+    const row = q.annotation.get({ assignmentId: a.id });
     caseId = a.caseId;
     state = (row?.status ?? "not_started") as CaseState;
     values = valuesOf(row);
     version = row?.version ?? 0;
     updatedAt = row?.updatedAt ?? null;
   } else {
-    const q = db.select().from(qualityItems).where(eq(qualityItems.id, item.id)).get()!;
-    caseId = q.caseId;
-    state = (q.status ?? "not_started") as CaseState;
-    values = q.status ? (qualityValuesOf(q) as AnnotationValues) : EMPTY_VALUES;
-    version = q.version;
-    updatedAt = q.updatedAt;
-    if (q.kind === "training") training = { reveal: trainingReveal(db, input.userId, q.id) };
+    const row = q.qualityItem.get({ id: item.id })!;
+    caseId = row.caseId;
+    state = (row.status ?? "not_started") as CaseState;
+    values = row.status ? (qualityValuesOf(row) as AnnotationValues) : EMPTY_VALUES;
+    version = row.version;
+    updatedAt = row.updatedAt;
+    if (row.kind === "training") training = { reveal: trainingReveal(db, input.userId, row.id) };
   }
   const view: AnnotatorCaseView = {
     case: {
@@ -340,9 +343,9 @@ export function getAnnotatorItem(
     values,
     version,
     updatedAt,
-    nextCaseId: nextOpenItem(queue, at)?.key ?? null,
-    previousCaseId: previousItem(queue, at)?.key ?? null,
-    progress: progressOf(queue),
+    nextCaseId: shown.nextOpenKey,
+    previousCaseId: shown.previousKey,
+    progress: shown.progress,
     ...(training ? { training } : {}),
   };
   return { view, studyId: shown.studyId };
@@ -363,7 +366,7 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
   find: findAssignment,
   closed: (a) => (a.gated ? TRAINING_FIRST : null),
   guidelines: (a) => ({ scope: "safe_psych", scopeId: a.studyId }),
-  row: (tx, _userId, a) => tx.select().from(annotations).where(eq(annotations.assignmentId, a.id)).get(),
+  row: (tx, _userId, a) => readStatements(tx).annotation.get({ assignmentId: a.id }),
   meta: (r) => ({ id: r.id, state: r.status, version: r.version, savedAt: r.updatedAt }),
   valuesOf: (row) => valuesOf(row),
   check(_tx, a, values) {

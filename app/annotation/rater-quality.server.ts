@@ -24,7 +24,7 @@ import { checkCaseLabel, isMissingInfoKey, type CaseLabel } from "../gold/domain
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
-import type { Db, DbOrTx, Tx } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
 import { parsePythonCsv } from "../formats/csv-text";
 import { formatCsv } from "../formats/csv-text";
@@ -632,31 +632,32 @@ export function qualityQueue(db: DbOrTx, userId: string): QualityQueueRow[] {
     .from(qualityItems)
     .innerJoin(cases, eq(cases.id, qualityItems.caseId))
     .where(eq(qualityItems.annotatorId, userId))
+    .orderBy(asc(qualityItems.id))
     .all()
     .map(({ status, ...r }) => ({ ...r, state: (status ?? "not_started") as WorkState }));
 }
 
+/** The checks every save of an annotator makes, prepared once per connection (docs/architecture.md, "Cheaper pages"). */
+const queueStatements = preparedOn((db) => ({
+  // From quality_items_queue_idx alone: a training case of the study not yet submitted.
+  trainingOpen: db.$client
+    .prepare(
+      `SELECT EXISTS (SELECT 1 FROM quality_items WHERE annotator_id = ? AND study_id = ? AND kind = 'training'
+         AND (status IS NULL OR status = 'draft'))`,
+    )
+    .pluck(),
+  byKey: db.$client.prepare("SELECT id, study_id FROM quality_items WHERE item_key = ? AND annotator_id = ?").raw(),
+}));
+
 /** Whether the annotator still has training cases of the study to submit (real work is closed until then). */
 export function trainingPending(db: DbOrTx, userId: string, studyId: number): boolean {
-  return db
-    .select({ status: qualityItems.status })
-    .from(qualityItems)
-    .where(
-      and(eq(qualityItems.annotatorId, userId), eq(qualityItems.studyId, studyId), eq(qualityItems.kind, "training")),
-    )
-    .all()
-    .some((r) => !isDone(r.status));
+  return queueStatements(db).trainingOpen.get(userId, studyId) === 1;
 }
 
 /** The item behind an opaque key, if it is this annotator's. */
-export function findQualityByKey(db: DbOrTx, userId: string, key: string) {
-  return (
-    db
-      .select({ id: qualityItems.id, studyId: qualityItems.studyId })
-      .from(qualityItems)
-      .where(and(eq(qualityItems.itemKey, key), eq(qualityItems.annotatorId, userId)))
-      .get() ?? null
-  );
+export function findQualityByKey(db: DbOrTx, userId: string, key: string): { id: number; studyId: number } | null {
+  const row = queueStatements(db).byKey.get(key, userId) as [number, number] | undefined;
+  return row ? { id: row[0], studyId: row[1] } : null;
 }
 
 // ---------------------------------------------------------------- saving a quality item
