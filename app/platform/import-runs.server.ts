@@ -1,6 +1,6 @@
 /**
- * Bulk imports that never block the app (docs/reliability.md, "Bulk imports"). A big import is parsed and validated
- * before it takes any lock, then written in many short IMMEDIATE transactions, each well under the web server's busy
+ * Bulk imports that never block the app (docs/reliability.md, "Bulk imports"). A big import is read and validated
+ * as a stream and written, as it is read, in many short IMMEDIATE transactions, each well under the web server's busy
  * timeout, with a pause after each one so that a waiting save gets the lock. Every row it writes carries the run's id
  * (`import_run`), and every reader hides rows whose run is still listed in `import_runs` (`notPending`): readers see
  * nothing of the import until its last, short transaction deletes the run's row, and then all of it at once. A run
@@ -107,7 +107,8 @@ export interface ImportRun {
   id: string;
   /**
    * Writes `write` in short IMMEDIATE transactions over `items`, pausing between them; `afterChunk` runs after each
-   * commit with the number of items written so far.
+   * commit with the number of items of this call written so far. Called again with the next items (an import that
+   * writes its file as it reads it), it first pauses for what remains of the pause owed after the last chunk.
    */
   writeInChunks<T>(items: readonly T[], write: (tx: Tx, item: T) => void, afterChunk?: (done: number) => void): void;
   /** The last transaction: its checks and writes, and the flip that makes every row of the run visible. */
@@ -164,6 +165,9 @@ export function beginImportRun<P>(
   }
   const budget = opts.chunkBudgetMs ?? CHUNK_BUDGET_MS;
   const heartbeat = db.$client.prepare("update import_runs set heartbeat_at = ? where id = ?");
+  // The pause owed after the last chunk, paid before the next one, whether it comes in this call or the next: an
+  // import that reads its file as it writes spends part of the pause reading.
+  let pauseUntil = 0;
   const run: ImportRun = {
     id,
     writeInChunks(items, write, afterChunk) {
@@ -182,6 +186,8 @@ export function beginImportRun<P>(
       }
       function writeChunks() {
         while (next < items.length) {
+          // A pause after each chunk, so that a writer waiting on its busy timeout finds the lock free.
+          if (!nested) pauseThread(pauseUntil - performance.now());
           const t0 = performance.now();
           immediate(db, (tx) => {
             do {
@@ -190,10 +196,8 @@ export function beginImportRun<P>(
             } while (next < items.length && performance.now() - t0 < budget);
             heartbeat.run(Date.now(), id);
           });
+          pauseUntil = performance.now() + Math.max(5, Math.ceil((performance.now() - t0) * PAUSE_RATIO));
           afterChunk?.(next);
-          // A pause after each chunk, so that a writer waiting on its busy timeout finds the lock free.
-          if (next < items.length && !nested)
-            pauseThread(Math.max(5, Math.ceil((performance.now() - t0) * PAUSE_RATIO)));
         }
       }
     },
