@@ -22,7 +22,6 @@ import {
 import type { Section } from "./domain/sections";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { beginImportRun, notPending, type ImportRun } from "../platform/import-runs.server";
-import { writeTransaction } from "../work-items/engine.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
@@ -231,8 +230,10 @@ function labelsOf(row: typeof referenceLabels.$inferSelect): ReferenceLabels | n
   };
 }
 
-/** Bytes read from a file in this many at a time: the largest batch of cases an import holds before writing it. */
-const READ_CHUNK_BYTES = 256 * 1024;
+/** An upload's bytes are read in pieces of this size, as the command line reads a file (`fileChunks`). */
+const READ_CHUNK_BYTES = 64 * 1024;
+/** What is read before the import run starts: a file refused in its first bytes never starts one. */
+const READ_AHEAD_BYTES = 256 * 1024;
 
 /** A case file given whole (an upload, a test) or read in chunks as the import goes (the command line). */
 function sourceOf(bytes: ImportInput["bytes"]): CaseFileSource {
@@ -296,7 +297,9 @@ export function importCases(
 
 /**
  * Reads the file chunk by chunk and classifies its cases against the study; with `opts` (an import, not a preview)
- * writes the new ones as it goes, behind an import run, and finishes the import.
+ * writes the new ones as they are read, behind an import run, and finishes the import. The reading is pulled by the
+ * writing: each chunk transaction asks for the next case, so a case lives only from its record's chunk of the file
+ * to its insert, and nothing holds more than one chunk of the file's cases (docs/reliability.md, "Bulk imports").
  */
 function readCases(
   db: Db,
@@ -308,7 +311,8 @@ function readCases(
   const given = input.annotatorOrderSeed ?? null;
   const source = sourceOf(input.bytes);
   const hash = createHash("sha256");
-  let batch: ParsedCase[] = [];
+  const queue: (ParsedCase | undefined)[] = [];
+  let taken = 0;
   const reader = new CaseFileReader(
     {
       filename: input.filename,
@@ -316,194 +320,193 @@ function readCases(
       columnMap: input.columnMap,
       canonicalCode: canonicalChapterVCode,
     },
-    (c) => batch.push(c),
+    // Once the file is refused its cases are of no use: the rest of it is read only for its errors.
+    (c) => void (reader.refused || queue.push(c)),
     source.byteLength,
   );
+  const chunks = source.chunks()[Symbol.iterator]();
+  let bytesRead = 0;
+  let summary: CaseFileSummary | null = null;
+  /** Reads the next chunk of the file (or finishes the reader at its end). */
+  const readChunk = () => {
+    const next = chunks.next();
+    if (next.done) summary = reader.finish();
+    else {
+      hash.update(next.value);
+      bytesRead += next.value.byteLength;
+      reader.write(next.value);
+    }
+  };
+  const refused = () => reader.refused || (summary !== null && summary.errors.length > 0);
+
   const counts = { create: 0, update: 0, unchanged: 0, labelChanges: 0, total: 0 };
   const sample: ImportPlan["sample"] = [];
   const conflicts: ImportIssue[] = [];
   const updates: Classified[] = [];
-  // Opened by the first batch of cases of a file without errors so far: a file refused in its first chunk (every
-  // small one) never starts a run, so it neither waits for another import of the study nor writes anything.
-  let opened: {
-    run: ImportRun | null;
-    existingStudyId: number | null;
-    state: StudyState;
-    target: ReturnType<typeof studyOf>;
-  } | null = null;
-  let writer: { studyId: number; write: (item: Classified) => void } | null = null;
-  let written = 0;
+  let state: StudyState | null = null;
 
-  const open = () => {
-    let run: ImportRun | null = null;
-    let existingStudyId: number | null = null;
-    if (opts) {
-      const begun = beginImportRun(
-        db,
-        `cases:${name}`,
-        (tx) => getStudyByName(tx as unknown as Db, name)?.id ?? null,
-        opts,
-      );
-      run = begun.run;
-      existingStudyId = begun.prepared;
+  /** The next case of the file, classified and counted; null at the end of the file. */
+  const take = (): Classified | null => {
+    while (taken === queue.length) {
+      if (summary) return null;
+      queue.length = 0;
+      taken = 0;
+      readChunk();
     }
-    // This import is the only writer of this study's cases now; what an annotator may change meanwhile (a first
-    // draft on a case) is checked again in the last transaction.
-    const target = studyOf(db, name, given);
-    return { run, existingStudyId, state: loadStudyState(db, target.study?.id ?? null), target };
-  };
-
-  const writeNew = (run: ImportRun, items: Classified[], existingStudyId: number | null) => {
-    if (!writer) {
-      // A new study is created hidden (it carries the run's id): nobody sees it before the import is complete.
-      const studyId =
-        existingStudyId ??
-        writeTransaction(db, (tx) =>
-          tx.insert(studies).values({ name, createdAt: now, importRun: run.id }).returning({ id: studies.id }).get(),
-        ).id;
-      let position =
-        db
-          .select({ p: max(cases.position) })
-          .from(cases)
-          .where(eq(cases.studyId, studyId))
-          .get()?.p ?? 0;
-      const write = caseWriter(db, {
-        studyId,
-        runId: run.id,
-        actorId: input.actorId,
-        now,
-        extras: input.referenceExtras,
+    const c = queue[taken]!;
+    queue[taken++] = undefined;
+    const item = classify(state!, c, input.referenceExtras, conflicts);
+    const status = !item.existing ? "new" : item.existing.contentHash !== item.hash ? "changed" : "unchanged";
+    counts.total++;
+    if (status === "new") counts.create++;
+    else {
+      if (status === "changed") counts.update++;
+      else counts.unchanged++;
+      if (item.labelsChanged) counts.labelChanges++;
+      if (status === "changed" || item.labelsChanged) updates.push(item);
+    }
+    if (sample.length < 10)
+      sample.push({
+        externalId: c.externalId,
+        numSections: c.sections.length,
+        hasReferenceLabels: c.referenceLabels !== null,
+        status,
       });
-      writer = { studyId, write: (item) => write(item, ++position) };
-    }
-    const before = written;
-    const { write } = writer;
-    run.writeInChunks(
-      items,
-      (_tx, item) => write(item),
-      (done) => opts?.onChunk?.(before + done),
-    );
-    written += items.length;
+    return item;
   };
 
-  // The cases read since the last batch: classified, and the new ones written unless the file is refused already.
-  const flush = () => {
-    if (batch.length === 0) return;
-    const parsed = batch;
-    batch = [];
-    if (reader.refused) return;
-    opened ??= open();
-    const created: Classified[] = [];
-    for (const c of parsed) {
-      const item = classify(opened.state, c, input.referenceExtras, conflicts);
-      const status = !item.existing ? "new" : item.existing.contentHash !== item.hash ? "changed" : "unchanged";
-      counts.total++;
-      if (status === "new") {
-        counts.create++;
-        created.push(item);
-      } else {
-        if (status === "changed") counts.update++;
-        else counts.unchanged++;
-        if (item.labelsChanged) counts.labelChanges++;
-        if (status === "changed" || item.labelsChanged) updates.push(item);
-      }
-      if (sample.length < 10)
-        sample.push({
-          externalId: c.externalId,
-          numSections: c.sections.length,
-          hasReferenceLabels: c.referenceLabels !== null,
-          status,
-        });
-    }
-    if (opened.run && created.length && conflicts.length === 0 && opened.target.seedConflict === null)
-      writeNew(opened.run, created, opened.existingStudyId);
-  };
-
+  let run: ImportRun | null = null;
+  let existingStudyId: number | null = null;
+  let studyId: number | null = null;
   try {
-    for (const chunk of source.chunks()) {
-      hash.update(chunk);
-      reader.write(chunk);
-      flush();
+    // A file refused in its first chunks (every small one) never starts a run: it neither waits for another import
+    // of the study nor writes anything.
+    while (!summary && bytesRead < READ_AHEAD_BYTES && !reader.refused) readChunk();
+    let target = studyOf(db, name, given);
+    if (!refused()) {
+      if (opts) {
+        const begun = beginImportRun(
+          db,
+          `cases:${name}`,
+          (tx) => getStudyByName(tx as unknown as Db, name)?.id ?? null,
+          opts,
+        );
+        run = begun.run;
+        existingStudyId = begun.prepared;
+        // This import is the only writer of this study's cases now; what an annotator may change meanwhile (a first
+        // draft on a case) is checked again in the last transaction.
+        target = studyOf(db, name, given);
+      }
+      state = loadStudyState(db, target.study?.id ?? null);
+      if (run && target.seedConflict === null) {
+        const activeRun = run;
+        let write: ((item: Classified) => void) | null = null;
+        // The new cases, read as the chunks ask for them; the first error or conflict stops the writing.
+        const newCases = function* (): Generator<Classified> {
+          for (;;) {
+            if (refused() || conflicts.length) return;
+            const item = take();
+            if (!item || refused() || conflicts.length) return;
+            if (!item.existing) yield item;
+          }
+        };
+        activeRun.writeInChunks(
+          newCases(),
+          (tx, item) => {
+            if (!write) {
+              // A new study is created hidden (it carries the run's id), in the chunk that writes its first case.
+              studyId =
+                existingStudyId ??
+                tx
+                  .insert(studies)
+                  .values({ name, createdAt: now, importRun: activeRun.id })
+                  .returning({ id: studies.id })
+                  .get().id;
+              let position =
+                tx
+                  .select({ p: max(cases.position) })
+                  .from(cases)
+                  .where(eq(cases.studyId, studyId))
+                  .get()?.p ?? 0;
+              const insert = caseWriter(db, {
+                studyId,
+                runId: activeRun.id,
+                actorId: input.actorId,
+                now,
+                extras: input.referenceExtras,
+              });
+              write = (i) => insert(i, ++position);
+            }
+            write(item);
+          },
+          opts?.onChunk,
+        );
+      }
+      // The rest of the file: classified and counted (every conflict is reported), nothing written.
+      while (!refused() && take());
     }
-    const parse = reader.finish();
+    // A refused file is still read to its end, so that every bad row is reported.
+    while (!summary) readChunk();
+    const parse = summary as CaseFileSummary;
     const sha256 = hash.digest("hex");
-    if (parse.errors.length) {
-      // Nothing of a file with an error is kept: what the first chunks wrote goes with the run.
-      (opened as { run: ImportRun | null } | null)?.run?.abandon();
-      const target = studyOf(db, name, given);
-      const plan: ImportPlan = {
-        studyName: name,
-        studyExists: Boolean(target.study),
-        parse,
-        conflicts: [],
-        seedConflict: target.seedConflict,
-        seedToRecord: target.seedToRecord,
-        create: 0,
-        update: 0,
-        unchanged: 0,
-        labelChanges: 0,
-        total: 0,
-        sample: [],
-        ok: false,
-        sha256,
-      };
-      return { ...plan, written: false };
-    }
-    flush();
-    const { run, existingStudyId, target } = (opened ??= open());
+    const failed = parse.errors.length > 0;
     const plan: ImportPlan = {
       studyName: name,
       studyExists: Boolean(target.study),
       parse,
-      conflicts,
+      conflicts: failed ? [] : conflicts,
       seedConflict: target.seedConflict,
       seedToRecord: target.seedToRecord,
-      ...counts,
-      sample,
-      ok: conflicts.length === 0 && target.seedConflict === null,
+      ...(failed ? { create: 0, update: 0, unchanged: 0, labelChanges: 0, total: 0 } : counts),
+      sample: failed ? [] : sample,
+      ok: !failed && conflicts.length === 0 && target.seedConflict === null,
       sha256,
     };
     if (!run) return { ...plan, written: false };
     if (!plan.ok || (counts.create === 0 && updates.length === 0 && !plan.seedToRecord)) {
+      // Nothing of a refused file is kept: what its first chunks wrote goes with the run.
       run.abandon();
       return { ...plan, written: false };
     }
-    const studyId = (writer as { studyId: number } | null)?.studyId ?? existingStudyId!;
+    const finalStudyId = (studyId ?? existingStudyId)!;
     const newStudy = existingStudyId === null;
     return run.finish<ImportPlan & { written: boolean }>((tx) => {
       const rechecked = recheckUpdates(db, updates);
       if (rechecked.length)
         return { result: { ...plan, conflicts: rechecked, ok: false, written: false }, commit: false };
       if (newStudy) {
-        tx.update(studies).set({ importRun: null }).where(eq(studies.id, studyId)).run();
+        tx.update(studies).set({ importRun: null }).where(eq(studies.id, finalStudyId)).run();
         recordEvent(tx, {
           actorId: input.actorId,
           entity: "study",
-          entityId: studyId,
-          studyId,
+          entityId: finalStudyId,
+          studyId: finalStudyId,
           action: "create",
           changes: { name: plan.studyName },
         });
         // A new study starts with the template's guidelines as version 1 (docs/guidelines.md).
-        seedGuidelines(tx, { scope: "safe_psych", scopeId: studyId }, safePsychDefaultGuidelines(), now);
+        seedGuidelines(tx, { scope: "safe_psych", scopeId: finalStudyId }, safePsychDefaultGuidelines(), now);
       }
       if (plan.seedToRecord) {
         // The A/B order seed read back from an export's manifest (docs/safe-psych.md, "Annotator A and B").
-        tx.update(studies).set({ annotatorOrderSeed: input.annotatorOrderSeed }).where(eq(studies.id, studyId)).run();
+        tx.update(studies)
+          .set({ annotatorOrderSeed: input.annotatorOrderSeed })
+          .where(eq(studies.id, finalStudyId))
+          .run();
         recordEvent(tx, {
           actorId: input.actorId,
           entity: "study",
-          entityId: studyId,
-          studyId,
+          entityId: finalStudyId,
+          studyId: finalStudyId,
           action: "update",
           changes: { annotatorOrderSeed: [null, input.annotatorOrderSeed] },
         });
       }
       for (const item of updates)
-        applyUpdate(tx, item, { studyId, actorId: input.actorId, extras: input.referenceExtras });
+        applyUpdate(tx, item, { studyId: finalStudyId, actorId: input.actorId, extras: input.referenceExtras });
       tx.insert(imports)
         .values({
-          studyId,
+          studyId: finalStudyId,
           filename: input.filename,
           sha256: plan.sha256,
           format: plan.parse.format,
@@ -519,7 +522,7 @@ function readCases(
   } catch (error) {
     // Whatever was written is hidden; remove it now if the database lets us, else the next import or start does.
     try {
-      (opened as { run: ImportRun | null } | null)?.run?.abandon();
+      (run as ImportRun | null)?.abandon();
     } catch {
       // left for cleanAbandonedRuns
     }

@@ -29,7 +29,7 @@ export function readBytes(path: string, maxBytes?: number): Buffer {
  * about `chunkBytes`, read one at a time as the caller iterates (each call of `chunks` reads from the start), with
  * readBytes's errors. A caller may keep a chunk: none is reused.
  */
-export function fileChunks(path: string, chunkBytes = 256 * 1024): { byteLength: number; chunks(): Generator<Buffer> } {
+export function fileChunks(path: string, chunkBytes = 64 * 1024): { byteLength: number; chunks(): Generator<Buffer> } {
   let byteLength: number;
   try {
     byteLength = statSync(path).size;
