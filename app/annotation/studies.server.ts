@@ -234,6 +234,12 @@ function labelsOf(row: typeof referenceLabels.$inferSelect): ReferenceLabels | n
 const READ_CHUNK_BYTES = 64 * 1024;
 /** What is read before the import run starts: a file refused in its first bytes never starts one. */
 const READ_AHEAD_BYTES = 256 * 1024;
+/**
+ * New cases are written in batches of at most this many cases, or of this many characters of text, read and checked
+ * before the batch's first transaction: about one chunk transaction's worth (docs/reliability.md, "Bulk imports").
+ */
+const BATCH_CASES = 1000;
+const BATCH_CHARS = 2_000_000;
 
 /** A case file given whole (an upload, a test) or read in chunks as the import goes (the command line). */
 function sourceOf(bytes: ImportInput["bytes"]): CaseFileSource {
@@ -297,9 +303,8 @@ export function importCases(
 
 /**
  * Reads the file chunk by chunk and classifies its cases against the study; with `opts` (an import, not a preview)
- * writes the new ones as they are read, behind an import run, and finishes the import. The reading is pulled by the
- * writing: each chunk transaction asks for the next case, so a case lives only from its record's chunk of the file
- * to its insert, and nothing holds more than one chunk of the file's cases (docs/reliability.md, "Bulk imports").
+ * writes the new ones as they are read, batch by batch behind an import run, and finishes the import. Nothing holds
+ * more of the file than one batch of cases and one 64 KiB piece (docs/reliability.md, "Bulk imports").
  */
 function readCases(
   db: Db,
@@ -401,46 +406,55 @@ function readCases(
       if (run && target.seedConflict === null) {
         const activeRun = run;
         let write: ((item: Classified) => void) | null = null;
-        // The new cases, read as the chunks ask for them; the first error or conflict stops the writing.
-        const newCases = function* (): Generator<Classified> {
-          for (;;) {
-            if (refused() || conflicts.length) return;
-            const item = take();
-            if (!item || refused() || conflicts.length) return;
-            if (!item.existing) yield item;
+        const writeCase = (tx: Tx, item: Classified) => {
+          if (!write) {
+            // A new study is created hidden (it carries the run's id), in the chunk that writes its first case.
+            studyId =
+              existingStudyId ??
+              tx
+                .insert(studies)
+                .values({ name, createdAt: now, importRun: activeRun.id })
+                .returning({ id: studies.id })
+                .get().id;
+            let position =
+              tx
+                .select({ p: max(cases.position) })
+                .from(cases)
+                .where(eq(cases.studyId, studyId))
+                .get()?.p ?? 0;
+            const insert = caseWriter(db, {
+              studyId,
+              runId: activeRun.id,
+              actorId: input.actorId,
+              now,
+              extras: input.referenceExtras,
+            });
+            write = (i) => insert(i, ++position);
           }
+          write(item);
         };
-        activeRun.writeInChunks(
-          newCases(),
-          (tx, item) => {
-            if (!write) {
-              // A new study is created hidden (it carries the run's id), in the chunk that writes its first case.
-              studyId =
-                existingStudyId ??
-                tx
-                  .insert(studies)
-                  .values({ name, createdAt: now, importRun: activeRun.id })
-                  .returning({ id: studies.id })
-                  .get().id;
-              let position =
-                tx
-                  .select({ p: max(cases.position) })
-                  .from(cases)
-                  .where(eq(cases.studyId, studyId))
-                  .get()?.p ?? 0;
-              const insert = caseWriter(db, {
-                studyId,
-                runId: activeRun.id,
-                actorId: input.actorId,
-                now,
-                extras: input.referenceExtras,
-              });
-              write = (i) => insert(i, ++position);
+        // The new cases in batches of about one chunk transaction's worth, read and checked outside the lock; the
+        // first error or conflict stops the writing.
+        let written = 0;
+        for (let atEnd = false; !atEnd;) {
+          const batch: Classified[] = [];
+          let chars = 0;
+          while (batch.length < BATCH_CASES && chars < BATCH_CHARS) {
+            const item = take();
+            if (!item) {
+              atEnd = true;
+              break;
             }
-            write(item);
-          },
-          opts?.onChunk,
-        );
+            if (refused() || conflicts.length) break;
+            if (item.existing) continue;
+            batch.push(item);
+            for (const section of item.parsed.sections) chars += section.content.length;
+          }
+          if (refused() || conflicts.length) break;
+          const before = written;
+          activeRun.writeInChunks(batch, writeCase, (done) => opts?.onChunk?.(before + done));
+          written += batch.length;
+        }
       }
       // The rest of the file: classified and counted (every conflict is reported), nothing written.
       while (!refused() && take());

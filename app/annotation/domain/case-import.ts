@@ -5,6 +5,7 @@
  */
 import { CsvRecordStream } from "../../formats/csv";
 import { isJsonObject, readJsonlLine, splitJsonlLines, type JsonlEntry } from "../../formats/jsonl";
+import { IdLineIndex } from "../../formats/id-index";
 import { StrictUtf8Stream } from "../../formats/utf8-stream";
 import {
   AGE_GROUPS,
@@ -136,7 +137,8 @@ export class CaseFileReader {
   private readonly rawWarnings: ImportIssue[] = [];
   private readonly errors: ImportIssue[] = [];
   private readonly warnings: ImportIssue[] = [];
-  private readonly firstLine = new Map<string, number>();
+  /** Every id so far and the line it was first on (for duplicates), kept compact: it grows with the file. */
+  private readonly firstLine = new IdLineIndex();
 
   constructor(
     private readonly options: ParseOptions,
