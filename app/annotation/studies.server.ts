@@ -451,6 +451,7 @@ function readCases(
             for (const section of item.parsed.sections) chars += section.content.length;
           }
           if (refused() || conflicts.length) break;
+          if (batch.length === 0) continue;
           const before = written;
           activeRun.writeInChunks(batch, writeCase, (done) => opts?.onChunk?.(before + done));
           written += batch.length;
