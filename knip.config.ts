@@ -6,9 +6,15 @@ import type { KnipConfig } from "knip";
 // the check is for dead code, not for what a module chooses to expose.
 const config: KnipConfig = {
   project: ["app/**/*.{ts,tsx}", "db/**/*.ts", "scripts/**/*.ts", "test/**/*.ts", "*.{js,ts}"],
-  // Started by file name, never imported: worker threads (app/platform/worker-script.server.ts) and the child process
-  // processes of test/integration/bulk-import.test.ts and judge-bulk-import.test.ts.
-  entry: ["app/mentat/fit-worker.ts", "test/support/import-child.ts", "test/support/judge-import-child.ts"],
+  // Started by file name, never imported: worker threads (app/platform/worker-script.server.ts), the child processes
+  // of test/integration/bulk-import.test.ts and judge-bulk-import.test.ts, and the script that writes
+  // test/fixtures/case-import/expected.json.
+  entry: [
+    "app/mentat/fit-worker.ts",
+    "test/support/import-child.ts",
+    "test/support/judge-import-child.ts",
+    "test/fixtures/case-import/generate.ts",
+  ],
   ignoreExportsUsedInFile: true,
 };
 

@@ -12,17 +12,16 @@ import {
   type AdjudicationMode,
 } from "../../db/schema";
 import {
-  parseCaseFile,
+  CaseFileReader,
   type CaseColumn,
+  type CaseFileSummary,
   type ImportIssue,
   type ParsedCase,
-  type ParseResult,
   type ReferenceLabels,
 } from "./domain/case-import";
 import type { Section } from "./domain/sections";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
-import { beginImportRun, notPending } from "../platform/import-runs.server";
-import { writeTransaction } from "../work-items/engine.server";
+import { beginImportRun, notPending, type ImportRun } from "../platform/import-runs.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
@@ -91,9 +90,19 @@ export function caseContentHash(c: { ageGroup: string; sex: string; sections: Se
   return createHash("sha256").update(canonical).digest("hex");
 }
 
+/**
+ * A case file read in chunks as the import goes (the command line reads its file so): its size, checked against
+ * the limit before anything is read, and its bytes, read once from the start each time `chunks` is called.
+ */
+export interface CaseFileSource {
+  byteLength: number;
+  chunks(): Iterable<Uint8Array>;
+}
+
 export interface ImportInput {
   studyName: string;
-  bytes: Uint8Array;
+  /** The file: its bytes (an upload, a test), or a source that reads them in chunks. */
+  bytes: Uint8Array | CaseFileSource;
   filename: string;
   format?: "csv" | "jsonl";
   columnMap?: Partial<Record<CaseColumn, string>>;
@@ -110,7 +119,7 @@ export interface ImportInput {
 export interface ImportPlan {
   studyName: string;
   studyExists: boolean;
-  parse: Omit<ParseResult, "cases">;
+  parse: CaseFileSummary;
   /** Errors that come from the database: a changed case that already has annotations. */
   conflicts: ImportIssue[];
   /** Why the given A/B order seed cannot be stored (the study already has another), else null. */
@@ -140,64 +149,74 @@ interface Classified {
   labelsChanged: boolean;
 }
 
-function classify(
-  db: DbOrTx,
-  studyId: number | null,
-  parsedCases: ParsedCase[],
-  extras?: Map<string, object | null>,
-): { items: Classified[]; conflicts: ImportIssue[] } {
-  const existing = new Map<string, { id: number; contentHash: string; version: number }>();
-  const annotated = new Set<number>();
-  const labels = new Map<number, ReferenceLabels>();
-  const sources = new Map<number, string>();
-  const storedExtras = new Map<number, object>();
-  if (studyId !== null) {
-    for (const row of db
-      .select({ id: cases.id, externalId: cases.externalId, contentHash: cases.contentHash, version: cases.version })
-      .from(cases)
-      .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
-      .all())
-      existing.set(row.externalId, row);
-    for (const row of db
-      .selectDistinct({ caseId: annotations.caseId })
-      .from(annotations)
-      .innerJoin(cases, eq(cases.id, annotations.caseId))
-      .where(eq(cases.studyId, studyId))
-      .all())
-      annotated.add(row.caseId);
-    for (const row of db
-      .select()
-      .from(referenceLabels)
-      .innerJoin(cases, eq(cases.id, referenceLabels.caseId))
-      .where(eq(cases.studyId, studyId))
-      .all()) {
-      const l = labelsOf(row.reference_labels);
-      if (l) labels.set(row.reference_labels.caseId, l);
-      if (row.reference_labels.sourceDiagnosis)
-        sources.set(row.reference_labels.caseId, row.reference_labels.sourceDiagnosis);
-      if (row.reference_labels.extras) storedExtras.set(row.reference_labels.caseId, row.reference_labels.extras);
-    }
+/** What classifying a file's cases needs of the study: its cases, which have annotations, their reference labels. */
+interface StudyState {
+  existing: Map<string, { id: number; contentHash: string; version: number }>;
+  annotated: Set<number>;
+  labels: Map<number, ReferenceLabels>;
+  sources: Map<number, string>;
+  storedExtras: Map<number, object>;
+}
+
+function loadStudyState(db: DbOrTx, studyId: number | null): StudyState {
+  const state: StudyState = {
+    existing: new Map(),
+    annotated: new Set(),
+    labels: new Map(),
+    sources: new Map(),
+    storedExtras: new Map(),
+  };
+  if (studyId === null) return state;
+  for (const row of db
+    .select({ id: cases.id, externalId: cases.externalId, contentHash: cases.contentHash, version: cases.version })
+    .from(cases)
+    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
+    .all())
+    state.existing.set(row.externalId, row);
+  for (const row of db
+    .selectDistinct({ caseId: annotations.caseId })
+    .from(annotations)
+    .innerJoin(cases, eq(cases.id, annotations.caseId))
+    .where(eq(cases.studyId, studyId))
+    .all())
+    state.annotated.add(row.caseId);
+  for (const row of db
+    .select()
+    .from(referenceLabels)
+    .innerJoin(cases, eq(cases.id, referenceLabels.caseId))
+    .where(eq(cases.studyId, studyId))
+    .all()) {
+    const l = labelsOf(row.reference_labels);
+    if (l) state.labels.set(row.reference_labels.caseId, l);
+    if (row.reference_labels.sourceDiagnosis)
+      state.sources.set(row.reference_labels.caseId, row.reference_labels.sourceDiagnosis);
+    if (row.reference_labels.extras) state.storedExtras.set(row.reference_labels.caseId, row.reference_labels.extras);
   }
-  const conflicts: ImportIssue[] = [];
-  const items = parsedCases.map((parsed) => {
-    const hash = caseContentHash(parsed);
-    const found = existing.get(parsed.externalId) ?? null;
-    if (found && found.contentHash !== hash && annotated.has(found.id)) {
-      conflicts.push({
-        line: parsed.line,
-        message: `(id ${parsed.externalId}) the case already has annotations and its text or metadata differs from the stored one; an annotated case cannot be changed. Import the new text under a new id.`,
-      });
-    }
-    const before = found ? (labels.get(found.id) ?? null) : null;
-    const labelsChanged =
-      JSON.stringify(before) !== JSON.stringify(parsed.referenceLabels) ||
-      (found ? (sources.get(found.id) ?? null) : null) !== parsed.sourceDiagnosis ||
-      (extras !== undefined &&
-        JSON.stringify(found ? (storedExtras.get(found.id) ?? null) : null) !==
-          JSON.stringify(extras.get(parsed.externalId) ?? null));
-    return { parsed, hash, existing: found, labelsChanged };
-  });
-  return { items, conflicts };
+  return state;
+}
+
+const conflictMessage = (externalId: string) =>
+  `(id ${externalId}) the case already has annotations and its text or metadata differs from the stored one; an annotated case cannot be changed. Import the new text under a new id.`;
+
+/** One case of the file against the study: new, changed or unchanged, and whether its reference labels change. */
+function classify(
+  state: StudyState,
+  parsed: ParsedCase,
+  extras: Map<string, object | null> | undefined,
+  conflicts: ImportIssue[],
+): Classified {
+  const hash = caseContentHash(parsed);
+  const found = state.existing.get(parsed.externalId) ?? null;
+  if (found && found.contentHash !== hash && state.annotated.has(found.id))
+    conflicts.push({ line: parsed.line, message: conflictMessage(parsed.externalId) });
+  const before = found ? (state.labels.get(found.id) ?? null) : null;
+  const labelsChanged =
+    JSON.stringify(before) !== JSON.stringify(parsed.referenceLabels) ||
+    (found ? (state.sources.get(found.id) ?? null) : null) !== parsed.sourceDiagnosis ||
+    (extras !== undefined &&
+      JSON.stringify(found ? (state.storedExtras.get(found.id) ?? null) : null) !==
+        JSON.stringify(extras.get(parsed.externalId) ?? null));
+  return { parsed, hash, existing: found, labelsChanged };
 }
 
 function labelsOf(row: typeof referenceLabels.$inferSelect): ReferenceLabels | null {
@@ -211,24 +230,32 @@ function labelsOf(row: typeof referenceLabels.$inferSelect): ReferenceLabels | n
   };
 }
 
-/** The part of an import that needs no database: the file parsed and validated, and its hash. */
-function parseImport(input: ImportInput) {
-  const name = StudyNameSchema.parse(input.studyName);
-  const result = parseCaseFile(input.bytes, {
-    filename: input.filename,
-    format: input.format,
-    columnMap: input.columnMap,
-    canonicalCode: canonicalChapterVCode,
-  });
-  return { name, result, sha256: createHash("sha256").update(input.bytes).digest("hex") };
+/** An upload's bytes are read in pieces of this size, as the command line reads a file (`fileChunks`). */
+const READ_CHUNK_BYTES = 64 * 1024;
+/** What is read before the import run starts: a file refused in its first bytes never starts one. */
+const READ_AHEAD_BYTES = 256 * 1024;
+/**
+ * New cases are written in batches of at most this many cases, or of this many characters of text, read and checked
+ * before the batch's first transaction: about one chunk transaction's worth (docs/reliability.md, "Bulk imports").
+ */
+const BATCH_CASES = 1000;
+const BATCH_CHARS = 2_000_000;
+
+/** A case file given whole (an upload, a test) or read in chunks as the import goes (the command line). */
+function sourceOf(bytes: ImportInput["bytes"]): CaseFileSource {
+  if (!(bytes instanceof Uint8Array)) return bytes;
+  return {
+    byteLength: bytes.byteLength,
+    *chunks() {
+      for (let at = 0; at < bytes.byteLength; at += READ_CHUNK_BYTES)
+        yield bytes.subarray(at, Math.min(at + READ_CHUNK_BYTES, bytes.byteLength));
+    },
+  };
 }
 
-function analyse(db: DbOrTx, input: ImportInput, parsed: ReturnType<typeof parseImport> = parseImport(input)) {
-  const { name, result } = parsed;
-  const study = getStudyByName(db as Db, name);
-  const { items, conflicts } = classify(db, study?.id ?? null, result.cases, input.referenceExtras);
-  const { cases: _omit, ...parse } = result;
-  const given = input.annotatorOrderSeed ?? null;
+/** The study the file goes into, and the A/B order seed the file brings (docs/safe-psych.md, "Annotator A and B"). */
+function studyOf(db: Db, name: string, given: number | null) {
+  const study = getStudyByName(db, name);
   const stored = study
     ? (db.select({ seed: studies.annotatorOrderSeed }).from(studies).where(eq(studies.id, study.id)).get()?.seed ??
       null)
@@ -237,34 +264,13 @@ function analyse(db: DbOrTx, input: ImportInput, parsed: ReturnType<typeof parse
     given !== null && stored !== null && stored !== given
       ? `study "${name}" already draws its A/B order from seed ${stored}; this export's manifest records ${given}. Import it into a new study (--study NAME).`
       : null;
-  const status = (i: Classified) => (!i.existing ? "new" : i.existing.contentHash !== i.hash ? "changed" : "unchanged");
-  const plan: ImportPlan = {
-    studyName: name,
-    studyExists: Boolean(study),
-    parse,
-    conflicts,
-    seedConflict,
-    seedToRecord: given !== null && stored === null,
-    create: items.filter((i) => status(i) === "new").length,
-    update: items.filter((i) => status(i) === "changed").length,
-    unchanged: items.filter((i) => status(i) === "unchanged").length,
-    labelChanges: items.filter((i) => i.existing && i.labelsChanged).length,
-    total: items.length,
-    sample: items.slice(0, 10).map((i) => ({
-      externalId: i.parsed.externalId,
-      numSections: i.parsed.sections.length,
-      hasReferenceLabels: i.parsed.referenceLabels !== null,
-      status: status(i),
-    })),
-    ok: result.errors.length === 0 && conflicts.length === 0 && seedConflict === null,
-    sha256: parsed.sha256,
-  };
-  return { plan, items, study };
+  return { study, seedConflict, seedToRecord: given !== null && stored === null };
 }
 
 /** Validates a file against the study without writing anything: the preview of the admin page. */
 export function planImport(db: Db, input: ImportInput): ImportPlan {
-  return analyse(db, input).plan;
+  const { written: _written, ...plan } = readCases(db, { ...input, actorId: null }, null);
+  return plan;
 }
 
 /** Options of a bulk write (tests use a small chunk budget to drive an import through many transactions). */
@@ -281,95 +287,241 @@ export interface BulkOptions {
  * writes nothing; a changed case without annotations gets a new version (audited); a changed annotated case is a
  * conflict and stops the import.
  *
- * The file is parsed and validated before any lock is taken; new cases are then written in short IMMEDIATE
- * transactions, hidden from every reader while the import runs, and the last transaction re-checks what guards the
- * write (which changed cases have annotations now), applies the changes to existing cases and makes the whole
- * import visible at once (docs/reliability.md, "Bulk imports").
+ * The file is read as a stream: each chunk's cases are validated and classified, and the new ones written in short
+ * IMMEDIATE transactions, hidden from every reader while the import runs. The first error stops the writing (the
+ * rest of the file is still read, so that every bad row is reported) and what was written is removed. The last
+ * transaction re-checks what guards the write (which changed cases have annotations now), applies the changes to
+ * existing cases and makes the whole import visible at once (docs/reliability.md, "Bulk imports").
  */
 export function importCases(
   db: Db,
   input: ImportInput & { actorId: string | null },
   opts: BulkOptions = {},
 ): ImportPlan & { written: boolean } {
-  const parsed = parseImport(input);
+  return readCases(db, input, opts);
+}
+
+/**
+ * Reads the file chunk by chunk and classifies its cases against the study; with `opts` (an import, not a preview)
+ * writes the new ones as they are read, batch by batch behind an import run, and finishes the import. Nothing holds
+ * more of the file than one batch of cases and one 64 KiB piece (docs/reliability.md, "Bulk imports").
+ */
+function readCases(
+  db: Db,
+  input: ImportInput & { actorId: string | null },
+  opts: BulkOptions | null,
+): ImportPlan & { written: boolean } {
+  const name = StudyNameSchema.parse(input.studyName);
   const now = Date.now();
-  if (parsed.result.errors.length) return { ...analyse(db, input, parsed).plan, written: false };
-  const { run, prepared: existingStudyId } = beginImportRun(
-    db,
-    `cases:${parsed.name}`,
-    (tx) => getStudyByName(tx as unknown as Db, parsed.name)?.id ?? null,
-    opts,
+  const given = input.annotatorOrderSeed ?? null;
+  const source = sourceOf(input.bytes);
+  const hash = createHash("sha256");
+  const queue: (ParsedCase | undefined)[] = [];
+  let taken = 0;
+  const reader = new CaseFileReader(
+    {
+      filename: input.filename,
+      format: input.format,
+      columnMap: input.columnMap,
+      canonicalCode: canonicalChapterVCode,
+    },
+    // Once the file is refused its cases are of no use: the rest of it is read only for its errors.
+    (c) => void (reader.refused || queue.push(c)),
+    source.byteLength,
   );
+  const chunks = source.chunks()[Symbol.iterator]();
+  let bytesRead = 0;
+  let summary: CaseFileSummary | null = null;
+  /** Reads the next chunk of the file (or finishes the reader at its end). */
+  const readChunk = () => {
+    const next = chunks.next();
+    if (next.done) summary = reader.finish();
+    else {
+      hash.update(next.value);
+      bytesRead += next.value.byteLength;
+      reader.write(next.value);
+    }
+  };
+  const refused = () => reader.refused || (summary !== null && summary.errors.length > 0);
+
+  const counts = { create: 0, update: 0, unchanged: 0, labelChanges: 0, total: 0 };
+  const sample: ImportPlan["sample"] = [];
+  const conflicts: ImportIssue[] = [];
+  const updates: Classified[] = [];
+  let state: StudyState | null = null;
+
+  /** The next case of the file, classified and counted; null at the end of the file. */
+  const take = (): Classified | null => {
+    while (taken === queue.length) {
+      if (summary) return null;
+      queue.length = 0;
+      taken = 0;
+      readChunk();
+    }
+    const c = queue[taken]!;
+    queue[taken++] = undefined;
+    const item = classify(state!, c, input.referenceExtras, conflicts);
+    const status = !item.existing ? "new" : item.existing.contentHash !== item.hash ? "changed" : "unchanged";
+    counts.total++;
+    if (status === "new") counts.create++;
+    else {
+      if (status === "changed") counts.update++;
+      else counts.unchanged++;
+      if (item.labelsChanged) counts.labelChanges++;
+      if (status === "changed" || item.labelsChanged) updates.push(item);
+    }
+    if (sample.length < 10)
+      sample.push({
+        externalId: c.externalId,
+        numSections: c.sections.length,
+        hasReferenceLabels: c.referenceLabels !== null,
+        status,
+      });
+    return item;
+  };
+
+  let run: ImportRun | null = null;
+  let existingStudyId: number | null = null;
+  let studyId: number | null = null;
   try {
-    // Outside the lock: this import is the only writer of this study's cases now; what an annotator may change
-    // meanwhile (a first draft on a case) is checked again in the last transaction.
-    const { plan, items } = analyse(db, input, parsed);
-    const changes = items.filter((i) => !i.existing || i.existing.contentHash !== i.hash || i.labelsChanged);
-    if (!plan.ok || (changes.length === 0 && !plan.seedToRecord)) {
+    // A file refused in its first chunks (every small one) never starts a run: it neither waits for another import
+    // of the study nor writes anything.
+    while (!summary && bytesRead < READ_AHEAD_BYTES && !reader.refused) readChunk();
+    let target = studyOf(db, name, given);
+    if (!refused()) {
+      if (opts) {
+        const begun = beginImportRun(
+          db,
+          `cases:${name}`,
+          (tx) => getStudyByName(tx as unknown as Db, name)?.id ?? null,
+          opts,
+        );
+        run = begun.run;
+        existingStudyId = begun.prepared;
+        // This import is the only writer of this study's cases now; what an annotator may change meanwhile (a first
+        // draft on a case) is checked again in the last transaction.
+        target = studyOf(db, name, given);
+      }
+      state = loadStudyState(db, target.study?.id ?? null);
+      if (run && target.seedConflict === null) {
+        const activeRun = run;
+        let write: ((item: Classified) => void) | null = null;
+        const writeCase = (tx: Tx, item: Classified) => {
+          if (!write) {
+            // A new study is created hidden (it carries the run's id), in the chunk that writes its first case.
+            studyId =
+              existingStudyId ??
+              tx
+                .insert(studies)
+                .values({ name, createdAt: now, importRun: activeRun.id })
+                .returning({ id: studies.id })
+                .get().id;
+            let position =
+              tx
+                .select({ p: max(cases.position) })
+                .from(cases)
+                .where(eq(cases.studyId, studyId))
+                .get()?.p ?? 0;
+            const insert = caseWriter(db, {
+              studyId,
+              runId: activeRun.id,
+              actorId: input.actorId,
+              now,
+              extras: input.referenceExtras,
+            });
+            write = (i) => insert(i, ++position);
+          }
+          write(item);
+        };
+        // The new cases in batches of about one chunk transaction's worth, read and checked outside the lock; the
+        // first error or conflict stops the writing.
+        let written = 0;
+        for (let atEnd = false; !atEnd;) {
+          const batch: Classified[] = [];
+          let chars = 0;
+          while (batch.length < BATCH_CASES && chars < BATCH_CHARS) {
+            const item = take();
+            if (!item) {
+              atEnd = true;
+              break;
+            }
+            if (refused() || conflicts.length) break;
+            if (item.existing) continue;
+            batch.push(item);
+            for (const section of item.parsed.sections) chars += section.content.length;
+          }
+          if (refused() || conflicts.length) break;
+          if (batch.length === 0) continue;
+          const before = written;
+          activeRun.writeInChunks(batch, writeCase, (done) => opts?.onChunk?.(before + done));
+          written += batch.length;
+        }
+      }
+      // The rest of the file: classified and counted (every conflict is reported), nothing written.
+      while (!refused() && take());
+    }
+    // A refused file is still read to its end, so that every bad row is reported.
+    while (!summary) readChunk();
+    const parse = summary as CaseFileSummary;
+    const sha256 = hash.digest("hex");
+    const failed = parse.errors.length > 0;
+    const plan: ImportPlan = {
+      studyName: name,
+      studyExists: Boolean(target.study),
+      parse,
+      conflicts: failed ? [] : conflicts,
+      seedConflict: target.seedConflict,
+      seedToRecord: target.seedToRecord,
+      ...(failed ? { create: 0, update: 0, unchanged: 0, labelChanges: 0, total: 0 } : counts),
+      sample: failed ? [] : sample,
+      ok: !failed && conflicts.length === 0 && target.seedConflict === null,
+      sha256,
+    };
+    if (!run) return { ...plan, written: false };
+    if (!plan.ok || (counts.create === 0 && updates.length === 0 && !plan.seedToRecord)) {
+      // Nothing of a refused file is kept: what its first chunks wrote goes with the run.
       run.abandon();
       return { ...plan, written: false };
     }
-    let studyId = existingStudyId;
-    if (studyId === null) {
-      // Created hidden (it carries the run's id): nobody sees the new study before the import is complete.
-      studyId = writeTransaction(db, (tx) =>
-        tx
-          .insert(studies)
-          .values({ name: plan.studyName, createdAt: now, importRun: run.id })
-          .returning({ id: studies.id })
-          .get(),
-      ).id;
-    }
-    const created = changes.filter((i) => !i.existing);
-    let position =
-      db
-        .select({ p: max(cases.position) })
-        .from(cases)
-        .where(eq(cases.studyId, studyId))
-        .get()?.p ?? 0;
-    const write = caseWriter(db, {
-      studyId,
-      runId: run.id,
-      actorId: input.actorId,
-      now,
-      extras: input.referenceExtras,
-    });
-    run.writeInChunks(created, (_tx, item) => write(item, ++position), opts.onChunk);
+    const finalStudyId = (studyId ?? existingStudyId)!;
     const newStudy = existingStudyId === null;
-    const updates = changes.filter((i) => i.existing);
     return run.finish<ImportPlan & { written: boolean }>((tx) => {
-      const conflicts = recheckUpdates(db, updates);
-      if (conflicts.length) return { result: { ...plan, conflicts, ok: false, written: false }, commit: false };
+      const rechecked = recheckUpdates(db, updates);
+      if (rechecked.length)
+        return { result: { ...plan, conflicts: rechecked, ok: false, written: false }, commit: false };
       if (newStudy) {
-        tx.update(studies).set({ importRun: null }).where(eq(studies.id, studyId)).run();
+        tx.update(studies).set({ importRun: null }).where(eq(studies.id, finalStudyId)).run();
         recordEvent(tx, {
           actorId: input.actorId,
           entity: "study",
-          entityId: studyId,
-          studyId,
+          entityId: finalStudyId,
+          studyId: finalStudyId,
           action: "create",
           changes: { name: plan.studyName },
         });
         // A new study starts with the template's guidelines as version 1 (docs/guidelines.md).
-        seedGuidelines(tx, { scope: "safe_psych", scopeId: studyId }, safePsychDefaultGuidelines(), now);
+        seedGuidelines(tx, { scope: "safe_psych", scopeId: finalStudyId }, safePsychDefaultGuidelines(), now);
       }
       if (plan.seedToRecord) {
         // The A/B order seed read back from an export's manifest (docs/safe-psych.md, "Annotator A and B").
-        tx.update(studies).set({ annotatorOrderSeed: input.annotatorOrderSeed }).where(eq(studies.id, studyId)).run();
+        tx.update(studies)
+          .set({ annotatorOrderSeed: input.annotatorOrderSeed })
+          .where(eq(studies.id, finalStudyId))
+          .run();
         recordEvent(tx, {
           actorId: input.actorId,
           entity: "study",
-          entityId: studyId,
-          studyId,
+          entityId: finalStudyId,
+          studyId: finalStudyId,
           action: "update",
           changes: { annotatorOrderSeed: [null, input.annotatorOrderSeed] },
         });
       }
       for (const item of updates)
-        applyUpdate(tx, item, { studyId, actorId: input.actorId, extras: input.referenceExtras });
+        applyUpdate(tx, item, { studyId: finalStudyId, actorId: input.actorId, extras: input.referenceExtras });
       tx.insert(imports)
         .values({
-          studyId,
+          studyId: finalStudyId,
           filename: input.filename,
           sha256: plan.sha256,
           format: plan.parse.format,
@@ -385,7 +537,7 @@ export function importCases(
   } catch (error) {
     // Whatever was written is hidden; remove it now if the database lets us, else the next import or start does.
     try {
-      run.abandon();
+      (run as ImportRun | null)?.abandon();
     } catch {
       // left for cleanAbandonedRuns
     }

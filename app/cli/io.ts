@@ -25,6 +25,46 @@ export function readBytes(path: string, maxBytes?: number): Buffer {
 }
 
 /**
+ * A file to be read in chunks (docs/reliability.md, "Bulk imports"): its size now, and its bytes in fresh buffers of
+ * about `chunkBytes`, read one at a time as the caller iterates (each call of `chunks` reads from the start), with
+ * readBytes's errors. A caller may keep a chunk: none is reused.
+ */
+export function fileChunks(path: string, chunkBytes = 64 * 1024): { byteLength: number; chunks(): Generator<Buffer> } {
+  let byteLength: number;
+  try {
+    byteLength = statSync(path).size;
+  } catch (e) {
+    throw readFailure(path, e);
+  }
+  return {
+    byteLength,
+    *chunks() {
+      let fd: number;
+      try {
+        fd = openSync(path, "r");
+      } catch (e) {
+        throw readFailure(path, e);
+      }
+      try {
+        for (;;) {
+          const buffer = Buffer.allocUnsafe(chunkBytes);
+          let got: number;
+          try {
+            got = readSync(fd, buffer, 0, chunkBytes, null);
+          } catch (e) {
+            throw readFailure(path, e);
+          }
+          if (got === 0) break;
+          yield buffer.subarray(0, got);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}
+
+/**
  * A whole file as UTF-8 text (a BOM is kept, for the reader to drop), with readBytes's errors; bytes that are not
  * UTF-8 are refused as `FILE:LINE: reason`, never replaced (docs/reliability.md, "Hostile and damaged files").
  */

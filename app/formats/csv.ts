@@ -6,8 +6,9 @@
  *
  * Server and command line only: csv-parse uses Node's Buffer when it loads. Pages reach the writer in csv-text.ts.
  */
+import { Parser } from "csv-parse";
 import { CsvError, parse } from "csv-parse/sync";
-import { LineCounter } from "./lines";
+import { LineCounter, StreamLineCounter } from "./lines";
 
 export interface CsvRecord {
   /** 1-based physical line on which the record starts. */
@@ -31,6 +32,24 @@ export interface CsvReadError {
   reason: string;
 }
 
+const parseOptions = (options: CsvReadOptions) => ({
+  info: true,
+  relax_column_count: true,
+  relax_quotes: options.relaxQuotes ?? false,
+  trim: options.trim ?? false,
+  skip_empty_lines: true,
+  record_delimiter: ["\r\n", "\n", "\r"],
+});
+
+/** The error of an unreadable record, its line found by `lines` (csv-parse's own count is off after a CRLF in a cell). */
+function readError(e: CsvError, lines: { nextContentLine(offset: number): number }): CsvReadError {
+  // `bytes` is where the last complete record ended: the bad record starts on the next line that is not blank.
+  const { bytes } = e as CsvError & { bytes?: number };
+  const line = lines.nextContentLine(bytes ?? 0);
+  const message = e.message.replace(/\b(at|on) line \d+/, `$1 line ${line}`);
+  return { line, message, reason: message.replace(/^Invalid .*?: /, "") };
+}
+
 export function readCsv(
   text: string,
   options: CsvReadOptions = {},
@@ -38,21 +57,10 @@ export function readCsv(
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let parsed: { record: string[]; info: { bytes: number } }[];
   try {
-    parsed = parse(body, {
-      info: true,
-      relax_column_count: true,
-      relax_quotes: options.relaxQuotes ?? false,
-      trim: options.trim ?? false,
-      skip_empty_lines: true,
-      record_delimiter: ["\r\n", "\n", "\r"],
-    });
+    parsed = parse(body, parseOptions(options));
   } catch (e) {
     if (!(e instanceof CsvError)) throw e;
-    // `bytes` is where the last complete record ended: the bad record starts on the next line that is not blank.
-    const { bytes } = e as CsvError & { bytes?: number };
-    const line = LineCounter.ofBytes(new TextEncoder().encode(body)).nextContentLine(bytes ?? 0);
-    const message = e.message.replace(/\b(at|on) line \d+/, `$1 line ${line}`);
-    return { error: { line, message, reason: message.replace(/^Invalid .*?: /, "") } };
+    return { error: readError(e, LineCounter.ofBytes(new TextEncoder().encode(body))) };
   }
   // csv-parse's `info.bytes` is the UTF-8 offset at which each record ends.
   const lines = LineCounter.ofBytes(new TextEncoder().encode(body));
@@ -63,4 +71,62 @@ export function readCsv(
     return { line, cells: record };
   });
   return { records };
+}
+
+/** csv-parse's incremental parser, the one its stream calls for every chunk (csv-parse 5, `Parser#api`). */
+interface CsvCore {
+  parse(
+    chunk: Buffer | undefined,
+    end: boolean,
+    push: (entry: { record: string[]; info: { bytes: number } }) => void,
+    close: () => void,
+  ): Error | undefined;
+}
+
+/**
+ * The same reader over a file that arrives in chunks (a case file read as a stream, docs/reliability.md, "Bulk
+ * imports"): `write` each chunk of UTF-8 bytes (a BOM already dropped) and `end` once; each record is handed to
+ * `onRecord` as soon as it is complete, with the line it starts on, and the first unreadable record stops the
+ * reader with the error `readCsv` would have given for the whole file. The records and errors are readCsv's, whatever
+ * the chunks: csv-parse's stream runs this same parser chunk by chunk. Synchronous, so that an import can write what
+ * it read between two chunks.
+ */
+export class CsvRecordStream {
+  private readonly core: CsvCore;
+  private readonly lines = new StreamLineCounter();
+  private end = 0;
+  error: CsvReadError | null = null;
+
+  constructor(
+    private readonly onRecord: (record: CsvRecord) => void,
+    options: CsvReadOptions = {},
+  ) {
+    this.core = (new Parser(parseOptions(options)) as unknown as { api: CsvCore }).api;
+  }
+
+  write(chunk: Uint8Array): void {
+    if (this.error) return;
+    this.lines.append(chunk);
+    this.run(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), false);
+  }
+
+  finish(): void {
+    if (!this.error) this.run(undefined, true);
+  }
+
+  private run(chunk: Buffer | undefined, end: boolean): void {
+    const error = this.core.parse(
+      chunk,
+      end,
+      ({ record, info }) => {
+        const line = this.lines.nextContentLine(this.end);
+        this.end = info.bytes;
+        this.onRecord({ line, cells: record });
+      },
+      () => {},
+    );
+    if (error === undefined) return;
+    if (!(error instanceof CsvError)) throw error;
+    this.error = readError(error, this.lines);
+  }
 }

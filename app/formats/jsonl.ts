@@ -47,19 +47,24 @@ export function readJsonl(text: string): JsonlEntry[] {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const entries: JsonlEntry[] = [];
   for (const { line, text: lineText } of splitJsonlLines(body)) {
-    if (lineText.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(lineText);
-    } catch (e) {
-      entries.push({ line, invalid: (e as Error).message });
-      continue;
-    }
-    // What JSON.parse accepts but would store otherwise than written (docs/reliability.md, "Hostile and damaged files").
-    const problem = jsonTextProblem(lineText) ?? jsonValueProblem(value);
-    entries.push(problem ? { line, invalid: problem } : { line, value });
+    const entry = readJsonlLine(line, lineText);
+    if (entry) entries.push(entry);
   }
   return entries;
+}
+
+/** One line of a JSONL file as readJsonl reads it (line numbered `line`), or null for a blank line. */
+export function readJsonlLine(line: number, lineText: string): JsonlEntry | null {
+  if (lineText.trim() === "") return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(lineText);
+  } catch (e) {
+    return { line, invalid: (e as Error).message };
+  }
+  // What JSON.parse accepts but would store otherwise than written (docs/reliability.md, "Hostile and damaged files").
+  const problem = jsonTextProblem(lineText) ?? jsonValueProblem(value);
+  return problem ? { line, invalid: problem } : { line, value };
 }
 
 /** A JSON object (not an array or null), as every JSONL import requires of a line. */

@@ -487,12 +487,20 @@ export function importGold(
       concord_extras: extras,
     });
   });
-  const bytes = new TextEncoder().encode(lines.join("\n") + "\n");
   const referenceExtras = new Map<string, object | null>();
+  let byteLength = 0;
   for (const line of lines) {
     const o = JSON.parse(line) as { id: string; concord_extras: object | null };
     referenceExtras.set(o.id, o.concord_extras ?? null);
+    byteLength += Buffer.byteLength(line) + 1;
   }
+  // The JSONL is handed to the case import a few hundred lines at a time, never joined into one copy of the file.
+  const bytes = {
+    byteLength,
+    *chunks() {
+      for (let at = 0; at < lines.length; at += 500) yield Buffer.from(lines.slice(at, at + 500).join("\n") + "\n");
+    },
+  };
   const result = importCases(db, {
     studyName: input.studyName,
     bytes,

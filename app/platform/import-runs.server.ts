@@ -1,11 +1,11 @@
 /**
- * Bulk imports that never block the app (docs/reliability.md, "Bulk imports"). A big import is parsed and validated
- * before it takes any lock, then written in many short IMMEDIATE transactions, each well under the web server's busy
- * timeout, with a pause after each one so that a waiting save gets the lock. Every row it writes carries the run's id
- * (`import_run`), and every reader hides rows whose run is still listed in `import_runs` (`notPending`): readers see
- * nothing of the import until its last, short transaction deletes the run's row, and then all of it at once. A run
- * whose process died (kill -9, a crash, a power cut) is removed with all its rows by the next import or the next start
- * (`cleanAbandonedRuns`).
+ * Bulk imports that never block the app (docs/reliability.md, "Bulk imports"). A big import is read and validated
+ * as a stream and written batch by batch as it is read, in many short IMMEDIATE transactions, each well under the
+ * web server's busy timeout, with a pause after each one so that a waiting save gets the lock. Every row it writes
+ * carries the run's id (`import_run`), and every reader hides rows whose run is still listed in `import_runs`
+ * (`notPending`): readers see nothing of the import until its last, short transaction deletes the run's row, and then
+ * all of it at once. A run whose process died (kill -9, a crash, a power cut) is removed with all its rows by the
+ * next import or the next start (`cleanAbandonedRuns`).
  */
 import { eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -107,7 +107,9 @@ export interface ImportRun {
   id: string;
   /**
    * Writes `write` in short IMMEDIATE transactions over `items`, pausing between them; `afterChunk` runs after each
-   * commit with the number of items written so far.
+   * commit with the number of items of this call written so far. Called again with the next items (an import that
+   * writes its file batch by batch as it reads it), it first pauses for what remains of the pause owed after the
+   * last chunk of the previous call.
    */
   writeInChunks<T>(items: readonly T[], write: (tx: Tx, item: T) => void, afterChunk?: (done: number) => void): void;
   /** The last transaction: its checks and writes, and the flip that makes every row of the run visible. */
@@ -164,6 +166,9 @@ export function beginImportRun<P>(
   }
   const budget = opts.chunkBudgetMs ?? CHUNK_BUDGET_MS;
   const heartbeat = db.$client.prepare("update import_runs set heartbeat_at = ? where id = ?");
+  // The pause owed after the last chunk of a call, paid before the next call's first chunk: an import that reads
+  // its file batch by batch spends part of the pause reading.
+  let pauseUntil = 0;
   const run: ImportRun = {
     id,
     writeInChunks(items, write, afterChunk) {
@@ -181,6 +186,7 @@ export function beginImportRun<P>(
         db.$client.pragma(`synchronous = ${sync}`);
       }
       function writeChunks() {
+        if (!nested) pauseThread(pauseUntil - performance.now());
         while (next < items.length) {
           const t0 = performance.now();
           immediate(db, (tx) => {
@@ -190,10 +196,11 @@ export function beginImportRun<P>(
             } while (next < items.length && performance.now() - t0 < budget);
             heartbeat.run(Date.now(), id);
           });
+          const pause = Math.max(5, Math.ceil((performance.now() - t0) * PAUSE_RATIO));
+          pauseUntil = performance.now() + pause;
           afterChunk?.(next);
           // A pause after each chunk, so that a writer waiting on its busy timeout finds the lock free.
-          if (next < items.length && !nested)
-            pauseThread(Math.max(5, Math.ceil((performance.now() - t0) * PAUSE_RATIO)));
+          if (next < items.length && !nested) pauseThread(pause);
         }
       }
     },

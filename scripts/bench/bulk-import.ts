@@ -12,7 +12,9 @@
  *   the reference implementation's preprocessing script (not part of this project). Target: <= 1.5x the Python one.
  * - `export-gold` of the same 50,000 cases against the same Python comparator (which writes the same two files) and a
  *   raw better-sqlite3 export (scripts/bench/comparators/raw-export.mjs). Target: <= 1.5x the Python one.
- * - peak resident memory of `import` at 10,000 and 100,000 notes (GNU time's maximum RSS of the child).
+ * - peak resident memory of `import` at 10,000, 50,000, 100,000 and 200,000 notes (GNU time's maximum RSS of the
+ *   child, the lower of two runs): the import reads its file as a stream and holds one batch of cases, so doubling the file once the
+ *   runtime's heap is at its working size must add at most 16 MiB, and 100,000 notes at most 1.5x the peak of 10,000.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -199,31 +201,54 @@ function importAndExport(dir: string, log: (l: string) => void): Figures {
 }
 
 function importMemory(dir: string, log: (l: string) => void): Figures {
+  const sizes = [10_000, 50_000, 100_000, 200_000];
   const peak: Record<number, Measured> = {};
-  for (const n of [10_000, 100_000]) {
+  const runs: Record<number, string> = {};
+  for (const n of sizes) {
     const file = join(dir, `mem-${n}.csv`);
     releasedCsv(file, n);
-    peak[n] = concord(join(dir, `mem-${n}.db`), ["import", "--study", "Bulk", file]);
+    // Twice, into a fresh database each time; the lower peak counts: on a loaded machine the collector's concurrent
+    // marking can fall behind and let the heap overshoot by tens of MiB, which says nothing about what the import holds.
+    const twice = [1, 2].map((k) => {
+      const db = join(dir, `mem-${n}-${k}.db`);
+      const m = concord(db, ["import", "--study", "Bulk", file]);
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
+      return m;
+    });
+    runs[n] = twice.map((m) => round(m.rssMiB ?? -1, 0)).join(" and ");
+    peak[n] = twice.reduce((a, b) => ((a.rssMiB ?? Infinity) <= (b.rssMiB ?? Infinity) ? a : b));
     rmSync(file);
   }
-  const small = peak[10_000]!.rssMiB ?? -1;
-  const big = peak[100_000]!.rssMiB ?? -1;
-  const growth = small > 0 ? round(big / small, 2) : -1;
+  const rss = (n: number) => peak[n]!.rssMiB ?? -1;
+  const measured = rss(10_000) > 0;
+  const growth = measured ? round(rss(100_000) / rss(10_000), 2) : -1;
+  // Doubling the file once the runtime's heap has reached its working size (its young generation grows to its
+  // maximum within the first tens of thousands of cases): the import holds one batch of cases, so this stays small.
+  const doubling = (from: number) => (measured ? round(rss(2 * from) - rss(from), 0) : -1);
   log(
-    `import peak RSS: 10k notes ${round(small, 0)} MiB (${round(peak[10_000]!.seconds, 2)} s), 100k notes ${round(
-      big,
-      0,
-    )} MiB (${round(peak[100_000]!.seconds, 2)} s)`,
+    `import peak RSS: ${sizes
+      .map((n) => `${n / 1000}k notes ${round(rss(n), 0)} MiB (runs: ${runs[n]} MiB; ${round(peak[n]!.seconds, 2)} s)`)
+      .join(", ")}`,
   );
+  const flat = (from: number) => ({
+    value: doubling(from),
+    unit: "MiB",
+    target: "<= 16 (flat)",
+    pass: measured ? doubling(from) <= 16 : null,
+  });
   return {
-    "import.peak_rss_10k_mib": { value: round(small, 0), unit: "MiB", target: null, pass: null },
-    "import.peak_rss_100k_mib": { value: round(big, 0), unit: "MiB", target: null, pass: null },
+    "import.peak_rss_10k_mib": { value: round(rss(10_000), 0), unit: "MiB", target: null, pass: null },
+    "import.peak_rss_50k_mib": { value: round(rss(50_000), 0), unit: "MiB", target: null, pass: null },
+    "import.peak_rss_100k_mib": { value: round(rss(100_000), 0), unit: "MiB", target: null, pass: null },
+    "import.peak_rss_200k_mib": { value: round(rss(200_000), 0), unit: "MiB", target: null, pass: null },
     "import.rss_growth_10k_to_100k": {
       value: growth,
       unit: "x",
       target: "<= 1.5 (flat)",
-      pass: growth > 0 ? growth <= 1.5 : null,
+      pass: measured ? growth <= 1.5 : null,
     },
+    "import.rss_50k_to_100k_mib": flat(50_000),
+    "import.rss_100k_to_200k_mib": flat(100_000),
   };
 }
 

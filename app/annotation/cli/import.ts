@@ -1,4 +1,4 @@
-import { listIssues, readBytes } from "../../cli/io";
+import { fileChunks, listIssues } from "../../cli/io";
 import { CASE_COLUMNS, type CaseColumn } from "../domain/case-import";
 import { getDb } from "../../platform/db.server";
 import { parseColumnMap } from "../../platform/forms";
@@ -16,7 +16,7 @@ psychological_exam, secondary_diagnoses; optionally the Safe-Psych label columns
 diagnosis_sufficiency_agreement, diagnosis, diagnosis_agreement, earliest_sufficient_section (kept as the study's
 reference labels, never shown to annotators or adjudicators) and source_diagnosis.
 
-The whole file is validated first: every bad row is reported as "line N: reason" and nothing is written.
+The whole file is validated: every bad row is reported as "line N: reason" and nothing is imported.
 Re-importing the same file changes nothing. A case that already has annotations cannot have its text changed.
 
 Options:
@@ -68,10 +68,10 @@ export const importCommand: Command = {
     const unknown = Object.keys(columnMap).filter((k) => !(CASE_COLUMNS as readonly string[]).includes(k));
     if (unknown.length)
       throw new CliError(`--map names unknown column ${unknown.join(", ")}; known: ${CASE_COLUMNS.join(", ")}.`);
-    const bytes = readBytes(file);
+    // Read as a stream, chunk by chunk as the import writes (docs/reliability.md, "Bulk imports").
     const input = {
       studyName: study,
-      bytes,
+      bytes: fileChunks(file),
       filename: file,
       format: values.format as "csv" | "jsonl" | undefined,
       columnMap: columnMap as Partial<Record<CaseColumn, string>>,

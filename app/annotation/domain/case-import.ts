@@ -1,10 +1,12 @@
 /**
  * Reading a case file (docs/safe-psych.md#cases-and-sections, docs/formats.md#released-csv-datacsv): CSV (the Safe-Psych released CSV or any one-row-per-case CSV with
- * mappable column names) or JSONL. The whole file is validated before anything is written: the result lists every
- * bad row as `line N: reason`, and a caller writes nothing while `errors` is non-empty.
+ * mappable column names) or JSONL, read as a stream (`CaseFileReader`) or whole (`parseCaseFile`). The whole file is
+ * validated: the result lists every bad row as `line N: reason`, and nothing of a file with errors is imported.
  */
-import { readCsv } from "../../formats/csv";
-import { isJsonObject, readJsonl } from "../../formats/jsonl";
+import { CsvRecordStream } from "../../formats/csv";
+import { isJsonObject, readJsonlLine, splitJsonlLines, type JsonlEntry } from "../../formats/jsonl";
+import { IdLineIndex } from "../../formats/id-index";
+import { StrictUtf8Stream } from "../../formats/utf8-stream";
 import {
   AGE_GROUPS,
   compactSections,
@@ -16,7 +18,7 @@ import {
 } from "./sections";
 import { pyStrip } from "../../python-compat/text";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
-import { decodeUtf8, idProblem, normaliseId, textWarning } from "../../formats/strict-text";
+import { idProblem, normaliseId, textWarning } from "../../formats/strict-text";
 
 export const LABEL_COLUMNS = [
   "diagnosis_sufficiency",
@@ -78,38 +80,21 @@ export function formatOf(filename: string | undefined, explicit?: "csv" | "jsonl
   return null;
 }
 
+/** What the reader reports about a whole file: its format, errors, warnings and whether it carries reference labels. */
+export type CaseFileSummary = Omit<ParseResult, "cases">;
+
+/** Reads a whole file (bytes or text) and returns its cases, or none when it has an error. */
 export function parseCaseFile(input: Uint8Array | string, options: ParseOptions): ParseResult {
-  const format = formatOf(options.filename, options.format);
-  const empty = (f: "csv" | "jsonl", errors: ImportIssue[]): ParseResult => ({
-    format: f,
-    cases: [],
-    errors,
-    warnings: [],
-    hasReferenceLabels: false,
-  });
-  if (!format)
-    return empty("csv", [
-      {
-        line: 0,
-        message: `cannot tell the format of "${options.filename}": name it .csv or .jsonl, or choose the format.`,
-      },
-    ]);
-  let text: string;
-  if (typeof input === "string") text = input;
-  else {
-    if (input.byteLength > MAX_FILE_BYTES)
-      return empty(format, [
-        { line: 0, message: `the file has ${input.byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.` },
-      ]);
-    const decoded = decodeUtf8(input);
-    if ("error" in decoded) return empty(format, [decoded.error]);
-    text = decoded.text;
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.trim() === "") return empty(format, [{ line: 1, message: "the file is empty." }]);
-  const rows = format === "csv" ? readCsvRows(text, options.columnMap ?? {}) : readJsonlRows(text);
-  if ("error" in rows) return empty(format, [rows.error]);
-  return validateRows(format, rows, options.canonicalCode);
+  const cases: ParsedCase[] = [];
+  const reader = new CaseFileReader(
+    options,
+    (c) => cases.push(c),
+    typeof input === "string" ? undefined : input.byteLength,
+  );
+  if (typeof input === "string") reader.writeText(input);
+  else reader.write(input);
+  const summary = reader.finish();
+  return { ...summary, cases: summary.errors.length ? [] : cases };
 }
 
 interface RawRow {
@@ -119,84 +104,191 @@ interface RawRow {
   sectionList?: { kind: string; content: string }[];
 }
 
-interface RawRows {
-  rows: RawRow[];
-  hasLabels: boolean;
-  warnings: ImportIssue[];
-  errors: ImportIssue[];
-}
+const BOM = [0xef, 0xbb, 0xbf];
+const startsWithBom = (b: Uint8Array) => b.length >= 3 && b[0] === BOM[0] && b[1] === BOM[1] && b[2] === BOM[2];
 
-function readCsvRows(text: string, columnMap: Partial<Record<CaseColumn, string>>): RawRows | { error: ImportIssue } {
-  // relaxQuotes: a bare quote inside an unquoted field is text, as Python's csv reader reads it.
-  const read = readCsv(text, { relaxQuotes: true });
-  if ("error" in read)
-    return { error: { line: read.error.line, message: `the CSV cannot be read: ${read.error.reason}` } };
-  const records = read.records;
-  if (records.length === 0) return { error: { line: 1, message: "the file is empty." } };
-  const header = records[0]!.cells.map((h) => h.trim());
-  const errors: ImportIssue[] = [];
-  const warnings: ImportIssue[] = [];
-  const index = new Map<CaseColumn, number>();
-  for (const column of CASE_COLUMNS) {
-    const name = columnMap[column] ?? column;
-    const at = header.indexOf(name);
-    if (at >= 0) index.set(column, at);
-    else if (columnMap[column])
-      errors.push({ line: 1, message: `column "${name}" (mapped to ${column}) is not in the header.` });
-  }
-  const required: CaseColumn[] = ["id", ...SECTION_KINDS];
-  const missing = required.filter((c) => !index.has(c));
-  if (missing.length) {
-    errors.push({
-      line: 1,
-      message: `missing required column${missing.length > 1 ? "s" : ""} ${missing.map((c) => `"${columnMap[c] ?? c}"`).join(", ")}. The header must name id and the five section columns (${SECTION_KINDS.join(", ")}), or map your column names to them.`,
-    });
-  }
-  const labelsPresent = LABEL_COLUMNS.filter((c) => index.has(c));
-  if (labelsPresent.length > 0 && labelsPresent.length < LABEL_COLUMNS.length) {
-    errors.push({
-      line: 1,
-      message: `label columns must all be present or all absent; missing ${LABEL_COLUMNS.filter((c) => !index.has(c)).join(", ")}.`,
-    });
-  }
-  const used = new Set(index.values());
-  const unused = header.filter((_, i) => !used.has(i) && header[i] !== "");
-  if (unused.length)
-    warnings.push({
-      line: 1,
-      message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
-    });
-  if (errors.length) return { rows: [], hasLabels: false, warnings, errors };
+/**
+ * A case file read as a stream (docs/reliability.md, "Bulk imports"): `write` its bytes in chunks of any size (or
+ * `writeText` a whole text), then `finish` once. Each case that passes every check is handed to `onCase` as soon as
+ * its record is read; `refused` says whether the file has shown an error yet (an importer stops writing then), and
+ * `finish` returns the report of the whole file — the same errors, warnings and order as reading the file at once:
+ * a file that is not UTF-8, is empty or cannot be read as CSV reports only that; a header that cannot be used
+ * reports only its own errors; otherwise every bad row, by line. Holds only what checks across records need: the
+ * ids seen (for duplicates), the messages, and the bytes of the record being read.
+ */
+export class CaseFileReader {
+  readonly format: "csv" | "jsonl" | null;
+  /** An error that stops the reading of the file: unknown format, too large, not UTF-8. */
+  private fatal: ImportIssue | null = null;
+  private readonly utf8: StrictUtf8Stream;
+  private readonly csv: CsvRecordStream | null = null;
+  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  private started = false;
+  private nonBlank = false;
+  /** JSONL: physical lines before the piece being read. */
+  private linesBefore = 0;
+  /** CSV: the header's columns, once read. */
+  private header: { index: Map<CaseColumn, number>; length: number } | null = null;
+  private headerErrors: ImportIssue[] = [];
+  private records = 0;
+  private rows = 0;
+  private hasLabels = false;
+  private readonly rawErrors: ImportIssue[] = [];
+  private readonly rawWarnings: ImportIssue[] = [];
+  private readonly errors: ImportIssue[] = [];
+  private readonly warnings: ImportIssue[] = [];
+  /** Every id so far and the line it was first on (for duplicates), kept compact: it grows with the file. */
+  private readonly firstLine = new IdLineIndex();
 
-  const rows: RawRow[] = [];
-  for (const { line, cells: record } of records.slice(1)) {
+  constructor(
+    private readonly options: ParseOptions,
+    private readonly onCase: (c: ParsedCase) => void,
+    byteLength?: number,
+  ) {
+    this.format = formatOf(options.filename, options.format);
+    this.utf8 = new StrictUtf8Stream((piece) => this.piece(piece));
+    if (!this.format)
+      this.fatal = {
+        line: 0,
+        message: `cannot tell the format of "${options.filename}": name it .csv or .jsonl, or choose the format.`,
+      };
+    else if (byteLength !== undefined && byteLength > MAX_FILE_BYTES)
+      this.fatal = { line: 0, message: `the file has ${byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.` };
+    if (this.format === "csv")
+      // relaxQuotes: a bare quote inside an unquoted field is text, as Python's csv reader reads it.
+      this.csv = new CsvRecordStream((r) => this.csvRecord(r.line, r.cells), { relaxQuotes: true });
+  }
+
+  /** True once the file has shown an error: nothing of it may be imported. */
+  get refused(): boolean {
+    return (
+      this.fatal !== null ||
+      this.utf8.error !== null ||
+      this.csv?.error != null ||
+      this.headerErrors.length > 0 ||
+      this.rawErrors.length > 0 ||
+      this.errors.length > 0
+    );
+  }
+
+  /** The next chunk of the file's bytes. */
+  write(chunk: Uint8Array): void {
+    if (!this.fatal) this.utf8.write(chunk);
+  }
+
+  /** The whole file as text (no UTF-8 check: it is a string already). */
+  writeText(text: string): void {
+    if (this.fatal) return;
+    for (let i = 0; i < 2 && text.charCodeAt(0) === 0xfeff; i++) text = text.slice(1);
+    this.nonBlank ||= text.trim() !== "";
+    if (this.csv) this.csv.write(Buffer.from(text));
+    else this.jsonlText(text);
+  }
+
+  /** A piece of valid UTF-8 ending just after a line feed (or the file's last bytes). */
+  private piece(piece: Uint8Array): void {
+    if (!this.started) {
+      // A BOM is dropped, and a second one after it (the file reader and the CSV or JSONL reader each dropped one).
+      for (let i = 0; i < 2 && startsWithBom(piece); i++) piece = piece.subarray(3);
+      this.started = true;
+    }
+    if (!this.nonBlank) this.nonBlank = this.decoder.decode(piece).trim() !== "";
+    if (this.csv) this.csv.write(piece);
+    else this.jsonlText(this.decoder.decode(piece));
+  }
+
+  finish(): CaseFileSummary {
+    const format = this.format ?? "csv";
+    const only = (error: ImportIssue): CaseFileSummary => ({
+      format,
+      errors: [error],
+      warnings: [],
+      hasReferenceLabels: false,
+    });
+    if (this.fatal) return only(this.fatal);
+    this.utf8.finish();
+    if (this.utf8.error) return only(this.utf8.error);
+    if (!this.nonBlank) return only({ line: 1, message: "the file is empty." });
+    if (this.csv) {
+      this.csv.finish();
+      const read = this.csv.error;
+      if (read) return only({ line: read.line, message: `the CSV cannot be read: ${read.reason}` });
+      if (this.records === 0) return only({ line: 1, message: "the file is empty." });
+      if (this.headerErrors.length)
+        return { format, errors: this.headerErrors, warnings: this.rawWarnings, hasReferenceLabels: false };
+      if (this.rows === 0) return only({ line: 2, message: "the file has a header but no cases." });
+    } else if (this.rows === 0 && this.rawErrors.length === 0) return only({ line: 1, message: "the file is empty." });
+    return {
+      format,
+      errors: [...this.rawErrors, ...this.errors].sort((a, b) => a.line - b.line),
+      warnings: [...this.rawWarnings, ...this.warnings],
+      hasReferenceLabels: this.hasLabels,
+    };
+  }
+
+  private csvRecord(line: number, record: string[]): void {
+    if (this.records++ === 0) return this.csvHeader(record);
+    if (this.headerErrors.length) return;
+    const header = this.header!;
     if (record.length > header.length)
-      warnings.push({ line, message: `${record.length - header.length} cell(s) beyond the header ignored.` });
+      this.rawWarnings.push({ line, message: `${record.length - header.length} cell(s) beyond the header ignored.` });
     const values: Partial<Record<CaseColumn, string>> = {};
     // Every cell is text, trimmed as the reference does; a short row reads as empty cells (docs/formats.md#released-csv-datacsv).
-    for (const [column, at] of index) values[column] = pyStrip(record[at] ?? "");
-    rows.push({ line, values });
+    for (const [column, at] of header.index) values[column] = pyStrip(record[at] ?? "");
+    this.rows++;
+    this.validate({ line, values });
   }
-  if (rows.length === 0) return { error: { line: 2, message: "the file has a header but no cases." } };
-  return { rows, hasLabels: labelsPresent.length === LABEL_COLUMNS.length, warnings, errors: [] };
-}
 
-function labelText(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (value === true) return "1";
-  if (value === false) return "0";
-  if (typeof value === "number") return String(value);
-  if (typeof value === "string") return pyStrip(value);
-  return undefined;
-}
+  private csvHeader(cells: string[]): void {
+    const columnMap = this.options.columnMap ?? {};
+    const header = cells.map((h) => h.trim());
+    const errors = this.headerErrors;
+    const index = new Map<CaseColumn, number>();
+    for (const column of CASE_COLUMNS) {
+      const name = columnMap[column] ?? column;
+      const at = header.indexOf(name);
+      if (at >= 0) index.set(column, at);
+      else if (columnMap[column])
+        errors.push({ line: 1, message: `column "${name}" (mapped to ${column}) is not in the header.` });
+    }
+    const required: CaseColumn[] = ["id", ...SECTION_KINDS];
+    const missing = required.filter((c) => !index.has(c));
+    if (missing.length) {
+      errors.push({
+        line: 1,
+        message: `missing required column${missing.length > 1 ? "s" : ""} ${missing.map((c) => `"${columnMap[c] ?? c}"`).join(", ")}. The header must name id and the five section columns (${SECTION_KINDS.join(", ")}), or map your column names to them.`,
+      });
+    }
+    const labelsPresent = LABEL_COLUMNS.filter((c) => index.has(c));
+    if (labelsPresent.length > 0 && labelsPresent.length < LABEL_COLUMNS.length) {
+      errors.push({
+        line: 1,
+        message: `label columns must all be present or all absent; missing ${LABEL_COLUMNS.filter((c) => !index.has(c)).join(", ")}.`,
+      });
+    }
+    const used = new Set(index.values());
+    const unused = header.filter((_, i) => !used.has(i) && header[i] !== "");
+    if (unused.length)
+      this.rawWarnings.push({
+        line: 1,
+        message: `column${unused.length > 1 ? "s" : ""} ${unused.map((u) => `"${u}"`).join(", ")} not used.`,
+      });
+    this.header = { index, length: header.length };
+    this.hasLabels = labelsPresent.length === LABEL_COLUMNS.length;
+  }
 
-function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
-  const rows: RawRow[] = [];
-  const errors: ImportIssue[] = [];
-  const warnings: ImportIssue[] = [];
-  let hasLabels = false;
-  readJsonl(text).forEach((entry) => {
+  private jsonlText(text: string): void {
+    const lines = splitJsonlLines(text);
+    for (const { line, text: lineText } of lines) {
+      const entry = readJsonlLine(this.linesBefore + line, lineText);
+      if (entry) this.jsonlEntry(entry);
+    }
+    this.linesBefore += lines.length;
+  }
+
+  private jsonlEntry(entry: JsonlEntry): void {
     const { line } = entry;
+    const errors = this.rawErrors;
     if ("invalid" in entry) {
       errors.push({ line, message: `not valid JSON (${entry.invalid}).` });
       return;
@@ -223,21 +315,9 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
       if (typeof v === "string" || typeof v === "number") values[key] = pyStrip(String(v));
       else problems.push(`"${key}" must be text.`);
     }
-    const known = new Set<string>([
-      "id",
-      "sample_id",
-      "age_group",
-      "sex",
-      "source_diagnosis",
-      "sections",
-      "labels",
-      "concord_extras",
-      ...SECTION_KINDS,
-      ...LABEL_COLUMNS,
-    ]);
     const unusedKeys: string[] = [];
     for (const [key, v] of Object.entries(o)) {
-      if (known.has(key)) continue;
+      if (JSONL_KEYS.has(key)) continue;
       if (typeof v === "string" && v.trim() !== "")
         problems.push(
           `the key "${key}" holds text but is not a case field, so its text would be dropped; rename it to a section (${SECTION_KINDS.join(", ")}) or remove it.`,
@@ -245,7 +325,7 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
       else unusedKeys.push(key);
     }
     if (unusedKeys.length)
-      warnings.push({
+      this.rawWarnings.push({
         line,
         message: `key${unusedKeys.length > 1 ? "s" : ""} ${unusedKeys.map((k) => `"${k}"`).join(", ")} not used.`,
       });
@@ -297,7 +377,7 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
       const v = labelText(raw);
       if (v !== undefined) {
         values[column] = v;
-        hasLabels = true;
+        this.hasLabels = true;
       } else if (raw !== undefined && raw !== null)
         problems.push(`label ${column} must be text, a number or true/false.`);
     }
@@ -305,40 +385,31 @@ function readJsonlRows(text: string): RawRows | { error: ImportIssue } {
       for (const message of problems) errors.push({ line, message });
       return;
     }
-    rows.push({ line, values, sectionList });
-  });
-  if (rows.length === 0 && errors.length === 0) return { error: { line: 1, message: "the file is empty." } };
-  return { rows, hasLabels, warnings, errors };
-}
+    this.rows++;
+    this.validate({ line, values, sectionList });
+  }
 
-function validateRows(
-  format: "csv" | "jsonl",
-  raw: RawRows,
-  canonicalCode: ParseOptions["canonicalCode"],
-): ParseResult {
-  const errors = [...raw.errors];
-  const warnings = [...raw.warnings];
-  const cases: ParsedCase[] = [];
-  const firstLine = new Map<string, number>();
-  for (const row of raw.rows) {
+  /** The checks of one row, and those across rows (a duplicate id, in NFC); a case that passes goes to `onCase`. */
+  private validate(row: RawRow): void {
+    const { errors, warnings } = this;
     const v = row.values;
     const id = normaliseId(v.id ?? "");
     const fail = (message: string) => errors.push({ line: row.line, message: id ? `(id ${id}) ${message}` : message });
     if (!id) {
       fail("missing id: every case needs a non-empty id.");
-      continue;
+      return;
     }
     const badId = idProblem(id);
     if (badId) {
       errors.push({ line: row.line, message: badId });
-      continue;
+      return;
     }
-    const seen = firstLine.get(id);
+    const seen = this.firstLine.get(id);
     if (seen !== undefined) {
       fail(`duplicate id "${id}" (first on line ${seen}).`);
-      continue;
+      return;
     }
-    firstLine.set(id, row.line);
+    this.firstLine.set(id, row.line);
 
     let sections: Section[];
     if (row.sectionList) {
@@ -346,7 +417,7 @@ function validateRows(
       const nonEmpty = row.sectionList.filter((s) => pyStrip(s.content) !== "").length;
       if (nonEmpty > MAX_SECTIONS) {
         fail(`${nonEmpty} non-empty sections; a case needs 3 to 5.`);
-        continue;
+        return;
       }
       const byKind: Partial<Record<SectionKind, string>> = {};
       let bad = false;
@@ -359,7 +430,7 @@ function validateRows(
           bad = true;
         } else byKind[s.kind as SectionKind] = s.content;
       }
-      if (bad) continue;
+      if (bad) return;
       sections = compactSections(byKind);
     } else {
       sections = compactSections(v);
@@ -371,10 +442,10 @@ function validateRows(
         tooLong = true;
       }
     }
-    if (tooLong) continue;
+    if (tooLong) return;
     if (sections.length < 3 || sections.length > 5) {
       fail(`${sections.length} non-empty section${sections.length === 1 ? "" : "s"}; a case needs 3 to 5.`);
-      continue;
+      return;
     }
     const ageGroup = v.age_group ?? "";
     if (ageGroup !== "" && normaliseAgeGroup(ageGroup) === null) {
@@ -383,10 +454,15 @@ function validateRows(
         message: `(id ${id}) age group "${ageGroup}" is not one of ${AGE_GROUPS.join(", ")}; kept as given.`,
       });
     }
-    const labels = raw.hasLabels ? readLabels(v, sections.length, canonicalCode) : { labels: null, problems: [] };
+    // A JSONL row without label values reads as having none whether or not a later line has some, so only the CSV
+    // header decides whether labels are read.
+    const labels =
+      this.format === "jsonl" || this.hasLabels
+        ? readLabels(v, sections.length, this.options.canonicalCode)
+        : { labels: null, problems: [] };
     if (labels.problems.length) {
       for (const p of labels.problems) fail(p);
-      continue;
+      return;
     }
     // Kept as given; the CSVs for spreadsheets quote such text (docs/security.md, "Spreadsheet exports").
     const formula = formulaWarning({
@@ -406,7 +482,7 @@ function validateRows(
       const warning = textWarning(field, text);
       if (warning) warnings.push({ line: row.line, message: `(id ${id}) ${warning}` });
     }
-    cases.push({
+    this.onCase({
       line: row.line,
       externalId: id,
       ageGroup,
@@ -416,13 +492,28 @@ function validateRows(
       sourceDiagnosis: v.source_diagnosis ? v.source_diagnosis : null,
     });
   }
-  return {
-    format,
-    cases: errors.length ? [] : cases,
-    errors: errors.sort((a, b) => a.line - b.line),
-    warnings,
-    hasReferenceLabels: raw.hasLabels,
-  };
+}
+
+const JSONL_KEYS = new Set<string>([
+  "id",
+  "sample_id",
+  "age_group",
+  "sex",
+  "source_diagnosis",
+  "sections",
+  "labels",
+  "concord_extras",
+  ...SECTION_KINDS,
+  ...LABEL_COLUMNS,
+]);
+
+function labelText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === true) return "1";
+  if (value === false) return "0";
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return pyStrip(value);
+  return undefined;
 }
 
 const FLAG = new Set(["1", "0"]);
