@@ -9,7 +9,8 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanAbandonedJudgeImports, importResponses } from "../../app/judge-validation/judge-responses.server";
+import { importResponses, JUDGE_SET_PARENT } from "../../app/judge-validation/judge-responses.server";
+import { cleanHiddenParents } from "../../app/platform/hidden-parents.server";
 import { getJudgeSetByName, listJudgeSets } from "../../app/judge-validation/judge-sets.server";
 import { cleanAbandonedRuns } from "../../app/platform/import-runs.server";
 import { openDatabase, type Db } from "../../app/platform/db.server";
@@ -124,7 +125,7 @@ describe("a big responses import into a new set", () => {
     expect(readerView(db, "Bulk")).toEqual({ sets: [], named: null });
     // The server's start cleans the same way (startup.server.ts).
     expect(cleanAbandonedRuns(db)).toBe(1);
-    expect(cleanAbandonedJudgeImports(db)).toBe(1);
+    expect(cleanHiddenParents(db, [JUDGE_SET_PARENT])).toBe(1);
     for (const table of ["judge_sets", "judge_responses", "judge_response_imports", "import_runs"])
       expect(raw(`select count(*) from ${table}`), table).toBe(0);
     // Killed again, then the next import (which cleans first) imports the whole file.
