@@ -5,7 +5,12 @@
  * missing from the file are kept and move after the file's items, in their old order. Positions follow the file.
  */
 import type { CsvIssue } from "./domain/expert-csv";
-import type { DbOrTx } from "../platform/db.server";
+import type { Db, DbOrTx, Tx } from "../platform/db.server";
+import {
+  importBehindHiddenParent,
+  type HiddenImportOutcome,
+  type HiddenParent,
+} from "../platform/hidden-parents.server";
 import { diff, recordEvent } from "../audit/audit.server";
 
 /** A stored item as the import compares it. */
@@ -94,28 +99,61 @@ export function applyItemImport<I extends { externalId: string }, O extends Stor
     .filter((o) => !inFile.has(o.externalId))
     .sort((a, b) => a.position - b.position)
     .forEach((o, k) => store.setPosition(tx, o.id, plan.plans.length + k));
-  for (const p of plan.plans) {
-    if (p.kind === "create") {
-      const id = store.create(tx, p);
-      recordEvent(tx, {
-        actorId: input.actorId,
-        entity: store.entity,
-        entityId: id,
-        action: "create",
-        changes: store.createdChanges(p),
-        at: input.now,
-      });
-    } else if (p.kind === "update") {
-      store.update(tx, p, p.old!);
-      const [before, after] = store.audited(p, p.old!);
-      recordEvent(tx, {
-        actorId: input.actorId,
-        entity: store.entity,
-        entityId: p.old!.id,
-        action: "update",
-        changes: diff(before, after),
-        at: input.now,
-      });
-    }
+  for (const p of plan.plans) writeItemPlan(tx, store, p, input);
+}
+
+/**
+ * Writes one item of a plan with its audit event; `importRun` hides the event with the run's other rows until the
+ * run ends (an import behind a hidden parent, `importItemsBehindHiddenParent`).
+ */
+function writeItemPlan<I, O extends StoredItem>(
+  tx: DbOrTx,
+  store: ItemStore<I, O>,
+  p: ItemPlan<I, O>,
+  input: { actorId: string | null; now: number; importRun?: string },
+): void {
+  const event = { actorId: input.actorId, entity: store.entity, at: input.now, importRun: input.importRun };
+  if (p.kind === "create") {
+    const id = store.create(tx, p);
+    recordEvent(tx, { ...event, entityId: id, action: "create", changes: store.createdChanges(p) });
+  } else if (p.kind === "update") {
+    store.update(tx, p, p.old!);
+    const [before, after] = store.audited(p, p.old!);
+    recordEvent(tx, { ...event, entityId: p.old!.id, action: "update", changes: diff(before, after) });
   }
+}
+
+/**
+ * Imports a file's items into a new bank or set created hidden (docs/reliability.md, "Bulk imports"): `create`
+ * inserts the parent with its `import_run`, the items and their "create" events follow in short transactions, and
+ * `finish` (the parent's own event) runs in the last one, which makes everything visible at once.
+ */
+export function importItemsBehindHiddenParent<I, O extends StoredItem, R>(
+  db: Db,
+  parent: HiddenParent,
+  spec: {
+    target: string;
+    create(tx: Tx, runId: string): { id: number } | null;
+    store(parentId: number): ItemStore<I, O>;
+    plan: ItemImportPlan<I, O>;
+    finish(tx: Tx, parentId: number): R;
+    actorId: string | null;
+    now: number;
+    chunkBudgetMs?: number;
+    onChunk?: (done: number) => void;
+  },
+): HiddenImportOutcome<R> {
+  let store: ItemStore<I, O> | undefined;
+  return importBehindHiddenParent(db, parent, {
+    target: spec.target,
+    create: spec.create,
+    rows: () => spec.plan.plans,
+    write: (tx, p, created, importRun) => {
+      store ??= spec.store(created.id);
+      writeItemPlan(tx, store, p, { actorId: spec.actorId, now: spec.now, importRun });
+    },
+    finish: (tx, created) => spec.finish(tx, created.id),
+    chunkBudgetMs: spec.chunkBudgetMs,
+    onChunk: spec.onChunk,
+  });
 }

@@ -7,6 +7,7 @@
  * leaves a hidden parent whose run is gone, removed by the next import of its kind and at the server's start
  * (`cleanHiddenParents`, after `cleanAbandonedRuns`).
  */
+import { sql } from "drizzle-orm";
 import type { Db, Tx } from "./db.server";
 import { beginImportRun, cleanAbandonedRuns, pauseThread } from "./import-runs.server";
 import { ServiceError } from "./service-error";
@@ -21,6 +22,23 @@ export interface HiddenParent {
    * nothing, in short transactions.
    */
   children: string[];
+}
+
+/**
+ * Whether no parent of that name exists, inside the transaction that would create it: false when a visible one does
+ * (the caller imports into it instead); refused (ServiceError) when another import is still writing one.
+ */
+export function nameFree(tx: Tx, parent: HiddenParent, name: string, what: string): boolean {
+  const taken = tx.get<{ import_run: string | null } | undefined>(
+    sql`select import_run from ${sql.identifier(parent.table)} where name = ${name}`,
+  );
+  if (taken?.import_run)
+    throw new ServiceError(
+      `Another import is still writing the new ${what} "${name}". Wait for it to finish, then import again.`,
+      "name",
+      409,
+    );
+  return !taken;
 }
 
 /** Removes a hidden parent and every row under it, in short transactions. */
@@ -66,7 +84,8 @@ export interface HiddenImport<P extends { id: number }, T, R> {
   create(tx: Tx, runId: string): P | null;
   /** The rows written in chunks once the parent exists. */
   rows(created: P): readonly T[];
-  write(tx: Tx, row: T, runId: string): void;
+  /** Writes one row; `runId` marks rows that readers hide while the run is listed (the audit events). */
+  write(tx: Tx, row: T, created: P, runId: string): void;
   /** The last transaction's writes (the audit events), after the guard and before the parent becomes visible. */
   finish(tx: Tx, created: P): R;
   chunkBudgetMs?: number;
@@ -106,7 +125,7 @@ export function importBehindHiddenParent<P extends { id: number }, T, R>(
   const guard = db.$client.prepare(`select import_run from ${parent.table} where id = ?`).pluck();
   const reveal = db.$client.prepare(`update ${parent.table} set import_run = null where id = ?`);
   try {
-    run.writeInChunks(spec.rows(prepared), (tx, row) => spec.write(tx, row, run.id), spec.onChunk);
+    run.writeInChunks(spec.rows(prepared), (tx, row) => spec.write(tx, row, prepared, run.id), spec.onChunk);
     const done = run.finish((tx) => {
       // The guard, again in the transaction that makes the parent visible: it is still this import's hidden parent.
       if (guard.get(prepared.id) !== run.id) return { result: null, commit: false };
