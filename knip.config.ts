@@ -8,7 +8,7 @@ const config: KnipConfig = {
   project: ["app/**/*.{ts,tsx}", "db/**/*.ts", "scripts/**/*.ts", "test/**/*.ts", "*.{js,ts}"],
   // Started by file name, never imported: worker threads (app/platform/worker-script.server.ts) and the child process
   // processes of test/integration/bulk-import.test.ts and judge-bulk-import.test.ts.
-  entry: ["app/mentat/fit-worker.ts", "test/support/import-child.ts", "test/support/judge-import-child.ts"],
+  entry: ["app/mentat/fit-worker.ts", "test/support/import-child.ts", "test/support/hidden-import-child.ts"],
   ignoreExportsUsedInFile: true,
 };
 

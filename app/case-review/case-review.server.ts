@@ -21,11 +21,12 @@ import {
 import {
   applyItemImport,
   importItemsBehindHiddenParent,
+  planCounts,
   planItemImport,
   type ItemPlan,
   type ItemStore,
 } from "../expert-panel/item-import.server";
-import { nameFree, type HiddenParent } from "../platform/hidden-parents.server";
+import { type HiddenParent } from "../platform/hidden-parents.server";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import type { ExpertWorkState, ReviewItemKind } from "../expert-panel/domain/expert-scales";
 import type { Db, DbOrTx } from "../platform/db.server";
@@ -180,42 +181,35 @@ export function importReviewSet(
     locked: (item: ReviewItemInput) =>
       `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
   });
-  const summaryOf = (plan: { created: number; updated: number; unchanged: number }) => ({
-    setName: name.data,
-    created: plan.created,
-    updated: plan.updated,
-    unchanged: plan.unchanged,
-    total: parsed.items.length,
-    warnings: parsed.warnings,
-  });
+
   // A new set is written behind the hidden set, in short transactions (docs/reliability.md, "Bulk imports"); a
   // dry run, an existing set and a caller's transaction (the demo seed) take one transaction.
-  if (!input.dryRun && !db.$client.inTransaction && !findSet(db, name.data)) {
-    const plan = planItemImport<ReviewItemInput, ReviewItemRecord>(parsed.items, [], rules(db));
-    const outcome = importItemsBehindHiddenParent(db, REVIEW_SET_PARENT, {
-      target: `review-set:${name.data}`,
-      create: (tx, runId) =>
-        nameFree(tx, REVIEW_SET_PARENT, name.data, "review set")
-          ? tx
-              .insert(reviewSets)
-              .values({ name: name.data, createdAt: now, importRun: runId })
-              .returning({ id: reviewSets.id })
-              .get()
-          : null,
-      store: (setId) => reviewItemStore(setId, now),
-      plan,
-      finish: (tx, setId): ReviewImportResult => {
-        recordSetCreated(tx, setId, name.data, input.actorId, now);
-        return { ok: true, setId, ...summaryOf(plan), written: true };
+  if (!input.dryRun && !findSet(db, name.data)) {
+    const created = importItemsBehindHiddenParent<ReviewItemInput, ReviewItemRecord, ReviewImportResult>(
+      db,
+      REVIEW_SET_PARENT,
+      {
+        name: name.data,
+        what: "review set",
+        insert: (tx, runId) =>
+          tx
+            .insert(reviewSets)
+            .values({ name: name.data, createdAt: now, importRun: runId })
+            .returning({ id: reviewSets.id })
+            .get(),
+        store: (setId) => reviewItemStore(setId, now),
+        items: parsed.items,
+        rules: rules(db),
+        finish: (tx, setId, plan): ReviewImportResult => {
+          recordSetCreated(tx, setId, name.data, input.actorId, now);
+          return { ok: true, setId, setName: name.data, ...planCounts(plan, parsed.warnings), written: true };
+        },
+        warnings: parsed.warnings,
+        now,
+        input,
       },
-      actorId: input.actorId,
-      now,
-      chunkBudgetMs: input.chunkBudgetMs,
-      onChunk: input.onChunk,
-    });
-    if ("done" in outcome) return outcome.done;
-    if ("refused" in outcome)
-      return { ok: false, errors: [{ line: 0, message: outcome.refused }], warnings: parsed.warnings };
+    );
+    if (created) return created;
     // Created meanwhile by another import: the one transaction below imports into it, checking everything again.
   }
   return writeTransaction(db, (tx): ReviewImportResult => {
@@ -223,7 +217,7 @@ export function importReviewSet(
     const existing = set ? tx.select().from(reviewItems).where(eq(reviewItems.setId, set.id)).all() : [];
     const plan = planItemImport<ReviewItemInput, ReviewItemRecord>(parsed.items, existing, rules(tx));
     if (plan.errors.length) return { ok: false, errors: plan.errors, warnings: parsed.warnings };
-    const summary = summaryOf(plan);
+    const summary = { setName: name.data, ...planCounts(plan, parsed.warnings) };
     if (input.dryRun) return { ok: true, setId: set?.id ?? null, ...summary, written: false };
     let setId: number;
     if (!set) {

@@ -6,11 +6,7 @@
  */
 import type { CsvIssue } from "./domain/expert-csv";
 import type { Db, DbOrTx, Tx } from "../platform/db.server";
-import {
-  importBehindHiddenParent,
-  type HiddenImportOutcome,
-  type HiddenParent,
-} from "../platform/hidden-parents.server";
+import { importBehindHiddenParent, nameFree, type HiddenParent } from "../platform/hidden-parents.server";
 import { diff, recordEvent } from "../audit/audit.server";
 
 /** A stored item as the import compares it. */
@@ -37,18 +33,26 @@ export interface ItemImportPlan<I, O> {
   unchanged: number;
 }
 
+interface ItemRules<I, O> {
+  hash(item: I): string;
+  /** Further fields that must match for an item with the same hash and position to count as unchanged. */
+  sameExtra?(item: I, old: O): boolean;
+  hasWork(oldId: number): boolean;
+  /** The error for a changed item that already has work. */
+  locked(item: I): string;
+}
+
+/** What an import reports of a plan: how many items are new, changed and unchanged, of how many, and the warnings. */
+export function planCounts<W>(plan: ItemImportPlan<unknown, unknown>, warnings: W[]) {
+  const { created, updated, unchanged } = plan;
+  return { created, updated, unchanged, total: plan.plans.length, warnings };
+}
+
 /** Compares the file's items with the stored ones; nothing is written. */
 export function planItemImport<I extends { externalId: string; line: number }, O extends StoredItem>(
   items: I[],
   existing: O[],
-  rules: {
-    hash(item: I): string;
-    /** Further fields that must match for an item with the same hash and position to count as unchanged. */
-    sameExtra?(item: I, old: O): boolean;
-    hasWork(oldId: number): boolean;
-    /** The error for a changed item that already has work. */
-    locked(item: I): string;
-  },
+  rules: ItemRules<I, O>,
 ): ItemImportPlan<I, O> {
   const byId = new Map(existing.map((o) => [o.externalId, o]));
   const errors: CsvIssue[] = [];
@@ -124,36 +128,50 @@ function writeItemPlan<I, O extends StoredItem>(
 }
 
 /**
- * Imports a file's items into a new bank or set created hidden (docs/reliability.md, "Bulk imports"): `create`
- * inserts the parent with its `import_run`, the items and their "create" events follow in short transactions, and
- * `finish` (the parent's own event) runs in the last one, which makes everything visible at once.
+ * Imports a file's items into a new bank or set created hidden (docs/reliability.md, "Bulk imports"): `insert` creates
+ * the parent with its `import_run`, the items and their "create" events follow in short transactions, and `finish`
+ * (the parent's own event) runs in the last one, which makes everything visible at once. A refusal (another import
+ * is writing that parent) is returned as the import's errors. Null when a visible parent
+ * of that name exists now: the caller then imports into it in one transaction, checking everything again.
  */
-export function importItemsBehindHiddenParent<I, O extends StoredItem, R>(
+export function importItemsBehindHiddenParent<I extends { externalId: string; line: number }, O extends StoredItem, R>(
   db: Db,
   parent: HiddenParent,
   spec: {
-    target: string;
-    create(tx: Tx, runId: string): { id: number } | null;
+    /** The parent's name, and what it is called in a refusal ("review set"). */
+    name: string;
+    what: string;
+    insert(tx: Tx, runId: string): { id: number };
     store(parentId: number): ItemStore<I, O>;
-    plan: ItemImportPlan<I, O>;
-    finish(tx: Tx, parentId: number): R;
-    actorId: string | null;
+    /** The file's items, all new to the new parent, and the rules of `planItemImport`. */
+    items: I[];
+    rules: ItemRules<I, O>;
+    finish(tx: Tx, parentId: number, plan: ItemImportPlan<I, O>): R;
+    /** The file's warnings, kept in a refusal. */
+    warnings: CsvIssue[];
     now: number;
-    chunkBudgetMs?: number;
-    onChunk?: (done: number) => void;
+    input: { actorId: string | null; chunkBudgetMs?: number; onChunk?: (done: number) => void };
   },
-): HiddenImportOutcome<R> {
+): R | { ok: false; errors: CsvIssue[]; warnings: CsvIssue[] } | null {
+  // Inside a caller's transaction (the demo seed) the lock is the caller's: the caller's one transaction.
+  if (db.$client.inTransaction) return null;
+  const plan = planItemImport<I, O>(spec.items, [], spec.rules);
   let store: ItemStore<I, O> | undefined;
-  return importBehindHiddenParent(db, parent, {
-    target: spec.target,
-    create: spec.create,
-    rows: () => spec.plan.plans,
+  const { actorId, chunkBudgetMs, onChunk } = spec.input;
+  const outcome = importBehindHiddenParent(db, parent, {
+    target: `${parent.table}:${spec.name}`,
+    create: (tx, runId) => (nameFree(tx, parent, spec.name, spec.what) ? spec.insert(tx, runId) : null),
+    rows: () => plan.plans,
     write: (tx, p, created, importRun) => {
       store ??= spec.store(created.id);
-      writeItemPlan(tx, store, p, { actorId: spec.actorId, now: spec.now, importRun });
+      writeItemPlan(tx, store, p, { actorId, now: spec.now, importRun });
     },
-    finish: (tx, created) => spec.finish(tx, created.id),
-    chunkBudgetMs: spec.chunkBudgetMs,
-    onChunk: spec.onChunk,
+    finish: (tx, created) => spec.finish(tx, created.id, plan),
+    chunkBudgetMs,
+    onChunk,
   });
+  if ("done" in outcome) return outcome.done;
+  if ("refused" in outcome)
+    return { ok: false, errors: [{ line: 0, message: outcome.refused }], warnings: spec.warnings };
+  return null;
 }

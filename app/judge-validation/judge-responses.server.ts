@@ -183,15 +183,7 @@ function importIntoNewSet(
       if (tx.select({ id: judgeSets.id }).from(judgeSets).where(eq(judgeSets.name, plan.setName)).get()) return null;
       const set = tx
         .insert(judgeSets)
-        .values({
-          name: plan.setName,
-          seed: DEFAULT_VALIDATION_SEED,
-          status: "drafting",
-          targets: DEFAULT_BUCKET_TARGETS,
-          createdBy: input.actorId,
-          createdAt: now,
-          importRun: runId,
-        })
+        .values({ ...newSet(plan.setName, input.actorId, now), importRun: runId })
         .returning({ id: judgeSets.id })
         .get();
       const importIds = plan.files.map(
@@ -238,6 +230,16 @@ function importIntoNewSet(
   if ("refused" in outcome) return { ...plan, ok: false, files: [], refusal: outcome.refused, written: 0, setId: null };
   return outcome.done;
 }
+
+/** A new set's row, as both ways of importing create it. */
+const newSet = (name: string, createdBy: string | null, now: number) => ({
+  name,
+  seed: DEFAULT_VALIDATION_SEED,
+  status: "drafting" as const,
+  targets: DEFAULT_BUCKET_TARGETS,
+  createdBy,
+  createdAt: now,
+});
 
 /** A new set hidden by its import, and what the import writes under it (removed when the import fails or dies). */
 export const JUDGE_SET_PARENT: HiddenParent = {
@@ -305,14 +307,7 @@ function importInOneTransaction(
       if (!set) {
         set = tx
           .insert(judgeSets)
-          .values({
-            name: plan.setName,
-            seed: DEFAULT_VALIDATION_SEED,
-            status: "drafting",
-            targets: DEFAULT_BUCKET_TARGETS,
-            createdBy: input.actorId,
-            createdAt: now,
-          })
+          .values(newSet(plan.setName, input.actorId, now))
           .returning()
           .get();
         recordEvent(tx, {

@@ -11,11 +11,12 @@ import { diff, recordEvent } from "../audit/audit.server";
 import {
   applyItemImport,
   importItemsBehindHiddenParent,
+  planCounts,
   planItemImport,
   type ItemPlan,
   type ItemStore,
 } from "../expert-panel/item-import.server";
-import { nameFree, type HiddenParent } from "../platform/hidden-parents.server";
+import { type HiddenParent } from "../platform/hidden-parents.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/studies.server";
 import { countSubmitted, panelStore, requireByName } from "../expert-panel/expert-panel.server";
@@ -213,47 +214,46 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
     locked: (q: MentatQuestionInput) =>
       `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
   });
-  const summaryOf = (plan: { created: number; updated: number; unchanged: number }, createdBank: boolean) => ({
-    bankName: name.data,
-    createdBank,
-    created: plan.created,
-    updated: plan.updated,
-    unchanged: plan.unchanged,
-    total: parsed.questions.length,
-    warnings: parsed.warnings,
-  });
+
   const settings = {
     preferenceDomains: input.preferenceDomains ?? [...DEFAULT_PREFERENCE_DOMAINS],
     seed: input.seed ?? 1,
   };
   // A new bank is written behind the hidden bank, in short transactions (docs/reliability.md, "Bulk imports"); a
   // dry run, an existing bank and a caller's transaction (the demo seed) take one transaction.
-  if (!input.dryRun && !db.$client.inTransaction && !findBank(db, name.data)) {
-    const plan = planItemImport<MentatQuestionInput, QuestionRecord>(parsed.questions, [], rules(db));
-    const outcome = importItemsBehindHiddenParent(db, MENTAT_BANK_PARENT, {
-      target: `mentat-bank:${name.data}`,
-      create: (tx, runId) =>
-        nameFree(tx, MENTAT_BANK_PARENT, name.data, "question bank")
-          ? tx
-              .insert(mentatBanks)
-              .values({ name: name.data, ...settings, createdAt: now, importRun: runId })
-              .returning({ id: mentatBanks.id })
-              .get()
-          : null,
-      store: (bankId) => questionStore(bankId, now),
-      plan,
-      finish: (tx, bankId): BankImportResult => {
-        recordBankCreated(tx, bankId, name.data, settings, input.actorId, now);
-        return { ok: true, bankId, ...summaryOf(plan, true), written: true };
+  if (!input.dryRun && !findBank(db, name.data)) {
+    const created = importItemsBehindHiddenParent<MentatQuestionInput, QuestionRecord, BankImportResult>(
+      db,
+      MENTAT_BANK_PARENT,
+      {
+        name: name.data,
+        what: "question bank",
+        insert: (tx, runId) =>
+          tx
+            .insert(mentatBanks)
+            .values({ name: name.data, ...settings, createdAt: now, importRun: runId })
+            .returning({ id: mentatBanks.id })
+            .get(),
+        store: (bankId) => questionStore(bankId, now),
+        items: parsed.questions,
+        rules: rules(db),
+        finish: (tx, bankId, plan): BankImportResult => {
+          recordBankCreated(tx, bankId, name.data, settings, input.actorId, now);
+          return {
+            ok: true,
+            bankId,
+            bankName: name.data,
+            createdBank: true,
+            ...planCounts(plan, parsed.warnings),
+            written: true,
+          };
+        },
+        warnings: parsed.warnings,
+        now,
+        input,
       },
-      actorId: input.actorId,
-      now,
-      chunkBudgetMs: input.chunkBudgetMs,
-      onChunk: input.onChunk,
-    });
-    if ("done" in outcome) return outcome.done;
-    if ("refused" in outcome)
-      return { ok: false, errors: [{ line: 0, message: outcome.refused }], warnings: parsed.warnings };
+    );
+    if (created) return created;
     // Created meanwhile by another import: the one transaction below imports into it, checking everything again.
   }
   return writeTransaction(db, (tx): BankImportResult => {
@@ -261,7 +261,7 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
     const existing = bank ? tx.select().from(mentatQuestions).where(eq(mentatQuestions.bankId, bank.id)).all() : [];
     const plan = planItemImport<MentatQuestionInput, QuestionRecord>(parsed.questions, existing, rules(tx));
     if (plan.errors.length) return { ok: false, errors: plan.errors, warnings: parsed.warnings };
-    const summary = summaryOf(plan, !bank);
+    const summary = { bankName: name.data, createdBank: !bank, ...planCounts(plan, parsed.warnings) };
     if (input.dryRun) return { ok: true, bankId: bank?.id ?? null, ...summary, written: false };
 
     let bankId: number;

@@ -17,7 +17,7 @@ import { cleanAbandonedRuns } from "../../app/platform/import-runs.server";
 import { cleanHiddenParents, type HiddenParent } from "../../app/platform/hidden-parents.server";
 import { openDatabase, type Db } from "../../app/platform/db.server";
 import { freshDb } from "../support/db";
-import { CATEGORIES, enc, itemsJsonl, labelsCsv, type CorpusItem } from "../support/screening";
+import { enc, itemsJsonl, labelsCsv, SETTINGS, type CorpusItem } from "../support/screening";
 import { runImportChild } from "../support/spawn-import";
 
 let db: Db;
@@ -54,15 +54,6 @@ const corpusOf = (n: number): CorpusItem[] =>
     truth: i % 3 === 0,
     text: `I have been sleeping badly for ${i} nights`,
   }));
-
-const SETTINGS = {
-  description: "",
-  categories: CATEGORIES,
-  reviewersPerRound: 3,
-  inclusionVotes: 2,
-  controlThreshold: 0.05,
-  controlsPerRound: 10,
-};
 
 const casesCsv = (n: number) =>
   "id,kind,case_type,diagnosis,seed_id,text\ns0,seed,I,Major depressive disorder,,Seed: low mood for three weeks.\n" +

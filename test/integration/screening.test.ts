@@ -26,6 +26,7 @@ import {
   labelsCsv,
   RATIONALE_MARKER,
   RUBRIC_MARKER,
+  SETTINGS,
   truthOf,
   voteAll,
 } from "../support/screening";
@@ -35,15 +36,6 @@ let cleanup: () => void;
 let study: ScreeningStudy;
 let reviewers: { id: string; username: string }[];
 let admin: { id: string };
-
-const SETTINGS = {
-  description: "",
-  categories: CATEGORIES,
-  reviewersPerRound: 3,
-  inclusionVotes: 2,
-  controlThreshold: 0.05,
-  controlsPerRound: 10,
-};
 
 beforeEach(async () => {
   ({ db, cleanup } = freshDb());

@@ -11,7 +11,7 @@ import { importIntoNewScreeningStudy } from "../../app/screening/screening-impor
 import { importReviewSet } from "../../app/case-review/case-review.server";
 import { importQuestionBank } from "../../app/mentat/banks.server";
 import { openDatabase } from "../../app/platform/db.server";
-import { CATEGORIES } from "./screening";
+import { SETTINGS } from "./screening";
 
 const [kind, dbPath, file, name, budget, mode] = process.argv.slice(2) as [
   string,
@@ -39,14 +39,7 @@ const written = (() => {
     case "screening":
       return importIntoNewScreeningStudy(db, {
         name,
-        settings: {
-          description: "",
-          categories: CATEGORIES,
-          reviewersPerRound: 3,
-          inclusionVotes: 2,
-          controlThreshold: 0.05,
-          controlsPerRound: 10,
-        },
+        settings: SETTINGS,
         items: { bytes, filename: file },
         actorId: null,
         ...chunked,
