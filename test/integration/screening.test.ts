@@ -19,7 +19,6 @@ import {
 import { getRoundDetail, getStudyOverview, openRound } from "../../app/screening/screening-rounds.server";
 import { freshDb, makeUser } from "../support/db";
 import {
-  CATEGORIES,
   corpus,
   enc,
   itemsJsonl,
