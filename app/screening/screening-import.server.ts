@@ -1,9 +1,10 @@
 /**
- * Importing a screening study's files (docs/screening.md): the corpus, the automatic screen's labels and a recall screen's
- * tiers. All files given together are validated first, against the database and each other; then written in one
- * transaction or not at all. Re-importing the same files changes nothing. The corpus and the screen labels are fixed
- * once round 1 has opened (the control-inclusion rate estimates that screen's misses); recall tiers are taken only
- * after a round that calls for a recall round, for items no round has used.
+ * Importing a screening study's files (docs/screening.md): the corpus, the automatic screen's labels and a recall
+ * screen's tiers. All files given together are validated first, against the database and each other; then written in
+ * one transaction or not at all (a new study's behind the hidden study, in short ones: `importIntoNewScreeningStudy`).
+ * Re-importing the same files changes nothing. The corpus and the screen labels are fixed once round 1 has opened
+ * (the control-inclusion rate estimates that screen's misses); recall tiers are taken only after a round that calls
+ * for a recall round, for items no round has used.
  */
 import { createHash } from "node:crypto";
 import { and, eq, max } from "drizzle-orm";
