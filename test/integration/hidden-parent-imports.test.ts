@@ -41,8 +41,8 @@ interface Kind {
   tables: string[];
   /** A file of `n` records, as the child reads it. */
   file(n: number): string;
-  /** Imports `n` records into a new parent `name` in this process; the number of records written. */
-  run(db: Db, name: string, n: number, chunking?: Chunking): number;
+  /** Imports `n` records into a new parent `name` in this process: the number of records written, or the refusal. */
+  run(db: Db, name: string, n: number, chunking?: Chunking): number | string;
   /** What a reader sees of every parent: "name:records". */
   view(reader: Db): string[];
 }
@@ -96,7 +96,7 @@ const KINDS: Kind[] = [
     file: casesCsv,
     run: (db, name, n, chunking) => {
       const r = importReviewSet(db, { setName: name, text: casesCsv(n), actorId: null, ...chunking });
-      return r.ok ? r.created : -1;
+      return r.ok ? r.created : r.errors[0]!.message;
     },
     view: (reader) => listReviewSets(reader).map((s) => `${s.name}:${s.numCases + s.numSeeds}`),
   },
@@ -107,7 +107,7 @@ const KINDS: Kind[] = [
     file: questionsCsv,
     run: (db, name, n, chunking) => {
       const r = importQuestionBank(db, { bankName: name, text: questionsCsv(n), actorId: null, ...chunking });
-      return r.ok ? r.created : -1;
+      return r.ok ? r.created : r.errors[0]!.message;
     },
     view: (reader) => listBanks(reader).map((b) => `${b.name}:${b.numQuestions}`),
   },
@@ -128,6 +128,25 @@ describe.each(KINDS)("$kind into a new parent", (k) => {
     expect(raw("select count(*) from import_runs")).toBe(0);
     expect(raw("select count(*) from events where import_run is not null")).toBe(k.kind === "screening" ? 0 : 1504);
     reader.$client.close();
+  });
+
+  it("refuses a second import of the same new parent while the first is still writing", () => {
+    const other = openDatabase(path);
+    let second: number | string | undefined;
+    const first = k.run(db, "Bulk", 1500, {
+      chunkBudgetMs: 1,
+      onChunk: () => {
+        try {
+          second ??= k.run(other, "Bulk", 4);
+        } catch (error) {
+          second = (error as Error).message;
+        }
+      },
+    });
+    expect(first).toBe(1500);
+    expect(second).toMatch(/^Another import into the same place is still running/);
+    expect(k.view(db)).toEqual(["Bulk:1500"]);
+    other.$client.close();
   });
 
   it("that fails half way leaves no row and no event", () => {
