@@ -22,6 +22,8 @@ export const mentatBanks = sqliteTable("mentat_banks", {
   /** Seeds the per-rater option order and the option order of exported records. */
   seed: integer("seed").notNull().default(1),
   createdAt: integer("created_at").notNull(),
+  /** Set while the import that creates it is still writing (docs/reliability.md, "Bulk imports"): readers skip it. */
+  importRun: text("import_run"),
 });
 
 /**
@@ -167,6 +169,8 @@ export const reviewSets = sqliteTable("review_sets", {
   name: text("name").notNull().unique(),
   description: text("description").notNull().default(""),
   createdAt: integer("created_at").notNull(),
+  /** Set while the import that creates it is still writing (docs/reliability.md, "Bulk imports"): readers skip it. */
+  importRun: text("import_run"),
 });
 
 export const reviewItems = sqliteTable(

@@ -36,6 +36,8 @@ export const screeningStudies = sqliteTable("screening_studies", {
   /** The default number of concealed controls when a round is opened. */
   controlsPerRound: integer("controls_per_round").notNull().default(150),
   createdAt: integer("created_at").notNull(),
+  /** Set while the import that creates it is still writing (docs/reliability.md, "Bulk imports"): readers skip it. */
+  importRun: text("import_run"),
 });
 
 /**

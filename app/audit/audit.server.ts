@@ -15,6 +15,8 @@ export interface EventInput {
   /** The guidelines version in force for a submission or decision (docs/guidelines.md). */
   guidelineVersion?: number | null;
   at?: number;
+  /** The import run that writes the event: hidden from readers until the run ends (docs/reliability.md, "Bulk imports"). */
+  importRun?: string | null;
 }
 
 const insertEvent = preparedOn((db) =>
@@ -30,6 +32,7 @@ const insertEvent = preparedOn((db) =>
       entityId: sql.placeholder("entityId"),
       action: sql.placeholder("action"),
       changes: sql.placeholder("changes"),
+      importRun: sql.placeholder("importRun"),
     })
     .prepare(),
 );
@@ -46,6 +49,7 @@ export function recordEvent(db: DbOrTx, e: EventInput): void {
     entityId: String(e.entityId),
     action: e.action,
     changes: e.changes ?? {},
+    importRun: e.importRun ?? null,
   });
 }
 

@@ -6,7 +6,7 @@
  * Blinding: an expert loads only their own review (getRaterItem, listRaterItems); other experts' reviews, the report
  * and the seed outcomes are admin-only. Every rater query is scoped by panel membership and the rater's id.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { reviewItems, reviewJudgements, reviewSetRaters, reviewSets, users } from "../../db/schema";
@@ -18,7 +18,15 @@ import {
   type ReviewReport,
   type ReviewRow,
 } from "./domain/case-review";
-import { applyItemImport, planItemImport, type ItemPlan, type ItemStore } from "../expert-panel/item-import.server";
+import {
+  applyItemImport,
+  importItemsBehindHiddenParent,
+  planCounts,
+  planItemImport,
+  type ItemPlan,
+  type ItemStore,
+} from "../expert-panel/item-import.server";
+import { type HiddenParent } from "../platform/hidden-parents.server";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import type { ExpertWorkState, ReviewItemKind } from "../expert-panel/domain/expert-scales";
 import type { Db, DbOrTx } from "../platform/db.server";
@@ -59,6 +67,7 @@ export function listReviewSets(db: Db): ReviewSetSummary[] {
   return db
     .select()
     .from(reviewSets)
+    .where(isNull(reviewSets.importRun))
     .orderBy(asc(reviewSets.name))
     .all()
     .map((s) => {
@@ -147,35 +156,68 @@ function reviewItemStore(setId: number, now: number): ItemStore<ReviewItemInput,
  */
 export function importReviewSet(
   db: Db,
-  input: { setName: string; text: string; actorId: string | null; dryRun?: boolean; now?: number },
+  input: {
+    setName: string;
+    text: string;
+    actorId: string | null;
+    dryRun?: boolean;
+    now?: number;
+    /** For tests: the chunks' lock budget, and a call after each committed chunk (a new set). */
+    chunkBudgetMs?: number;
+    onChunk?: (done: number) => void;
+  },
 ): ReviewImportResult {
   const name = StudyNameSchema.safeParse(input.setName);
   if (!name.success) return { ok: false, errors: [{ line: 0, message: name.error.issues[0]!.message }], warnings: [] };
   const parsed = parseReviewCsv(input.text);
   if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
   const now = input.now ?? Date.now();
+  const rules = (tx: DbOrTx) => ({
+    hash: itemHash,
+    hasWork: (id: number) =>
+      Boolean(
+        tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, id)).get(),
+      ),
+    locked: (item: ReviewItemInput) =>
+      `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
+  });
+
+  // A new set is written behind the hidden set, in short transactions (docs/reliability.md, "Bulk imports"); a
+  // dry run, an existing set and a caller's transaction (the demo seed) take one transaction.
+  if (!input.dryRun && !findSet(db, name.data)) {
+    const created = importItemsBehindHiddenParent<ReviewItemInput, ReviewItemRecord, ReviewImportResult>(
+      db,
+      REVIEW_SET_PARENT,
+      {
+        name: name.data,
+        what: "review set",
+        insert: (tx, runId) =>
+          tx
+            .insert(reviewSets)
+            .values({ name: name.data, createdAt: now, importRun: runId })
+            .returning({ id: reviewSets.id })
+            .get(),
+        store: (setId) => reviewItemStore(setId, now),
+        items: parsed.items,
+        rules: rules(db),
+        finish: (tx, setId, plan): ReviewImportResult => {
+          recordSetCreated(tx, setId, name.data, input.actorId, now);
+          return { ok: true, setId, setName: name.data, ...planCounts(plan, parsed.warnings), written: true };
+        },
+        warnings: parsed.warnings,
+        now,
+        input,
+      },
+    );
+    if (created) return created;
+    // Created meanwhile by another import: the one transaction below imports into it, checking everything again.
+  }
   return writeTransaction(db, (tx): ReviewImportResult => {
-    const set = tx.select().from(reviewSets).where(eq(reviewSets.name, name.data)).get();
+    const set = findSet(tx, name.data);
     const existing = set ? tx.select().from(reviewItems).where(eq(reviewItems.setId, set.id)).all() : [];
-    const plan = planItemImport<ReviewItemInput, ReviewItemRecord>(parsed.items, existing, {
-      hash: itemHash,
-      hasWork: (id) =>
-        Boolean(
-          tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, id)).get(),
-        ),
-      locked: (item) =>
-        `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
-    });
-    const { errors, created, updated, unchanged } = plan;
-    if (errors.length) return { ok: false, errors, warnings: parsed.warnings };
-    const summary = {
-      setName: name.data,
-      created,
-      updated,
-      unchanged,
-      total: parsed.items.length,
-      warnings: parsed.warnings,
-    };
+    const plan = planItemImport<ReviewItemInput, ReviewItemRecord>(parsed.items, existing, rules(tx));
+    if (plan.errors.length) return { ok: false, errors: plan.errors, warnings: parsed.warnings };
+    const summary = { setName: name.data, ...planCounts(plan, parsed.warnings) };
     if (input.dryRun) return { ok: true, setId: set?.id ?? null, ...summary, written: false };
     let setId: number;
     if (!set) {
@@ -184,19 +226,30 @@ export function importReviewSet(
         .values({ name: name.data, createdAt: now })
         .returning({ id: reviewSets.id })
         .get().id;
-      recordEvent(tx, {
-        actorId: input.actorId,
-        entity: "review_set",
-        entityId: setId,
-        action: "create",
-        changes: { name: name.data },
-        at: now,
-      });
+      recordSetCreated(tx, setId, name.data, input.actorId, now);
     } else setId = set.id;
     applyItemImport(tx, reviewItemStore(setId, now), plan, existing, { actorId: input.actorId, now });
     return { ok: true, setId, ...summary, written: true };
   });
 }
+
+/** A set an import is still writing is hidden from every reader (docs/reliability.md, "Bulk imports"). */
+const findSet = (db: DbOrTx, name: string) =>
+  db
+    .select()
+    .from(reviewSets)
+    .where(and(eq(reviewSets.name, name), isNull(reviewSets.importRun)))
+    .get();
+
+function recordSetCreated(tx: DbOrTx, setId: number, name: string, actorId: string | null, now: number) {
+  recordEvent(tx, { actorId, entity: "review_set", entityId: setId, action: "create", changes: { name }, at: now });
+}
+
+/** A new set hidden by its import, and what the import writes under it (removed when the import fails or dies). */
+export const REVIEW_SET_PARENT: HiddenParent = {
+  table: "review_sets",
+  children: ["delete from review_items where id in (select id from review_items where set_id = ? limit 2000)"],
+};
 
 const PANEL = expertPanel(SET_PANEL, "setId", {
   refusal: "Only active users with the rater role can review cases.",

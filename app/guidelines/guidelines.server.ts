@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
   cases,
@@ -183,7 +183,7 @@ export function setInclusionCriterion(db: Db, input: { studyId: number; criterio
     const before = tx
       .select({ c: screeningStudies.inclusionCriterion })
       .from(screeningStudies)
-      .where(eq(screeningStudies.id, input.studyId))
+      .where(and(eq(screeningStudies.id, input.studyId), isNull(screeningStudies.importRun)))
       .get();
     if (!before) return false;
     if (before.c === input.criterion) return true;

@@ -12,8 +12,8 @@ import {
 } from "./domain/judge-import";
 import { DEFAULT_BUCKET_TARGETS, DEFAULT_VALIDATION_SEED, firstParse } from "./domain/validation-set";
 import type { Db, DbOrTx } from "../platform/db.server";
-import { beginImportRun, cleanAbandonedRuns, pauseThread } from "../platform/import-runs.server";
-import { ServiceError } from "../platform/service-error";
+import { cleanAbandonedRuns } from "../platform/import-runs.server";
+import { cleanHiddenParents, importBehindHiddenParent, type HiddenParent } from "../platform/hidden-parents.server";
 import { recordEvent } from "../audit/audit.server";
 import { discardDraw } from "./judge-sample.server";
 import { JudgeSetNameSchema } from "./judge-sets.server";
@@ -141,7 +141,7 @@ export function importResponses(
   // Inside a caller's transaction (the demo seed) the lock is the caller's: one transaction, as below.
   if (!db.$client.inTransaction) {
     cleanAbandonedRuns(db);
-    cleanAbandonedJudgeImports(db);
+    cleanHiddenParents(db, [JUDGE_SET_PARENT]);
     // Parsed and checked before any lock; a big file into a new set is then written in short transactions.
     const plan = planWithin(db, input);
     if (!plan.ok) return { ...plan, written: 0, setId: null };
@@ -167,7 +167,7 @@ const CHUNKED_FROM = 1000;
  * lists or opens it) with its file rows, the responses follow in chunks, and the last transaction checks that the set
  * is still this import's, records the audit events and clears `import_run`, making the whole set visible at once. A
  * failure removes what was written; a kill leaves a hidden set that the next import or start removes
- * (`cleanAbandonedJudgeImports`). Null when the set was created meanwhile by someone else: the caller then imports in
+ * (`cleanHiddenParents`). Null when the set was created meanwhile by someone else: the caller then imports in
  * one transaction, which checks everything again.
  */
 function importIntoNewSet(
@@ -177,139 +177,78 @@ function importIntoNewSet(
   now: number,
   opts: { chunkBudgetMs?: number; onChunk?: (done: number) => void },
 ): ResponsesImportResult | null {
-  let begun;
-  try {
-    begun = beginImportRun(
-      db,
-      judgeImportTarget(plan.setName),
-      (tx, runId) => {
-        if (tx.select({ id: judgeSets.id }).from(judgeSets).where(eq(judgeSets.name, plan.setName)).get()) return null;
-        const set = tx
-          .insert(judgeSets)
-          .values({
-            name: plan.setName,
-            seed: DEFAULT_VALIDATION_SEED,
-            status: "drafting",
-            targets: DEFAULT_BUCKET_TARGETS,
-            createdBy: input.actorId,
-            createdAt: now,
-            importRun: runId,
-          })
-          .returning({ id: judgeSets.id })
-          .get();
-        const importIds = plan.files.map(
-          (file, i) =>
-            tx
-              .insert(judgeResponseImports)
-              .values({
-                setId: set.id,
-                filename: file.filename,
-                sha256: sha256Of(input.files[i]!.bytes),
-                format: file.parse.format!,
-                rows: file.parse.responses.length,
-                importedBy: input.actorId,
-                importedAt: now,
-              })
-              .returning({ id: judgeResponseImports.id })
-              .get().id,
-        );
-        return { setId: set.id, importIds };
-      },
-      { waitMs: 0, chunkBudgetMs: opts.chunkBudgetMs },
-    );
-  } catch (error) {
-    if (error instanceof ServiceError)
-      return { ...plan, ok: false, files: [], refusal: error.message, written: 0, setId: null };
-    throw error;
-  }
-  const { run, prepared } = begun;
-  if (!prepared) {
-    run.abandon();
-    return null;
-  }
-  const { setId, importIds } = prepared;
-  let position = 0;
-  const rows: InferInsertModel<typeof judgeResponses>[] = plan.files.flatMap((file, i) =>
-    file.parse.responses.map((r) => {
-      const parsed = firstParse(r.record);
-      return responseRow(setId, importIds[i]!, ++position, r, parsed);
-    }),
-  );
-  try {
-    run.writeInChunks(rows, (tx, row) => tx.insert(judgeResponses).values(row).run(), opts.onChunk);
-    const result = run.finish((tx) => {
-      // The guard, again in the transaction that makes the set visible: it is still this import's hidden set.
-      const set = tx.select().from(judgeSets).where(eq(judgeSets.id, setId)).get();
-      if (!set || set.importRun !== run.id) return { result: null, commit: false };
-      tx.update(judgeSets).set({ importRun: null }).where(eq(judgeSets.id, setId)).run();
+  const outcome = importBehindHiddenParent(db, JUDGE_SET_PARENT, {
+    target: `judge-set:${plan.setName}`,
+    create: (tx, runId) => {
+      if (tx.select({ id: judgeSets.id }).from(judgeSets).where(eq(judgeSets.name, plan.setName)).get()) return null;
+      const set = tx
+        .insert(judgeSets)
+        .values({ ...newSet(plan.setName, input.actorId, now), importRun: runId })
+        .returning({ id: judgeSets.id })
+        .get();
+      const importIds = plan.files.map(
+        (file, i) =>
+          tx
+            .insert(judgeResponseImports)
+            .values({
+              setId: set.id,
+              filename: file.filename,
+              sha256: sha256Of(input.files[i]!.bytes),
+              format: file.parse.format!,
+              rows: file.parse.responses.length,
+              importedBy: input.actorId,
+              importedAt: now,
+            })
+            .returning({ id: judgeResponseImports.id })
+            .get().id,
+      );
+      return { id: set.id, importIds };
+    },
+    rows: ({ id, importIds }) => {
+      let position = 0;
+      return plan.files.flatMap((file, i) =>
+        file.parse.responses.map((r) => responseRow(id, importIds[i]!, ++position, r, firstParse(r.record))),
+      );
+    },
+    write: (tx, row) => tx.insert(judgeResponses).values(row).run(),
+    finish: (tx, { id }) => {
       recordEvent(tx, {
         actorId: input.actorId,
         entity: "judge_set",
-        entityId: setId,
+        entityId: id,
         action: "create",
-        changes: { name: [null, set.name] },
+        changes: { name: [null, plan.setName] },
         at: now,
       });
       for (const [i, file] of plan.files.entries())
-        recordImportEvent(tx, input.actorId, setId, file, sha256Of(input.files[i]!.bytes), now);
-      return { result: { ...plan, setExists: true, written: plan.total, setId }, commit: true };
-    });
-    if (result === null) {
-      removeHiddenSet(db, setId);
-      return {
-        ...plan,
-        ok: false,
-        files: [],
-        refusal: "The import was interrupted: nothing was imported.",
-        written: 0,
-        setId: null,
-      };
-    }
-    return result;
-  } catch (error) {
-    run.abandon();
-    removeHiddenSet(db, setId);
-    throw error;
-  }
-}
-
-const judgeImportTarget = (setName: string) => `judge-set:${setName}`;
-
-/** Removes a hidden set and what its import wrote, in short transactions. */
-function removeHiddenSet(db: Db, setId: number): void {
-  const $ = db.$client;
-  const batch = $.prepare(
-    "delete from judge_responses where id in (select id from judge_responses where set_id = ? limit 2000)",
-  );
-  for (;;) {
-    const changed = db.transaction(() => batch.run(setId).changes, { behavior: "immediate" });
-    if (changed === 0) break;
-    pauseThread(5);
-  }
-  db.transaction(
-    () => {
-      $.prepare("delete from judge_response_imports where set_id = ?").run(setId);
-      $.prepare("delete from judge_sets where id = ? and import_run is not null").run(setId);
+        recordImportEvent(tx, input.actorId, id, file, sha256Of(input.files[i]!.bytes), now);
+      return { ...plan, setExists: true, written: plan.total, setId: id };
     },
-    { behavior: "immediate" },
-  );
+    ...opts,
+  });
+  if ("exists" in outcome) return null;
+  if ("refused" in outcome) return { ...plan, ok: false, files: [], refusal: outcome.refused, written: 0, setId: null };
+  return outcome.done;
 }
 
-/**
- * Removes every set still hidden by an import whose run is gone (killed, crashed); returns how many. A live import's
- * run is still listed, so its set is left alone. Called before every responses import and at the server's start,
- * after `cleanAbandonedRuns` has removed the runs of dead processes.
- */
-export function cleanAbandonedJudgeImports(db: Db): number {
-  const orphans = db.$client
-    .prepare(
-      "select id from judge_sets where import_run is not null and import_run not in (select id from import_runs)",
-    )
-    .pluck()
-    .all() as number[];
-  for (const id of orphans) removeHiddenSet(db, id);
-  return orphans.length;
-}
+/** A new set's row, as both ways of importing create it. */
+const newSet = (name: string, createdBy: string | null, now: number) => ({
+  name,
+  seed: DEFAULT_VALIDATION_SEED,
+  status: "drafting" as const,
+  targets: DEFAULT_BUCKET_TARGETS,
+  createdBy,
+  createdAt: now,
+});
+
+/** A new set hidden by its import, and what the import writes under it (removed when the import fails or dies). */
+export const JUDGE_SET_PARENT: HiddenParent = {
+  table: "judge_sets",
+  children: [
+    "delete from judge_responses where id in (select id from judge_responses where set_id = ? limit 2000)",
+    "delete from judge_response_imports where set_id = ?",
+  ],
+};
 
 function responseRow(
   setId: number,
@@ -368,14 +307,7 @@ function importInOneTransaction(
       if (!set) {
         set = tx
           .insert(judgeSets)
-          .values({
-            name: plan.setName,
-            seed: DEFAULT_VALIDATION_SEED,
-            status: "drafting",
-            targets: DEFAULT_BUCKET_TARGETS,
-            createdBy: input.actorId,
-            createdAt: now,
-          })
+          .values(newSet(plan.setName, input.actorId, now))
           .returning()
           .get();
         recordEvent(tx, {

@@ -4,8 +4,15 @@ import { applyWebBusyTimeout, getDb } from "./db.server";
 import { databasePath } from "./db.server";
 import { interruptStaleJobs } from "./jobs.server";
 import { cleanAbandonedRuns } from "./import-runs.server";
-import { cleanAbandonedJudgeImports } from "../judge-validation/judge-responses.server";
+import { cleanHiddenParents } from "./hidden-parents.server";
+import { JUDGE_SET_PARENT } from "../judge-validation/judge-responses.server";
+import { SCREENING_STUDY_PARENT } from "../screening/screening-import.server";
+import { REVIEW_SET_PARENT } from "../case-review/case-review.server";
+import { MENTAT_BANK_PARENT } from "../mentat/banks.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo } from "../demo/demo.server";
+
+/** Every kind of parent an import creates hidden (docs/reliability.md, "Bulk imports"). */
+const HIDDEN_PARENTS = [JUDGE_SET_PARENT, SCREENING_STUDY_PARENT, REVIEW_SET_PARENT, MENTAT_BANK_PARENT];
 
 /**
  * Run once when the server starts: opening the database applies pending migrations; a fresh database gets the demo
@@ -22,7 +29,7 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
   if (interrupted) log(`Marked ${interrupted} background job(s) of the previous run as interrupted.`);
   // An import killed half way left hidden rows; remove them (docs/reliability.md, "Bulk imports").
   try {
-    const cleaned = cleanAbandonedRuns(db) + cleanAbandonedJudgeImports(db);
+    const cleaned = cleanAbandonedRuns(db) + cleanHiddenParents(db, HIDDEN_PARENTS);
     if (cleaned) log(`Removed what ${cleaned} interrupted import(s) had written (none of it was ever visible).`);
   } catch {
     log("An interrupted import left hidden rows; the next import removes them (the database was busy now).");

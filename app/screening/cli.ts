@@ -14,7 +14,12 @@ import {
   updateScreeningSettings,
   type ScreeningStudy,
 } from "./screening.server";
-import { importScreeningFiles, type ScreeningFile, type ScreeningImportReport } from "./screening-import.server";
+import {
+  importIntoNewScreeningStudy,
+  importScreeningFiles,
+  type ScreeningFile,
+  type ScreeningImportReport,
+} from "./screening-import.server";
 import { describeRounds, exportScreeningRelease } from "./screening-release.server";
 import { getStudyOverview, openRound } from "./screening-rounds.server";
 import { getUserByUsername } from "../accounts/users.server";
@@ -147,8 +152,23 @@ Study settings (when creating; on an existing study they change it until round 1
     if (!files.items && !files.labels && !files.tiers && exists && !Object.keys(given).length)
       throw new CliError("give --items, --labels or --tiers to import. See --help.");
 
-    // The study, its settings and its files in one transaction: when a file is refused, the study is not created
-    // and --threshold not applied either (docs/reliability.md, "Checks inside the write").
+    // A new study with its files: checked first, written behind the hidden study in short transactions, visible
+    // (created, imported) at once at the end; a refused file writes nothing, not the study either
+    // (docs/reliability.md, "Bulk imports").
+    if (!exists && (files.items || files.labels || files.tiers)) {
+      const settings = settingsOf({ ...DEFAULT_RULE, controlsPerRound: 150, description: "" });
+      const r = serviceCall(() => importIntoNewScreeningStudy(db, { name, settings, ...files, actorId: null }));
+      if (!r.ok) {
+        printReport(io, r, false);
+        return 2;
+      }
+      io.out(`Created screening study "${name}" (${settings.categories.length} categories).\n`);
+      printReport(io, r, false);
+      return 0;
+    }
+
+    // An existing study's settings and files (or a new study without files) in one transaction: when a file is
+    // refused, --threshold is not applied either (docs/reliability.md, "Checks inside the write").
     const notes: string[] = [];
     class Refused extends Error {
       constructor(readonly report: ScreeningImportReport) {

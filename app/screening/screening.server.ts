@@ -3,7 +3,7 @@
  * submitted votes with the pure core (app/screening/domain/screening.ts). Admin-side only: everything here may read screen
  * labels and control status. The reviewer's side is screening-review.server.ts.
  */
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
   screeningItems,
@@ -87,21 +87,33 @@ export interface ScreeningStudy {
   createdAt: number;
 }
 
+/** A study an import is still writing is hidden from every reader (docs/reliability.md, "Bulk imports"). */
+const visible = isNull(screeningStudies.importRun);
+
 function toStudy(row: typeof screeningStudies.$inferSelect): ScreeningStudy {
   return { ...row, categories: row.categories as string[] };
 }
 
 export function getScreeningStudy(db: DbOrTx, id: number): ScreeningStudy | null {
-  const row = db.select().from(screeningStudies).where(eq(screeningStudies.id, id)).get();
+  const row = db
+    .select()
+    .from(screeningStudies)
+    .where(and(eq(screeningStudies.id, id), visible))
+    .get();
   return row ? toStudy(row) : null;
 }
 
 export function requireScreeningStudyByName(db: Db, name: string): ScreeningStudy {
-  const row = db.select().from(screeningStudies).where(eq(screeningStudies.name, name.trim())).get();
+  const row = db
+    .select()
+    .from(screeningStudies)
+    .where(and(eq(screeningStudies.name, name.trim()), visible))
+    .get();
   if (row) return toStudy(row);
   const known = db
     .select({ name: screeningStudies.name })
     .from(screeningStudies)
+    .where(visible)
     .orderBy(asc(screeningStudies.name))
     .all();
   throw new ServiceError(
@@ -120,28 +132,61 @@ export function createScreeningStudy(
   const now = input.now ?? Date.now();
   return db.transaction(
     (tx) => {
-      if (
-        tx.select({ id: screeningStudies.id }).from(screeningStudies).where(eq(screeningStudies.name, input.name)).get()
-      )
-        throw new ServiceError(`A screening study named "${input.name}" already exists.`, "name", 409);
-      const { categories, ...rest } = input.settings;
-      const row = tx
-        .insert(screeningStudies)
-        .values({ name: input.name, ...rest, categories, createdAt: now })
-        .returning()
-        .get();
-      recordEvent(tx, {
-        actorId: input.actorId,
-        entity: "screening_study",
-        entityId: row.id,
-        action: "create",
-        changes: { name: input.name, ...input.settings },
-        at: now,
-      });
-      return toStudy(row);
+      const study = insertScreeningStudy(tx, input, now, null);
+      recordStudyCreated(tx, study.id, input, now);
+      return study;
     },
     { behavior: "immediate" },
   );
+}
+
+/**
+ * Inserts a study, hidden from every reader while `importRun` is set (docs/reliability.md, "Bulk imports"); refused
+ * when the name is taken, by a visible study or by one an import is still writing.
+ */
+export function insertScreeningStudy(
+  tx: DbOrTx,
+  input: { name: string; settings: ScreeningSettings },
+  now: number,
+  importRun: string | null,
+): ScreeningStudy {
+  const taken = tx
+    .select({ importRun: screeningStudies.importRun })
+    .from(screeningStudies)
+    .where(eq(screeningStudies.name, input.name))
+    .get();
+  if (taken)
+    throw new ServiceError(
+      taken.importRun
+        ? `Another import is still writing the new screening study "${input.name}". Wait for it to finish, then import again.`
+        : `A screening study named "${input.name}" already exists.`,
+      "name",
+      409,
+    );
+  const { categories, ...rest } = input.settings;
+  const row = tx
+    .insert(screeningStudies)
+    .values({ name: input.name, ...rest, categories, createdAt: now, importRun })
+    .returning()
+    .get();
+  return toStudy(row);
+}
+
+/** The audit event of a study's creation, in the transaction that makes it visible. */
+export function recordStudyCreated(
+  tx: DbOrTx,
+  studyId: number,
+  input: { name: string; settings: ScreeningSettings; actorId: string | null },
+  now: number,
+): void {
+  recordEvent(tx, {
+    actorId: input.actorId,
+    entity: "screening_study",
+    entityId: studyId,
+    action: "create",
+    changes: { name: input.name, ...input.settings },
+    at: now,
+  });
 }
 
 /** Changes the settings; refused once a round has opened (every round's decision must follow one rule). */
@@ -396,6 +441,7 @@ export function listScreeningStudies(db: Db): ScreeningStudyRow[] {
   return db
     .select()
     .from(screeningStudies)
+    .where(visible)
     .orderBy(asc(screeningStudies.name))
     .all()
     .map((s) => {

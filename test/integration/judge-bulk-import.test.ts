@@ -5,17 +5,17 @@
  * connection, through the services' own queries, sees no set until then; a failed import leaves nothing; a killed
  * one leaves a hidden set that the next start or import removes.
  */
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanAbandonedJudgeImports, importResponses } from "../../app/judge-validation/judge-responses.server";
+import { importResponses, JUDGE_SET_PARENT } from "../../app/judge-validation/judge-responses.server";
+import { cleanHiddenParents } from "../../app/platform/hidden-parents.server";
 import { getJudgeSetByName, listJudgeSets } from "../../app/judge-validation/judge-sets.server";
 import { cleanAbandonedRuns } from "../../app/platform/import-runs.server";
 import { openDatabase, type Db } from "../../app/platform/db.server";
 import { freshDb } from "../support/db";
+import { runImportChild } from "../support/spawn-import";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
 let db: Db;
 let path: string;
 let cleanup: () => void;
@@ -52,18 +52,6 @@ function readerView(reader: Db, name: string) {
     sets: listJudgeSets(reader).map((s) => `${s.name}:${s.responses}`),
     named: getJudgeSetByName(reader, name)?.responses ?? null,
   };
-}
-
-function runChild(args: string[]): Promise<{ code: number | null; signal: string | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "test/support/judge-import-child.ts", ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.on("exit", (code, signal) => resolve({ code, signal, out }));
-  });
 }
 
 describe("a big responses import into a new set", () => {
@@ -117,19 +105,19 @@ describe("a big responses import into a new set", () => {
   it("that is killed leaves nothing visible; the next start or import removes its rows, then imports", async () => {
     const file = join(path, "..", "bulk.jsonl");
     writeFileSync(file, responses(3000));
-    const killed = await runChild([path, file, "Bulk", "1", "kill-after-chunk"]);
+    const killed = await runImportChild(["judge", path, file, "Bulk", "1", "kill-after-chunk"]);
     expect(killed.signal).toBe("SIGKILL");
     expect(killed.out).toMatch(/^chunk \d+\nchunk \d+\n$/);
     expect(raw("select count(*) from judge_responses")).toBeGreaterThan(0);
     expect(readerView(db, "Bulk")).toEqual({ sets: [], named: null });
     // The server's start cleans the same way (startup.server.ts).
     expect(cleanAbandonedRuns(db)).toBe(1);
-    expect(cleanAbandonedJudgeImports(db)).toBe(1);
+    expect(cleanHiddenParents(db, [JUDGE_SET_PARENT])).toBe(1);
     for (const table of ["judge_sets", "judge_responses", "judge_response_imports", "import_runs"])
       expect(raw(`select count(*) from ${table}`), table).toBe(0);
     // Killed again, then the next import (which cleans first) imports the whole file.
-    await runChild([path, file, "Bulk", "1", "kill-after-chunk"]);
-    const again = await runChild([path, file, "Bulk", "1"]);
+    await runImportChild(["judge", path, file, "Bulk", "1", "kill-after-chunk"]);
+    const again = await runImportChild(["judge", path, file, "Bulk", "1"]);
     expect(again.out).toMatch(/done\n$/);
     expect(readerView(db, "Bulk")).toEqual({ sets: ["Bulk:3000"], named: 3000 });
     expect(raw("select count(*) from judge_sets")).toBe(1);

@@ -19,13 +19,13 @@ import {
 import { getRoundDetail, getStudyOverview, openRound } from "../../app/screening/screening-rounds.server";
 import { freshDb, makeUser } from "../support/db";
 import {
-  CATEGORIES,
   corpus,
   enc,
   itemsJsonl,
   labelsCsv,
   RATIONALE_MARKER,
   RUBRIC_MARKER,
+  SETTINGS,
   truthOf,
   voteAll,
 } from "../support/screening";
@@ -35,15 +35,6 @@ let cleanup: () => void;
 let study: ScreeningStudy;
 let reviewers: { id: string; username: string }[];
 let admin: { id: string };
-
-const SETTINGS = {
-  description: "",
-  categories: CATEGORIES,
-  reviewersPerRound: 3,
-  inclusionVotes: 2,
-  controlThreshold: 0.05,
-  controlsPerRound: 10,
-};
 
 beforeEach(async () => {
   ({ db, cleanup } = freshDb());

@@ -13,6 +13,16 @@ export const RUBRIC_MARKER = "RUBRIC-SECRET-7f3a";
 export const RATIONALE_MARKER = "SCREEN-RATIONALE-91c2";
 export const CATEGORIES = ["anxiety", "mood disorders", "sleep", "other"];
 
+/** A study's settings for the tests: 3 reviewers, 2 relevant votes include, 10 controls. */
+export const SETTINGS = {
+  description: "",
+  categories: CATEGORIES,
+  reviewersPerRound: 3,
+  inclusionVotes: 2,
+  controlThreshold: 0.05,
+  controlsPerRound: 10,
+};
+
 export interface CorpusItem {
   id: string;
   label: "relevant" | "borderline" | "not_relevant";

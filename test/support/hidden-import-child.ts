@@ -1,0 +1,59 @@
+/**
+ * An import that creates its parent, in its own process, for the hidden-parent tests (docs/reliability.md, "Bulk
+ * imports"): `node --import tsx test/support/hidden-import-child.ts KIND DB FILE NAME BUDGET_MS [kill-after-chunk]`,
+ * KIND one of judge (judge-import), screening (screening-import --items), casereview, mentat. Prints "chunk N" after
+ * each committed chunk and "done" at the end; with `kill-after-chunk` it kills itself with SIGKILL after the second
+ * chunk, as a `kill -9` half way through would.
+ */
+import { readFileSync } from "node:fs";
+import { importResponses } from "../../app/judge-validation/judge-responses.server";
+import { importIntoNewScreeningStudy } from "../../app/screening/screening-import.server";
+import { importReviewSet } from "../../app/case-review/case-review.server";
+import { importQuestionBank } from "../../app/mentat/banks.server";
+import { openDatabase } from "../../app/platform/db.server";
+import { SETTINGS } from "./screening";
+
+const [kind, dbPath, file, name, budget, mode] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string?,
+];
+const db = openDatabase(dbPath);
+let chunks = 0;
+const chunked = {
+  chunkBudgetMs: Number(budget),
+  onChunk: (done: number) => {
+    process.stdout.write(`chunk ${done}\n`);
+    if (mode === "kill-after-chunk" && ++chunks === 2) process.kill(process.pid, "SIGKILL");
+  },
+};
+const bytes = readFileSync(file);
+const text = bytes.toString("utf8");
+const written = (() => {
+  switch (kind) {
+    case "judge":
+      return importResponses(db, { setName: name, files: [{ bytes, filename: file }], actorId: null }, chunked).written;
+    case "screening":
+      return importIntoNewScreeningStudy(db, {
+        name,
+        settings: SETTINGS,
+        items: { bytes, filename: file },
+        actorId: null,
+        ...chunked,
+      }).written;
+    case "casereview": {
+      const r = importReviewSet(db, { setName: name, text, actorId: null, ...chunked });
+      return r.ok && r.written;
+    }
+    case "mentat": {
+      const r = importQuestionBank(db, { bankName: name, text, actorId: null, ...chunked });
+      return r.ok && r.written;
+    }
+    default:
+      throw new Error(`unknown kind ${kind}`);
+  }
+})();
+process.stdout.write(written ? "done\n" : "refused\n");
