@@ -263,7 +263,13 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
     };
     unit.writer!.appendEvent(stepEventLine(event));
     applyEvent(trajectory, event);
-    if (!trajectory.finished) return true;
+    if (!trajectory.finished) {
+      // The case's next call goes out only after this answer's line is written (the writer flushes at the end of the
+      // event loop's turn), so an answer not yet in the step log never has a successor in flight: a kill loses at
+      // most one call per slot (docs/evaluation.md, "Scale").
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return true;
+    }
     finishTrajectory(unit, trajectory, clock(unit));
     deps.progress?.update(state());
     return false;
