@@ -127,17 +127,18 @@ function moveMissingItems<I extends { externalId: string }, O extends StoredItem
 
 /**
  * Writes one item of a plan with its audit event; `importRun` hides the event with the run's other rows until the
- * run ends (an import behind a hidden parent, `importItemsBehindHiddenParent`).
+ * run ends, and `itemRun` the new item itself (an item added to an existing parent, `addItemsInChunks`; under a
+ * hidden parent the parent hides it).
  */
 function writeItemPlan<I, O extends StoredItem>(
   tx: DbOrTx,
   store: ItemStore<I, O>,
   p: ItemPlan<I, O>,
-  input: { actorId: string | null; now: number; importRun?: string },
+  input: { actorId: string | null; now: number; importRun?: string; itemRun?: string },
 ): void {
   const event = { actorId: input.actorId, entity: store.entity, at: input.now, importRun: input.importRun };
   if (p.kind === "create") {
-    const id = store.create(tx, p, input.importRun ?? null);
+    const id = store.create(tx, p, input.itemRun ?? null);
     recordEvent(tx, { ...event, entityId: id, action: "create", changes: store.createdChanges(p) });
   } else if (p.kind === "update") {
     store.update(tx, p, p.old!);
@@ -234,7 +235,7 @@ function addItemsInChunks<
     const added = plan.plans.filter((p) => p.kind === "create");
     run.writeInChunks(
       added,
-      (tx, p) => writeItemPlan(tx, store, p, { actorId, now: spec.now, importRun: run.id }),
+      (tx, p) => writeItemPlan(tx, store, p, { actorId, now: spec.now, importRun: run.id, itemRun: run.id }),
       onChunk,
     );
     return run.finish<R | Refusal>((tx) => {
