@@ -3,6 +3,9 @@
  * expert protocols (docs/mentat.md#question-banks, docs/case-review.md). Items are matched by id: new ones are added,
  * changed ones updated, unchanged ones kept; an item that already has work (ratings, reviews) cannot change. Items
  * missing from the file are kept and move after the file's items, in their old order. Positions follow the file.
+ * Outside a dry run and a caller's transaction the import is written in the import run's short transactions,
+ * behind a hidden parent or with the run's id on the added items (`importItemsInChunks`, docs/reliability.md, "Bulk
+ * imports").
  */
 import type { CsvIssue } from "./domain/expert-csv";
 import type { Db, DbOrTx, Tx } from "../platform/db.server";
