@@ -47,10 +47,13 @@ export const mentatQuestions = sqliteTable(
     contentHash: text("content_hash").notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** The import that added it to an existing bank: hidden while that import runs (docs/reliability.md, "Bulk imports"). */
+    importRun: text("import_run"),
   },
   (t) => [
     uniqueIndex("mentat_questions_bank_external_idx").on(t.bankId, t.externalId),
     index("mentat_questions_bank_pos_idx").on(t.bankId, t.position),
+    index("mentat_questions_import_run_idx").on(t.importRun),
   ],
 );
 
@@ -190,10 +193,13 @@ export const reviewItems = sqliteTable(
     seedId: text("seed_id").notNull().default(""),
     contentHash: text("content_hash").notNull(),
     createdAt: integer("created_at").notNull(),
+    /** The import that added it to an existing set: hidden while that import runs (docs/reliability.md, "Bulk imports"). */
+    importRun: text("import_run"),
   },
   (t) => [
     uniqueIndex("review_items_set_external_idx").on(t.setId, t.externalId),
     index("review_items_set_pos_idx").on(t.setId, t.position),
+    index("review_items_import_run_idx").on(t.importRun),
   ],
 );
 

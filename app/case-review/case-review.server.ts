@@ -20,13 +20,14 @@ import {
 } from "./domain/case-review";
 import {
   applyItemImport,
-  importItemsBehindHiddenParent,
+  importItemsInChunks,
   planCounts,
   planItemImport,
   type ItemPlan,
   type ItemStore,
 } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
+import { notPending } from "../platform/import-runs.server";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import type { ExpertWorkState, ReviewItemKind } from "../expert-panel/domain/expert-scales";
 import type { Db, DbOrTx } from "../platform/db.server";
@@ -74,7 +75,7 @@ export function listReviewSets(db: Db): ReviewSetSummary[] {
       const items = db
         .select({ id: reviewItems.id, kind: reviewItems.kind })
         .from(reviewItems)
-        .where(eq(reviewItems.setId, s.id))
+        .where(and(eq(reviewItems.setId, s.id), notPending(reviewItems.importRun)))
         .all();
       return {
         id: s.id,
@@ -135,10 +136,10 @@ function reviewItemStore(setId: number, now: number): ItemStore<ReviewItemInput,
   return {
     entity: "review_item",
     setPosition: (tx, id, position) => tx.update(reviewItems).set({ position }).where(eq(reviewItems.id, id)).run(),
-    create: (tx, p) =>
+    create: (tx, p, importRun) =>
       tx
         .insert(reviewItems)
-        .values({ setId, externalId: p.item.externalId, ...values(p), createdAt: now })
+        .values({ setId, externalId: p.item.externalId, ...values(p), createdAt: now, importRun })
         .returning({ id: reviewItems.id })
         .get().id,
     update: (tx, p, old) => tx.update(reviewItems).set(values(p)).where(eq(reviewItems.id, old.id)).run(),
@@ -182,26 +183,29 @@ export function importReviewSet(
       `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
   });
 
-  // A new set is written behind the hidden set, in short transactions (docs/reliability.md, "Bulk imports"); a
-  // dry run, an existing set and a caller's transaction (the demo seed) take one transaction.
-  if (!input.dryRun && !findSet(db, name.data)) {
-    const created = importItemsBehindHiddenParent<ReviewItemInput, ReviewItemRecord, ReviewImportResult>(
+  // Written in the import run's short transactions, a new set behind the hidden set and new cases of an existing
+  // one hidden by the run's id (docs/reliability.md, "Bulk imports"); a dry run and a caller's transaction (the demo
+  // seed) take one transaction.
+  if (!input.dryRun) {
+    const chunked = importItemsInChunks<ReviewItemInput, ReviewItemRecord, { id: number }, ReviewImportResult>(
       db,
       REVIEW_SET_PARENT,
       {
         name: name.data,
         what: "review set",
+        find: (tx) => findSet(tx, name.data),
         insert: (tx, runId) =>
           tx
             .insert(reviewSets)
             .values({ name: name.data, createdAt: now, importRun: runId })
             .returning({ id: reviewSets.id })
             .get(),
+        existing: setItems,
         store: (setId) => reviewItemStore(setId, now),
         items: parsed.items,
-        rules: rules(db),
-        finish: (tx, setId, plan): ReviewImportResult => {
-          recordSetCreated(tx, setId, name.data, input.actorId, now);
+        rules,
+        finish: (tx, setId, plan, set): ReviewImportResult => {
+          if (!set) recordSetCreated(tx, setId, name.data, input.actorId, now);
           return { ok: true, setId, setName: name.data, ...planCounts(plan, parsed.warnings), written: true };
         },
         warnings: parsed.warnings,
@@ -209,12 +213,11 @@ export function importReviewSet(
         input,
       },
     );
-    if (created) return created;
-    // Created meanwhile by another import: the one transaction below imports into it, checking everything again.
+    if (chunked) return chunked;
   }
   return writeTransaction(db, (tx): ReviewImportResult => {
     const set = findSet(tx, name.data);
-    const existing = set ? tx.select().from(reviewItems).where(eq(reviewItems.setId, set.id)).all() : [];
+    const existing = set ? setItems(tx, set.id) : [];
     const plan = planItemImport<ReviewItemInput, ReviewItemRecord>(parsed.items, existing, rules(tx));
     if (plan.errors.length) return { ok: false, errors: plan.errors, warnings: parsed.warnings };
     const summary = { setName: name.data, ...planCounts(plan, parsed.warnings) };
@@ -241,6 +244,14 @@ const findSet = (db: DbOrTx, name: string) =>
     .where(and(eq(reviewSets.name, name), isNull(reviewSets.importRun)))
     .get();
 
+/** A set's items, without those an import is still adding (docs/reliability.md, "Bulk imports"). */
+const setItems = (db: DbOrTx, setId: number) =>
+  db
+    .select()
+    .from(reviewItems)
+    .where(and(eq(reviewItems.setId, setId), notPending(reviewItems.importRun)))
+    .all();
+
 function recordSetCreated(tx: DbOrTx, setId: number, name: string, actorId: string | null, now: number) {
   recordEvent(tx, { actorId, entity: "review_set", entityId: setId, action: "create", changes: { name }, at: now });
 }
@@ -262,7 +273,7 @@ export function listReviewPanel(db: Db, setId: number): PanelMember[] {
     .select({ raterId: reviewJudgements.raterId, status: reviewJudgements.status })
     .from(reviewJudgements)
     .innerJoin(reviewItems, eq(reviewItems.id, reviewJudgements.itemId))
-    .where(eq(reviewItems.setId, setId))
+    .where(and(eq(reviewItems.setId, setId), notPending(reviewItems.importRun)))
     .all();
   return PANEL.list(db, setId, judgements);
 }
@@ -306,7 +317,7 @@ export function listRaterItems(db: Db, userId: string): RaterItemRow[] {
     .innerJoin(reviewSets, eq(reviewSets.id, reviewSetRaters.setId))
     .innerJoin(reviewItems, eq(reviewItems.setId, reviewSets.id))
     .leftJoin(reviewJudgements, and(eq(reviewJudgements.itemId, reviewItems.id), eq(reviewJudgements.raterId, userId)))
-    .where(eq(reviewSetRaters.raterId, userId))
+    .where(and(eq(reviewSetRaters.raterId, userId), notPending(reviewItems.importRun)))
     .orderBy(asc(reviewSets.name), asc(reviewItems.position))
     .all()
     .map(({ status, ...r }) => ({
@@ -361,7 +372,7 @@ function findOwnedItem(db: DbOrTx, userId: string, itemId: number) {
     .from(reviewItems)
     .innerJoin(reviewSets, eq(reviewSets.id, reviewItems.setId))
     .innerJoin(reviewSetRaters, and(eq(reviewSetRaters.setId, reviewSets.id), eq(reviewSetRaters.raterId, userId)))
-    .where(eq(reviewItems.id, itemId))
+    .where(and(eq(reviewItems.id, itemId), notPending(reviewItems.importRun)))
     .get();
 }
 
@@ -506,7 +517,7 @@ export function listReviewItems(db: Db, setId: number): ReviewItemRow[] {
   const items = db
     .select()
     .from(reviewItems)
-    .where(eq(reviewItems.setId, setId))
+    .where(and(eq(reviewItems.setId, setId), notPending(reviewItems.importRun)))
     .orderBy(asc(reviewItems.position))
     .all();
   const submitted = items.length
@@ -545,7 +556,7 @@ export function getReviewReport(
   const items = db
     .select({ id: reviewItems.id, externalId: reviewItems.externalId, kind: reviewItems.kind })
     .from(reviewItems)
-    .where(eq(reviewItems.setId, setId))
+    .where(and(eq(reviewItems.setId, setId), notPending(reviewItems.importRun)))
     .all();
   const rows: ReviewRow[] = db
     .select({
@@ -560,7 +571,9 @@ export function getReviewReport(
     .from(reviewJudgements)
     .innerJoin(reviewItems, eq(reviewItems.id, reviewJudgements.itemId))
     .innerJoin(users, eq(users.id, reviewJudgements.raterId))
-    .where(and(eq(reviewItems.setId, setId), eq(reviewJudgements.status, "submitted")))
+    .where(
+      and(eq(reviewItems.setId, setId), eq(reviewJudgements.status, "submitted"), notPending(reviewItems.importRun)),
+    )
     .all();
   return reviewReport(
     items.map((i) => ({ id: i.externalId, kind: i.kind as ReviewItemKind })),

@@ -33,6 +33,7 @@ import {
   type GuidelinesAdmin,
   type GuidelinesView,
 } from "./domain/guidelines";
+import { notPending } from "../platform/import-runs.server";
 
 let safePsychDefault: string | undefined;
 
@@ -265,9 +266,13 @@ const itemStudy = preparedOn((db) => {
     mentat_bank: db
       .select({ s: mentatQuestions.bankId })
       .from(mentatQuestions)
-      .where(eq(mentatQuestions.id, id))
+      .where(and(eq(mentatQuestions.id, id), notPending(mentatQuestions.importRun)))
       .prepare(),
-    review_set: db.select({ s: reviewItems.setId }).from(reviewItems).where(eq(reviewItems.id, id)).prepare(),
+    review_set: db
+      .select({ s: reviewItems.setId })
+      .from(reviewItems)
+      .where(and(eq(reviewItems.id, id), notPending(reviewItems.importRun)))
+      .prepare(),
   };
 });
 

@@ -10,13 +10,14 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { diff, recordEvent } from "../audit/audit.server";
 import {
   applyItemImport,
-  importItemsBehindHiddenParent,
+  importItemsInChunks,
   planCounts,
   planItemImport,
   type ItemPlan,
   type ItemStore,
 } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
+import { notPending } from "../platform/import-runs.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/studies.server";
 import { countSubmitted, panelStore, requireByName } from "../expert-panel/expert-panel.server";
@@ -58,7 +59,7 @@ export function listBanks(db: Db): BankSummary[] {
     const questions = db
       .select({ id: mentatQuestions.id, domain: mentatQuestions.domain })
       .from(mentatQuestions)
-      .where(eq(mentatQuestions.bankId, b.id))
+      .where(and(eq(mentatQuestions.bankId, b.id), notPending(mentatQuestions.importRun)))
       .all();
     const rated = questions.filter((q) => preferenceDomains.includes(q.domain as MentatDomain));
     return {
@@ -136,10 +137,10 @@ function questionStore(bankId: number, now: number): ItemStore<MentatQuestionInp
     entity: "mentat_question",
     setPosition: (tx, id, position) =>
       tx.update(mentatQuestions).set({ position }).where(eq(mentatQuestions.id, id)).run(),
-    create: (tx, p) =>
+    create: (tx, p, importRun) =>
       tx
         .insert(mentatQuestions)
-        .values({ bankId, externalId: p.item.externalId, ...values(p), createdAt: now, updatedAt: now })
+        .values({ bankId, externalId: p.item.externalId, ...values(p), createdAt: now, updatedAt: now, importRun })
         .returning({ id: mentatQuestions.id })
         .get().id,
     update: (tx, p, old) =>
@@ -169,6 +170,39 @@ const findBank = (db: DbOrTx, name: string) =>
     .from(mentatBanks)
     .where(and(eq(mentatBanks.name, name), isNull(mentatBanks.importRun)))
     .get();
+
+type BankRecord = typeof mentatBanks.$inferSelect;
+
+/** A bank's questions, without those an import is still adding (docs/reliability.md, "Bulk imports"). */
+const bankQuestions = (db: DbOrTx, bankId: number) =>
+  db
+    .select()
+    .from(mentatQuestions)
+    .where(and(eq(mentatQuestions.bankId, bankId), notPending(mentatQuestions.importRun)))
+    .all();
+
+/** An existing bank's preference domains and seed, when the import gives them, audited. */
+function changeBankSettings(
+  tx: DbOrTx,
+  bank: BankRecord,
+  input: Pick<BankImportInput, "preferenceDomains" | "seed" | "actorId">,
+  now: number,
+) {
+  const changes: Record<string, unknown> = {};
+  if (input.preferenceDomains) changes.preferenceDomains = input.preferenceDomains;
+  if (input.seed !== undefined) changes.seed = input.seed;
+  const d = diff({ preferenceDomains: bank.preferenceDomains, seed: bank.seed }, changes);
+  if (!Object.keys(d).length) return;
+  tx.update(mentatBanks).set(changes).where(eq(mentatBanks.id, bank.id)).run();
+  recordEvent(tx, {
+    actorId: input.actorId,
+    entity: "mentat_bank",
+    entityId: bank.id,
+    action: "settings",
+    changes: d,
+    at: now,
+  });
+}
 
 function recordBankCreated(
   tx: DbOrTx,
@@ -219,31 +253,35 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
     preferenceDomains: input.preferenceDomains ?? [...DEFAULT_PREFERENCE_DOMAINS],
     seed: input.seed ?? 1,
   };
-  // A new bank is written behind the hidden bank, in short transactions (docs/reliability.md, "Bulk imports"); a
-  // dry run, an existing bank and a caller's transaction (the demo seed) take one transaction.
-  if (!input.dryRun && !findBank(db, name.data)) {
-    const created = importItemsBehindHiddenParent<MentatQuestionInput, QuestionRecord, BankImportResult>(
+  // Written in the import run's short transactions, a new bank behind the hidden bank and new questions of an
+  // existing one hidden by the run's id (docs/reliability.md, "Bulk imports"); a dry run and a caller's transaction
+  // (the demo seed) take one transaction.
+  if (!input.dryRun) {
+    const chunked = importItemsInChunks<MentatQuestionInput, QuestionRecord, BankRecord, BankImportResult>(
       db,
       MENTAT_BANK_PARENT,
       {
         name: name.data,
         what: "question bank",
+        find: (tx) => findBank(tx, name.data),
         insert: (tx, runId) =>
           tx
             .insert(mentatBanks)
             .values({ name: name.data, ...settings, createdAt: now, importRun: runId })
             .returning({ id: mentatBanks.id })
             .get(),
+        existing: bankQuestions,
         store: (bankId) => questionStore(bankId, now),
         items: parsed.questions,
-        rules: rules(db),
-        finish: (tx, bankId, plan): BankImportResult => {
-          recordBankCreated(tx, bankId, name.data, settings, input.actorId, now);
+        rules,
+        finish: (tx, bankId, plan, bank): BankImportResult => {
+          if (bank) changeBankSettings(tx, bank, input, now);
+          else recordBankCreated(tx, bankId, name.data, settings, input.actorId, now);
           return {
             ok: true,
             bankId,
             bankName: name.data,
-            createdBank: true,
+            createdBank: !bank,
             ...planCounts(plan, parsed.warnings),
             written: true,
           };
@@ -253,12 +291,11 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
         input,
       },
     );
-    if (created) return created;
-    // Created meanwhile by another import: the one transaction below imports into it, checking everything again.
+    if (chunked) return chunked;
   }
   return writeTransaction(db, (tx): BankImportResult => {
     const bank = findBank(tx, name.data);
-    const existing = bank ? tx.select().from(mentatQuestions).where(eq(mentatQuestions.bankId, bank.id)).all() : [];
+    const existing = bank ? bankQuestions(tx, bank.id) : [];
     const plan = planItemImport<MentatQuestionInput, QuestionRecord>(parsed.questions, existing, rules(tx));
     if (plan.errors.length) return { ok: false, errors: plan.errors, warnings: parsed.warnings };
     const summary = { bankName: name.data, createdBank: !bank, ...planCounts(plan, parsed.warnings) };
@@ -274,21 +311,7 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
       recordBankCreated(tx, bankId, name.data, settings, input.actorId, now);
     } else {
       bankId = bank.id;
-      const changes: Record<string, unknown> = {};
-      if (input.preferenceDomains) changes.preferenceDomains = input.preferenceDomains;
-      if (input.seed !== undefined) changes.seed = input.seed;
-      const d = diff({ preferenceDomains: bank.preferenceDomains, seed: bank.seed }, changes);
-      if (Object.keys(d).length) {
-        tx.update(mentatBanks).set(changes).where(eq(mentatBanks.id, bank.id)).run();
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "mentat_bank",
-          entityId: bank.id,
-          action: "settings",
-          changes: d,
-          at: now,
-        });
-      }
+      changeBankSettings(tx, bank, input, now);
     }
     applyItemImport(tx, questionStore(bankId, now), plan, existing, { actorId: input.actorId, now });
     return { ok: true, bankId, ...summary, written: true };

@@ -26,6 +26,7 @@ import {
   reportJobProgress,
   type JobView,
 } from "../platform/jobs.server";
+import { notPending } from "../platform/import-runs.server";
 
 /** The submitted ratings of a bank's preference-domain questions, as annotation rows (question id, username, scores a–e). */
 export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] {
@@ -42,7 +43,13 @@ export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] 
     .from(mentatRatings)
     .innerJoin(mentatQuestions, eq(mentatQuestions.id, mentatRatings.questionId))
     .innerJoin(users, eq(users.id, mentatRatings.raterId))
-    .where(and(eq(mentatQuestions.bankId, bankId), eq(mentatRatings.status, "submitted")))
+    .where(
+      and(
+        eq(mentatQuestions.bankId, bankId),
+        eq(mentatRatings.status, "submitted"),
+        notPending(mentatQuestions.importRun),
+      ),
+    )
     .all()
     .filter((r) => domains.includes(r.domain as MentatDomain))
     .map((r) => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }));

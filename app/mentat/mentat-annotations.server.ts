@@ -13,6 +13,7 @@ import { recordEvent } from "../audit/audit.server";
 import { addBankRaters } from "./panel.server";
 import { requireBankByName } from "./banks.server";
 import { listUsers } from "../accounts/users.server";
+import { notPending } from "../platform/import-runs.server";
 
 export interface AnnotationFileInput {
   /** The name used in messages (`FILE:LINE: reason`). */
@@ -89,7 +90,7 @@ export function importMentatAnnotations(
     db
       .select({ id: mentatQuestions.id, externalId: mentatQuestions.externalId, domain: mentatQuestions.domain })
       .from(mentatQuestions)
-      .where(eq(mentatQuestions.bankId, bank.id))
+      .where(and(eq(mentatQuestions.bankId, bank.id), notPending(mentatQuestions.importRun)))
       .all()
       .map((q) => [q.externalId, q]),
   );

@@ -22,6 +22,7 @@ import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { ServiceError } from "../platform/service-error";
 import { getBank } from "./banks.server";
+import { notPending } from "../platform/import-runs.server";
 
 export interface QuestionRow {
   id: number;
@@ -41,7 +42,7 @@ export function listBankQuestions(db: Db, bankId: number): QuestionRow[] {
   const questions = db
     .select()
     .from(mentatQuestions)
-    .where(eq(mentatQuestions.bankId, bankId))
+    .where(and(eq(mentatQuestions.bankId, bankId), notPending(mentatQuestions.importRun)))
     .orderBy(asc(mentatQuestions.position))
     .all();
   const ratings = questions.length
@@ -80,7 +81,7 @@ export function loadQuestions(db: DbOrTx, bankId: number) {
   return db
     .select()
     .from(mentatQuestions)
-    .where(eq(mentatQuestions.bankId, bankId))
+    .where(and(eq(mentatQuestions.bankId, bankId), notPending(mentatQuestions.importRun)))
     .orderBy(asc(mentatQuestions.position))
     .all()
     .map((q) => ({

@@ -21,6 +21,7 @@ import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { domainsOf } from "./banks.server";
+import { notPending } from "../platform/import-runs.server";
 
 export interface RaterQuestionRow {
   questionId: number;
@@ -51,7 +52,7 @@ export function listRaterQuestions(db: Db, userId: string): RaterQuestionRow[] {
     .innerJoin(mentatBanks, eq(mentatBanks.id, mentatBankRaters.bankId))
     .innerJoin(mentatQuestions, eq(mentatQuestions.bankId, mentatBanks.id))
     .leftJoin(mentatRatings, and(eq(mentatRatings.questionId, mentatQuestions.id), eq(mentatRatings.raterId, userId)))
-    .where(eq(mentatBankRaters.raterId, userId))
+    .where(and(eq(mentatBankRaters.raterId, userId), notPending(mentatQuestions.importRun)))
     .orderBy(asc(mentatBanks.name), asc(mentatQuestions.position))
     .all();
   return rows
@@ -113,7 +114,7 @@ function findOwnedQuestion(db: DbOrTx, userId: string, questionId: number): Owne
     .from(mentatQuestions)
     .innerJoin(mentatBanks, eq(mentatBanks.id, mentatQuestions.bankId))
     .innerJoin(mentatBankRaters, and(eq(mentatBankRaters.bankId, mentatBanks.id), eq(mentatBankRaters.raterId, userId)))
-    .where(eq(mentatQuestions.id, questionId))
+    .where(and(eq(mentatQuestions.id, questionId), notPending(mentatQuestions.importRun)))
     .get();
   if (!row || !domainsOf(row.preferenceDomains).includes(row.domain as MentatDomain)) return null;
   return {

@@ -61,8 +61,15 @@ function immediate<T>(db: Db, fn: (tx: Tx) => T): T {
 }
 
 /**
- * Removes a run's rows in short transactions (sections, reference labels and events before their cases), then its
- * study if it created one, then the run itself.
+ * The tables of items a run adds to an existing review set or question bank (docs/reliability.md, "Bulk imports"):
+ * each has an `import_run` column, and the run's removal deletes its rows from them. Their rows have nothing under
+ * them while hidden (no reader reaches a pending item, so no review or rating can point at one).
+ */
+const ADDED_ITEM_TABLES = ["review_items", "mentat_questions"] as const;
+
+/**
+ * Removes a run's rows in short transactions (sections, reference labels and events before their cases, then the
+ * items it added to an existing set or bank), then its study if it created one, then the run itself.
  */
 function removeRunRows(db: Db, runId: string): void {
   const $ = db.$client;
@@ -75,6 +82,9 @@ function removeRunRows(db: Db, runId: string): void {
     ),
     $.prepare(`delete from events where id in (select id from events where import_run = ? limit ${CLEAN_BATCH})`),
     $.prepare(`delete from cases where id in (select id from cases where import_run = ? limit ${CLEAN_BATCH})`),
+    ...ADDED_ITEM_TABLES.map((table) =>
+      $.prepare(`delete from ${table} where id in (select id from ${table} where import_run = ? limit ${CLEAN_BATCH})`),
+    ),
   ];
   for (const step of steps) {
     for (;;) {
