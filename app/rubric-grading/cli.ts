@@ -121,7 +121,7 @@ function scopeOf(db: Db, set: GradingSet, values: { candidates?: string; subset?
 export const gradeImportCommand: Command = {
   name: "grade-import",
   summary: "import a HealthBench-format JSONL (e.g. a screening release's subset.jsonl) as an evaluation set",
-  help: `Usage: concord grade-import --set NAME FILE [--dry-run]
+  help: `Usage: npm run concord -- grade-import --set NAME FILE [--dry-run]
 
 Reads one JSON object a line: prompt [{role, content}], prompt_id, rubrics [{criterion, points, tags}] (negative
 points allowed), example_tags. The whole file is checked first; bad lines are reported as FILE:LINE: reason and
@@ -153,7 +153,7 @@ changes nothing; other content under an existing name is refused. Prints the set
 export const gradeSubsetCommand: Command = {
   name: "grade-subset",
   summary: "define a named subset of an evaluation set by intersection with an id list",
-  help: `Usage: concord grade-subset --set NAME --name SUBSET IDS_FILE
+  help: `Usage: npm run concord -- grade-subset --set NAME --name SUBSET IDS_FILE
 
 IDS_FILE: one prompt_id a line, or JSONL objects with a prompt_id (e.g. HealthBench-Hard's released file, to make
 "Psych-Hard"). The subset is the set's conversations whose id is in the list; ids not in the set are counted.`,
@@ -211,7 +211,7 @@ function commonSettings(
 export const gradeRespondCommand: Command = {
   name: "grade-respond",
   summary: "collect one response per conversation from a candidate model",
-  help: `Usage: concord grade-respond --set NAME --candidate NAME --model ID --base-url URL [options]
+  help: `Usage: npm run concord -- grade-respond --set NAME --candidate NAME --model ID --base-url URL [options]
 
 Sends every conversation verbatim (no system message) to an OpenAI-compatible chat-completions endpoint and stores
 the answer keyed by conversation and candidate. Conversations already answered are never requested again.
@@ -328,7 +328,7 @@ function stepProgress(io: CliIO): ProgressFactory {
 export const gradeRunCommand: Command = {
   name: "grade-run",
   summary: "grade every stored response with one judge of the panel (sync or Batch API)",
-  help: `Usage: concord grade-run --set NAME --judge NAME --model ID --base-url URL [options]
+  help: `Usage: npm run concord -- grade-run --set NAME --judge NAME --model ID --base-url URL [options]
 
 One independent judge call per rubric criterion of every stored response, with HealthBench's grader template and
 system message (byte-exact; their hashes go into the manifest). Finished verdicts are never repeated: run it again
@@ -437,7 +437,7 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
 export const gradeBatchWriteCommand: Command = {
   name: "grade-batch-write",
   summary: "write a judge's pending calls as Batch API request files for an offline engine (vLLM run-batch)",
-  help: `Usage: concord grade-batch-write --set NAME --judge NAME --model ID --base-url URL --dir DIR [options]
+  help: `Usage: npm run concord -- grade-batch-write --set NAME --judge NAME --model ID --base-url URL --dir DIR [options]
 
 Writes requests-001.jsonl, … (at most 50,000 requests each) in the OpenAI Batch API format, which vLLM's
 \`python -m vllm.entrypoints.openai.run_batch -i requests-001.jsonl -o output-001.jsonl --model ID\` reads.
@@ -469,7 +469,7 @@ Then ingest each output with grade-batch-ingest, and grade whatever was dropped 
 export const gradeBatchIngestCommand: Command = {
   name: "grade-batch-ingest",
   summary: "ingest a Batch API / vLLM run-batch output file as a judge's verdicts",
-  help: `Usage: concord grade-batch-ingest --set NAME --judge NAME FILE
+  help: `Usage: npm run concord -- grade-batch-ingest --set NAME --judge NAME FILE
 
 The whole file is checked first (every line a batch result for a call of this judge and set); bad lines are
 reported as FILE:LINE: reason and nothing is written. Results that are errors, empty, or without a readable verdict
@@ -499,7 +499,7 @@ are dropped and stay pending for grade-run --mode sync. Ingesting the same file 
 export const gradeStatusCommand: Command = {
   name: "grade-status",
   summary: "responses and verdicts done and pending per candidate and judge",
-  help: `Usage: concord grade-status --set NAME [--subset NAME] [--json]`,
+  help: `Usage: npm run concord -- grade-status --set NAME [--subset NAME] [--json]`,
   async run(argv, io) {
     const { values } = parseOptions(argv, {
       set: { type: "string" },
@@ -537,7 +537,7 @@ export const gradeStatusCommand: Command = {
 export const gradeReportCommand: Command = {
   name: "grade-report",
   summary: "Table 1, ranking figure, tag tables, judge agreement, paired comparisons and the manifest",
-  help: `Usage: concord grade-report --set NAME [--subset NAME] [--out DIR] [--json] [options]
+  help: `Usage: npm run concord -- grade-report --set NAME [--subset NAME] [--out DIR] [--json] [options]
 
 Prints Table 1 (panel mean with 95% bootstrap CI and every judge's score per candidate; refusals graded as
 returned) in Markdown, or the whole report as JSON. --out DIR writes table1.csv/.md, the same with refusals

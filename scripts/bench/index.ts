@@ -1,4 +1,5 @@
 import { benchmarks as annotation } from "./annotation";
+import { benchmarks as cli } from "./cli";
 import { benchmarks as bulkImport } from "./bulk-import";
 import { benchmarks as durability } from "./durability";
 import { benchmarks as expertRatings } from "./expert-ratings";
@@ -10,6 +11,7 @@ import type { Benchmark } from "./types";
 
 /** Every benchmark, in the order `npm run bench` runs them. */
 export const benchmarks: Benchmark[] = [
+  ...cli,
   ...stats,
   ...annotation,
   ...runner,

@@ -4,7 +4,9 @@
  * loading only the module of the command it runs.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commands } from "../../app/cli/registry";
 
@@ -41,6 +43,33 @@ describe("compiled CLI", () => {
     const r = spawnSync(process.execPath, ["build/cli/concord.js", "--help"], { cwd: ROOT, encoding: "utf8" });
     expect(r.status).toBe(0);
     for (const c of commands) expect(r.stdout).toContain(`  ${c.name} `);
+  });
+
+  it("every command's module loads in the compiled build (its bundled packages included) and shows its --help", () => {
+    for (const c of commands) {
+      const r = spawnSync(process.execPath, ["build/cli/concord.js", c.name, "--help"], {
+        cwd: ROOT,
+        encoding: "utf8",
+      });
+      expect(r.stderr, c.name).toBe("");
+      expect(r.status, c.name).toBe(0);
+      expect(r.stdout, c.name).toMatch(new RegExp(`^Usage: npm run concord -- ${c.name}`));
+    }
+  });
+
+  it("opens a database and answers a command that reads it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "concord-cli-compiled-"));
+    try {
+      const r = spawnSync(process.execPath, ["build/cli/concord.js", "users", "list"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, CONCORD_DB: join(dir, "concord.db"), CONCORD_DEMO: "0" },
+      });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("runs a command and its --help", () => {
