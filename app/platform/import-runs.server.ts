@@ -25,6 +25,13 @@ const HEARTBEAT_STALE_MS = 10 * 60 * 1000;
 /** Rows removed per transaction when an abandoned run is cleaned. */
 const CLEAN_BATCH = 2000;
 
+/**
+ * The tables (each with an `id` and an `import_run` column) of rows that imports add under an existing parent — a
+ * validation set's responses, a batch's verdicts, a bank's ratings — children before the rows they reference: a
+ * run's rows there are removed with it, like its cases (decision 0010).
+ */
+const ADDED_ROW_TABLES = ["judge_responses", "judge_response_imports"] as const;
+
 /** The condition that hides rows of a run still in progress: `col IS NULL OR col NOT IN (runs in progress)`. */
 export function notPending(column: SQLiteColumn): SQL {
   return sql`(${column} is null or ${column} not in (select ${importRuns.id} from ${importRuns}))`;
@@ -61,12 +68,15 @@ function immediate<T>(db: Db, fn: (tx: Tx) => T): T {
 }
 
 /**
- * Removes a run's rows in short transactions (sections, reference labels and events before their cases), then its
- * study if it created one, then the run itself.
+ * Removes a run's rows in short transactions (the rows added under existing parents, then sections, reference labels
+ * and events before their cases), then its study if it created one, then the run itself.
  */
 function removeRunRows(db: Db, runId: string): void {
   const $ = db.$client;
   const steps = [
+    ...ADDED_ROW_TABLES.map((table) =>
+      $.prepare(`delete from ${table} where id in (select id from ${table} where import_run = ? limit ${CLEAN_BATCH})`),
+    ),
     $.prepare(
       `delete from case_sections where rowid in (select s.rowid from case_sections s join cases c on c.id = s.case_id where c.import_run = ? limit ${CLEAN_BATCH * 4})`,
     ),

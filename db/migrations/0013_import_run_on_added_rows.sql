@@ -1,0 +1,4 @@
+ALTER TABLE `judge_response_imports` ADD `import_run` text;--> statement-breakpoint
+CREATE INDEX `judge_response_imports_run_idx` ON `judge_response_imports` (`import_run`);--> statement-breakpoint
+ALTER TABLE `judge_responses` ADD `import_run` text;--> statement-breakpoint
+CREATE INDEX `judge_responses_run_idx` ON `judge_responses` (`import_run`);

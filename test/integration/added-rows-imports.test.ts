@@ -1,0 +1,149 @@
+/**
+ * The imports that add rows to an existing parent, and the imports of work, leave room for other writers and stay
+ * all-or-nothing for readers (docs/reliability.md, "Bulk imports"): the new rows carry the import run's id and are
+ * written in short transactions; the last transaction checks the guard again and deletes the run's row. A reader on
+ * another connection, through the services' own queries, sees nothing of the import between chunks and all of it
+ * after; a failure half way, or a guard that no longer holds at the end, leaves the old state; a killed import
+ * leaves hidden rows that the start's cleaning (and the next import) removes, after which the same import completes.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { importResponses, listResponseImports } from "../../app/judge-validation/judge-responses.server";
+import { bucketOverview, drawSample } from "../../app/judge-validation/judge-sample.server";
+import { getJudgeSetByName, listJudgeSets } from "../../app/judge-validation/judge-sets.server";
+import { cleanAbandonedRuns } from "../../app/platform/import-runs.server";
+import { openDatabase, type Db } from "../../app/platform/db.server";
+import { freshDb } from "../support/db";
+import { runImportChild } from "../support/spawn-import";
+
+let db: Db;
+let path: string;
+let cleanup: () => void;
+beforeEach(() => ({ db, path, cleanup } = freshDb()));
+afterEach(() => cleanup());
+
+const raw = (sql: string) => db.$client.prepare(sql).pluck().get() as number;
+
+describe("judge-import into an existing set", () => {
+  /** `n` responses in the simple format, samples numbered from `from`: 4 steps of each sample. */
+  function responses(n: number, from = 0): Uint8Array {
+    const lines = Array.from({ length: n }, (_, i) =>
+      JSON.stringify({
+        id: `s${from + Math.floor(i / 4)}`,
+        model: "model-a",
+        strategy: "sequential_info_neutral_prompting",
+        step: (i % 4) + 1,
+        is_last_section: i % 4 === 3,
+        response: `Moderate depressive episode (F32.1), response ${i}.`,
+        features: {
+          primary_answer: "committed",
+          contingency: "none",
+          info_request: "none",
+          icd_codes: ["F32.1"],
+          diagnosis_names: ["moderate depressive episode"],
+        },
+      }),
+    );
+    return new TextEncoder().encode(lines.join("\n") + "\n");
+  }
+  const add = (bytes: Uint8Array, filename: string) => ({
+    setName: "Set",
+    files: [{ bytes, filename }],
+    actorId: null,
+  });
+  /** Everything a reader sees of the set through the services: its count, its files, the draw's pool. */
+  function view(reader: Db) {
+    const set = getJudgeSetByName(reader, "Set")!;
+    return {
+      sets: listJudgeSets(reader).map((s) => `${s.name}:${s.responses}`),
+      files: listResponseImports(reader, set.id).map((f) => `${f.filename}:${f.rows}`),
+      available: bucketOverview(reader, set.id).reduce((s, b) => s + b.available, 0),
+    };
+  }
+  const OLD = { sets: ["Set:8"], files: ["old.jsonl:8"], available: 8 };
+  const TABLES = ["judge_responses", "judge_response_imports", "import_runs"];
+  const counts = () => TABLES.map((t) => raw(`select count(*) from ${t}`));
+  beforeEach(() => {
+    expect(importResponses(db, add(responses(8), "old.jsonl"))).toMatchObject({ ok: true, written: 8 });
+  });
+
+  it("writes in short transactions, shows readers nothing between chunks and everything after", () => {
+    const reader = openDatabase(path);
+    const seen: ReturnType<typeof view>[] = [];
+    let hidden = 0;
+    let drawn = 0;
+    const setId = getJudgeSetByName(db, "Set")!.id;
+    const result = importResponses(db, add(responses(3000, 100), "new.jsonl"), {
+      chunkBudgetMs: 1,
+      onChunk: () => {
+        seen.push(view(reader));
+        hidden = reader.$client.prepare("select count(*) from judge_responses").pluck().get() as number;
+        // A draw made meanwhile (a write, between two chunks) draws from the old responses only.
+        drawn ||= drawSample(reader, { setId, seed: 7, actorId: null }).items;
+      },
+    });
+    expect(result).toMatchObject({ ok: true, written: 3000, discardsDraw: true });
+    expect(seen.length).toBeGreaterThan(2);
+    expect(hidden).toBeGreaterThan(8);
+    for (const v of seen) expect(v).toEqual(OLD);
+    expect(drawn).toBeGreaterThan(0);
+    expect(drawn).toBeLessThanOrEqual(8);
+    expect(view(reader)).toEqual({ sets: ["Set:3008"], files: ["old.jsonl:8", "new.jsonl:3000"], available: 3008 });
+    // The draw over the old pool was discarded by the last transaction; positions follow the old responses.
+    expect(raw("select count(*) from judge_items")).toBe(0);
+    expect(raw("select min(position) from judge_responses where sample_id = 's100'")).toBe(9);
+    expect(raw("select count(*) from judge_responses where import_run is not null")).toBe(3000);
+    expect(raw("select count(*) from import_runs")).toBe(0);
+    expect(raw("select count(*) from events where action = 'import_responses'")).toBe(2);
+    reader.$client.close();
+  });
+
+  it("that fails half way leaves the old state", () => {
+    const before = [...counts(), raw("select count(*) from events")];
+    let chunks = 0;
+    expect(() =>
+      importResponses(db, add(responses(2000, 100), "new.jsonl"), {
+        chunkBudgetMs: 1,
+        onChunk: () => {
+          if (++chunks === 3) throw new Error("disk gone");
+        },
+      }),
+    ).toThrow("disk gone");
+    expect([...counts(), raw("select count(*) from events")]).toEqual(before);
+    expect(view(db)).toEqual(OLD);
+  });
+
+  it("checks the guard again in its last transaction: rating started meanwhile refuses the whole import", () => {
+    const other = openDatabase(path);
+    let chunks = 0;
+    const result = importResponses(db, add(responses(2000, 100), "new.jsonl"), {
+      chunkBudgetMs: 1,
+      onChunk: () => {
+        if (++chunks === 2) other.$client.prepare("update judge_sets set status = 'rating'").run();
+      },
+    });
+    expect(result).toMatchObject({ ok: false, written: 0 });
+    expect(result.refusal).toMatch(/Rating has started on "Set"/);
+    expect(counts()).toEqual([8, 1, 0]);
+    other.$client.close();
+  });
+
+  it("that is killed leaves the old state; the start's cleaning removes its rows, then it imports", async () => {
+    const file = join(path, "..", "new.jsonl");
+    writeFileSync(file, responses(3000, 100));
+    const killed = await runImportChild(["judge", path, file, "Set", "1", "kill-after-chunk"]);
+    expect(killed.signal).toBe("SIGKILL");
+    expect(raw("select count(*) from judge_responses")).toBeGreaterThan(8);
+    expect(view(db)).toEqual(OLD);
+    // The server's start cleans the same way (startup.server.ts).
+    expect(cleanAbandonedRuns(db)).toBe(1);
+    expect(counts()).toEqual([8, 1, 0]);
+    // Killed again, then the next import (which cleans first) imports the whole file.
+    await runImportChild(["judge", path, file, "Set", "1", "kill-after-chunk"]);
+    const again = await runImportChild(["judge", path, file, "Set", "1"]);
+    expect(again.out).toMatch(/done\n$/);
+    expect(view(db)).toEqual({ sets: ["Set:3008"], files: ["old.jsonl:8", `${file}:3000`], available: 3008 });
+    expect(counts()).toEqual([3008, 2, 0]);
+  });
+});
