@@ -26,15 +26,20 @@ const HEARTBEAT_STALE_MS = 10 * 60 * 1000;
 const CLEAN_BATCH = 2000;
 
 /**
- * The tables (each with an `id` and an `import_run` column) of rows that imports add under an existing parent — a
+ * The tables (each with an `import_run` column) of rows that imports add under an existing parent — a
  * validation set's responses, a batch's verdicts, a bank's ratings — children before the rows they reference: a
  * run's rows there are removed with it, like its cases (decision 0010).
  */
-const ADDED_ROW_TABLES = ["judge_responses", "judge_response_imports"] as const;
+const ADDED_ROW_TABLES = ["judge_responses", "judge_response_imports", "grading_verdicts"] as const;
 
 /** The condition that hides rows of a run still in progress: `col IS NULL OR col NOT IN (runs in progress)`. */
 export function notPending(column: SQLiteColumn): SQL {
   return sql`(${column} is null or ${column} not in (select ${importRuns.id} from ${importRuns}))`;
+}
+
+/** `notPending` for a query written in SQL: `column` as the query names it (e.g. `v.import_run`). */
+export function notPendingSql(column: string): string {
+  return `(${column} is null or ${column} not in (select id from import_runs))`;
 }
 
 type Run = typeof importRuns.$inferSelect;
@@ -75,7 +80,9 @@ function removeRunRows(db: Db, runId: string): void {
   const $ = db.$client;
   const steps = [
     ...ADDED_ROW_TABLES.map((table) =>
-      $.prepare(`delete from ${table} where id in (select id from ${table} where import_run = ? limit ${CLEAN_BATCH})`),
+      $.prepare(
+        `delete from ${table} where rowid in (select rowid from ${table} where import_run = ? limit ${CLEAN_BATCH})`,
+      ),
     ),
     $.prepare(
       `delete from case_sections where rowid in (select s.rowid from case_sections s join cases c on c.id = s.case_id where c.import_run = ? limit ${CLEAN_BATCH * 4})`,
