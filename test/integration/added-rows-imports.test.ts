@@ -13,6 +13,9 @@ import { importResponses, listResponseImports } from "../../app/judge-validation
 import { bucketOverview, drawSample } from "../../app/judge-validation/judge-sample.server";
 import { getJudgeSetByName, listJudgeSets } from "../../app/judge-validation/judge-sets.server";
 import { cleanAbandonedRuns } from "../../app/platform/import-runs.server";
+import { ingestBatchOutput } from "../../app/rubric-grading/batch.server";
+import { customId } from "../../app/rubric-grading/domain/batch";
+import { countPendingGrading } from "../../app/rubric-grading/work.server";
 import { openDatabase, type Db } from "../../app/platform/db.server";
 import { freshDb } from "../support/db";
 import { runImportChild } from "../support/spawn-import";
@@ -145,5 +148,153 @@ describe("judge-import into an existing set", () => {
     expect(again.out).toMatch(/done\n$/);
     expect(view(db)).toEqual({ sets: ["Set:3008"], files: ["old.jsonl:8", `${file}:3000`], available: 3008 });
     expect(counts()).toEqual([3008, 2, 0]);
+  });
+});
+
+describe("grade-batch-ingest", () => {
+  const N = 300;
+  const CRITERIA = 10;
+  const judge = {
+    id: 2,
+    setId: 1,
+    role: "judge",
+    name: "j",
+    model: "judge-1",
+    baseUrl: "http://127.0.0.1:9",
+    maxTokens: 100,
+    maxTokensParam: "max_tokens",
+  } as never;
+  const scope = { candidateIds: null, subsetId: null } as never;
+  /** A set of N conversations of CRITERIA criteria each, one candidate's responses, and a judge (id 2). */
+  beforeEach(() => {
+    const $ = db.$client;
+    $.prepare(
+      "insert into grading_sets (id, name, source_sha256, content_sha256, created_at) values (1, 's', 'x', 'x', 0)",
+    ).run();
+    for (const [id, role, name] of [
+      [1, "candidate", "c"],
+      [2, "judge", "j"],
+    ] as const)
+      $.prepare(
+        "insert into grading_models (id, set_id, role, name, model, base_url, max_tokens, max_tokens_param, created_at) values (?, 1, ?, ?, 'm', 'u', 100, 'max_tokens', 0)",
+      ).run(id, role, name);
+    for (let i = 1; i <= N; i++) {
+      $.prepare(
+        "insert into grading_conversations (id, set_id, prompt_id, position, prompt, example_tags, content_hash) values (?, 1, ?, ?, '[]', '[]', 'h')",
+      ).run(i, `p${i}`, i);
+      for (let c = 0; c < CRITERIA; c++)
+        $.prepare(
+          "insert into grading_criteria (conversation_id, idx, criterion, points, tags) values (?, ?, 'a criterion', 1, '[]')",
+        ).run(i, c);
+      $.prepare(
+        "insert into grading_responses (id, candidate_id, conversation_id, text, created_at) values (?, 1, ?, 'an answer', 0)",
+      ).run(i, i);
+    }
+  });
+  /** The Batch API output for every call: "criteria met" for even criteria. */
+  function output(): string {
+    const file = join(path, "..", "output.jsonl");
+    const lines: string[] = [];
+    for (let r = 1; r <= N; r++)
+      for (let c = 0; c < CRITERIA; c++)
+        lines.push(
+          JSON.stringify({
+            id: `b-${r}-${c}`,
+            custom_id: customId(r, c, 2),
+            response: {
+              status_code: 200,
+              body: {
+                choices: [
+                  {
+                    index: 0,
+                    message: {
+                      role: "assistant",
+                      content: JSON.stringify({ explanation: "ok", criteria_met: c % 2 === 0 }),
+                    },
+                    finish_reason: "stop",
+                  },
+                ],
+              },
+            },
+            error: null,
+          }),
+        );
+    writeFileSync(file, lines.join("\n") + "\n");
+    return file;
+  }
+  const ingest = (opts: { chunkBudgetMs?: number; onChunk?: (done: number) => void } = {}) =>
+    ingestBatchOutput(db, { judge, setId: 1, path: output(), via: "batch", ...opts });
+  /** What a reader sees: the status's pending count (grade-status), and the verdicts the report reads. */
+  const view = (reader: Db) => ({
+    pending: countPendingGrading(reader, 2, 1, scope).pending,
+    met: reader.$client
+      .prepare(
+        `select count(*) from grading_verdicts where judge_id = 2 and criteria_met = 1 and (import_run is null or import_run not in (select id from import_runs))`,
+      )
+      .pluck()
+      .get(),
+  });
+
+  it("writes in short transactions, shows readers nothing between chunks and everything after", () => {
+    const reader = openDatabase(path);
+    const seen: ReturnType<typeof view>[] = [];
+    let hidden = 0;
+    const result = ingest({
+      chunkBudgetMs: 1,
+      onChunk: () => {
+        seen.push(view(reader));
+        hidden = reader.$client.prepare("select count(*) from grading_verdicts").pluck().get() as number;
+      },
+    });
+    expect(result).toMatchObject({ errors: [], verdicts: N * CRITERIA, already: 0 });
+    expect(seen.length).toBeGreaterThan(2);
+    expect(hidden).toBeGreaterThan(0);
+    for (const v of seen) expect(v).toEqual({ pending: N * CRITERIA, met: 0 });
+    expect(view(reader)).toEqual({ pending: 0, met: (N * CRITERIA) / 2 });
+    expect(raw("select count(*) from import_runs")).toBe(0);
+    reader.$client.close();
+  });
+
+  it("that fails half way leaves nothing, and a second ingest writes everything", () => {
+    let chunks = 0;
+    expect(() =>
+      ingest({
+        chunkBudgetMs: 1,
+        onChunk: () => {
+          if (++chunks === 3) throw new Error("disk gone");
+        },
+      }),
+    ).toThrow("disk gone");
+    expect(raw("select count(*) from grading_verdicts")).toBe(0);
+    expect(raw("select count(*) from import_runs")).toBe(0);
+    expect(ingest()).toMatchObject({ verdicts: N * CRITERIA, already: 0 });
+  });
+
+  it("that is killed leaves hidden rows only; the start's cleaning removes them", () => {
+    // A kill -9 after a chunk leaves the run's row (its process gone) and its verdicts: a run of a dead process.
+    let killedRun = "";
+    expect(() =>
+      ingest({
+        chunkBudgetMs: 1,
+        onChunk: () => {
+          killedRun = db.$client.prepare("select id from import_runs").pluck().get() as string;
+          throw new Error("killed");
+        },
+      }),
+    ).toThrow("killed");
+    // Re-create what the kill leaves: the abandon above removed it, so write one chunk's rows of a dead run by hand.
+    db.$client
+      .prepare(
+        "insert into import_runs (id, target, pid, host, started_at, heartbeat_at) values (?, 'grading-judge:2', 999999999, 'h', 0, 0)",
+      )
+      .run(killedRun);
+    db.$client
+      .prepare(
+        "insert into grading_verdicts (judge_id, response_id, criterion_idx, status, criteria_met, explanation, via, attempts, created_at, import_run) values (2, 1, 0, 'ok', 1, '', 'batch', 1, 0, ?)",
+      )
+      .run(killedRun);
+    expect(view(db)).toEqual({ pending: N * CRITERIA, met: 0 });
+    expect(cleanAbandonedRuns(db)).toBe(1);
+    expect(raw("select count(*) from grading_verdicts")).toBe(0);
   });
 });
