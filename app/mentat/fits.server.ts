@@ -15,6 +15,7 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { ServiceError } from "../platform/service-error";
+import { notPending } from "../platform/import-runs.server";
 import { domainsOf } from "./banks.server";
 import { FitCancelled, fitPreferenceLabelsInWorkers } from "./parallel-fit.server";
 import {
@@ -42,7 +43,13 @@ export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] 
     .from(mentatRatings)
     .innerJoin(mentatQuestions, eq(mentatQuestions.id, mentatRatings.questionId))
     .innerJoin(users, eq(users.id, mentatRatings.raterId))
-    .where(and(eq(mentatQuestions.bankId, bankId), eq(mentatRatings.status, "submitted")))
+    .where(
+      and(
+        eq(mentatQuestions.bankId, bankId),
+        eq(mentatRatings.status, "submitted"),
+        notPending(mentatRatings.importRun),
+      ),
+    )
     .all()
     .filter((r) => domains.includes(r.domain as MentatDomain))
     .map((r) => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }));

@@ -1,5 +1,6 @@
 /** A MENTAT bank's panel of experts (docs/mentat.md#expert-panels); the shared rules are in app/expert-panel. */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { notPending } from "../platform/import-runs.server";
 import { mentatQuestions, mentatRatings } from "../../db/schema";
 import type { MentatDomain } from "../expert-panel/domain/expert-scales";
 import type { Db } from "../platform/db.server";
@@ -19,7 +20,7 @@ export function listBankPanel(db: Db, bankId: number): PanelMember[] {
     .select({ raterId: mentatRatings.raterId, status: mentatRatings.status, domain: mentatQuestions.domain })
     .from(mentatRatings)
     .innerJoin(mentatQuestions, eq(mentatQuestions.id, mentatRatings.questionId))
-    .where(eq(mentatQuestions.bankId, bankId))
+    .where(and(eq(mentatQuestions.bankId, bankId), notPending(mentatRatings.importRun)))
     .all()
     .filter((r) => bank.preferenceDomains.includes(r.domain as MentatDomain));
   return PANEL.list(db, bankId, ratings);

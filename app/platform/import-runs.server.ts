@@ -30,7 +30,7 @@ const CLEAN_BATCH = 2000;
  * validation set's responses, a batch's verdicts, a bank's ratings — children before the rows they reference: a
  * run's rows there are removed with it, like its cases (decision 0010).
  */
-const ADDED_ROW_TABLES = ["judge_responses", "judge_response_imports", "grading_verdicts"] as const;
+const ADDED_ROW_TABLES = ["judge_responses", "judge_response_imports", "grading_verdicts", "mentat_ratings"] as const;
 
 /** The condition that hides rows of a run still in progress: `col IS NULL OR col NOT IN (runs in progress)`. */
 export function notPending(column: SQLiteColumn): SQL {

@@ -17,7 +17,14 @@ import { ingestBatchOutput } from "../../app/rubric-grading/batch.server";
 import { customId } from "../../app/rubric-grading/domain/batch";
 import { countPendingGrading } from "../../app/rubric-grading/work.server";
 import { openDatabase, type Db } from "../../app/platform/db.server";
-import { freshDb } from "../support/db";
+import { freshDb, makeUser } from "../support/db";
+import { mentatBankCsv, mentatRatingsCsv } from "../support/mentat-files";
+import { getBank, importQuestionBank, requireBankByName } from "../../app/mentat/banks.server";
+import { importMentatAnnotations } from "../../app/mentat/mentat-annotations.server";
+import { bankAnnotationRows } from "../../app/mentat/fits.server";
+import { addBankRaters, listBankPanel } from "../../app/mentat/panel.server";
+import { listBankQuestions } from "../../app/mentat/questions.server";
+import { listRaterQuestions, saveOptionRating } from "../../app/mentat/ratings.server";
 import { runImportChild } from "../support/spawn-import";
 
 let db: Db;
@@ -270,31 +277,168 @@ describe("grade-batch-ingest", () => {
     expect(ingest()).toMatchObject({ verdicts: N * CRITERIA, already: 0 });
   });
 
-  it("that is killed leaves hidden rows only; the start's cleaning removes them", () => {
-    // A kill -9 after a chunk leaves the run's row (its process gone) and its verdicts: a run of a dead process.
-    let killedRun = "";
-    expect(() =>
-      ingest({
-        chunkBudgetMs: 1,
-        onChunk: () => {
-          killedRun = db.$client.prepare("select id from import_runs").pluck().get() as string;
-          throw new Error("killed");
-        },
-      }),
-    ).toThrow("killed");
-    // Re-create what the kill leaves: the abandon above removed it, so write one chunk's rows of a dead run by hand.
-    db.$client
-      .prepare(
-        "insert into import_runs (id, target, pid, host, started_at, heartbeat_at) values (?, 'grading-judge:2', 999999999, 'h', 0, 0)",
-      )
-      .run(killedRun);
-    db.$client
-      .prepare(
-        "insert into grading_verdicts (judge_id, response_id, criterion_idx, status, criteria_met, explanation, via, attempts, created_at, import_run) values (2, 1, 0, 'ok', 1, '', 'batch', 1, 0, ?)",
-      )
-      .run(killedRun);
+  it("that is killed leaves hidden rows only; the start's cleaning removes them, then it ingests", async () => {
+    const file = output();
+    const killed = await runImportChild(["grading", path, file, "2", "1", "kill-after-chunk"]);
+    expect(killed.signal).toBe("SIGKILL");
+    expect(raw("select count(*) from grading_verdicts")).toBeGreaterThan(0);
     expect(view(db)).toEqual({ pending: N * CRITERIA, met: 0 });
+    // The server's start cleans the same way (startup.server.ts).
     expect(cleanAbandonedRuns(db)).toBe(1);
     expect(raw("select count(*) from grading_verdicts")).toBe(0);
+    // Killed again, then the next ingest (which cleans first) writes every verdict.
+    await runImportChild(["grading", path, file, "2", "1", "kill-after-chunk"]);
+    const again = await runImportChild(["grading", path, file, "2", "1"]);
+    expect(again.out).toMatch(/done\n$/);
+    expect(view(db)).toEqual({ pending: 0, met: (N * CRITERIA) / 2 });
+    expect(raw("select count(*) from import_runs")).toBe(0);
+  });
+});
+
+describe("mentat-import-ratings", () => {
+  const Q = 400;
+  const file = (rater: string, shift = 0) => ({ name: `${rater}.csv`, text: mentatRatingsCsv(rater, Q, shift) });
+  const importRatings = (
+    files: { name: string; text: string }[],
+    opts: { replace?: boolean; chunkBudgetMs?: number; onChunk?: (done: number) => void } = {},
+  ) =>
+    importMentatAnnotations(db, {
+      files,
+      options: { bankName: "MENTAT", replace: opts.replace },
+      actorId: null,
+      chunkBudgetMs: opts.chunkBudgetMs,
+      onChunk: opts.onChunk,
+    });
+  let bankId: number;
+  /** A bank of Q triage questions, three raters, and x1's ratings of every question already imported. */
+  beforeEach(async () => {
+    for (const r of ["x1", "x2", "x3"]) await makeUser(db, r, ["rater"]);
+    expect(importQuestionBank(db, { bankName: "MENTAT", text: mentatBankCsv(Q), actorId: null })).toMatchObject({
+      ok: true,
+    });
+    bankId = requireBankByName(db, "MENTAT").id;
+    expect(importRatings([file("X1")])).toMatchObject({ ok: true, created: Q });
+  });
+  const userId = (name: string) =>
+    db.$client.prepare("select id from users where username = ?").pluck().get(name) as string;
+  /**
+   * What a reader sees through the services: the bank's submitted count and panel, the fit's input rows (and the
+   * first x1 row's scores), the questions' rated counts, and x2's own list of questions.
+   */
+  function view(reader: Db) {
+    const rows = bankAnnotationRows(reader, bankId);
+    return {
+      submitted: getBank(reader, bankId)!.numSubmitted,
+      panel: listBankPanel(reader, bankId)
+        .filter((m) => m.onPanel)
+        .map((m) => `${m.username}:${m.submitted}`),
+      fitRows: rows.length,
+      x1First: rows.find((r) => r.rater === "x1" && r.question === "1")!.scores,
+      questionsRated: listBankQuestions(reader, bankId).reduce((s, q) => s + q.submitted, 0),
+      x2Started: listRaterQuestions(reader, userId("x2")).filter((q) => q.state !== "not_started").length,
+    };
+  }
+  const TABLES = ["mentat_ratings", "mentat_bank_raters", "events", "import_runs"];
+  const counts = () => TABLES.map((t) => raw(`select count(*) from ${t}`));
+  let OLD: ReturnType<typeof view>;
+  beforeEach(() => (OLD = view(db)));
+
+  it("writes in short transactions, shows readers nothing between chunks and everything after", () => {
+    expect(OLD).toMatchObject({ submitted: Q, panel: [`x1:${Q}`], fitRows: Q, questionsRated: Q, x2Started: 0 });
+    const reader = openDatabase(path);
+    const seen: ReturnType<typeof view>[] = [];
+    let hidden = 0;
+    // x2's and x3's ratings are new; x1's are replaced (every score changes), in the last transaction.
+    const result = importRatings([file("X1", 5), file("X2"), file("X3")], {
+      replace: true,
+      chunkBudgetMs: 1,
+      onChunk: () => {
+        seen.push(view(reader));
+        hidden = reader.$client.prepare("select count(*) from mentat_ratings").pluck().get() as number;
+      },
+    });
+    expect(result).toMatchObject({ ok: true, written: true, created: 2 * Q, replaced: Q });
+    expect(seen.length).toBeGreaterThan(2);
+    expect(hidden).toBeGreaterThan(Q);
+    for (const v of seen) expect(v).toEqual(OLD);
+    const after = view(reader);
+    expect(after).toMatchObject({
+      submitted: 3 * Q,
+      panel: [`x1:${Q}`, `x2:${Q}`, `x3:${Q}`],
+      fitRows: 3 * Q,
+      questionsRated: 3 * Q,
+      x2Started: Q,
+    });
+    expect(after.x1First).not.toEqual(OLD.x1First);
+    expect(raw("select count(*) from import_runs")).toBe(0);
+    expect(raw("select count(*) from events where entity = 'mentat_rating' and action = 'import'")).toBe(4 * Q);
+    reader.$client.close();
+  });
+
+  it("that fails half way leaves the old state", () => {
+    const before = counts();
+    let chunks = 0;
+    expect(() =>
+      importRatings([file("X1", 5), file("X2")], {
+        replace: true,
+        chunkBudgetMs: 1,
+        onChunk: () => {
+          if (++chunks === 3) throw new Error("disk gone");
+        },
+      }),
+    ).toThrow("disk gone");
+    expect(counts()).toEqual(before);
+    expect(view(db)).toEqual(OLD);
+  });
+
+  it("checks again in its last transaction: an expert's own save meanwhile is kept and refuses the import", () => {
+    addBankRaters(db, { bankId, raterIds: [userId("x2")], actorId: null });
+    const other = openDatabase(path);
+    const questionId = raw(`select id from mentat_questions where external_id = '1'`);
+    let chunks = 0;
+    let saved = "";
+    expect(() =>
+      importRatings([file("X2")], {
+        chunkBudgetMs: 1,
+        onChunk: () => {
+          // x2 drafts question 1, whose imported rating (the file's first) is written hidden already.
+          if (++chunks === 2)
+            saved = saveOptionRating(other, {
+              userId: userId("x2"),
+              questionId,
+              values: { scores: [10, null, null, null, null], comment: "mine" },
+              version: 0,
+              intent: "draft",
+            }).ok
+              ? "saved"
+              : "refused";
+        },
+      }),
+    ).toThrow(/An expert saved a rating of one of these questions during the import/);
+    expect(saved).toBe("saved");
+    expect(raw("select count(*) from mentat_ratings")).toBe(Q + 1);
+    expect(
+      db.$client.prepare("select comment from mentat_ratings where rater_id = ?").pluck().all(userId("x2")),
+    ).toEqual(["mine"]);
+    expect(raw("select count(*) from import_runs")).toBe(0);
+    other.$client.close();
+  });
+
+  it("that is killed leaves the old state; the start's cleaning removes its rows, then it imports", async () => {
+    const csv = join(path, "..", "x2.csv");
+    writeFileSync(csv, mentatRatingsCsv("X2", Q));
+    const before = counts();
+    const killed = await runImportChild(["mentat-ratings", path, csv, "MENTAT", "1", "kill-after-chunk"]);
+    expect(killed.signal).toBe("SIGKILL");
+    expect(raw("select count(*) from mentat_ratings")).toBeGreaterThan(Q);
+    expect(view(db)).toEqual(OLD);
+    // The server's start cleans the same way (startup.server.ts).
+    expect(cleanAbandonedRuns(db)).toBe(1);
+    expect(counts()).toEqual(before);
+    // Killed again, then the next import (which cleans first) imports the whole file.
+    await runImportChild(["mentat-ratings", path, csv, "MENTAT", "1", "kill-after-chunk"]);
+    const again = await runImportChild(["mentat-ratings", path, csv, "MENTAT", "1"]);
+    expect(again.out).toMatch(/done\n$/);
+    expect(view(db)).toMatchObject({ submitted: 2 * Q, panel: [`x1:${Q}`, `x2:${Q}`], fitRows: 2 * Q, x2Started: Q });
   });
 });
