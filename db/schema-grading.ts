@@ -157,8 +157,17 @@ export const gradingVerdicts = sqliteTable(
     promptTokens: integer("prompt_tokens"),
     completionTokens: integer("completion_tokens"),
     createdAt: integer("created_at").notNull(),
+    /**
+     * The batch ingest still writing this verdict: every reader of results hides it (`notPending`) until the ingest's
+     * last transaction (docs/reliability.md, "Bulk imports"). The grading queue counts it as graded, so that no call
+     * is graded twice while its result is being ingested.
+     */
+    importRun: text("import_run"),
   },
-  (t) => [primaryKey({ columns: [t.judgeId, t.responseId, t.criterionIdx] })],
+  (t) => [
+    primaryKey({ columns: [t.judgeId, t.responseId, t.criterionIdx] }),
+    index("grading_verdicts_run_idx").on(t.importRun),
+  ],
 );
 
 /** Failed candidate calls (a transport failure is never stored as a response): the error log of the manifest. */

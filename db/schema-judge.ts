@@ -49,8 +49,13 @@ export const judgeResponseImports = sqliteTable(
     rows: integer("rows").notNull(),
     importedBy: text("imported_by").references(() => users.id),
     importedAt: integer("imported_at").notNull(),
+    /** The import run still writing this file's responses into an existing set; readers hide it (`notPending`). */
+    importRun: text("import_run"),
   },
-  (t) => [uniqueIndex("judge_response_imports_set_sha_idx").on(t.setId, t.sha256)],
+  (t) => [
+    uniqueIndex("judge_response_imports_set_sha_idx").on(t.setId, t.sha256),
+    index("judge_response_imports_run_idx").on(t.importRun),
+  ],
 );
 
 /**
@@ -84,8 +89,15 @@ export const judgeResponses = sqliteTable(
     record: text("record", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     bucket: text("bucket"),
     derivedAction: text("derived_action").notNull(),
+    /**
+     * The import run still writing this response into an existing set: readers hide it (`notPending`) until the run's
+     * last transaction (docs/reliability.md, "Bulk imports"). Null for every committed response. The readers that
+     * reach responses through `judge_items` need no check: a draw takes only visible responses.
+     */
+    importRun: text("import_run"),
   },
   (t) => [
+    index("judge_responses_run_idx").on(t.importRun),
     uniqueIndex("judge_responses_set_pos_idx").on(t.setId, t.position),
     uniqueIndex("judge_responses_identity_idx").on(t.setId, t.sourceRun, t.model, t.strategy, t.sampleId, t.stepIndex),
   ],

@@ -96,10 +96,17 @@ export const mentatRatings = sqliteTable(
     version: integer("version").notNull().default(1),
     updatedAt: integer("updated_at").notNull(),
     submittedAt: integer("submitted_at"),
+    /**
+     * The `mentat-import-ratings` run still writing this new rating: every reader hides it (`notPending`) until the
+     * run's last transaction (docs/reliability.md, "Imports that add rows to an existing parent"). An expert's own
+     * first save of the question removes it, and the import then refuses.
+     */
+    importRun: text("import_run"),
   },
   (t) => [
     uniqueIndex("mentat_ratings_question_rater_idx").on(t.questionId, t.raterId),
     index("mentat_ratings_rater_idx").on(t.raterId),
+    index("mentat_ratings_run_idx").on(t.importRun),
   ],
 );
 

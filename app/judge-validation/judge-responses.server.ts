@@ -1,7 +1,7 @@
 /** Judge validation: the import of model responses into a validation set, and the list of past imports. Admin only. */
 import { decodeUtf8 } from "../formats/strict-text";
 import { createHash } from "node:crypto";
-import { and, asc, eq, max, type InferInsertModel } from "drizzle-orm";
+import { and, asc, count, eq, max, type InferInsertModel } from "drizzle-orm";
 import { judgeItems, judgeResponseImports, judgeResponses, judgeSets, users } from "../../db/schema";
 import {
   type ParsedResponses,
@@ -12,7 +12,8 @@ import {
 } from "./domain/judge-import";
 import { DEFAULT_BUCKET_TARGETS, DEFAULT_VALIDATION_SEED, firstParse } from "./domain/validation-set";
 import type { Db, DbOrTx } from "../platform/db.server";
-import { cleanAbandonedRuns } from "../platform/import-runs.server";
+import { beginImportRun, cleanAbandonedRuns, notPending } from "../platform/import-runs.server";
+import { ServiceError } from "../platform/service-error";
 import { cleanHiddenParents, importBehindHiddenParent, type HiddenParent } from "../platform/hidden-parents.server";
 import { recordEvent } from "../audit/audit.server";
 import { discardDraw } from "./judge-sample.server";
@@ -68,7 +69,13 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
       ? db
           .select({ at: judgeResponseImports.importedAt, filename: judgeResponseImports.filename })
           .from(judgeResponseImports)
-          .where(and(eq(judgeResponseImports.setId, set.id), eq(judgeResponseImports.sha256, hashes[i])))
+          .where(
+            and(
+              eq(judgeResponseImports.setId, set.id),
+              eq(judgeResponseImports.sha256, hashes[i]),
+              notPending(judgeResponseImports.importRun),
+            ),
+          )
           .get()
       : undefined;
     if (before)
@@ -89,7 +96,7 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
             stepIndex: judgeResponses.stepIndex,
           })
           .from(judgeResponses)
-          .where(eq(judgeResponses.setId, set.id))
+          .where(and(eq(judgeResponses.setId, set.id), notPending(judgeResponses.importRun)))
           .all()
           .map(responseIdentity)
       : [],
@@ -126,8 +133,9 @@ export function planResponsesImport(db: Db, input: ResponsesImportInput): Respon
 }
 
 /**
- * Imports responses files into a set (created if new), all or nothing, in one IMMEDIATE transaction: every file is
- * validated first (parseResponsesJsonl) and a single bad line writes nothing. Responses keep the files' order after
+ * Imports responses files into a set (created if new), all or nothing: every file is validated first
+ * (parseResponsesJsonl) and a single bad line writes nothing; a big new set and every existing set are written in
+ * short transactions that readers see only once complete, a small new set in one IMMEDIATE transaction. Responses keep the files' order after
  * those already in the set: that is the input order of the draw. Importing into a set with a drawn (unrated) sample
  * discards that sample: it must be drawn again over the new pool.
  */
@@ -149,6 +157,10 @@ export function importResponses(
       const chunked = importIntoNewSet(db, input, plan, now, opts);
       if (chunked) return chunked;
     }
+    if (plan.setExists) {
+      const chunked = importIntoExistingSet(db, input, plan, now, opts);
+      if (chunked) return chunked;
+    }
   }
   return importInOneTransaction(db, input, now);
 }
@@ -158,7 +170,7 @@ type ResponsesImportResult = ResponsesImportPlan & { written: number; setId: num
 /**
  * From this many responses, an import that creates its set writes them in short transactions behind the set's
  * `import_run` (docs/reliability.md, "Bulk imports"): measured, 20,000 responses held the write lock for 1.2 s in one
- * transaction. Below it, and into an existing set, one IMMEDIATE transaction.
+ * transaction. Below it, one IMMEDIATE transaction; into an existing set, always the import run's short transactions.
  */
 const CHUNKED_FROM = 1000;
 
@@ -229,6 +241,131 @@ function importIntoNewSet(
   if ("exists" in outcome) return null;
   if ("refused" in outcome) return { ...plan, ok: false, files: [], refusal: outcome.refused, written: 0, setId: null };
   return outcome.done;
+}
+
+/** What tells whether another import changed a set since it was planned: its visible files (every import adds one). */
+function setStamp(tx: DbOrTx, setId: number): string {
+  const files = tx
+    .select({ n: count(), last: max(judgeResponseImports.id) })
+    .from(judgeResponseImports)
+    .where(and(eq(judgeResponseImports.setId, setId), notPending(judgeResponseImports.importRun)))
+    .get();
+  return `${files?.n}:${files?.last}`;
+}
+
+/**
+ * Responses added to an existing set, in the import run's short transactions (docs/reliability.md, "Bulk imports"):
+ * the file rows and the responses carry the run's id, so every reader hides them (`notPending`) until the last
+ * transaction, which checks again that the set is still drafting and unchanged by another import, discards a drawn
+ * sample, records the events and deletes the run's row — the whole import becomes visible at once. A refusal there or
+ * a failure removes what was written; a killed import leaves a run that the next import or start removes with its
+ * rows. Null when the set changed between the plan and the run's start: the caller then imports in one transaction,
+ * which checks everything again.
+ */
+function importIntoExistingSet(
+  db: Db,
+  input: ResponsesImportInput & { actorId: string | null },
+  plan: ResponsesImportPlan,
+  now: number,
+  opts: { chunkBudgetMs?: number; onChunk?: (done: number) => void },
+): ResponsesImportResult | null {
+  const planned = db.select().from(judgeSets).where(eq(judgeSets.name, plan.setName)).get();
+  if (!planned) return null;
+  const stamp = setStamp(db, planned.id);
+  const refused = (refusal: string): ResponsesImportResult => ({
+    ...plan,
+    ok: false,
+    files: [],
+    refusal,
+    written: 0,
+    setId: null,
+  });
+  let begun;
+  try {
+    begun = beginImportRun(
+      db,
+      `judge-set:${plan.setName}`,
+      (tx, runId) => {
+        const set = tx.select().from(judgeSets).where(eq(judgeSets.name, plan.setName)).get();
+        if (!set || set.id !== planned.id || set.importRun || setStamp(tx, set.id) !== stamp) return null;
+        const importIds = plan.files.map(
+          (file, i) =>
+            tx
+              .insert(judgeResponseImports)
+              .values({
+                setId: set.id,
+                filename: file.filename,
+                sha256: sha256Of(input.files[i]!.bytes),
+                format: file.parse.format!,
+                rows: file.parse.responses.length,
+                importedBy: input.actorId,
+                importedAt: now,
+                importRun: runId,
+              })
+              .returning({ id: judgeResponseImports.id })
+              .get().id,
+        );
+        // After every row of the set, hidden or not: positions stay unique.
+        const last =
+          tx
+            .select({ p: max(judgeResponses.position) })
+            .from(judgeResponses)
+            .where(eq(judgeResponses.setId, set.id))
+            .get()?.p ?? 0;
+        return { importIds, last };
+      },
+      { waitMs: 0, chunkBudgetMs: opts.chunkBudgetMs },
+    );
+  } catch (error) {
+    if (error instanceof ServiceError) return refused(error.message);
+    throw error;
+  }
+  const { run, prepared } = begun;
+  if (!prepared) {
+    run.abandon();
+    return null;
+  }
+  try {
+    let position = prepared.last;
+    const rows = plan.files.flatMap((file, i) =>
+      file.parse.responses.map((r) => ({
+        ...responseRow(planned.id, prepared.importIds[i]!, ++position, r, firstParse(r.record)),
+        importRun: run.id,
+      })),
+    );
+    run.writeInChunks(rows, (tx, row) => tx.insert(judgeResponses).values(row).run(), opts.onChunk);
+    return run.finish((tx) => {
+      // The guard, again in the transaction that makes the responses visible.
+      const set = tx.select().from(judgeSets).where(eq(judgeSets.id, planned.id)).get();
+      if (!set || set.importRun || set.name !== plan.setName)
+        return {
+          result: refused("The validation set changed during the import: nothing was imported."),
+          commit: false,
+        };
+      if (set.status !== "drafting")
+        return {
+          result: refused(
+            `Rating has started on "${set.name}": responses can no longer be added (the sample is frozen).`,
+          ),
+          commit: false,
+        };
+      if (setStamp(tx, set.id) !== stamp)
+        return { result: refused("Another import changed the set meanwhile: nothing was imported."), commit: false };
+      const drawn = Boolean(
+        tx.select({ id: judgeItems.id }).from(judgeItems).where(eq(judgeItems.setId, set.id)).get(),
+      );
+      if (drawn) discardDraw(tx, set.id, input.actorId, now, "responses imported");
+      for (const [i, file] of plan.files.entries())
+        recordImportEvent(tx, input.actorId, set.id, file, sha256Of(input.files[i]!.bytes), now);
+      return {
+        result: { ...plan, discardsDraw: drawn, setExists: true, written: plan.total, setId: set.id },
+        commit: true,
+      };
+    });
+  } catch (error) {
+    run.abandon();
+    throw error;
+  }
 }
 
 /** A new set's row, as both ways of importing create it. */
@@ -375,7 +512,7 @@ export function listResponseImports(db: Db, setId: number): ImportRow[] {
     })
     .from(judgeResponseImports)
     .leftJoin(users, eq(users.id, judgeResponseImports.importedBy))
-    .where(eq(judgeResponseImports.setId, setId))
+    .where(and(eq(judgeResponseImports.setId, setId), notPending(judgeResponseImports.importRun)))
     .orderBy(asc(judgeResponseImports.id))
     .all();
 }

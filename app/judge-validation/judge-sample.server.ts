@@ -1,5 +1,5 @@
 /** Judge validation: the seeded bucket sample of a set's responses, drawn and discarded. Admin only. */
-import { asc, count, eq, inArray } from "drizzle-orm";
+import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { judgeCandidates, judgeItems, judgeOutputs, judgeResponses, judgeSets } from "../../db/schema";
 import {
   BUCKET_SAMPLING_ORDER,
@@ -12,6 +12,7 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
 import type { BucketTargets } from "./judge-sets.server";
+import { notPending } from "../platform/import-runs.server";
 
 /** Removes the current sample and the candidate judges scored on it (their outputs name its annotation ids). */
 export function discardDraw(tx: DbOrTx, setId: number, actorId: string | null, now: number, reason: string) {
@@ -57,7 +58,7 @@ export function bucketOverview(db: DbOrTx, setId: number): BucketRow[] {
   const available = db
     .select({ bucket: judgeResponses.bucket, n: count() })
     .from(judgeResponses)
-    .where(eq(judgeResponses.setId, setId))
+    .where(and(eq(judgeResponses.setId, setId), notPending(judgeResponses.importRun)))
     .groupBy(judgeResponses.bucket)
     .all();
   const selected = db
@@ -101,7 +102,7 @@ export function drawSample(
       const responses = tx
         .select({ id: judgeResponses.id, record: judgeResponses.record })
         .from(judgeResponses)
-        .where(eq(judgeResponses.setId, set.id))
+        .where(and(eq(judgeResponses.setId, set.id), notPending(judgeResponses.importRun)))
         .orderBy(asc(judgeResponses.position))
         .all();
       if (responses.length === 0)

@@ -17,6 +17,7 @@ import {
 import { BUCKET_SAMPLING_ORDER, DEFAULT_BUCKET_TARGETS, type ValidationBucket } from "./domain/validation-set";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
+import { notPending } from "../platform/import-runs.server";
 
 export const JudgeSetNameSchema = z
   .string()
@@ -82,7 +83,13 @@ function summarise(db: DbOrTx, row: typeof judgeSets.$inferSelect): JudgeSetSumm
     targets: { ...DEFAULT_BUCKET_TARGETS, ...row.targets },
     drawnAt: row.drawnAt,
     createdAt: row.createdAt,
-    responses: n(db.select({ n: count() }).from(judgeResponses).where(eq(judgeResponses.setId, row.id)).get()),
+    responses: n(
+      db
+        .select({ n: count() })
+        .from(judgeResponses)
+        .where(and(eq(judgeResponses.setId, row.id), notPending(judgeResponses.importRun)))
+        .get(),
+    ),
     items: n(db.select({ n: count() }).from(judgeItems).where(eq(judgeItems.setId, row.id)).get()),
     ratingsAssigned: ratings.reduce((s, r) => s + r.n, 0),
     ratingsSubmitted: ratings.find((r) => r.status === "submitted")?.n ?? 0,

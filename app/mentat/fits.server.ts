@@ -15,6 +15,7 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { ServiceError } from "../platform/service-error";
+import { notPending } from "../platform/import-runs.server";
 import { domainsOf } from "./banks.server";
 import { FitCancelled, fitPreferenceLabelsInWorkers } from "./parallel-fit.server";
 import {
@@ -26,7 +27,6 @@ import {
   reportJobProgress,
   type JobView,
 } from "../platform/jobs.server";
-import { notPending } from "../platform/import-runs.server";
 
 /** The submitted ratings of a bank's preference-domain questions, as annotation rows (question id, username, scores a–e). */
 export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] {
@@ -48,6 +48,7 @@ export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] 
         eq(mentatQuestions.bankId, bankId),
         eq(mentatRatings.status, "submitted"),
         notPending(mentatQuestions.importRun),
+        notPending(mentatRatings.importRun),
       ),
     )
     .all()

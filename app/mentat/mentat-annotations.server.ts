@@ -1,19 +1,21 @@
 /**
  * Imports MENTAT's own annotation files (core/mentat-annotations.ts; docs/mentat.md, "Importing MENTAT's
  * annotation files") as submitted option ratings of a bank, so that `mentat-fit` refits MENTAT's data. Every file is
- * checked first, then the questions, raters and existing ratings; nothing is written on any problem. The writes are
- * one IMMEDIATE transaction with an audit event per rating, and the raters join the bank's panel.
+ * checked first, then the questions, raters and existing ratings; nothing is written on any problem. The new
+ * ratings are written in an import run's short transactions, hidden until its last one, which checks everything
+ * again and writes the rest (`writeRatings`).
  */
-import { and, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { z } from "zod";
-import { mentatQuestions, mentatRatings } from "../../db/schema";
+import { mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
 import { parseMentatAnnotationCsv, type MentatAnnotationRow } from "./domain/mentat-annotations";
-import type { Db } from "../platform/db.server";
+import type { Db, Tx } from "../platform/db.server";
+import { beginImportRun, notPending } from "../platform/import-runs.server";
+import { ServiceError } from "../platform/service-error";
 import { recordEvent } from "../audit/audit.server";
 import { addBankRaters } from "./panel.server";
 import { requireBankByName } from "./banks.server";
 import { listUsers } from "../accounts/users.server";
-import { notPending } from "../platform/import-runs.server";
 
 export interface AnnotationFileInput {
   /** The name used in messages (`FILE:LINE: reason`). */
@@ -68,8 +70,17 @@ interface Planned extends MentatAnnotationRow {
 
 export function importMentatAnnotations(
   db: Db,
-  input: { files: AnnotationFileInput[]; options: MentatAnnotationImportOptions; actorId: string | null; now?: number },
+  input: {
+    files: AnnotationFileInput[];
+    options: MentatAnnotationImportOptions;
+    actorId: string | null;
+    now?: number;
+    /** The run's chunks (tests): their lock budget, and what to do after each one. */
+    chunkBudgetMs?: number;
+    onChunk?: (done: number) => void;
+  },
 ): MentatAnnotationImportResult {
+  const chunks = { chunkBudgetMs: input.chunkBudgetMs, onChunk: input.onChunk };
   const options = MentatAnnotationImportSchema.parse(input.options);
   const errors: FileIssue[] = [];
   const warnings: FileIssue[] = [];
@@ -156,7 +167,13 @@ export function importMentatAnnotations(
     const existing = db
       .select()
       .from(mentatRatings)
-      .where(and(eq(mentatRatings.questionId, question.id), eq(mentatRatings.raterId, user.id)))
+      .where(
+        and(
+          eq(mentatRatings.questionId, question.id),
+          eq(mentatRatings.raterId, user.id),
+          notPending(mentatRatings.importRun),
+        ),
+      )
       .get();
     const same =
       existing?.status === "submitted" &&
@@ -196,54 +213,108 @@ export function importMentatAnnotations(
   };
   if (options.dryRun) return { ok: true, written: false, ...summary };
 
-  addBankRaters(db, {
-    bankId: bank.id,
-    raterIds: [...new Set(plan.map((p) => p.user.id))],
-    actorId: input.actorId,
-    now,
-  });
-  db.transaction(
-    (tx) => {
-      for (const { row, question, user, existing, same } of plan) {
-        if (same) continue;
-        const values = {
-          status: "submitted" as const,
-          scores: row.scores,
-          optionOrder: row.optionOrder,
-          shownGender: row.gender,
-          comment: row.comment,
-          updatedAt: now,
-          submittedAt: now,
-        };
-        let id: number;
-        if (existing) {
-          tx.update(mentatRatings)
-            .set({ ...values, version: existing.version + 1 })
-            .where(eq(mentatRatings.id, existing.id))
-            .run();
-          id = existing.id;
-        } else {
-          id = tx
-            .insert(mentatRatings)
-            .values({ questionId: question.id, raterId: user.id, version: 1, ...values })
-            .returning({ id: mentatRatings.id })
-            .get().id;
-        }
-        recordEvent(tx, {
-          actorId: input.actorId,
-          entity: "mentat_rating",
-          entityId: id,
-          action: "import",
-          changes: {
-            source: `${row.file}:${row.line}`,
-            scores: [existing ? existing.scores : null, row.scores],
-            optionOrder: [existing ? existing.optionOrder : null, row.optionOrder],
-          },
-          at: now,
-        });
-      }
-    },
-    { behavior: "immediate" },
-  );
+  writeRatings(db, { bankId: bank.id, plan, actorId: input.actorId, now, ...chunks });
   return { ok: true, written: true, ...summary };
+}
+
+type PlannedRating = {
+  row: Planned;
+  question: { id: number; externalId: string };
+  user: { id: string; username: string };
+  existing: typeof mentatRatings.$inferSelect | undefined;
+  same: boolean;
+};
+
+/**
+ * Writes a checked plan (docs/reliability.md, "Imports that add rows to an existing parent"): the new ratings, with
+ * their "import" events, in the import run's short transactions, each row carrying the run's id so that every reader
+ * hides it until the end. The last transaction checks the guard again — the bank is still there, every existing
+ * rating the plan compared with is unchanged, every new one is still the run's (an expert's own first save of the
+ * question removes it) and the raters may still join the panel — then replaces the changed ratings, adds the raters to
+ * the panel and deletes the run's row: the whole import becomes visible at once. A refusal there, or a failure,
+ * removes what was written; a killed import's rows are removed by the next import or start.
+ */
+function writeRatings(
+  db: Db,
+  input: {
+    bankId: number;
+    plan: PlannedRating[];
+    actorId: string | null;
+    now: number;
+    chunkBudgetMs?: number;
+    onChunk?: (done: number) => void;
+  },
+): void {
+  const { bankId, actorId, now } = input;
+  const values = (row: Planned) => ({
+    status: "submitted" as const,
+    scores: row.scores,
+    optionOrder: row.optionOrder,
+    shownGender: row.gender,
+    comment: row.comment,
+    updatedAt: now,
+    submittedAt: now,
+  });
+  const event = (tx: Tx, id: number, p: PlannedRating, importRun: string | null) =>
+    recordEvent(tx, {
+      actorId,
+      entity: "mentat_rating",
+      entityId: id,
+      action: "import",
+      changes: {
+        source: `${p.row.file}:${p.row.line}`,
+        scores: [p.existing ? p.existing.scores : null, p.row.scores],
+        optionOrder: [p.existing ? p.existing.optionOrder : null, p.row.optionOrder],
+      },
+      at: now,
+      importRun,
+    });
+  const fresh = input.plan.filter((p) => !p.existing);
+  const { run } = beginImportRun(db, `mentat-ratings:${bankId}`, () => null, { chunkBudgetMs: input.chunkBudgetMs });
+  try {
+    run.writeInChunks(
+      fresh,
+      (tx, p) => {
+        // A rating an expert saved since the plan keeps its place: the last transaction then refuses the import.
+        const written = tx
+          .insert(mentatRatings)
+          .values({ questionId: p.question.id, raterId: p.user.id, version: 1, ...values(p.row), importRun: run.id })
+          .onConflictDoNothing()
+          .returning({ id: mentatRatings.id })
+          .get();
+        if (written) event(tx, written.id, p, run.id);
+      },
+      input.onChunk,
+    );
+    run.finish((tx) => {
+      const refuse = (why: string) => {
+        throw new ServiceError(`${why}: nothing was imported. Run the import again.`, undefined, 409);
+      };
+      if (!tx.select({ id: mentatBanks.id }).from(mentatBanks).where(eq(mentatBanks.id, bankId)).get())
+        refuse("The bank was removed during the import");
+      const mine = tx.select({ n: count() }).from(mentatRatings).where(eq(mentatRatings.importRun, run.id)).get()!.n;
+      if (mine !== fresh.length) refuse("An expert saved a rating of one of these questions during the import");
+      for (const p of input.plan) {
+        if (!p.existing) continue;
+        const current = tx
+          .select({ version: mentatRatings.version })
+          .from(mentatRatings)
+          .where(eq(mentatRatings.id, p.existing.id))
+          .get();
+        if (current?.version !== p.existing.version) refuse(`"${p.user.username}" changed a rating during the import`);
+        if (p.same) continue;
+        tx.update(mentatRatings)
+          .set({ ...values(p.row), version: p.existing.version + 1 })
+          .where(eq(mentatRatings.id, p.existing.id))
+          .run();
+        event(tx, p.existing.id, p, null);
+      }
+      // Its own savepoint inside this transaction; it refuses a rater who may no longer join the panel.
+      addBankRaters(db, { bankId, raterIds: [...new Set(input.plan.map((p) => p.user.id))], actorId, now });
+      return { result: undefined, commit: true };
+    });
+  } catch (error) {
+    run.abandon();
+    throw error;
+  }
 }

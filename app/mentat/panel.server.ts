@@ -1,11 +1,11 @@
 /** A MENTAT bank's panel of experts (docs/mentat.md#expert-panels); the shared rules are in app/expert-panel. */
 import { and, eq } from "drizzle-orm";
+import { notPending } from "../platform/import-runs.server";
 import { mentatQuestions, mentatRatings } from "../../db/schema";
 import type { MentatDomain } from "../expert-panel/domain/expert-scales";
 import type { Db } from "../platform/db.server";
 import { expertPanel, type PanelMember } from "../expert-panel/expert-panel.server";
 import { BANK_PANEL, getBank } from "./banks.server";
-import { notPending } from "../platform/import-runs.server";
 
 const PANEL = expertPanel(BANK_PANEL, "bankId", {
   refusal: "Only active users with the rater role can rate questions.",
@@ -20,7 +20,13 @@ export function listBankPanel(db: Db, bankId: number): PanelMember[] {
     .select({ raterId: mentatRatings.raterId, status: mentatRatings.status, domain: mentatQuestions.domain })
     .from(mentatRatings)
     .innerJoin(mentatQuestions, eq(mentatQuestions.id, mentatRatings.questionId))
-    .where(and(eq(mentatQuestions.bankId, bankId), notPending(mentatQuestions.importRun)))
+    .where(
+      and(
+        eq(mentatQuestions.bankId, bankId),
+        notPending(mentatQuestions.importRun),
+        notPending(mentatRatings.importRun),
+      ),
+    )
     .all()
     .filter((r) => bank.preferenceDomains.includes(r.domain as MentatDomain));
   return PANEL.list(db, bankId, ratings);

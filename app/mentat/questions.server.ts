@@ -18,11 +18,11 @@ import {
   type Variant,
 } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
+import { notPending } from "../platform/import-runs.server";
 import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { ServiceError } from "../platform/service-error";
 import { getBank } from "./banks.server";
-import { notPending } from "../platform/import-runs.server";
 
 export interface QuestionRow {
   id: number;
@@ -56,6 +56,7 @@ export function listBankQuestions(db: Db, bankId: number): QuestionRow[] {
               questions.map((q) => q.id),
             ),
             eq(mentatRatings.status, "submitted"),
+            notPending(mentatRatings.importRun),
           ),
         )
         .all()

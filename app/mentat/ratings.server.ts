@@ -6,7 +6,9 @@
  * own rating only and never the intended answer, other experts' ratings or identities, or fitted labels. Ownership is
  * part of every rater query (panel membership and the rater's id), so another question simply is not found.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, not, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { notPending } from "../platform/import-runs.server";
 import { z } from "zod";
 import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
 import {
@@ -21,7 +23,15 @@ import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { domainsOf } from "./banks.server";
-import { notPending } from "../platform/import-runs.server";
+
+/** The expert's own rating of a question, once it is visible (an import still writing it hides it: `notPending`). */
+function ownRating(questionId: number | SQLiteColumn, userId: string): SQL | undefined {
+  return and(
+    eq(mentatRatings.questionId, questionId),
+    eq(mentatRatings.raterId, userId),
+    notPending(mentatRatings.importRun),
+  );
+}
 
 export interface RaterQuestionRow {
   questionId: number;
@@ -51,7 +61,7 @@ export function listRaterQuestions(db: Db, userId: string): RaterQuestionRow[] {
     .from(mentatBankRaters)
     .innerJoin(mentatBanks, eq(mentatBanks.id, mentatBankRaters.bankId))
     .innerJoin(mentatQuestions, eq(mentatQuestions.bankId, mentatBanks.id))
-    .leftJoin(mentatRatings, and(eq(mentatRatings.questionId, mentatQuestions.id), eq(mentatRatings.raterId, userId)))
+    .leftJoin(mentatRatings, ownRating(mentatQuestions.id, userId))
     .where(and(eq(mentatBankRaters.raterId, userId), notPending(mentatQuestions.importRun)))
     .orderBy(asc(mentatBanks.name), asc(mentatQuestions.position))
     .all();
@@ -142,11 +152,7 @@ function presentationFor(
 export function getRaterQuestion(db: Db, input: { userId: string; questionId: number }): RaterQuestionView | null {
   const q = findOwnedQuestion(db, input.userId, input.questionId);
   if (!q) return null;
-  const row = db
-    .select()
-    .from(mentatRatings)
-    .where(and(eq(mentatRatings.questionId, q.id), eq(mentatRatings.raterId, input.userId)))
-    .get();
+  const row = db.select().from(mentatRatings).where(ownRating(q.id, input.userId)).get();
   const { optionOrder, gender } = presentationFor(q, input.userId, row);
   const scores: (number | null)[] = row ? row.scores : new Array(OPTION_COUNT).fill(null);
   const mine = listRaterQuestions(db, input.userId);
@@ -210,11 +216,7 @@ const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValue
   find(tx, userId, questionId) {
     const q = findOwnedQuestion(tx, userId, questionId);
     if (!q) return null;
-    const row = tx
-      .select()
-      .from(mentatRatings)
-      .where(and(eq(mentatRatings.questionId, q.id), eq(mentatRatings.raterId, userId)))
-      .get();
+    const row = tx.select().from(mentatRatings).where(ownRating(q.id, userId)).get();
     return { q, row, ...presentationFor(q, userId, row) };
   },
   row: (_tx, _userId, item) => item.row,
@@ -248,7 +250,19 @@ const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValue
       updatedAt: now,
       submittedAt: status === "submitted" ? now : (row?.submittedAt ?? null),
     };
-    if (!row)
+    if (!row) {
+      // A rating of this question that `mentat-import-ratings` is still writing for this expert (hidden until its last
+      // transaction) gives way to the expert's own save; the import then refuses (docs/reliability.md, "Imports that
+      // add rows to an existing parent").
+      tx.delete(mentatRatings)
+        .where(
+          and(
+            eq(mentatRatings.questionId, item.q.id),
+            eq(mentatRatings.raterId, userId),
+            not(notPending(mentatRatings.importRun)),
+          ),
+        )
+        .run();
       return tx
         .insert(mentatRatings)
         .values({
@@ -260,6 +274,7 @@ const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValue
         })
         .returning({ id: mentatRatings.id })
         .get().id;
+    }
     return updateAtVersion(tx, mentatRatings, row.id, row.version, columns) ? row.id : null;
   },
   // The first save records what the expert was shown.

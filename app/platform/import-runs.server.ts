@@ -25,9 +25,29 @@ const HEARTBEAT_STALE_MS = 10 * 60 * 1000;
 /** Rows removed per transaction when an abandoned run is cleaned. */
 const CLEAN_BATCH = 2000;
 
+/**
+ * The tables (each with an `import_run` column) of rows that imports add under an existing parent — a
+ * validation set's responses, a batch's verdicts, a bank's ratings, a review set's or bank's new items — children
+ * before the rows they reference: a run's rows there are removed with it, like its cases (decision 0010). A pending
+ * item has nothing under it (no reader reaches it, so no review or rating can point at one).
+ */
+const ADDED_ROW_TABLES = [
+  "judge_responses",
+  "judge_response_imports",
+  "grading_verdicts",
+  "mentat_ratings",
+  "review_items",
+  "mentat_questions",
+] as const;
+
 /** The condition that hides rows of a run still in progress: `col IS NULL OR col NOT IN (runs in progress)`. */
 export function notPending(column: SQLiteColumn): SQL {
   return sql`(${column} is null or ${column} not in (select ${importRuns.id} from ${importRuns}))`;
+}
+
+/** `notPending` for a query written in SQL: `column` as the query names it (e.g. `v.import_run`). */
+export function notPendingSql(column: string): string {
+  return `(${column} is null or ${column} not in (select id from import_runs))`;
 }
 
 type Run = typeof importRuns.$inferSelect;
@@ -61,19 +81,17 @@ function immediate<T>(db: Db, fn: (tx: Tx) => T): T {
 }
 
 /**
- * The tables of items a run adds to an existing review set or question bank (docs/reliability.md, "Bulk imports"):
- * each has an `import_run` column, and the run's removal deletes its rows from them. Their rows have nothing under
- * them while hidden (no reader reaches a pending item, so no review or rating can point at one).
- */
-const ADDED_ITEM_TABLES = ["review_items", "mentat_questions"] as const;
-
-/**
- * Removes a run's rows in short transactions (sections, reference labels and events before their cases, then the
- * items it added to an existing set or bank), then its study if it created one, then the run itself.
+ * Removes a run's rows in short transactions (the rows added under existing parents, then sections, reference labels
+ * and events before their cases), then its study if it created one, then the run itself.
  */
 function removeRunRows(db: Db, runId: string): void {
   const $ = db.$client;
   const steps = [
+    ...ADDED_ROW_TABLES.map((table) =>
+      $.prepare(
+        `delete from ${table} where rowid in (select rowid from ${table} where import_run = ? limit ${CLEAN_BATCH})`,
+      ),
+    ),
     $.prepare(
       `delete from case_sections where rowid in (select s.rowid from case_sections s join cases c on c.id = s.case_id where c.import_run = ? limit ${CLEAN_BATCH * 4})`,
     ),
@@ -82,9 +100,6 @@ function removeRunRows(db: Db, runId: string): void {
     ),
     $.prepare(`delete from events where id in (select id from events where import_run = ? limit ${CLEAN_BATCH})`),
     $.prepare(`delete from cases where id in (select id from cases where import_run = ? limit ${CLEAN_BATCH})`),
-    ...ADDED_ITEM_TABLES.map((table) =>
-      $.prepare(`delete from ${table} where id in (select id from ${table} where import_run = ? limit ${CLEAN_BATCH})`),
-    ),
   ];
   for (const step of steps) {
     for (;;) {

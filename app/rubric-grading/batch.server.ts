@@ -11,7 +11,9 @@ import { join } from "node:path";
 import OpenAI, { toFile } from "openai";
 import { createReadStream } from "node:fs";
 import { and, eq, inArray } from "drizzle-orm";
-import { gradingBatches } from "../../db/schema";
+import { gradingBatches, gradingModels } from "../../db/schema";
+import { beginImportRun } from "../platform/import-runs.server";
+import { ServiceError } from "../platform/service-error";
 import type { Db } from "../platform/db.server";
 import { CallError, classifyError } from "../model-calls/client";
 import { abortableSleep } from "../model-calls/retry";
@@ -167,7 +169,10 @@ export interface IngestResult {
 
 /**
  * Ingests a Batch API / vLLM output file. The whole file is checked first: a line that is not a batch result, or
- * names another judge's or an unknown call, is reported as FILE:LINE and nothing is written.
+ * names another judge's or an unknown call, is reported as FILE:LINE and nothing is written. The verdicts are then
+ * written in an import run's short transactions (one ingest at a time per judge), hidden from every reader until the
+ * last one, which checks the judge again and marks the batch ingested; a failure removes them, a killed ingest's are
+ * removed by the next import or start.
  */
 export function ingestBatchOutput(
   db: Db,
@@ -179,6 +184,9 @@ export function ingestBatchOutput(
     batchId?: number;
     now?: number;
     progress?: ProgressFactory;
+    /** For tests and measurements: the chunks' lock budget, and a call after each committed chunk. */
+    chunkBudgetMs?: number;
+    onChunk?: (done: number) => void;
   },
 ): IngestResult {
   const result: IngestResult = { errors: [], lines: 0, verdicts: 0, recovered: 0, dropped: 0, already: 0 };
@@ -219,13 +227,58 @@ export function ingestBatchOutput(
   const ingesting = newProgress("results ingested");
   const ingested = { finished: 0, total: result.lines, calls: 0, retries: 0, failures: 0, unit: "results ingested" };
   ingesting.start(ingested);
+  const now = input.now ?? Date.now();
+  // Inside a caller's transaction the lock is the caller's: no run, the rows are visible with its commit.
+  const run = db.$client.inTransaction
+    ? null
+    : beginImportRun(db, `grading-judge:${input.judge.id}`, () => null, { chunkBudgetMs: input.chunkBudgetMs }).run;
   const insert = db.$client.prepare(
     `INSERT OR IGNORE INTO grading_verdicts
-       (judge_id, response_id, criterion_idx, status, criteria_met, explanation, via, attempts, error, prompt_tokens, completion_tokens, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL, ?, ?, ?)`,
+       (judge_id, response_id, criterion_idx, status, criteria_met, explanation, via, attempts, error, prompt_tokens, completion_tokens, created_at, import_run)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL, ?, ?, ?, ?)`,
   );
-  const now = input.now ?? Date.now();
-  const write = db.$client.transaction(() => {
+  type Row = {
+    id: NonNullable<ReturnType<typeof parseCustomId>>;
+    verdict: NonNullable<ReturnType<typeof readVerdict>>;
+  };
+  type Parsed = Extract<ReturnType<typeof parseBatchOutputLine>, { ok: true }>;
+  const writeRow = ({ id, verdict, parsed }: Row & { parsed: Parsed }) => {
+    const changes = insert.run(
+      input.judge.id,
+      id.responseId,
+      id.criterionIndex,
+      verdict.status,
+      verdict.criteriaMet ? 1 : 0,
+      verdict.explanation,
+      input.via,
+      parsed.promptTokens,
+      parsed.completionTokens,
+      now,
+      run?.id ?? null,
+    ).changes;
+    if (changes === 0) result.already++;
+    else {
+      result.verdicts++;
+      if (verdict.status === "recovered") result.recovered++;
+    }
+  };
+  const finish = () => {
+    if (input.batchId !== undefined) {
+      db.update(gradingBatches)
+        .set({ status: "ingested", ingested: result.verdicts, dropped: result.dropped, finishedAt: now })
+        .where(eq(gradingBatches.id, input.batchId))
+        .run();
+    }
+  };
+  // The file is read again batch by batch; each batch is written in the run's short transactions, hidden from every
+  // reader (`notPending`) until the last one (docs/reliability.md, "Bulk imports").
+  let batch: (Row & { parsed: Parsed })[] = [];
+  const flush = () => {
+    if (run) run.writeInChunks(batch, (_tx, row) => writeRow(row), input.onChunk);
+    else batch.forEach(writeRow);
+    batch = [];
+  };
+  const read = () =>
     forEachLine(input.path, (line) => {
       if (line.trim() === "") return;
       ingested.calls = ++ingested.finished;
@@ -235,38 +288,40 @@ export function ingestBatchOutput(
       const id = parseCustomId(parsed.customId)!;
       const verdict = parsed.ok ? readVerdict(parsed.text) : null;
       if (!parsed.ok || !verdict) return void result.dropped++;
-      const changes = insert.run(
-        input.judge.id,
-        id.responseId,
-        id.criterionIndex,
-        verdict.status,
-        verdict.criteriaMet ? 1 : 0,
-        verdict.explanation,
-        input.via,
-        parsed.promptTokens,
-        parsed.completionTokens,
-        now,
-      ).changes;
-      if (changes === 0) result.already++;
-      else {
-        result.verdicts++;
-        if (verdict.status === "recovered") result.recovered++;
-      }
+      batch.push({ id, verdict, parsed });
+      if (batch.length >= INGEST_BATCH) flush();
     });
-    if (input.batchId !== undefined) {
-      db.update(gradingBatches)
-        .set({ status: "ingested", ingested: result.verdicts, dropped: result.dropped, finishedAt: now })
-        .where(eq(gradingBatches.id, input.batchId))
-        .run();
-    }
-  });
   try {
-    write();
+    if (!run) {
+      db.$client.transaction(() => {
+        read();
+        flush();
+        finish();
+      })();
+      return result;
+    }
+    try {
+      read();
+      flush();
+      run.finish((tx) => {
+        // The guard, in the transaction that makes the verdicts visible: the judge is still a judge of this set.
+        const judge = tx.select().from(gradingModels).where(eq(gradingModels.id, input.judge.id)).get();
+        if (!judge || judge.setId !== input.setId) throw new ServiceError("The judge was removed during the ingest.");
+        finish();
+        return { result: null, commit: true };
+      });
+    } catch (error) {
+      run.abandon();
+      throw error;
+    }
   } finally {
     ingesting.finish(ingested);
   }
   return result;
 }
+
+/** Results read (outside the lock) before they are written in the run's short transactions. */
+const INGEST_BATCH = 2000;
 
 export interface BatchApiOptions {
   baseURL: string;

@@ -16,6 +16,7 @@ import { graderMessages, type GraderText } from "./domain/grader";
 import { readVerdict } from "./domain/verdict";
 import { describeFailure, type CallSummary } from "./respond.server";
 import type { GradingModel } from "./sets.server";
+import { notPending } from "../platform/import-runs.server";
 import {
   countPendingGrading,
   createContextLoader,
@@ -50,7 +51,13 @@ const PAGE = 4096;
 export function forgetFailedVerdicts(db: Db, judgeId: number): number {
   return db
     .delete(gradingVerdicts)
-    .where(and(eq(gradingVerdicts.judgeId, judgeId), eq(gradingVerdicts.status, "failed")))
+    .where(
+      and(
+        eq(gradingVerdicts.judgeId, judgeId),
+        eq(gradingVerdicts.status, "failed"),
+        notPending(gradingVerdicts.importRun),
+      ),
+    )
     .run().changes;
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Db } from "../platform/db.server";
 import type { Message } from "./domain/eval-set";
+import { notPendingSql } from "../platform/import-runs.server";
 
 export interface Scope {
   /** Only these candidates (by model id); all of the set's when null. */
@@ -51,6 +52,7 @@ export function pendingGradingPage(
        JOIN grading_models m ON m.id = r.candidate_id AND m.set_id = ?
        JOIN grading_criteria c ON c.conversation_id = r.conversation_id
        WHERE (r.id > ? OR (r.id = ? AND c.idx > ?))${s.sql}
+         -- A verdict a batch ingest is still writing counts here (hidden from readers): its call is not graded twice.
          AND NOT EXISTS (SELECT 1 FROM grading_verdicts v
                          WHERE v.judge_id = ? AND v.response_id = r.id AND v.criterion_idx = c.idx)
        ORDER BY r.id, c.idx
@@ -74,6 +76,7 @@ export function countPendingGrading(
        JOIN grading_models m ON m.id = r.candidate_id AND m.set_id = ?
        JOIN grading_criteria c ON c.conversation_id = r.conversation_id
        LEFT JOIN grading_verdicts v ON v.judge_id = ? AND v.response_id = r.id AND v.criterion_idx = c.idx
+         AND ${notPendingSql("v.import_run")}
        WHERE 1 = 1${s.sql}`,
     )
     .get(setId, judgeId, ...s.params) as { total: number; pending: number | null };

@@ -1,7 +1,9 @@
 /**
  * An import that creates its parent, in its own process, for the hidden-parent tests (docs/reliability.md, "Bulk
  * imports"): `node --import tsx test/support/hidden-import-child.ts KIND DB FILE NAME BUDGET_MS [kill-after-chunk]`,
- * KIND one of judge (judge-import), screening (screening-import --items), casereview, mentat. Prints "chunk N" after
+ * KIND one of judge (judge-import), screening (screening-import --items), casereview, mentat, and two imports that
+ * add rows to a parent the test prepared: mentat-ratings (`mentat-import-ratings`, NAME the bank) and grading
+ * (`grade-batch-ingest` of a Batch API output, NAME the judge's id, its set the judge's). Prints "chunk N" after
  * each committed chunk and "done" at the end; with `kill-after-chunk` it kills itself with SIGKILL after the second
  * chunk, as a `kill -9` half way through would.
  */
@@ -10,6 +12,10 @@ import { importResponses } from "../../app/judge-validation/judge-responses.serv
 import { importIntoNewScreeningStudy } from "../../app/screening/screening-import.server";
 import { importReviewSet } from "../../app/case-review/case-review.server";
 import { importQuestionBank } from "../../app/mentat/banks.server";
+import { importMentatAnnotations } from "../../app/mentat/mentat-annotations.server";
+import { ingestBatchOutput } from "../../app/rubric-grading/batch.server";
+import { gradingModels } from "../../db/schema";
+import { eq } from "drizzle-orm";
 import { openDatabase } from "../../app/platform/db.server";
 import { SETTINGS } from "./screening";
 
@@ -51,6 +57,24 @@ const written = (() => {
     case "mentat": {
       const r = importQuestionBank(db, { bankName: name, text, actorId: null, ...chunked });
       return r.ok && r.written;
+    }
+    case "mentat-ratings": {
+      const r = importMentatAnnotations(db, {
+        files: [{ name: file, text }],
+        options: { bankName: name },
+        actorId: null,
+        ...chunked,
+      });
+      return r.ok && r.written;
+    }
+    case "grading": {
+      const judge = db
+        .select()
+        .from(gradingModels)
+        .where(eq(gradingModels.id, Number(name)))
+        .get()!;
+      const r = ingestBatchOutput(db, { judge, setId: judge.setId, path: file, via: "batch", ...chunked });
+      return r.errors.length === 0 && r.verdicts > 0;
     }
     default:
       throw new Error(`unknown kind ${kind}`);
