@@ -62,24 +62,33 @@ export const screeningItems = sqliteTable(
     /** sha256 of what a reviewer sees (kind and content). */
     contentHash: text("content_hash").notNull(),
     createdAt: integer("created_at").notNull(),
+    /** The import that added it to an existing study: hidden while that import runs (docs/reliability.md, "Bulk imports"). */
+    importRun: text("import_run"),
   },
   (t) => [
     uniqueIndex("screening_items_study_external_idx").on(t.studyId, t.externalId),
     index("screening_items_study_pos_idx").on(t.studyId, t.position),
+    index("screening_items_import_run_idx").on(t.importRun),
   ],
 );
 
 /** The automatic screen's label of an item (admin only). */
-export const screeningLabels = sqliteTable("screening_labels", {
-  itemId: integer("item_id")
-    .primaryKey()
-    .references(() => screeningItems.id),
-  label: text("label", { enum: SCREEN_LABELS }).notNull(),
-  category: text("category"),
-  confidence: text("confidence"),
-  rationale: text("rationale").notNull().default(""),
-  updatedAt: integer("updated_at").notNull(),
-});
+export const screeningLabels = sqliteTable(
+  "screening_labels",
+  {
+    itemId: integer("item_id")
+      .primaryKey()
+      .references(() => screeningItems.id),
+    label: text("label", { enum: SCREEN_LABELS }).notNull(),
+    category: text("category"),
+    confidence: text("confidence"),
+    rationale: text("rationale").notNull().default(""),
+    updatedAt: integer("updated_at").notNull(),
+      /** The import that added it to an existing study: hidden while that import runs (docs/reliability.md, "Bulk imports"). */
+      importRun: text("import_run"),
+  },
+  (t) => [index("screening_labels_import_run_idx").on(t.importRun)],
+);
 
 /** A recall screen's tier for an item that no round has used, imported for round `roundNumber` (admin only). */
 export const screeningRecallTiers = sqliteTable(
@@ -95,8 +104,13 @@ export const screeningRecallTiers = sqliteTable(
     tier: text("tier", { enum: RECALL_TIERS }).notNull(),
     rationale: text("rationale").notNull().default(""),
     updatedAt: integer("updated_at").notNull(),
+    /** The import that added it to an existing study: hidden while that import runs (docs/reliability.md, "Bulk imports"). */
+    importRun: text("import_run"),
   },
-  (t) => [primaryKey({ columns: [t.studyId, t.roundNumber, t.itemId] })],
+  (t) => [
+    primaryKey({ columns: [t.studyId, t.roundNumber, t.itemId] }),
+    index("screening_recall_tiers_import_run_idx").on(t.importRun),
+  ],
 );
 
 /**

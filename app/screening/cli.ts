@@ -167,41 +167,36 @@ Study settings (when creating; on an existing study they change it until round 1
       return 0;
     }
 
-    // An existing study's settings and files (or a new study without files) in one transaction: when a file is
-    // refused, --threshold is not applied either (docs/reliability.md, "Checks inside the write").
+    // An existing study's files, with its new settings if any: checked first, the new rows written hidden in short
+    // transactions, the settings and changed rows in the last one, which makes everything visible; when a file is
+    // refused, --threshold is not applied either (docs/reliability.md, "Imports that add rows to an existing parent").
     const notes: string[] = [];
-    class Refused extends Error {
-      constructor(readonly report: ScreeningImportReport) {
-        super("refused");
+    let report: ScreeningImportReport | null = null;
+    if (exists && (files.items || files.labels || files.tiers)) {
+      const settings = Object.keys(given).length && !values["dry-run"] ? settingsOf({ ...exists }) : undefined;
+      const r = serviceCall(() =>
+        importScreeningFiles(db, { studyId: exists.id, ...files, settings, actorId: null, dryRun: values["dry-run"] }),
+      );
+      if (!r.ok) {
+        printReport(io, r, values["dry-run"]);
+        return 2;
       }
-    }
-    let report: ScreeningImportReport | null;
-    try {
-      report = serviceCall(() =>
+      if (settings) notes.push(`Updated the settings of "${exists.name}".`);
+      report = r;
+    } else
+      // A new study without files, or an existing study's settings alone: one transaction.
+      serviceCall(() =>
         writeTransaction(db, () => {
-          let study: ScreeningStudy;
           if (!exists) {
             const settings = settingsOf({ ...DEFAULT_RULE, controlsPerRound: 150, description: "" });
-            study = createScreeningStudy(db, { name, settings, actorId: null });
+            const study = createScreeningStudy(db, { name, settings, actorId: null });
             notes.push(`Created screening study "${study.name}" (${settings.categories.length} categories).`);
-          } else {
-            study = exists;
-            if (Object.keys(given).length && !values["dry-run"]) {
-              updateScreeningSettings(db, { studyId: study.id, settings: settingsOf({ ...study }), actorId: null });
-              notes.push(`Updated the settings of "${study.name}".`);
-            }
+          } else if (Object.keys(given).length && !values["dry-run"]) {
+            updateScreeningSettings(db, { studyId: exists.id, settings: settingsOf({ ...exists }), actorId: null });
+            notes.push(`Updated the settings of "${exists.name}".`);
           }
-          if (!files.items && !files.labels && !files.tiers) return null;
-          const r = importScreeningFiles(db, { studyId: study.id, ...files, actorId: null, dryRun: values["dry-run"] });
-          if (!r.ok) throw new Refused(r);
-          return r;
         }),
       );
-    } catch (e) {
-      if (!(e instanceof Refused)) throw e;
-      printReport(io, e.report, values["dry-run"]);
-      return 2;
-    }
     for (const note of notes) io.out(`${note}\n`);
     if (report) printReport(io, report, values["dry-run"]);
     return 0;

@@ -1,13 +1,15 @@
 /**
  * Importing a screening study's files (docs/screening.md): the corpus, the automatic screen's labels and a recall
- * screen's tiers. All files given together are validated first, against the database and each other; then written in
- * one transaction or not at all (a new study's behind the hidden study, in short ones: `importIntoNewScreeningStudy`).
+ * screen's tiers. All files given together are validated first, against the database and each other; then written
+ * all or not at all, in short transactions: into an existing study behind the import run's ids on the new rows
+ * (`importScreeningFiles`), a new study's behind the hidden study (`importIntoNewScreeningStudy`).
  * Re-importing the same files changes nothing. The corpus and the screen labels are fixed once round 1 has opened
  * (the control-inclusion rate estimates that screen's misses); recall tiers are taken only after a round that calls
  * for a recall round, for items no round has used.
  */
 import { createHash } from "node:crypto";
-import { and, eq, max } from "drizzle-orm";
+import { beginImportRun, notPending } from "../platform/import-runs.server";
+import { and, asc, eq, max } from "drizzle-orm";
 import {
   screeningItems,
   screeningLabels,
@@ -33,6 +35,7 @@ import {
   insertScreeningStudy,
   recordStudyCreated,
   studyState,
+  updateScreeningSettings,
   type ScreeningSettings,
   type ScreeningStudy,
 } from "./screening.server";
@@ -88,24 +91,152 @@ function report(
 }
 
 /**
- * Validates and (unless `dryRun`) imports any of the three files of a study. Labels may name items of the corpus
- * file given with them. Nothing is written when any file has an error.
+ * Validates and (unless `dryRun`) imports any of the three files into an existing study, without holding the write
+ * lock for long (docs/reliability.md, "Imports that add rows to an existing parent"). Labels may name items of the
+ * corpus file given with them. Nothing is written when any file has an error. The files are checked before any lock;
+ * the new items, labels and tiers are written in the import run's short transactions, each row carrying the run's id
+ * (hidden from every reader); the last transaction checks again that the study is as the check read it, applies
+ * `settings` (the command line's options), writes the changed rows and makes everything visible at once. A study
+ * changed meanwhile (a round opened, another writer) refuses the import (ServiceError) and nothing of it is kept.
  */
-export function importScreeningFiles(db: Db, input: ScreeningFilesInput & { studyId: number }): ScreeningImportReport {
+export function importScreeningFiles(
+  db: Db,
+  input: ScreeningFilesInput & {
+    studyId: number;
+    /** New settings of the study, applied in the import's last transaction (checked against the files first). */
+    settings?: ScreeningSettings;
+    /** For tests: the chunks' lock budget, and a call after each committed chunk. */
+    chunkBudgetMs?: number;
+    onChunk?: (done: number) => void;
+  },
+): ScreeningImportReport {
   const now = input.now ?? Date.now();
-  return db.transaction(
-    (tx): ScreeningImportReport => {
-      const study = getScreeningStudy(tx, input.studyId);
-      if (!study) throw new ServiceError("No such screening study.", undefined, 404);
-      const checked = checkFiles(tx, study, input);
-      const { ok, files, tiersForRound } = checked;
-      const anyChange = files.some((f) => f.created + f.changed > 0);
-      if (!ok || input.dryRun || !anyChange) return { ok, files, tiersForRound, written: false };
-      writeChecked(tx, study.id, checked, input, now);
-      return { ok, files, tiersForRound, written: true };
-    },
-    { behavior: "immediate" },
+  const study = getScreeningStudy(db, input.studyId);
+  if (!study) throw new ServiceError("No such screening study.", undefined, 404);
+  const checked = checkFiles(db, { id: study.id, categories: input.settings?.categories ?? study.categories }, input);
+  const { ok, files, tiersForRound } = checked;
+  const anyChange = files.some((f) => f.created + f.changed > 0);
+  if (!ok || input.dryRun || (!anyChange && !input.settings)) return { ok, files, tiersForRound, written: false };
+  const before = studySnapshot(db, study.id, tiersForRound);
+  const { run, prepared: position } = beginImportRun(
+    db,
+    `screening-study:${study.name}`,
+    (tx) =>
+      getScreeningStudy(tx, study.id)
+        ? (tx
+            .select({ p: max(screeningItems.position) })
+            .from(screeningItems)
+            .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
+            .get()?.p ?? 0)
+        : null,
+    { waitMs: 0, chunkBudgetMs: input.chunkBudgetMs },
   );
+  const changedMeanwhile = () =>
+    new ServiceError(
+      `The screening study "${study.name}" changed while the files were being imported: nothing was imported. Import the files again.`,
+      undefined,
+      409,
+    );
+  if (position === null) {
+    run.abandon();
+    throw changedMeanwhile();
+  }
+  const ids = new Map([...checked.existing].map(([k, v]) => [k, v.id]));
+  let written: boolean;
+  try {
+    let next = position;
+    run.writeInChunks(
+      addedRows(checked),
+      (tx, row) => {
+        if ("item" in row) {
+          const { parsed, hash } = row.item;
+          ids.set(parsed.id, insertItem(tx, study.id, parsed, hash, ++next, now, run.id));
+        } else if ("label" in row) writeLabel(tx, ids.get(row.label.id)!, row.label, now, run.id);
+        else writeTier(tx, study.id, tiersForRound!, ids.get(row.tier.id)!, row.tier, now, run.id);
+      },
+      input.onChunk,
+    );
+    written = run.finish((tx) => {
+      // The guard, again in the transaction that writes the changed rows and makes the new ones visible.
+      if (studySnapshot(tx, study.id, tiersForRound) !== before) return { result: false, commit: false };
+      if (input.settings) updateScreeningSettings(db, { studyId: study.id, settings: input.settings, actorId: input.actorId });
+      if (anyChange) writeChanged(tx, study.id, checked, ids, input, now);
+      return { result: true, commit: true };
+    });
+  } catch (error) {
+    run.abandon();
+    throw error;
+  }
+  if (!written) throw changedMeanwhile();
+  return { ok, files, tiersForRound, written: anyChange };
+}
+
+type AddedRow = { item: { parsed: ParsedItem; hash: string } } | { label: ParsedLabel } | { tier: ParsedTier };
+
+/** The rows an import adds (new items, then new labels and tiers), written hidden in the run's chunks. */
+function addedRows(checked: CheckedFiles): AddedRow[] {
+  return [
+    ...checked.items.filter((i) => i.status === "new").map((item) => ({ item })),
+    ...checked.labels.filter((l) => checked.labelStatus.get(l.id) === "new").map((label) => ({ label })),
+    ...checked.tiers.filter((t) => checked.tierStatus.get(t.id) === "new").map((tier) => ({ tier })),
+  ];
+}
+
+/**
+ * What the check of an import read of a study, as one string: its settings, its rounds, its visible items, labels
+ * and (for a tiers file) tiers. Read again in the last transaction: any difference refuses the import.
+ */
+function studySnapshot(tx: DbOrTx, studyId: number, tiersForRound: number | null): string {
+  const items = tx
+    .select({
+      id: screeningItems.id,
+      externalId: screeningItems.externalId,
+      contentHash: screeningItems.contentHash,
+      source: screeningItems.source,
+    })
+    .from(screeningItems)
+    .where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun)))
+    .orderBy(asc(screeningItems.id))
+    .all();
+  const labels = tx
+    .select({
+      itemId: screeningLabels.itemId,
+      label: screeningLabels.label,
+      category: screeningLabels.category,
+      confidence: screeningLabels.confidence,
+      rationale: screeningLabels.rationale,
+    })
+    .from(screeningLabels)
+    .innerJoin(screeningItems, eq(screeningItems.id, screeningLabels.itemId))
+    .where(and(eq(screeningItems.studyId, studyId), notPending(screeningLabels.importRun)))
+    .orderBy(asc(screeningLabels.itemId))
+    .all();
+  const rounds = tx
+    .select({ id: screeningRounds.id, number: screeningRounds.number, status: screeningRounds.status })
+    .from(screeningRounds)
+    .where(eq(screeningRounds.studyId, studyId))
+    .orderBy(asc(screeningRounds.id))
+    .all();
+  const tiers =
+    tiersForRound === null
+      ? []
+      : tx
+          .select({
+            itemId: screeningRecallTiers.itemId,
+            tier: screeningRecallTiers.tier,
+            rationale: screeningRecallTiers.rationale,
+          })
+          .from(screeningRecallTiers)
+          .where(
+            and(
+              eq(screeningRecallTiers.studyId, studyId),
+              eq(screeningRecallTiers.roundNumber, tiersForRound),
+              notPending(screeningRecallTiers.importRun),
+            ),
+          )
+          .orderBy(asc(screeningRecallTiers.itemId))
+          .all();
+  return JSON.stringify([getScreeningStudy(tx, studyId), rounds, items, labels, tiers]);
 }
 
 interface ScreeningFilesInput {
@@ -149,7 +280,7 @@ function checkFiles(
         source: screeningItems.source,
       })
       .from(screeningItems)
-      .where(eq(screeningItems.studyId, study.id))
+      .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
       .all()
       .map((r) => [r.externalId, r]),
   );
@@ -201,8 +332,8 @@ function checkFiles(
           rationale: screeningLabels.rationale,
         })
         .from(screeningLabels)
-        .innerJoin(screeningItems, eq(screeningItems.id, screeningLabels.itemId))
-        .where(eq(screeningItems.studyId, study.id))
+        .innerJoin(screeningItems, and(eq(screeningItems.id, screeningLabels.itemId), notPending(screeningItems.importRun)))
+        .where(and(eq(screeningItems.studyId, study.id), notPending(screeningLabels.importRun)))
         .all()
         .map((r) => [r.externalId, r]),
     );
@@ -256,7 +387,7 @@ function checkFiles(
             isControl: screeningRoundItems.isControl,
           })
           .from(screeningRoundItems)
-          .innerJoin(screeningItems, eq(screeningItems.id, screeningRoundItems.itemId))
+          .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
           .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
           .where(eq(screeningRounds.studyId, study.id))
           .all()
@@ -282,8 +413,8 @@ function checkFiles(
             rationale: screeningRecallTiers.rationale,
           })
           .from(screeningRecallTiers)
-          .innerJoin(screeningItems, eq(screeningItems.id, screeningRecallTiers.itemId))
-          .where(and(eq(screeningRecallTiers.studyId, study.id), eq(screeningRecallTiers.roundNumber, tiersForRound)))
+          .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRecallTiers.itemId), notPending(screeningItems.importRun)))
+          .where(and(eq(screeningRecallTiers.studyId, study.id), eq(screeningRecallTiers.roundNumber, tiersForRound), notPending(screeningRecallTiers.importRun)))
           .all()
           .map((r) => [r.externalId, r]),
       );
@@ -308,15 +439,24 @@ function itemValues(parsed: ParsedItem, hash: string) {
   return { kind: parsed.kind, content: contentOf(parsed), tags: parsed.tags, source: parsed.source, contentHash: hash };
 }
 
-function insertItem(tx: DbOrTx, studyId: number, parsed: ParsedItem, hash: string, position: number, now: number) {
+function insertItem(
+  tx: DbOrTx,
+  studyId: number,
+  parsed: ParsedItem,
+  hash: string,
+  position: number,
+  now: number,
+  importRun: string | null = null,
+) {
   return tx
     .insert(screeningItems)
-    .values({ studyId, externalId: parsed.id, position, ...itemValues(parsed, hash), createdAt: now })
+    .values({ studyId, externalId: parsed.id, position, ...itemValues(parsed, hash), createdAt: now, importRun })
     .returning({ id: screeningItems.id })
     .get().id;
 }
 
-function writeLabel(tx: DbOrTx, itemId: number, l: ParsedLabel, now: number) {
+/** A new label (hidden by `importRun` when added to an existing study) or a changed one. */
+function writeLabel(tx: DbOrTx, itemId: number, l: ParsedLabel, now: number, importRun: string | null = null) {
   const values = {
     label: l.label,
     category: l.category,
@@ -325,8 +465,28 @@ function writeLabel(tx: DbOrTx, itemId: number, l: ParsedLabel, now: number) {
     updatedAt: now,
   };
   tx.insert(screeningLabels)
-    .values({ itemId, ...values })
+    .values({ itemId, ...values, importRun })
     .onConflictDoUpdate({ target: screeningLabels.itemId, set: values })
+    .run();
+}
+
+/** A recall tier for round `roundNumber`: new (hidden by `importRun`) or changed. */
+function writeTier(
+  tx: DbOrTx,
+  studyId: number,
+  roundNumber: number,
+  itemId: number,
+  t: ParsedTier,
+  now: number,
+  importRun: string | null = null,
+) {
+  const values = { tier: t.tier, rationale: t.rationale, updatedAt: now };
+  tx.insert(screeningRecallTiers)
+    .values({ studyId, roundNumber, itemId, ...values, importRun })
+    .onConflictDoUpdate({
+      target: [screeningRecallTiers.studyId, screeningRecallTiers.roundNumber, screeningRecallTiers.itemId],
+      set: values,
+    })
     .run();
 }
 
@@ -355,43 +515,32 @@ function recordImport(tx: DbOrTx, studyId: number, checked: CheckedFiles, input:
   });
 }
 
-/** Writes checked files into an existing study, inside the caller's transaction. */
-function writeChecked(tx: DbOrTx, studyId: number, checked: CheckedFiles, input: ScreeningFilesInput, now: number) {
+/** The import's changes to existing rows (items, labels, tiers) and its event, in its last transaction. */
+function writeChanged(
+  tx: DbOrTx,
+  studyId: number,
+  checked: CheckedFiles,
+  ids: Map<string, number>,
+  input: ScreeningFilesInput,
+  now: number,
+) {
   const { existing, items, labels, labelStatus, tiers, tierStatus, tiersForRound } = checked;
-  const ids = new Map([...existing].map(([k, v]) => [k, v.id]));
-  let position =
-    tx
-      .select({ p: max(screeningItems.position) })
-      .from(screeningItems)
-      .where(eq(screeningItems.studyId, studyId))
-      .get()?.p ?? 0;
   for (const { parsed, hash, status } of items) {
-    if (status === "new") ids.set(parsed.id, insertItem(tx, studyId, parsed, hash, ++position, now));
-    else if (status === "changed") {
-      const found = existing.get(parsed.id)!;
-      tx.update(screeningItems).set(itemValues(parsed, hash)).where(eq(screeningItems.id, found.id)).run();
-      recordEvent(tx, {
-        actorId: input.actorId,
-        entity: "screening_item",
-        entityId: found.id,
-        action: "replace",
-        changes: { contentHash: [found.contentHash, hash] },
-        at: now,
-      });
-    }
+    if (status !== "changed") continue;
+    const found = existing.get(parsed.id)!;
+    tx.update(screeningItems).set(itemValues(parsed, hash)).where(eq(screeningItems.id, found.id)).run();
+    recordEvent(tx, {
+      actorId: input.actorId,
+      entity: "screening_item",
+      entityId: found.id,
+      action: "replace",
+      changes: { contentHash: [found.contentHash, hash] },
+      at: now,
+    });
   }
-  for (const l of labels) if (labelStatus.get(l.id) !== "unchanged") writeLabel(tx, ids.get(l.id)!, l, now);
-  for (const t of tiers) {
-    if (tierStatus.get(t.id) === "unchanged") continue;
-    const values = { tier: t.tier, rationale: t.rationale, updatedAt: now };
-    tx.insert(screeningRecallTiers)
-      .values({ studyId, roundNumber: tiersForRound!, itemId: ids.get(t.id)!, ...values })
-      .onConflictDoUpdate({
-        target: [screeningRecallTiers.studyId, screeningRecallTiers.roundNumber, screeningRecallTiers.itemId],
-        set: values,
-      })
-      .run();
-  }
+  for (const l of labels) if (labelStatus.get(l.id) === "changed") writeLabel(tx, ids.get(l.id)!, l, now);
+  for (const t of tiers)
+    if (tierStatus.get(t.id) === "changed") writeTier(tx, studyId, tiersForRound!, ids.get(t.id)!, t, now);
   recordImport(tx, studyId, checked, input, now);
 }
 

@@ -5,6 +5,7 @@
  * byte-identical repeats except the manifest's `exported_at`.
  */
 import { createHash } from "node:crypto";
+import { notPending } from "../platform/import-runs.server";
 import { and, asc, eq } from "drizzle-orm";
 import { screeningItems, screeningLabels, screeningRecallTiers } from "../../db/schema";
 import { formatCsv } from "../formats/csv-text";
@@ -85,8 +86,8 @@ export function exportScreeningRelease(
       confidence: screeningLabels.confidence,
     })
     .from(screeningItems)
-    .leftJoin(screeningLabels, eq(screeningLabels.itemId, screeningItems.id))
-    .where(eq(screeningItems.studyId, study.id))
+    .leftJoin(screeningLabels, and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)))
+    .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
     .orderBy(asc(screeningItems.position))
     .all()
     .sort((a, b) => compareCodePoints(a.externalId, b.externalId));
@@ -260,8 +261,8 @@ export function describeRounds(
         ? db
             .select({ externalId: screeningItems.externalId, tier: screeningRecallTiers.tier })
             .from(screeningRecallTiers)
-            .innerJoin(screeningItems, eq(screeningItems.id, screeningRecallTiers.itemId))
-            .where(and(eq(screeningRecallTiers.studyId, studyId), eq(screeningRecallTiers.roundNumber, r.round.number)))
+            .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRecallTiers.itemId), notPending(screeningItems.importRun)))
+            .where(and(eq(screeningRecallTiers.studyId, studyId), eq(screeningRecallTiers.roundNumber, r.round.number), notPending(screeningRecallTiers.importRun)))
             .all()
             .sort((a, b) => compareCodePoints(a.externalId, b.externalId))
         : null;

@@ -6,6 +6,7 @@
  * item of a round the user does not review is simply not found.
  */
 import { and, asc, count, eq, sql } from "drizzle-orm";
+import { notPending } from "../platform/import-runs.server";
 import { z } from "zod";
 import {
   screeningItems,
@@ -86,7 +87,7 @@ export function listReviewerEntries(db: Db, userId: string): ReviewRow[] {
     .innerJoin(screeningRounds, eq(screeningRounds.id, screeningReviewers.roundId))
     .innerJoin(screeningStudies, eq(screeningStudies.id, screeningRounds.studyId))
     .innerJoin(screeningRoundItems, eq(screeningRoundItems.roundId, screeningRounds.id))
-    .innerJoin(screeningItems, eq(screeningItems.id, screeningRoundItems.itemId))
+    .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
     .leftJoin(
       screeningVotes,
       and(eq(screeningVotes.roundItemId, screeningRoundItems.id), eq(screeningVotes.reviewerId, userId)),
@@ -205,7 +206,7 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
   const item = db
     .select({ kind: screeningItems.kind, content: screeningItems.content })
     .from(screeningRoundItems)
-    .innerJoin(screeningItems, eq(screeningItems.id, screeningRoundItems.itemId))
+    .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
     .where(eq(screeningRoundItems.id, e.entryId))
     .get()!;
   const study = db

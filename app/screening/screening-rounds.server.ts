@@ -5,6 +5,7 @@
  * drawRound) shared by every reviewer. Admin only: these views show control status and screen labels.
  */
 import { randomInt } from "node:crypto";
+import { notPending } from "../platform/import-runs.server";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import {
   screeningItems,
@@ -119,8 +120,8 @@ export function openRound(
       const itemRows = tx
         .select({ id: screeningItems.id, externalId: screeningItems.externalId, label: screeningLabels.label })
         .from(screeningItems)
-        .leftJoin(screeningLabels, eq(screeningLabels.itemId, screeningItems.id))
-        .where(eq(screeningItems.studyId, study.id))
+        .leftJoin(screeningLabels, and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)))
+        .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
         .orderBy(asc(screeningItems.position))
         .all();
       const used = new Set(
@@ -136,7 +137,7 @@ export function openRound(
         tx
           .select({ itemId: screeningRecallTiers.itemId, tier: screeningRecallTiers.tier })
           .from(screeningRecallTiers)
-          .where(and(eq(screeningRecallTiers.studyId, study.id), eq(screeningRecallTiers.roundNumber, number)))
+          .where(and(eq(screeningRecallTiers.studyId, study.id), eq(screeningRecallTiers.roundNumber, number), notPending(screeningRecallTiers.importRun)))
           .all()
           .map((r) => [r.itemId, r.tier as RecallTier]),
       );
@@ -252,7 +253,7 @@ export function getStudyOverview(db: Db, studyId: number) {
   const state = studyState(db, studyId);
   const last = state.rounds.at(-1);
   const unused =
-    db.select({ id: screeningItems.id }).from(screeningItems).where(eq(screeningItems.studyId, studyId)).all().length -
+    db.select({ id: screeningItems.id }).from(screeningItems).where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun))).all().length -
     new Set(state.rounds.flatMap((r) => r.figures.perItem.map((i) => i.id))).size;
   return {
     study: study as ScreeningStudy,
@@ -286,8 +287,8 @@ export function getRoundDetail(db: Db, input: { studyId: number; number: number 
             category: screeningLabels.category,
           })
           .from(screeningItems)
-          .leftJoin(screeningLabels, eq(screeningLabels.itemId, screeningItems.id))
-          .where(and(eq(screeningItems.studyId, input.studyId), inArray(screeningItems.externalId, itemIds)))
+          .leftJoin(screeningLabels, and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)))
+          .where(and(eq(screeningItems.studyId, input.studyId), notPending(screeningItems.importRun), inArray(screeningItems.externalId, itemIds)))
           .all()
           .map((r) => [r.externalId, r])
       : [],

@@ -4,6 +4,7 @@
  * labels and control status. The reviewer's side is screening-review.server.ts.
  */
 import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
+import { notPending } from "../platform/import-runs.server";
 import { z } from "zod";
 import {
   screeningItems,
@@ -315,7 +316,7 @@ export function loadRound(db: DbOrTx, round: RoundRow, codes: Map<string, string
       stratum: screeningRoundItems.stratum,
     })
     .from(screeningRoundItems)
-    .innerJoin(screeningItems, eq(screeningItems.id, screeningRoundItems.itemId))
+    .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
     .where(eq(screeningRoundItems.roundId, round.id))
     .orderBy(asc(screeningRoundItems.position))
     .all();
@@ -331,7 +332,7 @@ export function loadRound(db: DbOrTx, round: RoundRow, codes: Map<string, string
     })
     .from(screeningVotes)
     .innerJoin(screeningRoundItems, eq(screeningRoundItems.id, screeningVotes.roundItemId))
-    .innerJoin(screeningItems, eq(screeningItems.id, screeningRoundItems.itemId))
+    .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
     .where(and(eq(screeningVotes.roundId, round.id), eq(screeningVotes.status, "submitted")))
     .all();
   const notes = new Map<string, Map<string, string>>();
@@ -368,8 +369,8 @@ export function screenCounts(db: DbOrTx, studyId: number): ScreenCounts {
   const rows = db
     .select({ label: screeningLabels.label, n: count() })
     .from(screeningItems)
-    .leftJoin(screeningLabels, eq(screeningLabels.itemId, screeningItems.id))
-    .where(eq(screeningItems.studyId, studyId))
+    .leftJoin(screeningLabels, and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)))
+    .where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun)))
     .groupBy(screeningLabels.label)
     .all();
   const counts: ScreenCounts = { items: 0, relevant: 0, borderline: 0, not_relevant: 0, unlabelled: 0 };
@@ -390,7 +391,7 @@ export function countTiers(
   for (const r of db
     .select({ tier: screeningRecallTiers.tier, n: count() })
     .from(screeningRecallTiers)
-    .where(and(eq(screeningRecallTiers.studyId, studyId), eq(screeningRecallTiers.roundNumber, roundNumber)))
+    .where(and(eq(screeningRecallTiers.studyId, studyId), eq(screeningRecallTiers.roundNumber, roundNumber), notPending(screeningRecallTiers.importRun)))
     .groupBy(screeningRecallTiers.tier)
     .all())
     out[r.tier] = r.n;
@@ -405,6 +406,7 @@ export function listUnusedItems(db: DbOrTx, studyId: number): { id: number; exte
     .where(
       and(
         eq(screeningItems.studyId, studyId),
+        notPending(screeningItems.importRun),
         sql`not exists (select 1 from ${screeningRoundItems} ri where ri.item_id = ${screeningItems.id})`,
       ),
     )
