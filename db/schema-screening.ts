@@ -84,8 +84,8 @@ export const screeningLabels = sqliteTable(
     confidence: text("confidence"),
     rationale: text("rationale").notNull().default(""),
     updatedAt: integer("updated_at").notNull(),
-      /** The import that added it to an existing study: hidden while that import runs (docs/reliability.md, "Bulk imports"). */
-      importRun: text("import_run"),
+    /** The import that added it to an existing study: hidden while that import runs (docs/reliability.md, "Bulk imports"). */
+    importRun: text("import_run"),
   },
   (t) => [index("screening_labels_import_run_idx").on(t.importRun)],
 );

@@ -27,8 +27,8 @@ const CLEAN_BATCH = 2000;
 
 /**
  * The tables (each with an `import_run` column) of rows that imports add under an existing parent — a
- * validation set's responses, a batch's verdicts, a bank's ratings, a review set's or bank's new items — children
- * before the rows they reference: a run's rows there are removed with it, like its cases (decision 0010). A pending
+ * validation set's responses, a batch's verdicts, a bank's ratings, a review set's or bank's new items, a screening
+ * study's new items, screen labels and recall tiers — children before the rows they reference: a run's rows there are removed with it, like its cases (decision 0010). A pending
  * item has nothing under it (no reader reaches it, so no review or rating can point at one).
  */
 const ADDED_ROW_TABLES = [
@@ -38,6 +38,9 @@ const ADDED_ROW_TABLES = [
   "mentat_ratings",
   "review_items",
   "mentat_questions",
+  "screening_recall_tiers",
+  "screening_labels",
+  "screening_items",
 ] as const;
 
 /** The condition that hides rows of a run still in progress: `col IS NULL OR col NOT IN (runs in progress)`. */

@@ -159,7 +159,8 @@ export function importScreeningFiles(
     written = run.finish((tx) => {
       // The guard, again in the transaction that writes the changed rows and makes the new ones visible.
       if (studySnapshot(tx, study.id, tiersForRound) !== before) return { result: false, commit: false };
-      if (input.settings) updateScreeningSettings(db, { studyId: study.id, settings: input.settings, actorId: input.actorId });
+      if (input.settings)
+        updateScreeningSettings(db, { studyId: study.id, settings: input.settings, actorId: input.actorId });
       if (anyChange) writeChanged(tx, study.id, checked, ids, input, now);
       return { result: true, commit: true };
     });
@@ -332,7 +333,10 @@ function checkFiles(
           rationale: screeningLabels.rationale,
         })
         .from(screeningLabels)
-        .innerJoin(screeningItems, and(eq(screeningItems.id, screeningLabels.itemId), notPending(screeningItems.importRun)))
+        .innerJoin(
+          screeningItems,
+          and(eq(screeningItems.id, screeningLabels.itemId), notPending(screeningItems.importRun)),
+        )
         .where(and(eq(screeningItems.studyId, study.id), notPending(screeningLabels.importRun)))
         .all()
         .map((r) => [r.externalId, r]),
@@ -387,7 +391,10 @@ function checkFiles(
             isControl: screeningRoundItems.isControl,
           })
           .from(screeningRoundItems)
-          .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
+          .innerJoin(
+            screeningItems,
+            and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
+          )
           .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
           .where(eq(screeningRounds.studyId, study.id))
           .all()
@@ -413,8 +420,17 @@ function checkFiles(
             rationale: screeningRecallTiers.rationale,
           })
           .from(screeningRecallTiers)
-          .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRecallTiers.itemId), notPending(screeningItems.importRun)))
-          .where(and(eq(screeningRecallTiers.studyId, study.id), eq(screeningRecallTiers.roundNumber, tiersForRound), notPending(screeningRecallTiers.importRun)))
+          .innerJoin(
+            screeningItems,
+            and(eq(screeningItems.id, screeningRecallTiers.itemId), notPending(screeningItems.importRun)),
+          )
+          .where(
+            and(
+              eq(screeningRecallTiers.studyId, study.id),
+              eq(screeningRecallTiers.roundNumber, tiersForRound),
+              notPending(screeningRecallTiers.importRun),
+            ),
+          )
           .all()
           .map((r) => [r.externalId, r]),
       );

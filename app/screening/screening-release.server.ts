@@ -86,7 +86,10 @@ export function exportScreeningRelease(
       confidence: screeningLabels.confidence,
     })
     .from(screeningItems)
-    .leftJoin(screeningLabels, and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)))
+    .leftJoin(
+      screeningLabels,
+      and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)),
+    )
     .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
     .orderBy(asc(screeningItems.position))
     .all()
@@ -261,8 +264,17 @@ export function describeRounds(
         ? db
             .select({ externalId: screeningItems.externalId, tier: screeningRecallTiers.tier })
             .from(screeningRecallTiers)
-            .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRecallTiers.itemId), notPending(screeningItems.importRun)))
-            .where(and(eq(screeningRecallTiers.studyId, studyId), eq(screeningRecallTiers.roundNumber, r.round.number), notPending(screeningRecallTiers.importRun)))
+            .innerJoin(
+              screeningItems,
+              and(eq(screeningItems.id, screeningRecallTiers.itemId), notPending(screeningItems.importRun)),
+            )
+            .where(
+              and(
+                eq(screeningRecallTiers.studyId, studyId),
+                eq(screeningRecallTiers.roundNumber, r.round.number),
+                notPending(screeningRecallTiers.importRun),
+              ),
+            )
             .all()
             .sort((a, b) => compareCodePoints(a.externalId, b.externalId))
         : null;

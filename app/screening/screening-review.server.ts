@@ -87,7 +87,10 @@ export function listReviewerEntries(db: Db, userId: string): ReviewRow[] {
     .innerJoin(screeningRounds, eq(screeningRounds.id, screeningReviewers.roundId))
     .innerJoin(screeningStudies, eq(screeningStudies.id, screeningRounds.studyId))
     .innerJoin(screeningRoundItems, eq(screeningRoundItems.roundId, screeningRounds.id))
-    .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
+    .innerJoin(
+      screeningItems,
+      and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
+    )
     .leftJoin(
       screeningVotes,
       and(eq(screeningVotes.roundItemId, screeningRoundItems.id), eq(screeningVotes.reviewerId, userId)),
@@ -206,7 +209,10 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
   const item = db
     .select({ kind: screeningItems.kind, content: screeningItems.content })
     .from(screeningRoundItems)
-    .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
+    .innerJoin(
+      screeningItems,
+      and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
+    )
     .where(eq(screeningRoundItems.id, e.entryId))
     .get()!;
   const study = db

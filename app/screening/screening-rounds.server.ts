@@ -120,7 +120,10 @@ export function openRound(
       const itemRows = tx
         .select({ id: screeningItems.id, externalId: screeningItems.externalId, label: screeningLabels.label })
         .from(screeningItems)
-        .leftJoin(screeningLabels, and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)))
+        .leftJoin(
+          screeningLabels,
+          and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)),
+        )
         .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
         .orderBy(asc(screeningItems.position))
         .all();
@@ -137,7 +140,13 @@ export function openRound(
         tx
           .select({ itemId: screeningRecallTiers.itemId, tier: screeningRecallTiers.tier })
           .from(screeningRecallTiers)
-          .where(and(eq(screeningRecallTiers.studyId, study.id), eq(screeningRecallTiers.roundNumber, number), notPending(screeningRecallTiers.importRun)))
+          .where(
+            and(
+              eq(screeningRecallTiers.studyId, study.id),
+              eq(screeningRecallTiers.roundNumber, number),
+              notPending(screeningRecallTiers.importRun),
+            ),
+          )
           .all()
           .map((r) => [r.itemId, r.tier as RecallTier]),
       );
@@ -253,8 +262,11 @@ export function getStudyOverview(db: Db, studyId: number) {
   const state = studyState(db, studyId);
   const last = state.rounds.at(-1);
   const unused =
-    db.select({ id: screeningItems.id }).from(screeningItems).where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun))).all().length -
-    new Set(state.rounds.flatMap((r) => r.figures.perItem.map((i) => i.id))).size;
+    db
+      .select({ id: screeningItems.id })
+      .from(screeningItems)
+      .where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun)))
+      .all().length - new Set(state.rounds.flatMap((r) => r.figures.perItem.map((i) => i.id))).size;
   return {
     study: study as ScreeningStudy,
     screen: state.screen,
@@ -287,8 +299,17 @@ export function getRoundDetail(db: Db, input: { studyId: number; number: number 
             category: screeningLabels.category,
           })
           .from(screeningItems)
-          .leftJoin(screeningLabels, and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)))
-          .where(and(eq(screeningItems.studyId, input.studyId), notPending(screeningItems.importRun), inArray(screeningItems.externalId, itemIds)))
+          .leftJoin(
+            screeningLabels,
+            and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)),
+          )
+          .where(
+            and(
+              eq(screeningItems.studyId, input.studyId),
+              notPending(screeningItems.importRun),
+              inArray(screeningItems.externalId, itemIds),
+            ),
+          )
           .all()
           .map((r) => [r.externalId, r])
       : [],

@@ -316,7 +316,10 @@ export function loadRound(db: DbOrTx, round: RoundRow, codes: Map<string, string
       stratum: screeningRoundItems.stratum,
     })
     .from(screeningRoundItems)
-    .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
+    .innerJoin(
+      screeningItems,
+      and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
+    )
     .where(eq(screeningRoundItems.roundId, round.id))
     .orderBy(asc(screeningRoundItems.position))
     .all();
@@ -332,7 +335,10 @@ export function loadRound(db: DbOrTx, round: RoundRow, codes: Map<string, string
     })
     .from(screeningVotes)
     .innerJoin(screeningRoundItems, eq(screeningRoundItems.id, screeningVotes.roundItemId))
-    .innerJoin(screeningItems, and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)))
+    .innerJoin(
+      screeningItems,
+      and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
+    )
     .where(and(eq(screeningVotes.roundId, round.id), eq(screeningVotes.status, "submitted")))
     .all();
   const notes = new Map<string, Map<string, string>>();
@@ -369,7 +375,10 @@ export function screenCounts(db: DbOrTx, studyId: number): ScreenCounts {
   const rows = db
     .select({ label: screeningLabels.label, n: count() })
     .from(screeningItems)
-    .leftJoin(screeningLabels, and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)))
+    .leftJoin(
+      screeningLabels,
+      and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)),
+    )
     .where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun)))
     .groupBy(screeningLabels.label)
     .all();
@@ -391,7 +400,13 @@ export function countTiers(
   for (const r of db
     .select({ tier: screeningRecallTiers.tier, n: count() })
     .from(screeningRecallTiers)
-    .where(and(eq(screeningRecallTiers.studyId, studyId), eq(screeningRecallTiers.roundNumber, roundNumber), notPending(screeningRecallTiers.importRun)))
+    .where(
+      and(
+        eq(screeningRecallTiers.studyId, studyId),
+        eq(screeningRecallTiers.roundNumber, roundNumber),
+        notPending(screeningRecallTiers.importRun),
+      ),
+    )
     .groupBy(screeningRecallTiers.tier)
     .all())
     out[r.tier] = r.n;

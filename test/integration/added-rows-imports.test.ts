@@ -26,6 +26,12 @@ import { addBankRaters, listBankPanel } from "../../app/mentat/panel.server";
 import { listBankQuestions } from "../../app/mentat/questions.server";
 import { listRaterQuestions, saveOptionRating } from "../../app/mentat/ratings.server";
 import { runImportChild } from "../support/spawn-import";
+import { createScreeningStudy, listScreeningStudies, listUnusedItems } from "../../app/screening/screening.server";
+import { importScreeningFiles } from "../../app/screening/screening-import.server";
+import { getStudyOverview, openRound } from "../../app/screening/screening-rounds.server";
+import { recallPoolCsv } from "../../app/screening/screening-release.server";
+import { listReviewerEntries } from "../../app/screening/screening-review.server";
+import { corpus, enc, itemsJsonl, labelsCsv, SETTINGS, voteAll, type CorpusItem } from "../support/screening";
 
 let db: Db;
 let path: string;
@@ -440,5 +446,198 @@ describe("mentat-import-ratings", () => {
     const again = await runImportChild(["mentat-ratings", path, csv, "MENTAT", "1"]);
     expect(again.out).toMatch(/done\n$/);
     expect(view(db)).toMatchObject({ submitted: 2 * Q, panel: [`x1:${Q}`, `x2:${Q}`], fitRows: 2 * Q, x2Started: Q });
+  });
+});
+
+describe("screening-import into an existing study", () => {
+  /** `n` new not_relevant items x0001…, after the test corpus's 26. */
+  const extra = (n: number): CorpusItem[] =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `x${String(i + 1).padStart(4, "0")}`,
+      label: "not_relevant",
+      truth: false,
+      text: `How do I fix a dripping tap, number ${i + 1}`,
+    }));
+  let studyId: number;
+  const files = (items: CorpusItem[]) => ({
+    studyId,
+    items: { bytes: enc(itemsJsonl(items)), filename: "items.jsonl" },
+    labels: { bytes: enc(labelsCsv(items)), filename: "labels.csv" },
+    actorId: null,
+  });
+  /** Everything an admin sees of the study through the services: the list, the overview, the recall pool. */
+  function view(reader: Db) {
+    const o = getStudyOverview(reader, studyId)!;
+    return {
+      list: listScreeningStudies(reader).map((s) => `${s.name}:${s.items}:${s.next}`),
+      screen: o.screen,
+      unused: o.unusedItems,
+      pool: listUnusedItems(reader, studyId).length,
+      poolCsv: recallPoolCsv(reader, studyId).split("\r\n").length,
+      next: o.next,
+      tiers: o.tiers,
+    };
+  }
+  const OLD = {
+    list: ["S:26:open_round"],
+    screen: { items: 26, relevant: 4, borderline: 2, not_relevant: 20, unlabelled: 0 },
+    unused: 26,
+    pool: 26,
+    poolCsv: 28,
+    next: { kind: "open_round", round: 1 },
+    tiers: { clear: 0, possible: 0, no: 0 },
+  };
+  const TABLES = ["screening_items", "screening_labels", "screening_recall_tiers", "import_runs"];
+  const counts = () => TABLES.map((t) => raw(`select count(*) from ${t}`));
+  beforeEach(() => {
+    studyId = createScreeningStudy(db, { name: "S", settings: SETTINGS, actorId: null }).id;
+    expect(importScreeningFiles(db, files(corpus()))).toMatchObject({ ok: true, written: true });
+  });
+  /** The corpus with r01's text and n20's screen label changed (written in the last transaction), and 1,500 new. */
+  const changed = () => [
+    ...corpus().map((c) =>
+      c.id === "r01"
+        ? { ...c, text: `${c.text}, now worse` }
+        : c.id === "n20"
+          ? { ...c, label: "borderline" as const }
+          : c,
+    ),
+    ...extra(1500),
+  ];
+
+  it("writes in short transactions, shows readers nothing between chunks and everything after", () => {
+    const reader = openDatabase(path);
+    const seen: ReturnType<typeof view>[] = [];
+    let hidden = 0;
+    const result = importScreeningFiles(db, {
+      ...files(changed()),
+      chunkBudgetMs: 1,
+      onChunk: () => {
+        seen.push(view(reader));
+        hidden = reader.$client.prepare("select count(*) from screening_items").pluck().get() as number;
+      },
+    });
+    expect(result).toMatchObject({ ok: true, written: true });
+    expect(result.files.map((f) => [f.kind, f.created, f.changed, f.unchanged])).toEqual([
+      ["items", 1500, 1, 25],
+      ["labels", 1500, 1, 25],
+    ]);
+    expect(seen.length).toBeGreaterThan(2);
+    expect(hidden).toBeGreaterThan(26);
+    for (const v of seen) expect(v).toEqual(OLD);
+    expect(view(reader)).toEqual({
+      ...OLD,
+      list: ["S:1526:open_round"],
+      screen: { items: 1526, relevant: 4, borderline: 3, not_relevant: 1519, unlabelled: 0 },
+      unused: 1526,
+      pool: 1526,
+      poolCsv: 1528,
+    });
+    // New items follow the old ones, each marked with the run (the first import's rows with its own); the changed
+    // item and label were replaced in place.
+    expect(raw("select position from screening_items where external_id = 'x0001'")).toBe(27);
+    expect(raw("select max(position) from screening_items")).toBe(1526);
+    expect(raw("select count(distinct import_run) from screening_items where position > 26")).toBe(1);
+    expect(raw("select count(*) from screening_items where import_run is null")).toBe(0);
+    expect(raw("select count(distinct import_run) from screening_labels")).toBe(2);
+    expect(
+      raw("select label from screening_labels l join screening_items i on i.id = l.item_id where external_id = 'n20'"),
+    ).toBe("borderline");
+    expect(raw("select count(*) from events where action = 'replace'")).toBe(1);
+    expect(raw("select count(*) from events where action = 'import'")).toBe(2);
+    expect(raw("select count(*) from import_runs")).toBe(0);
+    reader.$client.close();
+  });
+
+  it("that fails half way leaves the old state", () => {
+    const before = [...counts(), raw("select count(*) from events")];
+    let chunks = 0;
+    expect(() =>
+      importScreeningFiles(db, {
+        ...files(changed()),
+        chunkBudgetMs: 1,
+        onChunk: () => {
+          if (++chunks === 3) throw new Error("disk gone");
+        },
+      }),
+    ).toThrow("disk gone");
+    expect([...counts(), raw("select count(*) from events")]).toEqual(before);
+    expect(view(db)).toEqual(OLD);
+  });
+
+  it("checks again in its last transaction: a round opened meanwhile, from the old items, refuses the import", async () => {
+    const raters: string[] = [];
+    for (const u of ["rev1", "rev2", "rev3"]) raters.push((await makeUser(db, u, ["rater"])).id);
+    const other = openDatabase(path);
+    let chunks = 0;
+    expect(() =>
+      importScreeningFiles(db, {
+        ...files(changed()),
+        chunkBudgetMs: 1,
+        onChunk: () => {
+          if (++chunks === 2) openRound(other, { studyId, reviewerIds: raters, seed: 1, controls: 10, actorId: null });
+        },
+      }),
+    ).toThrow('The screening study "S" changed while the files were being imported: nothing was imported.');
+    // The round took the old items only (6 candidates and 10 controls), and nothing of the file is kept.
+    expect(raw("select count(*) from screening_round_items")).toBe(16);
+    expect(listReviewerEntries(db, raters[0]!)).toHaveLength(16);
+    expect(counts()).toEqual([26, 26, 0, 0]);
+    expect(raw("select count(*) from events where action = 'replace'")).toBe(0);
+    other.$client.close();
+  });
+
+  it("writes a recall screen's tiers the same way: readers see no tier until the end", async () => {
+    expect(importScreeningFiles(db, files([...corpus(), ...extra(1000)]))).toMatchObject({ ok: true });
+    const raters: string[] = [];
+    for (const u of ["rev1", "rev2", "rev3"]) raters.push((await makeUser(db, u, ["rater"])).id);
+    openRound(db, { studyId, reviewerIds: raters, seed: 1, controls: 10, actorId: null });
+    // Every reviewer includes every control: the round calls for a recall round.
+    for (const r of raters) expect(voteAll(db, r, "lenient")).toBe(16);
+    const pool = listUnusedItems(db, studyId);
+    expect(pool).toHaveLength(1010);
+    const reader = openDatabase(path);
+    const before = { ...view(reader), entries: listReviewerEntries(reader, raters[0]!).length };
+    expect(before.next).toEqual({ kind: "import_tiers", round: 2 });
+    const seen: (typeof before)[] = [];
+    const tiers =
+      "id,tier,rationale\n" + pool.map((p, i) => `${p.externalId},${i < 10 ? "clear" : "no"},recall`).join("\n");
+    const result = importScreeningFiles(db, {
+      studyId,
+      tiers: { bytes: enc(tiers + "\n"), filename: "tiers.csv" },
+      actorId: null,
+      chunkBudgetMs: 1,
+      onChunk: () => seen.push({ ...view(reader), entries: listReviewerEntries(reader, raters[0]!).length }),
+    });
+    expect(result).toMatchObject({ ok: true, written: true, tiersForRound: 2 });
+    expect(seen.length).toBeGreaterThan(2);
+    for (const v of seen) expect(v).toEqual(before);
+    expect(view(reader)).toMatchObject({
+      next: { kind: "open_round", round: 2 },
+      tiers: { clear: 10, possible: 0, no: 1000 },
+    });
+    expect(raw("select count(*) from screening_recall_tiers where import_run is not null")).toBe(1010);
+    reader.$client.close();
+  });
+
+  it("that is killed leaves the old state; the start's cleaning removes its rows, then it imports", async () => {
+    const file = join(path, "..", "items.jsonl");
+    writeFileSync(file, itemsJsonl([...corpus(), ...extra(3000)]));
+    const killed = await runImportChild(["screening-existing", path, file, "S", "1", "kill-after-chunk"]);
+    expect(killed.signal).toBe("SIGKILL");
+    expect(raw("select count(*) from screening_items")).toBeGreaterThan(26);
+    expect(view(db)).toEqual(OLD);
+    // The server's start cleans the same way (startup.server.ts).
+    expect(cleanAbandonedRuns(db)).toBe(1);
+    expect(counts()).toEqual([26, 26, 0, 0]);
+    // Killed again, then the next import (which cleans first) imports the whole file.
+    await runImportChild(["screening-existing", path, file, "S", "1", "kill-after-chunk"]);
+    const again = await runImportChild(["screening-existing", path, file, "S", "1"]);
+    expect(again.out).toMatch(/done\n$/);
+    expect(view(db)).toMatchObject({
+      list: ["S:3026:import_labels"],
+      screen: { items: 3026, relevant: 4, borderline: 2, not_relevant: 20, unlabelled: 3000 },
+    });
+    expect(counts()).toEqual([3026, 26, 0, 0]);
   });
 });

@@ -1,15 +1,17 @@
 /**
  * An import that creates its parent, in its own process, for the hidden-parent tests (docs/reliability.md, "Bulk
  * imports"): `node --import tsx test/support/hidden-import-child.ts KIND DB FILE NAME BUDGET_MS [kill-after-chunk]`,
- * KIND one of judge (judge-import), screening (screening-import --items), casereview, mentat, and two imports that
- * add rows to a parent the test prepared: mentat-ratings (`mentat-import-ratings`, NAME the bank) and grading
- * (`grade-batch-ingest` of a Batch API output, NAME the judge's id, its set the judge's). Prints "chunk N" after
+ * KIND one of judge (judge-import), screening (screening-import --items), casereview, mentat, and three imports that
+ * add rows to a parent the test prepared: mentat-ratings (`mentat-import-ratings`, NAME the bank), grading
+ * (`grade-batch-ingest` of a Batch API output, NAME the judge's id, its set the judge's) and screening-existing
+ * (`screening-import --items` into an existing study, NAME the study). Prints "chunk N" after
  * each committed chunk and "done" at the end; with `kill-after-chunk` it kills itself with SIGKILL after the second
  * chunk, as a `kill -9` half way through would.
  */
 import { readFileSync } from "node:fs";
 import { importResponses } from "../../app/judge-validation/judge-responses.server";
-import { importIntoNewScreeningStudy } from "../../app/screening/screening-import.server";
+import { importIntoNewScreeningStudy, importScreeningFiles } from "../../app/screening/screening-import.server";
+import { requireScreeningStudyByName } from "../../app/screening/screening.server";
 import { importReviewSet } from "../../app/case-review/case-review.server";
 import { importQuestionBank } from "../../app/mentat/banks.server";
 import { importMentatAnnotations } from "../../app/mentat/mentat-annotations.server";
@@ -46,6 +48,13 @@ const written = (() => {
       return importIntoNewScreeningStudy(db, {
         name,
         settings: SETTINGS,
+        items: { bytes, filename: file },
+        actorId: null,
+        ...chunked,
+      }).written;
+    case "screening-existing":
+      return importScreeningFiles(db, {
+        studyId: requireScreeningStudyByName(db, name).id,
         items: { bytes, filename: file },
         actorId: null,
         ...chunked,
