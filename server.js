@@ -8,7 +8,15 @@ import { networkInterfaces } from "node:os";
 // Files this process creates (the database, its WAL, backups) are readable by the owner only: they hold clinical text.
 process.umask(0o077);
 
-const build = await import("./build/server/index.js");
+// `npm run dev` is `node server.js --dev`: this same server, with Vite's development middleware in place of the built
+// client and the server build loaded from Vite on every request (hot reloading), so development answers as production
+// does (busy answers, the host allowlist, the cross-origin check; docs/architecture.md, "Development"). Only the
+// Content-Security-Policy is left out there, because Vite injects scripts of its own.
+const dev = process.argv.includes("--dev");
+if (dev) process.env.NODE_ENV = "development";
+const vite = dev ? await (await import("vite")).createServer({ server: { middlewareMode: true } }) : null;
+const loadBuild = () => (vite ? vite.ssrLoadModule("virtual:remix/server-build") : import("./build/server/index.js"));
+const build = await loadBuild();
 const port = Number(process.env.PORT || 3000);
 const host = process.env.HOST || "127.0.0.1";
 const baseUrl = `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`;
@@ -50,21 +58,22 @@ app.use((req, res, next) => {
 app.use((req, res, next) => {
   const nonce = randomBytes(16).toString("base64");
   res.locals.nonce = nonce;
-  res.setHeader(
-    "Content-Security-Policy",
-    [
-      "default-src 'self'",
-      `script-src 'self' 'nonce-${nonce}'`,
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data: blob:",
-      "connect-src 'self'",
-      "font-src 'self'",
-      "object-src 'none'",
-      "base-uri 'none'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join("; "),
-  );
+  if (!dev)
+    res.setHeader(
+      "Content-Security-Policy",
+      [
+        "default-src 'self'",
+        `script-src 'self' 'nonce-${nonce}'`,
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data: blob:",
+        "connect-src 'self'",
+        "font-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+      ].join("; "),
+    );
   res.setHeader("X-Content-Type-Options", "nosniff");
   res.setHeader("X-Frame-Options", "DENY");
   res.setHeader("Referrer-Policy", "same-origin");
@@ -112,17 +121,23 @@ app.use((req, res, next) => {
   next();
 });
 
-app.use("/assets", express.static(here("./build/client/assets"), { immutable: true, maxAge: "1y" }));
-app.use(express.static(here("./build/client"), { maxAge: "1h" }));
+if (vite) {
+  app.use(vite.middlewares);
+} else {
+  app.use("/assets", express.static(here("./build/client/assets"), { immutable: true, maxAge: "1y" }));
+  app.use(express.static(here("./build/client"), { maxAge: "1h" }));
+}
 
 // Every loader and action answers 503 with Retry-After, not 500, when another process holds the database's write lock
 // past the busy timeout (docs/reliability.md, "Busy answers"): applied here to the whole build, so no route forgets it.
-const served = { ...build, routes: build.entry.module.answerBusyOnEveryRoute(build.routes) };
+const answeringBusy = (b) => ({ ...b, routes: b.entry.module.answerBusyOnEveryRoute(b.routes) });
+const served = answeringBusy(build);
 
 app.all(
   "*",
   createRequestHandler({
-    build: served,
+    build: vite ? async () => answeringBusy(await loadBuild()) : served,
+    mode: dev ? "development" : undefined,
     getLoadContext: (req, res) => ({ nonce: res.locals.nonce, ip: req.ip }),
   }),
 );
