@@ -246,6 +246,13 @@ function writeRatings(
   },
 ): void {
   const { bankId, actorId, now } = input;
+  const versionsOf = db.$client.prepare(
+    "select id, version from mentat_ratings where id in (select value from json_each(?))",
+  );
+  const rewrite = db.$client.prepare(
+    "update mentat_ratings set status = 'submitted', scores = ?, option_order = ?, shown_gender = ?, comment = ?, " +
+      "updated_at = ?, submitted_at = ?, version = ? where id = ?",
+  );
   const values = (row: Planned) => ({
     status: "submitted" as const,
     scores: row.scores,
@@ -270,11 +277,16 @@ function writeRatings(
       importRun,
     });
   const fresh = input.plan.filter((p) => !p.existing);
+  const replaced = input.plan.filter((p) => p.existing && !p.same);
+  const compared = input.plan.flatMap((p) => (p.existing ? [p.existing] : []));
   const { run } = beginImportRun(db, `mentat-ratings:${bankId}`, () => null, { chunkBudgetMs: input.chunkBudgetMs });
   try {
+    // New ratings, and the events of the ratings it replaces (hidden with the run until its last transaction, and
+    // removed with it), in short transactions: the last one then only checks versions and rewrites rows.
     run.writeInChunks(
-      fresh,
+      [...fresh, ...replaced],
       (tx, p) => {
+        if (p.existing) return void event(tx, p.existing.id, p, run.id);
         // A rating an expert saved since the plan keeps its place: the last transaction then refuses the import.
         const written = tx
           .insert(mentatRatings)
@@ -294,20 +306,29 @@ function writeRatings(
         refuse("The bank was removed during the import");
       const mine = tx.select({ n: count() }).from(mentatRatings).where(eq(mentatRatings.importRun, run.id)).get()!.n;
       if (mine !== fresh.length) refuse("An expert saved a rating of one of these questions during the import");
-      for (const p of input.plan) {
-        if (!p.existing) continue;
-        const current = tx
-          .select({ version: mentatRatings.version })
-          .from(mentatRatings)
-          .where(eq(mentatRatings.id, p.existing.id))
-          .get();
-        if (current?.version !== p.existing.version) refuse(`"${p.user.username}" changed a rating during the import`);
-        if (p.same) continue;
-        tx.update(mentatRatings)
-          .set({ ...values(p.row), version: p.existing.version + 1 })
-          .where(eq(mentatRatings.id, p.existing.id))
-          .run();
-        event(tx, p.existing.id, p, null);
+      // Every rating the plan compared with, at the version it read: one statement per 500 ids.
+      const versions = new Map<number, number>();
+      for (let i = 0; i < compared.length; i += 500)
+        for (const r of versionsOf.all(JSON.stringify(compared.slice(i, i + 500).map((e) => e.id))) as {
+          id: number;
+          version: number;
+        }[])
+          versions.set(r.id, r.version);
+      for (const p of input.plan)
+        if (p.existing && versions.get(p.existing.id) !== p.existing.version)
+          refuse(`"${p.user.username}" changed a rating during the import`);
+      for (const p of replaced) {
+        const v = values(p.row);
+        rewrite.run(
+          JSON.stringify(v.scores),
+          JSON.stringify(v.optionOrder),
+          v.shownGender,
+          v.comment,
+          now,
+          now,
+          p.existing!.version + 1,
+          p.existing!.id,
+        );
       }
       // Its own savepoint inside this transaction; it refuses a rater who may no longer join the panel.
       addBankRaters(db, { bankId, raterIds: [...new Set(input.plan.map((p) => p.user.id))], actorId, now });

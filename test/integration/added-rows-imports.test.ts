@@ -354,7 +354,8 @@ describe("mentat-import-ratings", () => {
     const reader = openDatabase(path);
     const seen: ReturnType<typeof view>[] = [];
     let hidden = 0;
-    // x2's and x3's ratings are new; x1's are replaced (every score changes), in the last transaction.
+    // x2's and x3's ratings are new; x1's are replaced (every score changes): their events in the chunks, hidden
+    // with the run, the rows themselves in the last transaction.
     const result = importRatings([file("X1", 5), file("X2"), file("X3")], {
       replace: true,
       chunkBudgetMs: 1,
@@ -427,6 +428,34 @@ describe("mentat-import-ratings", () => {
       db.$client.prepare("select comment from mentat_ratings where rater_id = ?").pluck().all(userId("x2")),
     ).toEqual(["mine"]);
     expect(raw("select count(*) from import_runs")).toBe(0);
+    other.$client.close();
+  });
+
+  it("with --replace, a rating changed meanwhile refuses the import and keeps the change; no event of it is left", () => {
+    const other = openDatabase(path);
+    const events = () => raw("select count(*) from events where entity = 'mentat_rating' and action = 'import'");
+    const before = events();
+    let chunks = 0;
+    expect(() =>
+      importRatings([file("X1", 5), file("X2")], {
+        replace: true,
+        chunkBudgetMs: 1,
+        onChunk: () => {
+          // x1's rating of question 1 is revised by another connection while the import writes.
+          if (++chunks === 2)
+            other.$client
+              .prepare(
+                "update mentat_ratings set version = version + 1, comment = 'revised' where rater_id = ? and " +
+                  "question_id = (select id from mentat_questions where external_id = '1')",
+              )
+              .run(userId("x1"));
+        },
+      }),
+    ).toThrow(/"x1" changed a rating during the import: nothing was imported/);
+    expect(events()).toBe(before);
+    expect(raw("select count(*) from mentat_ratings")).toBe(Q);
+    expect(raw("select count(*) from mentat_ratings where comment = 'revised'")).toBe(1);
+    expect(view(db)).toEqual(OLD);
     other.$client.close();
   });
 
