@@ -10,6 +10,7 @@ const config: KnipConfig = {
   // of the bulk-import and hidden-parent import tests, and the script that writes test/fixtures/case-import/expected.json.
   entry: [
     "app/mentat/fit-worker.ts",
+    "app/platform/pending-import-worker.ts",
     "test/support/import-child.ts",
     "test/support/hidden-import-child.ts",
     "test/fixtures/case-import/generate.ts",

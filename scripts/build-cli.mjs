@@ -32,7 +32,8 @@ await build({
 
 rmSync("build/workers", { recursive: true, force: true });
 await build({
-  entryPoints: { "mentat-fit": "app/mentat/fit-worker.ts" },
+  // The same entries as WORKER_ENTRIES in app/platform/worker-script.server.ts.
+  entryPoints: { "mentat-fit": "app/mentat/fit-worker.ts", "pending-import": "app/platform/pending-import-worker.ts" },
   outdir: "build/workers",
   bundle: true,
   format: "esm",

@@ -52,11 +52,25 @@ export function unlessOutOfSpace<T>(save: () => T): T | StorageRefusal {
   try {
     return save();
   } catch (error) {
-    if (isOutOfSpace(error)) return { ok: false, status: 507, message: OUT_OF_SPACE_MESSAGE };
-    if (error instanceof DatabaseBusyError || isBusy(error))
-      return { ok: false, status: 503, message: BUSY_MESSAGE, retryAfter: BUSY_RETRY_AFTER_S };
-    throw error;
+    return storageRefusal(error);
   }
+}
+
+/** unlessOutOfSpace for work that is awaited (an import confirmed on a worker thread). */
+export async function unlessOutOfSpaceAwaited<T>(save: () => Promise<T>): Promise<T | StorageRefusal> {
+  try {
+    return await save();
+  } catch (error) {
+    return storageRefusal(error);
+  }
+}
+
+/** A full disk's or a held lock's refusal; any other error is thrown again. */
+function storageRefusal(error: unknown): StorageRefusal {
+  if (isOutOfSpace(error)) return { ok: false, status: 507, message: OUT_OF_SPACE_MESSAGE };
+  if (error instanceof DatabaseBusyError || isBusy(error))
+    return { ok: false, status: 503, message: BUSY_MESSAGE, retryAfter: BUSY_RETRY_AFTER_S };
+  throw error;
 }
 
 /** A workspace action's answer: the save result with its real status, and Retry-After on a 503. */

@@ -2,15 +2,17 @@
  * Where a worker thread's script is (docs/architecture.md, "Background jobs"). The built app and the compiled
  * command line run build/workers/NAME.js, written by `npm run build:cli` (scripts/build-cli.mjs); code running from
  * the TypeScript sources (tests, `npm run concord:dev`, the bench) compiles the worker's entry once per process with
- * esbuild into a temporary file, so a worker never runs an out-of-date build.
+ * esbuild into a temporary file under node_modules/.cache, so a worker never runs an out-of-date build.
  */
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fromRoot } from "./paths.server";
 
 /** The worker entries: name → source file (relative to the project root). */
-export const WORKER_ENTRIES = { "mentat-fit": "app/mentat/fit-worker.ts" } as const;
+export const WORKER_ENTRIES = {
+  "mentat-fit": "app/mentat/fit-worker.ts",
+  "pending-import": "app/platform/pending-import-worker.ts",
+} as const;
 export type WorkerName = keyof typeof WORKER_ENTRIES;
 
 const compiled = new Map<WorkerName, Promise<string>>();
@@ -41,7 +43,10 @@ export function workerScript(name: WorkerName): Promise<string> {
         write: false,
         logLevel: "silent",
       });
-      const file = join(mkdtempSync(join(tmpdir(), "concord-worker-")), `${name}.mjs`);
+      // Inside node_modules/.cache, so that the packages the worker imports resolve from the project's node_modules.
+      const cache = fromRoot("node_modules", ".cache");
+      mkdirSync(cache, { recursive: true });
+      const file = join(mkdtempSync(join(cache, "concord-worker-")), `${name}.mjs`);
       writeFileSync(file, out.outputFiles[0]!.text, { mode: 0o600 });
       return file;
     })();

@@ -9,10 +9,14 @@ import { parseColumnMap } from "~/platform/forms";
 import { parseIntent } from "~/platform/intent";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import { isDemoDatabase } from "~/demo/demo.server";
-import { confirmPendingImport, discardPendingImport, stagePendingImport } from "~/platform/pending-imports.server";
+import {
+  confirmPendingImportOffThread,
+  discardPendingImport,
+  stagePendingImport,
+} from "~/platform/pending-imports.server";
 import { listStudies, StudyNameSchema, type ImportPlan } from "~/annotation/studies.server";
 import { ServiceError } from "~/platform/service-error";
-import { unlessOutOfSpace } from "~/platform/storage-errors.server";
+import { unlessOutOfSpaceAwaited } from "~/platform/storage-errors.server";
 
 export const meta: MetaFunction = () => [{ title: "Import notes · Concord" }];
 
@@ -62,7 +66,10 @@ export async function action({ request }: ActionFunctionArgs): Promise<ActionRes
     }
     try {
       // The lock held elsewhere (a command-line import, a backup) answers 503 with Retry-After, never 500.
-      const confirmed = unlessOutOfSpace(() => confirmPendingImport(db, { id: a.pendingId, userId: me.id }));
+      // On a worker thread: this server keeps answering annotators while the import writes.
+      const confirmed = await unlessOutOfSpaceAwaited(() =>
+        confirmPendingImportOffThread(db, { id: a.pendingId, userId: me.id }),
+      );
       if ("status" in confirmed) {
         const error =
           confirmed.status === 503
