@@ -11,7 +11,7 @@ import {
   type RunSource,
 } from "./domain/judge-import";
 import { DEFAULT_BUCKET_TARGETS, DEFAULT_VALIDATION_SEED, firstParse } from "./domain/validation-set";
-import type { Db, DbOrTx } from "../platform/db.server";
+import type { Db, DbOrTx, Tx } from "../platform/db.server";
 import { beginImportRun, cleanAbandonedRuns, notPending } from "../platform/import-runs.server";
 import { ServiceError } from "../platform/service-error";
 import { cleanHiddenParents, importBehindHiddenParent, type HiddenParent } from "../platform/hidden-parents.server";
@@ -198,21 +198,8 @@ function importIntoNewSet(
         .values({ ...newSet(plan.setName, input.actorId, now), importRun: runId })
         .returning({ id: judgeSets.id })
         .get();
-      const importIds = plan.files.map(
-        (file, i) =>
-          tx
-            .insert(judgeResponseImports)
-            .values({
-              setId: set.id,
-              filename: file.filename,
-              sha256: sha256Of(input.files[i]!.bytes),
-              format: file.parse.format!,
-              rows: file.parse.responses.length,
-              importedBy: input.actorId,
-              importedAt: now,
-            })
-            .returning({ id: judgeResponseImports.id })
-            .get().id,
+      const importIds = plan.files.map((file, i) =>
+        insertFileRow(tx, set.id, file, sha256Of(input.files[i]!.bytes), input, now),
       );
       return { id: set.id, importIds };
     },
@@ -288,22 +275,8 @@ function importIntoExistingSet(
       (tx, runId) => {
         const set = tx.select().from(judgeSets).where(eq(judgeSets.name, plan.setName)).get();
         if (!set || set.id !== planned.id || set.importRun || setStamp(tx, set.id) !== stamp) return null;
-        const importIds = plan.files.map(
-          (file, i) =>
-            tx
-              .insert(judgeResponseImports)
-              .values({
-                setId: set.id,
-                filename: file.filename,
-                sha256: sha256Of(input.files[i]!.bytes),
-                format: file.parse.format!,
-                rows: file.parse.responses.length,
-                importedBy: input.actorId,
-                importedAt: now,
-                importRun: runId,
-              })
-              .returning({ id: judgeResponseImports.id })
-              .get().id,
+        const importIds = plan.files.map((file, i) =>
+          insertFileRow(tx, set.id, file, sha256Of(input.files[i]!.bytes), input, now, runId),
         );
         // After every row of the set, hidden or not: positions stay unique.
         const last =
@@ -387,6 +360,32 @@ export const JUDGE_SET_PARENT: HiddenParent = {
   ],
 };
 
+/** A file's row of the set's imports: its name, hash, format and row count (with the run's id while it is hidden). */
+function insertFileRow(
+  tx: Tx,
+  setId: number,
+  file: ResponsesImportPlan["files"][number],
+  sha256: string,
+  input: { actorId: string | null },
+  now: number,
+  importRun: string | null = null,
+): number {
+  return tx
+    .insert(judgeResponseImports)
+    .values({
+      setId,
+      filename: file.filename,
+      sha256,
+      format: file.parse.format!,
+      rows: file.parse.responses.length,
+      importedBy: input.actorId,
+      importedAt: now,
+      importRun,
+    })
+    .returning({ id: judgeResponseImports.id })
+    .get().id;
+}
+
 function responseRow(
   setId: number,
   importId: number,
@@ -465,19 +464,7 @@ function importInOneTransaction(
           .get()?.p ?? 0;
       for (const [i, file] of plan.files.entries()) {
         const sha256 = sha256Of(input.files[i].bytes);
-        const importId = tx
-          .insert(judgeResponseImports)
-          .values({
-            setId: set.id,
-            filename: file.filename,
-            sha256,
-            format: file.parse.format!,
-            rows: file.parse.responses.length,
-            importedBy: input.actorId,
-            importedAt: now,
-          })
-          .returning({ id: judgeResponseImports.id })
-          .get().id;
+        const importId = insertFileRow(tx, set.id, file, sha256, input, now);
         for (const r of file.parse.responses)
           tx.insert(judgeResponses)
             .values(responseRow(set.id, importId, ++position, r, firstParse(r.record)))
