@@ -238,8 +238,8 @@ const READ_AHEAD_BYTES = 256 * 1024;
  * New cases are written in batches of at most this many cases, or of this many characters of text, read and checked
  * before the batch's first transaction: about one chunk transaction's worth (docs/reliability.md, "Bulk imports").
  */
-const BATCH_CASES = 1000;
-const BATCH_CHARS = 2_000_000;
+const BATCH_CASES = 500;
+const BATCH_CHARS = 1_000_000;
 
 /** A case file given whole (an upload, a test) or read in chunks as the import goes (the command line). */
 function sourceOf(bytes: ImportInput["bytes"]): CaseFileSource {

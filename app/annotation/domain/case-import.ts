@@ -17,7 +17,7 @@ import {
   type SectionKind,
 } from "./sections";
 import { pyStrip } from "../../python-compat/text";
-import { formulaWarning } from "../../formats/spreadsheet-safe";
+import { formulaWarning, looksLikeFormula } from "../../formats/spreadsheet-safe";
 import { idProblem, normaliseId, textWarning } from "../../formats/strict-text";
 
 export const LABEL_COLUMNS = [
@@ -465,22 +465,27 @@ export class CaseFileReader {
       return;
     }
     // Kept as given; the CSVs for spreadsheets quote such text (docs/security.md, "Spreadsheet exports").
-    const formula = formulaWarning({
-      id,
-      age_group: ageGroup,
-      sex: v.sex,
-      source_diagnosis: v.source_diagnosis,
-      ...Object.fromEntries(sections.map((s) => [s.kind, s.content])),
-    });
-    if (formula) warnings.push({ line: row.line, message: `(id ${id}) ${formula}` });
-    for (const [field, text] of [
-      ["sex", v.sex],
-      ["age_group", ageGroup],
-      ["source_diagnosis", v.source_diagnosis],
-      ...sections.map((s) => [s.kind, s.content]),
-    ] as [string, string | undefined][]) {
-      const warning = textWarning(field, text);
-      if (warning) warnings.push({ line: row.line, message: `(id ${id}) ${warning}` });
+    // The fields are gathered only for a case that has something to warn of: this runs for every case of a file.
+    const texts = [v.sex, ageGroup, v.source_diagnosis];
+    const suspect = (t: string | undefined) => t !== undefined && (looksLikeFormula(t) || textWarning("", t) !== null);
+    if (suspect(id) || texts.some(suspect) || sections.some((s) => suspect(s.content))) {
+      const formula = formulaWarning({
+        id,
+        age_group: ageGroup,
+        sex: v.sex,
+        source_diagnosis: v.source_diagnosis,
+        ...Object.fromEntries(sections.map((s) => [s.kind, s.content])),
+      });
+      if (formula) warnings.push({ line: row.line, message: `(id ${id}) ${formula}` });
+      for (const [field, text] of [
+        ["sex", v.sex],
+        ["age_group", ageGroup],
+        ["source_diagnosis", v.source_diagnosis],
+        ...sections.map((s) => [s.kind, s.content]),
+      ] as [string, string | undefined][]) {
+        const warning = textWarning(field, text);
+        if (warning) warnings.push({ line: row.line, message: `(id ${id}) ${warning}` });
+      }
     }
     this.onCase({
       line: row.line,
