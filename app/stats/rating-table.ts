@@ -20,9 +20,18 @@ export interface RatingTableOptions {
   categories?: readonly string[];
 }
 
+/**
+ * Ids by code: how many, and each one's text. An array is one; a ratings file read at scale keeps its item ids
+ * compact and makes a string only for the id a message names (docs/statistics.md#at-scale).
+ */
+export interface Names {
+  readonly length: number;
+  at(index: number): string | undefined;
+}
+
 export interface RatingTable {
   /** Item ids in order of first appearance. */
-  readonly items: readonly string[];
+  readonly items: Names;
   /** Rater ids in order of first appearance. */
   readonly raters: readonly string[];
   /** Ordered categories; category codes below index this array. */
@@ -97,9 +106,9 @@ export function buildRatingTable(rows: readonly RatingRow[], options: RatingTabl
   return buildCodedRatingTable({ items, raters, labels, rowItem, rowRater, rowLabel }, options);
 }
 
-/** Ratings already integer-coded: row i rates item `items[rowItem[i]]` by `raters[rowRater[i]]` as `labels[rowLabel[i]]`. */
+/** Ratings already integer-coded: row i rates item `items.at(rowItem[i])` by `raters[rowRater[i]]` as `labels[rowLabel[i]]`. */
 export interface CodedRatingRows {
-  items: string[];
+  items: Names;
   raters: string[];
   /** Distinct labels; every one must be a category (when categories are given) and is counted in the default set. */
   labels: readonly string[];
@@ -160,7 +169,7 @@ export function buildCodedRatingTable(coded: CodedRatingRows, options: RatingTab
       if (previous >= itemStart[it]) {
         if (ratingCategory[previous] !== rowCategory[row]) {
           throw new RangeError(
-            `buildRatingTable: item "${items[it]}" has two labels from rater "${raters[ra]}" ` +
+            `buildRatingTable: item "${items.at(it)}" has two labels from rater "${raters[ra]}" ` +
               `("${categories[ratingCategory[previous]]}" and "${categories[rowCategory[row]]}")`,
           );
         }

@@ -4,7 +4,7 @@
  * the same errors.
  */
 import { readCsv } from "../formats/csv";
-import type { RatingRow } from "./rating-table";
+import type { Names, RatingRow } from "./rating-table";
 
 export interface RatingsCsvRow extends RatingRow {
   /** 1-based line of the row in the file (the first line of a record that spans lines). */
@@ -119,7 +119,8 @@ export function parseRatingsCsv(text: string): RatingsCsvResult {
  * duplicates and empty labels are already dropped, as in parseRatingsCsv.
  */
 export interface CodedRatings {
-  items: string[];
+  /** Item ids by code; a name is made only when asked (a million ids as strings would dominate the reading). */
+  items: Names;
   raters: string[];
   /** Distinct labels as written, in order of first appearance. */
   labels: string[];
@@ -282,13 +283,13 @@ export function codeRows(parsed: RatingsCsvResult): CodedRatings {
   parsed.rows.forEach((r, i) => {
     rowItem[i] = items.code(r.item);
     rowRater[i] = raters.code(r.rater);
-    const before = labels.list.length;
+    const before = labels.size;
     rowLabel[i] = labels.code(r.label);
-    if (labels.list.length > before) labelLine.push(r.line);
+    if (labels.size > before) labelLine.push(r.line);
     rowLine[i] = r.line;
   });
   return {
-    items: items.list,
+    items: items.names,
     raters: raters.list,
     labels: labels.list,
     labelLine: labelLine.view().slice(),
@@ -305,12 +306,47 @@ export function codeRows(parsed: RatingsCsvResult): CodedRatings {
 /**
  * Distinct strings to codes 0, 1, 2, … — an open-addressing table over FNV-1a hashes of a range of a larger string,
  * so a value already seen costs no allocation (a Map would need a new string per field, and is ~3× slower at a
- * million distinct items).
+ * million distinct items). The values' UTF-16 code units are kept in one typed array, not as a string each: a
+ * million item ids as strings are a million heap objects that every garbage collection copies or marks, which made
+ * the reading time grow faster than the file. `list` makes the strings, once, when asked.
  */
 class Interner {
-  readonly list: string[] = [];
-  private hashes = new Int32Array(1024);
-  private table = new Int32Array(1024).fill(-1);
+  private units = new Uint16Array(1 << 14);
+  private used = 0;
+  /** Value k is units[start[k] .. start[k + 1]). */
+  private start = new Int32Array(1024);
+  /** Two cells per slot, the value's code (-1: empty) and its hash: a probe reads one place in memory. */
+  private table = new Int32Array(2048).fill(-1);
+  private count = 0;
+  private strings: string[] | null = null;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The values by code, each made a string only when asked (a message names an item; the statistics count them). */
+  get names(): Names {
+    return { length: this.count, at: (k) => (k >= 0 && k < this.count ? this.name(k) : undefined) };
+  }
+
+  /** Every value as a string (raters and labels: few, and needed whole). */
+  get list(): string[] {
+    if (this.strings === null || this.strings.length !== this.count) {
+      const strings = this.strings ?? [];
+      for (let k = strings.length; k < this.count; k++) strings.push(this.name(k));
+      this.strings = strings;
+    }
+    return this.strings;
+  }
+
+  private name(k: number): string {
+    const from = this.start[k];
+    const to = this.start[k + 1];
+    let out = "";
+    for (let i = from; i < to; i += 4096)
+      out += String.fromCharCode.apply(null, this.units.subarray(i, Math.min(to, i + 4096)) as unknown as number[]);
+    return out;
+  }
 
   code(value: string): number {
     return this.codeOf(value, 0, value.length);
@@ -319,40 +355,60 @@ class Interner {
   codeOf(text: string, from: number, to: number): number {
     let h = 0x811c9dc5 | 0;
     for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-    const mask = this.table.length - 1;
+    const table = this.table;
+    const mask = (table.length >> 1) - 1;
     const length = to - from;
     let slot = h & mask;
     for (;;) {
-      const k = this.table[slot];
+      const k = table[2 * slot];
       if (k < 0) break;
-      if (this.hashes[k] === h) {
-        const known = this.list[k];
-        if (known.length === length && text.startsWith(known, from)) return k;
-      }
+      if (table[2 * slot + 1] === h && this.equals(k, text, from, length)) return k;
       slot = (slot + 1) & mask;
     }
-    const k = this.list.length;
-    this.list.push(from === 0 && to === text.length ? text : text.slice(from, to));
-    if (k === this.hashes.length) {
-      const grown = new Int32Array(k * 2);
-      grown.set(this.hashes);
-      this.hashes = grown;
-    }
-    this.hashes[k] = h;
-    this.table[slot] = k;
-    if (this.list.length * 2 > this.table.length) this.rehash();
+    const k = this.count;
+    if (k + 2 > this.start.length) this.start = grown(this.start, k + 2);
+    if (this.used + length > this.units.length) this.units = grown(this.units, this.used + length);
+    for (let i = 0; i < length; i++) this.units[this.used + i] = text.charCodeAt(from + i);
+    this.start[k] = this.used;
+    this.used += length;
+    this.start[k + 1] = this.used;
+    table[2 * slot] = k;
+    table[2 * slot + 1] = h;
+    this.count++;
+    if (this.count * 4 > table.length) this.rehash();
     return k;
   }
 
-  private rehash(): void {
-    this.table = new Int32Array(this.table.length * 2).fill(-1);
-    const mask = this.table.length - 1;
-    for (let k = 0; k < this.list.length; k++) {
-      let slot = this.hashes[k] & mask;
-      while (this.table[slot] >= 0) slot = (slot + 1) & mask;
-      this.table[slot] = k;
-    }
+  private equals(k: number, text: string, from: number, length: number): boolean {
+    const at = this.start[k];
+    if (this.start[k + 1] - at !== length) return false;
+    for (let i = 0; i < length; i++) if (this.units[at + i] !== text.charCodeAt(from + i)) return false;
+    return true;
   }
+
+  private rehash(): void {
+    const old = this.table;
+    const table = new Int32Array(old.length * 2).fill(-1);
+    const mask = (table.length >> 1) - 1;
+    for (let s = 0; s < old.length; s += 2) {
+      const k = old[s];
+      if (k < 0) continue;
+      const h = old[s + 1];
+      let slot = h & mask;
+      while (table[2 * slot] >= 0) slot = (slot + 1) & mask;
+      table[2 * slot] = k;
+      table[2 * slot + 1] = h;
+    }
+    this.table = table;
+  }
+}
+
+function grown<A extends Uint16Array | Int32Array>(array: A, needed: number): A {
+  let size = array.length * 2;
+  while (size < needed) size *= 2;
+  const bigger = new (array.constructor as new (n: number) => A)(size);
+  bigger.set(array);
+  return bigger;
 }
 
 const UNUSUAL = /\r(?!\n)|\f/;
@@ -415,9 +471,9 @@ function readFast(chunks: Iterable<string>): CodedRatings {
     }
     rowItem.push(cells.code(itemAt, items));
     rowRater.push(cells.code(raterAt, raters));
-    const before = labels.list.length;
+    const before = labels.size;
     rowLabel.push(cells.code(labelAt, labels));
-    if (labels.list.length > before) labelLine.push(lineNo);
+    if (labels.size > before) labelLine.push(lineNo);
     rowLine.push(lineNo);
   };
 
@@ -454,7 +510,7 @@ function readFast(chunks: Iterable<string>): CodedRatings {
 
   const count = rowItem.length;
   const keep = dropDuplicates(
-    { items: items.list, raters: raters.list, labels: labels.list },
+    { items: items.names, raters: raters.list, labels: labels.list },
     rowItem.view(),
     rowRater.view(),
     rowLabel.view(),
@@ -472,7 +528,7 @@ function readFast(chunks: Iterable<string>): CodedRatings {
   const pick = (source: Int32Array) =>
     keep.length === count ? source.slice() : Int32Array.from(keep, (i) => source[i]);
   return {
-    items: items.list,
+    items: items.names,
     raters: raters.list,
     labels: labels.list,
     labelLine: labelLine.view().slice(),
@@ -491,7 +547,7 @@ function readFast(chunks: Iterable<string>): CodedRatings {
  * second row is a warning when it repeats the label and an error when it differs. Returns the rows kept.
  */
 function dropDuplicates(
-  names: { items: string[]; raters: string[]; labels: string[] },
+  names: { items: Names; raters: string[]; labels: string[] },
   rowItem: Int32Array,
   rowRater: Int32Array,
   rowLabel: Int32Array,
@@ -518,7 +574,7 @@ function dropDuplicates(
       if (previous >= 0 && rowItem[previous] === it) {
         dropped[row] = 1;
         drops++;
-        const item = names.items[it];
+        const item = names.items.at(it);
         const rater = names.raters[ra];
         if (rowLabel[previous] !== rowLabel[row]) {
           errors.push({

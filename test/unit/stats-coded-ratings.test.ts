@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { codeRows, parseRatingsCsv, readCodedRatings, type CodedRatings } from "../../app/stats/ratings-csv";
-import { buildCodedRatingTable, buildRatingTable } from "../../app/stats/index";
+import { buildCodedRatingTable, buildRatingTable, type RatingTable } from "../../app/stats/index";
 
 function decoded(c: CodedRatings) {
   const rows = Array.from({ length: c.count }, (_, i) => ({
-    item: c.items[c.rowItem[i]],
+    item: c.items.at(c.rowItem[i])!,
     rater: c.raters[c.rowRater[i]],
     label: c.labels[c.rowLabel[i]],
     line: c.rowLine[i],
@@ -35,6 +35,8 @@ const FILES: Record<string, string> = {
   short_rows: "item,rater,label\nn1,A\nn2,B,yes\n",
   only_empty_labels: "item,rater,label\nn1,A,\n",
   no_final_newline: "item,rater,label\nn1,A,yes\nn1,B,yes",
+  // Ids outside ASCII (an astral character is two UTF-16 units): the compact item store gives them back whole.
+  unicode: "item,rater,label\nnöte-é,A,yes\n😀 x,B,no\n😀 x,A,yes\nnöte-é,B,yes\n",
   // These need the full CSV parser: the reader must hand over and still answer the same.
   multiline_quote: 'item,rater,label\nn1,A,"line one\nline two"\nn1,B,yes\n',
   stray_quote: 'item,rater,label\nn1,A,ye"s\n',
@@ -88,7 +90,14 @@ describe("readCodedRatings", () => {
     const coded = readCodedRatings(chunked(text, 4096), () => text);
     expect(decoded(coded)).toEqual(decoded(codeRows(expected)));
     // The table from codes is the table from rows.
-    expect(buildCodedRatingTable(coded)).toEqual(buildRatingTable(expected.rows));
+    // (The coded reader keeps item ids compact: its table names them by `at`, the rows' table by an array.)
+    const named = (t: RatingTable) => ({
+      ...t,
+      items: Array.from({ length: t.items.length }, (_, i) => t.items.at(i)),
+    });
+    expect(named(buildCodedRatingTable(coded))).toEqual(named(buildRatingTable(expected.rows)));
+    expect(coded.items.at(-1)).toBeUndefined();
+    expect(coded.items.at(coded.items.length)).toBeUndefined();
   });
 });
 
