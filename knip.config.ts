@@ -7,13 +7,15 @@ import type { KnipConfig } from "knip";
 const config: KnipConfig = {
   project: ["app/**/*.{ts,tsx}", "db/**/*.ts", "scripts/**/*.ts", "test/**/*.ts", "*.{js,ts}"],
   // Started by file name, never imported: worker threads (app/platform/worker-script.server.ts), the child processes
-  // of the bulk-import and hidden-parent import tests, and the script that writes test/fixtures/case-import/expected.json.
+  // of the bulk-import and hidden-parent import tests and of the bench's memory probe, and the script that writes
+  // test/fixtures/case-import/expected.json.
   entry: [
     "app/mentat/fit-worker.ts",
     "app/platform/pending-import-worker.ts",
     "test/support/import-child.ts",
     "test/support/hidden-import-child.ts",
     "test/fixtures/case-import/generate.ts",
+    "scripts/bench/import-held.ts",
   ],
   ignoreExportsUsedInFile: true,
 };

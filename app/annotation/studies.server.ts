@@ -1,3 +1,4 @@
+import { DiskIdLines } from "../platform/disk-id-lines.server";
 import { and, asc, count, eq, max, sql } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -238,7 +239,7 @@ const READ_AHEAD_BYTES = 256 * 1024;
  * New cases are written in batches of at most this many cases, or of this many characters of text, read and checked
  * before the batch's first transaction: about one chunk transaction's worth (docs/reliability.md, "Bulk imports").
  */
-const BATCH_CASES = 500;
+export const BATCH_CASES = 500;
 const BATCH_CHARS = 1_000_000;
 
 /** A case file given whole (an upload, a test) or read in chunks as the import goes (the command line). */
@@ -311,6 +312,21 @@ function readCases(
   input: ImportInput & { actorId: string | null },
   opts: BulkOptions | null,
 ): ImportPlan & { written: boolean } {
+  // The ids read so far, for the duplicate check, on disk: what the import holds does not grow with the file.
+  const ids = new DiskIdLines();
+  try {
+    return readCasesInto(db, input, opts, ids);
+  } finally {
+    ids.close();
+  }
+}
+
+function readCasesInto(
+  db: Db,
+  input: ImportInput & { actorId: string | null },
+  opts: BulkOptions | null,
+  ids: DiskIdLines,
+): ImportPlan & { written: boolean } {
   const name = StudyNameSchema.parse(input.studyName);
   const now = Date.now();
   const given = input.annotatorOrderSeed ?? null;
@@ -324,6 +340,7 @@ function readCases(
       format: input.format,
       columnMap: input.columnMap,
       canonicalCode: canonicalChapterVCode,
+      ids,
     },
     // Once the file is refused its cases are of no use: the rest of it is read only for its errors.
     (c) => void (reader.refused || queue.push(c)),

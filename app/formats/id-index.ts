@@ -3,9 +3,15 @@
  * as a stream (docs/reliability.md, "Bulk imports"). It grows with the file, so it is kept out of the JavaScript heap:
  * the ids' UTF-16 code units, their offsets and lines in typed arrays, and an open-addressing table of entry numbers
  * (about 2.5 bytes per character and 20 bytes per id). Heap objects, one per id, would grow the garbage collector's
- * working size several times over.
+ * working size several times over. An import on the server keeps its ids on disk instead (DiskIdLines in
+ * app/platform/disk-id-lines.server.ts), so that what it holds does not grow with the file at all.
  */
-export class IdLineIndex {
+export interface IdLines {
+  /** Adds `id`, named on `line`: undefined when it is new, else the line it was first named on (which it keeps). */
+  add(id: string, line: number): number | undefined;
+}
+
+export class IdLineIndex implements IdLines {
   private units = new Uint16Array(1 << 16);
   private used = 0;
   /** Entry i's id is units[start[i] .. start[i + 1]); its line is line[i]. */
@@ -19,6 +25,12 @@ export class IdLineIndex {
   get(id: string): number | undefined {
     const entry = this.table[this.find(id, hashOf(id))]!;
     return entry === 0 ? undefined : this.line[entry - 1];
+  }
+
+  add(id: string, line: number): number | undefined {
+    const first = this.get(id);
+    if (first === undefined) this.set(id, line);
+    return first;
   }
 
   /** Adds `id` with its line (an id already present keeps its first line). */

@@ -17,7 +17,7 @@ import { DATA_CSV_COLUMNS, releasedCsvRow } from "./domain/safe-psych-serialize"
 import { formatCsvRecord } from "../formats/csv-text";
 import type { SectionKind } from "../annotation/domain/sections";
 import type { Db } from "../platform/db.server";
-import { notPending } from "../platform/import-runs.server";
+import { notPending, notPendingSql } from "../platform/import-runs.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { softwareVersion } from "../platform/paths.server";
 import { labelOfAnnotation } from "./outcomes.server";
@@ -146,21 +146,66 @@ const CLI_PARTIAL_HINT = "export with --allow-partial";
  * the final cases only, in the words of the caller (the command's flag, the progress page's checkbox).
  */
 export function goldExportRefusal(db: Db, studyId: number, partialHint = CLI_PARTIAL_HINT): string | null {
-  const progress = listCaseProgress(db, studyId);
-  return refusalOf(progress, countByState(progress), partialHint);
+  return refusalOfCounts(countCaseStates(db, studyId), partialHint);
 }
 
-function refusalOf(
-  progress: CaseProgress[],
-  counts: Record<CaseProgressState, number>,
-  partialHint: string,
-): string | null {
-  const notFinal = progress.filter((p) => !FINAL_STATES.includes(p.state));
-  if (!notFinal.length) return null;
+function refusalOfCounts(counts: Record<CaseProgressState, number>, partialHint: string): string | null {
+  const notFinal = CASE_STATES.filter((s) => !FINAL_STATES.includes(s)).reduce((n, s) => n + counts[s], 0);
+  if (!notFinal) return null;
+  const total = CASE_STATES.reduce((n, s) => n + counts[s], 0);
   const parts = CASE_STATES.filter((s) => !FINAL_STATES.includes(s) && counts[s]).map(
     (s) => `${counts[s]} ${s.replace("_", " ")}`,
   );
-  return `${notFinal.length} of ${progress.length} cases are not final (${parts.join(", ")}). Finish them, or ${partialHint}.`;
+  return `${notFinal} of ${total} cases are not final (${parts.join(", ")}). Finish them, or ${partialHint}.`;
+}
+
+/**
+ * A case's state in SQL, as listCaseProgress decides it: Concord's outcome, else imported reference labels, else
+ * whether two annotators are assigned. `c`, `o` and `r` are the case, its outcome and its reference labels.
+ */
+const STATE_SQL = `case
+  when o.status is not null then o.status
+  when r.diagnosis_sufficiency is not null then 'reference'
+  when (select count(*) from assignments a where a.case_id = c.id) < 2 then 'unassigned'
+  else 'in_annotation' end`;
+
+const CASES_SQL = `from cases c
+  left join case_outcomes o on o.case_id = c.id
+  left join reference_labels r on r.case_id = c.id
+  where c.study_id = ? and ${notPendingSql("c.import_run")}`;
+
+/** How many of the study's cases are in each state, counted by the database (on `db`'s connection, in its transaction). */
+function countCaseStates(db: Db, studyId: number): Record<CaseProgressState, number> {
+  const out = Object.fromEntries(CASE_STATES.map((s) => [s, 0])) as Record<CaseProgressState, number>;
+  const rows = db.$client
+    .prepare(`select ${STATE_SQL} as state, count(*) as n ${CASES_SQL} group by 1`)
+    .all(studyId) as { state: CaseProgressState; n: number }[];
+  for (const r of rows) out[r.state] += r.n;
+  return out;
+}
+
+/**
+ * The study's final cases in import order, EXPORT_BATCH at a time: keyset pages (a row value, which the planner
+ * reads as a range of the study's position index; the same test spelt with `or` scans the study from its start).
+ */
+function* finalCaseBatches(db: Db, studyId: number): Generator<Pick<CaseProgress, "caseId" | "state">[]> {
+  const page = db.$client.prepare(
+    `select c.id as caseId, c.position as position, ${STATE_SQL} as state ${CASES_SQL}
+       and ${STATE_SQL} in (${FINAL_STATES.map((s) => `'${s}'`).join(", ")})
+       and (c.position, c.id) > (?, ?)
+     order by c.position, c.id limit ${EXPORT_BATCH}`,
+  );
+  let after = { position: Number.MIN_SAFE_INTEGER, caseId: 0 };
+  for (;;) {
+    const rows = page.all(studyId, after.position, after.caseId) as {
+      caseId: number;
+      position: number;
+      state: CaseProgressState;
+    }[];
+    if (rows.length === 0) return;
+    yield rows;
+    after = rows[rows.length - 1]!;
+  }
 }
 
 /** The members of the manifest's `rater_agreement` that hold coefficients (`ci95` their intervals). */
@@ -178,7 +223,7 @@ export type StreamResult =
   | { ok: false; message: string; counts: Record<CaseProgressState, number> };
 
 /** Cases read and written per step of the export: memory holds one batch of records, not the study. */
-const EXPORT_BATCH = 500;
+export const EXPORT_BATCH = 500;
 
 /**
  * One file written as `json.dumps(records, indent=2)` one record at a time: the same bytes as jsonDumpsIndent2 of
@@ -251,12 +296,12 @@ function exportStatements(db: Db) {
 }
 
 /** The gold records of `batch` (final cases, in export order), read with one query per table. */
-function goldRecords(
+function* goldRecords(
   db: Db,
   statements: ReturnType<typeof exportStatements>,
-  batch: CaseProgress[],
+  batch: Pick<CaseProgress, "caseId" | "state">[],
   asReleased: boolean,
-): DataGtRecord[] {
+): Generator<DataGtRecord> {
   const ids = batch.map((p) => p.caseId);
   const idList = JSON.stringify(ids);
   type CaseRow = { id: number; externalId: string; ageGroup: string; sex: string };
@@ -283,7 +328,7 @@ function goldRecords(
       (a) => [a.id, a],
     ),
   );
-  return batch.map((p) => {
+  for (const p of batch) {
     const c = caseRows.get(p.caseId)!;
     const sections = sectionsOf.get(c.id)!;
     let goldCase: GoldCase;
@@ -320,8 +365,8 @@ function goldRecords(
         annotators: { A: label(a), B: label(b) },
       };
     }
-    return buildDataGtRecord(goldCase, { asReleased });
-  });
+    yield buildDataGtRecord(goldCase, { asReleased });
+  }
 }
 
 /**
@@ -339,18 +384,19 @@ export function streamGold(
     const rdb = tx as unknown as Db;
     const study = rdb.select().from(studies).where(eq(studies.id, options.studyId)).get();
     if (!study) throw new Error(`no study ${options.studyId}`);
-    const progress = listCaseProgress(rdb, study.id);
-    const counts = countByState(progress);
-    const refusal = options.allowPartial ? null : refusalOf(progress, counts, CLI_PARTIAL_HINT);
+    // Counted by the database and read a batch at a time: the export holds one batch, not the study's every case.
+    const counts = countCaseStates(db, study.id);
+    const refusal = options.allowPartial ? null : refusalOfCounts(counts, CLI_PARTIAL_HINT);
     if (refusal) return { ok: false, counts, message: refusal };
-    const final = progress.filter((p) => FINAL_STATES.includes(p.state));
+    const finalCount = FINAL_STATES.reduce((n, s) => n + counts[s], 0);
+    const casesInStudy = CASE_STATES.reduce((n, s) => n + counts[s], 0);
     const dataGt = new JsonArrayWriter("data_gt.json", write);
     const samples = new JsonArrayWriter("samples.json", write);
     const csv = new CsvWriter("data.csv", write);
     const tally = { sufficient: 0, insufficient: 0, agreement: 0, adjudicated: 0 };
     const statements = exportStatements(db);
-    for (let i = 0; i < final.length; i += EXPORT_BATCH) {
-      for (const r of goldRecords(rdb, statements, final.slice(i, i + EXPORT_BATCH), Boolean(options.asReleased))) {
+    for (const batch of finalCaseBatches(db, study.id)) {
+      for (const r of goldRecords(rdb, statements, batch, Boolean(options.asReleased))) {
         dataGt.add(r);
         samples.add(buildSamplesRecord(r));
         csv.add(r);
@@ -374,8 +420,8 @@ export function streamGold(
       guidelines: guidelinesManifest(rdb, { scope: "safe_psych", scopeId: study.id }),
       allow_partial: Boolean(options.allowPartial),
       counts: {
-        cases_in_study: progress.length,
-        exported: final.length,
+        cases_in_study: casesInStudy,
+        exported: finalCount,
         by_state: counts,
         sufficient: tally.sufficient,
         insufficient: tally.insufficient,
@@ -394,7 +440,7 @@ export function streamGold(
     // Python's json.dumps(indent=2) with the coefficients as floats; every other member is an integer or text,
     // written as jsonDumpsIndent2 would.
     write("manifest.json", jsonDumps(manifest, { indent: 2, floatKeys: MANIFEST_FLOAT_KEYS }) + "\n");
-    return { ok: true, counts, exported: final.length };
+    return { ok: true, counts, exported: finalCount };
   });
 }
 

@@ -28,8 +28,12 @@ function syncPath(path: string): void {
   }
 }
 
-/** Bytes kept in memory per file before they are written out. */
-const FLUSH_BYTES = 1 << 20;
+/**
+ * Bytes kept in memory per file before they are written out. Small: text held across many garbage collections makes
+ * the runtime allocate such text straight into its old generation, which then grows with the export (at 1 MiB the
+ * peak of a 100,000-case export-gold was 193 MiB, at 64 KiB 132 MiB, the same as at 50,000).
+ */
+const FLUSH_BYTES = 1 << 16;
 
 /**
  * Writes the folder `out` whole or not at all: into a temporary folder beside it, each file synced, then the old folder

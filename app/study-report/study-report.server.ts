@@ -3,7 +3,7 @@
  * and reference labels, and hands them to the pure core (app/study-report/domain/study-report.ts). Admin only — it reads reference
  * labels and both annotators' labels side by side; callers are admin routes (guarded) and the local CLI.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { annotations, caseOutcomes, cases, referenceLabels, users } from "../../db/schema";
 import type { CaseLabel, DisputeReason } from "../gold/domain/gold";
 import { chartCsv, studyReportCharts, type ReportChart } from "./domain/study-report-charts";
@@ -21,11 +21,23 @@ function categoryTitle(category: string): string | null {
   return icd10Index().lookup(category)?.title ?? null;
 }
 
-function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; notes: string[] } {
+/**
+ * Every case's record, or with `locked`, only the cases that have a locked primary annotation: the records agreement
+ * per pair and over time reads (it ignores a case without both), so that it does not load a study of imported
+ * reference labels case by case (the gold export's manifest asks for it on every export).
+ */
+function loadRecords(
+  db: Db,
+  studyId: number,
+  options: { locked?: boolean } = {},
+): { records: StudyCaseRecord[]; notes: string[] } {
+  const annotated = options.locked
+    ? sql`exists (select 1 from ${annotations} where ${annotations.caseId} = ${cases.id} and ${annotations.status} = 'locked')`
+    : undefined;
   const caseRows = db
     .select({ id: cases.id, externalId: cases.externalId, numSections: cases.numSections, ageGroup: cases.ageGroup })
     .from(cases)
-    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
+    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun), annotated))
     .orderBy(asc(cases.position))
     .all();
   const annotationRows = db
@@ -69,7 +81,7 @@ function loadRecords(db: Db, studyId: number): { records: StudyCaseRecord[]; not
     })
     .from(referenceLabels)
     .innerJoin(cases, eq(cases.id, referenceLabels.caseId))
-    .where(eq(cases.studyId, studyId))
+    .where(and(eq(cases.studyId, studyId), annotated))
     .all();
 
   const annotationsOf = new Map<number, typeof annotationRows>();
@@ -151,7 +163,7 @@ export function getRaterAgreement(
   if (!study) return null;
   return {
     study: { id: study.id, name: study.name },
-    agreement: buildRaterAgreement(loadRecords(db, study.id).records, options),
+    agreement: buildRaterAgreement(loadRecords(db, study.id, { locked: true }).records, options),
   };
 }
 

@@ -17,11 +17,13 @@
  *   runtime's heap is at its working size must add at most 16 MiB, and 100,000 notes at most 1.5x the peak of 10,000.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { SECTION_KINDS } from "../../app/annotation/domain/sections";
+import { BATCH_CASES } from "../../app/annotation/studies.server";
+import { EXPORT_BATCH } from "../../app/gold/gold-export.server";
 import { openDatabase, WEB_BUSY_TIMEOUT_MS } from "../../app/platform/db.server";
 import { fromRoot } from "../../app/platform/paths.server";
 import type { Benchmark, Figures } from "./types";
@@ -203,6 +205,7 @@ function importAndExport(dir: string, log: (l: string) => void): Figures {
 function importMemory(dir: string, log: (l: string) => void): Figures {
   const sizes = [10_000, 50_000, 100_000, 200_000];
   const peak: Record<number, Measured> = {};
+  const exportPeak: Record<number, Measured> = {};
   const runs: Record<number, string> = {};
   for (const n of sizes) {
     const file = join(dir, `mem-${n}.csv`);
@@ -212,6 +215,11 @@ function importMemory(dir: string, log: (l: string) => void): Figures {
     const twice = [1, 2].map((k) => {
       const db = join(dir, `mem-${n}-${k}.db`);
       const m = concord(db, ["import", "--study", "Bulk", file]);
+      if (k === 1) {
+        const out = join(dir, `mem-${n}-gold`);
+        exportPeak[n] = concord(db, ["export-gold", "--study", "Bulk", "--out", out]);
+        rmSync(out, { recursive: true, force: true });
+      }
       for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
       return m;
     });
@@ -230,6 +238,11 @@ function importMemory(dir: string, log: (l: string) => void): Figures {
       .map((n) => `${n / 1000}k notes ${round(rss(n), 0)} MiB (runs: ${runs[n]} MiB; ${round(peak[n]!.seconds, 2)} s)`)
       .join(", ")}`,
   );
+  const exportRss = (n: number) => exportPeak[n]!.rssMiB ?? -1;
+  log(
+    `export-gold peak RSS: ${sizes.map((n) => `${n / 1000}k cases ${round(exportRss(n), 0)} MiB (${round(exportPeak[n]!.seconds, 2)} s)`).join(", ")}`,
+  );
+  const exportDoubling = (from: number) => (measured ? round(exportRss(2 * from) - exportRss(from), 0) : -1);
   const flat = (from: number) => ({
     value: doubling(from),
     unit: "MiB",
@@ -249,7 +262,95 @@ function importMemory(dir: string, log: (l: string) => void): Figures {
     },
     "import.rss_50k_to_100k_mib": flat(50_000),
     "import.rss_100k_to_200k_mib": flat(100_000),
+    "export_gold.peak_rss_10k_mib": { value: round(exportRss(10_000), 0), unit: "MiB", target: null, pass: null },
+    "export_gold.peak_rss_100k_mib": { value: round(exportRss(100_000), 0), unit: "MiB", target: null, pass: null },
+    "export_gold.peak_rss_200k_mib": { value: round(exportRss(200_000), 0), unit: "MiB", target: null, pass: null },
+    "export_gold.rss_growth_10k_to_100k": {
+      value: measured ? round(exportRss(100_000) / exportRss(10_000), 2) : -1,
+      unit: "x",
+      target: "<= 1.5 (flat)",
+      pass: measured ? exportRss(100_000) / exportRss(10_000) <= 1.5 : null,
+    },
+    "export_gold.rss_50k_to_100k_mib": {
+      value: exportDoubling(50_000),
+      unit: "MiB",
+      target: "<= 16 (flat)",
+      pass: measured ? exportDoubling(50_000) <= 16 : null,
+    },
+    "export_gold.rss_100k_to_200k_mib": {
+      value: exportDoubling(100_000),
+      unit: "MiB",
+      target: "<= 16 (flat)",
+      pass: measured ? exportDoubling(100_000) <= 16 : null,
+    },
   };
+}
+
+interface Held {
+  max: number;
+  min: number;
+  samples: number;
+  /** The export's bytes written per record. */
+  bytesPerRecord?: number;
+}
+
+/** The probe's figures for one file (scripts/bench/import-held.ts). */
+function heldDuringImport(dir: string, file: string): { import: Held; export: Held } {
+  const db = join(dir, "held.db");
+  const r = spawnSync(
+    process.execPath,
+    ["--expose-gc", "--import", "tsx", fromRoot("scripts", "bench", "import-held.ts"), db, file],
+    { cwd: fromRoot(), encoding: "utf8", env: { ...process.env, CONCORD_DEMO: "0" }, maxBuffer: 16 << 20 },
+  );
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
+  if (r.status !== 0) throw new Error(`import-held failed: ${r.stderr.trim().split("\n").at(-1)}`);
+  return JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { import: Held; export: Held };
+}
+
+/**
+ * What the import and the gold export hold, garbage collected after every chunk (every 500 records), at 10,000 and
+ * 100,000 notes. The import reads the file as a stream, keeps the ids it has read on disk and holds one batch of
+ * cases at a time; the export reads the study and writes its records a batch at a time; so the most either holds is
+ * the same at both sizes: the largest at 100,000 may exceed the largest at 10,000 by at most twice a batch's bytes
+ * (the import's batch in the file it reads, the export's in the files it writes).
+ */
+function importHeld(dir: string, log: (l: string) => void): Figures {
+  const held: Record<number, { import: Held; export: Held }> = {};
+  // A batch's bytes: the import's in the file it reads, the export's in the files it writes.
+  const batchBytes = { import: 0, export: 0 };
+  for (const n of [10_000, 100_000]) {
+    const file = join(dir, `held-${n}.csv`);
+    releasedCsv(file, n);
+    batchBytes.import = Math.max(batchBytes.import, (BATCH_CASES * statSync(file).size) / n);
+    held[n] = heldDuringImport(dir, file);
+    batchBytes.export = Math.max(batchBytes.export, EXPORT_BATCH * held[n]!.export.bytesPerRecord!);
+    rmSync(file);
+  }
+  const mib = (bytes: number) => round(bytes / 2 ** 20, 2);
+  const figures: Figures = {};
+  for (const kind of ["import", "export"] as const) {
+    const at = (n: number) => held[n]![kind];
+    const growth = at(100_000).max - at(10_000).max;
+    const sizes = [10_000, 100_000]
+      .map((n) => `${n / 1000}k notes ${mib(at(n).min)}–${mib(at(n).max)} MiB over ${at(n).samples} samples`)
+      .join(", ");
+    const batch =
+      kind === "import"
+        ? `a batch of ${BATCH_CASES} cases is ${round(batchBytes.import / 1024, 0)} KiB of the file`
+        : `a batch of ${EXPORT_BATCH} records is ${round(batchBytes.export / 1024, 0)} KiB of the files written`;
+    const what = kind === "import" ? "import holds (collected every chunk)" : "export-gold holds (every 500 records)";
+    log(`${what}: ${sizes}; 100k − 10k: ${growth >= 0 ? "+" : ""}${round(growth / 1024, 0)} KiB; ${batch}`);
+    const name = kind === "import" ? "import" : "export_gold";
+    figures[`${name}.held_10k_mib`] = { value: mib(at(10_000).max), unit: "MiB", target: null, pass: null };
+    figures[`${name}.held_100k_mib`] = { value: mib(at(100_000).max), unit: "MiB", target: null, pass: null };
+    figures[`${name}.held_growth_10k_to_100k_kib`] = {
+      value: round(growth / 1024, 0),
+      unit: "KiB",
+      target: `<= ${round((2 * batchBytes[kind]) / 1024, 0)} (2 batches)`,
+      pass: growth <= 2 * batchBytes[kind],
+    };
+  }
+  return figures;
 }
 
 export const benchmarks: Benchmark[] = [
@@ -263,6 +364,7 @@ export const benchmarks: Benchmark[] = [
           ...(await savesDuringImport(dir, log)),
           ...importAndExport(dir, log),
           ...importMemory(dir, log),
+          ...importHeld(dir, log),
         };
       } finally {
         rmSync(dir, { recursive: true, force: true });

@@ -13,9 +13,9 @@ import { caseOutcomes, cases, events, imports, referenceLabels, studies } from "
 import type { Db } from "../../app/platform/db.server";
 import { decide, recordIndependent, type LabelInput } from "../../app/adjudication/adjudication.server";
 import { submitAnnotation } from "../../app/annotation/annotations.server";
-import { exportGold, importGold, listCaseProgress } from "../../app/gold/gold-export.server";
+import { countByState, exportGold, importGold, listCaseProgress } from "../../app/gold/gold-export.server";
 import { labelOfAnnotation } from "../../app/gold/outcomes.server";
-import { requireStudyByName } from "../../app/annotation/studies.server";
+import { importCases, requireStudyByName } from "../../app/annotation/studies.server";
 import type { UserView } from "../../app/accounts/users.server";
 import type { DataGtRecord } from "../../app/gold/domain/safe-psych-format";
 import { freshDb, makeUser } from "../support/db";
@@ -449,5 +449,46 @@ describe("import-gold", () => {
     // The element is named for record errors.
     const r = importGold(db, { studyName: "Broken", text: broken[2]!.text, filename: "bad.json", actorId: null });
     expect(!r.ok && r.errors.join("\n")).toMatch(/element 2/);
+  });
+});
+
+describe("a study larger than one batch of the export", () => {
+  it("counts and orders the cases as the progress page does, page after page", () => {
+    const header =
+      "id,age_group,sex,presenting_symptoms,psychiatric_history,psychiatric_exam,psychological_exam,secondary_diagnoses";
+    const row = (id: string) => `${id},38-47,F,Low mood.,No admissions.,Tearful.,,`;
+    const labelled = [
+      header +
+        ",diagnosis_sufficiency,diagnosis_sufficiency_agreement,diagnosis,diagnosis_agreement,earliest_sufficient_section",
+    ];
+    // 1,100 cases with reference labels (final), in an order the ids do not sort in, then 103 without (not final).
+    for (let i = 0; i < 1100; i++) labelled.push(`${row(`z${(i * 7919) % 1100}`)},1,1,F32.1,1,2`);
+    const bare = [header];
+    for (let i = 0; i < 103; i++) bare.push(row(`a${i}`));
+    for (const [lines, filename] of [
+      [labelled, "labelled.csv"],
+      [bare, "bare.csv"],
+    ] as const) {
+      const r = importCases(db, {
+        studyName: "Big",
+        bytes: new TextEncoder().encode(lines.join("\n") + "\n"),
+        filename,
+        actorId: null,
+      });
+      expect(r.ok).toBe(true);
+    }
+    const study = requireStudyByName(db, "Big");
+    const progress = listCaseProgress(db, study.id);
+    const refused = exportGold(db, { studyId: study.id });
+    expect(refused.ok).toBe(false);
+    expect(refused.counts).toEqual(countByState(progress));
+    expect(refused.counts).toMatchObject({ reference: 1100, unassigned: 103 });
+    if (!refused.ok) expect(refused.message).toMatch(/^103 of 1203 cases are not final \(103 unassigned\)/);
+    const partial = exportGold(db, { studyId: study.id, allowPartial: true });
+    if (!partial.ok) throw new Error(partial.message);
+    expect(records(partial.files).map((r) => r.id)).toEqual(
+      progress.filter((p) => p.state === "reference").map((p) => p.externalId),
+    );
+    expect(manifestOf(partial.files).counts).toMatchObject({ cases_in_study: 1203, exported: 1100 });
   });
 });

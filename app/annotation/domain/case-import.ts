@@ -5,7 +5,7 @@
  */
 import { CsvRecordStream } from "../../formats/csv";
 import { isJsonObject, readJsonlLine, splitJsonlLines, type JsonlEntry } from "../../formats/jsonl";
-import { IdLineIndex } from "../../formats/id-index";
+import { IdLineIndex, type IdLines } from "../../formats/id-index";
 import { StrictUtf8Stream } from "../../formats/utf8-stream";
 import {
   AGE_GROUPS,
@@ -70,6 +70,8 @@ export interface ParseOptions {
   columnMap?: Partial<Record<CaseColumn, string>>;
   /** Returns the canonical WHO chapter V code, or null when the text is not one. */
   canonicalCode: (code: string) => string | null;
+  /** Where the ids read so far are kept for the duplicate check (default: a compact index in memory). */
+  ids?: IdLines;
 }
 
 export function formatOf(filename: string | undefined, explicit?: "csv" | "jsonl"): "csv" | "jsonl" | null {
@@ -137,14 +139,15 @@ export class CaseFileReader {
   private readonly rawWarnings: ImportIssue[] = [];
   private readonly errors: ImportIssue[] = [];
   private readonly warnings: ImportIssue[] = [];
-  /** Every id so far and the line it was first on (for duplicates), kept compact: it grows with the file. */
-  private readonly firstLine = new IdLineIndex();
+  /** Every id so far and the line it was first on (for duplicates): compact in memory, or on disk (ParseOptions.ids). */
+  private readonly firstLine: IdLines;
 
   constructor(
     private readonly options: ParseOptions,
     private readonly onCase: (c: ParsedCase) => void,
     byteLength?: number,
   ) {
+    this.firstLine = options.ids ?? new IdLineIndex();
     this.format = formatOf(options.filename, options.format);
     this.utf8 = new StrictUtf8Stream((piece) => this.piece(piece));
     if (!this.format)
@@ -404,12 +407,11 @@ export class CaseFileReader {
       errors.push({ line: row.line, message: badId });
       return;
     }
-    const seen = this.firstLine.get(id);
+    const seen = this.firstLine.add(id, row.line);
     if (seen !== undefined) {
       fail(`duplicate id "${id}" (first on line ${seen}).`);
       return;
     }
-    this.firstLine.set(id, row.line);
 
     let sections: Section[];
     if (row.sectionList) {
