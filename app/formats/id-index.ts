@@ -6,6 +6,8 @@
  * working size several times over. An import on the server keeps its ids on disk instead (DiskIdLines in
  * app/platform/disk-id-lines.server.ts), so that what it holds does not grow with the file at all.
  */
+import { grow } from "./typed-array-growth";
+
 export interface IdLines {
   /** Adds `id`, named on `line`: undefined when it is new, else the line it was first named on (which it keeps). */
   add(id: string, line: number): number | undefined;
@@ -88,12 +90,4 @@ function hashOf(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   return h >>> 0;
-}
-
-function grow<A extends Uint16Array | Int32Array>(array: A, needed: number): A {
-  let size = array.length * 2;
-  while (size < needed) size *= 2;
-  const bigger = new (array.constructor as new (n: number) => A)(size);
-  bigger.set(array);
-  return bigger;
 }

@@ -3,6 +3,7 @@
  * is an absent row. Text in, rows and line-numbered problems out, so the command line and the web upload report
  * the same errors.
  */
+import { grow } from "../formats/typed-array-growth";
 import { readCsv } from "../formats/csv";
 import type { Names, RatingRow } from "./rating-table";
 
@@ -366,8 +367,8 @@ class Interner {
       slot = (slot + 1) & mask;
     }
     const k = this.count;
-    if (k + 2 > this.start.length) this.start = grown(this.start, k + 2);
-    if (this.used + length > this.units.length) this.units = grown(this.units, this.used + length);
+    if (k + 2 > this.start.length) this.start = grow(this.start, k + 2);
+    if (this.used + length > this.units.length) this.units = grow(this.units, this.used + length);
     for (let i = 0; i < length; i++) this.units[this.used + i] = text.charCodeAt(from + i);
     this.start[k] = this.used;
     this.used += length;
@@ -401,14 +402,6 @@ class Interner {
     }
     this.table = table;
   }
-}
-
-function grown<A extends Uint16Array | Int32Array>(array: A, needed: number): A {
-  let size = array.length * 2;
-  while (size < needed) size *= 2;
-  const bigger = new (array.constructor as new (n: number) => A)(size);
-  bigger.set(array);
-  return bigger;
 }
 
 const UNUSUAL = /\r(?!\n)|\f/;
