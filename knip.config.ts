@@ -12,6 +12,8 @@ const config: KnipConfig = {
   entry: [
     "app/mentat/fit-worker.ts",
     "app/platform/pending-import-worker.ts",
+    "app/study-report/report-worker.ts",
+    "app/gold/export-worker.ts",
     "test/support/import-child.ts",
     "test/support/hidden-import-child.ts",
     "test/fixtures/case-import/generate.ts",

@@ -33,7 +33,12 @@ await build({
 rmSync("build/workers", { recursive: true, force: true });
 await build({
   // The same entries as WORKER_ENTRIES in app/platform/worker-script.server.ts.
-  entryPoints: { "mentat-fit": "app/mentat/fit-worker.ts", "pending-import": "app/platform/pending-import-worker.ts" },
+  entryPoints: {
+    "mentat-fit": "app/mentat/fit-worker.ts",
+    "pending-import": "app/platform/pending-import-worker.ts",
+    "study-report": "app/study-report/report-worker.ts",
+    "gold-export": "app/gold/export-worker.ts",
+  },
   outdir: "build/workers",
   bundle: true,
   format: "esm",

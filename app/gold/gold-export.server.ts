@@ -7,6 +7,11 @@ import { jsonDumps, jsonDumpsIndent2 } from "../python-compat/json";
 import { getRaterAgreement } from "../study-report/study-report.server";
 import { withPseudonyms } from "../study-report/domain/rater-agreement";
 import { createHash } from "node:crypto";
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { runDbWorker } from "../platform/db-worker.server";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, caseOutcomes, cases, referenceLabels, studies } from "../../db/schema";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation/domain/case-progress";
@@ -464,6 +469,66 @@ export function exportGold(db: Db, options: ExportOptions): ExportResult {
     },
   };
 }
+
+/** One file of the gold export, written to `path` (a new file, readable by this user only). */
+export interface GoldFileWork extends ExportOptions {
+  file: GoldFile;
+  path: string;
+}
+
+/** Writes one file of the export to `work.path` (`streamGold`'s bytes of that file, in pieces of 64 KiB at most). */
+export function writeGoldFile(db: Db, work: GoldFileWork): StreamResult {
+  const fd = openSync(work.path, "wx", 0o600);
+  try {
+    let pending: string[] = [];
+    let size = 0;
+    const flush = () => {
+      if (size) writeSync(fd, pending.join(""));
+      pending = [];
+      size = 0;
+    };
+    const result = streamGold(db, work, (file, text) => {
+      if (file !== work.file) return;
+      pending.push(text);
+      size += text.length;
+      if (size >= 1 << 16) flush();
+    });
+    flush();
+    return result;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * One file of the export for the progress page's download, made on a worker thread (docs/architecture.md,
+ * "Background jobs"): a big study's export takes seconds, which this server's thread spends answering other
+ * requests instead. The file is written into a private temporary folder, opened, and its folder removed at once, so
+ * nothing of it is left on disk however the download ends; the answer streams from the open file. A refusal (cases
+ * not final) writes nothing. A database in memory (tests) exports on this thread.
+ */
+export async function goldFileOffThread(
+  db: Db,
+  options: ExportOptions & { file: GoldFile },
+): Promise<({ ok: true; body: ReadableStream<Uint8Array> } | { ok: false; message: string }) & StreamResultCounts> {
+  const dir = mkdtempSync(join(tmpdir(), "concord-gold-"));
+  try {
+    const path = join(dir, options.file);
+    const work: GoldFileWork = { ...options, path };
+    const result = await runDbWorker<GoldFileWork, StreamResult>("gold-export", db, work, (here) =>
+      writeGoldFile(here, work),
+    );
+    if (!result.ok) return result;
+    const fd = openSync(path, "r");
+    rmSync(dir, { recursive: true, force: true });
+    const body = Readable.toWeb(createReadStream("", { fd })) as ReadableStream<Uint8Array>;
+    return { ok: true, counts: result.counts, body };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type StreamResultCounts = { counts: Record<CaseProgressState, number> };
 
 /**
  * Reads a data_gt.json (Concord's or the reference's) into a study: the cases with their labels as reference labels,

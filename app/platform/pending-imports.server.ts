@@ -2,9 +2,8 @@ import { and, eq, gt, lt } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { pendingImports } from "../../db/schema";
 import type { CaseColumn } from "../annotation/domain/case-import";
-import { Worker } from "node:worker_threads";
-import { DatabaseBusyError, type Db } from "./db.server";
-import { workerScript } from "./worker-script.server";
+import type { Db } from "./db.server";
+import { runDbWorker } from "./db-worker.server";
 import { getStudyByName, importCases, planImport, type ImportPlan } from "../annotation/studies.server";
 import { ServiceError } from "./service-error";
 
@@ -90,25 +89,11 @@ export function confirmPendingImport(
 }
 
 /** What the import's worker thread is given (app/platform/pending-import-worker.ts). */
+/** What the worker thread is given (with the database file). */
 export interface PendingImportWork {
-  dbPath: string;
   id: string;
   userId: string;
 }
-
-/** What it answers: the confirmation's result, or its error as plain fields (an Error does not cross threads). */
-export type PendingImportReply =
-  | { ok: true; result: ReturnType<typeof confirmPendingImport> }
-  | {
-      ok: false;
-      name: string;
-      /** A ServiceError: a refusal with a message for the admin. */
-      service: boolean;
-      message: string;
-      code: string | null;
-      status: number | null;
-      field: string | null;
-    };
 
 /**
  * confirmPendingImport on a worker thread, for the web server (docs/reliability.md, "Bulk imports"): the import's
@@ -116,24 +101,13 @@ export type PendingImportReply =
  * the worker's answer. Errors come back as the one-thread path raises them (a refusal as ServiceError, a held lock as
  * DatabaseBusyError, a full disk with its code). A database without a file (tests) is confirmed on this thread.
  */
-export async function confirmPendingImportOffThread(
+export function confirmPendingImportOffThread(
   db: Db,
   input: { id: string; userId: string },
 ): Promise<ReturnType<typeof confirmPendingImport>> {
-  const dbPath = db.$client.name;
-  if (db.$client.memory || !dbPath) return confirmPendingImport(db, input);
-  const script = await workerScript("pending-import");
-  const reply = await new Promise<PendingImportReply>((resolve, reject) => {
-    const work: PendingImportWork = { dbPath, ...input };
-    const worker = new Worker(script, { workerData: work });
-    worker.once("message", resolve);
-    worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`The import's worker thread stopped (exit code ${code}).`)));
-  });
-  if (reply.ok) return reply.result;
-  if (reply.service) throw new ServiceError(reply.message, reply.field ?? undefined, reply.status ?? 400);
-  if (reply.code?.startsWith("SQLITE_BUSY")) throw new DatabaseBusyError();
-  throw Object.assign(new Error(reply.message), { name: reply.name, code: reply.code ?? undefined });
+  return runDbWorker("pending-import", db, input satisfies PendingImportWork, (here) =>
+    confirmPendingImport(here, input),
+  );
 }
 
 export function discardPendingImport(db: Db, input: { id: string; userId: string }): void {

@@ -12,6 +12,8 @@ import { fromRoot } from "./paths.server";
 export const WORKER_ENTRIES = {
   "mentat-fit": "app/mentat/fit-worker.ts",
   "pending-import": "app/platform/pending-import-worker.ts",
+  "study-report": "app/study-report/report-worker.ts",
+  "gold-export": "app/gold/export-worker.ts",
 } as const;
 export type WorkerName = keyof typeof WORKER_ENTRIES;
 

@@ -2,7 +2,7 @@ import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { getDb } from "~/platform/db.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
-import { exportGold } from "~/gold/gold-export.server";
+import { goldFileOffThread } from "~/gold/gold-export.server";
 import { getStudy } from "~/annotation/studies.server";
 
 const QuerySchema = z.object({
@@ -26,8 +26,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const query = QuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!query.success)
     return new Response("Choose one of data_gt.json, samples.json, data.csv, manifest.json.", { status: 400 });
-  const result = exportGold(db, {
+  // Made on a worker thread and streamed from a file: a big study's export takes seconds and its files are large.
+  const result = await goldFileOffThread(db, {
     studyId: study.id,
+    file: query.data.file,
     asReleased: Boolean(query.data.asReleased),
     allowPartial: Boolean(query.data.allowPartial),
   });
@@ -38,7 +40,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     if (query.data.asReleased) back.set("asReleased", "1");
     return redirect(`/admin/studies/${study.id}/progress?${back}`, 303);
   }
-  return new Response(result.files[query.data.file], {
+  return new Response(result.body, {
     headers: {
       "Content-Type": TYPES[query.data.file]!,
       "Content-Disposition": `attachment; filename="${query.data.file}"`,

@@ -1,14 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { getDb } from "~/platform/db.server";
-import { requireById, requireRole } from "~/accounts/guard.server";
+import { invariantFound, requireRole } from "~/accounts/guard.server";
+import { parseId } from "~/platform/forms";
 import { REPORT_FILE_STEM } from "~/study-report/domain/study-report-files";
-import {
-  getRaterAgreement,
-  getStudyReport,
-  renderRaterAgreementCharts,
-  renderStudyReportCharts,
-} from "~/study-report/study-report.server";
+import { getStatsPageOffThread } from "~/study-report/study-report.server";
 import { BatchSizeSchema, DEFAULT_BATCH_SIZE, MIN_BATCH_SIZE } from "~/study-report/domain/rater-agreement";
 import { OrderFreeSection, OverTimeSection, PairwiseSection } from "~/study-report/ui/rater-agreement-sections";
 import {
@@ -31,7 +27,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const report = requireById(params.studyId, (id) => getStudyReport(getDb(), id), "No such study.");
+  const id = parseId(params.studyId);
   // The batch size of "Agreement over time", as typed; a refused one is shown with its error, the default used.
   const typed = new URL(request.url).searchParams.get("batch");
   const batch = typed === null || typed === "" ? null : BatchSizeSchema.safeParse(typed);
@@ -40,12 +36,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     batch && !batch.success
       ? `Cases per batch must be a whole number of at least ${MIN_BATCH_SIZE}; showing batches of ${DEFAULT_BATCH_SIZE}.`
       : null;
-  const { agreement } = getRaterAgreement(getDb(), report.study.id, { batchSize })!;
-  const [charts, agreementCharts] = await Promise.all([
-    renderStudyReportCharts(report),
-    renderRaterAgreementCharts(agreement),
-  ]);
-  return { report, charts, agreement, agreementCharts, batchInput: typed ?? String(batchSize), batchError };
+  // Built on a worker thread: a big study's report and charts would hold up every other request on this one.
+  const page = invariantFound(
+    id !== null ? await getStatsPageOffThread(getDb(), id, { batchSize }) : null,
+    "No such study.",
+  );
+  return { ...page, batchInput: typed ?? String(batchSize), batchError };
 }
 
 export default function StudyStatsPage() {

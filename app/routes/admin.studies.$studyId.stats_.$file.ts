@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { getDb } from "~/platform/db.server";
 import { parseId } from "~/platform/forms";
 import { invariantFound, requireRole } from "~/accounts/guard.server";
-import { getStudyReportFile } from "~/study-report/study-report.server";
+import { getStudyReportFileOffThread } from "~/study-report/study-report.server";
 import { BatchSizeSchema, MIN_BATCH_SIZE } from "~/study-report/domain/rater-agreement";
 
 /**
@@ -21,7 +21,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       headers: { "Content-Type": "text/plain; charset=utf-8" },
     });
   const file = invariantFound(
-    id !== null ? await getStudyReportFile(getDb(), id, params.file ?? "", { batchSize: batch?.data }) : null,
+    id !== null ? await getStudyReportFileOffThread(getDb(), id, params.file ?? "", { batchSize: batch?.data }) : null,
     "No such file.",
   );
   return new Response(file.body, {

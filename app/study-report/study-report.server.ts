@@ -13,6 +13,7 @@ import { buildRaterAgreement, type RaterAgreementOptions, type RaterAgreementRep
 import { raterAgreementCharts } from "./domain/rater-agreement-charts";
 import type { Db } from "../platform/db.server";
 import { notPending } from "../platform/import-runs.server";
+import { runDbWorker } from "../platform/db-worker.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { getStudy, requireStudyByName, type StudySummary } from "../annotation/studies.server";
@@ -284,4 +285,53 @@ export async function getStudyReportFile(
   if (ext === "png")
     return { filename, contentType: "image/png", body: new Uint8Array(svgToPng(await renderSvg(chart.spec))) };
   return null;
+}
+
+/** What the agreement statistics page shows: the report, agreement per pair and over time, and their charts. */
+export async function getStatsPage(db: Db, studyId: number, options: RaterAgreementOptions = {}) {
+  const report = getStudyReport(db, studyId);
+  if (!report) return null;
+  const { agreement } = getRaterAgreement(db, studyId, options)!;
+  const [charts, agreementCharts] = await Promise.all([
+    renderStudyReportCharts(report),
+    renderRaterAgreementCharts(agreement),
+  ]);
+  return { report, charts, agreement, agreementCharts };
+}
+
+/** The statistics page's work and its downloads' (app/study-report/report-worker.ts). */
+export type ReportWork =
+  | { kind: "page"; studyId: number; batchSize?: number }
+  | { kind: "file"; studyId: number; file: string; batchSize?: number };
+
+/** Does `work` on this connection: what the worker thread runs, and the fallback for a database in memory. */
+export function reportWork(db: Db, work: ReportWork) {
+  const options = work.batchSize === undefined ? {} : { batchSize: work.batchSize };
+  return work.kind === "page"
+    ? getStatsPage(db, work.studyId, options)
+    : getStudyReportFile(db, work.studyId, work.file, options);
+}
+
+/**
+ * The statistics page's data on a worker thread (docs/architecture.md, "Background jobs"): a big study's report and
+ * charts take hundreds of milliseconds, which this server's thread spends answering other requests instead.
+ */
+export function getStatsPageOffThread(db: Db, studyId: number, options: RaterAgreementOptions = {}) {
+  const work: ReportWork = { kind: "page", studyId, batchSize: options.batchSize };
+  return runDbWorker<ReportWork, Awaited<ReturnType<typeof getStatsPage>>>("study-report", db, work, (here) =>
+    getStatsPage(here, studyId, options),
+  );
+}
+
+/** A download of the statistics page (getStudyReportFile) made on a worker thread, as the page is. */
+export function getStudyReportFileOffThread(
+  db: Db,
+  studyId: number,
+  file: string,
+  options: RaterAgreementOptions = {},
+) {
+  const work: ReportWork = { kind: "file", studyId, file, batchSize: options.batchSize };
+  return runDbWorker<ReportWork, Awaited<ReturnType<typeof getStudyReportFile>>>("study-report", db, work, (here) =>
+    getStudyReportFile(here, studyId, file, options),
+  );
 }
