@@ -105,8 +105,13 @@ export function confirmPendingImportOffThread(
   db: Db,
   input: { id: string; userId: string },
 ): Promise<ReturnType<typeof confirmPendingImport>> {
-  return runDbWorker("pending-import", db, input satisfies PendingImportWork, (here) =>
-    confirmPendingImport(here, input),
+  // One worker per confirmation: two admins' imports of different studies run side by side, as before.
+  return runDbWorker(
+    "pending-import",
+    db,
+    input satisfies PendingImportWork,
+    (here) => confirmPendingImport(here, input),
+    { oneOff: true },
   );
 }
 

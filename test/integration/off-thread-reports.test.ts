@@ -114,4 +114,24 @@ describe("the agreement statistics page", () => {
     );
     expect(await getStudyReportFileOffThread(db, studyId, "nope.exe")).toBeNull();
   }, 60_000);
+
+  it("comes from a worker that stays, which follows the database asked for and answers requests side by side", async () => {
+    const first = study("One", 40);
+    const other = freshDb();
+    try {
+      const here = db;
+      db = other.db;
+      const second = study("Two", 70);
+      db = here;
+      // Requests for two files at once, then one after the other: each answer is its own database's.
+      const [a, b] = await Promise.all([getStatsPageOffThread(db, first), getStatsPageOffThread(other.db, second)]);
+      expect(a).toEqual(await getStatsPage(db, first));
+      expect(b).toEqual(await getStatsPage(other.db, second));
+      expect(a!.report.study.name).toBe("One");
+      expect(b!.report.study.name).toBe("Two");
+      expect((await getStatsPageOffThread(db, first))!.report.study.name).toBe("One");
+    } finally {
+      other.cleanup();
+    }
+  }, 60_000);
 });
