@@ -183,12 +183,9 @@ function addedRows(checked: CheckedFiles): AddedRow[] {
   ];
 }
 
-/**
- * What the check of an import read of a study, as one string: its settings, its rounds, its visible items, labels
- * and (for a tiers file) tiers. Read again in the last transaction: any difference refuses the import.
- */
-function studySnapshot(tx: DbOrTx, studyId: number, tiersForRound: number | null): string {
-  const items = tx
+/** The study's items every reader sees (not those of an import still running), in the order they were added. */
+function visibleItems(tx: DbOrTx, studyId: number) {
+  return tx
     .select({
       id: screeningItems.id,
       externalId: screeningItems.externalId,
@@ -199,6 +196,14 @@ function studySnapshot(tx: DbOrTx, studyId: number, tiersForRound: number | null
     .where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun)))
     .orderBy(asc(screeningItems.id))
     .all();
+}
+
+/**
+ * What the check of an import read of a study, as one string: its settings, its rounds, its visible items, labels
+ * and (for a tiers file) tiers. Read again in the last transaction: any difference refuses the import.
+ */
+function studySnapshot(tx: DbOrTx, studyId: number, tiersForRound: number | null): string {
+  const items = visibleItems(tx, studyId);
   const labels = tx
     .select({
       itemId: screeningLabels.itemId,
@@ -272,19 +277,7 @@ function checkFiles(
   const roundsOpened = Boolean(
     tx.select({ id: screeningRounds.id }).from(screeningRounds).where(eq(screeningRounds.studyId, study.id)).get(),
   );
-  const existing = new Map(
-    tx
-      .select({
-        id: screeningItems.id,
-        externalId: screeningItems.externalId,
-        contentHash: screeningItems.contentHash,
-        source: screeningItems.source,
-      })
-      .from(screeningItems)
-      .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
-      .all()
-      .map((r) => [r.externalId, r]),
-  );
+  const existing = new Map(visibleItems(tx, study.id).map((r) => [r.externalId, r]));
   const files: FileReport[] = [];
 
   // The corpus.
