@@ -3,9 +3,20 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } 
 // scrypt (RFC 7914) with N = 2^17, r = 8, p = 1: OWASP's first recommended scrypt setting, ~250 ms and 128 MiB per
 // hash here. Older hashes (N = 2^15) still verify and are replaced at the next login (docs/security.md, "Stored
 // passwords").
-const N = 2 ** 17;
+const PRODUCTION_N = 2 ** 17;
 const R = 8;
 const P = 1;
+// The cost of new hashes: always PRODUCTION_N in the app and the command line. Only the test suite lowers it, in its
+// setup file, so that its thousands of test users are not each 128 MiB and a quarter of a second of scrypt; the
+// production cost keeps its own test (docs/checks.md, "Test fixtures").
+let N = PRODUCTION_N;
+
+/** Sets the scrypt cost N of new hashes (a power of two from 2^10 to 2^17), for the test suite's setup only. */
+export function setNewHashCost(n: number = PRODUCTION_N): void {
+  if (!Number.isSafeInteger(Math.log2(n)) || n < 2 ** 10 || n > PRODUCTION_N)
+    throw new Error(`scrypt cost must be a power of two from 2^10 to 2^17, not ${n}`);
+  N = n;
+}
 const KEY_LENGTH = 32;
 // Node refuses scrypt above `maxmem` (32 MiB by default); scrypt needs 128·N·r bytes, so allow twice that.
 const maxmemFor = (n: number, r: number) => 128 * n * r * 2;

@@ -4,15 +4,18 @@
  */
 import { eq } from "drizzle-orm";
 import { scryptSync, randomBytes } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { users } from "../../db/schema";
 import type { Db } from "../../app/platform/db.server";
-import { hashPassword, needsRehash, verifyPassword } from "../../app/accounts/password.server";
+import { hashPassword, needsRehash, setNewHashCost, verifyPassword } from "../../app/accounts/password.server";
 import { login } from "../../app/accounts/users.server";
 import { freshDb, makeUser, TEST_PASSWORD } from "../support/db";
 
 let db: Db;
 let cleanup: () => void;
+// The suite's setup lowers the cost of new hashes (test/support/setup.ts); this file tests the production cost.
+beforeAll(() => setNewHashCost());
+afterAll(() => setNewHashCost(2 ** 10));
 beforeEach(() => ({ db, cleanup } = freshDb()));
 afterEach(() => cleanup());
 
