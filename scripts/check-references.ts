@@ -75,7 +75,6 @@ export function commentLines(source: string): string[] {
         const end = rest.indexOf("*/");
         if (end < 0) {
           comment += rest;
-          rest = "";
           break;
         }
         comment += rest.slice(0, end);
