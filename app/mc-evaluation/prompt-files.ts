@@ -1,6 +1,6 @@
 /**
  * The prompt texts of the multiple-choice evaluation, read from app/data/mc-evaluation (provenance in
- * app/data/README.md; sha256 pinned in its hashes.json and checked by test/unit/mc-evaluation-prompts.test.ts).
+ * app/data/README.md; sha256 pinned in its hashes.json and checked by test/unit/mc-evaluation-items.test.ts).
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -34,7 +34,7 @@ export interface VerdictAgreement {
   n: number;
   /** Share of identical verdicts. */
   agreement: number | null;
-  /** Cohen's κ of the two judges' met / not-met verdicts (app/core/classification.ts). */
+  /** Cohen's κ of the two judges' met / not-met verdicts (app/judge-validation/domain/classification.ts). */
   kappa: number | null;
 }
 

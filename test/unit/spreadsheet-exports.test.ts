@@ -1,5 +1,5 @@
 /**
- * Every CSV meant for a spreadsheet goes through the one neutraliser (app/core/spreadsheet-safe.ts), while the
+ * Every CSV meant for a spreadsheet goes through the one neutraliser (app/formats/spreadsheet-safe.ts), while the
  * reference-format data.csv stays byte-exact (docs/security.md, "Spreadsheet exports").
  */
 import { describe, expect, it } from "vitest";

@@ -8,7 +8,7 @@
  * [F1971]  Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychol. Bull. 76, 378-382.
  * [irrCAC] Gwet, K. L., R package irrCAC: README.md output (kgwet/irrCAC) and vignette "Weighted
  *          Chance-corrected Agreement Coefficients" (inst/doc/weighting.html) output.
- * [irrPy]  The Python port of irrCAC (afergadis/irrCAC), test suite test/unit/irrCAC/{raw,table}/test_*.py, whose
+ * [irrPy]  The Python port of irrCAC (afergadis/irrCAC), raw and table test suites, whose
  *          expected values reproduce the R package (3 decimals).
  * [WikiF]  Wikipedia, "Fleiss' kappa", worked example (10 subjects × 14 raters).
  * [WikiC]  Wikipedia, "Cohen's kappa", example (50 proposals, two readers).
