@@ -1,19 +1,20 @@
 /**
- * Sessions, behind one module so that replacing lucia stays a one-file change (docs/decisions/0005-session-library-behind-one-module.md).
- * Session cookie: httpOnly, SameSite=Lax, Secure in production, and no Max-Age or Expires, so it ends when the
- * browser closes (a shared ward computer). On the server a session expires after SESSION_HOURS without use (renewed
- * while in use) and in any case SESSION_MAX_HOURS after login.
+ * Sessions, owned by the project in this one module (docs/decisions/0005-session-library-behind-one-module.md,
+ * docs/security.md, "Sessions"). The browser holds a random token; the database holds only its SHA-256 (the
+ * session's id), so a copy of the database or a backup gives nobody a usable session. Session cookie: httpOnly,
+ * SameSite=Lax, Secure in production, and no Max-Age or Expires, so it ends when the browser closes (a shared ward
+ * computer). On the server a session expires after SESSION_HOURS without use (renewed while in use, once half of
+ * that has passed) and in any case SESSION_MAX_HOURS after login.
  */
-import { DrizzleSQLiteAdapter } from "@lucia-auth/adapter-drizzle";
-import { createHmac, randomBytes } from "node:crypto";
-import { eq, getTableColumns, sql } from "drizzle-orm";
-import { Lucia, TimeSpan, type DatabaseSession, type DatabaseUser } from "lucia";
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { eq, getTableColumns, lte, sql } from "drizzle-orm";
 import { appMeta, sessions, users } from "../../db/schema";
-import { preparedOn, type Db } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 
 export const SESSION_HOURS = 12;
 export const SESSION_MAX_HOURS = 24;
 export const SESSION_COOKIE = "concord_session";
+const SESSION_SECONDS = SESSION_HOURS * 3600;
 
 export function secureCookies(): boolean {
   const flag = process.env.CONCORD_SECURE_COOKIE;
@@ -22,38 +23,58 @@ export function secureCookies(): boolean {
   return process.env.NODE_ENV === "production";
 }
 
-/**
- * lucia's drizzle adapter with the one query every request makes — the session and its user, by session id — run
- * from statements prepared once per connection (docs/architecture.md, "Prepared statements"); the same rows, turned
- * into lucia's records the way the adapter does.
- */
-class PreparedSessionAdapter extends DrizzleSQLiteAdapter {
-  constructor(private readonly database: Db) {
-    super(database, sessions, users);
+const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";
+
+/** Random bytes as lower-case base32 without padding (RFC 4648's alphabet): ids that are safe in URLs and cookies. */
+export function randomBase32(bytes: number): string {
+  const data = randomBytes(bytes);
+  let out = "";
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of data) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(buffer >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
   }
-
-  override async getSessionAndUser(sessionId: string): Promise<[DatabaseSession | null, DatabaseUser | null]> {
-    const q = sessionStatements(this.database);
-    const session = q.session.get({ sessionId });
-    const user = q.user.get({ sessionId });
-    return [session ? sessionRecord(session) : null, user ? userRecord(user) : null];
-  }
+  if (bits > 0) out += BASE32[(buffer << (5 - bits)) & 31];
+  return out;
 }
 
-function sessionRecord({ id, userId, expiresAt, ...attributes }: typeof sessions.$inferSelect): DatabaseSession {
-  return { id, userId, expiresAt: new Date(expiresAt * 1000), attributes };
+/** The id under which a token's session is stored: its SHA-256, hex. */
+function sessionIdOf(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
 }
 
-function userRecord({ id, ...attributes }: typeof users.$inferSelect): DatabaseUser {
-  return { id, attributes };
+export interface Session {
+  /** The stored id (the token's hash): what CSRF tokens and logout use. */
+  id: string;
+  userId: string;
+  /** When it ends without use, in ms. */
+  expiresAt: number;
+  /** Login time, in ms. */
+  createdAt: number;
 }
 
+export interface SessionUser {
+  id: string;
+  username: string;
+  active: boolean;
+}
+
+function sessionOf(row: typeof sessions.$inferSelect): Session {
+  return { id: row.id, userId: row.userId, expiresAt: row.expiresAt * 1000, createdAt: row.createdAt };
+}
+
+// The one query every request makes, the session and its user by id, prepared once per connection
+// (docs/architecture.md, "Prepared statements").
 const sessionStatements = preparedOn((db) => {
   const sessionId = sql.placeholder("sessionId");
   return {
-    session: db.select().from(sessions).where(eq(sessions.id, sessionId)).prepare(),
-    user: db
-      .select(getTableColumns(users))
+    sessionAndUser: db
+      .select({ session: getTableColumns(sessions), username: users.username, active: users.active })
       .from(sessions)
       .innerJoin(users, eq(sessions.userId, users.id))
       .where(eq(sessions.id, sessionId))
@@ -61,30 +82,85 @@ const sessionStatements = preparedOn((db) => {
   };
 });
 
-function createLucia(db: Db) {
-  return new Lucia(new PreparedSessionAdapter(db), {
-    sessionExpiresIn: new TimeSpan(SESSION_HOURS, "h"),
-    sessionCookie: { name: SESSION_COOKIE },
-    getUserAttributes: (attributes) => ({ username: attributes.username, active: attributes.active }),
-    getSessionAttributes: (attributes) => ({ createdAt: attributes.createdAt }),
-  });
+/**
+ * A new session for the user: the token goes into the cookie (`sessionCookie`), only its hash into the database.
+ * `createdAt` (ms) is the login time the absolute lifetime counts from.
+ */
+export function createSession(db: DbOrTx, userId: string, createdAt = Date.now()): { token: string; session: Session } {
+  const token = randomBase32(25);
+  const row = {
+    id: sessionIdOf(token),
+    userId,
+    expiresAt: Math.floor(Date.now() / 1000) + SESSION_SECONDS,
+    createdAt,
+  };
+  db.insert(sessions).values(row).run();
+  return { token, session: sessionOf(row) };
 }
 
-declare module "lucia" {
-  interface Register {
-    Lucia: ReturnType<typeof createLucia>;
-    DatabaseUserAttributes: { username: string; active: boolean | number };
-    DatabaseSessionAttributes: { createdAt: number };
+/**
+ * The session a cookie's token names and its user, or null when there is none or it has expired (an expired one is
+ * removed). A session used after half its idle time has passed is renewed to a full SESSION_HOURS from now.
+ */
+export function validateSessionToken(db: Db, token: string): { session: Session; user: SessionUser } | null {
+  const id = sessionIdOf(token);
+  const row = sessionStatements(db).sessionAndUser.get({ sessionId: id });
+  if (!row) return null;
+  const now = Math.floor(Date.now() / 1000);
+  if (row.session.expiresAt <= now) {
+    db.delete(sessions).where(eq(sessions.id, id)).run();
+    return null;
   }
+  if (row.session.expiresAt - now < SESSION_SECONDS / 2) {
+    row.session.expiresAt = now + SESSION_SECONDS;
+    db.update(sessions).set({ expiresAt: row.session.expiresAt }).where(eq(sessions.id, id)).run();
+  }
+  return {
+    session: sessionOf(row.session),
+    user: { id: row.session.userId, username: row.username, active: Boolean(row.active) },
+  };
 }
 
-// lucia's own cookie with `expires: false` lasts 400 days; Concord writes a true browser-session cookie instead.
+/** Ends one session (by its stored id). */
+export function invalidateSession(db: DbOrTx, sessionId: string): void {
+  db.delete(sessions).where(eq(sessions.id, sessionId)).run();
+}
+
+/** Ends the session a cookie's token names, if any (logging in over a session ends it). */
+export function invalidateSessionToken(db: DbOrTx, token: string): void {
+  invalidateSession(db, sessionIdOf(token));
+}
+
+/** Ends every session of a user (a reset password, a deactivation). */
+export function invalidateUserSessions(db: DbOrTx, userId: string): void {
+  db.delete(sessions).where(eq(sessions.userId, userId)).run();
+}
+
+/** Removes sessions past their idle expiry. */
+export function deleteExpiredSessions(db: DbOrTx): void {
+  db.delete(sessions)
+    .where(lte(sessions.expiresAt, Math.floor(Date.now() / 1000)))
+    .run();
+}
+
+/** The session token in a Cookie header, or null. */
+export function readSessionCookie(cookieHeader: string): string | null {
+  for (const part of cookieHeader.split(";")) {
+    const eqAt = part.indexOf("=");
+    if (eqAt < 0) continue;
+    if (part.slice(0, eqAt).trim() !== SESSION_COOKIE) continue;
+    const value = part.slice(eqAt + 1).trim();
+    return /^[a-z2-7]{1,64}$/.test(value) ? value : null;
+  }
+  return null;
+}
+
 function cookieAttributes(): string {
   return `Path=/; HttpOnly; SameSite=Lax${secureCookies() ? "; Secure" : ""}`;
 }
 
-export function sessionCookie(sessionId: string): string {
-  return `${SESSION_COOKIE}=${sessionId}; ${cookieAttributes()}`;
+export function sessionCookie(token: string): string {
+  return `${SESSION_COOKIE}=${token}; ${cookieAttributes()}`;
 }
 
 export function blankSessionCookie(): string {
@@ -94,14 +170,6 @@ export function blankSessionCookie(): string {
 /** True when the session is past its absolute lifetime, whatever its use. */
 export function sessionTooOld(createdAt: number, now = Date.now()): boolean {
   return now - createdAt > SESSION_MAX_HOURS * 3600 * 1000;
-}
-
-const instances = new WeakMap<Db, ReturnType<typeof createLucia>>();
-
-export function auth(db: Db) {
-  let lucia = instances.get(db);
-  if (!lucia) instances.set(db, (lucia = createLucia(db)));
-  return lucia;
 }
 
 /** The secret behind CSRF tokens: CONCORD_SECRET, else one generated once and kept in the database. */

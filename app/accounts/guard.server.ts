@@ -6,7 +6,7 @@ import { redirect } from "@remix-run/node";
 import { timingSafeEqual } from "node:crypto";
 import type { Role } from "../../db/schema";
 import { getUserById, type UserView } from "./users.server";
-import { auth, csrfToken, sessionTooOld } from "./auth.server";
+import { csrfToken, invalidateSession, readSessionCookie, sessionTooOld, validateSessionToken } from "./auth.server";
 import { getDb } from "../platform/db.server";
 import { parseId } from "../platform/forms";
 import { readForm } from "../platform/read-form.server";
@@ -16,20 +16,21 @@ export interface AuthUser extends UserView {
   csrf: string;
 }
 
-export function sessionIdFrom(request: Request): string | null {
-  return auth(getDb()).readSessionCookie(request.headers.get("Cookie") ?? "");
+/** The session token the request's cookie carries, or null. */
+export function sessionTokenFrom(request: Request): string | null {
+  return readSessionCookie(request.headers.get("Cookie") ?? "");
 }
 
 /** The logged-in, active user, or null. Validating a session also renews it while in use. */
 export async function getUser(request: Request): Promise<AuthUser | null> {
-  const sessionId = sessionIdFrom(request);
-  if (!sessionId) return null;
+  const token = sessionTokenFrom(request);
+  if (!token) return null;
   const db = getDb();
-  const lucia = auth(db);
-  const { session, user } = await lucia.validateSession(sessionId);
-  if (!session || !user || !user.active) return null;
+  const found = validateSessionToken(db, token);
+  if (!found || !found.user.active) return null;
+  const { session, user } = found;
   if (sessionTooOld(session.createdAt)) {
-    await lucia.invalidateSession(session.id);
+    invalidateSession(db, session.id);
     return null;
   }
   const view = getUserById(db, user.id);

@@ -1,8 +1,16 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { generateIdFromEntropySize } from "lucia";
 import { z } from "zod";
-import { ROLES, sessions, userRoles, users, type Role } from "../../db/schema";
-import { auth, blankSessionCookie, sessionCookie } from "./auth.server";
+import { ROLES, userRoles, users, type Role } from "../../db/schema";
+import {
+  blankSessionCookie,
+  createSession,
+  deleteExpiredSessions,
+  invalidateSession,
+  invalidateSessionToken,
+  invalidateUserSessions,
+  randomBase32,
+  sessionCookie,
+} from "./auth.server";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { hashPassword, needsRehash, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
@@ -102,7 +110,7 @@ export function insertUser(
 ): UserView {
   const username = UsernameSchema.parse(input.username).toLowerCase();
   const roles = RolesSchema.parse(input.roles);
-  const id = generateIdFromEntropySize(10);
+  const id = randomBase32(10);
   db.transaction((tx) => {
     if (getUserByUsername(tx as unknown as Db, username))
       throw new ServiceError(`A user named "${username}" already exists.`, "username");
@@ -141,7 +149,7 @@ export async function resetPassword(db: Db, input: { userId: string; password: s
   db.transaction((tx) => {
     tx.update(users).set({ passwordHash }).where(eq(users.id, input.userId)).run();
     // A reset ends every session of that user: whoever knew the old password is logged out.
-    tx.delete(sessions).where(eq(sessions.userId, input.userId)).run();
+    invalidateUserSessions(tx, input.userId);
     audit(tx, input.actorId, input.userId, "reset_password", {});
   });
 }
@@ -153,7 +161,7 @@ export function setActive(db: Db, input: { userId: string; active: boolean; acto
   if (!input.active && input.userId === input.actorId) throw new ServiceError("You cannot deactivate yourself.");
   db.transaction((tx) => {
     tx.update(users).set({ active: input.active }).where(eq(users.id, input.userId)).run();
-    if (!input.active) tx.delete(sessions).where(eq(sessions.userId, input.userId)).run();
+    if (!input.active) invalidateUserSessions(tx, input.userId);
     audit(tx, input.actorId, input.userId, input.active ? "activate" : "deactivate", {
       active: [before.active, input.active],
     });
@@ -167,7 +175,7 @@ export type LoginResult =
 
 export async function login(
   db: Db,
-  input: { username: string; password: string; ip: string; now?: number; previousSessionId?: string | null },
+  input: { username: string; password: string; ip: string; now?: number; previousSessionToken?: string | null },
 ): Promise<LoginResult> {
   const username = input.username.trim().toLowerCase();
   // Throttled by (account, address), counting only finished failures (login-throttle.server.ts).
@@ -196,18 +204,19 @@ export async function login(
       .where(and(eq(users.id, row.id), eq(users.passwordHash, row.passwordHash)))
       .run();
   }
-  const lucia = auth(db);
   // Logging in over a session ends it: the browser holds one session at a time (docs/security.md, "Sessions").
-  if (input.previousSessionId) await lucia.invalidateSession(input.previousSessionId);
-  await lucia.deleteExpiredSessions();
-  const session = await lucia.createSession(row.id, { createdAt: input.now ?? Date.now() });
-  return { ok: true, sessionCookie: sessionCookie(session.id), user: getUserById(db, row.id)! };
+  const { token } = db.transaction((tx) => {
+    if (input.previousSessionToken) invalidateSessionToken(tx, input.previousSessionToken);
+    deleteExpiredSessions(tx);
+    return createSession(tx, row.id, input.now ?? Date.now());
+  });
+  return { ok: true, sessionCookie: sessionCookie(token), user: getUserById(db, row.id)! };
 }
 
 const DUMMY_HASH = "scrypt$131072$8$1$AAAAAAAAAAAAAAAAAAAAAA==$JlQmhdG1h+PhZhxa+R8mZ5lHPF1e1JupmHLm8u2BnBM=";
 
 export async function logout(db: Db, sessionId: string): Promise<string> {
-  await auth(db).invalidateSession(sessionId);
+  invalidateSession(db, sessionId);
   return blankSessionCookie();
 }
 

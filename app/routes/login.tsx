@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
-import { clientIp, getUser, sessionIdFrom } from "~/accounts/guard.server";
+import { clientIp, getUser, sessionTokenFrom } from "~/accounts/guard.server";
 import { safeRedirect } from "~/accounts/safe-redirect";
 import { getDb } from "~/platform/db.server";
 import { readForm } from "~/platform/read-form.server";
@@ -29,7 +29,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     password: parsed.data.password,
     ip: clientIp((context as { ip?: string }).ip),
     // A session this browser already holds ends with the new login (docs/security.md, "Sessions").
-    previousSessionId: sessionIdFrom(request),
+    previousSessionToken: sessionTokenFrom(request),
   });
   if (!result.ok) return { error: result.error };
   return redirect(safeRedirect(parsed.data.redirectTo ?? null), { headers: { "Set-Cookie": result.sessionCookie } });

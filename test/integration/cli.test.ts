@@ -10,7 +10,7 @@ import { annotations, assignments, sessions } from "../../db/schema";
 import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
 import type { Db } from "../../app/platform/db.server";
-import { auth } from "../../app/accounts/auth.server";
+import { createSession } from "../../app/accounts/auth.server";
 import { getStudyByName, listStudyCases, requireStudyByName } from "../../app/annotation/studies.server";
 import { getUserByUsername, listUsers, login } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
@@ -148,7 +148,7 @@ describe("users", () => {
 
   it("lists, deactivates, activates and resets passwords, ending sessions", async () => {
     const ann = await makeUser(db, "ann", ["annotator", "rater"]);
-    await auth(db).createSession(ann.id, { createdAt: Date.now() });
+    createSession(db, ann.id);
     expect((await run(["users", "list"])).out).toBe("ann\tannotator,rater\tactive\tann\n");
 
     expect(await run(["users", "deactivate", "--username", "ann"])).toMatchObject({
@@ -162,7 +162,7 @@ describe("users", () => {
       out: "ann is now active.\n",
     });
 
-    await auth(db).createSession(ann.id, { createdAt: Date.now() });
+    createSession(db, ann.id);
     const reset = await run(["users", "reset-password", "--username", "ann", "--password-stdin"], "another-password\n");
     expect(reset).toEqual({ code: 0, out: "New password set for ann; their sessions were ended.\n", err: "" });
     expect(db.select().from(sessions).all()).toEqual([]);

@@ -4,6 +4,7 @@
  */
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { appMeta, sessions, users } from "../../db/schema";
 import { appSecret, csrfToken, SESSION_HOURS, SESSION_MAX_HOURS } from "../../app/accounts/auth.server";
 import type { Db } from "../../app/platform/db.server";
@@ -37,6 +38,11 @@ async function loginCookie(username: string): Promise<string> {
   const result = await login(db, { username, password: TEST_PASSWORD, ip: "192.0.2.1" });
   if (!result.ok) throw new Error(result.error);
   return cookieOf(result.sessionCookie);
+}
+
+/** The id a cookie's session is stored under: the token's SHA-256 (the database never holds the token). */
+function storedId(cookie: string): string {
+  return createHash("sha256").update(cookie.split("=")[1]!).digest("hex");
 }
 
 function get(path: string, cookie?: string): Request {
@@ -87,14 +93,23 @@ describe("requireUser", () => {
     const user = await requireUser(get("/annotate", annotatorCookie));
     expect(user).toMatchObject({ id: annotator.id, username: "ann", roles: ["annotator"], active: true });
     expect(user.csrf).toBe(csrfToken(db, user.sessionId));
-    expect(`concord_session=${user.sessionId}`).toBe(annotatorCookie);
+    expect(user.sessionId).toBe(storedId(annotatorCookie));
+    // The database holds the token's hash only: a copy of it gives nobody a session.
+    const stored = db
+      .select()
+      .from(sessions)
+      .all()
+      .map((r) => r.id);
+    expect(stored).toContain(user.sessionId);
+    expect(stored).not.toContain(annotatorCookie.split("=")[1]);
+    expect(await getUser(get("/annotate", `concord_session=${user.sessionId}`))).toBeNull();
   });
 
   it("redirects for a forged, expired or ended session", async () => {
     expect((await thrown(requireUser(get("/admin", "concord_session=forged-session-id")))).status).toBe(302);
 
     const expiring = await loginCookie("ann");
-    const id = expiring.split("=")[1]!;
+    const id = storedId(expiring);
     db.update(sessions)
       .set({ expiresAt: Math.floor(Date.now() / 1000) - 1 })
       .where(eq(sessions.id, id))
@@ -103,13 +118,13 @@ describe("requireUser", () => {
     expect(db.select().from(sessions).where(eq(sessions.id, id)).get()).toBeUndefined();
 
     const ended = await loginCookie("ann");
-    await logout(db, ended.split("=")[1]!);
+    await logout(db, storedId(ended));
     expect((await thrown(requireUser(get("/admin", ended)))).status).toBe(302);
   });
 
   it("renews a session that is in use once half its lifetime has passed", async () => {
     const cookie = await loginCookie("ann");
-    const id = cookie.split("=")[1]!;
+    const id = storedId(cookie);
     const soon = Math.floor(Date.now() / 1000) + 60 * 60;
     db.update(sessions).set({ expiresAt: soon }).where(eq(sessions.id, id)).run();
     await requireUser(get("/annotate", cookie));
@@ -121,12 +136,12 @@ describe("requireUser", () => {
   it("ends a session 24 hours after login however active it is, with a browser-session cookie", async () => {
     const result = await login(db, { username: "ann", password: TEST_PASSWORD, ip: "192.0.2.1" });
     if (!result.ok) throw new Error(result.error);
-    // No Max-Age or Expires: the cookie goes when the browser closes (found by review: lucia's lasted 400 days).
+    // No Max-Age or Expires: the cookie goes when the browser closes (a library's default had lasted 400 days).
     expect(result.sessionCookie).not.toMatch(/max-age|expires/i);
     expect(result.sessionCookie).toMatch(/HttpOnly/);
     expect(result.sessionCookie).toMatch(/SameSite=Lax/);
     const cookie = cookieOf(result.sessionCookie);
-    const id = cookie.split("=")[1]!;
+    const id = storedId(cookie);
     expect((await getUser(get("/annotate", cookie)))?.username).toBe("ann");
     db.update(sessions)
       .set({ createdAt: Date.now() - (SESSION_MAX_HOURS * 3600 + 60) * 1000 })

@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { events, sessions, users } from "../../db/schema";
 import type { Db } from "../../app/platform/db.server";
-import { auth } from "../../app/accounts/auth.server";
+import { createSession, validateSessionToken } from "../../app/accounts/auth.server";
 import { hashPassword, verifyPassword } from "../../app/accounts/password.server";
 import { diff, listCaseEvents, recordEvent } from "../../app/audit/audit.server";
 import {
@@ -46,7 +46,7 @@ function sessionCount(userId: string): number {
   return db.select().from(sessions).where(eq(sessions.userId, userId)).all().length;
 }
 
-function sessionIdOf(cookie: string): string {
+function tokenOf(cookie: string): string {
   return /^concord_session=([^;]+)/.exec(cookie)![1]!;
 }
 
@@ -156,8 +156,8 @@ describe("login and sessions", () => {
     expect(result.sessionCookie).toMatch(/SameSite=Lax/i);
     expect(result.sessionCookie).toMatch(/Path=\//);
     expect(result.sessionCookie).not.toMatch(/Secure/); // not production
-    const { session } = await auth(db).validateSession(sessionIdOf(result.sessionCookie));
-    expect(session?.userId).toBe(user.id);
+    const found = validateSessionToken(db, tokenOf(result.sessionCookie));
+    expect(found?.session.userId).toBe(user.id);
   });
 
   it("gives the same answer for a wrong password and an unknown user", async () => {
@@ -172,24 +172,24 @@ describe("login and sessions", () => {
     await makeUser(db, "ann", ["annotator"]);
     const result = await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP });
     if (!result.ok) throw new Error(result.error);
-    const id = sessionIdOf(result.sessionCookie);
-    const blank = await logout(db, id);
+    const token = tokenOf(result.sessionCookie);
+    const blank = await logout(db, validateSessionToken(db, token)!.session.id);
     expect(blank).toMatch(/^concord_session=;/);
-    expect((await auth(db).validateSession(id)).session).toBeNull();
+    expect(validateSessionToken(db, token)).toBeNull();
   });
 
   it("resetPassword ends every session of the user; only the new password works", async () => {
     const admin = await makeUser(db, "boss", ["admin"]);
     const user = await makeUser(db, "ann", ["annotator"]);
     const first = await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP });
-    await auth(db).createSession(user.id, { createdAt: Date.now() });
-    await auth(db).createSession(admin.id, { createdAt: Date.now() });
+    createSession(db, user.id);
+    createSession(db, admin.id);
     expect(sessionCount(user.id)).toBe(2);
     await resetPassword(db, { userId: user.id, password: "brand-new-password", actorId: admin.id });
     expect(sessionCount(user.id)).toBe(0);
     expect(sessionCount(admin.id)).toBe(1);
     if (!first.ok) throw new Error("the first login should have succeeded");
-    expect((await auth(db).validateSession(sessionIdOf(first.sessionCookie))).session).toBeNull();
+    expect(validateSessionToken(db, tokenOf(first.sessionCookie))).toBeNull();
     expect((await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).ok).toBe(false);
     expect((await login(db, { username: "ann", password: "brand-new-password", ip: IP })).ok).toBe(true);
     expect(userEvents(user.id).map((e) => [e.action, e.actorId])).toContainEqual(["reset_password", admin.id]);
@@ -201,7 +201,7 @@ describe("login and sessions", () => {
   it("setActive(false) ends sessions and blocks login, keeps the user; setActive(true) lets them back", async () => {
     const admin = await makeUser(db, "boss", ["admin"]);
     const user = await makeUser(db, "ann", ["annotator"]);
-    await auth(db).createSession(user.id, { createdAt: Date.now() });
+    createSession(db, user.id);
     setActive(db, { userId: user.id, active: false, actorId: admin.id });
     expect(sessionCount(user.id)).toBe(0);
     expect(await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).toEqual({
