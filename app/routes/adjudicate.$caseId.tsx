@@ -261,7 +261,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
   const formRef = useRef<HTMLFormElement>(null);
   const activeMsRef = useRef<HTMLInputElement>(null);
   const submitRef = useRef<HTMLButtonElement>(null);
-  const { codeInput, missingRef, focusCode, focusMissing } = useLabelFieldFocus();
+  const { codeInput, missingRef, sufficiencyRef, focusMissing, searchCode } = useLabelFieldFocus();
   const T = view.case.sections.length;
   const [search] = useSearchParams();
   const decidedNow = search.get("decided");
@@ -298,9 +298,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
         next: view.nextCaseId !== null ? `/adjudicate/${view.nextCaseId}` : null,
         previous: view.previousCaseId !== null ? `/adjudicate/${view.previousCaseId}` : null,
         search: () => {
-          if (decided) return;
-          if (draft.valuesRef.current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
-          focusCode();
+          if (!decided) searchCode(draft.valuesRef.current.sufficiency);
         },
       },
     },
@@ -440,6 +438,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
                 errors={errors}
                 codeInput={codeInput}
                 missingRef={missingRef}
+                sufficiencyRef={sufficiencyRef}
                 onCodeDone={() => formRef.current?.focus()}
                 shortcuts
               />

@@ -119,7 +119,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
   });
   const { values, update, errors } = draft;
   const formRef = useRef<HTMLDivElement>(null);
-  const { codeInput, missingRef, focusCode, focusMissing } = useLabelFieldFocus();
+  const { codeInput, missingRef, sufficiencyRef, focusMissing, searchCode } = useLabelFieldFocus();
 
   // Keyboard (app/work-items/domain/keymap.ts): S / I sufficiency, 1–T earliest section, / code search, M missing
   // information; next, previous, Ctrl+Enter and the rest as in every workspace.
@@ -144,11 +144,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       nav: {
         next,
         previous,
-        search: () => {
-          // The picker exists only for a sufficient note: "/" chooses sufficient first, then focuses it once rendered.
-          if (draft.valuesRef.current.sufficiency !== "sufficient") update({ sufficiency: "sufficient" });
-          focusCode();
-        },
+        search: () => searchCode(draft.valuesRef.current.sufficiency),
       },
     },
   );
@@ -213,6 +209,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
               disabled={locked}
               codeInput={codeInput}
               missingRef={missingRef}
+              sufficiencyRef={sufficiencyRef}
               onCodeDone={() => formRef.current?.focus()}
               shortcuts
             />

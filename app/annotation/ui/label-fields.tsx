@@ -24,6 +24,7 @@ export function LabelFields({
   disabled = false,
   codeInput,
   missingRef,
+  sufficiencyRef,
   onCodeDone,
   shortcuts = false,
 }: {
@@ -34,6 +35,7 @@ export function LabelFields({
   disabled?: boolean;
   codeInput?: RefObject<HTMLInputElement>;
   missingRef?: RefObject<HTMLFieldSetElement>;
+  sufficiencyRef?: RefObject<HTMLFieldSetElement>;
   onCodeDone?: () => void;
   /** Show the annotator page's keyboard shortcuts next to the fields. */
   shortcuts?: boolean;
@@ -41,7 +43,7 @@ export function LabelFields({
   const T = sections.length;
   return (
     <>
-      <fieldset disabled={disabled} aria-describedby="sufficiency-question">
+      <fieldset disabled={disabled} aria-describedby="sufficiency-question" ref={sufficiencyRef}>
         {/* A short legend: a long one wraps across the fieldset's border, with its key caps under the line. */}
         <legend>
           Sufficiency{" "}
@@ -181,12 +183,15 @@ export function LabelFields({
 }
 
 /**
- * The refs LabelFields needs and the two focus requests its keys make (`/` the code search, `M` the missing
+ * The refs LabelFields needs and the focus requests its keys make (`/` the code search, `M` the missing
  * information): a request focuses its field after the render that shows it, since the field may only appear with it.
+ * `/` on a note not yet judged sufficient records nothing: `searchCode` then moves the focus to the sufficiency
+ * question (the code search belongs to a sufficient note), so looking a code up never anchors the judgement.
  */
 export function useLabelFieldFocus() {
   const codeInput = useRef<HTMLInputElement>(null);
   const missingRef = useRef<HTMLFieldSetElement>(null);
+  const sufficiencyRef = useRef<HTMLFieldSetElement>(null);
   const [codeRequests, setCodeRequests] = useState(0);
   useEffect(() => {
     if (codeRequests) codeInput.current?.focus();
@@ -195,10 +200,16 @@ export function useLabelFieldFocus() {
   useEffect(() => {
     if (missingRequests) missingRef.current?.querySelector("input")?.focus();
   }, [missingRequests]);
+  const focusCode = () => setCodeRequests((n) => n + 1);
   return {
     codeInput,
     missingRef,
-    focusCode: () => setCodeRequests((n) => n + 1),
+    sufficiencyRef,
+    focusCode,
     focusMissing: () => setMissingRequests((n) => n + 1),
+    searchCode: (sufficiency: LabelValues["sufficiency"]) => {
+      if (sufficiency === "sufficient") focusCode();
+      else sufficiencyRef.current?.querySelector<HTMLInputElement>('input[value="sufficient"]')?.focus();
+    },
   };
 }

@@ -66,7 +66,8 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     title: "Annotation",
     list: "/annotate",
     item: "case",
-    search: "search ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)",
+    search:
+      "search ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave); on a note not yet judged sufficient it goes to that question and records nothing",
     previous: true,
     own: CASE_LABEL_KEYS,
   },
@@ -74,7 +75,8 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     title: "Adjudication",
     list: "/adjudicate",
     item: "case",
-    search: "search ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave)",
+    search:
+      "search ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave); on a note not yet judged sufficient it goes to that question and records nothing",
     previous: true,
     submitDoes: "record the step: the independent judgement, then the decision (and go to the next case)",
     own: [...CASE_LABEL_KEYS, { keys: ["r"], show: "R", does: "rationale (final decision)" }],

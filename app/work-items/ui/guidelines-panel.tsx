@@ -56,6 +56,18 @@ export function GuidelinesPanel({
   const toggle = useCallback(() => setOpen((o) => !o), []);
   useGuidelinesKey(toggle, !keyHandled);
 
+  // Esc closes the open panel from anywhere on the page; in a text field it first leaves the field (the workspace's
+  // keys), and the next Esc closes the panel.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented || inTextField(e.target)) return;
+      setOpen(false);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [open]);
+
   useEffect(() => {
     if (!guidelines || !user) return;
     try {
@@ -88,9 +100,6 @@ export function GuidelinesPanel({
         aria-labelledby={headingId}
         hidden={!open}
         data-testid="guidelines-panel"
-        onKeyDown={(e) => {
-          if (e.key === "Escape") setOpen(false);
-        }}
       >
         <div className="row">
           <h2 id={headingId} style={{ margin: 0 }}>

@@ -24,8 +24,10 @@ export interface WorkspaceNav {
 /**
  * A workspace's keys. Ctrl+Enter (⌘+Enter) submits from anywhere. The keys every workspace shares (next, previous,
  * search, guidelines, help) act as the keymap says; other keys without a modifier, outside text fields, go to
- * `onKey` in lower case; it returns whether it used the key, and then the key's default is prevented. With
- * `leaveFieldTo`, Esc in a text field moves the focus there, so that the single keys work again.
+ * `onKey` in lower case; it returns whether it used the key, and then the key's default is prevented. Esc in a text
+ * field leaves it in every workspace, so that the single keys work again: the focus moves to `leaveFieldTo` when
+ * given (the form, so Tab goes on from there), else the field just loses it. A widget that uses Esc itself (the code
+ * picker going back from a category to its results) stops the key before it reaches this listener.
  */
 export function useWorkspaceKeys(
   submit: () => void,
@@ -44,8 +46,10 @@ export function useWorkspaceKeys(
         submit();
         return;
       }
-      if (opts.leaveFieldTo && e.key === "Escape" && isTyping(e.target)) {
-        opts.leaveFieldTo.current?.focus();
+      if (e.key === "Escape" && isTyping(e.target)) {
+        const to = opts.leaveFieldTo?.current;
+        if (to) to.focus();
+        else (e.target as HTMLElement).blur();
         return;
       }
       if (isTyping(e.target) || e.altKey || e.ctrlKey || e.metaKey) return;
