@@ -547,7 +547,8 @@ function checkQualityValues(values: QualityValues, numSections: number) {
 
 /**
  * Saves a draft or a submission of a retest, calibration or training case: the same values, checks, messages and
- * result as an ordinary case (a submission locks it at once, as a case locks when its pair completes).
+ * result as an ordinary case — a submitted retest or calibration case stays revisable until the ordinary case beside
+ * it completes its pair, as that case would (docs/rater-quality.md, "Blinding"); a training case locks at once.
  */
 export function saveQualityAnnotation(
   db: Db,
