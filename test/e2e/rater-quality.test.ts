@@ -234,9 +234,9 @@ describe("rater quality in the browser", () => {
         training: tr.dataset.case?.startsWith("training") ?? false,
       })),
     );
-    expect(states.find((r) => r.href.endsWith(retestKey!))!.state).toBe("submitted");
+    expect.soft(states.find((r) => r.href.endsWith(retestKey!))!.state).toBe("submitted");
     // (The training cases, known as such, lock at their submission: their reference is shown next.)
-    expect(states.filter((r) => r.state === "locked" && !r.training)).toEqual([]);
+    expect.soft(states.filter((r) => r.state === "locked" && !r.training)).toEqual([]);
 
     // A case number in the address answers 404 for every case of the study, those behind a retest included.
     const db2: Db = openDatabase(dbPath);
@@ -249,7 +249,7 @@ describe("rater quality in the browser", () => {
     db2.$client.close();
     for (const caseId of caseIds) {
       const res = await page.goto(`${app.url}/annotate/${caseId}`);
-      expect(res?.status(), `/annotate/${caseId}`).toBe(404);
+      expect.soft(res?.status(), `/annotate/${caseId}`).toBe(404);
     }
     await page.context().close();
   });

@@ -71,7 +71,7 @@ beforeAll(async () => {
       },
     });
   for (const name of Object.keys(users)) sessions[name] = await signedIn(tdb, name);
-});
+}, 120_000);
 afterAll(() => template.cleanup());
 beforeEach(() => ({ db, cleanup } = cloneDb(template.db)));
 afterEach(() => cleanup());
