@@ -73,10 +73,23 @@ export const qualityItems = sqliteTable(
     kind: text("kind", { enum: QUALITY_KINDS }).notNull(),
     /** Retest: the annotation (first label) it repeats. */
     firstAnnotationId: integer("first_annotation_id"),
+    /**
+     * Retest: the first label as it stood when the retest entered the queue, the label the report compares with;
+     * later revisions of the annotation do not change it (docs/rater-quality.md, "The first label"). Null on items
+     * given before it was kept.
+     */
+    firstLabel: text("first_label", { mode: "json" }).$type<CaseLabel>(),
+    /** Retest: when that first label was submitted. */
+    firstSubmittedAt: integer("first_submitted_at"),
     /** Calibration and training: the calibration case. */
     calibrationId: integer("calibration_id"),
     /** Place in the annotator's list of the study, on the scale of the cases' positions (docs/rater-quality.md). */
     sortKey: real("sort_key").notNull(),
+    /**
+     * Retest and calibration: the annotator's ordinary case beside it in their list; a submitted item locks when that
+     * case's other annotator has submitted, as the case itself would (docs/rater-quality.md, "Blinding").
+     */
+    pairedCaseId: integer("paired_case_id"),
     createdAt: integer("created_at").notNull(),
     status: text("status", { enum: ["draft", "submitted", "locked"] }),
     sufficiency: text("sufficiency"),
@@ -93,5 +106,7 @@ export const qualityItems = sqliteTable(
     uniqueIndex("quality_items_unique_idx").on(t.studyId, t.annotatorId, t.caseId, t.kind),
     // An annotator's items of a study in queue order, with what the case page counts (docs/architecture.md, "Cheaper pages").
     index("quality_items_queue_idx").on(t.annotatorId, t.studyId, t.sortKey, t.kind, t.status),
+    // The items a co-annotator's submission locks.
+    index("quality_items_paired_case_idx").on(t.pairedCaseId),
   ],
 );

@@ -18,9 +18,10 @@ import { saveWorkItem, type WorkItemAdapter } from "../work-items/engine.server"
 import { onCaseAnnotationsComplete } from "../gold/outcomes.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "./studies.server";
-import { qualityOn } from "./domain/rater-quality";
+import { QUALITY_OFF, qualityOn } from "./domain/rater-quality";
 import {
   findQualityByKey,
+  lockQualityItemsBeside,
   qualitySettingsOf,
   qualityQueue,
   qualityValuesOf,
@@ -172,13 +173,27 @@ export function listAnnotatorCases(db: Db, userId: string): MyCaseRow[] {
   return annotatorQueue(db, userId).map(({ ref: _ref, ...r }) => r);
 }
 
-/** The page key's item, if it is this annotator's: a case id, or an opaque key of an assignment or a quality item. */
+/**
+ * The page key's item, if it is this annotator's: an opaque key of an assignment or a quality item, or a case id in a
+ * study without rater quality. In a study with rater quality a case id names nothing (404), so that every item of the
+ * annotator's list — ordinary case, retest or calibration case — is reached by its opaque key alone
+ * (docs/rater-quality.md, "Blinding"). Every annotator page and save finds its item here.
+ */
 export function resolveAnnotatorItem(db: DbOrTx, userId: string, param: string | undefined): QueueItemRef | null {
   if (!param) return null;
   const q = readStatements(db);
   if (/^[1-9][0-9]{0,15}$/.test(param)) {
-    const caseId = q.assignedCase.get(Number(param), userId) as number | undefined;
-    return caseId === undefined ? null : { kind: "assignment", caseId };
+    const row = q.assignedCase.get(Number(param), userId) as
+      [number, number | null, number | null, number | null] | undefined;
+    if (!row) return null;
+    const [caseId, retestFraction, calibrationRate, training] = row;
+    const blind = qualityOn({
+      ...QUALITY_OFF,
+      retestFraction: retestFraction ?? 0,
+      calibrationRate: calibrationRate ?? 0,
+      training: !!training,
+    });
+    return blind ? null : { kind: "assignment", caseId };
   }
   if (!/^k[0-9a-f]{12}$/.test(param)) return null;
   const caseId = q.assignedKey.get(param, userId) as number | undefined;
@@ -189,10 +204,23 @@ export function resolveAnnotatorItem(db: DbOrTx, userId: string, param: string |
 
 /** The reads of the case page and of every save, prepared once per connection (docs/architecture.md, "Cheaper pages"). */
 const readStatements = preparedOn((db) => ({
-  assignedCase: db.$client.prepare("SELECT case_id FROM assignments WHERE case_id = ? AND annotator_id = ?").pluck(),
+  // With what makes the case's study one with rater quality (qualityOn).
+  assignedCase: db.$client
+    .prepare(
+      `SELECT a.case_id, q.retest_fraction, q.calibration_rate, q.training FROM assignments a
+       JOIN cases c ON c.id = a.case_id LEFT JOIN study_quality_settings q ON q.study_id = c.study_id
+       WHERE a.case_id = ? AND a.annotator_id = ?`,
+    )
+    .raw(),
   assignedKey: db.$client.prepare("SELECT case_id FROM assignments WHERE item_key = ? AND annotator_id = ?").pluck(),
   assignment: db
-    .select({ id: assignments.id, caseId: assignments.caseId, studyId: cases.studyId, numSections: cases.numSections })
+    .select({
+      id: assignments.id,
+      caseId: assignments.caseId,
+      studyId: cases.studyId,
+      position: cases.position,
+      numSections: cases.numSections,
+    })
     .from(assignments)
     .innerJoin(cases, eq(cases.id, assignments.caseId))
     .where(
@@ -404,8 +432,10 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
   // Locking writes the row once more, so the page's next save must name the version after it.
   onSubmitted: (tx, a, now) => {
     const mine = lockIfComplete(tx, a, now);
+    // The other annotator's retest and calibration items paired with this case lock as their case would.
+    lockQualityItemsBeside(tx, { caseId: a.caseId, submitterId: a.userId, now });
     // A submission moves the wash-out on: a retest may now be due (docs/rater-quality.md).
-    refreshQualityItems(tx, a.userId, now);
+    refreshQualityItems(tx, a.userId, now, { studyId: a.studyId, place: a.position });
     return mine === null ? {} : { state: "locked", version: mine };
   },
 };
@@ -517,7 +547,8 @@ function checkQualityValues(values: QualityValues, numSections: number) {
 
 /**
  * Saves a draft or a submission of a retest, calibration or training case: the same values, checks, messages and
- * result as an ordinary case (a submission locks it at once, as a case locks when its pair completes).
+ * result as an ordinary case — a submitted retest or calibration case stays revisable until the ordinary case beside
+ * it completes its pair, as that case would (docs/rater-quality.md, "Blinding"); a training case locks at once.
  */
 export function saveQualityAnnotation(
   db: Db,

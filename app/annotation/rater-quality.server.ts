@@ -458,9 +458,18 @@ const isDone = (status: string | null) => status === "submitted" || status === "
 /**
  * Adds to the annotator's queues whatever their studies' settings now call for (docs/rater-quality.md): the training
  * cases, calibration cases up to the rate, and retests whose wash-out holds. Idempotent: nothing is added twice, and
- * a study without settings gets nothing. Runs in the caller's transaction.
+ * a study without settings gets nothing. Runs in the caller's transaction. `from` is the item whose submission
+ * called it (its study and place in the list): a new item goes after it, past the next open ones (`placeAmongOpen`).
+ * A retest keeps its first label as it stands now (docs/rater-quality.md, "The first label"); a retest or
+ * calibration case is paired with the annotator's ordinary case next after it in the list (the last, if none is
+ * after it), whose other annotator's submission locks it (`lockQualityItemsBeside`).
  */
-export function refreshQualityItems(tx: DbOrTx, userId: string, now: number): void {
+export function refreshQualityItems(
+  tx: DbOrTx,
+  userId: string,
+  now: number,
+  from?: { studyId: number; place: number },
+): void {
   const mine = tx
     .select({
       caseId: assignments.caseId,
@@ -479,7 +488,13 @@ export function refreshQualityItems(tx: DbOrTx, userId: string, now: number): vo
   const annotatedAnywhere = new Set(mine.map((m) => m.caseId));
   for (const [studyId, s] of settings) {
     if (!qualityOn(s)) continue;
-    const ordinary = mine.filter((m) => m.studyId === studyId);
+    const ordinary = mine
+      .filter((m) => m.studyId === studyId)
+      .sort((a, b) => a.position - b.position || a.caseId - b.caseId);
+    const after = from?.studyId === studyId ? from.place : undefined;
+    // The ordinary case beside a new item at `sortKey`: the next after it in the list, or the last.
+    const pairedWith = (sortKey: number) =>
+      (ordinary.find((o) => o.position > sortKey) ?? ordinary[ordinary.length - 1])?.caseId ?? null;
     const existing = tx
       .select()
       .from(qualityItems)
@@ -538,8 +553,9 @@ export function refreshQualityItems(tx: DbOrTx, userId: string, now: number): vo
           itemTag: `c${id}`,
           openKeys: openKeys(),
           lastKey: lastKey(),
+          from: after,
         });
-        add("calibration", c.caseId, key, { calibrationId: c.id });
+        add("calibration", c.caseId, key, { calibrationId: c.id, pairedCaseId: pairedWith(key) });
       }
     }
     if (s.retestFraction > 0) {
@@ -563,8 +579,16 @@ export function refreshQualityItems(tx: DbOrTx, userId: string, now: number): vo
           itemTag: `r${caseId}`,
           openKeys: openKeys(),
           lastKey: lastKey(),
+          from: after,
         });
-        add("retest", caseId, key, { firstAnnotationId: first.annotationId });
+        // The first label as it stands when the retest enters the queue: what the report compares with.
+        const label = tx.select().from(annotations).where(eq(annotations.id, first.annotationId!)).get()!;
+        add("retest", caseId, key, {
+          firstAnnotationId: first.annotationId,
+          firstLabel: labelOfAnnotation(label),
+          firstSubmittedAt: label.submittedAt,
+          pairedCaseId: pairedWith(key),
+        });
       }
     }
   }
@@ -647,6 +671,33 @@ const queueStatements = preparedOn((db) => ({
     )
     .pluck(),
   byKey: db.$client.prepare("SELECT id, study_id FROM quality_items WHERE item_key = ? AND annotator_id = ?").raw(),
+  // Whether the other annotator of the case has submitted it (annotations_case_idx).
+  coAnnotated: db.$client
+    .prepare(
+      `SELECT EXISTS (SELECT 1 FROM annotations WHERE case_id = ? AND annotator_id <> ?
+         AND status IN ('submitted', 'locked'))`,
+    )
+    .pluck(),
+  // The annotator's ordinary case of the study next after a place in their list, and their last.
+  pairedNext: db.$client
+    .prepare(
+      `SELECT c.id FROM assignments a JOIN cases c ON c.id = a.case_id
+       WHERE a.annotator_id = @user AND c.study_id = @study AND c.position > @place ORDER BY c.position, c.id LIMIT 1`,
+    )
+    .pluck(),
+  pairedLast: db.$client
+    .prepare(
+      `SELECT c.id FROM assignments a JOIN cases c ON c.id = a.case_id
+       WHERE a.annotator_id = @user AND c.study_id = @study ORDER BY c.position DESC, c.id DESC LIMIT 1`,
+    )
+    .pluck(),
+  // The submitted retest and calibration items of other annotators paired with a case (quality_items_paired_case_idx).
+  pairedSubmitted: db.$client
+    .prepare(
+      `SELECT id, version, study_id FROM quality_items WHERE paired_case_id = ? AND annotator_id <> ?
+         AND status = 'submitted' AND kind <> 'training'`,
+    )
+    .raw(),
 }));
 
 /** Whether the annotator still has training cases of the study to submit (real work is closed until then). */
@@ -678,6 +729,8 @@ function findQualityItem(tx: DbOrTx, userId: string, id: number) {
       studyId: qualityItems.studyId,
       caseId: qualityItems.caseId,
       kind: qualityItems.kind,
+      sortKey: qualityItems.sortKey,
+      pairedCaseId: qualityItems.pairedCaseId,
       numSections: cases.numSections,
     })
     .from(qualityItems)
@@ -704,8 +757,11 @@ export function qualityValuesOf(row: QualityRow | undefined): QualityValues {
 
 /**
  * The engine adapter of a quality item. The row exists from the start (it was put in the queue), so "nothing saved
- * yet" is its null status. A submission locks it at once — as an ordinary case locks when it completes its pair —
- * and adds what the queue now calls for.
+ * yet" is its null status. A submitted retest or calibration case stays open to revision, and locks, exactly when
+ * an ordinary case in its place would: when the other annotator of its paired case has submitted that case — at its
+ * own submission if they already have, else at theirs (`lockQualityItemsBeside`) (docs/rater-quality.md,
+ * "Blinding"). A training case locks at once (its reference is shown next). A submission adds what the queue now
+ * calls for.
  */
 function qualityAdapter(
   check: (
@@ -748,19 +804,64 @@ function qualityAdapter(
     },
     auditContext: (q) => ({ entityId: q.id, studyId: q.studyId }),
     onSubmitted(tx, q, now) {
+      const locks = q.kind === "training" || pairCompleted(tx, q);
       const row = tx
         .select({ version: qualityItems.version })
         .from(qualityItems)
         .where(eq(qualityItems.id, q.id))
         .get()!;
-      tx.update(qualityItems)
-        .set({ status: "locked", version: row.version + 1 })
-        .where(eq(qualityItems.id, q.id))
-        .run();
-      refreshQualityItems(tx, q.userId, now);
-      return { state: "locked", version: row.version + 1 };
+      if (locks) lockQualityItem(tx, { id: q.id, version: row.version, studyId: q.studyId, now });
+      refreshQualityItems(tx, q.userId, now, { studyId: q.studyId, place: q.sortKey });
+      return locks ? { state: "locked", version: row.version + 1 } : {};
     },
   };
+}
+
+/**
+ * Whether the other annotator of the retest or calibration item's paired case has submitted it. An item given before
+ * pairs were kept is paired here, with the annotator's ordinary case next after it (or their last), and keeps it.
+ */
+function pairCompleted(tx: Tx, q: QualityItem): boolean {
+  const st = queueStatements(tx);
+  let paired = q.pairedCaseId;
+  if (paired === null) {
+    const at = { user: q.userId, study: q.studyId, place: q.sortKey };
+    paired = ((st.pairedNext.get(at) ?? st.pairedLast.get(at)) as number | undefined) ?? null;
+    if (paired === null) return false;
+    tx.update(qualityItems).set({ pairedCaseId: paired }).where(eq(qualityItems.id, q.id)).run();
+  }
+  return st.coAnnotated.get(paired, q.userId) === 1;
+}
+
+/** Locks a submitted quality item; updated_at stays the annotator's own last save, as on a case's lock. */
+function lockQualityItem(tx: Tx, item: { id: number; version: number; studyId: number; now: number }): void {
+  tx.update(qualityItems)
+    .set({ status: "locked", version: item.version + 1 })
+    .where(eq(qualityItems.id, item.id))
+    .run();
+  recordEvent(tx, {
+    actorId: null,
+    entity: "quality_item",
+    entityId: item.id,
+    studyId: item.studyId,
+    action: "lock",
+    changes: { status: ["submitted", "locked"] },
+    at: item.now,
+  });
+}
+
+/**
+ * A submission of `caseId` by `submitterId` completes that case's pair for its other annotator: their submitted
+ * retest and calibration items paired with it lock now, as the case itself does (docs/rater-quality.md, "Blinding").
+ * Runs in the submission's transaction (annotations.server.ts, the annotation adapter's onSubmitted).
+ */
+export function lockQualityItemsBeside(tx: Tx, input: { caseId: number; submitterId: string; now: number }): void {
+  for (const [id, version, studyId] of queueStatements(tx).pairedSubmitted.all(input.caseId, input.submitterId) as [
+    number,
+    number,
+    number,
+  ][])
+    lockQualityItem(tx, { id, version, studyId, now: input.now });
 }
 
 /** Saves a draft or a submission of a quality item through the work-item engine. */
@@ -805,17 +906,60 @@ function labelOfQuality(row: QualityRow): CaseLabel {
   return labelOfAnnotation(row);
 }
 
+/** A first label revised after its retest entered the queue: the report compares with it as it was. */
+export interface RevisedFirstLabel {
+  annotator: string;
+  caseStudy: string;
+  case: string;
+  /** The first label as it stood when the retest entered the queue: what the figures compare with. */
+  asCompared: CaseLabel;
+  /** The first label now. */
+  now: CaseLabel;
+  /** Whether the retest itself has been submitted (only then does it count in the figures). */
+  retestSubmitted: boolean;
+}
+
 export interface RaterQualityReport {
   settings: QualitySettings | null;
   retest: RetestReport;
   calibration: CalibrationAccuracy[];
   /** Per annotator: items of each kind given and submitted. */
   items: { annotator: string; kind: QualityKind; given: number; submitted: number }[];
+  /** First labels revised after their retest entered the queue (docs/rater-quality.md, "The first label"). */
+  revisedFirstLabels: RevisedFirstLabel[];
+  /** Submitted retests given before first labels were kept, compared with their first label as it is now. */
+  firstLabelsNotKept: number;
+}
+
+/** The same label (the canonical form labelOfAnnotation gives). */
+const sameLabel = (a: CaseLabel, b: CaseLabel) =>
+  a.sufficiency === "sufficient"
+    ? b.sufficiency === "sufficient" && a.icd10 === b.icd10 && a.earliestSection === b.earliestSection
+    : b.sufficiency === "insufficient" &&
+      a.missingInfo.join(";") === b.missingInfo.join(";") &&
+      (a.missingInfoOther ?? null) === (b.missingInfoOther ?? null);
+
+/**
+ * The first label a retest is compared with: the one kept when the retest entered the queue. A retest given before
+ * labels were kept has none; it falls back on the first annotation as it is now (when submitted).
+ */
+function firstLabelOf(
+  item: { firstLabel: CaseLabel | null; firstAnnotationId: number | null },
+  firsts: Map<number, typeof annotations.$inferSelect>,
+): CaseLabel | null {
+  if (item.firstLabel) return item.firstLabel;
+  const first = item.firstAnnotationId === null ? undefined : firsts.get(item.firstAnnotationId);
+  return first && isDone(first.status) ? labelOfAnnotation(first) : null;
 }
 
 function studyQualityRows(db: DbOrTx, studyId: number) {
   return db
-    .select({ item: qualityItems, username: users.username, numSections: cases.numSections })
+    .select({
+      item: qualityItems,
+      username: users.username,
+      numSections: cases.numSections,
+      externalId: cases.externalId,
+    })
     .from(qualityItems)
     .innerJoin(users, eq(users.id, qualityItems.annotatorId))
     .innerJoin(cases, eq(cases.id, qualityItems.caseId))
@@ -860,10 +1004,9 @@ export function getRaterQualityReport(db: DbOrTx, studyId: number): RaterQuality
       if (r.username !== username || r.item.kind !== kind || !isDone(r.item.status)) return [];
       const second = labelOfQuality(r.item);
       if (kind === "retest") {
-        const first = firsts.get(r.item.firstAnnotationId!);
-        return first && isDone(first.status)
-          ? [{ first: labelOfAnnotation(first), second, numSections: r.numSections }]
-          : [];
+        // The first label as it was when the retest entered the queue, not as it may have been revised since.
+        const first = firstLabelOf(r.item, firsts);
+        return first ? [{ first, second, numSections: r.numSections }] : [];
       }
       const ref = refs.get(r.item.calibrationId!);
       return ref ? [{ first: ref.reference, second, numSections: r.numSections }] : [];
@@ -880,8 +1023,27 @@ export function getRaterQualityReport(db: DbOrTx, studyId: number): RaterQuality
           submitted: mine.filter((r) => isDone(r.item.status)).length,
         });
     }
+  const study = db.select({ name: studies.name }).from(studies).where(eq(studies.id, studyId)).get();
+  const revisedFirstLabels: RevisedFirstLabel[] = rows.flatMap((r) => {
+    const now = r.item.firstAnnotationId === null ? undefined : firsts.get(r.item.firstAnnotationId);
+    if (r.item.kind !== "retest" || !r.item.firstLabel || !now || sameLabel(r.item.firstLabel, labelOfAnnotation(now)))
+      return [];
+    return [
+      {
+        annotator: r.username,
+        caseStudy: study?.name ?? "",
+        case: r.externalId,
+        asCompared: r.item.firstLabel,
+        now: labelOfAnnotation(now),
+        retestSubmitted: isDone(r.item.status),
+      },
+    ];
+  });
   return {
     settings,
+    revisedFirstLabels,
+    firstLabelsNotKept: rows.filter((r) => r.item.kind === "retest" && isDone(r.item.status) && !r.item.firstLabel)
+      .length,
     retest: retestReport(annotators.map((a) => ({ annotator: a, pairs: pairsOf(a, "retest") }))),
     calibration: annotators
       .map((a) => calibrationAccuracy(a, pairsOf(a, "calibration"), settings?.accuracyThreshold ?? null))
@@ -917,10 +1079,7 @@ export function raterQualityCsv(db: DbOrTx, studyId: number): string {
       .all()
       .map((c) => [c.id, c]),
   );
-  const compared = comparedWith(db, studyId, rows);
-  const refs = compared.refs;
-  // Only a submitted (or locked) first label is compared with.
-  const firsts = new Map([...compared.firsts].filter(([, a]) => a.status !== "draft"));
+  const { firsts, refs } = comparedWith(db, studyId, rows);
   const out: string[][] = [
     [
       "annotator",
@@ -937,17 +1096,28 @@ export function raterQualityCsv(db: DbOrTx, studyId: number): string {
       "earliest_section",
       "missing_info",
       "submitted_at",
+      "first_label_revised",
+      "first_label_now_sufficiency",
+      "first_label_now_icd10",
+      "first_label_now_earliest_section",
+      "first_label_now_missing_info",
     ],
   ];
   for (const r of rows) {
     const c = caseRows.get(r.item.caseId)!;
-    const first = r.item.firstAnnotationId !== null ? firsts.get(r.item.firstAnnotationId) : undefined;
-    const compared =
-      r.item.kind === "retest"
-        ? first
-          ? labelOfAnnotation(first)
-          : null
-        : (refs.get(r.item.calibrationId!)?.reference ?? null);
+    const retest = r.item.kind === "retest";
+    // A retest is compared with its first label as it was when the retest entered the queue; the label as it is now
+    // sits at the end of the row, with whether it was revised since ("not kept": given before labels were kept).
+    const compared = retest ? firstLabelOf(r.item, firsts) : (refs.get(r.item.calibrationId!)?.reference ?? null);
+    const nowRow = retest && r.item.firstAnnotationId !== null ? firsts.get(r.item.firstAnnotationId) : undefined;
+    const now = nowRow && isDone(nowRow.status) ? labelOfAnnotation(nowRow) : null;
+    const revised = !retest
+      ? ""
+      : !r.item.firstLabel
+        ? "not kept"
+        : now && !sameLabel(r.item.firstLabel, now)
+          ? "yes"
+          : "no";
     out.push([
       r.username,
       r.item.kind,
@@ -957,6 +1127,8 @@ export function raterQualityCsv(db: DbOrTx, studyId: number): string {
       ...labelCells(compared),
       ...labelCells(labelOfQuality(r.item)),
       new Date(r.item.submittedAt ?? 0).toISOString(),
+      revised,
+      ...(retest ? labelCells(now) : ["", "", "", ""]),
     ]);
   }
   return formatCsv(out);

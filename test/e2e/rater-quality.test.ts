@@ -2,7 +2,8 @@
  * Rater quality in the browser (docs/rater-quality.md): an annotator's training round — after each submission the
  * reference and its rationale appear, and real work opens when the round is done; then a retest and a new case of
  * the same study look alike to the annotator (the workspace's loader data and rendered page have the same keys and
- * structure, the list's rows the same attributes); the admin's page shows the settings and the report.
+ * structure, the list's rows the same attributes), a submitted retest is "Submitted" like the cases beside it, and a
+ * case number in the address answers 404; the admin's page shows the settings and the report.
  * Screenshots land in test/e2e/screenshots (not committed).
  */
 import { mkdirSync } from "node:fs";
@@ -214,6 +215,42 @@ describe("rater quality in the browser", () => {
     const openRow = rows.find((r) => r.href.endsWith(openKey!))!;
     expect({ ...retestRow, href: "" }).toEqual({ ...openRow, href: "" });
     for (const r of rows) expect(r.href).toMatch(/^\/annotate\/k[0-9a-f]{12}$/);
+
+    // Submitted in the browser, the retest stays "Submitted" like ann1's other submitted cases (ann2 has submitted
+    // nothing, so no case of theirs is locked): the state column does not mark it.
+    await page.goto(`${app.url}/annotate/${retestKey}`);
+    await hydrated(page);
+    await page.keyboard.press("i");
+    await page.keyboard.press("m");
+    await page.keyboard.press("Space");
+    await page.keyboard.press("Control+Enter");
+    await page.waitForURL((url) => !url.pathname.endsWith(retestKey!));
+    await page.goto(`${app.url}/annotate`);
+    await hydrated(page);
+    const states = await page.locator("tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => ({
+        href: tr.querySelector("a")?.getAttribute("href") ?? "",
+        state: tr.dataset.state,
+        training: tr.dataset.case?.startsWith("training") ?? false,
+      })),
+    );
+    expect.soft(states.find((r) => r.href.endsWith(retestKey!))!.state).toBe("submitted");
+    // (The training cases, known as such, lock at their submission: their reference is shown next.)
+    expect.soft(states.filter((r) => r.state === "locked" && !r.training)).toEqual([]);
+
+    // A case number in the address answers 404 for every case of the study, those behind a retest included.
+    const db2: Db = openDatabase(dbPath);
+    const caseIds = db2
+      .select({ caseId: assignments.caseId })
+      .from(assignments)
+      .where(eq(assignments.annotatorId, ids.ann1!))
+      .all()
+      .map((a) => a.caseId);
+    db2.$client.close();
+    for (const caseId of caseIds) {
+      const res = await page.goto(`${app.url}/annotate/${caseId}`);
+      expect.soft(res?.status(), `/annotate/${caseId}`).toBe(404);
+    }
     await page.context().close();
   });
 
@@ -225,6 +262,10 @@ describe("rater quality in the browser", () => {
     await page.getByTestId("quality-settings").waitFor();
     expect(await page.locator("#retestFraction").inputValue()).toBe("0.5");
     expect(await page.getByTestId("calibration-set").locator("tbody tr").count()).toBe(2);
+    // The report says which first label a retest is compared with.
+    expect(await page.getByTestId("retest-first-label").textContent()).toContain(
+      "first label as it was when the retest entered the annotator's queue",
+    );
     await page.screenshot({ path: `${SHOTS}/rater-quality-admin.png`, fullPage: true });
     await page.context().close();
   });

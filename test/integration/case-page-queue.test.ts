@@ -27,6 +27,7 @@ import {
 import type { Db } from "../../app/platform/db.server";
 import { getAnnotatorItem, listAnnotatorCases } from "../../app/annotation/annotations.server";
 import { nextOpenItem, previousItem, progressOf } from "../../app/work-items/domain/work-item";
+import { qualityOn } from "../../app/annotation/domain/rater-quality";
 import { freshDb, makeUser } from "../support/db";
 
 let db: Db;
@@ -147,13 +148,37 @@ function build(seed: number) {
   return { studyIds };
 }
 
-/** Every address of every item of `me`: an assignment by case id and by its key, a quality item by its key. */
-function itemsOfMe(): { addresses: string[] }[] {
+/**
+ * Every address of every item of `me`: an assignment by its key, and by case id where its study has no rater quality
+ * (there the case id names nothing: `refused`); a quality item by its key.
+ */
+function itemsOfMe(): { addresses: string[]; refused: string[] }[] {
   const own = db.select().from(assignments).all();
   const quality = db.select().from(qualityItems).all();
+  const studyOf = new Map(
+    db
+      .select({ id: cases.id, studyId: cases.studyId })
+      .from(cases)
+      .all()
+      .map((c) => [c.id, c.studyId]),
+  );
+  const settings = new Map(
+    db
+      .select()
+      .from(studyQualitySettings)
+      .all()
+      .map((s) => [s.studyId, s]),
+  );
+  const blind = (caseId: number) => qualityOn(settings.get(studyOf.get(caseId)!) ?? null);
   return [
-    ...own.filter((a) => a.annotatorId === me).map((a) => ({ addresses: [String(a.caseId), a.itemKey!] })),
-    ...quality.filter((q) => q.annotatorId === me).map((q) => ({ addresses: [q.itemKey] })),
+    ...own
+      .filter((a) => a.annotatorId === me)
+      .map((a) =>
+        blind(a.caseId)
+          ? { addresses: [a.itemKey!], refused: [String(a.caseId)] }
+          : { addresses: [String(a.caseId), a.itemKey!], refused: [] },
+      ),
+    ...quality.filter((q) => q.annotatorId === me).map((q) => ({ addresses: [q.itemKey], refused: [] })),
   ];
 }
 
@@ -162,7 +187,9 @@ function checkQueue(seed: number) {
   const list = listAnnotatorCases(db, me);
   const items = itemsOfMe();
   let shown = 0;
-  for (const { addresses } of items) {
+  for (const { addresses, refused } of items) {
+    for (const address of refused)
+      expect(getAnnotatorItem(db, { userId: me, key: address }), `seed ${seed}, item ${address}`).toBeNull();
     const at = list.findIndex((row) => addresses.includes(row.key));
     for (const address of addresses) {
       const got = getAnnotatorItem(db, { userId: me, key: address });

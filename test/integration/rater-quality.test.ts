@@ -7,7 +7,7 @@
  */
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { annotations, caseOutcomes, qualityItems } from "../../db/schema";
+import { annotations, assignments, caseOutcomes, qualityItems } from "../../db/schema";
 import type { Db } from "../../app/platform/db.server";
 import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
@@ -273,7 +273,15 @@ describe("calibration cases and the training round", () => {
     const caseId = listStudyCases(db, study.id)[0]!.id;
     const refused = submitAnnotation(db, { userId: ann1.id, caseId, values: suff("F32.1", 2), version: 0 });
     expect(refused).toMatchObject({ ok: false, status: 409 });
-    expect(getAnnotatorItem(db, { userId: ann1.id, key: String(caseId) })).toEqual({ gated: true });
+    // Real work is closed: by its opaque key (a case id names nothing in a study with rater quality).
+    const key = db
+      .select()
+      .from(assignments)
+      .where(eq(assignments.caseId, caseId))
+      .all()
+      .find((a) => a.annotatorId === ann1.id)!.itemKey!;
+    expect(getAnnotatorItem(db, { userId: ann1.id, key })).toEqual({ gated: true });
+    expect(getAnnotatorItem(db, { userId: ann1.id, key: String(caseId) })).toBeNull();
 
     const before = getAnnotatorItem(db, { userId: ann1.id, key: rows[0]!.key }) as { view: { training: unknown } };
     expect(before.view.training).toEqual({ reveal: null });

@@ -76,6 +76,20 @@ describe("test–retest figures", () => {
     ]);
     expect(r.pooled.sufficiency.cohen_kappa).toBeCloseTo(0.25, 12);
   });
+
+  it("says why an empty figure is empty in its own words, never the inter-rater report's", () => {
+    const empty = retestReport([{ annotator: "a", pairs: [] }]);
+    for (const f of [empty.pooled, empty.annotators[0]!]) {
+      expect(f.reasons["sufficiency.percent_agreement"]).toBe("no retest has been submitted yet");
+      expect(f.reasons["earliest_section.exact_agreement"]).toBe("no retest was called sufficient both times");
+      for (const reason of Object.values(f.reasons)) expect(reason).not.toMatch(/primary annotations|both annotators/);
+    }
+    // Pairs, none sufficient both times: the diagnosis figures say so.
+    const insufficient = retestReport([{ annotator: "a", pairs: [pair(I, I)] }]);
+    expect(insufficient.pooled.reasons["earliest_section.exact_agreement"]).toBe(
+      "no retest was called sufficient both times",
+    );
+  });
 });
 
 describe("calibration accuracy", () => {

@@ -102,13 +102,28 @@ describe("calibration draw and placement", () => {
     expect(drawCalibration({ ...input, given: new Set(d) })).toEqual([]);
   });
 
-  it("puts a new item just before an open item or after the last, never among done ones", () => {
-    const keys = new Set<number>();
-    for (let i = 0; i < 200; i++) {
-      const k = placeAmongOpen({ seed: 1, person: "p", itemTag: `x${i}`, openKeys: [5, 8], lastKey: 10 });
-      keys.add(k > 10 ? 11 : k > 7 ? 8 : 5);
-      expect((k > 4 && k < 5) || (k > 7 && k < 8) || (k > 10 && k < 11)).toBe(true);
+  it("puts a new item before an open item past the next three, or after the last, never where Next leads", () => {
+    const keys = new Set<string>();
+    for (let i = 0; i < 300; i++) {
+      const k = placeAmongOpen({ seed: 1, person: "p", itemTag: `x${i}`, openKeys: [2, 3, 5, 8, 9], lastKey: 10 });
+      keys.add(k > 10 ? "after 10" : k > 8 ? "before 9" : "before 8");
+      expect((k > 5 && k < 8) || (k > 8 && k < 9) || (k > 10 && k < 11)).toBe(true);
     }
-    expect(keys).toEqual(new Set([5, 8, 11]));
+    expect(keys).toEqual(new Set(["before 8", "before 9", "after 10"]));
+    // Counted from the item just submitted: the open items before it (skipped earlier) are not candidates.
+    for (let i = 0; i < 100; i++) {
+      const k = placeAmongOpen({
+        seed: 2,
+        person: "p",
+        itemTag: `y${i}`,
+        openKeys: [1, 4, 5, 6, 6.6, 9],
+        lastKey: 12,
+        from: 3,
+      });
+      expect((k > 6 && k < 6.6) || (k > 6.6 && k < 9) || (k > 12 && k < 13)).toBe(true);
+    }
+    // Three open items or fewer after it: after the last item.
+    const last = placeAmongOpen({ seed: 1, person: "p", itemTag: "z", openKeys: [4, 5, 7], lastKey: 7 });
+    expect(last > 7 && last < 8).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { getDb, type Db } from "../../platform/db.server";
 import { requireStudyByName } from "../studies.server";
 import { CliError, parseOptions, requireOption, serviceCall, type CliIO, type Command } from "../../cli/command";
-import { QualitySettingsSchema, QUALITY_OFF, type QualitySettings } from "../domain/rater-quality";
+import { NO_RETEST, QualitySettingsSchema, QUALITY_OFF, type QualitySettings } from "../domain/rater-quality";
 import {
   getQualitySettings,
   getRaterQualityReport,
@@ -88,8 +88,16 @@ const pct = (v: number | null) => (v === null ? "—" : `${(100 * v).toFixed(1)}
 const f3 = (v: number | null) => (v === null ? "—" : v.toFixed(3));
 
 function printReport(io: CliIO, report: ReturnType<typeof getRaterQualityReport>) {
-  io.out("Test–retest (first label vs. second):\n");
-  for (const r of [...report.retest.annotators, { annotator: "pooled", ...report.retest.pooled }])
+  io.out("Test–retest (the first label as it was when the retest entered the queue vs. the retest):\n");
+  if (report.retest.pooled.n === 0) io.out(`  ${NO_RETEST}\n`);
+  else if (report.revisedFirstLabels.some((r) => r.retestSubmitted))
+    io.out(
+      `  ${report.revisedFirstLabels.filter((r) => r.retestSubmitted).length} first label(s) revised since their ` +
+        "retest was given: compared as they were (rater-quality.csv lists both)\n",
+    );
+  for (const r of report.retest.pooled.n === 0
+    ? []
+    : [...report.retest.annotators, { annotator: "pooled", ...report.retest.pooled }])
     io.out(
       `  ${r.annotator}: n ${r.n}, sufficiency ${pct(r.sufficiency.percent_agreement)} κ ${f3(r.sufficiency.cohen_kappa)} ` +
         `AC1 ${f3(r.sufficiency.gwet_ac1.value)}; code ${pct(r.diagnosis.diagnosis_level.percent_agreement)}, ` +
@@ -99,6 +107,7 @@ function printReport(io: CliIO, report: ReturnType<typeof getRaterQualityReport>
         `AC2 ${f3(r.earliest_section.weighted.linear.gwet_ac2.value)}\n`,
     );
   io.out("Calibration accuracy (against the reference):\n");
+  if (report.calibration.length === 0) io.out("  no calibration case has been given yet\n");
   for (const c of report.calibration)
     io.out(
       `  ${c.annotator}: n ${c.n}, sufficiency ${pct(c.sufficiency.accuracy)}, code ${pct(c.diagnosis_level.accuracy)}, ` +

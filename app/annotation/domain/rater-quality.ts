@@ -11,6 +11,8 @@ import { parseIcd10 } from "../../icd10/icd10";
 import {
   diagnosisAgreement,
   earliestSectionAgreement,
+  NO_PAIRS,
+  NO_SUFFICIENT_PAIRS,
   Reasons,
   sufficiencyAgreement,
   type SufficientPair,
@@ -108,11 +110,25 @@ export interface RetestReport {
   pooled: PairFigures;
 }
 
+/** Why a test–retest figure is empty, in the report's own words (not the inter-rater report's "primary annotations"). */
+export const NO_RETEST = "no retest has been submitted yet";
+export const NO_SUFFICIENT_RETEST = "no retest was called sufficient both times";
+const RETEST_WORDING: Record<string, string> = { [NO_PAIRS]: NO_RETEST, [NO_SUFFICIENT_PAIRS]: NO_SUFFICIENT_RETEST };
+
+/** pairFigures over (first label, retest label) pairs, its reasons worded for a retest. */
+function retestFigures(pairs: readonly LabelPair[]): PairFigures {
+  const figures = pairFigures(pairs);
+  const reasons = Object.fromEntries(
+    Object.entries(figures.reasons).map(([path, reason]) => [path, RETEST_WORDING[reason] ?? reason]),
+  );
+  return { ...figures, reasons };
+}
+
 /** Test–retest per annotator and pooled over annotators (each pair is one annotator's first and second label). */
 export function retestReport(input: readonly AnnotatorPairs[]): RetestReport {
   return {
-    annotators: input.map((a) => ({ annotator: a.annotator, ...pairFigures(a.pairs) })),
-    pooled: pairFigures(input.flatMap((a) => a.pairs)),
+    annotators: input.map((a) => ({ annotator: a.annotator, ...retestFigures(a.pairs) })),
+    pooled: retestFigures(input.flatMap((a) => a.pairs)),
   };
 }
 

@@ -126,6 +126,13 @@ export function QualityReportTables({ report }: { report: RaterQualityReport }) 
   return (
     <>
       <h3>Test–retest (self-consistency)</h3>
+      <p className="muted" data-testid="retest-first-label">
+        Each retest is compared with the first label as it was when the retest entered the annotator&apos;s queue; a
+        revision of the first label after that is listed below and does not change these figures.
+        {report.firstLabelsNotKept
+          ? ` ${report.firstLabelsNotKept} retest(s) given before first labels were kept are compared with the first label as it is now.`
+          : ""}
+      </p>
       {report.retest.pooled.n === 0 ? (
         <p className="muted">No retest has been submitted yet.</p>
       ) : (
@@ -167,6 +174,33 @@ export function QualityReportTables({ report }: { report: RaterQualityReport }) 
           </tbody>
         </table>
       )}
+      {report.revisedFirstLabels.length ? (
+        <>
+          <h4>First labels revised after their retest was given</h4>
+          <table data-testid="revised-first-labels">
+            <thead>
+              <tr>
+                <th>Annotator</th>
+                <th>Case</th>
+                <th>Compared with (as it was)</th>
+                <th>Now</th>
+                <th>Retest submitted</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.revisedFirstLabels.map((r) => (
+                <tr key={`${r.annotator}-${r.case}`}>
+                  <td>{r.annotator}</td>
+                  <td>{r.case}</td>
+                  <td>{labelText(r.asCompared)}</td>
+                  <td>{labelText(r.now)}</td>
+                  <td>{r.retestSubmitted ? "yes" : "no"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
       <h3>Calibration accuracy</h3>
       {threshold !== null ? (
         <p data-testid="below-threshold" className={below.length ? "notice bad" : "notice ok"}>

@@ -109,9 +109,18 @@ export function drawCalibration(input: {
 }
 
 /**
- * Where a new item goes in a person's list, as a sort key on the scale of the list's keys: just before one of the open
- * items, or after the last item, chosen with the seed — so it lands among the work still to do, like a newly
- * assigned item, and never at a place that marks it.
+ * How many of the person's open items, after the item whose submission brought a new item, come before that new item
+ * at least: the item "Next" leads to is never the new one, nor the one after it (docs/rater-quality.md, "Place").
+ */
+export const OPEN_AHEAD = 3;
+
+/**
+ * Where a new item goes in a person's list, as a sort key on the scale of the list's keys. The open items after
+ * `from` (the place of the item just submitted; the top of the list when none was) are the candidates: the new item
+ * goes just before one of them, skipping the first `OPEN_AHEAD`, or after the last item of the list, chosen with
+ * the seed over (seed, person, item) — so it lands among the work still to do, like a newly assigned item, but never
+ * where the person goes next, which would point at the submission that brought it. With `OPEN_AHEAD` or fewer open
+ * items after `from`, it goes after the last item.
  */
 export function placeAmongOpen(input: {
   seed: number;
@@ -119,11 +128,18 @@ export function placeAmongOpen(input: {
   itemTag: string;
   openKeys: readonly number[];
   lastKey: number;
+  from?: number;
 }): number {
-  const slots = [...new Set(input.openKeys)].sort((a, b) => a - b);
+  const from = input.from ?? -Infinity;
+  const slots = [...new Set(input.openKeys)].filter((k) => k > from).sort((a, b) => a - b);
   const u = seededUnit("place", input.seed, input.person, input.itemTag);
-  const v = seededUnit("offset", input.seed, input.person, input.itemTag);
-  const at = Math.floor(u * (slots.length + 1));
-  // Between the chosen key and the one before it (keys of cases are whole numbers one apart).
-  return at < slots.length ? slots[at]! - 0.25 - 0.5 * v : input.lastKey + 0.25 + 0.5 * v;
+  const v = 0.25 + 0.5 * seededUnit("offset", input.seed, input.person, input.itemTag);
+  const choices = Math.max(0, slots.length - OPEN_AHEAD);
+  const at = OPEN_AHEAD + Math.floor(u * (choices + 1));
+  if (at >= slots.length) return input.lastKey + v;
+  // Strictly between the open item before and the chosen one (keys of cases are whole numbers one apart; a quality
+  // item's key lies between two of them).
+  const hi = slots[at]!;
+  const lo = Math.max(slots[at - 1]!, hi - 1);
+  return lo + (hi - lo) * v;
 }
