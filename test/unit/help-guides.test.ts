@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { GUIDES, headingSlug, headingSlugs, renderGuide, resolveDocLink } from "../../app/help/domain/guides";
+import { COMMON_KEYS, WORKSPACE_KEYMAPS, type WorkspaceId } from "../../app/work-items/domain/keymap";
 
 const READER_DOCS = [
   "README.md",
@@ -139,6 +140,34 @@ describe("renderGuide", () => {
   it("opens a URL in a new tab", () => {
     expect(renderGuide("rater", "[w](https://who.int/)")).toContain(
       '<a href="https://who.int/" target="_blank" rel="noopener noreferrer">w</a>',
+    );
+  });
+});
+
+describe("the guides' keys", () => {
+  /** A guide's text with the code marks dropped and lines joined, so "`S` / `I`" reads as the keymap shows it, "S / I". */
+  const plain = (file: string) => read(file).replace(/`/g, "").replace(/\s+/g, " ");
+  const guideOf: Record<WorkspaceId, string> = {
+    annotation: "docs/guides/annotator.md",
+    adjudication: "docs/guides/adjudicator.md",
+    "judge-validation": "docs/guides/rater.md",
+    screening: "docs/guides/rater.md",
+    mentat: "docs/guides/rater.md",
+    "case-review": "docs/guides/rater.md",
+  };
+
+  it("name every label key of the workspace each guide describes, as the keymap shows it", () => {
+    const missing: string[] = [];
+    for (const [id, file] of Object.entries(guideOf) as [WorkspaceId, string][])
+      for (const b of WORKSPACE_KEYMAPS[id].own) if (!plain(file).includes(b.show)) missing.push(`${id} ${b.show}`);
+    for (const b of Object.values(COMMON_KEYS))
+      if (!plain("docs/guides/annotator.md").includes(b.show)) missing.push(`common ${b.show}`);
+    expect(missing).toEqual([]);
+  });
+
+  it("say that the next and previous keys save a draft before leaving (no label key moves on)", () => {
+    expect(plain("docs/guides/annotator.md")).toContain(
+      `Pressing ${COMMON_KEYS.next.show} or ${COMMON_KEYS.previous.show}, following a link, reloading or closing the tab first saves what you typed`,
     );
   });
 });
