@@ -16,7 +16,7 @@ Reads cases into the review set NAME (created if needed). Columns (case-insensit
   kind       case (rated on linguistic naturalness, diagnostic validity, clinical realism, 1–5) or seed (accepted or
              rejected with a reason); default case
   case_type  optional: I, II, III, IV (MentalBench's case types) or 1–4
-  diagnosis  optional, for the report only (experts do not see it)
+  diagnosis  optional: the case's target diagnosis, shown to experts with the diagnostic-validity question only
   seed_id    optional: the seed a generated case came from
 The whole file is validated first; problems are listed as FILE:LINE and nothing is written (exit 2).`,
   async run(argv, io) {

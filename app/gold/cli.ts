@@ -14,7 +14,7 @@ export const exportGoldCommand: Command = {
   help: `Usage: npm run concord -- export-gold --study NAME --out DIR [--as-released] [--allow-partial]
        npm run concord -- export-gold --verify DIR
 
-Writes the study's gold labels in the Safe-Psych reference implementation's formats (see README, "Formats"):
+Writes the study's gold labels in the Safe-Psych reference implementation's formats (docs/formats.md):
   DIR/data_gt.json   one record per case, reference fields + Concord's fields (action_labels, presenting_symptoms_label,
                      adjudicated, adjudication_reason, missing_info, missing_info_other, annotators {A, B})
   DIR/samples.json   the present sections of each case, numbered 1..T

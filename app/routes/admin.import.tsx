@@ -123,7 +123,7 @@ export default function ImportPage() {
       {demo ? (
         <p className="notice warn" role="alert">
           This is a demo database: its accounts have a published password. Import only fictional notes here; run a real
-          study on its own database (see the README, “Deploying for a real study”).
+          study on its own database (see docs/deploying.md, “Deploying for a real study”).
         </p>
       ) : null}
       <p className="muted">

@@ -99,8 +99,9 @@ export default function Progress() {
         <form method="get" action={base} className="card">
           <h3 style={{ marginTop: 0 }}>Export gold labels</h3>
           <p className="muted">
-            Safe-Psych formats (see the README): data_gt.json, samples.json, data.csv and manifest.json. Not-final cases
-            make the export refuse unless partial export is chosen.
+            Safe-Psych formats (<Link to="/help/guides/admin#the-gold-export">the gold export</Link>): data_gt.json,
+            samples.json, data.csv and manifest.json. Not-final cases make the export refuse unless partial export is
+            chosen.
           </p>
           {refused ? (
             <p className="notice warn" role="alert" data-testid="export-refused">
