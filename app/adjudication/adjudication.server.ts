@@ -12,7 +12,7 @@ import {
   type WorkItemAdapter,
 } from "../work-items/engine.server";
 import { invalid, notFound, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import {
   adjudicationDrafts,
@@ -468,6 +468,24 @@ const STALE =
   "Another adjudicator decided this case while you were working on it, so yours was not recorded and nothing was " +
   "overwritten. Your own label and rationale are still shown here to copy; the case has left your queue.";
 
+const STALE_OWN_TAB =
+  "You decided this case in another tab or window while this one was open, so this page's label was not recorded " +
+  "and nothing was overwritten. Your label and rationale here are kept to copy; reload to see the decision.";
+
+/**
+ * The refusal for a case that is no longer open: decided in this adjudicator's own other tab, or by someone else
+ * (two tabs of one person are not told about "another adjudicator").
+ */
+function staleRefusal(tx: DbOrTx, userId: string, caseId: number): SaveRefusal {
+  const decidedBy = tx
+    .select({ adjudicatorId: adjudications.adjudicatorId })
+    .from(adjudications)
+    .where(and(eq(adjudications.caseId, caseId), eq(adjudications.status, "decided")))
+    .orderBy(desc(adjudications.id))
+    .get();
+  return { ok: false, status: 409, message: decidedBy?.adjudicatorId === userId ? STALE_OWN_TAB : STALE };
+}
+
 function checkLabel(
   input: LabelInput,
   numSections: number,
@@ -526,7 +544,7 @@ export function recordIndependent(
   return writeTransaction(db, (tx): AdjudicationResult => {
     const c = disputedCase(tx, input.userId, input.caseId);
     if (!c) return notFound();
-    if (c.status !== "disputed") return { ok: false, status: 409, message: STALE };
+    if (c.status !== "disputed") return staleRefusal(tx, input.userId, input.caseId);
     if (c.mode !== "two_phase")
       return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
     const check = checkLabel(input.label, c.numSections);
@@ -598,7 +616,7 @@ export function decide(
     const c = disputedCase(tx, input.userId, input.caseId);
     if (!c) return notFound();
     if (c.status !== "disputed" || c.version !== input.outcomeVersion)
-      return { ok: false, status: 409, message: STALE };
+      return staleRefusal(tx, input.userId, input.caseId);
     const check = checkLabel(input.label, c.numSections);
     if (!check.ok) return invalid("The decision is incomplete or invalid; see the marked fields.", check.errors);
     const mine = judgementInProgress(tx, input.userId, input.caseId);

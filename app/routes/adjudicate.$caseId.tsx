@@ -38,7 +38,7 @@ import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 export const meta: MetaFunction = () => [{ title: "Adjudicate · Concord" }];
 // A refusal (409: decided by someone else) stays on this page with the user's input, instead of a reload that would
 // answer 404 for a case that has left the queue (docs/architecture.md, "Saving under load").
-export { clientAction, shouldRevalidate } from "~/work-items/ui/save-action";
+export { clientAction, headers, shouldRevalidate } from "~/work-items/ui/save-action";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireRole(request, "adjudicator");

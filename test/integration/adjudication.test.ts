@@ -446,6 +446,29 @@ describe("two adjudicators on one case", () => {
     expect(recordIndependent(db, { userId: kim.id, caseId, label: F31_1 })).toMatchObject({ ok: false, status: 409 });
   });
 
+  it("tells one adjudicator in two tabs that the case was decided in their own other tab", () => {
+    const caseId = caseIds[1]!;
+    recordIndependent(db, { userId: judy.id, caseId, label: F32_2 });
+    // Two tabs of judy's hold the same page; the first decides.
+    const tab = getAdjudicationCase(db, { userId: judy.id, caseId })!;
+    expect(
+      decide(db, { userId: judy.id, caseId, label: F32_2, rationale: "", outcomeVersion: tab.outcomeVersion }),
+    ).toEqual({ ok: true, status: "decided" });
+    const before = caseSnapshot(db, caseId);
+    const second = decide(db, {
+      userId: judy.id,
+      caseId,
+      label: F31_1,
+      rationale: "other tab",
+      outcomeVersion: tab.outcomeVersion,
+    });
+    expect(second).toMatchObject({ ok: false, status: 409 });
+    const message = (second as { message: string }).message;
+    expect(message).toMatch(/You decided this case in another tab or window/);
+    expect(message).not.toMatch(/Another adjudicator/);
+    expect(caseSnapshot(db, caseId)).toEqual(before);
+  });
+
   it("refuses a form loaded before a decision and a reopen (same status, newer version)", () => {
     setMode("reveal_only");
     const caseId = caseIds[0]!;
