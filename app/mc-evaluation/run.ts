@@ -66,6 +66,11 @@ export interface McRunJson {
   retry: { max_retries: number; base_delay_seconds: number; max_delay_seconds: number; timeout_seconds: number };
   status: "running" | "complete" | "incomplete";
   answered: number;
+  /**
+   * Decoding parameters the model's API rejected, so that the calls were sent without them (the provider's default;
+   * app/model-calls/client.ts, createRawCall). Absent when every parameter was sent.
+   */
+  parameters_not_sent?: string[];
   sessions: {
     started_at: string;
     ended_at: string | null;
@@ -107,6 +112,8 @@ export interface McRunDeps {
   retry: RetryDeps;
   progress?: ProgressSink;
   log?: (line: string) => void;
+  /** The decoding parameters the endpoint has stopped sending because the API rejects them. */
+  parametersNotSent?: () => string[];
 }
 
 export interface McRunResult {
@@ -351,6 +358,8 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
   });
   runJson.status = complete ? "complete" : "incomplete";
   runJson.answered = state.finished;
+  const notSent = [...new Set([...(runJson.parameters_not_sent ?? []), ...(deps.parametersNotSent?.() ?? [])])].sort();
+  if (notSent.length) runJson.parameters_not_sent = notSent;
   writeJsonAtomic(runJsonPath, runJson);
   return {
     dir,

@@ -425,6 +425,8 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
         },
         { endpoint, grader, retry: realRetryDeps, progress: progress(), now: Date.now },
       );
+      if (r.temperatureDropped)
+        io.err(`${judge.name}: the API rejected the temperature; running at the provider's default (recorded).\n`);
       io.out(
         `${judge.name}: ${r.done} verdicts (${r.special} recovered from malformed JSON), ${r.failures} excluded after retries, ${r.retries} retries.\n`,
       );

@@ -358,6 +358,49 @@ describe("a model whose API rejects the temperature", () => {
   });
 });
 
+describe("a model whose API rejects the temperature, with calls in flight", () => {
+  it("stores every response, logs no call error, and a judge switches the same way", async () => {
+    // OpenAI's answer to a temperature a reasoning model does not take, after a delay so that all calls are in flight.
+    const s = await startGradingStub((call) =>
+      "temperature" in call.body
+        ? { status: 400, code: "unsupported_value", param: "temperature", delayMs: 40 }
+        : isJudge(call)
+          ? scriptedJudge(call)
+          : { content: "ok" },
+    );
+    stubs.push(s);
+    const dir = tempDir();
+    const file = join(dir, "set17.jsonl");
+    writeFileSync(
+      file,
+      Array.from({ length: 17 }, (_, i) =>
+        JSON.stringify({
+          prompt_id: `q${i}`,
+          prompt: [{ role: "user", content: `question ${i}` }],
+          rubrics: [{ criterion: "[met] Answers.", points: 1, tags: [] }],
+          example_tags: [],
+        }),
+      ).join("\n") + "\n",
+    );
+    expect((await run(["grade-import", "--set", "s17", file])).code).toBe(0);
+    const base = ["--set", "s17", "--base-url", s.baseURL, "--concurrency", "17", "--retry-delay", "0"];
+    const r = await run(["grade-respond", ...base, "--candidate", "reasoner", "--model", "o-model"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/reasoner: 17 responses stored \(0 refusals\), 0 failed calls/);
+    expect(count("SELECT COUNT(*) AS n FROM grading_responses")).toBe(17);
+    expect(count("SELECT COUNT(*) AS n FROM grading_call_errors")).toBe(0);
+    const g = await run(["grade-run", ...base, "--judge", "j", "--model", "judge-o"]);
+    expect(g.code, g.err).toBe(0);
+    expect(g.err).toMatch(/j: the API rejected the temperature; running at the provider's default \(recorded\)/);
+    expect(g.out).toMatch(/j: 17 verdicts .* 0 excluded after retries/);
+    const manifest = JSON.parse((await run(["grade-report", "--set", "s17", "--json"])).out).manifest;
+    expect(manifest.candidates[0]).toMatchObject({ temperature: null, call_errors: 0 });
+    expect(manifest.candidates[0].note).toMatch(/rejected the temperature/);
+    expect(manifest.judges[0]).toMatchObject({ temperature: null });
+    expect(manifest.judges[0].note).toMatch(/rejected the temperature/);
+  });
+});
+
 describe("batch mode", () => {
   it("submits to the Batch API, polls, ingests, and grades dropped and failed lines synchronously", async () => {
     const s = await setUp();

@@ -17,7 +17,7 @@ export interface ChatCall {
 
 export type ChatReply =
   | { content: string | null; finishReason?: string; refusal?: string; delayMs?: number }
-  | { status: number; code?: string; delayMs?: number };
+  | { status: number; code?: string; param?: string; delayMs?: number };
 
 export type ChatHandler = (call: ChatCall) => ChatReply | Promise<ChatReply>;
 
@@ -148,7 +148,12 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
           if (res.destroyed) return;
           if ("status" in reply)
             return json(res, reply.status, {
-              error: { message: `stub ${reply.status}`, type: "invalid_request_error", code: reply.code ?? null },
+              error: {
+                message: `stub ${reply.status}`,
+                type: "invalid_request_error",
+                code: reply.code ?? null,
+                param: reply.param ?? null,
+              },
             });
           return json(res, 200, completion(String(parsed.model), reply));
         }
