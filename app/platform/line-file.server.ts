@@ -1,0 +1,71 @@
+/**
+ * A line-based file (JSON Lines) read a line at a time with memory bounded by the longest line allowed, not by the
+ * file (docs/reliability.md, "Result files"): the bytes are read 1 MiB at a time and split at line feeds, each line
+ * is decoded whole as strict UTF-8 (a character split between two reads is never broken, and bytes that are not
+ * UTF-8 are reported, never replaced), and a line longer than the limit is reported and skipped without being held.
+ * Used by the readers of result files: Batch API outputs (app/rubric-grading/batch.server.ts) and multiple-choice
+ * run folders (app/mc-evaluation/report.ts).
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+
+export type FileLine =
+  /** `terminated`: the line ends with a line feed (false only for a last line without one). */
+  { line: number; text: string; terminated: boolean } | { line: number; problem: string; terminated: boolean };
+
+const LF = 0x0a;
+const READ_BYTES = 1 << 20;
+
+/**
+ * Calls `visit` for every line of the file at `path` (1-based numbers; CRLF and LF end a line; the text has no line
+ * end). Throws what opening or reading throws (ENOENT, EACCES, EIO) for the caller to word.
+ */
+export function forEachFileLine(path: string, maxLineBytes: number, visit: (line: FileLine) => void): void {
+  const fd = openSync(path, "r");
+  const buffer = Buffer.allocUnsafe(READ_BYTES);
+  let parts: Buffer[] = [];
+  let held = 0;
+  let tooLong = false;
+  let number = 0;
+  const append = (piece: Buffer) => {
+    if (tooLong || piece.length === 0) return;
+    if (held + piece.length > maxLineBytes + 1) {
+      // + 1: a CR before the line feed is not part of the line.
+      tooLong = true;
+      parts = [];
+      held = 0;
+      return;
+    }
+    parts.push(Buffer.from(piece));
+    held += piece.length;
+  };
+  const end = (terminated: boolean) => {
+    number++;
+    let bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts, held);
+    parts = [];
+    held = 0;
+    if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
+    if (tooLong || bytes.length > maxLineBytes) {
+      tooLong = false;
+      return visit({ line: number, problem: `the line is longer than ${maxLineBytes} bytes`, terminated });
+    }
+    if (!isUtf8(bytes)) return visit({ line: number, problem: "the line is not valid UTF-8", terminated });
+    visit({ line: number, text: bytes.toString("utf8"), terminated });
+  };
+  try {
+    for (;;) {
+      const n = readSync(fd, buffer, 0, READ_BYTES, null);
+      if (n === 0) break;
+      let start = 0;
+      for (let i = buffer.indexOf(LF, start); i >= 0 && i < n; i = buffer.indexOf(LF, start)) {
+        append(buffer.subarray(start, i));
+        end(true);
+        start = i + 1;
+      }
+      append(buffer.subarray(start, n));
+    }
+    if (held > 0 || tooLong) end(false);
+  } finally {
+    closeSync(fd);
+  }
+}
