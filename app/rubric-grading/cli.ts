@@ -3,7 +3,7 @@
  * candidate responses, grade them with each judge of the panel (synchronously or in batches), report.
  */
 import { setMaxListeners } from "node:events";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -67,6 +67,19 @@ function batchExit(badLines: number): number {
   throw new CliError(
     `${badLines} result line${badLines === 1 ? " was" : "s were"} refused (listed above); every other line was ingested and the refused lines' calls stay pending.`,
   );
+}
+
+/** A usage error unless `file` is a file that can be opened; it is read a line at a time by its reader. */
+function checkReadable(file: string): void {
+  try {
+    if (!statSync(file).isFile()) throw new CliError(`cannot read ${file}: not a file.`);
+    closeSync(openSync(file, "r"));
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(
+      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
+    );
+  }
 }
 
 /** Reports `FILE:LINE: reason` for every bad line and fails with exit code 2. */
@@ -505,7 +518,7 @@ Ingesting the same file twice changes nothing.`,
     const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const judge = serviceCall(() => requireModel(db, set, "judge", requireOption(values.judge, "--judge")));
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
-    readText(positionals[0]);
+    checkReadable(positionals[0]);
     const r = ingestBatchOutput(db, {
       judge,
       setId: set.id,

@@ -292,6 +292,33 @@ describe("mc-run and mc-report on MentalBench items", () => {
   });
 });
 
+describe("mc-run against a model whose API rejects the temperature", () => {
+  it("answers every item without it, the calls in flight included, and records it in run.json", async () => {
+    const answers = fixtureHandler();
+    const s = await stub((call) =>
+      "temperature" in call.body
+        ? {
+            status: 400,
+            delayMs: 20,
+            body: JSON.stringify({
+              error: { message: "no", type: "invalid_request_error", param: "temperature", code: "unsupported_value" },
+            }),
+          }
+        : answers(call),
+    );
+    const out = tempDir();
+    const r = await cli(runArgs(join(FIX, "mentalbench-items.jsonl"), s.baseURL, out));
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain("warning: test/model-1's API rejects temperature; every call is sent without it");
+    expect(r.out).toMatch(/36\/36 items \(complete\); \d+ calls, \d+ retries, 0 failed/);
+    const run = JSON.parse(readFileSync(join(out, "test-model-1_mentalbench_seed-0", "run.json"), "utf8"));
+    expect(run.parameters_not_sent).toEqual(["temperature"]);
+    expect(run.decoding.temperature).toBe(0);
+    // Only the calls in flight when the first 400 came back sent it (concurrency 4).
+    expect(s.calls.filter((c) => "temperature" in c.body).length).toBeLessThanOrEqual(4);
+  });
+});
+
 describe("mc-report checks a run's responses against its run.json", () => {
   it("refuses an emptied file, a torn last line, a repeated item and a miscount, as FILE:LINE with exit 2", async () => {
     const s = await stub();
