@@ -366,8 +366,12 @@ system message (byte-exact; their hashes go into the manifest). Finished verdict
 after a crash or Ctrl-C and it continues. Run once per judge of the panel.
 
   --mode sync|batch         sync (default): concurrent calls; batch: submit to the endpoint's Batch API
-                            (/v1/files, /v1/batches), poll, ingest, then grade what was dropped synchronously
-  --temperature T           judge temperature (default 0)
+                            (/v1/files, /v1/batches), poll, ingest, then grade what was dropped synchronously.
+                            Output lines that cannot be taken (not a result, an unknown call, two different
+                            results for one call) are listed as FILE:LINE; every other line is ingested, their
+                            calls stay pending, and the command exits 2 at the end
+  --temperature T           judge temperature (default 0); as for grade-respond, a judge whose API rejects it
+                            before its first verdict switches to the provider's default, recorded
   --reference-temperature   the reference's 0.5 instead
   --max-tokens N            judge cap (default 2048, the reference's)
   --self CANDIDATE          this judge is also that candidate (self-preference)
