@@ -26,7 +26,7 @@ import {
   type MentatScores,
   type ParseCounts,
 } from "./domain/scores";
-import { MC_RESPONSES, MC_RUN_JSON } from "./run";
+import { MAX_RESPONSE_LINE_BYTES, MC_RESPONSES, MC_RUN_JSON } from "./run";
 
 const RunJsonSchema = z.object({
   format: z.literal("concord-mc-run/1"),
@@ -54,12 +54,6 @@ export interface LoadedRun {
   /** sha256 of the responses file's bytes, for the report's manifest ("" when there is none). */
   responsesSha256: string;
 }
-
-/**
- * The longest line a responses file may hold: a prompt with its few-shot examples and an answer capped at the
- * run's max tokens stay far below it. Reading a run holds at most one such line at a time.
- */
-export const MAX_RESPONSE_LINE_BYTES = 16 << 20;
 
 function fileSha256(path: string): string {
   const hash = createHash("sha256");

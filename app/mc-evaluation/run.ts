@@ -21,7 +21,7 @@ import {
 } from "node:fs";
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
-import { readJsonLines } from "../evaluation/domain/runner-records";
+import { forEachFileLine } from "../platform/line-file.server";
 import { CallError, type ChatEndpoint } from "../model-calls/client";
 import { runPool } from "../model-calls/pool";
 import type { ProgressSink, ProgressState } from "../model-calls/progress";
@@ -160,20 +160,49 @@ function writeJsonAtomic(path: string, value: unknown): void {
   renameSync(path + ".tmp", path);
 }
 
-/** The answered item ids of a run folder, repairing a last line torn by a kill. */
+/**
+ * The longest line a responses file may hold: a prompt with its few-shot examples and an answer capped at the
+ * run's max tokens stay far below it. Reading a run holds at most one such line at a time.
+ */
+export const MAX_RESPONSE_LINE_BYTES = 16 << 20;
+
+/**
+ * The answered item ids of a run folder, repairing a last line torn by a kill; read a line at a time
+ * (app/platform/line-file.server.ts), so a large file is never held whole.
+ */
 function answeredIds(path: string): Set<string> {
   const done = new Set<string>();
   if (!existsSync(path)) return done;
-  const lines = readJsonLines(readFileSync(path, "utf8"));
-  if (lines.badLines.length > 0)
-    throw new McRunConfigError(`${path}:${lines.badLines[0]}: not valid JSON; the file is damaged`);
-  if (lines.tornTail !== "" || lines.missingNewline) {
-    truncateSync(path, lines.validBytes);
-    if (lines.missingNewline) writeFileSync(path, "\n", { flag: "a" });
-  }
-  for (const v of lines.values) {
-    const id = (v as { item_id?: unknown })?.item_id;
+  let offset = 0;
+  let validBytes = 0;
+  let torn = false;
+  let missingNewline = false;
+  forEachFileLine(path, MAX_RESPONSE_LINE_BYTES, (l) => {
+    offset += l.bytes;
+    let value: unknown = undefined;
+    if ("text" in l && l.text.trim() !== "") {
+      try {
+        value = JSON.parse(l.text);
+      } catch {
+        value = undefined;
+      }
+    }
+    const blank = "text" in l && l.text.trim() === "";
+    if (!blank && value === undefined) {
+      // A last line without its line feed that is not a record: a write cut short by a kill, cut off below.
+      if (!l.terminated) return void (torn = true);
+      throw new McRunConfigError(
+        `${path}:${l.line}: ${"problem" in l ? l.problem : "not valid JSON"}; the file is damaged`,
+      );
+    }
+    validBytes = offset;
+    if (!l.terminated && !blank) missingNewline = true;
+    const id = (value as { item_id?: unknown } | undefined)?.item_id;
     if (typeof id === "string") done.add(id);
+  });
+  if (torn || missingNewline) {
+    truncateSync(path, validBytes);
+    if (missingNewline) writeFileSync(path, "\n", { flag: "a" });
   }
   return done;
 }

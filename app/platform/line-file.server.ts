@@ -4,14 +4,18 @@
  * is decoded whole as strict UTF-8 (a character split between two reads is never broken, and bytes that are not
  * UTF-8 are reported, never replaced), and a line longer than the limit is reported and skipped without being held.
  * Used by the readers of result files: Batch API outputs (app/rubric-grading/batch.server.ts) and multiple-choice
- * run folders (app/mc-evaluation/report.ts).
+ * run folders (app/mc-evaluation/report.ts, and run.ts when it resumes).
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 
+/**
+ * `terminated`: the line ends with a line feed (false only for a last line without one); `bytes`: its length in the
+ * file, line end included (so that a caller can cut the file after the last good line).
+ */
 export type FileLine =
-  /** `terminated`: the line ends with a line feed (false only for a last line without one). */
-  { line: number; text: string; terminated: boolean } | { line: number; problem: string; terminated: boolean };
+  | { line: number; text: string; terminated: boolean; bytes: number }
+  | { line: number; problem: string; terminated: boolean; bytes: number };
 
 const LF = 0x0a;
 const READ_BYTES = 1 << 20;
@@ -27,7 +31,9 @@ export function forEachFileLine(path: string, maxLineBytes: number, visit: (line
   let held = 0;
   let tooLong = false;
   let number = 0;
+  let consumed = 0;
   const append = (piece: Buffer) => {
+    consumed += piece.length;
     if (tooLong || piece.length === 0) return;
     if (held + piece.length > maxLineBytes + 1) {
       // + 1: a CR before the line feed is not part of the line.
@@ -41,16 +47,18 @@ export function forEachFileLine(path: string, maxLineBytes: number, visit: (line
   };
   const end = (terminated: boolean) => {
     number++;
-    let bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts, held);
+    const bytes = consumed + (terminated ? 1 : 0);
+    consumed = 0;
+    let content = parts.length === 1 ? parts[0] : Buffer.concat(parts, held);
     parts = [];
     held = 0;
-    if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
-    if (tooLong || bytes.length > maxLineBytes) {
+    if (content.length > 0 && content[content.length - 1] === 0x0d) content = content.subarray(0, content.length - 1);
+    if (tooLong || content.length > maxLineBytes) {
       tooLong = false;
-      return visit({ line: number, problem: `the line is longer than ${maxLineBytes} bytes`, terminated });
+      return visit({ line: number, problem: `the line is longer than ${maxLineBytes} bytes`, terminated, bytes });
     }
-    if (!isUtf8(bytes)) return visit({ line: number, problem: "the line is not valid UTF-8", terminated });
-    visit({ line: number, text: bytes.toString("utf8"), terminated });
+    if (!isUtf8(content)) return visit({ line: number, problem: "the line is not valid UTF-8", terminated, bytes });
+    visit({ line: number, text: content.toString("utf8"), terminated, bytes });
   };
   try {
     for (;;) {

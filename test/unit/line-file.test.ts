@@ -26,19 +26,19 @@ describe("forEachFileLine", () => {
     const first = "a".repeat((1 << 20) - 1) + "é";
     const lines = read(Buffer.from(`${first}\r\nsecond\n\nlast`, "utf8"), 2 << 20);
     expect(lines).toEqual([
-      { line: 1, text: first, terminated: true },
-      { line: 2, text: "second", terminated: true },
-      { line: 3, text: "", terminated: true },
-      { line: 4, text: "last", terminated: false },
+      { line: 1, text: first, terminated: true, bytes: (1 << 20) + 1 + 2 },
+      { line: 2, text: "second", terminated: true, bytes: 7 },
+      { line: 3, text: "", terminated: true, bytes: 1 },
+      { line: 4, text: "last", terminated: false, bytes: 4 },
     ]);
   });
 
   it("reports a line over the limit and one that is not UTF-8, and reads on", () => {
     const lines = read(Buffer.concat([Buffer.from("x".repeat(3000) + "\nok\n"), Buffer.from([0xff, 0x0a])]), 1000);
     expect(lines).toEqual([
-      { line: 1, problem: "the line is longer than 1000 bytes", terminated: true },
-      { line: 2, text: "ok", terminated: true },
-      { line: 3, problem: "the line is not valid UTF-8", terminated: true },
+      { line: 1, problem: "the line is longer than 1000 bytes", terminated: true, bytes: 3001 },
+      { line: 2, text: "ok", terminated: true, bytes: 3 },
+      { line: 3, problem: "the line is not valid UTF-8", terminated: true, bytes: 2 },
     ]);
   });
 });
