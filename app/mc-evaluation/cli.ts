@@ -195,6 +195,7 @@ export const mcRunCommand: Command = {
     const sha = createHash("sha256").update(text).digest("hex");
     let incomplete = false;
     for (const model of keys) {
+      const notSent = new Set<string>();
       const endpoint = createOpenAiEndpoint({
         baseURL: o["base-url"],
         apiKey,
@@ -202,6 +203,12 @@ export const mcRunCommand: Command = {
         timeoutMs: o.timeout * 1000,
         maxTokensParam: o["max-tokens-param"],
         label: "model",
+        onParameterDropped: (parameter) => {
+          notSent.add(parameter);
+          io.err(
+            `warning: ${model.name}'s API rejects ${parameter}; every call is sent without it (run.json says so)\n`,
+          );
+        },
       });
       for (const seed of o.seeds) {
         try {
@@ -234,6 +241,7 @@ export const mcRunCommand: Command = {
               retry: realRetryDeps,
               progress: createProgress(io.err, io.isTTY, () => performance.now(), "items"),
               log: (line) => io.err(`${line}\n`),
+              parametersNotSent: () => [...notSent].sort(),
             },
           );
           io.out(summaryLine(result));

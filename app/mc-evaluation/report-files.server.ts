@@ -239,7 +239,7 @@ export async function writeReport(
       mentalbench_style: r.run.mentalbench_style,
       few_shot: r.run.few_shot,
       prompts: r.run.prompts,
-      responses_sha256: sha256(r.responsesText),
+      responses_sha256: r.responsesSha256,
       answered: r.records.length,
       num_items: r.run.num_items,
     })),

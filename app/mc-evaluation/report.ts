@@ -3,11 +3,12 @@
  * run, and lay the scores out as each paper's tables. Pure apart from reading the folders; writing files and
  * figures is report-files.server.ts.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { parsePythonCsv as parseCsv } from "../formats/csv-text";
-import { readJsonLines } from "../evaluation/domain/runner-records";
+import { forEachFileLine } from "../platform/line-file.server";
 import {
   ageBands,
   demographicDrift,
@@ -15,7 +16,7 @@ import {
   type DimensionDrift,
   type DriftOptions,
 } from "./domain/drift";
-import { ResponseRecordSchema, type ResponseRecord } from "./domain/records";
+import { ResponseRecordSchema, type ScoredRecord } from "./domain/records";
 import { CASE_TYPES } from "./domain/items";
 import {
   mentalBenchScores,
@@ -25,7 +26,7 @@ import {
   type MentatScores,
   type ParseCounts,
 } from "./domain/scores";
-import { MC_RESPONSES, MC_RUN_JSON } from "./run";
+import { MAX_RESPONSE_LINE_BYTES, MC_RESPONSES, MC_RUN_JSON } from "./run";
 
 const RunJsonSchema = z.object({
   format: z.literal("concord-mc-run/1"),
@@ -48,11 +49,32 @@ export class RunReadError extends Error {}
 export interface LoadedRun {
   dir: string;
   run: RunSummaryJson;
-  records: ResponseRecord[];
-  /** The responses file's bytes' sha256 is computed by the writer; here its size for the manifest. */
-  responsesText: string;
+  /** Every answered item, without its prompt and raw answer (scoring needs neither). */
+  records: ScoredRecord[];
+  /** sha256 of the responses file's bytes, for the report's manifest ("" when there is none). */
+  responsesSha256: string;
 }
 
+function fileSha256(path: string): string {
+  const hash = createHash("sha256");
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    for (let n = readSync(fd, buffer, 0, buffer.length, null); n > 0; n = readSync(fd, buffer, 0, buffer.length, null))
+      hash.update(buffer.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest("hex");
+}
+
+/**
+ * Reads a run folder, checking its responses file against its run.json (docs/mc-evaluation.md, "Reports"): the file
+ * is read a line at a time (memory bounded by MAX_RESPONSE_LINE_BYTES and the number of items, not by the file);
+ * a line that is not a record of the run's kind, a last line cut short, an item answered twice (both lines named),
+ * or a count of answered items that disagrees with what run.json says (more than the run's items; not all of them
+ * when it says complete; another count than it recorded when a session ended) is refused as FILE:LINE.
+ */
 export function readRunFolder(dir: string): LoadedRun {
   const runPath = join(dir, MC_RUN_JSON);
   let json: unknown;
@@ -69,18 +91,63 @@ export function readRunFolder(dir: string): LoadedRun {
       })`,
     );
   const responsesPath = join(dir, MC_RESPONSES);
-  const text = existsSync(responsesPath) ? readFileSync(responsesPath, "utf8") : "";
-  const lines = readJsonLines(text);
-  if (lines.badLines.length) throw new RunReadError(`${responsesPath}:${lines.badLines[0]}: not valid JSON`);
-  const records = lines.values.map((v, i) => {
-    const r = ResponseRecordSchema.safeParse(v);
-    if (!r.success) {
-      const issue = r.error.issues[0];
-      throw new RunReadError(`${responsesPath}:${i + 1}: ${issue?.path.join(".")}: ${issue?.message}`);
+  const records: ScoredRecord[] = [];
+  const seen = new Map<string, number>();
+  const fail = (line: number, message: string): never => {
+    throw new RunReadError(`${responsesPath}:${line}: ${message}`);
+  };
+  let sha = createHash("sha256").digest("hex");
+  if (existsSync(responsesPath)) {
+    try {
+      forEachFileLine(responsesPath, MAX_RESPONSE_LINE_BYTES, (l) => {
+        if ("problem" in l) return fail(l.line, l.problem);
+        if (l.text.trim() === "") return;
+        let value: unknown;
+        try {
+          value = JSON.parse(l.text);
+        } catch {
+          return fail(
+            l.line,
+            l.terminated
+              ? "not valid JSON"
+              : "the last line is cut short (a run stopped while writing it); rerun mc-run with the same options to resume, which repairs it",
+          );
+        }
+        const r = ResponseRecordSchema.safeParse(value);
+        if (!r.success) {
+          const issue = r.error.issues[0];
+          return fail(l.line, `${issue?.path.join(".")}: ${issue?.message}`);
+        }
+        const { messages: _messages, raw: _raw, ...record } = r.data;
+        if (record.facts.kind !== run.data.items_format)
+          return fail(l.line, `a ${record.facts.kind} record in a ${run.data.items_format} run`);
+        const earlier = seen.get(record.item_id);
+        if (earlier !== undefined)
+          return fail(l.line, `item ${JSON.stringify(record.item_id)} is answered twice (first at line ${earlier})`);
+        seen.set(record.item_id, l.line);
+        records.push(record);
+      });
+      sha = fileSha256(responsesPath);
+    } catch (e) {
+      if (e instanceof RunReadError) throw e;
+      throw new RunReadError(
+        `cannot read ${responsesPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
-    return r.data;
-  });
-  return { dir, run: run.data, records, responsesText: text };
+  }
+  const { status, answered, num_items: items } = run.data;
+  const n = records.length;
+  const disagree = (says: string) =>
+    new RunReadError(
+      `${responsesPath}: ${n} answered item${n === 1 ? "" : "s"}, but ${runPath} says ${says}; the run folder is damaged or was changed by hand`,
+    );
+  if (n > items) throw disagree(`the run has ${items} items`);
+  if (status === "complete" && (n !== items || answered !== items))
+    throw disagree(`it is complete with ${answered} of ${items}`);
+  // A session that ended recorded its count; a killed one ("running") recorded it when it started and answered more.
+  if (status === "incomplete" && n !== answered) throw disagree(`${answered} of ${items} were answered`);
+  if (status === "running" && n < answered) throw disagree(`at least ${answered} of ${items} were answered`);
+  return { dir, run: run.data, records, responsesSha256: sha };
 }
 
 /** Run folders at `root` or one or two levels below it, sorted by path. */

@@ -21,7 +21,7 @@ import {
 } from "node:fs";
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
-import { readJsonLines } from "../evaluation/domain/runner-records";
+import { forEachFileLine } from "../platform/line-file.server";
 import { CallError, type ChatEndpoint } from "../model-calls/client";
 import { runPool } from "../model-calls/pool";
 import type { ProgressSink, ProgressState } from "../model-calls/progress";
@@ -66,6 +66,11 @@ export interface McRunJson {
   retry: { max_retries: number; base_delay_seconds: number; max_delay_seconds: number; timeout_seconds: number };
   status: "running" | "complete" | "incomplete";
   answered: number;
+  /**
+   * Decoding parameters the model's API rejected, so that the calls were sent without them (the provider's default;
+   * app/model-calls/client.ts, createRawCall). Absent when every parameter was sent.
+   */
+  parameters_not_sent?: string[];
   sessions: {
     started_at: string;
     ended_at: string | null;
@@ -107,6 +112,8 @@ export interface McRunDeps {
   retry: RetryDeps;
   progress?: ProgressSink;
   log?: (line: string) => void;
+  /** The decoding parameters the endpoint has stopped sending because the API rejects them. */
+  parametersNotSent?: () => string[];
 }
 
 export interface McRunResult {
@@ -153,20 +160,49 @@ function writeJsonAtomic(path: string, value: unknown): void {
   renameSync(path + ".tmp", path);
 }
 
-/** The answered item ids of a run folder, repairing a last line torn by a kill. */
+/**
+ * The longest line a responses file may hold: a prompt with its few-shot examples and an answer capped at the
+ * run's max tokens stay far below it. Reading a run holds at most one such line at a time.
+ */
+export const MAX_RESPONSE_LINE_BYTES = 16 << 20;
+
+/**
+ * The answered item ids of a run folder, repairing a last line torn by a kill; read a line at a time
+ * (app/platform/line-file.server.ts), so a large file is never held whole.
+ */
 function answeredIds(path: string): Set<string> {
   const done = new Set<string>();
   if (!existsSync(path)) return done;
-  const lines = readJsonLines(readFileSync(path, "utf8"));
-  if (lines.badLines.length > 0)
-    throw new McRunConfigError(`${path}:${lines.badLines[0]}: not valid JSON; the file is damaged`);
-  if (lines.tornTail !== "" || lines.missingNewline) {
-    truncateSync(path, lines.validBytes);
-    if (lines.missingNewline) writeFileSync(path, "\n", { flag: "a" });
-  }
-  for (const v of lines.values) {
-    const id = (v as { item_id?: unknown })?.item_id;
+  let offset = 0;
+  let validBytes = 0;
+  let torn = false;
+  let missingNewline = false;
+  forEachFileLine(path, MAX_RESPONSE_LINE_BYTES, (l) => {
+    offset += l.bytes;
+    let value: unknown = undefined;
+    if ("text" in l && l.text.trim() !== "") {
+      try {
+        value = JSON.parse(l.text);
+      } catch {
+        value = undefined;
+      }
+    }
+    const blank = "text" in l && l.text.trim() === "";
+    if (!blank && value === undefined) {
+      // A last line without its line feed that is not a record: a write cut short by a kill, cut off below.
+      if (!l.terminated) return void (torn = true);
+      throw new McRunConfigError(
+        `${path}:${l.line}: ${"problem" in l ? l.problem : "not valid JSON"}; the file is damaged`,
+      );
+    }
+    validBytes = offset;
+    if (!l.terminated && !blank) missingNewline = true;
+    const id = (value as { item_id?: unknown } | undefined)?.item_id;
     if (typeof id === "string") done.add(id);
+  });
+  if (torn || missingNewline) {
+    truncateSync(path, validBytes);
+    if (missingNewline) writeFileSync(path, "\n", { flag: "a" });
   }
   return done;
 }
@@ -351,6 +387,8 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
   });
   runJson.status = complete ? "complete" : "incomplete";
   runJson.answered = state.finished;
+  const notSent = [...new Set([...(runJson.parameters_not_sent ?? []), ...(deps.parametersNotSent?.() ?? [])])].sort();
+  if (notSent.length) runJson.parameters_not_sent = notSent;
   writeJsonAtomic(runJsonPath, runJson);
   return {
     dir,

@@ -15,7 +15,15 @@ export interface ChatRequest {
   topP: number | null;
   maxTokens: number;
   seed: number | null;
+  /**
+   * Optional parameters this request must send as given: the server's rejection of one of them is the call's
+   * failure, not a reason to leave it out (e.g. a model with stored work keeps its recorded temperature).
+   */
+  keep?: readonly OptionalParameter[];
 }
+
+/** The request parameters a server may reject (OpenAI's reasoning models reject `temperature`), as they are sent. */
+export type OptionalParameter = "temperature" | "top_p" | "seed";
 
 export interface ChatEndpoint {
   /** The answer's text (untrimmed). Throws a CallError. */
@@ -37,10 +45,17 @@ export class CallError extends Error {
     readonly kind: CallErrorKind,
     message: string,
     readonly retryAfterMs: number | null = null,
+    /**
+     * A 400 with OpenAI's `unsupported_value` / `unsupported_parameter` code: the parameter it names (`param`), or
+     * null when the server names none. Undefined for every other error.
+     */
+    readonly unsupportedParameter?: string | null,
   ) {
     super(message);
   }
 }
+
+const UNSUPPORTED_CODES = new Set(["unsupported_value", "unsupported_parameter"]);
 
 const FATAL_NETWORK_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
@@ -86,6 +101,10 @@ export function classifyError(error: unknown, what: string): CallError {
       return new CallError("retryable", message, retryAfter(error.headers));
     }
     if (status === 401 || status === 403 || status === 404) return new CallError("fatal", message);
+    if (status === 400 && typeof error.code === "string" && UNSUPPORTED_CODES.has(error.code)) {
+      const param = typeof error.param === "string" && /^[\w.[\]-]{1,64}$/.test(error.param) ? error.param : null;
+      return new CallError("rejected", `${message}${param ? ` [${param}]` : ""}`, null, param);
+    }
     return new CallError("rejected", message);
   }
   if (error instanceof SyntaxError) return new CallError("malformed", `${what}: the answer is not JSON`);
@@ -121,6 +140,11 @@ export interface EndpointOptions {
   /** Names the endpoint in messages: "model" or "judge". */
   label: string;
   /**
+   * Called once for each optional parameter this endpoint learns the server rejects (createRawCall), before the
+   * calls that sent it are sent again without it: for the caller to say so and record it.
+   */
+  onParameterDropped?: (parameter: OptionalParameter) => void;
+  /**
    * A transport for the client. Default: the process's shared keep-alive pool (keep-alive-fetch.server.ts), which
    * costs a quarter of the built-in fetch's CPU per call and reuses connections at any concurrency.
    */
@@ -140,8 +164,15 @@ function extraBody(model: string): Record<string, unknown> {
  * raised as the client's own error (APIError.generate for a status, APIConnectionError, APIConnectionTimeoutError,
  * APIUserAbortError), so classifyError sees exactly what it saw behind the client. The client itself cost about
  * 0.3 ms of CPU per call in headers, request options and logging (docs/evaluation.md, "Scale").
+ *
+ * An optional parameter the server rejects (HTTP 400 `unsupported_value` / `unsupported_parameter`, as OpenAI's
+ * reasoning models answer a temperature) is learned once per endpoint, that is per run, provider and model: every
+ * call that sent it, the ones in flight included, is sent again without it, and no later call sends it (unless the
+ * request must `keep` it). Every runner builds its requests here, so every runner behaves so.
  */
-function createRawCall(options: EndpointOptions): (request: ChatRequest, signal?: AbortSignal) => Promise<unknown> {
+function createRawCall(
+  options: EndpointOptions,
+): (request: ChatRequest, signal?: AbortSignal) => Promise<{ answer: unknown; dropped: OptionalParameter[] }> {
   const url = new URL(options.baseURL + (options.baseURL.endsWith("/") ? "chat/completions" : "/chat/completions"));
   const headers: Record<string, string> = {
     accept: "application/json",
@@ -150,22 +181,60 @@ function createRawCall(options: EndpointOptions): (request: ChatRequest, signal?
   };
   const post = options.fetch ? postWithFetch(options.fetch) : postPooled;
   const extra = extraBody(options.model);
+  // The optional parameters this endpoint's server has rejected, learned once and shared by every call of the run,
+  // in flight or not (docs/reliability.md, "Model calls").
+  const rejected = new Set<OptionalParameter>();
   return async (request, signal) => {
-    const body: Record<string, unknown> = {
-      model: options.model,
-      messages: request.messages,
-      [options.maxTokensParam]: request.maxTokens,
-      ...extra,
-    };
-    if (request.temperature !== null) body.temperature = request.temperature;
-    if (request.topP !== null) body.top_p = request.topP;
-    if (request.seed !== null) body.seed = request.seed;
-    try {
-      return parseAnswer(await post(url, headers, JSON.stringify(body), options.timeoutMs, signal));
-    } catch (e) {
-      throw classifyError(e, options.label);
+    const optional: [OptionalParameter, number | null][] = [
+      ["temperature", request.temperature],
+      ["top_p", request.topP],
+      ["seed", request.seed],
+    ];
+    for (;;) {
+      const body: Record<string, unknown> = {
+        model: options.model,
+        messages: request.messages,
+        [options.maxTokensParam]: request.maxTokens,
+        ...extra,
+      };
+      const sent: OptionalParameter[] = [];
+      const dropped: OptionalParameter[] = [];
+      for (const [name, value] of optional) {
+        if (value === null) continue;
+        if (rejected.has(name) && !request.keep?.includes(name)) dropped.push(name);
+        else {
+          body[name] = value;
+          sent.push(name);
+        }
+      }
+      try {
+        return {
+          answer: parseAnswer(await post(url, headers, JSON.stringify(body), options.timeoutMs, signal)),
+          dropped,
+        };
+      } catch (e) {
+        const error = classifyError(e, options.label);
+        const parameter = rejectedParameter(error, sent);
+        if (parameter === null || request.keep?.includes(parameter)) throw error;
+        // A call sent before the rejection was learned (or the one that learns it) is sent again without it: the
+        // server's refusal of a parameter is not the call's failure.
+        if (!rejected.has(parameter)) {
+          rejected.add(parameter);
+          options.onParameterDropped?.(parameter);
+        }
+      }
     }
   };
+}
+
+/**
+ * The optional parameter a rejection is about: the one the server names, if it was sent; when the server names
+ * none, the only optional parameter sent (with two or more it cannot be told which); else null.
+ */
+function rejectedParameter(error: CallError, sent: readonly OptionalParameter[]): OptionalParameter | null {
+  if (error.unsupportedParameter === undefined) return null;
+  if (error.unsupportedParameter === null) return sent.length === 1 ? sent[0] : null;
+  return sent.find((p) => p === error.unsupportedParameter) ?? null;
 }
 
 /** What the openai client makes of an answer: its error for a failed status, JSON for a JSON body, else the text. */
@@ -233,7 +302,7 @@ export function createOpenAiEndpoint(options: EndpointOptions): ChatEndpoint {
   const call = createRawCall(options);
   return {
     async complete(request, signal) {
-      return completionText(await call(request, signal), options.label);
+      return completionText((await call(request, signal)).answer, options.label);
     },
   };
 }
@@ -247,6 +316,8 @@ export interface ChatResult {
   refusal: boolean;
   promptTokens: number | null;
   completionTokens: number | null;
+  /** Optional parameters of the request left out because the server rejects them (createRawCall). */
+  dropped: readonly OptionalParameter[];
 }
 
 const REFUSAL_FINISH_REASONS = new Set(["refusal", "content_filter"]);
@@ -255,7 +326,7 @@ const REFUSAL_FINISH_REASONS = new Set(["refusal", "content_filter"]);
  * Like completionText, but an empty answer that carries an explicit refusal is a result (kept and graded as
  * returned), while an empty answer without one stays an `empty` CallError (a transport failure: re-requested).
  */
-export function completionResult(response: unknown, what: string): ChatResult {
+export function completionResult(response: unknown, what: string): Omit<ChatResult, "dropped"> {
   const choices = (response as { choices?: unknown })?.choices;
   if (typeof response !== "object" || response === null || !Array.isArray(choices)) {
     throw new CallError("malformed", `${what}: the answer is not a chat completion`);
@@ -292,7 +363,8 @@ export function createOpenAiResultEndpoint(options: EndpointOptions): ChatResult
   const call = createRawCall(options);
   return {
     async call(request, signal) {
-      return completionResult(await call(request, signal), options.label);
+      const { answer, dropped } = await call(request, signal);
+      return { ...completionResult(answer, options.label), dropped };
     },
   };
 }

@@ -6,13 +6,15 @@
  * Files are written and read a line at a time, so memory does not grow with the batch. Every long step reports to a
  * progress sink (app/model-calls/progress.ts: a bar on a terminal, a line every 10% otherwise, on stderr).
  */
-import { closeSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI, { toFile } from "openai";
 import { createReadStream } from "node:fs";
 import { and, eq, inArray } from "drizzle-orm";
 import { gradingBatches, gradingModels } from "../../db/schema";
 import { beginImportRun } from "../platform/import-runs.server";
+import { forEachFileLine } from "../platform/line-file.server";
 import { ServiceError } from "../platform/service-error";
 import type { Db } from "../platform/db.server";
 import { CallError, classifyError } from "../model-calls/client";
@@ -36,38 +38,20 @@ export type ProgressFactory = (unit: string) => ProgressSink;
 
 const noProgress: ProgressFactory = () => silentProgress;
 
-/** The number of non-blank lines of a file (read as forEachLine reads it), for a progress total. */
+/** The longest result line read: a judge's answer is capped at a few thousand tokens, far below it. */
+export const MAX_RESULT_LINE_BYTES = 4 << 20;
+
+/** The number of non-blank lines of a result file, for a progress total. */
 function countLines(path: string): number {
   let n = 0;
-  forEachLine(path, (line) => {
-    if (line.trim() !== "") n++;
+  forEachFileLine(path, MAX_RESULT_LINE_BYTES, (l) => {
+    if (!("text" in l) || l.text.trim() !== "") n++;
   });
   return n;
 }
 
 /** The Batch API's limit per input file. */
 export const MAX_REQUESTS_PER_FILE = 50_000;
-
-/** Calls `visit(line, lineNumber)` for every line of a file, reading 1 MiB at a time. */
-export function forEachLine(path: string, visit: (line: string, lineNumber: number) => void): void {
-  const fd = openSync(path, "r");
-  const buffer = Buffer.alloc(1 << 20);
-  let rest = "";
-  let lineNumber = 0;
-  try {
-    for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, null);
-      if (n === 0) break;
-      const chunk = rest + buffer.toString("utf8", 0, n);
-      const parts = chunk.split("\n");
-      rest = parts.pop()!;
-      for (const p of parts) visit(p.replace(/\r$/, ""), ++lineNumber);
-    }
-    if (rest !== "") visit(rest.replace(/\r$/, ""), ++lineNumber);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export interface WrittenFile {
   path: string;
@@ -157,22 +141,41 @@ export function writeBatchRequests(
 }
 
 export interface IngestResult {
+  /** Lines refused (not a result, another judge's or an unknown call, conflicting duplicates), as FILE:LINE. */
   errors: LineError[];
+  /** Lines ignored with a note: a repeat of an earlier line's result for the same call. */
+  notes: LineError[];
   lines: number;
   verdicts: number;
   recovered: number;
-  /** Results that gave no verdict (error, empty, unreadable): left pending for the synchronous fallback. */
+  /**
+   * Calls that got no verdict: for a batch, its requests minus the distinct calls graded from its output (missing
+   * from the output, errors, empty or unreadable answers, refused lines); for a file alone, the distinct calls in it
+   * without a verdict. They stay pending, for the synchronous fallback or the next batch.
+   */
   dropped: number;
   /** Results for calls that already have a verdict (a repeated ingest). */
   already: number;
+  /** collectBatches: the output file read, or the Batch API's status of a batch that ended without one. */
+  file?: string;
+  endedWithout?: string;
+}
+
+/** What a result line says about its call, to tell a repeated line from a conflicting one. */
+function outcomeOf(parsed: Extract<ReturnType<typeof parseBatchOutputLine>, { customId: string }>): string {
+  return parsed.ok ? `answer ${createHash("sha256").update(parsed.text).digest("base64")}` : "no answer";
 }
 
 /**
- * Ingests a Batch API / vLLM output file. The whole file is checked first: a line that is not a batch result, or
- * names another judge's or an unknown call, is reported as FILE:LINE and nothing is written. The verdicts are then
- * written in an import run's short transactions (one ingest at a time per judge), hidden from every reader until the
- * last one, which checks the judge again and marks the batch ingested; a failure removes them, a killed ingest's are
- * removed by the next import or start.
+ * Ingests a Batch API / vLLM output file (docs/rubric-grading.md, "Batch mode"). The whole file is checked first,
+ * a line at a time: a line that is not a batch result, names another judge's or an unknown call, or gives a call a
+ * different answer than an earlier line (both line numbers reported) is refused as FILE:LINE; a line repeating an
+ * earlier one's answer is ignored with a note. Every other line is then ingested, so one bad line does not hold
+ * back the rest; the refused lines' calls stay pending, for the synchronous fallback or the next batch. The
+ * verdicts are written in an import run's short transactions (one ingest at a time per judge), hidden from every
+ * reader until the last one, which checks the judge again and marks the batch ingested with its dropped calls
+ * (requests minus the distinct calls graded); a failure removes them, a killed ingest's are removed by the next
+ * import or start. The caller reports the refused lines and exits 2.
  */
 export function ingestBatchOutput(
   db: Db,
@@ -189,7 +192,7 @@ export function ingestBatchOutput(
     onChunk?: (done: number) => void;
   },
 ): IngestResult {
-  const result: IngestResult = { errors: [], lines: 0, verdicts: 0, recovered: 0, dropped: 0, already: 0 };
+  const result: IngestResult = { errors: [], notes: [], lines: 0, verdicts: 0, recovered: 0, dropped: 0, already: 0 };
   const newProgress = input.progress ?? noProgress;
   const total = input.progress ? countLines(input.path) : 0;
   const checking = newProgress("results checked");
@@ -199,31 +202,41 @@ export function ingestBatchOutput(
     `SELECT 1 FROM grading_responses r JOIN grading_models m ON m.id = r.candidate_id AND m.set_id = ?
      JOIN grading_criteria c ON c.conversation_id = r.conversation_id AND c.idx = ? WHERE r.id = ?`,
   );
-  forEachLine(input.path, (line, n) => {
-    if (line.trim() === "") return;
+  // The first line of each call and what it says; memory grows with the distinct calls named (at most the judge's
+  // calls in the set), not with the file.
+  const first = new Map<string, { line: number; outcome: string }>();
+  const conflicting = new Set<string>();
+  const refuse = (line: number, message: string) => void result.errors.push({ line, message });
+  forEachFileLine(input.path, MAX_RESULT_LINE_BYTES, (l) => {
+    if ("text" in l && l.text.trim() === "") return;
     result.lines++;
     checked.calls = ++checked.finished;
     checking.update(checked);
-    const parsed = parseBatchOutputLine(line);
-    if ("invalid" in parsed) return void result.errors.push({ line: n, message: parsed.invalid });
+    if ("problem" in l) return refuse(l.line, l.problem);
+    const parsed = parseBatchOutputLine(l.text);
+    if ("invalid" in parsed)
+      return refuse(l.line, l.terminated ? parsed.invalid : `${parsed.invalid} (the last line is cut short)`);
     const id = parseCustomId(parsed.customId);
-    if (!id)
-      return void result.errors.push({
-        line: n,
-        message: `custom_id "${parsed.customId}" is not a Concord grading call`,
+    if (!id) return refuse(l.line, `custom_id "${parsed.customId}" is not a Concord grading call`);
+    if (id.judgeId !== input.judge.id) return refuse(l.line, `custom_id "${parsed.customId}" belongs to another judge`);
+    if (!known.get(input.setId, id.criterionIndex, id.responseId))
+      return refuse(l.line, `custom_id "${parsed.customId}" names no response and criterion of this set`);
+    const outcome = outcomeOf(parsed);
+    const earlier = first.get(parsed.customId);
+    if (!earlier) return void first.set(parsed.customId, { line: l.line, outcome });
+    if (earlier.outcome === outcome)
+      return void result.notes.push({
+        line: l.line,
+        message: `custom_id "${parsed.customId}" repeats line ${earlier.line} with the same result; ignored`,
       });
-    if (id.judgeId !== input.judge.id)
-      return void result.errors.push({ line: n, message: `custom_id "${parsed.customId}" belongs to another judge` });
-    if (!known.get(input.setId, id.criterionIndex, id.responseId)) {
-      result.errors.push({
-        line: n,
-        message: `custom_id "${parsed.customId}" names no response and criterion of this set`,
-      });
-    }
+    conflicting.add(parsed.customId);
+    refuse(
+      l.line,
+      `custom_id "${parsed.customId}" has another result at line ${earlier.line}; neither is taken, the call stays pending`,
+    );
   });
   checked.failures = result.errors.length;
   checking.finish(checked);
-  if (result.errors.length) return result;
   const ingesting = newProgress("results ingested");
   const ingested = { finished: 0, total: result.lines, calls: 0, retries: 0, failures: 0, unit: "results ingested" };
   ingesting.start(ingested);
@@ -242,6 +255,9 @@ export function ingestBatchOutput(
     verdict: NonNullable<ReturnType<typeof readVerdict>>;
   };
   type Parsed = Extract<ReturnType<typeof parseBatchOutputLine>, { ok: true }>;
+  // Distinct calls of the file given a verdict, now or by an earlier ingest, and without one.
+  let graded = 0;
+  let ungraded = 0;
   const writeRow = ({ id, verdict, parsed }: Row & { parsed: Parsed }) => {
     const changes = insert.run(
       input.judge.id,
@@ -262,7 +278,16 @@ export function ingestBatchOutput(
       if (verdict.status === "recovered") result.recovered++;
     }
   };
+  const requests =
+    input.batchId === undefined
+      ? null
+      : (db
+          .select({ requests: gradingBatches.requests })
+          .from(gradingBatches)
+          .where(eq(gradingBatches.id, input.batchId))
+          .get()?.requests ?? null);
   const finish = () => {
+    result.dropped = requests === null ? ungraded + conflicting.size : Math.max(0, requests - graded);
     if (input.batchId !== undefined) {
       db.update(gradingBatches)
         .set({ status: "ingested", ingested: result.verdicts, dropped: result.dropped, finishedAt: now })
@@ -279,15 +304,19 @@ export function ingestBatchOutput(
     batch = [];
   };
   const read = () =>
-    forEachLine(input.path, (line) => {
-      if (line.trim() === "") return;
+    forEachFileLine(input.path, MAX_RESULT_LINE_BYTES, (l) => {
+      if ("text" in l && l.text.trim() === "") return;
       ingested.calls = ++ingested.finished;
       ingesting.update(ingested);
-      const parsed = parseBatchOutputLine(line);
+      if (!("text" in l)) return;
+      const parsed = parseBatchOutputLine(l.text);
       if ("invalid" in parsed) return;
+      // Only the first line of a call that passed the check, and none of a call with conflicting lines.
+      if (first.get(parsed.customId)?.line !== l.line || conflicting.has(parsed.customId)) return;
       const id = parseCustomId(parsed.customId)!;
       const verdict = parsed.ok ? readVerdict(parsed.text) : null;
-      if (!parsed.ok || !verdict) return void result.dropped++;
+      if (!parsed.ok || !verdict) return void ungraded++;
+      graded++;
       batch.push({ id, verdict, parsed });
       if (batch.length >= INGEST_BATCH) flush();
     });
@@ -395,8 +424,10 @@ export function openBatches(db: Db, judgeId: number) {
 }
 
 /**
- * Polls every submitted batch of the judge until it ends, then downloads and ingests its output (and counts its
- * error file's lines as dropped). A batch that failed or expired is marked so; its calls stay pending. The progress
+ * Polls every submitted batch of the judge until it ends, then downloads and ingests its output; its requests
+ * without a verdict (in the error file, missing, refused) are its dropped calls. A batch that failed, expired or was
+ * cancelled without output is marked failed with every request dropped. Either way the batch is closed, and its
+ * calls without a verdict stay pending, for the synchronous fallback or the next run's batch. The progress
  * counts requests: those of the batches already collected plus what the Batch API reports done of the current one
  * (`request_counts`).
  */
@@ -439,10 +470,21 @@ export async function collectBatches(
       }
       collected += b.requests;
       if (!batch.output_file_id) {
+        // Failed, expired or cancelled without any output: every request of the batch is dropped, and pending.
         db.update(gradingBatches)
           .set({ status: "failed", dropped: b.requests, finishedAt: Date.now() })
           .where(eq(gradingBatches.id, b.id))
           .run();
+        results.push({
+          errors: [],
+          notes: [],
+          lines: 0,
+          verdicts: 0,
+          recovered: 0,
+          dropped: b.requests,
+          already: 0,
+          endedWithout: batch.status,
+        });
         state.finished = collected;
         progress.update(state);
         continue;
@@ -461,20 +503,19 @@ export async function collectBatches(
       } finally {
         closeSync(fd);
       }
-      const ingested = ingestBatchOutput(db, {
-        judge: input.judge,
-        setId: input.setId,
-        path,
-        via: "batch",
-        batchId: b.id,
-        progress: options.progress,
-      });
-      // Requests with no line in the output (listed in the error file, or lost) are dropped too.
-      const missing = Math.max(0, b.requests - ingested.lines);
-      if (missing > 0) {
-        ingested.dropped += missing;
-        db.update(gradingBatches).set({ dropped: ingested.dropped }).where(eq(gradingBatches.id, b.id)).run();
-      }
+      // The valid lines are ingested and the batch is closed even when some lines are refused (reported by the
+      // caller as FILE:LINE): its calls without a verdict stay pending, for the fallback or the next batch.
+      const ingested = {
+        ...ingestBatchOutput(db, {
+          judge: input.judge,
+          setId: input.setId,
+          path,
+          via: "batch",
+          batchId: b.id,
+          progress: options.progress,
+        }),
+        file: path,
+      };
       results.push(ingested);
       state.finished = collected;
       progress.update(state);

@@ -3,12 +3,13 @@
  * candidate responses, grade them with each judge of the panel (synchronously or in batches), report.
  */
 import { setMaxListeners } from "node:events";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
+import { listIssues } from "../cli/io";
 import { getDb, type Db } from "../platform/db.server";
 import { createOpenAiResultEndpoint } from "../model-calls/client";
 import { createProgress } from "../model-calls/progress";
@@ -45,6 +46,36 @@ function readText(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (e) {
+    throw new CliError(
+      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
+    );
+  }
+}
+
+/**
+ * Lists a result file's refused lines (`FILE:LINE: reason`) and its ignored repeats (`warning: FILE:LINE: …`) on
+ * stderr, at most MAX_LISTED_ISSUES of each.
+ */
+function reportLines(io: CliIO, file: string, r: { errors: LineError[]; notes: LineError[] }): void {
+  listIssues(io, r.errors, { file });
+  listIssues(io, r.notes, { file, kind: "warning" });
+}
+
+/** Exit 2 when result lines were refused (their calls stay pending), after everything valid was ingested. */
+function batchExit(badLines: number): number {
+  if (badLines === 0) return 0;
+  throw new CliError(
+    `${badLines} result line${badLines === 1 ? " was" : "s were"} refused (listed above); every other line was ingested and the refused lines' calls stay pending.`,
+  );
+}
+
+/** A usage error unless `file` is a file that can be opened; it is read a line at a time by its reader. */
+function checkReadable(file: string): void {
+  try {
+    if (!statSync(file).isFile()) throw new CliError(`cannot read ${file}: not a file.`);
+    closeSync(openSync(file, "r"));
+  } catch (e) {
+    if (e instanceof CliError) throw e;
     throw new CliError(
       `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
     );
@@ -335,8 +366,12 @@ system message (byte-exact; their hashes go into the manifest). Finished verdict
 after a crash or Ctrl-C and it continues. Run once per judge of the panel.
 
   --mode sync|batch         sync (default): concurrent calls; batch: submit to the endpoint's Batch API
-                            (/v1/files, /v1/batches), poll, ingest, then grade what was dropped synchronously
-  --temperature T           judge temperature (default 0)
+                            (/v1/files, /v1/batches), poll, ingest, then grade what was dropped synchronously.
+                            Output lines that cannot be taken (not a result, an unknown call, two different
+                            results for one call) are listed as FILE:LINE; every other line is ingested, their
+                            calls stay pending, and the command exits 2 at the end
+  --temperature T           judge temperature (default 0); as for grade-respond, a judge whose API rejects it
+                            before its first verdict switches to the provider's default, recorded
   --reference-temperature   the reference's 0.5 instead
   --max-tokens N            judge cap (default 2048, the reference's)
   --self CANDIDATE          this judge is also that candidate (self-preference)
@@ -373,6 +408,7 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
       fetch: createKeepAliveFetch(),
     });
     return withInterrupt(io, async (signal) => {
+      let badLines = 0;
       if (mode === "batch") {
         const dir = values.dir ? resolve(values.dir) : mkdtempSync(join(tmpdir(), "concord-grading-batch-"));
         const batchOptions = {
@@ -401,15 +437,16 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
         } else io.out(`${judge.name}: collecting the batches already submitted.\n`);
         const results = await collectBatches(db, { judge, setId: set.id, dir }, batchOptions);
         const sum = (k: "verdicts" | "dropped" | "recovered") => results.reduce((a, r) => a + r[k], 0);
-        for (const r of results)
-          if (r.errors.length)
-            io.err(
-              `batch output: ${r.errors.length} bad lines (first: line ${r.errors[0].line}: ${r.errors[0].message})\n`,
-            );
+        for (const r of results) {
+          if (r.endedWithout)
+            io.err(`a batch ended ${r.endedWithout} without output: its ${r.dropped} calls stay pending\n`);
+          if (r.file) reportLines(io, r.file, r);
+        }
+        badLines = results.reduce((a, r) => a + r.errors.length, 0);
         io.out(
           `${judge.name}: ${sum("verdicts")} verdicts from batches (${sum("recovered")} recovered from malformed JSON), ${sum("dropped")} dropped.\n`,
         );
-        if (values["no-fallback"]) return 0;
+        if (values["no-fallback"]) return batchExit(badLines);
       }
       const r = await gradeSync(
         db,
@@ -425,11 +462,13 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
         },
         { endpoint, grader, retry: realRetryDeps, progress: progress(), now: Date.now },
       );
+      if (r.temperatureDropped)
+        io.err(`${judge.name}: the API rejected the temperature; running at the provider's default (recorded).\n`);
       io.out(
         `${judge.name}: ${r.done} verdicts (${r.special} recovered from malformed JSON), ${r.failures} excluded after retries, ${r.retries} retries.\n`,
       );
       if (r.status === "fatal") throw new CliError(`stopped: ${r.message}`, 1);
-      return r.status === "complete" ? 0 : 130;
+      return r.status === "complete" ? batchExit(badLines) : 130;
     });
   },
 };
@@ -471,16 +510,19 @@ export const gradeBatchIngestCommand: Command = {
   summary: "ingest a Batch API / vLLM run-batch output file as a judge's verdicts",
   help: `Usage: npm run concord -- grade-batch-ingest --set NAME --judge NAME FILE
 
-The whole file is checked first (every line a batch result for a call of this judge and set); bad lines are
-reported as FILE:LINE: reason and nothing is written. Results that are errors, empty, or without a readable verdict
-are dropped and stay pending for grade-run --mode sync. Ingesting the same file twice changes nothing.`,
+The whole file is checked first, a line at a time. A line that is not a batch result, names another judge's or an
+unknown call, or gives a call another result than an earlier line (both lines named) is refused and reported as
+FILE:LINE: reason; a line repeating an earlier line's result is ignored with a note. Every other line is ingested,
+and the command then exits 2 if any line was refused. Results that are errors, empty, or without a readable verdict,
+and the refused lines' calls, are dropped and stay pending for grade-run --mode sync or the next grade-batch-write.
+Ingesting the same file twice changes nothing.`,
   async run(argv, io) {
     const { values, positionals } = parseOptions(argv, { set: { type: "string" }, judge: { type: "string" } }, true);
     const db = getDb();
     const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const judge = serviceCall(() => requireModel(db, set, "judge", requireOption(values.judge, "--judge")));
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
-    readText(positionals[0]);
+    checkReadable(positionals[0]);
     const r = ingestBatchOutput(db, {
       judge,
       setId: set.id,
@@ -488,11 +530,11 @@ are dropped and stay pending for grade-run --mode sync. Ingesting the same file 
       via: "offline",
       progress: stepProgress(io),
     });
-    if (r.errors.length) failLines(io, positionals[0], r.errors);
+    reportLines(io, positionals[0], r);
     io.out(
-      `${r.lines} results: ${r.verdicts} verdicts (${r.recovered} recovered from malformed JSON), ${r.dropped} dropped, ${r.already} already graded.\n`,
+      `${r.lines} results: ${r.verdicts} verdicts (${r.recovered} recovered from malformed JSON), ${r.dropped} dropped, ${r.already} already graded${r.errors.length ? `, ${r.errors.length} lines refused` : ""}.\n`,
     );
-    return 0;
+    return batchExit(r.errors.length);
   },
 };
 

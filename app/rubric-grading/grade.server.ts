@@ -5,17 +5,17 @@
  * answer with no readable verdict is re-requested within the retry bound; after it the verdict is recorded as
  * failed (excluded from scores, listed in the manifest).
  */
-import { and, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { CallError, type ChatResultEndpoint } from "../model-calls/client";
 import { runPool } from "../model-calls/pool";
 import type { ProgressSink } from "../model-calls/progress";
 import { withRetry, type RetryDeps, type RetryPolicy } from "../model-calls/retry";
-import { gradingVerdicts } from "../../db/schema";
+import { gradingModels, gradingVerdicts } from "../../db/schema";
 import type { Db } from "../platform/db.server";
 import { graderMessages, type GraderText } from "./domain/grader";
 import { readVerdict } from "./domain/verdict";
 import { describeFailure, type CallSummary } from "./respond.server";
-import type { GradingModel } from "./sets.server";
+import { TEMPERATURE_NOTE, type GradingModel } from "./sets.server";
 import { notPending } from "../platform/import-runs.server";
 import {
   countPendingGrading,
@@ -80,6 +80,11 @@ export async function gradeSync(db: Db, options: GradeOptions, deps: GradeDeps):
        (judge_id, response_id, criterion_idx, status, criteria_met, explanation, via, attempts, error, prompt_tokens, completion_tokens, created_at)
      VALUES (?, ?, ?, ?, ?, ?, 'sync', ?, ?, ?, ?, ?)`,
   );
+  // The client leaves out a temperature the API rejects (app/model-calls/client.ts, createRawCall), but only while
+  // the judge has no stored verdict: one judge's verdicts are all made with the same parameters.
+  let temperature = judge.temperature;
+  const mayDropTemperature =
+    db.select({ n: count() }).from(gradingVerdicts).where(eq(gradingVerdicts.judgeId, judge.id)).get()!.n === 0;
   deps.progress.start(state);
   let after: GradingItem | null = null;
   let budget = options.limit ?? Infinity;
@@ -102,9 +107,25 @@ export async function gradeSync(db: Db, options: GradeOptions, deps: GradeDeps):
               async (attempt) => {
                 attempts = attempt + 1;
                 const result = await deps.endpoint.call(
-                  { messages, temperature: judge.temperature, topP: null, maxTokens: judge.maxTokens, seed: null },
+                  {
+                    messages,
+                    temperature,
+                    topP: null,
+                    maxTokens: judge.maxTokens,
+                    seed: null,
+                    keep: mayDropTemperature ? [] : ["temperature"],
+                  },
                   options.signal,
                 );
+                if (result.dropped.includes("temperature") && !summary.temperatureDropped) {
+                  // As for candidates (respond.server.ts): the judge runs at the provider's default, recorded.
+                  temperature = null;
+                  db.update(gradingModels)
+                    .set({ temperature: null, note: TEMPERATURE_NOTE })
+                    .where(eq(gradingModels.id, judge.id))
+                    .run();
+                  summary.temperatureDropped = true;
+                }
                 const verdict = readVerdict(result.text);
                 if (!verdict) throw new CallError("malformed", "judge: no verdict in the answer");
                 return { verdict, result };

@@ -44,11 +44,6 @@ export interface CallSummary {
   temperatureDropped?: boolean;
 }
 
-/** A 400 saying a parameter's value or the parameter itself is not supported (OpenAI's codes for this). */
-export function temperatureRejected(e: unknown): boolean {
-  return e instanceof CallError && e.kind === "rejected" && /HTTP 400\b.*unsupported_(value|parameter)/.test(e.message);
-}
-
 const PAGE = 2000;
 
 export function describeFailure(e: unknown): string {
@@ -80,7 +75,8 @@ export async function generateResponses(db: Db, options: RespondOptions, deps: R
   const summary: CallSummary = { status: "complete", message: null, done: 0, failures: 0, retries: 0, special: 0 };
   const insert = db.insert(gradingResponses);
   let temperature = candidate.temperature;
-  // Only before any response is stored: one candidate's responses are all made with the same parameters.
+  // The client leaves out a temperature the API rejects (app/model-calls/client.ts, createRawCall), but only before
+  // any response is stored: one candidate's responses are all made with the same parameters.
   const mayDropTemperature = (remaining.done ?? 0) === 0;
   deps.progress.start(state);
   let after = -1;
@@ -105,28 +101,33 @@ export async function generateResponses(db: Db, options: RespondOptions, deps: R
         async (item) => {
           const messages = JSON.parse(item.prompt) as Message[];
           try {
-            const ask = () =>
-              deps.endpoint.call(
-                { messages, temperature, topP: null, maxTokens: candidate.maxTokens, seed: null },
-                options.signal,
-              );
             const result = await withRetry(
               () =>
-                ask().catch((e) => {
-                  if (!temperatureRejected(e) || temperature === null || !mayDropTemperature) throw e;
-                  // A model whose API fixes or rejects the temperature runs at the provider's default, recorded.
-                  temperature = null;
-                  db.update(gradingModels)
-                    .set({ temperature: null, note: TEMPERATURE_NOTE })
-                    .where(eq(gradingModels.id, candidate.id))
-                    .run();
-                  summary.temperatureDropped = true;
-                  return ask();
-                }),
+                deps.endpoint.call(
+                  {
+                    messages,
+                    temperature,
+                    topP: null,
+                    maxTokens: candidate.maxTokens,
+                    seed: null,
+                    keep: mayDropTemperature ? [] : ["temperature"],
+                  },
+                  options.signal,
+                ),
               options.retry,
               deps.retry,
               { signal: options.signal, onRetry: () => void (state.retries++, summary.retries++) },
             );
+            if (result.dropped.includes("temperature") && !summary.temperatureDropped) {
+              // The client learned that the API rejects the temperature and sent this call (and every later one)
+              // without it: the candidate runs at the provider's default, recorded.
+              temperature = null;
+              db.update(gradingModels)
+                .set({ temperature: null, note: TEMPERATURE_NOTE })
+                .where(eq(gradingModels.id, candidate.id))
+                .run();
+              summary.temperatureDropped = true;
+            }
             insert
               .values({
                 candidateId: candidate.id,

@@ -174,7 +174,7 @@ export interface ModelInput {
   note?: string;
 }
 
-/** Recorded on a candidate whose API rejected the temperature (respond.server.ts switched it to the default). */
+/** Recorded on a candidate or judge whose API rejected the temperature (respond.server.ts, grade.server.ts). */
 export const TEMPERATURE_NOTE = "the API rejected the temperature parameter; the provider's default was used";
 
 const sameParams = (m: GradingModel, i: ModelInput) =>

@@ -77,7 +77,7 @@ beforeAll(async () => {
         elapsed_ms: 1,
       },
     ],
-    responsesText: "",
+    responsesSha256: "",
   };
   await writeReport(buildReport([run], { reps: 10, seed: 0, alpha: 0.05 }), [run], join(root, "first"), {
     version: "test",

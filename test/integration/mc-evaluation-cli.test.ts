@@ -292,6 +292,74 @@ describe("mc-run and mc-report on MentalBench items", () => {
   });
 });
 
+describe("mc-run against a model whose API rejects the temperature", () => {
+  it("answers every item without it, the calls in flight included, and records it in run.json", async () => {
+    const answers = fixtureHandler();
+    const s = await stub((call) =>
+      "temperature" in call.body
+        ? {
+            status: 400,
+            delayMs: 20,
+            body: JSON.stringify({
+              error: { message: "no", type: "invalid_request_error", param: "temperature", code: "unsupported_value" },
+            }),
+          }
+        : answers(call),
+    );
+    const out = tempDir();
+    const r = await cli(runArgs(join(FIX, "mentalbench-items.jsonl"), s.baseURL, out));
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain("warning: test/model-1's API rejects temperature; every call is sent without it");
+    expect(r.out).toMatch(/36\/36 items \(complete\); \d+ calls, \d+ retries, 0 failed/);
+    const run = JSON.parse(readFileSync(join(out, "test-model-1_mentalbench_seed-0", "run.json"), "utf8"));
+    expect(run.parameters_not_sent).toEqual(["temperature"]);
+    expect(run.decoding.temperature).toBe(0);
+    // Only the calls in flight when the first 400 came back sent it (concurrency 4).
+    expect(s.calls.filter((c) => "temperature" in c.body).length).toBeLessThanOrEqual(4);
+  });
+});
+
+describe("mc-report checks a run's responses against its run.json", () => {
+  it("refuses an emptied file, a torn last line, a repeated item and a miscount, as FILE:LINE with exit 2", async () => {
+    const s = await stub();
+    const out = tempDir();
+    expect((await cli(runArgs(join(FIX, "mentalbench-items.jsonl"), s.baseURL, out))).code).toBe(0);
+    const folder = join(out, "test-model-1_mentalbench_seed-0");
+    const path = join(folder, "responses.jsonl");
+    const runPath = join(folder, "run.json");
+    const good = readFileSync(path, "utf8");
+    const lines = good.trimEnd().split("\n");
+    expect(lines).toHaveLength(36);
+    const report = async (text: string) => {
+      writeFileSync(path, text);
+      return cli(["mc-report", "--runs", out]);
+    };
+    expect((await report(good)).code).toBe(0);
+
+    const empty = await report("");
+    expect(empty.code).toBe(2);
+    expect(empty.err).toContain(`${path}: 0 answered items, but ${runPath} says it is complete with 36 of 36`);
+    expect(empty.out).toBe("");
+
+    const torn = await report(lines.join("\n") + "\n" + lines[5]!.slice(0, 40));
+    expect(torn.code).toBe(2);
+    expect(torn.err).toContain(`${path}:37: the last line is cut short`);
+
+    const repeated = await report(good + lines[3] + "\n");
+    expect(repeated.code).toBe(2);
+    expect(repeated.err).toMatch(new RegExp(`${path}:37: item "mb\\d+" is answered twice \\(first at line 4\\)`));
+
+    const short = await report(lines.slice(1).join("\n") + "\n");
+    expect(short.code).toBe(2);
+    expect(short.err).toContain(`${path}: 35 answered items, but ${runPath} says it is complete with 36 of 36`);
+
+    const long = await report(good + JSON.stringify({ raw: "x".repeat(17 << 20) }) + "\n");
+    expect(long.code).toBe(2);
+    expect(long.err).toContain(`${path}:37: the line is longer than ${16 << 20} bytes`);
+    for (const r of [empty, torn, repeated, short, long]) expect(r.err).not.toMatch(/at .*\.ts:\d+/);
+  });
+});
+
 describe("mc-run and mc-report on MENTAT records", () => {
   it("holds out 10% of the questions for few-shot examples and reports domains and drift", async () => {
     const s = await stub();

@@ -358,6 +358,49 @@ describe("a model whose API rejects the temperature", () => {
   });
 });
 
+describe("a model whose API rejects the temperature, with calls in flight", () => {
+  it("stores every response, logs no call error, and a judge switches the same way", async () => {
+    // OpenAI's answer to a temperature a reasoning model does not take, after a delay so that all calls are in flight.
+    const s = await startGradingStub((call) =>
+      "temperature" in call.body
+        ? { status: 400, code: "unsupported_value", param: "temperature", delayMs: 40 }
+        : isJudge(call)
+          ? scriptedJudge(call)
+          : { content: "ok" },
+    );
+    stubs.push(s);
+    const dir = tempDir();
+    const file = join(dir, "set17.jsonl");
+    writeFileSync(
+      file,
+      Array.from({ length: 17 }, (_, i) =>
+        JSON.stringify({
+          prompt_id: `q${i}`,
+          prompt: [{ role: "user", content: `question ${i}` }],
+          rubrics: [{ criterion: "[met] Answers.", points: 1, tags: [] }],
+          example_tags: [],
+        }),
+      ).join("\n") + "\n",
+    );
+    expect((await run(["grade-import", "--set", "s17", file])).code).toBe(0);
+    const base = ["--set", "s17", "--base-url", s.baseURL, "--concurrency", "17", "--retry-delay", "0"];
+    const r = await run(["grade-respond", ...base, "--candidate", "reasoner", "--model", "o-model"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/reasoner: 17 responses stored \(0 refusals\), 0 failed calls/);
+    expect(count("SELECT COUNT(*) AS n FROM grading_responses")).toBe(17);
+    expect(count("SELECT COUNT(*) AS n FROM grading_call_errors")).toBe(0);
+    const g = await run(["grade-run", ...base, "--judge", "j", "--model", "judge-o"]);
+    expect(g.code, g.err).toBe(0);
+    expect(g.err).toMatch(/j: the API rejected the temperature; running at the provider's default \(recorded\)/);
+    expect(g.out).toMatch(/j: 17 verdicts .* 0 excluded after retries/);
+    const manifest = JSON.parse((await run(["grade-report", "--set", "s17", "--json"])).out).manifest;
+    expect(manifest.candidates[0]).toMatchObject({ temperature: null, call_errors: 0 });
+    expect(manifest.candidates[0].note).toMatch(/rejected the temperature/);
+    expect(manifest.judges[0]).toMatchObject({ temperature: null });
+    expect(manifest.judges[0].note).toMatch(/rejected the temperature/);
+  });
+});
+
 describe("batch mode", () => {
   it("submits to the Batch API, polls, ingests, and grades dropped and failed lines synchronously", async () => {
     const s = await setUp();
@@ -480,22 +523,137 @@ describe("batch mode", () => {
       [outputs[0], "{", JSON.stringify({ custom_id: "r1.c0.j999", response: null, error: null })].join("\n"),
     );
     const b = await run(["grade-batch-ingest", "--set", "psych", "--judge", "j3", bad]);
+    // The bad lines are refused as FILE:LINE and the command exits 2; the valid first line is ingested.
     expect(b.code).toBe(2);
     expect(b.err).toContain(`${bad}:2: not valid JSON`);
     expect(b.err).toContain(`${bad}:3: custom_id "r1.c0.j999" belongs to another judge`);
-    expect(count("SELECT COUNT(*) AS n FROM grading_verdicts")).toBe(0);
+    expect(b.err).toMatch(/2 result lines were refused \(listed above\); every other line was ingested/);
+    expect(b.out).toBe(
+      "3 results: 1 verdicts (0 recovered from malformed JSON), 0 dropped, 0 already graded, 2 lines refused.\n",
+    );
+    expect(count("SELECT COUNT(*) AS n FROM grading_verdicts")).toBe(1);
     const good = join(dir, "output-001.jsonl");
     writeFileSync(good, outputs.join("\n") + "\n");
     const g = await run(["grade-batch-ingest", "--set", "psych", "--judge", "j3", good]);
     expect(g.code, g.err).toBe(0);
     expect(g.err).toContain("progress: 18/18 results checked 100%");
     expect(g.err).toContain("progress: 18/18 results ingested 100%");
-    expect(g.out).toBe("18 results: 16 verdicts (2 recovered from malformed JSON), 2 dropped, 0 already graded.\n");
+    expect(g.out).toBe("18 results: 15 verdicts (2 recovered from malformed JSON), 2 dropped, 1 already graded.\n");
     expect((await run(["grade-batch-ingest", "--set", "psych", "--judge", "j3", good])).out).toMatch(
       /0 verdicts .* 16 already graded/,
     );
     const st = await run(["grade-status", "--set", "psych", "--json"]);
     expect(JSON.parse(st.out).judges[0]).toMatchObject({ name: "j3", total: 18, pending: 2 });
+  });
+
+  const batchRun = (s: GradingStub, dir: string) =>
+    run([
+      "grade-run",
+      "--set",
+      "psych",
+      "--judge",
+      "j5",
+      "--model",
+      "judge-5",
+      "--base-url",
+      s.baseURL,
+      "--mode",
+      "batch",
+      "--poll",
+      "0.01",
+      "--dir",
+      dir,
+      "--no-fallback",
+    ]);
+  const j5Verdicts = () =>
+    count(
+      "SELECT COUNT(*) AS n FROM grading_verdicts v JOIN grading_models m ON m.id = v.judge_id WHERE m.name = 'j5'",
+    );
+
+  it("ingests a Batch API output's valid lines, refuses the bad ones as FILE:LINE, closes the batch and resubmits the rest", async () => {
+    const s = await setUp();
+    // The provider's output: one line names an unknown call, one call has two lines with different answers, one line
+    // is repeated as it was, and the last line is cut short.
+    s.setBatchBehaviour({
+      pollsBeforeDone: 1,
+      output: (lines) => {
+        const verdicts = lines.filter((l) => l.includes("criteria_met"));
+        const unknown = verdicts[2];
+        const conflict = JSON.parse(verdicts[4]);
+        const other = structuredClone(conflict);
+        const message = other.response.body.choices[0].message;
+        message.content = message.content.includes('"criteria_met": true')
+          ? message.content.replace('"criteria_met": true', '"criteria_met": false')
+          : message.content.replace('"criteria_met": false', '"criteria_met": true');
+        return [
+          ...lines.map((l) => (l === unknown ? l.replace(/"custom_id":"r\d+/, '"custom_id":"r999999') : l)),
+          JSON.stringify(other),
+          verdicts[6],
+          '{"id": "resp-x", "custom_id": "r1',
+        ];
+      },
+    });
+    const dir = tempDir();
+    const r = await batchRun(s, dir);
+    const out = join(dir, "output-1.jsonl");
+    const lines = readFileSync(out, "utf8").split("\n");
+    const lineOf = (needle: string) => lines.findIndex((l) => l.includes(needle)) + 1;
+    const unknownLine = lineOf('"custom_id":"r999999');
+    const conflictId = JSON.parse(lines[18]).custom_id as string;
+    const repeatedId = JSON.parse(lines[19]).custom_id as string;
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(
+      new RegExp(
+        `${out}:${unknownLine}: custom_id "r999999\\.c\\d+\\.j\\d+" names no response and criterion of this set`,
+      ),
+    );
+    expect(r.err).toContain(
+      `${out}:19: custom_id "${conflictId}" has another result at line ${lineOf(`"custom_id":"${conflictId}"`)}; neither is taken, the call stays pending`,
+    );
+    expect(r.err).toContain(
+      `warning: ${out}:20: custom_id "${repeatedId}" repeats line ${lineOf(`"custom_id":"${repeatedId}"`)} with the same result; ignored`,
+    );
+    expect(r.err).toContain(`${out}:21: not valid JSON`);
+    expect(r.err).toMatch(/3 result lines were refused \(listed above\); every other line was ingested/);
+    // 18 requests: the unknown line's and the conflicting call's and the two [garbage] answers are dropped.
+    expect(r.out).toMatch(/j5: 14 verdicts from batches \(\d recovered from malformed JSON\), 4 dropped\./);
+    expect(j5Verdicts()).toBe(14);
+    expect(count("SELECT COUNT(*) AS n FROM grading_batches WHERE status = 'submitted'")).toBe(0);
+    expect(
+      count("SELECT COUNT(*) AS n FROM grading_batches WHERE status = 'ingested' AND ingested = 14 AND dropped = 4"),
+    ).toBe(1);
+    // The next run submits what is missing (the [garbage] calls are dropped again).
+    s.setBatchBehaviour({ pollsBeforeDone: 1 });
+    const again = await batchRun(s, dir);
+    expect(again.code, again.err).toBe(0);
+    expect(again.out).toMatch(/j5: 4 pending calls in 1 batch file\./);
+    expect(again.out).toMatch(/j5: 2 verdicts from batches \(\d recovered from malformed JSON\), 2 dropped\./);
+    expect(s.batches[1].requests).toBe(4);
+    expect(j5Verdicts()).toBe(16);
+  });
+
+  it("counts as dropped the requests not graded: repeated lines do not hide a missing one, an expired batch drops all", async () => {
+    const s = await setUp();
+    s.setBatchBehaviour({
+      pollsBeforeDone: 1,
+      drop: (_, prompt) => prompt.includes("Suggests sleep hygiene"),
+      output: (lines) => [...lines, lines[0]],
+    });
+    const dir = tempDir();
+    const r = await batchRun(s, dir);
+    expect(r.code, r.err).toBe(0);
+    // 18 requests, 16 lines + 1 repeat: two left out (one criterion of both candidates), two [garbage] answers.
+    expect(r.out).toMatch(/j5: 14 verdicts from batches \(2 recovered from malformed JSON\), 4 dropped\./);
+    expect(r.err).toContain("repeats line 1 with the same result; ignored");
+    expect(count("SELECT COUNT(*) AS n FROM grading_batches WHERE ingested = 14 AND dropped = 4")).toBe(1);
+    // The next batch expires without any output: its 4 requests are dropped, not 0.
+    s.setBatchBehaviour({ pollsBeforeDone: 1, endWithout: "expired" });
+    const expired = await batchRun(s, dir);
+    expect(expired.code, expired.err).toBe(0);
+    expect(expired.err).toContain("a batch ended expired without output: its 4 calls stay pending");
+    expect(expired.out).toMatch(/j5: 4 pending calls in 1 batch file\./);
+    expect(expired.out).toMatch(/j5: 0 verdicts from batches \(0 recovered from malformed JSON\), 4 dropped\./);
+    expect(count("SELECT COUNT(*) AS n FROM grading_batches WHERE status = 'failed' AND dropped = 4")).toBe(1);
   });
 
   it("draws a progress bar on a terminal for writing, checking and ingesting batch files, on stderr only", async () => {

@@ -17,7 +17,7 @@ export interface ChatCall {
 
 export type ChatReply =
   | { content: string | null; finishReason?: string; refusal?: string; delayMs?: number }
-  | { status: number; code?: string; delayMs?: number };
+  | { status: number; code?: string; param?: string; delayMs?: number };
 
 export type ChatHandler = (call: ChatCall) => ChatReply | Promise<ChatReply>;
 
@@ -27,6 +27,10 @@ export interface BatchBehaviour {
   /** custom_id → leave the line out of the output / answer it with an error object. */
   drop?: (customId: string, prompt: string) => boolean;
   fail?: (customId: string, prompt: string) => boolean;
+  /** Rewrites the output file's lines (a provider's damaged or repeated lines). */
+  output?: (lines: string[]) => string[];
+  /** The batch ends with this status and no output file (e.g. "expired"). */
+  endWithout?: "expired" | "failed" | "cancelled";
 }
 
 export interface GradingStub {
@@ -79,7 +83,15 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
   let behaviour: BatchBehaviour = { pollsBeforeDone: 1 };
   const calls: ChatCall[] = [];
   const files = new Map<string, string>();
-  const batches: { id: string; requests: number; polls: number; input: string; output?: string; error?: string }[] = [];
+  const batches: {
+    id: string;
+    requests: number;
+    polls: number;
+    input: string;
+    output?: string;
+    error?: string;
+    ended?: string;
+  }[] = [];
   const sockets = new Set<Socket>();
   const json = (res: ServerResponse, status: number, value: unknown) =>
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
@@ -124,8 +136,13 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
         }),
       );
     }
+    if (behaviour.endWithout) {
+      b.ended = behaviour.endWithout;
+      return;
+    }
+    const lines = behaviour.output ? behaviour.output(out) : out;
     b.output = `file-out-${b.id}`;
-    files.set(b.output, out.join("\n") + (out.length ? "\n" : ""));
+    files.set(b.output, lines.join("\n") + (lines.length ? "\n" : ""));
     if (err.length) {
       b.error = `file-err-${b.id}`;
       files.set(b.error, err.join("\n") + "\n");
@@ -148,7 +165,12 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
           if (res.destroyed) return;
           if ("status" in reply)
             return json(res, reply.status, {
-              error: { message: `stub ${reply.status}`, type: "invalid_request_error", code: reply.code ?? null },
+              error: {
+                message: `stub ${reply.status}`,
+                type: "invalid_request_error",
+                code: reply.code ?? null,
+                param: reply.param ?? null,
+              },
             });
           return json(res, 200, completion(String(parsed.model), reply));
         }
@@ -193,8 +215,8 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
           const b = batches.find((x) => x.id === batchMatch[1]);
           if (!b) return json(res, 404, { error: { message: "no such batch" } });
           b.polls++;
-          if (b.polls > behaviour.pollsBeforeDone && !b.output) await runBatch(b);
-          const done = b.output !== undefined;
+          if (b.polls > behaviour.pollsBeforeDone && !b.output && !b.ended) await runBatch(b);
+          const done = b.output !== undefined || b.ended !== undefined;
           const lines = (id: string | undefined) =>
             id
               ? files
@@ -205,7 +227,7 @@ export async function startGradingStub(handler: ChatHandler): Promise<GradingStu
           return json(res, 200, {
             id: b.id,
             object: "batch",
-            status: done ? "completed" : "in_progress",
+            status: b.ended ?? (done ? "completed" : "in_progress"),
             // As the Batch API reports them; while in progress, a share that grows with each poll.
             request_counts: done
               ? { total: b.requests, completed: lines(b.output), failed: lines(b.error) }

@@ -41,7 +41,7 @@ function run(model: string, seed: number, answers: string[]): LoadedRun {
       answered: 3,
     },
     records: items.map((it, i) => responseRecord(it, [], answers[i]!, 1, 0)),
-    responsesText: "",
+    responsesSha256: "",
   };
 }
 

@@ -277,6 +277,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       timeoutMs,
       maxTokensParam: label === "judge" ? judgeTokensParam : maxTokensParam,
       label,
+      onParameterDropped: (parameter) =>
+        io.err(`warning: the ${label}'s API rejects ${parameter}; every call is sent without it from now on\n`),
     });
 
   const interrupt = new AbortController();

@@ -44,6 +44,8 @@ export const ResponseRecordSchema = z.object({
   elapsed_ms: z.number(),
 });
 export type ResponseRecord = z.infer<typeof ResponseRecordSchema>;
+/** What scoring reads of a record: everything but the prompt and the raw answer. */
+export type ScoredRecord = Omit<ResponseRecord, "messages" | "raw">;
 export type ItemFacts = ResponseRecord["facts"];
 
 export function factsOf(item: McItem): ItemFacts {

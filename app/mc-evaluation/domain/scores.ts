@@ -3,7 +3,7 @@
  * scored; unparsed ones (ambiguous, refused, empty) are counted beside every accuracy, and `accuracy_all` shows the
  * papers' convention of counting them wrong.
  */
-import type { ItemFacts, ResponseRecord } from "./records";
+import type { ItemFacts, ScoredRecord } from "./records";
 import type { ParseStatus } from "./parse";
 import { topLetter } from "./prompts";
 
@@ -86,7 +86,7 @@ export interface MentalBenchScores {
   total: MentalBenchGroup;
 }
 
-export function mentalBenchRows(records: readonly ResponseRecord[]): MentalBenchRow[] {
+export function mentalBenchRows(records: readonly ScoredRecord[]): MentalBenchRow[] {
   return records.flatMap((r) => {
     if (r.facts.kind !== "mentalbench") return [];
     const facts = r.facts;
@@ -125,7 +125,7 @@ function weighted(
   return den ? num / den : null;
 }
 
-export function mentalBenchScores(records: readonly ResponseRecord[]): MentalBenchScores {
+export function mentalBenchScores(records: readonly ScoredRecord[]): MentalBenchScores {
   const rows = mentalBenchRows(records);
   const table = (key: (r: MentalBenchRow) => string | null) =>
     Object.fromEntries([...groupBy(rows, key)].map(([k, g]) => [k, mentalBenchGroup(g)]));
@@ -167,7 +167,7 @@ export interface MentatRow {
   preference_mass: number | null;
 }
 
-export function mentatRows(records: readonly ResponseRecord[]): MentatRow[] {
+export function mentatRows(records: readonly ScoredRecord[]): MentatRow[] {
   return records.flatMap((r) => {
     if (r.facts.kind !== "mentat") return [];
     const facts = r.facts;
@@ -216,7 +216,7 @@ export interface MentatScores {
   by_set: Record<string, MentatGroup>;
 }
 
-export function mentatScores(records: readonly ResponseRecord[]): MentatScores {
+export function mentatScores(records: readonly ScoredRecord[]): MentatScores {
   const rows = mentatRows(records);
   const base = rows.filter((r) => r.facts.dataset === "base");
   const base_by_domain = Object.fromEntries(
