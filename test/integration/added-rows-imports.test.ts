@@ -181,6 +181,10 @@ describe("grade-batch-ingest", () => {
   /** A set of N conversations of CRITERIA criteria each, one candidate's responses, and a judge (id 2). */
   beforeEach(() => {
     const $ = db.$client;
+    // One transaction: each statement on its own would sync the disk once per row (synchronous = FULL).
+    $.transaction(() => seedGradingSet($))();
+  });
+  function seedGradingSet($: typeof db.$client) {
     $.prepare(
       "insert into grading_sets (id, name, source_sha256, content_sha256, created_at) values (1, 's', 'x', 'x', 0)",
     ).run();
@@ -203,7 +207,7 @@ describe("grade-batch-ingest", () => {
         "insert into grading_responses (id, candidate_id, conversation_id, text, created_at) values (?, 1, ?, 'an answer', 0)",
       ).run(i, i);
     }
-  });
+  }
   /** The Batch API output for every call: "criteria met" for even criteria. */
   function output(): string {
     const file = join(path, "..", "output.jsonl");
