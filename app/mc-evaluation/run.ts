@@ -14,11 +14,11 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  renameSync,
   truncateSync,
-  writeFileSync,
+  appendFileSync,
   writeSync,
 } from "node:fs";
+import { writeFileAtomic } from "../platform/output-files.server";
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { readJsonLines } from "../evaluation/domain/runner-records";
@@ -148,9 +148,9 @@ function mismatches(existing: McRunJson, wanted: McRunJson): string[] {
   return out;
 }
 
+/** run.json through the output layer (docs/reliability.md, "Atomic files"); responses.jsonl is a log, appended. */
 function writeJsonAtomic(path: string, value: unknown): void {
-  writeFileSync(path + ".tmp", JSON.stringify(value, null, 2) + "\n");
-  renameSync(path + ".tmp", path);
+  writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n");
 }
 
 /** The answered item ids of a run folder, repairing a last line torn by a kill. */
@@ -162,7 +162,7 @@ function answeredIds(path: string): Set<string> {
     throw new McRunConfigError(`${path}:${lines.badLines[0]}: not valid JSON; the file is damaged`);
   if (lines.tornTail !== "" || lines.missingNewline) {
     truncateSync(path, lines.validBytes);
-    if (lines.missingNewline) writeFileSync(path, "\n", { flag: "a" });
+    if (lines.missingNewline) appendFileSync(path, "\n");
   }
   for (const v of lines.values) {
     const id = (v as { item_id?: unknown })?.item_id;
