@@ -28,7 +28,7 @@ function fsWrites(allowed) {
     "ftruncateSync",
   ].filter((n) => !allowed.includes(n));
   const message =
-    "Write files through app/platform/output-files.server.ts (writeFileAtomic, writeFolderAtomic, …): complete or absent, with the cause named (docs/reliability.md, \"Atomic files\").";
+    'Write files through app/platform/output-files.server.ts (writeFileAtomic, writeFolderAtomic, …): complete or absent, with the cause named (docs/reliability.md, "Atomic files").';
   return [
     ...["node:fs", "fs"].map((name) => ({ name, importNames: names, message })),
     ...["node:fs/promises", "fs/promises"].map((name) => ({ name, message })),
@@ -40,7 +40,7 @@ const REFERENCE_CSV = [
     group: ["**/formats/csv-text"],
     importNames: ["formatReferenceCsv", "formatReferenceCsvRecord"],
     message:
-      "Only the reference-format files (REFERENCE_FORMAT_CSV_FILES) are written without the formula-safe encoder; use formatCsv (docs/security.md, \"Spreadsheet exports\").",
+      'Only the reference-format files (REFERENCE_FORMAT_CSV_FILES) are written without the formula-safe encoder; use formatCsv (docs/security.md, "Spreadsheet exports").',
   },
 ];
 

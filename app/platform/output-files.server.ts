@@ -303,10 +303,11 @@ function marked<T>(body: () => T): T {
 
 export interface FolderOptions {
   /**
-   * Whether `out` may be replaced when it holds entries this write does not make. Default false: such a folder is
-   * refused, since replacing it would delete those files. The gold export replaces its folder whole.
+   * Whether `out` may be replaced when it holds entries this write does not make: true for all, or a test of the
+   * entry's name (files an earlier run of the same command wrote). Default: none, such a folder is refused, since
+   * replacing it would delete those files. The gold export replaces its folder whole.
    */
-  replaceForeign?: boolean;
+  replaceForeign?: boolean | ((entry: string) => boolean);
 }
 
 /**
@@ -362,9 +363,10 @@ export function writeFolderStreaming<R>(
       rmSync(temp, { recursive: true, force: true });
       return result;
     }
-    if (existsSync(target) && !options.replaceForeign) {
+    if (existsSync(target) && options.replaceForeign !== true) {
       const mine = new Set([...open.keys()].map((f) => f.split("/")[0]!));
-      const other = readdirSync(target).filter((e) => !mine.has(e));
+      const replaceable = typeof options.replaceForeign === "function" ? options.replaceForeign : () => false;
+      const other = readdirSync(target).filter((e) => !mine.has(e) && !replaceable(e));
       if (other.length)
         throw new OutputError(
           out,

@@ -13,6 +13,7 @@ import type { CliIO } from "../../app/cli/command";
 import { runCli } from "../../app/cli/index";
 import { getMcReport, getMcReportFile, listMcReports } from "../../app/mc-evaluation/reports.server";
 import { startOpenAiStub, type OpenAiStub, type StubHandler } from "../support/openai-stub";
+import { expectFullDiskRefusal } from "../support/output-faults";
 
 const FIX = "test/fixtures/mc-evaluation";
 const dirs: string[] = [];
@@ -190,6 +191,8 @@ describe("mc-run and mc-report on MentalBench items", () => {
     }
     expect(manifest.runs[0].decoding).toMatchObject({ temperature: 0, max_tokens: 300 });
     expect(readFileSync(join(reportDir, "report.md"), "utf8")).toMatch(/Type III/);
+    // A full disk: exit 2 naming it, not one file left, not a 0-byte report.md (docs/reliability.md, "Atomic files").
+    await expectFullDiskRefusal(cli, "mc-report", (o) => ["mc-report", "--runs", out, "--out", o], tempDir());
 
     // The admin pages' view of the same folder: listed, tables, figures, files by manifest name only.
     expect(listMcReports(out).map((r) => r.name)).toEqual(["report"]);
