@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { formatCsv, parsePythonCsv } from "../../app/formats/csv-text";
 import { parseItems } from "../../app/mc-evaluation/domain/items";
 import { responseRecord } from "../../app/mc-evaluation/domain/records";
-import { buildReport, parseClusters, type LoadedRun } from "../../app/mc-evaluation/report";
+import { buildReport, type LoadedRun } from "../../app/mc-evaluation/report";
 import { writeReport } from "../../app/mc-evaluation/report-files.server";
 import type { Evaluation } from "../../app/rubric-grading/domain/evaluation";
 import { agreementCsv, pairedCsv, table1Csv, tagsCsv } from "../../app/rubric-grading/domain/report-files";
@@ -53,7 +53,7 @@ describe("the one CSV writer", () => {
 describe("the multiple-choice report's CSVs", () => {
   it("quote hostile diseases, clusters, item ids and model names in every file, and give intervals two columns", async () => {
     const [hyperlink, cmd, sum, plus, dde] = HOSTILE as [string, string, string, string, string];
-    const items = parseItems(
+    const parsed = parseItems(
       [
         { id: sum, type: "I", answer: "A. w", disease: hyperlink },
         { id: "2", type: "III", answer: "A & B) w, x", disease: dde },
@@ -62,7 +62,13 @@ describe("the multiple-choice report's CSVs", () => {
         .map((i) => JSON.stringify({ question: "q", options: ["w", "x", "y", "z"], cluster: cmd, ...i }))
         .join("\n"),
       { csv: false },
-    ).items;
+    );
+    const items = parsed.items;
+    // The import warns of each formula-like value, as the older imports do; the values are kept.
+    expect(parsed.warnings.map((w) => w.line)).toEqual([1, 2, 3]);
+    expect(parsed.warnings[0]!.message).toBe(
+      `id "@SUM(1)", disease ${JSON.stringify(hyperlink.slice(0, 40) + "…")}, cluster "=cmd|calc!A0" start like a spreadsheet formula: kept as given, and quoted in the CSVs meant for spreadsheets.`,
+    );
     expect(items).toHaveLength(3);
     const run: LoadedRun = {
       dir: "r",
@@ -82,7 +88,7 @@ describe("the multiple-choice report's CSVs", () => {
       records: items.map((it, i) => responseRecord(it, [], ["A", "A & B", "C"][i]!, 1, 0)),
       responsesText: "",
     };
-    const report = buildReport([run], { clusters: parseClusters(undefined) });
+    const report = buildReport([run], { reps: 10, seed: 0, alpha: 0.05 });
     const out = mkdtempSync(join(tmpdir(), "concord-mc-csv-"));
     dirs.push(out);
     await writeReport(report, [run], join(out, "report"), { version: "t", createdAt: "t", figures: false });
