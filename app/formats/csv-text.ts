@@ -109,13 +109,17 @@ export function formatCsv(rows: readonly (readonly string[])[]): string {
  * it returns. Only their writers may import the two functions below (eslint.config.js, "reference-format CSV").
  */
 export const REFERENCE_FORMAT_CSV_FILES = ["data.csv", "recall-pool.csv"] as const;
+type ReferenceFormatCsv = (typeof REFERENCE_FORMAT_CSV_FILES)[number];
 
-/** A record of a reference-format file (REFERENCE_FORMAT_CSV_FILES), cells as given, as Python's csv.writer writes them. */
-export function formatReferenceCsvRecord(fields: readonly string[]): string {
+/**
+ * A record of a reference-format file, cells as given, as Python's csv.writer writes them. `_file` names the file,
+ * so that every use is one of REFERENCE_FORMAT_CSV_FILES.
+ */
+export function formatReferenceCsvRecord(_file: ReferenceFormatCsv, fields: readonly string[]): string {
   return rawCsvRecord(fields);
 }
 
-/** A reference-format file (REFERENCE_FORMAT_CSV_FILES), cells as given. */
-export function formatReferenceCsv(rows: readonly (readonly string[])[]): string {
+/** A reference-format file (one of REFERENCE_FORMAT_CSV_FILES), cells as given. */
+export function formatReferenceCsv(_file: ReferenceFormatCsv, rows: readonly (readonly string[])[]): string {
   return rows.map(rawCsvRecord).join("");
 }

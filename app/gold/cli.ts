@@ -70,7 +70,7 @@ Options:
           write,
         ),
       (r) => r.ok,
-      { replaceForeign: true },
+      { replaceForeign: true, mode: 0o600 },
     );
     if (!result.ok) throw new CliError(result.message);
     io.out(

@@ -265,14 +265,14 @@ class CsvWriter {
     private readonly file: GoldFile,
     private readonly write: (file: GoldFile, text: string) => void,
   ) {
-    this.emit(formatReferenceCsvRecord([...DATA_CSV_COLUMNS]));
+    this.emit(formatReferenceCsvRecord("data.csv", [...DATA_CSV_COLUMNS]));
   }
   private emit(text: string) {
     this.hash.update(text, "utf8");
     this.write(this.file, text);
   }
   add(record: DataGtRecord) {
-    this.emit(formatReferenceCsvRecord(releasedCsvRow(record)));
+    this.emit(formatReferenceCsvRecord("data.csv", releasedCsvRow(record)));
     this.records++;
   }
   end(): string {

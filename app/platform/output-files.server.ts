@@ -308,6 +308,8 @@ export interface FolderOptions {
    * replacing it would delete those files. The gold export replaces its folder whole.
    */
   replaceForeign?: boolean | ((entry: string) => boolean);
+  /** The files' permissions; default 0o644. The gold export's and the statistics CSVs are the owner's only (0o600). */
+  mode?: number;
 }
 
 /**
@@ -352,7 +354,7 @@ export function writeFolderStreaming<R>(
           if (file.split("/").some((part) => part === "" || part === "." || part === ".."))
             throw new Error(`"${file}" is not a file name inside the folder`);
           if (file.includes("/")) mkdirSync(dirname(join(dir, file)), { recursive: true });
-          open.set(file, (f = new PendingFile(join(dir, file), 0o644)));
+          open.set(file, (f = new PendingFile(join(dir, file), options.mode ?? 0o644)));
         }
         f.write(data);
       }),

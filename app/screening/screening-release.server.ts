@@ -333,5 +333,5 @@ export function describeRounds(
 
 /** The recall screen's population: ids of the items no round has used, one per line (CSV with header `id`). */
 export function recallPoolCsv(db: Db, studyId: number): string {
-  return formatReferenceCsv([["id"], ...listUnusedItems(db, studyId).map((r) => [r.externalId])]);
+  return formatReferenceCsv("recall-pool.csv", [["id"], ...listUnusedItems(db, studyId).map((r) => [r.externalId])]);
 }

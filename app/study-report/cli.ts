@@ -113,7 +113,7 @@ export const statsCommand: Command = {
           const pairwise = c.id.startsWith("pairwise-");
           if ((pairwise && parts.pairwise) || (!pairwise && parts.overTime)) files[`${c.id}.csv`] = chartCsv(c);
         }
-        writeFolderAtomic(values.csv, files, { replaceForeign: (f) => CSV_FILES.has(f) });
+        writeFolderAtomic(values.csv, files, { replaceForeign: (f) => CSV_FILES.has(f), mode: 0o600 });
         io.out(`Wrote ${Object.keys(files).join(", ")} to ${values.csv}.\n`);
       } else if (values.json) {
         const { pairwise, over_time, ...rest } = agreement;

@@ -6,7 +6,7 @@
  * 507 with a plain message, never a 200 with a short body. The other commands' full-disk cases are in their own test
  * files, through test/support/output-faults.ts.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -191,6 +191,9 @@ describe("export-gold", () => {
       dir,
     );
     expect(total).toBeGreaterThan(100_000);
+    // Every label of the study: readable by its owner only, as before.
+    for (const f of readdirSync(join(dir, "out-first")))
+      expect(statSync(join(dir, "out-first", f)).mode & 0o777).toBe(0o600);
   });
 });
 

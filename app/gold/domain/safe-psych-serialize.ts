@@ -51,5 +51,5 @@ export function releasedCsvRow(record: DataGtRecord): string[] {
  * preprocessing turns it back into the same reference fields.
  */
 export function serializeReleasedCsv(records: readonly DataGtRecord[]): string {
-  return formatReferenceCsv([[...DATA_CSV_COLUMNS], ...records.map(releasedCsvRow)]);
+  return formatReferenceCsv("data.csv", [[...DATA_CSV_COLUMNS], ...records.map(releasedCsvRow)]);
 }
