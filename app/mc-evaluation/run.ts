@@ -6,7 +6,9 @@
  *   <out>/<model-key>_<mentat|mentalbench>_seed-<seed>/responses.jsonl one record per answered item, appended
  *
  * Rerunning the same command resumes: answered items are not asked again; a run whose parameters differ is refused.
- * Answers are streamed to disk, never held, so memory does not grow with the number of items.
+ * Answers are streamed to disk, never held, so memory does not grow with the number of items. responses.jsonl is a
+ * log, the one kind of file written outside the output layer (docs/reliability.md, "Atomic files"): each answer is
+ * appended as it arrives so that a kill loses at most the calls in flight; run.json goes through the layer.
  */
 import {
   closeSync,
