@@ -379,8 +379,13 @@ export function writeFolderStreaming<R>(
     syncPath(temp);
     if (existsSync(target)) renameSync(target, old);
     renameSync(temp, target);
-    syncPath(parent);
-    rmSync(old, { recursive: true, force: true });
+    temp = null;
+    // The new folder is in place: the old one goes whatever happens next.
+    try {
+      syncPath(parent);
+    } finally {
+      rmSync(old, { recursive: true, force: true });
+    }
     return result;
   } catch (e) {
     for (const f of open.values()) {
