@@ -5,6 +5,45 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/** node:fs's functions that write, create or move files; `allowed` are left out of the list. */
+function fsWrites(allowed) {
+  const names = [
+    "writeFileSync",
+    "writeFile",
+    "appendFileSync",
+    "appendFile",
+    "createWriteStream",
+    "writeSync",
+    "write",
+    "writevSync",
+    "writev",
+    "renameSync",
+    "rename",
+    "copyFileSync",
+    "copyFile",
+    "cpSync",
+    "cp",
+    "truncateSync",
+    "truncate",
+    "ftruncateSync",
+  ].filter((n) => !allowed.includes(n));
+  const message =
+    'Write files through app/platform/output-files.server.ts (writeFileAtomic, writeFolderAtomic, …): complete or absent, with the cause named (docs/reliability.md, "Atomic files").';
+  return [
+    ...["node:fs", "fs"].map((name) => ({ name, importNames: names, message })),
+    ...["node:fs/promises", "fs/promises"].map((name) => ({ name, message })),
+  ];
+}
+const LOG_APPENDS = ["writeSync", "appendFileSync", "truncateSync"];
+const REFERENCE_CSV = [
+  {
+    group: ["**/formats/csv-text"],
+    importNames: ["formatReferenceCsv", "formatReferenceCsvRecord"],
+    message:
+      'Only the reference-format files (REFERENCE_FORMAT_CSV_FILES) are written without the formula-safe encoder; use formatCsv (docs/security.md, "Spreadsheet exports").',
+  },
+];
+
 export default tseslint.config(
   {
     ignores: ["build/**", "node_modules/**", "public/build/**", ".cache/**", "data/**", "runs/**", "bench-results/**"],
@@ -24,5 +63,44 @@ export default tseslint.config(
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true },
       ],
     },
+  },
+  // One output layer (docs/reliability.md, "Atomic files"): every file the app writes goes through
+  // app/platform/output-files.server.ts, so that it is complete or absent and a failure names its cause. The rest of
+  // app/ may not import node:fs's write functions. The run logs (app/evaluation/run-folder.ts, app/mc-evaluation/run.ts)
+  // append each answer as it arrives so that a kill loses nothing already answered; they may append, nothing else.
+  {
+    files: ["app/**/*.{ts,tsx}"],
+    ignores: ["app/platform/output-files.server.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: fsWrites([]), patterns: REFERENCE_CSV }] },
+  },
+  {
+    files: ["app/evaluation/run-folder.ts", "app/mc-evaluation/run.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: fsWrites(LOG_APPENDS), patterns: REFERENCE_CSV }] },
+  },
+  // Every download answers through app/platform/download.server.ts:downloadResponse (made whole before the answer
+  // starts, with its length; a full disk is a 507): no other code sets a Content-Disposition.
+  {
+    files: ["app/**/*.{ts,tsx}"],
+    ignores: ["app/platform/download.server.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "Property[key.value=/^content-disposition$/i]",
+          message:
+            'Answer a download with downloadResponse (app/platform/download.server.ts; docs/reliability.md, "Downloads").',
+        },
+      ],
+    },
+  },
+  // The reference-format CSVs (app/formats/csv-text.ts, REFERENCE_FORMAT_CSV_FILES) are the only ones written without
+  // the formula-safe encoder: only their writers may import the raw writer.
+  {
+    files: [
+      "app/gold/gold-export.server.ts",
+      "app/gold/domain/safe-psych-serialize.ts",
+      "app/screening/screening-release.server.ts",
+    ],
+    rules: { "no-restricted-imports": ["error", { paths: fsWrites([]) }] },
   },
 );

@@ -37,6 +37,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       io.err(`concord ${name}: ${e.message}\n`);
       return e.exitCode;
     }
+    // A file that could not be written (app/platform/output-files.server.ts): one line naming the cause, exit 2; the
+    // output layer has left nothing behind. By name, so that this module does not load the layer at start-up.
+    if ((e as { name?: unknown } | null)?.name === "OutputError") {
+      io.err(`concord ${name}: ${(e as Error).message}\n`);
+      return 2;
+    }
     const fault = databaseFault(e);
     if (fault) {
       io.err(`concord ${name}: ${fault}\n`);

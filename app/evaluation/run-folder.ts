@@ -1,6 +1,9 @@
 /**
  * Run folders on disk (docs/formats.md#run-folders): `trajectories.jsonl`, `timing.json`, `_tmp/` and Concord's `run.json`.
  * Both JSON Lines files are append-only; a resumed run repairs a last line torn by a kill and finds where it stopped.
+ * They are logs, the one exception to the output layer (docs/reliability.md, "Atomic files"): each answer must be on
+ * disk as soon as it arrives, so that a kill loses at most the calls in flight, which a whole-file rename cannot do.
+ * The JSON files (run.json, timing.json) are final files and go through the layer.
  */
 import type { ProviderRecord } from "./providers";
 import {
@@ -10,13 +13,13 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  renameSync,
   statSync,
   truncateSync,
-  writeFileSync,
+  appendFileSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../platform/output-files.server";
 import { isRunFolderOf, isStepEvent, readJsonLines, STEP_LOG, type StepEvent } from "./domain/runner-records";
 import type { Strategy } from "./domain/runner-protocol";
 
@@ -145,7 +148,7 @@ function loadLines(path: string, label: string, repairs: Repair[]): unknown[] {
 export function applyRepairs(repairs: readonly Repair[]): void {
   for (const r of repairs) {
     truncateSync(r.path, r.truncateTo);
-    if (r.appendNewline) writeFileSync(r.path, "\n", { flag: "a" });
+    if (r.appendNewline) appendFileSync(r.path, "\n");
   }
 }
 
@@ -211,12 +214,10 @@ export class RunFolderWriter {
     writeSync(this.trajectoriesFd, line);
   }
 
-  /** Write-then-rename, so a kill never leaves half a file. */
+  /** Through the output layer: written whole or not at all, so a kill or a full disk never leaves half a file. */
   writeFile(name: string, text: string): void {
     this.flushEvents();
-    const path = join(this.dir, name);
-    writeFileSync(path + ".tmp", text);
-    renameSync(path + ".tmp", path);
+    writeFileAtomic(join(this.dir, name), text);
   }
 
   writeRunJson(runJson: RunJson): void {

@@ -10,6 +10,7 @@
  * same LineCounter as the import reader.
  */
 import { LineCounter } from "./lines";
+import { spreadsheetCell } from "./spreadsheet-safe";
 
 export class CsvSyntaxError extends Error {
   constructor(
@@ -81,13 +82,44 @@ const NEEDS_QUOTES = /[",\r\n]/;
 /**
  * One record as Python's `csv.writer` (QUOTE_MINIMAL, lineterminator "\r\n") writes it: a field is quoted iff it
  * contains the delimiter, the quote character, CR or LF; quotes are doubled. Python also quotes a lone empty field
- * (`[""]` → `""`) so that the row is not mistaken for a blank line.
+ * (`[""]` → `""`) so that the row is not mistaken for a blank line. Cells as given: only the reference-format files
+ * below may be written this way.
  */
-export function formatCsvRecord(fields: readonly string[]): string {
+function rawCsvRecord(fields: readonly string[]): string {
   if (fields.length === 1 && fields[0] === "") return '""\r\n';
   return fields.map((f) => (NEEDS_QUOTES.test(f) ? `"${f.replace(/"/g, '""')}"` : f)).join(",") + "\r\n";
 }
 
+/**
+ * The one CSV writer of every CSV Concord writes or serves for people (docs/security.md, "Spreadsheet exports"):
+ * every cell goes through `spreadsheetCell`, so no writer can emit a cell a spreadsheet would evaluate.
+ */
+export function formatCsvRecord(fields: readonly string[]): string {
+  return rawCsvRecord(fields.map(spreadsheetCell));
+}
+
 export function formatCsv(rows: readonly (readonly string[])[]): string {
   return rows.map(formatCsvRecord).join("");
+}
+
+/**
+ * The files exempt from the formula-safe encoder, all of them: files that other programs read and that must stay
+ * byte-exact (docs/formats.md, "Reference-format files"). The gold export's `data.csv` is the Safe-Psych reference's
+ * released CSV; the screening `recall-pool.csv` is the input of the recall screen, whose ids must match the tiers file
+ * it returns. Only their writers may import the two functions below (eslint.config.js, "reference-format CSV").
+ */
+export const REFERENCE_FORMAT_CSV_FILES = ["data.csv", "recall-pool.csv"] as const;
+type ReferenceFormatCsv = (typeof REFERENCE_FORMAT_CSV_FILES)[number];
+
+/**
+ * A record of a reference-format file, cells as given, as Python's csv.writer writes them. `_file` names the file,
+ * so that every use is one of REFERENCE_FORMAT_CSV_FILES.
+ */
+export function formatReferenceCsvRecord(_file: ReferenceFormatCsv, fields: readonly string[]): string {
+  return rawCsvRecord(fields);
+}
+
+/** A reference-format file (one of REFERENCE_FORMAT_CSV_FILES), cells as given. */
+export function formatReferenceCsv(_file: ReferenceFormatCsv, rows: readonly (readonly string[])[]): string {
+  return rows.map(rawCsvRecord).join("");
 }

@@ -9,8 +9,9 @@
  * and is left alone; and a cell that already starts with quotes before such a character gets one more, so that
  * `fromSpreadsheetCell` (used where Concord reads its own exports back) restores every value exactly.
  *
- * Only the files meant for spreadsheets go through here. The reference-format files other programs read
- * (`data.csv`, `data_gt.json`, `samples.json`, JSONL) stay byte-exact.
+ * Every CSV goes through here: the one CSV writer (`formatCsv`, `formatCsvRecord` in csv-text.ts) applies it to every
+ * cell. The reference-format files other programs read stay byte-exact: the CSVs among them are listed in
+ * csv-text.ts (`REFERENCE_FORMAT_CSV_FILES`); JSON and JSONL files are not spreadsheets.
  */
 
 const TRIGGER = /^'*[=+\-@\t\r]/;
@@ -20,11 +21,6 @@ const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 export function spreadsheetCell(value: string): string {
   if (!TRIGGER.test(value) || PLAIN_NUMBER.test(value)) return value;
   return "'" + value;
-}
-
-/** Every cell of every row through `spreadsheetCell`. */
-export function spreadsheetRows(rows: readonly (readonly string[])[]): string[][] {
-  return rows.map((row) => row.map(spreadsheetCell));
 }
 
 /** Undoes `spreadsheetCell`, for files Concord wrote and reads back (`judge-report --labels labels.csv`). */

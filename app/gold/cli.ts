@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { getDb } from "../platform/db.server";
 import { importGold, streamGold } from "./gold-export.server";
-import { verifyGoldFolder, writeFolderStreaming } from "./gold-files.server";
+import { verifyGoldFolder } from "./gold-files.server";
+import { writeFolderStreaming } from "../platform/output-files.server";
 import { requireStudyByName } from "../annotation/studies.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
@@ -57,37 +58,20 @@ Options:
       throw e;
     }
     const out = requireOption(values.out, "--out");
-    // Streamed into a temporary folder beside DIR and renamed into place when complete (docs/reliability.md).
-    // An error of the folder is "cannot write"; an error of the database is reported as such (app/cli/index.ts).
-    let readError: unknown = null;
-    let result;
-    try {
-      result = writeFolderStreaming(
-        out,
-        (write) => {
-          let writing = false;
-          const guarded = (file: string, text: string) => {
-            writing = true;
-            write(file, text);
-            writing = false;
-          };
-          try {
-            return streamGold(
-              db,
-              { studyId: study.id, asReleased: values["as-released"], allowPartial: values["allow-partial"] },
-              guarded,
-            );
-          } catch (e) {
-            if (!writing) readError = e;
-            throw e;
-          }
-        },
-        (r) => r.ok,
-      );
-    } catch (e) {
-      if (readError !== null && e === readError) throw e;
-      throw new CliError(`cannot write ${out}: ${(e as Error).message}.`, 1);
-    }
+    // Streamed into a temporary folder beside DIR and renamed into place when complete (docs/reliability.md,
+    // "Atomic files"). A write error is an OutputError naming its cause, a database error is reported as such; both
+    // leave DIR as it was (app/cli/index.ts).
+    const result = writeFolderStreaming(
+      out,
+      (write) =>
+        streamGold(
+          db,
+          { studyId: study.id, asReleased: values["as-released"], allowPartial: values["allow-partial"] },
+          write,
+        ),
+      (r) => r.ok,
+      { replaceForeign: true, mode: 0o600 },
+    );
     if (!result.ok) throw new CliError(result.message);
     io.out(
       `Exported ${result.exported} cases of "${study.name}" to ${out} (data_gt.json, samples.json, data.csv, manifest.json).\n`,

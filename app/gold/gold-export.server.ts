@@ -7,11 +7,12 @@ import { jsonDumps, jsonDumpsIndent2 } from "../python-compat/json";
 import { getRaterAgreement } from "../study-report/study-report.server";
 import { withPseudonyms } from "../study-report/domain/rater-agreement";
 import { createHash } from "node:crypto";
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, fstatSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { runDbWorker } from "../platform/db-worker.server";
+import { writeFileStreaming } from "../platform/output-files.server";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, caseOutcomes, cases, referenceLabels, studies } from "../../db/schema";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation/domain/case-progress";
@@ -19,7 +20,7 @@ import type { CaseLabel, DisputeReason } from "./domain/gold";
 import { buildDataGtRecord, buildSamplesRecord, type DataGtRecord, type GoldCase } from "./domain/safe-psych-format";
 import { parseDataGtJson, readGoldCase, formatDataGtError } from "./domain/safe-psych-read";
 import { DATA_CSV_COLUMNS, releasedCsvRow } from "./domain/safe-psych-serialize";
-import { formatCsvRecord } from "../formats/csv-text";
+import { formatReferenceCsvRecord } from "../formats/csv-text";
 import type { SectionKind } from "../annotation/domain/sections";
 import type { Db } from "../platform/db.server";
 import { notPending, notPendingSql } from "../platform/import-runs.server";
@@ -264,14 +265,14 @@ class CsvWriter {
     private readonly file: GoldFile,
     private readonly write: (file: GoldFile, text: string) => void,
   ) {
-    this.emit(formatCsvRecord([...DATA_CSV_COLUMNS]));
+    this.emit(formatReferenceCsvRecord("data.csv", [...DATA_CSV_COLUMNS]));
   }
   private emit(text: string) {
     this.hash.update(text, "utf8");
     this.write(this.file, text);
   }
   add(record: DataGtRecord) {
-    this.emit(formatCsvRecord(releasedCsvRow(record)));
+    this.emit(formatReferenceCsvRecord("data.csv", releasedCsvRow(record)));
     this.records++;
   }
   end(): string {
@@ -476,28 +477,20 @@ export interface GoldFileWork extends ExportOptions {
   path: string;
 }
 
-/** Writes one file of the export to `work.path` (`streamGold`'s bytes of that file, in pieces of 64 KiB at most). */
+/**
+ * Writes one file of the export to `work.path` (`streamGold`'s bytes of that file) through the output layer: complete
+ * or absent, and a full disk is an error naming it (docs/reliability.md, "Atomic files"), never a short file.
+ */
 export function writeGoldFile(db: Db, work: GoldFileWork): StreamResult {
-  const fd = openSync(work.path, "wx", 0o600);
-  try {
-    let pending: string[] = [];
-    let size = 0;
-    const flush = () => {
-      if (size) writeSync(fd, pending.join(""));
-      pending = [];
-      size = 0;
-    };
-    const result = streamGold(db, work, (file, text) => {
-      if (file !== work.file) return;
-      pending.push(text);
-      size += text.length;
-      if (size >= 1 << 16) flush();
-    });
-    flush();
-    return result;
-  } finally {
-    closeSync(fd);
-  }
+  return writeFileStreaming(
+    work.path,
+    (write) =>
+      streamGold(db, work, (file, text) => {
+        if (file === work.file) write(text);
+      }),
+    (result) => result.ok,
+    { mode: 0o600 },
+  );
 }
 
 /**
@@ -510,7 +503,9 @@ export function writeGoldFile(db: Db, work: GoldFileWork): StreamResult {
 export async function goldFileOffThread(
   db: Db,
   options: ExportOptions & { file: GoldFile },
-): Promise<({ ok: true; body: ReadableStream<Uint8Array> } | { ok: false; message: string }) & StreamResultCounts> {
+): Promise<
+  ({ ok: true; body: ReadableStream<Uint8Array>; length: number } | { ok: false; message: string }) & StreamResultCounts
+> {
   const dir = mkdtempSync(join(tmpdir(), "concord-gold-"));
   try {
     const path = join(dir, options.file);
@@ -520,9 +515,16 @@ export async function goldFileOffThread(
     );
     if (!result.ok) return result;
     const fd = openSync(path, "r");
+    let length: number;
+    try {
+      length = fstatSync(fd).size;
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
     rmSync(dir, { recursive: true, force: true });
     const body = Readable.toWeb(createReadStream("", { fd })) as ReadableStream<Uint8Array>;
-    return { ok: true, counts: result.counts, body };
+    return { ok: true, counts: result.counts, body, length };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,7 +3,8 @@
  * export the sheets, import candidate judges' outputs, and the report. The same services and core as the admin pages.
  */
 import { compareCodePoints } from "../python-compat/text";
-import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
+import { writeFolderAtomic } from "../platform/output-files.server";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { ResponseFormat, RunSource } from "./domain/judge-import";
 import { RESPONSE_FORMATS } from "./domain/judge-import";
@@ -300,9 +301,11 @@ Writes into DIR:
     const set = serviceErrors(() => requireJudgeSetByName(db, requireOption(values.set, "--set")));
     const out = requireOption(values.out, "--out");
     if (set.items === 0) throw new CliError(`set "${set.name}" has no sample yet: run judge-sample first.`);
-    mkdirSync(out, { recursive: true });
-    for (const file of SET_EXPORT_FILES) writeFileSync(join(out, file), exportSetFile(db, set.id, file));
-    writeFileSync(join(out, "labels.csv"), judgeLabelsCsv(setLabels(db, set.id)));
+    // The folder whole or not at all (docs/reliability.md, "Atomic files").
+    const files: Record<string, string> = {};
+    for (const file of SET_EXPORT_FILES) files[file] = exportSetFile(db, set.id, file);
+    files["labels.csv"] = judgeLabelsCsv(setLabels(db, set.id));
+    writeFolderAtomic(out, files);
     io.out(`Wrote ${[...SET_EXPORT_FILES, "labels.csv"].join(", ")} for set "${set.name}" to ${out}.\n`);
     return 0;
   },

@@ -4,8 +4,7 @@
  * file and of every run's responses, and each run's decoding parameters. Deterministic apart from `created_at`.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { writeFolderAtomic } from "../platform/output-files.server";
 import type { TopLevelSpec } from "vega-lite";
 import { formatCsv } from "../formats/csv-text";
 import { renderSvg, svgToPng } from "../charts/charts.server";
@@ -200,7 +199,6 @@ export async function writeReport(
   outDir: string,
   options: { version: string; createdAt: string; figures: boolean },
 ): Promise<WrittenReport> {
-  mkdirSync(join(outDir, "runs"), { recursive: true });
   const files: Record<string, string | Uint8Array> = {};
   files["report.md"] = reportMarkdown(report);
   files["scores.json"] = JSON.stringify(report, null, 2) + "\n";
@@ -222,7 +220,6 @@ export async function writeReport(
     }
   }
   const names = Object.keys(files).sort();
-  for (const name of names) writeFileSync(join(outDir, name), files[name]!);
   const manifest = {
     format: "concord-mc-report/1",
     software: { name: "concord", version: options.version },
@@ -245,6 +242,7 @@ export async function writeReport(
     })),
     files: Object.fromEntries(names.map((n) => [n, sha256(files[n]!)])),
   };
-  writeFileSync(join(outDir, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
+  // The folder whole or not at all (docs/reliability.md, "Atomic files").
+  writeFolderAtomic(outDir, { ...files, "manifest.json": JSON.stringify(manifest, null, 2) + "\n" });
   return { files: [...names, "manifest.json"] };
 }

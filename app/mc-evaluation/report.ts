@@ -307,7 +307,8 @@ export interface Table {
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? "—" : (100 * x).toFixed(2));
 const num = (x: number | null | undefined, digits = 3) => (x === null || x === undefined ? "—" : x.toFixed(digits));
 const pValue = (p: number) => (p < 0.001 ? p.toExponential(2) : p.toFixed(4));
-const ci = (c: [number, number] | null) => (c ? `${pct(c[0])}–${pct(c[1])}` : "—");
+/** An interval as two numeric columns, `ci_low` and `ci_high` (docs/formats.md, "Intervals"), never one text cell. */
+const ci = (c: [number, number] | null) => [pct(c?.[0]), pct(c?.[1])];
 
 const count = (x: number | null | undefined) =>
   x === null || x === undefined ? "—" : String(Math.round(x * 100) / 100);
@@ -414,7 +415,17 @@ export function reportTables(report: McReport): Table[] {
     tables.push({
       name: "mentat-ablation",
       title: "MENTAT: accuracy (%) per demographic condition and domain, with 95% bootstrap intervals",
-      header: ["model", "seed", "dimension", "condition", "n", "accuracy", "95% CI", ...MENTAT_TABLE_DOMAINS],
+      header: [
+        "model",
+        "seed",
+        "dimension",
+        "condition",
+        "n",
+        "accuracy",
+        "ci_low",
+        "ci_high",
+        ...MENTAT_TABLE_DOMAINS,
+      ],
       rows: report.mentat.flatMap(({ model, seed, drift, age_bands }) => {
         const row = (dimension: string, c: ConditionAccuracy) => [
           model,
@@ -423,7 +434,7 @@ export function reportTables(report: McReport): Table[] {
           c.condition,
           String(c.n_parsed),
           pct(c.accuracy),
-          ci(c.ci95),
+          ...ci(c.ci95),
           ...MENTAT_TABLE_DOMAINS.map((dom) => pct(c.by_domain[dom]?.accuracy)),
         ];
         return [
@@ -445,7 +456,8 @@ export function reportTables(report: McReport): Table[] {
         "accuracy first",
         "accuracy second",
         "difference",
-        "95% CI",
+        "ci_low",
+        "ci_high",
         "first only",
         "second only",
         "p",
@@ -464,7 +476,7 @@ export function reportTables(report: McReport): Table[] {
             pct(t.accuracy_first),
             pct(t.accuracy_second),
             pct(t.difference),
-            ci(t.difference_ci95),
+            ...ci(t.difference_ci95),
             String(t.first_only),
             String(t.second_only),
             pValue(t.p),

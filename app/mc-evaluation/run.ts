@@ -6,7 +6,9 @@
  *   <out>/<model-key>_<mentat|mentalbench>_seed-<seed>/responses.jsonl one record per answered item, appended
  *
  * Rerunning the same command resumes: answered items are not asked again; a run whose parameters differ is refused.
- * Answers are streamed to disk, never held, so memory does not grow with the number of items.
+ * Answers are streamed to disk, never held, so memory does not grow with the number of items. responses.jsonl is a
+ * log, the one kind of file written outside the output layer (docs/reliability.md, "Atomic files"): each answer is
+ * appended as it arrives so that a kill loses at most the calls in flight; run.json goes through the layer.
  */
 import {
   closeSync,
@@ -14,11 +16,11 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  renameSync,
   truncateSync,
-  writeFileSync,
+  appendFileSync,
   writeSync,
 } from "node:fs";
+import { writeFileAtomic } from "../platform/output-files.server";
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import { forEachFileLine } from "../platform/line-file.server";
@@ -155,9 +157,9 @@ function mismatches(existing: McRunJson, wanted: McRunJson): string[] {
   return out;
 }
 
+/** run.json through the output layer (docs/reliability.md, "Atomic files"); responses.jsonl is a log, appended. */
 function writeJsonAtomic(path: string, value: unknown): void {
-  writeFileSync(path + ".tmp", JSON.stringify(value, null, 2) + "\n");
-  renameSync(path + ".tmp", path);
+  writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n");
 }
 
 /**
@@ -202,7 +204,7 @@ function answeredIds(path: string): Set<string> {
   });
   if (torn || missingNewline) {
     truncateSync(path, validBytes);
-    if (missingNewline) writeFileSync(path, "\n", { flag: "a" });
+    if (missingNewline) appendFileSync(path, "\n");
   }
   return done;
 }

@@ -2,7 +2,7 @@
  * Commands of MENTAT (docs/mentat.md): question-bank import, variant sets, the Bradley–Terry fit and the evaluation
  * export. They call the same services as the admin pages.
  */
-import { writeFileSync } from "node:fs";
+import { writeFileAtomic } from "../platform/output-files.server";
 import { z } from "zod";
 import {
   DEFAULT_AGES,
@@ -301,7 +301,7 @@ Options:
       if (!r.ok) throw new CliError(r.message);
       for (const w of r.warnings) io.err(`warning: ${w}\n`);
       if (values.out && values.out !== "-") {
-        writeFileSync(values.out, r.text);
+        writeFileAtomic(values.out, r.text);
         io.out(`Wrote ${r.count} records of the ${dimension} set of "${bank.name}" to ${values.out}.\n`);
       } else io.out(r.text);
       return 0;

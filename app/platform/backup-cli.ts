@@ -1,8 +1,7 @@
 import Database from "better-sqlite3";
-import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync } from "node:fs";
 import { getDb } from "./db.server";
+import { writeFileWith } from "./output-files.server";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 
 export const backupCommand: Command = {
@@ -20,38 +19,24 @@ The copy holds clinical text and labels: store it as carefully as the database i
     const out = requireOption(values.out, "--out");
     if (existsSync(out) && !values.force) throw new CliError(`${out} exists; choose another file or pass --force.`);
     const started = Date.now();
-    // Never written at the final path: a killed backup must not leave a file there that restores to something
-    // else than the database (docs/reliability.md, "Atomic files").
-    const temp = join(dirname(out), `.${basename(out)}.${randomBytes(6).toString("hex")}.partial`);
-    try {
+    // Never written at the final path: a killed or failed backup must not leave a file there that restores to
+    // something else than the database, nor anything beside it (docs/reliability.md, "Atomic files").
+    await writeFileWith(out, async (temp) => {
       // One step for the whole file: a step-wise copy restarts whenever the app writes, and might never finish.
       await getDb().$client.backup(temp, { progress: () => 1_000_000_000 });
-      const copy = new Database(temp, { readonly: true });
+      // Opened read-write and switched out of WAL before the check: a read-only connection to a copy in WAL mode
+      // leaves its -wal and -shm files beside it; this way the backup is one self-contained file.
+      const copy = new Database(temp);
       let check: string;
       try {
+        copy.pragma("journal_mode = DELETE");
         check = String(copy.pragma("integrity_check", { simple: true }));
       } finally {
         copy.close();
       }
       if (check !== "ok") throw new Error(`the copy fails SQLite's integrity check (${check.slice(0, 200)})`);
-      syncFile(temp);
-      renameSync(temp, out);
-      syncFile(dirname(out));
-    } catch (e) {
-      rmSync(temp, { force: true });
-      throw new CliError(`cannot back up to ${out}: ${(e as Error).message}.`, 1);
-    }
+    });
     io.out(`Backed up the database to ${out} in ${Date.now() - started} ms.\n`);
     return 0;
   },
 };
-
-/** Flushes a file or a folder (its entries, after a rename) to disk. */
-export function syncFile(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}

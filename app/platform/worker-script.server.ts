@@ -4,7 +4,8 @@
  * the TypeScript sources (tests, `npm run concord:dev`, the bench) compiles the worker's entry once per process with
  * esbuild into a temporary file under node_modules/.cache, so a worker never runs an out-of-date build.
  */
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { writeFileAtomic } from "./output-files.server";
 import { join } from "node:path";
 import { fromRoot } from "./paths.server";
 
@@ -49,7 +50,7 @@ export function workerScript(name: WorkerName): Promise<string> {
       const cache = fromRoot("node_modules", ".cache");
       mkdirSync(cache, { recursive: true });
       const file = join(mkdtempSync(join(cache, "concord-worker-")), `${name}.mjs`);
-      writeFileSync(file, out.outputFiles[0]!.text, { mode: 0o600 });
+      writeFileAtomic(file, out.outputFiles[0]!.text, { mode: 0o600 });
       return file;
     })();
     compiled.set(name, pending);

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { getDb } from "~/platform/db.server";
+import { downloadResponse } from "~/platform/download.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { listCaseEvents } from "~/audit/audit.server";
 import { getAdminCase } from "~/annotation/cases.server";
@@ -9,11 +10,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
   const c = requireById(params.caseId, (id) => getAdminCase(db, id), "No such case.");
-  const body = JSON.stringify({ case: c, events: listCaseEvents(db, c.id) }, null, 2) + "\n";
-  return new Response(body, {
-    headers: {
-      "Content-Type": "application/json; charset=utf-8",
-      "Content-Disposition": `attachment; filename="case-${c.id}.json"`,
-    },
-  });
+  return downloadResponse(
+    { filename: `case-${c.id}.json`, contentType: "application/json; charset=utf-8" },
+    () => JSON.stringify({ case: c, events: listCaseEvents(db, c.id) }, null, 2) + "\n",
+  );
 }

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { getDb } from "~/platform/db.server";
+import { downloadResponse } from "~/platform/download.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { getGradingSet, getResultFile, ResultFileSchema } from "~/rubric-grading/results.server";
 
@@ -22,13 +23,17 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const file = ResultFileSchema.safeParse(params.file);
   if (!file.success) return new Response(`Choose one of ${ResultFileSchema.options.join(", ")}.`, { status: 404 });
   const subset = new URL(request.url).searchParams.get("subset");
-  const body = await getResultFile(db, set, file.data, subset);
   const prefix = set.name.replace(/[^A-Za-z0-9._-]+/g, "_");
-  return new Response(typeof body === "string" ? body : new Uint8Array(body), {
-    headers: {
-      "Content-Type": type(file.data),
-      "Content-Disposition": `${file.data.endsWith(".svg") || file.data.endsWith(".png") ? "inline" : "attachment"}; filename="${prefix}.${file.data}"`,
-      "Cache-Control": "no-store",
+  return downloadResponse(
+    {
+      filename: `${prefix}.${file.data}`,
+      contentType: type(file.data),
+      inline: file.data.endsWith(".svg") || file.data.endsWith(".png"),
+      cacheControl: "no-store",
     },
-  });
+    async () => {
+      const body = await getResultFile(db, set, file.data, subset);
+      return typeof body === "string" ? body : new Uint8Array(body);
+    },
+  );
 }

@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { judgeLabelsCsv } from "~/judge-validation/domain/judge-report";
 import { getDb } from "~/platform/db.server";
+import { downloadResponse } from "~/platform/download.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { setLabels } from "~/judge-validation/judge-candidates.server";
 import { exportSetFile, SET_EXPORT_FILES } from "~/judge-validation/judge-set-export.server";
@@ -27,14 +28,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const set = requireById(params.setId, (id) => getJudgeSet(db, id), "No such validation set.");
   const file = FileSchema.safeParse(params.file);
   if (!file.success) return new Response(`Choose one of ${FileSchema.options.join(", ")}.`, { status: 404 });
-  const body =
-    file.data === "labels.csv" ? judgeLabelsCsv(setLabels(db, set.id)) : exportSetFile(db, set.id, file.data);
+  const name = file.data;
   const prefix = set.name.replace(/[^A-Za-z0-9._-]+/g, "_");
-  return new Response(body, {
-    headers: {
-      "Content-Type": TYPES[file.data],
-      "Content-Disposition": `attachment; filename="${prefix}.${file.data}"`,
-      "Cache-Control": "no-store",
-    },
-  });
+  return downloadResponse({ filename: `${prefix}.${name}`, contentType: TYPES[name], cacheControl: "no-store" }, () =>
+    name === "labels.csv" ? judgeLabelsCsv(setLabels(db, set.id)) : exportSetFile(db, set.id, name),
+  );
 }

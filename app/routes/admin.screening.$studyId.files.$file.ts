@@ -1,6 +1,7 @@
 import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { getDb } from "~/platform/db.server";
+import { downloadResponse } from "~/platform/download.server";
 import { invariantFound, requireRole } from "~/accounts/guard.server";
 import { getScreeningStudy } from "~/screening/screening.server";
 import { exportScreeningRelease, recallPoolCsv, RELEASE_FILES } from "~/screening/screening-release.server";
@@ -24,20 +25,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const db = getDb();
   const study = invariantFound(p.success ? getScreeningStudy(db, p.data.studyId) : null, "No such file.");
   const file = p.data!.file;
-  let body: string;
-  if (file === "recall-pool.csv") body = recallPoolCsv(db, study.id);
-  else {
+  return downloadResponse({ filename: file, contentType: typeOf(file), cacheControl: "no-store" }, () => {
+    if (file === "recall-pool.csv") return recallPoolCsv(db, study.id);
     const allowIncomplete = new URL(request.url).searchParams.get("allowIncomplete") === "1";
     const result = exportScreeningRelease(db, { studyId: study.id, allowIncomplete });
     // A refusal is shown on the study's page beside its release card, never as a bare text page.
     if (!result.ok) return redirect(`/admin/screening/${study.id}?refused=${file}#release`, 303);
-    body = result.files[file];
-  }
-  return new Response(body, {
-    headers: {
-      "Content-Type": typeOf(file),
-      "Content-Disposition": `attachment; filename="${file}"`,
-      "Cache-Control": "no-store",
-    },
+    return result.files[file];
   });
 }

@@ -1,6 +1,7 @@
 import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { getDb } from "~/platform/db.server";
+import { downloadResponse } from "~/platform/download.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { goldFileOffThread } from "~/gold/gold-export.server";
 import { getStudy } from "~/annotation/studies.server";
@@ -26,25 +27,23 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const query = QuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!query.success)
     return new Response("Choose one of data_gt.json, samples.json, data.csv, manifest.json.", { status: 400 });
-  // Made on a worker thread and streamed from a file: a big study's export takes seconds and its files are large.
-  const result = await goldFileOffThread(db, {
-    studyId: study.id,
-    file: query.data.file,
-    asReleased: Boolean(query.data.asReleased),
-    allowPartial: Boolean(query.data.allowPartial),
-  });
-  // A refusal is shown on the progress page, beside the form that asked (the page words it itself, naming its
-  // checkbox), never as a bare text page.
-  if (!result.ok) {
-    const back = new URLSearchParams({ refused: query.data.file });
-    if (query.data.asReleased) back.set("asReleased", "1");
-    return redirect(`/admin/studies/${study.id}/progress?${back}`, 303);
-  }
-  return new Response(result.body, {
-    headers: {
-      "Content-Type": TYPES[query.data.file]!,
-      "Content-Disposition": `attachment; filename="${query.data.file}"`,
-      "Cache-Control": "no-store",
-    },
+  const file = query.data.file;
+  return downloadResponse({ filename: file, contentType: TYPES[file]!, cacheControl: "no-store" }, async () => {
+    // Made on a worker thread into a complete temporary file (the output layer), then streamed from it with its
+    // length: a big study's export takes seconds and its files are large; a full disk is a 507, not a short file.
+    const result = await goldFileOffThread(db, {
+      studyId: study.id,
+      file,
+      asReleased: Boolean(query.data.asReleased),
+      allowPartial: Boolean(query.data.allowPartial),
+    });
+    // A refusal is shown on the progress page, beside the form that asked (the page words it itself, naming its
+    // checkbox), never as a bare text page.
+    if (!result.ok) {
+      const back = new URLSearchParams({ refused: file });
+      if (query.data.asReleased) back.set("asReleased", "1");
+      return redirect(`/admin/studies/${study.id}/progress?${back}`, 303);
+    }
+    return { stream: result.body, length: result.length };
   });
 }

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { getDb } from "~/platform/db.server";
+import { downloadResponse } from "~/platform/download.server";
 import { requireById, requireRole } from "~/accounts/guard.server";
 import { getStudy } from "~/annotation/studies.server";
 import { raterQualityCsv } from "~/annotation/rater-quality.server";
@@ -12,11 +13,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
   const study = requireById(params.studyId, (id) => getStudy(db, id), "No such study.");
-  return new Response(raterQualityCsv(db, study.id), {
-    headers: {
-      "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": 'attachment; filename="rater-quality.csv"',
-      "Cache-Control": "no-store",
-    },
-  });
+  return downloadResponse(
+    { filename: "rater-quality.csv", contentType: "text/csv; charset=utf-8", cacheControl: "no-store" },
+    () => raterQualityCsv(db, study.id),
+  );
 }

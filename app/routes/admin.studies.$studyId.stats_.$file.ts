@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { getDb } from "~/platform/db.server";
+import { downloadResponse } from "~/platform/download.server";
 import { parseId } from "~/platform/forms";
 import { invariantFound, requireRole } from "~/accounts/guard.server";
 import { getStudyReportFileOffThread } from "~/study-report/study-report.server";
@@ -20,16 +21,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       status: 400,
       headers: { "Content-Type": "text/plain; charset=utf-8" },
     });
-  const file = invariantFound(
-    id !== null ? await getStudyReportFileOffThread(getDb(), id, params.file ?? "", { batchSize: batch?.data }) : null,
-    "No such file.",
-  );
-  return new Response(file.body, {
-    headers: {
-      "Content-Type": file.contentType,
-      "Content-Disposition": `attachment; filename="${file.filename}"`,
-      "Cache-Control": "private, no-store",
-      "X-Content-Type-Options": "nosniff",
-    },
+  return downloadResponse({ filename: params.file ?? "", contentType: "application/octet-stream" }, async () => {
+    const file = invariantFound(
+      id !== null
+        ? await getStudyReportFileOffThread(getDb(), id, params.file ?? "", { batchSize: batch?.data })
+        : null,
+      "No such file.",
+    );
+    return { filename: file.filename, contentType: file.contentType, body: file.body };
   });
 }

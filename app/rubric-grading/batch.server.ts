@@ -7,7 +7,8 @@
  * progress sink (app/model-calls/progress.ts: a bar on a terminal, a line every 10% otherwise, on stderr).
  */
 import { createHash } from "node:crypto";
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { openOutputFile, type OutputFile } from "../platform/output-files.server";
 import { join } from "node:path";
 import OpenAI, { toFile } from "openai";
 import { createReadStream } from "node:fs";
@@ -88,11 +89,11 @@ export function writeBatchRequests(
   const maxPerFile = input.maxPerFile ?? MAX_REQUESTS_PER_FILE;
   const load = createContextLoader(db);
   const files: WrittenFile[] = [];
-  let fd: number | null = null;
+  let fd: OutputFile | null = null;
   let current: { path: string; requests: number } | null = null;
   const close = () => {
     if (fd === null || !current) return;
-    closeSync(fd);
+    fd.commit();
     const row = db
       .insert(gradingBatches)
       .values({
@@ -117,7 +118,7 @@ export function writeBatchRequests(
     for (const item of page) {
       if (current === null) {
         const path = join(input.dir, `requests-${String(files.length + 1).padStart(3, "0")}.jsonl`);
-        fd = openSync(path, "w");
+        fd = openOutputFile(path);
         current = { path, requests: 0 };
       }
       const ctx = load(item);
@@ -128,7 +129,7 @@ export function writeBatchRequests(
         maxTokens: input.judge.maxTokens,
         maxTokensParam: input.judge.maxTokensParam,
       });
-      writeSync(fd!, line + "\n");
+      fd!.write(line + "\n");
       state.calls = ++state.finished;
       progress.update(state);
       if (++current.requests >= maxPerFile) close();
@@ -492,16 +493,19 @@ export async function collectBatches(
       const response = await api("batch download", () => openai.files.content(batch.output_file_id!));
       const path = join(input.dir, `output-${b.id}.jsonl`);
       mkdirSync(input.dir, { recursive: true });
-      const fd = openSync(path, "w");
+      // Through the output layer: the output file is complete or absent (docs/reliability.md, "Atomic files").
+      const out = openOutputFile(path);
       try {
         const reader = response.body!.getReader();
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
-          writeSync(fd, value);
+          out.write(value);
         }
-      } finally {
-        closeSync(fd);
+        out.commit();
+      } catch (e) {
+        out.abort();
+        throw e;
       }
       // The valid lines are ingested and the batch is closed even when some lines are refused (reported by the
       // caller as FILE:LINE): its calls without a verdict stay pending, for the fallback or the next batch.

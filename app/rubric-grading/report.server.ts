@@ -2,8 +2,7 @@
  * The evaluation report from the stored verdicts (docs/rubric-grading.md, "Reports"): both refusal policies, the
  * files, the ranking figure and the manifest. Verdicts are read with a cursor, one response at a time.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { writeFolderAtomic } from "../platform/output-files.server";
 import type { TopLevelSpec } from "vega-lite";
 import type { Db } from "../platform/db.server";
 import { renderSvg, svgToPng } from "../charts/charts.server";
@@ -358,8 +357,8 @@ export async function reportFiles(report: Report): Promise<Record<string, string
 }
 
 export async function writeReport(report: Report, dir: string): Promise<string[]> {
-  mkdirSync(dir, { recursive: true });
   const files = await reportFiles(report);
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  // The folder whole or not at all (docs/reliability.md, "Atomic files").
+  writeFolderAtomic(dir, files);
   return Object.keys(files);
 }

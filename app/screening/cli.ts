@@ -2,8 +2,7 @@
  * Screening review from the command line (docs/screening.md): import a study's files, open rounds, report every round's
  * figures, write the release. The same services as the admin pages (/admin/screening).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { writeFolderAtomic } from "../platform/output-files.server";
 import { DEFAULT_RULE, type NextStep } from "./domain/screening";
 import { parseVocabulary } from "./domain/screening-import";
 import { getDb, type Db } from "../platform/db.server";
@@ -393,8 +392,8 @@ exported_at.
     const out = requireOption(values.out, "--out");
     const result = exportScreeningRelease(db, { studyId: study.id, allowIncomplete: values["allow-incomplete"] });
     if (!result.ok) throw new CliError(result.message);
-    mkdirSync(out, { recursive: true });
-    for (const [name, text] of Object.entries(result.files)) writeFileSync(join(out, name), text);
+    // The folder whole or not at all (docs/reliability.md, "Atomic files").
+    writeFolderAtomic(out, result.files);
     io.out(
       `Wrote the ${result.final ? "" : "provisional "}release of "${study.name}" to ${out}: ${
         result.included

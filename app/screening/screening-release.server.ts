@@ -8,8 +8,7 @@ import { createHash } from "node:crypto";
 import { notPending } from "../platform/import-runs.server";
 import { and, asc, eq } from "drizzle-orm";
 import { screeningItems, screeningLabels, screeningRecallTiers } from "../../db/schema";
-import { formatCsv } from "../formats/csv-text";
-import { spreadsheetRows } from "../formats/spreadsheet-safe";
+import { formatCsv, formatReferenceCsv } from "../formats/csv-text";
 import { NO_CATEGORY_MAJORITY, type RoundFigures } from "./domain/screening";
 import { compareCodePoints } from "../python-compat/text";
 import type { Db } from "../platform/db.server";
@@ -150,24 +149,22 @@ export function exportScreeningRelease(
   );
   // The CSVs are for spreadsheets: formula-like cells are neutralised; the JSONL files keep every value as it is
   // (docs/security.md, "Spreadsheet exports").
-  const includedCsv = formatCsv(
-    spreadsheetRows([
-      ["id", "round", "source", "was_control", "yes_votes", "reviewers", "consensus_tier", "modal_category", "votes"],
-      ...included.map((i) => [
-        i.id,
-        String(i.round),
-        i.source,
-        i.wasControl ? "1" : "0",
-        String(i.yes),
-        String(i.reviewers),
-        i.tier,
-        i.modal,
-        i.votes
-          .map((v) => `${v.reviewer}:${v.relevant ? "yes" : "no"}:${v.category ?? ""}:${v.confidence ?? ""}`)
-          .join("|"),
-      ]),
+  const includedCsv = formatCsv([
+    ["id", "round", "source", "was_control", "yes_votes", "reviewers", "consensus_tier", "modal_category", "votes"],
+    ...included.map((i) => [
+      i.id,
+      String(i.round),
+      i.source,
+      i.wasControl ? "1" : "0",
+      String(i.yes),
+      String(i.reviewers),
+      i.tier,
+      i.modal,
+      i.votes
+        .map((v) => `${v.reviewer}:${v.relevant ? "yes" : "no"}:${v.category ?? ""}:${v.confidence ?? ""}`)
+        .join("|"),
     ]),
-  );
+  ]);
   const subsetJsonl = lines(included.map((i) => sourceOf.get(i.id)!));
 
   const byCategory = new Map<string, number>();
@@ -178,9 +175,10 @@ export function exportScreeningRelease(
   if (byCategory.has(NO_CATEGORY_MAJORITY))
     categoryRows.push([NO_CATEGORY_MAJORITY, byCategory.get(NO_CATEGORY_MAJORITY)!]);
   const share = (n: number) => (included.length ? (n / included.length).toFixed(4) : "0.0000");
-  const categoriesCsv = formatCsv(
-    spreadsheetRows([["category", "n", "share"], ...categoryRows.map(([c, n]) => [c, String(n), share(n)])]),
-  );
+  const categoriesCsv = formatCsv([
+    ["category", "n", "share"],
+    ...categoryRows.map(([c, n]) => [c, String(n), share(n)]),
+  ]);
 
   const rounds = describeRounds(db, study.id, state);
 
@@ -335,5 +333,5 @@ export function describeRounds(
 
 /** The recall screen's population: ids of the items no round has used, one per line (CSV with header `id`). */
 export function recallPoolCsv(db: Db, studyId: number): string {
-  return formatCsv([["id"], ...listUnusedItems(db, studyId).map((r) => [r.externalId])]);
+  return formatReferenceCsv("recall-pool.csv", [["id"], ...listUnusedItems(db, studyId).map((r) => [r.externalId])]);
 }

@@ -10,7 +10,7 @@ import { BatchSizeSchema, buildRaterAgreement, DEFAULT_BATCH_SIZE, MIN_BATCH_SIZ
 import { raterAgreementCharts } from "./domain/rater-agreement-charts";
 import { formatRaterAgreementMarkdown, formatRaterAgreementText } from "./domain/rater-agreement-format";
 import { chartCsv } from "./domain/study-report-charts";
-import { writeFolderStreaming } from "../gold/gold-files.server";
+import { writeFolderAtomic } from "../platform/output-files.server";
 
 const help = `Usage: npm run concord -- stats --study NAME [--json | --md]
        npm run concord -- stats --study NAME [--pairwise] [--over-time] [--batch-size K] [--json | --md | --csv DIR]
@@ -113,17 +113,7 @@ export const statsCommand: Command = {
           const pairwise = c.id.startsWith("pairwise-");
           if ((pairwise && parts.pairwise) || (!pairwise && parts.overTime)) files[`${c.id}.csv`] = chartCsv(c);
         }
-        try {
-          writeFolderStreaming(
-            values.csv,
-            (write) => {
-              for (const [name, text] of Object.entries(files)) write(name, text);
-            },
-            () => true,
-          );
-        } catch (e) {
-          throw new CliError(`cannot write ${values.csv}: ${(e as Error).message}.`, 1);
-        }
+        writeFolderAtomic(values.csv, files, { replaceForeign: (f) => CSV_FILES.has(f), mode: 0o600 });
         io.out(`Wrote ${Object.keys(files).join(", ")} to ${values.csv}.\n`);
       } else if (values.json) {
         const { pairwise, over_time, ...rest } = agreement;

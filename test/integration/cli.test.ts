@@ -386,9 +386,9 @@ describe("backup", () => {
     const out = join(dir, "no-such-folder", "copy.db");
     const result = await run(["backup", "--out", out]);
     expect(result).toEqual({
-      code: 1,
+      code: 2,
       out: "",
-      err: `concord backup: cannot back up to ${out}: Cannot save backup because the directory does not exist.\n`,
+      err: `concord backup: cannot write ${out}: Cannot save backup because the directory does not exist. Nothing was written.\n`,
     });
     expect(existsSync(out)).toBe(false);
   });

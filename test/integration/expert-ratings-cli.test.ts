@@ -12,6 +12,7 @@ import { listRaterItems, saveReview } from "../../app/case-review/case-review.se
 import { getRaterQuestion, listRaterQuestions, saveOptionRating } from "../../app/mentat/ratings.server";
 import type { UserView } from "../../app/accounts/users.server";
 import { freshDb, makeUser } from "../support/db";
+import { expectFullDiskRefusal } from "../support/output-faults";
 
 const FIXTURES = new URL("../fixtures/expert-ratings/", import.meta.url).pathname;
 const BANK = join(FIXTURES, "questions.csv");
@@ -171,6 +172,14 @@ describe("MENTAT commands", () => {
     });
     const stdout = await run(["mentat-export", "--bank", "Pilot", "--set", "gender"]);
     expect(stdout.out).toBe(readFileSync(out, "utf8"));
+    // A full disk: exit 2 naming it, nothing written (docs/reliability.md, "Atomic files").
+    await expectFullDiskRefusal(
+      run,
+      "mentat-export",
+      (o) => ["mentat-export", "--bank", "Pilot", "--set", "gender", "--out", o],
+      dir,
+      "gender.jsonl",
+    );
   });
 });
 

@@ -15,6 +15,7 @@ import { getJudgeSetByName } from "../../app/judge-validation/judge-sets.server"
 import { sampledRows } from "../../app/judge-validation/judge-set-export.server";
 import { judgeItems, judgeRatings } from "../../db/schema";
 import { freshDb, makeUser } from "../support/db";
+import { expectFullDiskRefusal } from "../support/output-faults";
 
 let db: Db;
 let dir: string;
@@ -258,6 +259,8 @@ describe("judge commands", () => {
     for (const f of ["annotator-sheet.csv", "key.csv", "selected.jsonl", "summary.json", "labels.csv"])
       expect(existsSync(join(out, f))).toBe(true);
     expect(readFileSync(join(out, "annotator-sheet.csv"), "utf8")).not.toContain("full_info");
+    // A full disk: exit 2 naming it, nothing written (docs/reliability.md, "Atomic files").
+    await expectFullDiskRefusal(run, "judge-export", (o) => ["judge-export", "--set", "s", "--out", o], dir, "export");
 
     const fromSet = JSON.parse((await run(["judge-report", "--set", "s", "--json"])).out);
     const fromFile = JSON.parse((await run(["judge-report", "--labels", join(out, "labels.csv"), "--json"])).out);

@@ -11,8 +11,10 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { CliIO } from "../../app/cli/command";
 import { runCli } from "../../app/cli/index";
+import { parsePythonCsv } from "../../app/formats/csv-text";
 import { getMcReport, getMcReportFile, listMcReports } from "../../app/mc-evaluation/reports.server";
 import { startOpenAiStub, type OpenAiStub, type StubHandler } from "../support/openai-stub";
+import { expectFullDiskRefusal } from "../support/output-faults";
 
 const FIX = "test/fixtures/mc-evaluation";
 const dirs: string[] = [];
@@ -190,6 +192,8 @@ describe("mc-run and mc-report on MentalBench items", () => {
     }
     expect(manifest.runs[0].decoding).toMatchObject({ temperature: 0, max_tokens: 300 });
     expect(readFileSync(join(reportDir, "report.md"), "utf8")).toMatch(/Type III/);
+    // A full disk: exit 2 naming it, not one file left, not a 0-byte report.md (docs/reliability.md, "Atomic files").
+    await expectFullDiskRefusal(cli, "mc-report", (o) => ["mc-report", "--runs", out, "--out", o], tempDir());
 
     // The admin pages' view of the same folder: listed, tables, figures, files by manifest name only.
     expect(listMcReports(out).map((r) => r.name)).toEqual(["report"]);
@@ -382,6 +386,28 @@ describe("mc-run and mc-report on MENTAT records", () => {
     expect(json.mentat[0].drift.map((d: { dimension: string }) => d.dimension)).toEqual(["gender", "age", "race"]);
     const md = await cli(["mc-report", "--runs", out]);
     expect(md.out).toMatch(/paired tests between conditions/);
+    // Intervals in the CSVs are two numeric columns, ci_low and ci_high, never one text cell (docs/formats.md, "CSV").
+    const reportDir = join(tempDir(), "report");
+    expect((await cli(["mc-report", "--runs", out, "--out", reportDir, "--bootstrap", "200"])).code).toBe(0);
+    for (const file of ["mentat-ablation.csv", "mentat-drift-tests.csv"]) {
+      const [header, ...rows] = parsePythonCsv(readFileSync(join(reportDir, file), "utf8"));
+      const low = header!.indexOf("ci_low");
+      expect(header![low + 1], file).toBe("ci_high");
+      expect(
+        header!.some((h) => /CI/.test(h)),
+        file,
+      ).toBe(false);
+      expect(rows.length, file).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row[low], file).toMatch(/^-?\d+\.\d\d$/);
+        expect(row[low + 1], file).toMatch(/^-?\d+\.\d\d$/);
+        expect(Number(row[low]), file).toBeLessThanOrEqual(Number(row[low + 1]));
+        expect(
+          row.some((c) => c.includes("–")),
+          file,
+        ).toBe(false);
+      }
+    }
   });
 
   it("mc-report refuses a damaged responses file with FILE:LINE", async () => {

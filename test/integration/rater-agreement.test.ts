@@ -19,6 +19,7 @@ import { jsonDumpsIndent2 } from "../../app/python-compat/json";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
 import { appSessions, expectAbsent } from "../support/sessions";
 import { expectAgreement, raterFixture, seedStudy } from "../support/rater-agreement";
+import { expectFullDiskRefusal } from "../support/output-faults";
 
 const PASSWORD = "rater-agreement-password-1";
 
@@ -127,6 +128,8 @@ describe("stats --pairwise --over-time", () => {
       expect(refused.err.trim().split("\n")).toHaveLength(1);
       expect(refused.err).toMatch(/holds other files \(notes\.txt\)/);
       expect(readFileSync(join(mine, "notes.txt"), "utf8")).toBe("keep me");
+      // A full disk: exit 2 naming it, nothing written (docs/reliability.md, "Atomic files").
+      await expectFullDiskRefusal(cli, "stats", (o) => ["stats", "--study", "Two", "--csv", o], parent, "agreement");
     } finally {
       rmSync(parent, { recursive: true, force: true });
     }

@@ -20,6 +20,7 @@ import { getResultFile, getSetResults, ResultsQuerySchema } from "../../app/rubr
 import { requireGradingSet } from "../../app/rubric-grading/sets.server";
 import { freshDb } from "../support/db";
 import { scriptedJudge, startGradingStub, type ChatCall, type GradingStub } from "../support/rubric-grading-stub";
+import { expectFullDiskRefusal } from "../support/output-faults";
 
 const FIX = "test/fixtures/rubric-grading";
 let db: Db;
@@ -754,6 +755,8 @@ describe("the report files", () => {
     );
     expect(readFileSync(join(out, "ranking.svg"), "utf8")).toMatch(/^<svg/);
     expect(readdirSync(out).length).toBe(13);
+    // A full disk: exit 2 naming it, not one of the 13 files left, not a 0-byte ranking.png (docs/reliability.md).
+    await expectFullDiskRefusal(run, "grade-report", (o) => ["grade-report", "--set", "psych", "--out", o], tempDir());
 
     // The admin pages' service: the same report, either policy, the same files.
     const set = requireGradingSet(db, "psych");

@@ -17,6 +17,7 @@ import { loadPrompts, promptHashesOf } from "../../app/evaluation/prompts";
 import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../../app/model-calls/retry";
 import { runEvaluation, type RunnerConfig, type RunnerDeps } from "../../app/evaluation/runner";
 import { caseMarker, scriptedHandler, startOpenAiStub, type OpenAiStub, type StubCall } from "../support/openai-stub";
+import { expectFullDiskRefusal } from "../support/output-faults";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const loaded = loadPrompts();
@@ -641,6 +642,13 @@ describe("concord metrics on the runner's records", () => {
       "multiple_seed_runs/process.py",
     ]);
     expect(readFileSync(join(dir, "report", "report.md"), "utf8")).toMatch(/\*\*Mode: reference\*\*/);
+    // A full disk: exit 2 naming it, nothing written (docs/reliability.md, "Atomic files").
+    await expectFullDiskRefusal(
+      cli,
+      "metrics",
+      (o) => ["metrics", "--gold", paths.goldPath, "--runs", out, "--compat", "reference", "--out", o],
+      tempDir(),
+    );
     for (const f of ["abstention-tradeoff", "timing", "cumulative", "accuracy"]) {
       expect(readFileSync(join(dir, "report", "figures", `${f}.svg`), "utf8")).toMatch(/^<svg/);
       expect(

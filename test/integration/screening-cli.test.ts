@@ -10,6 +10,7 @@ import { runCli } from "../../app/cli/index";
 import type { Db } from "../../app/platform/db.server";
 import { corpus, itemsJsonl, labelsCsv, voteAll } from "../support/screening";
 import { freshDb, makeUser } from "../support/db";
+import { expectFullDiskRefusal } from "../support/output-faults";
 
 let db: Db;
 let dir: string;
@@ -155,5 +156,13 @@ describe("screening commands", () => {
       "id,round,source,was_control,yes_votes,reviewers,consensus_tier,modal_category,votes",
     );
     expect(corpus().length).toBe(26);
+    // A full disk: exit 2 naming it, nothing written (docs/reliability.md, "Atomic files").
+    await expectFullDiskRefusal(
+      run,
+      "screening-release",
+      (o) => ["screening-release", "--study", "HB", "--out", o, "--allow-incomplete"],
+      dir,
+      "release",
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFolderAtomic, type FileContent } from "../../platform/output-files.server";
 import { join } from "node:path";
 import { computePaperMetrics } from "../domain/paper-metrics";
 import type { MetricsOutput } from "../domain/metrics";
@@ -103,16 +103,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   };
   const figures = metricsFigures(output);
   if (values.out !== undefined) {
-    const figureDir = join(values.out, "figures");
-    mkdirSync(figureDir, { recursive: true });
     const { renderSvg, svgToPng } = await import("../../charts/charts.server");
+    const files: Record<string, FileContent> = {};
     for (const figure of figures) {
       const svg = await renderSvg(figure.spec);
-      writeFileSync(join(figureDir, `${figure.id}.svg`), svg);
-      writeFileSync(join(figureDir, `${figure.id}.png`), svgToPng(svg));
+      files[`figures/${figure.id}.svg`] = svg;
+      files[`figures/${figure.id}.png`] = svgToPng(svg);
     }
-    writeFileSync(join(values.out, "metrics.json"), JSON.stringify(document, null, 2) + "\n");
-    writeFileSync(join(values.out, "report.md"), buildReport(output, { version, goldPath, runs: dirs, figures }));
+    files["metrics.json"] = JSON.stringify(document, null, 2) + "\n";
+    files["report.md"] = buildReport(output, { version, goldPath, runs: dirs, figures });
+    // The folder whole or not at all (docs/reliability.md, "Atomic files").
+    writeFolderAtomic(values.out, files);
   }
   if (values.json) io.out(JSON.stringify(document) + "\n");
   else {

@@ -3,7 +3,7 @@
  * writes them (Python `json.dump(…, ensure_ascii=False, indent=2)`, no trailing newline), and the released CSV
  * `data.csv` (Python `csv.writer`: CRLF, minimal quoting).
  */
-import { formatCsv } from "../../formats/csv-text";
+import { formatReferenceCsv } from "../../formats/csv-text";
 import { jsonDumpsIndent2 } from "../../python-compat/json";
 import { SECTION_KINDS, type SectionKind } from "../../annotation/domain/sections";
 import type { DataGtRecord, SamplesRecord } from "./safe-psych-format";
@@ -51,5 +51,5 @@ export function releasedCsvRow(record: DataGtRecord): string[] {
  * preprocessing turns it back into the same reference fields.
  */
 export function serializeReleasedCsv(records: readonly DataGtRecord[]): string {
-  return formatCsv([[...DATA_CSV_COLUMNS], ...records.map(releasedCsvRow)]);
+  return formatReferenceCsv("data.csv", [[...DATA_CSV_COLUMNS], ...records.map(releasedCsvRow)]);
 }

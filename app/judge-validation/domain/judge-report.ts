@@ -10,7 +10,6 @@
  */
 import { classificationReport, majorityVote, type ClassificationReport, type MajorityOutcome } from "./classification";
 import { formatCsv } from "../../formats/csv-text";
-import { spreadsheetRows } from "../../formats/spreadsheet-safe";
 import {
   actionFromFeatures,
   raterAction,
@@ -38,12 +37,10 @@ export const LABEL_COLUMNS = ["response_id", "rater", "primary_answer", "info_re
 /** The labels as a CSV the command reads back (`judge-report --labels`), with the judges' own `action`. */
 export function judgeLabelsCsv(labels: readonly JudgeLabel[]): string {
   // Also opened in spreadsheets: formula-like cells are neutralised, and parseJudgeLabelsCsv undoes it (docs/security.md).
-  return formatCsv(
-    spreadsheetRows([
-      [...LABEL_COLUMNS, "action"],
-      ...labels.map((l) => [l.responseId, l.rater, l.primaryAnswer ?? "", l.infoRequest ?? "", l.action ?? ""]),
-    ]),
-  );
+  return formatCsv([
+    [...LABEL_COLUMNS, "action"],
+    ...labels.map((l) => [l.responseId, l.rater, l.primaryAnswer ?? "", l.infoRequest ?? "", l.action ?? ""]),
+  ]);
 }
 
 export interface TaskScores {

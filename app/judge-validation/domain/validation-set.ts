@@ -7,7 +7,6 @@
  * features), `model_output_raw` and `is_last_section`. Odd values are read as the reference's Python reads them.
  */
 import { formatCsv } from "../../formats/csv-text";
-import { spreadsheetRows } from "../../formats/spreadsheet-safe";
 import type { Action } from "../../evaluation/domain/judge";
 import { PyRandom, type PySeed } from "../../python-compat/random";
 import { pyStrip } from "../../python-compat/text";
@@ -299,7 +298,7 @@ function sheet(rows: readonly object[], columns: readonly string[]): string {
   // As Python's csv.writer on a file opened with encoding utf-8-sig: BOM, comma, minimal quoting, CRLF. The project's
   // csv-text writer, not csv-stringify, which needs Node's Buffer at import (pages may import the bucket rules).
   // Opened in spreadsheets, and model output flows in: formula-like cells are neutralised (docs/security.md).
-  return "\uFEFF" + formatCsv(spreadsheetRows([columns, ...records]));
+  return "\uFEFF" + formatCsv([columns, ...records]);
 }
 
 /**

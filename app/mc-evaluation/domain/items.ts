@@ -3,6 +3,7 @@
  * `mentat-export` writes them, or MentalBench items from JSONL or CSV. Both are read whole and validated with zod;
  * every problem is reported as `line N: reason` and a file with any problem yields no items.
  */
+import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { z } from "zod";
 import { parsePythonCsv as parseCsv, CsvSyntaxError } from "../../formats/csv-text";
 import { GENDERS, MENTAT_DOMAINS, VARIANT_DIMENSIONS } from "../../expert-panel/domain/expert-scales";
@@ -166,6 +167,9 @@ function mentalBenchItem(raw: unknown, line: number, errors: ItemIssue[], warnin
   } else if (r.type !== "III" && answer.length > 1) {
     warnings.push({ line, message: `a Type ${r.type} case with several answers (${answer.join(" & ")})` });
   }
+  // The id, disease and cluster are cells of the report's CSVs (docs/security.md, "Spreadsheet exports").
+  const formula = formulaWarning({ id: r.id, disease: r.disease, cluster: r.cluster });
+  if (formula) warnings.push({ line, message: formula });
   return {
     kind: "mentalbench",
     id: r.id,

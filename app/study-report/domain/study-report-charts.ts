@@ -4,7 +4,6 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import { formatCsv } from "../../formats/csv-text";
-import { spreadsheetRows } from "../../formats/spreadsheet-safe";
 import type { IntervalSummary } from "../../stats/index";
 import type { StudyReport } from "./study-report";
 import { rowColumnLabels } from "./study-report-raters";
@@ -488,10 +487,8 @@ export function studyReportCharts(report: StudyReport): ReportChart[] {
 /** The CSV of a chart's rows (CRLF, minimal quoting); a null is an empty cell. */
 export function chartCsv(chart: ReportChart): string {
   // For spreadsheets: formula-like cells are neutralised, numbers kept (docs/security.md, "Spreadsheet exports").
-  return formatCsv(
-    spreadsheetRows([
-      chart.fields,
-      ...chart.rows.map((r) => chart.fields.map((f) => (r[f] === null || r[f] === undefined ? "" : String(r[f])))),
-    ]),
-  );
+  return formatCsv([
+    chart.fields,
+    ...chart.rows.map((r) => chart.fields.map((f) => (r[f] === null || r[f] === undefined ? "" : String(r[f])))),
+  ]);
 }
