@@ -212,11 +212,41 @@ export interface OutputFile {
   abort(): void;
 }
 
+/**
+ * A temporary file of this layer left beside `target` by a process that was killed while writing it
+ * (`.NAME.<12 hex>.partial`), untouched for a minute: removed when the same file is written again. A writer still at
+ * work writes at least every few seconds, so its file is never taken for a leftover.
+ */
+const LEFTOVER_AGE_MS = 60_000;
+
+function removeFileLeftovers(target: string): void {
+  const dir = dirname(target);
+  const pattern = new RegExp(
+    `^\\.${basename(target).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.[0-9a-f]{12}\\.partial$`,
+  );
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!pattern.test(entry)) continue;
+    const path = join(dir, entry);
+    try {
+      if (Date.now() - statSync(path).mtimeMs > LEFTOVER_AGE_MS) rmSync(path, { force: true });
+    } catch {
+      // Gone meanwhile, or not ours to remove: the new file is written all the same.
+    }
+  }
+}
+
 export function openOutputFile(path: string, options: { mode?: number } = {}): OutputFile {
   const target = resolve(path);
   let file: PendingFile;
   try {
     mkdirSync(dirname(target), { recursive: true });
+    removeFileLeftovers(target);
     file = new PendingFile(tempName(target, "partial"), options.mode ?? 0o644);
   } catch (e) {
     throw asOutputError(path, e);

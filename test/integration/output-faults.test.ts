@@ -6,7 +6,7 @@
  * 507 with a plain message, never a 200 with a short body. The other commands' full-disk cases are in their own test
  * files, through test/support/output-faults.ts.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -128,6 +128,22 @@ describe("the output layer", () => {
       }),
     ).toThrow(refusal);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("removes a file's temporary left by a killed writer when the file is written again, not a fresh one", () => {
+    const old = join(dir, ".run.json.0123456789ab.partial");
+    const fresh = join(dir, ".run.json.ba9876543210.partial");
+    const other = join(dir, ".runs.json.0123456789ab.partial");
+    for (const f of [old, fresh, other]) writeFileSync(f, "{ half");
+    const longAgo = new Date(Date.now() - 5 * 60_000);
+    utimesSync(old, longAgo, longAgo);
+    utimesSync(other, longAgo, longAgo);
+    writeFileAtomic(join(dir, "run.json"), "{}\n");
+    expect(readdirSync(dir).sort()).toEqual([
+      ".run.json.ba9876543210.partial",
+      ".runs.json.0123456789ab.partial",
+      "run.json",
+    ]);
   });
 
   it("refuses to replace a folder that holds files it did not write", () => {
