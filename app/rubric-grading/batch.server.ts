@@ -6,6 +6,7 @@
  * Files are written and read a line at a time, so memory does not grow with the batch. Every long step reports to a
  * progress sink (app/model-calls/progress.ts: a bar on a terminal, a line every 10% otherwise, on stderr).
  */
+import { StringDecoder } from "node:string_decoder";
 import { closeSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI, { toFile } from "openai";
@@ -48,21 +49,28 @@ function countLines(path: string): number {
 /** The Batch API's limit per input file. */
 export const MAX_REQUESTS_PER_FILE = 50_000;
 
-/** Calls `visit(line, lineNumber)` for every line of a file, reading 1 MiB at a time. */
+/**
+ * Calls `visit(line, lineNumber)` for every line of a file, reading 1 MiB at a time: a character cut between two
+ * reads is decoded whole, and a leading BOM is dropped (the command line has checked the file through the import
+ * contract first, docs/reliability.md, "The import contract").
+ */
 export function forEachLine(path: string, visit: (line: string, lineNumber: number) => void): void {
   const fd = openSync(path, "r");
   const buffer = Buffer.alloc(1 << 20);
+  const decoder = new StringDecoder("utf8");
   let rest = "";
   let lineNumber = 0;
   try {
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, null);
       if (n === 0) break;
-      const chunk = rest + buffer.toString("utf8", 0, n);
+      let chunk = rest + decoder.write(buffer.subarray(0, n));
+      if (lineNumber === 0 && rest === "" && chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
       const parts = chunk.split("\n");
       rest = parts.pop()!;
       for (const p of parts) visit(p.replace(/\r$/, ""), ++lineNumber);
     }
+    rest += decoder.end();
     if (rest !== "") visit(rest.replace(/\r$/, ""), ++lineNumber);
   } finally {
     closeSync(fd);
