@@ -27,6 +27,7 @@ import { recordEvent } from "../audit/audit.server";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
 import { parsePythonCsv } from "../formats/csv-text";
+import { DuplicateRows } from "../formats/import-contract";
 import { formulaWarning } from "../formats/spreadsheet-safe";
 import { textWarning } from "../formats/strict-text";
 import { formatCsv } from "../formats/csv-text";
@@ -297,6 +298,7 @@ export function importCalibrationCsv(
       label: CaseLabel;
       rationale: string;
     }[] = [];
+    const listed = new DuplicateRows();
     lines.slice(1).forEach((text, i) => {
       const line = i + 2;
       if (text.trim() === "") return;
@@ -339,8 +341,13 @@ export function importCalibrationCsv(
         found.case.numSections,
       );
       if (!ref.ok) return at(line, `reference label: ${ref.message}`);
-      const first = entries.find((e) => e.caseId === found.case.id);
-      if (first) return at(line, `this case is listed twice: on line ${first.line} and on line ${line}`);
+      // A case listed twice is refused with both lines, whether its two lines agree or not.
+      const twice = listed.see(`${study}/${externalId.trim()}`, line, text, "the case");
+      if (twice)
+        return at(
+          line,
+          "repeat" in twice ? `this case is listed twice: on line ${twice.repeat} and on line ${line}` : twice.conflict,
+        );
       const odd = formulaWarning({ rationale, missing_other: missingOther }) ?? textWarning("rationale", rationale);
       if (odd) warnings.push(`${input.filename}:${line}: warning: ${odd}`);
       entries.push({ line, caseId: found.case.id, purpose, label: ref.label, rationale });

@@ -85,7 +85,7 @@ export function importLimits(kind: ImportKind): ImportLimits {
 }
 
 /** A size in words: "20 MB", "1.5 GB", "812 bytes". */
-export function sizeText(bytes: number): string {
+function sizeText(bytes: number): string {
   if (bytes >= GiB) return `${+(bytes / GiB).toFixed(1)} GB`;
   if (bytes >= MiB) return `${+(bytes / MiB).toFixed(1)} MB`;
   if (bytes >= KiB) return `${+(bytes / KiB).toFixed(1)} KB`;
@@ -102,7 +102,7 @@ export function fileSizeProblem(byteLength: number, limits: ImportLimits): TextP
     : null;
 }
 
-export const EMPTY_FILE = "the file is empty: there is nothing to import.";
+const EMPTY_FILE = "the file is empty: there is nothing to import.";
 const NUL_BYTE = "the file holds a NUL byte (U+0000), which no text of an import may contain.";
 const NUL_ESCAPE = "a JSON string holds a NUL character (\\u0000), which no text of an import may contain.";
 
