@@ -19,6 +19,11 @@ export const gradingSets = sqliteTable("grading_sets", {
   /** The set's content hash (docs/rubric-grading.md, "Hashes"). */
   contentSha256: text("content_sha256").notNull(),
   createdAt: integer("created_at").notNull(),
+  /**
+   * The import still writing this set (docs/reliability.md, "Bulk imports"): every reader skips a set whose column
+   * is set, and the import's last transaction clears it.
+   */
+  importRun: text("import_run"),
 });
 
 export const gradingConversations = sqliteTable(

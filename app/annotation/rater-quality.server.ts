@@ -27,6 +27,9 @@ import { recordEvent } from "../audit/audit.server";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
 import { parsePythonCsv } from "../formats/csv-text";
+import { DuplicateRows } from "../formats/import-contract";
+import { formulaWarning } from "../formats/spreadsheet-safe";
+import { textWarning } from "../formats/strict-text";
 import { formatCsv } from "../formats/csv-text";
 import { saveWorkItem, updateAtVersion, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
 import { WORK_MESSAGES, type Intent, type SaveResult, type WorkState } from "../work-items/domain/work-item";
@@ -74,8 +77,16 @@ export function setQualitySettings(
   db: Db,
   input: { studyId: number; settings: QualitySettings; actorId: string | null; now?: number },
 ): void {
+  writeTransaction(db, (tx) => writeQualitySettings(tx, input));
+}
+
+/** setQualitySettings inside the caller's transaction (an import that applies settings with its rows). */
+function writeQualitySettings(
+  tx: Tx,
+  input: { studyId: number; settings: QualitySettings; actorId: string | null; now?: number },
+): void {
   const now = input.now ?? Date.now();
-  writeTransaction(db, (tx) => {
+  {
     if (!tx.select({ id: studies.id }).from(studies).where(eq(studies.id, input.studyId)).get())
       throw new ServiceError("No such study.", undefined, 404);
     const before = getQualitySettings(tx, input.studyId) ?? QUALITY_OFF;
@@ -99,7 +110,7 @@ export function setQualitySettings(
         changes,
         at: now,
       });
-  });
+  }
 }
 
 // ---------------------------------------------------------------- calibration set
@@ -248,21 +259,34 @@ const CALIBRATION_HEADER = [
 
 /**
  * Imports known-answer cases from a CSV (one case a line, docs/rater-quality.md, "Calibration cases"), all or
- * nothing. Problems come back as `FILE:LINE: reason` lines and nothing is written.
+ * nothing. Problems come back as `FILE:LINE: reason` lines and nothing is written. `settings` (the command line's
+ * flags) are applied in the same transaction as the rows, after every line is checked: a refused file changes no
+ * setting either (docs/reliability.md, "The import contract").
  */
 export function importCalibrationCsv(
   db: Db,
-  input: { studyId: number; filename: string; text: string; actorId: string | null; now?: number },
-): { ok: true; added: number; skipped: number } | { ok: false; errors: string[] } {
+  input: {
+    studyId: number;
+    filename: string;
+    text: string;
+    actorId: string | null;
+    now?: number;
+    settings?: QualitySettings | null;
+  },
+):
+  | { ok: true; added: number; skipped: number; warnings: string[] }
+  | { ok: false; errors: string[]; warnings: string[] } {
   const now = input.now ?? Date.now();
   const lines = input.text.replace(/^\uFEFF/, "").split(/\r\n|\n|\r/);
   const errors: string[] = [];
+  const warnings: string[] = [];
   const at = (line: number, reason: string) => errors.push(`${input.filename}:${line}: ${reason}`);
   const header = lines[0] === undefined ? [] : safeRow(lines[0]);
   if (!header || header.join(",") !== CALIBRATION_HEADER.join(","))
     return {
       ok: false,
       errors: [`${input.filename}:1: the header must be exactly ${CALIBRATION_HEADER.join(",")}`],
+      warnings,
     };
   return writeTransaction(db, (tx) => {
     let added = 0;
@@ -274,6 +298,7 @@ export function importCalibrationCsv(
       label: CaseLabel;
       rationale: string;
     }[] = [];
+    const listed = new DuplicateRows();
     lines.slice(1).forEach((text, i) => {
       const line = i + 2;
       if (text.trim() === "") return;
@@ -316,10 +341,19 @@ export function importCalibrationCsv(
         found.case.numSections,
       );
       if (!ref.ok) return at(line, `reference label: ${ref.message}`);
-      if (entries.some((e) => e.caseId === found.case.id)) return at(line, "this case is listed twice");
+      // A case listed twice is refused with both lines, whether its two lines agree or not.
+      const twice = listed.see(`${study}/${externalId.trim()}`, line, text, "the case");
+      if (twice)
+        return at(
+          line,
+          "repeat" in twice ? `this case is listed twice: on line ${twice.repeat} and on line ${line}` : twice.conflict,
+        );
+      const odd = formulaWarning({ rationale, missing_other: missingOther }) ?? textWarning("rationale", rationale);
+      if (odd) warnings.push(`${input.filename}:${line}: warning: ${odd}`);
       entries.push({ line, caseId: found.case.id, purpose, label: ref.label, rationale });
     });
-    if (errors.length) return { ok: false as const, errors };
+    if (errors.length) return { ok: false as const, errors, warnings };
+    if (input.settings) writeQualitySettings(tx, { ...input, settings: input.settings, now });
     for (const e of entries)
       if (
         insertCalibration(tx, {
@@ -335,7 +369,7 @@ export function importCalibrationCsv(
       )
         added++;
       else skipped++;
-    return { ok: true as const, added, skipped };
+    return { ok: true as const, added, skipped, warnings };
   });
 }
 

@@ -6,6 +6,15 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { CliError, type CliIO } from "./command";
 import { decodeUtf8 } from "../formats/strict-text";
+import { StrictUtf8Stream } from "../formats/utf8-stream";
+import {
+  fileSizeProblem,
+  ImportByteCheck,
+  importLimits,
+  refusalLine,
+  type ImportKind,
+  type TextProblem,
+} from "../formats/import-contract";
 
 function readFailure(path: string, e: unknown): CliError {
   const code = (e as NodeJS.ErrnoException).code;
@@ -103,6 +112,73 @@ export function* readTextChunks(path: string, chunkBytes = 4 << 20): Generator<s
   } finally {
     closeSync(fd);
   }
+}
+
+/** An import's refusal of its file: `FILE:LINE: reason`, exit code 2, nothing written. */
+function refused(path: string, problem: TextProblem): CliError {
+  return new CliError(`${refusalLine(path, problem)} Nothing was imported.`);
+}
+
+/**
+ * An import's file read in chunks through the import contract (app/formats/import-contract.ts; docs/reliability.md,
+ * "The import contract"): its size is checked against the import's limit before the first byte is read, and each
+ * chunk for NUL bytes (and `\u0000` escapes in a JSON file) and over-long lines as it is read, so a hostile file is
+ * refused after at most one line over the limit. Throws the refusal (`FILE:LINE: reason`, exit code 2) from the
+ * iteration, before the chunk that holds the problem is handed on; an empty file is refused at the end.
+ */
+export function importFileChunks(
+  path: string,
+  kind: ImportKind,
+  format: { json: boolean },
+  chunkBytes = 64 * 1024,
+): { byteLength: number; chunks(): Generator<Buffer> } {
+  const limits = importLimits(kind);
+  const file = fileChunks(path, chunkBytes);
+  const size = fileSizeProblem(file.byteLength, limits);
+  if (size) throw refused(path, size);
+  return {
+    byteLength: file.byteLength,
+    *chunks() {
+      const check = new ImportByteCheck(limits, format.json);
+      for (const chunk of file.chunks()) {
+        if (!check.write(chunk)) throw refused(path, check.problem!);
+        yield chunk;
+      }
+      const problem = check.finish();
+      if (problem) throw refused(path, problem);
+    },
+  };
+}
+
+/** An import's whole file as bytes, read through the contract (see importFileChunks). */
+export function readImportBytes(path: string, kind: ImportKind, format: { json: boolean }): Buffer {
+  const parts: Buffer[] = [];
+  for (const chunk of importFileChunks(path, kind, format).chunks()) parts.push(chunk);
+  return Buffer.concat(parts);
+}
+
+/**
+ * An import's whole file as strict UTF-8 text, read through the contract (see importFileChunks); bytes that are not
+ * UTF-8 are refused with their line. A BOM is kept, for the reader to drop.
+ */
+export function readImportFile(path: string, kind: ImportKind, format: { json: boolean }): string {
+  const decoded = decodeUtf8(readImportBytes(path, kind, format));
+  if ("error" in decoded) throw refused(path, decoded.error);
+  return decoded.text;
+}
+
+/**
+ * Checks an import's file through the contract (see importFileChunks) and as strict UTF-8 without keeping it, for an
+ * import that then reads the file line by line itself: what it holds is one line at most.
+ */
+export function checkImportFile(path: string, kind: ImportKind, format: { json: boolean }): void {
+  const utf8 = new StrictUtf8Stream(() => {});
+  for (const chunk of importFileChunks(path, kind, format).chunks()) {
+    utf8.write(chunk);
+    if (utf8.error) throw refused(path, utf8.error);
+  }
+  utf8.finish();
+  if (utf8.error) throw refused(path, utf8.error);
 }
 
 /** At most this many problems are printed for one file; the rest are counted. */

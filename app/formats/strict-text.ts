@@ -119,8 +119,15 @@ function describeChar(ch: string): string {
   return `a control character (${hex})`;
 }
 
+/**
+ * The longest id (in UTF-16 units) any import accepts: ids are shown, compared and written into file names and CSVs
+ * (docs/formats.md, "Text policy of every import").
+ */
+export const MAX_ID_CHARS = 256;
+
 /** Why an id cannot be used, or null: ids are shown, compared and written into file names and CSVs. */
 export function idProblem(id: string): string | null {
+  if (id.length > MAX_ID_CHARS) return `the id is ${id.length} characters long; ids are at most ${MAX_ID_CHARS}.`;
   const m = ID_FORBIDDEN.exec(id);
   return m ? `the id holds ${describeChar(m[0])}; ids may not contain control or bidirectional characters.` : null;
 }

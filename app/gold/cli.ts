@@ -7,7 +7,7 @@ import { writeFolderStreaming } from "../platform/output-files.server";
 import { requireStudyByName } from "../annotation/studies.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
-import { listIssues, readText } from "../cli/io";
+import { listIssues, readImportFile, readText } from "../cli/io";
 
 export const exportGoldCommand: Command = {
   name: "export-gold",
@@ -102,7 +102,7 @@ written.`,
     );
     if (positionals.length !== 1) throw new CliError("give exactly one data_gt.json FILE. See --help.");
     const file = positionals[0]!;
-    const text = readText(file);
+    const text = readImportFile(file, "gold", { json: true });
     const manifestPath = values.manifest ?? join(dirname(file), "manifest.json");
     const manifest =
       values.manifest !== undefined || existsSync(manifestPath)

@@ -22,10 +22,15 @@ import {
   type ResponsesImportPlan,
 } from "./judge-responses.server";
 import { listSetRaters, startRating } from "./judge-raters.server";
-import { MAX_RESPONSES_BYTES, requireJudgeSetByName } from "./judge-sets.server";
+import { requireJudgeSetByName } from "./judge-sets.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
-import { listIssues, readBytes, readText, table } from "../cli/io";
+import { listIssues, readImportBytes, readImportFile, table } from "../cli/io";
+
+/** A responses file through the import contract (docs/reliability.md, "The import contract"). */
+function responsesBytes(path: string): Buffer {
+  return readImportBytes(path, "judge", { json: !/\.csv$/i.test(path) });
+}
 
 function serviceErrors<T>(fn: () => T): T {
   try {
@@ -140,7 +145,7 @@ Options:
         throw new CliError("--run names the run of a single trajectories.jsonl; a folder's runs are its subfolders.");
       const found = trajectoryFiles(path);
       if (found.length === 0) throw new CliError(`no trajectories.jsonl below ${path}.`);
-      files = found.map((f) => ({ bytes: readBytes(f, MAX_RESPONSES_BYTES), filename: f, source: runSource(f, path) }));
+      files = found.map((f) => ({ bytes: responsesBytes(f), filename: f, source: runSource(f, path) }));
     } else {
       const source = runSource(path, dirname(dirname(path)));
       if (values.run) {
@@ -148,7 +153,7 @@ Options:
         source.dir = `runs/${values.run}`;
         source.file = `${source.dir}/${basename(path)}`;
       }
-      files = [{ bytes: readBytes(path, MAX_RESPONSES_BYTES), filename: path, source }];
+      files = [{ bytes: responsesBytes(path), filename: path, source }];
     }
     const input = { setName, files, format: values.format as ResponseFormat | undefined };
     const db = getDb();
@@ -347,7 +352,7 @@ Options:
     const name = requireOption(values.judge, "--judge");
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     const file = positionals[0];
-    const text = readText(file, MAX_RESPONSES_BYTES);
+    const text = readImportFile(file, "judge", { json: !/\.csv$/i.test(file) });
     const input = { setId: set.id, name, text, filename: basename(file), replace: values.replace };
     const plan = serviceErrors(() =>
       values["dry-run"] ? planJudgeImport(db, input) : importJudgeOutputs(db, { ...input, actorId: null }),
@@ -510,7 +515,7 @@ Exit status: 0 on success, 2 for a bad file or bad options.`,
       throw new CliError("give either --labels FILE or --set NAME. See --help.");
     let report: JudgeReport;
     if (values.labels !== undefined) {
-      const text = readText(values.labels, MAX_RESPONSES_BYTES);
+      const text = readImportFile(values.labels, "judge", { json: false });
       const parsed = parseJudgeLabelsCsv(text);
       if (parsed.errors.length) {
         listIssues(io, parsed.errors, { file: values.labels, kind: "error" });

@@ -8,6 +8,7 @@ import type { Db } from "../platform/db.server";
 import { importJudgeOutputs, JudgeNameSchema } from "./judge-candidates.server";
 import { importResponses } from "./judge-responses.server";
 import { JudgeSetNameSchema, MAX_RESPONSES_BYTES } from "./judge-sets.server";
+import { importBytesProblem, importLimits, refusalLine } from "../formats/import-contract";
 import { ServiceError } from "../platform/service-error";
 
 export interface FileIssue extends ImportIssue {
@@ -33,7 +34,11 @@ async function fileOf(form: FormData, field = "file"): Promise<{ name: string; b
   const file = form.get(field);
   if (!(file instanceof File) || file.size === 0) return "Choose a JSONL file to import.";
   if (file.size > MAX_RESPONSES_BYTES) return `The file is larger than ${MAX_RESPONSES_BYTES / 1024 / 1024} MB.`;
-  return { name: file.name || "upload.jsonl", bytes: new Uint8Array(await file.arrayBuffer()) };
+  const name = file.name || "upload.jsonl";
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  // The import contract (docs/reliability.md, "The import contract"): line length, NUL, an empty file.
+  const problem = importBytesProblem(bytes, importLimits("judge"), { json: !/\.csv$/i.test(name) });
+  return problem ? `${refusalLine(name, problem)} Nothing was imported.` : { name, bytes };
 }
 
 const failure = (message: string): UploadResult => ({ ok: false, message, errors: [], warnings: [] });

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
+import { readImportFile } from "../cli/io";
 import { CliError, parseOptions, type CliIO, type Command } from "../cli/command";
 import { checkModelKey, modelKeyFromName } from "../evaluation/domain/runner-records";
 import { softwareVersion } from "../platform/paths.server";
@@ -176,7 +177,8 @@ export const mcRunCommand: Command = {
     if (values.models === undefined) throw new CliError("--models is required. See --help.");
     if (values["base-url"] === undefined) throw new CliError("--base-url is required. See --help.");
     const o = options(RunOptionsSchema, values);
-    const text = readText(o.items);
+    // Through the import contract (docs/reliability.md, "The import contract"): size, line length, NUL, strict UTF-8.
+    const text = readImportFile(o.items, "mcItems", { json: extname(o.items).toLowerCase() !== ".csv" });
     const parsed = parseItems(text, { csv: extname(o.items).toLowerCase() === ".csv", format: o.format });
     for (const w of parsed.warnings.slice(0, MAX_LISTED)) io.err(`${o.items}:${w.line}: warning: ${w.message}\n`);
     if (parsed.errors.length) {

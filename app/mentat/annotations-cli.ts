@@ -2,12 +2,13 @@
  * `mentat-import-ratings`: MENTAT's own annotation files (jsPsych exports of its `annotated_data/` folder) as
  * submitted option ratings of a bank (services/mentat-annotations.server.ts; docs/mentat.md).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { getDb } from "../platform/db.server";
 import { importMentatAnnotations, type AnnotationFileInput, type FileIssue } from "./mentat-annotations.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
+import { readImportFile } from "../cli/io";
 
 const MAX_LISTED = 30;
 
@@ -28,7 +29,9 @@ function readInputs(paths: string[]): AnnotationFileInput[] {
           .map((n) => join(path, n))
       : [path];
     if (isDir && names.length === 0) throw new CliError(`${path} has no .csv files.`);
-    for (const name of names) files.push({ name, text: readFileSync(name, "utf8") });
+    // Every file through the import contract (docs/reliability.md, "The import contract"): strict UTF-8, never
+    // U+FFFD; the size and line limits; no NUL.
+    for (const name of names) files.push({ name, text: readImportFile(name, "mentatRatings", { json: false }) });
   }
   return files;
 }

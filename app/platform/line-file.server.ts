@@ -53,6 +53,9 @@ export function forEachFileLine(path: string, maxLineBytes: number, visit: (line
     parts = [];
     held = 0;
     if (content.length > 0 && content[content.length - 1] === 0x0d) content = content.subarray(0, content.length - 1);
+    // A UTF-8 byte order mark before the first line is not part of it (docs/formats.md, "Text policy of every import").
+    if (number === 1 && content[0] === 0xef && content[1] === 0xbb && content[2] === 0xbf)
+      content = content.subarray(3);
     if (tooLong || content.length > maxLineBytes) {
       tooLong = false;
       return visit({ line: number, problem: `the line is longer than ${maxLineBytes} bytes`, terminated, bytes });

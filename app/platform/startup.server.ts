@@ -9,10 +9,17 @@ import { JUDGE_SET_PARENT } from "../judge-validation/judge-responses.server";
 import { SCREENING_STUDY_PARENT } from "../screening/screening-import.server";
 import { REVIEW_SET_PARENT } from "../case-review/case-review.server";
 import { MENTAT_BANK_PARENT } from "../mentat/banks.server";
+import { GRADING_SET_PARENT } from "../rubric-grading/sets.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo } from "../demo/demo.server";
 
 /** Every kind of parent an import creates hidden (docs/reliability.md, "Bulk imports"). */
-const HIDDEN_PARENTS = [JUDGE_SET_PARENT, SCREENING_STUDY_PARENT, REVIEW_SET_PARENT, MENTAT_BANK_PARENT];
+const HIDDEN_PARENTS = [
+  JUDGE_SET_PARENT,
+  SCREENING_STUDY_PARENT,
+  REVIEW_SET_PARENT,
+  MENTAT_BANK_PARENT,
+  GRADING_SET_PARENT,
+];
 
 /**
  * Run once when the server starts: opening the database applies pending migrations; a fresh database gets the demo

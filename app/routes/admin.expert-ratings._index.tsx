@@ -11,6 +11,7 @@ import {
   type ExpertImportResult,
 } from "~/expert-panel/ui/expert-admin";
 import { getDb } from "~/platform/db.server";
+import { decodeImportBytes, importLimits } from "~/formats/import-contract";
 import { parseIntent } from "~/platform/intent";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import { importReviewSet, listReviewSets } from "~/case-review/case-review.server";
@@ -51,7 +52,16 @@ export async function action({ request }: ActionFunctionArgs) {
   const file = form.get("file");
   if (!(file instanceof File) || file.size === 0)
     return { intent, message: "Choose a CSV file.", issues: [] } satisfies ExpertImportResult;
-  const text = await file.text();
+  // The import contract (docs/reliability.md, "The import contract"): strict UTF-8 (never U+FFFD), the size and
+  // line limits, no NUL, not empty.
+  const decoded = decodeImportBytes(new Uint8Array(await file.arrayBuffer()), importLimits("expert"), { json: false });
+  if ("problem" in decoded)
+    return {
+      intent,
+      message: "1 problem; nothing was imported.",
+      issues: [decoded.problem],
+    } satisfies ExpertImportResult;
+  const text = decoded.text;
   const db = getDb();
   if (parsed.data.intent === "bank") {
     const r = importQuestionBank(db, {
@@ -67,6 +77,14 @@ export async function action({ request }: ActionFunctionArgs) {
         message: `${r.errors.length} problem(s); nothing was imported.`,
         issues: r.errors,
       } satisfies ExpertImportResult;
+    // Values kept as given that deserve a look (formula-like, control characters) are shown, not dropped.
+    if (r.warnings.length)
+      return {
+        intent,
+        kind: "warning",
+        message: `Imported into bank "${r.bankName}": ${r.created} new, ${r.updated} changed, ${r.unchanged} unchanged. Check these values:`,
+        issues: r.warnings,
+      } satisfies ExpertImportResult;
     throw redirect(`/admin/mentat/${r.bankId}?imported=${r.created}-${r.updated}-${r.unchanged}`);
   }
   const r = importReviewSet(db, { setName: parsed.data.name, text, actorId: user.id });
@@ -75,6 +93,13 @@ export async function action({ request }: ActionFunctionArgs) {
       intent,
       message: `${r.errors.length} problem(s); nothing was imported.`,
       issues: r.errors,
+    } satisfies ExpertImportResult;
+  if (r.warnings.length)
+    return {
+      intent,
+      kind: "warning",
+      message: `Imported into review set "${parsed.data.name}": ${r.created} new, ${r.updated} changed, ${r.unchanged} unchanged. Check these values:`,
+      issues: r.warnings,
     } satisfies ExpertImportResult;
   throw redirect(`/admin/case-review/${r.setId}?imported=${r.created}-${r.updated}-${r.unchanged}`);
 }

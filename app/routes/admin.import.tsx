@@ -3,7 +3,8 @@ import { redirect } from "@remix-run/node";
 import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { ImportPreview, ImportUploadForm } from "~/annotation/ui/case-import";
-import { MAX_FILE_BYTES } from "~/annotation/domain/case-import";
+import { formatOf, MAX_FILE_BYTES } from "~/annotation/domain/case-import";
+import { importBytesProblem, importLimits, refusalLine } from "~/formats/import-contract";
 import { getDb } from "~/platform/db.server";
 import { parseColumnMap } from "~/platform/forms";
 import { parseIntent } from "~/platform/intent";
@@ -101,6 +102,10 @@ export async function action({ request }: ActionFunctionArgs): Promise<ActionRes
         'Column names must be written as "canonical=your column", separated by commas, e.g. "id=case_id, presenting_symptoms=Symptoms".',
     };
   const bytes = new Uint8Array(await file.arrayBuffer());
+  // The import contract (docs/reliability.md, "The import contract"): size, line length, NUL, an empty file.
+  const format = formatOf(file.name, a.format === "auto" ? undefined : a.format);
+  const problem = importBytesProblem(bytes, importLimits("cases"), { json: format === "jsonl" });
+  if (problem) return { step: "error", error: `${refusalLine(file.name, problem)} Nothing was imported.` };
   const staged = stagePendingImport(db, {
     userId: me.id,
     studyName: a.study,

@@ -15,6 +15,7 @@ import {
 } from "~/screening/ui/screening-admin";
 import { parseVocabulary } from "~/screening/domain/screening-import";
 import { getDb } from "~/platform/db.server";
+import { importBytesProblem, importLimits, refusalLine } from "~/formats/import-contract";
 import { formObject, parseForm } from "~/platform/forms";
 import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
@@ -110,6 +111,18 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<A
       };
       if (!files.items && !files.labels && !files.tiers)
         return { intent: "settings", ok: false, message: "Choose at least one file to import." };
+      // The import contract (docs/reliability.md, "The import contract"): size, line length, NUL.
+      for (const f of [files.items, files.labels, files.tiers]) {
+        if (!f) continue;
+        const json = (f.format ?? (/\.csv$/i.test(f.filename) ? "csv" : "jsonl")) === "jsonl";
+        const problem = importBytesProblem(f.bytes, importLimits("screening"), { json });
+        if (problem)
+          return {
+            intent: "settings",
+            ok: false,
+            message: `${refusalLine(f.filename, problem)} Nothing was imported.`,
+          };
+      }
       const report = importScreeningFiles(db, {
         studyId: study.id,
         ...files,

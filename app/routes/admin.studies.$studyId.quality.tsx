@@ -3,6 +3,7 @@ import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { z } from "zod";
 import { ActionResult } from "~/ui/admin-notices";
 import { getDb } from "~/platform/db.server";
+import { importBytesProblem, importLimits, refusalLine } from "~/formats/import-contract";
 import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { getStudy } from "~/annotation/studies.server";
@@ -104,6 +105,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
         };
       }
       case "import-csv": {
+        // The import contract (docs/reliability.md, "The import contract"): line length, NUL.
+        const problem = importBytesProblem(Buffer.from(d.csv, "utf8"), importLimits("calibration"), { json: false });
+        if (problem)
+          return { ok: false as const, message: "Nothing was imported.", errors: [refusalLine("pasted.csv", problem)] };
         const r = importCalibrationCsv(db, { studyId: study.id, filename: "pasted.csv", text: d.csv, actorId: me.id });
         if (!r.ok)
           return {
@@ -113,7 +118,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
           };
         return {
           ok: true as const,
-          message: `Imported ${r.added} case(s); ${r.skipped} already in the set.`,
+          message: `Imported ${r.added} case(s); ${r.skipped} already in the set.${r.warnings.map((w) => ` ${w}`).join("")}`,
           errors: [],
         };
       }

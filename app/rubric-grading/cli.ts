@@ -3,13 +3,13 @@
  * candidate responses, grade them with each judge of the panel (synchronously or in batches), report.
  */
 import { setMaxListeners } from "node:events";
-import { closeSync, mkdtempSync, openSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
-import { listIssues } from "../cli/io";
+import { checkImportFile, listIssues, readImportFile } from "../cli/io";
 import { getDb, type Db } from "../platform/db.server";
 import { createOpenAiResultEndpoint } from "../model-calls/client";
 import { createProgress } from "../model-calls/progress";
@@ -42,14 +42,9 @@ import {
 } from "./sets.server";
 import { countPendingGrading, type Scope } from "./work.server";
 
-function readText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    throw new CliError(
-      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
-    );
-  }
+/** An imported file, through the import contract (docs/reliability.md, "The import contract"). */
+function readImported(file: string): string {
+  return readImportFile(file, "grading", { json: true });
 }
 
 /**
@@ -67,19 +62,6 @@ function batchExit(badLines: number): number {
   throw new CliError(
     `${badLines} result line${badLines === 1 ? " was" : "s were"} refused (listed above); every other line was ingested and the refused lines' calls stay pending.`,
   );
-}
-
-/** A usage error unless `file` is a file that can be opened; it is read a line at a time by its reader. */
-function checkReadable(file: string): void {
-  try {
-    if (!statSync(file).isFile()) throw new CliError(`cannot read ${file}: not a file.`);
-    closeSync(openSync(file, "r"));
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    throw new CliError(
-      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
-    );
-  }
 }
 
 /** Reports `FILE:LINE: reason` for every bad line and fails with exit code 2. */
@@ -167,7 +149,9 @@ changes nothing; other content under an existing name is refused. Prints the set
     const name = requireOption(values.set, "--set");
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     const file = positionals[0];
-    const result = serviceCall(() => importEvalSet(getDb(), { name, text: readText(file), dryRun: values["dry-run"] }));
+    const text = readImported(file);
+    const result = serviceCall(() => importEvalSet(getDb(), { name, text, dryRun: values["dry-run"] }));
+    listIssues(io, result.warnings, { file, kind: "warning" });
     if (result.errors.length) failLines(io, file, result.errors);
     io.out(
       `${result.records} conversations; content sha256 ${result.contentSha256}. ` +
@@ -194,7 +178,7 @@ IDS_FILE: one prompt_id a line, or JSONL objects with a prompt_id (e.g. HealthBe
     const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const name = requireOption(values.name, "--name");
     if (positionals.length !== 1) throw new CliError("give exactly one IDS_FILE. See --help.");
-    const r = serviceCall(() => createSubset(db, { set, name, idsText: readText(positionals[0]) }));
+    const r = serviceCall(() => createSubset(db, { set, name, idsText: readImported(positionals[0]) }));
     if (r.errors.length) failLines(io, positionals[0], r.errors);
     io.out(
       `subset "${name}": ${r.members} conversations (${r.unknownIds} listed ids not in the set); content sha256 ${r.contentSha256}.\n`,
@@ -522,7 +506,9 @@ Ingesting the same file twice changes nothing.`,
     const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const judge = serviceCall(() => requireModel(db, set, "judge", requireOption(values.judge, "--judge")));
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
-    checkReadable(positionals[0]);
+    // The file through the import contract first (size, line length, NUL, strict UTF-8, not empty); the engine then
+    // reads it line by line (docs/reliability.md, "The import contract").
+    checkImportFile(positionals[0], "batchOutput", { json: true });
     const r = ingestBatchOutput(db, {
       judge,
       setId: set.id,

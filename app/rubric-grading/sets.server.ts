@@ -1,10 +1,9 @@
 /**
  * Evaluation sets, subsets and the models of a set (docs/rubric-grading.md, "Evaluation sets" and "Models").
  */
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, isNull } from "drizzle-orm";
 import {
   gradingConversations,
-  gradingCriteria,
   gradingModels,
   gradingResponses,
   gradingSets,
@@ -14,6 +13,7 @@ import {
 } from "../../db/schema";
 import type { Db } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
+import { importBehindHiddenParent, INTERRUPTED, nameFree, type HiddenParent } from "../platform/hidden-parents.server";
 import { parseEvalSet, parseIdList, recordHash, setHash, sha256, type LineError } from "./domain/eval-set";
 
 export type GradingSet = typeof gradingSets.$inferSelect;
@@ -21,6 +21,7 @@ export type GradingModel = typeof gradingModels.$inferSelect;
 
 export interface ImportResult {
   errors: LineError[];
+  warnings: LineError[];
   records: number;
   created: boolean;
   unchanged: boolean;
@@ -28,70 +29,141 @@ export interface ImportResult {
 }
 
 /**
+ * A new set hidden by its import (its `import_run` set: every reader below skips it), and what the import writes under
+ * it, removed when the import fails or dies (docs/reliability.md, "Bulk imports").
+ */
+export const GRADING_SET_PARENT: HiddenParent = {
+  table: "grading_sets",
+  children: [
+    `delete from grading_criteria where rowid in (select c.rowid from grading_criteria c join grading_conversations v
+       on v.id = c.conversation_id where v.set_id = ? limit 2000)`,
+    "delete from grading_conversations where id in (select id from grading_conversations where set_id = ? limit 2000)",
+  ],
+};
+
+/** Only sets whose import has finished (docs/reliability.md, "Bulk imports"). */
+const visible = isNull(gradingSets.importRun);
+
+/**
  * Imports a HealthBench-format JSONL as a new set. Re-importing the same content under the same name changes
  * nothing; different content under an existing name is refused (its responses and verdicts belong to the old one).
+ *
+ * The whole file is parsed and checked first (docs/reliability.md, "The import contract"); then the set is created
+ * hidden and its conversations written in the import run's short transactions, and the last transaction makes the
+ * set visible at once. No transaction holds the write lock longer than the run's chunk (25 ms), whatever the size
+ * of the set.
  */
 export function importEvalSet(
   db: Db,
   input: { name: string; text: string; dryRun?: boolean; now?: number },
+  /** For tests and measurements: the chunks' lock budget, and a call after each committed chunk. */
+  opts: { chunkBudgetMs?: number; onChunk?: (done: number) => void } = {},
 ): ImportResult {
   const parsed = parseEvalSet(input.text);
+  const warnings = parsed.warnings;
   if (parsed.errors.length)
-    return { errors: parsed.errors, records: 0, created: false, unchanged: false, contentSha256: null };
+    return { errors: parsed.errors, warnings, records: 0, created: false, unchanged: false, contentSha256: null };
   const hashes = parsed.records.map(recordHash);
   const contentSha256 = setHash(parsed.records.map((r, i) => ({ promptId: r.prompt_id, contentHash: hashes[i] })));
-  const existing = db.select().from(gradingSets).where(eq(gradingSets.name, input.name)).get();
-  if (existing) {
-    if (existing.contentSha256 === contentSha256) {
-      return { errors: [], records: parsed.records.length, created: false, unchanged: true, contentSha256 };
-    }
-    throw new ServiceError(`the set "${input.name}" exists with different content; import under a new name`);
-  }
-  if (input.dryRun)
-    return { errors: [], records: parsed.records.length, created: false, unchanged: false, contentSha256 };
-  const now = input.now ?? Date.now();
-  db.transaction((tx) => {
-    const set = tx
-      .insert(gradingSets)
-      .values({ name: input.name, sourceSha256: sha256(input.text), contentSha256, createdAt: now })
-      .returning({ id: gradingSets.id })
-      .get();
-    parsed.records.forEach((r, position) => {
-      const conv = tx
-        .insert(gradingConversations)
-        .values({
-          setId: set.id,
-          promptId: r.prompt_id,
-          position,
-          prompt: r.prompt.map((m) => ({ role: m.role, content: m.content })),
-          exampleTags: r.example_tags,
-          contentHash: hashes[position],
-        })
-        .returning({ id: gradingConversations.id })
-        .get();
-      r.rubrics.forEach((item, idx) =>
-        tx
-          .insert(gradingCriteria)
-          .values({ conversationId: conv.id, idx, criterion: item.criterion, points: item.points, tags: item.tags })
-          .run(),
-      );
-    });
+  const result = (created: boolean, unchanged: boolean): ImportResult => ({
+    errors: [],
+    warnings,
+    records: parsed.records.length,
+    created,
+    unchanged,
+    contentSha256,
   });
-  return { errors: [], records: parsed.records.length, created: true, unchanged: false, contentSha256 };
+  const sameOrRefuse = (existing: GradingSet) => {
+    if (existing.contentSha256 === contentSha256) return result(false, true);
+    throw new ServiceError(`the set "${input.name}" exists with different content; import under a new name`);
+  };
+  const existing = db
+    .select()
+    .from(gradingSets)
+    .where(and(eq(gradingSets.name, input.name), visible))
+    .get();
+  if (existing) return sameOrRefuse(existing);
+  if (input.dryRun) return result(false, false);
+  const now = input.now ?? Date.now();
+  const $ = db.$client;
+  const insertConversation = $.prepare(
+    `insert into grading_conversations (set_id, prompt_id, position, prompt, example_tags, content_hash)
+     values (?, ?, ?, ?, ?, ?)`,
+  );
+  const insertCriterion = $.prepare(
+    "insert into grading_criteria (conversation_id, idx, criterion, points, tags) values (?, ?, ?, ?, ?)",
+  );
+  const outcome = importBehindHiddenParent(db, GRADING_SET_PARENT, {
+    target: `grading-set:${input.name}`,
+    create: (tx, runId) => {
+      if (!nameFree(tx, GRADING_SET_PARENT, input.name, "evaluation set")) return null;
+      return tx
+        .insert(gradingSets)
+        .values({
+          name: input.name,
+          sourceSha256: sha256(input.text),
+          contentSha256,
+          createdAt: now,
+          importRun: runId,
+        })
+        .returning({ id: gradingSets.id })
+        .get();
+    },
+    rows: () => parsed.records.map((record, position) => ({ record, position })),
+    write: (_tx, { record: r, position }, set) => {
+      // The same JSON text drizzle's JSON columns write (docs/architecture.md, "JSON columns").
+      const conversation = insertConversation.run(
+        set.id,
+        r.prompt_id,
+        position,
+        JSON.stringify(r.prompt.map((m) => ({ role: m.role, content: m.content }))),
+        JSON.stringify(r.example_tags),
+        hashes[position],
+      ).lastInsertRowid;
+      r.rubrics.forEach((item, idx) =>
+        insertCriterion.run(conversation, idx, item.criterion, item.points, JSON.stringify(item.tags)),
+      );
+    },
+    finish: () => null,
+    chunkBudgetMs: opts.chunkBudgetMs,
+    onChunk: opts.onChunk,
+  });
+  if ("refused" in outcome) throw new ServiceError(outcome.refused, undefined, 409);
+  if ("exists" in outcome) {
+    // Created by another import meanwhile: the same content is already there, other content is refused.
+    const now = db
+      .select()
+      .from(gradingSets)
+      .where(and(eq(gradingSets.name, input.name), visible))
+      .get();
+    if (now) return sameOrRefuse(now);
+    throw new ServiceError(INTERRUPTED, undefined, 409);
+  }
+  return result(true, false);
 }
 
 export function requireGradingSet(db: Db, name: string): GradingSet {
-  const set = db.select().from(gradingSets).where(eq(gradingSets.name, name)).get();
+  const set = db
+    .select()
+    .from(gradingSets)
+    .where(and(eq(gradingSets.name, name), visible))
+    .get();
   if (!set) throw new ServiceError(`no evaluation set named "${name}"`, undefined, 404);
   return set;
 }
 
 export function getGradingSetById(db: Db, id: number): GradingSet | null {
-  return db.select().from(gradingSets).where(eq(gradingSets.id, id)).get() ?? null;
+  return (
+    db
+      .select()
+      .from(gradingSets)
+      .where(and(eq(gradingSets.id, id), visible))
+      .get() ?? null
+  );
 }
 
 export function listGradingSets(db: Db) {
-  const sets = db.select().from(gradingSets).orderBy(asc(gradingSets.name)).all();
+  const sets = db.select().from(gradingSets).where(visible).orderBy(asc(gradingSets.name)).all();
   return sets.map((s) => ({
     ...s,
     conversations: db

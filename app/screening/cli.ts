@@ -24,7 +24,7 @@ import { getStudyOverview, openRound } from "./screening-rounds.server";
 import { getUserByUsername } from "../accounts/users.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
-import { listIssues, readBytes, readText } from "../cli/io";
+import { listIssues, readImportBytes, readImportFile } from "../cli/io";
 import { writeTransaction } from "../work-items/engine.server";
 
 function studyOrFail(db: Db, name: string): ScreeningStudy {
@@ -114,7 +114,8 @@ Study settings (when creating; on an existing study they change it until round 1
     const db = getDb();
     let categories: string[] | undefined;
     if (values.categories !== undefined) categories = parseVocabulary(values.categories);
-    if (values["categories-file"] !== undefined) categories = parseVocabulary(readText(values["categories-file"]));
+    if (values["categories-file"] !== undefined)
+      categories = parseVocabulary(readImportFile(values["categories-file"], "screening", { json: false }));
     const given = {
       ...(values.description !== undefined ? { description: values.description } : {}),
       ...(categories ? { categories } : {}),
@@ -146,7 +147,16 @@ Study settings (when creating; on an existing study they change it until round 1
       return 0;
     }
     const file = (path: string | undefined): ScreeningFile | undefined =>
-      path === undefined ? undefined : { bytes: readBytes(path), filename: path, format };
+      path === undefined
+        ? undefined
+        : {
+            // Through the import contract (docs/reliability.md, "The import contract").
+            bytes: readImportBytes(path, "screening", {
+              json: (format ?? (/\.csv$/i.test(path) ? "csv" : "jsonl")) === "jsonl",
+            }),
+            filename: path,
+            format,
+          };
     const files = { items: file(values.items), labels: file(values.labels), tiers: file(values.tiers) };
     if (!files.items && !files.labels && !files.tiers && exists && !Object.keys(given).length)
       throw new CliError("give --items, --labels or --tiers to import. See --help.");

@@ -86,7 +86,7 @@ describe("a refusal on the last line of a big file", () => {
     const file = csvFile(5000, `c4999,38-47,F,only one section,,,,`);
     const r = await cli(["import", "--study", "Big", file]);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("line 5001: (id c4999) 1 non-empty section; a case needs 3 to 5.");
+    expect(r.err).toContain(`${file}:5001: (id c4999) 1 non-empty section; a case needs 3 to 5.`);
     expect(r.err).toContain("1 error; nothing was imported.");
     expect(counts()).toEqual(before);
   });

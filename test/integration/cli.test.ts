@@ -198,7 +198,7 @@ describe("import", () => {
     expect(count("imports")).toBe(1);
   });
 
-  it("reports every bad row as `line N: reason`, exits 2 and writes nothing", async () => {
+  it("reports every bad row as `FILE:LINE: reason`, exits 2 and writes nothing", async () => {
     const path = file(
       "bad.csv",
       `${HEADER}\nc1,28-37,F,a,b,c,,\n,28-37,F,a,b,c,,\nc3,18 to 27,F,a,,c,,\nc1,28-37,F,a,b,c,,\n`,
@@ -208,9 +208,9 @@ describe("import", () => {
     expect(result.out).toBe("");
     expect(result.err).toBe(
       [
-        "line 3: missing id: every case needs a non-empty id.",
-        "line 4: (id c3) 2 non-empty sections; a case needs 3 to 5.",
-        'line 5: (id c1) duplicate id "c1" (first on line 2).',
+        `${path}:3: missing id: every case needs a non-empty id.`,
+        `${path}:4: (id c3) 2 non-empty sections; a case needs 3 to 5.`,
+        `${path}:5: (id c1) duplicate id "c1" (first on line 2).`,
         "3 errors; nothing was imported.",
         "",
       ].join("\n"),
@@ -224,8 +224,8 @@ describe("import", () => {
     const result = await run(["import", "--study", "Pilot", path]);
     expect(result.code).toBe(0);
     expect(result.err).toBe(
-      'warning: line 1: column "ward" not used.\n' +
-        'warning: line 2: (id c1) age group "18 to 27" is not one of 18-27, 28-37, 38-47, 48-57, 58-67, 68-77, 78+; kept as given.\n',
+      `warning: ${path}:1: column "ward" not used.\n` +
+        `warning: ${path}:2: (id c1) age group "18 to 27" is not one of 18-27, 28-37, 38-47, 48-57, 58-67, 68-77, 78+; kept as given.\n`,
     );
     expect(result.out).toMatch(/^Imported into study "Pilot": 1 cases in file: 1 new/);
   });
@@ -239,9 +239,12 @@ describe("import", () => {
     });
     expect(getStudyByName(db, "Pilot")).toBeNull();
     expect(count("events")).toBe(0);
-    const bad = await run(["import", "--study", "Pilot", "--dry-run", file("bad.csv", `${HEADER}\nc1,,,a,,,,\n`)]);
+    const badPath = file("bad.csv", `${HEADER}\nc1,,,a,,,,\n`);
+    const bad = await run(["import", "--study", "Pilot", "--dry-run", badPath]);
     expect(bad.code).toBe(2);
-    expect(bad.err).toBe("line 2: (id c1) 1 non-empty section; a case needs 3 to 5.\n1 error; nothing was imported.\n");
+    expect(bad.err).toBe(
+      `${badPath}:2: (id c1) 1 non-empty section; a case needs 3 to 5.\n1 error; nothing was imported.\n`,
+    );
   });
 
   it("refuses to change an annotated case's text, naming it", async () => {
@@ -254,15 +257,11 @@ describe("import", () => {
       .returning()
       .get().id;
     db.insert(annotations).values({ assignmentId, caseId: c2.id, annotatorId: ann.id, updatedAt: 1 }).run();
-    const result = await run([
-      "import",
-      "--study",
-      "Pilot",
-      file("changed.csv", GOOD.replace("Voices", "Voices and visions")),
-    ]);
+    const changed = file("changed.csv", GOOD.replace("Voices", "Voices and visions"));
+    const result = await run(["import", "--study", "Pilot", changed]);
     expect(result.code).toBe(2);
-    expect(result.err).toMatch(
-      /^line 3: \(id c2\) the case already has annotations and its text or metadata differs from the stored one;/,
+    expect(result.err.slice(changed.length)).toMatch(
+      /^:3: \(id c2\) the case already has annotations and its text or metadata differs from the stored one;/,
     );
     expect(result.err).toMatch(/1 error; nothing was imported\.\n$/);
   });
@@ -275,7 +274,7 @@ describe("import", () => {
     expect(unknown).toEqual({
       code: 2,
       out: "",
-      err: `cannot tell the format of "${join(dir, "notes.txt")}": name it .csv or .jsonl, or choose the format.\n1 error; nothing was imported.\n`,
+      err: `${join(dir, "notes.txt")}: cannot tell the format of "${join(dir, "notes.txt")}": name it .csv or .jsonl, or choose the format.\n1 error; nothing was imported.\n`,
     });
     expect((await run(["import", "--study", "J", "--format", "jsonl", file("notes.txt", jsonl)])).out).toMatch(
       /1 unchanged/,

@@ -312,6 +312,7 @@ describe("calibration cases and the training round", () => {
         'cal.csv:3: study "Earlier" has no case "e9"',
         expect.stringMatching(/^cal\.csv:4: a calibration case comes from another study/),
       ],
+      warnings: [],
     });
     const good = importCalibrationCsv(db, {
       studyId: study.id,
@@ -321,7 +322,7 @@ describe("calibration cases and the training round", () => {
         'Earlier,e1,calibration,sufficient,F32.1,2,,,"Clear, from section 2"\nEarlier,e2,training,insufficient,,,imaging;laboratory,,\n',
       actorId: null,
     });
-    expect(good).toEqual({ ok: true, added: 2, skipped: 0 });
+    expect(good).toEqual({ ok: true, added: 2, skipped: 0, warnings: [] });
   });
 });
 

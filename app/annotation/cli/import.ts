@@ -1,5 +1,5 @@
-import { fileChunks, listIssues } from "../../cli/io";
-import { CASE_COLUMNS, type CaseColumn } from "../domain/case-import";
+import { importFileChunks, listIssues } from "../../cli/io";
+import { CASE_COLUMNS, formatOf, type CaseColumn } from "../domain/case-import";
 import { getDb } from "../../platform/db.server";
 import { parseColumnMap } from "../../platform/forms";
 import { importCases, planImport, StudyNameSchema, type ImportPlan } from "../studies.server";
@@ -16,7 +16,8 @@ psychological_exam, secondary_diagnoses; optionally the Safe-Psych label columns
 diagnosis_sufficiency_agreement, diagnosis, diagnosis_agreement, earliest_sufficient_section (kept as the study's
 reference labels, never shown to annotators or adjudicators) and source_diagnosis.
 
-The whole file is validated: every bad row is reported as "line N: reason" and nothing is imported.
+The whole file is validated: every bad row is reported as "FILE:LINE: reason" and nothing is imported (exit code 2).
+Files over 16 GB, lines over 8 MB, NUL bytes and bytes that are not UTF-8 are refused (docs/formats.md).
 Re-importing the same file changes nothing. A case that already has annotations cannot have its text changed.
 
 Options:
@@ -25,11 +26,11 @@ Options:
   --map M           your column names, e.g. --map id=case_id,presenting_symptoms=Symptoms
   --dry-run         validate and report, write nothing`;
 
-export function printPlan(io: CliIO, plan: ImportPlan, written: boolean, dryRun: boolean) {
-  listIssues(io, plan.parse.warnings, { kind: "warning", style: "line N" });
+export function printPlan(io: CliIO, plan: ImportPlan, written: boolean, dryRun: boolean, file: string) {
+  listIssues(io, plan.parse.warnings, { kind: "warning", file });
   const problems = [...plan.parse.errors, ...plan.conflicts].sort((a, b) => a.line - b.line);
   if (problems.length) {
-    listIssues(io, problems, { style: "line N" });
+    listIssues(io, problems, { file });
     io.err(`${problems.length} error${problems.length === 1 ? "" : "s"}; nothing was imported.\n`);
     return;
   }
@@ -68,10 +69,12 @@ export const importCommand: Command = {
     const unknown = Object.keys(columnMap).filter((k) => !(CASE_COLUMNS as readonly string[]).includes(k));
     if (unknown.length)
       throw new CliError(`--map names unknown column ${unknown.join(", ")}; known: ${CASE_COLUMNS.join(", ")}.`);
-    // Read as a stream, chunk by chunk as the import writes (docs/reliability.md, "Bulk imports").
+    // Read as a stream, chunk by chunk as the import writes (docs/reliability.md, "Bulk imports"), through the
+    // import contract (docs/reliability.md, "The import contract").
+    const format = formatOf(file, values.format as "csv" | "jsonl" | undefined);
     const input = {
       studyName: study,
-      bytes: fileChunks(file),
+      bytes: importFileChunks(file, "cases", { json: format === "jsonl" }),
       filename: file,
       format: values.format as "csv" | "jsonl" | undefined,
       columnMap: columnMap as Partial<Record<CaseColumn, string>>,
@@ -79,7 +82,7 @@ export const importCommand: Command = {
     const db = getDb();
     if (values["dry-run"]) {
       const plan = planImport(db, input);
-      printPlan(io, plan, false, true);
+      printPlan(io, plan, false, true, file);
       return plan.ok ? 0 : 2;
     }
     let result;
@@ -90,7 +93,7 @@ export const importCommand: Command = {
       if (e instanceof ServiceError) throw new CliError(e.message);
       throw e;
     }
-    printPlan(io, result, result.written, false);
+    printPlan(io, result, result.written, false, file);
     return result.ok ? 0 : 2;
   },
 };

@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
 import { getDb, type Db } from "../../platform/db.server";
 import { requireStudyByName } from "../studies.server";
 import { CliError, parseOptions, requireOption, serviceCall, type CliIO, type Command } from "../../cli/command";
+import { readImportFile } from "../../cli/io";
 import { NO_RETEST, QualitySettingsSchema, QUALITY_OFF, type QualitySettings } from "../domain/rater-quality";
 import {
   getQualitySettings,
@@ -42,15 +41,23 @@ const FLAG_OF: Record<keyof QualitySettings, string> = {
   accuracyThreshold: "--accuracy-threshold",
 };
 
+type QualityFlagValues = Partial<Record<keyof typeof QUALITY_FLAGS, string | undefined>>;
+
 /**
  * Applies the rater-quality flags given to the study's settings (validated whole, with the same schema as the admin
  * page); returns whether any flag was given.
  */
-export function applyQualityFlags(
-  db: Db,
-  studyId: number,
-  values: Partial<Record<keyof typeof QUALITY_FLAGS, string | undefined>>,
-): QualitySettings | null {
+export function applyQualityFlags(db: Db, studyId: number, values: QualityFlagValues): QualitySettings | null {
+  const settings = qualityFlagSettings(db, studyId, values);
+  if (settings) setQualitySettings(db, { studyId, settings, actorId: null });
+  return settings;
+}
+
+/**
+ * The study's settings with the flags given (validated whole, with the same schema as the admin page), without
+ * writing them; null when no flag was given.
+ */
+function qualityFlagSettings(db: Db, studyId: number, values: QualityFlagValues): QualitySettings | null {
   const given = Object.entries(values).filter(([, v]) => v !== undefined);
   if (!given.length) return null;
   const current = getQualitySettings(db, studyId) ?? QUALITY_OFF;
@@ -72,7 +79,6 @@ export function applyQualityFlags(
     const issue = parsed.error.issues[0]!;
     throw new CliError(`${FLAG_OF[issue.path[0] as keyof QualitySettings]}: ${issue.message}`);
   }
-  setQualitySettings(db, { studyId, settings: parsed.data, actorId: null });
   return parsed.data;
 }
 
@@ -144,23 +150,28 @@ ${QUALITY_FLAGS_HELP}`,
     const db = getDb();
     const study = serviceCall(() => requireStudyByName(db, requireOption(values.study, "--study")));
     const { study: _s, calibration, "from-study": fromStudy, purpose, json, ...flags } = values;
-    const settings = serviceCall(() => applyQualityFlags(db, study.id, flags));
-    if (settings) io.out(`Settings of "${study.name}": ${describeSettings(settings)}.\n`);
+    // Everything is checked before anything is written (docs/reliability.md, "The import contract"): the flags, the
+    // purpose, then the file whole; the settings are applied with the file's rows, in one transaction.
+    const settings = serviceCall(() => qualityFlagSettings(db, study.id, flags));
     if (purpose !== undefined && purpose !== "calibration" && purpose !== "training")
       throw new CliError(`--purpose must be calibration or training, not "${purpose}".`);
     if (calibration !== undefined) {
-      let text: string;
-      try {
-        text = readFileSync(calibration, "utf8");
-      } catch {
-        throw new CliError(`cannot read ${calibration}.`);
-      }
-      const r = importCalibrationCsv(db, { studyId: study.id, filename: basename(calibration), text, actorId: null });
+      const text = readImportFile(calibration, "calibration", { json: false });
+      const r = serviceCall(() =>
+        importCalibrationCsv(db, { studyId: study.id, filename: calibration, text, actorId: null, settings }),
+      );
+      for (const w of r.warnings) io.err(`${w}\n`);
       if (!r.ok) {
         for (const e of r.errors) io.err(`${e}\n`);
-        throw new CliError(`${r.errors.length} error(s); nothing was imported.`);
+        throw new CliError(
+          `${r.errors.length} error(s); nothing was imported${settings ? " and no setting was changed" : ""}.`,
+        );
       }
+      if (settings) io.out(`Settings of "${study.name}": ${describeSettings(settings)}.\n`);
       io.out(`Calibration set: ${r.added} case(s) added, ${r.skipped} already in it.\n`);
+    } else if (settings) {
+      serviceCall(() => setQualitySettings(db, { studyId: study.id, settings, actorId: null }));
+      io.out(`Settings of "${study.name}": ${describeSettings(settings)}.\n`);
     }
     if (fromStudy !== undefined) {
       const r = serviceCall(() =>

@@ -9,6 +9,8 @@ import type { listBanks } from "~/mentat/banks.server";
 /** What an import form's action answers: its problems, shown under the form that sent it. */
 export type ExpertImportResult = {
   intent: "bank" | "set";
+  /** A warning: the file was imported, with values to check. */
+  kind?: "warning";
   message: string;
   issues: { line: number; message: string }[];
 };
@@ -16,7 +18,11 @@ export type ExpertImportResult = {
 function Issues({ result, intent }: { result: ExpertImportResult | undefined; intent: "bank" | "set" }) {
   if (!result || result.intent !== intent) return null;
   return (
-    <div className="notice bad" role="alert" data-testid={`${intent}-import-errors`}>
+    <div
+      className={result.kind === "warning" ? "notice warn" : "notice bad"}
+      role="alert"
+      data-testid={`${intent}-import-${result.kind === "warning" ? "warnings" : "errors"}`}
+    >
       <p>{result.message}</p>
       {result.issues.length ? (
         <ul className="issues">

@@ -22,6 +22,7 @@ import {
   type PrimaryAnswer,
 } from "../../evaluation/domain/judge";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
+import { idProblem } from "../../formats/strict-text";
 
 export interface ImportIssue {
   /** 1-based line of the file; 0 for the file as a whole. */
@@ -141,7 +142,12 @@ interface LineResult {
 }
 
 function sampleIdOf(value: unknown, key: string, errors: string[]): string | null {
-  if (typeof value === "string" && value.trim() !== "") return value;
+  if (typeof value === "string" && value.trim() !== "") {
+    // The text policy of every import (docs/formats.md): no control characters, at most 256 characters.
+    const problem = idProblem(value);
+    if (problem) errors.push(`${key}: ${problem}`);
+    return problem ? null : value;
+  }
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   errors.push(mustBe(key, "a non-empty string", value));
   return null;

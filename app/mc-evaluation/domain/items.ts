@@ -3,9 +3,12 @@
  * `mentat-export` writes them, or MentalBench items from JSONL or CSV. Both are read whole and validated with zod;
  * every problem is reported as `line N: reason` and a file with any problem yields no items.
  */
-import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { z } from "zod";
 import { parsePythonCsv as parseCsv, CsvSyntaxError } from "../../formats/csv-text";
+import { importIdProblem } from "../../formats/import-contract";
+import { readJsonlLine, splitJsonlLines } from "../../formats/jsonl";
+import { formulaWarning } from "../../formats/spreadsheet-safe";
+import { textWarning } from "../../formats/strict-text";
 import { GENDERS, MENTAT_DOMAINS, VARIANT_DIMENSIONS } from "../../expert-panel/domain/expert-scales";
 
 export const MENTAT_LETTERS = ["A", "B", "C", "D", "E"] as const;
@@ -167,9 +170,6 @@ function mentalBenchItem(raw: unknown, line: number, errors: ItemIssue[], warnin
   } else if (r.type !== "III" && answer.length > 1) {
     warnings.push({ line, message: `a Type ${r.type} case with several answers (${answer.join(" & ")})` });
   }
-  // The id, disease and cluster are cells of the report's CSVs (docs/security.md, "Spreadsheet exports").
-  const formula = formulaWarning({ id: r.id, disease: r.disease, cluster: r.cluster });
-  if (formula) warnings.push({ line, message: formula });
   return {
     kind: "mentalbench",
     id: r.id,
@@ -259,17 +259,13 @@ function csvRecords(text: string): { records: { line: number; value: unknown }[]
 function jsonlRecords(text: string): { records: { line: number; value: unknown }[]; errors: ItemIssue[] } {
   const records: { line: number; value: unknown }[] = [];
   const errors: ItemIssue[] = [];
-  text
-    .replace(/^\uFEFF/, "")
-    .split("\n")
-    .forEach((raw, i) => {
-      if (raw.trim() === "") return;
-      try {
-        records.push({ line: i + 1, value: JSON.parse(raw) });
-      } catch {
-        errors.push({ line: i + 1, message: "not valid JSON" });
-      }
-    });
+  // The JSONL reader every import shares: a duplicate key, a lone surrogate or a number beyond a double is refused.
+  for (const { line, text: raw } of splitJsonlLines(text.replace(/^\uFEFF/, ""))) {
+    const entry = readJsonlLine(line, raw);
+    if (!entry) continue;
+    if ("invalid" in entry) errors.push({ line, message: `not valid JSON (${entry.invalid})` });
+    else records.push({ line, value: entry.value });
+  }
   if (records.length === 0 && errors.length === 0) errors.push({ line: 1, message: "the file has no items" });
   return { records, errors };
 }
@@ -290,6 +286,19 @@ export function parseItems(text: string, options: { csv: boolean; format?: "ment
   for (const { line, value } of records) {
     const item = format === "mentat" ? mentatItem(value, line, errors) : mentalBenchItem(value, line, errors, warnings);
     if (!item) continue;
+    // The text policy of every import (docs/formats.md): ids without control characters, at most 256 characters;
+    // the id, disease and cluster are cells of the report's CSVs (docs/security.md, "Spreadsheet exports").
+    const idIssue = importIdProblem(item.id);
+    if (idIssue) {
+      errors.push({ line, message: idIssue });
+      continue;
+    }
+    const odd =
+      item.kind === "mentalbench"
+        ? (formulaWarning({ id: item.id, disease: item.disease, cluster: item.cluster }) ??
+          textWarning("question", item.question))
+        : (formulaWarning({ id: item.id }) ?? textWarning("prompt", item.prompt));
+    if (odd) warnings.push({ line, message: odd });
     const first = seen.get(item.id);
     if (first !== undefined) {
       errors.push({ line, message: `duplicate id ${JSON.stringify(item.id)} (first on line ${first})` });

@@ -16,6 +16,8 @@
 import { z } from "zod";
 import { cell, columnIndex, readCsvRecords, type CsvIssue } from "../../expert-panel/domain/expert-csv";
 import { OPTION_COUNT, type Gender } from "../../expert-panel/domain/expert-scales";
+import { formulaWarning } from "../../formats/spreadsheet-safe";
+import { textWarning } from "../../formats/strict-text";
 
 /** MENTAT's jsPsych timeline: rows before the first rating and after the last. */
 export const MENTAT_LEADING_ROWS = 4;
@@ -163,6 +165,8 @@ export function parseMentatAnnotationCsv(
     const optionOrder = new Array<number>(OPTION_COUNT);
     permutation.forEach((slot, option) => (optionOrder[slot] = option));
     out.push({ line, qNo: String(Number(qNo.data)), gender, scores, optionOrder, comment: response.data.comment });
+    const odd = formulaWarning({ comment: response.data.comment }) ?? textWarning("comment", response.data.comment);
+    if (odd) warnings.push({ line, message: odd });
   }
   if (errors.length) return { ok: false, errors };
   return { ok: true, file: { rater, participant, rows: out }, warnings };

@@ -5,6 +5,10 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { importIdProblem } from "../../formats/import-contract";
+import { readJsonlLine, splitJsonlLines } from "../../formats/jsonl";
+import { formulaWarning } from "../../formats/spreadsheet-safe";
+import { textWarning } from "../../formats/strict-text";
 
 export const MessageSchema = z.object({
   role: z.enum(["system", "user", "assistant"], { error: "a message's role must be system, user or assistant" }),
@@ -54,6 +58,8 @@ export interface ParsedEvalSet {
   /** The line each record came from (1-based). */
   lines: number[];
   errors: LineError[];
+  /** Values kept as given that deserve a look: formula-like tags, control characters in text. */
+  warnings: LineError[];
 }
 
 export const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
@@ -69,34 +75,45 @@ export function parseEvalSet(text: string): ParsedEvalSet {
   const records: EvalRecord[] = [];
   const lines: number[] = [];
   const errors: LineError[] = [];
+  const warnings: LineError[] = [];
   const seen = new Map<string, number>();
-  const rows = text.replace(/^\uFEFF/, "").split("\n");
-  rows.forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      errors.push({ line, message: "not valid JSON" });
-      return;
+  // The JSONL reader every import shares: a duplicate key, a lone surrogate or a number beyond a double is refused.
+  for (const { line, text: raw } of splitJsonlLines(text.replace(/^\uFEFF/, ""))) {
+    const entry = readJsonlLine(line, raw);
+    if (!entry) continue;
+    if ("invalid" in entry) {
+      errors.push({ line, message: `not valid JSON (${entry.invalid})` });
+      continue;
     }
-    const parsed = EvalRecordSchema.safeParse(value);
+    const parsed = EvalRecordSchema.safeParse(entry.value);
     if (!parsed.success) {
       errors.push({ line, message: issueText(parsed.error) });
-      return;
+      continue;
     }
+    const idIssue = importIdProblem(parsed.data.prompt_id, "prompt_id");
+    if (idIssue) {
+      errors.push({ line, message: idIssue });
+      continue;
+    }
+    const r = parsed.data;
+    const odd =
+      formulaWarning({
+        ...Object.fromEntries(r.example_tags.map((t, k) => [`example_tags[${k}]`, t])),
+        ...Object.fromEntries(r.rubrics.flatMap((item, k) => item.tags.map((t, j) => [`rubrics[${k}].tags[${j}]`, t]))),
+        ...Object.fromEntries(r.rubrics.map((item, k) => [`rubrics[${k}].criterion`, item.criterion])),
+      }) ?? r.prompt.map((m, k) => textWarning(`prompt[${k}].content`, m.content)).find((w) => w !== null);
+    if (odd) warnings.push({ line, message: odd });
     const earlier = seen.get(parsed.data.prompt_id);
     if (earlier !== undefined) {
       errors.push({ line, message: `duplicate prompt_id (first on line ${earlier})` });
-      return;
+      continue;
     }
     seen.set(parsed.data.prompt_id, line);
     records.push(parsed.data);
     lines.push(line);
-  });
+  }
   if (records.length === 0 && errors.length === 0) errors.push({ line: 0, message: "the file has no records" });
-  return { records, lines, errors };
+  return { records, lines, errors, warnings };
 }
 
 /**

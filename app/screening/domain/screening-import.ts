@@ -248,6 +248,7 @@ export function parseItemsFile(input: Uint8Array | string, options: FileOptions)
     const formula = formulaWarning({
       id,
       ...Object.fromEntries(messages.map((m, k) => [`message ${k + 1}`, m.content])),
+      ...Object.fromEntries(tags.map((t, k) => [`example_tags[${k}]`, t])),
     });
     if (formula) warnings.push({ line: row.line, message: formula });
     for (const [k, m] of messages.entries()) {

@@ -1,0 +1,1 @@
+ALTER TABLE `grading_sets` ADD `import_run` text;
