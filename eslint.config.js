@@ -1,9 +1,12 @@
 // ESLint flat config: the recommended JavaScript and typescript-eslint rules (syntax only, no type information, so
-// the run stays fast) and the two React hook rules. The layer rules live in .dependency-cruiser.cjs; see docs/checks.md.
+// the run stays fast), the two React hook rules and the project's own rule `concord/visible-rows` (the tables an import
+// writes behind its run are read only through their views). The layer rules live in .dependency-cruiser.cjs; see
+// docs/checks.md.
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import { concordPlugin } from "./eslint/visible-rows.js";
 
 export default tseslint.config(
   {
@@ -24,5 +27,11 @@ export default tseslint.config(
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrorsIgnorePattern: "^_", ignoreRestSiblings: true },
       ],
     },
+  },
+  {
+    // docs/reliability.md, "Bulk imports": readers in app/ select from the visible_* views (db/schema-visible.ts).
+    files: ["app/**/*.{ts,tsx}"],
+    plugins: { concord: concordPlugin },
+    rules: { "concord/visible-rows": "error" },
   },
 );

@@ -7,7 +7,7 @@
 import { labelColumns } from "./domain/label-columns";
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { annotations, assignments, cases, studies } from "../../db/schema";
+import { annotations, assignments } from "../../db/schema";
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../gold/domain/gold";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
@@ -33,6 +33,7 @@ import {
 } from "./rater-quality.server";
 import { blindLabel, byStudyName, queuePlace, type QueueItemRef } from "./case-queue.server";
 import { qualityItems } from "../../db/schema";
+import { visibleCases, visibleStudies } from "../../db/schema-visible";
 
 /** An annotator's work on a case: the work-item engine's states. */
 export type CaseState = WorkState;
@@ -94,22 +95,22 @@ interface QueueRow extends MyCaseRow {
 function annotatorQueue(db: DbOrTx, userId: string): QueueRow[] {
   const ordinary = db
     .select({
-      caseId: cases.id,
+      caseId: visibleCases.id,
       itemKey: assignments.itemKey,
-      studyId: studies.id,
-      studyName: studies.name,
-      externalId: cases.externalId,
-      position: cases.position,
-      numSections: cases.numSections,
+      studyId: visibleStudies.id,
+      studyName: visibleStudies.name,
+      externalId: visibleCases.externalId,
+      position: visibleCases.position,
+      numSections: visibleCases.numSections,
       status: annotations.status,
       updatedAt: annotations.updatedAt,
     })
     .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
-    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
+    .innerJoin(visibleStudies, eq(visibleStudies.id, visibleCases.studyId))
     .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
     .where(eq(assignments.annotatorId, userId))
-    .orderBy(asc(studies.name), asc(cases.position), asc(cases.id))
+    .orderBy(asc(visibleStudies.name), asc(visibleCases.position), asc(visibleCases.id))
     .all();
   const settings = qualitySettingsOf(db, [...new Set(ordinary.map((o) => o.studyId))]);
   const quality = qualityQueue(db, userId);
@@ -192,9 +193,14 @@ const readStatements = preparedOn((db) => ({
   assignedCase: db.$client.prepare("SELECT case_id FROM assignments WHERE case_id = ? AND annotator_id = ?").pluck(),
   assignedKey: db.$client.prepare("SELECT case_id FROM assignments WHERE item_key = ? AND annotator_id = ?").pluck(),
   assignment: db
-    .select({ id: assignments.id, caseId: assignments.caseId, studyId: cases.studyId, numSections: cases.numSections })
+    .select({
+      id: assignments.id,
+      caseId: assignments.caseId,
+      studyId: visibleCases.studyId,
+      numSections: visibleCases.numSections,
+    })
     .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
     .where(
       and(eq(assignments.caseId, sql.placeholder("caseId")), eq(assignments.annotatorId, sql.placeholder("userId"))),
     )

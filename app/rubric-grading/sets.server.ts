@@ -10,8 +10,8 @@ import {
   gradingSets,
   gradingSubsetMembers,
   gradingSubsets,
-  gradingVerdicts,
 } from "../../db/schema";
+import { visibleGradingVerdicts } from "../../db/schema-visible";
 import type { Db } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
 import { parseEvalSet, parseIdList, recordHash, setHash, sha256, type LineError } from "./domain/eval-set";
@@ -209,7 +209,11 @@ export function ensureModel(db: Db, input: ModelInput): GradingModel {
         input.role === "candidate"
           ? db.select({ n: count() }).from(gradingResponses).where(eq(gradingResponses.candidateId, existing.id)).get()!
               .n
-          : db.select({ n: count() }).from(gradingVerdicts).where(eq(gradingVerdicts.judgeId, existing.id)).get()!.n;
+          : db
+              .select({ n: count() })
+              .from(visibleGradingVerdicts)
+              .where(eq(visibleGradingVerdicts.judgeId, existing.id))
+              .get()!.n;
       if (work > 0) {
         throw new ServiceError(
           `the ${input.role} "${input.name}" already has stored work with model ${existing.model}, temperature ${
