@@ -239,7 +239,7 @@ function setStamp(tx: DbOrTx, setId: number): string {
 
 /**
  * Responses added to an existing set, in the import run's short transactions (docs/reliability.md, "Bulk imports"):
- * the file rows and the responses carry the run's id, so every reader hides them (`notPending`) until the last
+ * the file rows and the responses carry the run's id, so every reader hides them (the views of db/schema-visible.ts) until the last
  * transaction, which checks again that the set is still drafting and unchanged by another import, discards a drawn
  * sample, records the events and deletes the run's row — the whole import becomes visible at once. A refusal there or
  * a failure removes what was written; a killed import leaves a run that the next import or start removes with its
