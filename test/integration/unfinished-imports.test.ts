@@ -35,6 +35,10 @@ import {
 } from "../../app/demo/demo.server";
 import { exportSetFile, listSampledItems, sampledRows } from "../../app/judge-validation/judge-set-export.server";
 import { importResponses } from "../../app/judge-validation/judge-responses.server";
+import { drawSample } from "../../app/judge-validation/judge-sample.server";
+import { setAdjudicationMode } from "../../app/annotation/studies.server";
+import { setQualitySettings } from "../../app/annotation/rater-quality.server";
+import { QUALITY_OFF } from "../../app/annotation/domain/rater-quality";
 import { importQuestionBank } from "../../app/mentat/banks.server";
 import { importMentatAnnotations } from "../../app/mentat/mentat-annotations.server";
 import { openDatabase, setDb, type Db } from "../../app/platform/db.server";
@@ -275,6 +279,8 @@ interface ById {
   read: (db: Db, id: number) => Promise<string>;
 }
 
+const adminId = (db: Db) => db.$client.prepare("select id from users where username = 'admin'").pluck().get() as string;
+
 const thrown = async (f: () => unknown): Promise<string> => {
   try {
     return answer(await f());
@@ -322,6 +328,30 @@ const BY_ID: ById[] = [
     name: "judge set sample (services)",
     read: async (db, id) =>
       listSampledItems(db, id).length + sampledRows(db, id).length === 0 ? "refused 404" : "shown",
+  },
+  // Changes asked for by id: a hidden parent is not found, so nothing is written under it.
+  {
+    table: "judge_sets",
+    name: "drawing a sample (service)",
+    read: (db, id) => thrown(() => drawSample(db, { setId: id, seed: 7, actorId: null })),
+  },
+  {
+    table: "studies",
+    name: "the adjudication mode (service)",
+    read: (db, id) =>
+      thrown(() => setAdjudicationMode(db, { studyId: id, mode: "independent_only", actorId: adminId(db) })),
+  },
+  {
+    table: "studies",
+    name: "rater quality settings (service)",
+    read: (db, id) =>
+      thrown(() =>
+        setQualitySettings(db, {
+          studyId: id,
+          settings: { ...QUALITY_OFF, retestFraction: 0.2 },
+          actorId: null,
+        }),
+      ),
   },
   {
     table: "screening_studies",
