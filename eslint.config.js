@@ -1,9 +1,12 @@
 // ESLint flat config: the recommended JavaScript and typescript-eslint rules (syntax only, no type information, so
-// the run stays fast) and the two React hook rules. The layer rules live in .dependency-cruiser.cjs; see docs/checks.md.
+// the run stays fast), the two React hook rules and the project's own rule `concord/visible-rows` (the tables an import
+// writes behind its run are read only through their views). The layer rules live in .dependency-cruiser.cjs; see
+// docs/checks.md.
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import { concordPlugin } from "./eslint/visible-rows.js";
 
 /** node:fs's functions that write, create or move files; `allowed` are left out of the list. */
 function fsWrites(allowed) {
@@ -102,5 +105,11 @@ export default tseslint.config(
       "app/screening/screening-release.server.ts",
     ],
     rules: { "no-restricted-imports": ["error", { paths: fsWrites([]) }] },
+  },
+  {
+    // docs/reliability.md, "Bulk imports": readers in app/ select from the visible_* views (db/schema-visible.ts).
+    files: ["app/**/*.{ts,tsx}"],
+    plugins: { concord: concordPlugin },
+    rules: { "concord/visible-rows": "error" },
   },
 );

@@ -163,7 +163,7 @@ export const gradingVerdicts = sqliteTable(
     completionTokens: integer("completion_tokens"),
     createdAt: integer("created_at").notNull(),
     /**
-     * The batch ingest still writing this verdict: every reader of results hides it (`notPending`) until the ingest's
+     * The batch ingest still writing this verdict: every reader of results hides it (its view, db/schema-visible.ts) until the ingest's
      * last transaction (docs/reliability.md, "Bulk imports"). The grading queue counts it as graded, so that no call
      * is graded twice while its result is being ingested.
      */

@@ -49,7 +49,7 @@ export const judgeResponseImports = sqliteTable(
     rows: integer("rows").notNull(),
     importedBy: text("imported_by").references(() => users.id),
     importedAt: integer("imported_at").notNull(),
-    /** The import run still writing this file's responses into an existing set; readers hide it (`notPending`). */
+    /** The import run still writing this file's responses into an existing set; readers hide it (its view, db/schema-visible.ts). */
     importRun: text("import_run"),
   },
   (t) => [
@@ -90,7 +90,7 @@ export const judgeResponses = sqliteTable(
     bucket: text("bucket"),
     derivedAction: text("derived_action").notNull(),
     /**
-     * The import run still writing this response into an existing set: readers hide it (`notPending`) until the run's
+     * The import run still writing this response into an existing set: readers hide it (its view, db/schema-visible.ts) until the run's
      * last transaction (docs/reliability.md, "Bulk imports"). Null for every committed response. The readers that
      * reach responses through `judge_items` need no check: a draw takes only visible responses.
      */

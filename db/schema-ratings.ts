@@ -97,7 +97,7 @@ export const mentatRatings = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     submittedAt: integer("submitted_at"),
     /**
-     * The `mentat-import-ratings` run still writing this new rating: every reader hides it (`notPending`) until the
+     * The `mentat-import-ratings` run still writing this new rating: every reader hides it (its view, db/schema-visible.ts) until the
      * run's last transaction (docs/reliability.md, "Imports that add rows to an existing parent"). An expert's own
      * first save of the question removes it, and the import then refuses.
      */

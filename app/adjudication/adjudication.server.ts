@@ -20,10 +20,9 @@ import {
   annotations,
   assignments,
   caseOutcomes,
-  cases,
-  studies,
   type AdjudicationMode,
 } from "../../db/schema";
+import { visibleCases, visibleStudies } from "../../db/schema-visible";
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel, type DisputeReason } from "../gold/domain/gold";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
@@ -117,18 +116,18 @@ export function listAdjudicationQueue(db: Db, userId: string): QueueRow[] {
   const own = ownCaseIds(db, userId);
   const rows = db
     .select({
-      caseId: cases.id,
-      externalId: cases.externalId,
-      studyName: studies.name,
+      caseId: visibleCases.id,
+      externalId: visibleCases.externalId,
+      studyName: visibleStudies.name,
       reason: caseOutcomes.disputeReason,
       disputedAt: caseOutcomes.disputedAt,
-      numSections: cases.numSections,
+      numSections: visibleCases.numSections,
     })
     .from(caseOutcomes)
-    .innerJoin(cases, eq(cases.id, caseOutcomes.caseId))
-    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .innerJoin(visibleCases, eq(visibleCases.id, caseOutcomes.caseId))
+    .innerJoin(visibleStudies, eq(visibleStudies.id, visibleCases.studyId))
     .where(eq(caseOutcomes.status, "disputed"))
-    .orderBy(asc(caseOutcomes.disputedAt), asc(cases.position))
+    .orderBy(asc(caseOutcomes.disputedAt), asc(visibleCases.position))
     .all()
     .filter((r) => !own.has(r.caseId));
   const mine = new Set(
@@ -212,13 +211,13 @@ export function getAdjudicationCase(db: Db, input: { userId: string; caseId: num
       reason: caseOutcomes.disputeReason,
       order: caseOutcomes.annotatorOrder,
       version: caseOutcomes.version,
-      mode: studies.adjudicationMode,
-      externalId: cases.externalId,
-      studyName: studies.name,
+      mode: visibleStudies.adjudicationMode,
+      externalId: visibleCases.externalId,
+      studyName: visibleStudies.name,
     })
     .from(caseOutcomes)
-    .innerJoin(cases, eq(cases.id, caseOutcomes.caseId))
-    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .innerJoin(visibleCases, eq(visibleCases.id, caseOutcomes.caseId))
+    .innerJoin(visibleStudies, eq(visibleStudies.id, visibleCases.studyId))
     .where(eq(caseOutcomes.caseId, input.caseId))
     .get();
   if (!outcome || !outcome.reason) return null;
@@ -515,15 +514,15 @@ function disputedCase(tx: DbOrTx, userId: string, caseId: number) {
   if (ownCaseIds(tx, userId).has(caseId)) return null;
   return tx
     .select({
-      studyId: cases.studyId,
-      numSections: cases.numSections,
+      studyId: visibleCases.studyId,
+      numSections: visibleCases.numSections,
       status: caseOutcomes.status,
       version: caseOutcomes.version,
-      mode: studies.adjudicationMode,
+      mode: visibleStudies.adjudicationMode,
     })
     .from(caseOutcomes)
-    .innerJoin(cases, eq(cases.id, caseOutcomes.caseId))
-    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .innerJoin(visibleCases, eq(visibleCases.id, caseOutcomes.caseId))
+    .innerJoin(visibleStudies, eq(visibleStudies.id, visibleCases.studyId))
     .where(eq(caseOutcomes.caseId, caseId))
     .get();
 }

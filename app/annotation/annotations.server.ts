@@ -7,7 +7,7 @@
 import { labelColumns } from "./domain/label-columns";
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { annotations, assignments, cases, studies } from "../../db/schema";
+import { annotations, assignments } from "../../db/schema";
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../gold/domain/gold";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
@@ -34,6 +34,7 @@ import {
 } from "./rater-quality.server";
 import { blindLabel, byStudyName, queuePlace, type QueueItemRef } from "./case-queue.server";
 import { qualityItems } from "../../db/schema";
+import { visibleCases, visibleStudies } from "../../db/schema-visible";
 
 /** An annotator's work on a case: the work-item engine's states. */
 export type CaseState = WorkState;
@@ -95,22 +96,22 @@ interface QueueRow extends MyCaseRow {
 function annotatorQueue(db: DbOrTx, userId: string): QueueRow[] {
   const ordinary = db
     .select({
-      caseId: cases.id,
+      caseId: visibleCases.id,
       itemKey: assignments.itemKey,
-      studyId: studies.id,
-      studyName: studies.name,
-      externalId: cases.externalId,
-      position: cases.position,
-      numSections: cases.numSections,
+      studyId: visibleStudies.id,
+      studyName: visibleStudies.name,
+      externalId: visibleCases.externalId,
+      position: visibleCases.position,
+      numSections: visibleCases.numSections,
       status: annotations.status,
       updatedAt: annotations.updatedAt,
     })
     .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
-    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
+    .innerJoin(visibleStudies, eq(visibleStudies.id, visibleCases.studyId))
     .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
     .where(eq(assignments.annotatorId, userId))
-    .orderBy(asc(studies.name), asc(cases.position), asc(cases.id))
+    .orderBy(asc(visibleStudies.name), asc(visibleCases.position), asc(visibleCases.id))
     .all();
   const settings = qualitySettingsOf(db, [...new Set(ordinary.map((o) => o.studyId))]);
   const quality = qualityQueue(db, userId);
@@ -208,7 +209,7 @@ const readStatements = preparedOn((db) => ({
   assignedCase: db.$client
     .prepare(
       `SELECT a.case_id, q.retest_fraction, q.calibration_rate, q.training FROM assignments a
-       JOIN cases c ON c.id = a.case_id LEFT JOIN study_quality_settings q ON q.study_id = c.study_id
+       JOIN visible_cases c ON c.id = a.case_id LEFT JOIN study_quality_settings q ON q.study_id = c.study_id
        WHERE a.case_id = ? AND a.annotator_id = ?`,
     )
     .raw(),
@@ -217,12 +218,12 @@ const readStatements = preparedOn((db) => ({
     .select({
       id: assignments.id,
       caseId: assignments.caseId,
-      studyId: cases.studyId,
-      position: cases.position,
-      numSections: cases.numSections,
+      studyId: visibleCases.studyId,
+      position: visibleCases.position,
+      numSections: visibleCases.numSections,
     })
     .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
     .where(
       and(eq(assignments.caseId, sql.placeholder("caseId")), eq(assignments.annotatorId, sql.placeholder("userId"))),
     )

@@ -1,8 +1,8 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
-import { annotations, assignments, cases, userRoles, users } from "../../db/schema";
+import { annotations, assignments, userRoles, users } from "../../db/schema";
+import { visibleCases } from "../../db/schema-visible";
 import { planAssignments } from "./domain/assignment";
 import type { Db, DbOrTx } from "../platform/db.server";
-import { notPending } from "../platform/import-runs.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
 
@@ -27,9 +27,9 @@ export function listStudyAnnotators(db: DbOrTx, studyId: number): AnnotatorLoad[
   const rows = db
     .select({ annotatorId: assignments.annotatorId, status: annotations.status })
     .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
     .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
-    .where(eq(cases.studyId, studyId))
+    .where(eq(visibleCases.studyId, studyId))
     .all();
   return people.map((p) => {
     const mine = rows.filter((r) => r.annotatorId === p.id);
@@ -59,18 +59,18 @@ export function autoAssign(
       if (unknown.length)
         throw new ServiceError("Only active users with the annotator role can be assigned cases.", "annotators");
       const studyCases = tx
-        .select({ id: cases.id })
-        .from(cases)
-        .where(and(eq(cases.studyId, input.studyId), notPending(cases.importRun)))
-        .orderBy(asc(cases.position))
+        .select({ id: visibleCases.id })
+        .from(visibleCases)
+        .where(eq(visibleCases.studyId, input.studyId))
+        .orderBy(asc(visibleCases.position))
         .all();
       const onCase = new Map<number, string[]>();
       const load: Record<string, number> = {};
       for (const e of tx
         .select({ caseId: assignments.caseId, annotatorId: assignments.annotatorId })
         .from(assignments)
-        .innerJoin(cases, eq(cases.id, assignments.caseId))
-        .where(eq(cases.studyId, input.studyId))
+        .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
+        .where(eq(visibleCases.studyId, input.studyId))
         .all()) {
         onCase.set(e.caseId, [...(onCase.get(e.caseId) ?? []), e.annotatorId]);
         load[e.annotatorId] = (load[e.annotatorId] ?? 0) + 1;
@@ -121,19 +121,19 @@ export function listReassignable(db: Db, studyId: number): AssignmentRow[] {
   return db
     .select({
       assignmentId: assignments.id,
-      caseId: cases.id,
-      externalId: cases.externalId,
+      caseId: visibleCases.id,
+      externalId: visibleCases.externalId,
       annotatorId: users.id,
       annotator: users.username,
       annotatorActive: users.active,
       annotationId: annotations.id,
     })
     .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
     .innerJoin(users, eq(users.id, assignments.annotatorId))
     .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
-    .where(eq(cases.studyId, studyId))
-    .orderBy(asc(cases.position), asc(users.username))
+    .where(eq(visibleCases.studyId, studyId))
+    .orderBy(asc(visibleCases.position), asc(users.username))
     .all()
     .filter((r) => r.annotationId === null)
     .map(({ annotationId, ...r }) => ({
@@ -154,10 +154,10 @@ export function reassign(
         id: assignments.id,
         caseId: assignments.caseId,
         annotatorId: assignments.annotatorId,
-        studyId: cases.studyId,
+        studyId: visibleCases.studyId,
       })
       .from(assignments)
-      .innerJoin(cases, eq(cases.id, assignments.caseId))
+      .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
       .where(eq(assignments.id, input.assignmentId))
       .get();
     if (!a || a.studyId !== input.studyId) throw new ServiceError("No such assignment.", undefined, 404);

@@ -46,7 +46,9 @@ const statements = preparedOn((db) => {
   // One study's assignments of the annotator, walked along the study's cases in list order (cases_study_pos_idx),
   // each case tried against the annotator's assignment of it (assignments_case_annotator_idx). CROSS JOIN keeps
   // that order of the loops.
-  const assigned = (join = "") => `FROM cases c CROSS JOIN assignments a ON a.case_id = c.id AND a.annotator_id = @user
+  const assigned = (
+    join = "",
+  ) => `FROM visible_cases c CROSS JOIN assignments a ON a.case_id = c.id AND a.annotator_id = @user
     ${join} WHERE c.study_id = @study`;
   const quality = `FROM quality_items WHERE annotator_id = @user AND study_id = @study
     AND (@trainingOnly = 0 OR kind = 'training')`;
@@ -54,7 +56,7 @@ const statements = preparedOn((db) => {
     assignment: c
       .prepare(
         `SELECT c.study_id, c.position, a.item_key, c.external_id
-         FROM assignments a JOIN cases c ON c.id = a.case_id WHERE a.case_id = ? AND a.annotator_id = ?`,
+         FROM assignments a JOIN visible_cases c ON c.id = a.case_id WHERE a.case_id = ? AND a.annotator_id = ?`,
       )
       .raw(),
     qualityItem: c
@@ -71,7 +73,7 @@ const statements = preparedOn((db) => {
     study: c
       .prepare(
         `SELECT s.name, q.retest_fraction, q.calibration_rate, q.training
-         FROM studies s LEFT JOIN study_quality_settings q ON q.study_id = s.id WHERE s.id = ?`,
+         FROM visible_studies s LEFT JOIN study_quality_settings q ON q.study_id = s.id WHERE s.id = ?`,
       )
       .raw(),
     inStudy: c.prepare(`SELECT 1 ${assigned()} LIMIT 1`).pluck(),
@@ -83,15 +85,15 @@ const statements = preparedOn((db) => {
     studyCounts: c
       .prepare(
         `SELECT count(*), count(CASE WHEN n.${DONE} THEN 1 END)
-         FROM assignments a JOIN cases c ON c.id = a.case_id AND c.study_id = @study
+         FROM assignments a JOIN visible_cases c ON c.id = a.case_id AND c.study_id = @study
          LEFT JOIN annotations n ON n.assignment_id = a.id WHERE a.annotator_id = @user`,
       )
       .raw(),
     /** The annotator's studies (those they have an assignment in: the list's studies). */
     studies: c
       .prepare(
-        `SELECT DISTINCT s.id, s.name FROM assignments a JOIN cases c ON c.id = a.case_id
-         JOIN studies s ON s.id = c.study_id WHERE a.annotator_id = ?`,
+        `SELECT DISTINCT s.id, s.name FROM assignments a JOIN visible_cases c ON c.id = a.case_id
+         JOIN visible_studies s ON s.id = c.study_id WHERE a.annotator_id = ?`,
       )
       .raw(),
     // Before @place: a place lower, or the same place and an id below @below. After: higher, or an id above @above.

@@ -1,25 +1,25 @@
-import { and, asc, eq } from "drizzle-orm";
-import { adjudications, annotations, caseOutcomes, cases, referenceLabels, studies, users } from "../../db/schema";
+import { asc, eq } from "drizzle-orm";
+import { adjudications, annotations, caseOutcomes, referenceLabels, users } from "../../db/schema";
+import { visibleCases, visibleStudies } from "../../db/schema-visible";
 import type { CaseLabel } from "../gold/domain/gold";
 import type { Db } from "../platform/db.server";
-import { notPending } from "../platform/import-runs.server";
 import { getCaseSections } from "./studies.server";
 
 /** Everything about a case for an admin: reference labels, outcome, adjudications. Never for annotators or adjudicators. */
 export function getAdminCase(db: Db, caseId: number) {
   const row = db
     .select({
-      id: cases.id,
-      studyId: cases.studyId,
-      studyName: studies.name,
-      externalId: cases.externalId,
-      ageGroup: cases.ageGroup,
-      sex: cases.sex,
-      version: cases.version,
+      id: visibleCases.id,
+      studyId: visibleCases.studyId,
+      studyName: visibleStudies.name,
+      externalId: visibleCases.externalId,
+      ageGroup: visibleCases.ageGroup,
+      sex: visibleCases.sex,
+      version: visibleCases.version,
     })
-    .from(cases)
-    .innerJoin(studies, eq(studies.id, cases.studyId))
-    .where(and(eq(cases.id, caseId), notPending(cases.importRun)))
+    .from(visibleCases)
+    .innerJoin(visibleStudies, eq(visibleStudies.id, visibleCases.studyId))
+    .where(eq(visibleCases.id, caseId))
     .get();
   if (!row) return null;
   const labels = db.select().from(referenceLabels).where(eq(referenceLabels.caseId, caseId)).get() ?? null;

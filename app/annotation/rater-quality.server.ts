@@ -12,14 +12,13 @@ import {
   assignments,
   calibrationCases,
   caseOutcomes,
-  cases,
   qualityItems,
-  studies,
   studyQualitySettings,
   users,
   type CalibrationPurpose,
   type QualityKind,
 } from "../../db/schema";
+import { visibleCases, visibleStudies } from "../../db/schema-visible";
 import { checkCaseLabel, isMissingInfoKey, type CaseLabel } from "../gold/domain/gold";
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { icd10Index } from "../icd10/icd10.server";
@@ -87,7 +86,7 @@ function writeQualitySettings(
 ): void {
   const now = input.now ?? Date.now();
   {
-    if (!tx.select({ id: studies.id }).from(studies).where(eq(studies.id, input.studyId)).get())
+    if (!tx.select({ id: visibleStudies.id }).from(visibleStudies).where(eq(visibleStudies.id, input.studyId)).get())
       throw new ServiceError("No such study.", undefined, 404);
     const before = getQualitySettings(tx, input.studyId) ?? QUALITY_OFF;
     const changes: Record<string, [unknown, unknown]> = {};
@@ -150,16 +149,16 @@ function findSourceCase(
   sourceStudy: string,
   externalId: string,
 ): { error: string } | { case: { id: number; numSections: number } } {
-  const source = tx.select().from(studies).where(eq(studies.name, sourceStudy.trim())).get();
+  const source = tx.select().from(visibleStudies).where(eq(visibleStudies.name, sourceStudy.trim())).get();
   if (!source) return { error: `no study named "${sourceStudy}"` };
   if (source.id === targetStudyId)
     return {
       error: "a calibration case comes from another study (a case of this study is annotated as ordinary work)",
     };
   const c = tx
-    .select({ id: cases.id, numSections: cases.numSections })
-    .from(cases)
-    .where(and(eq(cases.studyId, source.id), eq(cases.externalId, externalId.trim())))
+    .select({ id: visibleCases.id, numSections: visibleCases.numSections })
+    .from(visibleCases)
+    .where(and(eq(visibleCases.studyId, source.id), eq(visibleCases.externalId, externalId.trim())))
     .get();
   if (!c) return { error: `study "${source.name}" has no case "${externalId}"` };
   return { case: c };
@@ -392,7 +391,7 @@ export function importAdjudicatedCalibration(
 ): { added: number; skipped: number } {
   const now = input.now ?? Date.now();
   return writeTransaction(db, (tx) => {
-    const from = tx.select().from(studies).where(eq(studies.name, input.fromStudy.trim())).get();
+    const from = tx.select().from(visibleStudies).where(eq(visibleStudies.name, input.fromStudy.trim())).get();
     if (!from) throw new ServiceError(`No study named "${input.fromStudy}".`, "fromStudy");
     if (from.id === input.studyId)
       throw new ServiceError("Choose an earlier study: a calibration case comes from another study.", "fromStudy");
@@ -446,18 +445,18 @@ export function listCalibrationSet(db: DbOrTx, studyId: number): CalibrationSetR
   return db
     .select({
       id: calibrationCases.id,
-      sourceStudy: studies.name,
-      externalId: cases.externalId,
+      sourceStudy: visibleStudies.name,
+      externalId: visibleCases.externalId,
       purpose: calibrationCases.purpose,
       source: calibrationCases.source,
       reference: calibrationCases.reference,
       rationale: calibrationCases.rationale,
     })
     .from(calibrationCases)
-    .innerJoin(cases, eq(cases.id, calibrationCases.caseId))
-    .innerJoin(studies, eq(studies.id, cases.studyId))
+    .innerJoin(visibleCases, eq(visibleCases.id, calibrationCases.caseId))
+    .innerJoin(visibleStudies, eq(visibleStudies.id, visibleCases.studyId))
     .where(eq(calibrationCases.studyId, studyId))
-    .orderBy(asc(calibrationCases.purpose), asc(studies.name), asc(cases.position))
+    .orderBy(asc(calibrationCases.purpose), asc(visibleStudies.name), asc(visibleCases.position))
     .all()
     .map((r) => ({ ...r, inUse: used.get(r.id) ?? 0 }));
 }
@@ -507,14 +506,14 @@ export function refreshQualityItems(
   const mine = tx
     .select({
       caseId: assignments.caseId,
-      studyId: cases.studyId,
-      position: cases.position,
+      studyId: visibleCases.studyId,
+      position: visibleCases.position,
       annotationId: annotations.id,
       status: annotations.status,
       submittedAt: annotations.submittedAt,
     })
     .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
     .leftJoin(annotations, eq(annotations.assignmentId, assignments.id))
     .where(eq(assignments.annotatorId, userId))
     .all();
@@ -634,9 +633,9 @@ export function refreshQualityItems(
  */
 export function refreshMyQueue(db: Db, userId: string, now = Date.now()): void {
   const studyIds = db
-    .selectDistinct({ studyId: cases.studyId })
+    .selectDistinct({ studyId: visibleCases.studyId })
     .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
     .where(eq(assignments.annotatorId, userId))
     .all()
     .map((r) => r.studyId);
@@ -647,11 +646,11 @@ export function refreshMyQueue(db: Db, userId: string, now = Date.now()): void {
 /** The annotator's training rounds not yet done: study, done, total (their list shows only these cases meanwhile). */
 export function myTrainingRounds(db: DbOrTx, userId: string): { studyName: string; done: number; total: number }[] {
   const rows = db
-    .select({ studyId: qualityItems.studyId, studyName: studies.name, status: qualityItems.status })
+    .select({ studyId: qualityItems.studyId, studyName: visibleStudies.name, status: qualityItems.status })
     .from(qualityItems)
-    .innerJoin(studies, eq(studies.id, qualityItems.studyId))
+    .innerJoin(visibleStudies, eq(visibleStudies.id, qualityItems.studyId))
     .where(and(eq(qualityItems.annotatorId, userId), eq(qualityItems.kind, "training")))
-    .orderBy(asc(studies.name))
+    .orderBy(asc(visibleStudies.name))
     .all();
   const out: { studyName: string; done: number; total: number }[] = [];
   for (const name of [...new Set(rows.map((r) => r.studyName))]) {
@@ -683,12 +682,12 @@ export function qualityQueue(db: DbOrTx, userId: string): QualityQueueRow[] {
       studyId: qualityItems.studyId,
       kind: qualityItems.kind,
       sortKey: qualityItems.sortKey,
-      numSections: cases.numSections,
+      numSections: visibleCases.numSections,
       status: qualityItems.status,
       updatedAt: qualityItems.updatedAt,
     })
     .from(qualityItems)
-    .innerJoin(cases, eq(cases.id, qualityItems.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, qualityItems.caseId))
     .where(eq(qualityItems.annotatorId, userId))
     .orderBy(asc(qualityItems.id))
     .all()
@@ -715,13 +714,13 @@ const queueStatements = preparedOn((db) => ({
   // The annotator's ordinary case of the study next after a place in their list, and their last.
   pairedNext: db.$client
     .prepare(
-      `SELECT c.id FROM assignments a JOIN cases c ON c.id = a.case_id
+      `SELECT c.id FROM assignments a JOIN visible_cases c ON c.id = a.case_id
        WHERE a.annotator_id = @user AND c.study_id = @study AND c.position > @place ORDER BY c.position, c.id LIMIT 1`,
     )
     .pluck(),
   pairedLast: db.$client
     .prepare(
-      `SELECT c.id FROM assignments a JOIN cases c ON c.id = a.case_id
+      `SELECT c.id FROM assignments a JOIN visible_cases c ON c.id = a.case_id
        WHERE a.annotator_id = @user AND c.study_id = @study ORDER BY c.position DESC, c.id DESC LIMIT 1`,
     )
     .pluck(),
@@ -765,10 +764,10 @@ function findQualityItem(tx: DbOrTx, userId: string, id: number) {
       kind: qualityItems.kind,
       sortKey: qualityItems.sortKey,
       pairedCaseId: qualityItems.pairedCaseId,
-      numSections: cases.numSections,
+      numSections: visibleCases.numSections,
     })
     .from(qualityItems)
-    .innerJoin(cases, eq(cases.id, qualityItems.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, qualityItems.caseId))
     .where(and(eq(qualityItems.id, id), eq(qualityItems.annotatorId, userId)))
     .get();
   if (!q) return null;
@@ -991,12 +990,12 @@ function studyQualityRows(db: DbOrTx, studyId: number) {
     .select({
       item: qualityItems,
       username: users.username,
-      numSections: cases.numSections,
-      externalId: cases.externalId,
+      numSections: visibleCases.numSections,
+      externalId: visibleCases.externalId,
     })
     .from(qualityItems)
     .innerJoin(users, eq(users.id, qualityItems.annotatorId))
-    .innerJoin(cases, eq(cases.id, qualityItems.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, qualityItems.caseId))
     .where(eq(qualityItems.studyId, studyId))
     .orderBy(asc(users.username), asc(qualityItems.id))
     .all();
@@ -1057,7 +1056,11 @@ export function getRaterQualityReport(db: DbOrTx, studyId: number): RaterQuality
           submitted: mine.filter((r) => isDone(r.item.status)).length,
         });
     }
-  const study = db.select({ name: studies.name }).from(studies).where(eq(studies.id, studyId)).get();
+  const study = db
+    .select({ name: visibleStudies.name })
+    .from(visibleStudies)
+    .where(eq(visibleStudies.id, studyId))
+    .get();
   const revisedFirstLabels: RevisedFirstLabel[] = rows.flatMap((r) => {
     const now = r.item.firstAnnotationId === null ? undefined : firsts.get(r.item.firstAnnotationId);
     if (r.item.kind !== "retest" || !r.item.firstLabel || !now || sameLabel(r.item.firstLabel, labelOfAnnotation(now)))
@@ -1101,12 +1104,12 @@ export function raterQualityCsv(db: DbOrTx, studyId: number): string {
   const rows = studyQualityRows(db, studyId).filter((r) => isDone(r.item.status));
   const caseRows = new Map(
     db
-      .select({ id: cases.id, externalId: cases.externalId, study: studies.name })
-      .from(cases)
-      .innerJoin(studies, eq(studies.id, cases.studyId))
+      .select({ id: visibleCases.id, externalId: visibleCases.externalId, study: visibleStudies.name })
+      .from(visibleCases)
+      .innerJoin(visibleStudies, eq(visibleStudies.id, visibleCases.studyId))
       .where(
         inArray(
-          cases.id,
+          visibleCases.id,
           rows.map((r) => r.item.caseId),
         ),
       )

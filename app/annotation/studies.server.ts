@@ -12,6 +12,7 @@ import {
   studies,
   type AdjudicationMode,
 } from "../../db/schema";
+import { visibleCases, visibleStudies } from "../../db/schema-visible";
 import {
   CaseFileReader,
   type CaseColumn,
@@ -22,7 +23,7 @@ import {
 } from "./domain/case-import";
 import type { Section } from "./domain/sections";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
-import { beginImportRun, notPending, type ImportRun } from "../platform/import-runs.server";
+import { beginImportRun, type ImportRun } from "../platform/import-runs.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
@@ -47,18 +48,17 @@ export interface StudySummary {
 export function listStudies(db: Db): StudySummary[] {
   return db
     .select({
-      id: studies.id,
-      name: studies.name,
-      description: studies.description,
-      adjudicationMode: studies.adjudicationMode,
-      createdAt: studies.createdAt,
-      numCases: count(cases.id),
+      id: visibleStudies.id,
+      name: visibleStudies.name,
+      description: visibleStudies.description,
+      adjudicationMode: visibleStudies.adjudicationMode,
+      createdAt: visibleStudies.createdAt,
+      numCases: count(visibleCases.id),
     })
-    .from(studies)
-    .leftJoin(cases, and(eq(cases.studyId, studies.id), notPending(cases.importRun)))
-    .where(notPending(studies.importRun))
-    .groupBy(studies.id)
-    .orderBy(asc(studies.name))
+    .from(visibleStudies)
+    .leftJoin(visibleCases, eq(visibleCases.studyId, visibleStudies.id))
+    .groupBy(visibleStudies.id)
+    .orderBy(asc(visibleStudies.name))
     .all();
 }
 
@@ -169,23 +169,28 @@ function loadStudyState(db: DbOrTx, studyId: number | null): StudyState {
   };
   if (studyId === null) return state;
   for (const row of db
-    .select({ id: cases.id, externalId: cases.externalId, contentHash: cases.contentHash, version: cases.version })
-    .from(cases)
-    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
+    .select({
+      id: visibleCases.id,
+      externalId: visibleCases.externalId,
+      contentHash: visibleCases.contentHash,
+      version: visibleCases.version,
+    })
+    .from(visibleCases)
+    .where(eq(visibleCases.studyId, studyId))
     .all())
     state.existing.set(row.externalId, row);
   for (const row of db
     .selectDistinct({ caseId: annotations.caseId })
     .from(annotations)
-    .innerJoin(cases, eq(cases.id, annotations.caseId))
-    .where(eq(cases.studyId, studyId))
+    .innerJoin(visibleCases, eq(visibleCases.id, annotations.caseId))
+    .where(eq(visibleCases.studyId, studyId))
     .all())
     state.annotated.add(row.caseId);
   for (const row of db
     .select()
     .from(referenceLabels)
-    .innerJoin(cases, eq(cases.id, referenceLabels.caseId))
-    .where(eq(cases.studyId, studyId))
+    .innerJoin(visibleCases, eq(visibleCases.id, referenceLabels.caseId))
+    .where(eq(visibleCases.studyId, studyId))
     .all()) {
     const l = labelsOf(row.reference_labels);
     if (l) state.labels.set(row.reference_labels.caseId, l);
@@ -258,8 +263,11 @@ function sourceOf(bytes: ImportInput["bytes"]): CaseFileSource {
 function studyOf(db: Db, name: string, given: number | null) {
   const study = getStudyByName(db, name);
   const stored = study
-    ? (db.select({ seed: studies.annotatorOrderSeed }).from(studies).where(eq(studies.id, study.id)).get()?.seed ??
-      null)
+    ? (db
+        .select({ seed: visibleStudies.annotatorOrderSeed })
+        .from(visibleStudies)
+        .where(eq(visibleStudies.id, study.id))
+        .get()?.seed ?? null)
     : null;
   const seedConflict =
     given !== null && stored !== null && stored !== given
@@ -436,6 +444,7 @@ function readCasesInto(
             let position =
               tx
                 .select({ p: max(cases.position) })
+                // eslint-disable-next-line concord/visible-rows -- positions stay unique among hidden rows too
                 .from(cases)
                 .where(eq(cases.studyId, studyId))
                 .get()?.p ?? 0;
@@ -568,7 +577,7 @@ function readCasesInto(
  */
 function recheckUpdates(db: Db, updates: Classified[]): ImportIssue[] {
   const conflicts: ImportIssue[] = [];
-  const current = db.$client.prepare("select content_hash as h, version as v from cases where id = ?");
+  const current = db.$client.prepare("select content_hash as h, version as v from visible_cases where id = ?");
   const annotated = db.$client.prepare("select 1 from annotations where case_id = ? limit 1");
   for (const item of updates) {
     const existing = item.existing!;
@@ -737,19 +746,19 @@ export interface CaseRow {
 export function listStudyCases(db: Db, studyId: number): CaseRow[] {
   return db
     .select({
-      id: cases.id,
-      externalId: cases.externalId,
-      position: cases.position,
-      ageGroup: cases.ageGroup,
-      sex: cases.sex,
-      numSections: cases.numSections,
-      version: cases.version,
+      id: visibleCases.id,
+      externalId: visibleCases.externalId,
+      position: visibleCases.position,
+      ageGroup: visibleCases.ageGroup,
+      sex: visibleCases.sex,
+      numSections: visibleCases.numSections,
+      version: visibleCases.version,
       hasReferenceLabels: sql<boolean>`${referenceLabels.diagnosisSufficiency} is not null`,
     })
-    .from(cases)
-    .leftJoin(referenceLabels, eq(referenceLabels.caseId, cases.id))
-    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
-    .orderBy(asc(cases.position))
+    .from(visibleCases)
+    .leftJoin(referenceLabels, eq(referenceLabels.caseId, visibleCases.id))
+    .where(eq(visibleCases.studyId, studyId))
+    .orderBy(asc(visibleCases.position))
     .all()
     .map((r) => ({ ...r, hasReferenceLabels: Boolean(r.hasReferenceLabels) }));
 }
@@ -774,14 +783,14 @@ export function getCaseSections(db: Db, caseId: number): Section[] {
 export function setAdjudicationMode(db: Db, input: { studyId: number; mode: AdjudicationMode; actorId: string }): void {
   db.transaction(
     (tx) => {
-      const study = tx.select().from(studies).where(eq(studies.id, input.studyId)).get();
+      const study = tx.select().from(visibleStudies).where(eq(visibleStudies.id, input.studyId)).get();
       if (!study) throw new ServiceError("No such study.", undefined, 404);
       if (study.adjudicationMode === input.mode) return;
       const inProgress = tx
         .select({ n: count() })
         .from(adjudications)
-        .innerJoin(cases, eq(cases.id, adjudications.caseId))
-        .where(and(eq(cases.studyId, input.studyId), eq(adjudications.status, "in_progress")))
+        .innerJoin(visibleCases, eq(visibleCases.id, adjudications.caseId))
+        .where(and(eq(visibleCases.studyId, input.studyId), eq(adjudications.status, "in_progress")))
         .get()!.n;
       if (inProgress > 0)
         throw new ServiceError(

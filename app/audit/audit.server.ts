@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { events, users } from "../../db/schema";
+import { visibleEvents } from "../../db/schema-visible";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
-import { notPending } from "../platform/import-runs.server";
 
 export interface EventInput {
   actorId: string | null;
@@ -81,18 +81,18 @@ export interface EventView {
 export function listCaseEvents(db: Db, caseId: number): EventView[] {
   return db
     .select({
-      id: events.id,
-      at: events.at,
+      id: visibleEvents.id,
+      at: visibleEvents.at,
       actor: users.username,
-      entity: events.entity,
-      entityId: events.entityId,
-      action: events.action,
-      changes: events.changes,
+      entity: visibleEvents.entity,
+      entityId: visibleEvents.entityId,
+      action: visibleEvents.action,
+      changes: visibleEvents.changes,
     })
-    .from(events)
-    .leftJoin(users, eq(users.id, events.actorId))
-    .where(and(eq(events.caseId, caseId), notPending(events.importRun)))
-    .orderBy(asc(events.id))
+    .from(visibleEvents)
+    .leftJoin(users, eq(users.id, visibleEvents.actorId))
+    .where(eq(visibleEvents.caseId, caseId))
+    .orderBy(asc(visibleEvents.id))
     .all();
 }
 
@@ -103,10 +103,16 @@ export function latestCaseEvent(
 ): { at: number; changes: Record<string, unknown> } | null {
   return (
     db
-      .select({ at: events.at, changes: events.changes })
-      .from(events)
-      .where(and(eq(events.caseId, where.caseId), eq(events.entity, where.entity), eq(events.action, where.action)))
-      .orderBy(desc(events.id))
+      .select({ at: visibleEvents.at, changes: visibleEvents.changes })
+      .from(visibleEvents)
+      .where(
+        and(
+          eq(visibleEvents.caseId, where.caseId),
+          eq(visibleEvents.entity, where.entity),
+          eq(visibleEvents.action, where.action),
+        ),
+      )
+      .orderBy(desc(visibleEvents.id))
       .get() ?? null
   );
 }

@@ -6,10 +6,11 @@
  * Blinding: an expert loads only their own review (getRaterItem, listRaterItems); other experts' reviews, the report
  * and the seed outcomes are admin-only. Every rater query is scoped by panel membership and the rater's id.
  */
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { reviewItems, reviewJudgements, reviewSetRaters, reviewSets, users } from "../../db/schema";
+import { visibleReviewItems, visibleReviewSets } from "../../db/schema-visible";
 import {
   checkReview,
   parseReviewCsv,
@@ -27,7 +28,6 @@ import {
   type ItemStore,
 } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
-import { notPending } from "../platform/import-runs.server";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import type { ExpertWorkState, ReviewItemKind } from "../expert-panel/domain/expert-scales";
 import type { Db, DbOrTx } from "../platform/db.server";
@@ -67,15 +67,14 @@ const REVIEW_WORK = { table: reviewJudgements, item: reviewJudgements.itemId, st
 export function listReviewSets(db: Db): ReviewSetSummary[] {
   return db
     .select()
-    .from(reviewSets)
-    .where(isNull(reviewSets.importRun))
-    .orderBy(asc(reviewSets.name))
+    .from(visibleReviewSets)
+    .orderBy(asc(visibleReviewSets.name))
     .all()
     .map((s) => {
       const items = db
-        .select({ id: reviewItems.id, kind: reviewItems.kind })
-        .from(reviewItems)
-        .where(and(eq(reviewItems.setId, s.id), notPending(reviewItems.importRun)))
+        .select({ id: visibleReviewItems.id, kind: visibleReviewItems.kind })
+        .from(visibleReviewItems)
+        .where(eq(visibleReviewItems.setId, s.id))
         .all();
       return {
         id: s.id,
@@ -238,19 +237,11 @@ export function importReviewSet(
 
 /** A set an import is still writing is hidden from every reader (docs/reliability.md, "Bulk imports"). */
 const findSet = (db: DbOrTx, name: string) =>
-  db
-    .select()
-    .from(reviewSets)
-    .where(and(eq(reviewSets.name, name), isNull(reviewSets.importRun)))
-    .get();
+  db.select().from(visibleReviewSets).where(eq(visibleReviewSets.name, name)).get();
 
 /** A set's items, without those an import is still adding (docs/reliability.md, "Bulk imports"). */
 const setItems = (db: DbOrTx, setId: number) =>
-  db
-    .select()
-    .from(reviewItems)
-    .where(and(eq(reviewItems.setId, setId), notPending(reviewItems.importRun)))
-    .all();
+  db.select().from(visibleReviewItems).where(eq(visibleReviewItems.setId, setId)).all();
 
 function recordSetCreated(tx: DbOrTx, setId: number, name: string, actorId: string | null, now: number) {
   recordEvent(tx, { actorId, entity: "review_set", entityId: setId, action: "create", changes: { name }, at: now });
@@ -272,8 +263,8 @@ export function listReviewPanel(db: Db, setId: number): PanelMember[] {
   const judgements = db
     .select({ raterId: reviewJudgements.raterId, status: reviewJudgements.status })
     .from(reviewJudgements)
-    .innerJoin(reviewItems, eq(reviewItems.id, reviewJudgements.itemId))
-    .where(and(eq(reviewItems.setId, setId), notPending(reviewItems.importRun)))
+    .innerJoin(visibleReviewItems, eq(visibleReviewItems.id, reviewJudgements.itemId))
+    .where(eq(visibleReviewItems.setId, setId))
     .all();
   return PANEL.list(db, setId, judgements);
 }
@@ -304,21 +295,24 @@ export interface RaterItemRow {
 export function listRaterItems(db: Db, userId: string): RaterItemRow[] {
   return db
     .select({
-      itemId: reviewItems.id,
-      setId: reviewSets.id,
-      setName: reviewSets.name,
-      externalId: reviewItems.externalId,
-      position: reviewItems.position,
-      kind: reviewItems.kind,
+      itemId: visibleReviewItems.id,
+      setId: visibleReviewSets.id,
+      setName: visibleReviewSets.name,
+      externalId: visibleReviewItems.externalId,
+      position: visibleReviewItems.position,
+      kind: visibleReviewItems.kind,
       status: reviewJudgements.status,
       updatedAt: reviewJudgements.updatedAt,
     })
     .from(reviewSetRaters)
-    .innerJoin(reviewSets, eq(reviewSets.id, reviewSetRaters.setId))
-    .innerJoin(reviewItems, eq(reviewItems.setId, reviewSets.id))
-    .leftJoin(reviewJudgements, and(eq(reviewJudgements.itemId, reviewItems.id), eq(reviewJudgements.raterId, userId)))
-    .where(and(eq(reviewSetRaters.raterId, userId), notPending(reviewItems.importRun)))
-    .orderBy(asc(reviewSets.name), asc(reviewItems.position))
+    .innerJoin(visibleReviewSets, eq(visibleReviewSets.id, reviewSetRaters.setId))
+    .innerJoin(visibleReviewItems, eq(visibleReviewItems.setId, visibleReviewSets.id))
+    .leftJoin(
+      reviewJudgements,
+      and(eq(reviewJudgements.itemId, visibleReviewItems.id), eq(reviewJudgements.raterId, userId)),
+    )
+    .where(eq(reviewSetRaters.raterId, userId))
+    .orderBy(asc(visibleReviewSets.name), asc(visibleReviewItems.position))
     .all()
     .map(({ status, ...r }) => ({
       ...r,
@@ -360,19 +354,22 @@ export interface RaterItemView {
 function findOwnedItem(db: DbOrTx, userId: string, itemId: number) {
   return db
     .select({
-      id: reviewItems.id,
-      setId: reviewSets.id,
-      setName: reviewSets.name,
-      externalId: reviewItems.externalId,
-      kind: reviewItems.kind,
-      text: reviewItems.text,
-      caseType: reviewItems.caseType,
-      diagnosis: reviewItems.diagnosis,
+      id: visibleReviewItems.id,
+      setId: visibleReviewSets.id,
+      setName: visibleReviewSets.name,
+      externalId: visibleReviewItems.externalId,
+      kind: visibleReviewItems.kind,
+      text: visibleReviewItems.text,
+      caseType: visibleReviewItems.caseType,
+      diagnosis: visibleReviewItems.diagnosis,
     })
-    .from(reviewItems)
-    .innerJoin(reviewSets, eq(reviewSets.id, reviewItems.setId))
-    .innerJoin(reviewSetRaters, and(eq(reviewSetRaters.setId, reviewSets.id), eq(reviewSetRaters.raterId, userId)))
-    .where(and(eq(reviewItems.id, itemId), notPending(reviewItems.importRun)))
+    .from(visibleReviewItems)
+    .innerJoin(visibleReviewSets, eq(visibleReviewSets.id, visibleReviewItems.setId))
+    .innerJoin(
+      reviewSetRaters,
+      and(eq(reviewSetRaters.setId, visibleReviewSets.id), eq(reviewSetRaters.raterId, userId)),
+    )
+    .where(eq(visibleReviewItems.id, itemId))
     .get();
 }
 
@@ -516,9 +513,9 @@ export interface ReviewItemRow {
 export function listReviewItems(db: Db, setId: number): ReviewItemRow[] {
   const items = db
     .select()
-    .from(reviewItems)
-    .where(and(eq(reviewItems.setId, setId), notPending(reviewItems.importRun)))
-    .orderBy(asc(reviewItems.position))
+    .from(visibleReviewItems)
+    .where(eq(visibleReviewItems.setId, setId))
+    .orderBy(asc(visibleReviewItems.position))
     .all();
   const submitted = items.length
     ? db
@@ -554,13 +551,13 @@ export function getReviewReport(
   options: { weights?: "linear" | "quadratic" } = {},
 ): ReviewReport {
   const items = db
-    .select({ id: reviewItems.id, externalId: reviewItems.externalId, kind: reviewItems.kind })
-    .from(reviewItems)
-    .where(and(eq(reviewItems.setId, setId), notPending(reviewItems.importRun)))
+    .select({ id: visibleReviewItems.id, externalId: visibleReviewItems.externalId, kind: visibleReviewItems.kind })
+    .from(visibleReviewItems)
+    .where(eq(visibleReviewItems.setId, setId))
     .all();
   const rows: ReviewRow[] = db
     .select({
-      item: reviewItems.externalId,
+      item: visibleReviewItems.externalId,
       rater: users.username,
       naturalness: reviewJudgements.naturalness,
       validity: reviewJudgements.validity,
@@ -569,11 +566,9 @@ export function getReviewReport(
       reason: reviewJudgements.reason,
     })
     .from(reviewJudgements)
-    .innerJoin(reviewItems, eq(reviewItems.id, reviewJudgements.itemId))
+    .innerJoin(visibleReviewItems, eq(visibleReviewItems.id, reviewJudgements.itemId))
     .innerJoin(users, eq(users.id, reviewJudgements.raterId))
-    .where(
-      and(eq(reviewItems.setId, setId), eq(reviewJudgements.status, "submitted"), notPending(reviewItems.importRun)),
-    )
+    .where(and(eq(visibleReviewItems.setId, setId), eq(reviewJudgements.status, "submitted")))
     .all();
   return reviewReport(
     items.map((i) => ({ id: i.externalId, kind: i.kind as ReviewItemKind })),

@@ -6,11 +6,12 @@
 import { readFileSync } from "node:fs";
 import { count, eq } from "drizzle-orm";
 import { readJsonlValues } from "../formats/jsonl";
-import { appMeta, studies, users, type Role } from "../../db/schema";
+import { appMeta, users, type Role } from "../../db/schema";
 import type { Db } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
 import { asc } from "drizzle-orm";
-import { assignments, cases } from "../../db/schema";
+import { assignments } from "../../db/schema";
+import { visibleCases, visibleStudies } from "../../db/schema-visible";
 import { decide, getAdjudicationCase, listAdjudicationQueue, recordIndependent } from "../adjudication/adjudication.server";
 import { submitAnnotation, type AnnotationValues } from "../annotation/annotations.server";
 import { autoAssign, listStudyAnnotators } from "../annotation/assignments.server";
@@ -47,7 +48,7 @@ export function isDemoDatabase(db: Db): boolean {
 }
 
 export function isFreshDatabase(db: Db): boolean {
-  return db.select({ n: count() }).from(users).get()!.n === 0 && db.select({ n: count() }).from(studies).get()!.n === 0;
+  return db.select({ n: count() }).from(users).get()!.n === 0 && db.select({ n: count() }).from(visibleStudies).get()!.n === 0;
 }
 
 export function demoNotesBytes(): Uint8Array {
@@ -120,11 +121,11 @@ function annotateDemo(db: Db, studyId: number): void {
     intended.set(o.id, o);
   }
   const rows = db
-    .select({ caseId: cases.id, externalId: cases.externalId, annotatorId: assignments.annotatorId })
-    .from(cases)
-    .innerJoin(assignments, eq(assignments.caseId, cases.id))
-    .where(eq(cases.studyId, studyId))
-    .orderBy(asc(cases.position), asc(assignments.id))
+    .select({ caseId: visibleCases.id, externalId: visibleCases.externalId, annotatorId: assignments.annotatorId })
+    .from(visibleCases)
+    .innerJoin(assignments, eq(assignments.caseId, visibleCases.id))
+    .where(eq(visibleCases.studyId, studyId))
+    .orderBy(asc(visibleCases.position), asc(assignments.id))
     .all();
   const byCase = new Map<number, { externalId: string; annotators: string[] }>();
   for (const r of rows) {

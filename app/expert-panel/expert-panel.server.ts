@@ -2,13 +2,12 @@
  * Expert panels (docs/mentat.md#expert-panels): the experts who rate a MENTAT question bank or review a case-review set. Each kind keeps
  * its members in its own table (a PanelStore); who may join, the transaction and the audit are the same for both.
  */
-import { and, count, eq, getTableColumns, inArray } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { and, count, eq, inArray } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable, SQLiteView } from "drizzle-orm/sqlite-core";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { listUsers, type UserView } from "../accounts/users.server";
 import { ServiceError } from "../platform/service-error";
-import { notPending } from "../platform/import-runs.server";
 
 /** Where one kind of panel keeps its members; `id` is the bank's or the set's. */
 export interface PanelStore {
@@ -179,24 +178,23 @@ export function expertPanel<K extends string>(
   };
 }
 
-/** Where the panel's work is kept: its item and status columns (ratings of questions, reviews of cases). */
+/**
+ * Where the panel's work is kept: its item and status columns (ratings of questions, reviews of cases); a table an
+ * import writes behind its run is given as its view (db/schema-visible.ts).
+ */
 export interface WorkColumns {
-  table: SQLiteTable;
+  table: SQLiteTable | SQLiteView;
   item: SQLiteColumn;
   status: SQLiteColumn;
 }
 
-/**
- * How many pieces of submitted work there are on `itemIds` (for the summaries of banks and sets), leaving out work an
- * import is still writing when the table has an `import_run` column (`notPending`).
- */
+/** How many pieces of submitted work there are on `itemIds` (for the summaries of banks and sets). */
 export function countSubmitted(db: DbOrTx, work: WorkColumns, itemIds: number[]): number {
   if (!itemIds.length) return 0;
-  const run = getTableColumns(work.table).importRun;
   return db
     .select({ n: count() })
     .from(work.table)
-    .where(and(inArray(work.item, itemIds), eq(work.status, "submitted"), run ? notPending(run) : undefined))
+    .where(and(inArray(work.item, itemIds), eq(work.status, "submitted")))
     .get()!.n;
 }
 

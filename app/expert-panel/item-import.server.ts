@@ -161,7 +161,7 @@ export interface ChunkedItemImport<I, O, P extends { id: number }, R> {
   find(tx: DbOrTx): P | undefined;
   /** Creates the new parent hidden (its `import_run` = `runId`). */
   insert(tx: Tx, runId: string): { id: number };
-  /** The parent's visible items (those an import is still adding are skipped, `notPending`). */
+  /** The parent's visible items (those an import is still adding are skipped: the views of db/schema-visible.ts). */
   existing(tx: DbOrTx, parentId: number): O[];
   store(parentId: number): ItemStore<I, O>;
   items: I[];

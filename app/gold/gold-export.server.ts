@@ -14,7 +14,8 @@ import { Readable } from "node:stream";
 import { runDbWorker } from "../platform/db-worker.server";
 import { writeFileStreaming } from "../platform/output-files.server";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
-import { annotations, assignments, caseOutcomes, cases, referenceLabels, studies } from "../../db/schema";
+import { annotations, assignments, caseOutcomes, referenceLabels } from "../../db/schema";
+import { visibleCases, visibleStudies } from "../../db/schema-visible";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation/domain/case-progress";
 import type { CaseLabel, DisputeReason } from "./domain/gold";
 import { buildDataGtRecord, buildSamplesRecord, type DataGtRecord, type GoldCase } from "./domain/safe-psych-format";
@@ -23,7 +24,6 @@ import { DATA_CSV_COLUMNS, releasedCsvRow } from "./domain/safe-psych-serialize"
 import { formatReferenceCsvRecord } from "../formats/csv-text";
 import type { SectionKind } from "../annotation/domain/sections";
 import type { Db } from "../platform/db.server";
-import { notPending, notPendingSql } from "../platform/import-runs.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { softwareVersion } from "../platform/paths.server";
 import { labelOfAnnotation } from "./outcomes.server";
@@ -46,24 +46,24 @@ export interface CaseProgress {
 export function listCaseProgress(db: Db, studyId: number): CaseProgress[] {
   const rows = db
     .select({
-      caseId: cases.id,
-      externalId: cases.externalId,
-      position: cases.position,
+      caseId: visibleCases.id,
+      externalId: visibleCases.externalId,
+      position: visibleCases.position,
       outcome: caseOutcomes.status,
       reference: referenceLabels.diagnosisSufficiency,
     })
-    .from(cases)
-    .leftJoin(caseOutcomes, eq(caseOutcomes.caseId, cases.id))
-    .leftJoin(referenceLabels, eq(referenceLabels.caseId, cases.id))
-    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun)))
-    .orderBy(asc(cases.position))
+    .from(visibleCases)
+    .leftJoin(caseOutcomes, eq(caseOutcomes.caseId, visibleCases.id))
+    .leftJoin(referenceLabels, eq(referenceLabels.caseId, visibleCases.id))
+    .where(eq(visibleCases.studyId, studyId))
+    .orderBy(asc(visibleCases.position))
     .all();
   const assigned = new Map<number, number>();
   for (const r of db
     .select({ caseId: assignments.caseId, n: count() })
     .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
-    .where(eq(cases.studyId, studyId))
+    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
+    .where(eq(visibleCases.studyId, studyId))
     .groupBy(assignments.caseId)
     .all())
     assigned.set(r.caseId, r.n);
@@ -71,8 +71,8 @@ export function listCaseProgress(db: Db, studyId: number): CaseProgress[] {
   for (const r of db
     .select({ caseId: annotations.caseId, n: count() })
     .from(annotations)
-    .innerJoin(cases, eq(cases.id, annotations.caseId))
-    .where(and(eq(cases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
+    .innerJoin(visibleCases, eq(visibleCases.id, annotations.caseId))
+    .where(and(eq(visibleCases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
     .groupBy(annotations.caseId)
     .all())
     submitted.set(r.caseId, r.n);
@@ -175,10 +175,10 @@ const STATE_SQL = `case
   when (select count(*) from assignments a where a.case_id = c.id) < 2 then 'unassigned'
   else 'in_annotation' end`;
 
-const CASES_SQL = `from cases c
+const CASES_SQL = `from visible_cases c
   left join case_outcomes o on o.case_id = c.id
   left join reference_labels r on r.case_id = c.id
-  where c.study_id = ? and ${notPendingSql("c.import_run")}`;
+  where c.study_id = ?`;
 
 /** How many of the study's cases are in each state, counted by the database (on `db`'s connection, in its transaction). */
 function countCaseStates(db: Db, studyId: number): Record<CaseProgressState, number> {
@@ -286,7 +286,7 @@ function exportStatements(db: Db) {
   const inIds = "(select value from json_each(?))";
   return {
     cases: $.prepare(
-      `select id, external_id as externalId, age_group as ageGroup, sex from cases where id in ${inIds}`,
+      `select id, external_id as externalId, age_group as ageGroup, sex from visible_cases where id in ${inIds}`,
     ),
     sections: $.prepare(
       `select case_id as caseId, kind, content from case_sections where case_id in ${inIds} order by case_id, ord`,
@@ -388,7 +388,7 @@ export function streamGold(
 ): StreamResult {
   return db.transaction((tx): StreamResult => {
     const rdb = tx as unknown as Db;
-    const study = rdb.select().from(studies).where(eq(studies.id, options.studyId)).get();
+    const study = rdb.select().from(visibleStudies).where(eq(visibleStudies.id, options.studyId)).get();
     if (!study) throw new Error(`no study ${options.studyId}`);
     // Counted by the database and read a batch at a time: the export holds one batch, not the study's every case.
     const counts = countCaseStates(db, study.id);

@@ -4,7 +4,8 @@
  */
 import { randomInt } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
-import { annotations, caseOutcomes, cases, studies } from "../../db/schema";
+import { annotations, caseOutcomes, studies } from "../../db/schema";
+import { visibleCases, visibleStudies } from "../../db/schema-visible";
 import { annotatorOrder, MAX_ANNOTATOR_ORDER_SEED } from "../adjudication/domain/annotator-order";
 import { resolvePair, type CaseLabel, type MissingInfoKey } from "./domain/gold";
 import type { DbOrTx } from "../platform/db.server";
@@ -29,7 +30,11 @@ export function labelOfAnnotation(
 
 /** The study's A/B order seed, drawn and stored on first use (studies made before it was recorded have none). */
 function studyAnnotatorOrderSeed(tx: DbOrTx, studyId: number): number {
-  const row = tx.select({ seed: studies.annotatorOrderSeed }).from(studies).where(eq(studies.id, studyId)).get();
+  const row = tx
+    .select({ seed: visibleStudies.annotatorOrderSeed })
+    .from(visibleStudies)
+    .where(eq(visibleStudies.id, studyId))
+    .get();
   if (row?.seed != null) return row.seed;
   const seed = randomInt(1, MAX_ANNOTATOR_ORDER_SEED);
   tx.update(studies).set({ annotatorOrderSeed: seed }).where(eq(studies.id, studyId)).run();
@@ -37,7 +42,8 @@ function studyAnnotatorOrderSeed(tx: DbOrTx, studyId: number): number {
 }
 
 function caseExternalId(tx: DbOrTx, caseId: number): string {
-  return tx.select({ externalId: cases.externalId }).from(cases).where(eq(cases.id, caseId)).get()!.externalId;
+  return tx.select({ externalId: visibleCases.externalId }).from(visibleCases).where(eq(visibleCases.id, caseId)).get()!
+    .externalId;
 }
 
 export function onCaseAnnotationsComplete(tx: DbOrTx, input: { caseId: number; studyId: number; now: number }): void {

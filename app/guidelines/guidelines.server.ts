@@ -4,17 +4,13 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
-  cases,
-  events,
   guidelineVersions,
   judgeItems,
   judgeSets,
   mentatBanks,
-  mentatQuestions,
-  reviewItems,
   reviewSets,
   screeningRoundItems,
   screeningRounds,
@@ -22,6 +18,13 @@ import {
   studies,
   users,
 } from "../../db/schema";
+import {
+  visibleCases,
+  visibleEvents,
+  visibleMentatQuestions,
+  visibleReviewItems,
+  visibleScreeningStudies,
+} from "../../db/schema-visible";
 import { recordEvent } from "../audit/audit.server";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
@@ -33,7 +36,6 @@ import {
   type GuidelinesAdmin,
   type GuidelinesView,
 } from "./domain/guidelines";
-import { notPending } from "../platform/import-runs.server";
 
 let safePsychDefault: string | undefined;
 
@@ -182,9 +184,9 @@ export function saveGuidelines(
 export function setInclusionCriterion(db: Db, input: { studyId: number; criterion: string; actorId: string }): boolean {
   return writeTransaction(db, (tx) => {
     const before = tx
-      .select({ c: screeningStudies.inclusionCriterion })
-      .from(screeningStudies)
-      .where(and(eq(screeningStudies.id, input.studyId), isNull(screeningStudies.importRun)))
+      .select({ c: visibleScreeningStudies.inclusionCriterion })
+      .from(visibleScreeningStudies)
+      .where(eq(visibleScreeningStudies.id, input.studyId))
       .get();
     if (!before) return false;
     if (before.c === input.criterion) return true;
@@ -218,13 +220,13 @@ export function guidelinesManifest(
   };
   if (ref.scope === "safe_psych") {
     const rows = db
-      .select({ guidelineVersion: events.guidelineVersion })
-      .from(events)
+      .select({ guidelineVersion: visibleEvents.guidelineVersion })
+      .from(visibleEvents)
       .where(
         and(
-          eq(events.studyId, ref.scopeId),
-          inArray(events.entity, ["annotation", "adjudication"]),
-          inArray(events.action, ["submit", "revise", "independent", "decide"]),
+          eq(visibleEvents.studyId, ref.scopeId),
+          inArray(visibleEvents.entity, ["annotation", "adjudication"]),
+          inArray(visibleEvents.action, ["submit", "revise", "independent", "decide"]),
         ),
       )
       .all();
@@ -255,7 +257,7 @@ export function guidelinesForItem(db: DbOrTx, kind: WorkspaceKind, itemId: numbe
 const itemStudy = preparedOn((db) => {
   const id = sql.placeholder("id");
   return {
-    safe_psych: db.select({ s: cases.studyId }).from(cases).where(eq(cases.id, id)).prepare(),
+    safe_psych: db.select({ s: visibleCases.studyId }).from(visibleCases).where(eq(visibleCases.id, id)).prepare(),
     judge_set: db.select({ s: judgeItems.setId }).from(judgeItems).where(eq(judgeItems.id, id)).prepare(),
     screening: db
       .select({ s: screeningRounds.studyId })
@@ -264,14 +266,14 @@ const itemStudy = preparedOn((db) => {
       .where(eq(screeningRoundItems.id, id))
       .prepare(),
     mentat_bank: db
-      .select({ s: mentatQuestions.bankId })
-      .from(mentatQuestions)
-      .where(and(eq(mentatQuestions.id, id), notPending(mentatQuestions.importRun)))
+      .select({ s: visibleMentatQuestions.bankId })
+      .from(visibleMentatQuestions)
+      .where(eq(visibleMentatQuestions.id, id))
       .prepare(),
     review_set: db
-      .select({ s: reviewItems.setId })
-      .from(reviewItems)
-      .where(and(eq(reviewItems.id, id), notPending(reviewItems.importRun)))
+      .select({ s: visibleReviewItems.setId })
+      .from(visibleReviewItems)
+      .where(eq(visibleReviewItems.id, id))
       .prepare(),
   };
 });

@@ -6,16 +6,8 @@
  */
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
-import {
-  events,
-  judgeCandidates,
-  judgeItems,
-  judgeOutputs,
-  judgeRatings,
-  judgeResponses,
-  judgeSets,
-  users,
-} from "../../db/schema";
+import { judgeCandidates, judgeItems, judgeOutputs, judgeRatings, users } from "../../db/schema";
+import { visibleEvents, visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import { parseJudgeOutputsJsonl, type ParsedJudgeOutputs } from "./domain/judge-import";
 import { buildJudgeReport, JUDGE_PREFIX, type JudgeLabel, type JudgeReport } from "./domain/judge-report";
 import type { Action, InfoRequest, PrimaryAnswer } from "../evaluation/domain/judge";
@@ -41,9 +33,13 @@ export interface JudgeImportPlan {
 function sampledItems(db: DbOrTx, setId: number): Map<string, { id: number; isLastSection: boolean }> {
   return new Map(
     db
-      .select({ id: judgeItems.id, annotationId: judgeItems.annotationId, isLastSection: judgeResponses.isLastSection })
+      .select({
+        id: judgeItems.id,
+        annotationId: judgeItems.annotationId,
+        isLastSection: visibleJudgeResponses.isLastSection,
+      })
       .from(judgeItems)
-      .innerJoin(judgeResponses, eq(judgeResponses.id, judgeItems.responseId))
+      .innerJoin(visibleJudgeResponses, eq(visibleJudgeResponses.id, judgeItems.responseId))
       .where(eq(judgeItems.setId, setId))
       .all()
       .map((i) => [i.annotationId, { id: i.id, isLastSection: i.isLastSection }]),
@@ -108,7 +104,9 @@ export function importJudgeOutputs(
   const now = input.now ?? Date.now();
   return db.transaction(
     (tx) => {
-      if (!tx.select({ id: judgeSets.id }).from(judgeSets).where(eq(judgeSets.id, input.setId)).get())
+      if (
+        !tx.select({ id: visibleJudgeSets.id }).from(visibleJudgeSets).where(eq(visibleJudgeSets.id, input.setId)).get()
+      )
         throw new ServiceError("No such validation set.", "set", 404);
       const { items, ...plan } = planWithin(tx, input);
       if (!plan.ok) return { ...plan, written: 0 };
@@ -299,16 +297,16 @@ export function getItemDetail(db: Db, input: { setId: number; itemId: number }):
       annotationId: judgeItems.annotationId,
       bucket: judgeItems.bucket,
       derivedAction: judgeItems.derivedAction,
-      sampleId: judgeResponses.sampleId,
-      model: judgeResponses.model,
-      strategy: judgeResponses.strategy,
-      sourceRun: judgeResponses.sourceRun,
-      stepIndex: judgeResponses.stepIndex,
-      isLastSection: judgeResponses.isLastSection,
-      text: judgeResponses.modelOutputRaw,
+      sampleId: visibleJudgeResponses.sampleId,
+      model: visibleJudgeResponses.model,
+      strategy: visibleJudgeResponses.strategy,
+      sourceRun: visibleJudgeResponses.sourceRun,
+      stepIndex: visibleJudgeResponses.stepIndex,
+      isLastSection: visibleJudgeResponses.isLastSection,
+      text: visibleJudgeResponses.modelOutputRaw,
     })
     .from(judgeItems)
-    .innerJoin(judgeResponses, eq(judgeResponses.id, judgeItems.responseId))
+    .innerJoin(visibleJudgeResponses, eq(visibleJudgeResponses.id, judgeItems.responseId))
     .where(and(eq(judgeItems.id, input.itemId), eq(judgeItems.setId, input.setId)))
     .get();
   if (!item) return null;
@@ -347,17 +345,17 @@ export function getItemDetail(db: Db, input: { setId: number; itemId: number }):
   const history = ratings.length
     ? db
         .select({
-          id: events.id,
-          at: events.at,
+          id: visibleEvents.id,
+          at: visibleEvents.at,
           actor: users.username,
-          entityId: events.entityId,
-          action: events.action,
-          changes: events.changes,
+          entityId: visibleEvents.entityId,
+          action: visibleEvents.action,
+          changes: visibleEvents.changes,
         })
-        .from(events)
-        .leftJoin(users, eq(users.id, events.actorId))
-        .where(and(eq(events.entity, "judge_rating"), inArray(events.entityId, [...raterOf.keys()])))
-        .orderBy(asc(events.id))
+        .from(visibleEvents)
+        .leftJoin(users, eq(users.id, visibleEvents.actorId))
+        .where(and(eq(visibleEvents.entity, "judge_rating"), inArray(visibleEvents.entityId, [...raterOf.keys()])))
+        .orderBy(asc(visibleEvents.id))
         .all()
         .map(({ entityId, changes, ...e }) => ({ ...e, rating: raterOf.get(entityId)!, changes }))
     : [];

@@ -1,6 +1,7 @@
 /** Judge validation: the raters of a set, their assignment when rating starts, and opening or closing the rating. */
 import { and, asc, count, eq } from "drizzle-orm";
 import { judgeItems, judgeRatings, judgeSets, userRoles, users } from "../../db/schema";
+import { visibleJudgeSets } from "../../db/schema-visible";
 import { planRaterAssignments, RATERS_PER_RESPONSE } from "./domain/rater-assignment";
 import type { Db } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
@@ -56,7 +57,7 @@ export function startRating(
   const now = input.now ?? Date.now();
   return db.transaction(
     (tx) => {
-      const set = tx.select().from(judgeSets).where(eq(judgeSets.id, input.setId)).get();
+      const set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.id, input.setId)).get();
       if (!set) throw new ServiceError("No such validation set.", "set", 404);
       if (set.status !== "drafting") throw new ServiceError("Rating has already started on this set.", "raters", 409);
       const items = tx
@@ -125,7 +126,7 @@ export function setRatingOpen(db: Db, input: { setId: number; open: boolean; act
   const now = input.now ?? Date.now();
   db.transaction(
     (tx) => {
-      const set = tx.select().from(judgeSets).where(eq(judgeSets.id, input.setId)).get();
+      const set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.id, input.setId)).get();
       if (!set) throw new ServiceError("No such validation set.", "set", 404);
       const from = input.open ? "closed" : "rating";
       const to = input.open ? "rating" : "closed";

@@ -8,7 +8,8 @@
 import { readFileSync } from "node:fs";
 import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { judgeItems, judgeRatings, judgeResponses, judgeSets, type JudgeRatingStatus } from "../../db/schema";
+import { judgeItems, judgeRatings, type JudgeRatingStatus } from "../../db/schema";
+import { visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import { judgeGuide, type JudgeGuide } from "./domain/judge-guide";
 import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../evaluation/domain/judge";
 import type { Db, DbOrTx } from "../platform/db.server";
@@ -66,16 +67,16 @@ export function listRaterItems(db: Db, raterId: string): MyRatingRow[] {
     .select({
       itemId: judgeItems.id,
       annotationId: judgeItems.annotationId,
-      setName: judgeSets.name,
-      setStatus: judgeSets.status,
+      setName: visibleJudgeSets.name,
+      setStatus: visibleJudgeSets.status,
       status: judgeRatings.status,
       updatedAt: judgeRatings.updatedAt,
     })
     .from(judgeRatings)
     .innerJoin(judgeItems, eq(judgeItems.id, judgeRatings.itemId))
-    .innerJoin(judgeSets, eq(judgeSets.id, judgeItems.setId))
+    .innerJoin(visibleJudgeSets, eq(visibleJudgeSets.id, judgeItems.setId))
     .where(eq(judgeRatings.raterId, raterId))
-    .orderBy(asc(judgeSets.name), asc(judgeItems.position))
+    .orderBy(asc(visibleJudgeSets.name), asc(judgeItems.position))
     .all()
     .map(({ setStatus, status, ...r }) => ({ ...r, state: stateOf(status), open: setStatus === "rating" }));
 }
@@ -103,12 +104,12 @@ function findRating(db: DbOrTx, raterId: string, itemId: number) {
     .select({
       rating: judgeRatings,
       setId: judgeItems.setId,
-      setStatus: judgeSets.status,
+      setStatus: visibleJudgeSets.status,
       annotationId: judgeItems.annotationId,
     })
     .from(judgeRatings)
     .innerJoin(judgeItems, eq(judgeItems.id, judgeRatings.itemId))
-    .innerJoin(judgeSets, eq(judgeSets.id, judgeItems.setId))
+    .innerJoin(visibleJudgeSets, eq(visibleJudgeSets.id, judgeItems.setId))
     .where(and(eq(judgeRatings.itemId, itemId), eq(judgeRatings.raterId, raterId)))
     .get();
 }
@@ -131,9 +132,9 @@ export function getRaterItem(db: Db, input: { raterId: string; itemId: number })
   const found = findRating(db, input.raterId, input.itemId);
   if (!found) return null;
   const text = db
-    .select({ text: judgeResponses.modelOutputRaw })
+    .select({ text: visibleJudgeResponses.modelOutputRaw })
     .from(judgeItems)
-    .innerJoin(judgeResponses, eq(judgeResponses.id, judgeItems.responseId))
+    .innerJoin(visibleJudgeResponses, eq(visibleJudgeResponses.id, judgeItems.responseId))
     .where(eq(judgeItems.id, input.itemId))
     .get()!.text;
   const mine = listRaterItems(db, input.raterId);

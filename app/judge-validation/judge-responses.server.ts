@@ -3,6 +3,7 @@ import { decodeUtf8 } from "../formats/strict-text";
 import { createHash } from "node:crypto";
 import { and, asc, count, eq, max, type InferInsertModel } from "drizzle-orm";
 import { judgeItems, judgeResponseImports, judgeResponses, judgeSets, users } from "../../db/schema";
+import { visibleJudgeResponseImports, visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import {
   type ParsedResponses,
   parseResponsesJsonl,
@@ -12,7 +13,7 @@ import {
 } from "./domain/judge-import";
 import { DEFAULT_BUCKET_TARGETS, DEFAULT_VALIDATION_SEED, firstParse } from "./domain/validation-set";
 import type { Db, DbOrTx, Tx } from "../platform/db.server";
-import { beginImportRun, cleanAbandonedRuns, notPending } from "../platform/import-runs.server";
+import { beginImportRun, cleanAbandonedRuns } from "../platform/import-runs.server";
 import { ServiceError } from "../platform/service-error";
 import { cleanHiddenParents, importBehindHiddenParent, type HiddenParent } from "../platform/hidden-parents.server";
 import { recordEvent } from "../audit/audit.server";
@@ -52,6 +53,7 @@ const when = (at: number) => new Date(at).toISOString().slice(0, 16).replace("T"
 
 function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPlan {
   const name = JudgeSetNameSchema.parse(input.setName);
+  // eslint-disable-next-line concord/visible-rows -- a set another import is still writing is refused by name
   const set = db.select().from(judgeSets).where(eq(judgeSets.name, name)).get();
   const base = { setName: name, setExists: Boolean(set), discardsDraw: false, total: 0 };
   const refuse = (refusal: string): ResponsesImportPlan => ({ ...base, ok: false, files: [], refusal });
@@ -67,15 +69,9 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
       return refuse(`${f.filename} has the same content as ${input.files[j].filename}: nothing was imported.`);
     const before = set
       ? db
-          .select({ at: judgeResponseImports.importedAt, filename: judgeResponseImports.filename })
-          .from(judgeResponseImports)
-          .where(
-            and(
-              eq(judgeResponseImports.setId, set.id),
-              eq(judgeResponseImports.sha256, hashes[i]),
-              notPending(judgeResponseImports.importRun),
-            ),
-          )
+          .select({ at: visibleJudgeResponseImports.importedAt, filename: visibleJudgeResponseImports.filename })
+          .from(visibleJudgeResponseImports)
+          .where(and(eq(visibleJudgeResponseImports.setId, set.id), eq(visibleJudgeResponseImports.sha256, hashes[i])))
           .get()
       : undefined;
     if (before)
@@ -89,14 +85,14 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
     set
       ? db
           .select({
-            sourceRun: judgeResponses.sourceRun,
-            model: judgeResponses.model,
-            strategy: judgeResponses.strategy,
-            sampleId: judgeResponses.sampleId,
-            stepIndex: judgeResponses.stepIndex,
+            sourceRun: visibleJudgeResponses.sourceRun,
+            model: visibleJudgeResponses.model,
+            strategy: visibleJudgeResponses.strategy,
+            sampleId: visibleJudgeResponses.sampleId,
+            stepIndex: visibleJudgeResponses.stepIndex,
           })
-          .from(judgeResponses)
-          .where(and(eq(judgeResponses.setId, set.id), notPending(judgeResponses.importRun)))
+          .from(visibleJudgeResponses)
+          .where(eq(visibleJudgeResponses.setId, set.id))
           .all()
           .map(responseIdentity)
       : [],
@@ -192,6 +188,7 @@ function importIntoNewSet(
   const outcome = importBehindHiddenParent(db, JUDGE_SET_PARENT, {
     target: `judge-set:${plan.setName}`,
     create: (tx, runId) => {
+      // eslint-disable-next-line concord/visible-rows -- a hidden set of that name is taken too
       if (tx.select({ id: judgeSets.id }).from(judgeSets).where(eq(judgeSets.name, plan.setName)).get()) return null;
       const set = tx
         .insert(judgeSets)
@@ -233,16 +230,16 @@ function importIntoNewSet(
 /** What tells whether another import changed a set since it was planned: its visible files (every import adds one). */
 function setStamp(tx: DbOrTx, setId: number): string {
   const files = tx
-    .select({ n: count(), last: max(judgeResponseImports.id) })
-    .from(judgeResponseImports)
-    .where(and(eq(judgeResponseImports.setId, setId), notPending(judgeResponseImports.importRun)))
+    .select({ n: count(), last: max(visibleJudgeResponseImports.id) })
+    .from(visibleJudgeResponseImports)
+    .where(eq(visibleJudgeResponseImports.setId, setId))
     .get();
   return `${files?.n}:${files?.last}`;
 }
 
 /**
  * Responses added to an existing set, in the import run's short transactions (docs/reliability.md, "Bulk imports"):
- * the file rows and the responses carry the run's id, so every reader hides them (`notPending`) until the last
+ * the file rows and the responses carry the run's id, so every reader hides them (the views of db/schema-visible.ts) until the last
  * transaction, which checks again that the set is still drafting and unchanged by another import, discards a drawn
  * sample, records the events and deletes the run's row — the whole import becomes visible at once. A refusal there or
  * a failure removes what was written; a killed import leaves a run that the next import or start removes with its
@@ -256,7 +253,7 @@ function importIntoExistingSet(
   now: number,
   opts: { chunkBudgetMs?: number; onChunk?: (done: number) => void },
 ): ResponsesImportResult | null {
-  const planned = db.select().from(judgeSets).where(eq(judgeSets.name, plan.setName)).get();
+  const planned = db.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.name, plan.setName)).get();
   if (!planned) return null;
   const stamp = setStamp(db, planned.id);
   const refused = (refusal: string): ResponsesImportResult => ({
@@ -273,8 +270,8 @@ function importIntoExistingSet(
       db,
       `judge-set:${plan.setName}`,
       (tx, runId) => {
-        const set = tx.select().from(judgeSets).where(eq(judgeSets.name, plan.setName)).get();
-        if (!set || set.id !== planned.id || set.importRun || setStamp(tx, set.id) !== stamp) return null;
+        const set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.name, plan.setName)).get();
+        if (!set || set.id !== planned.id || setStamp(tx, set.id) !== stamp) return null;
         const importIds = plan.files.map((file, i) =>
           insertFileRow(tx, set.id, file, sha256Of(input.files[i]!.bytes), input, now, runId),
         );
@@ -282,6 +279,7 @@ function importIntoExistingSet(
         const last =
           tx
             .select({ p: max(judgeResponses.position) })
+            // eslint-disable-next-line concord/visible-rows -- positions stay unique among hidden rows too
             .from(judgeResponses)
             .where(eq(judgeResponses.setId, set.id))
             .get()?.p ?? 0;
@@ -309,8 +307,8 @@ function importIntoExistingSet(
     run.writeInChunks(rows, (tx, row) => tx.insert(judgeResponses).values(row).run(), opts.onChunk);
     return run.finish((tx) => {
       // The guard, again in the transaction that makes the responses visible.
-      const set = tx.select().from(judgeSets).where(eq(judgeSets.id, planned.id)).get();
-      if (!set || set.importRun || set.name !== plan.setName)
+      const set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.id, planned.id)).get();
+      if (!set || set.name !== plan.setName)
         return {
           result: refused("The validation set changed during the import: nothing was imported."),
           commit: false,
@@ -439,7 +437,7 @@ function importInOneTransaction(
     (tx) => {
       const plan = planWithin(tx, input);
       if (!plan.ok) return { ...plan, written: 0, setId: null };
-      let set = tx.select().from(judgeSets).where(eq(judgeSets.name, plan.setName)).get();
+      let set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.name, plan.setName)).get();
       if (!set) {
         set = tx
           .insert(judgeSets)
@@ -459,6 +457,7 @@ function importInOneTransaction(
       let position =
         tx
           .select({ p: max(judgeResponses.position) })
+          // eslint-disable-next-line concord/visible-rows -- positions stay unique among hidden rows too
           .from(judgeResponses)
           .where(eq(judgeResponses.setId, set.id))
           .get()?.p ?? 0;
@@ -490,16 +489,16 @@ export interface ImportRow {
 export function listResponseImports(db: Db, setId: number): ImportRow[] {
   return db
     .select({
-      id: judgeResponseImports.id,
-      filename: judgeResponseImports.filename,
-      format: judgeResponseImports.format,
-      rows: judgeResponseImports.rows,
+      id: visibleJudgeResponseImports.id,
+      filename: visibleJudgeResponseImports.filename,
+      format: visibleJudgeResponseImports.format,
+      rows: visibleJudgeResponseImports.rows,
       importedBy: users.username,
-      importedAt: judgeResponseImports.importedAt,
+      importedAt: visibleJudgeResponseImports.importedAt,
     })
-    .from(judgeResponseImports)
-    .leftJoin(users, eq(users.id, judgeResponseImports.importedBy))
-    .where(and(eq(judgeResponseImports.setId, setId), notPending(judgeResponseImports.importRun)))
-    .orderBy(asc(judgeResponseImports.id))
+    .from(visibleJudgeResponseImports)
+    .leftJoin(users, eq(users.id, visibleJudgeResponseImports.importedBy))
+    .where(eq(visibleJudgeResponseImports.setId, setId))
+    .orderBy(asc(visibleJudgeResponseImports.id))
     .all();
 }

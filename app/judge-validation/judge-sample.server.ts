@@ -1,6 +1,7 @@
 /** Judge validation: the seeded bucket sample of a set's responses, drawn and discarded. Admin only. */
-import { and, asc, count, eq, inArray } from "drizzle-orm";
-import { judgeCandidates, judgeItems, judgeOutputs, judgeResponses, judgeSets } from "../../db/schema";
+import { asc, count, eq, inArray } from "drizzle-orm";
+import { judgeCandidates, judgeItems, judgeOutputs, judgeSets } from "../../db/schema";
+import { visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import {
   BUCKET_SAMPLING_ORDER,
   type BucketSummary,
@@ -12,7 +13,6 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
 import type { BucketTargets } from "./judge-sets.server";
-import { notPending } from "../platform/import-runs.server";
 
 /** Removes the current sample and the candidate judges scored on it (their outputs name its annotation ids). */
 export function discardDraw(tx: DbOrTx, setId: number, actorId: string | null, now: number, reason: string) {
@@ -53,13 +53,17 @@ export interface BucketRow extends BucketSummary {
 
 /** Target, available and selected per bucket, in sampling order (docs/judge-validation.md#sampling), for the set's current state. */
 export function bucketOverview(db: DbOrTx, setId: number): BucketRow[] {
-  const set = db.select({ targets: judgeSets.targets }).from(judgeSets).where(eq(judgeSets.id, setId)).get();
+  const set = db
+    .select({ targets: visibleJudgeSets.targets })
+    .from(visibleJudgeSets)
+    .where(eq(visibleJudgeSets.id, setId))
+    .get();
   const targets: BucketTargets = { ...DEFAULT_BUCKET_TARGETS, ...(set ? set.targets : {}) };
   const available = db
-    .select({ bucket: judgeResponses.bucket, n: count() })
-    .from(judgeResponses)
-    .where(and(eq(judgeResponses.setId, setId), notPending(judgeResponses.importRun)))
-    .groupBy(judgeResponses.bucket)
+    .select({ bucket: visibleJudgeResponses.bucket, n: count() })
+    .from(visibleJudgeResponses)
+    .where(eq(visibleJudgeResponses.setId, setId))
+    .groupBy(visibleJudgeResponses.bucket)
     .all();
   const selected = db
     .select({ bucket: judgeItems.bucket, n: count() })
@@ -95,15 +99,15 @@ export function drawSample(
   const now = input.now ?? Date.now();
   return db.transaction(
     (tx) => {
-      const set = tx.select().from(judgeSets).where(eq(judgeSets.id, input.setId)).get();
+      const set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.id, input.setId)).get();
       if (!set) throw new ServiceError("No such validation set.", "set", 404);
       if (set.status !== "drafting") throw new ServiceError(REDRAW_REFUSED, "seed", 409);
       const targets: BucketTargets = { ...DEFAULT_BUCKET_TARGETS, ...set.targets, ...input.targets };
       const responses = tx
-        .select({ id: judgeResponses.id, record: judgeResponses.record })
-        .from(judgeResponses)
-        .where(and(eq(judgeResponses.setId, set.id), notPending(judgeResponses.importRun)))
-        .orderBy(asc(judgeResponses.position))
+        .select({ id: visibleJudgeResponses.id, record: visibleJudgeResponses.record })
+        .from(visibleJudgeResponses)
+        .where(eq(visibleJudgeResponses.setId, set.id))
+        .orderBy(asc(visibleJudgeResponses.position))
         .all();
       if (responses.length === 0)
         throw new ServiceError("The set has no responses yet: import some first.", "set", 409);

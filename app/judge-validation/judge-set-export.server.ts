@@ -1,6 +1,7 @@
 /** Judge validation: the admin's views of the sampled items and the set's export files. Admin only. */
 import { asc, eq } from "drizzle-orm";
-import { judgeItems, judgeRatings, judgeResponses, judgeSets } from "../../db/schema";
+import { judgeItems, judgeRatings } from "../../db/schema";
+import { visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import { annotatorKeyCsv, annotatorSheetCsv } from "./domain/validation-set";
 import type { Db } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
@@ -27,13 +28,13 @@ export function listSampledItems(db: Db, setId: number): SampledItemRow[] {
       annotationId: judgeItems.annotationId,
       bucket: judgeItems.bucket,
       derivedAction: judgeItems.derivedAction,
-      sampleId: judgeResponses.sampleId,
-      model: judgeResponses.model,
-      strategy: judgeResponses.strategy,
-      stepIndex: judgeResponses.stepIndex,
+      sampleId: visibleJudgeResponses.sampleId,
+      model: visibleJudgeResponses.model,
+      strategy: visibleJudgeResponses.strategy,
+      stepIndex: visibleJudgeResponses.stepIndex,
     })
     .from(judgeItems)
-    .innerJoin(judgeResponses, eq(judgeResponses.id, judgeItems.responseId))
+    .innerJoin(visibleJudgeResponses, eq(visibleJudgeResponses.id, judgeItems.responseId))
     .where(eq(judgeItems.setId, setId))
     .orderBy(asc(judgeItems.position))
     .all();
@@ -56,13 +57,13 @@ export function listSampledItems(db: Db, setId: number): SampledItemRow[] {
 export function sampledRows(db: Db, setId: number): Record<string, unknown>[] {
   return db
     .select({
-      record: judgeResponses.record,
+      record: visibleJudgeResponses.record,
       bucket: judgeItems.bucket,
       derivedAction: judgeItems.derivedAction,
       annotationId: judgeItems.annotationId,
     })
     .from(judgeItems)
-    .innerJoin(judgeResponses, eq(judgeResponses.id, judgeItems.responseId))
+    .innerJoin(visibleJudgeResponses, eq(visibleJudgeResponses.id, judgeItems.responseId))
     .where(eq(judgeItems.setId, setId))
     .orderBy(asc(judgeItems.position))
     .all()
@@ -83,7 +84,7 @@ export type SetExportFile = (typeof SET_EXPORT_FILES)[number];
  * the selected rows; `summary.json`, seed and {bucket: {target, available, selected}}.
  */
 export function exportSetFile(db: Db, setId: number, file: SetExportFile): string {
-  const set = db.select().from(judgeSets).where(eq(judgeSets.id, setId)).get();
+  const set = db.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.id, setId)).get();
   if (!set) throw new ServiceError("No such validation set.", "set", 404);
   if (file === "summary.json") {
     return (

@@ -4,20 +4,13 @@
  * judge-ratings.server.ts). The import of responses, the bucket sample, the raters and the exports have their own
  * files beside this one.
  */
-import { and, asc, count, eq, isNull } from "drizzle-orm";
+import { asc, count, eq } from "drizzle-orm";
 import { z } from "zod";
-import {
-  judgeCandidates,
-  judgeItems,
-  judgeRatings,
-  judgeResponses,
-  judgeSets,
-  type JudgeSetStatus,
-} from "../../db/schema";
+import { judgeCandidates, judgeItems, judgeRatings, judgeSets, type JudgeSetStatus } from "../../db/schema";
+import { visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import { BUCKET_SAMPLING_ORDER, DEFAULT_BUCKET_TARGETS, type ValidationBucket } from "./domain/validation-set";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
-import { notPending } from "../platform/import-runs.server";
 
 export const JudgeSetNameSchema = z
   .string()
@@ -84,11 +77,7 @@ function summarise(db: DbOrTx, row: typeof judgeSets.$inferSelect): JudgeSetSumm
     drawnAt: row.drawnAt,
     createdAt: row.createdAt,
     responses: n(
-      db
-        .select({ n: count() })
-        .from(judgeResponses)
-        .where(and(eq(judgeResponses.setId, row.id), notPending(judgeResponses.importRun)))
-        .get(),
+      db.select({ n: count() }).from(visibleJudgeResponses).where(eq(visibleJudgeResponses.setId, row.id)).get(),
     ),
     items: n(db.select({ n: count() }).from(judgeItems).where(eq(judgeItems.setId, row.id)).get()),
     ratingsAssigned: ratings.reduce((s, r) => s + r.n, 0),
@@ -100,29 +89,20 @@ function summarise(db: DbOrTx, row: typeof judgeSets.$inferSelect): JudgeSetSumm
 export function listJudgeSets(db: Db): JudgeSetSummary[] {
   return db
     .select()
-    .from(judgeSets)
-    .where(isNull(judgeSets.importRun))
-    .orderBy(asc(judgeSets.name))
+    .from(visibleJudgeSets)
+    .orderBy(asc(visibleJudgeSets.name))
     .all()
     .map((row) => summarise(db, row));
 }
 
 export function getJudgeSet(db: DbOrTx, id: number): JudgeSetSummary | null {
   // A set still being written by its first import is hidden until that import's last transaction.
-  const row = db
-    .select()
-    .from(judgeSets)
-    .where(and(eq(judgeSets.id, id), isNull(judgeSets.importRun)))
-    .get();
+  const row = db.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.id, id)).get();
   return row ? summarise(db, row) : null;
 }
 
 export function getJudgeSetByName(db: DbOrTx, name: string): JudgeSetSummary | null {
-  const row = db
-    .select()
-    .from(judgeSets)
-    .where(and(eq(judgeSets.name, name.trim()), isNull(judgeSets.importRun)))
-    .get();
+  const row = db.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.name, name.trim())).get();
   return row ? summarise(db, row) : null;
 }
 

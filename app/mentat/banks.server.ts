@@ -1,8 +1,9 @@
 /**
  * MENTAT question banks (docs/mentat.md): the banks' summaries and the import of a question-bank CSV.
  */
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
+import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS, type MentatDomain } from "../expert-panel/domain/expert-scales";
 import { parseQuestionBankCsv, questionContentHash, type MentatQuestionInput } from "./domain/mentat";
@@ -17,7 +18,6 @@ import {
   type ItemStore,
 } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
-import { notPending } from "../platform/import-runs.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/studies.server";
 import { countSubmitted, panelStore, requireByName } from "../expert-panel/expert-panel.server";
@@ -50,16 +50,20 @@ export const BANK_PANEL = panelStore("mentat_bank", {
 });
 
 /** Where the ratings are kept, for the bank summaries' counts. */
-const RATING_WORK = { table: mentatRatings, item: mentatRatings.questionId, status: mentatRatings.status };
+const RATING_WORK = {
+  table: visibleMentatRatings,
+  item: visibleMentatRatings.questionId,
+  status: visibleMentatRatings.status,
+};
 
 export function listBanks(db: Db): BankSummary[] {
-  const banks = db.select().from(mentatBanks).where(isNull(mentatBanks.importRun)).orderBy(asc(mentatBanks.name)).all();
+  const banks = db.select().from(visibleMentatBanks).orderBy(asc(visibleMentatBanks.name)).all();
   return banks.map((b) => {
     const preferenceDomains = domainsOf(b.preferenceDomains);
     const questions = db
-      .select({ id: mentatQuestions.id, domain: mentatQuestions.domain })
-      .from(mentatQuestions)
-      .where(and(eq(mentatQuestions.bankId, b.id), notPending(mentatQuestions.importRun)))
+      .select({ id: visibleMentatQuestions.id, domain: visibleMentatQuestions.domain })
+      .from(visibleMentatQuestions)
+      .where(eq(visibleMentatQuestions.bankId, b.id))
       .all();
     const rated = questions.filter((q) => preferenceDomains.includes(q.domain as MentatDomain));
     return {
@@ -165,21 +169,13 @@ function questionStore(bankId: number, now: number): ItemStore<MentatQuestionInp
  */
 /** A bank an import is still writing is hidden from every reader (docs/reliability.md, "Bulk imports"). */
 const findBank = (db: DbOrTx, name: string) =>
-  db
-    .select()
-    .from(mentatBanks)
-    .where(and(eq(mentatBanks.name, name), isNull(mentatBanks.importRun)))
-    .get();
+  db.select().from(visibleMentatBanks).where(eq(visibleMentatBanks.name, name)).get();
 
 type BankRecord = typeof mentatBanks.$inferSelect;
 
 /** A bank's questions, without those an import is still adding (docs/reliability.md, "Bulk imports"). */
 const bankQuestions = (db: DbOrTx, bankId: number) =>
-  db
-    .select()
-    .from(mentatQuestions)
-    .where(and(eq(mentatQuestions.bankId, bankId), notPending(mentatQuestions.importRun)))
-    .all();
+  db.select().from(visibleMentatQuestions).where(eq(visibleMentatQuestions.bankId, bankId)).all();
 
 /** An existing bank's preference domains and seed, when the import gives them, audited. */
 function changeBankSettings(
@@ -244,7 +240,14 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
     hash: questionContentHash,
     sameExtra: (q: MentatQuestionInput, old: QuestionRecord) => old.notes === q.notes,
     hasWork: (id: number) =>
-      Boolean(tx.select({ id: mentatRatings.id }).from(mentatRatings).where(eq(mentatRatings.questionId, id)).get()),
+      Boolean(
+        tx
+          .select({ id: mentatRatings.id })
+          // eslint-disable-next-line concord/visible-rows -- a rating an import is still writing is work too
+          .from(mentatRatings)
+          .where(eq(mentatRatings.questionId, id))
+          .get(),
+      ),
     locked: (q: MentatQuestionInput) =>
       `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
   });

@@ -1,7 +1,8 @@
 /** Bradley–Terry label fits of a bank's submitted ratings (docs/mentat.md#preference-labels). */
 import { and, desc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { mentatBanks, mentatFits, mentatQuestions, mentatRatings, users } from "../../db/schema";
+import { mentatFits, users } from "../../db/schema";
+import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import {
   fitPreferenceLabels,
   HBT_DEFAULTS,
@@ -15,7 +16,6 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { ServiceError } from "../platform/service-error";
-import { notPending } from "../platform/import-runs.server";
 import { domainsOf } from "./banks.server";
 import { FitCancelled, fitPreferenceLabelsInWorkers } from "./parallel-fit.server";
 import {
@@ -30,27 +30,20 @@ import {
 
 /** The submitted ratings of a bank's preference-domain questions, as annotation rows (question id, username, scores a–e). */
 export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] {
-  const bank = db.select().from(mentatBanks).where(eq(mentatBanks.id, bankId)).get();
+  const bank = db.select().from(visibleMentatBanks).where(eq(visibleMentatBanks.id, bankId)).get();
   if (!bank) return [];
   const domains = domainsOf(bank.preferenceDomains);
   return db
     .select({
-      question: mentatQuestions.externalId,
-      domain: mentatQuestions.domain,
+      question: visibleMentatQuestions.externalId,
+      domain: visibleMentatQuestions.domain,
       rater: users.username,
-      scores: mentatRatings.scores,
+      scores: visibleMentatRatings.scores,
     })
-    .from(mentatRatings)
-    .innerJoin(mentatQuestions, eq(mentatQuestions.id, mentatRatings.questionId))
-    .innerJoin(users, eq(users.id, mentatRatings.raterId))
-    .where(
-      and(
-        eq(mentatQuestions.bankId, bankId),
-        eq(mentatRatings.status, "submitted"),
-        notPending(mentatQuestions.importRun),
-        notPending(mentatRatings.importRun),
-      ),
-    )
+    .from(visibleMentatRatings)
+    .innerJoin(visibleMentatQuestions, eq(visibleMentatQuestions.id, visibleMentatRatings.questionId))
+    .innerJoin(users, eq(users.id, visibleMentatRatings.raterId))
+    .where(and(eq(visibleMentatQuestions.bankId, bankId), eq(visibleMentatRatings.status, "submitted")))
     .all()
     .filter((r) => domains.includes(r.domain as MentatDomain))
     .map((r) => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }));

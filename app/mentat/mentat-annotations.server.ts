@@ -7,10 +7,11 @@
  */
 import { and, count, eq } from "drizzle-orm";
 import { z } from "zod";
-import { mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
+import { mentatRatings } from "../../db/schema";
+import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import { parseMentatAnnotationCsv, type MentatAnnotationRow } from "./domain/mentat-annotations";
 import type { Db, Tx } from "../platform/db.server";
-import { beginImportRun, notPending } from "../platform/import-runs.server";
+import { beginImportRun } from "../platform/import-runs.server";
 import { ServiceError } from "../platform/service-error";
 import { recordEvent } from "../audit/audit.server";
 import { addBankRaters } from "./panel.server";
@@ -99,9 +100,13 @@ export function importMentatAnnotations(
   const bank = requireBankByName(db, options.bankName);
   const questions = new Map(
     db
-      .select({ id: mentatQuestions.id, externalId: mentatQuestions.externalId, domain: mentatQuestions.domain })
-      .from(mentatQuestions)
-      .where(and(eq(mentatQuestions.bankId, bank.id), notPending(mentatQuestions.importRun)))
+      .select({
+        id: visibleMentatQuestions.id,
+        externalId: visibleMentatQuestions.externalId,
+        domain: visibleMentatQuestions.domain,
+      })
+      .from(visibleMentatQuestions)
+      .where(eq(visibleMentatQuestions.bankId, bank.id))
       .all()
       .map((q) => [q.externalId, q]),
   );
@@ -166,14 +171,8 @@ export function importMentatAnnotations(
     if (!preference.has(question.domain)) outsidePreferenceDomains++;
     const existing = db
       .select()
-      .from(mentatRatings)
-      .where(
-        and(
-          eq(mentatRatings.questionId, question.id),
-          eq(mentatRatings.raterId, user.id),
-          notPending(mentatRatings.importRun),
-        ),
-      )
+      .from(visibleMentatRatings)
+      .where(and(eq(visibleMentatRatings.questionId, question.id), eq(visibleMentatRatings.raterId, user.id)))
       .get();
     const same =
       existing?.status === "submitted" &&
@@ -247,7 +246,7 @@ function writeRatings(
 ): void {
   const { bankId, actorId, now } = input;
   const versionsOf = db.$client.prepare(
-    "select id, version from mentat_ratings where id in (select value from json_each(?))",
+    "select id, version from visible_mentat_ratings where id in (select value from json_each(?))",
   );
   const rewrite = db.$client.prepare(
     "update mentat_ratings set status = 'submitted', scores = ?, option_order = ?, shown_gender = ?, comment = ?, " +
@@ -302,9 +301,20 @@ function writeRatings(
       const refuse = (why: string) => {
         throw new ServiceError(`${why}: nothing was imported. Run the import again.`, undefined, 409);
       };
-      if (!tx.select({ id: mentatBanks.id }).from(mentatBanks).where(eq(mentatBanks.id, bankId)).get())
+      if (
+        !tx
+          .select({ id: visibleMentatBanks.id })
+          .from(visibleMentatBanks)
+          .where(eq(visibleMentatBanks.id, bankId))
+          .get()
+      )
         refuse("The bank was removed during the import");
-      const mine = tx.select({ n: count() }).from(mentatRatings).where(eq(mentatRatings.importRun, run.id)).get()!.n;
+      const mine = tx
+        .select({ n: count() })
+        // eslint-disable-next-line concord/visible-rows -- counts this import's own hidden rows
+        .from(mentatRatings)
+        .where(eq(mentatRatings.importRun, run.id))
+        .get()!.n;
       if (mine !== fresh.length) refuse("An expert saved a rating of one of these questions during the import");
       // Every rating the plan compared with, at the version it read: one statement per 500 ids.
       const versions = new Map<number, number>();

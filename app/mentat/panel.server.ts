@@ -1,7 +1,6 @@
 /** A MENTAT bank's panel of experts (docs/mentat.md#expert-panels); the shared rules are in app/expert-panel. */
-import { and, eq } from "drizzle-orm";
-import { notPending } from "../platform/import-runs.server";
-import { mentatQuestions, mentatRatings } from "../../db/schema";
+import { eq } from "drizzle-orm";
+import { visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import type { MentatDomain } from "../expert-panel/domain/expert-scales";
 import type { Db } from "../platform/db.server";
 import { expertPanel, type PanelMember } from "../expert-panel/expert-panel.server";
@@ -17,16 +16,14 @@ export function listBankPanel(db: Db, bankId: number): PanelMember[] {
   const bank = getBank(db, bankId);
   if (!bank) return [];
   const ratings = db
-    .select({ raterId: mentatRatings.raterId, status: mentatRatings.status, domain: mentatQuestions.domain })
-    .from(mentatRatings)
-    .innerJoin(mentatQuestions, eq(mentatQuestions.id, mentatRatings.questionId))
-    .where(
-      and(
-        eq(mentatQuestions.bankId, bankId),
-        notPending(mentatQuestions.importRun),
-        notPending(mentatRatings.importRun),
-      ),
-    )
+    .select({
+      raterId: visibleMentatRatings.raterId,
+      status: visibleMentatRatings.status,
+      domain: visibleMentatQuestions.domain,
+    })
+    .from(visibleMentatRatings)
+    .innerJoin(visibleMentatQuestions, eq(visibleMentatQuestions.id, visibleMentatRatings.questionId))
+    .where(eq(visibleMentatQuestions.bankId, bankId))
     .all()
     .filter((r) => bank.preferenceDomains.includes(r.domain as MentatDomain));
   return PANEL.list(db, bankId, ratings);

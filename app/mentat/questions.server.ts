@@ -1,7 +1,8 @@
 /** Admin views of a MENTAT bank's questions and its demographic variant sets (docs/mentat.md#variants). */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { createHash } from "node:crypto";
-import { mentatDatasets, mentatQuestions, mentatRatings, mentatVariants } from "../../db/schema";
+import { mentatDatasets, mentatVariants } from "../../db/schema";
+import { visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import {
   DEFAULT_AGES,
   DEFAULT_RACES,
@@ -18,7 +19,6 @@ import {
   type Variant,
 } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
-import { notPending } from "../platform/import-runs.server";
 import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { ServiceError } from "../platform/service-error";
@@ -41,22 +41,21 @@ export function listBankQuestions(db: Db, bankId: number): QuestionRow[] {
   if (!bank) return [];
   const questions = db
     .select()
-    .from(mentatQuestions)
-    .where(and(eq(mentatQuestions.bankId, bankId), notPending(mentatQuestions.importRun)))
-    .orderBy(asc(mentatQuestions.position))
+    .from(visibleMentatQuestions)
+    .where(eq(visibleMentatQuestions.bankId, bankId))
+    .orderBy(asc(visibleMentatQuestions.position))
     .all();
   const ratings = questions.length
     ? db
-        .select({ questionId: mentatRatings.questionId })
-        .from(mentatRatings)
+        .select({ questionId: visibleMentatRatings.questionId })
+        .from(visibleMentatRatings)
         .where(
           and(
             inArray(
-              mentatRatings.questionId,
+              visibleMentatRatings.questionId,
               questions.map((q) => q.id),
             ),
-            eq(mentatRatings.status, "submitted"),
-            notPending(mentatRatings.importRun),
+            eq(visibleMentatRatings.status, "submitted"),
           ),
         )
         .all()
@@ -81,9 +80,9 @@ export function listBankQuestions(db: Db, bankId: number): QuestionRow[] {
 export function loadQuestions(db: DbOrTx, bankId: number) {
   return db
     .select()
-    .from(mentatQuestions)
-    .where(and(eq(mentatQuestions.bankId, bankId), notPending(mentatQuestions.importRun)))
-    .orderBy(asc(mentatQuestions.position))
+    .from(visibleMentatQuestions)
+    .where(eq(visibleMentatQuestions.bankId, bankId))
+    .orderBy(asc(visibleMentatQuestions.position))
     .all()
     .map((q) => ({
       id: q.id,

@@ -10,7 +10,8 @@ import { and, asc, eq, not, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { notPending } from "../platform/import-runs.server";
 import { z } from "zod";
-import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
+import { mentatBankRaters, mentatRatings } from "../../db/schema";
+import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import {
   OPTION_COUNT,
   type ExpertWorkState,
@@ -24,13 +25,9 @@ import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { domainsOf } from "./banks.server";
 
-/** The expert's own rating of a question, once it is visible (an import still writing it hides it: `notPending`). */
+/** The expert's own rating of a question, once it is visible (an import still writing it hides it: the view). */
 function ownRating(questionId: number | SQLiteColumn, userId: string): SQL | undefined {
-  return and(
-    eq(mentatRatings.questionId, questionId),
-    eq(mentatRatings.raterId, userId),
-    notPending(mentatRatings.importRun),
-  );
+  return and(eq(visibleMentatRatings.questionId, questionId), eq(visibleMentatRatings.raterId, userId));
 }
 
 export interface RaterQuestionRow {
@@ -48,22 +45,22 @@ export interface RaterQuestionRow {
 export function listRaterQuestions(db: Db, userId: string): RaterQuestionRow[] {
   const rows = db
     .select({
-      questionId: mentatQuestions.id,
-      bankId: mentatBanks.id,
-      bankName: mentatBanks.name,
-      preferenceDomains: mentatBanks.preferenceDomains,
-      externalId: mentatQuestions.externalId,
-      position: mentatQuestions.position,
-      domain: mentatQuestions.domain,
-      status: mentatRatings.status,
-      updatedAt: mentatRatings.updatedAt,
+      questionId: visibleMentatQuestions.id,
+      bankId: visibleMentatBanks.id,
+      bankName: visibleMentatBanks.name,
+      preferenceDomains: visibleMentatBanks.preferenceDomains,
+      externalId: visibleMentatQuestions.externalId,
+      position: visibleMentatQuestions.position,
+      domain: visibleMentatQuestions.domain,
+      status: visibleMentatRatings.status,
+      updatedAt: visibleMentatRatings.updatedAt,
     })
     .from(mentatBankRaters)
-    .innerJoin(mentatBanks, eq(mentatBanks.id, mentatBankRaters.bankId))
-    .innerJoin(mentatQuestions, eq(mentatQuestions.bankId, mentatBanks.id))
-    .leftJoin(mentatRatings, ownRating(mentatQuestions.id, userId))
-    .where(and(eq(mentatBankRaters.raterId, userId), notPending(mentatQuestions.importRun)))
-    .orderBy(asc(mentatBanks.name), asc(mentatQuestions.position))
+    .innerJoin(visibleMentatBanks, eq(visibleMentatBanks.id, mentatBankRaters.bankId))
+    .innerJoin(visibleMentatQuestions, eq(visibleMentatQuestions.bankId, visibleMentatBanks.id))
+    .leftJoin(visibleMentatRatings, ownRating(visibleMentatQuestions.id, userId))
+    .where(eq(mentatBankRaters.raterId, userId))
+    .orderBy(asc(visibleMentatBanks.name), asc(visibleMentatQuestions.position))
     .all();
   return rows
     .filter((r) => domainsOf(r.preferenceDomains).includes(r.domain as MentatDomain))
@@ -111,20 +108,23 @@ interface OwnedQuestion {
 function findOwnedQuestion(db: DbOrTx, userId: string, questionId: number): OwnedQuestion | null {
   const row = db
     .select({
-      id: mentatQuestions.id,
-      bankId: mentatBanks.id,
-      bankName: mentatBanks.name,
-      seed: mentatBanks.seed,
-      preferenceDomains: mentatBanks.preferenceDomains,
-      externalId: mentatQuestions.externalId,
-      domain: mentatQuestions.domain,
-      texts: mentatQuestions.texts,
-      options: mentatQuestions.options,
+      id: visibleMentatQuestions.id,
+      bankId: visibleMentatBanks.id,
+      bankName: visibleMentatBanks.name,
+      seed: visibleMentatBanks.seed,
+      preferenceDomains: visibleMentatBanks.preferenceDomains,
+      externalId: visibleMentatQuestions.externalId,
+      domain: visibleMentatQuestions.domain,
+      texts: visibleMentatQuestions.texts,
+      options: visibleMentatQuestions.options,
     })
-    .from(mentatQuestions)
-    .innerJoin(mentatBanks, eq(mentatBanks.id, mentatQuestions.bankId))
-    .innerJoin(mentatBankRaters, and(eq(mentatBankRaters.bankId, mentatBanks.id), eq(mentatBankRaters.raterId, userId)))
-    .where(and(eq(mentatQuestions.id, questionId), notPending(mentatQuestions.importRun)))
+    .from(visibleMentatQuestions)
+    .innerJoin(visibleMentatBanks, eq(visibleMentatBanks.id, visibleMentatQuestions.bankId))
+    .innerJoin(
+      mentatBankRaters,
+      and(eq(mentatBankRaters.bankId, visibleMentatBanks.id), eq(mentatBankRaters.raterId, userId)),
+    )
+    .where(eq(visibleMentatQuestions.id, questionId))
     .get();
   if (!row || !domainsOf(row.preferenceDomains).includes(row.domain as MentatDomain)) return null;
   return {
@@ -152,7 +152,7 @@ function presentationFor(
 export function getRaterQuestion(db: Db, input: { userId: string; questionId: number }): RaterQuestionView | null {
   const q = findOwnedQuestion(db, input.userId, input.questionId);
   if (!q) return null;
-  const row = db.select().from(mentatRatings).where(ownRating(q.id, input.userId)).get();
+  const row = db.select().from(visibleMentatRatings).where(ownRating(q.id, input.userId)).get();
   const { optionOrder, gender } = presentationFor(q, input.userId, row);
   const scores: (number | null)[] = row ? row.scores : new Array(OPTION_COUNT).fill(null);
   const mine = listRaterQuestions(db, input.userId);
@@ -216,7 +216,7 @@ const optionRatingWork: WorkItemAdapter<RatingItem, RatingRow, OptionRatingValue
   find(tx, userId, questionId) {
     const q = findOwnedQuestion(tx, userId, questionId);
     if (!q) return null;
-    const row = tx.select().from(mentatRatings).where(ownRating(q.id, userId)).get();
+    const row = tx.select().from(visibleMentatRatings).where(ownRating(q.id, userId)).get();
     return { q, row, ...presentationFor(q, userId, row) };
   },
   row: (_tx, _userId, item) => item.row,

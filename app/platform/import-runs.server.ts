@@ -2,8 +2,9 @@
  * Bulk imports that never block the app (docs/reliability.md, "Bulk imports"). A big import is read and validated
  * as a stream and written batch by batch as it is read, in many short IMMEDIATE transactions, each well under the
  * web server's busy timeout, with a pause after each one so that a waiting save gets the lock. Every row it writes
- * carries the run's id (`import_run`), and every reader hides rows whose run is still listed in `import_runs`
- * (`notPending`): readers see nothing of the import until its last, short transaction deletes the run's row, and then
+ * carries the run's id (`import_run`), and every reader hides rows whose run is still listed in `import_runs` by
+ * reading the table's view (`visible_<table>`, db/schema-visible.ts, checked by the ESLint rule `concord/visible-rows`):
+ * readers see nothing of the import until its last, short transaction deletes the run's row, and then
  * all of it at once. A run whose process died (kill -9, a crash, a power cut) is removed with all its rows by the
  * next import or the next start (`cleanAbandonedRuns`).
  */
@@ -43,14 +44,13 @@ const ADDED_ROW_TABLES = [
   "screening_items",
 ] as const;
 
-/** The condition that hides rows of a run still in progress: `col IS NULL OR col NOT IN (runs in progress)`. */
+/**
+ * The condition that picks out rows of a run still in progress (negated): `col IS NULL OR col NOT IN (runs in
+ * progress)`. Readers do not use it: they read the views of db/schema-visible.ts, which apply it; writers use it to
+ * leave an import's hidden rows alone (or to find them).
+ */
 export function notPending(column: SQLiteColumn): SQL {
   return sql`(${column} is null or ${column} not in (select ${importRuns.id} from ${importRuns}))`;
-}
-
-/** `notPending` for a query written in SQL: `column` as the query names it (e.g. `v.import_run`). */
-export function notPendingSql(column: string): string {
-  return `(${column} is null or ${column} not in (select id from import_runs))`;
 }
 
 type Run = typeof importRuns.$inferSelect;

@@ -297,7 +297,7 @@ export function ingestBatchOutput(
     }
   };
   // The file is read again batch by batch; each batch is written in the run's short transactions, hidden from every
-  // reader (`notPending`) until the last one (docs/reliability.md, "Bulk imports").
+  // reader (the views of db/schema-visible.ts) until the last one (docs/reliability.md, "Bulk imports").
   let batch: (Row & { parsed: Parsed })[] = [];
   const flush = () => {
     if (run) run.writeInChunks(batch, (_tx, row) => writeRow(row), input.onChunk);

@@ -84,6 +84,7 @@ export async function gradeSync(db: Db, options: GradeOptions, deps: GradeDeps):
   // the judge has no stored verdict: one judge's verdicts are all made with the same parameters.
   let temperature = judge.temperature;
   const mayDropTemperature =
+    // eslint-disable-next-line concord/visible-rows -- verdicts still being ingested count: they were made with the judge's parameters too
     db.select({ n: count() }).from(gradingVerdicts).where(eq(gradingVerdicts.judgeId, judge.id)).get()!.n === 0;
   deps.progress.start(state);
   let after: GradingItem | null = null;

@@ -13,10 +13,8 @@ import { agreementCsv, pairedCsv, table1Csv, table1Markdown, tagsCsv } from "./d
 import { responseMetrics, type BootstrapOptions, type GradedCriterion, type ResponseMetrics } from "./domain/score";
 import { loadGraderText } from "./grader-text.server";
 import { listModels, requireSubset, type GradingModel, type GradingSet } from "./sets.server";
-import { notPendingSql } from "../platform/import-runs.server";
 
 /** Verdicts of a batch ingest still writing are hidden (docs/reliability.md, "Bulk imports"). */
-const VISIBLE = notPendingSql("import_run");
 
 export interface ReportOptions {
   set: GradingSet;
@@ -83,8 +81,8 @@ export function buildReport(db: Db, options: ReportOptions): Report {
   const verdictStmt = db.$client.prepare(
     `SELECT r.id AS responseId, r.candidate_id AS candidateId, r.conversation_id AS conversationId,
             v.criterion_idx AS idx, v.criteria_met AS met
-     FROM grading_verdicts v JOIN grading_responses r ON r.id = v.response_id
-     WHERE v.judge_id = ? AND ${notPendingSql("v.import_run")} ORDER BY r.id, v.criterion_idx`,
+     FROM visible_grading_verdicts v JOIN grading_responses r ON r.id = v.response_id
+     WHERE v.judge_id = ? ORDER BY r.id, v.criterion_idx`,
   );
   judges.forEach((judge, j) => {
     type Current = {
@@ -145,11 +143,10 @@ export function buildReport(db: Db, options: ReportOptions): Report {
   const verdictAgreement: VerdictAgreement[] = [];
   const pairStmt = db.$client.prepare(
     `SELECT a.criteria_met AS x, b.criteria_met AS y
-     FROM grading_verdicts a
-     JOIN grading_verdicts b ON b.response_id = a.response_id AND b.criterion_idx = a.criterion_idx AND b.judge_id = ?
+     FROM visible_grading_verdicts a
+     JOIN visible_grading_verdicts b ON b.response_id = a.response_id AND b.criterion_idx = a.criterion_idx AND b.judge_id = ?
      JOIN grading_responses r ON r.id = a.response_id
      WHERE a.judge_id = ? AND a.criteria_met IS NOT NULL AND b.criteria_met IS NOT NULL
-       AND ${notPendingSql("a.import_run")} AND ${notPendingSql("b.import_run")}
        ${subset ? "AND r.conversation_id IN (SELECT conversation_id FROM grading_subset_members WHERE subset_id = ?)" : ""}`,
   );
   for (let x = 0; x < judges.length; x++)
@@ -241,7 +238,7 @@ function buildManifest(
         (
           db.$client
             .prepare(
-              `SELECT status, COUNT(*) AS n FROM grading_verdicts WHERE judge_id = ? AND ${VISIBLE} GROUP BY status ORDER BY status`,
+              `SELECT status, COUNT(*) AS n FROM visible_grading_verdicts WHERE judge_id = ? GROUP BY status ORDER BY status`,
             )
             .all(j.id) as {
             status: string;
@@ -253,7 +250,7 @@ function buildManifest(
         (
           db.$client
             .prepare(
-              `SELECT via, COUNT(*) AS n FROM grading_verdicts WHERE judge_id = ? AND ${VISIBLE} GROUP BY via ORDER BY via`,
+              `SELECT via, COUNT(*) AS n FROM visible_grading_verdicts WHERE judge_id = ? GROUP BY via ORDER BY via`,
             )
             .all(j.id) as {
             via: string;
@@ -262,20 +259,18 @@ function buildManifest(
         ).map((r) => [r.via, r.n]),
       ),
       calls:
-        one<{ n: number | null }>(
-          `SELECT SUM(attempts) AS n FROM grading_verdicts WHERE judge_id = ? AND ${VISIBLE}`,
-          j.id,
-        ).n ?? 0,
+        one<{ n: number | null }>(`SELECT SUM(attempts) AS n FROM visible_grading_verdicts WHERE judge_id = ?`, j.id)
+          .n ?? 0,
       ...one<{ prompt_tokens: number | null; completion_tokens: number | null }>(
-        `SELECT SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens FROM grading_verdicts WHERE judge_id = ? AND ${VISIBLE}`,
+        `SELECT SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens FROM visible_grading_verdicts WHERE judge_id = ?`,
         j.id,
       ),
       failed: db.$client
         .prepare(
           `SELECT g.prompt_id AS prompt_id, m.name AS candidate, v.criterion_idx AS criterion, v.error AS error
-           FROM grading_verdicts v JOIN grading_responses r ON r.id = v.response_id
+           FROM visible_grading_verdicts v JOIN grading_responses r ON r.id = v.response_id
            JOIN grading_conversations g ON g.id = r.conversation_id JOIN grading_models m ON m.id = r.candidate_id
-           WHERE v.judge_id = ? AND v.status = 'failed' AND ${notPendingSql("v.import_run")} ORDER BY g.position, m.name, v.criterion_idx`,
+           WHERE v.judge_id = ? AND v.status = 'failed' ORDER BY g.position, m.name, v.criterion_idx`,
         )
         .all(j.id) as unknown[],
       batches: db.$client

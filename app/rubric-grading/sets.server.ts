@@ -1,7 +1,7 @@
 /**
  * Evaluation sets, subsets and the models of a set (docs/rubric-grading.md, "Evaluation sets" and "Models").
  */
-import { and, asc, count, eq, isNull } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
 import {
   gradingConversations,
   gradingModels,
@@ -9,8 +9,8 @@ import {
   gradingSets,
   gradingSubsetMembers,
   gradingSubsets,
-  gradingVerdicts,
 } from "../../db/schema";
+import { visibleGradingSets, visibleGradingVerdicts } from "../../db/schema-visible";
 import type { Db } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
 import { importBehindHiddenParent, INTERRUPTED, nameFree, type HiddenParent } from "../platform/hidden-parents.server";
@@ -41,8 +41,6 @@ export const GRADING_SET_PARENT: HiddenParent = {
   ],
 };
 
-/** Only sets whose import has finished (docs/reliability.md, "Bulk imports"). */
-const visible = isNull(gradingSets.importRun);
 
 /**
  * Imports a HealthBench-format JSONL as a new set. Re-importing the same content under the same name changes
@@ -79,8 +77,8 @@ export function importEvalSet(
   };
   const existing = db
     .select()
-    .from(gradingSets)
-    .where(and(eq(gradingSets.name, input.name), visible))
+    .from(visibleGradingSets)
+    .where(eq(visibleGradingSets.name, input.name))
     .get();
   if (existing) return sameOrRefuse(existing);
   if (input.dryRun) return result(false, false);
@@ -133,8 +131,8 @@ export function importEvalSet(
     // Created by another import meanwhile: the same content is already there, other content is refused.
     const now = db
       .select()
-      .from(gradingSets)
-      .where(and(eq(gradingSets.name, input.name), visible))
+      .from(visibleGradingSets)
+      .where(eq(visibleGradingSets.name, input.name))
       .get();
     if (now) return sameOrRefuse(now);
     throw new ServiceError(INTERRUPTED, undefined, 409);
@@ -145,8 +143,8 @@ export function importEvalSet(
 export function requireGradingSet(db: Db, name: string): GradingSet {
   const set = db
     .select()
-    .from(gradingSets)
-    .where(and(eq(gradingSets.name, name), visible))
+    .from(visibleGradingSets)
+    .where(eq(visibleGradingSets.name, name))
     .get();
   if (!set) throw new ServiceError(`no evaluation set named "${name}"`, undefined, 404);
   return set;
@@ -156,14 +154,14 @@ export function getGradingSetById(db: Db, id: number): GradingSet | null {
   return (
     db
       .select()
-      .from(gradingSets)
-      .where(and(eq(gradingSets.id, id), visible))
+      .from(visibleGradingSets)
+      .where(eq(visibleGradingSets.id, id))
       .get() ?? null
   );
 }
 
 export function listGradingSets(db: Db) {
-  const sets = db.select().from(gradingSets).where(visible).orderBy(asc(gradingSets.name)).all();
+  const sets = db.select().from(visibleGradingSets).orderBy(asc(visibleGradingSets.name)).all();
   return sets.map((s) => ({
     ...s,
     conversations: db
@@ -281,7 +279,11 @@ export function ensureModel(db: Db, input: ModelInput): GradingModel {
         input.role === "candidate"
           ? db.select({ n: count() }).from(gradingResponses).where(eq(gradingResponses.candidateId, existing.id)).get()!
               .n
-          : db.select({ n: count() }).from(gradingVerdicts).where(eq(gradingVerdicts.judgeId, existing.id)).get()!.n;
+          : db
+              .select({ n: count() })
+              .from(visibleGradingVerdicts)
+              .where(eq(visibleGradingVerdicts.judgeId, existing.id))
+              .get()!.n;
       if (work > 0) {
         throw new ServiceError(
           `the ${input.role} "${input.name}" already has stored work with model ${existing.model}, temperature ${

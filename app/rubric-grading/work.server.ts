@@ -6,7 +6,6 @@
  */
 import type { Db } from "../platform/db.server";
 import type { Message } from "./domain/eval-set";
-import { notPendingSql } from "../platform/import-runs.server";
 
 export interface Scope {
   /** Only these candidates (by model id); all of the set's when null. */
@@ -53,7 +52,7 @@ export function pendingGradingPage(
        JOIN grading_criteria c ON c.conversation_id = r.conversation_id
        WHERE (r.id > ? OR (r.id = ? AND c.idx > ?))${s.sql}
          -- A verdict a batch ingest is still writing counts here (hidden from readers): its call is not graded twice.
-         AND NOT EXISTS (SELECT 1 FROM grading_verdicts v
+         AND NOT EXISTS (SELECT 1 FROM grading_verdicts v -- reads hidden rows: a verdict being ingested is not graded again
                          WHERE v.judge_id = ? AND v.response_id = r.id AND v.criterion_idx = c.idx)
        ORDER BY r.id, c.idx
        LIMIT ?`,
@@ -75,8 +74,7 @@ export function countPendingGrading(
        FROM grading_responses r
        JOIN grading_models m ON m.id = r.candidate_id AND m.set_id = ?
        JOIN grading_criteria c ON c.conversation_id = r.conversation_id
-       LEFT JOIN grading_verdicts v ON v.judge_id = ? AND v.response_id = r.id AND v.criterion_idx = c.idx
-         AND ${notPendingSql("v.import_run")}
+       LEFT JOIN visible_grading_verdicts v ON v.judge_id = ? AND v.response_id = r.id AND v.criterion_idx = c.idx
        WHERE 1 = 1${s.sql}`,
     )
     .get(setId, judgeId, ...s.params) as { total: number; pending: number | null };

@@ -8,7 +8,7 @@
  * for a recall round, for items no round has used.
  */
 import { createHash } from "node:crypto";
-import { beginImportRun, notPending } from "../platform/import-runs.server";
+import { beginImportRun } from "../platform/import-runs.server";
 import { and, asc, eq, max } from "drizzle-orm";
 import {
   screeningItems,
@@ -17,6 +17,7 @@ import {
   screeningRoundItems,
   screeningRounds,
 } from "../../db/schema";
+import { visibleScreeningItems, visibleScreeningLabels, visibleScreeningRecallTiers } from "../../db/schema-visible";
 import {
   parseItemsFile,
   parseLabelsFile,
@@ -124,9 +125,9 @@ export function importScreeningFiles(
     (tx) =>
       getScreeningStudy(tx, study.id)
         ? (tx
-            .select({ p: max(screeningItems.position) })
-            .from(screeningItems)
-            .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
+            .select({ p: max(visibleScreeningItems.position) })
+            .from(visibleScreeningItems)
+            .where(eq(visibleScreeningItems.studyId, study.id))
             .get()?.p ?? 0)
         : null,
     { waitMs: 0, chunkBudgetMs: input.chunkBudgetMs },
@@ -187,14 +188,14 @@ function addedRows(checked: CheckedFiles): AddedRow[] {
 function visibleItems(tx: DbOrTx, studyId: number) {
   return tx
     .select({
-      id: screeningItems.id,
-      externalId: screeningItems.externalId,
-      contentHash: screeningItems.contentHash,
-      source: screeningItems.source,
+      id: visibleScreeningItems.id,
+      externalId: visibleScreeningItems.externalId,
+      contentHash: visibleScreeningItems.contentHash,
+      source: visibleScreeningItems.source,
     })
-    .from(screeningItems)
-    .where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun)))
-    .orderBy(asc(screeningItems.id))
+    .from(visibleScreeningItems)
+    .where(eq(visibleScreeningItems.studyId, studyId))
+    .orderBy(asc(visibleScreeningItems.id))
     .all();
 }
 
@@ -206,16 +207,16 @@ function studySnapshot(tx: DbOrTx, studyId: number, tiersForRound: number | null
   const items = visibleItems(tx, studyId);
   const labels = tx
     .select({
-      itemId: screeningLabels.itemId,
-      label: screeningLabels.label,
-      category: screeningLabels.category,
-      confidence: screeningLabels.confidence,
-      rationale: screeningLabels.rationale,
+      itemId: visibleScreeningLabels.itemId,
+      label: visibleScreeningLabels.label,
+      category: visibleScreeningLabels.category,
+      confidence: visibleScreeningLabels.confidence,
+      rationale: visibleScreeningLabels.rationale,
     })
-    .from(screeningLabels)
-    .innerJoin(screeningItems, eq(screeningItems.id, screeningLabels.itemId))
-    .where(and(eq(screeningItems.studyId, studyId), notPending(screeningLabels.importRun)))
-    .orderBy(asc(screeningLabels.itemId))
+    .from(visibleScreeningLabels)
+    .innerJoin(visibleScreeningItems, eq(visibleScreeningItems.id, visibleScreeningLabels.itemId))
+    .where(eq(visibleScreeningItems.studyId, studyId))
+    .orderBy(asc(visibleScreeningLabels.itemId))
     .all();
   const rounds = tx
     .select({ id: screeningRounds.id, number: screeningRounds.number, status: screeningRounds.status })
@@ -228,19 +229,18 @@ function studySnapshot(tx: DbOrTx, studyId: number, tiersForRound: number | null
       ? []
       : tx
           .select({
-            itemId: screeningRecallTiers.itemId,
-            tier: screeningRecallTiers.tier,
-            rationale: screeningRecallTiers.rationale,
+            itemId: visibleScreeningRecallTiers.itemId,
+            tier: visibleScreeningRecallTiers.tier,
+            rationale: visibleScreeningRecallTiers.rationale,
           })
-          .from(screeningRecallTiers)
+          .from(visibleScreeningRecallTiers)
           .where(
             and(
-              eq(screeningRecallTiers.studyId, studyId),
-              eq(screeningRecallTiers.roundNumber, tiersForRound),
-              notPending(screeningRecallTiers.importRun),
+              eq(visibleScreeningRecallTiers.studyId, studyId),
+              eq(visibleScreeningRecallTiers.roundNumber, tiersForRound),
             ),
           )
-          .orderBy(asc(screeningRecallTiers.itemId))
+          .orderBy(asc(visibleScreeningRecallTiers.itemId))
           .all();
   return JSON.stringify([getScreeningStudy(tx, studyId), rounds, items, labels, tiers]);
 }
@@ -319,18 +319,15 @@ function checkFiles(
     const stored = new Map(
       tx
         .select({
-          externalId: screeningItems.externalId,
-          label: screeningLabels.label,
-          category: screeningLabels.category,
-          confidence: screeningLabels.confidence,
-          rationale: screeningLabels.rationale,
+          externalId: visibleScreeningItems.externalId,
+          label: visibleScreeningLabels.label,
+          category: visibleScreeningLabels.category,
+          confidence: visibleScreeningLabels.confidence,
+          rationale: visibleScreeningLabels.rationale,
         })
-        .from(screeningLabels)
-        .innerJoin(
-          screeningItems,
-          and(eq(screeningItems.id, screeningLabels.itemId), notPending(screeningItems.importRun)),
-        )
-        .where(and(eq(screeningItems.studyId, study.id), notPending(screeningLabels.importRun)))
+        .from(visibleScreeningLabels)
+        .innerJoin(visibleScreeningItems, eq(visibleScreeningItems.id, visibleScreeningLabels.itemId))
+        .where(eq(visibleScreeningItems.studyId, study.id))
         .all()
         .map((r) => [r.externalId, r]),
     );
@@ -379,15 +376,12 @@ function checkFiles(
       const used = new Map(
         tx
           .select({
-            externalId: screeningItems.externalId,
+            externalId: visibleScreeningItems.externalId,
             number: screeningRounds.number,
             isControl: screeningRoundItems.isControl,
           })
           .from(screeningRoundItems)
-          .innerJoin(
-            screeningItems,
-            and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
-          )
+          .innerJoin(visibleScreeningItems, eq(visibleScreeningItems.id, screeningRoundItems.itemId))
           .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
           .where(eq(screeningRounds.studyId, study.id))
           .all()
@@ -408,20 +402,16 @@ function checkFiles(
       const stored = new Map(
         tx
           .select({
-            externalId: screeningItems.externalId,
-            tier: screeningRecallTiers.tier,
-            rationale: screeningRecallTiers.rationale,
+            externalId: visibleScreeningItems.externalId,
+            tier: visibleScreeningRecallTiers.tier,
+            rationale: visibleScreeningRecallTiers.rationale,
           })
-          .from(screeningRecallTiers)
-          .innerJoin(
-            screeningItems,
-            and(eq(screeningItems.id, screeningRecallTiers.itemId), notPending(screeningItems.importRun)),
-          )
+          .from(visibleScreeningRecallTiers)
+          .innerJoin(visibleScreeningItems, eq(visibleScreeningItems.id, visibleScreeningRecallTiers.itemId))
           .where(
             and(
-              eq(screeningRecallTiers.studyId, study.id),
-              eq(screeningRecallTiers.roundNumber, tiersForRound),
-              notPending(screeningRecallTiers.importRun),
+              eq(visibleScreeningRecallTiers.studyId, study.id),
+              eq(visibleScreeningRecallTiers.roundNumber, tiersForRound),
             ),
           )
           .all()

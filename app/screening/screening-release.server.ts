@@ -5,9 +5,8 @@
  * byte-identical repeats except the manifest's `exported_at`.
  */
 import { createHash } from "node:crypto";
-import { notPending } from "../platform/import-runs.server";
 import { and, asc, eq } from "drizzle-orm";
-import { screeningItems, screeningLabels, screeningRecallTiers } from "../../db/schema";
+import { visibleScreeningItems, visibleScreeningLabels, visibleScreeningRecallTiers } from "../../db/schema-visible";
 import { formatCsv, formatReferenceCsv } from "../formats/csv-text";
 import { NO_CATEGORY_MAJORITY, type RoundFigures } from "./domain/screening";
 import { compareCodePoints } from "../python-compat/text";
@@ -77,20 +76,17 @@ export function exportScreeningRelease(
 
   const itemRows = db
     .select({
-      externalId: screeningItems.externalId,
-      source: screeningItems.source,
-      contentHash: screeningItems.contentHash,
-      label: screeningLabels.label,
-      category: screeningLabels.category,
-      confidence: screeningLabels.confidence,
+      externalId: visibleScreeningItems.externalId,
+      source: visibleScreeningItems.source,
+      contentHash: visibleScreeningItems.contentHash,
+      label: visibleScreeningLabels.label,
+      category: visibleScreeningLabels.category,
+      confidence: visibleScreeningLabels.confidence,
     })
-    .from(screeningItems)
-    .leftJoin(
-      screeningLabels,
-      and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)),
-    )
-    .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
-    .orderBy(asc(screeningItems.position))
+    .from(visibleScreeningItems)
+    .leftJoin(visibleScreeningLabels, eq(visibleScreeningLabels.itemId, visibleScreeningItems.id))
+    .where(eq(visibleScreeningItems.studyId, study.id))
+    .orderBy(asc(visibleScreeningItems.position))
     .all()
     .sort((a, b) => compareCodePoints(a.externalId, b.externalId));
   const sourceOf = new Map(itemRows.map((r) => [r.externalId, r.source]));
@@ -260,17 +256,13 @@ export function describeRounds(
     const tiers =
       r.round.number > 1
         ? db
-            .select({ externalId: screeningItems.externalId, tier: screeningRecallTiers.tier })
-            .from(screeningRecallTiers)
-            .innerJoin(
-              screeningItems,
-              and(eq(screeningItems.id, screeningRecallTiers.itemId), notPending(screeningItems.importRun)),
-            )
+            .select({ externalId: visibleScreeningItems.externalId, tier: visibleScreeningRecallTiers.tier })
+            .from(visibleScreeningRecallTiers)
+            .innerJoin(visibleScreeningItems, eq(visibleScreeningItems.id, visibleScreeningRecallTiers.itemId))
             .where(
               and(
-                eq(screeningRecallTiers.studyId, studyId),
-                eq(screeningRecallTiers.roundNumber, r.round.number),
-                notPending(screeningRecallTiers.importRun),
+                eq(visibleScreeningRecallTiers.studyId, studyId),
+                eq(visibleScreeningRecallTiers.roundNumber, r.round.number),
               ),
             )
             .all()

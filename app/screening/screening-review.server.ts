@@ -6,16 +6,9 @@
  * item of a round the user does not review is simply not found.
  */
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import { notPending } from "../platform/import-runs.server";
 import { z } from "zod";
-import {
-  screeningItems,
-  screeningReviewers,
-  screeningRoundItems,
-  screeningRounds,
-  screeningStudies,
-  screeningVotes,
-} from "../../db/schema";
+import { screeningReviewers, screeningRoundItems, screeningRounds, screeningVotes } from "../../db/schema";
+import { visibleScreeningItems, visibleScreeningStudies } from "../../db/schema-visible";
 import { checkVote, EMPTY_VOTE, REVIEW_CONFIDENCES, type VoteValues } from "./domain/screening";
 import type { Message } from "./domain/screening-import";
 import type { Db, DbOrTx } from "../platform/db.server";
@@ -75,28 +68,25 @@ export function listReviewerEntries(db: Db, userId: string): ReviewRow[] {
   return db
     .select({
       entryId: screeningRoundItems.id,
-      studyName: screeningStudies.name,
+      studyName: visibleScreeningStudies.name,
       round: screeningRounds.number,
       position: screeningRoundItems.position,
-      kind: screeningItems.kind,
-      head: sql<string>`substr(${screeningItems.content}, 1, 1200)`,
+      kind: visibleScreeningItems.kind,
+      head: sql<string>`substr(${visibleScreeningItems.content}, 1, 1200)`,
       status: screeningVotes.status,
       updatedAt: screeningVotes.updatedAt,
     })
     .from(screeningReviewers)
     .innerJoin(screeningRounds, eq(screeningRounds.id, screeningReviewers.roundId))
-    .innerJoin(screeningStudies, eq(screeningStudies.id, screeningRounds.studyId))
+    .innerJoin(visibleScreeningStudies, eq(visibleScreeningStudies.id, screeningRounds.studyId))
     .innerJoin(screeningRoundItems, eq(screeningRoundItems.roundId, screeningRounds.id))
-    .innerJoin(
-      screeningItems,
-      and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
-    )
+    .innerJoin(visibleScreeningItems, eq(visibleScreeningItems.id, screeningRoundItems.itemId))
     .leftJoin(
       screeningVotes,
       and(eq(screeningVotes.roundItemId, screeningRoundItems.id), eq(screeningVotes.reviewerId, userId)),
     )
     .where(and(eq(screeningReviewers.reviewerId, userId), eq(screeningRounds.status, "open")))
-    .orderBy(asc(screeningStudies.name), asc(screeningRounds.number), asc(screeningRoundItems.position))
+    .orderBy(asc(visibleScreeningStudies.name), asc(screeningRounds.number), asc(screeningRoundItems.position))
     .all()
     .map((r) => ({
       entryId: r.entryId,
@@ -115,12 +105,16 @@ export function listClosedReviewerRounds(
   userId: string,
 ): { studyName: string; round: number; closedAt: number | null }[] {
   return db
-    .select({ studyName: screeningStudies.name, round: screeningRounds.number, closedAt: screeningRounds.closedAt })
+    .select({
+      studyName: visibleScreeningStudies.name,
+      round: screeningRounds.number,
+      closedAt: screeningRounds.closedAt,
+    })
     .from(screeningReviewers)
     .innerJoin(screeningRounds, eq(screeningRounds.id, screeningReviewers.roundId))
-    .innerJoin(screeningStudies, eq(screeningStudies.id, screeningRounds.studyId))
+    .innerJoin(visibleScreeningStudies, eq(visibleScreeningStudies.id, screeningRounds.studyId))
     .where(and(eq(screeningReviewers.reviewerId, userId), eq(screeningRounds.status, "closed")))
-    .orderBy(asc(screeningStudies.name), asc(screeningRounds.number))
+    .orderBy(asc(visibleScreeningStudies.name), asc(screeningRounds.number))
     .all();
 }
 
@@ -207,22 +201,19 @@ export function getReviewEntry(db: Db, input: { userId: string; entryId: number 
   const e = findEntry(db, input.userId, input.entryId);
   if (!e) return null;
   const item = db
-    .select({ kind: screeningItems.kind, content: screeningItems.content })
+    .select({ kind: visibleScreeningItems.kind, content: visibleScreeningItems.content })
     .from(screeningRoundItems)
-    .innerJoin(
-      screeningItems,
-      and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
-    )
+    .innerJoin(visibleScreeningItems, eq(visibleScreeningItems.id, screeningRoundItems.itemId))
     .where(eq(screeningRoundItems.id, e.entryId))
     .get()!;
   const study = db
     .select({
-      name: screeningStudies.name,
-      categories: screeningStudies.categories,
-      criterion: screeningStudies.inclusionCriterion,
+      name: visibleScreeningStudies.name,
+      categories: visibleScreeningStudies.categories,
+      criterion: visibleScreeningStudies.inclusionCriterion,
     })
-    .from(screeningStudies)
-    .where(eq(screeningStudies.id, e.studyId))
+    .from(visibleScreeningStudies)
+    .where(eq(visibleScreeningStudies.id, e.studyId))
     .get()!;
   const entries = db
     .select({ entryId: screeningRoundItems.id, status: screeningVotes.status })
@@ -292,9 +283,9 @@ const voteWork: WorkItemAdapter<Entry, VoteRow, VoteValues, { roundClosed: boole
   normalise: (v) => (v.relevant === "no" ? { ...v, category: "" } : v),
   check(tx, e, values) {
     const study = tx
-      .select({ categories: screeningStudies.categories })
-      .from(screeningStudies)
-      .where(eq(screeningStudies.id, e.studyId))
+      .select({ categories: visibleScreeningStudies.categories })
+      .from(visibleScreeningStudies)
+      .where(eq(visibleScreeningStudies.id, e.studyId))
       .get()!;
     const problems = checkVote(values, study.categories as string[]);
     if (Object.keys(problems).length)

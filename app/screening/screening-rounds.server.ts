@@ -5,18 +5,9 @@
  * drawRound) shared by every reviewer. Admin only: these views show control status and screen labels.
  */
 import { randomInt } from "node:crypto";
-import { notPending } from "../platform/import-runs.server";
 import { and, asc, eq, inArray } from "drizzle-orm";
-import {
-  screeningItems,
-  screeningLabels,
-  screeningRecallTiers,
-  screeningReviewers,
-  screeningRoundItems,
-  screeningRounds,
-  userRoles,
-  users,
-} from "../../db/schema";
+import { screeningReviewers, screeningRoundItems, screeningRounds, userRoles, users } from "../../db/schema";
+import { visibleScreeningItems, visibleScreeningLabels, visibleScreeningRecallTiers } from "../../db/schema-visible";
 import { drawRound, roundPool, type PoolItem, type RecallTier, type ScreenLabel } from "./domain/screening";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
@@ -118,14 +109,15 @@ export function openRound(
       if (bad.length) throw new ServiceError("Reviewers must be active users with the rater role.", "reviewers");
 
       const itemRows = tx
-        .select({ id: screeningItems.id, externalId: screeningItems.externalId, label: screeningLabels.label })
-        .from(screeningItems)
-        .leftJoin(
-          screeningLabels,
-          and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)),
-        )
-        .where(and(eq(screeningItems.studyId, study.id), notPending(screeningItems.importRun)))
-        .orderBy(asc(screeningItems.position))
+        .select({
+          id: visibleScreeningItems.id,
+          externalId: visibleScreeningItems.externalId,
+          label: visibleScreeningLabels.label,
+        })
+        .from(visibleScreeningItems)
+        .leftJoin(visibleScreeningLabels, eq(visibleScreeningLabels.itemId, visibleScreeningItems.id))
+        .where(eq(visibleScreeningItems.studyId, study.id))
+        .orderBy(asc(visibleScreeningItems.position))
         .all();
       const used = new Set(
         tx
@@ -138,14 +130,10 @@ export function openRound(
       );
       const tiers = new Map(
         tx
-          .select({ itemId: screeningRecallTiers.itemId, tier: screeningRecallTiers.tier })
-          .from(screeningRecallTiers)
+          .select({ itemId: visibleScreeningRecallTiers.itemId, tier: visibleScreeningRecallTiers.tier })
+          .from(visibleScreeningRecallTiers)
           .where(
-            and(
-              eq(screeningRecallTiers.studyId, study.id),
-              eq(screeningRecallTiers.roundNumber, number),
-              notPending(screeningRecallTiers.importRun),
-            ),
+            and(eq(visibleScreeningRecallTiers.studyId, study.id), eq(visibleScreeningRecallTiers.roundNumber, number)),
           )
           .all()
           .map((r) => [r.itemId, r.tier as RecallTier]),
@@ -263,9 +251,9 @@ export function getStudyOverview(db: Db, studyId: number) {
   const last = state.rounds.at(-1);
   const unused =
     db
-      .select({ id: screeningItems.id })
-      .from(screeningItems)
-      .where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun)))
+      .select({ id: visibleScreeningItems.id })
+      .from(visibleScreeningItems)
+      .where(eq(visibleScreeningItems.studyId, studyId))
       .all().length - new Set(state.rounds.flatMap((r) => r.figures.perItem.map((i) => i.id))).size;
   return {
     study: study as ScreeningStudy,
@@ -294,21 +282,14 @@ export function getRoundDetail(db: Db, input: { studyId: number; number: number 
     itemIds.length
       ? db
           .select({
-            externalId: screeningItems.externalId,
-            label: screeningLabels.label,
-            category: screeningLabels.category,
+            externalId: visibleScreeningItems.externalId,
+            label: visibleScreeningLabels.label,
+            category: visibleScreeningLabels.category,
           })
-          .from(screeningItems)
-          .leftJoin(
-            screeningLabels,
-            and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)),
-          )
+          .from(visibleScreeningItems)
+          .leftJoin(visibleScreeningLabels, eq(visibleScreeningLabels.itemId, visibleScreeningItems.id))
           .where(
-            and(
-              eq(screeningItems.studyId, input.studyId),
-              notPending(screeningItems.importRun),
-              inArray(screeningItems.externalId, itemIds),
-            ),
+            and(eq(visibleScreeningItems.studyId, input.studyId), inArray(visibleScreeningItems.externalId, itemIds)),
           )
           .all()
           .map((r) => [r.externalId, r])

@@ -3,13 +3,9 @@
  * submitted votes with the pure core (app/screening/domain/screening.ts). Admin-side only: everything here may read screen
  * labels and control status. The reviewer's side is screening-review.server.ts.
  */
-import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
-import { notPending } from "../platform/import-runs.server";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
-  screeningItems,
-  screeningLabels,
-  screeningRecallTiers,
   screeningReviewers,
   screeningRoundItems,
   screeningRounds,
@@ -17,6 +13,12 @@ import {
   screeningVotes,
   users,
 } from "../../db/schema";
+import {
+  visibleScreeningItems,
+  visibleScreeningLabels,
+  visibleScreeningRecallTiers,
+  visibleScreeningStudies,
+} from "../../db/schema-visible";
 import {
   checkRule,
   nextStep,
@@ -88,34 +90,22 @@ export interface ScreeningStudy {
   createdAt: number;
 }
 
-/** A study an import is still writing is hidden from every reader (docs/reliability.md, "Bulk imports"). */
-const visible = isNull(screeningStudies.importRun);
-
 function toStudy(row: typeof screeningStudies.$inferSelect): ScreeningStudy {
   return { ...row, categories: row.categories as string[] };
 }
 
 export function getScreeningStudy(db: DbOrTx, id: number): ScreeningStudy | null {
-  const row = db
-    .select()
-    .from(screeningStudies)
-    .where(and(eq(screeningStudies.id, id), visible))
-    .get();
+  const row = db.select().from(visibleScreeningStudies).where(eq(visibleScreeningStudies.id, id)).get();
   return row ? toStudy(row) : null;
 }
 
 export function requireScreeningStudyByName(db: Db, name: string): ScreeningStudy {
-  const row = db
-    .select()
-    .from(screeningStudies)
-    .where(and(eq(screeningStudies.name, name.trim()), visible))
-    .get();
+  const row = db.select().from(visibleScreeningStudies).where(eq(visibleScreeningStudies.name, name.trim())).get();
   if (row) return toStudy(row);
   const known = db
-    .select({ name: screeningStudies.name })
-    .from(screeningStudies)
-    .where(visible)
-    .orderBy(asc(screeningStudies.name))
+    .select({ name: visibleScreeningStudies.name })
+    .from(visibleScreeningStudies)
+    .orderBy(asc(visibleScreeningStudies.name))
     .all();
   throw new ServiceError(
     `No screening study named "${name}".${
@@ -153,6 +143,7 @@ export function insertScreeningStudy(
 ): ScreeningStudy {
   const taken = tx
     .select({ importRun: screeningStudies.importRun })
+    // eslint-disable-next-line concord/visible-rows -- a name taken by a study an import is still writing counts
     .from(screeningStudies)
     .where(eq(screeningStudies.name, input.name))
     .get();
@@ -310,23 +301,20 @@ export interface RoundData {
 export function loadRound(db: DbOrTx, round: RoundRow, codes: Map<string, string>): RoundData {
   const items = db
     .select({
-      id: screeningItems.externalId,
+      id: visibleScreeningItems.externalId,
       position: screeningRoundItems.position,
       isControl: screeningRoundItems.isControl,
       stratum: screeningRoundItems.stratum,
     })
     .from(screeningRoundItems)
-    .innerJoin(
-      screeningItems,
-      and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
-    )
+    .innerJoin(visibleScreeningItems, eq(visibleScreeningItems.id, screeningRoundItems.itemId))
     .where(eq(screeningRoundItems.roundId, round.id))
     .orderBy(asc(screeningRoundItems.position))
     .all();
   const reviewers = listRoundReviewers(db, round.id, codes);
   const votes = db
     .select({
-      item: screeningItems.externalId,
+      item: visibleScreeningItems.externalId,
       reviewer: screeningVotes.reviewerId,
       relevant: screeningVotes.relevant,
       category: screeningVotes.category,
@@ -335,10 +323,7 @@ export function loadRound(db: DbOrTx, round: RoundRow, codes: Map<string, string
     })
     .from(screeningVotes)
     .innerJoin(screeningRoundItems, eq(screeningRoundItems.id, screeningVotes.roundItemId))
-    .innerJoin(
-      screeningItems,
-      and(eq(screeningItems.id, screeningRoundItems.itemId), notPending(screeningItems.importRun)),
-    )
+    .innerJoin(visibleScreeningItems, eq(visibleScreeningItems.id, screeningRoundItems.itemId))
     .where(and(eq(screeningVotes.roundId, round.id), eq(screeningVotes.status, "submitted")))
     .all();
   const notes = new Map<string, Map<string, string>>();
@@ -373,14 +358,11 @@ export interface ScreenCounts {
 
 export function screenCounts(db: DbOrTx, studyId: number): ScreenCounts {
   const rows = db
-    .select({ label: screeningLabels.label, n: count() })
-    .from(screeningItems)
-    .leftJoin(
-      screeningLabels,
-      and(eq(screeningLabels.itemId, screeningItems.id), notPending(screeningLabels.importRun)),
-    )
-    .where(and(eq(screeningItems.studyId, studyId), notPending(screeningItems.importRun)))
-    .groupBy(screeningLabels.label)
+    .select({ label: visibleScreeningLabels.label, n: count() })
+    .from(visibleScreeningItems)
+    .leftJoin(visibleScreeningLabels, eq(visibleScreeningLabels.itemId, visibleScreeningItems.id))
+    .where(eq(visibleScreeningItems.studyId, studyId))
+    .groupBy(visibleScreeningLabels.label)
     .all();
   const counts: ScreenCounts = { items: 0, relevant: 0, borderline: 0, not_relevant: 0, unlabelled: 0 };
   for (const r of rows) {
@@ -398,16 +380,12 @@ export function countTiers(
 ): Record<"clear" | "possible" | "no", number> {
   const out = { clear: 0, possible: 0, no: 0 };
   for (const r of db
-    .select({ tier: screeningRecallTiers.tier, n: count() })
-    .from(screeningRecallTiers)
+    .select({ tier: visibleScreeningRecallTiers.tier, n: count() })
+    .from(visibleScreeningRecallTiers)
     .where(
-      and(
-        eq(screeningRecallTiers.studyId, studyId),
-        eq(screeningRecallTiers.roundNumber, roundNumber),
-        notPending(screeningRecallTiers.importRun),
-      ),
+      and(eq(visibleScreeningRecallTiers.studyId, studyId), eq(visibleScreeningRecallTiers.roundNumber, roundNumber)),
     )
-    .groupBy(screeningRecallTiers.tier)
+    .groupBy(visibleScreeningRecallTiers.tier)
     .all())
     out[r.tier] = r.n;
   return out;
@@ -416,16 +394,15 @@ export function countTiers(
 /** Items of the study no round has used (the recall screen's population), in import order. */
 export function listUnusedItems(db: DbOrTx, studyId: number): { id: number; externalId: string }[] {
   return db
-    .select({ id: screeningItems.id, externalId: screeningItems.externalId })
-    .from(screeningItems)
+    .select({ id: visibleScreeningItems.id, externalId: visibleScreeningItems.externalId })
+    .from(visibleScreeningItems)
     .where(
       and(
-        eq(screeningItems.studyId, studyId),
-        notPending(screeningItems.importRun),
-        sql`not exists (select 1 from ${screeningRoundItems} ri where ri.item_id = ${screeningItems.id})`,
+        eq(visibleScreeningItems.studyId, studyId),
+        sql`not exists (select 1 from ${screeningRoundItems} ri where ri.item_id = ${visibleScreeningItems.id})`,
       ),
     )
-    .orderBy(asc(screeningItems.position))
+    .orderBy(asc(visibleScreeningItems.position))
     .all();
 }
 
@@ -457,9 +434,8 @@ export interface ScreeningStudyRow {
 export function listScreeningStudies(db: Db): ScreeningStudyRow[] {
   return db
     .select()
-    .from(screeningStudies)
-    .where(visible)
-    .orderBy(asc(screeningStudies.name))
+    .from(visibleScreeningStudies)
+    .orderBy(asc(visibleScreeningStudies.name))
     .all()
     .map((s) => {
       const state = studyState(db, s.id);

@@ -4,7 +4,8 @@
  * labels and both annotators' labels side by side; callers are admin routes (guarded) and the local CLI.
  */
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { annotations, caseOutcomes, cases, referenceLabels, users } from "../../db/schema";
+import { annotations, caseOutcomes, referenceLabels, users } from "../../db/schema";
+import { visibleCases } from "../../db/schema-visible";
 import type { CaseLabel, DisputeReason } from "../gold/domain/gold";
 import { chartCsv, studyReportCharts, type ReportChart } from "./domain/study-report-charts";
 import { formatStudyReportMarkdown } from "./domain/study-report-format";
@@ -12,7 +13,6 @@ import { buildStudyReport, referenceLabelOf, type StudyCaseRecord, type StudyRep
 import { buildRaterAgreement, type RaterAgreementOptions, type RaterAgreementReport } from "./domain/rater-agreement";
 import { raterAgreementCharts } from "./domain/rater-agreement-charts";
 import type { Db } from "../platform/db.server";
-import { notPending } from "../platform/import-runs.server";
 import { runDbWorker } from "../platform/db-worker.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
@@ -33,13 +33,18 @@ function loadRecords(
   options: { locked?: boolean } = {},
 ): { records: StudyCaseRecord[]; notes: string[] } {
   const annotated = options.locked
-    ? sql`exists (select 1 from ${annotations} where ${annotations.caseId} = ${cases.id} and ${annotations.status} = 'locked')`
+    ? sql`exists (select 1 from ${annotations} where ${annotations.caseId} = ${visibleCases.id} and ${annotations.status} = 'locked')`
     : undefined;
   const caseRows = db
-    .select({ id: cases.id, externalId: cases.externalId, numSections: cases.numSections, ageGroup: cases.ageGroup })
-    .from(cases)
-    .where(and(eq(cases.studyId, studyId), notPending(cases.importRun), annotated))
-    .orderBy(asc(cases.position))
+    .select({
+      id: visibleCases.id,
+      externalId: visibleCases.externalId,
+      numSections: visibleCases.numSections,
+      ageGroup: visibleCases.ageGroup,
+    })
+    .from(visibleCases)
+    .where(and(eq(visibleCases.studyId, studyId), annotated))
+    .orderBy(asc(visibleCases.position))
     .all();
   const annotationRows = db
     .select({
@@ -55,9 +60,9 @@ function loadRecords(
       submittedAt: annotations.submittedAt,
     })
     .from(annotations)
-    .innerJoin(cases, eq(cases.id, annotations.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, annotations.caseId))
     .innerJoin(users, eq(users.id, annotations.annotatorId))
-    .where(and(eq(cases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
+    .where(and(eq(visibleCases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
     .orderBy(asc(annotations.id))
     .all();
   const outcomeRows = db
@@ -81,8 +86,8 @@ function loadRecords(
       earliestSufficientSection: referenceLabels.earliestSufficientSection,
     })
     .from(referenceLabels)
-    .innerJoin(cases, eq(cases.id, referenceLabels.caseId))
-    .where(and(eq(cases.studyId, studyId), annotated))
+    .innerJoin(visibleCases, eq(visibleCases.id, referenceLabels.caseId))
+    .where(and(eq(visibleCases.studyId, studyId), annotated))
     .all();
 
   const annotationsOf = new Map<number, typeof annotationRows>();

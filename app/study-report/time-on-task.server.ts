@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { adjudications, annotations, cases, users, workTime } from "../../db/schema";
+import { adjudications, annotations, users, workTime } from "../../db/schema";
+import { visibleCases } from "../../db/schema-visible";
 import type { Db } from "../platform/db.server";
 import { ADJUDICATION_TIME } from "../adjudication/adjudication.server";
 import { summariseAdjudicationTime, summariseTimeOnTask, type TimeOnTask } from "./domain/time-on-task";
@@ -13,12 +14,12 @@ export function getTimeOnTask(db: Db, studyId: number): TimeOnTask {
   const rows = db
     .select({
       annotator: users.username,
-      caseId: cases.id,
-      externalId: cases.externalId,
+      caseId: visibleCases.id,
+      externalId: visibleCases.externalId,
       activeMs: workTime.activeMs,
     })
     .from(annotations)
-    .innerJoin(cases, eq(cases.id, annotations.caseId))
+    .innerJoin(visibleCases, eq(visibleCases.id, annotations.caseId))
     .innerJoin(users, eq(users.id, annotations.annotatorId))
     .innerJoin(
       workTime,
@@ -28,8 +29,8 @@ export function getTimeOnTask(db: Db, studyId: number): TimeOnTask {
         eq(workTime.userId, annotations.annotatorId),
       ),
     )
-    .where(and(eq(cases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
-    .orderBy(asc(cases.id))
+    .where(and(eq(visibleCases.studyId, studyId), inArray(annotations.status, ["submitted", "locked"])))
+    .orderBy(asc(visibleCases.id))
     .all();
   return { ...summariseTimeOnTask(rows), adjudication: getAdjudicationTime(db, studyId) };
 }
@@ -41,19 +42,24 @@ export function getTimeOnTask(db: Db, studyId: number): TimeOnTask {
  */
 function getAdjudicationTime(db: Db, studyId: number) {
   const timed = db
-    .select({ adjudicator: users.username, userId: workTime.userId, caseId: cases.id, activeMs: workTime.activeMs })
+    .select({
+      adjudicator: users.username,
+      userId: workTime.userId,
+      caseId: visibleCases.id,
+      activeMs: workTime.activeMs,
+    })
     .from(workTime)
-    .innerJoin(cases, eq(cases.id, workTime.itemId))
+    .innerJoin(visibleCases, eq(visibleCases.id, workTime.itemId))
     .innerJoin(users, eq(users.id, workTime.userId))
-    .where(and(eq(workTime.entity, ADJUDICATION_TIME), eq(cases.studyId, studyId)))
-    .orderBy(asc(cases.id), asc(users.username))
+    .where(and(eq(workTime.entity, ADJUDICATION_TIME), eq(visibleCases.studyId, studyId)))
+    .orderBy(asc(visibleCases.id), asc(users.username))
     .all();
   const decided = new Set(
     db
       .select({ caseId: adjudications.caseId, userId: adjudications.adjudicatorId })
       .from(adjudications)
-      .innerJoin(cases, eq(cases.id, adjudications.caseId))
-      .where(and(eq(cases.studyId, studyId), inArray(adjudications.status, ["decided", "reopened"])))
+      .innerJoin(visibleCases, eq(visibleCases.id, adjudications.caseId))
+      .where(and(eq(visibleCases.studyId, studyId), inArray(adjudications.status, ["decided", "reopened"])))
       .all()
       .map((d) => `${d.caseId}:${d.userId}`),
   );

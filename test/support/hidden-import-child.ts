@@ -1,7 +1,8 @@
 /**
  * An import that creates its parent, in its own process, for the hidden-parent tests (docs/reliability.md, "Bulk
  * imports"): `node --import tsx test/support/hidden-import-child.ts KIND DB FILE NAME BUDGET_MS [kill-after-chunk]`,
- * KIND one of judge (judge-import), screening (screening-import --items), casereview, mentat, and three imports that
+ * KIND one of judge (judge-import), screening (screening-import --items), casereview, mentat, cases (`import` of
+ * a case file into the study NAME, new or existing), and three imports that
  * add rows to a parent the test prepared: mentat-ratings (`mentat-import-ratings`, NAME the bank), grading
  * (`grade-batch-ingest` of a Batch API output, NAME the judge's id, its set the judge's) and screening-existing
  * (`screening-import --items` into an existing study, NAME the study). Prints "chunk N" after
@@ -19,6 +20,7 @@ import { ingestBatchOutput } from "../../app/rubric-grading/batch.server";
 import { gradingModels } from "../../db/schema";
 import { eq } from "drizzle-orm";
 import { openDatabase } from "../../app/platform/db.server";
+import { importCases } from "../../app/annotation/studies.server";
 import { SETTINGS } from "./screening";
 
 const [kind, dbPath, file, name, budget, mode] = process.argv.slice(2) as [
@@ -75,6 +77,11 @@ const written = (() => {
         ...chunked,
       });
       return r.ok && r.written;
+    }
+    case "cases": {
+      const r = importCases(db, { studyName: name, bytes, filename: file, actorId: null }, chunked);
+      if (!r.written) process.stderr.write(`${JSON.stringify([r.parse.errors, r.conflicts, r.seedConflict])}\n`);
+      return r.written;
     }
     case "grading": {
       const judge = db
