@@ -3,9 +3,13 @@ import { and, desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { mentatBanks, mentatFits, mentatQuestions, mentatRatings, users } from "../../db/schema";
 import {
+  CURRENT_MENTAT_FIT,
   fitPreferenceLabels,
   HBT_DEFAULTS,
+  MENTAT_FIT_VERSION_NAMES,
+  MENTAT_FIT_VERSIONS,
   type AnnotationRow,
+  type MentatFitVersion,
   type PreferenceLabels,
   type RaterEffects,
 } from "./domain/bradley-terry";
@@ -53,12 +57,15 @@ export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] 
     )
     .all()
     .filter((r) => domains.includes(r.domain as MentatDomain))
-    .map((r) => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }));
+    .map((r): AnnotationRow => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }));
 }
 
 export interface FitOptions {
+  /** The version of MENTAT's fit whose penalty, slope bounds and replicate count apply (docs/mentat.md). */
+  fitVersion?: MentatFitVersion;
   raterEffects?: RaterEffects;
   penalty?: number;
+  slopeBounds?: [number, number];
   strengthPenalty?: number;
   bootstrap?: number;
   seed?: number;
@@ -80,18 +87,44 @@ export interface FitSummary {
   result: MentatFitResult;
 }
 
-export const FitOptionsSchema = z.object({
-  raterEffects: z.enum(["none", "slope", "slope+offset"]).default(HBT_DEFAULTS.raterEffects),
-  penalty: z.coerce.number().min(0).max(1000).default(HBT_DEFAULTS.penalty),
-  strengthPenalty: z.coerce.number().min(0).max(1000).default(HBT_DEFAULTS.strengthPenalty),
-  bootstrap: z.coerce.number().int().min(0).max(10_000).default(200),
-  seed: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .default(0),
-});
+/** "LO,HI" (the command line) or [LO, HI]: slope bounds with LO ≤ 1 ≤ HI, both positive. */
+const SlopeBoundsSchema = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(",").map((x) => (x.trim() === "" ? NaN : Number(x))) : v),
+  z
+    .tuple([z.number().finite(), z.number().finite()], { message: "expected LO,HI" })
+    .refine(([lo, hi]) => lo > 0 && lo <= 1 && hi >= 1 && hi <= 100, {
+      message: "expected LO,HI with 0 < LO ≤ 1 ≤ HI ≤ 100",
+    }),
+);
+
+/**
+ * The fit's options; what is not given comes from the version of MENTAT's fit (default its current one,
+ * MENTAT_FIT_VERSIONS in domain/bradley-terry.ts): penalty, slope bounds and the number of bootstrap refits.
+ */
+export const FitOptionsSchema = z
+  .object({
+    fitVersion: z.enum(MENTAT_FIT_VERSION_NAMES).default(CURRENT_MENTAT_FIT),
+    raterEffects: z.enum(["none", "slope", "slope+offset"]).default(HBT_DEFAULTS.raterEffects),
+    penalty: z.coerce.number().min(0).max(1000).optional(),
+    slopeBounds: SlopeBoundsSchema.optional(),
+    strengthPenalty: z.coerce.number().min(0).max(1000).default(HBT_DEFAULTS.strengthPenalty),
+    bootstrap: z.coerce.number().int().min(0).max(10_000).optional(),
+    seed: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(0),
+  })
+  .transform((o): Required<FitOptions> => {
+    const version = MENTAT_FIT_VERSIONS[o.fitVersion];
+    return {
+      ...o,
+      penalty: o.penalty ?? version.penalty,
+      slopeBounds: o.slopeBounds ?? [version.slopeBounds[0], version.slopeBounds[1]],
+      bootstrap: o.bootstrap ?? version.bootstrap,
+    };
+  });
 
 /**
  * Fits preference labels to the bank's submitted ratings (domain/bradley-terry fitPreferenceLabels) with
@@ -325,12 +358,20 @@ export function fitJobEnded(jobId: number): Promise<void> {
 export function getLatestFit(db: Db, bankId: number): FitSummary | null {
   const row = db.select().from(mentatFits).where(eq(mentatFits.bankId, bankId)).orderBy(desc(mentatFits.id)).get();
   if (!row) return null;
+  const result = row.result as MentatFitResult;
+  const stored = row.params as Partial<FitOptions>;
   return {
     id: row.id,
     createdAt: row.createdAt,
-    params: row.params as Required<FitOptions>,
+    // Fits stored before the version was recorded used MENTAT's first version's bounds (docs/mentat.md,
+    // "Versions of MENTAT's fit").
+    params: {
+      ...stored,
+      fitVersion: stored.fitVersion ?? "2025-01-19",
+      slopeBounds: stored.slopeBounds ?? result.labels.options.slopeBounds,
+    } as Required<FitOptions>,
     inputHash: row.inputHash,
     stale: annotationRowsHash(bankAnnotationRows(db, bankId)) !== row.inputHash,
-    result: row.result as MentatFitResult,
+    result,
   };
 }
