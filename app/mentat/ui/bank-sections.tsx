@@ -33,7 +33,7 @@ export function FitSummary({ fit }: { fit: BankFitView | null }) {
         <>
           <p>
             Fit {fit.id} of {new Date(fit.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC: {fit.nRows}{" "}
-            ratings, MENTAT&apos;s fit of {fit.params.fitVersion}, {fit.params.raterEffects}, penalty{" "}
+            ratings, {fit.params.raterEffects}, MENTAT&apos;s fit of {fit.params.fitVersion}, penalty{" "}
             {fit.params.penalty}, slopes {fit.params.slopeBounds[0]}–{fit.params.slopeBounds[1]}, ridge{" "}
             {fit.params.strengthPenalty}, {fit.params.bootstrap} bootstrap refits (seed {fit.params.seed}), objective{" "}
             {fit.objective.toFixed(3)}, {fit.converged ? "converged" : <strong className="stale">not converged</strong>}
