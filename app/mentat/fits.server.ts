@@ -1,7 +1,7 @@
 /** Bradley–Terry label fits of a bank's submitted ratings (docs/mentat.md#preference-labels). */
 import { and, desc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { mentatBanks, mentatFits, mentatQuestions, mentatRatings, users } from "../../db/schema";
+import { mentatBanks, mentatFits, mentatQuestions, mentatRatings, mentatReleaseRatings, users } from "../../db/schema";
 import {
   CURRENT_MENTAT_FIT,
   fitPreferenceLabels,
@@ -21,6 +21,7 @@ import { writeTransaction } from "../work-items/engine.server";
 import { ServiceError } from "../platform/service-error";
 import { notPending } from "../platform/import-runs.server";
 import { domainsOf } from "./banks.server";
+import { RELEASE_RATER_PREFIX } from "./mentat-release.server";
 import { FitCancelled, fitPreferenceLabelsInWorkers } from "./parallel-fit.server";
 import {
   createJob,
@@ -57,7 +58,29 @@ export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] 
     )
     .all()
     .filter((r) => domains.includes(r.domain as MentatDomain))
-    .map((r): AnnotationRow => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }));
+    .map((r): AnnotationRow => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }))
+    .concat(releaseAnnotationRows(db, bankId, domains));
+}
+
+/**
+ * The bank's imported MENTAT release (mentat-release.server.ts): every row as MENTAT's pipeline keeps it, raters
+ * prefixed `mentat:` so they stay apart from the bank's experts (docs/mentat.md, "MENTAT's released annotations").
+ */
+function releaseAnnotationRows(db: DbOrTx, bankId: number, domains: readonly string[]): AnnotationRow[] {
+  return db
+    .select({
+      question: mentatQuestions.externalId,
+      domain: mentatQuestions.domain,
+      rater: mentatReleaseRatings.rater,
+      scores: mentatReleaseRatings.scores,
+    })
+    .from(mentatReleaseRatings)
+    .innerJoin(mentatQuestions, eq(mentatQuestions.id, mentatReleaseRatings.questionId))
+    .where(eq(mentatReleaseRatings.bankId, bankId))
+    .orderBy(mentatReleaseRatings.id)
+    .all()
+    .filter((r) => domains.includes(r.domain))
+    .map((r) => ({ question: r.question, rater: `${RELEASE_RATER_PREFIX}${r.rater}`, scores: r.scores }));
 }
 
 export interface FitOptions {
