@@ -16,6 +16,7 @@ import {
   type DriftOptions,
 } from "./domain/drift";
 import { ResponseRecordSchema, type ResponseRecord } from "./domain/records";
+import { mentalBenchReading, mentatReading, type Reading } from "./domain/parse";
 import { CASE_TYPES } from "./domain/items";
 import {
   mentalBenchScores,
@@ -120,6 +121,8 @@ export interface McReport {
   format: "concord-mc-report/1";
   /** Unparsed answers are left out of `accuracy` and counted; `accuracy_all` and `reference_*` count them wrong. */
   scoring: string;
+  /** Whose reading of the answers the scores use (readRunsWith; docs/mc-evaluation.md, "Readings"). */
+  reading: Reading;
   runs: RunEntry[];
   mentalbench: { model: string; seed: number; scores: MentalBenchScores }[];
   mentat: {
@@ -160,8 +163,28 @@ export function parseClusters(text: string): {
   return { clusters, errors };
 }
 
+/** What each reading is, for the report's heading. */
+export const READING_NOTES: Record<Reading, string> = {
+  concord: "Concord's parser (statuses ambiguous, refused, empty are not scored)",
+  mentat:
+    "MENTAT's code (eval_openai.py): the answer's first character, A when it is not A–E — every non-empty answer is scored",
+  mentalbench: "MentalBench's code (extract_answer): the first run of A–D anywhere; none found is not scored",
+};
+
+/**
+ * The runs with every answer read by `reading`: `concord` keeps the parse recorded by mc-run (Concord's parser, with
+ * the item's options); `mentat` and `mentalbench` read each answer's raw text as the papers' code does
+ * (domain/parse.ts: mentatReading, mentalBenchReading).
+ */
+export function readRunsWith(runs: readonly LoadedRun[], reading: Reading): LoadedRun[] {
+  if (reading === "concord") return [...runs];
+  const read = reading === "mentat" ? mentatReading : mentalBenchReading;
+  return runs.map((r) => ({ ...r, records: r.records.map((rec) => ({ ...rec, parse: read(rec.raw) })) }));
+}
+
 export const SCORING_NOTE =
-  "accuracy: over parsed answers; accuracy_all: unparsed answers counted wrong (the papers' code); " +
+  "accuracy: over parsed answers; accuracy_all: unparsed answers counted wrong (the papers' convention; their " +
+  "numbers with their own --reading); " +
   "reference_accuracy: MentalBench's own answer reader and rule";
 
 /**
@@ -172,6 +195,8 @@ export function buildReport(
   runs: readonly LoadedRun[],
   driftOptions: DriftOptions,
   clusters: ReadonlyMap<string, string> = new Map(),
+  /** The reading `runs` were read with (readRunsWith); recorded in the report. */
+  reading: Reading = "concord",
 ): McReport {
   const sorted = [...runs].sort(
     (a, b) =>
@@ -182,6 +207,7 @@ export function buildReport(
   const report: McReport = {
     format: "concord-mc-report/1",
     scoring: SCORING_NOTE,
+    reading,
     runs: [],
     mentalbench: [],
     mentat: [],
@@ -441,7 +467,7 @@ export function reportMarkdown(report: McReport): string {
   const parts = [
     "# Multiple-choice evaluation report",
     "",
-    `Scoring: ${report.scoring}. Drift: ${report.drift_options.reps} bootstrap resamples (seed ${report.drift_options.seed}), family-wise α = ${report.drift_options.alpha} per dimension.`,
+    `Reading: ${report.reading}, ${READING_NOTES[report.reading]}. Scoring: ${report.scoring}. Drift: ${report.drift_options.reps} bootstrap resamples (seed ${report.drift_options.seed}), family-wise α = ${report.drift_options.alpha} per dimension.`,
   ];
   for (const t of reportTables(report)) parts.push("", `## ${t.title}`, "", markdownTable(t));
   return parts.join("\n") + "\n";
