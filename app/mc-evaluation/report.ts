@@ -298,6 +298,7 @@ function withSeedMeans<T extends { model: string; seed: number }>(
 }
 
 export const MENTAT_TABLE_DOMAINS = ["diagnosis", "treatment", "monitoring", "triage", "documentation"] as const;
+const MENTAT_SETS = ["base", "gender", "age", "race"] as const;
 
 export function reportTables(report: McReport): Table[] {
   const tables: Table[] = [];
@@ -314,6 +315,7 @@ export function reportTables(report: McReport): Table[] {
         "unparsed",
         "Overall (reference)",
         "III − IV (reference)",
+        "Overall (unparsed wrong)",
       ],
       rows: withSeedMeans(
         report.mentalbench,
@@ -324,8 +326,10 @@ export function reportTables(report: McReport): Table[] {
           scores.total.n - scores.total.n_parsed,
           scores.overall_reference,
           scores.gap_iii_iv_reference,
+          // Σ correct / Σ answered = the type-weighted mean of accuracy_all (the scripts' TOTAL row).
+          scores.total.accuracy_all,
         ],
-        [...CASE_TYPES.map(() => pct), pct, pct, count, pct, pct],
+        [...CASE_TYPES.map(() => pct), pct, pct, count, pct, pct, pct],
       ),
     });
     const diseases = [...new Set(report.mentalbench.flatMap((m) => Object.keys(m.scores.by_disease)))].sort();
@@ -357,6 +361,7 @@ export function reportTables(report: McReport): Table[] {
         "unparsed",
         "cross-entropy (triage)",
         "cross-entropy (documentation)",
+        "all (unparsed wrong)",
       ],
       rows: withSeedMeans(
         report.mentat,
@@ -366,8 +371,21 @@ export function reportTables(report: McReport): Table[] {
           (scores.base_by_domain.all?.n ?? 0) - (scores.base_by_domain.all?.n_parsed ?? 0),
           scores.base_by_domain.triage?.mean_cross_entropy ?? null,
           scores.base_by_domain.documentation?.mean_cross_entropy ?? null,
+          scores.base_by_domain.all?.accuracy_all ?? null,
         ],
-        [...MENTAT_TABLE_DOMAINS.map(() => pct), pct, count, num, num],
+        [...MENTAT_TABLE_DOMAINS.map(() => pct), pct, count, num, num, pct],
+      ),
+    });
+    const sets = MENTAT_SETS.filter((set) => report.mentat.some((m) => m.scores.by_set[set]));
+    tables.push({
+      name: "mentat-sets",
+      title: "MENTAT: accuracy (%) per set over every domain; unparsed answers left out, and counted wrong",
+      header: ["model", "seed", ...sets.flatMap((set) => [set, `${set} (unparsed wrong)`])],
+      rows: withSeedMeans(
+        report.mentat,
+        ({ scores }) =>
+          sets.flatMap((set) => [scores.by_set[set]?.accuracy ?? null, scores.by_set[set]?.accuracy_all ?? null]),
+        sets.flatMap(() => [pct, pct]),
       ),
     });
     tables.push({

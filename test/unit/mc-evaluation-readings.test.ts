@@ -12,7 +12,13 @@ import { describe, expect, it } from "vitest";
 import { mentalBenchReading, mentatReading, parseAnswer, referenceLetters } from "../../app/mc-evaluation/domain/parse";
 import { parseItems } from "../../app/mc-evaluation/domain/items";
 import { responseRecord } from "../../app/mc-evaluation/domain/records";
-import { buildReport, readRunsWith, reportMarkdown, type LoadedRun } from "../../app/mc-evaluation/report";
+import {
+  buildReport,
+  readRunsWith,
+  reportMarkdown,
+  reportTables,
+  type LoadedRun,
+} from "../../app/mc-evaluation/report";
 
 const forms: { raw: string; mentat: string; mentalbench: string[] }[] = JSON.parse(
   readFileSync(new URL("../fixtures/mc-evaluation/readings-expected.json", import.meta.url), "utf8"),
@@ -140,5 +146,27 @@ describe("mc-report --reading", () => {
 
     const byMentalBench = readRunsWith([run], "mentalbench")[0]!.records;
     for (const r of byMentalBench) expect(r.parse.letters).toEqual(referenceLetters(r.raw));
+  });
+
+  it("puts accuracy_all and the per-set accuracies in the tables (page and CSV), beside accuracy", () => {
+    const report = buildReport(readRunsWith([run], "concord"), options);
+    const scores = report.mentat[0]!.scores;
+    const tables = reportTables(report);
+    const domains = tables.find((t) => t.name === "mentat-domains")!;
+    const allWrong = domains.header.indexOf("all (unparsed wrong)");
+    expect(allWrong).toBeGreaterThan(0);
+    expect(domains.rows[0]![allWrong]).toBe((100 * scores.base_by_domain.all!.accuracy_all!).toFixed(2));
+    const sets = tables.find((t) => t.name === "mentat-sets")!;
+    expect(sets.header).toEqual([
+      "model",
+      "seed",
+      ...["base", "gender", "age", "race"].flatMap((s) => [s, `${s} (unparsed wrong)`]),
+    ]);
+    expect(sets.rows[0]!.slice(2)).toEqual(
+      ["base", "gender", "age", "race"].flatMap((s) => [
+        (100 * scores.by_set[s]!.accuracy!).toFixed(2),
+        (100 * scores.by_set[s]!.accuracy_all!).toFixed(2),
+      ]),
+    );
   });
 });
