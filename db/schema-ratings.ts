@@ -110,6 +110,35 @@ export const mentatRatings = sqliteTable(
   ],
 );
 
+/**
+ * MENTAT's released annotation files as MENTAT's pipeline reads them (`mentat-import-ratings --layout
+ * mentat-release`; docs/mentat.md, "MENTAT's released annotations"): every row kept — several per MENTAT rater and
+ * question, one per wording — and the question creator's pseudo-rater `crtr`. Not any expert's work: no user, no
+ * draft, never shown to experts; `mentat-fit` adds them to the bank's submitted ratings. One release per bank: a
+ * new import replaces the previous one.
+ */
+export const mentatReleaseRatings = sqliteTable(
+  "mentat_release_ratings",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    bankId: integer("bank_id")
+      .notNull()
+      .references(() => mentatBanks.id),
+    questionId: integer("question_id")
+      .notNull()
+      .references(() => mentatQuestions.id),
+    /** MENTAT's rater id (lower-cased, as its pipeline reads it), or `crtr` for the question's creator. */
+    rater: text("rater").notNull(),
+    /** MENTAT's `q_key` (q_male, q_female, q_they), or `creator`. */
+    wording: text("wording").notNull(),
+    /** Scores of options a–e, 0–100. */
+    scores: text("scores", { mode: "json" }).$type<number[]>().notNull(),
+    /** FILE:LINE of the row, or the question id for the creator's row. */
+    source: text("source").notNull(),
+  },
+  (t) => [index("mentat_release_ratings_bank_idx").on(t.bankId)],
+);
+
 /** A demographic variant set (base, gender, age or race) of a bank, with the parameters that reproduce it. */
 export const mentatDatasets = sqliteTable(
   "mentat_datasets",

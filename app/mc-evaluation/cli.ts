@@ -21,6 +21,7 @@ import { parseItems } from "./domain/items";
 import { MENTALBENCH_STYLES } from "./domain/prompts";
 import { loadMcPrompts, mcPromptHashesOf } from "./prompt-files";
 import { buildReport, findMcRunFolders, parseClusters, readRunFolder, reportMarkdown, RunReadError } from "./report";
+import { READINGS } from "./domain/parse";
 import { writeReport } from "./report-files.server";
 import { McRunConfigError, runMcEvaluation, type McRunResult } from "./run";
 
@@ -264,6 +265,7 @@ const ReportOptionsSchema = z.object({
   clusters: z.string().min(1).optional(),
   json: z.boolean().default(false),
   "no-figures": z.boolean().default(false),
+  reading: z.enum(READINGS, { message: `must be one of ${READINGS.join(", ")}` }).default("concord"),
   bootstrap: count(100_000).default(DEFAULT_DRIFT_OPTIONS.reps),
   seed: nonNegative.default(DEFAULT_DRIFT_OPTIONS.seed),
   alpha: z
@@ -274,7 +276,8 @@ const ReportOptionsSchema = z.object({
 });
 
 const reportHelp = `Usage: npm run concord -- mc-report --runs DIR [--runs DIR…] [--out DIR] [--json] [--clusters FILE]
-                                     [--bootstrap 1000] [--seed 0] [--alpha 0.05] [--no-figures]
+                                     [--reading concord|mentat|mentalbench] [--bootstrap 1000] [--seed 0]
+                                     [--alpha 0.05] [--no-figures]
 
 Scores multiple-choice run folders (mc-run) and prints the Markdown report (or, with --json, one JSON object):
 
@@ -286,8 +289,12 @@ Scores multiple-choice run folders (mc-run) and prints the Markdown report (or, 
                 paired exact McNemar tests between conditions over the same base questions, Holm–Bonferroni per
                 dimension, "beyond chance" where the adjusted p ≤ α
   every run     answers by parse status (parsed, ambiguous, refused, empty): unparsed answers are not scored
-                ("accuracy") and are counted; "accuracy_all" counts them wrong as the papers' code does
+                ("accuracy") and are counted; "accuracy_all" counts them wrong as the papers' code does (with --reading
+                mentat or mentalbench, the answers are also read as that paper's code reads them)
 
+--reading: whose reading of the answers is scored: concord (default; Concord's parser as mc-run recorded it), mentat
+(MENTAT's code: the first character, A when it is not A–E) or mentalbench (MentalBench's extract_answer). The report
+names the reading it used.
 --runs takes a run folder or a folder holding run folders (up to two levels down); repeat it for more.
 --clusters FILE: a CSV with columns disease,cluster giving the cluster of items that carry none.
 --out DIR writes report.md, scores.json, one CSV per table, runs/<model>_<format>_seed-<s>.csv|json (per item),
@@ -307,6 +314,7 @@ export const mcReportCommand: Command = {
       clusters: { type: "string" },
       json: { type: "boolean" },
       "no-figures": { type: "boolean" },
+      reading: { type: "string" },
       bootstrap: { type: "string" },
       seed: { type: "string" },
       alpha: { type: "string" },
@@ -317,7 +325,7 @@ export const mcReportCommand: Command = {
       throw new CliError(`no multiple-choice run folder (with run.json) under ${o.runs.join(", ")}`);
     let runs;
     try {
-      runs = dirs.map(readRunFolder);
+      runs = dirs.map((d) => readRunFolder(d, o.reading));
     } catch (e) {
       if (e instanceof RunReadError) throw new CliError(e.message);
       throw e;
@@ -331,7 +339,7 @@ export const mcReportCommand: Command = {
       }
       clusters = parsed.clusters;
     }
-    const report = buildReport(runs, { reps: o.bootstrap, seed: o.seed, alpha: o.alpha }, clusters);
+    const report = buildReport(runs, { reps: o.bootstrap, seed: o.seed, alpha: o.alpha }, clusters, o.reading);
     if (o.out) {
       const written = await writeReport(report, runs, o.out, {
         version: softwareVersion(),

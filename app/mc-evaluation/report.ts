@@ -16,7 +16,8 @@ import {
   type DimensionDrift,
   type DriftOptions,
 } from "./domain/drift";
-import { ResponseRecordSchema, type ScoredRecord } from "./domain/records";
+import { ResponseRecordSchema, type ResponseRecord, type ScoredRecord } from "./domain/records";
+import { mentalBenchReading, mentatReading, type Reading } from "./domain/parse";
 import { CASE_TYPES } from "./domain/items";
 import {
   mentalBenchScores,
@@ -75,7 +76,8 @@ function fileSha256(path: string): string {
  * or a count of answered items that disagrees with what run.json says (more than the run's items; not all of them
  * when it says complete; another count than it recorded when a session ended) is refused as FILE:LINE.
  */
-export function readRunFolder(dir: string): LoadedRun {
+export function readRunFolder(dir: string, reading: Reading = "concord"): LoadedRun {
+  const read = readerOf(reading);
   const runPath = join(dir, MC_RUN_JSON);
   let json: unknown;
   try {
@@ -118,7 +120,8 @@ export function readRunFolder(dir: string): LoadedRun {
           const issue = r.error.issues[0];
           return fail(l.line, `${issue?.path.join(".")}: ${issue?.message}`);
         }
-        const { messages: _messages, raw: _raw, ...record } = r.data;
+        const { messages: _messages, raw, ...record } = r.data;
+        if (read) record.parse = read(raw);
         if (record.facts.kind !== run.data.items_format)
           return fail(l.line, `a ${record.facts.kind} record in a ${run.data.items_format} run`);
         const earlier = seen.get(record.item_id);
@@ -187,6 +190,8 @@ export interface McReport {
   format: "concord-mc-report/1";
   /** Unparsed answers are left out of `accuracy` and counted; `accuracy_all` and `reference_*` count them wrong. */
   scoring: string;
+  /** Whose reading of the answers the scores use (readRunFolder's reading; docs/mc-evaluation.md, "Readings"). */
+  reading: Reading;
   runs: RunEntry[];
   mentalbench: { model: string; seed: number; scores: MentalBenchScores }[];
   mentat: {
@@ -227,8 +232,32 @@ export function parseClusters(text: string): {
   return { clusters, errors };
 }
 
+/** What each reading is, for the report's heading. */
+export const READING_NOTES: Record<Reading, string> = {
+  concord: "Concord's parser (statuses ambiguous, refused, empty are not scored)",
+  mentat:
+    "MENTAT's code (eval_openai.py): the answer's first character, A when it is not A–E — every non-empty answer is scored",
+  mentalbench: "MentalBench's code (extract_answer): the first run of A–D anywhere; none found is not scored",
+};
+
+/**
+ * How `reading` reads one raw answer: null for `concord`, which keeps the parse mc-run recorded (Concord's parser,
+ * with the item's options); `mentat` and `mentalbench` read the raw text as the papers' code does (domain/parse.ts:
+ * mentatReading, mentalBenchReading).
+ */
+function readerOf(reading: Reading): ((raw: string) => ScoredRecord["parse"]) | null {
+  return reading === "concord" ? null : reading === "mentat" ? mentatReading : mentalBenchReading;
+}
+
+/** Records (with their raw answers) as `reading` reads them, without the raw text (readRunFolder does the same). */
+export function readRecords(records: readonly ResponseRecord[], reading: Reading): ScoredRecord[] {
+  const read = readerOf(reading);
+  return records.map(({ messages: _messages, raw, ...record }) => (read ? { ...record, parse: read(raw) } : record));
+}
+
 export const SCORING_NOTE =
-  "accuracy: over parsed answers; accuracy_all: unparsed answers counted wrong (the papers' code); " +
+  "accuracy: over parsed answers; accuracy_all: unparsed answers counted wrong (the papers' convention; their " +
+  "numbers with their own --reading); " +
   "reference_accuracy: MentalBench's own answer reader and rule";
 
 /**
@@ -239,6 +268,8 @@ export function buildReport(
   runs: readonly LoadedRun[],
   driftOptions: DriftOptions,
   clusters: ReadonlyMap<string, string> = new Map(),
+  /** The reading `runs` were read with (readRunFolder); recorded in the report. */
+  reading: Reading = "concord",
 ): McReport {
   const sorted = [...runs].sort(
     (a, b) =>
@@ -249,6 +280,7 @@ export function buildReport(
   const report: McReport = {
     format: "concord-mc-report/1",
     scoring: SCORING_NOTE,
+    reading,
     runs: [],
     mentalbench: [],
     mentat: [],
@@ -340,6 +372,7 @@ function withSeedMeans<T extends { model: string; seed: number }>(
 }
 
 export const MENTAT_TABLE_DOMAINS = ["diagnosis", "treatment", "monitoring", "triage", "documentation"] as const;
+const MENTAT_SETS = ["base", "gender", "age", "race"] as const;
 
 export function reportTables(report: McReport): Table[] {
   const tables: Table[] = [];
@@ -356,6 +389,7 @@ export function reportTables(report: McReport): Table[] {
         "unparsed",
         "Overall (reference)",
         "III − IV (reference)",
+        "Overall (unparsed wrong)",
       ],
       rows: withSeedMeans(
         report.mentalbench,
@@ -366,8 +400,10 @@ export function reportTables(report: McReport): Table[] {
           scores.total.n - scores.total.n_parsed,
           scores.overall_reference,
           scores.gap_iii_iv_reference,
+          // Σ correct / Σ answered = the type-weighted mean of accuracy_all (the scripts' TOTAL row).
+          scores.total.accuracy_all,
         ],
-        [...CASE_TYPES.map(() => pct), pct, pct, count, pct, pct],
+        [...CASE_TYPES.map(() => pct), pct, pct, count, pct, pct, pct],
       ),
     });
     const diseases = [...new Set(report.mentalbench.flatMap((m) => Object.keys(m.scores.by_disease)))].sort();
@@ -399,6 +435,7 @@ export function reportTables(report: McReport): Table[] {
         "unparsed",
         "cross-entropy (triage)",
         "cross-entropy (documentation)",
+        "all (unparsed wrong)",
       ],
       rows: withSeedMeans(
         report.mentat,
@@ -408,8 +445,21 @@ export function reportTables(report: McReport): Table[] {
           (scores.base_by_domain.all?.n ?? 0) - (scores.base_by_domain.all?.n_parsed ?? 0),
           scores.base_by_domain.triage?.mean_cross_entropy ?? null,
           scores.base_by_domain.documentation?.mean_cross_entropy ?? null,
+          scores.base_by_domain.all?.accuracy_all ?? null,
         ],
-        [...MENTAT_TABLE_DOMAINS.map(() => pct), pct, count, num, num],
+        [...MENTAT_TABLE_DOMAINS.map(() => pct), pct, count, num, num, pct],
+      ),
+    });
+    const sets = MENTAT_SETS.filter((set) => report.mentat.some((m) => m.scores.by_set[set]));
+    tables.push({
+      name: "mentat-sets",
+      title: "MENTAT: accuracy (%) per set over every domain; unparsed answers left out, and counted wrong",
+      header: ["model", "seed", ...sets.flatMap((set) => [set, `${set} (unparsed wrong)`])],
+      rows: withSeedMeans(
+        report.mentat,
+        ({ scores }) =>
+          sets.flatMap((set) => [scores.by_set[set]?.accuracy ?? null, scores.by_set[set]?.accuracy_all ?? null]),
+        sets.flatMap(() => [pct, pct]),
       ),
     });
     tables.push({
@@ -520,7 +570,7 @@ export function reportMarkdown(report: McReport): string {
   const parts = [
     "# Multiple-choice evaluation report",
     "",
-    `Scoring: ${report.scoring}. Drift: ${report.drift_options.reps} bootstrap resamples (seed ${report.drift_options.seed}), family-wise α = ${report.drift_options.alpha} per dimension.`,
+    `Reading: ${report.reading}, ${READING_NOTES[report.reading]}. Scoring: ${report.scoring}. Drift: ${report.drift_options.reps} bootstrap resamples (seed ${report.drift_options.seed}), family-wise α = ${report.drift_options.alpha} per dimension.`,
   ];
   for (const t of reportTables(report)) parts.push("", `## ${t.title}`, "", markdownTable(t));
   return parts.join("\n") + "\n";

@@ -20,6 +20,7 @@ const ManifestSchema = z.object({
 });
 
 const NAME = /^[\w][\w.-]*$/;
+const MANIFEST = "manifest.json";
 
 export interface McReportSummary {
   name: string;
@@ -28,7 +29,7 @@ export interface McReportSummary {
 }
 
 function readManifest(dir: string): z.infer<typeof ManifestSchema> | null {
-  const path = join(dir, "manifest.json");
+  const path = join(dir, MANIFEST);
   if (!existsSync(path)) return null;
   try {
     const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
@@ -60,8 +61,11 @@ export interface McReportView {
   name: string;
   createdAt: string;
   scoring: string;
+  /** Whose reading of the answers the scores use (reports made before it was recorded: Concord's). */
+  reading: string;
   tables: Table[];
   figures: string[];
+  /** Every file the manifest lists (runs/… included) and the manifest itself. */
   downloads: string[];
 }
 
@@ -76,9 +80,10 @@ export function getMcReport(name: string, root = mcReportsRoot()): McReportView 
     name,
     createdAt: manifest.created_at,
     scoring: report.scoring,
+    reading: (report as Partial<McReport>).reading ?? "concord",
     tables: reportTables(report),
     figures: files.filter((f) => f.endsWith(".svg")),
-    downloads: files.filter((f) => !f.includes("/")),
+    downloads: [...files, MANIFEST].sort(),
   };
 }
 
@@ -90,15 +95,20 @@ const TYPES: Record<string, string> = {
   md: "text/markdown; charset=utf-8",
 };
 
-/** A file of a report by the name its manifest lists (top level only), or null. */
+/**
+ * A file of a report by the name its manifest lists — at the top level or under `runs/` — or the manifest itself;
+ * null for anything else (docs/mc-evaluation.md, "Browsing reports").
+ */
 export function getMcReportFile(
   name: string,
   file: string,
   root = mcReportsRoot(),
 ): { body: Buffer; contentType: string } | null {
-  if (!NAME.test(name) || !NAME.test(file)) return null;
+  const parts = file.split("/");
+  const shape = parts.length === 1 || (parts.length === 2 && parts[0] === "runs");
+  if (!NAME.test(name) || !shape || !parts.every((p) => NAME.test(p))) return null;
   const manifest = readManifest(join(root, name));
   const type = TYPES[file.split(".").pop() ?? ""];
-  if (!manifest || !(file in manifest.files) || !type) return null;
-  return { body: readFileSync(join(root, name, file)), contentType: type };
+  if (!manifest || !type || (file !== MANIFEST && !(file in manifest.files))) return null;
+  return { body: readFileSync(join(root, name, ...parts)), contentType: type };
 }

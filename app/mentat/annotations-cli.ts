@@ -6,6 +6,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { getDb } from "../platform/db.server";
 import { importMentatAnnotations, type AnnotationFileInput, type FileIssue } from "./mentat-annotations.server";
+import { importMentatRelease } from "./mentat-release.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
 import { readImportFile } from "../cli/io";
@@ -56,6 +57,8 @@ export const mentatImportRatingsCommand: Command = {
   summary: "Import MENTAT's own annotation files (annotated_data/*.csv) as option ratings of a bank",
   help: `Usage: npm run concord -- mentat-import-ratings --bank NAME FILE|DIR … [--ids TEMPLATE] [--rater ID=USER …]
                                                 [--duplicates refuse|last] [--replace] [--dry-run]
+       npm run concord -- mentat-import-ratings --layout mentat-release --bank NAME DIR … [--ids TEMPLATE]
+                                                [--no-creator] [--creator-skip N,N,…] [--dry-run]
 
 Reads MENTAT's public rating exports (x{rater}_annotation_data_{n}.csv, jsPsych CSV) as MENTAT's pipeline reads
 them: the rater is rater_id of the second row (lower-cased); the first four rows and the last are instructions;
@@ -64,18 +67,31 @@ the permutation (option i's score is Q{question_order[i]}), q_no the question an
 They become submitted ratings of the bank's questions, so mentat-fit refits MENTAT's data. Every file is checked
 first; problems are listed as FILE:LINE and nothing is written (exit 2).
 
+--layout mentat-release reads MENTAT's released annotated_data/ folder as MENTAT's own pipeline does: every row is
+kept (a rater rated most questions several times, once per wording), the question's creator is added as the
+pseudo-rater crtr with 100 on the intended answer (except MENTAT's questions 92, 173, 175), and the rows are
+stored as the bank's MENTAT release (not as experts' ratings; a new import replaces the previous one). mentat-fit
+then reproduces MENTAT's labels; its raters appear as mentat:ID.
+
 Options:
+  --layout L              ratings (default: one rating per expert and question, as Concord's workspace holds them)
+                          or mentat-release (MENTAT's released files as its pipeline reads them)
   --bank NAME             the bank (import MENTAT's questions first with mentat-import)
   --ids TEMPLATE          the bank question id of q_no, {q_no} replaced (default "{q_no}")
   --rater ID=USER         the Concord user (rater role) of a MENTAT rater id; default the user named like the id
   --duplicates MODE       a rater's second rating of a question: refuse (default) or keep the last one read
   --replace               overwrite submitted ratings that differ
+  --no-creator            mentat-release: leave the creator's pseudo-rater out
+  --creator-skip N,N,…    mentat-release: MENTAT question numbers without a creator row (default 92,173,175)
   --dry-run               check and report without writing`,
   async run(argv, io) {
     const { values, positionals } = parseOptions(
       argv,
       {
         bank: { type: "string" },
+        layout: { type: "string" },
+        "no-creator": { type: "boolean", default: false },
+        "creator-skip": { type: "string" },
         ids: { type: "string" },
         rater: { type: "string", multiple: true },
         duplicates: { type: "string" },
@@ -90,7 +106,15 @@ Options:
       throw new CliError(`--duplicates ${values.duplicates}: use refuse or last.`);
     if (values.ids !== undefined && !values.ids.includes("{q_no}"))
       throw new CliError(`--ids ${values.ids}: the template must contain {q_no}.`);
+    const layout = values.layout ?? "ratings";
+    if (!["ratings", "mentat-release"].includes(layout))
+      throw new CliError(`--layout ${layout}: use ratings or mentat-release.`);
+    if (layout !== "mentat-release" && (values["no-creator"] || values["creator-skip"] !== undefined))
+      throw new CliError("--no-creator and --creator-skip go with --layout mentat-release.");
+    if (layout === "mentat-release" && (values.rater || values.duplicates || values.replace))
+      throw new CliError("--rater, --duplicates and --replace do not apply to --layout mentat-release.");
     const files = readInputs(positionals);
+    if (layout === "mentat-release") return importRelease(io, files, values);
     let result;
     try {
       result = importMentatAnnotations(getDb(), {
@@ -113,6 +137,11 @@ Options:
       listIssues(io, result.errors);
       listIssues(io, result.warnings, "warning: ");
       io.err(`concord mentat-import-ratings: ${result.errors.length} problem(s); nothing was written.\n`);
+      if (result.errors.some((e) => e.message.includes("Concord keeps one rating per expert and question")))
+        io.err(
+          "These files hold several ratings per rater and question, as MENTAT's released annotation files do (one per " +
+            "wording): --layout mentat-release imports them as MENTAT's pipeline reads them.\n",
+        );
       return 2;
     }
     listIssues(io, result.warnings, "warning: ");
@@ -129,3 +158,46 @@ Options:
     return 0;
   },
 };
+
+function importRelease(
+  io: CliIO,
+  files: AnnotationFileInput[],
+  values: { bank?: string; ids?: string; "no-creator"?: boolean; "creator-skip"?: string; "dry-run"?: boolean },
+): number {
+  const skip = values["creator-skip"];
+  if (skip !== undefined && !/^\s*(\d+\s*(,\s*\d+\s*)*)?$/.test(skip))
+    throw new CliError(`--creator-skip ${skip}: give MENTAT question numbers separated by commas, e.g. 92,173,175.`);
+  let result;
+  try {
+    result = importMentatRelease(getDb(), {
+      files,
+      options: {
+        bankName: requireOption(values.bank, "--bank"),
+        idTemplate: values.ids,
+        creator: !values["no-creator"],
+        noCreator:
+          skip === undefined ? undefined : skip.split(",").flatMap((n) => (n.trim() ? [String(Number(n))] : [])),
+        dryRun: values["dry-run"],
+      },
+      actorId: null,
+    });
+  } catch (e) {
+    if (e instanceof ServiceError) throw new CliError(e.message);
+    throw e;
+  }
+  if (!result.ok) {
+    listIssues(io, result.errors);
+    listIssues(io, result.warnings, "warning: ");
+    io.err(`concord mentat-import-ratings: ${result.errors.length} problem(s); nothing was written.\n`);
+    return 2;
+  }
+  listIssues(io, result.warnings, "warning: ");
+  io.out(
+    `${result.written ? "Imported" : "Dry run: would import"} MENTAT's release into bank "${result.bankName}": ` +
+      `${result.ratings} ratings from ${result.files} file(s) of ${result.questions} questions (all kept; ` +
+      `${result.repeats} repeat a rater's question in another wording or file), ${result.creatorRows} creator rows` +
+      `${result.replacedRelease ? `; replaces the previous release (${result.replacedRelease} rows)` : ""}.\n`,
+  );
+  for (const r of result.raters) io.out(`  ${r.rater}: ${r.ratings}\n`);
+  return 0;
+}

@@ -155,23 +155,28 @@ Options:
 export const mentatFitCommand: Command = {
   name: "mentat-fit",
   summary: "Fit hierarchical Bradley–Terry preference labels to a bank's ratings",
-  help: `Usage: npm run concord -- mentat-fit --bank NAME [--bootstrap N] [--seed N] [--rater-effects E]
-                                      [--penalty X] [--strength-penalty X] [--workers N] [--json]
+  help: `Usage: npm run concord -- mentat-fit --bank NAME [--fit-version V] [--bootstrap N] [--seed N]
+                                      [--rater-effects E] [--penalty X] [--slope-bounds LO,HI]
+                                      [--strength-penalty X] [--workers N] [--json]
 
 Turns the submitted 0–100 option ratings of the bank's preference-domain questions into preference labels (MENTAT,
 docs/mentat.md): pairwise wins per rating (ties give nothing), one strength vector per question (summing to zero) with a
-slope in [0.8, 1.25] and an offset in [-3, 3] per expert, P(i beats j | expert) = σ(slope·(βi − βj) + offset),
-penalty·Σ(slope − 1)² + penalty·Σ offset² — MENTAT's objective — fitted by projected L-BFGS; label = softmax(β)
+slope and an offset per expert, P(i beats j | expert) = σ(slope·(βi − βj) + offset),
+penalty·Σ(slope − 1)² + penalty·Σ offset² — MENTAT's objective — fitted by projected Newton steps; label = softmax(β)
 with percentile bootstrap intervals (rows resampled within each question, Python's random.Random(seed)); and
 Krippendorff's α (interval) per question. A question whose wins have no finite maximum (an option that never loses
 or never wins) is reported as separated and counted as not converged, in the fit and in each bootstrap refit. The
 fit is stored; exports use the latest one.
 
 Options:
-  --bootstrap N          bootstrap refits (default 200; 0 = no intervals)
+  --fit-version V        the version of MENTAT's preferece_HBT.py whose penalty, bounds and refits apply:
+                         2025-01-24 (default, MENTAT's current and published one: penalty 5, slopes 0.5–2,
+                         offsets -3–3, 100 refits) or 2025-01-19 (the first: penalty 2, slopes 0.8–1.25, 30 refits)
+  --bootstrap N          bootstrap refits (default the version's; 0 = no intervals)
   --seed N               seed of the resampling (default 0)
   --rater-effects E      slope+offset (default, MENTAT), slope, or none (plain Bradley–Terry)
-  --penalty X            weight of the slope and offset penalties (default 2, as MENTAT)
+  --penalty X            weight of the slope and offset penalties (default the version's)
+  --slope-bounds LO,HI   bounds of the experts' slopes (default the version's), 0 < LO ≤ 1 ≤ HI
   --strength-penalty X   weight of a ridge strength-penalty·Σβ² (default 0, as MENTAT; a value > 0 is not in
                          MENTAT, keeps separated questions finite and is named in the output)
   --workers N            worker threads for the refits (default: one per core); the labels are the same for any N
@@ -179,10 +184,12 @@ Options:
   async run(argv, io) {
     const { values } = parseOptions(argv, {
       bank: { type: "string" },
+      "fit-version": { type: "string" },
       bootstrap: { type: "string" },
       seed: { type: "string" },
       "rater-effects": { type: "string" },
       penalty: { type: "string" },
+      "slope-bounds": { type: "string" },
       "strength-penalty": { type: "string" },
       json: { type: "boolean", default: false },
       workers: { type: "string" },
@@ -190,6 +197,8 @@ Options:
     const workers = z.coerce.number().int().min(1).max(256).optional().safeParse(values.workers);
     if (!workers.success) throw new CliError(`--workers: ${workers.error.issues[0]!.message}`);
     const options = FitOptionsSchema.safeParse({
+      fitVersion: values["fit-version"],
+      slopeBounds: values["slope-bounds"],
       bootstrap: values.bootstrap,
       seed: values.seed,
       raterEffects: values["rater-effects"],
@@ -236,6 +245,9 @@ Options:
           `${l.bootstrap.replicates} bootstrap refits (seed ${l.bootstrap.seed})${
             l.bootstrap.notConverged ? `, ${l.bootstrap.notConverged} not converged` : ""
           }.\n`,
+      );
+      io.out(
+        `MENTAT's fit of ${l.options.fitVersion}: penalty ${l.options.penalty}, slopes ${l.options.slopeBounds.join("–")}, offsets ${l.options.offsetBounds.join("–")}.\n`,
       );
       // Both deviations from MENTAT's numbers are said out loud (docs/mentat.md, "Separation").
       if (l.options.strengthPenalty > 0)

@@ -1,12 +1,16 @@
 /** Bradley–Terry label fits of a bank's submitted ratings (docs/mentat.md#preference-labels). */
 import { and, desc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { mentatFits, users } from "../../db/schema";
+import { mentatFits, mentatReleaseRatings, users } from "../../db/schema";
 import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import {
+  CURRENT_MENTAT_FIT,
   fitPreferenceLabels,
   HBT_DEFAULTS,
+  MENTAT_FIT_VERSION_NAMES,
+  MENTAT_FIT_VERSIONS,
   type AnnotationRow,
+  type MentatFitVersion,
   type PreferenceLabels,
   type RaterEffects,
 } from "./domain/bradley-terry";
@@ -17,6 +21,7 @@ import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { ServiceError } from "../platform/service-error";
 import { domainsOf } from "./banks.server";
+import { RELEASE_RATER_PREFIX } from "./mentat-release.server";
 import { FitCancelled, fitPreferenceLabelsInWorkers } from "./parallel-fit.server";
 import {
   createJob,
@@ -46,12 +51,37 @@ export function bankAnnotationRows(db: DbOrTx, bankId: number): AnnotationRow[] 
     .where(and(eq(visibleMentatQuestions.bankId, bankId), eq(visibleMentatRatings.status, "submitted")))
     .all()
     .filter((r) => domains.includes(r.domain as MentatDomain))
-    .map((r) => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }));
+    .map((r): AnnotationRow => ({ question: r.question, rater: r.rater, scores: r.scores as number[] }))
+    .concat(releaseAnnotationRows(db, bankId, domains));
+}
+
+/**
+ * The bank's imported MENTAT release (mentat-release.server.ts): every row as MENTAT's pipeline keeps it, raters
+ * prefixed `mentat:` so they stay apart from the bank's experts (docs/mentat.md, "MENTAT's released annotations").
+ */
+function releaseAnnotationRows(db: DbOrTx, bankId: number, domains: readonly string[]): AnnotationRow[] {
+  return db
+    .select({
+      question: visibleMentatQuestions.externalId,
+      domain: visibleMentatQuestions.domain,
+      rater: mentatReleaseRatings.rater,
+      scores: mentatReleaseRatings.scores,
+    })
+    .from(mentatReleaseRatings)
+    .innerJoin(visibleMentatQuestions, eq(visibleMentatQuestions.id, mentatReleaseRatings.questionId))
+    .where(eq(mentatReleaseRatings.bankId, bankId))
+    .orderBy(mentatReleaseRatings.id)
+    .all()
+    .filter((r) => domains.includes(r.domain))
+    .map((r) => ({ question: r.question, rater: `${RELEASE_RATER_PREFIX}${r.rater}`, scores: r.scores }));
 }
 
 export interface FitOptions {
+  /** The version of MENTAT's fit whose penalty, slope bounds and replicate count apply (docs/mentat.md). */
+  fitVersion?: MentatFitVersion;
   raterEffects?: RaterEffects;
   penalty?: number;
+  slopeBounds?: [number, number];
   strengthPenalty?: number;
   bootstrap?: number;
   seed?: number;
@@ -73,18 +103,44 @@ export interface FitSummary {
   result: MentatFitResult;
 }
 
-export const FitOptionsSchema = z.object({
-  raterEffects: z.enum(["none", "slope", "slope+offset"]).default(HBT_DEFAULTS.raterEffects),
-  penalty: z.coerce.number().min(0).max(1000).default(HBT_DEFAULTS.penalty),
-  strengthPenalty: z.coerce.number().min(0).max(1000).default(HBT_DEFAULTS.strengthPenalty),
-  bootstrap: z.coerce.number().int().min(0).max(10_000).default(200),
-  seed: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .default(0),
-});
+/** "LO,HI" (the command line) or [LO, HI]: slope bounds with LO ≤ 1 ≤ HI, both positive. */
+const SlopeBoundsSchema = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(",").map((x) => (x.trim() === "" ? NaN : Number(x))) : v),
+  z
+    .tuple([z.number().finite(), z.number().finite()], { message: "expected LO,HI" })
+    .refine(([lo, hi]) => lo > 0 && lo <= 1 && hi >= 1 && hi <= 100, {
+      message: "expected LO,HI with 0 < LO ≤ 1 ≤ HI ≤ 100",
+    }),
+);
+
+/**
+ * The fit's options; what is not given comes from the version of MENTAT's fit (default its current one,
+ * MENTAT_FIT_VERSIONS in domain/bradley-terry.ts): penalty, slope bounds and the number of bootstrap refits.
+ */
+export const FitOptionsSchema = z
+  .object({
+    fitVersion: z.enum(MENTAT_FIT_VERSION_NAMES).default(CURRENT_MENTAT_FIT),
+    raterEffects: z.enum(["none", "slope", "slope+offset"]).default(HBT_DEFAULTS.raterEffects),
+    penalty: z.coerce.number().min(0).max(1000).optional(),
+    slopeBounds: SlopeBoundsSchema.optional(),
+    strengthPenalty: z.coerce.number().min(0).max(1000).default(HBT_DEFAULTS.strengthPenalty),
+    bootstrap: z.coerce.number().int().min(0).max(10_000).optional(),
+    seed: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(0),
+  })
+  .transform((o): Required<FitOptions> => {
+    const version = MENTAT_FIT_VERSIONS[o.fitVersion];
+    return {
+      ...o,
+      penalty: o.penalty ?? version.penalty,
+      slopeBounds: o.slopeBounds ?? [version.slopeBounds[0], version.slopeBounds[1]],
+      bootstrap: o.bootstrap ?? version.bootstrap,
+    };
+  });
 
 /**
  * Fits preference labels to the bank's submitted ratings (domain/bradley-terry fitPreferenceLabels) with
@@ -318,12 +374,20 @@ export function fitJobEnded(jobId: number): Promise<void> {
 export function getLatestFit(db: Db, bankId: number): FitSummary | null {
   const row = db.select().from(mentatFits).where(eq(mentatFits.bankId, bankId)).orderBy(desc(mentatFits.id)).get();
   if (!row) return null;
+  const result = row.result as MentatFitResult;
+  const stored = row.params as Partial<FitOptions>;
   return {
     id: row.id,
     createdAt: row.createdAt,
-    params: row.params as Required<FitOptions>,
+    // Fits stored before the version was recorded used MENTAT's first version's bounds (docs/mentat.md,
+    // "Versions of MENTAT's fit").
+    params: {
+      ...stored,
+      fitVersion: stored.fitVersion ?? "2025-01-19",
+      slopeBounds: stored.slopeBounds ?? result.labels.options.slopeBounds,
+    } as Required<FitOptions>,
     inputHash: row.inputHash,
     stale: annotationRowsHash(bankAnnotationRows(db, bankId)) !== row.inputHash,
-    result: row.result as MentatFitResult,
+    result,
   };
 }

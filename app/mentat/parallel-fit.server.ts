@@ -10,6 +10,8 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import {
   assemblePreferenceLabels,
+  CURRENT_MENTAT_FIT,
+  MENTAT_FIT_VERSIONS,
   type AnnotationRow,
   type PreferenceFitPlan,
   type PreferenceLabelOptions,
@@ -44,7 +46,7 @@ export async function fitPreferenceLabelsInWorkers(
   run: ParallelFitOptions = {},
 ): Promise<PreferenceLabels> {
   const script = await workerScript("mentat-fit");
-  const replicates = options.bootstrap ?? 200;
+  const replicates = options.bootstrap ?? MENTAT_FIT_VERSIONS[options.fitVersion ?? CURRENT_MENTAT_FIT].bootstrap;
   const count = Math.max(1, Math.min(run.workers ?? defaultFitWorkers(), replicates || 1));
   const workers: Worker[] = [];
   const stopAll = () => Promise.all(workers.map((w) => w.terminate())).then(() => undefined);

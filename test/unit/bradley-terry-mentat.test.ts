@@ -3,7 +3,8 @@
  * separated questions (no finite maximum) detected and reported rather than left at wherever the optimiser stopped
  * (docs/mentat.md, "Separation").
  *
- * Expected values: test/fixtures/bradley-terry/mentat_default.py → mentat-default.json — the unregularised objective
+ * Expected values (with MENTAT's first version of the fit, penalty 2 and slopes 0.8–1.25, named
+ * `fitVersion: "2025-01-19"`): test/fixtures/bradley-terry/mentat_default.py → mentat-default.json — the unregularised objective
  * minimised with scipy's L-BFGS-B and with SLSQP under sum-to-zero constraints (as MENTAT does), the ridge fit for
  * comparison, separation found by brute force over option subsets, and the bootstrap's separated replicates
  * counted on Python's own random.Random resampling.
@@ -28,16 +29,20 @@ const cases: Case[] = JSON.parse(
   readFileSync(new URL("../fixtures/bradley-terry/mentat-default.json", import.meta.url), "utf8"),
 ).cases;
 const byName = (name: string) => cases.find((c) => c.name === name)!;
+// mentat_default.py fits the objective with the first version's penalty and bounds (penalty 2, slopes 0.8–1.25).
+const FIRST = "2025-01-19" as const;
 
 describe("MENTAT's objective by default", () => {
   it("has no ridge on the strengths unless asked", () => {
     expect(HBT_DEFAULTS.strengthPenalty).toBe(0);
-    expect(fitPreferenceLabels(byName("connected").rows, 5, { bootstrap: 0 }).options.strengthPenalty).toBe(0);
+    expect(
+      fitPreferenceLabels(byName("connected").rows, 5, { fitVersion: FIRST, bootstrap: 0 }).options.strengthPenalty,
+    ).toBe(0);
   });
 
   it("gives scipy's labels for MENTAT's objective when every question has a finite maximum", () => {
     const c = byName("connected");
-    const labels = fitPreferenceLabels(c.rows, 5, { bootstrap: 0 });
+    const labels = fitPreferenceLabels(c.rows, 5, { fitVersion: FIRST, bootstrap: 0 });
     expect(labels.converged).toBe(true);
     expect(Math.abs(labels.objective - c.lbfgsb.objective)).toBeLessThan(1e-8 * c.lbfgsb.objective);
     labels.questions.forEach((q, qi) => {
@@ -49,7 +54,11 @@ describe("MENTAT's objective by default", () => {
     });
     // The ridge moves these labels by 0.022 at most; with it, Concord still matches scipy's ridge fit.
     expect(c.max_ridge_shift).toBeGreaterThan(0.01);
-    const ridged = fitPreferenceLabels(c.rows, 5, { bootstrap: 0, strengthPenalty: c.ridge.strengthPenalty });
+    const ridged = fitPreferenceLabels(c.rows, 5, {
+      fitVersion: FIRST,
+      bootstrap: 0,
+      strengthPenalty: c.ridge.strengthPenalty,
+    });
     expect(ridged.options.strengthPenalty).toBe(0.01);
     ridged.questions.forEach((q, qi) => q.labels.forEach((p, i) => expect(p).toBeCloseTo(c.ridge.labels[qi][i], 5)));
   });
@@ -57,7 +66,7 @@ describe("MENTAT's objective by default", () => {
   for (const name of ["separation", "few-raters"]) {
     it(`${name}: flags the separated questions as Python's brute force does and counts the fit as not converged`, () => {
       const c = byName(name);
-      const labels = fitPreferenceLabels(c.rows, 5, { bootstrap: 0 });
+      const labels = fitPreferenceLabels(c.rows, 5, { fitVersion: FIRST, bootstrap: 0 });
       expect(labels.questions.map((q) => q.separated)).toEqual(c.separated);
       expect(labels.converged).toBe(false);
       // The questions with a finite maximum still get scipy's labels (the diverging ones leave the shared rater
@@ -66,7 +75,7 @@ describe("MENTAT's objective by default", () => {
         if (!c.separated[qi]) q.labels.forEach((p, i) => expect(p).toBeCloseTo(c.lbfgsb.labels[qi][i], 3));
       });
       // With the ridge a finite optimum exists: still flagged, but converged.
-      const ridged = fitPreferenceLabels(c.rows, 5, { bootstrap: 0, strengthPenalty: 0.01 });
+      const ridged = fitPreferenceLabels(c.rows, 5, { fitVersion: FIRST, bootstrap: 0, strengthPenalty: 0.01 });
       expect(ridged.questions.map((q) => q.separated)).toEqual(c.separated);
       expect(ridged.converged).toBe(true);
     });
@@ -75,10 +84,11 @@ describe("MENTAT's objective by default", () => {
   it("counts separated bootstrap replicates per question and in notConverged, on Python's resampling", () => {
     const c = byName("few-raters");
     const boot = c.bootstrap!;
-    const labels = fitPreferenceLabels(c.rows, 5, { bootstrap: boot.replicates, seed: boot.seed });
+    const labels = fitPreferenceLabels(c.rows, 5, { fitVersion: FIRST, bootstrap: boot.replicates, seed: boot.seed });
     expect(labels.questions.map((q) => q.separatedReplicates)).toEqual(boot.separated);
     expect(labels.bootstrap.notConverged).toBe(boot.replicates_with_separation);
     const ridged = fitPreferenceLabels(c.rows, 5, {
+      fitVersion: FIRST,
       bootstrap: boot.replicates,
       seed: boot.seed,
       strengthPenalty: 0.01,

@@ -210,6 +210,8 @@ describe("hierarchical Bradley–Terry against scipy (reference.py → expected.
         raterEffects: c.raterEffects,
         penalty: c.penalty,
         strengthPenalty: c.strengthPenalty,
+        // reference.py fits with MENTAT's first bounds (docs/mentat.md, "Versions of MENTAT's fit").
+        slopeBounds: [0.8, 1.25],
       });
       expect(fit.converged).toBe(true);
       for (const ref of [c.lbfgsb, c.slsqp].filter(Boolean) as ReferenceFit[]) {
@@ -226,6 +228,8 @@ describe("hierarchical Bradley–Terry against scipy (reference.py → expected.
       const boot = c.bootstrap;
       it(`${c.name}: bootstrap intervals replay Python's random.Random(${boot.seed}) resampling`, () => {
         const labels = fitPreferenceLabels(c.rows, 5, {
+          fitVersion: "2025-01-19",
+          penalty: c.penalty,
           bootstrap: boot.replicates,
           seed: boot.seed,
           strengthPenalty: c.strengthPenalty,

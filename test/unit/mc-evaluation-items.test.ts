@@ -65,6 +65,21 @@ describe("MentalBench items", () => {
     expect(r.warnings).toEqual([{ line: 5, message: "a Type III case with a single answer (A)" }]);
   });
 
+  it("refuses an options block that does not list the answer, with its line; warns of a short block", () => {
+    const text = [
+      mb({ id: "1", options: "A. MDD\nB. BP2", answer: "C. GAD" }),
+      mb({ id: "2", options: "A. MDD\nB. BP2", answer: "B. BP2" }),
+      mb({ id: "3", type: "III", options: "A) MDD\nB) BP2\nC) GAD", answer: "A & D) Both" }),
+    ].join("\n");
+    const r = parseItems(text, { csv: false });
+    expect(r.items).toEqual([]);
+    expect(r.errors).toEqual([
+      { line: 1, message: 'answer "C. GAD" names C, which the options block does not list (it lists A, B)' },
+      { line: 3, message: 'answer "A & D) Both" names D, which the options block does not list (it lists A, B, C)' },
+    ]);
+    expect(r.warnings).toContainEqual({ line: 2, message: "the options block lists 2 options (A, B), not 4" });
+  });
+
   it("reads CSV with physical line numbers", () => {
     const csv =
       'id,question,options,answer,type,disease\n1,"two\nlines","A. a\nB. b\nC. c\nD. d",A. a,I,MDD\n2,q,"A. a\nB. b\nC. c\nD. d",nothing,I,MDD\n';

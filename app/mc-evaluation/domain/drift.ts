@@ -9,6 +9,7 @@ import { GENDERS } from "../../expert-panel/domain/expert-scales";
 import { seedFromText } from "../../mentat/domain/mentat";
 import type { MentatRow } from "./scores";
 import { bootstrapInterval, holmAdjust, mcnemarExact } from "./statistics";
+import { compareCodePoints } from "../../python-compat/text";
 
 export const DRIFT_DIMENSIONS = ["gender", "age", "race"] as const;
 export type DriftDimension = (typeof DRIFT_DIMENSIONS)[number];
@@ -89,7 +90,9 @@ function conditionAccuracy(
   options: DriftOptions,
   seedKey: string,
 ): ConditionAccuracy {
-  const parsed = all.filter((r) => r.status === "parsed");
+  // In item-id order before resampling: the interval depends on the answers only, not on the order they arrived in
+  // (responses.jsonl is written as answers come back; docs/mc-evaluation.md, "Demographic drift").
+  const parsed = all.filter((r) => r.status === "parsed").sort((a, b) => compareCodePoints(a.id, b.id));
   const outcomes = parsed.map((r) => r.correct);
   const domains = [...new Set(all.map((r) => r.facts.domain))].sort();
   return {

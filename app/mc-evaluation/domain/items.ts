@@ -121,6 +121,16 @@ export function answerLetters(answer: string): string[] {
   return [...new Set(prefix.match(/\b[A-D]\b/g) ?? [])].sort();
 }
 
+/** The letters an options block labels ("A. text" / "A) text" / "A: text" lines), sorted. */
+export function blockLetters(block: string): string[] {
+  const found = new Set<string>();
+  for (const line of block.split(/\r?\n/)) {
+    const m = /^\s*\(?([A-D])[.):]\s*\S/.exec(line);
+    if (m) found.add(m[1]!);
+  }
+  return [...found].sort();
+}
+
 /** Option texts parsed out of an options block written "A. text" / "A) text" / "A: text", one per line. */
 export function optionsFromBlock(block: string): string[] | null {
   const found: Record<string, string> = {};
@@ -164,6 +174,23 @@ function mentalBenchItem(raw: unknown, line: number, errors: ItemIssue[], warnin
       message: `answer ${JSON.stringify(r.answer)} names no option letter A–D before its first "." or ")"`,
     });
     return null;
+  }
+  if (typeof r.options === "string") {
+    // A block that labels its options must list the answer's letters (docs/mc-evaluation.md, "Items").
+    const listed = blockLetters(r.options);
+    const outside = answer.filter((l) => !listed.includes(l));
+    if (listed.length > 0 && outside.length > 0) {
+      errors.push({
+        line,
+        message: `answer ${JSON.stringify(r.answer)} names ${outside.join(", ")}, which the options block does not list (it lists ${listed.join(", ")})`,
+      });
+      return null;
+    }
+    if (listed.length > 0 && listed.length < MENTALBENCH_LETTERS.length)
+      warnings.push({
+        line,
+        message: `the options block lists ${listed.length} options (${listed.join(", ")}), not ${MENTALBENCH_LETTERS.length}`,
+      });
   }
   if (r.type === "III" && answer.length < 2) {
     warnings.push({ line, message: `a Type III case with a single answer (${answer.join("")})` });

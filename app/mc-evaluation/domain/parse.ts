@@ -13,7 +13,17 @@ export type ParseRule =
   | "letter" // the answer is a letter, "B.", "(B)", "**B**", "B) Bipolar II"
   | "letter-set" // "A & B", "A and C", "A, B"
   | "answer-cue" // "Answer: C", "The answer is (C)", "I would choose option C"
-  | "option-text"; // the text of an option instead of its letter
+  | "option-text" // the text of an option instead of its letter
+  | "json" // {"answer": "B"}, also inside a ```json block
+  | "first-character" // MENTAT's reading: the answer's first character
+  | "mentalbench"; // MentalBench's reading (its extract_answer)
+
+/**
+ * Whose reading of an answer scores it (docs/mc-evaluation.md, "Readings"): Concord's parser (statuses, rules and
+ * reasons), MENTAT's code (the first character) or MentalBench's (its extract_answer).
+ */
+export const READINGS = ["concord", "mentat", "mentalbench"] as const;
+export type Reading = (typeof READINGS)[number];
 
 export interface ParsedAnswer {
   status: ParseStatus;
@@ -87,21 +97,56 @@ function leadingLetters(text: string): { letters: string[]; rest: string } | nul
   return { letters, rest };
 }
 
-/** Letters named after an explicit cue anywhere in the text: "Answer: C", "the answer is (B)", "option D". */
+/**
+ * Letters named after an explicit cue anywhere in the text: "Answer: C", "the answer is (B)", "I would choose option
+ * D", "Correct answer: option B", "Diagnosis: B", "I think it's C". The cue words in any case; "option"/"choice"
+ * after the cue is a word, not a letter; the letters themselves in capitals only ("choose a treatment" names none).
+ */
 function cuedLetters(text: string): string[][] {
-  const cue = new RegExp(
-    String.raw`\b(?:final\s+answer|correct\s+answer|correct\s+option|best\s+option|best\s+answer|answer|option|choice|choose|select|pick)s?(?:\s+(?:is|are|would\s+be|will\s+be))?\s*[:\-]?\s*((?:\(?[A-Z]\)?(?:${SEPARATOR})?)+)(?![A-Za-z])`,
-    "gi",
-  );
+  const cue =
+    /\b(?:final\s+answer|correct\s+answer|correct\s+option|best\s+option|best\s+answer|answer|option|choice|choose|select|pick|go\s+with|diagnosis|it'?s|it\s+is)s?(?:\s*\(single\s+letter\))?(?:\s+(?:is|are|would\s+be|will\s+be))?\s*[:-]?\s*(?:(?:option|choice)\s+)?/gi;
+  const letters = new RegExp(String.raw`^((?:\(?[A-Z]\)?(?:${SEPARATOR})?)+)(?![A-Za-z])`);
   const found: string[][] = [];
   for (const m of text.matchAll(cue)) {
-    // The cue words in any case, the letters in capitals only ("choose a treatment" names no option).
-    const capitals = m[1]!.replace(/\band\b/gi, " ");
-    if (/\b[a-z]\b/.test(capitals)) continue;
-    const letters = lettersIn(capitals);
-    if (letters.length) found.push(letters);
+    const after = letters.exec(text.slice(m.index + m[0].length));
+    if (!after) continue;
+    const named = lettersIn(after[1]!.replace(/\band\b/g, " "));
+    if (named.length) found.push(named);
   }
   return found;
+}
+
+/** A JSON answer, alone or in a ```json block: the letter(s) under answer, choice, option, letter or diagnosis. */
+function jsonLetters(text: string): string[] | null {
+  const body = /^```(?:json)?\s*([\s\S]*?)\s*```$/i.exec(text)?.[1] ?? text;
+  if (!body.startsWith("{")) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  for (const [k, v] of Object.entries(value))
+    if (/^(?:final_?answer|answer|choice|option|letter|selection|diagnosis)$/i.test(k)) {
+      const cell = Array.isArray(v) ? v.join(", ") : String(v);
+      const m = /^\s*\(?([A-Z])\)?(?:\s*(?:,|&|\band\b)\s*\(?[A-Z]\)?)*\s*\.?\s*$/.exec(cell.trim());
+      if (m) return lettersIn(cell.replace(/\band\b/g, " "));
+    }
+  return null;
+}
+
+/**
+ * The answer with an echoed option list taken out: three or more lines "A: …", "B. …", "C) …" with distinct letters
+ * (the prompt's options repeated) and a "Question: …" line say nothing about the choice; what is left is read.
+ */
+function withoutEchoedOptions(text: string): { text: string; echoed: boolean } {
+  const lines = text.split(/\r?\n/);
+  const optionLine = /^\s*\(?([A-Z])[:.)]\s+\S/;
+  const letters = new Set(lines.flatMap((l) => optionLine.exec(l)?.[1] ?? []));
+  if (letters.size < 3) return { text, echoed: false };
+  const kept = lines.filter((l) => !optionLine.test(l) && !/^\s*question\s*:/i.test(l));
+  return { text: kept.join("\n").trim(), echoed: true };
 }
 
 /** Two or more capital letters joined by separators anywhere: "Both A and B are consistent with …". */
@@ -145,8 +190,14 @@ function judged(letters: string[], rule: ParseRule, context: ParseContext): Pars
 }
 
 export function parseAnswer(raw: string, context: ParseContext): ParsedAnswer {
-  const text = clean(raw);
-  if (text === "") return result("empty", [], null, null);
+  const unechoed = withoutEchoedOptions(raw.replace(/<think>[\s\S]*?<\/think>/gi, " "));
+  const text = clean(unechoed.text);
+  if (text === "")
+    return unechoed.echoed
+      ? result("ambiguous", [], null, "repeats the options without choosing one")
+      : result("empty", [], null, null);
+  const json = jsonLetters(unechoed.text.trim());
+  if (json) return judged(json, "json", context);
   const body = text.replace(/^(?:answer|output|selection|final answer|the answer is)\s*[:-]?\s*/i, "");
 
   const lone = /^\(?([a-z])\)?\.?$/i.exec(body);
@@ -192,4 +243,23 @@ export function referenceLetters(raw: string): string[] {
   const m = /([A-D](?:\s*(?:,|&|and)\s*[A-D])*)/.exec(text);
   if (!m) return [];
   return [...new Set(m[1]!.match(/[A-D]/g) ?? [])].sort();
+}
+
+/**
+ * MENTAT's reading (eval_openai.py when a model returns text, not log-probabilities): the model's distribution is
+ * {content[0]: 1.} over the tokens A–E, and check_is_correct takes model_probs.index(max(model_probs)). A first
+ * character other than A–E gives NaN probabilities, which that index reads as A: so "Answer: B", " B" and "b" read
+ * as A, "Choice D" as C. An empty answer has no first character (MENTAT's code raises): "empty" here.
+ */
+export function mentatReading(raw: string): ParsedAnswer {
+  const first = [...raw][0];
+  if (first === undefined) return result("empty", [], null, null);
+  return result("parsed", ["ABCDE".includes(first) ? first : "A"], "first-character");
+}
+
+/** MentalBench's reading (referenceLetters): the letters it finds, or "ambiguous" when it finds none. */
+export function mentalBenchReading(raw: string): ParsedAnswer {
+  const letters = referenceLetters(raw);
+  if (letters.length === 0) return result("ambiguous", [], null, "MentalBench's reader finds no letter A–D");
+  return result("parsed", letters, "mentalbench");
 }

@@ -10,7 +10,9 @@ import { parseAnswer, referenceLetters, type ParsedAnswer } from "./parse";
 export const ParsedAnswerSchema = z.object({
   status: z.enum(["parsed", "ambiguous", "refused", "empty"]),
   letters: z.array(z.string()),
-  rule: z.enum(["letter", "letter-set", "answer-cue", "option-text"]).nullable(),
+  rule: z
+    .enum(["letter", "letter-set", "answer-cue", "option-text", "json", "first-character", "mentalbench"])
+    .nullable(),
   reason: z.string().nullable(),
 });
 

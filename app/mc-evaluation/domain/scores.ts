@@ -6,6 +6,7 @@
 import type { ItemFacts, ScoredRecord } from "./records";
 import type { ParseStatus } from "./parse";
 import { topLetter } from "./prompts";
+import { compareCodePoints } from "../../python-compat/text";
 
 export type ParseCounts = Record<ParseStatus, number>;
 
@@ -86,21 +87,24 @@ export interface MentalBenchScores {
   total: MentalBenchGroup;
 }
 
+/** The MentalBench answers of a run in item-id order (as mentatRows), so tables come out in the same order. */
 export function mentalBenchRows(records: readonly ScoredRecord[]): MentalBenchRow[] {
-  return records.flatMap((r) => {
-    if (r.facts.kind !== "mentalbench") return [];
-    const facts = r.facts;
-    const reference = r.reference_letters ?? [];
-    return [
-      {
-        id: r.item_id,
-        facts,
-        status: r.parse.status,
-        correct: r.parse.status === "parsed" && sameSet(r.parse.letters, facts.answer),
-        reference_correct: reference.length > 0 && sameSet(reference, facts.answer),
-      },
-    ];
-  });
+  return [...records]
+    .sort((a, b) => compareCodePoints(a.item_id, b.item_id))
+    .flatMap((r) => {
+      if (r.facts.kind !== "mentalbench") return [];
+      const facts = r.facts;
+      const reference = r.reference_letters ?? [];
+      return [
+        {
+          id: r.item_id,
+          facts,
+          status: r.parse.status,
+          correct: r.parse.status === "parsed" && sameSet(r.parse.letters, facts.answer),
+          reference_correct: reference.length > 0 && sameSet(reference, facts.answer),
+        },
+      ];
+    });
 }
 
 function mentalBenchGroup(rows: readonly MentalBenchRow[]): MentalBenchGroup {
@@ -167,28 +171,34 @@ export interface MentatRow {
   preference_mass: number | null;
 }
 
+/**
+ * The MENTAT answers of a run in item-id order: every sum, mean and bootstrap over them is then the same whatever
+ * order responses.jsonl holds them in (docs/mc-evaluation.md, "Demographic drift").
+ */
 export function mentatRows(records: readonly ScoredRecord[]): MentatRow[] {
-  return records.flatMap((r) => {
-    if (r.facts.kind !== "mentat") return [];
-    const facts = r.facts;
-    const letter = r.parse.status === "parsed" ? r.parse.letters[0]! : null;
-    const index = letter === null ? -1 : "ABCDE".indexOf(letter);
-    const cross =
-      index < 0
-        ? null
-        : -facts.labels.reduce((sum, p, i) => sum + p * Math.log((i === index ? 1 : 0) + CROSS_ENTROPY_EPS), 0);
-    return [
-      {
-        id: r.item_id,
-        facts,
-        status: r.parse.status,
-        letter,
-        correct: letter !== null && letter === topLetter(facts.labels),
-        cross_entropy: cross,
-        preference_mass: index < 0 ? null : facts.labels[index]!,
-      },
-    ];
-  });
+  return [...records]
+    .sort((a, b) => compareCodePoints(a.item_id, b.item_id))
+    .flatMap((r) => {
+      if (r.facts.kind !== "mentat") return [];
+      const facts = r.facts;
+      const letter = r.parse.status === "parsed" ? r.parse.letters[0]! : null;
+      const index = letter === null ? -1 : "ABCDE".indexOf(letter);
+      const cross =
+        index < 0
+          ? null
+          : -facts.labels.reduce((sum, p, i) => sum + p * Math.log((i === index ? 1 : 0) + CROSS_ENTROPY_EPS), 0);
+      return [
+        {
+          id: r.item_id,
+          facts,
+          status: r.parse.status,
+          letter,
+          correct: letter !== null && letter === topLetter(facts.labels),
+          cross_entropy: cross,
+          preference_mass: index < 0 ? null : facts.labels[index]!,
+        },
+      ];
+    });
 }
 
 export interface MentatGroup extends Accuracy {

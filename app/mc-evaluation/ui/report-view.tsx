@@ -34,12 +34,14 @@ export function McReportList({ reports, root }: { reports: McReportSummary[]; ro
 }
 
 export function McReportDetail({ report }: { report: McReportView }) {
-  const file = (f: string) => `/admin/mc-evaluation/${encodeURIComponent(report.name)}/${encodeURIComponent(f)}`;
+  // runs/<file> keeps its folder in the path (routes/admin.mc-evaluation.$report.runs.$file.ts).
+  const file = (f: string) =>
+    `/admin/mc-evaluation/${encodeURIComponent(report.name)}/${f.split("/").map(encodeURIComponent).join("/")}`;
   return (
     <>
       <h2>{report.name}</h2>
       <p className="muted">
-        Created {report.createdAt}. Scoring: {report.scoring}.
+        Created {report.createdAt}. Reading: {report.reading}. Scoring: {report.scoring}.
       </p>
       {report.figures.map((f) => (
         <figure key={f}>

@@ -11,9 +11,11 @@
  *
  * fitted by minimising, over all wins w → l,  Σ −log σ(s_r(β_qw − β_ql) + o_r)
  *   + penalty·Σ_r (s_r − 1)² + penalty·Σ_r o_r² + strengthPenalty·Σ β²
- * with s_r ∈ [0.8, 1.25] and o_r ∈ [−3, 3], as MENTAT's reference implementation does (preferece_HBT.py:
- * penalty 2, the same bounds, strengths starting at 0, slopes at 1, offsets at 0). The label of a question is
- * softmax(β_q), with percentile bootstrap intervals from refits on annotation rows resampled within each question.
+ * with s_r and o_r within bounds, as MENTAT's reference implementation does (preferece_HBT.py; strengths starting
+ * at 0, slopes at 1, offsets at 0). The penalty and the bounds are those of a version of that file
+ * (MENTAT_FIT_VERSIONS; docs/mentat.md, "Versions of MENTAT's fit"): by default the current one (penalty 5, slopes
+ * in [0.5, 2], offsets in [−3, 3]). The label of a question is softmax(β_q), with percentile bootstrap intervals
+ * from refits on annotation rows resampled within each question.
  *
  * Three properties of this likelihood that users of the labels should know (both checked in
  * test/unit/bradley-terry.test.ts):
@@ -36,13 +38,28 @@ import { PyRandom } from "../../python-compat/random";
 
 export type RaterEffects = "none" | "slope" | "slope+offset";
 
+/**
+ * The versions of MENTAT's fit (preferece_HBT.py and the bootstrap loop of helper_functions.py), named by the date
+ * of the commit that set them (docs/mentat.md, "Versions of MENTAT's fit"). "2025-01-24" is the file as MENTAT
+ * still publishes it and the one its published labels come from; "2025-01-19" is the first version.
+ */
+export const MENTAT_FIT_VERSIONS = {
+  "2025-01-24": { penalty: 5, slopeBounds: [0.5, 2] as const, offsetBounds: [-3, 3] as const, bootstrap: 100 },
+  "2025-01-19": { penalty: 2, slopeBounds: [0.8, 1.25] as const, offsetBounds: [-3, 3] as const, bootstrap: 30 },
+};
+export type MentatFitVersion = keyof typeof MENTAT_FIT_VERSIONS;
+export const MENTAT_FIT_VERSION_NAMES = Object.keys(MENTAT_FIT_VERSIONS) as [MentatFitVersion, ...MentatFitVersion[]];
+/** The version used when none is named: MENTAT's current one. */
+export const CURRENT_MENTAT_FIT: MentatFitVersion = "2025-01-24";
+
+const current = MENTAT_FIT_VERSIONS[CURRENT_MENTAT_FIT];
 export const HBT_DEFAULTS = {
   raterEffects: "slope+offset" as RaterEffects,
-  penalty: 2,
+  penalty: current.penalty,
   // MENTAT's objective has no ridge (docs/mentat.md, "Separation").
   strengthPenalty: 0,
-  slopeBounds: [0.8, 1.25] as const,
-  offsetBounds: [-3, 3] as const,
+  slopeBounds: current.slopeBounds,
+  offsetBounds: current.offsetBounds,
 };
 
 /** `count` wins of option `winner` over option `loser` of `question`, by `rater` (all 0-based indices). */
@@ -72,7 +89,7 @@ export interface HbtParameters {
 export interface HbtOptions {
   /** "slope+offset" (default, MENTAT), "slope" (offsets fixed at 0) or "none" (plain Bradley–Terry). */
   raterEffects?: RaterEffects;
-  /** Weight of Σ(s − 1)² and Σ o²; default 2. */
+  /** Weight of Σ(s − 1)² and Σ o²; default 5 (MENTAT's current fit). */
   penalty?: number;
   /** Weight of Σ β² (not in MENTAT); default 0. */
   strengthPenalty?: number;
@@ -449,7 +466,12 @@ export function percentile(sorted: readonly number[], p: number): number {
 }
 
 export interface PreferenceLabelOptions extends Omit<HbtOptions, "start"> {
-  /** Bootstrap replicates; default 200. 0 skips the intervals (lower = upper = the label). */
+  /**
+   * The version of MENTAT's fit whose penalty, bounds and replicate count apply where not given; default
+   * CURRENT_MENTAT_FIT.
+   */
+  fitVersion?: MentatFitVersion;
+  /** Bootstrap replicates; default the version's (100 for MENTAT's current fit). 0 skips the intervals. */
   bootstrap?: number;
   /** Seed of the resampling (CPython `random.Random(seed)`); default 0. */
   seed?: number;
@@ -493,6 +515,7 @@ export interface PreferenceLabels {
   converged: boolean;
   bootstrap: { replicates: number; seed: number; confidenceLevel: number; notConverged: number };
   options: {
+    fitVersion: MentatFitVersion;
     raterEffects: RaterEffects;
     penalty: number;
     strengthPenalty: number;
@@ -515,6 +538,7 @@ export interface PreferenceFitPlan {
   /** Index in `rows` of each question's first row, and its number of rows. */
   groupStart: number[];
   groupSize: number[];
+  fitVersion: MentatFitVersion;
   hbt: HbtOptions;
   fit: HbtFit;
   separated: boolean[];
@@ -546,7 +570,10 @@ export function planPreferenceFit(
     if (row.scores.length !== nOptions || row.scores.some((s) => !Number.isFinite(s)))
       throw new RangeError(`fitPreferenceLabels: question "${row.question}" needs ${nOptions} finite scores`);
   if (rows.length === 0) throw new RangeError("fitPreferenceLabels requires at least one annotation row");
-  const replicates = options.bootstrap ?? 200;
+  const fitVersion = options.fitVersion ?? CURRENT_MENTAT_FIT;
+  const version = MENTAT_FIT_VERSIONS[fitVersion];
+  if (!version) throw new RangeError(`unknown MENTAT fit version "${fitVersion}"`);
+  const replicates = options.bootstrap ?? version.bootstrap;
   const seed = options.seed ?? 0;
   const level = options.confidenceLevel ?? 0.95;
   if (!(level > 0 && level < 1)) throw new RangeError(`confidenceLevel must be in (0, 1), got ${level}`);
@@ -556,10 +583,10 @@ export function planPreferenceFit(
   const raters = [...new Set(sorted.map((r) => r.rater))].sort(compareCodePoints);
   const hbt: HbtOptions = {
     raterEffects: options.raterEffects ?? HBT_DEFAULTS.raterEffects,
-    penalty: options.penalty ?? HBT_DEFAULTS.penalty,
+    penalty: options.penalty ?? version.penalty,
     strengthPenalty: options.strengthPenalty ?? HBT_DEFAULTS.strengthPenalty,
-    slopeBounds: options.slopeBounds ?? HBT_DEFAULTS.slopeBounds,
-    offsetBounds: options.offsetBounds ?? HBT_DEFAULTS.offsetBounds,
+    slopeBounds: options.slopeBounds ?? version.slopeBounds,
+    offsetBounds: options.offsetBounds ?? version.offsetBounds,
     method: options.method ?? "newton",
     optimizer: options.optimizer,
   };
@@ -583,6 +610,7 @@ export function planPreferenceFit(
     raters,
     groupStart,
     groupSize,
+    fitVersion,
     hbt,
     fit,
     // Separation only defeats the fit without a ridge; it is reported either way (docs/mentat.md, "Separation").
@@ -640,7 +668,7 @@ export function assemblePreferenceLabels(
   plan: PreferenceFitPlan,
   outcomes: readonly ReplicateOutcome[],
 ): PreferenceLabels {
-  const { fit, questions, raters, hbt, nOptions, replicates, level } = plan;
+  const { fit, questions, raters, hbt, nOptions, replicates, level, fitVersion } = plan;
   if (outcomes.length !== replicates)
     throw new RangeError(`assemblePreferenceLabels: ${outcomes.length} outcomes for ${replicates} replicates`);
   const separatedReplicates = questions.map(() => 0);
@@ -690,6 +718,7 @@ export function assemblePreferenceLabels(
     converged: fit.converged && !unbounded,
     bootstrap: { replicates, seed: plan.seed, confidenceLevel: level, notConverged },
     options: {
+      fitVersion,
       raterEffects: hbt.raterEffects!,
       penalty: hbt.penalty!,
       strengthPenalty: hbt.strengthPenalty!,

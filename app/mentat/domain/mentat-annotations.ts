@@ -171,3 +171,18 @@ export function parseMentatAnnotationCsv(
   if (errors.length) return { ok: false, errors };
   return { ok: true, file: { rater, participant, rows: out }, warnings };
 }
+
+/**
+ * The question creator as a pseudo-rater, as MENTAT's processing notebook adds it before the fit
+ * (`process_annotated_data.ipynb`: `[int(x * 100) for x in creator_truth]` under rater id `crtr`): 100 on the
+ * intended option, 0 on the others (docs/mentat.md, "MENTAT's released annotations").
+ */
+export const MENTAT_CREATOR_RATER = "crtr";
+/** The questions MENTAT's notebook gives no creator row (`config_params.inds_bad_post_annotate`). */
+export const MENTAT_NO_CREATOR_QUESTIONS: readonly string[] = ["92", "173", "175"];
+
+export function creatorScores(intended: number): number[] {
+  if (!(Number.isInteger(intended) && intended >= 0 && intended < OPTION_COUNT))
+    throw new RangeError(`creatorScores: intended option ${intended} is not 0..${OPTION_COUNT - 1}`);
+  return Array.from({ length: OPTION_COUNT }, (_, i) => (i === intended ? 100 : 0));
+}

@@ -5,6 +5,7 @@ import { columnHelper, DataTable } from "~/ui/data-table";
 import { DEFAULT_AGES, DEFAULT_RACES, OPTION_LETTERS, VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
 import { Csrf } from "~/root";
 import type { getLatestFit } from "~/mentat/fits.server";
+import { CURRENT_MENTAT_FIT, MENTAT_FIT_VERSIONS } from "~/mentat/domain/bradley-terry";
 import type { listDatasets, QuestionRow } from "~/mentat/questions.server";
 
 type LatestFit = NonNullable<ReturnType<typeof getLatestFit>>;
@@ -32,9 +33,10 @@ export function FitSummary({ fit }: { fit: BankFitView | null }) {
         <>
           <p>
             Fit {fit.id} of {new Date(fit.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC: {fit.nRows}{" "}
-            ratings, {fit.params.raterEffects}, penalty {fit.params.penalty}, ridge {fit.params.strengthPenalty},{" "}
-            {fit.params.bootstrap} bootstrap refits (seed {fit.params.seed}), objective {fit.objective.toFixed(3)},{" "}
-            {fit.converged ? "converged" : <strong className="stale">not converged</strong>}
+            ratings, {fit.params.raterEffects}, MENTAT&apos;s fit of {fit.params.fitVersion}, penalty{" "}
+            {fit.params.penalty}, slopes {fit.params.slopeBounds[0]}–{fit.params.slopeBounds[1]}, ridge{" "}
+            {fit.params.strengthPenalty}, {fit.params.bootstrap} bootstrap refits (seed {fit.params.seed}), objective{" "}
+            {fit.objective.toFixed(3)}, {fit.converged ? "converged" : <strong className="stale">not converged</strong>}
             {fit.notConverged ? ` (${fit.notConverged} refits not converged)` : ""}.
           </p>
           {fit.questions.some((q) => q.separated) ? (
@@ -88,7 +90,14 @@ export function FitForm({ busy, running }: { busy: boolean; running: boolean }) 
           softmax of the strengths, with percentile bootstrap intervals. Krippendorff's α (interval) per question.
         </p>
         <label htmlFor="bootstrap">Bootstrap refits</label>
-        <input id="bootstrap" name="bootstrap" type="number" min={0} max={1000} defaultValue={200} />
+        <input
+          id="bootstrap"
+          name="bootstrap"
+          type="number"
+          min={0}
+          max={1000}
+          defaultValue={MENTAT_FIT_VERSIONS[CURRENT_MENTAT_FIT].bootstrap}
+        />
         <label htmlFor="fit-seed">Seed</label>
         <input id="fit-seed" name="seed" type="number" min={0} defaultValue={0} />
         <label htmlFor="rater-effects">Expert effects</label>
