@@ -5,7 +5,7 @@
  * statistics and the reference-format exports read `annotations` and never see them.
  */
 import { labelColumns } from "./domain/label-columns";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
 import {
   adjudications,
   annotations,
@@ -575,11 +575,19 @@ export function refreshQualityItems(tx: DbOrTx, userId: string, now: number): vo
  * studies has rater quality switched on.
  */
 export function refreshMyQueue(db: Db, userId: string, now = Date.now()): void {
+  // The studies the annotator has work in, one index probe per study (assignments_study_annotator_idx), not a
+  // walk over all their assignments (docs/architecture.md, "Pages are windows").
   const studyIds = db
-    .selectDistinct({ studyId: cases.studyId })
-    .from(assignments)
-    .innerJoin(cases, eq(cases.id, assignments.caseId))
-    .where(eq(assignments.annotatorId, userId))
+    .select({ studyId: studies.id })
+    .from(studies)
+    .where(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(assignments)
+          .where(and(eq(assignments.studyId, studies.id), eq(assignments.annotatorId, userId))),
+      ),
+    )
     .all()
     .map((r) => r.studyId);
   if (![...qualitySettingsOf(db, studyIds).values()].some(qualityOn)) return;
