@@ -5,7 +5,7 @@
  * (app/gold/gold-export.server.ts) derives for it, checked by test/integration/list-windows.test.ts.
  */
 import { and, count, eq, inArray, sql } from "drizzle-orm";
-import { annotations, assignments, cases, workTime } from "../../db/schema";
+import { annotations, cases, workTime } from "../../db/schema";
 import { CASE_STATES, type CaseProgressState } from "../annotation/domain/case-progress";
 import { studyStateCounts } from "../annotation/study-counts.server";
 import type { Db } from "../platform/db.server";
@@ -48,9 +48,10 @@ export function progressWindow(
       externalId: cases.externalId,
       position: cases.position,
       state: cases.progressState,
-      assigned: sql<number>`(select count(*) from ${assignments} where ${assignments.caseId} = ${cases.id})`,
-      submitted: sql<number>`(select count(*) from ${annotations} where ${annotations.caseId} = ${cases.id}
-        and ${annotations.status} in ('submitted', 'locked'))`,
+      // Written out in full: drizzle names a lone table's columns unqualified, which the subquery would read as its own.
+      assigned: sql<number>`(select count(*) from assignments x where x.case_id = cases.id)`,
+      submitted: sql<number>`(select count(*) from annotations x where x.case_id = cases.id
+        and x.status in ('submitted', 'locked'))`,
     })
     .from(cases)
     .where(and(filter, k.where))
