@@ -125,43 +125,46 @@ export default function Progress() {
         </form>
       </div>
       <h2>Annotators</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>Annotator</th>
-            <th className="num">Assigned</th>
-            <th className="num">Submitted</th>
-            <th className="num">Median active time</th>
-            <th>Progress</th>
-          </tr>
-        </thead>
-        <tbody>
-          {annotators
-            .filter((a) => a.assigned > 0)
-            .map((a) => (
-              <tr key={a.id}>
-                <td>{a.username}</td>
-                <td className="num">{a.assigned}</td>
-                <td className="num">{a.submitted}</td>
-                <td className="num" data-testid={`median-time-${a.username}`}>
-                  {formatDuration(annotatorMedian.get(a.username) ?? null)}
-                </td>
-                <td style={{ width: "40%" }}>
-                  <div
-                    className="progress"
-                    role="progressbar"
-                    aria-label={`Submitted by ${a.username}`}
-                    aria-valuemin={0}
-                    aria-valuemax={a.assigned}
-                    aria-valuenow={a.submitted}
-                  >
-                    <div style={{ width: `${(100 * a.submitted) / Math.max(a.assigned, 1)}%` }} />
-                  </div>
-                </td>
-              </tr>
-            ))}
-        </tbody>
-      </table>
+      {/* Scrolls in its own box on a narrow screen: the page itself fits 390 px. */}
+      <div className="table-scroll">
+        <table>
+          <thead>
+            <tr>
+              <th>Annotator</th>
+              <th className="num">Assigned</th>
+              <th className="num">Submitted</th>
+              <th className="num">Median active time</th>
+              <th>Progress</th>
+            </tr>
+          </thead>
+          <tbody>
+            {annotators
+              .filter((a) => a.assigned > 0)
+              .map((a) => (
+                <tr key={a.id}>
+                  <td>{a.username}</td>
+                  <td className="num">{a.assigned}</td>
+                  <td className="num">{a.submitted}</td>
+                  <td className="num" data-testid={`median-time-${a.username}`}>
+                    {formatDuration(annotatorMedian.get(a.username) ?? null)}
+                  </td>
+                  <td style={{ width: "40%" }}>
+                    <div
+                      className="progress"
+                      role="progressbar"
+                      aria-label={`Submitted by ${a.username}`}
+                      aria-valuemin={0}
+                      aria-valuemax={a.assigned}
+                      aria-valuenow={a.submitted}
+                    >
+                      <div style={{ width: `${(100 * a.submitted) / Math.max(a.assigned, 1)}%` }} />
+                    </div>
+                  </td>
+                </tr>
+              ))}
+          </tbody>
+        </table>
+      </div>
       <p className="muted" data-testid="time-on-task">
         Time on task (active time per submitted annotation, idle gaps over a minute excluded):{" "}
         {time.n

@@ -21,7 +21,7 @@ export const MODE_LABELS: Record<(typeof ADJUDICATION_MODES)[number], string> = 
 /** Each annotator's assigned, started and submitted cases. */
 export function AnnotatorsTable({ annotators }: { annotators: Annotators }) {
   return (
-    <>
+    <div className="table-scroll">
       <table>
         <thead>
           <tr>
@@ -44,7 +44,7 @@ export function AnnotatorsTable({ annotators }: { annotators: Annotators }) {
           ))}
         </tbody>
       </table>
-    </>
+    </div>
   );
 }
 
