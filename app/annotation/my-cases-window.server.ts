@@ -13,7 +13,7 @@ import { finishWindow, readWindow, type ListWindow, type WindowSpec } from "../p
 import { keyset } from "../platform/list-window.server";
 import { WORK_STATE_LABELS, type WorkState } from "../work-items/domain/work-item";
 import { qualityOn } from "./domain/rater-quality";
-import { listAnnotatorCases, type MyCaseRow } from "./annotations.server";
+import { listAnnotatorCases, nextCaseId, type MyCaseRow } from "./annotations.server";
 import { byStudyName } from "./case-queue.server";
 import { qualitySettingsOf } from "./rater-quality.server";
 import { annotatorCounts } from "./study-counts.server";
@@ -88,7 +88,7 @@ export function myCasesPage(db: Db, userId: string, params: URLSearchParams): My
   let next: string | null = null;
   for (const s of studies) {
     next = blind(s.id)
-      ? (listOf(s.id).find((r) => r.state === "not_started" || r.state === "draft")?.key ?? null)
+      ? nextCaseId(listOf(s.id), null)
       : (db
           .all<{ id: number }>(
             sql`SELECT c.id AS id ${assignedIn(userId, s.id)} AND ${OPEN} ORDER BY c.position, c.id LIMIT 1`,
