@@ -6,6 +6,7 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 import { ADJUDICATION_MODES, ROLES } from "../app/accounts/roles";
+import { CASE_STATES } from "../app/annotation/domain/case-progress";
 import type { CaseLabel } from "../app/gold/domain/gold";
 import { newItemKey } from "./schema-quality";
 export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "../app/accounts/roles";
@@ -100,11 +101,55 @@ export const cases = sqliteTable(
     createdAt: integer("created_at").notNull(),
     /** The bulk import that wrote this case: hidden while that import runs (see importRuns). */
     importRun: text("import_run"),
+    /**
+     * Where the case stands (app/annotation/domain/case-progress.ts), kept by the database: a new case is
+     * unassigned, and triggers on assignments, case_outcomes and reference_labels recompute it whenever one of them
+     * changes; triggers on cases keep `study_progress_counts` (migration 0016; docs/architecture.md, "Pages are
+     * windows").
+     */
+    progressState: text("progress_state", { enum: CASE_STATES }).notNull().default("unassigned"),
   },
   (t) => [
     uniqueIndex("cases_study_external_idx").on(t.studyId, t.externalId),
     index("cases_import_run_idx").on(t.importRun),
     index("cases_study_pos_idx").on(t.studyId, t.position),
+    index("cases_study_state_pos_idx").on(t.studyId, t.progressState, t.position),
+  ],
+);
+
+/**
+ * How many of a study's cases are in each progress state, kept by triggers (migration 0016) as `cases.progress_state`
+ * changes; rows of an import still running are counted too, and their readers subtract them.
+ */
+export const studyProgressCounts = sqliteTable(
+  "study_progress_counts",
+  {
+    studyId: integer("study_id").notNull(),
+    state: text("state", { enum: CASE_STATES }).notNull(),
+    n: integer("n").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.studyId, t.state] })],
+);
+
+/**
+ * Each annotator's assignments in a study, started (an annotation exists), done (submitted or locked) and locked, kept by
+ * triggers on assignments and annotations (migration 0016): the study and progress pages read them in one step.
+ */
+export const studyAnnotatorCounts = sqliteTable(
+  "study_annotator_counts",
+  {
+    studyId: integer("study_id").notNull(),
+    annotatorId: text("annotator_id").notNull(),
+    assigned: integer("assigned").notNull().default(0),
+    started: integer("started").notNull().default(0),
+    done: integer("done").notNull().default(0),
+    /** Of the done, those locked (the case's second annotation is in). */
+    locked: integer("locked").notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.studyId, t.annotatorId] }),
+    // The case page sums one annotator's rows over their studies.
+    index("study_annotator_counts_annotator_idx").on(t.annotatorId),
   ],
 );
 
@@ -251,10 +296,17 @@ export const assignments = sqliteTable(
     assignedBy: text("assigned_by"),
     /** The opaque key of the annotator's page where the study has rater quality (docs/rater-quality.md, "Blinding"). */
     itemKey: text("item_key").unique().$defaultFn(newItemKey),
+    /**
+     * The case's study, copied so that an annotator's work in a study is one index range (docs/architecture.md,
+     * "Pages are windows"). Written by the database itself: the trigger `assignments_study_id` (migration 0016)
+     * fills it from the case on every insert, whatever code inserts.
+     */
+    studyId: integer("study_id").references(() => studies.id),
   },
   (t) => [
     uniqueIndex("assignments_case_annotator_idx").on(t.caseId, t.annotatorId),
     index("assignments_annotator_idx").on(t.annotatorId),
+    index("assignments_study_annotator_idx").on(t.studyId, t.annotatorId),
   ],
 );
 

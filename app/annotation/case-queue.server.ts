@@ -77,10 +77,13 @@ const statements = preparedOn((db) => {
       )
       .raw(),
     inStudy: c.prepare(`SELECT 1 ${assigned()} LIMIT 1`).pluck(),
-    assignedCount: c.prepare(`SELECT count(*) FROM assignments WHERE annotator_id = ?`).pluck(),
-    // An annotation belongs to its assignment's annotator (a case is reassigned only before its annotation exists:
-    // assignments.server.ts), so the annotator's done annotations are their done assignments.
-    doneCount: c.prepare(`SELECT count(*) FROM annotations WHERE annotator_id = ? AND ${DONE}`).pluck(),
+    // The annotator's assignments and done ones in all their studies, from the counts the database keeps per study
+    // and annotator (study_annotator_counts, migration 0016): a few rows, however long the list.
+    assignedDone: c
+      .prepare(
+        `SELECT coalesce(sum(assigned), 0), coalesce(sum(done), 0) FROM study_annotator_counts WHERE annotator_id = ?`,
+      )
+      .raw(),
     /** One study's assignments of the annotator and how many of them are done (a study in its training round). */
     studyCounts: c
       .prepare(
@@ -89,11 +92,14 @@ const statements = preparedOn((db) => {
          LEFT JOIN annotations n ON n.assignment_id = a.id WHERE a.annotator_id = @user`,
       )
       .raw(),
-    /** The annotator's studies (those they have an assignment in: the list's studies). */
+    /**
+     * The annotator's studies (those they have an assignment in: the list's studies), one index probe per study
+     * (assignments_study_annotator_idx), not a pass over all their assignments.
+     */
     studies: c
       .prepare(
-        `SELECT DISTINCT s.id, s.name FROM assignments a JOIN visible_cases c ON c.id = a.case_id
-         JOIN visible_studies s ON s.id = c.study_id WHERE a.annotator_id = ?`,
+        `SELECT s.id, s.name FROM visible_studies s
+         WHERE EXISTS (SELECT 1 FROM assignments a WHERE a.study_id = s.id AND a.annotator_id = ?)`,
       )
       .raw(),
     // Before @place: a place lower, or the same place and an id below @below. After: higher, or an id above @above.
@@ -203,7 +209,8 @@ export function queuePlace(db: DbOrTx, userId: string, item: QueueItemRef): Queu
   if (!here) return item.kind === "quality" ? { gated: true } : null;
   if (item.kind === "assignment" ? here.gated : !here.blind || (here.gated && !training)) return { gated: true };
 
-  const progress = { done: q.doneCount.get(userId) as number, total: q.assignedCount.get(userId) as number };
+  const [assignedAll, doneAll] = q.assignedDone.get(userId) as [number, number];
+  const progress = { done: doneAll, total: assignedAll };
   for (const [id, [all, done, trainingAll, trainingDone]] of counts) {
     const v = view(id);
     if (!v || !v.blind) continue;

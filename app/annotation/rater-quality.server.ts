@@ -5,7 +5,7 @@
  * statistics and the reference-format exports read `annotations` and never see them.
  */
 import { labelColumns } from "./domain/label-columns";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
 import {
   adjudications,
   annotations,
@@ -632,11 +632,19 @@ export function refreshQualityItems(
  * studies has rater quality switched on.
  */
 export function refreshMyQueue(db: Db, userId: string, now = Date.now()): void {
+  // The studies the annotator has work in, one index probe per study (assignments_study_annotator_idx), not a
+  // walk over all their assignments (docs/architecture.md, "Pages are windows").
   const studyIds = db
-    .selectDistinct({ studyId: visibleCases.studyId })
-    .from(assignments)
-    .innerJoin(visibleCases, eq(visibleCases.id, assignments.caseId))
-    .where(eq(assignments.annotatorId, userId))
+    .select({ studyId: visibleStudies.id })
+    .from(visibleStudies)
+    .where(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(assignments)
+          .where(and(eq(assignments.studyId, visibleStudies.id), eq(assignments.annotatorId, userId))),
+      ),
+    )
     .all()
     .map((r) => r.studyId);
   if (![...qualitySettingsOf(db, studyIds).values()].some(qualityOn)) return;

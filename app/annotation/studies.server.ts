@@ -23,7 +23,10 @@ import {
 } from "./domain/case-import";
 import type { Section } from "./domain/sections";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
-import { beginImportRun, type ImportRun } from "../platform/import-runs.server";
+import { beginImportRun, notPending, type ImportRun } from "../platform/import-runs.server";
+import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { keyset } from "../platform/list-window.server";
+import { studyCaseCount } from "./study-counts.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
@@ -761,6 +764,59 @@ export function listStudyCases(db: Db, studyId: number): CaseRow[] {
     .orderBy(asc(visibleCases.position))
     .all()
     .map((r) => ({ ...r, hasReferenceLabels: Boolean(r.hasReferenceLabels) }));
+}
+
+export const STUDY_CASES_WINDOW = {
+  prefix: "",
+  sorts: ["position", "externalId"],
+  defaultSort: "position",
+  filters: ["q"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * Admin view of a study's cases (no text), one window of them (docs/architecture.md, "Pages are windows"): by
+ * position or case id, filtered by a case id prefix, each read from its index (cases_study_pos_idx,
+ * cases_study_external_idx).
+ */
+export function studyCasesWindow(
+  db: Db,
+  studyId: number,
+  params: URLSearchParams,
+): ListWindow<CaseRow, (typeof STUDY_CASES_WINDOW.sorts)[number], "q"> {
+  const w = readWindow(params, STUDY_CASES_WINDOW, 2);
+  const keys = w.sort === "externalId" ? [cases.externalId, cases.id] : [cases.position, cases.id];
+  const k = keyset(w, keys);
+  const [lo, hi] = prefixRange(w.filters.q);
+  const filter = and(
+    eq(cases.studyId, studyId),
+    notPending(cases.importRun),
+    w.filters.q ? sql`${cases.externalId} >= ${lo} and ${cases.externalId} < ${hi}` : undefined,
+  );
+  const rows = db
+    .select({
+      id: cases.id,
+      externalId: cases.externalId,
+      position: cases.position,
+      ageGroup: cases.ageGroup,
+      sex: cases.sex,
+      numSections: cases.numSections,
+      version: cases.version,
+      hasReferenceLabels: sql<boolean>`${referenceLabels.diagnosisSufficiency} is not null`,
+    })
+    // eslint-disable-next-line concord/visible-rows -- the window's keyset and index need the table's own columns; `filter` hides an unfinished import's rows (notPending)
+    .from(cases)
+    .leftJoin(referenceLabels, eq(referenceLabels.caseId, cases.id))
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all()
+    .map((r) => ({ ...r, hasReferenceLabels: Boolean(r.hasReferenceLabels) }));
+  // The whole study's count is kept by the database; a prefix's is an index range.
+  const total = w.filters.q
+    ? // eslint-disable-next-line concord/visible-rows -- the window's keyset and index need the table's own columns; `filter` hides an unfinished import's rows (notPending)
+      db.select({ n: count() }).from(cases).where(filter).get()!.n
+    : studyCaseCount(db, studyId);
+  return finishWindow(w, rows, total, (r) => (w.sort === "externalId" ? [r.externalId, r.id] : [r.position, r.id]));
 }
 
 const sectionsOf = preparedOn((db) =>

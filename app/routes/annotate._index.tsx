@@ -1,12 +1,14 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { useMemo, useState } from "react";
-import { columnHelper, DataTable } from "~/ui/data-table";
-import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
+import { useMemo } from "react";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
+import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
 import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
-import { listAnnotatorCases, nextCaseId, type CaseState, type MyCaseRow } from "~/annotation/annotations.server";
+import type { CaseState, MyCaseRow } from "~/annotation/annotations.server";
+import { myCasesPage } from "~/annotation/my-cases-window.server";
 import { myTrainingRounds, refreshMyQueue } from "~/annotation/rater-quality.server";
 
 export const meta: MetaFunction = () => [{ title: "My cases · Concord" }];
@@ -15,20 +17,20 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireRole(request, "annotator");
   // What the studies' rater-quality settings now call for joins the list first (docs/rater-quality.md).
   refreshMyQueue(getDb(), user.id);
-  const rows = listAnnotatorCases(getDb(), user.id);
-  return { rows, next: nextCaseId(rows, null), training: myTrainingRounds(getDb(), user.id) };
+  // One study's window of the list, as the URL asks (docs/architecture.md, "Pages are windows").
+  const page = myCasesPage(getDb(), user.id, new URL(request.url).searchParams);
+  return { ...page, training: myTrainingRounds(getDb(), user.id) };
 }
 
 const col = columnHelper<MyCaseRow>();
 
 export default function AnnotateHome() {
-  const { rows, next, training } = useLoaderData<typeof loader>();
-  const [state, setState] = useState<"" | CaseState>("");
-  const shown = useMemo(() => (state ? rows.filter((r) => r.state === state) : rows), [rows, state]);
-  const counts = (s: CaseState) => rows.filter((r) => r.state === s).length;
+  const { studies, window: w, counts, next, training } = useLoaderData<typeof loader>();
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const done = counts.submitted + counts.locked;
   const columns = useMemo(
     () => [
-      col.accessor("position", { header: "#" }),
+      col.accessor("position", { id: "position", header: "#" }),
       col.accessor("studyName", { header: "Study" }),
       col.accessor("externalId", {
         header: "Case",
@@ -51,7 +53,7 @@ export default function AnnotateHome() {
       <ListHeader
         title="My cases"
         next={{ to: next !== null ? `/annotate/${next}` : null, label: "Next case", testId: "next-case" }}
-        allDone={rows.length ? "All your cases are submitted. Thank you." : null}
+        allDone={total ? "All your cases are submitted. Thank you." : null}
       />
       {training.map((t) => (
         <p className="card" key={t.studyName} data-testid="training-round">
@@ -59,29 +61,45 @@ export default function AnnotateHome() {
           you see the reference label and its rationale; your cases of this study open when the round is done.
         </p>
       ))}
-      {rows.length === 0 ? (
+      {total === 0 ? (
         <p className="card">No cases are assigned to you yet. The study manager assigns them.</p>
       ) : (
         <>
-          <WorkProgressCard states={rows.map((r) => r.state)} />
-          <DataTable
-            data={shown}
+          <ProgressCard
+            done={done}
+            total={total}
+            breakdown={
+              `${counts.not_started} not started · ${counts.draft} draft · ${done} submitted` +
+              (counts.locked ? ` (${counts.locked === done ? "all" : counts.locked} locked)` : "")
+            }
+          />
+          <WindowTable
+            window={w}
             columns={columns}
-            filterLabel="Filter by case or study"
+            sortable={["position"]}
+            noun="cases"
+            testId="my-cases"
             rowProps={(r) => ({ "data-case": r.externalId, "data-state": r.state })}
-            toolbar={
-              <select
-                aria-label="Filter by state"
-                value={state}
-                onChange={(e) => setState(e.target.value as "" | CaseState)}
-              >
-                <option value="">All states</option>
-                {(Object.keys(STATE_LABELS) as CaseState[]).map((s) => (
-                  <option key={s} value={s}>
-                    {STATE_LABELS[s]} ({counts(s)})
-                  </option>
-                ))}
-              </select>
+            filters={
+              <>
+                {studies.length > 1 ? (
+                  <select name="study" aria-label="Study" defaultValue={w.query.filters.study}>
+                    {studies.map((s) => (
+                      <option key={s.id} value={s.id}>
+                        {s.name}
+                      </option>
+                    ))}
+                  </select>
+                ) : null}
+                <select name="state" aria-label="Filter by state" defaultValue={w.query.filters.state}>
+                  <option value="">All states</option>
+                  {(Object.keys(STATE_LABELS) as CaseState[]).map((s) => (
+                    <option key={s} value={s}>
+                      {STATE_LABELS[s]} ({counts[s]})
+                    </option>
+                  ))}
+                </select>
+              </>
             }
           />
         </>

@@ -14,6 +14,7 @@ import { buildRaterAgreement, type RaterAgreementOptions, type RaterAgreementRep
 import { raterAgreementCharts } from "./domain/rater-agreement-charts";
 import type { Db } from "../platform/db.server";
 import { runDbWorker } from "../platform/db-worker.server";
+import { getTimeOnTask } from "./time-on-task.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { getStudy, requireStudyByName, type StudySummary } from "../annotation/studies.server";
@@ -307,14 +308,35 @@ export async function getStatsPage(db: Db, studyId: number, options: RaterAgreem
 /** The statistics page's work and its downloads' (app/study-report/report-worker.ts). */
 export type ReportWork =
   | { kind: "page"; studyId: number; batchSize?: number }
-  | { kind: "file"; studyId: number; file: string; batchSize?: number };
+  | { kind: "file"; studyId: number; file: string; batchSize?: number }
+  | { kind: "time"; studyId: number };
 
 /** Does `work` on this connection: what the worker thread runs, and the fallback for a database in memory. */
 export function reportWork(db: Db, work: ReportWork) {
+  if (work.kind === "time") return timeOnTaskSummary(db, work.studyId);
   const options = work.batchSize === undefined ? {} : { batchSize: work.batchSize };
   return work.kind === "page"
     ? getStatsPage(db, work.studyId, options)
     : getStudyReportFile(db, work.studyId, work.file, options);
+}
+
+/** The study's time on task without its per-case list (the progress page shows a window of cases). */
+function timeOnTaskSummary(db: Db, studyId: number) {
+  const { per_case: _perCase, ...rest } = getTimeOnTask(db, studyId);
+  return rest;
+}
+
+/**
+ * The progress page's time on task, on the statistics worker thread (docs/architecture.md, "Pages are windows"):
+ * its medians read every submitted annotation of the study.
+ */
+export function getTimeOnTaskOffThread(db: Db, studyId: number) {
+  return runDbWorker<ReportWork, ReturnType<typeof timeOnTaskSummary>>(
+    "study-report",
+    db,
+    { kind: "time", studyId },
+    (here) => timeOnTaskSummary(here, studyId),
+  );
 }
 
 /**

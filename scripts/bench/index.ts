@@ -6,6 +6,7 @@ import { benchmarks as expertRatings } from "./expert-ratings";
 import { benchmarks as mcEvaluation } from "./mc-evaluation";
 import { benchmarks as grading } from "./grading";
 import { benchmarks as runner } from "./runner";
+import { benchmarks as pages } from "./pages";
 import { benchmarks as stats } from "./stats";
 import type { Benchmark } from "./types";
 
@@ -14,6 +15,7 @@ export const benchmarks: Benchmark[] = [
   ...cli,
   ...stats,
   ...annotation,
+  ...pages,
   ...runner,
   ...expertRatings,
   ...durability,

@@ -14,7 +14,7 @@ import {
   saveDraft,
   submitAnnotation,
 } from "../../app/annotation/annotations.server";
-import { autoAssign, listReassignable, listStudyAnnotators, reassign } from "../../app/annotation/assignments.server";
+import { autoAssign, assignmentsWindow, listStudyAnnotators, reassign } from "../../app/annotation/assignments.server";
 import { listCaseEvents } from "../../app/audit/audit.server";
 import { importCases, requireStudyByName } from "../../app/annotation/studies.server";
 import { setActive, type UserView } from "../../app/accounts/users.server";
@@ -552,11 +552,13 @@ describe("assignment", () => {
     saveDraft(db, { userId: carla.id, caseId: carlaCases[0]!, values: insufficient(["imaging"]), version: 0 });
     setActive(db, { userId: carla.id, active: false, actorId: admin.id });
 
-    const listed = listReassignable(db, study.id).filter((r) => r.annotatorId === carla.id);
+    const unstarted = (annotator = "") =>
+      assignmentsWindow(db, study.id, new URLSearchParams({ a_annotator: annotator, a_state: "unstarted" }));
+    const listed = unstarted(carla.id).rows;
     expect(listed.map((r) => r.caseId).sort()).toEqual(carlaCases.slice(1).sort());
-    for (const r of listed) expect(r).toMatchObject({ annotator: "carla", annotatorActive: false, started: false });
+    for (const r of listed) expect(r).toMatchObject({ annotator: "carla", annotatorActive: false, state: "unstarted" });
     // Every listed row is unstarted, whoever holds it.
-    expect(listReassignable(db, study.id).every((r) => !r.started)).toBe(true);
+    expect(unstarted().rows.every((r) => r.state === "unstarted")).toBe(true);
     // The deactivated annotator cannot receive work, but their case can go to an active colleague not on it.
     const move = listed[0]!;
     const onCase = assignmentsOf(db, move.caseId).map((a) => a.annotatorId);

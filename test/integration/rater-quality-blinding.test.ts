@@ -99,7 +99,7 @@ function annotator(username: string) {
   return {
     user,
     list: async () =>
-      (await listLoader({ request: get("/annotate"), params: {}, context: {} } as never)).rows as MyCaseRow[],
+      (await listLoader({ request: get("/annotate"), params: {}, context: {} } as never)).window.rows as MyCaseRow[],
     page: (key: string) =>
       call(() => caseLoader({ request: get(`/annotate/${key}`), params: { caseId: key }, context: {} } as never)),
     save: async (key: string, intent: "draft" | "submit", values: AnnotationValues, version: number) => {

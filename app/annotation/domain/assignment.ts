@@ -59,3 +59,7 @@ export function planAssignments(input: AssignmentInput): AssignmentPlan {
   }
   return { ok: true, assignments, load };
 }
+
+/** Where an assignment's annotation stands, as the study page's assignments window filters it. */
+export const ASSIGNMENT_STATES = ["unstarted", "draft", "done"] as const;
+export type AssignmentState = (typeof ASSIGNMENT_STATES)[number];
