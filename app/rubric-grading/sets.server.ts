@@ -41,7 +41,6 @@ export const GRADING_SET_PARENT: HiddenParent = {
   ],
 };
 
-
 /**
  * Imports a HealthBench-format JSONL as a new set. Re-importing the same content under the same name changes
  * nothing; different content under an existing name is refused (its responses and verdicts belong to the old one).
@@ -75,11 +74,7 @@ export function importEvalSet(
     if (existing.contentSha256 === contentSha256) return result(false, true);
     throw new ServiceError(`the set "${input.name}" exists with different content; import under a new name`);
   };
-  const existing = db
-    .select()
-    .from(visibleGradingSets)
-    .where(eq(visibleGradingSets.name, input.name))
-    .get();
+  const existing = db.select().from(visibleGradingSets).where(eq(visibleGradingSets.name, input.name)).get();
   if (existing) return sameOrRefuse(existing);
   if (input.dryRun) return result(false, false);
   const now = input.now ?? Date.now();
@@ -129,11 +124,7 @@ export function importEvalSet(
   if ("refused" in outcome) throw new ServiceError(outcome.refused, undefined, 409);
   if ("exists" in outcome) {
     // Created by another import meanwhile: the same content is already there, other content is refused.
-    const now = db
-      .select()
-      .from(visibleGradingSets)
-      .where(eq(visibleGradingSets.name, input.name))
-      .get();
+    const now = db.select().from(visibleGradingSets).where(eq(visibleGradingSets.name, input.name)).get();
     if (now) return sameOrRefuse(now);
     throw new ServiceError(INTERRUPTED, undefined, 409);
   }
@@ -141,23 +132,13 @@ export function importEvalSet(
 }
 
 export function requireGradingSet(db: Db, name: string): GradingSet {
-  const set = db
-    .select()
-    .from(visibleGradingSets)
-    .where(eq(visibleGradingSets.name, name))
-    .get();
+  const set = db.select().from(visibleGradingSets).where(eq(visibleGradingSets.name, name)).get();
   if (!set) throw new ServiceError(`no evaluation set named "${name}"`, undefined, 404);
   return set;
 }
 
 export function getGradingSetById(db: Db, id: number): GradingSet | null {
-  return (
-    db
-      .select()
-      .from(visibleGradingSets)
-      .where(eq(visibleGradingSets.id, id))
-      .get() ?? null
-  );
+  return db.select().from(visibleGradingSets).where(eq(visibleGradingSets.id, id)).get() ?? null;
 }
 
 export function listGradingSets(db: Db) {
