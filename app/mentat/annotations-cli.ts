@@ -7,8 +7,7 @@ import { join } from "node:path";
 import { getDb } from "../platform/db.server";
 import { importMentatAnnotations, type AnnotationFileInput, type FileIssue } from "./mentat-annotations.server";
 import { importMentatRelease } from "./mentat-release.server";
-import { ServiceError } from "../platform/service-error";
-import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
+import { CliError, parseOptions, requireOption, serviceCall, type CliIO, type Command } from "../cli/command";
 import { readImportFile } from "../cli/io";
 
 const MAX_LISTED = 30;
@@ -115,9 +114,8 @@ Options:
       throw new CliError("--rater, --duplicates and --replace do not apply to --layout mentat-release.");
     const files = readInputs(positionals);
     if (layout === "mentat-release") return importRelease(io, files, values);
-    let result;
-    try {
-      result = importMentatAnnotations(getDb(), {
+    const result = serviceCall(() =>
+      importMentatAnnotations(getDb(), {
         files,
         options: {
           bankName,
@@ -128,11 +126,8 @@ Options:
           dryRun: values["dry-run"],
         },
         actorId: null,
-      });
-    } catch (e) {
-      if (e instanceof ServiceError) throw new CliError(e.message);
-      throw e;
-    }
+      }),
+    );
     if (!result.ok) {
       listIssues(io, result.errors);
       listIssues(io, result.warnings, "warning: ");
@@ -167,9 +162,8 @@ function importRelease(
   const skip = values["creator-skip"];
   if (skip !== undefined && !/^\s*(\d+\s*(,\s*\d+\s*)*)?$/.test(skip))
     throw new CliError(`--creator-skip ${skip}: give MENTAT question numbers separated by commas, e.g. 92,173,175.`);
-  let result;
-  try {
-    result = importMentatRelease(getDb(), {
+  const result = serviceCall(() =>
+    importMentatRelease(getDb(), {
       files,
       options: {
         bankName: requireOption(values.bank, "--bank"),
@@ -180,11 +174,8 @@ function importRelease(
         dryRun: values["dry-run"],
       },
       actorId: null,
-    });
-  } catch (e) {
-    if (e instanceof ServiceError) throw new CliError(e.message);
-    throw e;
-  }
+    }),
+  );
   if (!result.ok) {
     listIssues(io, result.errors);
     listIssues(io, result.warnings, "warning: ");

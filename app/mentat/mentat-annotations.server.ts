@@ -69,6 +69,26 @@ interface Planned extends MentatAnnotationRow {
   mentatRater: string;
 }
 
+/**
+ * A bank's questions by their external id (MENTAT's `q_no` through the id template), with what the ratings imports
+ * need of them; shared by the experts' ratings import and the MENTAT release import (mentat-release.server.ts).
+ */
+export function bankQuestionsByExternalId(db: Db, bankId: number) {
+  return new Map(
+    db
+      .select({
+        id: visibleMentatQuestions.id,
+        externalId: visibleMentatQuestions.externalId,
+        domain: visibleMentatQuestions.domain,
+        intended: visibleMentatQuestions.intendedAnswer,
+      })
+      .from(visibleMentatQuestions)
+      .where(eq(visibleMentatQuestions.bankId, bankId))
+      .all()
+      .map((q) => [q.externalId, q]),
+  );
+}
+
 export function importMentatAnnotations(
   db: Db,
   input: {
@@ -98,18 +118,7 @@ export function importMentatAnnotations(
   if (errors.length) return { ok: false, errors, warnings };
 
   const bank = requireBankByName(db, options.bankName);
-  const questions = new Map(
-    db
-      .select({
-        id: visibleMentatQuestions.id,
-        externalId: visibleMentatQuestions.externalId,
-        domain: visibleMentatQuestions.domain,
-      })
-      .from(visibleMentatQuestions)
-      .where(eq(visibleMentatQuestions.bankId, bank.id))
-      .all()
-      .map((q) => [q.externalId, q]),
-  );
+  const questions = bankQuestionsByExternalId(db, bank.id);
   const raterUsers = new Map(
     listUsers(db)
       .filter((u) => u.roles.includes("rater") && u.active)

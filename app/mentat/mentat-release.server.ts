@@ -12,7 +12,7 @@
 import { count, eq } from "drizzle-orm";
 import { z } from "zod";
 import { mentatReleaseRatings } from "../../db/schema";
-import { visibleMentatBanks, visibleMentatQuestions } from "../../db/schema-visible";
+import { visibleMentatBanks } from "../../db/schema-visible";
 import {
   creatorScores,
   MENTAT_CREATOR_RATER,
@@ -23,7 +23,7 @@ import type { Db } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { requireBankByName } from "./banks.server";
-import type { AnnotationFileInput, FileIssue } from "./mentat-annotations.server";
+import { bankQuestionsByExternalId, type AnnotationFileInput, type FileIssue } from "./mentat-annotations.server";
 
 /** Release raters appear in fits under this prefix, apart from the bank's experts (docs/mentat.md). */
 export const RELEASE_RATER_PREFIX = "mentat:";
@@ -97,18 +97,7 @@ export function importMentatRelease(
   if (errors.length) return { ok: false, errors, warnings };
 
   const bank = requireBankByName(db, options.bankName);
-  const questions = new Map(
-    db
-      .select({
-        id: visibleMentatQuestions.id,
-        externalId: visibleMentatQuestions.externalId,
-        intended: visibleMentatQuestions.intendedAnswer,
-      })
-      .from(visibleMentatQuestions)
-      .where(eq(visibleMentatQuestions.bankId, bank.id))
-      .all()
-      .map((q) => [q.externalId, q]),
-  );
+  const questions = bankQuestionsByExternalId(db, bank.id);
   const idOf = (qNo: string) => options.idTemplate.replace("{q_no}", qNo);
   for (const row of read)
     if (!questions.has(idOf(row.qNo)))
