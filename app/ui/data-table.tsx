@@ -48,7 +48,7 @@ export function DataTable<T extends RowData>({
   /** Shows a text filter over every column when set. */
   filterLabel?: string;
   toolbar?: React.ReactNode;
-  rowProps?: (row: T) => React.HTMLAttributes<HTMLTableRowElement> & Record<string, string>;
+  rowProps?: RowProps<T>;
   empty?: string;
 }) {
   const [filter, setFilter] = useState("");
@@ -108,27 +108,54 @@ export function DataTable<T extends RowData>({
               </tr>
             ))}
           </thead>
-          <tbody>
-            {rows.length === 0 ? (
-              <tr>
-                <td colSpan={columns.length} className="muted">
-                  {empty}
-                </td>
-              </tr>
-            ) : (
-              rows.map((row) => (
-                <tr key={row.id} {...(rowProps ? rowProps(row.original) : {})}>
-                  {row.getAllCells().map((cell) => (
-                    <td key={cell.id}>
-                      <table.FlexRender cell={cell} />
-                    </td>
-                  ))}
-                </tr>
-              ))
-            )}
-          </tbody>
+          <TableRows table={table} columnCount={columns.length} empty={empty} rowProps={rowProps} />
         </table>
       </div>
     </div>
+  );
+}
+
+/** A table of the project's features over rows of type T (what `useTable` gives DataTable and WindowTable). */
+type TableOf<T extends RowData> = ReturnType<typeof useTable<Features, T>>;
+
+/** A row's own attributes (a test id, a class), from its data. */
+export type RowProps<T> = (row: T) => React.HTMLAttributes<HTMLTableRowElement> & Record<string, string>;
+
+/**
+ * A table's body: one row per row of the table's row model, or one row saying there is nothing to show. Shared by
+ * DataTable and WindowTable (app/ui/window-table.tsx), so both render rows alike.
+ */
+export function TableRows<T extends RowData>({
+  table,
+  columnCount,
+  empty,
+  rowProps,
+}: {
+  table: TableOf<T>;
+  columnCount: number;
+  empty: React.ReactNode;
+  rowProps?: RowProps<T>;
+}) {
+  const rows = table.getRowModel().rows;
+  return (
+    <tbody>
+      {rows.length === 0 ? (
+        <tr>
+          <td colSpan={columnCount} className="muted">
+            {empty}
+          </td>
+        </tr>
+      ) : (
+        rows.map((row) => (
+          <tr key={row.id} {...(rowProps ? rowProps(row.original) : {})}>
+            {row.getAllCells().map((cell) => (
+              <td key={cell.id}>
+                <table.FlexRender cell={cell} />
+              </td>
+            ))}
+          </tr>
+        ))
+      )}
+    </tbody>
   );
 }

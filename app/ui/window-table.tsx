@@ -6,7 +6,7 @@
 import { Form, Link, useSearchParams } from "@remix-run/react";
 import { useTable, type RowData, type SortingState } from "@tanstack/react-table";
 import type { ListWindow } from "~/platform/list-window";
-import { tableFeatureSet, type Columns } from "~/ui/data-table";
+import { TableRows, tableFeatureSet, type Columns, type RowProps } from "~/ui/data-table";
 
 /** This URL with the window's parameters changed (an empty value removes one) and its cursor dropped. */
 export function windowHref(params: URLSearchParams, prefix: string, changes: Record<string, string | null>): string {
@@ -41,7 +41,7 @@ export function WindowTable<T extends RowData>({
   /** More filter fields for the GET form (named with the window's prefix). */
   filters?: React.ReactNode;
   toolbar?: React.ReactNode;
-  rowProps?: (row: T) => React.HTMLAttributes<HTMLTableRowElement> & Record<string, string>;
+  rowProps?: RowProps<T>;
   /** What a row is, plural ("cases"). */
   noun: string;
   empty?: string;
@@ -119,25 +119,7 @@ export function WindowTable<T extends RowData>({
               </tr>
             ))}
           </thead>
-          <tbody>
-            {rows.length === 0 ? (
-              <tr>
-                <td colSpan={columns.length} className="muted">
-                  {empty}
-                </td>
-              </tr>
-            ) : (
-              rows.map((row) => (
-                <tr key={row.id} {...(rowProps ? rowProps(row.original) : {})}>
-                  {row.getAllCells().map((cell) => (
-                    <td key={cell.id}>
-                      <table.FlexRender cell={cell} />
-                    </td>
-                  ))}
-                </tr>
-              ))
-            )}
-          </tbody>
+          <TableRows table={table} columnCount={columns.length} empty={empty} rowProps={rowProps} />
         </table>
       </div>
       <nav className="row pager" aria-label={`Pages of ${noun}`} style={{ margin: "0.5rem 0" }}>
