@@ -95,6 +95,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("../judge-validation/cli")).judgeSampleCommand,
   },
   {
+    name: "mc-import-mentalbench",
+    summary: "Turn MentalBench's released data set folder into one items file for mc-run",
+    load: async () => (await import("../mc-evaluation/mentalbench-release-cli")).mcImportMentalbenchCommand,
+  },
+  {
     name: "mc-report",
     summary: "Score multiple-choice runs: each paper's tables, drift tests, figures",
     load: async () => (await import("../mc-evaluation/cli")).mcReportCommand,
