@@ -1,8 +1,8 @@
 /**
  * Answer parsing on a committed table of real-looking answers (test/fixtures/mc-evaluation/answers.csv, written by
  * make_answers.py with the reading a clinician gives each answer), and MentalBench's own reader against its Python
- * original: answers-reference.json is the output of reference_mentalbench.py, which applies `extract_answer` as
- * written in HoyunS/MentalBench scripts/eval_type12.py to every answer of the table.
+ * original: answers-reference.json is the output of reference_mentalbench.py, which runs `extract_answer` from a
+ * clone of HoyunS/MentalBench (scripts/eval_type12.py) on every answer of the table.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";

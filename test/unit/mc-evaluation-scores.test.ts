@@ -1,8 +1,9 @@
 /**
- * Scores against values made by the papers' own scoring rewritten in Python (test/fixtures/mc-evaluation/
- * reference_mentalbench.py from MentalBench's eval_type12.py / eval_type34.py; reference_mentat.py from MENTAT's
- * eval_openai.py and analysis_helper_functions.py, with scipy's binomtest for McNemar and Holm by hand) on the same
- * fixture items and answers, and against small examples computed by hand.
+ * Scores against values made by running the papers' own scoring functions from clones of their repositories
+ * (test/fixtures/mc-evaluation/reference_mentalbench.py: MentalBench's extract_answer and generate_gt from
+ * eval_type12.py; reference_mentat.py: MENTAT's check_is_correct, calculate_cross_entropy, bootstrap_wrap and
+ * eval_model_by_column_binned, with scipy's binomtest for McNemar and Holm by hand) on the same fixture items and
+ * answers, and against small examples computed by hand.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
