@@ -1,7 +1,7 @@
 /**
  * The grader's request and the reading of its answer. grader-prompt.json and verdict-cases.json were made by
- * reference_grader_prompt.py and verdict_reference.py (test/fixtures/rubric-grading/), which redo HealthBench's
- * prompt construction and JSON parse in Python over the stored template.
+ * reference_grader_prompt.py and verdict_reference.py (test/fixtures/rubric-grading/), which run HealthBench's own
+ * grade_sample from a clone of simple-evals (its template checked equal to the stored one) with a stand-in grader.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

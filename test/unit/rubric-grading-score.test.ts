@@ -1,7 +1,8 @@
 /**
  * The rubric scorer against hand-computed examples and against test/fixtures/rubric-grading/expected.json, which
- * reference_scores.py (beside it) made by running HealthBench's scoring arithmetic (calculate_score, tag metrics,
- * np.clip(np.mean), np.std of bootstrap means, np.percentile) with scipy's kendalltau, on verdicts.json.
+ * reference_scores.py (beside it) made by running HealthBench's own scorer from a clone of simple-evals
+ * (grade_sample's metrics, _compute_clipped_stats: clipped mean and np.std of bootstrap means; np.percentile of the
+ * same means) with scipy's kendalltau, on verdicts.json.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
