@@ -212,6 +212,8 @@ export const mcRunCommand: Command = {
             `warning: ${model.name}'s API rejects ${parameter}; every call is sent without it (run.json says so)\n`,
           );
         },
+        onMaxTokensParamSwitched: (from, to) =>
+          io.err(`warning: ${model.name}'s API rejects ${from}; every call sends ${to} instead\n`),
       });
       for (const seed of o.seeds) {
         try {
