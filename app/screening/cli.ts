@@ -24,7 +24,7 @@ import { getStudyOverview, openRound } from "./screening-rounds.server";
 import { getUserByUsername } from "../accounts/users.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
-import { listIssues, readImportBytes, readImportFile } from "../cli/io";
+import { importFileSource, listIssues, readImportFile } from "../cli/io";
 import { writeTransaction } from "../work-items/engine.server";
 
 function studyOrFail(db: Db, name: string): ScreeningStudy {
@@ -151,8 +151,8 @@ Study settings (when creating; on an existing study they change it until round 1
       path === undefined
         ? undefined
         : {
-            // Through the import contract (docs/reliability.md, "The import contract").
-            bytes: readImportBytes(path, "screening", {
+            // Streamed through the import contract (docs/reliability.md, "The import contract", "Bulk imports").
+            source: importFileSource(path, "screening", {
               json: (format ?? (/\.csv$/i.test(path) ? "csv" : "jsonl")) === "jsonl",
             }),
             filename: path,
