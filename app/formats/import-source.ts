@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { CsvRecordStream, readCsv, type CsvReadError, type CsvReadOptions, type CsvRecord } from "./csv";
-import { splitJsonlLines, type JsonlLine } from "./jsonl";
+import { readJsonlLine, splitJsonlLines, type JsonlEntry, type JsonlLine } from "./jsonl";
 
 /** The records of a CSV input as they are read, and once they are all read, whether it could be read at all. */
 export interface CsvRecords {
@@ -114,4 +114,16 @@ export function csvRecordsOfChunks(chunks: () => Iterable<Uint8Array>, options?:
       return error;
     },
   };
+}
+
+/**
+ * The values of a JSONL input, one entry per non-blank line, as readJsonl gives them for the whole text, read as
+ * they are iterated: a text in memory or a streamed file.
+ */
+export function* jsonlEntries(input: string | ImportSource): Generator<JsonlEntry> {
+  const source = typeof input === "string" ? textSource(input) : input;
+  for (const { line, text } of source.jsonlLines()) {
+    const entry = readJsonlLine(line, text);
+    if (entry) yield entry;
+  }
 }

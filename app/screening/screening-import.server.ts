@@ -49,8 +49,7 @@ import type { ImportSource } from "../formats/import-source";
  * contract (an ImportSource: read line by line, never whole; docs/reliability.md, "Bulk imports").
  */
 export type ScreeningFile = { filename: string; format?: FileFormat } & (
-  | { bytes: Uint8Array }
-  | { source: ImportSource }
+  { bytes: Uint8Array } | { source: ImportSource }
 );
 
 const fileInput = (f: ScreeningFile): Uint8Array | ImportSource => ("source" in f ? f.source : f.bytes);

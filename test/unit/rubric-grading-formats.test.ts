@@ -55,7 +55,9 @@ describe("evaluation sets", () => {
 
   it("reads id lists as plain lines or JSONL", () => {
     expect(parseIdList(splitJsonlLines('x\n{"prompt_id": "y"}\n\nx\n')).ids).toEqual(["x", "y"]);
-    expect(parseIdList(splitJsonlLines('{"id": 1}')).errors).toEqual([{ line: 1, message: "the object has no prompt_id" }]);
+    expect(parseIdList(splitJsonlLines('{"id": 1}')).errors).toEqual([
+      { line: 1, message: "the object has no prompt_id" },
+    ]);
   });
 });
 

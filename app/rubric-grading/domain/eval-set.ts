@@ -71,7 +71,10 @@ function issueText(error: z.ZodError): string {
 }
 
 /** One line checked: null for a blank line, else its record (and a warning about it) or what is wrong with it. */
-function checkLine(line: number, raw: string): { record: EvalRecord; warning: string | null } | { error: string } | null {
+function checkLine(
+  line: number,
+  raw: string,
+): { record: EvalRecord; warning: string | null } | { error: string } | null {
   // The JSONL reader every import shares: a duplicate key, a lone surrogate or a number beyond a double is refused.
   const entry = readJsonlLine(line, raw);
   if (!entry) return null;
