@@ -4,7 +4,6 @@
  * paper's tables and figures.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
@@ -134,16 +133,6 @@ API key: CONCORD_API_KEY, else OPENAI_API_KEY (local servers usually need none).
 Resuming: rerun the same command; answered items are not asked again. A folder made with other parameters, prompts
 or items is refused. Exit status: 0 when every run is complete, 1 when one stopped early, 2 for bad input.
 `;
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (e) {
-    throw new CliError(
-      `cannot read ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`,
-    );
-  }
-}
 
 function summaryLine(r: McRunResult): string {
   return `${r.dir}: ${r.answered}/${r.total} items (${r.status}); ${r.calls} calls, ${r.retries} retries, ${
@@ -334,7 +323,8 @@ export const mcReportCommand: Command = {
     }
     let clusters = new Map<string, string>();
     if (o.clusters) {
-      const parsed = parseClusters(readText(o.clusters));
+      // Through the import contract (docs/reliability.md, "The import contract"): size, NUL, strict UTF-8.
+      const parsed = parseClusters(readImportFile(o.clusters, "mcItems", { json: false }));
       if (parsed.errors.length) {
         for (const e of parsed.errors.slice(0, MAX_LISTED)) io.err(`${o.clusters}:${e.line}: ${e.message}\n`);
         throw new CliError(`${o.clusters}: ${parsed.errors.length} problem(s)`);
