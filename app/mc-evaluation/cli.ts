@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { extname, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import { readImportFile } from "../cli/io";
+import { importFileSource, readImportFile } from "../cli/io";
 import { CliError, parseOptions, type CliIO, type Command } from "../cli/command";
 import { checkModelKey, modelKeyFromName } from "../evaluation/domain/runner-records";
 import { softwareVersion } from "../platform/paths.server";
@@ -168,8 +168,12 @@ export const mcRunCommand: Command = {
     if (values["base-url"] === undefined) throw new CliError("--base-url is required. See --help.");
     const o = options(RunOptionsSchema, values);
     // Through the import contract (docs/reliability.md, "The import contract"): size, line length, NUL, strict UTF-8.
-    const text = readImportFile(o.items, "mcItems", { json: extname(o.items).toLowerCase() !== ".csv" });
-    const parsed = parseItems(text, { csv: extname(o.items).toLowerCase() === ".csv", format: o.format });
+    // JSON Lines streamed line by line (docs/reliability.md, "Bulk imports"); the items are kept for the run.
+    const csv = extname(o.items).toLowerCase() === ".csv";
+    const input = csv
+      ? readImportFile(o.items, "mcItems", { json: false })
+      : importFileSource(o.items, "mcItems", { json: true });
+    const parsed = parseItems(input, { csv, format: o.format });
     for (const w of parsed.warnings.slice(0, MAX_LISTED)) io.err(`${o.items}:${w.line}: warning: ${w.message}\n`);
     if (parsed.errors.length) {
       for (const e of parsed.errors.slice(0, MAX_LISTED)) io.err(`${o.items}:${e.line}: ${e.message}\n`);
@@ -184,7 +188,7 @@ export const mcRunCommand: Command = {
     });
     const prompts = loadMcPrompts();
     const apiKey = process.env.CONCORD_API_KEY ?? process.env.OPENAI_API_KEY ?? "none";
-    const sha = createHash("sha256").update(text).digest("hex");
+    const sha = typeof input === "string" ? createHash("sha256").update(input).digest("hex") : input.sha256()!;
     let incomplete = false;
     for (const model of keys) {
       const notSent = new Set<string>();
