@@ -28,6 +28,7 @@ import {
   type ItemStore,
 } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
+import type { ImportSource } from "../formats/import-source";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import type { ExpertWorkState, ReviewItemKind } from "../expert-panel/domain/expert-scales";
 import type { Db, DbOrTx } from "../platform/db.server";
@@ -158,7 +159,8 @@ export function importReviewSet(
   db: Db,
   input: {
     setName: string;
-    text: string;
+    /** The CSV: a text (a page's upload) or a file streamed through the import contract (app/cli/io.ts). */
+    text: string | ImportSource;
     actorId: string | null;
     dryRun?: boolean;
     now?: number;

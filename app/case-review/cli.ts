@@ -1,7 +1,7 @@
 /** Commands of generated-case review (docs/case-review.md): review-set import and the report. */
 import { getDb } from "../platform/db.server";
 import { getReviewReport, importReviewSet, requireReviewSetByName } from "./case-review.server";
-import { listIssues, readImportFile } from "../cli/io";
+import { listIssues, importFileSource } from "../cli/io";
 import { CliError, parseOptions, requireOption, type Command, serviceCall } from "../cli/command";
 import { fmt } from "../expert-panel/cli";
 
@@ -29,7 +29,7 @@ The whole file is validated first; problems are listed as FILE:LINE and nothing 
     const file = positionals[0]!;
     const result = importReviewSet(getDb(), {
       setName: requireOption(values.set, "--set"),
-      text: readImportFile(file, "expert", { json: false }),
+      text: importFileSource(file, "expert", { json: false }),
       actorId: null,
       dryRun: values["dry-run"],
     });

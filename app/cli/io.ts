@@ -2,11 +2,13 @@
  * The file reading, problem listing and plain-text tables every command shares, so that a missing file, a long list
  * of bad rows and a column of figures read the same in every command.
  */
+import { createHash } from "node:crypto";
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { CliError, type CliIO } from "./command";
 import { decodeUtf8 } from "../formats/strict-text";
 import { StrictUtf8Stream } from "../formats/utf8-stream";
+import { csvRecordsOfChunks, linesOfPieces, type ImportSource } from "../formats/import-source";
 import {
   fileSizeProblem,
   ImportByteCheck,
@@ -181,6 +183,65 @@ export function checkImportFile(path: string, kind: ImportKind, format: { json: 
   if (utf8.error) throw refused(path, utf8.error);
 }
 
+/** An import's file read as a stream through the contract (see importFileSource). */
+export interface ImportFileSource extends ImportSource {
+  /** The file's size when it was opened (checked against the import's limit before reading). */
+  readonly byteLength: number;
+  /** Bytes read so far by the pass under way (for tests and measurements). */
+  bytesRead(): number;
+}
+
+/**
+ * An import's file read as a stream through the contract (docs/reliability.md, "Bulk imports"): its size checked
+ * against the import's limit before the first byte is read, each 64 KiB chunk through `ImportByteCheck` (line
+ * length, NUL, `\u0000` in JSON, empty file) and strict UTF-8 (StrictUtf8Stream) as it is read, then handed on as
+ * JSONL lines or CSV records (app/formats/import-source.ts). What is held is one chunk and one line (a line over the
+ * import's limit is refused before it is held whole), never the file: memory is bounded by the longest line allowed.
+ * A problem of the bytes is thrown from the iteration as the refusal `FILE:LINE: reason` (exit code 2) before the
+ * line that holds it is handed on. Each pass reads the file again from its start, and hashes it as it goes: an
+ * import that checks the file in a first pass and writes it in a second compares the two hashes, so that a file
+ * changed between them is refused, not half imported.
+ */
+export function importFileSource(
+  path: string,
+  kind: ImportKind,
+  format: { json: boolean },
+  chunkBytes = 64 * 1024,
+): ImportFileSource {
+  const file = importFileChunks(path, kind, format, chunkBytes);
+  let read = 0;
+  let lastSha: string | null = null;
+  function* pieces(): Generator<Uint8Array> {
+    read = 0;
+    const hash = createHash("sha256");
+    let ready: Uint8Array[] = [];
+    const utf8 = new StrictUtf8Stream((piece) => ready.push(piece));
+    for (const chunk of file.chunks()) {
+      read += chunk.length;
+      hash.update(chunk);
+      utf8.write(chunk);
+      if (utf8.error) throw refused(path, utf8.error);
+      yield* ready;
+      ready = [];
+    }
+    utf8.finish();
+    if (utf8.error) throw refused(path, utf8.error);
+    yield* ready;
+    lastSha = hash.digest("hex");
+  }
+  function* text(): Generator<string> {
+    for (const piece of pieces()) yield Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString("utf8");
+  }
+  return {
+    name: path,
+    byteLength: file.byteLength,
+    bytesRead: () => read,
+    sha256: () => lastSha,
+    jsonlLines: () => linesOfPieces(text()),
+    csvRecords: (options) => csvRecordsOfChunks(pieces, options),
+  };
+}
+
 /** At most this many problems are printed for one file; the rest are counted. */
 export const MAX_LISTED_ISSUES = 50;
 
@@ -194,24 +255,19 @@ export interface IssueListOptions {
   /** The file the lines are in, named before each problem. */
   file?: string;
   kind?: "error" | "warning";
-  /**
-   * `file:line` (`data.csv:4: message`, as compilers write it) or `line N` (`data.csv: line 4: message`, or
-   * `line 4: message` without a file).
-   */
-  style?: "file:line" | "line N";
   /** Put before each line (e.g. an indent under a heading). */
   prefix?: string;
 }
 
-/** The lines (without line ends) listing a file's problems, at most MAX_LISTED_ISSUES of them. */
+/**
+ * The lines (without line ends) listing a file's problems, at most MAX_LISTED_ISSUES of them, each
+ * `FILE:LINE: reason` (`refusalLine`; `FILE: reason` for the file as a whole), as every import words a refusal
+ * (docs/reliability.md, "The import contract").
+ */
 export function issueLines(issues: readonly Issue[], options: IssueListOptions = {}): string[] {
-  const { file, kind = "error", style = "file:line", prefix = "" } = options;
+  const { file, kind = "error", prefix = "" } = options;
   const label = kind === "warning" ? "warning: " : "";
-  const where = (line: number) => {
-    if (style === "line N") return `${file !== undefined ? `${file}: ` : ""}${line > 0 ? `line ${line}: ` : ""}`;
-    return `${file ?? ""}${line > 0 ? `:${line}` : ""}: `;
-  };
-  const lines = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `${prefix}${label}${where(i.line)}${i.message}`);
+  const lines = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `${prefix}${label}${refusalLine(file ?? "", i)}`);
   if (issues.length > MAX_LISTED_ISSUES)
     lines.push(
       `${prefix}… and ${issues.length - MAX_LISTED_ISSUES} more ${kind}s${file !== undefined ? ` in ${file}` : ""}`,

@@ -1,9 +1,11 @@
 /**
  * The import contract (docs/reliability.md, "The import contract"; the text policy in docs/formats.md, "Text policy of
  * every import"): what every import — command line and page — checks of the bytes it is given before it reads a row,
- * and the helpers its row checks share. The command line reads files only through `readImportFile` /
- * `importFileChunks` (app/cli/io.ts), the pages decode uploads only through `decodeImportUpload`; both run the
- * `ImportByteCheck` below, so an import cannot take in a file the contract refuses:
+ * and the helpers its row checks share. The command line reads files only through app/cli/io.ts — the streaming
+ * reader `importFileSource` (lines or records, one chunk and one line held; docs/reliability.md, "Memory bounded by
+ * the longest line"), `importFileChunks`, or `readImportFile` for the imports still read whole — and the pages decode
+ * uploads only through `decodeImportBytes`; both run the `ImportByteCheck` below, so an import cannot take in a file
+ * the contract refuses:
  *
  * - a size limit per import, checked before the first byte is read (the file's size on disk, or the upload's);
  * - a limit on the length of one line, checked as the bytes arrive, so memory is bounded by the longest line allowed
@@ -35,9 +37,9 @@ export interface ImportLimits {
 }
 
 /**
- * The limits of each import (docs/formats.md, "Text policy of every import"). The case import reads its file as a
- * stream, so its file may be large; the others read the whole file (checked whole before anything is written), so
- * their limit bounds what they hold.
+ * The limits of each import (docs/formats.md, "Text policy of every import"). The case import and `grade-import`
+ * hold one line of their file at a time (docs/reliability.md, "Memory bounded by the longest line"); the others
+ * stream their file but keep its checked rows, or read it whole, so their limit bounds what they hold.
  */
 export const IMPORT_LIMITS = {
   /** `import` and the admin's import page (streamed on the command line; an upload is bounded by the page). */

@@ -25,7 +25,7 @@ import { listSetRaters, startRating } from "./judge-raters.server";
 import { requireJudgeSetByName } from "./judge-sets.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
-import { listIssues, readImportBytes, readImportFile, table } from "../cli/io";
+import { importFileSource, listIssues, readImportBytes, table } from "../cli/io";
 
 /** A responses file through the import contract (docs/reliability.md, "The import contract"). */
 function responsesBytes(path: string): Buffer {
@@ -352,7 +352,8 @@ Options:
     const name = requireOption(values.judge, "--judge");
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     const file = positionals[0];
-    const text = readImportFile(file, "judge", { json: !/\.csv$/i.test(file) });
+    // Streamed through the import contract, read line by line (docs/reliability.md, "Bulk imports").
+    const text = importFileSource(file, "judge", { json: !/\.csv$/i.test(file) });
     const input = { setId: set.id, name, text, filename: basename(file), replace: values.replace };
     const plan = serviceErrors(() =>
       values["dry-run"] ? planJudgeImport(db, input) : importJudgeOutputs(db, { ...input, actorId: null }),
@@ -515,8 +516,7 @@ Exit status: 0 on success, 2 for a bad file or bad options.`,
       throw new CliError("give either --labels FILE or --set NAME. See --help.");
     let report: JudgeReport;
     if (values.labels !== undefined) {
-      const text = readImportFile(values.labels, "judge", { json: false });
-      const parsed = parseJudgeLabelsCsv(text);
+      const parsed = parseJudgeLabelsCsv(importFileSource(values.labels, "judge", { json: false }));
       if (parsed.errors.length) {
         listIssues(io, parsed.errors, { file: values.labels, kind: "error" });
         io.err(`${parsed.errors.length} error${parsed.errors.length === 1 ? "" : "s"} in ${values.labels}.\n`);

@@ -8,6 +8,7 @@ import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { judgeCandidates, judgeItems, judgeOutputs, judgeRatings, users } from "../../db/schema";
 import { visibleEvents, visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
+import type { ImportSource } from "../formats/import-source";
 import { parseJudgeOutputsJsonl, type ParsedJudgeOutputs } from "./domain/judge-import";
 import { buildJudgeReport, JUDGE_PREFIX, type JudgeLabel, type JudgeReport } from "./domain/judge-report";
 import type { Action, InfoRequest, PrimaryAnswer } from "../evaluation/domain/judge";
@@ -48,7 +49,7 @@ function sampledItems(db: DbOrTx, setId: number): Map<string, { id: number; isLa
 
 function planWithin(
   db: DbOrTx,
-  input: { setId: number; name: string; text: string; replace?: boolean },
+  input: { setId: number; name: string; text: string | ImportSource; replace?: boolean },
 ): JudgeImportPlan & { items: Map<string, { id: number; isLastSection: boolean }> } {
   const name = JudgeNameSchema.parse(input.name);
   const empty: ParsedJudgeOutputs = { rows: [], errors: [], warnings: [] };
@@ -79,7 +80,7 @@ function planWithin(
 /** Validates a judge's outputs file against the set's sample without writing anything. */
 export function planJudgeImport(
   db: Db,
-  input: { setId: number; name: string; text: string; replace?: boolean },
+  input: { setId: number; name: string; text: string | ImportSource; replace?: boolean },
 ): JudgeImportPlan {
   const { items: _, ...plan } = planWithin(db, input);
   return plan;
@@ -94,7 +95,8 @@ export function importJudgeOutputs(
   input: {
     setId: number;
     name: string;
-    text: string;
+    /** The outputs file: a text in memory, or a file streamed through the import contract (app/cli/io.ts). */
+    text: string | ImportSource;
     filename: string;
     replace?: boolean;
     actorId: string | null;

@@ -4,11 +4,10 @@
  * paper's tables and figures.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import { readImportFile } from "../cli/io";
+import { importFileSource, readImportFile } from "../cli/io";
 import { CliError, parseOptions, type CliIO, type Command } from "../cli/command";
 import { checkModelKey, modelKeyFromName } from "../evaluation/domain/runner-records";
 import { softwareVersion } from "../platform/paths.server";
@@ -135,16 +134,6 @@ Resuming: rerun the same command; answered items are not asked again. A folder m
 or items is refused. Exit status: 0 when every run is complete, 1 when one stopped early, 2 for bad input.
 `;
 
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (e) {
-    throw new CliError(
-      `cannot read ${path}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`,
-    );
-  }
-}
-
 function summaryLine(r: McRunResult): string {
   return `${r.dir}: ${r.answered}/${r.total} items (${r.status}); ${r.calls} calls, ${r.retries} retries, ${
     r.failed
@@ -179,8 +168,12 @@ export const mcRunCommand: Command = {
     if (values["base-url"] === undefined) throw new CliError("--base-url is required. See --help.");
     const o = options(RunOptionsSchema, values);
     // Through the import contract (docs/reliability.md, "The import contract"): size, line length, NUL, strict UTF-8.
-    const text = readImportFile(o.items, "mcItems", { json: extname(o.items).toLowerCase() !== ".csv" });
-    const parsed = parseItems(text, { csv: extname(o.items).toLowerCase() === ".csv", format: o.format });
+    // JSON Lines streamed line by line (docs/reliability.md, "Bulk imports"); the items are kept for the run.
+    const csv = extname(o.items).toLowerCase() === ".csv";
+    const input = csv
+      ? readImportFile(o.items, "mcItems", { json: false })
+      : importFileSource(o.items, "mcItems", { json: true });
+    const parsed = parseItems(input, { csv, format: o.format });
     for (const w of parsed.warnings.slice(0, MAX_LISTED)) io.err(`${o.items}:${w.line}: warning: ${w.message}\n`);
     if (parsed.errors.length) {
       for (const e of parsed.errors.slice(0, MAX_LISTED)) io.err(`${o.items}:${e.line}: ${e.message}\n`);
@@ -195,7 +188,7 @@ export const mcRunCommand: Command = {
     });
     const prompts = loadMcPrompts();
     const apiKey = process.env.CONCORD_API_KEY ?? process.env.OPENAI_API_KEY ?? "none";
-    const sha = createHash("sha256").update(text).digest("hex");
+    const sha = typeof input === "string" ? createHash("sha256").update(input).digest("hex") : input.sha256()!;
     let incomplete = false;
     for (const model of keys) {
       const notSent = new Set<string>();
@@ -212,6 +205,8 @@ export const mcRunCommand: Command = {
             `warning: ${model.name}'s API rejects ${parameter}; every call is sent without it (run.json says so)\n`,
           );
         },
+        onMaxTokensParamSwitched: (from, to) =>
+          io.err(`warning: ${model.name}'s API rejects ${from}; every call sends ${to} instead\n`),
       });
       for (const seed of o.seeds) {
         try {
@@ -332,7 +327,8 @@ export const mcReportCommand: Command = {
     }
     let clusters = new Map<string, string>();
     if (o.clusters) {
-      const parsed = parseClusters(readText(o.clusters));
+      // Through the import contract (docs/reliability.md, "The import contract"): size, NUL, strict UTF-8.
+      const parsed = parseClusters(readImportFile(o.clusters, "mcItems", { json: false }));
       if (parsed.errors.length) {
         for (const e of parsed.errors.slice(0, MAX_LISTED)) io.err(`${o.clusters}:${e.line}: ${e.message}\n`);
         throw new CliError(`${o.clusters}: ${parsed.errors.length} problem(s)`);

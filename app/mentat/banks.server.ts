@@ -4,6 +4,7 @@
 import { asc, eq } from "drizzle-orm";
 import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
 import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
+import type { ImportSource } from "../formats/import-source";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS, type MentatDomain } from "../expert-panel/domain/expert-scales";
 import { parseQuestionBankCsv, questionContentHash, type MentatQuestionInput } from "./domain/mentat";
@@ -98,7 +99,8 @@ export function requireBankByName(db: Db, name: string): BankSummary {
 
 export interface BankImportInput {
   bankName: string;
-  text: string;
+  /** The CSV: a text (a page's upload) or a file streamed through the import contract (app/cli/io.ts). */
+  text: string | ImportSource;
   actorId: string | null;
   /** Applied when the bank is created, or changed when given for an existing bank. */
   preferenceDomains?: MentatDomain[];

@@ -17,7 +17,7 @@ import { expandBank } from "./questions.server";
 import { exportDataset } from "./export.server";
 import { FitOptionsSchema, runBankFitInWorkers } from "./fits.server";
 import { importQuestionBank, requireBankByName } from "./banks.server";
-import { listIssues, readImportFile } from "../cli/io";
+import { listIssues, importFileSource } from "../cli/io";
 import { CliError, parseOptions, requireOption, type Command, serviceCall } from "../cli/command";
 import { fmt } from "../expert-panel/cli";
 
@@ -72,7 +72,7 @@ Options:
     const seed = values.seed === undefined ? undefined : Number(values.seed);
     const result = importQuestionBank(getDb(), {
       bankName,
-      text: readImportFile(file, "expert", { json: false }),
+      text: importFileSource(file, "expert", { json: false }),
       actorId: null,
       preferenceDomains: domains,
       seed,

@@ -22,6 +22,9 @@ export interface ChatRequest {
   keep?: readonly OptionalParameter[];
 }
 
+/** The two names of the answer's length limit: `max_tokens`, or `max_completion_tokens` (newer OpenAI models). */
+export type MaxTokensParam = "max_tokens" | "max_completion_tokens";
+
 /** The request parameters a server may reject (OpenAI's reasoning models reject `temperature`), as they are sent. */
 export type OptionalParameter = "temperature" | "top_p" | "seed";
 
@@ -135,8 +138,11 @@ export interface EndpointOptions {
   model: string;
   /** Per-request time-out. */
   timeoutMs: number;
-  /** `max_tokens` (vLLM, Ollama, llama.cpp) or `max_completion_tokens` (newer OpenAI models). */
-  maxTokensParam: "max_tokens" | "max_completion_tokens";
+  /**
+   * `max_tokens` (vLLM, Ollama, llama.cpp) or `max_completion_tokens` (newer OpenAI models): the name the first call
+   * sends. A server that rejects it as unsupported teaches the endpoint the other name (createRawCall).
+   */
+  maxTokensParam: MaxTokensParam;
   /** Names the endpoint in messages: "model" or "judge". */
   label: string;
   /**
@@ -144,6 +150,11 @@ export interface EndpointOptions {
    * calls that sent it are sent again without it: for the caller to say so and record it.
    */
   onParameterDropped?: (parameter: OptionalParameter) => void;
+  /**
+   * Called once when this endpoint learns that the server rejects `maxTokensParam` as unsupported and switches to
+   * the other name (createRawCall), before the calls that sent it are sent again: for the caller to say so.
+   */
+  onMaxTokensParamSwitched?: (from: MaxTokensParam, to: MaxTokensParam) => void;
   /**
    * A transport for the client. Default: the process's shared keep-alive pool (keep-alive-fetch.server.ts), which
    * costs a quarter of the built-in fetch's CPU per call and reuses connections at any concurrency.
@@ -168,7 +179,11 @@ function extraBody(model: string): Record<string, unknown> {
  * An optional parameter the server rejects (HTTP 400 `unsupported_value` / `unsupported_parameter`, as OpenAI's
  * reasoning models answer a temperature) is learned once per endpoint, that is per run, provider and model: every
  * call that sent it, the ones in flight included, is sent again without it, and no later call sends it (unless the
- * request must `keep` it). Every runner builds its requests here, so every runner behaves so.
+ * request must `keep` it). The length limit is learned the same way: a 400 `unsupported_parameter` naming the
+ * `max_tokens` sent (OpenAI's newer models: "Use 'max_completion_tokens' instead") switches the endpoint to
+ * `max_completion_tokens`, once, for every call (and the other way round for a server that knows only `max_tokens`);
+ * a rejection of the name switched to is the call's failure. Every runner builds its requests here, so every runner
+ * behaves so.
  */
 function createRawCall(
   options: EndpointOptions,
@@ -184,6 +199,9 @@ function createRawCall(
   // The optional parameters this endpoint's server has rejected, learned once and shared by every call of the run,
   // in flight or not (docs/reliability.md, "Model calls").
   const rejected = new Set<OptionalParameter>();
+  // The name of the length limit this endpoint sends: the configured one until the server rejects it, then the other
+  // for good (switched once: a rejection of both is the call's failure).
+  let tokensParam: MaxTokensParam = options.maxTokensParam;
   return async (request, signal) => {
     const optional: [OptionalParameter, number | null][] = [
       ["temperature", request.temperature],
@@ -194,9 +212,10 @@ function createRawCall(
       const body: Record<string, unknown> = {
         model: options.model,
         messages: request.messages,
-        [options.maxTokensParam]: request.maxTokens,
+        [tokensParam]: request.maxTokens,
         ...extra,
       };
+      const sentTokensParam = tokensParam;
       const sent: OptionalParameter[] = [];
       const dropped: OptionalParameter[] = [];
       for (const [name, value] of optional) {
@@ -214,6 +233,14 @@ function createRawCall(
         };
       } catch (e) {
         const error = classifyError(e, options.label);
+        if (error.unsupportedParameter === sentTokensParam && sentTokensParam === options.maxTokensParam) {
+          // Sent before the switch was learned (or the call that learns it): sent again with the other name.
+          if (tokensParam === options.maxTokensParam) {
+            tokensParam = otherTokensParam(options.maxTokensParam);
+            options.onMaxTokensParamSwitched?.(options.maxTokensParam, tokensParam);
+          }
+          continue;
+        }
         const parameter = rejectedParameter(error, sent);
         if (parameter === null || request.keep?.includes(parameter)) throw error;
         // A call sent before the rejection was learned (or the one that learns it) is sent again without it: the
@@ -225,6 +252,10 @@ function createRawCall(
       }
     }
   };
+}
+
+function otherTokensParam(name: MaxTokensParam): MaxTokensParam {
+  return name === "max_tokens" ? "max_completion_tokens" : "max_tokens";
 }
 
 /**

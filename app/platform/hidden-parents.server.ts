@@ -82,8 +82,12 @@ export interface HiddenImport<P extends { id: number }, T, R> {
   target: string;
   /** Creates the hidden parent (its `import_run` = `runId`) and its first rows; null when the parent exists now. */
   create(tx: Tx, runId: string): P | null;
-  /** The rows written in chunks once the parent exists. */
-  rows(created: P): readonly T[];
+  /**
+   * The rows written in chunks once the parent exists: all at once, or in batches read one at a time (an import that
+   * reads its file again as it writes, docs/reliability.md, "Bulk imports": each batch is written before the next
+   * is read).
+   */
+  rows(created: P): readonly T[] | Iterable<readonly T[]>;
   /** Writes one row; `runId` marks rows that readers hide while the run is listed (the audit events). */
   write(tx: Tx, row: T, created: P, runId: string): void;
   /** The last transaction's writes (the audit events), after the guard and before the parent becomes visible. */
@@ -125,7 +129,16 @@ export function importBehindHiddenParent<P extends { id: number }, T, R>(
   const guard = db.$client.prepare(`select import_run from ${parent.table} where id = ?`).pluck();
   const reveal = db.$client.prepare(`update ${parent.table} set import_run = null where id = ?`);
   try {
-    run.writeInChunks(spec.rows(prepared), (tx, row) => spec.write(tx, row, prepared, run.id), spec.onChunk);
+    const rows = spec.rows(prepared);
+    const write = (tx: Tx, row: T) => spec.write(tx, row, prepared, run.id);
+    if (isRowArray(rows)) run.writeInChunks(rows, write, spec.onChunk);
+    else {
+      let before = 0;
+      for (const batch of rows) {
+        run.writeInChunks(batch, write, spec.onChunk && ((done) => spec.onChunk!(before + done)));
+        before += batch.length;
+      }
+    }
     const done = run.finish((tx) => {
       // The guard, again in the transaction that makes the parent visible: it is still this import's hidden parent.
       if (guard.get(prepared.id) !== run.id) return { result: null, commit: false };
@@ -142,4 +155,8 @@ export function importBehindHiddenParent<P extends { id: number }, T, R>(
     removeHiddenParent(db, parent, prepared.id);
     throw error;
   }
+}
+
+function isRowArray<T>(rows: readonly T[] | Iterable<readonly T[]>): rows is readonly T[] {
+  return Array.isArray(rows);
 }

@@ -81,7 +81,11 @@ type ActionResult =
   | { intent: "import"; report: ScreeningImportReport; dryRun: boolean }
   | { intent: "open_round" | "settings"; ok: boolean; message: string; errors?: Record<string, string> };
 
-async function fileOf(form: FormData, name: string, format: string): Promise<ScreeningFile | undefined> {
+async function fileOf(
+  form: FormData,
+  name: string,
+  format: string,
+): Promise<(ScreeningFile & { bytes: Uint8Array }) | undefined> {
   const file = form.get(name);
   if (!(file instanceof File) || file.size === 0) return undefined;
   return {

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
-import { checkImportFile, listIssues, readImportFile } from "../cli/io";
+import { checkImportFile, importFileSource, listIssues, type ImportFileSource } from "../cli/io";
 import { getDb, type Db } from "../platform/db.server";
 import { createOpenAiResultEndpoint } from "../model-calls/client";
 import { createProgress } from "../model-calls/progress";
@@ -42,9 +42,12 @@ import {
 } from "./sets.server";
 import { countPendingGrading, type Scope } from "./work.server";
 
-/** An imported file, through the import contract (docs/reliability.md, "The import contract"). */
-function readImported(file: string): string {
-  return readImportFile(file, "grading", { json: true });
+/**
+ * An imported file, streamed through the import contract (docs/reliability.md, "The import contract" and "Bulk
+ * imports"): read line by line, never whole.
+ */
+function imported(file: string): ImportFileSource {
+  return importFileSource(file, "grading", { json: true });
 }
 
 /**
@@ -149,8 +152,8 @@ changes nothing; other content under an existing name is refused. Prints the set
     const name = requireOption(values.set, "--set");
     if (positionals.length !== 1) throw new CliError("give exactly one FILE. See --help.");
     const file = positionals[0];
-    const text = readImported(file);
-    const result = serviceCall(() => importEvalSet(getDb(), { name, text, dryRun: values["dry-run"] }));
+    const source = imported(file);
+    const result = serviceCall(() => importEvalSet(getDb(), { name, source, dryRun: values["dry-run"] }));
     listIssues(io, result.warnings, { file, kind: "warning" });
     if (result.errors.length) failLines(io, file, result.errors);
     io.out(
@@ -178,7 +181,7 @@ IDS_FILE: one prompt_id a line, or JSONL objects with a prompt_id (e.g. HealthBe
     const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const name = requireOption(values.name, "--name");
     if (positionals.length !== 1) throw new CliError("give exactly one IDS_FILE. See --help.");
-    const r = serviceCall(() => createSubset(db, { set, name, idsText: readImported(positionals[0]) }));
+    const r = serviceCall(() => createSubset(db, { set, name, ids: imported(positionals[0]) }));
     if (r.errors.length) failLines(io, positionals[0], r.errors);
     io.out(
       `subset "${name}": ${r.members} conversations (${r.unknownIds} listed ids not in the set); content sha256 ${r.contentSha256}.\n`,

@@ -14,7 +14,17 @@ import { visibleGradingSets, visibleGradingVerdicts } from "../../db/schema-visi
 import type { Db } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
 import { importBehindHiddenParent, INTERRUPTED, nameFree, type HiddenParent } from "../platform/hidden-parents.server";
-import { parseEvalSet, parseIdList, recordHash, setHash, sha256, type LineError } from "./domain/eval-set";
+import {
+  checkEvalSet,
+  evalSetRecords,
+  parseIdList,
+  recordHash,
+  setHash,
+  sha256,
+  type EvalRecord,
+  type LineError,
+} from "./domain/eval-set";
+import { textSource, type ImportSource } from "../formats/import-source";
 
 export type GradingSet = typeof gradingSets.$inferSelect;
 export type GradingModel = typeof gradingModels.$inferSelect;
@@ -52,20 +62,23 @@ export const GRADING_SET_PARENT: HiddenParent = {
  */
 export function importEvalSet(
   db: Db,
-  input: { name: string; text: string; dryRun?: boolean; now?: number },
+  input: { name: string; dryRun?: boolean; now?: number } & ({ text: string } | { source: ImportSource }),
   /** For tests and measurements: the chunks' lock budget, and a call after each committed chunk. */
   opts: { chunkBudgetMs?: number; onChunk?: (done: number) => void } = {},
 ): ImportResult {
-  const parsed = parseEvalSet(input.text);
-  const warnings = parsed.warnings;
-  if (parsed.errors.length)
-    return { errors: parsed.errors, warnings, records: 0, created: false, unchanged: false, contentSha256: null };
-  const hashes = parsed.records.map(recordHash);
-  const contentSha256 = setHash(parsed.records.map((r, i) => ({ promptId: r.prompt_id, contentHash: hashes[i] })));
+  // The file in two passes over one streaming reader (docs/reliability.md, "Bulk imports"): checked whole first,
+  // holding only each record's id and hash; then read again and written record by record. Never the file at once.
+  const source = "source" in input ? input.source : textSource(input.text);
+  const checked = checkEvalSet(source.jsonlLines());
+  const warnings = checked.warnings;
+  if (checked.errors.length)
+    return { errors: checked.errors, warnings, records: 0, created: false, unchanged: false, contentSha256: null };
+  const checkedSha256 = "source" in input ? input.source.sha256() : sha256(input.text);
+  const contentSha256 = setHash(checked.members);
   const result = (created: boolean, unchanged: boolean): ImportResult => ({
     errors: [],
     warnings,
-    records: parsed.records.length,
+    records: checked.records,
     created,
     unchanged,
     contentSha256,
@@ -94,7 +107,7 @@ export function importEvalSet(
         .insert(gradingSets)
         .values({
           name: input.name,
-          sourceSha256: sha256(input.text),
+          sourceSha256: checkedSha256 ?? contentSha256,
           contentSha256,
           createdAt: now,
           importRun: runId,
@@ -102,8 +115,8 @@ export function importEvalSet(
         .returning({ id: gradingSets.id })
         .get();
     },
-    rows: () => parsed.records.map((record, position) => ({ record, position })),
-    write: (_tx, { record: r, position }, set) => {
+    rows: () => recordBatches(source, checked.members),
+    write: (_tx, { record: r, position, contentHash }, set) => {
       // The same JSON text drizzle's JSON columns write (docs/architecture.md, "JSON columns").
       const conversation = insertConversation.run(
         set.id,
@@ -111,13 +124,18 @@ export function importEvalSet(
         position,
         JSON.stringify(r.prompt.map((m) => ({ role: m.role, content: m.content }))),
         JSON.stringify(r.example_tags),
-        hashes[position],
+        contentHash,
       ).lastInsertRowid;
       r.rubrics.forEach((item, idx) =>
         insertCriterion.run(conversation, idx, item.criterion, item.points, JSON.stringify(item.tags)),
       );
     },
-    finish: () => null,
+    // The second pass read the bytes the first one checked: a file changed between them is refused whole.
+    finish: () => {
+      const now = "source" in input ? input.source.sha256() : checkedSha256;
+      if (now !== checkedSha256) throw new ServiceError(FILE_CHANGED, undefined, 409);
+      return null;
+    },
     chunkBudgetMs: opts.chunkBudgetMs,
     onChunk: opts.onChunk,
   });
@@ -129,6 +147,40 @@ export function importEvalSet(
     throw new ServiceError(INTERRUPTED, undefined, 409);
   }
   return result(true, false);
+}
+
+const FILE_CHANGED = "the file changed while it was being imported; nothing was imported. Import it again.";
+
+/**
+ * The second pass over an evaluation set: its records read again, in batches of at most 500 (each written in the
+ * import run's short transactions before the next is read), checked against the first pass's ids and hashes.
+ */
+function* recordBatches(
+  source: ImportSource,
+  members: readonly { promptId: string; contentHash: string }[],
+): Generator<{ record: EvalRecord; position: number; contentHash: string }[]> {
+  let batch: { record: EvalRecord; position: number; contentHash: string }[] = [];
+  let position = 0;
+  try {
+    for (const record of evalSetRecords(source.jsonlLines())) {
+      const member = members[position];
+      const contentHash = recordHash(record);
+      if (!member || member.promptId !== record.prompt_id || member.contentHash !== contentHash)
+        throw new ServiceError(FILE_CHANGED, undefined, 409);
+      batch.push({ record, position, contentHash });
+      position++;
+      if (batch.length === 500) {
+        yield batch;
+        batch = [];
+      }
+    }
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    // A line that no longer checks, or a refusal of the bytes (the file changed between the passes).
+    throw new ServiceError(FILE_CHANGED, undefined, 409);
+  }
+  if (position !== members.length) throw new ServiceError(FILE_CHANGED, undefined, 409);
+  if (batch.length) yield batch;
 }
 
 export function requireGradingSet(db: Db, name: string): GradingSet {
@@ -163,8 +215,12 @@ export function listGradingSets(db: Db) {
  * A named subset: the set's conversations whose ids are in the list (e.g. HealthBench-Hard's index gives
  * "Psych-Hard"). Ids not in the set are counted, not an error: the list is usually of a larger corpus.
  */
-export function createSubset(db: Db, input: { set: GradingSet; name: string; idsText: string; now?: number }) {
-  const { ids, errors } = parseIdList(input.idsText);
+export function createSubset(
+  db: Db,
+  input: { set: GradingSet; name: string; ids: string | ImportSource; now?: number },
+) {
+  const source = typeof input.ids === "string" ? textSource(input.ids) : input.ids;
+  const { ids, errors } = parseIdList(source.jsonlLines());
   if (errors.length) return { errors, members: 0, unknownIds: 0, contentSha256: null };
   const rows = db
     .select({
@@ -179,7 +235,7 @@ export function createSubset(db: Db, input: { set: GradingSet; name: string; ids
   const members = rows.filter((r) => wanted.has(r.promptId));
   if (members.length === 0) throw new ServiceError(`no conversation of "${input.set.name}" is in the id list`);
   const contentSha256 = setHash(members);
-  const idsSha256 = sha256(input.idsText);
+  const idsSha256 = source.sha256() ?? "";
   const existing = db
     .select()
     .from(gradingSubsets)

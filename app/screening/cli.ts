@@ -24,7 +24,7 @@ import { getStudyOverview, openRound } from "./screening-rounds.server";
 import { getUserByUsername } from "../accounts/users.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
-import { listIssues, readImportBytes, readImportFile } from "../cli/io";
+import { importFileSource, listIssues, readImportFile } from "../cli/io";
 import { writeTransaction } from "../work-items/engine.server";
 
 function studyOrFail(db: Db, name: string): ScreeningStudy {
@@ -43,8 +43,9 @@ function printReport(io: CliIO, report: ScreeningImportReport, dryRun: boolean) 
   const names = { items: "items", labels: "screen labels", tiers: "recall tiers" } as const;
   let problems = 0;
   for (const f of report.files) {
-    listIssues(io, f.warnings, { file: f.filename, kind: "warning", style: "line N" });
-    listIssues(io, f.errors, { file: f.filename, style: "line N" });
+    // `FILE:LINE: reason`, as every import words a refusal (docs/reliability.md, "The import contract").
+    listIssues(io, f.warnings, { file: f.filename, kind: "warning" });
+    listIssues(io, f.errors, { file: f.filename });
     problems += f.errors.length;
   }
   if (problems) {
@@ -79,7 +80,7 @@ any of its three files, CSV or JSONL (told apart by extension unless --format):
   --tiers FILE    a recall screen, after a round whose control-inclusion rate is above the threshold: id, tier
                   (clear | possible | no), optional rationale, for items that no round has used
 
-All files are checked before anything is written; every bad line is reported as "FILE: line N: reason" (exit 2) and
+All files are checked before anything is written; every bad line is reported as "FILE:LINE: reason" (exit 2) and
 nothing is imported. Re-importing the same files changes nothing. The corpus and the screen labels are fixed once
 round 1 opens.
 
@@ -150,8 +151,8 @@ Study settings (when creating; on an existing study they change it until round 1
       path === undefined
         ? undefined
         : {
-            // Through the import contract (docs/reliability.md, "The import contract").
-            bytes: readImportBytes(path, "screening", {
+            // Streamed through the import contract (docs/reliability.md, "The import contract", "Bulk imports").
+            source: importFileSource(path, "screening", {
               json: (format ?? (/\.csv$/i.test(path) ? "csv" : "jsonl")) === "jsonl",
             }),
             filename: path,

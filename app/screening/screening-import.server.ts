@@ -42,12 +42,21 @@ import {
 } from "./screening.server";
 import { importBehindHiddenParent, type HiddenParent } from "../platform/hidden-parents.server";
 import { ServiceError } from "../platform/service-error";
+import type { ImportSource } from "../formats/import-source";
 
-export interface ScreeningFile {
-  bytes: Uint8Array;
-  filename: string;
-  format?: FileFormat;
-}
+/**
+ * A file of a screening import: its bytes (a page's upload), or the command line's file streamed through the import
+ * contract (an ImportSource: read line by line, never whole; docs/reliability.md, "Bulk imports").
+ */
+export type ScreeningFile = { filename: string; format?: FileFormat } & (
+  { bytes: Uint8Array } | { source: ImportSource }
+);
+
+const fileInput = (f: ScreeningFile): Uint8Array | ImportSource => ("source" in f ? f.source : f.bytes);
+
+/** The sha256 of a file's bytes (a streamed file's as its last pass read them). */
+const fileSha256 = (f: ScreeningFile): string =>
+  "source" in f ? (f.source.sha256() ?? "") : createHash("sha256").update(f.bytes).digest("hex");
 
 export type ScreeningFileKind = "items" | "labels" | "tiers";
 
@@ -283,7 +292,7 @@ function checkFiles(
   // The corpus.
   let items: { parsed: ParsedItem; hash: string; status: "new" | "changed" | "unchanged" }[] = [];
   if (input.items) {
-    const parse = parseItemsFile(input.items.bytes, input.items);
+    const parse = parseItemsFile(fileInput(input.items), input.items);
     const errors = [...parse.errors];
     items = parse.items.map((parsed) => {
       const hash = itemContentHash(parsed.kind, parsed.messages);
@@ -314,7 +323,7 @@ function checkFiles(
   const labelStatus = new Map<string, "new" | "changed" | "unchanged">();
   if (input.labels) {
     const knownIds = new Set([...existing.keys(), ...items.map((i) => i.parsed.id)]);
-    const parse = parseLabelsFile(input.labels.bytes, { ...input.labels, knownIds, vocabulary: study.categories });
+    const parse = parseLabelsFile(fileInput(input.labels), { ...input.labels, knownIds, vocabulary: study.categories });
     const errors = [...parse.errors];
     const stored = new Map(
       tx
@@ -387,7 +396,7 @@ function checkFiles(
           .all()
           .map((r) => [r.externalId, r]),
       );
-      const parse = parseTiersFile(input.tiers.bytes, {
+      const parse = parseTiersFile(fileInput(input.tiers), {
         ...input.tiers,
         ineligible: (id) => {
           if (!existing.has(id)) return `no item "${id}" in the study.`;
@@ -501,9 +510,7 @@ function recordImport(tx: DbOrTx, studyId: number, checked: CheckedFiles, input:
       files: files.map((f) => ({
         kind: f.kind,
         filename: f.filename,
-        sha256: createHash("sha256")
-          .update((f.kind === "items" ? input.items : f.kind === "labels" ? input.labels : input.tiers)!.bytes)
-          .digest("hex"),
+        sha256: fileSha256((f.kind === "items" ? input.items : f.kind === "labels" ? input.labels : input.tiers)!),
         created: f.created,
         changed: f.changed,
         unchanged: f.unchanged,

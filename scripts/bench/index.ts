@@ -5,6 +5,7 @@ import { benchmarks as durability } from "./durability";
 import { benchmarks as expertRatings } from "./expert-ratings";
 import { benchmarks as mcEvaluation } from "./mc-evaluation";
 import { benchmarks as grading } from "./grading";
+import { benchmarks as importsMemory } from "./imports-memory";
 import { benchmarks as runner } from "./runner";
 import { benchmarks as pages } from "./pages";
 import { benchmarks as stats } from "./stats";
@@ -22,4 +23,5 @@ export const benchmarks: Benchmark[] = [
   ...bulkImport,
   ...mcEvaluation,
   ...grading,
+  ...importsMemory,
 ];

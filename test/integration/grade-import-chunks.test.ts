@@ -4,7 +4,13 @@
  * transaction shows all of it; a failure half way leaves nothing. Before, the whole set was written in one
  * transaction (200,000 conversations held the write lock for over 90 s).
  */
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { importFileSource } from "../../app/cli/io";
+import type { ImportSource } from "../../app/formats/import-source";
 import { openDatabase, type Db } from "../../app/platform/db.server";
 import { importEvalSet, listGradingSets } from "../../app/rubric-grading/sets.server";
 import { freshDb } from "../support/db";
@@ -101,4 +107,48 @@ it("a failure half way leaves nothing: no set, no conversation, no run", () => {
   // And the same file imports completely afterwards.
   expect(importEvalSet(db, { name: "big", text: setText(2000) })).toMatchObject({ created: true, records: 2000 });
   expect(count(db, "grading_conversations")).toBe(2000);
+});
+
+it("reads its file in two passes, line by line, and refuses a file changed between them with nothing left", () => {
+  // The command line's file source (importFileSource): checked in a first pass that keeps ids and hashes only, then
+  // read again and written batch by batch (docs/reliability.md, "Bulk imports").
+  const dir = mkdtempSync(join(tmpdir(), "concord-grade-import-"));
+  const file = join(dir, "set.jsonl");
+  writeFileSync(file, setText(1200));
+  const source = importFileSource(file, "grading", { json: true });
+  let passes = 0;
+  const counted: ImportSource = {
+    ...source,
+    jsonlLines: () => {
+      passes++;
+      return source.jsonlLines();
+    },
+  };
+  expect(importEvalSet(db, { name: "streamed", source: counted })).toMatchObject({ created: true, records: 1200 });
+  expect(passes).toBe(2);
+  expect(count(db, "grading_conversations")).toBe(1200);
+  expect(db.$client.prepare("select source_sha256 from grading_sets where name = 'streamed'").pluck().get()).toBe(
+    createHash("sha256").update(readFileSync(file)).digest("hex"),
+  );
+
+  // The file is rewritten after the first pass (one conversation's text changed): the write pass finds it and the
+  // import leaves nothing, hidden or visible.
+  const changing = join(dir, "changing.jsonl");
+  writeFileSync(changing, setText(1200));
+  const second = importFileSource(changing, "grading", { json: true });
+  let pass = 0;
+  const rewritten: ImportSource = {
+    ...second,
+    sha256: () => second.sha256(),
+    jsonlLines: () => {
+      if (++pass === 2) writeFileSync(changing, setText(1200).replace("Question 700:", "Question 7OO:"));
+      return second.jsonlLines();
+    },
+  };
+  const before = count(db, "grading_conversations");
+  expect(() => importEvalSet(db, { name: "changed", source: rewritten })).toThrow(
+    /the file changed while it was being imported/,
+  );
+  expect(count(db, "grading_conversations")).toBe(before);
+  expect(db.$client.prepare("select count(*) from grading_sets where name = 'changed'").pluck().get()).toBe(0);
 });

@@ -364,6 +364,28 @@ describe("mc-report checks a run's responses against its run.json", () => {
   });
 });
 
+describe("mc-report --clusters reads its file through the import contract", () => {
+  it("refuses bytes that are not UTF-8 and a NUL as FILE:LINE with exit 2, writing no report", async () => {
+    const s = await stub();
+    const out = tempDir();
+    expect((await cli(runArgs(join(FIX, "mentalbench-items.jsonl"), s.baseURL, out))).code).toBe(0);
+    const clusters = join(tempDir(), "clusters.csv");
+    const reportDir = join(tempDir(), "report");
+    const report = (bytes: Buffer) => {
+      writeFileSync(clusters, bytes);
+      return cli(["mc-report", "--runs", out, "--clusters", clusters, "--out", reportDir]);
+    };
+    // Before, the file was read as UTF-8 with U+FFFD in place of the bad byte, and the NUL kept, without a word.
+    const latin1 = await report(Buffer.from("disease,cluster\nDepression,Mood\nAnxi\xe9t\xe9,Anxiety\n", "latin1"));
+    expect(latin1.code).toBe(2);
+    expect(latin1.err).toMatch(new RegExp(`${clusters}:3: .*UTF-8`));
+    const nul = await report(Buffer.from("disease,cluster\nDepression,Mo\u0000od\n"));
+    expect(nul.code).toBe(2);
+    expect(nul.err).toContain(`${clusters}:2: the file holds a NUL byte`);
+    expect(existsSync(reportDir)).toBe(false);
+  });
+});
+
 describe("mc-run and mc-report on MENTAT records", () => {
   it("holds out 10% of the questions for few-shot examples and reports domains and drift", async () => {
     const s = await stub();

@@ -97,3 +97,67 @@ describe("an optional parameter the server rejects", () => {
     expect(await endpoint.complete({ ...request(1), seed: null })).toBe("ok");
   });
 });
+
+describe('a length limit the server rejects (docs/reliability.md, "Model calls")', () => {
+  // OpenAI's newer models answer `max_tokens` so: the endpoint learns `max_completion_tokens` once.
+  const rejectMaxTokens = () =>
+    startOpenAiStub((call) =>
+      "max_tokens" in call.body
+        ? {
+            status: 400,
+            delayMs: 30,
+            body: JSON.stringify({
+              error: {
+                message:
+                  "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                type: "invalid_request_error",
+                param: "max_tokens",
+                code: "unsupported_parameter",
+              },
+            }),
+          }
+        : { content: `answer ${call.index} ${String(call.body.max_completion_tokens)}` },
+    );
+
+  it("is learned once: every call in flight is sent again with max_completion_tokens, and every later call too", async () => {
+    stub = await rejectMaxTokens();
+    const switched: string[] = [];
+    const endpoint = createOpenAiResultEndpoint({
+      ...options(stub.baseURL),
+      maxTokensParam: "max_tokens",
+      onMaxTokensParamSwitched: (from, to) => switched.push(`${from}->${to}`),
+    });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => endpoint.call(request(i))));
+    expect(results.every((r) => /^answer \d+ 8$/.test(r.text))).toBe(true);
+    // The length limit is not an optional parameter left out: nothing is reported dropped.
+    expect(results.every((r) => r.dropped.length === 0)).toBe(true);
+    expect(switched).toEqual(["max_tokens->max_completion_tokens"]);
+    expect(stub.calls.filter((c) => "max_tokens" in c.body)).toHaveLength(8);
+    // The other parameters are still sent as they were.
+    expect(stub.calls.filter((c) => !("max_tokens" in c.body)).every((c) => c.body.temperature === 0)).toBe(true);
+    const before = stub.calls.length;
+    expect((await endpoint.call(request(99))).text).toMatch(/^answer /);
+    expect(stub.calls.length - before).toBe(1);
+    expect(stub.calls[before].body.max_completion_tokens).toBe(8);
+    expect("max_tokens" in stub.calls[before].body).toBe(false);
+  });
+
+  it("is switched once only: a server that rejects both names fails the call", async () => {
+    stub = await startOpenAiStub((call) => {
+      const param = "max_tokens" in call.body ? "max_tokens" : "max_completion_tokens";
+      return {
+        status: 400,
+        body: JSON.stringify({
+          error: { message: "x", type: "invalid_request_error", param, code: "unsupported_parameter" },
+        }),
+      };
+    });
+    const endpoint = createOpenAiEndpoint({ ...options(stub.baseURL), maxTokensParam: "max_tokens" });
+    const error = await endpoint.complete(request(0)).catch((e: unknown) => e);
+    expect((error as CallError).kind).toBe("rejected");
+    expect((error as CallError).message).toBe(
+      "model: HTTP 400 (invalid_request_error, unsupported_parameter) [max_completion_tokens]",
+    );
+    expect(stub.calls).toHaveLength(2);
+  });
+});

@@ -64,8 +64,8 @@ describe("screening commands", () => {
     // Refused files create nothing: not the study either (docs/reliability.md, "Checks inside the write").
     expect(r.out).not.toMatch(/Created screening study/);
     expect((db.$client.prepare("select count(*) as n from screening_studies").get() as { n: number }).n).toBe(0);
-    expect(r.err).toContain(`${bad}: line 28: no item "ghost" in the study: import the items first.`);
-    expect(r.err).toContain(`${bad}: line 29: duplicate id "r02" (first on line 3).`);
+    expect(r.err).toContain(`${bad}:28: no item "ghost" in the study: import the items first.`);
+    expect(r.err).toContain(`${bad}:29: duplicate id "r02" (first on line 3).`);
     expect(r.err).toMatch(/2 errors; nothing was imported\./);
     expect((db.$client.prepare("select count(*) as n from screening_items").get() as { n: number }).n).toBe(0);
 

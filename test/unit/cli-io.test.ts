@@ -11,13 +11,12 @@ describe("issueLines", () => {
     { line: 0, message: "the file is empty" },
     { line: 4, message: "bad row" },
   ];
-  it("writes file:line (compiler style) or line N, errors and warnings", () => {
+  it("writes FILE:LINE: reason (compiler style), errors and warnings", () => {
     expect(issueLines(issues, { file: "a.csv" })).toEqual(["a.csv: the file is empty", "a.csv:4: bad row"]);
-    expect(issueLines(issues, { file: "a.csv", kind: "warning", style: "line N" })).toEqual([
+    expect(issueLines(issues, { file: "a.csv", kind: "warning" })).toEqual([
       "warning: a.csv: the file is empty",
-      "warning: a.csv: line 4: bad row",
+      "warning: a.csv:4: bad row",
     ]);
-    expect(issueLines(issues, { style: "line N" })).toEqual(["the file is empty", "line 4: bad row"]);
     expect(issueLines([issues[1]!], { file: "a.csv", prefix: "  " })).toEqual(["  a.csv:4: bad row"]);
   });
   it(`lists at most ${MAX_LISTED_ISSUES} and counts the rest`, () => {

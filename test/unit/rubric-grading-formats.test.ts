@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { CallError, completionResult } from "../../app/model-calls/client";
 import { batchRequestLine, customId, parseBatchOutputLine, parseCustomId } from "../../app/rubric-grading/domain/batch";
 import { parseEvalSet, parseIdList, recordHash, setHash } from "../../app/rubric-grading/domain/eval-set";
+import { splitJsonlLines } from "../../app/formats/jsonl";
 
 const record = (over: Record<string, unknown> = {}) =>
   JSON.stringify({
@@ -53,8 +54,10 @@ describe("evaluation sets", () => {
   });
 
   it("reads id lists as plain lines or JSONL", () => {
-    expect(parseIdList('x\n{"prompt_id": "y"}\n\nx\n').ids).toEqual(["x", "y"]);
-    expect(parseIdList('{"id": 1}').errors).toEqual([{ line: 1, message: "the object has no prompt_id" }]);
+    expect(parseIdList(splitJsonlLines('x\n{"prompt_id": "y"}\n\nx\n')).ids).toEqual(["x", "y"]);
+    expect(parseIdList(splitJsonlLines('{"id": 1}')).errors).toEqual([
+      { line: 1, message: "the object has no prompt_id" },
+    ]);
   });
 });
 

@@ -6,6 +6,7 @@
  * AC2, Krippendorff's α ordinal, all from app/stats), agreement on seed decisions, and the accepted seeds.
  * Pure: no database, no clock.
  */
+import type { ImportSource } from "../../formats/import-source";
 import { compareCodePoints } from "../../python-compat/text";
 import {
   cell,
@@ -58,7 +59,11 @@ export const MAX_CASE_CHARS = 50_000;
  * Reads a case file: id, text, kind (case or seed; default case), and optionally case_type (MentalBench's I–IV or
  * 1–4), diagnosis, seed_id (the seed a generated case came from). Validates the whole file; `errors` name lines.
  */
-export function parseReviewCsv(text: string): { items: ReviewItemInput[]; errors: CsvIssue[]; warnings: CsvIssue[] } {
+export function parseReviewCsv(text: string | ImportSource): {
+  items: ReviewItemInput[];
+  errors: CsvIssue[];
+  warnings: CsvIssue[];
+} {
   const read = readCsvRecords(text);
   if ("error" in read) return { items: [], errors: [read.error], warnings: [] };
   const index = columnIndex(read.header, COLUMNS);

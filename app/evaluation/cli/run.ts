@@ -279,6 +279,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       label,
       onParameterDropped: (parameter) =>
         io.err(`warning: the ${label}'s API rejects ${parameter}; every call is sent without it from now on\n`),
+      onMaxTokensParamSwitched: (from, to) =>
+        io.err(`warning: the ${label}'s API rejects ${from}; every call sends ${to} instead from now on\n`),
     });
 
   const interrupt = new AbortController();

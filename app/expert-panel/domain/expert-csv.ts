@@ -3,7 +3,7 @@
  * reader (formats/csv.ts) with the line each starts on, so every validation message can say `line N`, and header
  * lookup by case-insensitive names with aliases, and the checks both files make of their header, ids and cells.
  */
-import { readCsv } from "../../formats/csv";
+import { textSource, type ImportSource } from "../../formats/import-source";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { textWarning } from "../../formats/strict-text";
 
@@ -20,16 +20,25 @@ export interface CsvRecords {
 
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 
-/** Parses CSV text (BOM, CRLF and quoted multi-line cells allowed); blank lines are skipped. */
-export function readCsvRecords(text: string): CsvRecords | { error: CsvIssue } {
-  if (text.length > MAX_IMPORT_BYTES)
+/**
+ * Parses CSV (BOM, CRLF and quoted multi-line cells allowed); blank lines are skipped. A text in memory (a page's
+ * upload), or a file the command line streams through the import contract, read record by record and never held
+ * whole (docs/reliability.md, "Bulk imports"; the rows are kept).
+ */
+export function readCsvRecords(input: string | ImportSource): CsvRecords | { error: CsvIssue } {
+  if (typeof input === "string" && input.length > MAX_IMPORT_BYTES)
     return { error: { line: 0, message: `the file is larger than ${MAX_IMPORT_BYTES} bytes.` } };
-  const read = readCsv(text);
-  if ("error" in read)
-    return { error: { line: read.error.line, message: `the CSV cannot be read: ${read.error.reason}` } };
-  const [header, ...body] = read.records;
+  const read = (typeof input === "string" ? textSource(input) : input).csvRecords();
+  let header: string[] | null = null;
+  const rows: CsvRecords["rows"] = [];
+  for (const record of read.records) {
+    if (header) rows.push(record);
+    else header = record.cells.map((h) => h.trim());
+  }
+  const error = read.error();
+  if (error) return { error: { line: error.line, message: `the CSV cannot be read: ${error.reason}` } };
   if (!header) return { error: { line: 1, message: "the file is empty." } };
-  return { header: header.cells.map((h) => h.trim()), rows: body };
+  return { header, rows };
 }
 
 /**

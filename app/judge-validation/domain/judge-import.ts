@@ -8,6 +8,7 @@
  * the bucket rules and the seeded draw (validation-set.ts) then read exactly what the reference reads.
  */
 import { isJsonObject, readJsonl } from "../../formats/jsonl";
+import { jsonlEntries, type ImportSource } from "../../formats/import-source";
 import {
   ACTIONS,
   CONTINGENCIES,
@@ -473,14 +474,18 @@ function domainLabel<T extends string>(value: unknown, key: string, domain: read
  * as docs/judge-validation.md#label-normalisation (trim, lower-case; "", nan, null → missing; no, n/a … → none). Errors: unknown annotation ids,
  * an id twice (the reference refuses duplicates), values outside the feature domains.
  */
-export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsOptions): ParsedJudgeOutputs {
+export function parseJudgeOutputsJsonl(
+  input: string | ImportSource,
+  options: ParseJudgeOutputsOptions,
+): ParsedJudgeOutputs {
   const errors: ImportIssue[] = [];
   const warnings: ImportIssue[] = [];
   const rows: ParsedJudgeOutputRow[] = [];
   const seen = new Map<string, number>();
-  const lines = readJsonl(text);
-  if (lines.length === 0) return { rows, errors: [{ line: 0, message: "the file is empty" }], warnings };
-  for (const entry of lines) {
+  // Read line by line (a streamed file is never held whole; docs/reliability.md, "Bulk imports").
+  let lines = 0;
+  for (const entry of jsonlEntries(input)) {
+    lines++;
     const { line } = entry;
     if ("invalid" in entry) {
       errors.push({ line, message: `not valid JSON: ${entry.invalid}` });
@@ -565,6 +570,7 @@ export function parseJudgeOutputsJsonl(text: string, options: ParseJudgeOutputsO
     if (action === null) warnings.push({ line, message: `${annotationId}: no action` });
     rows.push({ line, annotationId, primaryAnswer, infoRequest, action, raw: null, problems: [] });
   }
+  if (lines === 0) return { rows: [], errors: [{ line: 0, message: "the file is empty" }], warnings: [] };
   if (errors.length === 0 && rows.length < options.items.size)
     warnings.push({
       line: 0,

@@ -1,10 +1,10 @@
 /**
  * Reading the labels file of `judge-report --labels` (docs/formats.md#judge-validation-files): CSV `response_id,rater,primary_answer,info_request`
  * with an optional `action` column, long format, one row per response and rater. Text in, labels and line-numbered
- * problems out. Kept apart from judge-report.ts because the CSV reader (formats/csv.ts) needs Node (the report core
+ * problems out (a text, or a file streamed through the import contract). Kept apart from judge-report.ts because the CSV reader (formats/csv.ts) needs Node (the report core
  * also runs in pages).
  */
-import { readCsv } from "../../formats/csv";
+import { textSource, type ImportSource } from "../../formats/import-source";
 import {
   ACTIONS,
   INFO_REQUESTS,
@@ -28,29 +28,41 @@ export interface LabelsIssue {
  * Errors (with the file's line): a missing column, an empty response_id or rater, `judge:` without a name, an
  * unknown label, a response/rater pair twice. Any error empties `labels`.
  */
-export function parseJudgeLabelsCsv(text: string): { labels: JudgeLabel[]; errors: LabelsIssue[] } {
+export function parseJudgeLabelsCsv(input: string | ImportSource): { labels: JudgeLabel[]; errors: LabelsIssue[] } {
   const errors: LabelsIssue[] = [];
-  if (text.replace(/^\uFEFF/, "").trim() === "")
-    return {
-      labels: [],
-      errors: [{ line: 1, message: `the file is empty; expected a header ${LABEL_COLUMNS.join(",")}` }],
-    };
-  const read = readCsv(text);
-  if ("error" in read)
-    return { labels: [], errors: [{ line: read.error.line, message: `not valid CSV: ${read.error.message}` }] };
-  const [header, ...body] = read.records;
+  const emptyFile = {
+    labels: [],
+    errors: [{ line: 1, message: `the file is empty; expected a header ${LABEL_COLUMNS.join(",")}` }],
+  };
+  if (typeof input === "string" && input.replace(/^\uFEFF/, "").trim() === "") return emptyFile;
+  // Record by record (a streamed file is never held whole; docs/reliability.md, "Bulk imports").
+  const read = (typeof input === "string" ? textSource(input) : input).csvRecords();
+  const records = read.records[Symbol.iterator]();
+  const first = records.next();
+  const csvError = () => {
+    const error = read.error();
+    return error ? { labels: [], errors: [{ line: error.line, message: `not valid CSV: ${error.message}` }] } : null;
+  };
+  if (first.done) return csvError() ?? emptyFile;
+  const header = first.value;
+  const body = { [Symbol.iterator]: () => records };
   const names = header.cells.map((h) => h.trim().toLowerCase());
   const missing = LABEL_COLUMNS.filter((c) => !names.includes(c));
-  if (missing.length)
-    return {
-      labels: [],
-      errors: [
-        {
-          line: header.line,
-          message: `missing column ${missing.join(", ")}: the header must name ${LABEL_COLUMNS.join(", ")}`,
-        },
-      ],
-    };
+  if (missing.length) {
+    // The rest is read, so that a file that is not CSV further on is refused as such, as when read whole.
+    for (const _ of body) void _;
+    return (
+      csvError() ?? {
+        labels: [],
+        errors: [
+          {
+            line: header.line,
+            message: `missing column ${missing.join(", ")}: the header must name ${LABEL_COLUMNS.join(", ")}`,
+          },
+        ],
+      }
+    );
+  }
   const at = (c: string) => names.indexOf(c);
   const actionAt = at("action");
   const labels: JudgeLabel[] = [];
@@ -99,6 +111,8 @@ export function parseJudgeLabelsCsv(text: string): { labels: JudgeLabel[]; error
     seen.set(key, line);
     labels.push({ responseId, rater, primaryAnswer, infoRequest, action });
   }
+  const unreadable = csvError();
+  if (unreadable) return unreadable;
   if (errors.length === 0 && labels.length === 0)
     errors.push({ line: header.line, message: "no labels: the file has a header but no rows" });
   return { labels: errors.length ? [] : labels, errors };

@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { parsePythonCsv as parseCsv, CsvSyntaxError } from "../../formats/csv-text";
 import { importIdProblem } from "../../formats/import-contract";
-import { readJsonlLine, splitJsonlLines } from "../../formats/jsonl";
+import { readJsonlLine } from "../../formats/jsonl";
+import { textSource, type ImportSource } from "../../formats/import-source";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { textWarning } from "../../formats/strict-text";
 import { GENDERS, MENTAT_DOMAINS, VARIANT_DIMENSIONS } from "../../expert-panel/domain/expert-scales";
@@ -283,11 +284,16 @@ function csvRecords(text: string): { records: { line: number; value: unknown }[]
   return { records, errors: [] };
 }
 
-function jsonlRecords(text: string): { records: { line: number; value: unknown }[]; errors: ItemIssue[] } {
+function jsonlRecords(input: string | ImportSource): {
+  records: { line: number; value: unknown }[];
+  errors: ItemIssue[];
+} {
   const records: { line: number; value: unknown }[] = [];
   const errors: ItemIssue[] = [];
+  const source = typeof input === "string" ? textSource(input) : input;
   // The JSONL reader every import shares: a duplicate key, a lone surrogate or a number beyond a double is refused.
-  for (const { line, text: raw } of splitJsonlLines(text.replace(/^\uFEFF/, ""))) {
+  // Line by line: a file streamed by the command line is never held whole (docs/reliability.md, "Bulk imports").
+  for (const { line, text: raw } of source.jsonlLines()) {
     const entry = readJsonlLine(line, raw);
     if (!entry) continue;
     if ("invalid" in entry) errors.push({ line, message: `not valid JSON (${entry.invalid})` });
@@ -298,11 +304,16 @@ function jsonlRecords(text: string): { records: { line: number; value: unknown }
 }
 
 /**
- * Reads an item file. `csv` selects the CSV reader (MentalBench only); otherwise JSON Lines, MENTAT records when the
- * first object has `question_id` and `labels`, MentalBench items otherwise (or as `format` says).
+ * Reads an item file. `csv` selects the CSV reader (MentalBench only; a text read whole); otherwise JSON Lines — a
+ * text, or a file streamed through the import contract — MENTAT records when the first object has `question_id`
+ * and `labels`, MentalBench items otherwise (or as `format` says).
  */
-export function parseItems(text: string, options: { csv: boolean; format?: "mentat" | "mentalbench" }): ItemsResult {
-  const { records, errors } = options.csv ? csvRecords(text) : jsonlRecords(text);
+export function parseItems(
+  input: string | ImportSource,
+  options: { csv: boolean; format?: "mentat" | "mentalbench" },
+): ItemsResult {
+  if (options.csv && typeof input !== "string") throw new Error("parseItems: a CSV item file is given as its text");
+  const { records, errors } = options.csv && typeof input === "string" ? csvRecords(input) : jsonlRecords(input);
   const format = options.format ?? (!options.csv && looksLikeMentat(records[0]?.value) ? "mentat" : "mentalbench");
   if (options.csv && format === "mentat") {
     errors.push({ line: 1, message: "MENTAT records are JSON Lines (as mentat-export writes them), not CSV" });

@@ -9,6 +9,7 @@
  * placeholders where an adjective goes ("a <AGE> <NAT> patient"): the base set leaves them out ("a patient"), and
  * "a"/"an" before a placeholder is corrected to the word that follows.
  */
+import type { ImportSource } from "../../formats/import-source";
 import { createHash } from "node:crypto";
 import {
   cell,
@@ -124,7 +125,7 @@ function checkTemplateText(text: string, where: string): string[] {
  * Columns (names case-insensitive): id, domain (or category), the question as `question` or as he / she / they,
  * the options a–e, answer (the intended option's letter), notes (optional).
  */
-export function parseQuestionBankCsv(text: string): BankParseResult {
+export function parseQuestionBankCsv(text: string | ImportSource): BankParseResult {
   const read = readCsvRecords(text);
   if ("error" in read) return { questions: [], errors: [read.error], warnings: [] };
   const index = columnIndex(read.header, COLUMNS);

@@ -70,49 +70,95 @@ function issueText(error: z.ZodError): string {
   return `${path}${first.message}`;
 }
 
-/** Every line checked; a bad line is reported and the set is unusable (the caller writes nothing). */
-export function parseEvalSet(text: string): ParsedEvalSet {
-  const records: EvalRecord[] = [];
-  const lines: number[] = [];
+/** One line checked: null for a blank line, else its record (and a warning about it) or what is wrong with it. */
+function checkLine(
+  line: number,
+  raw: string,
+): { record: EvalRecord; warning: string | null } | { error: string } | null {
+  // The JSONL reader every import shares: a duplicate key, a lone surrogate or a number beyond a double is refused.
+  const entry = readJsonlLine(line, raw);
+  if (!entry) return null;
+  if ("invalid" in entry) return { error: `not valid JSON (${entry.invalid})` };
+  const parsed = EvalRecordSchema.safeParse(entry.value);
+  if (!parsed.success) return { error: issueText(parsed.error) };
+  const idIssue = importIdProblem(parsed.data.prompt_id, "prompt_id");
+  if (idIssue) return { error: idIssue };
+  const r = parsed.data;
+  const odd =
+    formulaWarning({
+      ...Object.fromEntries(r.example_tags.map((t, k) => [`example_tags[${k}]`, t])),
+      ...Object.fromEntries(r.rubrics.flatMap((item, k) => item.tags.map((t, j) => [`rubrics[${k}].tags[${j}]`, t]))),
+      ...Object.fromEntries(r.rubrics.map((item, k) => [`rubrics[${k}].criterion`, item.criterion])),
+    }) ?? r.prompt.map((m, k) => textWarning(`prompt[${k}].content`, m.content)).find((w) => w !== null);
+  return { record: r, warning: odd ?? null };
+}
+
+/**
+ * The first pass over an evaluation set's lines (docs/reliability.md, "Bulk imports"): every line checked, a bad
+ * line reported (the set is then unusable: the caller writes nothing). It keeps no record, only what the checks
+ * across lines and the set's hash need: each record's prompt_id, line and content hash.
+ */
+export interface EvalSetCheck {
+  records: number;
+  /** Each record's id and content hash, in file order (for setHash). */
+  members: { promptId: string; contentHash: string }[];
+  errors: LineError[];
+  /** Values kept as given that deserve a look: formula-like tags, control characters in text. */
+  warnings: LineError[];
+}
+
+export function checkEvalSet(lines: Iterable<{ line: number; text: string }>): EvalSetCheck {
+  const members: EvalSetCheck["members"] = [];
   const errors: LineError[] = [];
   const warnings: LineError[] = [];
   const seen = new Map<string, number>();
-  // The JSONL reader every import shares: a duplicate key, a lone surrogate or a number beyond a double is refused.
-  for (const { line, text: raw } of splitJsonlLines(text.replace(/^\uFEFF/, ""))) {
-    const entry = readJsonlLine(line, raw);
-    if (!entry) continue;
-    if ("invalid" in entry) {
-      errors.push({ line, message: `not valid JSON (${entry.invalid})` });
+  for (const { line, text } of lines) {
+    const checked = checkLine(line, text);
+    if (!checked) continue;
+    if ("error" in checked) {
+      errors.push({ line, message: checked.error });
       continue;
     }
-    const parsed = EvalRecordSchema.safeParse(entry.value);
-    if (!parsed.success) {
-      errors.push({ line, message: issueText(parsed.error) });
-      continue;
-    }
-    const idIssue = importIdProblem(parsed.data.prompt_id, "prompt_id");
-    if (idIssue) {
-      errors.push({ line, message: idIssue });
-      continue;
-    }
-    const r = parsed.data;
-    const odd =
-      formulaWarning({
-        ...Object.fromEntries(r.example_tags.map((t, k) => [`example_tags[${k}]`, t])),
-        ...Object.fromEntries(r.rubrics.flatMap((item, k) => item.tags.map((t, j) => [`rubrics[${k}].tags[${j}]`, t]))),
-        ...Object.fromEntries(r.rubrics.map((item, k) => [`rubrics[${k}].criterion`, item.criterion])),
-      }) ?? r.prompt.map((m, k) => textWarning(`prompt[${k}].content`, m.content)).find((w) => w !== null);
-    if (odd) warnings.push({ line, message: odd });
-    const earlier = seen.get(parsed.data.prompt_id);
+    if (checked.warning) warnings.push({ line, message: checked.warning });
+    const id = checked.record.prompt_id;
+    const earlier = seen.get(id);
     if (earlier !== undefined) {
       errors.push({ line, message: `duplicate prompt_id (first on line ${earlier})` });
       continue;
     }
-    seen.set(parsed.data.prompt_id, line);
-    records.push(parsed.data);
-    lines.push(line);
+    seen.set(id, line);
+    if (errors.length === 0) members.push({ promptId: id, contentHash: recordHash(checked.record) });
   }
-  if (records.length === 0 && errors.length === 0) errors.push({ line: 0, message: "the file has no records" });
+  if (seen.size === 0 && errors.length === 0) errors.push({ line: 0, message: "the file has no records" });
+  return { records: seen.size, members: errors.length ? [] : members, errors, warnings };
+}
+
+/**
+ * The second pass: the records of lines the first pass accepted, one at a time. A line that no longer checks (the
+ * file changed between the passes) throws; the caller's import then leaves nothing.
+ */
+export function* evalSetRecords(lines: Iterable<{ line: number; text: string }>): Generator<EvalRecord> {
+  for (const { line, text } of lines) {
+    const checked = checkLine(line, text);
+    if (!checked) continue;
+    if ("error" in checked) throw new Error(`line ${line} changed since it was checked: ${checked.error}`);
+    yield checked.record;
+  }
+}
+
+/** Every line checked and every record kept (a text already in memory); a bad line makes the set unusable. */
+export function parseEvalSet(text: string): ParsedEvalSet {
+  const records: EvalRecord[] = [];
+  const lines: number[] = [];
+  const { errors, warnings } = checkEvalSet(splitJsonlLines(text.replace(/^\uFEFF/, "")));
+  if (errors.length === 0)
+    for (const { line, text: raw } of splitJsonlLines(text.replace(/^\uFEFF/, ""))) {
+      const checked = checkLine(line, raw);
+      if (checked && "record" in checked) {
+        records.push(checked.record);
+        lines.push(line);
+      }
+    }
   return { records, lines, errors, warnings };
 }
 
@@ -141,26 +187,23 @@ export function setHash(members: { promptId: string; contentHash: string }[]): s
  * An id list for a subset: one id a line, or JSONL objects with `prompt_id` (HealthBench-Hard's released file is
  * such a JSONL). Blank lines are skipped; a duplicate id is harmless.
  */
-export function parseIdList(text: string): { ids: string[]; errors: LineError[] } {
+export function parseIdList(lines: Iterable<{ line: number; text: string }>): { ids: string[]; errors: LineError[] } {
   const ids: string[] = [];
   const errors: LineError[] = [];
-  text
-    .replace(/^\uFEFF/, "")
-    .split("\n")
-    .forEach((raw, i) => {
-      const s = raw.trim();
-      if (s === "") return;
-      if (s.startsWith("{")) {
-        try {
-          const id = (JSON.parse(s) as { prompt_id?: unknown }).prompt_id;
-          if (typeof id === "string" && id !== "") ids.push(id);
-          else errors.push({ line: i + 1, message: "the object has no prompt_id" });
-        } catch {
-          errors.push({ line: i + 1, message: "not valid JSON" });
-        }
-        return;
+  for (const { line, text: raw } of lines) {
+    const s = raw.trim();
+    if (s === "") continue;
+    if (s.startsWith("{")) {
+      try {
+        const id = (JSON.parse(s) as { prompt_id?: unknown }).prompt_id;
+        if (typeof id === "string" && id !== "") ids.push(id);
+        else errors.push({ line, message: "the object has no prompt_id" });
+      } catch {
+        errors.push({ line, message: "not valid JSON" });
       }
-      ids.push(s);
-    });
+      continue;
+    }
+    ids.push(s);
+  }
   return { ids: [...new Set(ids)], errors };
 }

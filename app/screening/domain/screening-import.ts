@@ -1,10 +1,10 @@
 /**
  * Reading the files of a screening review (docs/screening.md): the corpus (HealthBench JSONL conversations or plain-text items),
  * the automatic screen's labels and a recall screen's tiers, from CSV or JSONL. Each reader validates the whole file
- * and reports every bad line as `line N: reason`; callers write nothing while `errors` is non-empty.
+ * and reports every bad line with its line (`FILE:LINE: reason` where printed); callers write nothing while `errors` is non-empty.
  */
-import { readCsv } from "../../formats/csv";
-import { isJsonObject, readJsonl } from "../../formats/jsonl";
+import { isJsonObject, readJsonlLine } from "../../formats/jsonl";
+import { textSource, type ImportSource } from "../../formats/import-source";
 import { formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
 import { decodeUtf8, idProblem, normaliseId, textWarning } from "../../formats/strict-text";
 import { RECALL_TIERS, SCREEN_LABELS, type RecallTier, type ScreenLabel } from "./screening";
@@ -39,8 +39,12 @@ function fail(format: FileFormat, line: number, message: string): Records {
   return { format, rows: [], header: null, errors: [{ line, message }] };
 }
 
-/** Decodes and splits a CSV (header row + one record per row) or JSONL (one object per line) file into records. */
-function readRecords(input: Uint8Array | string, options: FileOptions): Records {
+/**
+ * Decodes and splits a CSV (header row + one record per row) or JSONL (one object per line) file into records: bytes
+ * or a text in memory (a page's upload), or a file the command line streams through the import contract (an
+ * ImportSource, app/formats/import-source.ts: never held whole; docs/reliability.md, "Bulk imports").
+ */
+function readRecords(input: Uint8Array | string | ImportSource, options: FileOptions): Records {
   const format = formatOf(options.filename, options.format);
   if (!format)
     return fail(
@@ -48,47 +52,58 @@ function readRecords(input: Uint8Array | string, options: FileOptions): Records 
       0,
       `cannot tell the format of "${options.filename}": name it .csv or .jsonl, or choose the format.`,
     );
-  let text: string;
-  if (typeof input === "string") text = input;
-  else {
-    if (input.byteLength > MAX_FILE_BYTES)
-      return fail(format, 0, `the file has ${input.byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.`);
-    const decoded = decodeUtf8(input);
-    if ("error" in decoded) return fail(format, decoded.error.line, decoded.error.message);
-    text = decoded.text;
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.trim() === "") return fail(format, 1, "the file is empty.");
-  return format === "csv" ? readCsvFile(text) : readJsonlFile(text);
+  let source: ImportSource;
+  if (typeof input === "string" || input instanceof Uint8Array) {
+    let text: string;
+    if (typeof input === "string") text = input;
+    else {
+      if (input.byteLength > MAX_FILE_BYTES)
+        return fail(format, 0, `the file has ${input.byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.`);
+      const decoded = decodeUtf8(input);
+      if ("error" in decoded) return fail(format, decoded.error.line, decoded.error.message);
+      text = decoded.text;
+    }
+    if (text.replace(/^\uFEFF/, "").trim() === "") return fail(format, 1, "the file is empty.");
+    source = textSource(text);
+  } else source = input; // A file through the import contract, which refuses an empty one.
+  return format === "csv" ? readCsvFile(source) : readJsonlFile(source);
 }
 
-function readCsvFile(text: string): Records {
-  const read = readCsv(text, { relaxQuotes: true });
-  if ("error" in read) return fail("csv", read.error.line, `the CSV cannot be read: ${read.error.reason}`);
-  const records = read.records;
-  if (records.length === 0) return fail("csv", 1, "the file is empty.");
-  const header = records[0]!.cells.map((h) => h.trim());
+function readCsvFile(source: ImportSource): Records {
+  const read = source.csvRecords({ relaxQuotes: true });
+  let header: string[] | null = null;
   const rows: RecordRow[] = [];
-  for (const { line, cells: record } of records.slice(1)) {
+  for (const { line, cells: record } of read.records) {
+    if (!header) {
+      header = record.map((h) => h.trim());
+      continue;
+    }
     const fields: Record<string, unknown> = {};
     header.forEach((name, i) => {
       if (name) fields[name] = record[i] ?? "";
     });
     rows.push({ line, fields });
   }
+  const error = read.error();
+  if (error) return fail("csv", error.line, `the CSV cannot be read: ${error.reason}`);
+  if (!header) return fail("csv", 1, "the file is empty.");
   if (rows.length === 0) return fail("csv", 2, "the file has a header but no rows.");
   return { format: "csv", rows, header, errors: [] };
 }
 
-function readJsonlFile(text: string): Records {
+function readJsonlFile(source: ImportSource): Records {
   const rows: RecordRow[] = [];
   const errors: ImportIssue[] = [];
-  for (const entry of readJsonl(text)) {
-    const { line } = entry;
+  let content = false;
+  for (const { line, text: lineText } of source.jsonlLines()) {
+    const entry = readJsonlLine(line, lineText);
+    if (!entry) continue;
+    content = true;
     if ("invalid" in entry) errors.push({ line, message: `not valid JSON (${entry.invalid}).` });
     else if (!isJsonObject(entry.value)) errors.push({ line, message: "each line must be one JSON object." });
     else rows.push({ line, fields: entry.value });
   }
+  if (!content) return fail("jsonl", 1, "the file is empty.");
   if (rows.length === 0 && errors.length === 0) errors.push({ line: 1, message: "the file has no records." });
   return { format: "jsonl", rows, header: null, errors };
 }
@@ -181,7 +196,7 @@ export interface ItemsParse {
  * `rubrics` and any other keys, all kept for the release but only the messages shown), or `{"id", "text"}` for plain
  * text. CSV: columns `id` and `text`, optional `tags` (separated by `;`).
  */
-export function parseItemsFile(input: Uint8Array | string, options: FileOptions): ItemsParse {
+export function parseItemsFile(input: Uint8Array | string | ImportSource, options: FileOptions): ItemsParse {
   const records = readRecords(input, options);
   const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["text"]])];
   const warnings = unusedColumns(records, ["id", "prompt_id", "text", "tags"]);
@@ -303,7 +318,7 @@ export interface LabelsParse {
  * an item of the study (or of the corpus file imported with it).
  */
 export function parseLabelsFile(
-  input: Uint8Array | string,
+  input: Uint8Array | string | ImportSource,
   options: FileOptions & { knownIds: ReadonlySet<string>; vocabulary: readonly string[] },
 ): LabelsParse {
   const records = readRecords(input, options);
@@ -381,7 +396,7 @@ export interface TiersParse {
  * `ineligible(id)` says why an item cannot be tiered (unknown, or already reviewed in a round), or null.
  */
 export function parseTiersFile(
-  input: Uint8Array | string,
+  input: Uint8Array | string | ImportSource,
   options: FileOptions & { ineligible: (id: string) => string | null },
 ): TiersParse {
   const records = readRecords(input, options);

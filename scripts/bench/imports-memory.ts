@@ -1,0 +1,184 @@
+/**
+ * `npm run bench -- --only imports-memory`: the peak resident memory of the imports that read their file through the
+ * one streaming reader (docs/reliability.md, "Bulk imports": memory bounded by the longest line, not by the file),
+ * each run on a file and on one four times larger, in a fresh database each time. GNU time's maximum RSS of the
+ * command line (build/cli, built by `npm run bench`). What each import keeps between lines is its own (ids and
+ * hashes for `grade-import`, the checked rows for the others): the figures show how much of the file's growth reaches
+ * the peak.
+ *
+ * The peak RSS also grows with what the runtime leaves uncollected while it has room, so each larger file is run
+ * again with the old generation capped at HEAP_CAP_MIB: an import that holds only lines completes, one that holds
+ * its file or its rows runs out of memory.
+ *
+ * - `grade-import` (two passes, ids and hashes kept): target — completes with the cap;
+ * - `screening-import --items` (rows kept until written) and `judge-report --labels` (labels kept): reported.
+ */
+import { spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fromRoot } from "../../app/platform/paths.server";
+import type { Benchmark, Figures } from "./types";
+
+const CLI = process.env.CONCORD_BENCH_CLI ?? fromRoot("build", "cli", "concord.js");
+const TIME = "/usr/bin/time";
+const MiB = 1024 * 1024;
+/** The old-generation cap of the capped runs: far below the larger files. */
+const HEAP_CAP_MIB = 48;
+const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** Writes `n` lines made by `line` to `file`, 4 MiB at a time (the bench itself never holds the file). */
+function writeLines(file: string, n: number, line: (i: number) => string, header?: string): number {
+  const fd = openSync(file, "w");
+  try {
+    let buffer: string[] = header ? [header] : [];
+    let held = 0;
+    for (let i = 0; i < n; i++) {
+      const l = line(i);
+      buffer.push(l);
+      held += l.length;
+      if (held > 4 * MiB) {
+        writeSync(fd, buffer.join("\n") + "\n");
+        buffer = [];
+        held = 0;
+      }
+    }
+    if (buffer.length) writeSync(fd, buffer.join("\n") + "\n");
+  } finally {
+    closeSync(fd);
+  }
+  return statSync(file).size;
+}
+
+const conversation = (i: number) =>
+  JSON.stringify({
+    prompt_id: `p${i}`,
+    prompt: [
+      {
+        role: "user",
+        content: `Question ${i}: I have not slept properly for ${i % 40} weeks and feel low. ${"x".repeat(900)}`,
+      },
+    ],
+    rubrics: [
+      { criterion: "Asks about duration.", points: 5, tags: ["axis:completeness"] },
+      { criterion: "Suggests seeing a clinician.", points: 3, tags: ["axis:accuracy"] },
+    ],
+    example_tags: ["theme:hedging"],
+  });
+
+const screeningItem = (i: number) =>
+  JSON.stringify({ id: `i${i}`, text: `Item ${i}: a conversation about low mood. ${"y".repeat(900)}` });
+
+// 10 raters a response (judge-report's own figures spread one value a response: 200,000 responses overflow the stack).
+const labelRow = (i: number) =>
+  `r${Math.floor(i / 10)},rater${i % 10},${i % 2 ? "committed" : "differential"},none,diagnose`;
+
+interface Kind {
+  name: string;
+  /** Lines in the smaller file (the larger has four times as many). */
+  lines: number;
+  write(file: string, n: number): number;
+  args(file: string): string[];
+  extension: string;
+}
+
+const KINDS: Kind[] = [
+  {
+    name: "grade-import",
+    lines: 15_000,
+    extension: "jsonl",
+    write: (f, n) => writeLines(f, n, conversation),
+    args: (f) => ["grade-import", "--set", "bench", f],
+  },
+  {
+    name: "screening-import",
+    lines: 15_000,
+    extension: "jsonl",
+    write: (f, n) => writeLines(f, n, screeningItem),
+    args: (f) => ["screening-import", "--study", "bench", "--categories", "a;b", "--items", f],
+  },
+  {
+    name: "judge-report-labels",
+    lines: 200_000,
+    extension: "csv",
+    write: (f, n) => writeLines(f, n, labelRow, "response_id,rater,primary_answer,info_request,action"),
+    args: (f) => ["judge-report", "--labels", f, "--json"],
+  },
+];
+
+function peakRss(
+  args: string[],
+  dbPath: string,
+  heapCapMiB?: number,
+): { rssMiB: number | null; seconds: number; status: number | null; err: string } {
+  const withTime = existsSync(TIME);
+  const cmd = process.execPath;
+  const t0 = performance.now();
+  const node = [...(heapCapMiB ? [`--max-old-space-size=${heapCapMiB}`] : []), CLI, ...args];
+  const r = spawnSync(withTime ? TIME : cmd, withTime ? ["-f", "MAXRSS %M", cmd, ...node] : node, {
+    cwd: fromRoot(),
+    env: { ...process.env, CONCORD_DB: dbPath, CONCORD_DEMO: "0" },
+    encoding: "utf8",
+    maxBuffer: 256 * MiB,
+  });
+  const m = /MAXRSS (\d+)/.exec(r.stderr ?? "");
+  return {
+    rssMiB: m ? Number(m[1]) / 1024 : null,
+    seconds: (performance.now() - t0) / 1000,
+    status: r.status,
+    err: (r.stderr ?? "").replace(/MAXRSS \d+\s*$/, "").trim(),
+  };
+}
+
+export const benchmarks: Benchmark[] = [
+  {
+    name: "imports-memory",
+    async run({ log }) {
+      const figures: Figures = {};
+      const dir = mkdtempSync(join(tmpdir(), "concord-bench-imports-memory-"));
+      try {
+        for (const kind of KINDS) {
+          const runs: { mib: number; rss: number; seconds: number; capped: boolean }[] = [];
+          for (const scale of [1, 4]) {
+            const file = join(dir, `${kind.name}-${scale}.${kind.extension}`);
+            const bytes = kind.write(file, kind.lines * scale);
+            const dbPath = join(dir, `${kind.name}-${scale}.db`);
+            const clean = () => {
+              for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
+            };
+            const r = peakRss(kind.args(file), dbPath);
+            if (r.status !== 0) throw new Error(`${kind.name} failed (exit ${r.status}): ${r.err.split("\n").at(-1)}`);
+            clean();
+            // The same import with the runtime's old generation capped far below the file: it completes only if
+            // what it holds is bounded (an import that held the file would run out of memory).
+            const capped = scale === 4 ? peakRss(kind.args(file), dbPath, HEAP_CAP_MIB).status === 0 : true;
+            clean();
+            runs.push({ mib: bytes / MiB, rss: r.rssMiB ?? -1, seconds: r.seconds, capped });
+            rmSync(file, { force: true });
+          }
+          const [small, large] = runs as [(typeof runs)[0], (typeof runs)[0]];
+          log(
+            `${kind.name}: ${round(small.mib)} MiB file peak ${round(small.rss, 0)} MiB (${round(small.seconds)} s); ` +
+              `${round(large.mib)} MiB file peak ${round(large.rss, 0)} MiB (${round(large.seconds)} s); ` +
+              `with the heap capped at ${HEAP_CAP_MIB} MiB: ${large.capped ? "completes" : "runs out of memory"}`,
+          );
+          const key = kind.name.replace(/-/g, "_");
+          const bounded = kind.name === "grade-import";
+          figures[`${key}.peak_rss_small_mib`] = { value: round(small.rss, 0), unit: "MiB", target: null, pass: null };
+          figures[`${key}.peak_rss_large_mib`] = { value: round(large.rss, 0), unit: "MiB", target: null, pass: null };
+          figures[`${key}.large_file_mib`] = { value: round(large.mib, 0), unit: "MiB", target: null, pass: null };
+          figures[`${key}.completes_with_heap_capped`] = {
+            value: large.capped ? 1 : 0,
+            unit: `(1 = completes with ${HEAP_CAP_MIB} MiB of old generation)`,
+            target: bounded ? "1" : null,
+            pass: bounded ? large.capped : null,
+          };
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      return figures;
+    },
+  },
+];
