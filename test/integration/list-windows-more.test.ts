@@ -1,0 +1,145 @@
+/**
+ * Every list is a window (docs/architecture.md, "Pages are windows"): the judge validation, screening, expert
+ * ratings, adjudication, users and audit lists each read one window by keyset, page forward and back through the
+ * whole list once in order, take their filters from the URL, and render the same number of rows, in about the same
+ * bytes, whether their parent holds 3 or 30 windows' worth of rows. Each user's own list holds only their items.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Db } from "../../app/platform/db.server";
+import type { ListWindow } from "../../app/platform/list-window";
+import { listSampledItems } from "../../app/judge-validation/judge-set-export.server";
+import { listRaterItems } from "../../app/judge-validation/judge-ratings.server";
+import { judgeQueuePage, judgeSampleWindow } from "../../app/judge-validation/judge-windows.server";
+import { loader as judgeSetLoader } from "../../app/routes/admin.judge-validation.$setId._index";
+import { loader as judgeQueueLoader } from "../../app/routes/judge-validation._index";
+import { freshDb, makeUser } from "../support/db";
+import { signedIn } from "../support/route-calls";
+import { writeBigJudgeSet } from "../support/big-lists";
+
+let db: Db;
+let cleanup: () => void;
+beforeEach(() => ({ db, cleanup } = freshDb()));
+afterEach(() => cleanup());
+
+const q = (o: Record<string, string> = {}) => new URLSearchParams(o);
+
+/**
+ * The rows of a whole list, walked window by window with `next` from the top, and again with `previous` from the last
+ * window back; `prefix` is the window's parameter prefix.
+ */
+function walk<T>(read: (p: URLSearchParams) => ListWindow<T>, base: Record<string, string> = {}, prefix = "") {
+  const forward: T[] = [];
+  let w = read(q(base));
+  expect(w.previous).toBeNull();
+  const totals = new Set<number>();
+  for (;;) {
+    expect(w.rows.length).toBeLessThanOrEqual(w.query.size);
+    totals.add(w.total);
+    forward.push(...w.rows);
+    if (!w.next) break;
+    w = read(q({ ...base, [`${prefix}after`]: w.next }));
+  }
+  const back: T[] = [...w.rows];
+  while (w.previous) {
+    w = read(q({ ...base, [`${prefix}before`]: w.previous }));
+    back.unshift(...w.rows);
+  }
+  expect(totals.size).toBe(1);
+  return { forward, back, total: [...totals][0]! };
+}
+
+/** A loader's data, as JSON bytes, for a signed-in user's GET of `path`. */
+async function loaderBytes(
+  here: Db,
+  username: string,
+  loader: (args: { request: Request; params: Record<string, string>; context: object }) => Promise<unknown>,
+  path: string,
+  params: Record<string, string> = {},
+) {
+  const who = await signedIn(here, username);
+  const request = new Request(`http://concord.test${path}`, { headers: who.post(path, {}).headers });
+  return JSON.stringify(await loader({ request, params, context: {} })).length;
+}
+
+/** The same page's bytes when its parent holds 3 windows' worth of rows and when it holds 30. */
+async function smallAndLarge(build: (here: Db, n: number) => Promise<() => Promise<number>>) {
+  const out: number[] = [];
+  for (const n of [150, 1_500]) {
+    const { db: here, cleanup: done } = freshDb();
+    try {
+      out.push(await (await build(here, n))());
+    } finally {
+      done();
+    }
+  }
+  return { small: out[0]!, large: out[1]!, ratio: out[1]! / out[0]! };
+}
+
+describe("judge validation", () => {
+  it("the admin's sample pages by position and by annotation id, forward and back, filtered by bucket and id prefix", async () => {
+    const raters = await Promise.all(["j1", "j2", "j3"].map((u) => makeUser(db, u, ["rater"])));
+    const setId = writeBigJudgeSet(db, { name: "Big set", items: 123, raterIds: raters.map((r) => r.id) });
+    const all = listSampledItems(db, setId).map((r) => r.annotationId);
+    const byPos = walk((p) => judgeSampleWindow(db, setId, p));
+    expect(byPos.forward.map((r) => r.annotationId)).toEqual(all);
+    expect(byPos.back.map((r) => r.annotationId)).toEqual(all);
+    expect(byPos.total).toBe(123);
+    expect(byPos.forward[0]!).toMatchObject({ assigned: 3, submitted: 1 });
+    const byId = walk((p) => judgeSampleWindow(db, setId, p), { sort: "annotationId", dir: "desc" });
+    expect(byId.forward.map((r) => r.annotationId)).toEqual([...all].sort().reverse());
+    expect(byId.back.map((r) => r.annotationId)).toEqual([...all].sort().reverse());
+    const refusals = walk((p) => judgeSampleWindow(db, setId, p), { bucket: "refusal" });
+    expect(refusals.forward.map((r) => r.annotationId)).toEqual(
+      listSampledItems(db, setId)
+        .filter((r) => r.bucket === "refusal")
+        .map((r) => r.annotationId),
+    );
+    expect(refusals.total).toBe(41);
+    const prefixed = judgeSampleWindow(db, setId, q({ q: "ann_0" }));
+    expect(prefixed.rows.map((r) => r.annotationId)).toEqual(all.filter((a) => a.startsWith("ann_0")).slice(0, 50));
+  });
+
+  it("the rater's list holds their own responses only, one set at a time, with the state filter and counts of the whole list", async () => {
+    const raters = await Promise.all(["r1", "r2", "r3", "r4"].map((u) => makeUser(db, u, ["rater"])));
+    const a = writeBigJudgeSet(db, { name: "A set", items: 130, raterIds: raters.slice(0, 3).map((r) => r.id) });
+    const b = writeBigJudgeSet(db, {
+      name: "B set",
+      items: 60,
+      raterIds: [raters[1]!.id, raters[3]!.id, raters[2]!.id],
+    });
+    const mine = listRaterItems(db, raters[0]!.id);
+    const page = judgeQueuePage(db, raters[0]!.id, q());
+    expect(page.sets.map((s) => s.id)).toEqual([a]);
+    expect(page.counts).toEqual({ not_started: 74, draft: 12, submitted: 44, locked: 0 });
+    expect(page.next).toBe(mine.find((r) => r.state !== "submitted")!.itemId);
+    const walked = walk((p) => judgeQueuePage(db, raters[0]!.id, p).window);
+    expect(walked.forward.map((r) => r.itemId)).toEqual(mine.map((r) => r.itemId));
+    expect(walked.back.map((r) => r.itemId)).toEqual(mine.map((r) => r.itemId));
+    // A set that is not theirs, named in the URL, shows their first set instead; never another rater's items.
+    expect(judgeQueuePage(db, raters[0]!.id, q({ set: String(b) })).window.query.filters.set).toBe(String(a));
+    const drafts = walk((p) => judgeQueuePage(db, raters[0]!.id, p).window, { state: "draft" });
+    expect(drafts.forward.map((r) => r.itemId)).toEqual(mine.filter((r) => r.state === "draft").map((r) => r.itemId));
+    expect(drafts.total).toBe(12);
+    // The second rater's second set, chosen in the URL.
+    const theirs = judgeQueuePage(db, raters[1]!.id, q({ set: String(b) }));
+    expect(theirs.window.rows.every((r) => r.setName === "B set")).toBe(true);
+    expect(theirs.window.total).toBe(60);
+  });
+
+  it("pages stay the same size when the set holds 30 windows of responses instead of 3", async () => {
+    for (const page of ["admin", "rater"] as const) {
+      const r = await smallAndLarge(async (here, n) => {
+        await makeUser(here, "jv-admin", ["admin"]);
+        const ids = await Promise.all(["jv1", "jv2", "jv3"].map(async (u) => (await makeUser(here, u, ["rater"])).id));
+        const setId = writeBigJudgeSet(here, { name: "Sized", items: n, raterIds: ids });
+        return page === "admin"
+          ? () =>
+              loaderBytes(here, "jv-admin", judgeSetLoader, `/admin/judge-validation/${setId}`, {
+                setId: String(setId),
+              })
+          : () => loaderBytes(here, "jv1", judgeQueueLoader, "/judge-validation");
+      });
+      expect({ page, bounded: r.ratio < 1.2 }).toEqual({ page, bounded: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,61 @@
+/**
+ * Lists of any size written straight into the database (one transaction of prepared inserts), for the tests that
+ * check a list page shows a window, not the whole list (docs/architecture.md, "Pages are windows"): a judge
+ * validation set's sample with its ratings, a screening round's entries with their votes, a MENTAT bank's questions
+ * with their raters, and a case review set's items with their raters.
+ */
+import type { Db } from "../../app/platform/db.server";
+
+const BUCKETS = ["answer", "refusal", "info_request"];
+
+/**
+ * A judge validation set in rating with `items` sampled responses, each given to the three `raterIds`; the first
+ * third of the first rater's ratings are submitted, the next tenth drafts.
+ */
+export function writeBigJudgeSet(db: Db, opts: { name: string; items: number; raterIds: string[] }): number {
+  const c = db.$client;
+  const now = Date.now();
+  let setId = 0;
+  c.transaction(() => {
+    setId = Number(
+      c
+        .prepare(
+          `INSERT INTO judge_sets (name, status, targets, drawn_at, created_at) VALUES (?, 'rating', '{}', ?, ?)`,
+        )
+        .run(opts.name, now, now).lastInsertRowid,
+    );
+    const importId = Number(
+      c
+        .prepare(
+          `INSERT INTO judge_response_imports (set_id, filename, sha256, format, rows, imported_at)
+           VALUES (?, 'r.jsonl', ?, 'jsonl', ?, ?)`,
+        )
+        .run(setId, `sha-${opts.name}`, opts.items, now).lastInsertRowid,
+    );
+    const insResponse = c.prepare(
+      `INSERT INTO judge_responses (set_id, import_id, position, sample_id, model, strategy, step_index,
+         is_last_section, model_output_raw, record, bucket, derived_action)
+       VALUES (?, ?, ?, ?, 'm', 's', 0, 1, 'out', '{}', ?, 'answer')`,
+    );
+    const insItem = c.prepare(
+      `INSERT INTO judge_items (set_id, response_id, annotation_id, bucket, derived_action, position)
+       VALUES (?, ?, ?, ?, 'answer', ?)`,
+    );
+    const insRating = c.prepare(
+      `INSERT INTO judge_ratings (item_id, rater_id, status, assigned_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+    );
+    for (let i = 0; i < opts.items; i++) {
+      const bucket = BUCKETS[i % BUCKETS.length]!;
+      const responseId = Number(insResponse.run(setId, importId, i, `s${i}`, bucket).lastInsertRowid);
+      // Annotation ids in a different order from the positions, so the two sorts differ.
+      const annotationId = `ann_${String((i * 7919) % 100_000).padStart(5, "0")}_${i}`;
+      const itemId = Number(insItem.run(setId, responseId, annotationId, bucket, i + 1).lastInsertRowid);
+      opts.raterIds.forEach((r, j) => {
+        const status =
+          j > 0 ? "assigned" : i < opts.items / 3 ? "submitted" : i < opts.items * 0.43 ? "draft" : "assigned";
+        insRating.run(itemId, r, status, now, status === "assigned" ? null : now);
+      });
+    }
+  })();
+  return setId;
+}
