@@ -4,6 +4,7 @@
  * whole list once in order, take their filters from the URL, and render the same number of rows, in about the same
  * bytes, whether their parent holds 3 or 30 windows' worth of rows. Each user's own list holds only their items.
  */
+import type { LoaderFunctionArgs } from "@remix-run/node";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../app/platform/db.server";
 import type { ListWindow } from "../../app/platform/list-window";
@@ -14,7 +15,10 @@ import { loader as judgeSetLoader } from "../../app/routes/admin.judge-validatio
 import { loader as judgeQueueLoader } from "../../app/routes/judge-validation._index";
 import { freshDb, makeUser } from "../support/db";
 import { signedIn } from "../support/route-calls";
-import { writeBigJudgeSet } from "../support/big-lists";
+import { writeBigJudgeSet, writeBigScreeningRound } from "../support/big-lists";
+import { listReviewerEntries } from "../../app/screening/screening-review.server";
+import { screeningQueuePage } from "../../app/screening/screening-windows.server";
+import { loader as screeningQueueLoader } from "../../app/routes/screening._index";
 
 let db: Db;
 let cleanup: () => void;
@@ -52,7 +56,7 @@ function walk<T>(read: (p: URLSearchParams) => ListWindow<T>, base: Record<strin
 async function loaderBytes(
   here: Db,
   username: string,
-  loader: (args: { request: Request; params: Record<string, string>; context: object }) => Promise<unknown>,
+  loader: (args: LoaderFunctionArgs) => Promise<unknown>,
   path: string,
   params: Record<string, string> = {},
 ) {
@@ -141,5 +145,55 @@ describe("judge validation", () => {
       });
       expect({ page, bounded: r.ratio < 1.2 }).toEqual({ page, bounded: true });
     }
+  }, 60_000);
+});
+
+describe("screening", () => {
+  it("the reviewer's list pages through each open round of theirs in the shared order, with the state filter", async () => {
+    const [a, b, c] = await Promise.all(["s1", "s2", "s3"].map((u) => makeUser(db, u, ["rater"])));
+    const one = writeBigScreeningRound(db, { name: "Alpha", items: 130, reviewerIds: [a!.id, b!.id] });
+    const two = writeBigScreeningRound(db, {
+      name: "Alpha",
+      studyId: one.studyId,
+      roundNumber: 2,
+      items: 70,
+      reviewerIds: [a!.id],
+    });
+    const other = writeBigScreeningRound(db, { name: "Beta", items: 20, reviewerIds: [c!.id] });
+    const mine = listReviewerEntries(db, a!.id);
+    const page = screeningQueuePage(db, a!.id, q());
+    expect(page.rounds.map((r) => r.id)).toEqual([one.roundId, two.roundId]);
+    expect(page.counts).toEqual({
+      not_started: mine.filter((r) => r.state === "not_started").length,
+      draft: mine.filter((r) => r.state === "draft").length,
+      submitted: mine.filter((r) => r.state === "submitted").length,
+      locked: 0,
+    });
+    expect(page.next).toBe(mine.find((r) => r.state !== "submitted")!.entryId);
+    for (const round of [one, two]) {
+      const walked = walk((p) => screeningQueuePage(db, a!.id, p).window, { round: String(round.roundId) });
+      const expected = mine.filter((r) => r.round === (round === one ? 1 : 2));
+      expect(walked.forward).toEqual(expected);
+      expect(walked.back).toEqual(expected);
+    }
+    const drafts = walk((p) => screeningQueuePage(db, a!.id, p).window, { state: "draft" });
+    expect(drafts.forward.map((r) => r.entryId)).toEqual(
+      mine.filter((r) => r.round === 1 && r.state === "draft").map((r) => r.entryId),
+    );
+    // Another reviewer's round named in the URL is not read: the list shows the reviewer's own first round.
+    const asked = screeningQueuePage(db, a!.id, q({ round: String(other.roundId) }));
+    expect(asked.window.query.filters.round).toBe(String(one.roundId));
+    expect(asked.window.rows.every((r) => r.studyName === "Alpha")).toBe(true);
+    // b reviews round 1 only and has voted nothing.
+    expect(screeningQueuePage(db, b!.id, q()).counts).toEqual({ not_started: 130, draft: 0, submitted: 0, locked: 0 });
+  });
+
+  it("the reviewer's page stays the same size when the round holds 30 windows of items instead of 3", async () => {
+    const r = await smallAndLarge(async (here, n) => {
+      const rev = await makeUser(here, "sz-rev", ["rater"]);
+      writeBigScreeningRound(here, { name: "Sized", items: n, reviewerIds: [rev.id] });
+      return () => loaderBytes(here, "sz-rev", screeningQueueLoader, "/screening");
+    });
+    expect(r.ratio).toBeLessThan(1.2);
   }, 60_000);
 });

@@ -59,3 +59,63 @@ export function writeBigJudgeSet(db: Db, opts: { name: string; items: number; ra
   })();
   return setId;
 }
+
+/**
+ * A screening study with one open round of `items` items reviewed by `reviewerIds`; the first reviewer has submitted
+ * the first third of the round and drafted the next tenth. Returns the study's and the round's ids.
+ */
+export function writeBigScreeningRound(
+  db: Db,
+  opts: { name: string; items: number; reviewerIds: string[]; roundNumber?: number; studyId?: number },
+): { studyId: number; roundId: number } {
+  const c = db.$client;
+  const now = Date.now();
+  let studyId = opts.studyId ?? 0;
+  let roundId = 0;
+  c.transaction(() => {
+    if (!studyId)
+      studyId = Number(
+        c
+          .prepare(`INSERT INTO screening_studies (name, categories, created_at) VALUES (?, '["a","b"]', ?)`)
+          .run(opts.name, now).lastInsertRowid,
+      );
+    roundId = Number(
+      c
+        .prepare(
+          `INSERT INTO screening_rounds (study_id, number, seed, reviewers_per_round, inclusion_votes,
+             control_threshold, opened_at) VALUES (?, ?, 1, ?, 2, 0.05, ?)`,
+        )
+        .run(studyId, opts.roundNumber ?? 1, opts.reviewerIds.length, now).lastInsertRowid,
+    );
+    for (const r of opts.reviewerIds)
+      c.prepare(`INSERT INTO screening_reviewers (round_id, reviewer_id, assigned_at) VALUES (?, ?, ?)`).run(
+        roundId,
+        r,
+        now,
+      );
+    const base = Number(
+      c.prepare(`SELECT coalesce(max(position), 0) AS p FROM screening_items WHERE study_id = ?`).get(studyId)!.p,
+    );
+    const insItem = c.prepare(
+      `INSERT INTO screening_items (study_id, external_id, position, kind, content, source, content_hash, created_at)
+       VALUES (?, ?, ?, 'text', ?, 'test', ?, ?)`,
+    );
+    const insEntry = c.prepare(
+      `INSERT INTO screening_round_items (round_id, item_id, position, is_control, stratum) VALUES (?, ?, ?, 0, 's')`,
+    );
+    const insVote = c.prepare(
+      `INSERT INTO screening_votes (round_item_id, round_id, reviewer_id, status, relevant, updated_at)
+       VALUES (?, ?, ?, ?, 1, ?)`,
+    );
+    for (let i = 0; i < opts.items; i++) {
+      const p = base + i + 1;
+      const itemId = Number(
+        insItem.run(studyId, `it-${p}`, p, `Item ${p} opening words.`, `h${p}`, now).lastInsertRowid,
+      );
+      const entryId = Number(insEntry.run(roundId, itemId, i + 1).lastInsertRowid);
+      const status = i < opts.items / 3 ? "submitted" : i < opts.items * 0.43 ? "draft" : null;
+      if (status) insVote.run(entryId, roundId, opts.reviewerIds[0], status, now);
+    }
+  })();
+  return { studyId, roundId };
+}
