@@ -15,7 +15,20 @@ import { loader as judgeSetLoader } from "../../app/routes/admin.judge-validatio
 import { loader as judgeQueueLoader } from "../../app/routes/judge-validation._index";
 import { freshDb, makeUser } from "../support/db";
 import { signedIn } from "../support/route-calls";
-import { writeBigJudgeSet, writeBigScreeningRound } from "../support/big-lists";
+import { writeBigBank, writeBigJudgeSet, writeBigReviewSet, writeBigScreeningRound } from "../support/big-lists";
+import { bankQuestionsWindow, listBankQuestions } from "../../app/mentat/questions.server";
+import { getBank } from "../../app/mentat/banks.server";
+import {
+  getReviewSet,
+  listRaterItems as listReviewRaterItems,
+  listReviewItems,
+} from "../../app/case-review/case-review.server";
+import { reviewItemsWindow } from "../../app/case-review/review-windows.server";
+import { listRaterQuestions } from "../../app/mentat/ratings.server";
+import { expertQueuePage } from "../../app/expert-panel/expert-queue-window.server";
+import { loader as bankLoader } from "../../app/routes/admin.mentat.$bankId._index";
+import { loader as reviewSetLoader } from "../../app/routes/admin.case-review.$setId._index";
+import { loader as expertQueueLoader } from "../../app/routes/expert-ratings._index";
 import { listReviewerEntries } from "../../app/screening/screening-review.server";
 import { screeningQueuePage } from "../../app/screening/screening-windows.server";
 import { loader as screeningQueueLoader } from "../../app/routes/screening._index";
@@ -196,4 +209,131 @@ describe("screening", () => {
     });
     expect(r.ratio).toBeLessThan(1.2);
   }, 60_000);
+});
+
+describe("expert banks and review sets", () => {
+  it("a bank's questions page by position and question id, forward and back, filtered by domain and id prefix", async () => {
+    const e = await makeUser(db, "e1", ["rater"]);
+    const bankId = writeBigBank(db, { name: "Bank", questions: 133, raterIds: [e.id] });
+    const bank = getBank(db, bankId)!;
+    const all = listBankQuestions(db, bankId);
+    const byPos = walk((p) => bankQuestionsWindow(db, bank, p));
+    expect(byPos.forward).toEqual(all);
+    expect(byPos.back).toEqual(all);
+    expect(byPos.total).toBe(133);
+    const ids = all.map((x) => x.externalId);
+    const byId = walk((p) => bankQuestionsWindow(db, bank, p), { sort: "externalId" });
+    expect(byId.forward.map((x) => x.externalId)).toEqual([...ids].sort());
+    const triage = walk((p) => bankQuestionsWindow(db, bank, p), { domain: "triage" });
+    expect(triage.forward).toEqual(all.filter((x) => x.domain === "triage"));
+    expect(triage.total).toBe(all.filter((x) => x.domain === "triage").length);
+    const prefixed = walk((p) => bankQuestionsWindow(db, bank, p), { q: "q-0" });
+    expect(prefixed.forward).toEqual(all.filter((x) => x.externalId.startsWith("q-0")));
+  });
+
+  it("a review set's items page by position and item id, forward and back, filtered by kind", async () => {
+    const e = await makeUser(db, "e2", ["rater"]);
+    const setId = writeBigReviewSet(db, { name: "Set", items: 121, raterIds: [e.id] });
+    const set = getReviewSet(db, setId)!;
+    const all = listReviewItems(db, setId);
+    const byPos = walk((p) => reviewItemsWindow(db, set, p));
+    expect(byPos.forward).toEqual(all);
+    expect(byPos.back).toEqual(all);
+    expect(byPos.total).toBe(121);
+    const byId = walk((p) => reviewItemsWindow(db, set, p), { sort: "externalId", dir: "desc" });
+    expect(byId.back.map((x) => x.externalId)).toEqual(
+      all
+        .map((x) => x.externalId)
+        .sort()
+        .reverse(),
+    );
+    const seeds = walk((p) => reviewItemsWindow(db, set, p), { kind: "seed" });
+    expect(seeds.forward).toEqual(all.filter((x) => x.kind === "seed"));
+    expect(seeds.total).toBe(31);
+  });
+
+  it("a review set page's seed outcomes are a window of their own, by seed id, filtered by status", async () => {
+    await makeUser(db, "cr-admin", ["admin"]);
+    const e = await makeUser(db, "cr1", ["rater"]);
+    const setId = writeBigReviewSet(db, { name: "Seeds", items: 400, raterIds: [e.id] });
+    const read = async (params: Record<string, string>) => {
+      const who = await signedIn(db, "cr-admin");
+      const path = `/admin/case-review/${setId}?${new URLSearchParams(params)}`;
+      const request = new Request(`http://concord.test${path}`, { headers: who.post(path, {}).headers });
+      return reviewSetLoader({ request, params: { setId: String(setId) }, context: {} });
+    };
+    const seedIds = listReviewItems(db, setId)
+      .filter((x) => x.kind === "seed")
+      .map((x) => x.externalId)
+      .sort();
+    const seen: string[] = [];
+    let page = await read({});
+    for (;;) {
+      seen.push(...page.seeds.rows.map((x) => x.id));
+      if (!page.seeds.next) break;
+      page = await read({ s_after: page.seeds.next });
+    }
+    expect(seen).toEqual(seedIds);
+    expect(page.report.seeds).toEqual([]);
+    const pending = await read({ s_status: "pending" });
+    expect(pending.seeds.rows.length).toBeGreaterThan(0);
+    expect(pending.seeds.rows.every((x) => x.status === "pending")).toBe(true);
+  });
+
+  it("the expert's list shows one bank or set of their own at a time, in the list's order, with state filter and counts", async () => {
+    const [e, f] = await Promise.all([makeUser(db, "e3", ["rater"]), makeUser(db, "e4", ["rater"])]);
+    const bankId = writeBigBank(db, { name: "Bank", questions: 260, raterIds: [e.id] });
+    const setId = writeBigReviewSet(db, { name: "Set", items: 90, raterIds: [e.id] });
+    const foreign = writeBigReviewSet(db, { name: "Other", items: 10, raterIds: [f.id] });
+    const questions = listRaterQuestions(db, e.id);
+    const items = listReviewRaterItems(db, e.id);
+    const page = expertQueuePage(db, e.id, q());
+    expect(page.collections.map((c) => c.key)).toEqual([`b${bankId}`, `s${setId}`]);
+    const all = [...questions.map((x) => x.state), ...items.map((x) => x.state)];
+    expect(page.counts).toEqual({
+      not_started: all.filter((x) => x === "not_started").length,
+      draft: all.filter((x) => x === "draft").length,
+      submitted: all.filter((x) => x === "submitted").length,
+      locked: 0,
+    });
+    expect(page.next).toBe(`/mentat/${questions.find((x) => x.state !== "submitted")!.questionId}`);
+    const bankRows = walk((p) => expertQueuePage(db, e.id, p).window);
+    expect(bankRows.forward.map((r) => [r.to, r.state])).toEqual(
+      questions.map((x) => [`/mentat/${x.questionId}`, x.state]),
+    );
+    expect(bankRows.back.map((r) => r.to)).toEqual(questions.map((x) => `/mentat/${x.questionId}`));
+    const setRows = walk((p) => expertQueuePage(db, e.id, p).window, { c: `s${setId}` });
+    expect(setRows.forward.map((r) => [r.to, r.state])).toEqual(
+      items.map((x) => [`/case-review/${x.itemId}`, x.state]),
+    );
+    const drafts = walk((p) => expertQueuePage(db, e.id, p).window, { c: `s${setId}`, state: "draft" });
+    expect(drafts.forward.map((r) => r.to)).toEqual(
+      items.filter((x) => x.state === "draft").map((x) => `/case-review/${x.itemId}`),
+    );
+    // A set whose panel does not hold the expert, named in the URL: their own first collection instead.
+    expect(expertQueuePage(db, e.id, q({ c: `s${foreign}` })).window.query.filters.c).toBe(`b${bankId}`);
+    expect(expertQueuePage(db, f.id, q()).counts.not_started).toBe(
+      listReviewRaterItems(db, f.id).filter((x) => x.state === "not_started").length,
+    );
+  });
+
+  it("the bank, review set and expert pages stay the same size with 30 windows of rows instead of 3", async () => {
+    for (const page of ["bank", "set", "expert"] as const) {
+      const r = await smallAndLarge(async (here, n) => {
+        await makeUser(here, "ex-admin", ["admin"]);
+        const e = await makeUser(here, "ex1", ["rater"]);
+        if (page === "set") {
+          const setId = writeBigReviewSet(here, { name: "Sized", items: n, raterIds: [e.id] });
+          return () =>
+            loaderBytes(here, "ex-admin", reviewSetLoader, `/admin/case-review/${setId}`, { setId: String(setId) });
+        }
+        // Five domains, two of them rated: 2.5× the questions give the expert n rows.
+        const bankId = writeBigBank(here, { name: "Sized", questions: n * 2.5, raterIds: [e.id] });
+        return page === "bank"
+          ? () => loaderBytes(here, "ex-admin", bankLoader, `/admin/mentat/${bankId}`, { bankId: String(bankId) })
+          : () => loaderBytes(here, "ex1", expertQueueLoader, "/expert-ratings");
+      });
+      expect({ page, small: r.small, bounded: r.ratio < 1.2 }).toEqual({ page, small: r.small, bounded: true });
+    }
+  }, 120_000);
 });

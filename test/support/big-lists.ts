@@ -119,3 +119,97 @@ export function writeBigScreeningRound(
   })();
   return { studyId, roundId };
 }
+
+const DOMAINS = ["diagnosis", "treatment", "monitoring", "triage", "documentation"];
+
+/**
+ * A MENTAT bank of `questions` questions, domains in turn (triage and documentation the preference domains), rated
+ * by `raterIds`; the first rater has submitted the first third of the preference questions and drafted the next
+ * tenth.
+ */
+export function writeBigBank(db: Db, opts: { name: string; questions: number; raterIds: string[] }): number {
+  const c = db.$client;
+  const now = Date.now();
+  let bankId = 0;
+  c.transaction(() => {
+    bankId = Number(
+      c
+        .prepare(
+          `INSERT INTO mentat_banks (name, preference_domains, created_at) VALUES (?, '["triage","documentation"]', ?)`,
+        )
+        .run(opts.name, now).lastInsertRowid,
+    );
+    for (const r of opts.raterIds)
+      c.prepare(`INSERT INTO mentat_bank_raters (bank_id, rater_id, assigned_at) VALUES (?, ?, ?)`).run(bankId, r, now);
+    const insQuestion = c.prepare(
+      `INSERT INTO mentat_questions (bank_id, external_id, position, domain, texts, options, intended_answer,
+         content_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '["a","b","c","d","e"]', 0, ?, ?, ?)`,
+    );
+    const insRating = c.prepare(
+      `INSERT INTO mentat_ratings (question_id, rater_id, status, scores, option_order, updated_at)
+       VALUES (?, ?, ?, '[1,2,3,4,5]', '[0,1,2,3,4]', ?)`,
+    );
+    const texts = JSON.stringify({ neutral: "A patient of <AGE> asks." });
+    const preference = [];
+    for (let i = 0; i < opts.questions; i++) {
+      const domain = DOMAINS[i % DOMAINS.length]!;
+      const id = Number(
+        insQuestion.run(
+          bankId,
+          `q-${String((i * 7919) % 100_000).padStart(5, "0")}-${i}`,
+          i,
+          domain,
+          texts,
+          `h${i}`,
+          now,
+          now,
+        ).lastInsertRowid,
+      );
+      if (domain === "triage" || domain === "documentation") preference.push(id);
+    }
+    preference.forEach((id, i) => {
+      const status = i < preference.length / 3 ? "submitted" : i < preference.length * 0.43 ? "draft" : null;
+      if (status) insRating.run(id, opts.raterIds[0], status, now);
+    });
+  })();
+  return bankId;
+}
+
+/**
+ * A case review set of `items` items (every fourth a seed) reviewed by `raterIds`; the first rater has submitted the
+ * first third and drafted the next tenth.
+ */
+export function writeBigReviewSet(db: Db, opts: { name: string; items: number; raterIds: string[] }): number {
+  const c = db.$client;
+  const now = Date.now();
+  let setId = 0;
+  c.transaction(() => {
+    setId = Number(
+      c.prepare(`INSERT INTO review_sets (name, created_at) VALUES (?, ?)`).run(opts.name, now).lastInsertRowid,
+    );
+    for (const r of opts.raterIds)
+      c.prepare(`INSERT INTO review_set_raters (set_id, rater_id, assigned_at) VALUES (?, ?, ?)`).run(setId, r, now);
+    const insItem = c.prepare(
+      `INSERT INTO review_items (set_id, external_id, position, kind, text, content_hash, created_at)
+       VALUES (?, ?, ?, ?, 'A generated case.', ?, ?)`,
+    );
+    const insJudgement = c.prepare(
+      `INSERT INTO review_judgements (item_id, rater_id, status, updated_at) VALUES (?, ?, ?, ?)`,
+    );
+    for (let i = 0; i < opts.items; i++) {
+      const id = Number(
+        insItem.run(
+          setId,
+          `r-${String((i * 7919) % 100_000).padStart(5, "0")}-${i}`,
+          i,
+          i % 4 ? "case" : "seed",
+          `h${i}`,
+          now,
+        ).lastInsertRowid,
+      );
+      const status = i < opts.items / 3 ? "submitted" : i < opts.items * 0.43 ? "draft" : null;
+      if (status) insJudgement.run(id, opts.raterIds[0], status, now);
+    }
+  })();
+  return setId;
+}
