@@ -29,6 +29,10 @@ import { expertQueuePage } from "../../app/expert-panel/expert-queue-window.serv
 import { loader as bankLoader } from "../../app/routes/admin.mentat.$bankId._index";
 import { loader as reviewSetLoader } from "../../app/routes/admin.case-review.$setId._index";
 import { loader as expertQueueLoader } from "../../app/routes/expert-ratings._index";
+import { listAdjudicationQueue } from "../../app/adjudication/adjudication.server";
+import { adjudicationQueuePage } from "../../app/adjudication/queue-window.server";
+import { loader as adjudicationLoader } from "../../app/routes/adjudicate._index";
+import { writeBigStudy } from "../support/big-study";
 import { listReviewerEntries } from "../../app/screening/screening-review.server";
 import { screeningQueuePage } from "../../app/screening/screening-windows.server";
 import { loader as screeningQueueLoader } from "../../app/routes/screening._index";
@@ -336,4 +340,53 @@ describe("expert banks and review sets", () => {
       expect({ page, small: r.small, bounded: r.ratio < 1.2 }).toEqual({ page, small: r.small, bounded: true });
     }
   }, 120_000);
+});
+
+/** Every outcome of a big study made disputed, on diagnosis or sufficiency in turn, with equal times in runs of 7. */
+function disputeAll(here: Db, studyId: number) {
+  here.$client
+    .prepare(
+      `UPDATE case_outcomes SET status = 'disputed', gold = NULL,
+         dispute_reason = CASE case_id % 3 WHEN 0 THEN 'sufficiency' ELSE 'diagnosis' END,
+         disputed_at = 1000 + (case_id / 7) * 10 WHERE study_id = ?`,
+    )
+    .run(studyId);
+}
+
+describe("the adjudicator's queue", () => {
+  it("pages through the disputed cases, oldest first, never a case the adjudicator annotated, filtered by reason and study", async () => {
+    const [a, b] = await Promise.all([makeUser(db, "aa", ["annotator"]), makeUser(db, "ab", ["annotator"])]);
+    const adj = await makeUser(db, "adj", ["adjudicator", "annotator"]);
+    const one = writeBigStudy(db, { name: "One", cases: 200, annotatorIds: [a.id, b.id, adj.id], annotatedShare: 0.9 });
+    const two = writeBigStudy(db, { name: "Two", cases: 60, annotatorIds: [a.id, b.id], annotatedShare: 1 });
+    disputeAll(db, one.studyId);
+    disputeAll(db, two.studyId);
+    const all = listAdjudicationQueue(db, adj.id);
+    expect(all.length).toBeGreaterThan(100);
+    const walked = walk((p) => adjudicationQueuePage(db, adj.id, p).window);
+    expect(walked.forward).toEqual(all);
+    expect(walked.back).toEqual(all);
+    expect(walked.total).toBe(all.length);
+    const page = adjudicationQueuePage(db, adj.id, q());
+    expect([page.waiting, page.next]).toEqual([all.length, all[0]!.caseId]);
+    const onlyTwo = walk((p) => adjudicationQueuePage(db, adj.id, p).window, {
+      study: String(two.studyId),
+      reason: "sufficiency",
+    });
+    expect(onlyTwo.forward).toEqual(all.filter((r) => r.studyName === "Two" && r.reason === "sufficiency"));
+    // The annotators see none of their own cases: a's queue holds no case a annotated.
+    const own = listAdjudicationQueue(db, a.id);
+    expect(walk((p) => adjudicationQueuePage(db, a.id, p).window).forward).toEqual(own);
+  });
+
+  it("the queue page stays the same size with 30 windows of disputed cases instead of 3", async () => {
+    const r = await smallAndLarge(async (here, n) => {
+      const ids = [(await makeUser(here, "qa", ["annotator"])).id, (await makeUser(here, "qb", ["annotator"])).id];
+      await makeUser(here, "qadj", ["adjudicator"]);
+      const { studyId } = writeBigStudy(here, { name: "Sized", cases: n, annotatorIds: ids, annotatedShare: 1 });
+      disputeAll(here, studyId);
+      return () => loaderBytes(here, "qadj", adjudicationLoader, "/adjudicate");
+    });
+    expect(r.ratio).toBeLessThan(1.2);
+  }, 60_000);
 });
