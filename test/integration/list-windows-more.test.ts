@@ -33,6 +33,10 @@ import { listAdjudicationQueue } from "../../app/adjudication/adjudication.serve
 import { adjudicationQueuePage } from "../../app/adjudication/queue-window.server";
 import { loader as adjudicationLoader } from "../../app/routes/adjudicate._index";
 import { writeBigStudy } from "../support/big-study";
+import { listUsers, usersWindow } from "../../app/accounts/users.server";
+import { loader as usersLoader } from "../../app/routes/admin.users";
+import { caseEventsWindow, listCaseEvents } from "../../app/audit/audit.server";
+import { loader as adminCaseLoader } from "../../app/routes/admin.cases.$caseId";
 import { listReviewerEntries } from "../../app/screening/screening-review.server";
 import { screeningQueuePage } from "../../app/screening/screening-windows.server";
 import { loader as screeningQueueLoader } from "../../app/routes/screening._index";
@@ -389,4 +393,63 @@ describe("the adjudicator's queue", () => {
     });
     expect(r.ratio).toBeLessThan(1.2);
   }, 60_000);
+});
+
+describe("users", () => {
+  it("page by username, forward and back, filtered by prefix, role and status", async () => {
+    for (let i = 0; i < 130; i++)
+      await makeUser(db, `u${String((i * 37) % 1000).padStart(3, "0")}`, i % 3 ? ["annotator"] : ["rater"]);
+    db.$client.prepare(`UPDATE users SET active = 0 WHERE username LIKE 'u1%'`).run();
+    const all = listUsers(db);
+    const walked = walk((p) => usersWindow(db, p));
+    expect(walked.forward).toEqual(all);
+    expect(walked.back).toEqual(all);
+    const raters = walk((p) => usersWindow(db, p), { role: "rater", status: "active" });
+    expect(raters.forward).toEqual(all.filter((u) => u.roles.includes("rater") && u.active));
+    expect(raters.total).toBe(raters.forward.length);
+    expect(walk((p) => usersWindow(db, p), { q: "U2" }).forward).toEqual(
+      all.filter((u) => u.username.startsWith("u2")),
+    );
+  });
+
+  it("the users page stays the same size with 30 windows of users instead of 3", async () => {
+    const r = await smallAndLarge(async (here, n) => {
+      await makeUser(here, "boss", ["admin"]);
+      const c = here.$client.prepare(
+        `INSERT INTO users (id, username, display_name, password_hash, created_at) VALUES (?, ?, '', 'x', 0)`,
+      );
+      for (let i = 0; i < n; i++) c.run(`id-${i}`, `user${String(i).padStart(5, "0")}`);
+      return () => loaderBytes(here, "boss", usersLoader, "/admin/users");
+    });
+    expect(r.ratio).toBeLessThan(1.2);
+  }, 60_000);
+});
+
+describe("a case's history", () => {
+  it("pages through the case's events by id, both ways, filtered by entity, and the page stays the same size", async () => {
+    await makeUser(db, "h-admin", ["admin"]);
+    const ids = [(await makeUser(db, "ha", ["annotator"])).id, (await makeUser(db, "hb", ["annotator"])).id];
+    const { studyId } = writeBigStudy(db, { name: "Hist", cases: 3, annotatorIds: ids });
+    const caseId = db.$client.prepare(`SELECT id FROM cases WHERE study_id = ? ORDER BY id LIMIT 1`).get(studyId) as {
+      id: number;
+    };
+    const add = (n: number) => {
+      const ins = db.$client.prepare(
+        `INSERT INTO events (at, case_id, study_id, entity, entity_id, action, changes) VALUES (?, ?, ?, ?, ?, 'update', '{}')`,
+      );
+      for (let i = 0; i < n; i++) ins.run(i, caseId.id, studyId, i % 4 ? "annotation" : "case_outcome", String(i));
+    };
+    add(150);
+    const all = listCaseEvents(db, caseId.id);
+    const walked = walk((p) => caseEventsWindow(db, caseId.id, p), {}, "h_");
+    expect(walked.forward).toEqual(all);
+    expect(walked.back).toEqual(all);
+    const newest = walk((p) => caseEventsWindow(db, caseId.id, p), { h_dir: "desc", h_entity: "case_outcome" }, "h_");
+    expect(newest.forward).toEqual(all.filter((e) => e.entity === "case_outcome").reverse());
+    const bytes = () =>
+      loaderBytes(db, "h-admin", adminCaseLoader, `/admin/cases/${caseId.id}`, { caseId: String(caseId.id) });
+    const small = await bytes();
+    add(1_350);
+    expect((await bytes()) / small).toBeLessThan(1.2);
+  });
 });
