@@ -34,6 +34,8 @@ import { adjudicationQueuePage } from "../../app/adjudication/queue-window.serve
 import { loader as adjudicationLoader } from "../../app/routes/adjudicate._index";
 import { writeBigStudy } from "../support/big-study";
 import { listUsers, usersWindow } from "../../app/accounts/users.server";
+import { listStudies, studiesWindow } from "../../app/annotation/studies.server";
+import { loader as adminHomeLoader } from "../../app/routes/admin._index";
 import { loader as usersLoader } from "../../app/routes/admin.users";
 import { caseEventsWindow, listCaseEvents } from "../../app/audit/audit.server";
 import { loader as adminCaseLoader } from "../../app/routes/admin.cases.$caseId";
@@ -452,4 +454,28 @@ describe("a case's history", () => {
     add(1_350);
     expect((await bytes()) / small).toBeLessThan(1.2);
   });
+});
+
+describe("the studies", () => {
+  it("page by name, both ways, with each study's case count from the kept counts, filtered by a name prefix", async () => {
+    const ids = [(await makeUser(db, "sa", ["annotator"])).id, (await makeUser(db, "sb", ["annotator"])).id];
+    for (let i = 0; i < 4; i++) writeBigStudy(db, { name: `Big ${i}`, cases: 20 + i, annotatorIds: ids });
+    const ins = db.$client.prepare(`INSERT INTO studies (name, created_at) VALUES (?, 0)`);
+    for (let i = 0; i < 120; i++) ins.run(`Empty ${String((i * 37) % 1000).padStart(3, "0")}`);
+    const all = listStudies(db);
+    const walked = walk((p) => studiesWindow(db, p));
+    expect(walked.forward).toEqual(all);
+    expect(walked.back).toEqual(all);
+    expect(walk((p) => studiesWindow(db, p), { q: "Big" }).forward.map((x) => x.numCases)).toEqual([20, 21, 22, 23]);
+  });
+
+  it("the admin home stays the same size with 30 windows of studies instead of 3", async () => {
+    const r = await smallAndLarge(async (here, n) => {
+      await makeUser(here, "boss", ["admin"]);
+      const ins = here.$client.prepare(`INSERT INTO studies (name, created_at) VALUES (?, 0)`);
+      for (let i = 0; i < n; i++) ins.run(`Study ${String(i).padStart(5, "0")}`);
+      return () => loaderBytes(here, "boss", adminHomeLoader, "/admin");
+    });
+    expect(r.ratio).toBeLessThan(1.2);
+  }, 60_000);
 });
