@@ -122,6 +122,9 @@ export const judgeItems = sqliteTable(
   (t) => [
     uniqueIndex("judge_items_set_annotation_idx").on(t.setId, t.annotationId),
     uniqueIndex("judge_items_set_response_idx").on(t.setId, t.responseId),
+    // The set's sample as a window, by position and by bucket (docs/architecture.md, "Pages are windows").
+    index("judge_items_set_pos_idx").on(t.setId, t.position),
+    index("judge_items_set_bucket_pos_idx").on(t.setId, t.bucket, t.position),
   ],
 );
 

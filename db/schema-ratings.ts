@@ -53,6 +53,8 @@ export const mentatQuestions = sqliteTable(
   (t) => [
     uniqueIndex("mentat_questions_bank_external_idx").on(t.bankId, t.externalId),
     index("mentat_questions_bank_pos_idx").on(t.bankId, t.position),
+    // One domain of a bank's questions as a window (docs/architecture.md, "Pages are windows").
+    index("mentat_questions_bank_domain_pos_idx").on(t.bankId, t.domain, t.position),
     index("mentat_questions_import_run_idx").on(t.importRun),
   ],
 );
@@ -235,6 +237,8 @@ export const reviewItems = sqliteTable(
   (t) => [
     uniqueIndex("review_items_set_external_idx").on(t.setId, t.externalId),
     index("review_items_set_pos_idx").on(t.setId, t.position),
+    // One kind of a set's items as a window (docs/architecture.md, "Pages are windows").
+    index("review_items_set_kind_pos_idx").on(t.setId, t.kind, t.position),
     index("review_items_import_run_idx").on(t.importRun),
   ],
 );

@@ -379,7 +379,11 @@ export const caseOutcomes = sqliteTable(
     version: integer("version").notNull().default(1),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("case_outcomes_study_idx").on(t.studyId, t.status)],
+  (t) => [
+    index("case_outcomes_study_idx").on(t.studyId, t.status),
+    // The adjudicators' queue, oldest dispute first (docs/architecture.md, "Pages are windows").
+    index("case_outcomes_status_disputed_idx").on(t.status, t.disputedAt),
+  ],
 );
 
 /**

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ROLES, userRoles, users, type Role } from "../../db/schema";
 import {
@@ -12,6 +12,8 @@ import {
   sessionCookie,
 } from "./auth.server";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
+import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { keyset } from "../platform/list-window.server";
 import { recordEvent } from "../audit/audit.server";
 import { hashPassword, needsRehash, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
 import { throttled } from "./login-throttle.server";
@@ -86,6 +88,72 @@ export function listUsers(db: Db): UserView[] {
     roles: ROLES.filter((r) => roleRows.some((x) => x.userId === row.id && x.role === r)),
     createdAt: row.createdAt,
   }));
+}
+
+export const USERS_WINDOW = {
+  prefix: "",
+  sorts: ["username"],
+  defaultSort: "username",
+  filters: ["q", "role", "status"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * A window of the users (docs/architecture.md, "Pages are windows"): by username (its unique index, whose range is
+ * also the prefix filter), optionally of one role (user_roles' key, tried per row) or one status. Their roles are
+ * read for the window's rows only.
+ */
+export function usersWindow(
+  db: Db,
+  params: URLSearchParams,
+): ListWindow<UserView, "username", "q" | "role" | "status"> {
+  const w = readWindow(params, USERS_WINDOW, 2);
+  const role = (ROLES as readonly string[]).includes(w.filters.role) ? w.filters.role : null;
+  const status = w.filters.status === "active" || w.filters.status === "deactivated" ? w.filters.status : null;
+  w.filters.role = role ?? "";
+  w.filters.status = status ?? "";
+  const [lo, hi] = prefixRange(w.filters.q.toLowerCase());
+  const filter = and(
+    w.filters.q ? sql`${users.username} >= ${lo} and ${users.username} < ${hi}` : undefined,
+    role ? sql`exists (select 1 from user_roles r where r.user_id = ${users.id} and r.role = ${role})` : undefined,
+    status ? eq(users.active, status === "active") : undefined,
+  );
+  const k = keyset(w, [users.username, users.id]);
+  const rows = db
+    .select({
+      id: users.id,
+      username: users.username,
+      displayName: users.displayName,
+      active: users.active,
+      createdAt: users.createdAt,
+    })
+    .from(users)
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all();
+  const roleRows = rows.length
+    ? db
+        .select()
+        .from(userRoles)
+        .where(
+          inArray(
+            userRoles.userId,
+            rows.map((r) => r.id),
+          ),
+        )
+        .all()
+    : [];
+  const total = db.select({ n: count() }).from(users).where(filter).get()!.n;
+  return finishWindow(
+    w,
+    rows.map((row) => ({
+      ...row,
+      active: Boolean(row.active),
+      roles: ROLES.filter((r) => roleRows.some((x) => x.userId === row.id && x.role === r)),
+    })),
+    total,
+    (r) => [r.username, r.id],
+  );
 }
 
 export async function createUser(

@@ -65,6 +65,41 @@ export function listStudies(db: Db): StudySummary[] {
     .all();
 }
 
+export const STUDIES_WINDOW = {
+  prefix: "",
+  sorts: ["name"],
+  defaultSort: "name",
+  filters: ["q"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * A window of the studies (docs/architecture.md, "Pages are windows"): by name (its unique index, whose range is
+ * also the prefix filter), each study's case count from the counts the database keeps (`studyCaseCount`), so the
+ * page never counts the cases themselves.
+ */
+export function studiesWindow(db: Db, params: URLSearchParams): ListWindow<StudySummary, "name", "q"> {
+  const w = readWindow(params, STUDIES_WINDOW, 2);
+  const [lo, hi] = prefixRange(w.filters.q);
+  const filter = w.filters.q ? sql`${visibleStudies.name} >= ${lo} and ${visibleStudies.name} < ${hi}` : undefined;
+  const k = keyset(w, [visibleStudies.name, visibleStudies.id]);
+  const rows = db
+    .select({
+      id: visibleStudies.id,
+      name: visibleStudies.name,
+      description: visibleStudies.description,
+      adjudicationMode: visibleStudies.adjudicationMode,
+      createdAt: visibleStudies.createdAt,
+    })
+    .from(visibleStudies)
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all()
+    .map((r) => ({ ...r, numCases: studyCaseCount(db, r.id) }));
+  const total = db.select({ n: count() }).from(visibleStudies).where(filter).get()!.n;
+  return finishWindow(w, rows, total, (r) => [r.name, r.id]);
+}
+
 export function getStudy(db: Db, id: number): StudySummary | null {
   return listStudies(db).find((s) => s.id === id) ?? null;
 }

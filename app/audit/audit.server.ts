@@ -1,7 +1,9 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import { events, users } from "../../db/schema";
 import { visibleEvents } from "../../db/schema-visible";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
+import { finishWindow, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { keyset } from "../platform/list-window.server";
 
 export interface EventInput {
   actorId: string | null;
@@ -94,6 +96,49 @@ export function listCaseEvents(db: Db, caseId: number): EventView[] {
     .where(eq(visibleEvents.caseId, caseId))
     .orderBy(asc(visibleEvents.id))
     .all();
+}
+
+export const CASE_EVENTS_WINDOW = {
+  prefix: "h_",
+  sorts: ["id"],
+  defaultSort: "id",
+  filters: ["entity"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * A window of a case's history (docs/architecture.md, "Pages are windows"; parameters prefixed `h_`): oldest or
+ * newest first by walking events_case_idx (case_id, id) from the cursor, optionally of one kind of entity (a filter
+ * that steps over the case's other events). The whole history stays in the case's export.
+ */
+export function caseEventsWindow(
+  db: Db,
+  caseId: number,
+  params: URLSearchParams,
+): ListWindow<EventView, "id", "entity"> {
+  const w = readWindow(params, CASE_EVENTS_WINDOW, 1);
+  const k = keyset(w, [visibleEvents.id]);
+  const filter = and(
+    eq(visibleEvents.caseId, caseId),
+    w.filters.entity ? eq(visibleEvents.entity, w.filters.entity) : undefined,
+  );
+  const rows = db
+    .select({
+      id: visibleEvents.id,
+      at: visibleEvents.at,
+      actor: users.username,
+      entity: visibleEvents.entity,
+      entityId: visibleEvents.entityId,
+      action: visibleEvents.action,
+      changes: visibleEvents.changes,
+    })
+    .from(visibleEvents)
+    .leftJoin(users, eq(users.id, visibleEvents.actorId))
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all();
+  const total = db.select({ n: count() }).from(visibleEvents).where(filter).get()!.n;
+  return finishWindow(w, rows, total, (r) => [r.id]);
 }
 
 /** The latest event of one kind on a case (e.g. the admin's reopening of its decision, with its reason), or null. */

@@ -1,5 +1,5 @@
 /** Admin views of a MENTAT bank's questions and its demographic variant sets (docs/mentat.md#variants). */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { mentatDatasets, mentatVariants } from "../../db/schema";
 import { visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
@@ -19,10 +19,12 @@ import {
   type Variant,
 } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
+import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { keyset } from "../platform/list-window.server";
 import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { ServiceError } from "../platform/service-error";
-import { getBank } from "./banks.server";
+import { getBank, type BankSummary } from "./banks.server";
 
 export interface QuestionRow {
   id: number;
@@ -60,21 +62,29 @@ export function listBankQuestions(db: Db, bankId: number): QuestionRow[] {
         )
         .all()
     : [];
-  return questions.map((q) => {
-    const texts = q.texts as QuestionTexts;
-    const base = texts.nonbinary ?? texts.neutral ?? texts.male ?? texts.female ?? "";
-    return {
-      id: q.id,
-      externalId: q.externalId,
-      position: q.position,
-      domain: q.domain as MentatDomain,
-      preference: bank.preferenceDomains.includes(q.domain as MentatDomain),
-      genders: gendersOf(texts),
-      hasAge: base.includes("<AGE>"),
-      hasRace: base.includes("<NAT>"),
-      submitted: ratings.filter((r) => r.questionId === q.id).length,
-    };
-  });
+  return questions.map((q) =>
+    questionRow(bank.preferenceDomains, q, ratings.filter((r) => r.questionId === q.id).length),
+  );
+}
+
+function questionRow(
+  preferenceDomains: readonly MentatDomain[],
+  q: { id: number; externalId: string; position: number; domain: string; texts: unknown },
+  submitted: number,
+): QuestionRow {
+  const texts = q.texts as QuestionTexts;
+  const base = texts.nonbinary ?? texts.neutral ?? texts.male ?? texts.female ?? "";
+  return {
+    id: q.id,
+    externalId: q.externalId,
+    position: q.position,
+    domain: q.domain as MentatDomain,
+    preference: preferenceDomains.includes(q.domain as MentatDomain),
+    genders: gendersOf(texts),
+    hasAge: base.includes("<AGE>"),
+    hasRace: base.includes("<NAT>"),
+    submitted,
+  };
 }
 
 export function loadQuestions(db: DbOrTx, bankId: number) {
@@ -125,6 +135,54 @@ function variantsHash(variants: Variant[]): string {
   return createHash("sha256")
     .update(variants.map((v) => JSON.stringify([v.variantId, v.text])).join("\n"))
     .digest("hex");
+}
+
+export const BANK_QUESTIONS_WINDOW = {
+  prefix: "",
+  sorts: ["position", "externalId"],
+  defaultSort: "position",
+  filters: ["q", "domain"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * A window of a bank's questions (docs/architecture.md, "Pages are windows"): by position
+ * (mentat_questions_bank_pos_idx) or question id (mentat_questions_bank_external_idx, whose range is also the id
+ * prefix filter), optionally of one domain; the submitted ratings are counted for the window's rows only.
+ */
+export function bankQuestionsWindow(
+  db: Db,
+  bank: Pick<BankSummary, "id" | "preferenceDomains" | "numQuestions">,
+  params: URLSearchParams,
+): ListWindow<QuestionRow, (typeof BANK_QUESTIONS_WINDOW.sorts)[number], "q" | "domain"> {
+  const w = readWindow(params, BANK_QUESTIONS_WINDOW, 2);
+  const bankId = bank.id;
+  const q = visibleMentatQuestions;
+  const byId = w.sort === "externalId";
+  const k = keyset(w, byId ? [q.externalId, q.id] : [q.position, q.id]);
+  const [lo, hi] = prefixRange(w.filters.q);
+  const filter = and(
+    eq(q.bankId, bankId),
+    w.filters.domain ? eq(q.domain, w.filters.domain) : undefined,
+    w.filters.q ? sql`${q.externalId} >= ${lo} and ${q.externalId} < ${hi}` : undefined,
+  );
+  const rows = db
+    .select({
+      id: q.id,
+      externalId: q.externalId,
+      position: q.position,
+      domain: q.domain,
+      texts: q.texts,
+      submitted: sql<number>`(select count(*) from visible_mentat_ratings r where r.question_id = "visible_mentat_questions"."id" and r.status = 'submitted')`,
+    })
+    .from(q)
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all()
+    .map((r) => questionRow(bank.preferenceDomains, r, r.submitted));
+  const total =
+    !w.filters.q && !w.filters.domain ? bank.numQuestions : db.select({ n: count() }).from(q).where(filter).get()!.n;
+  return finishWindow(w, rows, total, (r) => (byId ? [r.externalId, r.id] : [r.position, r.id]));
 }
 
 /**

@@ -109,3 +109,32 @@ export function finishWindow<T, S extends string, F extends string>(
 export function prefixRange(prefix: string): [string, string] {
   return [prefix, prefix + "\u{10FFFF}"];
 }
+
+/**
+ * A window cut from a list already held in memory, in `cursorOf` order ascending (a report's rows, a list built in
+ * the order its page must keep): the same cursors and URL as a keyset window, for a list that has no index to walk.
+ * It bounds what the page renders and sends, not what building the list costs.
+ */
+export function cutWindow<T, S extends string, F extends string>(
+  w: WindowQuery<S, F>,
+  sorted: readonly T[],
+  cursorOf: (row: T) => Cursor,
+): ListWindow<T, S, F> {
+  const cmp = (a: Cursor, b: Cursor) => {
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i]!;
+      const y = b[i]!;
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+  const ordered = w.dir === "asc" ? sorted : [...sorted].reverse();
+  const sign = w.dir === "asc" ? 1 : -1;
+  const cursor = w.after ?? w.before;
+  const from = !cursor
+    ? ordered
+    : w.after
+      ? ordered.filter((r) => sign * cmp(cursorOf(r), cursor) > 0)
+      : ordered.filter((r) => sign * cmp(cursorOf(r), cursor) < 0).reverse();
+  return finishWindow(w, from.slice(0, w.size + 1), sorted.length, cursorOf);
+}

@@ -1,10 +1,12 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/ui/data-table";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
-import { adjudicationProgress, listAdjudicationQueue, type QueueRow } from "~/adjudication/adjudication.server";
+import type { QueueRow } from "~/adjudication/adjudication.server";
+import { adjudicationQueuePage } from "~/adjudication/queue-window.server";
 import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
 
 export const meta: MetaFunction = () => [{ title: "Adjudication queue · Concord" }];
@@ -12,8 +14,8 @@ export const meta: MetaFunction = () => [{ title: "Adjudication queue · Concord
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireRole(request, "adjudicator");
   const db = getDb();
-  const rows = listAdjudicationQueue(db, user.id);
-  return { rows, now: Date.now(), progress: adjudicationProgress(db, user.id, rows) };
+  // One window of the queue, as the URL asks (docs/architecture.md, "Pages are windows").
+  return { ...adjudicationQueuePage(db, user.id, new URL(request.url).searchParams), now: Date.now() };
 }
 
 function age(ms: number): string {
@@ -26,9 +28,9 @@ function age(ms: number): string {
 const col = columnHelper<QueueRow & { age: number }>();
 
 export default function Queue() {
-  const { rows, now, progress } = useLoaderData<typeof loader>();
+  const { window: w, studies, waiting, withMine, reopened, done, next, now } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
-  const data = useMemo(() => rows.map((r) => ({ ...r, age: now - r.disputedAt })), [rows, now]);
+  const rows = useMemo(() => w.rows.map((r) => ({ ...r, age: now - r.disputedAt })), [w.rows, now]);
   const columns = useMemo(
     () => [
       col.accessor("externalId", {
@@ -37,7 +39,7 @@ export default function Queue() {
       }),
       col.accessor("studyName", { header: "Study" }),
       col.accessor("reason", { header: "Disagreement on" }),
-      col.accessor("age", { header: "In queue", cell: (info) => age(info.getValue()) }),
+      col.accessor("age", { id: "disputedAt", header: "In queue", cell: (info) => age(info.getValue()) }),
       col.accessor("numSections", { header: "Sections" }),
       col.accessor((r) => (r.mine === "independent_recorded" ? "independent judgement recorded" : ""), {
         id: "mine",
@@ -55,8 +57,8 @@ export default function Queue() {
     <section>
       <ListHeader
         title="Adjudication queue"
-        next={{ to: rows.length ? `/adjudicate/${rows[0]!.caseId}` : null, label: "Next case", testId: "next-case" }}
-        allDone={progress.done ? "No disputed case is waiting. Thank you." : null}
+        next={{ to: next !== null ? `/adjudicate/${next}` : null, label: "Next case", testId: "next-case" }}
+        allDone={done ? "No disputed case is waiting. Thank you." : null}
       />
       {params.get("decided") ? (
         <p className="notice ok" role="status">
@@ -69,17 +71,38 @@ export default function Queue() {
         reopened is marked “reopened” and shows their reason.
       </p>
       <ProgressCard
-        done={progress.done}
-        total={progress.total}
+        done={done}
+        total={done + waiting}
         doneWord="decided by you"
-        breakdown={`${rows.length} waiting · ${rows.filter((r) => r.mine === "independent_recorded").length} with your independent judgement · ${rows.filter((r) => r.reopened).length} reopened`}
+        breakdown={`${waiting} waiting · ${withMine} with your independent judgement · ${reopened} reopened`}
       />
-      <DataTable
-        data={data}
+      <WindowTable
+        window={{ ...w, rows }}
         columns={columns}
-        filterLabel="Filter"
+        sortable={["disputedAt"]}
+        noun="cases"
+        testId="queue"
         empty="No disputed cases are waiting."
         rowProps={(r) => ({ "data-case": r.externalId, "data-reopened": r.reopened ? "true" : "false" })}
+        filters={
+          <>
+            {studies.length > 1 ? (
+              <select name="study" aria-label="Study" defaultValue={w.query.filters.study}>
+                <option value="">All studies</option>
+                {studies.map((s) => (
+                  <option key={s.id} value={s.id}>
+                    {s.name}
+                  </option>
+                ))}
+              </select>
+            ) : null}
+            <select name="reason" aria-label="Disagreement on" defaultValue={w.query.filters.reason}>
+              <option value="">Any disagreement</option>
+              <option value="sufficiency">sufficiency</option>
+              <option value="diagnosis">diagnosis</option>
+            </select>
+          </>
+        }
       />
     </section>
   );

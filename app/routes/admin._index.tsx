@@ -2,14 +2,29 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
-import { listStudies } from "~/annotation/studies.server";
+import { studiesWindow, type StudySummary } from "~/annotation/studies.server";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 
 export const meta: MetaFunction = () => [{ title: "Studies · Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  return { studies: listStudies(getDb()) };
+  // One window of the studies, as the URL asks (docs/architecture.md, "Pages are windows").
+  return { studies: studiesWindow(getDb(), new URL(request.url).searchParams) };
 }
+
+const col = columnHelper<StudySummary>();
+const columns = [
+  col.accessor("name", {
+    id: "name",
+    header: "Study",
+    cell: (info) => <Link to={`/admin/studies/${info.row.original.id}`}>{info.getValue()}</Link>,
+  }),
+  col.accessor("numCases", { header: "Cases" }),
+  col.accessor((s) => s.adjudicationMode.replace("_", " "), { id: "adjudication", header: "Adjudication" }),
+  col.accessor((s) => new Date(s.createdAt).toISOString().slice(0, 10), { id: "created", header: "Created" }),
+];
 
 export default function AdminIndex() {
   const { studies } = useLoaderData<typeof loader>();
@@ -22,31 +37,18 @@ export default function AdminIndex() {
           Import notes
         </Link>
       </div>
-      {studies.length === 0 ? (
+      {studies.total === 0 && studies.query.filters.q === "" ? (
         <p className="card">No studies yet. Import a CSV or JSONL file of notes to create one.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Study</th>
-              <th className="num">Cases</th>
-              <th>Adjudication</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {studies.map((s) => (
-              <tr key={s.id}>
-                <td>
-                  <Link to={`/admin/studies/${s.id}`}>{s.name}</Link>
-                </td>
-                <td className="num">{s.numCases}</td>
-                <td>{s.adjudicationMode.replace("_", " ")}</td>
-                <td>{new Date(s.createdAt).toISOString().slice(0, 10)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <WindowTable
+          window={studies}
+          columns={columns}
+          sortable={["name"]}
+          noun="studies"
+          testId="studies"
+          filterLabel="Study name starts with"
+          rowProps={(s) => ({ "data-study": s.name })}
+        />
       )}
     </section>
   );

@@ -7,13 +7,16 @@ import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
-import {
-  changeReviewPanel,
-  getReviewReport,
-  getReviewSet,
-  listReviewItems,
-  listReviewPanel,
-} from "~/case-review/case-review.server";
+import { changeReviewPanel, getReviewReport, getReviewSet, listReviewPanel } from "~/case-review/case-review.server";
+import { reviewItemsWindow } from "~/case-review/review-windows.server";
+import { cutWindow, readWindow, type WindowSpec } from "~/platform/list-window";
+
+const SEEDS_WINDOW = {
+  prefix: "s_",
+  sorts: ["id"],
+  defaultSort: "id",
+  filters: ["status"],
+} as const satisfies WindowSpec<string, string>;
 import { guidelinesAdmin } from "~/guidelines/guidelines.server";
 import { GuidelinesEditor } from "~/guidelines/ui/guidelines-editor";
 
@@ -30,12 +33,28 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const set = setOr404(params.setId);
   const db = getDb();
-  const weights = new URL(request.url).searchParams.get("weights") === "linear" ? "linear" : "quadratic";
+  const url = new URL(request.url);
+  const weights = url.searchParams.get("weights") === "linear" ? "linear" : "quadratic";
+  const full = getReviewReport(db, set.id, { weights });
+  // The seeds' outcomes as a window of their own (prefix s_), cut from the report by seed id.
+  const w = readWindow(url.searchParams, SEEDS_WINDOW, 1);
+  const status = (["accepted", "rejected", "pending"] as const).find((x) => x === w.filters.status) ?? null;
+  w.filters.status = status ?? "";
+  const seeds = cutWindow(
+    w,
+    [...full.seeds]
+      .filter((x) => status === null || x.status === status)
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    (x) => [x.id],
+  );
   return {
     set,
-    items: listReviewItems(db, set.id),
+    seeds,
+    accepted: full.acceptedSeeds.length,
+    // One window of the items, as the URL asks (docs/architecture.md, "Pages are windows").
+    items: reviewItemsWindow(db, set, url.searchParams),
     panel: listReviewPanel(db, set.id),
-    report: getReviewReport(db, set.id, { weights }),
+    report: { ...full, seeds: [], acceptedSeeds: [] },
     guidelines: guidelinesAdmin(db, { scope: "review_set", scopeId: set.id }),
   };
 }
@@ -54,7 +73,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function ReviewSetPage() {
-  const { set, items, panel, report, guidelines } = useLoaderData<typeof loader>();
+  const { set, items, panel, report, seeds, accepted, guidelines } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   return (
@@ -76,7 +95,7 @@ export default function ReviewSetPage() {
       <h2>Experts</h2>
       <ExpertPanel
         panel={panel}
-        total={items.length}
+        total={set.numCases + set.numSeeds}
         busy={busy}
         emptyText="Nobody reviews this set yet."
         everyoneText="Every active user with the rater role is on the panel."
@@ -86,11 +105,11 @@ export default function ReviewSetPage() {
       <DimensionReport report={report} />
 
       <h2>Seeds</h2>
-      <SeedsReport report={report} />
+      <SeedsReport report={report} seeds={seeds} accepted={accepted} />
 
       <GuidelinesEditor guidelines={guidelines} />
 
-      <h2>Items ({items.length})</h2>
+      <h2>Items ({set.numCases + set.numSeeds})</h2>
       <ItemsTable items={items} />
     </section>
   );

@@ -10,7 +10,11 @@ import { parseId } from "~/platform/forms";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/root";
 import { reopenDecision } from "~/adjudication/adjudication.server";
-import { listCaseEvents } from "~/audit/audit.server";
+import { caseEventsWindow, type EventView } from "~/audit/audit.server";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
+import { useMemo } from "react";
+import type { ListWindow } from "~/platform/list-window";
 import { getAdminCase } from "~/annotation/cases.server";
 import { usernamesOf } from "~/accounts/users.server";
 import { icd10Index } from "~/icd10/icd10.server";
@@ -27,14 +31,21 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
   const c = requireById(params.caseId, (id) => getAdminCase(db, id), "No such case.");
-  const events = listCaseEvents(db, c.id);
+  // One window of the history (prefix h_), as the URL asks (docs/architecture.md, "Pages are windows").
+  const events = caseEventsWindow(db, c.id, new URL(request.url).searchParams);
   const adjudications = c.adjudications.map((a) => ({
     ...a,
     independentLabel: (a.independentLabel ?? null) as Record<string, unknown> | null,
     finalLabel: (a.finalLabel ?? null) as Record<string, unknown> | null,
   }));
   // Every string on the page is a candidate user id or ICD-10 code; only those that name one are resolved.
-  const strings = stringsIn([events.map((e) => e.changes), adjudications, c.annotations, c.outcome, c.referenceLabels]);
+  const strings = stringsIn([
+    events.rows.map((e) => e.changes),
+    adjudications,
+    c.annotations,
+    c.outcome,
+    c.referenceLabels,
+  ]);
   const index = icd10Index();
   const icd10: Record<string, string> = {};
   for (const s of new Set(strings)) {
@@ -198,31 +209,66 @@ export default function AdminCase() {
         </article>
       ))}
       <h2>History</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>When (UTC)</th>
-            <th>Who</th>
-            <th>What</th>
-            <th>Changes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((e) => (
-            <tr key={e.id}>
-              <td>{new Date(e.at).toISOString().replace("T", " ").slice(0, 19)}</td>
-              <td>{e.actor ?? "system"}</td>
-              <td>
-                {e.entity} {e.action}
-              </td>
-              <td>
-                <ChangesTable changes={e.changes} names={names} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <HistoryTable events={events} names={names} />
     </section>
+  );
+}
+
+/** The case's entities whose changes the history records (the filter's choices). */
+const HISTORY_ENTITIES = [
+  "case",
+  "assignment",
+  "annotation",
+  "case_outcome",
+  "adjudication",
+  "adjudication_draft",
+  "reference_labels",
+  "quality_item",
+  "calibration_case",
+] as const;
+
+const eventCol = columnHelper<EventView>();
+
+/** The case's history, a window of it, oldest first unless sorted otherwise. */
+function HistoryTable({ events, names }: { events: ListWindow<EventView>; names: ReadableNames }) {
+  const columns = useMemo(
+    () => [
+      eventCol.accessor((e) => new Date(e.at).toISOString().replace("T", " ").slice(0, 19), {
+        id: "id",
+        header: "When (UTC)",
+      }),
+      eventCol.accessor((e) => e.actor ?? "system", { id: "actor", header: "Who" }),
+      eventCol.accessor((e) => `${e.entity} ${e.action}`, { id: "what", header: "What" }),
+      eventCol.display({
+        id: "changes",
+        header: "Changes",
+        cell: (info) => <ChangesTable changes={info.row.original.changes} names={names} />,
+      }),
+    ],
+    [names],
+  );
+  return (
+    <WindowTable
+      window={events}
+      columns={columns}
+      sortable={["id"]}
+      noun="events"
+      testId="history"
+      filters={
+        <select
+          name="h_entity"
+          aria-label="What changed"
+          defaultValue={(events.query.filters as Record<string, string>).entity}
+        >
+          <option value="">Every change</option>
+          {HISTORY_ENTITIES.map((e) => (
+            <option key={e} value={e}>
+              {e.replace(/_/g, " ")}
+            </option>
+          ))}
+        </select>
+      }
+    />
   );
 }
 

@@ -19,7 +19,7 @@ import { importJudgeFromForm, importResponsesFromForm, type UploadResult } from 
 import { bucketOverview, drawSample } from "~/judge-validation/judge-sample.server";
 import { getJudgeSet, SeedSchema, TargetsSchema, type BucketTargets } from "~/judge-validation/judge-sets.server";
 import { listResponseImports } from "~/judge-validation/judge-responses.server";
-import { listSampledItems } from "~/judge-validation/judge-set-export.server";
+import { judgeSampleWindow } from "~/judge-validation/judge-windows.server";
 import { listSetRaters, setRatingOpen, startRating } from "~/judge-validation/judge-raters.server";
 import { ServiceError } from "~/platform/service-error";
 import { guidelinesAdmin } from "~/guidelines/guidelines.server";
@@ -43,7 +43,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     imports: listResponseImports(db, set.id),
     raters: listSetRaters(db, set.id),
     judges: listJudges(db, set.id),
-    items: listSampledItems(db, set.id),
+    // One window of the sample, as the URL asks (docs/architecture.md, "Pages are windows").
+    items: judgeSampleWindow(db, set.id, new URL(request.url).searchParams),
     guidelines: guidelinesAdmin(db, { scope: "judge_set", scopeId: set.id }),
   };
 }
@@ -164,7 +165,7 @@ export default function JudgeSetPage() {
         <>
           <ExportsSection set={set} />
           <CandidateJudgesSection judges={judges} upload={upload("judge")} busy={busy} />
-          <SampleSection set={set} items={items} />
+          <SampleSection set={set} items={items} buckets={buckets.map((b) => b.bucket)} />
         </>
       ) : null}
     </section>

@@ -10,7 +10,7 @@ import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { changeBankPanel, listBankPanel } from "~/mentat/panel.server";
-import { expandBank, listBankQuestions, listDatasets } from "~/mentat/questions.server";
+import { expandBank, bankQuestionsWindow, listDatasets } from "~/mentat/questions.server";
 import { cancelBankFitJob, FitOptionsSchema, getLatestFit, latestFitJob, startBankFitJob } from "~/mentat/fits.server";
 import { getBank } from "~/mentat/banks.server";
 import { exportDataset } from "~/mentat/export.server";
@@ -32,13 +32,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const bank = bankOr404(params.bankId);
   const db = getDb();
   const fit = getLatestFit(db, bank.id);
+  const questions = bankQuestionsWindow(db, bank, new URL(request.url).searchParams);
+  const shown = new Set(questions.rows.map((q) => q.externalId));
   // After a refused download (the export route sends the admin back here): the reason, as it stands now.
   const refusedSet = VariantSetSchema.safeParse(new URL(request.url).searchParams.get("refused"));
   const refusal = refusedSet.success ? exportDataset(db, { bankId: bank.id, dimension: refusedSet.data }) : null;
   return {
     refused: refusal && !refusal.ok ? `Export of the ${refusedSet.data} set refused: ${refusal.message}` : null,
     bank,
-    questions: listBankQuestions(db, bank.id),
+    // One window of the questions, as the URL asks (docs/architecture.md, "Pages are windows").
+    questions,
     panel: listBankPanel(db, bank.id),
     datasets: listDatasets(db, bank.id),
     guidelines: guidelinesAdmin(db, { scope: "mentat_bank", scopeId: bank.id }),
@@ -53,8 +56,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       converged: fit.result.labels.converged,
       notConverged: fit.result.labels.bootstrap.notConverged,
       raters: fit.result.labels.raters,
-      questions: fit.result.labels.questions,
-      agreement: fit.result.agreement,
+      // The fitted labels and agreement of the window's questions; the separated ones of the whole bank by name.
+      questions: fit.result.labels.questions.filter((q) => shown.has(q.question)),
+      separated: fit.result.labels.questions.filter((q) => q.separated).map((q) => q.question),
+      agreement: fit.result.agreement.filter((a) => shown.has(a.question)),
     },
   };
 }
@@ -177,7 +182,7 @@ export default function BankPage() {
 
       <GuidelinesEditor guidelines={guidelines} />
 
-      <h2>Questions ({questions.length})</h2>
+      <h2>Questions ({bank.numQuestions})</h2>
       <QuestionsTable questions={questions} fit={fit} />
     </section>
   );

@@ -8,21 +8,27 @@ import { parseIntent } from "~/platform/intent";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import {
   createUser,
-  listUsers,
+  usersWindow,
   PasswordSchema,
   resetPassword,
   RolesSchema,
   setActive,
   setRoles,
   UsernameSchema,
+  type UserView,
 } from "~/accounts/users.server";
 import { ServiceError } from "~/platform/service-error";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 
 export const meta: MetaFunction = () => [{ title: "Users · Concord" }];
 
+const col = columnHelper<UserView>();
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const me = await requireRole(request, "admin");
-  return { users: listUsers(getDb()), me: me.id };
+  // One window of the users, as the URL asks (docs/architecture.md, "Pages are windows").
+  return { users: usersWindow(getDb(), new URL(request.url).searchParams), me: me.id };
 }
 
 const ActionSchema = z.discriminatedUnion("intent", [
@@ -94,76 +100,97 @@ export default function Users() {
         {result.message ? <p className="notice ok">{result.message}</p> : null}
       </>
     ) : null;
+  const columns = [
+    col.accessor("username", { id: "username", header: "Username" }),
+    col.accessor("displayName", { header: "Name" }),
+    col.display({
+      id: "roles",
+      header: "Roles",
+      cell: ({ row: { original: u } }) => (
+        <>
+          <Form method="post" className="row">
+            <Csrf />
+            <input type="hidden" name="userId" value={u.id} />
+            {ROLES.map((r) => (
+              <label key={r} className="inline">
+                <input type="checkbox" name="roles" value={r} defaultChecked={u.roles.includes(r)} /> {r}
+              </label>
+            ))}
+            <button type="submit" name="intent" value="roles" className="secondary" disabled={busy}>
+              Save roles
+            </button>
+          </Form>
+          {feedback(u.id)}
+        </>
+      ),
+    }),
+    col.display({
+      id: "status",
+      header: "Status",
+      cell: ({ row: { original: u } }) => (
+        <Form method="post">
+          <Csrf />
+          <input type="hidden" name="userId" value={u.id} />
+          <input type="hidden" name="active" value={u.active ? "0" : "1"} />
+          {u.active ? <span className="badge locked">active</span> : <span className="badge">deactivated</span>}{" "}
+          {u.id !== me ? (
+            <button type="submit" name="intent" value="active" className="link" disabled={busy}>
+              {u.active ? "Deactivate" : "Reactivate"}
+            </button>
+          ) : null}
+        </Form>
+      ),
+    }),
+    col.display({
+      id: "password",
+      header: "Password",
+      cell: ({ row: { original: u } }) => (
+        <Form method="post" className="row">
+          <Csrf />
+          <input type="hidden" name="userId" value={u.id} />
+          <input
+            type="password"
+            name="password"
+            placeholder="New password"
+            autoComplete="new-password"
+            aria-label={`New password for ${u.username}`}
+          />
+          <button type="submit" name="intent" value="password" className="secondary" disabled={busy}>
+            Reset
+          </button>
+        </Form>
+      ),
+    }),
+  ];
   return (
     <section>
       <h1>Users</h1>
-      <table>
-        <thead>
-          <tr>
-            <th>Username</th>
-            <th>Name</th>
-            <th>Roles</th>
-            <th>Status</th>
-            <th>Password</th>
-          </tr>
-        </thead>
-        <tbody>
-          {users.map((u) => (
-            <tr key={u.id} data-username={u.username}>
-              <td>{u.username}</td>
-              <td>{u.displayName}</td>
-              <td>
-                <Form method="post" className="row">
-                  <Csrf />
-                  <input type="hidden" name="userId" value={u.id} />
-                  {ROLES.map((r) => (
-                    <label key={r} className="inline">
-                      <input type="checkbox" name="roles" value={r} defaultChecked={u.roles.includes(r)} /> {r}
-                    </label>
-                  ))}
-                  <button type="submit" name="intent" value="roles" className="secondary" disabled={busy}>
-                    Save roles
-                  </button>
-                </Form>
-                {feedback(u.id)}
-              </td>
-              <td>
-                <Form method="post">
-                  <Csrf />
-                  <input type="hidden" name="userId" value={u.id} />
-                  <input type="hidden" name="active" value={u.active ? "0" : "1"} />
-                  {u.active ? (
-                    <span className="badge locked">active</span>
-                  ) : (
-                    <span className="badge">deactivated</span>
-                  )}{" "}
-                  {u.id !== me ? (
-                    <button type="submit" name="intent" value="active" className="link" disabled={busy}>
-                      {u.active ? "Deactivate" : "Reactivate"}
-                    </button>
-                  ) : null}
-                </Form>
-              </td>
-              <td>
-                <Form method="post" className="row">
-                  <Csrf />
-                  <input type="hidden" name="userId" value={u.id} />
-                  <input
-                    type="password"
-                    name="password"
-                    placeholder="New password"
-                    autoComplete="new-password"
-                    aria-label={`New password for ${u.username}`}
-                  />
-                  <button type="submit" name="intent" value="password" className="secondary" disabled={busy}>
-                    Reset
-                  </button>
-                </Form>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <WindowTable
+        window={users}
+        columns={columns}
+        sortable={["username"]}
+        noun="users"
+        testId="users"
+        filterLabel="Username starts with"
+        rowProps={(u) => ({ "data-username": u.username })}
+        filters={
+          <>
+            <select name="role" aria-label="Role" defaultValue={users.query.filters.role}>
+              <option value="">Any role</option>
+              {ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+            <select name="status" aria-label="Status" defaultValue={users.query.filters.status}>
+              <option value="">Active or not</option>
+              <option value="active">active</option>
+              <option value="deactivated">deactivated</option>
+            </select>
+          </>
+        }
+      />
 
       <h2>Create a user</h2>
       <Form method="post" className="card">

@@ -1,61 +1,33 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/ui/data-table";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
 import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
-import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
+import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
-import { listRaterItems } from "~/case-review/case-review.server";
-import { listRaterQuestions } from "~/mentat/ratings.server";
-import { nextOpenItem } from "~/work-items/domain/work-item";
+import { expertQueuePage, type ExpertWorkRow } from "~/expert-panel/expert-queue-window.server";
 
 export const meta: MetaFunction = () => [{ title: "Expert ratings · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
-interface WorkRow {
-  to: string;
-  kind: "Answer options" | "Generated case" | "Seed case";
-  collection: string;
-  externalId: string;
-  detail: string;
-  state: WorkState;
-}
-
-/** The expert's start page: their option-rating questions and review cases, with progress. Own work only. */
+/** The expert's start page: one bank's or set's window of their work, with progress. Own work only. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
-  const db = getDb();
-  const questions = listRaterQuestions(db, user.id);
-  const items = listRaterItems(db, user.id);
-  const rows: WorkRow[] = [
-    ...questions.map((q) => ({
-      to: `/mentat/${q.questionId}`,
-      kind: "Answer options" as const,
-      collection: q.bankName,
-      externalId: q.externalId,
-      detail: q.domain,
-      state: q.state,
-    })),
-    ...items.map((i) => ({
-      to: `/case-review/${i.itemId}`,
-      kind: i.kind === "seed" ? ("Seed case" as const) : ("Generated case" as const),
-      collection: i.setName,
-      externalId: i.externalId,
-      detail: i.kind === "seed" ? "accept or reject" : "rate quality",
-      state: i.state,
-    })),
-  ];
-  return { rows, next: nextOpenItem(rows, -1)?.to ?? null };
+  // One collection's window, as the URL asks (docs/architecture.md, "Pages are windows").
+  return expertQueuePage(getDb(), user.id, new URL(request.url).searchParams);
 }
 
-const col = columnHelper<WorkRow>();
+const col = columnHelper<ExpertWorkRow>();
 
 export default function RatingsHome() {
-  const { rows, next } = useLoaderData<typeof loader>();
+  const { collections, window: w, counts, next } = useLoaderData<typeof loader>();
+  const total = counts.not_started + counts.draft + counts.submitted + counts.locked;
   const columns = useMemo(
     () => [
+      col.accessor("position", { id: "position", header: "#", cell: (info) => info.getValue() + 1 }),
       col.accessor("kind", { header: "Task" }),
       col.accessor("collection", { header: "Bank / set" }),
       col.accessor("externalId", {
@@ -75,20 +47,43 @@ export default function RatingsHome() {
       <ListHeader
         title="Expert ratings"
         next={{ to: next, label: "Next", testId: "next-item" }}
-        allDone={rows.length ? "Everything is submitted. Thank you." : null}
+        allDone={total ? "Everything is submitted. Thank you." : null}
       />
-      {rows.length === 0 ? (
+      {total === 0 ? (
         <p className="card">
           Nothing is waiting for you. The study manager adds you to question banks and review sets.
         </p>
       ) : (
         <>
-          <WorkProgressCard states={rows.map((r) => r.state)} />
-          <DataTable
-            data={rows}
+          <WorkProgressCard counts={counts} />
+          <WindowTable
+            window={w}
             columns={columns}
-            filterLabel="Filter"
+            sortable={["position"]}
+            noun="items"
+            testId="my-items"
             rowProps={(r) => ({ "data-item": r.externalId, "data-state": r.state })}
+            filters={
+              <>
+                {collections.length > 1 ? (
+                  <select name="c" aria-label="Bank or set" defaultValue={w.query.filters.c}>
+                    {collections.map((c) => (
+                      <option key={c.key} value={c.key}>
+                        {c.name}
+                      </option>
+                    ))}
+                  </select>
+                ) : null}
+                <select name="state" aria-label="Filter by state" defaultValue={w.query.filters.state}>
+                  <option value="">All states</option>
+                  {(["not_started", "draft", "submitted"] as const).map((s) => (
+                    <option key={s} value={s}>
+                      {WORK_STATE_LABELS[s]} ({counts[s]})
+                    </option>
+                  ))}
+                </select>
+              </>
+            }
           />
         </>
       )}

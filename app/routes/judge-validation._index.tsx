@@ -1,27 +1,31 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/ui/data-table";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
-import { listRaterItems, nextItemId, type MyRatingRow } from "~/judge-validation/judge-ratings.server";
+import type { MyRatingRow } from "~/judge-validation/judge-ratings.server";
+import { judgeQueuePage } from "~/judge-validation/judge-windows.server";
 
 export const meta: MetaFunction = () => [{ title: "My responses · Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
-  const rows = listRaterItems(getDb(), user.id);
-  return { rows, next: nextItemId(rows, null) };
+  // One set's window of the rater's own responses, as the URL asks (docs/architecture.md, "Pages are windows").
+  return judgeQueuePage(getDb(), user.id, new URL(request.url).searchParams);
 }
 
-const col = columnHelper<MyRatingRow>();
+const col = columnHelper<MyRatingRow & { position: number }>();
 
 export default function RateHome() {
-  const { rows, next } = useLoaderData<typeof loader>();
+  const { sets, window: w, counts, next } = useLoaderData<typeof loader>();
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const columns = useMemo(
     () => [
+      col.accessor("position", { id: "position", header: "#" }),
       col.accessor("annotationId", {
         header: "Response",
         cell: (info) => <Link to={`/judge-validation/${info.row.original.itemId}`}>{info.getValue()}</Link>,
@@ -52,18 +56,41 @@ export default function RateHome() {
           label: "Next response",
           testId: "next-response",
         }}
-        allDone={rows.length ? "All your responses are submitted. Thank you." : null}
+        allDone={total ? "All your responses are submitted. Thank you." : null}
       />
-      {rows.length === 0 ? (
+      {total === 0 ? (
         <p className="card">No model responses are assigned to you yet. The study manager assigns them.</p>
       ) : (
         <>
-          <WorkProgressCard states={rows.map((r) => r.state)} />
-          <DataTable
-            data={rows}
+          <WorkProgressCard counts={counts} />
+          <WindowTable
+            window={w}
             columns={columns}
-            filterLabel="Filter responses"
+            sortable={["position"]}
+            noun="responses"
+            testId="my-responses"
             rowProps={(r) => ({ "data-response": r.annotationId, "data-state": r.state })}
+            filters={
+              <>
+                {sets.length > 1 ? (
+                  <select name="set" aria-label="Validation set" defaultValue={w.query.filters.set}>
+                    {sets.map((s) => (
+                      <option key={s.id} value={s.id}>
+                        {s.name}
+                      </option>
+                    ))}
+                  </select>
+                ) : null}
+                <select name="state" aria-label="Filter by state" defaultValue={w.query.filters.state}>
+                  <option value="">All states</option>
+                  {(["not_started", "draft", "submitted"] as const).map((s) => (
+                    <option key={s} value={s}>
+                      {WORK_STATE_LABELS[s]} ({counts[s]})
+                    </option>
+                  ))}
+                </select>
+              </>
+            }
           />
         </>
       )}

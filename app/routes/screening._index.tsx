@@ -2,35 +2,35 @@ import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/ui/data-table";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
-import {
-  listClosedReviewerRounds,
-  listReviewerEntries,
-  nextEntryId,
-  type ReviewRow,
-} from "~/screening/screening-review.server";
+import { listClosedReviewerRounds, type ReviewRow } from "~/screening/screening-review.server";
+import { screeningQueuePage } from "~/screening/screening-windows.server";
 
 export const meta: MetaFunction = () => [{ title: "Screening review · Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireRole(request, "rater");
   const db = getDb();
-  const rows = listReviewerEntries(db, user.id);
-  return { rows, next: nextEntryId(rows, null), finished: listClosedReviewerRounds(db, user.id) };
+  // One open round's window of the reviewer's items, as the URL asks (docs/architecture.md, "Pages are windows").
+  const page = screeningQueuePage(db, user.id, new URL(request.url).searchParams);
+  return { ...page, finished: listClosedReviewerRounds(db, user.id) };
 }
 
 const col = columnHelper<ReviewRow>();
 
 export default function ReviewHome() {
-  const { rows, next, finished } = useLoaderData<typeof loader>();
+  const { rounds, window: w, counts, next, finished } = useLoaderData<typeof loader>();
+  const total = counts.not_started + counts.draft + counts.submitted + counts.locked;
   const columns = useMemo(
     () => [
       col.accessor("studyName", { header: "Study" }),
       col.accessor("round", { header: "Round" }),
       col.accessor("position", {
+        id: "position",
         header: "#",
         cell: (info) => <Link to={`/screening/${info.row.original.entryId}`}>{info.getValue()}</Link>,
       }),
@@ -47,23 +47,46 @@ export default function ReviewHome() {
       <ListHeader
         title="Screening review"
         next={{ to: next !== null ? `/screening/${next}` : null, label: "Next item", testId: "next-item" }}
-        allDone={rows.length ? "All your items are submitted. Thank you." : null}
+        allDone={total ? "All your items are submitted. Thank you." : null}
       />
       <p className="muted">
         Decide for each item whether it belongs to the study's subset, and if so its category. Review independently: you
         see neither the automatic screen's labels nor the other reviewers' votes. Everyone reviews the items in the same
         order.
       </p>
-      {rows.length === 0 ? (
+      {total === 0 ? (
         <p className="card">No open round has items for you. The study manager opens rounds.</p>
       ) : (
         <>
-          <WorkProgressCard states={rows.map((r) => r.state)} />
-          <DataTable
-            data={rows}
+          <WorkProgressCard counts={counts} />
+          <WindowTable
+            window={w}
             columns={columns}
-            filterLabel="Filter items"
+            sortable={["position"]}
+            noun="items"
+            testId="my-items"
             rowProps={(r) => ({ "data-entry": String(r.entryId), "data-state": r.state })}
+            filters={
+              <>
+                {rounds.length > 1 ? (
+                  <select name="round" aria-label="Round" defaultValue={w.query.filters.round}>
+                    {rounds.map((r) => (
+                      <option key={r.id} value={r.id}>
+                        {r.studyName}, round {r.number}
+                      </option>
+                    ))}
+                  </select>
+                ) : null}
+                <select name="state" aria-label="Filter by state" defaultValue={w.query.filters.state}>
+                  <option value="">All states</option>
+                  {(["not_started", "draft", "submitted"] as const).map((s) => (
+                    <option key={s} value={s}>
+                      {WORK_STATE_LABELS[s]} ({counts[s]})
+                    </option>
+                  ))}
+                </select>
+              </>
+            }
           />
         </>
       )}

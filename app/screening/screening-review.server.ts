@@ -46,7 +46,7 @@ export interface ReviewRow {
 const PREVIEW_CHARS = 140;
 
 /** The first message's opening words, from the head of the stored content (never the whole conversation). */
-function previewOf(kind: string, head: string): string {
+export function previewOf(kind: string, head: string): string {
   let text = head;
   if (kind === "conversation") {
     const m = /"content":"((?:[^"\\]|\\.)*)/.exec(head);

@@ -130,6 +130,9 @@ describe("axe-core: no serious or critical WCAG 2 A/AA violation", () => {
       expect(await page.textContent("[data-testid=inclusion-criterion]")).toContain("Inclusion criterion:");
       out.push(await check(page, "/expert-ratings"));
       const mentat = await firstLink(page, "/mentat/");
+      // The list shows one bank or set at a time (docs/architecture.md, "Pages are windows"): the first review set's.
+      const set = await page.$eval("select[name=c] option[value^=s]", (o) => (o as HTMLOptionElement).value);
+      out.push(await check(page, `/expert-ratings?c=${set}`));
       const review = await firstLink(page, "/case-review/");
       out.push(await check(page, mentat));
       out.push(await check(page, review));

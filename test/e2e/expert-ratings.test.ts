@@ -57,6 +57,14 @@ function readDb() {
   return openDatabase(app.dbPath);
 }
 
+/** The list shows one bank or set at a time (docs/architecture.md, "Pages are windows"): choose the review set. */
+async function openReviewSet(page: Page) {
+  await hydrated(page);
+  await page.getByLabel("Bank or set").selectOption({ label: "Pilot cases" });
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.waitForURL(/[?&]c=s\d+/);
+}
+
 describe("expert ratings in the browser", () => {
   it("rates one question's five options with the keyboard, then one generated case", async () => {
     const page = await pageFor("eva");
@@ -120,6 +128,7 @@ describe("expert ratings in the browser", () => {
 
     // A generated case: 5, 4, 5 on the three scales, then submit.
     await page.goto(`${app.url}/expert-ratings`);
+    await openReviewSet(page);
     await page.locator('tr[data-item="c01"] a').click();
     await page.waitForURL(/\/case-review\/\d+$/);
     await hydrated(page);
@@ -156,6 +165,7 @@ describe("expert ratings in the browser", () => {
   it("asks for a reason before a seed can be rejected", async () => {
     const page = await pageFor("eva");
     await page.goto(`${app.url}/expert-ratings`);
+    await openReviewSet(page);
     await page.locator('tr[data-item="s02"] a').click();
     await page.waitForURL(/\/case-review\/\d+$/);
     await hydrated(page);

@@ -67,6 +67,7 @@ beforeAll(async () => {
   const set = importReviewSet(db, { setName: "Blind set", text: CASES, actorId: boss.id });
   if (!set.ok) throw new Error("import failed");
   addReviewRaters(db, { setId: set.setId!, raterIds: [ann.id, ben.id], actorId: boss.id });
+  ids.set = set.setId!;
   for (const i of listRaterItems(db, ben.id)) ids[i.externalId] = i.itemId;
   const none = { naturalness: null, validity: null, realism: null, reason: "", comment: "" };
   expect(
@@ -118,6 +119,9 @@ describe("an expert's pages and loader data", () => {
   const pages = () => [
     "/expert-ratings",
     "/expert-ratings.data",
+    // The list shows one bank or set at a time (docs/architecture.md, "Pages are windows"): the review set's window.
+    `/expert-ratings?c=s${ids.set}`,
+    `/expert-ratings.data?c=s${ids.set}`,
     `/mentat/${ids.t01}`,
     `/mentat/${ids.t01}.data`,
     `/mentat/${ids.t02}`,
@@ -137,7 +141,7 @@ describe("an expert's pages and loader data", () => {
     expect(data).toContain("Emergency evaluation and consider involuntary admission");
     const list = await text("ann", "/expert-ratings.data");
     expect(list).toContain("t01");
-    expect(list).toContain("s02");
+    expect(await text("ann", `/expert-ratings.data?c=s${ids.set}`)).toContain("s02");
     expect(await text("ann", `/case-review/${ids.s02}`)).toContain("one period of elevated mood");
   });
 

@@ -1,9 +1,12 @@
 /** The parts of a MentalBench review set's admin page: the quality report per dimension, the seeds, the items. */
 import { Link } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/ui/data-table";
-import { REVIEW_DIMENSION_LABELS, REVIEW_SCALE } from "~/expert-panel/domain/expert-scales";
+import { columnHelper } from "~/ui/data-table";
+import { REVIEW_DIMENSION_LABELS, REVIEW_ITEM_KINDS, REVIEW_SCALE } from "~/expert-panel/domain/expert-scales";
+import { WindowTable } from "~/ui/window-table";
+import type { ListWindow } from "~/platform/list-window";
 import type { getReviewReport, ReviewItemRow } from "~/case-review/case-review.server";
+import type { SeedOutcome } from "~/case-review/domain/case-review";
 
 type ReviewReport = ReturnType<typeof getReviewReport>;
 
@@ -83,13 +86,39 @@ export function DimensionReport({ report }: { report: ReviewReport }) {
 }
 
 /** The accepted seeds, and each seed's decisions with their reasons. */
-export function SeedsReport({ report }: { report: ReviewReport }) {
+export function SeedsReport({
+  report,
+  seeds,
+  accepted,
+}: {
+  report: ReviewReport;
+  /** A window of the seeds' outcomes, cut from the report (its filter: the status). */
+  seeds: ListWindow<SeedOutcome>;
+  accepted: number;
+}) {
+  const columns = useMemo(
+    () => [
+      seedCol.accessor("id", { id: "id", header: "Seed" }),
+      seedCol.accessor("status", { header: "Status" }),
+      seedCol.accessor("accepts", { header: "Accept" }),
+      seedCol.accessor("rejects", { header: "Reject" }),
+      seedCol.display({
+        id: "reasons",
+        header: "Reasons",
+        cell: (info) =>
+          info.row.original.reasons.map((r) => (
+            <div key={r.rater}>
+              <strong>{r.rater}:</strong> {r.reason}
+            </div>
+          )),
+      }),
+    ],
+    [],
+  );
   return (
     <>
       <p>
-        <strong data-testid="accepted-seeds">
-          Accepted ({report.acceptedSeeds.length}): {report.acceptedSeeds.join(", ") || "none yet"}
-        </strong>
+        <strong data-testid="accepted-seeds">Accepted: {accepted}</strong>
         <br />
         <small className="muted">
           A seed is accepted when every expert who reviewed it accepted it. Agreement on decisions:{" "}
@@ -97,48 +126,42 @@ export function SeedsReport({ report }: { report: ReviewReport }) {
           {fmt(report.seedAgreement.krippendorffAlphaNominal)}).
         </small>
       </p>
-      {report.seeds.length ? (
-        <table>
-          <thead>
-            <tr>
-              <th>Seed</th>
-              <th>Status</th>
-              <th className="num">Accept</th>
-              <th className="num">Reject</th>
-              <th>Reasons</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.seeds.map((s) => (
-              <tr key={s.id} data-seed={s.id}>
-                <td>{s.id}</td>
-                <td>{s.status}</td>
-                <td className="num">{s.accepts}</td>
-                <td className="num">{s.rejects}</td>
-                <td>
-                  {s.reasons.map((r) => (
-                    <div key={r.rater}>
-                      <strong>{r.rater}:</strong> {r.reason}
-                    </div>
-                  ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {report.nSeeds ? (
+        <WindowTable
+          window={seeds}
+          columns={columns}
+          sortable={["id"]}
+          noun="seeds"
+          testId="seeds"
+          filters={
+            <select
+              name="s_status"
+              aria-label="Seed status"
+              defaultValue={(seeds.query.filters as Record<string, string>).status}
+            >
+              <option value="">All seeds</option>
+              <option value="accepted">accepted</option>
+              <option value="rejected">rejected</option>
+              <option value="pending">pending</option>
+            </select>
+          }
+          rowProps={(r) => ({ "data-seed": r.id })}
+        />
       ) : null}
     </>
   );
 }
 
+const seedCol = columnHelper<SeedOutcome>();
+
 const col = columnHelper<ReviewItemRow>();
 
 /** The set's items. */
-export function ItemsTable({ items }: { items: ReviewItemRow[] }) {
+export function ItemsTable({ items }: { items: ListWindow<ReviewItemRow> }) {
   const columns = useMemo(
     () => [
       col.accessor((r) => r.position + 1, { id: "position", header: "#" }),
-      col.accessor("externalId", { header: "Item" }),
+      col.accessor("externalId", { id: "externalId", header: "Item" }),
       col.accessor("kind", { header: "Kind" }),
       col.accessor("caseType", { header: "Type" }),
       col.accessor("diagnosis", { header: "Diagnosis" }),
@@ -149,10 +172,23 @@ export function ItemsTable({ items }: { items: ReviewItemRow[] }) {
   );
   return (
     <>
-      <DataTable
-        data={items}
+      <WindowTable
+        window={items}
         columns={columns}
-        filterLabel="Filter items"
+        sortable={["position", "externalId"]}
+        noun="items"
+        testId="items"
+        filterLabel="Item id starts with"
+        filters={
+          <select name="kind" aria-label="Kind" defaultValue={(items.query.filters as Record<string, string>).kind}>
+            <option value="">All kinds</option>
+            {REVIEW_ITEM_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
+          </select>
+        }
         rowProps={(r) => ({ "data-item": r.externalId })}
       />
     </>

@@ -1,7 +1,9 @@
 /** The parts of a judge-validation set's admin page, one per step: responses, sample, raters, exports, judges. */
 import { Form, Link } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/ui/data-table";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
+import type { ListWindow } from "~/platform/list-window";
 import { Csrf } from "~/root";
 import type { JudgeRow } from "~/judge-validation/judge-candidates.server";
 import type { UploadResult } from "~/judge-validation/judge-forms.server";
@@ -345,13 +347,23 @@ export function CandidateJudgesSection({
   );
 }
 
-const col = columnHelper<SampledItemRow>();
+const col = columnHelper<SampledItemRow & { position: number }>();
 
 /** The sampled responses, each linking to its detail page. */
-export function SampleSection({ set, items }: { set: JudgeSetSummary; items: SampledItemRow[] }) {
+export function SampleSection({
+  set,
+  items,
+  buckets,
+}: {
+  set: JudgeSetSummary;
+  items: ListWindow<SampledItemRow & { position: number }>;
+  buckets: readonly string[];
+}) {
   const columns = useMemo(
     () => [
+      col.accessor("position", { id: "position", header: "#" }),
       col.accessor("annotationId", {
+        id: "annotationId",
         header: "Annotation id",
         cell: (info) => (
           <Link to={`/admin/judge-validation/${set.id}/items/${info.row.original.itemId}`}>{info.getValue()}</Link>
@@ -369,11 +381,28 @@ export function SampleSection({ set, items }: { set: JudgeSetSummary; items: Sam
   );
   return (
     <>
-      <h2>Sample ({items.length})</h2>
-      <DataTable
-        data={items}
+      <h2>Sample ({set.items})</h2>
+      <WindowTable
+        window={items}
         columns={columns}
-        filterLabel="Filter the sample"
+        sortable={["position", "annotationId"]}
+        noun="responses"
+        testId="sample"
+        filterLabel="Annotation id starts with"
+        filters={
+          <select
+            name="bucket"
+            aria-label="Bucket"
+            defaultValue={(items.query.filters as Record<string, string>).bucket}
+          >
+            <option value="">All buckets</option>
+            {buckets.map((b) => (
+              <option key={b} value={b}>
+                {b}
+              </option>
+            ))}
+          </select>
+        }
         rowProps={(r) => ({ "data-item": r.annotationId })}
       />
     </>

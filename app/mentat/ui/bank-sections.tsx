@@ -1,8 +1,16 @@
 /** The parts of a MENTAT question bank's admin page: the fitted labels, the fit, the variant sets, the questions. */
 import { Form } from "@remix-run/react";
 import { useMemo } from "react";
-import { columnHelper, DataTable } from "~/ui/data-table";
-import { DEFAULT_AGES, DEFAULT_RACES, OPTION_LETTERS, VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
+import { columnHelper } from "~/ui/data-table";
+import {
+  DEFAULT_AGES,
+  DEFAULT_RACES,
+  MENTAT_DOMAINS,
+  OPTION_LETTERS,
+  VARIANT_DIMENSIONS,
+} from "~/expert-panel/domain/expert-scales";
+import { WindowTable } from "~/ui/window-table";
+import type { ListWindow } from "~/platform/list-window";
 import { Csrf } from "~/root";
 import type { getLatestFit } from "~/mentat/fits.server";
 import { CURRENT_MENTAT_FIT, MENTAT_FIT_VERSIONS } from "~/mentat/domain/bradley-terry";
@@ -21,7 +29,11 @@ export interface BankFitView {
   converged: LatestFit["result"]["labels"]["converged"];
   notConverged: LatestFit["result"]["labels"]["bootstrap"]["notConverged"];
   raters: LatestFit["result"]["labels"]["raters"];
+  /** Of the questions the page shows. */
   questions: LatestFit["result"]["labels"]["questions"];
+  /** Every question whose fit is separated. */
+  separated: string[];
+  /** Of the questions the page shows. */
   agreement: LatestFit["result"]["agreement"];
 }
 
@@ -39,14 +51,10 @@ export function FitSummary({ fit }: { fit: BankFitView | null }) {
             {fit.objective.toFixed(3)}, {fit.converged ? "converged" : <strong className="stale">not converged</strong>}
             {fit.notConverged ? ` (${fit.notConverged} refits not converged)` : ""}.
           </p>
-          {fit.questions.some((q) => q.separated) ? (
+          {fit.separated.length ? (
             <p className="stale">
               Separated, no finite maximum (an option never loses or never wins), labels not reliable:{" "}
-              {fit.questions
-                .filter((q) => q.separated)
-                .map((q) => q.question)
-                .join(", ")}
-              .
+              {fit.separated.join(", ")}.
             </p>
           ) : null}
           {fit.stale ? <p className="stale">Ratings changed since this fit: run it again before exporting.</p> : null}
@@ -197,10 +205,10 @@ const col = columnHelper<QuestionRow & { labels: string; intervals: string; alph
 const pct = (p: number) => `${Math.round(p * 100)}%`;
 
 /** The bank's questions with their fitted preference labels and agreement. */
-export function QuestionsTable({ questions, fit }: { questions: QuestionRow[]; fit: BankFitView | null }) {
+export function QuestionsTable({ questions, fit }: { questions: ListWindow<QuestionRow>; fit: BankFitView | null }) {
   const labelOf = useMemo(() => new Map((fit?.questions ?? []).map((q) => [q.question, q])), [fit]);
   const alphaOf = useMemo(() => new Map((fit?.agreement ?? []).map((q) => [q.question, q])), [fit]);
-  const rows = questions.map((q) => {
+  const rows = questions.rows.map((q) => {
     const l = labelOf.get(q.externalId);
     const a = alphaOf.get(q.externalId);
     return {
@@ -217,7 +225,7 @@ export function QuestionsTable({ questions, fit }: { questions: QuestionRow[]; f
   const columns = useMemo(
     () => [
       col.accessor((r) => r.position + 1, { id: "position", header: "#" }),
-      col.accessor("externalId", { header: "Question" }),
+      col.accessor("externalId", { id: "externalId", header: "Question" }),
       col.accessor("domain", { header: "Domain" }),
       col.accessor((r) => (r.preference ? "preference" : "intended answer"), { id: "label", header: "Label from" }),
       col.accessor(
@@ -245,10 +253,27 @@ export function QuestionsTable({ questions, fit }: { questions: QuestionRow[]; f
   );
   return (
     <>
-      <DataTable
-        data={rows}
+      <WindowTable
+        window={{ ...questions, rows }}
         columns={columns}
-        filterLabel="Filter questions"
+        sortable={["position", "externalId"]}
+        noun="questions"
+        testId="questions"
+        filterLabel="Question id starts with"
+        filters={
+          <select
+            name="domain"
+            aria-label="Domain"
+            defaultValue={(questions.query.filters as Record<string, string>).domain}
+          >
+            <option value="">All domains</option>
+            {MENTAT_DOMAINS.map((d) => (
+              <option key={d} value={d}>
+                {d}
+              </option>
+            ))}
+          </select>
+        }
         rowProps={(r) => ({ "data-question": r.externalId })}
       />
     </>

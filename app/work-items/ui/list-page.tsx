@@ -76,12 +76,21 @@ export function ProgressCard({
  * The progress of a list of work items, the same on every list: submitted counts locked work too, so the breakdown
  * says how many of the submitted are locked rather than listing them as a separate, contradicting count.
  */
-export function WorkProgressCard({ states }: { states: readonly WorkState[] }) {
-  const n = (s: WorkState) => states.filter((x) => x === s).length;
+export function WorkProgressCard({
+  states,
+  counts,
+}: {
+  /** The states of every item of the list … */
+  states?: readonly WorkState[];
+  /** … or how many items are in each state, when the page shows a window of the list (docs/architecture.md, "Pages are windows"). */
+  counts?: Readonly<Record<WorkState, number>>;
+}) {
+  const n = (s: WorkState) => (counts ? counts[s] : (states ?? []).filter((x) => x === s).length);
   const done = n("submitted") + n("locked");
   const locked = n("locked");
+  const total = n("not_started") + n("draft") + done;
   const breakdown =
     `${n("not_started")} not started · ${n("draft")} draft · ${done} submitted` +
     (locked ? ` (${locked === done ? "all" : locked} locked)` : "");
-  return <ProgressCard done={done} total={states.length} breakdown={breakdown} />;
+  return <ProgressCard done={done} total={total} breakdown={breakdown} />;
 }
