@@ -82,7 +82,7 @@ const DraftPostSchema = z.object({
 });
 
 /**
- * The post of a workspace (draft autosave or submission, components/use-draft): the id in the route, the intent,
+ * The post of a workspace (draft autosave or submission, app/work-items/ui/use-save-state.ts): the id in the route, the intent,
  * the version the page read (optimistic concurrency) and the values as one JSON field, checked with `schema`.
  * Anything but the values being wrong is a malformed form (422): the page itself never sends one.
  */
