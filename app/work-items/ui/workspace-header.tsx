@@ -1,6 +1,13 @@
 import { Link } from "@remix-run/react";
 import { Fragment, type ReactNode } from "react";
-import { COMMON_KEYS, HELP_PATH, letterClashes, workspaceBindings, type WorkspaceId } from "../domain/keymap";
+import {
+  COMMON_KEYS,
+  HELP_PATH,
+  letterClashes,
+  workspaceBindings,
+  type LetterClash,
+  type WorkspaceId,
+} from "../domain/keymap";
 
 /**
  * The top row of a workspace page: back to the user's list, the item's title and state, the user's progress, and
@@ -105,10 +112,17 @@ export function LetterClashNote({ workspace }: { workspace: WorkspaceId }) {
       {clashes.map((c, i) => (
         <Fragment key={c.key}>
           {i > 0 ? "; " : ""}
-          <kbd>{c.key.toUpperCase()}</kbd> {c.here} ({c.elsewhere.map((e) => `${e.means} in ${e.title}`).join(", ")})
+          <kbd>{c.key.toUpperCase()}</kbd> {c.here} ({elsewhereText(c.elsewhere)})
         </Fragment>
       ))}
       .
     </p>
   );
+}
+
+/** "category in Screening, comment in MENTAT option ratings and MentalBench case review". */
+function elsewhereText(elsewhere: LetterClash["elsewhere"]): string {
+  const byMeaning = new Map<string, string[]>();
+  for (const e of elsewhere) byMeaning.set(e.means, [...(byMeaning.get(e.means) ?? []), e.title]);
+  return [...byMeaning].map(([means, titles]) => `${means} in ${titles.join(" and ")}`).join(", ");
 }
