@@ -246,11 +246,3 @@ function sendBeacon<V>(post: Record<string, string>, dispatch: (e: SaveEvent<V>)
     () => dispatch({ type: "beaconAnswer", status: 0, version: null, savedAt: null, now: Date.now() }),
   );
 }
-
-/**
- * The item's state as the page should show it now: the loader's state until a draft is saved from the page, which
- * makes a not-started item a draft (the badge beside the title follows the footer's "Saved …").
- */
-export function liveWorkState<S extends string>(loaded: S, draft: { machine: { draftSaved: boolean } }): S | "draft" {
-  return loaded === "not_started" && draft.machine.draftSaved ? "draft" : loaded;
-}
