@@ -5,21 +5,16 @@
  */
 import { INFO_REQUEST_KEYS, PRIMARY_ANSWER_KEYS } from "./judge-labels";
 import type { JudgeGuide } from "../domain/judge-guide";
-import type { RaterItemView, RatingSaveResult, RatingValues } from "../judge-ratings.server";
+import type { RaterItemView, RatingSaveResult } from "../judge-ratings.server";
+import { RATING_INCOMPLETE, RatingValuesSchema, ratingIncomplete, type RatingValues } from "../domain/rating-values";
 import { raterAction } from "~/evaluation/domain/judge";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
-import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
+import { TEXT_LIMITS } from "~/work-items/domain/text-limits";
 import { LimitedText } from "~/work-items/ui/text-limit";
 import type { WorkspaceDefinition } from "~/work-items/ui/workspace-page";
 import { useRef } from "react";
 
 type View = RaterItemView & { guidelines: GuidelinesView | null; guide: JudgeGuide };
-
-const RATING_LIMITS = {
-  icdCodes: ["The codes", TEXT_LIMITS.icdCodes],
-  diagnosisNames: ["The diagnosis names", TEXT_LIMITS.diagnosisNames],
-  notes: ["Notes", TEXT_LIMITS.notes],
-} as const;
 
 const link = (id: number | null) => (id !== null ? `/judge-validation/${id}` : null);
 
@@ -28,7 +23,7 @@ export const ratingWorkspace: WorkspaceDefinition<View, RatingValues, RatingSave
   words: {
     list: { to: "/judge-validation", label: "My responses" },
     form: "Rating",
-    incomplete: "Both features are needed to submit; see the marked fields.",
+    incomplete: RATING_INCOMPLETE,
     stateTestId: "rating-state",
   },
   itemKey: (view) => view.item.id,
@@ -44,12 +39,9 @@ export const ratingWorkspace: WorkspaceDefinition<View, RatingValues, RatingSave
     updatedAt: view.updatedAt,
     mode: !view.open ? "readOnly" : view.state === "submitted" ? "revision" : "draft",
   }),
-  check: (values) => {
-    const missing: Record<string, string> = {};
-    if (!values.primaryAnswer) missing.primaryAnswer = "Choose the primary answer (C, D or N).";
-    if (!values.infoRequest) missing.infoRequest = "Choose the information request (S, G or X).";
-    return { ...missing, ...overLimitErrors(values, RATING_LIMITS) };
-  },
+  // The same schema and rule as the server's (app/judge-validation/domain/rating-values.ts), at the same fields.
+  schema: RatingValuesSchema,
+  check: ratingIncomplete,
   closed: (view) => (view.open ? null : "Rating of this set is closed: the labels are final."),
   useParts: function useRatingParts({ view, draft }) {
     const { values, update, errors } = draft;

@@ -11,6 +11,8 @@ import { useRef, type ReactNode, type RefObject } from "react";
 import { WORK_STATE_LABELS, type WorkState } from "../domain/work-item";
 import type { WorkspaceId } from "../domain/keymap";
 import type { DraftResult, Errors, SaveMachine, SaveMode } from "../domain/save-state";
+import type { ZodType, ZodTypeDef } from "zod";
+import { schemaFieldErrors } from "~/platform/forms";
 import { useRootData } from "~/root";
 import { DraftFooter } from "./draft-footer";
 import { GuidelinesPanel } from "./guidelines-panel";
@@ -69,7 +71,13 @@ export interface WorkspaceDefinition<View, V extends object, R extends DraftResu
   values: (view: View) => { initial: V; version: number; updatedAt: number | null; mode: SaveMode };
   /** How a change applies to the values (default: merged in). */
   apply?: (values: V, patch: Partial<V>) => V;
-  /** The server's rules, checked before a submission so mistakes show at their fields at once. */
+  /**
+   * The values' one zod schema, the one the route's action parses them with: its problems show at their fields
+   * before a submission, in the server's words (app/platform/forms.ts:schemaFieldErrors). Optional while a
+   * protocol's schema still lives in its server module.
+   */
+  schema?: ZodType<unknown, ZodTypeDef, unknown>;
+  /** The server's rules beyond the schema (completeness), checked before a submission at their fields. */
   check: (values: V, view: View) => Errors;
   /** Why the work cannot change any more, shown instead of the submit button (null: it can). */
   closed?: (view: View) => string | null;
@@ -114,7 +122,7 @@ function Workspace<View, V extends object, R extends DraftResult>({
     mode: loaded.mode,
     csrf,
     apply: d.apply,
-    check: (values) => d.check(values, view),
+    check: (values) => ({ ...(d.schema ? schemaFieldErrors(d.schema, values) : {}), ...d.check(values, view) }),
     incompleteMessage: d.words.incomplete,
     onSubmitted: (result) =>
       d.onSubmitted ? d.onSubmitted(view, result, navigate) : navigate(nav.next ?? d.words.list.to),
