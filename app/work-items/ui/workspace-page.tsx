@@ -11,7 +11,7 @@ import { useRef, type ReactNode, type RefObject } from "react";
 import { WORK_STATE_LABELS, type WorkState } from "../domain/work-item";
 import type { WorkspaceId } from "../domain/keymap";
 import type { DraftResult, Errors, SaveMachine, SaveMode } from "../domain/save-state";
-import type { ZodType, ZodTypeDef } from "zod";
+import type { ZodType } from "zod";
 import { schemaFieldErrors } from "~/platform/forms";
 import { useRootData } from "~/root";
 import { DraftFooter } from "./draft-footer";
@@ -76,7 +76,7 @@ export interface WorkspaceDefinition<View, V extends object, R extends DraftResu
    * before a submission, in the server's words (app/platform/forms.ts:schemaFieldErrors). Optional while a
    * protocol's schema still lives in its server module.
    */
-  schema?: ZodType<unknown, ZodTypeDef, unknown>;
+  schema?: ZodType;
   /** The server's rules beyond the schema (completeness), checked before a submission at their fields. */
   check: (values: V, view: View) => Errors;
   /** Why the work cannot change any more, shown instead of the submit button (null: it can). */
