@@ -7,11 +7,10 @@
  */
 import { readFileSync } from "node:fs";
 import { and, asc, eq } from "drizzle-orm";
-import { z } from "zod";
 import { judgeItems, judgeRatings, type JudgeRatingStatus } from "../../db/schema";
 import { visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import { judgeGuide, type JudgeGuide } from "./domain/judge-guide";
-import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../evaluation/domain/judge";
+import { RATING_INCOMPLETE, ratingIncomplete, type RatingValues } from "./domain/rating-values";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
 import {
@@ -21,23 +20,12 @@ import {
   type SaveResult,
   type WorkState,
 } from "../work-items/domain/work-item";
-import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 
 export type RatingState = WorkState;
 
-export const RatingValuesSchema = z.object({
-  primaryAnswer: z.enum(["", ...PRIMARY_ANSWERS]).default(""),
-  infoRequest: z.enum(["", ...INFO_REQUESTS]).default(""),
-  icdCodes: z.string().trim().max(TEXT_LIMITS.icdCodes, tooLongMessage("The codes", TEXT_LIMITS.icdCodes)).default(""),
-  diagnosisNames: z
-    .string()
-    .trim()
-    .max(TEXT_LIMITS.diagnosisNames, tooLongMessage("The diagnosis names", TEXT_LIMITS.diagnosisNames))
-    .default(""),
-  notes: z.string().max(TEXT_LIMITS.notes, tooLongMessage("Notes", TEXT_LIMITS.notes)).default(""),
-});
-export type RatingValues = z.infer<typeof RatingValuesSchema>;
+// The values' one schema, shared with the page (app/judge-validation/domain/rating-values.ts).
+export { RatingValuesSchema, type RatingValues } from "./domain/rating-values";
 
 const EMPTY_RATING: RatingValues = {
   primaryAnswer: "",
@@ -176,11 +164,8 @@ const ratingWork: WorkItemAdapter<FoundRating, RatingRow, RatingValues> = {
   meta: (r) => ({ id: r.id, state: stateOf(r.status), version: r.version, savedAt: r.updatedAt }),
   valuesOf: (row) => (row ? valuesOf(row) : EMPTY_RATING),
   check(_tx, _found, values) {
-    const errors: Record<string, string> = {};
-    if (!values.primaryAnswer) errors.primaryAnswer = "Choose the primary answer (C, D or N).";
-    if (!values.infoRequest) errors.infoRequest = "Choose the information request (S, G or X).";
-    if (Object.keys(errors).length)
-      return { ok: false, message: "Both features are needed to submit; see the marked fields.", errors };
+    const errors = ratingIncomplete(values);
+    if (Object.keys(errors).length) return { ok: false, message: RATING_INCOMPLETE, errors };
     return { ok: true, values };
   },
   audited: (v) => ({

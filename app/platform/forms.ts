@@ -3,6 +3,23 @@ import { MAX_ACTIVE_MS_PER_SAVE } from "../work-items/domain/active-time";
 
 export type FieldErrors = Record<string, string>;
 
+/** A zod schema's issues at their fields: the first message of each top-level field (`_form` for the whole). */
+function issueFieldErrors(issues: readonly z.ZodIssue[]): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) errors[String(issue.path[0] ?? "_form")] ??= issue.message;
+  return errors;
+}
+
+/**
+ * The field errors the server's parse of a workspace's values (parseDraftPost) would answer, computed in the page
+ * from the same schema, so that they show at once and at the same fields (docs/architecture.md, "One workspace
+ * page").
+ */
+export function schemaFieldErrors(schema: z.ZodType, values: unknown): FieldErrors {
+  const parsed = schema.safeParse(values);
+  return parsed.success ? {} : issueFieldErrors(parsed.error.issues);
+}
+
 /** Parses form fields with a zod schema; errors keyed by field, first message each, for display at the field. */
 export function parseForm<S extends z.ZodType>(
   schema: S,
@@ -82,7 +99,7 @@ const DraftPostSchema = z.object({
 });
 
 /**
- * The post of a workspace (draft autosave or submission, components/use-draft): the id in the route, the intent,
+ * The post of a workspace (draft autosave or submission, app/work-items/ui/use-save-state.ts): the id in the route, the intent,
  * the version the page read (optimistic concurrency) and the values as one JSON field, checked with `schema`.
  * Anything but the values being wrong is a malformed form (422): the page itself never sends one.
  */
@@ -113,8 +130,7 @@ export function parseDraftPost<S extends z.ZodType, R extends DraftReport = "fie
   const values = schema.safeParse(raw);
   if (values.success && post.data.values.length > opts.maxLength) return fail(TOO_LONG, {});
   if (!values.success) {
-    const errors: FieldErrors = {};
-    for (const issue of values.error.issues) errors[String(issue.path[0] ?? "_form")] ??= issue.message;
+    const errors = issueFieldErrors(values.error.issues);
     // Either way the fields are marked; `message` only changes what is said above them.
     return fail(messageOnly ? values.error.issues[0]!.message : INVALID, errors);
   }

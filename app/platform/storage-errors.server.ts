@@ -77,7 +77,7 @@ function storageRefusal(error: unknown): StorageRefusal {
 export function saveResponse<R extends { ok: boolean; status?: unknown }>(result: R) {
   const status = result.ok ? 200 : typeof result.status === "number" ? result.status : 500;
   const headers: Record<string, string> = status === 503 ? { "Retry-After": String(BUSY_RETRY_AFTER_S) } : {};
-  // A save sent as the page is left (fetch keepalive, components/use-draft) reads the new version from here.
+  // A save sent as the page is left (fetch keepalive, app/work-items/ui/use-save-state.ts) reads the new version from here.
   const saved = result as { ok: boolean; version?: unknown; savedAt?: unknown };
   if (saved.ok && typeof saved.version === "number") headers["X-Concord-Version"] = String(saved.version);
   if (saved.ok && typeof saved.savedAt === "number") headers["X-Concord-Saved-At"] = String(saved.savedAt);

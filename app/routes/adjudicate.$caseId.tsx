@@ -17,8 +17,8 @@ import { icd10Index } from "~/icd10/icd10.server";
 import { Csrf, useRootData } from "~/root";
 import { answerDraftPost } from "~/work-items/workspace-route.server";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
-import { useDraft, saveStateText } from "~/work-items/ui/use-draft";
-import { ReloadButton } from "~/work-items/ui/draft-footer";
+import { useSaveState } from "~/work-items/ui/use-save-state";
+import { ReloadButton, SaveProblem, SaveStateLine } from "~/work-items/ui/draft-footer";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import type { SaveResult } from "~/work-items/domain/work-item";
 import {
@@ -240,7 +240,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
   const intent = independentPhase && view.mode === "two_phase" ? "independent" : "decide";
   // Drafts through the engine, like annotation: saved shortly after each change, restored from the loader. The
   // step itself is recorded by the form below (recording the judgement or deciding removes the draft).
-  const draft = useDraft<AdjudicationDraftValues, SaveResult>({
+  const draft = useSaveState<AdjudicationDraftValues, SaveResult>({
     initial:
       view.draft?.values ??
       toValues(
@@ -250,8 +250,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
     version: view.draft?.version ?? 0,
     updatedAt: view.draft?.updatedAt ?? null,
     csrf,
-    autosave: !decided,
-    readOnly: decided,
+    mode: decided ? "readOnly" : "draft",
     check: () => ({}),
     incompleteMessage: "",
     onSubmitted: () => {},
@@ -281,7 +280,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
     },
     (key) => {
       if (decided) return false;
-      const current = draft.valuesRef.current;
+      const current = draft.latest();
       if (key === "s") update({ sufficiency: "sufficient" });
       else if (key === "i") update({ sufficiency: "insufficient" });
       else if (/^[1-5]$/.test(key) && Number(key) <= T && current.sufficiency === "sufficient")
@@ -298,7 +297,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
         next: view.nextCaseId !== null ? `/adjudicate/${view.nextCaseId}` : null,
         previous: view.previousCaseId !== null ? `/adjudicate/${view.previousCaseId}` : null,
         search: () => {
-          if (!decided) searchCode(draft.valuesRef.current.sufficiency);
+          if (!decided) searchCode(draft.latest().sufficiency);
         },
       },
     },
@@ -321,10 +320,11 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
         list={{ to: "/adjudicate", label: "Queue" }}
         title={
           <>
-            Case {view.case.externalId} <small className="muted">({view.case.studyName})</small>{" "}
-            {view.reason ? <span className="badge">disagreement on {view.reason}</span> : null}
+            Case {view.case.externalId} <small className="muted">({view.case.studyName})</small>
           </>
         }
+        // Beside the state on a second line, so that the header of the reveal fits one line at 1280 px.
+        detail={view.reason ? <span className="badge">disagreement on {view.reason}</span> : null}
         state={{ value: stateBadge.value, label: stateBadge.label, testId: "case-state" }}
         progress={view.progress}
         doneWord="decided"
@@ -477,21 +477,9 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
                   +<kbd>Enter</kbd>
                 </button>
                 <span className="spacer" />
-                <small className="muted" data-testid="save-state" aria-live="polite">
-                  {saveStateText(draft.saveState, draft.autosave)}
-                </small>
+                <SaveStateLine draft={draft} />
               </div>
-              {draft.saveState.kind === "failed" || draft.saveState.kind === "conflict" ? (
-                <p className="field-error" role="alert" data-testid="save-problem">
-                  Draft not saved: {draft.saveState.message}
-                  {draft.saveState.kind === "conflict" ? (
-                    <>
-                      {" "}
-                      <ReloadButton />
-                    </>
-                  ) : null}
-                </p>
-              ) : null}
+              <SaveProblem draft={draft} prefix="Draft not saved: " />
             </Form>
           )}
           <ShortcutsCard workspace="adjudication" />

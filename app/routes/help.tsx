@@ -3,7 +3,7 @@ import { Link } from "@remix-run/react";
 import { Fragment } from "react";
 import { requireUser } from "~/accounts/guard.server";
 import { COMMON_KEYS, WORKSPACE_KEYMAPS, workspaceBindings, type WorkspaceId } from "~/work-items/domain/keymap";
-import { KeyCaps } from "~/work-items/ui/workspace-header";
+import { KeyCaps, LetterClashNote } from "~/work-items/ui/workspace-header";
 import { GUIDES, guidePath } from "~/help/domain/guides";
 
 export const meta: MetaFunction = () => [{ title: "Help · Concord" }];
@@ -67,6 +67,7 @@ export default function Help() {
               </Fragment>
             ))}
           </dl>
+          <LetterClashNote workspace={id} />
         </div>
       ))}
     </section>

@@ -92,6 +92,17 @@ describe("the adjudicator's workspace", () => {
     await page.keyboard.press("Control+Enter");
     await page.getByTestId("differences").waitFor();
     expect(await page.locator(".badge:not([data-testid=case-state])").textContent()).toBe("disagreement on diagnosis");
+    // The reveal's header fits one line at 1280 px: the dispute reason has a line of its own under it.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const header = await page.evaluate(() => {
+      const row = document.querySelector("section > .row")!;
+      const links = [...row.querySelectorAll("a.button")];
+      return {
+        titleBottom: row.querySelector("h1")!.getBoundingClientRect().bottom,
+        lastLinkTop: links[links.length - 1]!.getBoundingClientRect().top,
+      };
+    });
+    expect(header.lastLinkTop).toBeLessThan(header.titleBottom);
     const row = (field: string) => page.locator(`[data-testid=differences] tr[data-field=${field}]`);
     expect(await row("icd10").getAttribute("data-differs")).toBe("true");
     expect(await row("earliestSection").getAttribute("data-differs")).toBe("true");

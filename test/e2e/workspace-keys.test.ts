@@ -2,49 +2,13 @@
  * The keys keep their promise in every workspace (docs/architecture.md, "Keymap"), driven on the demo from one table:
  * a row per workspace. In each, the guidelines panel (open on a first visit) closes with Esc; typing in a text field
  * and pressing Esc leaves the field, so that `?` then opens the guidelines instead of being typed; Esc closes them
- * again. A seventh workspace is tested by adding a row.
+ * again. A seventh workspace is tested by adding a row to test/support/workspace-rows.ts.
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hydrated, launchBrowser, logIn } from "../support/browser";
 import { startApp, type RunningApp } from "../support/server";
-
-const DEMO_PASSWORD = "concord-demo";
-
-interface WorkspaceRow {
-  workspace: string;
-  user: string;
-  /** The list page, and the prefix of its links to items. */
-  list: string;
-  itemPrefix: string;
-  /** Brings the text field up when it is not there from the start. */
-  prepare?: (page: Page) => Promise<void>;
-  /** The text field typed into. */
-  field: string;
-}
-
-const ROWS: WorkspaceRow[] = [
-  { workspace: "annotation", user: "annotator1", list: "/annotate", itemPrefix: "/annotate/", field: "#notes" },
-  {
-    workspace: "adjudication",
-    user: "adjudicator",
-    list: "/adjudicate",
-    itemPrefix: "/adjudicate/",
-    // The independent judgement's only text field is the code search of a sufficient note.
-    prepare: (page) => page.keyboard.press("s"),
-    field: "#icd10-search",
-  },
-  {
-    workspace: "judge validation",
-    user: "rater1",
-    list: "/judge-validation",
-    itemPrefix: "/judge-validation/",
-    field: "#notes",
-  },
-  { workspace: "screening", user: "rater1", list: "/screening", itemPrefix: "/screening/", field: "#notes" },
-  { workspace: "MENTAT", user: "rater1", list: "/expert-ratings", itemPrefix: "/mentat/", field: "#comment" },
-  { workspace: "case review", user: "rater1", list: "/expert-ratings", itemPrefix: "/case-review/", field: "#comment" },
-];
+import { DEMO_PASSWORD, firstItem, WORKSPACE_ROWS as ROWS } from "../support/workspace-rows";
 
 let app: RunningApp;
 let browser: Browser;
@@ -58,13 +22,6 @@ afterAll(async () => {
   await browser?.close();
   await app?.stop();
 });
-
-async function firstItem(page: Page, prefix: string): Promise<string> {
-  const hrefs = await page.$$eval(`a[href^="${prefix}"]`, (as) => as.map((a) => a.getAttribute("href") ?? ""));
-  const found = hrefs.find((h) => h.length > prefix.length);
-  if (!found) throw new Error(`no link ${prefix}… on ${page.url()}`);
-  return found;
-}
 
 /** Whether the focus is in a field where letters are typed. */
 function focusInTextField(page: Page): Promise<boolean> {

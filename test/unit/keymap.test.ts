@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import {
   commonKeyOf,
+  letterClashes,
   COMMON_KEYS,
   NAVIGATION_KEYS,
   WORKSPACE_KEYMAPS,
@@ -58,5 +59,42 @@ describe("the keymap", () => {
     expect(slash("annotation")).toMatch(/^search ICD-10 codes/);
     expect(slash("adjudication")).toMatch(/^search ICD-10 codes/);
     expect(slash("judge-validation")).toMatch(/^go to the ICD codes field \(plain text: codes separated by commas/);
+  });
+});
+
+describe("one letter, one meaning where the labels allow it", () => {
+  it("lists every letter that means something else in another workspace, on both sides", () => {
+    expect(letterClashes("judge-validation").map((c) => [c.key, c.here])).toEqual([
+      ["c", "committed"],
+      ["n", "none"],
+      ["s", "specific"],
+    ]);
+    const c = letterClashes("judge-validation").find((x) => x.key === "c")!;
+    expect(c.elsewhere.map((e) => `${e.workspace}:${e.means}`)).toEqual([
+      "screening:category",
+      "mentat:comment",
+      "case-review:comment",
+    ]);
+    // Symmetric: a clash said on one card is said on the other.
+    for (const id of WORKSPACES)
+      for (const clash of letterClashes(id))
+        for (const e of clash.elsewhere)
+          expect(
+            letterClashes(e.workspace).some((x) => x.key === clash.key),
+            `${id}/${e.workspace}: ${clash.key}`,
+          ).toBe(true);
+  });
+
+  it("says nothing of letters that mean the same everywhere", () => {
+    // S and I mean sufficient / insufficient in annotation and adjudication alike; M missing information.
+    const annotation = letterClashes("annotation").map((c) => c.key);
+    expect(annotation).toEqual(["s"]);
+    expect(letterClashes("mentat").map((c) => c.key)).toEqual(["c"]);
+  });
+
+  it("gives every letter key a meaning, so that no clash can go unlisted", () => {
+    for (const id of WORKSPACES)
+      for (const b of WORKSPACE_KEYMAPS[id].own)
+        for (const k of b.keys.filter((k) => /^[a-z]$/.test(k))) expect(b.means?.[k], `${id}: ${k}`).toBeTruthy();
   });
 });

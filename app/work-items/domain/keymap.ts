@@ -12,6 +12,8 @@ export interface KeyBinding {
   /** How the key is shown: each entry is one key cap, "+" joins a combination ("Ctrl+Enter"), "–" a range. */
   show: string;
   does: string;
+  /** What each letter of `keys` means here, in a word or two ("committed"), for the letters that differ between workspaces. */
+  means?: Readonly<Record<string, string>>;
 }
 
 /** The keys every workspace answers to, with the same meaning everywhere. Single keys act outside text fields. */
@@ -56,9 +58,9 @@ export interface WorkspaceKeymap {
 
 /** Label keys shared by the two workspaces that record a case label (annotation and adjudication). */
 const CASE_LABEL_KEYS: readonly KeyBinding[] = [
-  { keys: ["s", "i"], show: "S / I", does: "sufficient / insufficient" },
+  { keys: ["s", "i"], show: "S / I", does: "sufficient / insufficient", means: { s: "sufficient", i: "insufficient" } },
   { keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "earliest sufficient section" },
-  { keys: ["m"], show: "M", does: "missing information (Tab, Space)" },
+  { keys: ["m"], show: "M", does: "missing information (Tab, Space)", means: { m: "missing information" } },
 ];
 
 export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
@@ -79,7 +81,10 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
       "search ICD-10 codes (arrows, Enter to choose, Enter again to confirm a category, Esc to leave); on a note not yet judged sufficient it goes to that question and records nothing",
     previous: true,
     submitDoes: "record the step: the independent judgement, then the decision (and go to the next case)",
-    own: [...CASE_LABEL_KEYS, { keys: ["r"], show: "R", does: "rationale (final decision)" }],
+    own: [
+      ...CASE_LABEL_KEYS,
+      { keys: ["r"], show: "R", does: "rationale (final decision)", means: { r: "rationale" } },
+    ],
   },
   "judge-validation": {
     title: "Judge validation",
@@ -88,8 +93,18 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     search: "go to the ICD codes field (plain text: codes separated by commas; Tab to names and notes)",
     previous: true,
     own: [
-      { keys: ["c", "d", "n"], show: "C / D / N", does: "primary answer: committed / differential / none" },
-      { keys: ["s", "g", "x"], show: "S / G / X", does: "information request: specific / generic only / none" },
+      {
+        keys: ["c", "d", "n"],
+        show: "C / D / N",
+        does: "primary answer: committed / differential / none",
+        means: { c: "committed", d: "differential", n: "none" },
+      },
+      {
+        keys: ["s", "g", "x"],
+        show: "S / G / X",
+        does: "information request: specific / generic only / none",
+        means: { s: "specific", g: "generic only", x: "none" },
+      },
     ],
   },
   screening: {
@@ -99,8 +114,8 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     search: null,
     previous: true,
     own: [
-      { keys: ["y", "n"], show: "Y / N", does: "relevant: yes / no" },
-      { keys: ["c"], show: "C", does: "category (arrows, Enter or Esc to leave)" },
+      { keys: ["y", "n"], show: "Y / N", does: "relevant: yes / no", means: { y: "yes", n: "no" } },
+      { keys: ["c"], show: "C", does: "category (arrows, Enter or Esc to leave)", means: { c: "category" } },
       { keys: ["1", "2", "3"], show: "1–3", does: "confidence" },
     ],
   },
@@ -114,7 +129,7 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
       { keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "go to an option's slider" },
       { keys: [], show: "← → / PgUp PgDn", does: "change the rating by 1 / by 10" },
       { keys: [], show: "Home / End", does: "0 / 100" },
-      { keys: ["c"], show: "C", does: "comment" },
+      { keys: ["c"], show: "C", does: "comment", means: { c: "comment" } },
     ],
   },
   "case-review": {
@@ -124,12 +139,47 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     search: null,
     previous: true,
     own: [
-      { keys: ["a", "r"], show: "A / R", does: "accept / reject a seed (then type the reason)" },
+      {
+        keys: ["a", "r"],
+        show: "A / R",
+        does: "accept / reject a seed (then type the reason)",
+        means: { a: "accept", r: "reject" },
+      },
       { keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "score the highlighted dimension, then move to the next" },
-      { keys: ["c"], show: "C", does: "comment" },
+      { keys: ["c"], show: "C", does: "comment", means: { c: "comment" } },
     ],
   },
 };
+
+/** One letter that means one thing in this workspace and another elsewhere (the labels' own initials). */
+export interface LetterClash {
+  key: string;
+  here: string;
+  elsewhere: { workspace: WorkspaceId; title: string; means: string }[];
+}
+
+/**
+ * The letters of a workspace's own keys that mean something else in another workspace. A letter means one thing in
+ * every workspace where the labels allow it; where a label's initial is the key (C for committed in judge
+ * validation, C for comment in MENTAT), the card says so from this list, so no clash goes unsaid.
+ */
+export function letterClashes(id: WorkspaceId): LetterClash[] {
+  const meaningsOf = (w: WorkspaceId) =>
+    new Map(WORKSPACE_KEYMAPS[w].own.flatMap((b) => Object.entries(b.means ?? {})));
+  const here = meaningsOf(id);
+  const others = (Object.keys(WORKSPACE_KEYMAPS) as WorkspaceId[]).filter((w) => w !== id);
+  const clashes: LetterClash[] = [];
+  for (const [key, means] of here) {
+    const elsewhere = others.flatMap((w) => {
+      const there = meaningsOf(w).get(key);
+      return there !== undefined && there !== means
+        ? [{ workspace: w, title: WORKSPACE_KEYMAPS[w].title, means: there }]
+        : [];
+    });
+    if (elsewhere.length) clashes.push({ key, here: means, elsewhere });
+  }
+  return clashes;
+}
 
 /** Every key a workspace answers to, in the order its card lists them: its own keys, then the shared ones. */
 export function workspaceBindings(id: WorkspaceId): KeyBinding[] {

@@ -1,32 +1,22 @@
-import { saveStateText, type SaveState } from "./use-draft";
+import { saveStateText } from "../domain/save-state";
+import type { SaveState } from "./use-save-state";
 
 /**
- * The foot of a workspace's form (components/use-draft): the form's message, the submit button (or, for work that
- * can no longer change, why not), and what is true of the draft: saved · saving · unsaved · retrying · conflict ·
- * failed (docs/architecture.md, "Saving under load"). Submitted work being changed is an explicit revising state with
- * *Save revision* and *Discard*.
+ * The foot of a workspace's form: the form's message, the submit button (or, for work that can no longer change, why
+ * not), and what the save-state machine says (app/work-items/domain/save-state.ts; docs/architecture.md, "The
+ * save-state machine"): saved · saving · unsaved · retrying · conflict · refused, and revising for submitted work
+ * changed on the page, with *Save revision* and *Discard*. `data-state` on `save-state` is the machine's status.
  */
 export function DraftFooter({
   draft,
-  submitted,
   closed = null,
 }: {
-  draft: {
-    message: string | null;
-    submit: () => void;
-    submitting: boolean;
-    saveState: SaveState;
-    autosave: boolean;
-    unsavedRevision: boolean;
-    discard?: () => void;
-  };
-  /** Submitted work: the button saves a revision. */
-  submitted: boolean;
+  draft: SaveState<object>;
   /** Shown instead of the button when the work can no longer change. */
   closed?: string | null;
-  /** Kept for callers: the revising state is always shown now. */
-  revisionHint?: boolean;
 }) {
+  const { machine } = draft;
+  const submitted = machine.mode === "revision";
   return (
     <>
       {draft.message ? (
@@ -42,7 +32,7 @@ export function DraftFooter({
             <button type="button" onClick={draft.submit} disabled={draft.submitting} data-testid="submit">
               {submitted ? "Save revision" : "Submit"} <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
             </button>
-            {submitted && draft.unsavedRevision && draft.discard && draft.saveState.kind !== "conflict" ? (
+            {machine.status === "revising" ? (
               <button type="button" className="secondary" onClick={draft.discard} data-testid="discard">
                 Discard
               </button>
@@ -50,33 +40,37 @@ export function DraftFooter({
           </>
         )}
         <span className="spacer" />
-        <small
-          className="muted"
-          data-testid="save-state"
-          data-state={draft.saveState.kind !== "conflict" && draft.unsavedRevision ? "revising" : draft.saveState.kind}
-          aria-live="polite"
-        >
-          {saveStateText(draft.saveState, draft.autosave, draft.unsavedRevision)}
-        </small>
+        <SaveStateLine draft={draft} />
       </div>
-      {draft.saveState.kind === "retrying" ||
-      draft.saveState.kind === "failed" ||
-      draft.saveState.kind === "conflict" ? (
-        <p
-          className={draft.saveState.kind === "retrying" ? "notice" : "field-error"}
-          role="alert"
-          data-testid="save-problem"
-        >
-          {draft.saveState.message}
-          {draft.saveState.kind === "conflict" ? (
-            <>
-              {" "}
-              <ReloadButton />
-            </>
-          ) : null}
-        </p>
-      ) : null}
+      <SaveProblem draft={draft} />
     </>
+  );
+}
+
+/** What is true of the draft, one line (`data-state`: the machine's status). */
+export function SaveStateLine({ draft }: { draft: SaveState<object> }) {
+  return (
+    <small className="muted" data-testid="save-state" data-state={draft.machine.status} aria-live="polite">
+      {saveStateText(draft.machine)}
+    </small>
+  );
+}
+
+/** Why the work is not saved (retrying, refused, conflict), with *Reload* for a conflict. */
+export function SaveProblem({ draft, prefix = "" }: { draft: SaveState<object>; prefix?: string }) {
+  const { status, problem } = draft.machine;
+  if (status !== "retrying" && status !== "refused" && status !== "conflict") return null;
+  return (
+    <p className={status === "retrying" ? "notice" : "field-error"} role="alert" data-testid="save-problem">
+      {prefix}
+      {problem}
+      {status === "conflict" ? (
+        <>
+          {" "}
+          <ReloadButton />
+        </>
+      ) : null}
+    </p>
   );
 }
 

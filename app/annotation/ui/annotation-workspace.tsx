@@ -1,0 +1,164 @@
+/**
+ * The annotator's workspace (docs/safe-psych.md, "Annotation"), as a definition for the one workspace shell
+ * (app/work-items/ui/workspace-page.tsx): the note's sections beside the label fields, the case label's check, the
+ * keys of the keymap's annotation row, and a training case's reveal.
+ */
+import { LabelFields, useLabelFieldFocus } from "./label-fields";
+import { TrainingReveal } from "./training-reveal";
+import { SECTION_TITLES, type SectionKind } from "../domain/sections";
+import { checkCaseLabel } from "~/gold/domain/gold";
+import type { AnnotatorCaseView, AnnotationValues, SaveResult } from "~/annotation/annotations.server";
+import type { GuidelinesView } from "~/guidelines/domain/guidelines";
+import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
+import { LimitedText } from "~/work-items/ui/text-limit";
+import type { WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+
+type View = AnnotatorCaseView & { guidelines: GuidelinesView | null };
+
+const ANNOTATION_LIMITS = {
+  notes: ["Notes", TEXT_LIMITS.notes],
+  missingOther: ["Other missing information", TEXT_LIMITS.missingOther],
+} as const;
+
+const link = (id: string | null) => (id !== null ? `/annotate/${id}` : null);
+
+/** The case label's rules as the server checks them (app/gold/domain/gold.ts:checkCaseLabel), at their fields. */
+export function annotationErrors(values: AnnotationValues, sectionCount: number): Record<string, string> {
+  const check = checkCaseLabel(
+    {
+      sufficiency: values.sufficiency || undefined,
+      icd10: values.icd10,
+      earliestSection: values.earliestSection ?? undefined,
+      missingInfo: values.missingInfo,
+      missingInfoOther: values.missingOther,
+    },
+    { sectionCount },
+  );
+  const e: Record<string, string> = {};
+  if (!check.ok)
+    for (const [k, v] of Object.entries(check.errors))
+      e[k === "missingInfoOther" ? "missingOther" : k] = v!.charAt(0).toUpperCase() + v!.slice(1) + ".";
+  return { ...e, ...overLimitErrors(values, ANNOTATION_LIMITS) };
+}
+
+export const annotationWorkspace: WorkspaceDefinition<View, AnnotationValues, SaveResult> = {
+  keymap: "annotation",
+  words: {
+    list: { to: "/annotate", label: "My cases" },
+    form: "Annotation",
+    incomplete: "The annotation is incomplete or invalid; see the marked fields.",
+    stateTestId: "case-state",
+  },
+  itemKey: (view) => view.case.id,
+  // data-case-id tells a browser test (or a screen reader) that this case's workspace, not the previous one, is up.
+  itemAttribute: "data-case-id",
+  title: (view) => (
+    <>
+      Case {view.case.externalId} <small className="muted">({view.case.studyName})</small>
+    </>
+  ),
+  state: (view) => view.state,
+  progress: (view) => view.progress,
+  guidelines: (view) => view.guidelines,
+  nav: (view) => ({ next: link(view.nextCaseId), previous: link(view.previousCaseId) }),
+  // Drafts are saved on the server shortly after each change, only while the annotation is a draft.
+  values: (view) => ({
+    initial: view.values,
+    version: view.version,
+    updatedAt: view.updatedAt,
+    mode: view.state === "locked" ? "readOnly" : view.state === "submitted" ? "revision" : "draft",
+  }),
+  check: (values, view) => annotationErrors(values, view.case.sections.length),
+  closed: (view) =>
+    view.state !== "locked"
+      ? null
+      : view.training
+        ? "Submitted: compare your label with the reference below."
+        : "Both annotations are in: this case is locked.",
+  onSubmitted: (view, _result, navigate) => {
+    // A training case stays on screen after its submission: the reference and its rationale are shown there.
+    if (view.training) navigate(".", { replace: true });
+    else navigate(link(view.nextCaseId) ?? "/annotate", { state: { submitted: view.case.externalId } });
+  },
+  useParts: function useAnnotationParts({ view, draft, formRef }) {
+    const { values, update, errors } = draft;
+    const locked = view.state === "locked";
+    const T = view.case.sections.length;
+    const { codeInput, missingRef, sufficiencyRef, focusMissing, searchCode } = useLabelFieldFocus();
+    const chosen = values.sufficiency === "sufficient" ? values.earliestSection : null;
+    return {
+      // Keys of the keymap's annotation row: S / I sufficiency, 1–T earliest section, M missing information.
+      onKey: (key) => {
+        const current = draft.latest();
+        if (key === "s") update({ sufficiency: "sufficient" });
+        else if (key === "i") update({ sufficiency: "insufficient" });
+        else if (/^[1-5]$/.test(key) && Number(key) <= T && current.sufficiency === "sufficient")
+          update({ earliestSection: Number(key) });
+        else if (key === "m") {
+          // The missing-information list exists only for an insufficient note.
+          if (current.sufficiency !== "insufficient") update({ sufficiency: "insufficient" });
+          focusMissing();
+        } else return false;
+        return true;
+      },
+      search: () => searchCode(draft.latest().sufficiency),
+      main: (
+        <div aria-label="Clinical note">
+          {view.case.sections.map((s) => (
+            <article
+              key={s.order}
+              className={`note-section${chosen === s.order ? " chosen" : ""}${
+                chosen !== null && s.order > chosen ? " after" : ""
+              }`}
+              data-section={s.order}
+            >
+              <h3>
+                <span className="num">{s.order}</span> {SECTION_TITLES[s.kind as SectionKind] ?? s.kind}
+                {values.sufficiency === "sufficient" && !locked ? (
+                  <button
+                    type="button"
+                    className="link"
+                    style={{ marginLeft: "0.75rem", fontSize: "0.85rem" }}
+                    onClick={() => update({ earliestSection: s.order })}
+                  >
+                    {chosen === s.order ? "earliest sufficient section" : "sufficient from here"}
+                  </button>
+                ) : null}
+              </h3>
+              <p>{s.content}</p>
+            </article>
+          ))}
+        </div>
+      ),
+      fields: (
+        <>
+          <LabelFields
+            values={values}
+            update={update}
+            sections={view.case.sections}
+            errors={errors}
+            disabled={locked}
+            codeInput={codeInput}
+            missingRef={missingRef}
+            sufficiencyRef={sufficiencyRef}
+            onCodeDone={() => formRef.current?.focus()}
+            shortcuts
+          />
+          <LimitedText
+            id="notes"
+            label="Notes (optional)"
+            what="Notes"
+            value={values.notes}
+            max={TEXT_LIMITS.notes}
+            error={errors.notes}
+            onChange={(v) => update({ notes: v })}
+            disabled={locked}
+          />
+        </>
+      ),
+      afterFooter: view.training?.reveal ? (
+        <TrainingReveal reveal={view.training.reveal} next={link(view.nextCaseId) ?? "/annotate"} />
+      ) : null,
+    };
+  },
+};
