@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { data } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { ROLES } from "~/accounts/roles";
 import { Csrf } from "~/root";
@@ -10,7 +11,6 @@ import {
   createUser,
   listUsers,
   PasswordSchema,
-  resetPassword,
   RolesSchema,
   setActive,
   setRoles,
@@ -34,7 +34,6 @@ const ActionSchema = z.discriminatedUnion("intent", [
     roles: RolesSchema,
   }),
   z.object({ intent: z.literal("roles"), userId: z.string().min(1), roles: RolesSchema }),
-  z.object({ intent: z.literal("password"), userId: z.string().min(1), password: PasswordSchema }),
   z.object({ intent: z.literal("active"), userId: z.string().min(1), active: z.enum(["1", "0"]) }),
 ]);
 
@@ -52,12 +51,21 @@ export async function action({ request }: ActionFunctionArgs) {
         const u = await createUser(db, { ...input, actorId: me.id });
         return { target, errors: {}, message: `Created ${u.username}.` };
       }
-      case "roles":
-        setRoles(db, { userId: input.userId, roles: input.roles, actorId: me.id });
-        return { target, errors: {}, message: "Roles saved." };
-      case "password":
-        await resetPassword(db, { userId: input.userId, password: input.password, actorId: me.id });
-        return { target, errors: {}, message: "Password reset; the user's sessions were ended." };
+      case "roles": {
+        // A change of roles ends the user's sessions; one's own session is replaced (docs/security.md, "Sessions").
+        const rotated = setRoles(db, {
+          userId: input.userId,
+          roles: input.roles,
+          actorId: me.id,
+          actorSessionId: me.sessionId,
+        });
+        const result = {
+          target,
+          errors: {},
+          message: input.userId === me.id ? "Roles saved." : "Roles saved; the user logs in again to use them.",
+        };
+        return rotated ? data(result, { headers: { "Set-Cookie": rotated.sessionCookie } }) : result;
+      }
       case "active":
         setActive(db, { userId: input.userId, active: input.active === "1", actorId: me.id });
         return {
@@ -97,6 +105,10 @@ export default function Users() {
   return (
     <section>
       <h1>Users</h1>
+      <p>
+        Open a user for a one-time password link, their second factor and their sessions.{" "}
+        <Link to="/admin/security">Sign-in settings</Link>
+      </p>
       <table>
         <thead>
           <tr>
@@ -104,13 +116,15 @@ export default function Users() {
             <th>Name</th>
             <th>Roles</th>
             <th>Status</th>
-            <th>Password</th>
+            <th>Sign-in</th>
           </tr>
         </thead>
         <tbody>
           {users.map((u) => (
             <tr key={u.id} data-username={u.username}>
-              <td>{u.username}</td>
+              <td>
+                <Link to={`/admin/users/${u.id}`}>{u.username}</Link>
+              </td>
               <td>{u.displayName}</td>
               <td>
                 <Form method="post" className="row">
@@ -145,20 +159,7 @@ export default function Users() {
                 </Form>
               </td>
               <td>
-                <Form method="post" className="row">
-                  <Csrf />
-                  <input type="hidden" name="userId" value={u.id} />
-                  <input
-                    type="password"
-                    name="password"
-                    placeholder="New password"
-                    autoComplete="new-password"
-                    aria-label={`New password for ${u.username}`}
-                  />
-                  <button type="submit" name="intent" value="password" className="secondary" disabled={busy}>
-                    Reset
-                  </button>
-                </Form>
+                <Link to={`/admin/users/${u.id}`}>Password link, second factor, sessions</Link>
               </td>
             </tr>
           ))}
