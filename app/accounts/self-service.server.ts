@@ -21,17 +21,8 @@ import {
   type SessionDevice,
 } from "./auth.server";
 import { throttled } from "./login-throttle.server";
-import { hashPassword, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
-
-/** How long an admin's reset link can be used. */
-export const RESET_LINK_HOURS = 72;
-
-/** The password rules every new password meets, as the pages state them. */
-export const PASSWORD_RULES = [
-  `at least ${PASSWORD_MIN_LENGTH} characters (a few words make a good one)`,
-  "not your username",
-  "not the password it replaces",
-] as const;
+import { hashPassword, verifyPassword } from "./password.server";
+import { PASSWORD_MIN_LENGTH, RESET_LINK_HOURS } from "./password-rules";
 
 function audit(db: DbOrTx, actorId: string | null, userId: string, action: string, changes: object = {}) {
   recordEvent(db, { actorId, entity: "user", entityId: userId, action, changes });

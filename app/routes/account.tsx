@@ -22,8 +22,8 @@ import {
   changeOwnPassword,
   endOwnOtherSessions,
   endOwnSession,
-  PASSWORD_RULES,
 } from "~/accounts/self-service.server";
+import { PASSWORD_RULES } from "~/accounts/password-rules";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";

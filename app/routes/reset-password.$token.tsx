@@ -6,7 +6,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
-import { PASSWORD_RULES, resetLinkUser, redeemResetLink } from "~/accounts/self-service.server";
+import { PASSWORD_RULES } from "~/accounts/password-rules";
+import { resetLinkUser, redeemResetLink } from "~/accounts/self-service.server";
 import { getDb } from "~/platform/db.server";
 import { readForm } from "~/platform/read-form.server";
 
