@@ -83,9 +83,9 @@ function Header() {
       ) : null}
       {user ? (
         <Form method="post" action="/logout" className="who">
-          <span>
+          <Link to="/account" title="Your account: password, second factor, sessions">
             {user.displayName} <small>({user.roles.join(", ")})</small>
-          </span>
+          </Link>
           <Csrf />
           <button type="submit" className="link">
             Log out

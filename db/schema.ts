@@ -18,6 +18,14 @@ export const users = sqliteTable("users", {
   passwordHash: text("password_hash").notNull(),
   active: integer("active", { mode: "boolean" }).notNull().default(true),
   createdAt: integer("created_at").notNull(),
+  /**
+   * The TOTP second factor (docs/security.md, "Second factor"): the shared secret (base32) once the user has
+   * confirmed it with a code, and when. Null: no second factor.
+   */
+  totpSecret: text("totp_secret"),
+  totpEnabledAt: integer("totp_enabled_at"),
+  /** The last TOTP time step accepted, so that one code cannot be used twice. */
+  totpLastStep: integer("totp_last_step"),
 });
 
 export const userRoles = sqliteTable(
@@ -31,7 +39,9 @@ export const userRoles = sqliteTable(
   (t) => [primaryKey({ columns: [t.userId, t.role] })],
 );
 
-/** Lucia's session table; expires_at is in seconds, as the drizzle adapter writes it. */
+/**
+ * Sessions (app/accounts/auth.server.ts): the id is the SHA-256 of the browser's token; expires_at is in seconds.
+ */
 export const sessions = sqliteTable(
   "sessions",
   {
@@ -42,8 +52,65 @@ export const sessions = sqliteTable(
     expiresAt: integer("expires_at").notNull(),
     /** Login time (ms): sessions end SESSION_MAX_HOURS after it, however active. */
     createdAt: integer("created_at").notNull().default(0),
+    /** Last request (ms), kept to within a minute; shown on the account page. */
+    lastUsedAt: integer("last_used_at"),
+    /** The browser it was made in (User-Agent, at most 200 characters) and its address, shown to its owner. */
+    userAgent: text("user_agent"),
+    ip: text("ip"),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+/**
+ * One-time links an admin makes so that a user sets a new password themselves (docs/security.md, "Password
+ * resets"): only the SHA-256 of the link's token is kept; a link is used once and expires.
+ */
+export const passwordResetLinks = sqliteTable(
+  "password_reset_links",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdBy: text("created_by").references(() => users.id),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    usedAt: integer("used_at"),
+  },
+  (t) => [index("password_reset_links_user_idx").on(t.userId)],
+);
+
+/**
+ * The second step of a login with a second factor: made when the password was right, ended by a right code or
+ * after a few minutes (only the SHA-256 of the browser's token is kept). It grants nothing else.
+ */
+export const loginChallenges = sqliteTable(
+  "login_challenges",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    failures: integer("failures").notNull().default(0),
+    /** Where to go after the code, and the session this browser held before (ended by the login). */
+    redirectTo: text("redirect_to").notNull().default("/"),
+  },
+  (t) => [index("login_challenges_user_idx").on(t.userId)],
+);
+
+/** Recovery codes of a user's second factor: SHA-256 of each, each used once. */
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    codeHash: text("code_hash").notNull(),
+    usedAt: integer("used_at"),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
 );
 
 /** Failed logins, for throttling. Rows older than the throttling window are pruned. */

@@ -7,7 +7,7 @@
  * that has passed) and in any case SESSION_MAX_HOURS after login.
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { eq, getTableColumns, lte, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, lte, ne, sql } from "drizzle-orm";
 import { appMeta, sessions, users } from "../../db/schema";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 
@@ -86,16 +86,92 @@ const sessionStatements = preparedOn((db) => {
  * A new session for the user: the token goes into the cookie (`sessionCookie`), only its hash into the database.
  * `createdAt` (ms) is the login time the absolute lifetime counts from.
  */
-export function createSession(db: DbOrTx, userId: string, createdAt = Date.now()): { token: string; session: Session } {
+export function createSession(
+  db: DbOrTx,
+  userId: string,
+  createdAt = Date.now(),
+  device: SessionDevice = {},
+): { token: string; session: Session } {
   const token = randomBase32(25);
   const row = {
     id: sessionIdOf(token),
     userId,
     expiresAt: Math.floor(Date.now() / 1000) + SESSION_SECONDS,
     createdAt,
+    lastUsedAt: Date.now(),
+    userAgent: device.userAgent ? device.userAgent.slice(0, 200) : null,
+    ip: device.ip ?? null,
   };
   db.insert(sessions).values(row).run();
   return { token, session: sessionOf(row) };
+}
+
+/** The browser a session is made in, shown to its owner on the account page. */
+export interface SessionDevice {
+  userAgent?: string | null;
+  ip?: string | null;
+}
+
+/** A session as its owner sees it on the account page (never the token; the id is its hash). */
+export interface SessionListing {
+  id: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  expiresAt: number;
+  userAgent: string | null;
+  ip: string | null;
+}
+
+/** The user's live sessions, the most recently used first. */
+export function listUserSessions(db: DbOrTx, userId: string): SessionListing[] {
+  const now = Math.floor(Date.now() / 1000);
+  return db
+    .select()
+    .from(sessions)
+    .where(eq(sessions.userId, userId))
+    .all()
+    .filter((r) => r.expiresAt > now && !sessionTooOld(r.createdAt))
+    .map((r) => ({
+      id: r.id,
+      createdAt: r.createdAt,
+      lastUsedAt: r.lastUsedAt,
+      expiresAt: r.expiresAt * 1000,
+      userAgent: r.userAgent,
+      ip: r.ip,
+    }))
+    .sort((a, b) => (b.lastUsedAt ?? b.createdAt) - (a.lastUsedAt ?? a.createdAt));
+}
+
+/** Ends one of the user's own sessions; false when the user holds no session with that id. */
+export function endUserSession(db: DbOrTx, userId: string, sessionId: string): boolean {
+  return (
+    db
+      .delete(sessions)
+      .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId)))
+      .run().changes > 0
+  );
+}
+
+/** Ends every session of the user but one (the one in use): "sign out everywhere else". Returns how many ended. */
+export function endOtherSessions(db: DbOrTx, userId: string, keepSessionId: string): number {
+  return db
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+    .run().changes;
+}
+
+/**
+ * Replaces a session by a new one with a new token (docs/security.md, "Sessions"): after a change of password,
+ * second factor or roles, whoever held the old token holds nothing. The new session counts its lifetime from now.
+ */
+export function rotateSession(db: DbOrTx, oldSessionId: string, userId: string, device: SessionDevice = {}): string {
+  const old = db.select().from(sessions).where(eq(sessions.id, oldSessionId)).get();
+  invalidateSession(db, oldSessionId);
+  const { token } = createSession(db, userId, Date.now(), {
+    userAgent: device.userAgent ?? old?.userAgent,
+    ip: device.ip ?? old?.ip,
+  });
+  return token;
 }
 
 /**
@@ -111,9 +187,15 @@ export function validateSessionToken(db: Db, token: string): { session: Session;
     db.delete(sessions).where(eq(sessions.id, id)).run();
     return null;
   }
-  if (row.session.expiresAt - now < SESSION_SECONDS / 2) {
-    row.session.expiresAt = now + SESSION_SECONDS;
-    db.update(sessions).set({ expiresAt: row.session.expiresAt }).where(eq(sessions.id, id)).run();
+  const renew = row.session.expiresAt - now < SESSION_SECONDS / 2;
+  // The last use is kept to within a minute (one write a minute at most, not one per request).
+  const touch = (row.session.lastUsedAt ?? 0) < now * 1000 - 60_000;
+  if (renew || touch) {
+    if (renew) row.session.expiresAt = now + SESSION_SECONDS;
+    db.update(sessions)
+      .set({ expiresAt: row.session.expiresAt, lastUsedAt: now * 1000 })
+      .where(eq(sessions.id, id))
+      .run();
   }
   return {
     session: sessionOf(row.session),

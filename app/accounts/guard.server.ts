@@ -8,6 +8,7 @@ import type { Role } from "../../db/schema";
 import { getUserById, type UserView } from "./users.server";
 import { csrfToken, invalidateSession, readSessionCookie, sessionTooOld, validateSessionToken } from "./auth.server";
 import { getDb } from "../platform/db.server";
+import { mustSetUpSecondFactor } from "./second-factor.server";
 import { parseId } from "../platform/forms";
 import { readForm } from "../platform/read-form.server";
 
@@ -38,14 +39,23 @@ export async function getUser(request: Request): Promise<AuthUser | null> {
   return { ...view, sessionId: session.id, csrf: csrfToken(db, session.id) };
 }
 
-/** The user, or a redirect to the login page that comes back here afterwards. */
+/** Pages a user whose role requires a second factor may still open before setting it up: the account and help. */
+const beforeSecondFactor = (path: string) => path === "/account" || path === "/help" || path.startsWith("/help/");
+
+/**
+ * The user, or a redirect to the login page that comes back here afterwards. A user whose role requires a second
+ * factor they have not set up is sent to their account page by every page load (docs/security.md, "Second
+ * factor"); form posts and saves still go through, so that work under way when an admin turns the rule on is saved.
+ */
 export async function requireUser(request: Request): Promise<AuthUser> {
   const user = await getUser(request);
+  const url = new URL(request.url);
   if (!user) {
-    const url = new URL(request.url);
     const back = url.pathname + url.search;
     throw redirect(`/login${back && back !== "/" ? `?redirectTo=${encodeURIComponent(back)}` : ""}`);
   }
+  if (request.method === "GET" && !beforeSecondFactor(url.pathname) && mustSetUpSecondFactor(getDb(), user))
+    throw redirect("/account?setup=second-factor");
   return user;
 }
 

@@ -81,4 +81,4 @@ export function needsRehash(hash: string): boolean {
   return parsed.params.N < N || parsed.params.r < R || parsed.params.p < P;
 }
 
-export const PASSWORD_MIN_LENGTH = 10;
+export { PASSWORD_MIN_LENGTH } from "./password-rules";

@@ -9,8 +9,10 @@ import {
   invalidateSessionToken,
   invalidateUserSessions,
   randomBase32,
+  rotateSession,
   sessionCookie,
 } from "./auth.server";
+import { challengeCookie, createChallenge } from "./second-factor.server";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
@@ -38,6 +40,8 @@ export interface UserView {
   active: boolean;
   roles: Role[];
   createdAt: number;
+  /** When the user turned the second factor on; null when it is off. */
+  totpEnabledAt: number | null;
 }
 
 function audit(db: DbOrTx, actorId: string | null, entityId: string, action: string, changes: object) {
@@ -69,6 +73,7 @@ export function getUserById(db: Db, id: string): UserView | null {
     active: Boolean(row.active),
     roles: ROLES.filter((r) => roles.some((x) => x.role === r)),
     createdAt: row.createdAt,
+    totpEnabledAt: row.totpEnabledAt,
   };
 }
 
@@ -87,6 +92,7 @@ export function listUsers(db: Db): UserView[] {
     active: Boolean(row.active),
     roles: ROLES.filter((r) => roleRows.some((x) => x.userId === row.id && x.role === r)),
     createdAt: row.createdAt,
+    totpEnabledAt: row.totpEnabledAt,
   }));
 }
 
@@ -125,6 +131,7 @@ export function usersWindow(
       displayName: users.displayName,
       active: users.active,
       createdAt: users.createdAt,
+      totpEnabledAt: users.totpEnabledAt,
     })
     .from(users)
     .where(and(filter, k.where))
@@ -197,16 +204,31 @@ export function insertUser(
   return getUserById(db as Db, id)!;
 }
 
-export function setRoles(db: Db, input: { userId: string; roles: Role[]; actorId: string }): void {
+/**
+ * Sets a user's roles. A change of privilege ends the user's sessions (they log in again with the new roles); when
+ * admins change their own roles, their session is replaced by a new one instead, whose cookie is returned.
+ */
+export function setRoles(
+  db: Db,
+  input: { userId: string; roles: Role[]; actorId: string; actorSessionId?: string },
+): { sessionCookie: string } | null {
   const roles = RolesSchema.parse(input.roles);
   const before = getUserById(db, input.userId);
   if (!before) throw new ServiceError("No such user.", undefined, 404);
   if (input.userId === input.actorId && before.roles.includes("admin") && !roles.includes("admin"))
     throw new ServiceError("You cannot remove your own admin role.", "roles");
-  db.transaction((tx) => {
+  const same = [...new Set(roles)].sort().join() === [...before.roles].sort().join();
+  return db.transaction((tx) => {
     tx.delete(userRoles).where(eq(userRoles.userId, input.userId)).run();
     for (const role of new Set(roles)) tx.insert(userRoles).values({ userId: input.userId, role }).run();
     audit(tx, input.actorId, input.userId, "set_roles", { roles: [before.roles, roles] });
+    if (same) return null;
+    if (input.userId !== input.actorId) {
+      invalidateUserSessions(tx, input.userId);
+      return null;
+    }
+    if (!input.actorSessionId) return null;
+    return { sessionCookie: sessionCookie(rotateSession(tx, input.actorSessionId, input.actorId)) };
   });
 }
 
@@ -239,11 +261,26 @@ export function setActive(db: Db, input: { userId: string; active: boolean; acto
 export { FREE_FAILURES, retryDelayMs } from "./login-throttle.server";
 
 export type LoginResult =
-  { ok: true; sessionCookie: string; user: UserView } | { ok: false; error: string; throttled?: boolean };
+  | { ok: true; sessionCookie: string; user: UserView }
+  /**
+   * The password was right and the account has a second factor: no session yet, the code step comes next
+   * (second-factor.server.ts). A caller that knows nothing of it sees a failed login.
+   */
+  | { ok: false; error: string; challengeCookie: string; throttled?: undefined }
+  | { ok: false; error: string; throttled?: boolean };
 
 export async function login(
   db: Db,
-  input: { username: string; password: string; ip: string; now?: number; previousSessionToken?: string | null },
+  input: {
+    username: string;
+    password: string;
+    ip: string;
+    now?: number;
+    previousSessionToken?: string | null;
+    userAgent?: string | null;
+    /** Where the login goes afterwards (kept across the code step of a second factor). */
+    redirectTo?: string;
+  },
 ): Promise<LoginResult> {
   const username = input.username.trim().toLowerCase();
   // Throttled by (account, address), counting only finished failures (login-throttle.server.ts).
@@ -272,11 +309,20 @@ export async function login(
       .where(and(eq(users.id, row.id), eq(users.passwordHash, row.passwordHash)))
       .run();
   }
+  // With a second factor, the password only opens the code step (docs/security.md, "Second factor").
+  if (row.totpEnabledAt !== null && row.totpSecret) {
+    const challenge = db.transaction((tx) => createChallenge(tx, row.id, input.redirectTo ?? "/", input.now));
+    return {
+      ok: false,
+      error: "Enter the code from your authenticator app.",
+      challengeCookie: challengeCookie(challenge),
+    };
+  }
   // Logging in over a session ends it: the browser holds one session at a time (docs/security.md, "Sessions").
   const { token } = db.transaction((tx) => {
     if (input.previousSessionToken) invalidateSessionToken(tx, input.previousSessionToken);
     deleteExpiredSessions(tx);
-    return createSession(tx, row.id, input.now ?? Date.now());
+    return createSession(tx, row.id, input.now ?? Date.now(), { userAgent: input.userAgent, ip: input.ip });
   });
   return { ok: true, sessionCookie: sessionCookie(token), user: getUserById(db, row.id)! };
 }

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { data } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { ROLES } from "~/accounts/roles";
 import { Csrf } from "~/root";
@@ -10,7 +11,6 @@ import {
   createUser,
   usersWindow,
   PasswordSchema,
-  resetPassword,
   RolesSchema,
   setActive,
   setRoles,
@@ -40,7 +40,6 @@ const ActionSchema = z.discriminatedUnion("intent", [
     roles: RolesSchema,
   }),
   z.object({ intent: z.literal("roles"), userId: z.string().min(1), roles: RolesSchema }),
-  z.object({ intent: z.literal("password"), userId: z.string().min(1), password: PasswordSchema }),
   z.object({ intent: z.literal("active"), userId: z.string().min(1), active: z.enum(["1", "0"]) }),
 ]);
 
@@ -58,12 +57,21 @@ export async function action({ request }: ActionFunctionArgs) {
         const u = await createUser(db, { ...input, actorId: me.id });
         return { target, errors: {}, message: `Created ${u.username}.` };
       }
-      case "roles":
-        setRoles(db, { userId: input.userId, roles: input.roles, actorId: me.id });
-        return { target, errors: {}, message: "Roles saved." };
-      case "password":
-        await resetPassword(db, { userId: input.userId, password: input.password, actorId: me.id });
-        return { target, errors: {}, message: "Password reset; the user's sessions were ended." };
+      case "roles": {
+        // A change of roles ends the user's sessions; one's own session is replaced (docs/security.md, "Sessions").
+        const rotated = setRoles(db, {
+          userId: input.userId,
+          roles: input.roles,
+          actorId: me.id,
+          actorSessionId: me.sessionId,
+        });
+        const result = {
+          target,
+          errors: {},
+          message: input.userId === me.id ? "Roles saved." : "Roles saved; the user logs in again to use them.",
+        };
+        return rotated ? data(result, { headers: { "Set-Cookie": rotated.sessionCookie } }) : result;
+      }
       case "active":
         setActive(db, { userId: input.userId, active: input.active === "1", actorId: me.id });
         return {
@@ -101,7 +109,11 @@ export default function Users() {
       </>
     ) : null;
   const columns = [
-    col.accessor("username", { id: "username", header: "Username" }),
+    col.accessor("username", {
+      id: "username",
+      header: "Username",
+      cell: ({ row: { original: u } }) => <Link to={`/admin/users/${u.id}`}>{u.username}</Link>,
+    }),
     col.accessor("displayName", { header: "Name" }),
     col.display({
       id: "roles",
@@ -142,29 +154,20 @@ export default function Users() {
       ),
     }),
     col.display({
-      id: "password",
-      header: "Password",
+      id: "sign-in",
+      header: "Sign-in",
       cell: ({ row: { original: u } }) => (
-        <Form method="post" className="row">
-          <Csrf />
-          <input type="hidden" name="userId" value={u.id} />
-          <input
-            type="password"
-            name="password"
-            placeholder="New password"
-            autoComplete="new-password"
-            aria-label={`New password for ${u.username}`}
-          />
-          <button type="submit" name="intent" value="password" className="secondary" disabled={busy}>
-            Reset
-          </button>
-        </Form>
+        <Link to={`/admin/users/${u.id}`}>Password link, second factor, sessions</Link>
       ),
     }),
   ];
   return (
     <section>
       <h1>Users</h1>
+      <p>
+        Open a user for a one-time password link, their second factor and their sessions.{" "}
+        <Link to="/admin/security">Sign-in settings</Link>
+      </p>
       <WindowTable
         window={users}
         columns={columns}

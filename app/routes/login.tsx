@@ -24,15 +24,21 @@ const LoginSchema = z.object({
 export async function action({ request, context }: ActionFunctionArgs) {
   const parsed = LoginSchema.safeParse(Object.fromEntries(await readForm(request)));
   if (!parsed.success) return { error: parsed.error.issues[0]!.message };
+  const redirectTo = safeRedirect(parsed.data.redirectTo ?? null);
   const result = await login(getDb(), {
     username: parsed.data.username,
     password: parsed.data.password,
     ip: clientIp((context as { ip?: string }).ip),
     // A session this browser already holds ends with the new login (docs/security.md, "Sessions").
     previousSessionToken: sessionTokenFrom(request),
+    userAgent: request.headers.get("User-Agent"),
+    redirectTo,
   });
+  // A second factor: the code step, on its own page (docs/security.md, "Second factor").
+  if (!result.ok && "challengeCookie" in result && result.challengeCookie)
+    return redirect("/login/code", { headers: { "Set-Cookie": result.challengeCookie } });
   if (!result.ok) return { error: result.error };
-  return redirect(safeRedirect(parsed.data.redirectTo ?? null), { headers: { "Set-Cookie": result.sessionCookie } });
+  return redirect(redirectTo, { headers: { "Set-Cookie": result.sessionCookie } });
 }
 
 export default function Login() {
@@ -42,6 +48,11 @@ export default function Login() {
   return (
     <section className="login card">
       <h1>Log in to Concord</h1>
+      {params.get("reset") === "1" ? (
+        <p className="notice ok" role="status">
+          Your new password is set. Log in with it.
+        </p>
+      ) : null}
       <Form method="post" replace>
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? "/"} />
         <label htmlFor="username">Username</label>

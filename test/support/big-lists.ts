@@ -94,7 +94,11 @@ export function writeBigScreeningRound(
         now,
       );
     const base = Number(
-      c.prepare(`SELECT coalesce(max(position), 0) AS p FROM screening_items WHERE study_id = ?`).get(studyId)!.p,
+      (
+        c.prepare(`SELECT coalesce(max(position), 0) AS p FROM screening_items WHERE study_id = ?`).get(studyId) as {
+          p: number;
+        }
+      ).p,
     );
     const insItem = c.prepare(
       `INSERT INTO screening_items (study_id, external_id, position, kind, content, source, content_hash, created_at)
