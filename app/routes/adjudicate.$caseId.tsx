@@ -14,7 +14,7 @@ import { parseIntent } from "~/platform/intent";
 import { MAX_ACTIVE_MS_PER_SAVE } from "~/work-items/domain/active-time";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { icd10Index } from "~/icd10/icd10.server";
-import { Csrf, useRootData } from "~/root";
+import { Csrf, useRootData } from "~/ui/root-data";
 import { answerDraftPost } from "~/work-items/workspace-route.server";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useDraft, saveStateText } from "~/work-items/ui/use-draft";

@@ -12,7 +12,7 @@ import { checkCaseLabel } from "~/gold/domain/gold";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { getDb } from "~/platform/db.server";
 import { invariantFound, requireForm, requireRole } from "~/accounts/guard.server";
-import { useRootData } from "~/root";
+import { useRootData } from "~/ui/root-data";
 import { answerDraftPost } from "~/work-items/workspace-route.server";
 import {
   AnnotationValuesSchema,

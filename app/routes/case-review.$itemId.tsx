@@ -12,7 +12,7 @@ import {
   REVIEW_SCALE,
   type ReviewDimension,
 } from "~/expert-panel/domain/expert-scales";
-import { useRootData } from "~/root";
+import { useRootData } from "~/ui/root-data";
 import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
 import {

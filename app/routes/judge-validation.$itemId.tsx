@@ -8,7 +8,7 @@ import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { liveWorkState, useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { raterAction } from "~/evaluation/domain/judge";
-import { useRootData } from "~/root";
+import { useRootData } from "~/ui/root-data";
 import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import {
   getRaterItem,

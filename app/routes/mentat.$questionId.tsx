@@ -7,7 +7,7 @@ import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { liveWorkState, useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { WORK_STATE_LABELS, type WorkState } from "~/work-items/domain/work-item";
-import { useRootData } from "~/root";
+import { useRootData } from "~/ui/root-data";
 import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSaveResult } from "~/mentat/ratings.server";
 import { LimitedText } from "~/work-items/ui/text-limit";

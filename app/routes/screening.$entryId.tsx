@@ -7,7 +7,7 @@ import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { liveWorkState, useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
 import { checkVote, REVIEW_CONFIDENCES, type VoteValues } from "~/screening/domain/screening";
-import { useRootData } from "~/root";
+import { useRootData } from "~/ui/root-data";
 import { workspaceAction, workspaceLoader } from "~/work-items/workspace-route.server";
 import {
   getReviewEntry,

@@ -1,5 +1,5 @@
 import { Form } from "@remix-run/react";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { QualitySettings } from "~/annotation/domain/rater-quality";
 import type { CalibrationSetRow, RaterQualityReport } from "~/annotation/rater-quality.server";
 import type { CaseLabel } from "~/gold/domain/gold";

@@ -2,7 +2,7 @@
 import type { ReactNode } from "react";
 import { Form, Link } from "@remix-run/react";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS } from "~/expert-panel/domain/expert-scales";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { listReviewSets } from "~/case-review/case-review.server";
 import type { listBanks } from "~/mentat/banks.server";
 

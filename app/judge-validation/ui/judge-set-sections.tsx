@@ -2,7 +2,7 @@
 import { Form, Link } from "@remix-run/react";
 import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { JudgeRow } from "~/judge-validation/judge-candidates.server";
 import type { UploadResult } from "~/judge-validation/judge-forms.server";
 import type { ImportRow } from "~/judge-validation/judge-responses.server";

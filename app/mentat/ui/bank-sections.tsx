@@ -3,7 +3,7 @@ import { Form } from "@remix-run/react";
 import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
 import { DEFAULT_AGES, DEFAULT_RACES, OPTION_LETTERS, VARIANT_DIMENSIONS } from "~/expert-panel/domain/expert-scales";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { getLatestFit } from "~/mentat/fits.server";
 import { CURRENT_MENTAT_FIT, MENTAT_FIT_VERSIONS } from "~/mentat/domain/bradley-terry";
 import type { listDatasets, QuestionRow } from "~/mentat/questions.server";
