@@ -5,7 +5,7 @@
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./schema";
-import type { QuestionTexts } from "../app/mentat/domain/mentat";
+import type { QuestionTexts } from "./vocabulary";
 
 export const EXPERT_WORK_STATUSES = ["draft", "submitted"] as const;
 

@@ -5,11 +5,9 @@
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-import { ADJUDICATION_MODES, ROLES } from "../app/accounts/roles";
-import { CASE_STATES } from "../app/annotation/domain/case-progress";
-import type { CaseLabel } from "../app/gold/domain/gold";
+import { ADJUDICATION_MODES, CASE_STATES, ROLES, type CaseLabel } from "./vocabulary";
 import { newItemKey } from "./schema-quality";
-export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "../app/accounts/roles";
+export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "./vocabulary";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),

@@ -10,7 +10,7 @@ import { judgeCandidates, judgeItems, judgeOutputs, judgeRatings, users } from "
 import { visibleEvents, visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import { parseJudgeOutputsJsonl, type ParsedJudgeOutputs } from "./domain/judge-import";
 import { buildJudgeReport, JUDGE_PREFIX, type JudgeLabel, type JudgeReport } from "./domain/judge-report";
-import type { Action, InfoRequest, PrimaryAnswer } from "../evaluation/domain/judge";
+import type { Action, InfoRequest, PrimaryAnswer } from "../evaluation/public";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";

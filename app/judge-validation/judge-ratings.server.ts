@@ -11,7 +11,7 @@ import { z } from "zod";
 import { judgeItems, judgeRatings, type JudgeRatingStatus } from "../../db/schema";
 import { visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import { judgeGuide, type JudgeGuide } from "./domain/judge-guide";
-import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../evaluation/domain/judge";
+import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../evaluation/public";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
 import {

@@ -19,7 +19,7 @@ import {
 } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
 import { writeTransaction } from "../work-items/engine.server";
-import { StudyNameSchema } from "../annotation/studies.server";
+import { StudyNameSchema } from "../annotation/public.server";
 import { countSubmitted, panelStore, requireByName } from "../expert-panel/expert-panel.server";
 
 export const BankNameSchema = StudyNameSchema;

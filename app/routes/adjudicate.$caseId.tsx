@@ -5,7 +5,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { useRef } from "react";
 import { z } from "zod";
 import { LabelFields, useLabelFieldFocus } from "~/annotation/ui/label-fields";
-import { MISSING_INFO, type CaseLabel } from "~/gold/domain/gold";
+import { MISSING_INFO, type CaseLabel } from "~/labels/labels";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { compareLabels } from "~/adjudication/domain/label-differences";
 import { getDb } from "~/platform/db.server";

@@ -8,7 +8,7 @@ import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item";
 import { liveWorkState, useDraft } from "~/work-items/ui/use-draft";
 import { ShortcutsCard, WorkspaceHeader } from "~/work-items/ui/workspace-header";
-import { checkCaseLabel } from "~/gold/domain/gold";
+import { checkCaseLabel } from "~/labels/labels";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { getDb } from "~/platform/db.server";
 import { invariantFound, requireForm, requireRole } from "~/accounts/guard.server";

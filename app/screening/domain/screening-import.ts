@@ -5,7 +5,7 @@
  */
 import { readCsv } from "../../formats/csv";
 import { isJsonObject, readJsonl } from "../../formats/jsonl";
-import { formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
+import { formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/public";
 import { decodeUtf8, idProblem, normaliseId, textWarning } from "../../formats/strict-text";
 import { RECALL_TIERS, SCREEN_LABELS, type RecallTier, type ScreenLabel } from "./screening";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
