@@ -4,7 +4,7 @@
  * milliseconds since the epoch.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { users } from "./schema";
+import { users } from "./schema-users";
 import type { QuestionTexts } from "./vocabulary";
 
 export const EXPERT_WORK_STATUSES = ["draft", "submitted"] as const;

@@ -7,16 +7,11 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 
 import { ADJUDICATION_MODES, CASE_STATES, ROLES, type CaseLabel } from "./vocabulary";
 import { newItemKey } from "./schema-quality";
+import { users } from "./schema-users";
 export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "./vocabulary";
 
-export const users = sqliteTable("users", {
-  id: text("id").primaryKey(),
-  username: text("username").notNull().unique(),
-  displayName: text("display_name").notNull(),
-  passwordHash: text("password_hash").notNull(),
-  active: integer("active", { mode: "boolean" }).notNull().default(true),
-  createdAt: integer("created_at").notNull(),
-});
+// The users table is in its own file, which the other schema files import without coming back here.
+export { users } from "./schema-users";
 
 export const userRoles = sqliteTable(
   "user_roles",
