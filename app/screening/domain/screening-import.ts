@@ -63,7 +63,7 @@ function readRecords(input: Uint8Array | string, options: FileOptions): Records 
 }
 
 function readCsvFile(text: string): Records {
-  const read = readCsv(text, { relaxQuotes: true });
+  const read = readCsv(text);
   if ("error" in read) return fail("csv", read.error.line, `the CSV cannot be read: ${read.error.reason}`);
   const records = read.records;
   if (records.length === 0) return fail("csv", 1, "the file is empty.");
