@@ -157,8 +157,7 @@ export class CaseFileReader {
       };
     else if (byteLength !== undefined && byteLength > MAX_FILE_BYTES)
       this.fatal = { line: 0, message: `the file has ${byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.` };
-    if (this.format === "csv")
-      this.csv = new CsvRecordStream((r) => this.csvRecord(r.line, r.cells));
+    if (this.format === "csv") this.csv = new CsvRecordStream((r) => this.csvRecord(r.line, r.cells));
   }
 
   /** True once the file has shown an error: nothing of it may be imported. */
