@@ -3,6 +3,7 @@
 // modules. Its commands (app/stats/cli.ts) are not domain code: commands may open the database.
 const DOMAIN = [
   "^app/[^/]+/domain/",
+  "^app/labels/",
   "^app/evaluation/compat/",
   "^app/stats/(?!cli\\.ts$)",
   "^app/formats/",
@@ -16,6 +17,55 @@ const SERVICE = "\\.server\\.ts$";
 const ROUTE = "^app/routes/";
 const UI = ["\\.tsx$", "(^|/)ui/"];
 
+// Folders (docs/architecture.md, "Areas"). A protocol folder holds one protocol's rules, services, pages' parts and
+// commands; a shared folder holds what several protocols use and knows none of them. What shared code needs from the
+// protocols (start-up cleanup, guidelines scopes, nav entries, readable audit values) the protocols register in
+// app/platform/registry.ts, filled by the composition root app/protocols.server.ts.
+const PROTOCOLS = [
+  "annotation",
+  "adjudication",
+  "gold",
+  "study-report",
+  "screening",
+  "judge-validation",
+  "evaluation",
+  "mentat",
+  "case-review",
+  "rubric-grading",
+  "mc-evaluation",
+].join("|");
+const SHARED = [
+  "platform",
+  "accounts",
+  "audit",
+  "ui",
+  "work-items",
+  "formats",
+  "labels",
+  "stats",
+  "model-calls",
+  "charts",
+  "python-compat",
+  "icd10",
+  "guidelines",
+  "expert-panel",
+  "help",
+  "data",
+].join("|");
+// A protocol's public modules: what other protocols may import of it. public.ts is pure (domain functions, types,
+// constants: safe in a page, a command and another protocol's domain code); public.server.ts holds its services.
+const PUBLIC_MODULE = `^app/(${PROTOCOLS})/public(\\.server)?\\.ts$`;
+// The composition roots, which may know every protocol: the command registry, the demo seeding, the pages, the
+// protocols' registration (app/protocols.server.ts) and the Remix root and entry.
+const COMPOSITION = [
+  "^app/routes/",
+  "^app/cli/registry\\.ts$",
+  "^app/demo/",
+  "^app/protocols\\.server\\.ts$",
+  "^app/root\\.tsx$",
+  "^app/entry\\.server\\.tsx$",
+];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -28,10 +78,11 @@ module.exports = {
     },
     {
       name: "domain-imports-no-database",
-      comment: "Domain code has no database: not the schema in db/, not the drivers.",
+      comment:
+        "Domain code has no database: not the schema in db/, not the drivers. db/vocabulary.ts (what the columns hold, importing nothing) is not the database.",
       severity: "error",
       from: { path: DOMAIN },
-      to: { path: ["^db/", "(^|/)node_modules/(better-sqlite3|drizzle-orm)/"] },
+      to: { path: ["^db/", "(^|/)node_modules/(better-sqlite3|drizzle-orm)/"], pathNot: "^db/vocabulary\\.ts$" },
     },
     {
       name: "domain-imports-no-ui",
@@ -62,6 +113,60 @@ module.exports = {
       severity: "error",
       from: { path: DOMAIN },
       to: { path: DOMAIN, circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
+    {
+      name: "shared-imports-no-protocol",
+      comment:
+        "Shared folders know no protocol: what they need from one, the protocol registers (app/platform/registry.ts). Commands' shared plumbing (app/cli/ less the registry) counts as shared.",
+      severity: "error",
+      from: { path: [`^app/(${SHARED})/`, "^app/cli/"], pathNot: COMPOSITION },
+      to: { path: [`^app/(${PROTOCOLS})/`, "^app/demo/", "^app/protocols\\.server\\.ts$"] },
+    },
+    {
+      name: "db-imports-no-app",
+      comment:
+        "The schema is the bottom layer: db/ imports nothing from app/, not even a type. What both need (stored value sets, the stored label's shape) lives in db/vocabulary.ts.",
+      severity: "error",
+      from: { path: "^db/" },
+      to: { path: "^app/" },
+    },
+    {
+      name: "db-vocabulary-imports-nothing",
+      comment: "db/vocabulary.ts is shared by the schema, the domain code and the pages, so it imports nothing.",
+      severity: "error",
+      from: { path: "^db/vocabulary\\.ts$" },
+      to: {},
+    },
+    {
+      name: "protocol-imports-protocol-through-public-module",
+      comment:
+        "A protocol uses another only through that protocol's public module: app/<protocol>/public.ts (pure) or public.server.ts (services).",
+      severity: "error",
+      from: { path: `^app/(${PROTOCOLS})/` },
+      to: { path: `^app/(${PROTOCOLS})/`, pathNot: ["^app/$1/", PUBLIC_MODULE] },
+    },
+    {
+      name: "only-session-module-imports-session-library",
+      comment:
+        "Sessions are owned by one module, app/accounts/auth.server.ts (docs/decisions/0013-sessions-owned-by-the-project.md): no other file imports a session or auth library.",
+      severity: "error",
+      from: { pathNot: "^app/accounts/auth\\.server\\.ts$" },
+      to: { path: "(^|/)(lucia|@lucia-auth/[^/]+|oslo|@oslojs/[^/]+|remix-auth|@remix-run/node/dist/sessions)(/|$)" },
+    },
+    {
+      name: "nothing-imports-root",
+      comment: "app/root.tsx is the layout Remix loads; a component every page needs (Csrf) lives in app/ui/.",
+      severity: "error",
+      from: { pathNot: "^test/" },
+      to: { path: "^app/root\\.tsx$" },
+    },
+    {
+      name: "no-circular",
+      comment:
+        "Modules form a tree (a cycle through type-only imports is allowed: it runs nothing), so each can be loaded and tested on its own.",
+      severity: "error",
+      from: { path: "^(app|db)/" },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
     },
   ],
   options: {

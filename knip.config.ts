@@ -11,7 +11,7 @@ const config: KnipConfig = {
   // test/fixtures/case-import/expected.json.
   entry: [
     "app/mentat/fit-worker.ts",
-    "app/platform/pending-import-worker.ts",
+    "app/annotation/pending-import-worker.ts",
     "app/study-report/report-worker.ts",
     "app/gold/export-worker.ts",
     "test/support/import-child.ts",

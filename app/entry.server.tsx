@@ -7,6 +7,8 @@ import { renderToPipeableStream } from "react-dom/server";
 import { NonceContext } from "./nonce";
 import { withRetryAfter } from "./platform/busy-answer.server";
 
+// The composition root first: the start-up reads what the protocols registered.
+import "./protocols.server";
 export { startup } from "./platform/startup.server";
 export { answerBusyOnEveryRoute } from "./platform/busy-answer.server";
 export { allowedHosts, hostAllowed } from "./platform/allowed-hosts";

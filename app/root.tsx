@@ -11,13 +11,13 @@ import {
   ScrollRestoration,
   useRouteError,
   useLocation,
-  useRouteLoaderData,
 } from "@remix-run/react";
 import { useEffect } from "react";
 import { getUser } from "./accounts/guard.server";
 import { useNonce } from "./nonce";
 import { isBusyAnswer } from "./platform/busy-answer";
 import { BusyPage, RememberSubmissions } from "./ui/busy-page";
+import { Csrf, useRootData, type RootData } from "./ui/root-data";
 import { skipRevalidationAfterDraft } from "./work-items/ui/should-revalidate";
 import styles from "./styles.css?url";
 import type { Role } from "./accounts/roles";
@@ -35,19 +35,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getUser(request);
   return {
     user: user && { username: user.username, displayName: user.displayName, roles: user.roles, csrf: user.csrf },
-  };
-}
-
-export type RootData = Awaited<ReturnType<typeof loader>>;
-
-export function useRootData(): RootData | undefined {
-  return useRouteLoaderData<typeof loader>("root") as RootData | undefined;
-}
-
-/** The hidden CSRF field every form carries. */
-export function Csrf() {
-  const data = useRootData();
-  return <input type="hidden" name="csrf" value={data?.user?.csrf ?? ""} />;
+  } satisfies RootData;
 }
 
 function Header() {

@@ -3,7 +3,7 @@
  * version. Editing adds a version; old versions are kept, so every submission can name the text it was made under.
  */
 import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { GUIDELINE_SCOPES } from "../app/guidelines/domain/guidelines";
+import { GUIDELINE_SCOPES } from "./vocabulary";
 
 export const guidelineVersions = sqliteTable(
   "guideline_versions",

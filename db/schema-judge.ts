@@ -7,7 +7,7 @@
  * outputs, other raters' labels) is read by admin services only.
  */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { users } from "./schema";
+import { users } from "./schema-users";
 
 export const JUDGE_SET_STATUSES = ["drafting", "rating", "closed"] as const;
 export type JudgeSetStatus = (typeof JUDGE_SET_STATUSES)[number];

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { CaseLabel } from "../app/gold/domain/gold";
+import type { CaseLabel } from "./vocabulary";
 
 /**
  * The opaque key an annotator's page is addressed by in a study with rater quality switched on: the same form for an

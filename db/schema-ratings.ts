@@ -4,8 +4,8 @@
  * milliseconds since the epoch.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { users } from "./schema";
-import type { QuestionTexts } from "../app/mentat/domain/mentat";
+import { users } from "./schema-users";
+import type { QuestionTexts } from "./vocabulary";
 
 export const EXPERT_WORK_STATUSES = ["draft", "submitted"] as const;
 

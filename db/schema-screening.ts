@@ -7,7 +7,7 @@
  * other reviewers' `screening_votes`.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { users } from "./schema";
+import { users } from "./schema-users";
 
 export const SCREEN_LABELS = ["relevant", "borderline", "not_relevant"] as const;
 export const RECALL_TIERS = ["clear", "possible", "no"] as const;

@@ -5,28 +5,13 @@
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-import { ADJUDICATION_MODES, ROLES } from "../app/accounts/roles";
-import { CASE_STATES } from "../app/annotation/domain/case-progress";
-import type { CaseLabel } from "../app/gold/domain/gold";
+import { ADJUDICATION_MODES, CASE_STATES, ROLES, type CaseLabel } from "./vocabulary";
 import { newItemKey } from "./schema-quality";
-export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "../app/accounts/roles";
+import { users } from "./schema-users";
+export { ADJUDICATION_MODES, ROLES, type AdjudicationMode, type Role } from "./vocabulary";
 
-export const users = sqliteTable("users", {
-  id: text("id").primaryKey(),
-  username: text("username").notNull().unique(),
-  displayName: text("display_name").notNull(),
-  passwordHash: text("password_hash").notNull(),
-  active: integer("active", { mode: "boolean" }).notNull().default(true),
-  createdAt: integer("created_at").notNull(),
-  /**
-   * The TOTP second factor (docs/security.md, "Second factor"): the shared secret (base32) once the user has
-   * confirmed it with a code, and when. Null: no second factor.
-   */
-  totpSecret: text("totp_secret"),
-  totpEnabledAt: integer("totp_enabled_at"),
-  /** The last TOTP time step accepted, so that one code cannot be used twice. */
-  totpLastStep: integer("totp_last_step"),
-});
+// The users table is in its own file, which the other schema files import without coming back here.
+export { users } from "./schema-users";
 
 export const userRoles = sqliteTable(
   "user_roles",

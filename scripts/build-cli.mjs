@@ -35,7 +35,7 @@ await build({
   // The same entries as WORKER_ENTRIES in app/platform/worker-script.server.ts.
   entryPoints: {
     "mentat-fit": "app/mentat/fit-worker.ts",
-    "pending-import": "app/platform/pending-import-worker.ts",
+    "pending-import": "app/annotation/pending-import-worker.ts",
     "study-report": "app/study-report/report-worker.ts",
     "gold-export": "app/gold/export-worker.ts",
   },

@@ -23,14 +23,15 @@ import {
   type AdjudicationMode,
 } from "../../db/schema";
 import { visibleCases, visibleStudies } from "../../db/schema-visible";
-import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel, type DisputeReason } from "../gold/domain/gold";
+import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../labels/labels";
+import { type DisputeReason } from "../gold/public";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { latestCaseEvent, recordEvent } from "../audit/audit.server";
 import { currentGuidelineVersion } from "../guidelines/guidelines.server";
-import { labelOfAnnotation } from "../gold/outcomes.server";
+import { labelOfAnnotation } from "../gold/public.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
-import { getCaseSections } from "../annotation/studies.server";
+import { getCaseSections } from "../annotation/public.server";
 
 export const LabelInputSchema = z.object({
   sufficiency: z.enum(["", "sufficient", "insufficient"]).default(""),

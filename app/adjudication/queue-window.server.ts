@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../platform/db.server";
 import { finishWindow, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
-import type { DisputeReason } from "../gold/domain/gold";
+import type { DisputeReason } from "../gold/public";
 import type { QueueRow } from "./adjudication.server";
 
 export const ADJUDICATION_QUEUE_WINDOW = {

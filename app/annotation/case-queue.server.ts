@@ -21,7 +21,8 @@ import { QUALITY_OFF, qualityOn } from "./domain/rater-quality";
 export const blindLabel = (key: string) => key.slice(1, 6).toUpperCase();
 
 /** The annotator's list is ordered by study name as JavaScript compares strings (UTF-16 units), here and there. */
-export const byStudyName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+import { byStudyName } from "../platform/list-window";
+export { byStudyName };
 
 /** The item a page shows, as the database has it. */
 export type QueueItemRef = { kind: "assignment"; caseId: number } | { kind: "quality"; id: number };

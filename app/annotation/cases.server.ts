@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import { adjudications, annotations, caseOutcomes, referenceLabels, users } from "../../db/schema";
 import { visibleCases, visibleStudies } from "../../db/schema-visible";
-import type { CaseLabel } from "../gold/domain/gold";
+import type { CaseLabel } from "../labels/labels";
 import type { Db } from "../platform/db.server";
 import { getCaseSections } from "./studies.server";
 

@@ -19,8 +19,8 @@ import {
   type QualityKind,
 } from "../../db/schema";
 import { visibleCases, visibleStudies } from "../../db/schema-visible";
-import { checkCaseLabel, isMissingInfoKey, type CaseLabel } from "../gold/domain/gold";
-import { labelOfAnnotation } from "../gold/outcomes.server";
+import { checkCaseLabel, isMissingInfoKey, type CaseLabel } from "../labels/labels";
+import { labelOfAnnotation } from "../gold/public.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";

@@ -42,7 +42,7 @@ import {
 } from "../expert-panel/expert-panel.server";
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
-import { StudyNameSchema } from "../annotation/studies.server";
+import { StudyNameSchema } from "../annotation/public.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 
 export interface ReviewSetSummary {

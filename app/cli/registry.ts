@@ -47,7 +47,15 @@ export const commands: CommandEntry[] = [
   {
     name: "expert-panel",
     summary: "Add or remove the experts (rater role) of a question bank or a review set",
-    load: async () => (await import("../expert-panel/cli")).expertPanelCommand,
+    // A command over two protocols' panels: each protocol gives its kind (docs/architecture.md, "Registration").
+    load: async () => {
+      const [{ expertPanelCommand }, { BANK_PANEL }, { REVIEW_SET_PANEL }] = await Promise.all([
+        import("../expert-panel/cli"),
+        import("../mentat/public.server"),
+        import("../case-review/public.server"),
+      ]);
+      return expertPanelCommand({ bank: BANK_PANEL, set: REVIEW_SET_PANEL });
+    },
   },
   {
     name: "export-gold",

@@ -4,19 +4,20 @@
  * database that holds real work.
  */
 import { readFileSync } from "node:fs";
-import { count, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { readJsonlValues } from "../formats/jsonl";
 import { appMeta, users, type Role } from "../../db/schema";
 import type { Db } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
 import { asc } from "drizzle-orm";
 import { assignments } from "../../db/schema";
-import { visibleCases, visibleStudies } from "../../db/schema-visible";
+import { visibleCases } from "../../db/schema-visible";
 import { decide, getAdjudicationCase, listAdjudicationQueue, recordIndependent } from "../adjudication/adjudication.server";
 import { submitAnnotation, type AnnotationValues } from "../annotation/annotations.server";
 import { autoAssign, listStudyAnnotators } from "../annotation/assignments.server";
 import { importCases, requireStudyByName } from "../annotation/studies.server";
 import { insertUser } from "../accounts/users.server";
+import { isFreshDatabase } from "../platform/startup.server";
 import { hashPassword } from "../accounts/password.server";
 import { BUCKET_SAMPLING_ORDER, type ValidationBucket } from "../judge-validation/domain/validation-set";
 import { drawSample } from "../judge-validation/judge-sample.server";
@@ -45,10 +46,6 @@ export const DEMO_ACCOUNTS: { username: string; displayName: string; roles: Role
 
 export function isDemoDatabase(db: Db): boolean {
   return db.select().from(appMeta).where(eq(appMeta.key, "demo")).get()?.value === "1";
-}
-
-export function isFreshDatabase(db: Db): boolean {
-  return db.select({ n: count() }).from(users).get()!.n === 0 && db.select({ n: count() }).from(visibleStudies).get()!.n === 0;
 }
 
 export function demoNotesBytes(): Uint8Array {

@@ -2,21 +2,27 @@
  * The command shared by the expert-rating protocols (docs/mentat.md#expert-panels): the panel of a MENTAT question
  * bank or a case-review set. The protocols' own commands are in app/mentat/cli.ts and app/case-review/cli.ts.
  */
-import { getDb } from "../platform/db.server";
-import {
-  addReviewRaters,
-  listReviewPanel,
-  removeReviewRater,
-  requireReviewSetByName,
-} from "../case-review/case-review.server";
-import { addBankRaters, listBankPanel, removeBankRater } from "../mentat/panel.server";
-import { requireBankByName } from "../mentat/banks.server";
+import { getDb, type Db } from "../platform/db.server";
 import { CliError, parseOptions, type Command, serviceCall } from "../cli/command";
+import type { PanelMember } from "./expert-panel.server";
+
+/**
+ * A kind of panel the command manages, given by its protocol (app/mentat/public.server.ts:BANK_PANEL,
+ * app/case-review/public.server.ts:REVIEW_SET_PANEL); the command registry (app/cli/registry.ts) passes them in, so
+ * this shared folder imports no protocol.
+ */
+export interface PanelKind {
+  requireByName(db: Db, name: string): { id: number; name: string };
+  list(db: Db, id: number): PanelMember[];
+  /** Adds the raters (by the command: no actor), returning how many joined. */
+  add(db: Db, id: number, raterIds: string[]): number;
+  remove(db: Db, id: number, raterId: string): void;
+}
 
 export const fmt = (v: number | null | undefined, digits = 3) =>
   v === null || v === undefined || Number.isNaN(v) ? "–" : v.toFixed(digits);
 
-export const expertPanelCommand: Command = {
+export const expertPanelCommand = (kinds: { bank: PanelKind; set: PanelKind }): Command => ({
   name: "expert-panel",
   summary: "Add or remove the experts (rater role) of a question bank or a review set",
   help: `Usage: npm run concord -- expert-panel (--bank NAME | --set NAME) [--add u1,u2] [--remove u3]
@@ -40,10 +46,10 @@ Without --add or --remove, lists the panel with each expert's progress.`,
         .map((s) => s.trim().toLowerCase())
         .filter(Boolean);
     return serviceCall(() => {
-      const target = values.bank
-        ? { kind: "bank" as const, ...requireBankByName(db, values.bank) }
-        : { kind: "set" as const, ...requireReviewSetByName(db, values.set!) };
-      const panel = () => (target.kind === "bank" ? listBankPanel(db, target.id) : listReviewPanel(db, target.id));
+      const kind = values.bank ? kinds.bank : kinds.set;
+      const found = kind.requireByName(db, values.bank ?? values.set!);
+      const target = { kind: values.bank ? "bank" : "set", id: found.id, name: found.name };
+      const panel = () => kind.list(db, target.id);
       const byName = new Map(panel().map((m) => [m.username, m]));
       const lookup = (n: string) => {
         const m = byName.get(n);
@@ -56,16 +62,10 @@ Without --add or --remove, lists the panel with each expert's progress.`,
       const add = names(values.add).map(lookup);
       const remove = names(values.remove).map(lookup);
       if (add.length) {
-        const n =
-          target.kind === "bank"
-            ? addBankRaters(db, { bankId: target.id, raterIds: add, actorId: null })
-            : addReviewRaters(db, { setId: target.id, raterIds: add, actorId: null });
+        const n = kind.add(db, target.id, add);
         io.out(`Added ${n} expert${n === 1 ? "" : "s"} to ${target.kind} "${target.name}".\n`);
       }
-      for (const id of remove) {
-        if (target.kind === "bank") removeBankRater(db, { bankId: target.id, raterId: id, actorId: null });
-        else removeReviewRater(db, { setId: target.id, raterId: id, actorId: null });
-      }
+      for (const id of remove) kind.remove(db, target.id, id);
       if (remove.length)
         io.out(
           `Removed ${remove.length} expert${remove.length === 1 ? "" : "s"} from ${target.kind} "${target.name}".\n`,
@@ -76,4 +76,4 @@ Without --add or --remove, lists the panel with each expert's progress.`,
       return 0;
     });
   },
-};
+});

@@ -8,10 +8,9 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../platform/db.server";
-import { finishWindow, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { byStudyName, finishWindow, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
-import { byStudyName } from "../annotation/case-queue.server";
-import { domainsOf } from "../mentat/banks.server";
+import { domainsOf } from "./domain/expert-scales";
 import type { WorkState } from "../work-items/domain/work-item";
 
 export const EXPERT_QUEUE_WINDOW = {

@@ -1,5 +1,6 @@
 /**
- * The CSV reader of every import (cases, screening files, judge labels, expert question banks and cases, ratings):
+ * The CSV reader of every import (cases, screening files, calibration cases, judge labels, expert question banks and
+ * review sets, ratings), with one set of csv-parse options, so a file reads the same whatever the upload:
  * csv-parse records, each with the physical line it starts on, counted by LineCounter (so a CRLF inside a quoted cell
  * is one line end, not two). Blank lines are skipped, rows may have any number of cells, a leading BOM is dropped, and
  * LF, CRLF and a lone CR all end a record (as Python's csv module reads them, whatever the file mixes).
@@ -17,9 +18,10 @@ export interface CsvRecord {
 }
 
 export interface CsvReadOptions {
-  /** A quote inside an unquoted cell is text, and text after a closing quote is kept (csv-parse's relax_quotes). */
-  relaxQuotes?: boolean;
-  /** Spaces around each cell are dropped (csv-parse's trim). */
+  /**
+   * Spaces around each cell are dropped (csv-parse's trim): only for the `agreement` command's hand-written ratings
+   * files; every upload reads its cells as they are.
+   */
   trim?: boolean;
 }
 
@@ -35,7 +37,9 @@ export interface CsvReadError {
 const parseOptions = (options: CsvReadOptions) => ({
   info: true,
   relax_column_count: true,
-  relax_quotes: options.relaxQuotes ?? false,
+  // A quote inside an unquoted cell is text, as Python's csv module reads it, for every upload alike (docs/formats.md,
+  // "CSV"); csv-parse then also keeps text after a closing quote (`"x"y` reads `"x"y`).
+  relax_quotes: true,
   trim: options.trim ?? false,
   skip_empty_lines: true,
   record_delimiter: ["\r\n", "\n", "\r"],

@@ -4,7 +4,7 @@ import { getDb } from "../platform/db.server";
 import { importGold, streamGold } from "./gold-export.server";
 import { verifyGoldFolder } from "./gold-files.server";
 import { writeFolderStreaming } from "../platform/output-files.server";
-import { requireStudyByName } from "../annotation/studies.server";
+import { requireStudyByName } from "../annotation/public.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 import { listIssues, readImportFile, readText } from "../cli/io";

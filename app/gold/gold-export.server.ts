@@ -4,8 +4,8 @@
  * manifest's export time differs). And back in: import-gold reads a data_gt.json as a study with reference labels.
  */
 import { jsonDumps, jsonDumpsIndent2 } from "../python-compat/json";
-import { getRaterAgreement } from "../study-report/study-report.server";
-import { withPseudonyms } from "../study-report/domain/rater-agreement";
+import { getRaterAgreement } from "../study-report/public.server";
+import { withPseudonyms } from "../study-report/public";
 import { createHash } from "node:crypto";
 import { closeSync, createReadStream, fstatSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,19 +16,20 @@ import { writeFileStreaming } from "../platform/output-files.server";
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, caseOutcomes, referenceLabels } from "../../db/schema";
 import { visibleCases, visibleStudies } from "../../db/schema-visible";
-import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation/domain/case-progress";
-import type { CaseLabel, DisputeReason } from "./domain/gold";
+import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation/public";
+import type { CaseLabel } from "../labels/labels";
+import type { DisputeReason } from "./domain/gold";
 import { buildDataGtRecord, buildSamplesRecord, type DataGtRecord, type GoldCase } from "./domain/safe-psych-format";
 import { parseDataGtJson, readGoldCase, formatDataGtError } from "./domain/safe-psych-read";
 import { DATA_CSV_COLUMNS, releasedCsvRow } from "./domain/safe-psych-serialize";
 import { formatReferenceCsvRecord } from "../formats/csv-text";
-import type { SectionKind } from "../annotation/domain/sections";
+import type { SectionKind } from "../annotation/public";
 import type { Db } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { softwareVersion } from "../platform/paths.server";
 import { labelOfAnnotation } from "./outcomes.server";
 import { guidelinesManifest } from "../guidelines/guidelines.server";
-import { importCases, type ImportPlan } from "../annotation/studies.server";
+import { importCases, type ImportPlan } from "../annotation/public.server";
 import { readManifestSeed } from "./domain/gold-manifest";
 
 export { CASE_STATES, FINAL_STATES, type CaseProgressState };

@@ -6,8 +6,9 @@ import { randomInt } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { annotations, caseOutcomes, studies } from "../../db/schema";
 import { visibleCases, visibleStudies } from "../../db/schema-visible";
-import { annotatorOrder, MAX_ANNOTATOR_ORDER_SEED } from "../adjudication/domain/annotator-order";
-import { resolvePair, type CaseLabel, type MissingInfoKey } from "./domain/gold";
+import { annotatorOrder, MAX_ANNOTATOR_ORDER_SEED } from "../adjudication/public";
+import { resolvePair } from "./domain/gold";
+import { type CaseLabel, type MissingInfoKey } from "../labels/labels";
 import type { DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 

@@ -6,8 +6,8 @@
  */
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { annotations, cases, workTime } from "../../db/schema";
-import { CASE_STATES, type CaseProgressState } from "../annotation/domain/case-progress";
-import { studyStateCounts } from "../annotation/study-counts.server";
+import { CASE_STATES, type CaseProgressState } from "../annotation/public";
+import { studyStateCounts } from "../annotation/public.server";
 import type { Db } from "../platform/db.server";
 import { notPending } from "../platform/import-runs.server";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";

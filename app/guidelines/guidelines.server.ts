@@ -29,6 +29,7 @@ import { recordEvent } from "../audit/audit.server";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
 import { writeTransaction } from "../work-items/engine.server";
+import { currentGuidelineVersion, latest } from "./versions.server";
 import {
   GUIDELINES_MAX,
   renderGuidelines,
@@ -37,30 +38,13 @@ import {
   type GuidelinesView,
 } from "./domain/guidelines";
 
+export { currentGuidelineVersion };
+
 let safePsychDefault: string | undefined;
 
 /** The text a new Safe-Psych study starts with (app/data/guidelines/safe-psych-default.md). */
 export function safePsychDefaultGuidelines(): string {
   return (safePsychDefault ??= readFileSync(fromRoot("app", "data", "guidelines", "safe-psych-default.md"), "utf8"));
-}
-
-const latestVersion = preparedOn((db) =>
-  db
-    .select()
-    .from(guidelineVersions)
-    .where(
-      and(
-        eq(guidelineVersions.scope, sql.placeholder("scope")),
-        eq(guidelineVersions.scopeId, sql.placeholder("scopeId")),
-      ),
-    )
-    .orderBy(desc(guidelineVersions.version))
-    .limit(1)
-    .prepare(),
-);
-
-function latest(db: DbOrTx, ref: GuidelineRef) {
-  return latestVersion(db).get({ scope: ref.scope, scopeId: ref.scopeId });
 }
 
 /**
@@ -78,11 +62,6 @@ function renderedGuidelines(body: string): string {
     rendered.set(body, html);
   }
   return html;
-}
-
-/** The number of the version in force, or null when the study has no guidelines. */
-export function currentGuidelineVersion(db: DbOrTx, ref: GuidelineRef): number | null {
-  return latest(db, ref)?.version ?? null;
 }
 
 /** The version in force, rendered, for a workspace; null when the study has none (or only an empty text). */

@@ -11,7 +11,7 @@ import { visibleEvents, visibleJudgeResponses, visibleJudgeSets } from "../../db
 import type { ImportSource } from "../formats/import-source";
 import { parseJudgeOutputsJsonl, type ParsedJudgeOutputs } from "./domain/judge-import";
 import { buildJudgeReport, JUDGE_PREFIX, type JudgeLabel, type JudgeReport } from "./domain/judge-report";
-import type { Action, InfoRequest, PrimaryAnswer } from "../evaluation/domain/judge";
+import type { Action, InfoRequest, PrimaryAnswer } from "../evaluation/public";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";

@@ -8,9 +8,15 @@ import { and, count, eq, sql } from "drizzle-orm";
 import { judgeItems } from "../../db/schema";
 import { visibleJudgeResponses } from "../../db/schema-visible";
 import type { Db } from "../platform/db.server";
-import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import {
+  byStudyName,
+  finishWindow,
+  prefixRange,
+  readWindow,
+  type ListWindow,
+  type WindowSpec,
+} from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
-import { byStudyName } from "../annotation/case-queue.server";
 import { WORK_STATE_LABELS, type WorkState } from "../work-items/domain/work-item";
 import type { SampledItemRow } from "./judge-set-export.server";
 import type { MyRatingRow } from "./judge-ratings.server";

@@ -28,8 +28,8 @@ import { CallError, type ChatEndpoint } from "../model-calls/client";
 import { runPool } from "../model-calls/pool";
 import type { ProgressSink, ProgressState } from "../model-calls/progress";
 import { RetriesExhausted, withRetry, type RetryDeps, type RetryPolicy } from "../model-calls/retry";
-import type { EndpointRecord } from "../evaluation/run-folder";
-import { callOnce } from "../evaluation/runner";
+import type { EndpointRecord } from "../evaluation/public.server";
+import { callOnce } from "../evaluation/public.server";
 import type { McItem, MentatItem } from "./domain/items";
 import {
   buildMessages,

@@ -6,7 +6,7 @@ import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from ".
 import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import type { ImportSource } from "../formats/import-source";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
-import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS, type MentatDomain } from "../expert-panel/domain/expert-scales";
+import { DEFAULT_PREFERENCE_DOMAINS, domainsOf, type MentatDomain } from "../expert-panel/domain/expert-scales";
 import { parseQuestionBankCsv, questionContentHash, type MentatQuestionInput } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { diff, recordEvent } from "../audit/audit.server";
@@ -20,7 +20,7 @@ import {
 } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
 import { writeTransaction } from "../work-items/engine.server";
-import { StudyNameSchema } from "../annotation/studies.server";
+import { StudyNameSchema } from "../annotation/public.server";
 import { countSubmitted, panelStore, requireByName } from "../expert-panel/expert-panel.server";
 
 export const BankNameSchema = StudyNameSchema;
@@ -38,9 +38,7 @@ export interface BankSummary {
   createdAt: number;
 }
 
-export function domainsOf(stored: string[]): MentatDomain[] {
-  return stored.filter((d): d is MentatDomain => MENTAT_DOMAINS.includes(d as MentatDomain));
-}
+export { domainsOf };
 
 /** A bank's panel of experts (docs/mentat.md#expert-panels); its commands are in panel.server.ts. */
 export const BANK_PANEL = panelStore("mentat_bank", {

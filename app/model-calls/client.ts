@@ -5,7 +5,7 @@
  * never response bodies, which some servers fill with the request (the note).
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type { ChatMessage } from "../evaluation/domain/runner-protocol";
+import type { ChatMessage } from "./chat-message";
 import { postOnPool, PostTimeoutError, type PostAnswer } from "./keep-alive-fetch.server";
 
 export interface ChatRequest {

@@ -138,3 +138,6 @@ export function cutWindow<T, S extends string, F extends string>(
       : ordered.filter((r) => sign * cmp(cursorOf(r), cursor) < 0).reverse();
   return finishWindow(w, from.slice(0, w.size + 1), sorted.length, cursorOf);
 }
+
+/** Study (or set) names in code-unit order, the order every list of them is shown in. */
+export const byStudyName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -5,21 +5,19 @@ import { databasePath } from "./db.server";
 import { interruptStaleJobs } from "./jobs.server";
 import { cleanAbandonedRuns } from "./import-runs.server";
 import { cleanHiddenParents } from "./hidden-parents.server";
-import { JUDGE_SET_PARENT } from "../judge-validation/judge-responses.server";
-import { SCREENING_STUDY_PARENT } from "../screening/screening-import.server";
-import { REVIEW_SET_PARENT } from "../case-review/case-review.server";
-import { MENTAT_BANK_PARENT } from "../mentat/banks.server";
-import { GRADING_SET_PARENT } from "../rubric-grading/sets.server";
-import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, isFreshDatabase, seedDemo } from "../demo/demo.server";
+import { count } from "drizzle-orm";
+import { users } from "../../db/schema";
+import { visibleStudies } from "../../db/schema-visible";
+import type { Db } from "./db.server";
+import { registered } from "./registry.server";
 
-/** Every kind of parent an import creates hidden (docs/reliability.md, "Bulk imports"). */
-const HIDDEN_PARENTS = [
-  JUDGE_SET_PARENT,
-  SCREENING_STUDY_PARENT,
-  REVIEW_SET_PARENT,
-  MENTAT_BANK_PARENT,
-  GRADING_SET_PARENT,
-];
+/** No user and no study yet. */
+export function isFreshDatabase(db: Db): boolean {
+  return (
+    db.select({ n: count() }).from(users).get()!.n === 0 &&
+    db.select({ n: count() }).from(visibleStudies).get()!.n === 0
+  );
+}
 
 /**
  * Run once when the server starts: opening the database applies pending migrations; a fresh database gets the demo
@@ -30,13 +28,15 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
   // A save waits at most a moment for another process's write lock; then the page retries (docs/architecture.md).
   applyWebBusyTimeout();
   const db = getDb();
+  // The protocols' hidden-import tables and the demo, registered by app/protocols.server.ts.
+  const { hiddenParents, demo } = registered();
   log(`Database: ${databasePath()}`);
   // Jobs an earlier server left running can never finish: they are marked interrupted, to be started again.
   const interrupted = interruptStaleJobs(db);
   if (interrupted) log(`Marked ${interrupted} background job(s) of the previous run as interrupted.`);
   // An import killed half way left hidden rows; remove them (docs/reliability.md, "Bulk imports").
   try {
-    const cleaned = cleanAbandonedRuns(db) + cleanHiddenParents(db, HIDDEN_PARENTS);
+    const cleaned = cleanAbandonedRuns(db) + cleanHiddenParents(db, hiddenParents);
     if (cleaned) log(`Removed what ${cleaned} interrupted import(s) had written (none of it was ever visible).`);
   } catch {
     log("An interrupted import left hidden rows; the next import removes them (the database was busy now).");
@@ -46,14 +46,14 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
   const demoWanted =
     process.env.NODE_ENV === "production" ? process.env.CONCORD_DEMO === "1" : process.env.CONCORD_DEMO !== "0";
   if (demoWanted && isFreshDatabase(db)) {
-    await seedDemo(db);
+    await demo.seed(db);
     log("Seeded the demo study into this fresh database.");
   }
-  if (isDemoDatabase(db)) {
+  if (demo.isDemoDatabase(db)) {
     log("");
-    log(`Concord demo: open ${baseUrl} and log in with one of these accounts (password for all: ${DEMO_PASSWORD})`);
-    const width = Math.max(...DEMO_ACCOUNTS.map((a) => a.username.length));
-    for (const a of DEMO_ACCOUNTS) log(`  ${a.username.padEnd(width)}  ${a.roles.join(", ")}`);
+    log(`Concord demo: open ${baseUrl} and log in with one of these accounts (password for all: ${demo.password})`);
+    const width = Math.max(...demo.accounts.map((a) => a.username.length));
+    for (const a of demo.accounts) log(`  ${a.username.padEnd(width)}  ${a.roles.join(", ")}`);
     log("This is a demo database with fictional notes. Never put real data into it.");
     log("");
   } else if (isFreshDatabase(db)) {

@@ -12,7 +12,7 @@ import { fromRoot } from "./paths.server";
 /** The worker entries: name → source file (relative to the project root). */
 export const WORKER_ENTRIES = {
   "mentat-fit": "app/mentat/fit-worker.ts",
-  "pending-import": "app/platform/pending-import-worker.ts",
+  "pending-import": "app/annotation/pending-import-worker.ts",
   "study-report": "app/study-report/report-worker.ts",
   "gold-export": "app/gold/export-worker.ts",
 } as const;

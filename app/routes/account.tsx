@@ -27,7 +27,7 @@ import { PASSWORD_RULES } from "~/accounts/password-rules";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 
 export const meta: MetaFunction = () => [{ title: "Your account · Concord" }];
 

@@ -5,7 +5,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { useRef } from "react";
 import { z } from "zod";
 import { LabelFields, useLabelFieldFocus } from "~/annotation/ui/label-fields";
-import { MISSING_INFO, type CaseLabel } from "~/gold/domain/gold";
+import { MISSING_INFO, type CaseLabel } from "~/labels/labels";
 import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { compareLabels } from "~/adjudication/domain/label-differences";
 import { getDb } from "~/platform/db.server";
@@ -14,7 +14,7 @@ import { parseIntent } from "~/platform/intent";
 import { MAX_ACTIVE_MS_PER_SAVE } from "~/work-items/domain/active-time";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { icd10Index } from "~/icd10/icd10.server";
-import { Csrf, useRootData } from "~/root";
+import { Csrf, useRootData } from "~/ui/root-data";
 import { answerDraftPost } from "~/work-items/workspace-route.server";
 import { useWorkspaceKeys } from "~/work-items/ui/shortcuts";
 import { useSaveState } from "~/work-items/ui/use-save-state";

@@ -8,7 +8,7 @@ import { SECTION_TITLES, type SectionKind } from "~/annotation/domain/sections";
 import { getDb } from "~/platform/db.server";
 import { parseId } from "~/platform/forms";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import { reopenDecision } from "~/adjudication/adjudication.server";
 import { caseEventsWindow, type EventView } from "~/audit/audit.server";
 import { columnHelper } from "~/ui/data-table";

@@ -14,7 +14,7 @@ import {
   confirmPendingImportOffThread,
   discardPendingImport,
   stagePendingImport,
-} from "~/platform/pending-imports.server";
+} from "~/annotation/pending-imports.server";
 import { listStudies, StudyNameSchema, type ImportPlan } from "~/annotation/studies.server";
 import { ServiceError } from "~/platform/service-error";
 import { unlessOutOfSpaceAwaited } from "~/platform/storage-errors.server";

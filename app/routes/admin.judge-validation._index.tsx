@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { JudgeImportIssues, ResponsesUploadFields } from "~/judge-validation/ui/judge-admin";
 import { getDb } from "~/platform/db.server";
 import { requireForm, requireRole } from "~/accounts/guard.server";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import { importResponsesFromForm } from "~/judge-validation/judge-forms.server";
 import { listJudgeSets } from "~/judge-validation/judge-sets.server";
 

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import { RuleFields } from "~/screening/ui/rule-fields";
 import { DEFAULT_RULE, DEFAULT_SCREENING_CATEGORIES } from "~/screening/domain/screening";
 import { parseVocabulary } from "~/screening/domain/screening-import";

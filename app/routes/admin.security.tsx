@@ -10,7 +10,7 @@ import { requiredRoles, setRequiredRoles } from "~/accounts/second-factor.server
 import { listUsers } from "~/accounts/users.server";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 
 export const meta: MetaFunction = () => [{ title: "Sign-in settings · Concord" }];
 

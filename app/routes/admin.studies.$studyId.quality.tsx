@@ -27,7 +27,7 @@ import {
 } from "~/annotation/domain/rater-quality-form";
 import { QUALITY_OFF } from "~/annotation/domain/rater-quality";
 import { CalibrationSetTable, QualityReportTables, QualitySettingsForm } from "~/annotation/ui/rater-quality";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Rater quality · ${data?.study.name ?? "Study"} · Concord` },

@@ -15,7 +15,7 @@ import { recordEvent } from "~/audit/audit.server";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 
 export const meta: MetaFunction = () => [{ title: "User · Concord" }];
 

@@ -13,7 +13,7 @@ import { checkImportFile, importFileSource, listIssues, type ImportFileSource } 
 import { getDb, type Db } from "../platform/db.server";
 import { createOpenAiResultEndpoint } from "../model-calls/client";
 import { createProgress } from "../model-calls/progress";
-import { redactUrl } from "../evaluation/run-folder";
+import { redactUrl } from "../evaluation/public.server";
 import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../model-calls/retry";
 import {
   collectBatches,

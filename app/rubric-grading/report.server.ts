@@ -8,7 +8,7 @@ import type { Db } from "../platform/db.server";
 import { renderSvg, svgToPng } from "../charts/charts.server";
 import { softwareVersion } from "../platform/paths.server";
 import { evaluate, REFUSAL_POLICIES, type Evaluation, type RefusalPolicy } from "./domain/evaluation";
-import { cohenKappa } from "../judge-validation/domain/classification";
+import { cohenKappa } from "../judge-validation/public";
 import { agreementCsv, pairedCsv, table1Csv, table1Markdown, tagsCsv } from "./domain/report-files";
 import { responseMetrics, type BootstrapOptions, type GradedCriterion, type ResponseMetrics } from "./domain/score";
 import { loadGraderText } from "./grader-text.server";

@@ -7,9 +7,8 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../platform/db.server";
-import { finishWindow, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { byStudyName, finishWindow, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
-import { byStudyName } from "../annotation/case-queue.server";
 import type { WorkState } from "../work-items/domain/work-item";
 import { previewOf, type ReviewRow } from "./screening-review.server";
 

@@ -30,7 +30,7 @@ import {
 import { compareCodePoints } from "../python-compat/text";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
-import { StudyNameSchema } from "../annotation/studies.server";
+import { StudyNameSchema } from "../annotation/public.server";
 import { ServiceError } from "../platform/service-error";
 
 export const ScreeningSettingsSchema = z

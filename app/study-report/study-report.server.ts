@@ -6,7 +6,8 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { annotations, caseOutcomes, referenceLabels, users } from "../../db/schema";
 import { visibleCases } from "../../db/schema-visible";
-import type { CaseLabel, DisputeReason } from "../gold/domain/gold";
+import type { CaseLabel } from "../labels/labels";
+import type { DisputeReason } from "../gold/public";
 import { chartCsv, studyReportCharts, type ReportChart } from "./domain/study-report-charts";
 import { formatStudyReportMarkdown } from "./domain/study-report-format";
 import { buildStudyReport, referenceLabelOf, type StudyCaseRecord, type StudyReport } from "./domain/study-report";
@@ -16,8 +17,8 @@ import type { Db } from "../platform/db.server";
 import { runDbWorker } from "../platform/db-worker.server";
 import { getTimeOnTask } from "./time-on-task.server";
 import { icd10Index } from "../icd10/icd10.server";
-import { labelOfAnnotation } from "../gold/outcomes.server";
-import { getStudy, requireStudyByName, type StudySummary } from "../annotation/studies.server";
+import { labelOfAnnotation } from "../gold/public.server";
+import { getStudy, requireStudyByName, type StudySummary } from "../annotation/public.server";
 
 function categoryTitle(category: string): string | null {
   return icd10Index().lookup(category)?.title ?? null;

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { adjudications, annotations, users, workTime } from "../../db/schema";
 import { visibleCases } from "../../db/schema-visible";
 import type { Db } from "../platform/db.server";
-import { ADJUDICATION_TIME } from "../adjudication/adjudication.server";
+import { ADJUDICATION_TIME } from "../adjudication/public.server";
 import { summariseAdjudicationTime, summariseTimeOnTask, type TimeOnTask } from "./domain/time-on-task";
 
 /**

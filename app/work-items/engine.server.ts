@@ -17,7 +17,7 @@ import { recordEvent } from "../audit/audit.server";
 import { DatabaseBusyError, isBusy, preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { workTime } from "../../db/schema";
 import type { GuidelineRef } from "../guidelines/domain/guidelines";
-import { currentGuidelineVersion } from "../guidelines/guidelines.server";
+import { currentGuidelineVersion } from "../guidelines/versions.server";
 import {
   auditChanges,
   conflict,

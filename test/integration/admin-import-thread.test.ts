@@ -9,7 +9,7 @@ import { SECTION_KINDS } from "../../app/annotation/domain/sections";
 import { getStudyByName, listStudyCases } from "../../app/annotation/studies.server";
 import Database from "better-sqlite3";
 import { DatabaseBusyError, type Db } from "../../app/platform/db.server";
-import { confirmPendingImportOffThread, stagePendingImport } from "../../app/platform/pending-imports.server";
+import { confirmPendingImportOffThread, stagePendingImport } from "../../app/annotation/pending-imports.server";
 import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser } from "../support/db";
 

@@ -16,7 +16,7 @@ import {
   guidelinesManifest,
   saveGuidelines,
 } from "../../app/guidelines/guidelines.server";
-import { MISSING_INFO } from "../../app/gold/domain/gold";
+import { MISSING_INFO } from "../../app/labels/labels";
 import { freshDb, makeUser } from "../support/db";
 import { insufficient, studyForPair, submitPair, sufficient } from "../support/labels";
 

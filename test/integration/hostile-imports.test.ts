@@ -21,7 +21,7 @@ import { importCases } from "../../app/annotation/studies.server";
 import { importQuestionBank } from "../../app/mentat/banks.server";
 import { ensureModel, importEvalSet, requireGradingSet } from "../../app/rubric-grading/sets.server";
 import { customId } from "../../app/rubric-grading/domain/batch";
-import { confirmPendingImport } from "../../app/platform/pending-imports.server";
+import { confirmPendingImport } from "../../app/annotation/pending-imports.server";
 import { action as adminImportAction } from "../../app/routes/admin.import";
 import { action as expertImportAction } from "../../app/routes/admin.expert-ratings._index";
 import { freshDb, makeUser } from "../support/db";

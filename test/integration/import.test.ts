@@ -15,7 +15,7 @@ import {
   confirmPendingImport,
   discardPendingImport,
   stagePendingImport,
-} from "../../app/platform/pending-imports.server";
+} from "../../app/annotation/pending-imports.server";
 import {
   getCaseSections,
   getStudyByName,

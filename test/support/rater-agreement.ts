@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { expect } from "vitest";
-import type { CaseLabel } from "../../app/gold/domain/gold";
+import type { CaseLabel } from "../../app/labels/labels";
 import { assignments } from "../../db/schema";
 import type { Db } from "../../app/platform/db.server";
 import { EMPTY_VALUES, submitAnnotation, type AnnotationValues } from "../../app/annotation/annotations.server";

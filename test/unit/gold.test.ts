@@ -1,19 +1,21 @@
 import { describe, expect, it } from "vitest";
 import {
   agreementFlags,
-  checkCaseLabel,
   expertActionLabels,
   expertStoppingStep,
-  MISSING_INFO,
-  MISSING_INFO_KEYS,
   resolvePair,
   sameDiagnosis,
   stage1Label,
+} from "../../app/gold/domain/gold";
+import {
+  checkCaseLabel,
+  MISSING_INFO,
+  MISSING_INFO_KEYS,
   type CaseLabel,
   type InsufficientLabel,
   type MissingInfoKey,
   type SufficientLabel,
-} from "../../app/gold/domain/gold";
+} from "../../app/labels/labels";
 
 const sufficient = (icd10: string, earliestSection: number): SufficientLabel => ({
   sufficiency: "sufficient",

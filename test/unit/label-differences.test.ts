@@ -1,7 +1,7 @@
 /** Field-by-field differences shown to the adjudicator after the reveal (docs/safe-psych.md). */
 import { describe, expect, it } from "vitest";
 import { compareLabels } from "../../app/adjudication/domain/label-differences";
-import type { CaseLabel } from "../../app/gold/domain/gold";
+import type { CaseLabel } from "../../app/labels/labels";
 
 const suff = (icd10: string, earliestSection: number): CaseLabel => ({
   sufficiency: "sufficient",

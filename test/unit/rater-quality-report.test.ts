@@ -3,7 +3,7 @@
  * below are worked out in the comments; sklearn is not on this machine, so none came from it.
  */
 import { describe, expect, it } from "vitest";
-import type { CaseLabel } from "../../app/gold/domain/gold";
+import type { CaseLabel } from "../../app/labels/labels";
 import {
   calibrationAccuracy,
   pairFigures,

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parsePythonCsv as parseCsv } from "../../app/formats/csv-text";
-import { agreementFlags, resolvePair, type CaseLabel } from "../../app/gold/domain/gold";
+import { agreementFlags, resolvePair } from "../../app/gold/domain/gold";
+import { type CaseLabel } from "../../app/labels/labels";
 import {
   buildDataGtRecord,
   buildSamplesRecord,

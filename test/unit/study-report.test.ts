@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { compile } from "vega-lite";
 import { describe, expect, it } from "vitest";
-import type { CaseLabel } from "../../app/gold/domain/gold";
+import type { CaseLabel } from "../../app/labels/labels";
 import { buildStudyReport, referenceLabelOf, type StudyCaseRecord } from "../../app/study-report/domain/study-report";
 import { chartCsv, studyReportCharts } from "../../app/study-report/domain/study-report-charts";
 import { formatStudyReportMarkdown, formatStudyReportText } from "../../app/study-report/domain/study-report-format";

@@ -5,7 +5,7 @@
  * `random.Random(int(hashlib.sha256(f"{seed}:{case_id}".encode()).hexdigest()[:12], 16)).randrange(2)` — 0 keeps
  * the annotations in submission order, 1 swaps them.
  */
-import { seedFromText } from "../../mentat/domain/mentat";
+import { seedFromText } from "../../mentat/public";
 import { PyRandom } from "../../python-compat/random";
 
 /** The largest seed drawn for a study: a positive 31-bit integer, exact in SQLite, JSON and Python alike. */

@@ -4,7 +4,7 @@
  * when the labels do not all give it the same value; a field that applies to none of them (the ICD-10 code of three
  * insufficient labels) is left out.
  */
-import { MISSING_INFO, type CaseLabel } from "../../gold/domain/gold";
+import { MISSING_INFO, type CaseLabel } from "../../labels/labels";
 
 export type LabelField = "sufficiency" | "icd10" | "earliestSection" | "missingInfo";
 

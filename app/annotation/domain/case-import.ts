@@ -157,9 +157,7 @@ export class CaseFileReader {
       };
     else if (byteLength !== undefined && byteLength > MAX_FILE_BYTES)
       this.fatal = { line: 0, message: `the file has ${byteLength} bytes; the limit is ${MAX_FILE_BYTES}. Split it.` };
-    if (this.format === "csv")
-      // relaxQuotes: a bare quote inside an unquoted field is text, as Python's csv reader reads it.
-      this.csv = new CsvRecordStream((r) => this.csvRecord(r.line, r.cells), { relaxQuotes: true });
+    if (this.format === "csv") this.csv = new CsvRecordStream((r) => this.csvRecord(r.line, r.cells));
   }
 
   /** True once the file has shown an error: nothing of it may be imported. */

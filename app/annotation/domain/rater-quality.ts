@@ -6,7 +6,7 @@
  * place of (Annotator A, Annotator B), so each statistic means the same as in the inter-rater report.
  */
 import { z } from "zod";
-import type { CaseLabel } from "../../gold/domain/gold";
+import type { CaseLabel } from "../../labels/labels";
 import { parseIcd10 } from "../../icd10/icd10";
 import {
   diagnosisAgreement,
@@ -16,12 +16,8 @@ import {
   Reasons,
   sufficiencyAgreement,
   type SufficientPair,
-} from "../../study-report/domain/study-report-agreement";
-import type {
-  DiagnosisAgreement,
-  EarliestSectionAgreement,
-  SufficiencyAgreement,
-} from "../../study-report/domain/study-report-types";
+} from "../../study-report/public";
+import type { DiagnosisAgreement, EarliestSectionAgreement, SufficiencyAgreement } from "../../study-report/public";
 
 const share = z.coerce
   .number({ message: "Give a share between 0 and 0.5, e.g. 0.10." })

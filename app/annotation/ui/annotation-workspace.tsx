@@ -6,7 +6,7 @@
 import { LabelFields, useLabelFieldFocus } from "./label-fields";
 import { TrainingReveal } from "./training-reveal";
 import { SECTION_TITLES, type SectionKind } from "../domain/sections";
-import { checkCaseLabel } from "~/gold/domain/gold";
+import { checkCaseLabel } from "~/labels/labels";
 import type { AnnotatorCaseView, AnnotationValues, SaveResult } from "~/annotation/annotations.server";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";

@@ -1,6 +1,6 @@
 /** The parts of the note import page: the upload form and the preview of what the file would change. */
 import { Form } from "@remix-run/react";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { ImportPlan } from "~/annotation/studies.server";
 
 function Issues({

@@ -3,7 +3,7 @@
  * for insufficient, the missing information. Shared by the annotator's and the adjudicator's forms.
  */
 import { useEffect, useRef, useState, type RefObject } from "react";
-import { MISSING_INFO } from "~/gold/domain/gold";
+import { MISSING_INFO } from "~/labels/labels";
 import { Icd10Picker } from "../../icd10/ui/icd10-picker";
 import { TextLimit, limitProps } from "../../work-items/ui/text-limit";
 import { TEXT_LIMITS } from "../../work-items/domain/text-limits";

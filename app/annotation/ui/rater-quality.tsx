@@ -1,8 +1,8 @@
 import { Form } from "@remix-run/react";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { QualitySettings } from "~/annotation/domain/rater-quality";
 import type { CalibrationSetRow, RaterQualityReport } from "~/annotation/rater-quality.server";
-import type { CaseLabel } from "~/gold/domain/gold";
+import type { CaseLabel } from "~/labels/labels";
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? "—" : `${(100 * v).toFixed(1)}%`);
 const num = (v: number | null | undefined) => (v === null || v === undefined ? "—" : v.toFixed(3));

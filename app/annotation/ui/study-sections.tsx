@@ -3,7 +3,7 @@ import { Form, Link, useSearchParams } from "@remix-run/react";
 import { useMemo } from "react";
 import { columnHelper } from "~/ui/data-table";
 import { WindowTable } from "~/ui/window-table";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { AssignmentRow, listStudyAnnotators } from "~/annotation/assignments.server";
 import { ASSIGNMENT_STATES, type AssignmentState } from "~/annotation/domain/assignment";
 import type { CaseRow } from "~/annotation/studies.server";

@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { MISSING_INFO, type CaseLabel } from "~/gold/domain/gold";
+import { MISSING_INFO, type CaseLabel } from "~/labels/labels";
 
 /**
  * The reference of a training case and its rationale, shown once the annotator has submitted their own label

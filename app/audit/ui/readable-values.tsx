@@ -3,7 +3,7 @@
  * titles, missing-information keys with their labels, free text recorded only as "changed" (docs/architecture.md,
  * "Roles and blinding": the trail never copies note text). The raw records stay available as a JSON download.
  */
-import { MISSING_INFO } from "../../gold/domain/gold";
+import { MISSING_INFO } from "../../labels/labels";
 import { FREE_TEXT_CHANGED } from "../../work-items/domain/work-item";
 
 /** What the page resolves on the server: user id → username, ICD-10 code → title. */

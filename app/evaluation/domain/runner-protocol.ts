@@ -7,6 +7,7 @@
 import { judgeResponse, toReferenceAction, type ReferenceAction, type StructuredActionRaw } from "./judge";
 import { PyRandom } from "../../python-compat/random";
 import { pyStrip } from "../../python-compat/text";
+import type { ChatMessage } from "../../model-calls/chat-message";
 
 export const STRATEGIES = [
   "full_info_no_abstention",
@@ -123,10 +124,7 @@ export function buildUserPrompt(
   return step === T ? `${prompt}\n\n${p.finalNotice}` : prompt;
 }
 
-export interface ChatMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
-}
+export type { ChatMessage };
 
 /** The judge call: one user message, no system message, `{model_response}` replaced literally (docs/evaluation.md#prompt-assembly). */
 export function buildJudgeMessages(prompts: PromptSet, modelOutput: string): ChatMessage[] {

@@ -8,6 +8,11 @@ export const MENTAT_DOMAINS = ["diagnosis", "treatment", "monitoring", "triage",
 export type MentatDomain = (typeof MENTAT_DOMAINS)[number];
 
 /** The ambiguous domains, whose labels come from expert preferences; the others keep the creator's answer. */
+/** The known domains among stored ones (a bank's preference domains), in their stored order. */
+export function domainsOf(stored: string[]): MentatDomain[] {
+  return stored.filter((d): d is MentatDomain => MENTAT_DOMAINS.includes(d as MentatDomain));
+}
+
 export const DEFAULT_PREFERENCE_DOMAINS: readonly MentatDomain[] = ["triage", "documentation"];
 
 export const OPTION_LETTERS = ["a", "b", "c", "d", "e"] as const;

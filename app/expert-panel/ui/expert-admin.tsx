@@ -2,9 +2,7 @@
 import type { ReactNode } from "react";
 import { Form, Link } from "@remix-run/react";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS } from "~/expert-panel/domain/expert-scales";
-import { Csrf } from "~/root";
-import type { listReviewSets } from "~/case-review/case-review.server";
-import type { listBanks } from "~/mentat/banks.server";
+import { Csrf } from "~/ui/root-data";
 
 /** What an import form's action answers: its problems, shown under the form that sent it. */
 export type ExpertImportResult = {
@@ -89,8 +87,29 @@ function SummaryTable<T extends { id: number; name: string }>({
   );
 }
 
+/** What the banks table shows of a MENTAT bank (its summary, app/mentat/banks.server.ts:listBanks). */
+interface BankRow {
+  id: number;
+  name: string;
+  numQuestions: number;
+  preferenceDomains: string[];
+  numRaters: number;
+  numSubmitted: number;
+  numRated: number;
+}
+
+/** What the sets table shows of a review set (its summary, app/case-review/case-review.server.ts:listReviewSets). */
+interface ReviewSetRow {
+  id: number;
+  name: string;
+  numCases: number;
+  numSeeds: number;
+  numRaters: number;
+  numSubmitted: number;
+}
+
 /** The question banks with their rating progress. */
-export function BanksTable({ banks }: { banks: ReturnType<typeof listBanks> }) {
+export function BanksTable({ banks }: { banks: BankRow[] }) {
   return (
     <SummaryTable
       rows={banks}
@@ -109,7 +128,7 @@ export function BanksTable({ banks }: { banks: ReturnType<typeof listBanks> }) {
 }
 
 /** The review sets with their review progress. */
-export function ReviewSetsTable({ sets }: { sets: ReturnType<typeof listReviewSets> }) {
+export function ReviewSetsTable({ sets }: { sets: ReviewSetRow[] }) {
   return (
     <SummaryTable
       rows={sets}

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Form, Link, useSearchParams } from "@remix-run/react";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import { ActionResult, ImportedNotice } from "~/ui/admin-notices";
 
 export interface PanelRow {

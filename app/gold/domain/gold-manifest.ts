@@ -3,7 +3,7 @@
  * `import-gold` stores it on the study so that a restored study draws every case's "Annotator A/B" order as the
  * original did. Pure: the caller reads the file.
  */
-import { MAX_ANNOTATOR_ORDER_SEED } from "../../adjudication/domain/annotator-order";
+import { MAX_ANNOTATOR_ORDER_SEED } from "../../adjudication/public";
 import { LineCounter } from "../../formats/lines";
 
 export type ManifestSeed =

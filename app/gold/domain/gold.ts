@@ -1,50 +1,10 @@
 /**
- * Annotation labels, dispute detection, gold labels and expert action labels (docs/safe-psych.md#annotation, docs/safe-psych.md#disagreement-and-adjudication, docs/safe-psych.md#gold-labels-and-expert-action-labels, docs/evaluation.md#stage-1-clarification-script, docs/evaluation.md#expert-labels-script).
- * A gold label has the same shape as an annotation label: it is either derived from two agreeing annotations
+ * Dispute detection, gold labels and expert action labels (docs/safe-psych.md#annotation, docs/safe-psych.md#disagreement-and-adjudication, docs/safe-psych.md#gold-labels-and-expert-action-labels, docs/evaluation.md#stage-1-clarification-script, docs/evaluation.md#expert-labels-script).
+ * A gold label has the same shape as an annotation label (`CaseLabel`, app/labels/labels.ts): it is either derived from two agreeing annotations
  * (`resolvePair`) or the adjudicator's decision.
  */
 import { parseIcd10 } from "../../icd10/icd10";
-
-/** The controlled list of missing information (docs/safe-psych.md#annotation), in display order; `other` carries free text. */
-export const MISSING_INFO = [
-  { key: "onset_duration", label: "Duration of symptoms / onset timeline" },
-  { key: "prior_episodes", label: "Prior episodes, manic/hypomanic episodes or hospitalisations" },
-  { key: "substance_use", label: "Substance use history" },
-  { key: "medication_history", label: "Medication and treatment-response history" },
-  { key: "psychological_tests", label: "Psychological test scores" },
-  { key: "collateral_history", label: "Collateral history" },
-  { key: "laboratory", label: "Laboratory findings" },
-  { key: "imaging", label: "Imaging" },
-  { key: "neurological_exam", label: "Neurological examination" },
-  { key: "other", label: "Other" },
-] as const;
-
-export type MissingInfoKey = (typeof MISSING_INFO)[number]["key"];
-
-export const MISSING_INFO_KEYS: readonly MissingInfoKey[] = MISSING_INFO.map((m) => m.key);
-
-export function isMissingInfoKey(value: unknown): value is MissingInfoKey {
-  return typeof value === "string" && (MISSING_INFO_KEYS as readonly string[]).includes(value);
-}
-
-export interface SufficientLabel {
-  sufficiency: "sufficient";
-  /** Canonical WHO ICD-10 chapter V code (`F32.1`, `F03`). */
-  icd10: string;
-  /** Earliest sufficient section s, compacted numbering 1..T (docs/safe-psych.md#cases-and-sections). */
-  earliestSection: number;
-}
-
-export interface InsufficientLabel {
-  sufficiency: "insufficient";
-  /** In MISSING_INFO order, without duplicates. Non-empty for an annotation; may be empty for an imported gold label. */
-  missingInfo: MissingInfoKey[];
-  /** The free text of `other`: non-empty iff missingInfo includes `other`. */
-  missingInfoOther: string | null;
-}
-
-/** An annotator's, the adjudicator's, or the gold label of a case. */
-export type CaseLabel = SufficientLabel | InsufficientLabel;
+import { MISSING_INFO_KEYS, type CaseLabel, type InsufficientLabel, type SufficientLabel } from "../../labels/labels";
 
 export type DisputeReason = "sufficiency" | "diagnosis";
 
@@ -169,78 +129,4 @@ export function expertActionLabels(gold: CaseLabel, sectionCount: number): Exper
 /** docs/evaluation.md#stage-1-clarification-script: the expert stage-1 label, `Diagnose` iff the gold label is sufficient at section 1. */
 export function stage1Label(gold: CaseLabel): "Clarify" | "Diagnose" {
   return gold.sufficiency === "sufficient" && gold.earliestSection === 1 ? "Diagnose" : "Clarify";
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Validation of a submitted label (annotation form, adjudication form, imports)
-
-export interface LabelDraft {
-  sufficiency?: unknown;
-  icd10?: unknown;
-  earliestSection?: unknown;
-  missingInfo?: unknown;
-  missingInfoOther?: unknown;
-}
-
-export type LabelField = keyof LabelDraft;
-
-export type LabelCheck = { ok: true; label: CaseLabel } | { ok: false; errors: Partial<Record<LabelField, string>> };
-
-export interface LabelCheckOptions {
-  /** T of the case (compacted). */
-  sectionCount: number;
-  /** Membership in the WHO table (`Icd10Index.isValidChapterVCode`); without it any chapter V syntax is accepted. */
-  isValidCode?: (code: string) => boolean;
-  /** Annotations need at least one missing-information label; imported gold labels may have none. Default true. */
-  requireMissingInfo?: boolean;
-}
-
-/**
- * Checks a submitted label and returns it in canonical form (code canonicalised, missing information deduplicated
- * and in list order, other text trimmed), or one message per faulty field. Fields that do not apply to the chosen
- * sufficiency are ignored.
- */
-/** The message for a sufficient label without a code, in the annotation and the adjudication form alike. */
-export const CHOOSE_CODE = "Choose an ICD-10 code.";
-
-export function checkCaseLabel(draft: LabelDraft, options: LabelCheckOptions): LabelCheck {
-  const errors: Partial<Record<LabelField, string>> = {};
-  const T = options.sectionCount;
-  if (draft.sufficiency === "sufficient") {
-    const p = parseIcd10(typeof draft.icd10 === "string" ? draft.icd10 : "");
-    // Nothing chosen is a missing answer, not a malformed code: say what to do.
-    if (!p.ok) errors.icd10 = p.reason === "empty" ? CHOOSE_CODE : p.error;
-    else if (options.isValidCode && !options.isValidCode(p.code)) {
-      errors.icd10 = `${p.code} is not a code of WHO ICD-10 chapter V`;
-    }
-    const s = draft.earliestSection;
-    if (typeof s !== "number" || !Number.isInteger(s) || s < 1 || s > T) {
-      errors.earliestSection = `the earliest sufficient section must be a section number from 1 to ${T}`;
-    }
-    if (Object.keys(errors).length > 0 || !p.ok) return { ok: false, errors };
-    return { ok: true, label: { sufficiency: "sufficient", icd10: p.code, earliestSection: s as number } };
-  }
-  if (draft.sufficiency === "insufficient") {
-    const raw = draft.missingInfo ?? [];
-    const list = Array.isArray(raw) ? raw : [raw];
-    const unknown = list.filter((k) => !isMissingInfoKey(k));
-    const keys = new Set(list.filter(isMissingInfoKey));
-    if (unknown.length > 0) {
-      errors.missingInfo = `unknown missing-information labels: ${unknown.map(String).join(", ")}`;
-    } else if (keys.size === 0 && options.requireMissingInfo !== false) {
-      errors.missingInfo = "choose at least one kind of missing information";
-    }
-    const other = typeof draft.missingInfoOther === "string" ? draft.missingInfoOther.trim() : "";
-    if (keys.has("other") && other === "") errors.missingInfoOther = "describe the other missing information";
-    if (Object.keys(errors).length > 0) return { ok: false, errors };
-    return {
-      ok: true,
-      label: {
-        sufficiency: "insufficient",
-        missingInfo: MISSING_INFO_KEYS.filter((k) => keys.has(k)),
-        missingInfoOther: keys.has("other") ? other : null,
-      },
-    };
-  }
-  return { ok: false, errors: { sufficiency: "choose sufficient or insufficient" } };
 }

@@ -7,15 +7,9 @@
  * fields (the reference scripts ignore them): `action_labels`, `presenting_symptoms_label` (left out
  * with `asReleased`), `adjudicated`, `adjudication_reason`, `missing_info`, `missing_info_other`, `annotators`.
  */
-import {
-  type CaseLabel,
-  type DisputeReason,
-  type ExpertAction,
-  expertActionLabels,
-  type MissingInfoKey,
-  stage1Label,
-} from "./gold";
-import { SECTION_KINDS, type SectionKind } from "../../annotation/domain/sections";
+import { type CaseLabel, type MissingInfoKey } from "../../labels/labels";
+import { type DisputeReason, type ExpertAction, expertActionLabels, stage1Label } from "./gold";
+import { SECTION_KINDS, type SectionKind } from "../../annotation/public";
 import { pyStrip } from "../../python-compat/text";
 
 /** The reference writes labels as the strings "1" and "0" (docs/formats.md#released-csv-datacsv). */

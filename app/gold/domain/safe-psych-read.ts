@@ -1,14 +1,8 @@
 /** Reading a `data_gt.json` back (import-gold): every record validated, each error naming its line and field. */
-import {
-  type CaseLabel,
-  expertActionLabels,
-  isMissingInfoKey,
-  MISSING_INFO_KEYS,
-  type MissingInfoKey,
-  stage1Label,
-} from "./gold";
+import { type CaseLabel, isMissingInfoKey, MISSING_INFO_KEYS, type MissingInfoKey } from "../../labels/labels";
+import { expertActionLabels, stage1Label } from "./gold";
 import { parseIcd10 } from "../../icd10/icd10";
-import { MAX_SECTIONS, MIN_SECTIONS, SECTION_KINDS } from "../../annotation/domain/sections";
+import { MAX_SECTIONS, MIN_SECTIONS, SECTION_KINDS } from "../../annotation/public";
 import { pyStrip } from "../../python-compat/text";
 import { parseJsonWithLines } from "./json-with-lines";
 import {

@@ -5,7 +5,7 @@
  */
 import { formatReferenceCsv } from "../../formats/csv-text";
 import { jsonDumpsIndent2 } from "../../python-compat/json";
-import { SECTION_KINDS, type SectionKind } from "../../annotation/domain/sections";
+import { SECTION_KINDS, type SectionKind } from "../../annotation/public";
 import type { DataGtRecord, SamplesRecord } from "./safe-psych-format";
 
 /** The whole `data_gt.json` file, byte-identical to the reference's output for the same records. */

@@ -5,9 +5,10 @@
  */
 import MarkdownIt from "markdown-it";
 
-/** Every kind of study that has guidelines. */
-export const GUIDELINE_SCOPES = ["safe_psych", "judge_set", "screening", "mentat_bank", "review_set"] as const;
-export type GuidelineScope = (typeof GUIDELINE_SCOPES)[number];
+import type { GuidelineScope } from "../../../db/vocabulary";
+
+/** Every kind of study that has guidelines: the list the schema stores. */
+export { GUIDELINE_SCOPES, type GuidelineScope } from "../../../db/vocabulary";
 
 /** Which study's guidelines: the kind and the study's id in its table. */
 export interface GuidelineRef {

@@ -2,7 +2,7 @@ import { useFetcher } from "@remix-run/react";
 import { useId } from "react";
 import type { GuidelinesAdmin } from "~/guidelines/domain/guidelines";
 import { GUIDELINES_MAX } from "~/guidelines/domain/guidelines";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 
 interface Result {
   ok: boolean;

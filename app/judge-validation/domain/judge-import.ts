@@ -21,7 +21,7 @@ import {
   type InfoRequest,
   type JudgeParseProblem,
   type PrimaryAnswer,
-} from "../../evaluation/domain/judge";
+} from "../../evaluation/public";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { idProblem } from "../../formats/strict-text";
 

@@ -12,7 +12,7 @@ import {
   parseAction,
   PRIMARY_ANSWERS,
   type Action,
-} from "../../evaluation/domain/judge";
+} from "../../evaluation/public";
 import { JUDGE_PREFIX, LABEL_COLUMNS, type JudgeLabel } from "./judge-report";
 import { fromSpreadsheetCell } from "../../formats/spreadsheet-safe";
 

@@ -16,7 +16,7 @@ import {
   type Action,
   type InfoRequest,
   type PrimaryAnswer,
-} from "../../evaluation/domain/judge";
+} from "../../evaluation/public";
 import { buildRatingTable, fleissKappa, type RatingRow } from "../../stats/index";
 
 export const JUDGE_PREFIX = "judge:";

@@ -5,7 +5,7 @@
  * the rule that a submitted rating names both features.
  */
 import { z } from "zod";
-import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../../evaluation/domain/judge";
+import { INFO_REQUESTS, PRIMARY_ANSWERS } from "../../evaluation/public";
 import { TEXT_LIMITS, tooLongMessage } from "../../work-items/domain/text-limits";
 
 export const RatingValuesSchema = z.object({

@@ -7,7 +7,7 @@
  * features), `model_output_raw` and `is_last_section`. Odd values are read as the reference's Python reads them.
  */
 import { formatCsv } from "../../formats/csv-text";
-import type { Action } from "../../evaluation/domain/judge";
+import type { Action } from "../../evaluation/public";
 import { PyRandom, type PySeed } from "../../python-compat/random";
 import { pyStrip } from "../../python-compat/text";
 import { pyStr, pyTruthy } from "../../python-compat/values";

@@ -1,5 +1,5 @@
 /** Labels and keyboard keys of the rater workspace (docs/judge-validation.md#response-features-and-the-action-rule), shared by the rater pages. */
-import type { InfoRequest, PrimaryAnswer } from "~/evaluation/domain/judge";
+import type { InfoRequest, PrimaryAnswer } from "~/evaluation/public";
 
 /** PRIMARY_ANSWER: C / D / N. */
 export const PRIMARY_ANSWER_KEYS: readonly { value: PrimaryAnswer; key: string; label: string }[] = [

@@ -4,7 +4,7 @@ import { useMemo } from "react";
 import { columnHelper } from "~/ui/data-table";
 import { WindowTable } from "~/ui/window-table";
 import type { ListWindow } from "~/platform/list-window";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { JudgeRow } from "~/judge-validation/judge-candidates.server";
 import type { UploadResult } from "~/judge-validation/judge-forms.server";
 import type { ImportRow } from "~/judge-validation/judge-responses.server";

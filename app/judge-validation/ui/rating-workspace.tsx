@@ -7,7 +7,7 @@ import { INFO_REQUEST_KEYS, PRIMARY_ANSWER_KEYS } from "./judge-labels";
 import type { JudgeGuide } from "../domain/judge-guide";
 import type { RaterItemView, RatingSaveResult } from "../judge-ratings.server";
 import { RATING_INCOMPLETE, RatingValuesSchema, ratingIncomplete, type RatingValues } from "../domain/rating-values";
-import { raterAction } from "~/evaluation/domain/judge";
+import { raterAction } from "~/evaluation/public";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
 import { TEXT_LIMITS } from "~/work-items/domain/text-limits";
 import { LimitedText } from "~/work-items/ui/text-limit";

@@ -6,7 +6,7 @@
  * Holm–Bonferroni, so a reported difference is beyond chance at the family-wise level α.
  */
 import { GENDERS } from "../../expert-panel/domain/expert-scales";
-import { seedFromText } from "../../mentat/domain/mentat";
+import { seedFromText } from "../../mentat/public";
 import type { MentatRow } from "./scores";
 import { bootstrapInterval, holmAdjust, mcnemarExact } from "./statistics";
 import { compareCodePoints } from "../../python-compat/text";

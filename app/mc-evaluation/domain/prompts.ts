@@ -2,7 +2,7 @@
  * The messages sent for one item (docs/mc-evaluation.md, "Prompts"): each paper's prompt format, with the texts in
  * app/data/mc-evaluation/ (see its README for their provenance). Pure: the texts are passed in.
  */
-import type { ChatMessage } from "../../evaluation/domain/runner-protocol";
+import type { ChatMessage } from "../../evaluation/public";
 import { PyRandom } from "../../python-compat/random";
 import type { McItem, MentatItem } from "./items";
 

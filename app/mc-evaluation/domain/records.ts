@@ -3,7 +3,7 @@
  * the raw answer, how it was read, and the item facts that scoring needs, so a report needs nothing but the run.
  */
 import { z } from "zod";
-import type { ChatMessage } from "../../evaluation/domain/runner-protocol";
+import type { ChatMessage } from "../../evaluation/public";
 import { CASE_TYPES, MENTALBENCH_LETTERS, MENTAT_LETTERS, type McItem } from "./items";
 import { parseAnswer, referenceLetters, type ParsedAnswer } from "./parse";
 

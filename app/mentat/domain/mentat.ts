@@ -35,14 +35,10 @@ import {
 import type { AnnotationRow } from "./bradley-terry";
 import { PyRandom } from "../../python-compat/random";
 import { buildRatingTable, krippendorffAlpha } from "../../stats/index";
+import type { QuestionTexts } from "../../../db/vocabulary";
 
 /** A question's text per gender, or one `neutral` text for a question that names no gender. */
-export interface QuestionTexts {
-  male?: string;
-  female?: string;
-  nonbinary?: string;
-  neutral?: string;
-}
+export type { QuestionTexts };
 
 export interface MentatQuestionInput {
   line: number;

@@ -11,7 +11,7 @@ import {
 } from "~/expert-panel/domain/expert-scales";
 import { WindowTable } from "~/ui/window-table";
 import type { ListWindow } from "~/platform/list-window";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { getLatestFit } from "~/mentat/fits.server";
 import { CURRENT_MENTAT_FIT, MENTAT_FIT_VERSIONS } from "~/mentat/domain/bradley-terry";
 import type { listDatasets, QuestionRow } from "~/mentat/questions.server";

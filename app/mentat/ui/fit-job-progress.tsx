@@ -5,7 +5,7 @@
  */
 import { Form, useFetcher, useRevalidator } from "@remix-run/react";
 import { useEffect } from "react";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { FitJobView } from "~/mentat/fits.server";
 
 const POLL_MS = 1000;

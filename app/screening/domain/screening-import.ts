@@ -5,7 +5,7 @@
  */
 import { isJsonObject, readJsonlLine } from "../../formats/jsonl";
 import { textSource, type ImportSource } from "../../formats/import-source";
-import { formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/domain/case-import";
+import { formatOf, MAX_FILE_BYTES, type ImportIssue } from "../../annotation/public";
 import { decodeUtf8, idProblem, normaliseId, textWarning } from "../../formats/strict-text";
 import { RECALL_TIERS, SCREEN_LABELS, type RecallTier, type ScreenLabel } from "./screening";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
@@ -70,7 +70,7 @@ function readRecords(input: Uint8Array | string | ImportSource, options: FileOpt
 }
 
 function readCsvFile(source: ImportSource): Records {
-  const read = source.csvRecords({ relaxQuotes: true });
+  const read = source.csvRecords();
   let header: string[] | null = null;
   const rows: RecordRow[] = [];
   for (const { line, cells: record } of read.records) {

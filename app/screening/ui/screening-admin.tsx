@@ -1,6 +1,6 @@
 /** The parts of a screening study's admin page: next step, screen, rounds, release, import and settings. */
 import { Form } from "@remix-run/react";
-import { Csrf } from "~/root";
+import { Csrf } from "~/ui/root-data";
 import type { ScreeningImportReport } from "~/screening/screening-import.server";
 import type { getStudyOverview } from "~/screening/screening-rounds.server";
 import { RoundsTable } from "./screening-figures";

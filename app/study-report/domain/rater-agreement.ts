@@ -20,7 +20,7 @@
  * `percent_agreement`, `cohen_kappa`, `gwet_ac1`}, each coefficient {`value`, `se`, `ci95`}.
  */
 import { z } from "zod";
-import type { CaseLabel } from "../../gold/domain/gold";
+import type { CaseLabel } from "../../labels/labels";
 import { parseIcd10 } from "../../icd10/icd10";
 import { cohenKappa, gwetAc1, percentAgreement, type IntervalSummary } from "../../stats/index";
 import { compareText, pairTable, Reasons, SUFFICIENCY_CATEGORIES } from "./study-report-agreement";

@@ -1,5 +1,5 @@
 /** The study report's agreement between the two primary annotations of each case, before adjudication. */
-import type { CaseLabel } from "../../gold/domain/gold";
+import type { CaseLabel } from "../../labels/labels";
 import { parseIcd10 } from "../../icd10/icd10";
 import {
   buildRatingTable,

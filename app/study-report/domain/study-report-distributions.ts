@@ -1,5 +1,6 @@
 /** The study report's distributions of the gold labels, and the agreement flags imported with reference data. */
-import { type ExpertAction, expertActionLabels, MISSING_INFO_KEYS } from "../../gold/domain/gold";
+import { type ExpertAction, expertActionLabels } from "../../gold/public";
+import { MISSING_INFO_KEYS } from "../../labels/labels";
 import { parseIcd10 } from "../../icd10/icd10";
 import {
   ACTION_COLUMNS_FINAL,

@@ -2,7 +2,7 @@
  * The study report as readable text (the `stats` command's default) and as Markdown (`--md`, and the dashboard's
  * Markdown download): one list of headings, paragraphs and tables, rendered two ways.
  */
-import { MISSING_INFO } from "../../gold/domain/gold";
+import { MISSING_INFO } from "../../labels/labels";
 import type { IntervalSummary } from "../../stats/index";
 import type { LevelAgreement, StudyReport } from "./study-report";
 

@@ -17,7 +17,7 @@
  * - `adjudicator_order`: the records do not say who annotated (input built without usernames); pairs are read as
  *   given, Annotator A then B.
  */
-import type { CaseLabel } from "../../gold/domain/gold";
+import type { CaseLabel } from "../../labels/labels";
 import { parseIcd10 } from "../../icd10/icd10";
 import {
   buildRatingTable,

@@ -2,7 +2,8 @@
  * The shapes of the study report (docs/statistics.md, "The study agreement report"), shared by its builder and its
  * parts (agreement, distributions, charts, text).
  */
-import type { CaseLabel, DisputeReason, MissingInfoKey } from "../../gold/domain/gold";
+import type { CaseLabel, MissingInfoKey } from "../../labels/labels";
+import type { DisputeReason } from "../../gold/public";
 import { parseIcd10 } from "../../icd10/icd10";
 import type { IntervalSummary, OrdinalWeights } from "../../stats/index";
 import type { RaterAgreement } from "./study-report-raters";

@@ -1,7 +1,7 @@
 /** The study report page's sections on the gold labels: per diagnosis, action labels, distributions. */
 import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
-import { MISSING_INFO } from "~/gold/domain/gold";
+import { MISSING_INFO } from "~/labels/labels";
 import type { PerDiagnosisRow, StudyReport } from "~/study-report/domain/study-report";
 import { percent } from "~/study-report/domain/study-report-format";
 import { Chart, CountTable, Pair } from "./report-parts";

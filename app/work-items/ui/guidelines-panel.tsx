@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from "react";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
-import { useRootData } from "~/root";
+import { useRootData } from "~/ui/root-data";
 
 /** Whether a key press belongs to a text field (typing `?` in a note must not open the panel). */
 function inTextField(target: EventTarget | null): boolean {

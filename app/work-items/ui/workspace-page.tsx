@@ -13,7 +13,7 @@ import type { WorkspaceId } from "../domain/keymap";
 import type { DraftResult, Errors, SaveMachine, SaveMode } from "../domain/save-state";
 import type { ZodType } from "zod";
 import { schemaFieldErrors } from "~/platform/forms";
-import { useRootData } from "~/root";
+import { useRootData } from "~/ui/root-data";
 import { DraftFooter } from "./draft-footer";
 import { GuidelinesPanel } from "./guidelines-panel";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";

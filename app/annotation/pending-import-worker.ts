@@ -4,7 +4,7 @@
  * keeps answering other requests while the import writes its chunks. Compiled to build/workers/pending-import.js by
  * `npm run build:cli`; started by `confirmPendingImportOffThread`. Logs nothing.
  */
-import { answerFromWorker } from "./db-worker.server";
+import { answerFromWorker } from "../platform/db-worker.server";
 import { confirmPendingImport, type PendingImportWork } from "./pending-imports.server";
 
 answerFromWorker<PendingImportWork, ReturnType<typeof confirmPendingImport>>((db, work) =>

@@ -1,11 +1,11 @@
 import { and, eq, gt, lt } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { pendingImports } from "../../db/schema";
-import type { CaseColumn } from "../annotation/domain/case-import";
-import type { Db } from "./db.server";
-import { runDbWorker } from "./db-worker.server";
-import { getStudyByName, importCases, planImport, type ImportPlan } from "../annotation/studies.server";
-import { ServiceError } from "./service-error";
+import type { CaseColumn } from "./domain/case-import";
+import type { Db } from "../platform/db.server";
+import { runDbWorker } from "../platform/db-worker.server";
+import { getStudyByName, importCases, planImport, type ImportPlan } from "./studies.server";
+import { ServiceError } from "../platform/service-error";
 
 const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -88,7 +88,7 @@ export function confirmPendingImport(
   return { plan, studyId: getStudyByName(db, row.studyName)?.id ?? 0 };
 }
 
-/** What the import's worker thread is given (app/platform/pending-import-worker.ts). */
+/** What the import's worker thread is given (app/annotation/pending-import-worker.ts). */
 /** What the worker thread is given (with the database file). */
 export interface PendingImportWork {
   id: string;

@@ -1,0 +1,7 @@
+/**
+ * What other protocols and the composition root (app/protocols.server.ts) may use of evaluation's services
+ * (docs/architecture.md, "Public modules"). Its pure parts are in public.ts; everything else in app/evaluation/ is its
+ * own.
+ */
+export { type EndpointRecord, redactUrl } from "./run-folder";
+export { callOnce } from "./runner";

@@ -1,0 +1,6 @@
+/**
+ * What other protocols may use of gold that runs anywhere (docs/architecture.md, "Public modules"): pure
+ * functions, types and constants, safe in a page, a command and another protocol's domain code. Its services are
+ * in public.server.ts; everything else in app/gold/ is its own.
+ */
+export { type DisputeReason, type ExpertAction, expertActionLabels } from "./domain/gold";
