@@ -7,6 +7,7 @@ import { benchmarks as mcEvaluation } from "./mc-evaluation";
 import { benchmarks as grading } from "./grading";
 import { benchmarks as runner } from "./runner";
 import { benchmarks as pages } from "./pages";
+import { benchmarks as eventLoop } from "./event-loop";
 import { benchmarks as stats } from "./stats";
 import type { Benchmark } from "./types";
 
@@ -16,6 +17,7 @@ export const benchmarks: Benchmark[] = [
   ...stats,
   ...annotation,
   ...pages,
+  ...eventLoop,
   ...runner,
   ...expertRatings,
   ...durability,
