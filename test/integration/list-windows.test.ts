@@ -7,7 +7,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { annotations, assignments, caseOutcomes, events, referenceLabels } from "../../db/schema";
+import { annotations, assignments, caseOutcomes, cases, events, referenceLabels } from "../../db/schema";
 import type { Db } from "../../app/platform/db.server";
 import {
   assignmentsWindow,
@@ -72,6 +72,15 @@ function expectKeptCountsTrue(studyId: number) {
     }
     after = w.next;
   } while (after);
+  // Each assignment's copied position and work state are its case's and its annotation's (migration 0021).
+  const drift = db.$client
+    .prepare(
+      `SELECT count(*) FROM assignments a JOIN cases c ON c.id = a.case_id LEFT JOIN annotations n ON n.assignment_id = a.id
+       WHERE a.position IS NOT c.position OR a.work_state IS NOT coalesce(n.status, 'not_started')`,
+    )
+    .pluck()
+    .get();
+  expect(drift).toBe(0);
   const counted = countedFromRows(studyId);
   for (const a of listStudyAnnotators(db, studyId)) {
     const c = counted.get(a.id) ?? { assigned: 0, started: 0, submitted: 0 };
@@ -119,6 +128,12 @@ describe("the counts the database keeps", () => {
       .get()!;
     reassign(db, { assignmentId: moved.id, toAnnotatorId: c.id, actorId: admin.id, studyId: study.id });
     db.delete(caseOutcomes).where(eq(caseOutcomes.caseId, caseIds[1]!)).run();
+    expectKeptCountsTrue(study.id);
+    // A case moved in the study: its assignments move with it.
+    db.update(cases).set({ position: 1000 }).where(eq(cases.id, caseIds[2]!)).run();
+    expectKeptCountsTrue(study.id);
+    // An annotation deleted: its assignment is unstarted again.
+    db.delete(annotations).where(eq(annotations.caseId, caseIds[0]!)).run();
     expectKeptCountsTrue(study.id);
     // An assignment deleted: its case has one annotator left.
     db.delete(assignments).where(eq(assignments.id, moved.id)).run();
