@@ -2,7 +2,7 @@
  * Loaded into the production server by the event-loop benchmark only (`node --import <this> server.js`,
  * scripts/bench/event-loop.ts): the server's event-loop delay, sampled every millisecond. On SIGUSR2 it prints one
  * line `event-loop-delay {"max":…,"p99":…,"mean":…,"samples":…}` (milliseconds beyond the 1 ms sampling interval)
- * and starts a new histogram. The app itself knows nothing of it.
+ * and starts a new histogram; on load it prints `event-loop-probe ready`. The app itself knows nothing of it.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
@@ -20,3 +20,4 @@ process.on("SIGUSR2", () => {
   process.stdout.write(`event-loop-delay ${JSON.stringify(figures)}\n`);
   histogram.reset();
 });
+process.stdout.write("event-loop-probe ready\n");

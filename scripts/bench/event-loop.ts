@@ -61,12 +61,18 @@ type Probed = Pick<RunningApp, "pid" | "output">;
  * An idle node process with the probe and nothing else to do: its event-loop delay is what the machine's own load
  * does to any process (on a shared machine, much), printed beside the server's.
  */
-function control(): Probed & { stop: () => void } {
+async function control(): Promise<Probed & { stop: () => void }> {
   let out = "";
   const child = spawn(process.execPath, ["--import", PROBE, "-e", "setInterval(() => {}, 1 << 30)"], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   child.stdout.on("data", (d) => (out += d));
+  // Signalled before its probe is loaded, the process would end.
+  const deadline = Date.now() + 60_000;
+  while (!out.includes("event-loop-probe ready")) {
+    if (Date.now() > deadline) throw new Error("the idle probe process did not start");
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return { pid: child.pid, output: () => out, stop: () => child.kill("SIGTERM") };
 }
 
@@ -208,19 +214,21 @@ export const benchmarks: Benchmark[] = [
     name: "event-loop",
     async run({ log }) {
       const { dir, dbPath, admin, sessions, pages } = await prepare(log);
-      const app = await startApp({ dbPath, nodeArgs: ["--import", PROBE] });
-      const idle = control();
       const figures: Figures = {};
+      let app: RunningApp | undefined;
+      let idle: Awaited<ReturnType<typeof control>> | undefined;
       try {
+        const server = (app = await startApp({ dbPath, nodeArgs: ["--import", PROBE] }));
+        const probe = (idle = await control());
         // Quiet: how long each page holds the request thread, over its first view (the first view of a study's
         // progress computes its time on task, on the statistics worker) and two more (one only for a page slower
         // than 5 s in all).
         for (const [name, path] of pages) {
-          await delaysSince(app, idle);
-          const first = await get(app.url, path, admin);
+          await delaysSince(server, probe);
+          const first = await get(server.url, path, admin);
           const times = [first.ms];
-          if (first.ms < 5000) for (let i = 0; i < 2; i++) times.push((await get(app.url, path, admin)).ms);
-          const [d, machine] = await delaysSince(app, idle);
+          if (first.ms < 5000) for (let i = 0; i < 2; i++) times.push((await get(server.url, path, admin)).ms);
+          const [d, machine] = await delaysSince(server, probe);
           log(
             `  quiet ${name.padEnd(9)} ${first.status} ${(first.bytes / 1024).toFixed(1)} KB  ` +
               `${times.map(round).join(" / ")} ms; event loop held up to ${d.max} ms (an idle process: ${machine.max} ms)`,
@@ -233,9 +241,9 @@ export const benchmarks: Benchmark[] = [
           };
         }
         // The annotators alone, for comparison.
-        await delaysSince(app, idle);
-        const alone = await annotate(app.url, sessions, ALONE_SECONDS);
-        const [aloneDelay, aloneMachine] = await delaysSince(app, idle);
+        await delaysSince(server, probe);
+        const alone = await annotate(server.url, sessions, ALONE_SECONDS);
+        const [aloneDelay, aloneMachine] = await delaysSince(server, probe);
         log(
           `  annotators alone: ${alone.n} saves (${alone.failed} failed ${alone.statuses}), p50 ${round(alone.p50)} ms, ` +
             `p99 ${round(alone.p99)} ms; event loop max ${aloneDelay.max} ms, p99 ${aloneDelay.p99} ms ` +
@@ -249,15 +257,15 @@ export const benchmarks: Benchmark[] = [
           while (!stop)
             for (const [name, path] of pages) {
               if (stop) break;
-              const r = await get(app.url, path, admin);
+              const r = await get(server.url, path, admin);
               if (r.status !== 200) failedViews++;
               (views[name] ??= []).push(r.ms);
             }
         })();
-        const loaded = await annotate(app.url, sessions, LOADED_SECONDS);
+        const loaded = await annotate(server.url, sessions, LOADED_SECONDS);
         stop = true;
         await adminLoop;
-        const [delay, machine] = await delaysSince(app, idle);
+        const [delay, machine] = await delaysSince(server, probe);
         log(
           `  with the admin: ${loaded.n} saves (${loaded.failed} failed ${loaded.statuses}), p50 ${round(loaded.p50)} ms, ` +
             `p99 ${round(loaded.p99)} ms; event loop max ${delay.max} ms, p99 ${delay.p99} ms, mean ${delay.mean} ms ` +
@@ -281,8 +289,8 @@ export const benchmarks: Benchmark[] = [
         figures.event_loop_save_p99_alone_ms = { value: round(alone.p99), unit: "ms", target: null, pass: null };
         figures.event_loop_idle_process_delay_p99_ms = { value: machine.p99, unit: "ms", target: null, pass: null };
       } finally {
-        idle.stop();
-        await app.stop();
+        idle?.stop();
+        await app?.stop();
         rmSync(dir, { recursive: true, force: true });
       }
       return figures;
