@@ -3,6 +3,7 @@
  * milliseconds since the epoch unless named otherwise. Migrations in db/migrations are generated from this file
  * with `npm run db:generate` and applied at start.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 import { ADJUDICATION_MODES, CASE_STATES, ROLES, type CaseLabel } from "./vocabulary";
@@ -205,6 +206,17 @@ export const studyAnnotatorCounts = sqliteTable(
   ],
 );
 
+/**
+ * A number per study that changes whenever its time on task may have changed: an annotation submitted, locked or
+ * reopened, active time recorded on submitted work or on an adjudicator's decided case, a decision made or reopened,
+ * a user renamed, an import finished. Bumped by triggers (docs/statistics.md, "Time on task"); the progress page
+ * keeps the study's time on task computed at one version and computes it again only when the version has moved.
+ */
+export const studySummaryVersions = sqliteTable("study_summary_versions", {
+  studyId: integer("study_id").primaryKey(),
+  version: integer("version").notNull().default(0),
+});
+
 /** Present sections only, numbered 1..T in column order (compacted numbering, docs/safe-psych.md#cases-and-sections). */
 export const caseSections = sqliteTable(
   "case_sections",
@@ -354,11 +366,32 @@ export const assignments = sqliteTable(
      * fills it from the case on every insert, whatever code inserts.
      */
     studyId: integer("study_id").references(() => studies.id),
+    /**
+     * The case's position, copied so that an annotator's list in a study is one index range in list order
+     * (docs/architecture.md, "Pages are windows"). Written by the database: filled on insert and kept when the case
+     * moves (triggers `assignments_position`, `cases_position_assignments`).
+     */
+    position: integer("position"),
+    /**
+     * The state of the annotator's work on it: not_started (no annotation yet), or its annotation's status. Kept by
+     * triggers on annotations (`annotations_work_state_*`), whatever code writes; the annotator's list filters and
+     * its next open case are index ranges over it.
+     */
+    workState: text("work_state", { enum: ["not_started", "draft", "submitted", "locked"] })
+      .notNull()
+      .default("not_started"),
   },
   (t) => [
     uniqueIndex("assignments_case_annotator_idx").on(t.caseId, t.annotatorId),
     index("assignments_annotator_idx").on(t.annotatorId),
     index("assignments_study_annotator_idx").on(t.studyId, t.annotatorId),
+    // The annotator's list in one study, in list order, all of it or one state of it.
+    index("assignments_annotator_study_pos_idx").on(t.annotatorId, t.studyId, t.position, t.caseId),
+    index("assignments_annotator_study_state_pos_idx").on(t.annotatorId, t.studyId, t.workState, t.position, t.caseId),
+    // Only the open work: the next open case is the first entry of a range, however much is done before it.
+    index("assignments_open_pos_idx")
+      .on(t.annotatorId, t.studyId, t.position, t.caseId)
+      .where(sql`${t.workState} in ('not_started', 'draft')`),
   ],
 );
 

@@ -7,8 +7,8 @@
  * their quality items among them (by sort key, then id; an assignment before a quality item at the same place;
  * docs/rater-quality.md), a study whose training round is not done showing only its training cases. An item is the
  * triple (place, 0 for an assignment or 1 for a quality item, id), and every question below is a range over that
- * order within one study, read from the indexes (cases by study and position, the annotator's assignment of a case,
- * the annotator's quality items by study and sort key, their annotations by state), so the common case — the
+ * order within one study, read from the indexes (the annotator's assignments by study and position, their open ones
+ * alone, the annotator's quality items by study and sort key), so the common case — the
  * previous and next items in the same study — costs a few index steps whatever the size of the list. Only crossing
  * into another study (the first item of a study, nothing open after this one, wrapping around) and a study in its
  * training round read the annotator's assignments once. Checked against the list by
@@ -44,13 +44,12 @@ const FAR = 9e15;
 
 const statements = preparedOn((db) => {
   const c = db.$client;
-  // One study's assignments of the annotator, walked along the study's cases in list order (cases_study_pos_idx),
-  // each case tried against the annotator's assignment of it (assignments_case_annotator_idx). CROSS JOIN keeps
-  // that order of the loops.
-  const assigned = (
-    join = "",
-  ) => `FROM visible_cases c CROSS JOIN assignments a ON a.case_id = c.id AND a.annotator_id = @user
-    ${join} WHERE c.study_id = @study`;
+  // One study's assignments of the annotator, read in list order from their own index range (position copied onto
+  // the assignment: assignments_annotator_study_pos_idx), the open ones from assignments_open_pos_idx (work state
+  // kept by triggers, migration 0023), so that the next open case is found without stepping over finished ones.
+  // CROSS JOIN keeps the assignments the outer loop; the case is one lookup and hides an unfinished import's case.
+  const assigned = (open = false) => `FROM assignments a CROSS JOIN visible_cases c ON c.id = a.case_id
+    WHERE a.annotator_id = @user AND a.study_id = @study${open ? ` AND a.work_state in ('not_started', 'draft')` : ""}`;
   const quality = `FROM quality_items WHERE annotator_id = @user AND study_id = @study
     AND (@trainingOnly = 0 OR kind = 'training')`;
   return {
@@ -106,20 +105,20 @@ const statements = preparedOn((db) => {
     // Before @place: a place lower, or the same place and an id below @below. After: higher, or an id above @above.
     assignedBefore: c
       .prepare(
-        `SELECT c.position, c.id, a.item_key ${assigned()}
-           AND c.position <= @place AND (c.position < @place OR c.id < @below)
-         ORDER BY c.position DESC, c.id DESC LIMIT 1`,
+        `SELECT a.position, a.case_id, a.item_key ${assigned()}
+           AND a.position <= @place AND (a.position < @place OR a.case_id < @below)
+         ORDER BY a.position DESC, a.case_id DESC LIMIT 1`,
       )
       .raw(),
     assignedOpenAfter: c
       .prepare(
-        `SELECT c.position, c.id, a.item_key ${assigned("LEFT JOIN annotations n ON n.assignment_id = a.id")}
-           AND c.position >= @place AND (c.position > @place OR c.id > @above) AND (n.status IS NULL OR n.status = 'draft')
-         ORDER BY c.position, c.id LIMIT 1`,
+        `SELECT a.position, a.case_id, a.item_key ${assigned(true)}
+           AND a.position >= @place AND (a.position > @place OR a.case_id > @above)
+         ORDER BY a.position, a.case_id LIMIT 1`,
       )
       .raw(),
     assignedCountBefore: c
-      .prepare(`SELECT count(*) ${assigned()} AND c.position <= @place AND (c.position < @place OR c.id < @below)`)
+      .prepare(`SELECT count(*) ${assigned()} AND a.position <= @place AND (a.position < @place OR a.case_id < @below)`)
       .pluck(),
     qualityBefore: c
       .prepare(

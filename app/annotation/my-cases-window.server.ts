@@ -1,8 +1,8 @@
 /**
  * The annotator's list page, one window at a time (docs/architecture.md, "Pages are windows"): one study of their
  * list (by name, as the list orders them), and in it a window of their items in the list's order. A study without
- * rater quality is read from the indexes: its cases by position (cases_study_pos_idx), each tried against the
- * annotator's assignment of it, and its counts from `study_annotator_counts`. A study with rater quality keeps the
+ * rater quality is read from the indexes: the annotator's assignments in it by position and state (assignedIn), and
+ * its counts from `study_annotator_counts`. A study with rater quality keeps the
  * list exactly as `listAnnotatorCases` (app/annotation/annotations.server.ts) orders, keys and labels it (retest and
  * calibration items among the cases, opaque keys, a training round first: docs/rater-quality.md); the window is cut
  * from it. The next open item is the list's (the first not submitted, from the top), asked of the same sources.
@@ -26,13 +26,8 @@ export const MY_CASES_WINDOW = {
 } as const satisfies WindowSpec<string, string>;
 
 const WORK_STATES = Object.keys(WORK_STATE_LABELS) as WorkState[];
-const OPEN = sql`(n.status IS NULL OR n.status = 'draft')`;
-const STATE_SQL: Record<WorkState, ReturnType<typeof sql>> = {
-  not_started: sql`n.id IS NULL`,
-  draft: sql`n.status = 'draft'`,
-  submitted: sql`n.status = 'submitted'`,
-  locked: sql`n.status = 'locked'`,
-};
+/** Written as the partial index assignments_open_pos_idx says it, so that the planner reads that index. */
+const OPEN = sql.raw(`a.work_state in ('not_started', 'draft')`);
 
 interface Row {
   caseId: number;
@@ -91,7 +86,7 @@ export function myCasesPage(db: Db, userId: string, params: URLSearchParams): My
       ? nextCaseId(listOf(s.id), null)
       : (db
           .all<{ id: number }>(
-            sql`SELECT c.id AS id ${assignedIn(userId, s.id)} AND ${OPEN} ORDER BY c.position, c.id LIMIT 1`,
+            sql`SELECT a.case_id AS id ${assignedIn(userId, s.id)} AND ${OPEN} ORDER BY a.position, a.case_id LIMIT 1`,
           )[0]
           ?.id.toString() ?? null);
     if (next !== null) break;
@@ -118,11 +113,11 @@ export function myCasesPage(db: Db, userId: string, params: URLSearchParams): My
           : ordered.filter((r) => (asc ? r.position < Number(cursor) : r.position > Number(cursor))).reverse();
     window = finishWindow(w, from.slice(0, w.size + 1), all.length, (r) => [r.position, 0]);
   } else {
-    const k = keyset(w, [sql`c.position`, sql`c.id`]);
+    const k = keyset(w, [sql`a.position`, sql`a.case_id`]);
     const rows = db.all<Row>(
       sql`SELECT c.id AS caseId, c.external_id AS externalId, c.position AS position, c.num_sections AS numSections,
           n.status AS status, n.updated_at AS updatedAt
-        ${assignedIn(userId, study.id)} AND ${state ? STATE_SQL[state] : sql`1`} AND ${k.where}
+        ${assignedIn(userId, study.id)} AND ${state ? sql`a.work_state = ${state}` : sql`1`} AND ${k.where}
         ORDER BY ${sql.join(k.orderBy, sql`, `)} LIMIT ${k.limit}`,
     );
     const c = kept(study.id).get(userId);
@@ -156,8 +151,14 @@ export function myCasesPage(db: Db, userId: string, params: URLSearchParams): My
   return { studies, studyId: study?.id ?? null, window, counts, next };
 }
 
-/** The annotator's assignments in one study, walked along the study's cases in order: CROSS JOIN keeps the loops. */
+/**
+ * The annotator's assignments in one study, read in list order from their own index range (the case's position and
+ * work state are copied onto the assignment and kept by triggers, migration 0023): assignments_annotator_study_pos_idx
+ * for the whole list, assignments_annotator_study_state_pos_idx for one state, assignments_open_pos_idx for the open
+ * ones. CROSS JOIN keeps the assignments the outer loop; each row's case is then one lookup (and leaves out a case of
+ * an unfinished import).
+ */
 function assignedIn(userId: string, studyId: number) {
-  return sql`FROM visible_cases c CROSS JOIN assignments a ON a.case_id = c.id AND a.annotator_id = ${userId}
-    LEFT JOIN annotations n ON n.assignment_id = a.id WHERE c.study_id = ${studyId}`;
+  return sql`FROM assignments a CROSS JOIN visible_cases c ON c.id = a.case_id
+    LEFT JOIN annotations n ON n.assignment_id = a.id WHERE a.annotator_id = ${userId} AND a.study_id = ${studyId}`;
 }

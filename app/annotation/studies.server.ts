@@ -48,21 +48,25 @@ export interface StudySummary {
   createdAt: number;
 }
 
+const studyColumns = {
+  id: visibleStudies.id,
+  name: visibleStudies.name,
+  description: visibleStudies.description,
+  adjudicationMode: visibleStudies.adjudicationMode,
+  createdAt: visibleStudies.createdAt,
+};
+
+/**
+ * Every study by name, each with its number of cases from the counts the database keeps (`studyCaseCount`,
+ * docs/architecture.md, "Pages are windows"): no study's cases are counted one by one.
+ */
 export function listStudies(db: Db): StudySummary[] {
   return db
-    .select({
-      id: visibleStudies.id,
-      name: visibleStudies.name,
-      description: visibleStudies.description,
-      adjudicationMode: visibleStudies.adjudicationMode,
-      createdAt: visibleStudies.createdAt,
-      numCases: count(visibleCases.id),
-    })
+    .select(studyColumns)
     .from(visibleStudies)
-    .leftJoin(visibleCases, eq(visibleCases.studyId, visibleStudies.id))
-    .groupBy(visibleStudies.id)
     .orderBy(asc(visibleStudies.name))
-    .all();
+    .all()
+    .map((s) => ({ ...s, numCases: studyCaseCount(db, s.id) }));
 }
 
 export const STUDIES_WINDOW = {
@@ -100,8 +104,10 @@ export function studiesWindow(db: Db, params: URLSearchParams): ListWindow<Study
   return finishWindow(w, rows, total, (r) => [r.name, r.id]);
 }
 
+/** One study (every study page reads it): one row and its kept counts. */
 export function getStudy(db: Db, id: number): StudySummary | null {
-  return listStudies(db).find((s) => s.id === id) ?? null;
+  const s = db.select(studyColumns).from(visibleStudies).where(eq(visibleStudies.id, id)).get();
+  return s ? { ...s, numCases: studyCaseCount(db, s.id) } : null;
 }
 
 export function getStudyByName(db: Db, name: string): StudySummary | null {

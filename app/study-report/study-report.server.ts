@@ -4,7 +4,7 @@
  * labels and both annotators' labels side by side; callers are admin routes (guarded) and the local CLI.
  */
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { annotations, caseOutcomes, referenceLabels, users } from "../../db/schema";
+import { annotations, caseOutcomes, referenceLabels, studySummaryVersions, users } from "../../db/schema";
 import { visibleCases } from "../../db/schema-visible";
 import type { CaseLabel } from "../labels/labels";
 import type { DisputeReason } from "../gold/public";
@@ -327,17 +327,44 @@ function timeOnTaskSummary(db: Db, studyId: number) {
   return rest;
 }
 
-/**
- * The progress page's time on task, on the statistics worker thread (docs/architecture.md, "Pages are windows"):
- * its medians read every submitted annotation of the study.
- */
-export function getTimeOnTaskOffThread(db: Db, studyId: number) {
-  return runDbWorker<ReportWork, ReturnType<typeof timeOnTaskSummary>>(
-    "study-report",
-    db,
-    { kind: "time", studyId },
-    (here) => timeOnTaskSummary(here, studyId),
+type TimeOnTaskSummary = ReturnType<typeof timeOnTaskSummary>;
+
+/** Per connection and study: the time on task computed at a summary version (a promise, so that it is asked once). */
+const timeOnTaskKept = new WeakMap<object, Map<number, { version: number; summary: Promise<TimeOnTaskSummary> }>>();
+
+/** The study's summary version: moved by the triggers of `study_summary_versions` on every write that may change it. */
+export function summaryVersion(db: Db, studyId: number): number {
+  return (
+    db
+      .select({ version: studySummaryVersions.version })
+      .from(studySummaryVersions)
+      .where(eq(studySummaryVersions.studyId, studyId))
+      .get()?.version ?? 0
   );
+}
+
+/**
+ * The progress page's time on task (docs/statistics.md, "Time on task"; docs/architecture.md, "Pages are windows").
+ * Its medians are exact, so they read every submitted annotation of the study: that is done on the statistics
+ * worker thread, and the result is kept with the study's summary version, read first. A page asks again only when
+ * the version has moved since (a submission, a decision, active time on submitted work: the triggers of
+ * `study_summary_versions`); until then it costs one row. Concurrent pages share one computation.
+ */
+export function getTimeOnTaskOffThread(db: Db, studyId: number): Promise<TimeOnTaskSummary> {
+  const version = summaryVersion(db, studyId);
+  let byStudy = timeOnTaskKept.get(db.$client);
+  if (!byStudy) timeOnTaskKept.set(db.$client, (byStudy = new Map()));
+  const kept = byStudy.get(studyId);
+  if (kept && kept.version === version) return kept.summary;
+  const summary = runDbWorker<ReportWork, TimeOnTaskSummary>("study-report", db, { kind: "time", studyId }, (here) =>
+    timeOnTaskSummary(here, studyId),
+  );
+  byStudy.set(studyId, { version, summary });
+  // A failed computation is not kept: the next page asks again.
+  summary.catch(() => {
+    if (byStudy.get(studyId)?.summary === summary) byStudy.delete(studyId);
+  });
+  return summary;
 }
 
 /**

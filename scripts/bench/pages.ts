@@ -2,8 +2,9 @@
  * Pages are windows (docs/architecture.md, "Pages are windows"): the study page, the progress page, the annotator's
  * list and the case page, requested from the production build for a study of 1,000, 10,000 and 100,000 cases (ten
  * annotators, two per case, 30 % annotated: test/support/big-study.ts). Per page and size: the HTML's bytes and the
- * server's CPU per request (the mean of up to 40 sequential requests, from /proc); the targets are the issue's: at 100,000
- * cases within 1.5× of the page at 1,000, in bytes and in CPU, and no render over 100 ms of CPU.
+ * server's CPU per request (the mean of up to 200 sequential requests within 10 s, from /proc); the targets: at 100,000
+ * cases within 1.5× of the page at 1,000, in bytes and in CPU (the case page within 1.1× in CPU: its annotator has
+ * 200, 2,000 and 20,000 assignments), and no render over 100 ms of CPU.
  */
 import { readFileSync, rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
@@ -14,7 +15,7 @@ import { writeBigStudy } from "../../test/support/big-study";
 import type { Benchmark, Figures } from "./types";
 
 const SIZES = [1_000, 10_000, 100_000];
-const ROUNDS = 40;
+const ROUNDS = 200;
 const PASSWORD = "bench-password-1";
 
 function cpuMs(pid: number | undefined): number | null {
@@ -147,11 +148,12 @@ export const benchmarks: Benchmark[] = [
         const cs = small[p].cpuMs;
         const cl = large[p].cpuMs;
         const cpuRatio = cs === null || cl === null ? null : cl / Math.max(cs, 0.5);
+        const limit = p === "case_page" ? 1.1 : 1.5;
         figures[`pages_${p}_cpu_ratio_100k_to_1k`] = {
           value: cpuRatio === null ? NaN : Math.round(cpuRatio * 100) / 100,
           unit: "x",
-          target: "<= 1.5",
-          pass: cpuRatio === null ? null : cpuRatio <= 1.5,
+          target: `<= ${limit}`,
+          pass: cpuRatio === null ? null : cpuRatio <= limit,
         };
       }
       return figures;

@@ -7,7 +7,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { annotations, assignments, caseOutcomes, events, referenceLabels } from "../../db/schema";
+import { annotations, assignments, caseOutcomes, cases, events, referenceLabels } from "../../db/schema";
 import type { Db } from "../../app/platform/db.server";
 import {
   assignmentsWindow,
@@ -25,6 +25,8 @@ import { myCasesPage } from "../../app/annotation/my-cases-window.server";
 import { loader as studyLoader } from "../../app/routes/admin.studies.$studyId._index";
 import { loader as progressLoader } from "../../app/routes/admin.studies.$studyId.progress";
 import { loader as annotateLoader } from "../../app/routes/annotate._index";
+import { loader as casePageLoader } from "../../app/routes/annotate.$caseId";
+import { loader as studiesLoader } from "../../app/routes/admin._index";
 import { freshDb, makeUser } from "../support/db";
 import { signedIn } from "../support/route-calls";
 import { studyForPair, sufficient } from "../support/labels";
@@ -70,6 +72,15 @@ function expectKeptCountsTrue(studyId: number) {
     }
     after = w.next;
   } while (after);
+  // Each assignment's copied position and work state are its case's and its annotation's (migration 0021).
+  const drift = db.$client
+    .prepare(
+      `SELECT count(*) FROM assignments a JOIN cases c ON c.id = a.case_id LEFT JOIN annotations n ON n.assignment_id = a.id
+       WHERE a.position IS NOT c.position OR a.work_state IS NOT coalesce(n.status, 'not_started')`,
+    )
+    .pluck()
+    .get();
+  expect(drift).toBe(0);
   const counted = countedFromRows(studyId);
   for (const a of listStudyAnnotators(db, studyId)) {
     const c = counted.get(a.id) ?? { assigned: 0, started: 0, submitted: 0 };
@@ -117,6 +128,12 @@ describe("the counts the database keeps", () => {
       .get()!;
     reassign(db, { assignmentId: moved.id, toAnnotatorId: c.id, actorId: admin.id, studyId: study.id });
     db.delete(caseOutcomes).where(eq(caseOutcomes.caseId, caseIds[1]!)).run();
+    expectKeptCountsTrue(study.id);
+    // A case moved in the study: its assignments move with it.
+    db.update(cases).set({ position: 1000 }).where(eq(cases.id, caseIds[2]!)).run();
+    expectKeptCountsTrue(study.id);
+    // An annotation deleted: its assignment is unstarted again.
+    db.delete(annotations).where(eq(annotations.caseId, caseIds[0]!)).run();
     expectKeptCountsTrue(study.id);
     // An assignment deleted: its case has one annotator left.
     db.delete(assignments).where(eq(assignments.id, moved.id)).run();
@@ -246,4 +263,115 @@ describe("a list page's size", () => {
       expect({ page, ratio: large[page] / small[page] < 1.5 }).toEqual({ page, ratio: true });
     }
   }, 240_000);
+});
+
+describe("what a list page reads", () => {
+  /** The tables that grow with a study: a page may look rows of them up by key or read a window, never walk them. */
+  const BIG = ["cases", "visible_cases", "assignments", "annotations", "case_sections", "case_outcomes", "work_time"];
+
+  /**
+   * Every statement the request thread runs while `load` runs, with its arguments, and its query plan
+   * (EXPLAIN QUERY PLAN): a plan is deterministic where a time is not.
+   */
+  async function plansOf(load: () => Promise<unknown>) {
+    const client = db.$client;
+    const runs: { sql: string; args: unknown[] }[] = [];
+    const prepare = client.prepare;
+    client.prepare = ((source: string) => {
+      const st = prepare.call(client, source);
+      for (const m of ["all", "get", "run", "iterate"] as const) {
+        const call = (st[m] as (...a: unknown[]) => unknown).bind(st);
+        (st as unknown as Record<string, unknown>)[m] = (...args: unknown[]) => {
+          runs.push({ sql: source, args });
+          return call(...args);
+        };
+      }
+      return st;
+    }) as typeof client.prepare;
+    try {
+      await load();
+    } finally {
+      client.prepare = prepare;
+    }
+    return runs.map((r) => ({
+      sql: r.sql.replace(/\s+/g, " "),
+      plan: (client.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...r.args) as { detail: string }[]).map((p) => p.detail),
+    }));
+  }
+
+  /**
+   * The plan steps that read a table that grows with the study other than by key or by the page's own window: a
+   * scan; on an annotator's page, a search by anything but the annotator or a key; on any page, a count or grouping
+   * over such a search.
+   */
+  function walks(plans: { sql: string; plan: string[] }[], perAnnotator: boolean) {
+    const out: string[] = [];
+    for (const { sql, plan } of plans) {
+      // A count or a grouping over rows of the study reads every one of them: no page counts a study itself.
+      const counts = /group by/i.test(sql) || /^select count\(/i.test(sql.trim());
+      // Aliases of the big tables in this statement ("cases c", "visible_cases c", "assignments a" …).
+      const big = new Set(BIG);
+      for (const m of sql.matchAll(/\b(\w+)\s+(?:AS\s+)?(\w+)\s+(?:ON|WHERE|JOIN|CROSS|LEFT|INNER|,)/gi))
+        if (BIG.includes(m[1]!.replace(/"/g, ""))) big.add(m[2]!);
+      for (const step of plan) {
+        const [, kind, table] = /^(SCAN|SEARCH) (\S+)/.exec(step) ?? [];
+        if (!kind || !big.has(table!.replace(/"/g, ""))) continue;
+        // A whole table (or a whole index of it) read: the page grows with the study.
+        if (kind === "SCAN") out.push(`${step} ← ${sql}`);
+        // An annotator's page reads that annotator's rows or rows looked up by key, never a range of the study;
+        // nor does any page count a range of the study.
+        else if (
+          (perAnnotator || counts) &&
+          !/[( ](?:rowid|id|case_id|assignment_id|annotator_id|item_key)=\?/.test(step)
+        )
+          out.push(`${step} ← ${sql}`);
+      }
+    }
+    return out;
+  }
+
+  it("has no plan that walks the study's cases, assignments or annotations on the list pages and the case page", async () => {
+    await makeUser(db, "eq-admin", ["admin"]);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await makeUser(db, `eq-ann${i}`, ["annotator"])).id);
+    // Most of the study done: the annotator's next open case lies after a long run of finished ones.
+    const { studyId } = writeBigStudy(db, { name: "Planned", cases: 600, annotatorIds: ids, annotatedShare: 0.8 });
+    const admin = await signedIn(db, "eq-admin");
+    const annotator = await signedIn(db, "eq-ann0");
+    const get = (who: typeof admin, path: string) =>
+      new Request(`http://concord.test${path}`, { headers: who.post(path, {}).headers });
+    const params = { studyId: String(studyId) };
+    const mine = myCasesPage(db, ids[0]!, q());
+    const done = mine.window.rows[0]!.key;
+    expect(mine.window.rows[0]!.state).toBe("locked");
+    expect(mine.next).not.toBeNull();
+
+    const admins = await plansOf(async () => {
+      await studiesLoader({ request: get(admin, "/admin"), params: {}, context: {} });
+      await studyLoader({ request: get(admin, `/admin/studies/${studyId}`), params, context: {} });
+      await progressLoader({ request: get(admin, `/admin/studies/${studyId}/progress`), params, context: {} });
+      await progressLoader({
+        request: get(admin, `/admin/studies/${studyId}/progress?state=in_annotation`),
+        params,
+        context: {},
+      });
+    });
+    const annotators = await plansOf(async () => {
+      for (const state of ["", "not_started", "draft", "submitted", "locked"])
+        await annotateLoader({ request: get(annotator, `/annotate?state=${state}`), params: {}, context: {} });
+      // A finished case early in the list: its next open case is far after it.
+      await casePageLoader({ request: get(annotator, `/annotate/${done}`), params: { caseId: done }, context: {} });
+      await casePageLoader({
+        request: get(annotator, `/annotate/${mine.next}`),
+        params: { caseId: mine.next! },
+        context: {},
+      });
+    });
+    expect(admins.length).toBeGreaterThan(5);
+    expect(annotators.length).toBeGreaterThan(5);
+    expect(walks(admins, false)).toEqual([]);
+    expect(walks(annotators, true)).toEqual([]);
+    // The next open case is the first entry of the open assignments' index, not a walk over the finished ones.
+    expect(annotators.some(({ plan }) => plan.some((p) => p.includes("assignments_open_pos_idx")))).toBe(true);
+  });
 });

@@ -5,10 +5,12 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { workTime } from "../../db/schema";
+import { eq } from "drizzle-orm";
+import { users as usersTable, workTime } from "../../db/schema";
 import type { Db } from "../../app/platform/db.server";
 import { saveDraft, submitAnnotation } from "../../app/annotation/annotations.server";
 import { getTimeOnTask } from "../../app/study-report/time-on-task.server";
+import { getTimeOnTaskOffThread } from "../../app/study-report/study-report.server";
 import { parseDraftPost } from "../../app/platform/forms";
 import { AnnotationValuesSchema } from "../../app/annotation/annotations.server";
 import type { UserView } from "../../app/accounts/users.server";
@@ -120,6 +122,41 @@ describe("the study's medians", () => {
         t.per_case.map((c) => [String(caseIds.indexOf(c.case_id)), { n: c.n, median_ms: c.median_ms }]),
       ),
     ).toEqual(expected.per_case);
+  });
+});
+
+describe("the progress page's time on task", () => {
+  /** What the page shows: the study's time on task, computed afresh, without its per-case list. */
+  const fresh = () => {
+    const { per_case: _perCase, ...rest } = getTimeOnTask(db, studyId);
+    return rest;
+  };
+
+  it("is kept until a write that may change it, and is then the exact medians again", async () => {
+    const { alice, bruno } = users as { alice: UserView; bruno: UserView };
+    work(alice.id, caseIds[0]!, [10_000, 20_000]);
+    const first = getTimeOnTaskOffThread(db, studyId);
+    expect(await first).toEqual(fresh());
+    // Nothing changed: the same computation answers (one row read, no worker).
+    expect(getTimeOnTaskOffThread(db, studyId)).toBe(first);
+    // A draft of work not submitted changes nothing the page shows, and keeps it.
+    saveDraft(db, { userId: bruno.id, caseId: caseIds[1]!, values: sufficient("F32.1", 2), version: 0, activeMs: 5 });
+    expect(getTimeOnTaskOffThread(db, studyId)).toBe(first);
+    // A submission, active time added to submitted work, a renamed annotator: each is seen at once.
+    work(bruno.id, caseIds[0]!, [7_000]);
+    const second = getTimeOnTaskOffThread(db, studyId);
+    expect(second).not.toBe(first);
+    expect(await second).toEqual(fresh());
+    expect((await second).n).toBe(2);
+    db.update(workTime).set({ activeMs: 90_000 }).where(eq(workTime.userId, bruno.id)).run();
+    expect((await getTimeOnTaskOffThread(db, studyId)).total_ms).toBe(fresh().total_ms);
+    expect(fresh().total_ms).toBe(30_000 + 90_000);
+    db.update(usersTable).set({ username: "bruna" }).where(eq(usersTable.id, bruno.id)).run();
+    expect((await getTimeOnTaskOffThread(db, studyId)).per_annotator.map((a) => a.annotator)).toEqual([
+      "alice",
+      "bruna",
+    ]);
+    expect(await getTimeOnTaskOffThread(db, studyId)).toEqual(fresh());
   });
 });
 
