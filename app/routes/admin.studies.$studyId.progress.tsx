@@ -75,7 +75,8 @@ export default function Progress() {
   );
   const base = `/admin/studies/${study.id}/export`;
   return (
-    <section>
+    // fit-narrow: on a phone the tables wrap their headings and drop the bars, so the page fits 390 px (app/styles.css).
+    <section className="fit-narrow">
       <p>
         <Link to="/admin">Studies</Link> › <Link to={`/admin/studies/${study.id}`}>{study.name}</Link> ›
       </p>
@@ -126,7 +127,6 @@ export default function Progress() {
         </form>
       </div>
       <h2>Annotators</h2>
-      {/* Scrolls in its own box on a narrow screen: the page itself fits 390 px. */}
       <div className="table-scroll">
         <table>
           <thead>
@@ -135,7 +135,7 @@ export default function Progress() {
               <th className="num">Assigned</th>
               <th className="num">Submitted</th>
               <th className="num">Median active time</th>
-              <th>Progress</th>
+              <th className="wide-only">Progress</th>
             </tr>
           </thead>
           <tbody>
@@ -149,7 +149,7 @@ export default function Progress() {
                   <td className="num" data-testid={`median-time-${a.username}`}>
                     {formatDuration(annotatorMedian.get(a.username) ?? null)}
                   </td>
-                  <td style={{ width: "40%" }}>
+                  <td className="wide-only" style={{ width: "40%" }}>
                     <div
                       className="progress"
                       role="progressbar"
