@@ -64,8 +64,9 @@ export default function Progress() {
         cell: (i) => <Link to={`/admin/cases/${i.row.original.caseId}`}>{i.getValue()}</Link>,
       }),
       col.accessor("state", { header: "State", cell: (i) => LABELS[i.getValue()] }),
-      col.accessor("assigned", { header: "Annotators" }),
-      col.accessor("submitted", { header: "Submitted" }),
+      // Soft hyphens: on a phone the long headings break instead of widening the table past the screen.
+      col.accessor("assigned", { header: "Annota\u00adtors" }),
+      col.accessor("submitted", { header: "Sub\u00admitted" }),
       col.accessor("medianActiveMs", {
         header: "Median active time",
         cell: (i) => formatDuration(i.getValue()),

@@ -113,7 +113,10 @@ export function HeadlineTable({
   return (
     <div className="table-scroll">
       <table data-testid="headline-table" className="headline">
-        <caption className="muted" style={{ textAlign: "left", captionSide: "bottom", paddingTop: "0.3rem" }}>
+        <caption
+          className="muted"
+          style={{ textAlign: "left", captionSide: "bottom", paddingTop: "0.3rem", fontWeight: 400 }}
+        >
           <small>{caption}</small>
         </caption>
         <thead>
