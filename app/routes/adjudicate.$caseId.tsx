@@ -52,7 +52,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const codes = [view.independent, view.final?.label, view.annotations?.A.label, view.annotations?.B.label];
   for (const l of codes)
     if (l?.sufficiency === "sufficient") titles[l.icd10] = icd10Index().lookup(l.icd10)?.title ?? "";
-  return { view, titles, guidelines: guidelinesForItem(getDb(), "adjudication", view.case.id) };
+  return { view, titles, guidelines: guidelinesForItem(getDb(), "adjudication", view.case.id, user.id) };
 }
 
 const PostFields = {

@@ -13,6 +13,7 @@ import { getRaterQuestion, OptionRatingSchema, saveOptionRating, type RatingSave
 import { LimitedText } from "~/work-items/ui/text-limit";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
+import { firstKeyValue, SLIDER_MIDDLE } from "~/mentat/domain/rating-slider";
 
 export const meta: MetaFunction = () => [{ title: "Rate answer options · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -143,7 +144,9 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                       max={100}
                       step={1}
                       ref={(el) => (sliders.current[i] = el)}
-                      value={score ?? 50}
+                      // Unrated: the input needs some value, but the page draws neither thumb nor filled track
+                      // (expert-ratings.css, .unrated), so nothing anchors the rating at the middle.
+                      value={score ?? SLIDER_MIDDLE}
                       aria-labelledby={`option-${i}`}
                       aria-valuetext={score === null ? "not rated" : `${score} of 100`}
                       aria-invalid={error ? true : undefined}
@@ -153,10 +156,13 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
                       onChange={(e) => setScore(i, e.currentTarget.valueAsNumber)}
                       // A click on an unrated slider's thumb changes nothing: take the value it shows.
                       onClick={(e) => score === null && setScore(i, e.currentTarget.valueAsNumber)}
+                      // The first key on an unrated slider gives its first value (the middle, or an end for
+                      // Home/End); later keys move it natively (app/mentat/domain/rating-slider.ts).
                       onKeyDown={(e) => {
-                        if (score === null && (e.key === "Enter" || e.key === " ")) {
+                        const first = score === null && !e.ctrlKey && !e.metaKey ? firstKeyValue(e.key) : null;
+                        if (first !== null) {
                           e.preventDefault();
-                          setScore(i, 50);
+                          setScore(i, first);
                         }
                       }}
                     />
