@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import { listStudies } from "~/annotation/studies.server";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction = () => [{ title: "Studies · Concord" }];
 
@@ -42,7 +43,9 @@ export default function AdminIndex() {
                 </td>
                 <td className="num">{s.numCases}</td>
                 <td>{s.adjudicationMode.replace("_", " ")}</td>
-                <td>{new Date(s.createdAt).toISOString().slice(0, 10)}</td>
+                <td>
+                  <Time at={s.createdAt} style="date" />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -15,6 +15,7 @@ import { getAdminCase } from "~/annotation/cases.server";
 import { usernamesOf } from "~/accounts/users.server";
 import { icd10Index } from "~/icd10/icd10.server";
 import { ChangesTable, codeWithTitle, labelText, stringsIn, type ReadableNames } from "~/audit/ui/readable-values";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Case ${data?.case.externalId ?? ""} · Concord` },
@@ -201,7 +202,7 @@ export default function AdminCase() {
       <table>
         <thead>
           <tr>
-            <th>When (UTC)</th>
+            <th>When</th>
             <th>Who</th>
             <th>What</th>
             <th>Changes</th>
@@ -210,7 +211,9 @@ export default function AdminCase() {
         <tbody>
           {events.map((e) => (
             <tr key={e.id}>
-              <td>{new Date(e.at).toISOString().replace("T", " ").slice(0, 19)}</td>
+              <td>
+                <Time at={e.at} style="seconds" />
+              </td>
               <td>{e.actor ?? "system"}</td>
               <td>
                 {e.entity} {e.action}

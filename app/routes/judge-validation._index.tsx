@@ -7,6 +7,7 @@ import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import { listRaterItems, nextItemId, type MyRatingRow } from "~/judge-validation/judge-ratings.server";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction = () => [{ title: "My responses · Concord" }];
 
@@ -36,9 +37,13 @@ export default function RateHome() {
           </span>
         ),
       }),
-      col.accessor((r) => (r.updatedAt ? new Date(r.updatedAt).toISOString().replace("T", " ").slice(0, 16) : ""), {
+      col.accessor("updatedAt", {
         id: "updated",
-        header: "Last saved (UTC)",
+        header: "Last saved",
+        cell: (info) => {
+          const at = info.getValue();
+          return at ? <Time at={at} /> : "";
+        },
       }),
     ],
     [],

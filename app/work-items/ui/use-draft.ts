@@ -7,6 +7,7 @@
 import { useBlocker, useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useActiveTime } from "./use-active-time";
+import { formatTime } from "~/ui/time-format";
 
 /** What a workspace's action answers: every save service returns this shape (with more on success for some). */
 export type DraftResult =
@@ -413,7 +414,8 @@ export function saveStateText(s: SaveState, autosave: boolean, unsavedRevision =
   if (unsavedRevision) return "Revising: changes not saved — Save revision or Discard";
   if (s.kind === "unsaved") return "Unsaved changes…";
   if (s.kind === "saving") return "Saving…";
-  if (s.kind === "saved") return `Saved ${new Date(s.at).toLocaleTimeString()}`;
+  // Only ever shown after a save made in the browser, so the reader's locale and zone are known here.
+  if (s.kind === "saved") return `Saved ${formatTime(s.at, "seconds")}`;
   if (s.kind === "retrying") return `Not saved yet — retrying (attempt ${s.attempt})`;
   if (s.kind === "failed") return "Not saved";
   return autosave ? "Drafts save automatically" : "";
