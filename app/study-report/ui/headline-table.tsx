@@ -23,7 +23,7 @@ type Ci = [number, number] | null | undefined;
 
 const interval = (ci: Ci, format: (v: number) => string) =>
   ci ? (
-    <small className="muted" style={{ whiteSpace: "nowrap" }}>
+    <small className="muted ci">
       {" "}
       [{format(ci[0])}, {format(ci[1])}]
     </small>
@@ -46,7 +46,12 @@ function Cell(props: {
         path={props.path}
         reasons={props.reasons}
       />
-      {props.value === null ? null : interval(props.ci, props.format)}
+      {props.value === null ? null : props.ci ? (
+        interval(props.ci, props.format)
+      ) : (
+        // A value without an interval refers to the note saying why (e.g. a single item), when the report has one.
+        <Value text="" path={`${props.path}.se`} reasons={props.reasons} />
+      )}
     </td>
   );
 }
