@@ -198,12 +198,7 @@ export function earliestSectionAgreement(pairs: readonly SufficientPair[], reaso
   };
 }
 
-function weightedAgreement(
-  at: string,
-  table: RatingTable,
-  w: OrdinalWeights,
-  reasons: Reasons,
-): WeightedAgreement {
+function weightedAgreement(at: string, table: RatingTable, w: OrdinalWeights, reasons: Reasons): WeightedAgreement {
   const kappa = cohenWeightedKappa(table, w);
   return {
     cohen_kappa_weighted: reasons.number(`${at}.cohen_kappa_weighted`, kappa),
