@@ -2,7 +2,7 @@
  * Guidelines and codebooks (docs/guidelines.md): the Markdown an admin writes for a study of any kind, one row per
  * version. Editing adds a version; old versions are kept, so every submission can name the text it was made under.
  */
-import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { GUIDELINE_SCOPES } from "./vocabulary";
 
 export const guidelineVersions = sqliteTable(
@@ -22,4 +22,22 @@ export const guidelineVersions = sqliteTable(
     createdBy: text("created_by"),
   },
   (t) => [uniqueIndex("guideline_versions_scope_idx").on(t.scope, t.scopeId, t.version)],
+);
+
+/**
+ * Which version of a study's guidelines each person has been shown (docs/guidelines.md, "In the workspaces"): the
+ * panel opens by itself on a person's first visit to the study's workspace, and once more after a newer version,
+ * on whatever browser they use. One row per person and study; `version` only grows.
+ */
+export const guidelineSeen = sqliteTable(
+  "guideline_seen",
+  {
+    userId: text("user_id").notNull(),
+    scope: text("scope", { enum: GUIDELINE_SCOPES }).notNull(),
+    scopeId: integer("scope_id").notNull(),
+    /** The highest version the panel was opened with for this person. */
+    version: integer("version").notNull(),
+    seenAt: integer("seen_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.scope, t.scopeId] })],
 );

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
+  guidelineSeen,
   guidelineVersions,
   judgeItems,
   judgeSets,
@@ -64,11 +65,74 @@ function renderedGuidelines(body: string): string {
   return html;
 }
 
-/** The version in force, rendered, for a workspace; null when the study has none (or only an empty text). */
-export function guidelinesView(db: DbOrTx, ref: GuidelineRef): GuidelinesView | null {
+/**
+ * The version in force, rendered, for a workspace; null when the study has none (or only an empty text). With the
+ * viewing person's id, `firstVisit` says whether they have yet to be shown this version (the panel then opens by
+ * itself; it records the showing through `markGuidelinesSeen`).
+ */
+export function guidelinesView(db: DbOrTx, ref: GuidelineRef, viewerId?: string): GuidelinesView | null {
   const row = latest(db, ref);
   if (!row || row.body.trim() === "") return null;
-  return { scope: ref.scope, scopeId: ref.scopeId, version: row.version, html: renderedGuidelines(row.body) };
+  const view = { scope: ref.scope, scopeId: ref.scopeId, version: row.version, html: renderedGuidelines(row.body) };
+  if (viewerId === undefined) return view;
+  const seen = db
+    .select({ version: guidelineSeen.version })
+    .from(guidelineSeen)
+    .where(
+      and(
+        eq(guidelineSeen.userId, viewerId),
+        eq(guidelineSeen.scope, ref.scope),
+        eq(guidelineSeen.scopeId, ref.scopeId),
+      ),
+    )
+    .get();
+  return { ...view, firstVisit: (seen?.version ?? 0) < row.version };
+}
+
+/**
+ * Records that `userId` has been shown version `version` of a study's guidelines and says whether it was new to
+ * them (docs/guidelines.md, "In the workspaces"): true on their first visit to the study's workspace, and once after
+ * each newer version — on any browser, since it is stored per person. The check and the write are one transaction,
+ * so two tabs opening at once open the panel in one of them only. A version the study does not have records
+ * nothing and answers false.
+ */
+export function markGuidelinesSeen(
+  db: Db,
+  input: GuidelineRef & { userId: string; version: number; now: number },
+): { firstVisit: boolean } {
+  return writeTransaction(db, (tx) => {
+    const exists = tx
+      .select({ version: guidelineVersions.version })
+      .from(guidelineVersions)
+      .where(
+        and(
+          eq(guidelineVersions.scope, input.scope),
+          eq(guidelineVersions.scopeId, input.scopeId),
+          eq(guidelineVersions.version, input.version),
+        ),
+      )
+      .get();
+    if (!exists) return { firstVisit: false };
+    const key = and(
+      eq(guidelineSeen.userId, input.userId),
+      eq(guidelineSeen.scope, input.scope),
+      eq(guidelineSeen.scopeId, input.scopeId),
+    );
+    const seen = tx.select({ version: guidelineSeen.version }).from(guidelineSeen).where(key).get();
+    if (seen && seen.version >= input.version) return { firstVisit: false };
+    if (seen) tx.update(guidelineSeen).set({ version: input.version, seenAt: input.now }).where(key).run();
+    else
+      tx.insert(guidelineSeen)
+        .values({
+          userId: input.userId,
+          scope: input.scope,
+          scopeId: input.scopeId,
+          version: input.version,
+          seenAt: input.now,
+        })
+        .run();
+    return { firstVisit: true };
+  });
 }
 
 export function guidelinesAdmin(db: DbOrTx, ref: GuidelineRef): GuidelinesAdmin {
@@ -228,9 +292,14 @@ export type WorkspaceKind =
  * The guidelines of the study a workspace item belongs to. Call it only after the route has found the item as the
  * user's own (the ownership check stays in the item's service); an id that matches nothing gives null.
  */
-export function guidelinesForItem(db: DbOrTx, kind: WorkspaceKind, itemId: number): GuidelinesView | null {
+export function guidelinesForItem(
+  db: DbOrTx,
+  kind: WorkspaceKind,
+  itemId: number,
+  viewerId?: string,
+): GuidelinesView | null {
   const ref = refOfItem(db, kind, itemId);
-  return ref ? guidelinesView(db, ref) : null;
+  return ref ? guidelinesView(db, ref, viewerId) : null;
 }
 
 const itemStudy = preparedOn((db) => {

@@ -1,8 +1,9 @@
 /**
  * ICD-10 search (docs/icd10.md#search): MiniSearch over each WHO chapter V code's title and the curated English
  * synonyms of app/data/icd10-synonyms.csv, with prefix and fuzzy matching, then ranked in tiers by match quality —
- * exact code, code prefix, exact name, title words, synonyms, fuzzy — with categories before their subcategories and
- * table order breaking ties. Pure: the same in the browser (the code picker) and on the server.
+ * exact code, code prefix, exact name, title words, synonyms, fuzzy — with categories before their subcategories (unless
+ * a subcategory fits better: the most specific fitting code first) and table order breaking ties. Pure: the same in the
+ * browser (the code picker) and on the server.
  */
 import MiniSearch from "minisearch";
 import { parsePythonCsv } from "../formats/csv-text";
@@ -42,24 +43,42 @@ export interface Icd10Search {
 }
 
 /**
- * Parses the synonym table (`code,term`). Throws on a malformed table or a code that is not a WHO category or
- * subcategory: it is shipped data, not input.
+ * Where a row of the synonym table comes from (its `source` column; docs/icd10.md, "The synonym table"):
+ * `clinical` a name or phrase in everyday clinical use, written for Concord; `who-inclusion` an inclusion term that
+ * WHO ICD-10 chapter V lists under the code; `abbreviation` an abbreviation in everyday clinical notes; `eponym` a
+ * disorder named after a person; `british` British usage; `historical` an older name still met in notes and letters.
+ */
+export const SYNONYM_SOURCES = [
+  "clinical",
+  "who-inclusion",
+  "abbreviation",
+  "eponym",
+  "british",
+  "historical",
+] as const;
+
+/**
+ * Parses the synonym table (`code,term,source`). Throws on a malformed table, a code that is not a WHO category or
+ * subcategory, or an unknown source: it is shipped data, not input.
  */
 export function parseIcd10Synonyms(csvText: string, index: Icd10Index): Icd10Synonym[] {
   const [header, ...body] = parsePythonCsv(csvText);
-  if (!header || header.length !== 2 || header[0] !== "code" || header[1] !== "term") {
-    throw new Error(`ICD-10 synonyms: expected the header code,term, got ${header?.join(",") ?? "nothing"}`);
+  if (!header || header.join(",") !== "code,term,source") {
+    throw new Error(`ICD-10 synonyms: expected the header code,term,source, got ${header?.join(",") ?? "nothing"}`);
   }
   const seen = new Set<string>();
   return body.map((cells, i) => {
     const line = i + 2;
-    if (cells.length !== 2) throw new Error(`ICD-10 synonyms: row ${line} has ${cells.length} fields, expected 2`);
-    const [code, term] = cells as [string, string];
+    if (cells.length !== 3) throw new Error(`ICD-10 synonyms: row ${line} has ${cells.length} fields, expected 3`);
+    const [code, term, source] = cells as [string, string, string];
     const entry = index.lookup(code);
     if (!entry || entry.level === "block" || entry.code !== code) {
       throw new Error(`ICD-10 synonyms: row ${line}: ${code} is not a WHO chapter V category or subcategory`);
     }
     if (tokens(term).length === 0) throw new Error(`ICD-10 synonyms: row ${line} has no searchable term`);
+    if (!(SYNONYM_SOURCES as readonly string[]).includes(source)) {
+      throw new Error(`ICD-10 synonyms: row ${line}: source "${source}" is not one of ${SYNONYM_SOURCES.join(", ")}`);
+    }
     const key = `${code}\t${normalName(term)}`;
     if (seen.has(key)) throw new Error(`ICD-10 synonyms: row ${line} repeats ${code} ${term}`);
     seen.add(key);
@@ -149,6 +168,11 @@ interface Candidate {
   allCode: boolean;
   viaSynonym: boolean;
   matchedName?: string;
+  /**
+   * False while the entry matched only through its category's synonyms: such a subcategory is listed only when a
+   * word of the query matches it through its own names too ("opiate dependence" → F11.2; "heroin" lists F11 alone).
+   */
+  own: boolean;
 }
 
 /** One word of the query: a code prefix key and/or the terms it splits into. */
@@ -164,6 +188,7 @@ function combine(a: Candidate, b: Candidate): Candidate {
     allCode: a.allCode && b.allCode,
     viaSynonym: a.viaSynonym || b.viaSynonym,
     matchedName: b.worst > a.worst ? (b.matchedName ?? a.matchedName) : (a.matchedName ?? b.matchedName),
+    own: a.own || b.own,
   };
 }
 
@@ -181,6 +206,9 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
   for (const e of entries) {
     if (e.level === "subcategory" && e.parent) children.set(e.parent, [...(children.get(e.parent) ?? []), e]);
   }
+  // A subcategory's WHO title repeats its category's; its category's synonyms are its names too (docs/icd10.md,
+  // "How a query matches"): "opiate dependence" is F11.2 although "opiate" is a synonym of F11 only.
+  const childIndexes = entries.map((e) => (children.get(e.code) ?? []).map((c) => position.get(c.code)!));
   // A query that is exactly a title or a synonym names its code(s).
   const byName = new Map<string, Set<number>>();
   const addName = (name: string, i: number) => {
@@ -218,14 +246,21 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
       const worst = literal ? (inTitle ? 1 : 2) : inTitle ? 3 : 4;
       const viaSynonym = doc.synonym !== undefined;
       const matchedName = doc.synonym ?? doc.title;
-      // Every name of the entry that matches adds to its score; its best name decides how it matched.
-      const previous = found.get(doc.entry);
-      if (!previous) found.set(doc.entry, { score: r.score, worst, allCode: false, viaSynonym, matchedName });
-      else {
-        previous.score += r.score;
-        if (worst < previous.worst)
-          [previous.worst, previous.viaSynonym, previous.matchedName] = [worst, viaSynonym, matchedName];
-      }
+      // Every name of the entry that matches adds to its score; its best name decides how it matched. A category's
+      // synonym also matches its subcategories, at half its score (their own names count more).
+      const add = (entry: number, score: number, own: boolean) => {
+        const previous = found!.get(entry);
+        if (!previous) found!.set(entry, { score, worst, allCode: false, viaSynonym, matchedName, own });
+        else {
+          previous.score += score;
+          // An entry's own names decide how it matched; its category's only while it has matched through no other.
+          if ((own && !previous.own) || (own === previous.own && worst < previous.worst))
+            [previous.worst, previous.viaSynonym, previous.matchedName] = [worst, viaSynonym, matchedName];
+          previous.own ||= own;
+        }
+      };
+      add(doc.entry, r.score, true);
+      if (viaSynonym) for (const child of childIndexes[doc.entry]!) add(child, r.score / 2, false);
     }
     if (termCache.size > 500) termCache.clear();
     termCache.set(term, found);
@@ -251,7 +286,7 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
     if (chunk.key !== null) {
       const key = chunk.key;
       codeKeys.forEach((k, i) => {
-        if (k.startsWith(key)) matched.set(i, { score: 0, worst: 0, allCode: true, viaSynonym: false });
+        if (k.startsWith(key)) matched.set(i, { score: 0, worst: 0, allCode: true, viaSynonym: false, own: true });
       });
     }
     return matched;
@@ -273,7 +308,13 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
       }
       if (all.size === 0) break;
     }
-    return all ?? new Map();
+    return owned(all ?? new Map());
+  };
+
+  /** Leaves out the entries that matched only through their category's synonyms. */
+  const owned = (found: Map<number, Candidate>): Map<number, Candidate> => {
+    for (const [i, c] of found) if (!c.own) found.delete(i);
+    return found;
   };
 
   /**
@@ -301,14 +342,16 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
     const found = new Map<number, Candidate>();
     // All words but one, and two at least, so one common word does not list half the table.
     if (most >= Math.max(2, chunks.length - 1)) for (const [i, v] of counts) if (v.n === most) found.set(i, v.c);
-    return { found, partial: true };
+    return { found: owned(found), partial: true };
   };
 
   /** The synonym that is the query, else the one covering most of its terms (the shorter on a tie), for display. */
   const bestSynonym = (i: number, name: string, terms: readonly string[]): string | null => {
     let best: string | null = null;
     let bestCover = 0;
-    for (const s of synonymsOf[i]!) {
+    const parent = entries[i]!.parent ? position.get(entries[i]!.parent!) : undefined;
+    const names = parent === undefined ? synonymsOf[i]! : [...synonymsOf[i]!, ...synonymsOf[parent]!];
+    for (const s of names) {
       if (normalName(s) === name) return s;
       const own = tokens(s);
       const cover = terms.filter((t) => own.some((o) => o.startsWith(t))).length;
@@ -339,7 +382,7 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
     if (candidates.size === 0 && !named) ({ found: candidates, partial } = fallback(chunks));
     // Names match whole, so an exact name is found even when a word alone would narrow it away.
     for (const i of named ?? []) {
-      if (!candidates.has(i)) candidates.set(i, { score: 0, worst: 1, allCode: false, viaSynonym: true });
+      if (!candidates.has(i)) candidates.set(i, { score: 0, worst: 1, allCode: false, viaSynonym: true, own: true });
     }
     if (candidates.size === 0) return [];
 
@@ -373,14 +416,15 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
     );
 
     // Categories before their subcategories: a category the query found moves up to just before its first
-    // subcategory in the list.
+    // subcategory in the list — unless that subcategory fits the query in a better tier (the query names what the
+    // subcategory adds, e.g. a dependence): then the most specific fitting code comes first.
     const inList = new Map(ranked.map((r) => [r.entry.code, r]));
     const emitted = new Set<string>();
     const ordered: typeof ranked = [];
     for (const r of ranked) {
       if (emitted.has(r.entry.code)) continue;
       const parent = r.entry.parent ? inList.get(r.entry.parent) : undefined;
-      if (parent && !emitted.has(parent.entry.code)) {
+      if (parent && !emitted.has(parent.entry.code) && TIER[parent.kind] <= TIER[r.kind]) {
         ordered.push(parent);
         emitted.add(parent.entry.code);
       }

@@ -34,6 +34,7 @@ import {
 } from "~/adjudication/adjudication.server";
 import { guidelinesForItem } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction = () => [{ title: "Adjudicate · Concord" }];
 // A refusal (409: decided by someone else) stays on this page with the user's input, instead of a reload that would
@@ -52,7 +53,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const codes = [view.independent, view.final?.label, view.annotations?.A.label, view.annotations?.B.label];
   for (const l of codes)
     if (l?.sufficiency === "sufficient") titles[l.icd10] = icd10Index().lookup(l.icd10)?.title ?? "";
-  return { view, titles, guidelines: guidelinesForItem(getDb(), "adjudication", view.case.id) };
+  return { view, titles, guidelines: guidelinesForItem(getDb(), "adjudication", view.case.id, user.id) };
 }
 
 const PostFields = {
@@ -340,7 +341,7 @@ function Workspace({ view, titles, guidelines }: ReturnType<typeof useLoaderData
       ) : null}
       {view.reopened ? (
         <div className="notice warn" role="note" data-testid="reopened">
-          <strong>Reopened</strong> by the study manager on {new Date(view.reopened.at).toISOString().slice(0, 10)}.{" "}
+          <strong>Reopened</strong> by the study manager on <Time at={view.reopened.at} style="date" />.{" "}
           {view.reopened.reason !== null ? (
             <>Their reason: “{view.reopened.reason || "(none given)"}”.</>
           ) : (

@@ -5,6 +5,7 @@ import { requireRole } from "~/accounts/guard.server";
 import { studiesWindow, type StudySummary } from "~/annotation/studies.server";
 import { columnHelper } from "~/ui/data-table";
 import { WindowTable } from "~/ui/window-table";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction = () => [{ title: "Studies · Concord" }];
 
@@ -23,7 +24,11 @@ const columns = [
   }),
   col.accessor("numCases", { header: "Cases" }),
   col.accessor((s) => s.adjudicationMode.replace("_", " "), { id: "adjudication", header: "Adjudication" }),
-  col.accessor((s) => new Date(s.createdAt).toISOString().slice(0, 10), { id: "created", header: "Created" }),
+  col.accessor("createdAt", {
+    id: "created",
+    header: "Created",
+    cell: ({ getValue }) => <Time at={getValue()} style="date" />,
+  }),
 ];
 
 export default function AdminIndex() {

@@ -19,6 +19,7 @@ import { getAdminCase } from "~/annotation/cases.server";
 import { usernamesOf } from "~/accounts/users.server";
 import { icd10Index } from "~/icd10/icd10.server";
 import { ChangesTable, codeWithTitle, labelText, stringsIn, type ReadableNames } from "~/audit/ui/readable-values";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Case ${data?.case.externalId ?? ""} · Concord` },
@@ -233,9 +234,10 @@ const eventCol = columnHelper<EventView>();
 function HistoryTable({ events, names }: { events: ListWindow<EventView>; names: ReadableNames }) {
   const columns = useMemo(
     () => [
-      eventCol.accessor((e) => new Date(e.at).toISOString().replace("T", " ").slice(0, 19), {
+      eventCol.accessor((e) => e.at, {
         id: "id",
-        header: "When (UTC)",
+        header: "When",
+        cell: ({ getValue }) => <Time at={getValue()} style="seconds" />,
       }),
       eventCol.accessor((e) => e.actor ?? "system", { id: "actor", header: "Who" }),
       eventCol.accessor((e) => `${e.entity} ${e.action}`, { id: "what", header: "What" }),

@@ -7,6 +7,7 @@ import { getItemDetail } from "~/judge-validation/judge-candidates.server";
 import { ChangesTable, stringsIn, type ReadableNames } from "~/audit/ui/readable-values";
 import { usernamesOf } from "~/accounts/users.server";
 import { getJudgeSet } from "~/judge-validation/judge-sets.server";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.detail.item.annotationId ?? "Response"} · ${data?.set.name ?? ""} · Concord` },
@@ -23,7 +24,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return { set: { id: set.id, name: set.name }, detail, names };
 }
 
-const when = (at: number | null) => (at ? new Date(at).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "");
+const when = (at: number | null) => (at ? <Time at={at} style="seconds" /> : "");
 
 export default function JudgeItemPage() {
   const { set, detail, names } = useLoaderData<typeof loader>();

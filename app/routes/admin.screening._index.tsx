@@ -10,6 +10,7 @@ import { parseForm } from "~/platform/forms";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import { createScreeningStudy, listScreeningStudies, NewScreeningStudySchema } from "~/screening/screening.server";
 import { ServiceError } from "~/platform/service-error";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction = () => [{ title: "Screening reviews · Concord" }];
 
@@ -93,7 +94,9 @@ export default function ScreeningStudies() {
                 <td className="num">{s.items}</td>
                 <td className="num">{s.rounds}</td>
                 <td>{NEXT[s.next]}</td>
-                <td>{new Date(s.createdAt).toISOString().slice(0, 10)}</td>
+                <td>
+                  <Time at={s.createdAt} style="date" />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -64,8 +64,9 @@ export default function Progress() {
         cell: (i) => <Link to={`/admin/cases/${i.row.original.caseId}`}>{i.getValue()}</Link>,
       }),
       col.accessor("state", { header: "State", cell: (i) => LABELS[i.getValue()] }),
-      col.accessor("assigned", { header: "Annotators" }),
-      col.accessor("submitted", { header: "Submitted" }),
+      // Soft hyphens: on a phone the long headings break instead of widening the table past the screen.
+      col.accessor("assigned", { header: "Annota\u00adtors" }),
+      col.accessor("submitted", { header: "Sub\u00admitted" }),
       col.accessor("medianActiveMs", {
         header: "Median active time",
         cell: (i) => formatDuration(i.getValue()),
@@ -75,7 +76,8 @@ export default function Progress() {
   );
   const base = `/admin/studies/${study.id}/export`;
   return (
-    <section>
+    // fit-narrow: on a phone the tables wrap their headings and drop the bars, so the page fits 390 px (app/styles.css).
+    <section className="fit-narrow">
       <p>
         <Link to="/admin">Studies</Link> › <Link to={`/admin/studies/${study.id}`}>{study.name}</Link> ›
       </p>
@@ -126,7 +128,6 @@ export default function Progress() {
         </form>
       </div>
       <h2>Annotators</h2>
-      {/* Scrolls in its own box on a narrow screen: the page itself fits 390 px. */}
       <div className="table-scroll">
         <table>
           <thead>
@@ -135,7 +136,7 @@ export default function Progress() {
               <th className="num">Assigned</th>
               <th className="num">Submitted</th>
               <th className="num">Median active time</th>
-              <th>Progress</th>
+              <th className="wide-only">Progress</th>
             </tr>
           </thead>
           <tbody>
@@ -149,7 +150,7 @@ export default function Progress() {
                   <td className="num" data-testid={`median-time-${a.username}`}>
                     {formatDuration(annotatorMedian.get(a.username) ?? null)}
                   </td>
-                  <td style={{ width: "40%" }}>
+                  <td className="wide-only" style={{ width: "40%" }}>
                     <div
                       className="progress"
                       role="progressbar"

@@ -25,8 +25,16 @@ import {
   QualitySettingsFormSchema,
   RemoveCalibrationFormSchema,
 } from "~/annotation/domain/rater-quality-form";
-import { QUALITY_OFF } from "~/annotation/domain/rater-quality";
-import { CalibrationSetTable, QualityReportTables, QualitySettingsForm } from "~/annotation/ui/rater-quality";
+import { QUALITY_OFF, qualityOn } from "~/annotation/domain/rater-quality";
+import {
+  CalibrationAccuracy,
+  CalibrationSetTable,
+  ItemsGiven,
+  QualitySettingsForm,
+  RetestTables,
+} from "~/annotation/ui/rater-quality";
+import { HeadlineTable } from "~/study-report/ui/headline-table";
+import { Fold, ReasonNotes, ReasonNumbersProvider } from "~/study-report/ui/report-parts";
 import { Csrf } from "~/ui/root-data";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -136,6 +144,9 @@ export default function RaterQualityPage() {
   const { study, settings, calibration, report } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
+  const pooled = report.retest.pooled;
+  const on = qualityOn(settings);
+  const below = report.calibration.some((c) => c.below.length > 0);
   return (
     <section>
       <p>
@@ -160,50 +171,70 @@ export default function RaterQualityPage() {
         </pre>
       ) : null}
 
-      <h2>Settings</h2>
-      <QualitySettingsForm settings={settings} busy={busy} />
+      <h2>Test–retest, pooled over annotators</h2>
+      {pooled.n === 0 ? (
+        <p className="muted">No retest has been submitted yet.</p>
+      ) : (
+        <ReasonNumbersProvider reasons={pooled.reasons}>
+          <HeadlineTable
+            figures={pooled}
+            caption={`Each annotator's first label against their retest label, ${pooled.n} pair(s); diagnosis and earliest section over the ${pooled.diagnosis.n} pair(s) called sufficient both times. 95% Student-t intervals.`}
+          />
+          <ReasonNotes reasons={pooled.reasons} />
+        </ReasonNumbersProvider>
+      )}
 
-      <h2>Report</h2>
-      <QualityReportTables report={report} />
-
-      <h2>Calibration set ({calibration.length})</h2>
-      <CalibrationSetTable rows={calibration} busy={busy} />
-      <div className="grid2">
-        <CalibrationEntryForm busy={busy} />
-        <div>
-          <form method="post" className="card">
-            <Csrf />
-            <h3 style={{ marginTop: 0 }}>Adjudicated cases of an earlier study</h3>
-            <label htmlFor="fromStudy">Study</label>
-            <input id="fromStudy" name="fromStudy" required />
-            <label htmlFor="adj-purpose">Use as</label>
-            <select id="adj-purpose" name="purpose" defaultValue="calibration">
-              <option value="calibration">calibration cases</option>
-              <option value="training">training cases</option>
-            </select>
-            <p>
-              <button type="submit" name="intent" value="import-adjudicated" disabled={busy}>
-                Add adjudicated cases
-              </button>
-            </p>
-          </form>
-          <form method="post" className="card">
-            <Csrf />
-            <h3 style={{ marginTop: 0 }}>Import a CSV</h3>
-            <p className="muted">
-              Header: study,case,purpose,sufficiency,icd10,earliest_section,missing_info,missing_other,rationale
-              (missing_info separated by “;”). All lines or none are imported.
-            </p>
-            <label htmlFor="csv">CSV</label>
-            <textarea id="csv" name="csv" rows={6} />
-            <p>
-              <button type="submit" name="intent" value="import-csv" disabled={busy}>
-                Import
-              </button>
-            </p>
-          </form>
+      <Fold id="retest" title="Test–retest per annotator">
+        <RetestTables report={report} />
+      </Fold>
+      <Fold id="calibration-accuracy" title="Calibration accuracy" open={below}>
+        <CalibrationAccuracy report={report} />
+      </Fold>
+      <Fold id="items-given" title="Items given">
+        <ItemsGiven report={report} />
+      </Fold>
+      <Fold id="settings" title="Settings" open={!on}>
+        <QualitySettingsForm settings={settings} busy={busy} />
+      </Fold>
+      <Fold id="calibration-set" title={`Calibration set (${calibration.length})`}>
+        <CalibrationSetTable rows={calibration} busy={busy} />
+        <div className="grid2">
+          <CalibrationEntryForm busy={busy} />
+          <div>
+            <form method="post" className="card">
+              <Csrf />
+              <h3 style={{ marginTop: 0 }}>Adjudicated cases of an earlier study</h3>
+              <label htmlFor="fromStudy">Study</label>
+              <input id="fromStudy" name="fromStudy" required />
+              <label htmlFor="adj-purpose">Use as</label>
+              <select id="adj-purpose" name="purpose" defaultValue="calibration">
+                <option value="calibration">calibration cases</option>
+                <option value="training">training cases</option>
+              </select>
+              <p>
+                <button type="submit" name="intent" value="import-adjudicated" disabled={busy}>
+                  Add adjudicated cases
+                </button>
+              </p>
+            </form>
+            <form method="post" className="card">
+              <Csrf />
+              <h3 style={{ marginTop: 0 }}>Import a CSV</h3>
+              <p className="muted">
+                Header: study,case,purpose,sufficiency,icd10,earliest_section,missing_info,missing_other,rationale
+                (missing_info separated by “;”). All lines or none are imported.
+              </p>
+              <label htmlFor="csv">CSV</label>
+              <textarea id="csv" name="csv" rows={6} />
+              <p>
+                <button type="submit" name="intent" value="import-csv" disabled={busy}>
+                  Import
+                </button>
+              </p>
+            </form>
+          </div>
         </div>
-      </div>
+      </Fold>
     </section>
   );
 }

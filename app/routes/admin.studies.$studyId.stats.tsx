@@ -20,6 +20,8 @@ import {
   PerDiagnosisSection,
   ReferenceFlagsSection,
 } from "~/study-report/ui/label-sections";
+import { HeadlineTable } from "~/study-report/ui/headline-table";
+import { Fold, ReasonNotes, ReasonNumbersProvider } from "~/study-report/ui/report-parts";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Agreement statistics · ${data?.report.study.name ?? "Study"} · Concord` },
@@ -41,11 +43,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     id !== null ? await getStatsPageOffThread(getDb(), id, { batchSize }) : null,
     "No such study.",
   );
-  return { ...page, batchInput: typed ?? String(batchSize), batchError };
+  return { ...page, batchInput: typed ?? String(batchSize), batchError, batchAsked: typed !== null };
 }
 
 export default function StudyStatsPage() {
-  const { report, charts, agreement, agreementCharts, batchInput, batchError } = useLoaderData<typeof loader>();
+  const { report, charts, agreement, agreementCharts, batchInput, batchError, batchAsked } =
+    useLoaderData<typeof loader>();
   const byId = new Map(charts.map((c) => [c.id, c]));
   const agreementProps = {
     agreement,
@@ -58,47 +61,83 @@ export default function StudyStatsPage() {
   const sections = { report, charts: byId, base };
 
   return (
-    <section>
-      <p>
-        <Link to="/admin">Studies</Link> › <Link to={`/admin/studies/${report.study.id}`}>{report.study.name}</Link> ›
-      </p>
-      <div className="row">
-        <h1>Agreement statistics</h1>
-        <span className="spacer" />
-        <a href={`${base}/${REPORT_FILE_STEM}.json`} download className="button secondary">
-          JSON
-        </a>
-        <a href={`${base}/${REPORT_FILE_STEM}.md`} download className="button secondary">
-          Markdown
-        </a>
-      </div>
-      <p className="muted">
-        Agreement between the two primary annotations of each case, before adjudication (docs/statistics.md).{" "}
-        {report.raters.description} The same report: <code>npm run concord -- stats --study "{report.study.name}"</code>
-        .
-      </p>
-      {report.notes.length ? (
-        <div className="notice warn" role="status">
-          {report.notes.map((n) => (
-            <p key={n} style={{ margin: 0 }}>
-              {n}
-            </p>
-          ))}
+    <ReasonNumbersProvider reasons={report.reasons}>
+      <section>
+        <p>
+          <Link to="/admin">Studies</Link> › <Link to={`/admin/studies/${report.study.id}`}>{report.study.name}</Link> ›
+        </p>
+        <div className="row">
+          <h1>Agreement statistics</h1>
+          <span className="spacer" />
+          <a href={`${base}/${REPORT_FILE_STEM}.json`} download className="button secondary">
+            JSON
+          </a>
+          <a href={`${base}/${REPORT_FILE_STEM}.md`} download className="button secondary">
+            Markdown
+          </a>
         </div>
-      ) : null}
+        {report.notes.length ? (
+          <div className="notice warn" role="status">
+            {report.notes.map((n) => (
+              <p key={n} style={{ margin: 0 }}>
+                {n}
+              </p>
+            ))}
+          </div>
+        ) : null}
 
-      <CaseCountsSection {...sections} />
-      <SufficiencySection {...sections} />
-      <EarliestSectionSection {...sections} />
-      <DiagnosisLevelsSection {...sections} />
-      <PairwiseSection {...agreementProps} />
-      <OrderFreeSection raters={report.raters} />
-      <OverTimeSection {...agreementProps} />
-      <PerDiagnosisSection {...sections} />
-      <ActionLabelsSection {...sections} />
-      <GoldLabelsSection {...sections} />
-      <CaseMixSection {...sections} />
-      <ReferenceFlagsSection report={report} />
-    </section>
+        <HeadlineTable
+          figures={report}
+          caption={`The two primary annotations of each case, before adjudication; diagnosis and earliest section over the ${report.diagnosis.n} case(s) both annotators called sufficient. 95% Student-t intervals (docs/statistics.md).`}
+        />
+        <ReasonNotes reasons={report.reasons} />
+        <p className="muted">
+          <small>
+            {report.raters.description} The same report:{" "}
+            <code>npm run concord -- stats --study &quot;{report.study.name}&quot;</code>. The detail is below, folded.
+          </small>
+        </p>
+
+        <Fold id="cases" title="Cases">
+          <CaseCountsSection {...sections} />
+        </Fold>
+        <Fold id="sufficiency" title="Sufficiency">
+          <SufficiencySection {...sections} />
+        </Fold>
+        <Fold id="earliest-section" title="Earliest sufficient section">
+          <EarliestSectionSection {...sections} />
+        </Fold>
+        <Fold id="diagnosis" title="Diagnosis">
+          <DiagnosisLevelsSection {...sections} />
+        </Fold>
+        <Fold id="pairwise" title="Agreement per pair of annotators">
+          <PairwiseSection {...agreementProps} />
+        </Fold>
+        <Fold id="order-free" title="Pooled agreement, order-free">
+          <OrderFreeSection raters={report.raters} />
+        </Fold>
+        {/* Opened when a batch size was asked for: the answer to the form is in it. */}
+        <Fold id="over-time" title="Agreement over time" open={batchAsked}>
+          <OverTimeSection {...agreementProps} />
+        </Fold>
+        <Fold id="per-diagnosis" title="Per diagnosis">
+          <PerDiagnosisSection {...sections} />
+        </Fold>
+        <Fold id="action-labels" title="Expert action labels by section">
+          <ActionLabelsSection {...sections} />
+        </Fold>
+        <Fold id="gold-labels" title="Gold labels">
+          <GoldLabelsSection {...sections} />
+        </Fold>
+        <Fold id="case-mix" title="Cases by age group and number of sections">
+          <CaseMixSection {...sections} />
+        </Fold>
+        {report.reference_agreement ? (
+          <Fold id="reference-flags" title="Imported agreement flags">
+            <ReferenceFlagsSection report={report} />
+          </Fold>
+        ) : null}
+      </section>
+    </ReasonNumbersProvider>
   );
 }

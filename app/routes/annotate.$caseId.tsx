@@ -30,7 +30,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   if ("gated" in found) throw redirect("/annotate");
   return {
     ...found.view,
-    guidelines: guidelinesView(getDb(), { scope: "safe_psych", scopeId: found.studyId }),
+    guidelines: guidelinesView(getDb(), { scope: "safe_psych", scopeId: found.studyId }, user.id),
   };
 }
 

@@ -10,6 +10,7 @@ import { requireRole } from "~/accounts/guard.server";
 import type { CaseState, MyCaseRow } from "~/annotation/annotations.server";
 import { myCasesPage } from "~/annotation/my-cases-window.server";
 import { myTrainingRounds, refreshMyQueue } from "~/annotation/rater-quality.server";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction = () => [{ title: "My cases · Concord" }];
 
@@ -41,9 +42,13 @@ export default function AnnotateHome() {
         header: "State",
         cell: (info) => <span className={`badge ${info.getValue()}`}>{STATE_LABELS[info.getValue()]}</span>,
       }),
-      col.accessor((r) => (r.updatedAt ? new Date(r.updatedAt).toISOString().replace("T", " ").slice(0, 16) : ""), {
+      col.accessor("updatedAt", {
         id: "updated",
-        header: "Last saved (UTC)",
+        header: "Last saved",
+        cell: (info) => {
+          const at = info.getValue();
+          return at ? <Time at={at} /> : "";
+        },
       }),
     ],
     [],

@@ -9,6 +9,7 @@ import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import type { MyRatingRow } from "~/judge-validation/judge-ratings.server";
 import { judgeQueuePage } from "~/judge-validation/judge-windows.server";
+import { Time } from "~/ui/time";
 
 export const meta: MetaFunction = () => [{ title: "My responses · Concord" }];
 
@@ -40,9 +41,13 @@ export default function RateHome() {
           </span>
         ),
       }),
-      col.accessor((r) => (r.updatedAt ? new Date(r.updatedAt).toISOString().replace("T", " ").slice(0, 16) : ""), {
+      col.accessor("updatedAt", {
         id: "updated",
-        header: "Last saved (UTC)",
+        header: "Last saved",
+        cell: (info) => {
+          const at = info.getValue();
+          return at ? <Time at={at} /> : "";
+        },
       }),
     ],
     [],

@@ -83,5 +83,5 @@ export async function workspaceLoader<T>(
   const user = await requireRole(request, role);
   const db = getDb();
   const view = requireById(id, (itemId) => spec.find(db, user.id, itemId), spec.notFound);
-  return { ...view, guidelines: guidelinesForItem(db, spec.guidelines, spec.itemId(view)) };
+  return { ...view, guidelines: guidelinesForItem(db, spec.guidelines, spec.itemId(view), user.id) };
 }

@@ -77,8 +77,17 @@ describe("expert ratings in the browser", () => {
     const questionUrl = page.url();
     const questionId = Number(questionUrl.split("/").pop());
 
-    // 1–5 focus a slider; Home/End, arrows and PageUp/PageDown set it.
+    // An unrated slider has no value: no number, no thumb drawn (docs/mentat.md, "Option ratings"); the first
+    // arrow gives it the middle, the next one moves it from there.
+    expect(await page.getByTestId("score-1").inputValue()).toBe("");
+    expect(await page.getByTestId("slider-1").evaluate((e) => getComputedStyle(e).appearance)).toBe("none");
     await page.keyboard.press("1");
+    await page.keyboard.press("ArrowRight");
+    expect(await page.getByTestId("score-1").inputValue()).toBe("50");
+    await page.keyboard.press("ArrowRight");
+    expect(await page.getByTestId("score-1").inputValue()).toBe("51");
+    expect(await page.getByTestId("slider-1").evaluate((e) => getComputedStyle(e).appearance)).not.toBe("none");
+    // 1–5 focus a slider; Home/End, arrows and PageUp/PageDown set it.
     await page.keyboard.press("End"); // 100
     await page.keyboard.press("2");
     await page.keyboard.press("Home"); // 0

@@ -55,6 +55,9 @@ describe("agreement per pair and over time on the stats page", () => {
   it("shows the pair matrix, the tables and the charts with the fixture's figures", async () => {
     await page.goto(`${app.url}/admin/studies/${studyId}/stats`);
     await hydrated(page);
+    // The page leads with its headline table; the detail is folded (docs/statistics.md): open the two sections.
+    await page.locator("details#pairwise > summary").click();
+    await page.locator("details#over-time > summary").click();
     const section = page.getByTestId("pairwise-agreement");
     await section.waitFor();
     // ana – ben, sufficiency: n and κ as rater_agreement.py computed them (3 decimals as shown).

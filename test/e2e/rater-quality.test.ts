@@ -259,6 +259,9 @@ describe("rater quality in the browser", () => {
     await page.goto(`${app.url}/admin`);
     await page.getByRole("link", { name: "Pilot" }).first().click();
     await page.getByRole("link", { name: "Rater quality" }).click();
+    // With rater quality on, the page leads with the test–retest figures; the settings are folded below.
+    await page.getByTestId("quality-settings").waitFor({ state: "attached" });
+    await page.locator("details#settings > summary").click();
     await page.getByTestId("quality-settings").waitFor();
     expect(await page.locator("#retestFraction").inputValue()).toBe("0.5");
     expect(await page.getByTestId("calibration-set").locator("tbody tr").count()).toBe(2);

@@ -7,13 +7,15 @@
 import { readFileSync } from "node:fs";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { events, guidelineVersions } from "../../db/schema";
+import { events, guidelineSeen, guidelineVersions } from "../../db/schema";
 import type { Db } from "../../app/platform/db.server";
 import type { UserView } from "../../app/accounts/users.server";
 import {
   guidelinesAdmin,
   guidelinesForItem,
   guidelinesManifest,
+  guidelinesView,
+  markGuidelinesSeen,
   saveGuidelines,
 } from "../../app/guidelines/guidelines.server";
 import { MISSING_INFO } from "../../app/labels/labels";
@@ -119,5 +121,43 @@ describe("Safe-Psych guidelines", () => {
     expect(manifest.submissions_by_version).toEqual({ "1": 2, "2": 2 });
     expect(manifest.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(guidelinesForItem(db, "annotation", caseIds[0]!)).toMatchObject({ version: 2, html: "<p>v2</p>\n" });
+  });
+});
+
+describe('guidelines seen, per person (docs/guidelines.md, "In the workspaces")', () => {
+  it("a person's first visit opens the panel once, on any browser; a newer version opens it once more", () => {
+    const { study } = studyForPair(db, { name: "G", cases: 2, annotatorIds: [alice.id, bruno.id] });
+    const ref = { scope: "safe_psych" as const, scopeId: study.id };
+    const view = (userId: string) => guidelinesView(db, ref, userId);
+    expect(view(alice.id)?.firstVisit).toBe(true);
+    expect(markGuidelinesSeen(db, { ...ref, userId: alice.id, version: 1, now: 1 })).toEqual({ firstVisit: true });
+    // Stored on the server: the next page, from any browser, finds it seen; a second tab does not open it again.
+    expect(view(alice.id)?.firstVisit).toBe(false);
+    expect(markGuidelinesSeen(db, { ...ref, userId: alice.id, version: 1, now: 2 })).toEqual({ firstVisit: false });
+    // Per person: Bruno has not seen them.
+    expect(view(bruno.id)?.firstVisit).toBe(true);
+    // A new version is new to Alice once.
+    saveGuidelines(db, { ref, body: "# Version 2", basedOn: 1, actorId: admin.id });
+    expect(view(alice.id)?.firstVisit).toBe(true);
+    expect(markGuidelinesSeen(db, { ...ref, userId: alice.id, version: 2, now: 3 })).toEqual({ firstVisit: true });
+    expect(view(alice.id)?.firstVisit).toBe(false);
+    // An older version reported late does not make the newer one unseen.
+    markGuidelinesSeen(db, { ...ref, userId: alice.id, version: 1, now: 4 });
+    expect(view(alice.id)?.firstVisit).toBe(false);
+    expect(db.select().from(guidelineSeen).where(eq(guidelineSeen.userId, alice.id)).all()).toEqual([
+      { userId: alice.id, scope: "safe_psych", scopeId: study.id, version: 2, seenAt: 3 },
+    ]);
+  });
+
+  it("records nothing for a version the study does not have", () => {
+    const { study } = studyForPair(db, { name: "G", cases: 2, annotatorIds: [alice.id, bruno.id] });
+    const ref = { scope: "safe_psych" as const, scopeId: study.id };
+    expect(markGuidelinesSeen(db, { ...ref, userId: alice.id, version: 9, now: 1 })).toEqual({ firstVisit: false });
+    expect(
+      markGuidelinesSeen(db, { scope: "mentat_bank", scopeId: 999, userId: alice.id, version: 1, now: 1 }),
+    ).toEqual({ firstVisit: false });
+    expect(db.select().from(guidelineSeen).all()).toEqual([]);
+    // Without a viewer, the view says nothing about a first visit (admin pages, the command line).
+    expect(guidelinesView(db, ref)).not.toHaveProperty("firstVisit");
   });
 });

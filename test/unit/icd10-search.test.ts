@@ -58,10 +58,11 @@ describe("ICD-10 search", () => {
     for (const later of ["F20.4", "F25.1", "F31.3", "F31.4", "F31.5"]) {
       expect(depress.indexOf("F32")).toBeLessThan(depress.indexOf(later) === -1 ? Infinity : depress.indexOf(later));
     }
-    // "mania" is a synonym of F30 and the first title word of F30.1 and F30.2.
+    // "mania" is a synonym of F30 and the first title word of F30.1 and F30.2; then "bipolar mania" (F31.1).
     const mania = kinds("mania");
     expect(mania[0]).toBe("F30 exact-name");
-    expect(mania.slice(1).sort()).toEqual(["F30.1 title", "F30.2 title"]);
+    expect(mania.slice(1, 3).sort()).toEqual(["F30.1 title", "F30.2 title"]);
+    expect(mania.slice(3)).toEqual(["F31.1 synonym"]);
     // Fuzzy matches come after every literal one.
     const dementa = index.search("dementa", 50).map((h) => h.kind);
     expect(dementa[0]).toBe("fuzzy");
@@ -173,12 +174,18 @@ describe("the synonym table (app/data/icd10-synonyms.csv)", () => {
   });
 
   it("refuses a malformed table", () => {
-    expect(() => parseIcd10Synonyms("code,name\nF32,x\n", table)).toThrow(/header/);
-    expect(() => parseIcd10Synonyms("code,term\nF32.7,x\n", table)).toThrow(/row 2: F32.7 is not/);
-    expect(() => parseIcd10Synonyms("code,term\nF30-F39,mood\n", table)).toThrow(/not a WHO/);
-    expect(() => parseIcd10Synonyms("code,term\nf32,low mood\n", table)).toThrow(/not a WHO/);
-    expect(() => parseIcd10Synonyms("code,term\nF32,low mood\nF32,Low  Mood\n", table)).toThrow(/row 3 repeats/);
-    expect(() => parseIcd10Synonyms("code,term\nF32,of the\n", table)).toThrow(/no searchable term/);
+    const head = "code,term,source\n";
+    expect(() => parseIcd10Synonyms("code,name,source\nF32,x,clinical\n", table)).toThrow(/header/);
+    expect(() => parseIcd10Synonyms("code,term\nF32,x\n", table)).toThrow(/header/);
+    expect(() => parseIcd10Synonyms(`${head}F32,x\n`, table)).toThrow(/row 2 has 2 fields, expected 3/);
+    expect(() => parseIcd10Synonyms(`${head}F32.7,x,clinical\n`, table)).toThrow(/row 2: F32.7 is not/);
+    expect(() => parseIcd10Synonyms(`${head}F30-F39,mood,clinical\n`, table)).toThrow(/not a WHO/);
+    expect(() => parseIcd10Synonyms(`${head}f32,low mood,clinical\n`, table)).toThrow(/not a WHO/);
+    expect(() => parseIcd10Synonyms(`${head}F32,low mood,clinical\nF32,Low  Mood,british\n`, table)).toThrow(
+      /row 3 repeats/,
+    );
+    expect(() => parseIcd10Synonyms(`${head}F32,of the,clinical\n`, table)).toThrow(/no searchable term/);
+    expect(() => parseIcd10Synonyms(`${head}F32,low mood,folklore\n`, table)).toThrow(/row 2: source "folklore"/);
   });
 });
 
@@ -199,5 +206,24 @@ describe("the clinical query table (test/fixtures/icd10/queries.csv)", () => {
       rate,
       `missed: ${misses.map((m) => `${m.query} → ${codes(m.query, 3).join(" ")}`).join("; ")}`,
     ).toBeGreaterThanOrEqual(0.95);
+  });
+});
+
+describe("the first result for abbreviations, eponyms, British and older terms (test/fixtures/icd10/first-results.csv)", () => {
+  const [header, ...rows] = parsePythonCsv(read("../fixtures/icd10/first-results.csv"));
+  it.each(rows.map(([query, first]) => ({ query: query!, first: first! })))("$query → $first", ({ query, first }) => {
+    expect(header).toEqual(["query", "first"]);
+    expect(codes(query, 5)[0], codes(query, 5).join(" ")).toBe(first);
+  });
+
+  it("ranks the most specific fitting code first: a dependence before its category", () => {
+    // F17 matches "tobacco" in its title and "dependence" through a subcategory's words; F17.2 names both itself.
+    const tobacco = codes("tobacco dependence", 5);
+    expect(tobacco.indexOf("F17.2")).toBeLessThan(tobacco.indexOf("F17") === -1 ? Infinity : tobacco.indexOf("F17"));
+    // A category still leads its subcategories when it fits as well: "opioid" lists F11 before F11.0 ….
+    expect(codes("opioid", 3)[0]).toBe("F11");
+    // A category's synonym reaches its subcategories only together with their own words: "heroin" is F11 and the
+    // subcategory named by its own synonym (heroin addiction), not every F11.x.
+    expect(codes("heroin", 20)).toEqual(["F11", "F11.2"]);
   });
 });

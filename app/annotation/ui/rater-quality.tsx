@@ -118,14 +118,11 @@ export function CalibrationSetTable({ rows, busy }: { rows: CalibrationSetRow[];
   );
 }
 
-/** Test–retest (per annotator and pooled) and calibration accuracy, with the annotators below the threshold marked. */
-export function QualityReportTables({ report }: { report: RaterQualityReport }) {
+/** Test–retest per annotator and pooled, and the first labels revised after their retest was given. */
+export function RetestTables({ report }: { report: RaterQualityReport }) {
   const retestRows = [...report.retest.annotators, { annotator: "pooled", ...report.retest.pooled }];
-  const threshold = report.settings?.accuracyThreshold ?? null;
-  const below = report.calibration.filter((c) => c.below.length > 0);
   return (
     <>
-      <h3>Test–retest (self-consistency)</h3>
       <p className="muted" data-testid="retest-first-label">
         Each retest is compared with the first label as it was when the retest entered the annotator&apos;s queue; a
         revision of the first label after that is listed below and does not change these figures.
@@ -201,7 +198,16 @@ export function QualityReportTables({ report }: { report: RaterQualityReport }) 
           </table>
         </>
       ) : null}
-      <h3>Calibration accuracy</h3>
+    </>
+  );
+}
+
+/** Calibration accuracy per annotator, with the annotators below the threshold marked. */
+export function CalibrationAccuracy({ report }: { report: RaterQualityReport }) {
+  const threshold = report.settings?.accuracyThreshold ?? null;
+  const below = report.calibration.filter((c) => c.below.length > 0);
+  return (
+    <>
       {threshold !== null ? (
         <p data-testid="below-threshold" className={below.length ? "notice bad" : "notice ok"}>
           {below.length
@@ -246,9 +252,16 @@ export function QualityReportTables({ report }: { report: RaterQualityReport }) 
           </tbody>
         </table>
       )}
+    </>
+  );
+}
+
+/** How many retests, calibration and training cases each annotator was given and submitted. */
+export function ItemsGiven({ report }: { report: RaterQualityReport }) {
+  return (
+    <>
       {report.items.length ? (
         <>
-          <h3>Items given</h3>
           <table>
             <thead>
               <tr>
@@ -270,7 +283,9 @@ export function QualityReportTables({ report }: { report: RaterQualityReport }) 
             </tbody>
           </table>
         </>
-      ) : null}
+      ) : (
+        <p className="muted">No retest, calibration or training case has been given yet.</p>
+      )}
     </>
   );
 }

@@ -22,6 +22,8 @@ export interface GuidelinesView {
   scopeId: number;
   version: number;
   html: string;
+  /** The viewing person has not been shown this version yet (stored per person, docs/guidelines.md). */
+  firstVisit?: boolean;
 }
 
 /** What the admin's editor shows: the text in force and every version's date and author. */

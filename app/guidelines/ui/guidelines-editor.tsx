@@ -3,6 +3,7 @@ import { useId } from "react";
 import type { GuidelinesAdmin } from "~/guidelines/domain/guidelines";
 import { GUIDELINES_MAX } from "~/guidelines/domain/guidelines";
 import { Csrf } from "~/ui/root-data";
+import { Time } from "~/ui/time";
 
 interface Result {
   ok: boolean;
@@ -71,7 +72,9 @@ export function GuidelinesEditor({ guidelines }: { guidelines: GuidelinesAdmin }
                 {guidelines.versions.map((v) => (
                   <tr key={v.version}>
                     <td>{v.version}</td>
-                    <td>{new Date(v.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC</td>
+                    <td>
+                      <Time at={v.createdAt} />
+                    </td>
                     <td>{v.author ?? "study template"}</td>
                   </tr>
                 ))}

@@ -13,6 +13,7 @@ import type { BucketRow } from "~/judge-validation/judge-sample.server";
 import type { SampledItemRow } from "~/judge-validation/judge-set-export.server";
 import type { JudgeSetSummary } from "~/judge-validation/judge-sets.server";
 import { JudgeImportIssues, ResponsesUploadFields } from "./judge-admin";
+import { Time } from "~/ui/time";
 
 type SetProps = { set: JudgeSetSummary; busy: boolean };
 
@@ -44,8 +45,7 @@ export function ResponsesSection({
                 <td>{i.format}</td>
                 <td className="num">{i.rows}</td>
                 <td>
-                  {new Date(i.importedAt).toISOString().slice(0, 16).replace("T", " ")} UTC{" "}
-                  {i.importedBy ? `by ${i.importedBy}` : "(command line)"}
+                  <Time at={i.importedAt} /> {i.importedBy ? `by ${i.importedBy}` : "(command line)"}
                 </td>
               </tr>
             ))}
@@ -299,7 +299,9 @@ export function CandidateJudgesSection({
                 <td>{j.name}</td>
                 <td className="num">{j.outputs}</td>
                 <td>{j.filename}</td>
-                <td>{new Date(j.importedAt).toISOString().slice(0, 16).replace("T", " ")} UTC</td>
+                <td>
+                  <Time at={j.importedAt} />
+                </td>
               </tr>
             ))}
           </tbody>

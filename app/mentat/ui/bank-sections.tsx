@@ -15,6 +15,7 @@ import { Csrf } from "~/ui/root-data";
 import type { getLatestFit } from "~/mentat/fits.server";
 import { CURRENT_MENTAT_FIT, MENTAT_FIT_VERSIONS } from "~/mentat/domain/bradley-terry";
 import type { listDatasets, QuestionRow } from "~/mentat/questions.server";
+import { Time } from "~/ui/time";
 
 type LatestFit = NonNullable<ReturnType<typeof getLatestFit>>;
 
@@ -44,11 +45,11 @@ export function FitSummary({ fit }: { fit: BankFitView | null }) {
       {fit ? (
         <>
           <p>
-            Fit {fit.id} of {new Date(fit.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC: {fit.nRows}{" "}
-            ratings, {fit.params.raterEffects}, MENTAT&apos;s fit of {fit.params.fitVersion}, penalty{" "}
-            {fit.params.penalty}, slopes {fit.params.slopeBounds[0]}–{fit.params.slopeBounds[1]}, ridge{" "}
-            {fit.params.strengthPenalty}, {fit.params.bootstrap} bootstrap refits (seed {fit.params.seed}), objective{" "}
-            {fit.objective.toFixed(3)}, {fit.converged ? "converged" : <strong className="stale">not converged</strong>}
+            Fit {fit.id} of <Time at={fit.createdAt} />: {fit.nRows} ratings, {fit.params.raterEffects}, MENTAT&apos;s
+            fit of {fit.params.fitVersion}, penalty {fit.params.penalty}, slopes {fit.params.slopeBounds[0]}–
+            {fit.params.slopeBounds[1]}, ridge {fit.params.strengthPenalty}, {fit.params.bootstrap} bootstrap refits
+            (seed {fit.params.seed}), objective {fit.objective.toFixed(3)},{" "}
+            {fit.converged ? "converged" : <strong className="stale">not converged</strong>}
             {fit.notConverged ? ` (${fit.notConverged} refits not converged)` : ""}.
           </p>
           {fit.separated.length ? (

@@ -7,6 +7,7 @@ import { Form, useFetcher, useRevalidator } from "@remix-run/react";
 import { useEffect } from "react";
 import { Csrf } from "~/ui/root-data";
 import type { FitJobView } from "~/mentat/fits.server";
+import { Time } from "~/ui/time";
 
 const POLL_MS = 1000;
 const active = (job: FitJobView | null | undefined) => job?.status === "queued" || job?.status === "running";
@@ -65,7 +66,7 @@ export function FitJobProgress({ bankId, job }: { bankId: number; job: FitJobVie
         </div>
         <p className="muted">
           The fit runs in the background: you may leave this page and come back. Started{" "}
-          {new Date(current.createdAt).toISOString().slice(11, 19)} UTC.
+          <Time at={current.createdAt} style="seconds" />.
         </p>
       </div>
     );

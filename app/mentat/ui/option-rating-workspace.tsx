@@ -9,6 +9,7 @@ import type { GuidelinesView } from "~/guidelines/domain/guidelines";
 import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 import { LimitedText } from "~/work-items/ui/text-limit";
 import type { WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+import { firstKeyValue, SLIDER_MIDDLE } from "../domain/rating-slider";
 
 type View = RaterQuestionView & { guidelines: GuidelinesView | null };
 
@@ -100,7 +101,9 @@ export const optionRatingWorkspace: WorkspaceDefinition<View, Values, RatingSave
                       max={100}
                       step={1}
                       ref={(el) => (sliders.current[i] = el)}
-                      value={score ?? 50}
+                      // Unrated: the input needs some value, but the page draws neither thumb nor filled track
+                      // (expert-ratings.css, .unrated), so nothing anchors the rating at the middle.
+                      value={score ?? SLIDER_MIDDLE}
                       aria-labelledby={`option-${i}`}
                       aria-valuetext={score === null ? "not rated" : `${score} of 100`}
                       aria-invalid={error ? true : undefined}
@@ -110,10 +113,13 @@ export const optionRatingWorkspace: WorkspaceDefinition<View, Values, RatingSave
                       onChange={(e) => setScore(i, e.currentTarget.valueAsNumber)}
                       // A click on an unrated slider's thumb changes nothing: take the value it shows.
                       onClick={(e) => score === null && setScore(i, e.currentTarget.valueAsNumber)}
+                      // The first key on an unrated slider gives its first value (the middle, or an end for
+                      // Home/End); later keys move it natively (app/mentat/domain/rating-slider.ts).
                       onKeyDown={(e) => {
-                        if (score === null && (e.key === "Enter" || e.key === " ")) {
+                        const first = score === null && !e.ctrlKey && !e.metaKey ? firstKeyValue(e.key) : null;
+                        if (first !== null) {
                           e.preventDefault();
-                          setScore(i, 50);
+                          setScore(i, first);
                         }
                       }}
                     />

@@ -7,8 +7,8 @@ import {
   chart,
   groupedCoefficientChart,
   intervalColumns,
-  LEGEND,
-  STAT_COLOURS,
+  intervalRule,
+  statisticColour,
   valueScale,
   type ChartValue,
   type ReportChart,
@@ -33,63 +33,46 @@ function statisticRows(extra: Record<string, ChartValue>, m: MeasureAgreement): 
   }));
 }
 
-/** One colour per statistic whichever of them have values (a withheld κ must not shift the others' colours). */
-const COLOUR = {
-  field: "statistic",
-  type: "nominal",
-  sort: STATISTICS,
-  scale: { domain: STATISTICS, range: STAT_COLOURS.slice(0, STATISTICS.length) },
-  legend: LEGEND,
-};
-
 /**
  * The value axis: from the lowest value or interval bound, but not below −1 (κ and AC1 are at least −1 for two
- * raters); the t interval of a handful of cases can reach far below, and is cut at the axis (marks clipped).
+ * raters); the t interval of a handful of cases can reach far below, and is cut at the axis.
  */
 function valueAxis(rows: Record<string, ChartValue>[]) {
-  const low = Math.max(-1, valueScale(rows).domain[0]!);
-  return { type: "quantitative", title: "Value", scale: { domain: [low, 1] } } as const;
+  const low = Math.max(-1, valueScale(rows).domain[0]);
+  return { type: "quantitative", title: "Value", scale: { domain: [low, 1] as [number, number] } } as const;
 }
 
 /** Bars of the three statistics per pair, with the 95% interval as a rule (as the report's coefficient charts). */
 function pairChart(pairs: string[], rows: Record<string, ChartValue>[]) {
   const spec = groupedCoefficientChart("pair", pairs, [...STATISTICS], rows);
+  const axis = valueAxis(rows);
   return {
     ...spec,
-    encoding: { ...spec.encoding, color: COLOUR },
     layer: [
-      { mark: { type: "bar", clip: true }, encoding: { y: { field: "value", ...valueAxis(rows) } } },
-      {
-        transform: [{ filter: "datum.ci_low !== null" }],
-        mark: { type: "rule", color: "black", strokeWidth: 1.5, clip: true },
-        encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" }, color: { value: "black" } },
-      },
+      { mark: { type: "bar", clip: true }, encoding: { y: { field: "value", ...axis } } },
+      intervalRule(axis.scale.domain),
     ],
   };
 }
 
 /** Dots for the values and whiskers for the 95% intervals, one group per bucket, one colour per statistic. */
 function driftChart(field: string, title: string, buckets: string[], rows: Record<string, ChartValue>[]) {
-  const colour = COLOUR;
+  const axis = valueAxis(rows);
   return {
     width: Math.max(240, 36 * buckets.length),
     height: 220,
     encoding: {
       x: { field, type: "nominal", title, sort: buckets, axis: { labelAngle: field === "batch" ? 0 : -45 } },
       xOffset: { field: "statistic", type: "nominal", sort: STATISTICS },
-      color: colour,
+      color: statisticColour(STATISTICS, rows),
     },
     layer: [
-      {
-        transform: [{ filter: "datum.ci_low !== null" }],
-        mark: { type: "rule", strokeWidth: 1.5, clip: true },
-        encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" } },
-      },
+      intervalRule(axis.scale.domain, null),
       {
         transform: [{ filter: "datum.value !== null" }],
         mark: { type: "point", filled: true, size: 45, opacity: 1, clip: true },
         encoding: {
-          y: { field: "value", ...valueAxis(rows) },
+          y: { field: "value", ...axis },
           tooltip: [{ field }, { field: "statistic" }, { field: "value" }, { field: "n" }],
         },
       },

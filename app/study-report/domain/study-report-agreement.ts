@@ -52,6 +52,11 @@ export class Reasons {
     return { value: estimate.value, se: estimate.standardError, ci95: estimate.confidenceInterval };
   }
 
+  /** The 95% interval of an estimate whose value is kept as a plain number (its reason is under the value's path). */
+  ci95(estimate: IntervalEstimate): [number, number] | null {
+    return estimate.value === null ? null : estimate.confidenceInterval;
+  }
+
   missing(path: string, reason: string): null {
     this.byPath[path] = reason;
     return null;
@@ -114,7 +119,9 @@ export function sufficiencyAgreement(
     return {
       ...base,
       percent_agreement: reasons.missing(`${path}.percent_agreement`, NO_PAIRS),
+      percent_agreement_ci95: null,
       cohen_kappa: reasons.missing(`${path}.cohen_kappa`, NO_PAIRS),
+      cohen_kappa_ci95: null,
       gwet_ac1: reasons.missingInterval(`${path}.gwet_ac1`, NO_PAIRS),
     };
   }
@@ -123,10 +130,14 @@ export function sufficiencyAgreement(
     pairs.map(([a, b]) => [a.sufficiency, b.sufficiency]),
     SUFFICIENCY_CATEGORIES,
   );
+  const percent = percentAgreement(table);
+  const kappa = cohenKappa(table);
   return {
     ...base,
-    percent_agreement: reasons.number(`${path}.percent_agreement`, percentAgreement(table)),
-    cohen_kappa: reasons.number(`${path}.cohen_kappa`, cohenKappa(table)),
+    percent_agreement: reasons.number(`${path}.percent_agreement`, percent),
+    percent_agreement_ci95: reasons.ci95(percent),
+    cohen_kappa: reasons.number(`${path}.cohen_kappa`, kappa),
+    cohen_kappa_ci95: reasons.ci95(kappa),
     gwet_ac1: reasons.interval(`${path}.gwet_ac1`, gwetAc1(table)),
   };
 }
@@ -165,12 +176,10 @@ export function earliestSectionAgreement(pairs: readonly SufficientPair[], reaso
   for (const w of ["linear", "quadratic"] as const) {
     const at = `${path}.weighted.${w}`;
     weighted[w] = table
-      ? {
-          cohen_kappa_weighted: reasons.number(`${at}.cohen_kappa_weighted`, cohenWeightedKappa(table, w)),
-          gwet_ac2: reasons.interval(`${at}.gwet_ac2`, gwetAc2(table, w)),
-        }
+      ? weightedAgreement(at, table, w, reasons)
       : {
           cohen_kappa_weighted: reasons.missing(`${at}.cohen_kappa_weighted`, NO_SUFFICIENT_PAIRS),
+          cohen_kappa_weighted_ci95: null,
           gwet_ac2: reasons.missingInterval(`${at}.gwet_ac2`, NO_SUFFICIENT_PAIRS),
         };
   }
@@ -180,10 +189,21 @@ export function earliestSectionAgreement(pairs: readonly SufficientPair[], reaso
     matrix,
     n_exact: exact,
     exact_agreement: n > 0 ? exact / n : reasons.missing(`${path}.exact_agreement`, NO_SUFFICIENT_PAIRS),
+    // Exact agreement is the two raters' percent agreement on the section scale: its interval is that one's.
+    exact_agreement_ci95: table ? reasons.ci95(percentAgreement(table)) : null,
     differences: differenceCounts.map((count, difference) => ({ difference, n: count, share: share(count, n) })),
     mean_absolute_difference:
       n > 0 ? totalDifference / n : reasons.missing(`${path}.mean_absolute_difference`, NO_SUFFICIENT_PAIRS),
     weighted,
+  };
+}
+
+function weightedAgreement(at: string, table: RatingTable, w: OrdinalWeights, reasons: Reasons): WeightedAgreement {
+  const kappa = cohenWeightedKappa(table, w);
+  return {
+    cohen_kappa_weighted: reasons.number(`${at}.cohen_kappa_weighted`, kappa),
+    cohen_kappa_weighted_ci95: reasons.ci95(kappa),
+    gwet_ac2: reasons.interval(`${at}.gwet_ac2`, gwetAc2(table, w)),
   };
 }
 
@@ -202,17 +222,23 @@ export function levelAgreement(
       n_agreed,
       n_categories: 0,
       percent_agreement: reasons.missing(`${path}.percent_agreement`, reason),
+      percent_agreement_ci95: null,
       cohen_kappa: reasons.missing(`${path}.cohen_kappa`, reason),
+      cohen_kappa_ci95: null,
       gwet_ac1: reasons.missingInterval(`${path}.gwet_ac1`, reason),
     };
   }
   const table = pairTable(pairs);
+  const percent = percentAgreement(table);
+  const kappa = cohenKappa(table);
   return {
     n,
     n_agreed,
     n_categories: table.categories.length,
-    percent_agreement: reasons.number(`${path}.percent_agreement`, percentAgreement(table)),
-    cohen_kappa: reasons.number(`${path}.cohen_kappa`, cohenKappa(table)),
+    percent_agreement: reasons.number(`${path}.percent_agreement`, percent),
+    percent_agreement_ci95: reasons.ci95(percent),
+    cohen_kappa: reasons.number(`${path}.cohen_kappa`, kappa),
+    cohen_kappa_ci95: reasons.ci95(kappa),
     gwet_ac1: reasons.interval(`${path}.gwet_ac1`, gwetAc1(table)),
   };
 }

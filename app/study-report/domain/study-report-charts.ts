@@ -146,12 +146,27 @@ function heatmap(
 
 export const LEGEND = { orient: "bottom", labelLimit: 320, title: null } as const;
 
-/** The 95% interval of the rows that have one, as a black rule over the bar. */
-const intervalRule = {
-  transform: [{ filter: "datum.ci_low !== null" }],
-  mark: { type: "rule", color: "black", strokeWidth: 1.5 },
-  encoding: { y: { field: "ci_low", type: "quantitative" }, y2: { field: "ci_high" }, color: { value: "black" } },
-};
+/**
+ * The 95% interval of the rows that have one, as a rule over the bar or dot, drawn within the value axis: each bound
+ * is clamped to `domain` (an interval that reaches 1 ends at 1, one below the axis's floor ends there) and the mark
+ * is clipped, so no line runs past the axis. The rows (and their CSV) keep the interval as computed.
+ */
+export function intervalRule(domain: readonly [number, number], colour: string | null = "black") {
+  const [lo, hi] = domain;
+  return {
+    transform: [
+      { filter: "datum.ci_low !== null && datum.ci_high !== null" },
+      { calculate: `clamp(datum.ci_low, ${lo}, ${hi})`, as: "ci_low_drawn" },
+      { calculate: `clamp(datum.ci_high, ${lo}, ${hi})`, as: "ci_high_drawn" },
+    ],
+    mark: { type: "rule", strokeWidth: 1.5, clip: true, ...(colour ? { color: colour } : {}) },
+    encoding: {
+      y: { field: "ci_low_drawn", type: "quantitative" },
+      y2: { field: "ci_high_drawn" },
+      ...(colour ? { color: { value: colour } } : {}),
+    },
+  };
+}
 
 /** Kappa-type coefficients can be negative: the axis starts below 0 only then. */
 export function valueScale(rows: Record<string, ChartValue>[]) {
@@ -159,7 +174,30 @@ export function valueScale(rows: Record<string, ChartValue>[]) {
     0,
     ...rows.flatMap((r) => [r.value, r.ci_low]).filter((v): v is number => typeof v === "number"),
   );
-  return { domain: [Math.floor(low * 10) / 10, 1] };
+  return { domain: [Math.floor(low * 10) / 10, 1] as [number, number] };
+}
+
+/** The statistics of `statistics` that have a value in at least one row: the series a chart draws. */
+export function drawnStatistics(statistics: readonly string[], rows: readonly Record<string, ChartValue>[]): string[] {
+  const drawn = new Set(rows.filter((r) => r.value !== null && r.value !== undefined).map((r) => r.statistic));
+  return statistics.filter((s) => drawn.has(s));
+}
+
+/**
+ * One colour per statistic, the legend listing only the statistics the chart draws: a withheld κ (n/a in every row)
+ * has no entry, and the others keep their colours (each statistic's colour is fixed by its place in `statistics`).
+ */
+export function statisticColour(statistics: readonly string[], rows: readonly Record<string, ChartValue>[]) {
+  const drawn = drawnStatistics(statistics, rows);
+  const shown = drawn.length ? drawn : [...statistics];
+  return {
+    field: "statistic",
+    type: "nominal",
+    sort: shown,
+    scale: { domain: shown, range: shown.map((s) => STAT_COLOURS[statistics.indexOf(s) % STAT_COLOURS.length]) },
+    // Nothing drawn at all: no legend (an empty chart says so by its empty axes).
+    legend: drawn.length ? LEGEND : null,
+  } as const;
 }
 
 /** Bars of coefficients grouped by `groupField`, one colour per statistic, with the 95% interval where there is one. */
@@ -169,39 +207,41 @@ export function groupedCoefficientChart(
   statistics: string[],
   rows: Record<string, ChartValue>[],
 ) {
+  const scale = valueScale(rows);
   return {
     width: 130 * groups.length,
     height: 220,
     encoding: {
       x: { field: groupField, type: "nominal", title: null, sort: groups, axis: { labelAngle: 0 } },
       xOffset: { field: "statistic", type: "nominal", sort: statistics },
-      color: { field: "statistic", type: "nominal", sort: statistics, scale: { range: STAT_COLOURS }, legend: LEGEND },
+      color: statisticColour(statistics, rows),
     },
     layer: [
       {
-        mark: "bar",
-        encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: valueScale(rows) } },
+        mark: { type: "bar", clip: true },
+        encoding: { y: { field: "value", type: "quantitative", title: "Value", scale } },
       },
-      intervalRule,
+      intervalRule(scale.domain),
     ],
   };
 }
 
 /** One bar per row (x = `label`), coloured by statistic, with the 95% interval where there is one. */
 function coefficientChart(labels: string[], statistics: string[], rows: Record<string, ChartValue>[]) {
+  const scale = valueScale(rows);
   return {
     width: { step: 70 },
     height: 220,
     encoding: {
       x: { field: "label", type: "nominal", title: null, sort: labels, axis: { labelAngle: -30, labelLimit: 200 } },
-      color: { field: "statistic", type: "nominal", sort: statistics, scale: { range: STAT_COLOURS }, legend: LEGEND },
+      color: statisticColour(statistics, rows),
     },
     layer: [
       {
-        mark: "bar",
-        encoding: { y: { field: "value", type: "quantitative", title: "Value", scale: valueScale(rows) } },
+        mark: { type: "bar", clip: true },
+        encoding: { y: { field: "value", type: "quantitative", title: "Value", scale } },
       },
-      intervalRule,
+      intervalRule(scale.domain),
     ],
   };
 }

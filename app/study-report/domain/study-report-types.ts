@@ -102,12 +102,17 @@ export interface SufficiencyAgreement {
   matrix: number[][];
   n_agreed: number;
   percent_agreement: number | null;
+  /** 95% Student-t interval of percent agreement (irrCAC pa.coeff.raw), null with the value or its SE. */
+  percent_agreement_ci95: [number, number] | null;
   cohen_kappa: number | null;
+  /** 95% interval of Cohen's κ (irrCAC kappa2.table's SE), null with the value or its SE. */
+  cohen_kappa_ci95: [number, number] | null;
   gwet_ac1: IntervalSummary;
 }
 
 export interface WeightedAgreement {
   cohen_kappa_weighted: number | null;
+  cohen_kappa_weighted_ci95: [number, number] | null;
   gwet_ac2: IntervalSummary;
 }
 
@@ -120,6 +125,8 @@ export interface EarliestSectionAgreement {
   matrix: number[][];
   n_exact: number;
   exact_agreement: number | null;
+  /** 95% interval of exact agreement (percent agreement on the section scale). */
+  exact_agreement_ci95: [number, number] | null;
   /** |s_A − s_B| for 0..T_max − 1; absolute because which annotator is A is arbitrary. */
   differences: { difference: number; n: number; share: number | null }[];
   mean_absolute_difference: number | null;
@@ -133,7 +140,9 @@ export interface LevelAgreement {
   /** Distinct labels the annotators used at this level: the q of AC1's chance agreement. */
   n_categories: number;
   percent_agreement: number | null;
+  percent_agreement_ci95: [number, number] | null;
   cohen_kappa: number | null;
+  cohen_kappa_ci95: [number, number] | null;
   gwet_ac1: IntervalSummary;
 }
 

@@ -10,12 +10,16 @@
  * - `case_counts` {`n_cases`, `annotations_in` {`none`, `one`, `both`}, `outcomes` {`agreed`, `disputed`,
  *   `adjudicated`}, `disputes_by_reason` {`sufficiency`, `diagnosis`}, `with_gold`}
  * - `sufficiency` {`n`, `categories`, `matrix` (rows Annotator A, columns B), `n_agreed`, `percent_agreement`,
- *   `cohen_kappa`, `gwet_ac1` {`value`, `se`, `ci95`}}
+ *   `percent_agreement_ci95`, `cohen_kappa`, `cohen_kappa_ci95`, `gwet_ac1` {`value`, `se`, `ci95`}}
  * - `earliest_section` (both-sufficient cases) {`n`, `sections`, `matrix`, `n_exact`, `exact_agreement`,
- *   `differences` [{`difference`, `n`, `share`}], `mean_absolute_difference`, `weighted` {`linear`, `quadratic`}
- *   each {`cohen_kappa_weighted`, `gwet_ac2` {`value`, `se`, `ci95`}}}
+ *   `exact_agreement_ci95`, `differences` [{`difference`, `n`, `share`}], `mean_absolute_difference`, `weighted`
+ *   {`linear`, `quadratic`} each {`cohen_kappa_weighted`, `cohen_kappa_weighted_ci95`, `gwet_ac2` {`value`, `se`,
+ *   `ci95`}}}
  * - `diagnosis` (both-sufficient cases) {`n`, `diagnosis_level`, `category`, `group`} each {`n`, `n_agreed`,
- *   `n_categories`, `percent_agreement`, `cohen_kappa`, `gwet_ac1` {`value`, `se`, `ci95`}}
+ *   `n_categories`, `percent_agreement`, `percent_agreement_ci95`, `cohen_kappa`, `cohen_kappa_ci95`, `gwet_ac1`
+ *   {`value`, `se`, `ci95`}}
+ *   (a `*_ci95` is the 95% Student-t interval [low, high] of the value beside it, null when the value or its
+ *   standard error is undefined)
  * - `per_diagnosis` {`source`, `top_n`, `n_categories`, `rows` [{`category`, `title`, `n`, `n_sufficiency_agreed`,
  *   `sufficiency_agreement`, `n_diagnosis_agreed`, `diagnosis_agreement`, `n_category_agreed`,
  *   `category_agreement`}]}
@@ -62,6 +66,7 @@ function withholdPooledCohen(report: StudyReport): void {
     for (const key of keys.slice(0, -1)) target = target[key] as Record<string, unknown>;
     if (target[keys[keys.length - 1]] === null) continue; // already undefined, with its own reason
     target[keys[keys.length - 1]] = null;
+    target[`${keys[keys.length - 1]}_ci95`] = null;
     report.reasons[path] = POOLED_COHEN_REASON;
   }
 }

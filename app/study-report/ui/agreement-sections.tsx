@@ -49,7 +49,6 @@ export function CaseCountsSection({ charts, base, report }: SectionProps) {
   const c = report.case_counts;
   return (
     <>
-      <h2>Cases</h2>
       <Pair>
         <CountTable
           head={["State", "Cases"]}
@@ -78,7 +77,6 @@ export function SufficiencySection({ charts, base, report }: SectionProps) {
   const s = report.sufficiency;
   return (
     <>
-      <h2>Sufficiency</h2>
       <p>{s.n} case(s) with both primary annotations.</p>
       <Pair>
         <div>
@@ -132,7 +130,6 @@ export function EarliestSectionSection({ charts, base, report }: SectionProps) {
   const e = report.earliest_section;
   return (
     <>
-      <h2>Earliest sufficient section</h2>
       <p>
         {e.n} case(s) both annotators called sufficient; ordinal scale 1..{e.sections.length}.
       </p>
@@ -209,7 +206,6 @@ export function DiagnosisLevelsSection({ charts, base, report }: SectionProps) {
   ];
   return (
     <>
-      <h2>Diagnosis</h2>
       <p>{d.n} case(s) both annotators called sufficient, compared at three levels of ICD-10 (docs/icd10.md).</p>
       <table data-testid="diagnosis-levels">
         <thead>

@@ -43,7 +43,6 @@ export function PerDiagnosisSection({ charts, base, report }: SectionProps) {
   const columns = usePerDiagnosisColumns();
   return (
     <>
-      <h2>Per diagnosis</h2>
       <p>
         {p.source === null
           ? "No case has both a gold diagnosis and annotator labels yet."
@@ -69,7 +68,6 @@ export function ActionLabelsSection({ charts, base, report }: SectionProps) {
   const source = goldSource(report.label_distributions);
   return (
     <>
-      <h2>Expert action labels by section</h2>
       <p>{source} Each case's last section is in the Final column, so notes of 3, 4 and 5 sections end together.</p>
       <Pair>
         <table data-testid="action-labels">
@@ -106,7 +104,6 @@ export function GoldLabelsSection({ charts, base, report }: SectionProps) {
   const source = goldSource(report.label_distributions);
   return (
     <>
-      <h2>Gold labels</h2>
       <p>
         {source} {l.sufficiency.sufficient} sufficient, {l.sufficiency.insufficient} insufficient.
       </p>
@@ -137,7 +134,6 @@ export function CaseMixSection({ charts, base, report }: SectionProps) {
   const l = report.label_distributions;
   return (
     <>
-      <h2>Cases by age group and number of sections</h2>
       <Pair>
         <div>
           <CountTable head={["Age group", "Cases"]} rows={l.age_groups.map((r) => [r.age_group, r.n])} />
@@ -155,7 +151,6 @@ export function ReferenceFlagsSection({ report }: { report: StudyReport }) {
     <>
       {report.reference_agreement ? (
         <>
-          <h2>Imported agreement flags</h2>
           <p>
             {report.reference_agreement.n} case(s) carry the imported dataset's agreement flags: percent agreement only
             (the file has no annotator labels).

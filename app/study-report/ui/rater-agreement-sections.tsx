@@ -110,7 +110,6 @@ export function PairwiseSection({ agreement, charts, base }: RaterAgreementProps
     );
   return (
     <section data-testid="pairwise-agreement">
-      <h2>Agreement per pair of annotators</h2>
       <p>
         {annotators.length} annotator(s), {pairs.length} pair(s). Each pair on the cases it shared, before adjudication;
         κ reads the annotator whose username sorts first as the rows (the matrices are symmetric).{" "}
@@ -195,7 +194,6 @@ export function OverTimeSection({ agreement, charts, base, batchInput, batchErro
   const query = `?batch=${t.batch_size}`;
   return (
     <section data-testid="agreement-over-time">
-      <h2>Agreement over time</h2>
       <p>
         {t.n_cases} case(s) with both primary annotations, bucketed by the later of the two submissions (UTC).
         {t.n_untimed ? ` ${t.n_untimed} case(s) without a submission time are left out.` : ""}
@@ -312,7 +310,6 @@ export function OrderFreeSection({ raters }: { raters: Pick<RaterAgreement, "rul
   ];
   return (
     <section data-testid="order-free-agreement">
-      <h2>Pooled agreement, order-free</h2>
       <p className="muted">
         Over every case with both primary annotations, whichever pair annotated it; these coefficients do not depend on
         which annotation is read first.

@@ -1,4 +1,5 @@
 /** The building blocks of the study report page: a chart with its downloads, values with their reasons, tables. */
+import { createContext, useContext, type ReactNode } from "react";
 import type { IntervalSummary } from "~/stats/index";
 import { ci95, fixed3 } from "~/study-report/domain/study-report-format";
 import type { RenderedChart } from "~/study-report/study-report.server";
@@ -35,15 +36,57 @@ export function Chart({ chart, base, query = "" }: { chart: RenderedChart | unde
   );
 }
 
-/** A value, or "n/a" with the reason as a tooltip (reasons are keyed by the value's JSON path). */
+/**
+ * The page's reasons for "n/a", numbered once each: a value refers to its reason's number, and `ReasonNotes` says the
+ * reason once, however many values share it (docs/statistics.md, "The study agreement report").
+ */
+const ReasonNumbers = createContext<ReadonlyMap<string, number> | null>(null);
+
+/** Numbers the distinct reasons in the order given (the report's order of paths), from 1. */
+export function numberReasons(reasons: Record<string, string>): Map<string, number> {
+  const numbers = new Map<string, number>();
+  for (const reason of Object.values(reasons)) if (!numbers.has(reason)) numbers.set(reason, numbers.size + 1);
+  return numbers;
+}
+
+export function ReasonNumbersProvider({ reasons, children }: { reasons: Record<string, string>; children: ReactNode }) {
+  return <ReasonNumbers.Provider value={numberReasons(reasons)}>{children}</ReasonNumbers.Provider>;
+}
+
+/** Every reason of the page once, numbered as the values that refer to it. */
+export function ReasonNotes({ reasons }: { reasons: Record<string, string> }) {
+  const numbers = [...numberReasons(reasons)];
+  if (numbers.length === 0) return null;
+  return (
+    <ol className="muted reason-notes" data-testid="na-notes" aria-label="Why a figure is n/a">
+      {numbers.map(([reason, n]) => (
+        <li key={n} id={`na-note-${n}`} value={n}>
+          <small>n/a: {reason}</small>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** A value, or "n/a" with its reason: the number of the page's note that says it, or the reason itself outside one. */
 export function Value({ text, path, reasons }: { text: string; path: string; reasons: Record<string, string> }) {
+  const numbers = useContext(ReasonNumbers);
   const reason = reasons[path];
-  return reason ? (
+  if (!reason) return <>{text}</>;
+  const n = numbers?.get(reason);
+  return n !== undefined ? (
+    <span title={reason} data-reason={path}>
+      {text}
+      <sup>
+        <a href={`#na-note-${n}`} aria-label={`note ${n}`}>
+          {n}
+        </a>
+      </sup>
+    </span>
+  ) : (
     <span title={reason} data-reason={path}>
       {text} <small className="muted">({reason})</small>
     </span>
-  ) : (
-    <>{text}</>
   );
 }
 
@@ -94,5 +137,27 @@ export function CountTable({ head, rows }: { head: [string, string]; rows: [stri
         )}
       </tbody>
     </table>
+  );
+}
+
+/** A detail section of a report page, folded under its title: the page leads with its headline figures. */
+export function Fold({
+  title,
+  id,
+  open = false,
+  children,
+}: {
+  title: string;
+  id: string;
+  open?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <details className="fold" id={id} data-fold={id} open={open}>
+      <summary>
+        <h2>{title}</h2>
+      </summary>
+      {children}
+    </details>
   );
 }

@@ -127,7 +127,7 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     previous: true,
     own: [
       { keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "go to an option's slider" },
-      { keys: [], show: "← → / PgUp PgDn", does: "change the rating by 1 / by 10" },
+      { keys: [], show: "← → / PgUp PgDn", does: "change the rating by 1 / by 10 (an unrated option starts at 50)" },
       { keys: [], show: "Home / End", does: "0 / 100" },
       { keys: ["c"], show: "C", does: "comment", means: { c: "comment" } },
     ],

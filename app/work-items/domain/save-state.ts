@@ -146,7 +146,10 @@ export function submitting(s: SaveMachine<unknown>): boolean {
 }
 
 /** What the footer says. A conflict outranks everything: nothing more can be saved from this page. */
-export function saveStateText(s: SaveMachine<unknown>): string {
+export function saveStateText(
+  s: SaveMachine<unknown>,
+  formatSavedAt: (at: number) => string = (at) => new Date(at).toLocaleTimeString(),
+): string {
   switch (s.status) {
     case "conflict":
       return "Conflict: not saved";
@@ -157,7 +160,7 @@ export function saveStateText(s: SaveMachine<unknown>): string {
     case "saving":
       return "Saving…";
     case "saved":
-      return `Saved ${new Date(s.savedAt ?? 0).toLocaleTimeString()}`;
+      return `Saved ${formatSavedAt(s.savedAt ?? 0)}`;
     case "retrying":
       return `Not saved yet — retrying (attempt ${s.attempt})`;
     case "refused":

@@ -1,4 +1,5 @@
 import { saveStateText } from "../domain/save-state";
+import { formatTime } from "../../ui/time-format";
 import type { SaveState } from "./use-save-state";
 
 /**
@@ -51,7 +52,8 @@ export function DraftFooter({
 export function SaveStateLine({ draft }: { draft: SaveState<object> }) {
   return (
     <small className="muted" data-testid="save-state" data-state={draft.machine.status} aria-live="polite">
-      {saveStateText(draft.machine)}
+      {/* Only ever shown after a save made in the browser, so the reader's locale and zone are known here. */}
+      {saveStateText(draft.machine, (at) => formatTime(at, "seconds"))}
     </small>
   );
 }

@@ -30,12 +30,35 @@ export function useGuidelinesKey(toggle: () => void, enabled = true): void {
   }, [toggle, enabled]);
 }
 
-const seenKey = (user: string, g: GuidelinesView) => `concord:guidelines-seen:${user}:${g.scope}:${g.scopeId}`;
+/** The guidelines versions this page session has already asked about (each is asked once, not on every item). */
+const asked = new Set<string>();
+
+/**
+ * Records on the server that this person has been shown this guidelines version (app/routes/guidelines.seen.ts;
+ * stored per person, so any browser counts), once per page session. A plain fetch, not a Remix fetcher: the answer
+ * must not reload the workspace's data. A failed request is tried again on the next page.
+ */
+async function recordSeen(g: Omit<GuidelinesView, "html">, csrf: string): Promise<void> {
+  const key = `${g.scope}:${g.scopeId}:${g.version}`;
+  if (asked.has(key)) return;
+  asked.add(key);
+  try {
+    const body = new FormData();
+    body.set("csrf", csrf);
+    body.set("scope", g.scope);
+    body.set("scopeId", String(g.scopeId));
+    body.set("version", String(g.version));
+    const response = await fetch("/guidelines/seen", { method: "POST", body, credentials: "same-origin" });
+    if (!response.ok) asked.delete(key);
+  } catch {
+    asked.delete(key);
+  }
+}
 
 /**
  * The study's guidelines and codebook in a workspace (docs/guidelines.md): a button and a panel, opened with `?`
- * and, automatically, on the user's first visit to the study's workspace — and again once after the admin publishes
- * a new version. The panel is part of the page (not a modal), so it never blocks the form. `children` are extra
+ * and, automatically, on the person's first visit to the study's workspace — and again once after the admin
+ * publishes a new version — as the server records it per person (`firstVisit`), on any browser. The panel is part of the page (not a modal), so it never blocks the form. `children` are extra
  * notes shown above the text (e.g. a screening study's inclusion criterion).
  */
 export function GuidelinesPanel({
@@ -48,8 +71,9 @@ export function GuidelinesPanel({
   keyHandled?: boolean;
   children?: ReactNode;
 }) {
-  const [open, setOpen] = useState(false);
-  const user = useRootData()?.user?.username ?? "";
+  // Open from the first render on a person's first visit (the loader says so), so the server's page shows it too.
+  const [open, setOpen] = useState(guidelines?.firstVisit === true);
+  const csrf = useRootData()?.user?.csrf ?? "";
   const headingId = useId();
   const panelId = useId();
   const panelRef = useRef<HTMLElement>(null);
@@ -68,19 +92,16 @@ export function GuidelinesPanel({
     return () => window.removeEventListener("keydown", onKey);
   }, [open]);
 
+  // A first visit is recorded once the page is in the browser (the loader only reads). Keyed by the version, not
+  // the loader's object, which is new on every revalidation.
+  const scope = guidelines?.scope;
+  const scopeId = guidelines?.scopeId;
+  const version = guidelines?.version;
+  const first = guidelines?.firstVisit === true;
   useEffect(() => {
-    if (!guidelines || !user) return;
-    try {
-      const key = seenKey(user, guidelines);
-      const seen = Number(window.localStorage.getItem(key) ?? "0");
-      if (seen < guidelines.version) {
-        setOpen(true);
-        window.localStorage.setItem(key, String(guidelines.version));
-      }
-    } catch {
-      // Storage refused (private mode, quota): the panel simply stays closed; `?` still opens it.
-    }
-  }, [guidelines, user]);
+    if (!first || scope === undefined || scopeId === undefined || version === undefined || !csrf) return;
+    void recordSeen({ scope, scopeId, version }, csrf);
+  }, [first, scope, scopeId, version, csrf]);
 
   return (
     <>

@@ -1,0 +1,83 @@
+/**
+ * The report pages read at a glance (docs/statistics.md, "The study agreement report"; docs/rater-quality.md): on the
+ * demo (three annotators, so the pooled Cohen's κ is n/a in every row) the statistics page leads with the headline
+ * table — its first table — and says the reason for n/a once, the detail folded below; the progress page fits a
+ * 390-pixel phone without sideways scrolling, in the page or in any of its tables.
+ * Screenshots land in test/e2e/screenshots (not committed).
+ */
+import { mkdirSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POOLED_COHEN_REASON } from "../../app/study-report/domain/study-report-raters";
+import { launchBrowser, logIn } from "../support/browser";
+import { startApp, type RunningApp } from "../support/server";
+
+const SHOTS = "test/e2e/screenshots";
+let app: RunningApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  app = await startApp({ demo: true });
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+async function adminPage(width: number): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();
+  await logIn(page, app.url, "admin", "concord-demo");
+  return page;
+}
+
+const occurrences = (text: string, part: string) => text.split(part).length - 1;
+
+describe("report pages at a glance", () => {
+  it("the statistics page leads with the headline table and says each n/a reason once", async () => {
+    const page = await adminPage(1280);
+    await page.goto(`${app.url}/admin/studies/1/stats`);
+    const first = page.locator("main table").first();
+    expect(await first.getAttribute("data-testid")).toBe("headline-table");
+    const rows = await first.locator("tbody tr").allInnerTexts();
+    expect(rows.map((r) => r.split("\t")[0])).toEqual([
+      "Sufficiency",
+      "Diagnosis (code)",
+      "Diagnosis category (3 characters)",
+      "Diagnosis block (WHO group)",
+      "Earliest sufficient section (linear weights: weighted κ, AC2)",
+    ]);
+    // Every row has its AC1 with an interval; κ is n/a with a note number, not the reason.
+    for (const r of rows) expect(r).toMatch(/\d\.\d{3} \[[-\d.]+, [-\d.]+\]\s*$/);
+    expect(rows[0]).toMatch(/n\/a\s*1/);
+    // The reason is in the page's HTML once (as the note), not beside each of the six κ it explains.
+    const text = await page.locator("main").innerText();
+    expect(occurrences(text, POOLED_COHEN_REASON)).toBe(1);
+    expect(await page.getByTestId("na-notes").innerText()).toContain(POOLED_COHEN_REASON);
+    // The detail is folded: closed sections below the table, the page short.
+    expect(await page.locator("details.fold").count()).toBeGreaterThanOrEqual(10);
+    expect(await page.locator("details.fold[open]").count()).toBe(0);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    expect(height).toBeLessThan(2000);
+    await page.screenshot({ path: `${SHOTS}/stats-at-a-glance-1280.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it("the progress page fits 390 px without sideways scrolling", async () => {
+    const page = await adminPage(390);
+    await page.goto(`${app.url}/admin/studies/1/progress`);
+    await page.getByTestId("progress-cases").waitFor();
+    const overflow = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      boxes: [...document.querySelectorAll("main *")]
+        .filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== "visible")
+        .map((e) => `${e.tagName}.${e.className}: ${e.scrollWidth} > ${e.clientWidth}`),
+    }));
+    expect(overflow.page).toBeLessThanOrEqual(390);
+    expect(overflow.boxes).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}/progress-390.png`, fullPage: true });
+    await page.context().close();
+  });
+});
