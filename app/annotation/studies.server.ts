@@ -355,7 +355,9 @@ function readCasesInto(
     },
     // Once the file is refused its cases are of no use: the rest of it is read only for its errors.
     (c) => void (reader.refused || queue.push(c)),
-    source.byteLength,
+    // The whole-bytes limit is an upload's (the admin's page); a file read as a stream has passed its own limit
+    // (IMPORT_LIMITS.cases, docs/formats.md, "Limits") before its first byte was read.
+    input.bytes instanceof Uint8Array ? source.byteLength : undefined,
   );
   const chunks = source.chunks()[Symbol.iterator]();
   let bytesRead = 0;

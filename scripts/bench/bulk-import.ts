@@ -17,15 +17,15 @@
  *   runtime's heap is at its working size must add at most 16 MiB, and 100,000 notes at most 1.5x the peak of 10,000.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { SECTION_KINDS } from "../../app/annotation/domain/sections";
 import { BATCH_CASES } from "../../app/annotation/studies.server";
 import { EXPORT_BATCH } from "../../app/gold/gold-export.server";
 import { openDatabase, WEB_BUSY_TIMEOUT_MS } from "../../app/platform/db.server";
 import { fromRoot } from "../../app/platform/paths.server";
+import { writeRealisticReleasedCsv } from "./realistic-notes";
 import type { Benchmark, Figures } from "./types";
 
 const CLI = fromRoot("build", "cli", "concord.js");
@@ -36,22 +36,9 @@ const quantile = (sorted: number[], q: number) =>
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A released CSV of `n` notes with reference labels (so that every case is final and export-gold exports it). */
+/** A released CSV of `n` realistic notes with reference labels (scripts/bench/realistic-notes.ts). */
 function releasedCsv(file: string, n: number): void {
-  const rows = [
-    [
-      ..."id,age_group,sex".split(","),
-      ...SECTION_KINDS,
-      ..."diagnosis_sufficiency,diagnosis_sufficiency_agreement,diagnosis,diagnosis_agreement,earliest_sufficient_section".split(
-        ",",
-      ),
-    ].join(","),
-  ];
-  for (let i = 0; i < n; i++)
-    rows.push(
-      `b${i},38-47,F,"Low mood for ${i % 50} weeks, poor sleep and appetite; no thoughts of self-harm.",No admissions. Two earlier episodes treated by the GP.,"Slowed, tearful, congruent affect.",,,1,1,F32.1,1,2`,
-    );
-  writeFileSync(file, rows.join("\n") + "\n");
+  writeRealisticReleasedCsv(file, n);
 }
 
 interface Measured {

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { importRuns } from "../../db/schema";
 import { SECTION_KINDS } from "../../app/annotation/domain/sections";
+import { MAX_FILE_BYTES } from "../../app/annotation/domain/case-import";
 import { openDatabase, type Db } from "../../app/platform/db.server";
 import { cleanAbandonedRuns } from "../../app/platform/import-runs.server";
 import {
@@ -212,6 +213,33 @@ describe("bulk case import", () => {
     expect(saves).toBeGreaterThan(duringImport - 1);
     expect(readerView(web, "Bulk").cases).toBe(6000);
     web.$client.close();
+  });
+});
+
+describe("a file read as a stream", () => {
+  it('is not held to the upload\'s 50 MB limit: it passed its own before it was read (docs/formats.md, "Limits")', () => {
+    const bytes = csv(3);
+    // A command-line import of a file larger than an upload may be: its size is declared, its bytes streamed.
+    const result = importCases(db, {
+      studyName: "Streamed",
+      bytes: { byteLength: MAX_FILE_BYTES + 1, chunks: () => [bytes] },
+      filename: "big.csv",
+      actorId: null,
+    });
+    expect(result.parse.errors).toEqual([]);
+    expect(result.written).toBe(true);
+    expect(listStudyCases(db, requireStudyByName(db, "Streamed").id).length).toBe(3);
+  });
+
+  it("an upload of the same declared size is still refused", () => {
+    const result = importCases(db, {
+      studyName: "Uploaded",
+      bytes: new Uint8Array(MAX_FILE_BYTES + 1),
+      filename: "big.csv",
+      actorId: null,
+    });
+    expect(result.written).toBe(false);
+    expect(result.parse.errors[0]?.message).toMatch(/the limit is/);
   });
 });
 
