@@ -261,6 +261,11 @@ export const BATCH_CASES = 500;
  * `npm run bench -- --only bulk-import`), and the import spends the pause reading the next cases.
  */
 const CASE_CHUNK_BUDGET_MS = 5;
+/**
+ * At least this many cases are read before a chunk is written, even when the pause is over: what delays the reading
+ * (a slow machine, an `onChunk` hook) must not turn the import into one transaction per case.
+ */
+const MIN_CHUNK_CASES = 100;
 const BATCH_CHARS = 1_000_000;
 
 /** A case file given whole (an upload, a test) or read in chunks as the import goes (the command line). */
@@ -489,7 +494,7 @@ function readCasesInto(
             !atEnd &&
             pending.length < BATCH_CASES &&
             chars < BATCH_CHARS &&
-            (pending.length === 0 || activeRun.pauseLeft() > 0)
+            (pending.length < MIN_CHUNK_CASES || activeRun.pauseLeft() > 0)
           ) {
             const item = take();
             if (!item) {
