@@ -2,11 +2,12 @@
  * A study's counts as the database keeps them (docs/architecture.md, "Pages are windows"): cases per progress state
  * (`study_progress_counts`) and each annotator's assigned, started and done work (`study_annotator_counts`), both
  * kept by triggers (migration 0016) whatever code writes. One row per state or annotator: no page counts a whole
- * study. The rows of an import still running are in the counts; they are subtracted here, read from the index of
- * the cases by import run (empty but for the minutes an import runs).
+ * study. The rows of an import still running are not in the counts: the triggers leave them out and the import adds
+ * them in the transaction that makes them visible (migration import_counts_in_bulk, docs/reliability.md, "Bulk
+ * imports").
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { cases, importRuns, studyAnnotatorCounts, studyProgressCounts } from "../../db/schema";
+import { eq } from "drizzle-orm";
+import { studyAnnotatorCounts, studyProgressCounts } from "../../db/schema";
 import { CASE_STATES, type CaseProgressState } from "./domain/case-progress";
 import type { DbOrTx } from "../platform/db.server";
 
@@ -19,19 +20,6 @@ export function studyStateCounts(db: DbOrTx, studyId: number): Record<CaseProgre
     .where(eq(studyProgressCounts.studyId, studyId))
     .all())
     out[r.state] += r.n;
-  for (const r of db
-    .select({ state: cases.progressState, id: cases.id })
-    // eslint-disable-next-line concord/visible-rows -- reads hidden rows on purpose: the counters count them, so they are subtracted here
-    .from(cases)
-    // `+study_id`: read by import run (few rows, none most of the time), never by walking the study.
-    .where(
-      and(
-        inArray(cases.importRun, db.select({ id: importRuns.id }).from(importRuns)),
-        sql`+${cases.studyId} = ${studyId}`,
-      ),
-    )
-    .all())
-    out[r.state]--;
   return out;
 }
 

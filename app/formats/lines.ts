@@ -57,7 +57,9 @@ export class StreamLineCounter {
   private base = 0;
   private appended = 0;
   private at = 0;
-  private line = 1;
+
+  /** `line`: the line of the first byte appended (1 for a whole file; more when counting from inside one). */
+  constructor(private line = 1) {}
 
   append(bytes: Uint8Array): void {
     if (bytes.length) this.chunks.push(bytes);

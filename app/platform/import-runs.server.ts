@@ -21,6 +21,11 @@ import { ServiceError } from "./service-error";
 export const CHUNK_BUDGET_MS = 25;
 /** The pause after a chunk, as a share of the time it held the lock (at least 5 ms); measured by `npm run bench`. */
 const PAUSE_RATIO = 0.5;
+/**
+ * The least pause: a writer waiting on its busy timeout retries 1, 3, 8 and 18 ms after it first found the lock
+ * taken (SQLite's busy handler), so a pause of 5 ms after a chunk of at most 5 ms always holds one of its retries.
+ */
+const MIN_PAUSE_MS = 5;
 /** A run that has not written for this long is abandoned even if a process with its pid exists (pid reuse). */
 const HEARTBEAT_STALE_MS = 10 * 60 * 1000;
 /** Rows removed per transaction when an abandoned run is cleaned. */
@@ -140,6 +145,15 @@ export interface ImportRun {
    * last chunk of the previous call.
    */
   writeInChunks<T>(items: readonly T[], write: (tx: Tx, item: T) => void, afterChunk?: (done: number) => void): void;
+  /**
+   * One chunk: pays what remains of the pause owed after the last one, writes the first of `items` for at most the
+   * chunk budget in one IMMEDIATE transaction, owes the pause after it, and returns how many it wrote (at least
+   * one). An import that reads as it writes reads during the pause (`pauseLeft`) and then writes the next chunk, so
+   * the pause costs it no time (docs/reliability.md, "Bulk imports").
+   */
+  writeChunk<T>(items: readonly T[], write: (tx: Tx, item: T) => void): number;
+  /** Milliseconds left of the pause owed after the last chunk (0 when it is over). */
+  pauseLeft(): number;
   /** The last transaction: its checks and writes, and the flip that makes every row of the run visible. */
   finish<R>(fn: (tx: Tx) => { result: R; commit: boolean }): R;
   /** Removes everything the run wrote (a refused or failed import). */
@@ -194,48 +208,74 @@ export function beginImportRun<P>(
   }
   const budget = opts.chunkBudgetMs ?? CHUNK_BUDGET_MS;
   const heartbeat = db.$client.prepare("update import_runs set heartbeat_at = ? where id = ?");
+  const addCasesToCounters = db.$client.prepare(
+    "insert into study_progress_counts (study_id, state, n) select study_id, progress_state, count(*) from cases where import_run = ? group by study_id, progress_state on conflict (study_id, state) do update set n = n + excluded.n",
+  );
   // The pause owed after the last chunk of a call, paid before the next call's first chunk: an import that reads
   // its file batch by batch spends part of the pause reading.
   let pauseUntil = 0;
+  /** One IMMEDIATE transaction writing items[from..] for at most the budget; the index after the last written. */
+  const chunk = <T>(items: readonly T[], from: number, write: (tx: Tx, item: T) => void): number => {
+    let next = from;
+    const t0 = performance.now();
+    immediate(db, (tx) => {
+      do {
+        // Check the clock every few rows: a row takes tens of microseconds.
+        for (let k = 0; k < 8 && next < items.length; k++) write(tx, items[next++]!);
+      } while (next < items.length && performance.now() - t0 < budget);
+      heartbeat.run(Date.now(), id);
+    });
+    const pause = Math.max(MIN_PAUSE_MS, Math.ceil((performance.now() - t0) * PAUSE_RATIO));
+    pauseUntil = performance.now() + pause;
+    return next;
+  };
+  /** `fn` with the chunks' commits not waiting for the disk (see below); straight through inside a caller's transaction. */
+  const unsynced = (fn: () => void) => {
+    // The chunks' commits need not reach the disk one by one: their rows are hidden until the last transaction,
+    // which runs with synchronous = FULL and so makes every earlier frame of the write-ahead log durable with it.
+    // A power cut before it loses only hidden rows, removed as an abandoned run (docs/security.md, "Durability").
+    if (nested) return fn();
+    const sync = db.$client.pragma("synchronous", { simple: true }) as number;
+    db.$client.pragma("synchronous = NORMAL");
+    try {
+      fn();
+    } finally {
+      db.$client.pragma(`synchronous = ${sync}`);
+    }
+  };
   const run: ImportRun = {
     id,
+    pauseLeft: () => (nested ? 0 : Math.max(0, pauseUntil - performance.now())),
+    writeChunk(items, write) {
+      let written = 0;
+      unsynced(() => {
+        if (!nested) pauseThread(pauseUntil - performance.now());
+        written = chunk(items, 0, write);
+      });
+      return written;
+    },
     writeInChunks(items, write, afterChunk) {
       let next = 0;
-      // The chunks' commits need not reach the disk one by one: their rows are hidden until the last transaction,
-      // which runs with synchronous = FULL and so makes every earlier frame of the write-ahead log durable with it.
-      // A power cut before it loses only hidden rows, removed as an abandoned run (docs/security.md, "Durability").
       // Inside a caller's transaction (the demo seed) the lock is the caller's: write straight through, no pauses.
-      if (nested) return writeChunks();
-      const sync = db.$client.pragma("synchronous", { simple: true }) as number;
-      db.$client.pragma("synchronous = NORMAL");
-      try {
-        writeChunks();
-      } finally {
-        db.$client.pragma(`synchronous = ${sync}`);
-      }
-      function writeChunks() {
+      unsynced(() => {
         if (!nested) pauseThread(pauseUntil - performance.now());
         while (next < items.length) {
-          const t0 = performance.now();
-          immediate(db, (tx) => {
-            do {
-              // Check the clock every 16 rows: a row takes tens of microseconds.
-              for (let k = 0; k < 16 && next < items.length; k++) write(tx, items[next++]!);
-            } while (next < items.length && performance.now() - t0 < budget);
-            heartbeat.run(Date.now(), id);
-          });
-          const pause = Math.max(5, Math.ceil((performance.now() - t0) * PAUSE_RATIO));
-          pauseUntil = performance.now() + pause;
+          next = chunk(items, next, write);
           afterChunk?.(next);
           // A pause after each chunk, so that a writer waiting on its busy timeout finds the lock free.
-          if (next < items.length && !nested) pauseThread(pause);
+          if (next < items.length && !nested) pauseThread(pauseUntil - performance.now());
         }
-      }
+      });
     },
     finish(fn) {
       const { result, commit } = immediate(db, (tx) => {
         const out = fn(tx);
-        if (out.commit) tx.delete(importRuns).where(eq(importRuns.id, id)).run();
+        if (out.commit) {
+          // The study counters leave hidden cases out (migration import_counts_in_bulk): the run's cases are added
+          // once, here, in the transaction that makes them visible, read by the index of cases by run.
+          addCasesToCounters.run(id);
+          tx.delete(importRuns).where(eq(importRuns.id, id)).run();
+        }
         return out;
       });
       if (!commit) removeRunRows(db, id);

@@ -29,6 +29,19 @@ export function jsonDumpsIndent2(value: JsonValue | object): string {
   return JSON.stringify(value, null, 2);
 }
 
+/**
+ * One element of an array written by jsonDumpsIndent2, as it appears inside the array: its lines indented by two
+ * more spaces (the array's own `[`, `,` and line ends are the caller's). For a writer that writes a long array one
+ * element at a time (`JsonArrayWriter` in app/gold/gold-export.server.ts): `JSON.stringify` indents it in the same
+ * pass, where re-indenting the element's own text would copy it once more.
+ */
+export function jsonDumpsIndent2Element(value: JsonValue | object): string {
+  checkIntegers(value);
+  const text = JSON.stringify([value], null, 2);
+  // `[\n` + the element + `\n]`
+  return text.slice(2, -2);
+}
+
 // JSON.stringify leaves these raw, and so does Python with ensure_ascii=False; but Python's str.splitlines() — used
 // by the reference's abstention_rate/process.py to split a .jsonl file — breaks lines at them,
 // which would cut a record in two. Escaping them keeps every record on one line for every reader; json.loads reads

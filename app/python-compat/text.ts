@@ -12,7 +12,26 @@ const PY_WHITESPACE =
   "\\t\\n\\x0b\\x0c\\r\\x1c\\x1d\\x1e\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const PY_STRIP = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, "g");
 
+/** One code unit that `str.isspace()` accepts (the class of PY_WHITESPACE). */
+function isPySpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+  if (c < 0x85) return false;
+  return (
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
+
 export function pyStrip(text: string): string {
+  // Most text has nothing to strip: two code units tell (an import strips every cell of every row).
+  if (text === "" || (!isPySpace(text.charCodeAt(0)) && !isPySpace(text.charCodeAt(text.length - 1)))) return text;
   return text.replace(PY_STRIP, "");
 }
 

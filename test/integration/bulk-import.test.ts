@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { importRuns } from "../../db/schema";
 import { SECTION_KINDS } from "../../app/annotation/domain/sections";
+import { MAX_FILE_BYTES } from "../../app/annotation/domain/case-import";
 import { openDatabase, type Db } from "../../app/platform/db.server";
 import { cleanAbandonedRuns } from "../../app/platform/import-runs.server";
 import {
@@ -25,7 +26,8 @@ import {
 import { autoAssign } from "../../app/annotation/assignments.server";
 import { saveDraft } from "../../app/annotation/annotations.server";
 import { listCaseEvents } from "../../app/audit/audit.server";
-import { listCaseProgress } from "../../app/gold/gold-export.server";
+import { countByState, listCaseProgress } from "../../app/gold/gold-export.server";
+import { studyStateCounts } from "../../app/annotation/study-counts.server";
 import { freshDb, makeUser } from "../support/db";
 import { sufficient } from "../support/labels";
 
@@ -212,6 +214,112 @@ describe("bulk case import", () => {
     expect(saves).toBeGreaterThan(duringImport - 1);
     expect(readerView(web, "Bulk").cases).toBe(6000);
     web.$client.close();
+  });
+});
+
+describe("the study counters and a bulk import", () => {
+  /** `n` cases from `first`, every other one with reference labels (so "reference" and "unassigned" both occur). */
+  const labelled = (n: number, first = 0, bad = false) => {
+    const lines = [
+      [
+        "id",
+        "age_group",
+        "sex",
+        ...SECTION_KINDS,
+        "diagnosis_sufficiency",
+        "diagnosis_sufficiency_agreement",
+        "diagnosis",
+        "diagnosis_agreement",
+        "earliest_sufficient_section",
+      ].join(","),
+    ];
+    for (let i = first; i < first + n; i++) {
+      const labels = i % 2 ? ["1", "1", "F32.1", "1", "2"] : ["", "", "", "", ""];
+      lines.push([`c${i}`, "38-47", "F", `Low mood ${i}.`, "None.", "Calm.", "", "", ...labels].join(","));
+    }
+    if (bad) lines.push(["", "38-47", "F", "No id.", "None.", "Calm.", "", "", "", "", "", "", ""].join(","));
+    return new TextEncoder().encode(lines.join("\n") + "\n");
+  };
+  /** The counters against the visible rows, and each visible case's state against the rule the triggers apply. */
+  const expectCountersTrue = (name: string) => {
+    const study = requireStudyByName(db, name);
+    expect(studyStateCounts(db, study.id)).toEqual(countByState(listCaseProgress(db, study.id)));
+    const wrong = db.$client
+      .prepare(
+        `select count(*) as n from cases c where c.study_id = ? and c.progress_state is not coalesce((select status from case_outcomes where case_id = c.id), case when exists (select 1 from reference_labels where case_id = c.id and diagnosis_sufficiency is not null) then 'reference' when (select count(*) from assignments where case_id = c.id) >= 2 then 'in_annotation' else 'unassigned' end)`,
+      )
+      .get(study.id) as { n: number };
+    expect(wrong.n).toBe(0);
+  };
+  const totals = () =>
+    db.$client.prepare("select study_id, state, n from study_progress_counts where n <> 0 order by 1, 2").all();
+
+  it("count an import's cases once, when it finishes, and none of them while it runs", async () => {
+    importCases(db, { studyName: "Counted", bytes: labelled(6), filename: "a.csv", actorId: null });
+    const a = await makeUser(db, "a1", ["annotator"]);
+    const b = await makeUser(db, "a2", ["annotator"]);
+    const study = requireStudyByName(db, "Counted");
+    autoAssign(db, { studyId: study.id, annotatorIds: [a.id, b.id], seed: 1, actorId: null });
+    expectCountersTrue("Counted");
+    const before = totals();
+    const during: unknown[] = [];
+    importCases(
+      db,
+      { studyName: "Counted", bytes: labelled(1500, 6), filename: "b.csv", actorId: null },
+      { chunkBudgetMs: 1, onChunk: () => during.push(totals()) },
+    );
+    expect(during.length).toBeGreaterThan(2);
+    for (const t of during) expect(t).toEqual(before);
+    expectCountersTrue("Counted");
+    expect(studyStateCounts(db, study.id).reference).toBe(3 + 750);
+    // A new study, written hidden: counted at the end only, too.
+    importCases(
+      db,
+      { studyName: "Fresh", bytes: labelled(1001), filename: "c.csv", actorId: null },
+      { chunkBudgetMs: 1 },
+    );
+    expectCountersTrue("Fresh");
+    expect(studyStateCounts(db, requireStudyByName(db, "Fresh").id)).toMatchObject({ reference: 500, unassigned: 501 });
+  });
+
+  it("are unchanged by an import that fails after writing chunks, and by its removal", () => {
+    importCases(db, { studyName: "Kept", bytes: labelled(10), filename: "a.csv", actorId: null });
+    const before = totals();
+    const result = importCases(
+      db,
+      { studyName: "Kept", bytes: labelled(1500, 10, true), filename: "b.csv", actorId: null },
+      { chunkBudgetMs: 1 },
+    );
+    expect(result.written).toBe(false);
+    expect(totals()).toEqual(before);
+    expectCountersTrue("Kept");
+  });
+});
+
+describe("a file read as a stream", () => {
+  it('is not held to the upload\'s 50 MB limit: it passed its own before it was read (docs/formats.md, "Limits")', () => {
+    const bytes = csv(3);
+    // A command-line import of a file larger than an upload may be: its size is declared, its bytes streamed.
+    const result = importCases(db, {
+      studyName: "Streamed",
+      bytes: { byteLength: MAX_FILE_BYTES + 1, chunks: () => [bytes] },
+      filename: "big.csv",
+      actorId: null,
+    });
+    expect(result.parse.errors).toEqual([]);
+    expect(result.written).toBe(true);
+    expect(listStudyCases(db, requireStudyByName(db, "Streamed").id).length).toBe(3);
+  });
+
+  it("an upload of the same declared size is still refused", () => {
+    const result = importCases(db, {
+      studyName: "Uploaded",
+      bytes: new Uint8Array(MAX_FILE_BYTES + 1),
+      filename: "big.csv",
+      actorId: null,
+    });
+    expect(result.written).toBe(false);
+    expect(result.parse.errors[0]?.message).toMatch(/the limit is/);
   });
 });
 

@@ -8,7 +8,7 @@ import { parseCaseFile } from "../../app/annotation/domain/case-import";
 import { SECTION_KINDS } from "../../app/annotation/domain/sections";
 import { parseReviewCsv } from "../../app/case-review/domain/case-review";
 import { readCsvRecords } from "../../app/expert-panel/domain/expert-csv";
-import { readCsv } from "../../app/formats/csv";
+import { CsvRecordStream, readCsv } from "../../app/formats/csv";
 import { CsvSyntaxError, parsePythonCsv } from "../../app/formats/csv-text";
 import { LineCounter } from "../../app/formats/lines";
 import { parseJudgeLabelsCsv } from "../../app/judge-validation/domain/judge-labels-csv";
@@ -136,5 +136,78 @@ describe("the import reader", () => {
     const bytes = new TextEncoder().encode(text);
     expect(LineCounter.ofBytes(bytes).lineAt(bytes.length)).toBe(4);
     expect(LineCounter.ofText(text).lineAt(text.length)).toBe(4);
+  });
+});
+
+describe("the streamed import reader (CsvRecordStream)", () => {
+  /** mulberry32, so that a failure names a seed that replays it. */
+  const prng = (seed: number) => {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  };
+  /** Reads `bytes` cut into the given pieces; records and error as readCsv gives them. */
+  const streamed = (bytes: Uint8Array, cuts: number[], options: { relaxQuotes?: boolean; trim?: boolean }) => {
+    const records: { line: number; cells: string[] }[] = [];
+    const stream = new CsvRecordStream((r) => records.push(r), options);
+    let at = 0;
+    for (const cut of [...cuts, bytes.length]) {
+      stream.write(bytes.subarray(at, cut));
+      at = cut;
+    }
+    stream.finish();
+    return stream.error ? { error: stream.error } : { records };
+  };
+  /** Mostly well-formed CSV (quoted cells with commas, doubled quotes and line ends, blank lines, CR, LF, CRLF), with some malformed quoting. */
+  const randomCsv = (random: () => number, malformed: boolean) => {
+    const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
+    const ends = ["\n", "\r\n", "\r"];
+    let text = "";
+    const rows = 1 + Math.floor(random() * 12);
+    for (let r = 0; r < rows; r++) {
+      const cells = Math.floor(random() * 5);
+      const row: string[] = [];
+      for (let c = 0; c <= cells; c++) {
+        const parts = Array.from({ length: Math.floor(random() * 4) }, () =>
+          pick(["a", "é", "\u{1F600}", " ", ",", '"', "\n", "\r\n", "\r", "word"]),
+        );
+        const body = parts.join("");
+        if (random() < 0.5 || /[",\r\n]/.test(body)) row.push(`"${body.replace(/"/g, '""')}"`);
+        else row.push(body);
+        if (malformed && random() < 0.08) row[row.length - 1] = pick(['a"b', '"a"b', '"open', ' "x"', '"a" ']);
+      }
+      text += row.join(",") + (r === rows - 1 && random() < 0.3 ? "" : pick(ends));
+      if (random() < 0.15) text += pick(ends);
+    }
+    return text;
+  };
+
+  it("reads every file as readCsv does, wherever the file is cut (random files, with and without bad quoting)", () => {
+    for (let seed = 1; seed <= 1000; seed++) {
+      const random = prng(seed);
+      const text = randomCsv(random, seed % 3 === 0);
+      const bytes = new TextEncoder().encode(text);
+      const cuts = Array.from({ length: Math.floor(random() * 4) }, () =>
+        Math.floor(random() * (bytes.length + 1)),
+      ).sort((a, b) => a - b);
+      for (const options of [{}, { trim: true }]) {
+        const expected = readCsv(text, options);
+        expect({ seed, options, read: streamed(bytes, cuts, options) }).toEqual({ seed, options, read: expected });
+      }
+    }
+  }, 60_000);
+
+  it("hands a bad record, and everything after it, to csv-parse: its line and message as readCsv gives them", () => {
+    // A quote opened and never closed: an error even though a bare quote inside a cell is read as text.
+    const text = 'a,b\r\n"x\r\ny",z\r\nok,"fine"\r\nbad,"q"w\r\nlater,"open\r\n';
+    const bytes = new TextEncoder().encode(text);
+    expect(streamed(bytes, [7, 20], {})).toEqual(readCsv(text));
+    expect(streamed(bytes, [7, 20], { trim: true })).toEqual(readCsv(text, { trim: true }));
+    expect("error" in readCsv(text)).toBe(true);
   });
 });

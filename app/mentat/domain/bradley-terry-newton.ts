@@ -115,6 +115,9 @@ export function minimizeHbtNewton(
   for (let i = 0; i < n; i++) x[i] = Math.min(upper[i], Math.max(lower[i], x[i]));
   let trial = new Float64Array(n);
 
+  // exp(−|z|) of each win record at the last point `value` was asked for: when that point is taken as the next x,
+  // `derivatives` reads them instead of computing them again (the same numbers: the same z, the same exp).
+  const expAtTrial = new Float64Array(nWins);
   const value = (p: Float64Array): number => {
     let v = 0;
     for (let t = 0; t < nWins; t++) {
@@ -125,7 +128,15 @@ export function minimizeHbtNewton(
       const diff = p[b + winner[t]] - p[b + loser[t]];
       const s = slopes ? p[nBeta + r] : 1;
       const z = offsets ? s * diff + p[nBeta + offsetLocal + r] : s * diff;
-      v += z > 0 ? c * Math.log1p(Math.exp(-z)) : c * (Math.log1p(Math.exp(z)) - z);
+      if (z > 0) {
+        const e = Math.exp(-z);
+        expAtTrial[t] = e;
+        v += c * Math.log1p(e);
+      } else {
+        const e = Math.exp(z);
+        expAtTrial[t] = e;
+        v += c * (Math.log1p(e) - z);
+      }
     }
     for (let i = 0; i < nBeta; i++) v += ridge * p[i] * p[i];
     if (slopes) for (let r = 0; r < R; r++) v += penalty * (p[nBeta + r] - 1) ** 2;
@@ -133,7 +144,10 @@ export function minimizeHbtNewton(
     return v;
   };
 
-  /** ∇f and the blocks of ∇²f at x, and f when `withValue` (the line search has it already). */
+  /**
+   * ∇f and the blocks of ∇²f at x, and f when `withValue`; without it x is the point `value` was last asked for
+   * (the line search's accepted trial), whose f and exponentials it has already.
+   */
   const derivatives = (withValue = true): number => {
     g.fill(0);
     Hb.fill(0);
@@ -155,11 +169,11 @@ export function minimizeHbtNewton(
       let e: number;
       let sig: number; // σ(−z)
       if (z > 0) {
-        e = Math.exp(-z);
+        e = withValue ? Math.exp(-z) : expAtTrial[t];
         if (withValue) v += c * Math.log1p(e);
         sig = e / (1 + e);
       } else {
-        e = Math.exp(z);
+        e = withValue ? Math.exp(z) : expAtTrial[t];
         if (withValue) v += c * (Math.log1p(e) - z);
         sig = 1 / (1 + e);
       }
