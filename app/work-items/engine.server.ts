@@ -7,6 +7,9 @@
  *   find (foreign id → 404) → closed? (409) → submission rules (422) → version (409) → locked / submitted (409)
  *   → nothing changed? (answer without writing) → write (+1 version) → audit event → completion hook
  *
+ * A protocol's named steps that are not draft-or-submit saves (adjudication's judgement, decision and reopening) go
+ * through the same path with `step` (see WorkItemAdapter.step).
+ *
  * The audit event of every submission names the study's guidelines version in force (the event's
  * `guidelineVersion`), read in the same transaction, so each submission records the text it was made under
  * (docs/guidelines.md).
@@ -113,6 +116,14 @@ export interface WorkItemAdapter<Item, Row, V, X extends object = object> {
   onSubmitted?(tx: Tx, item: Item, now: number): { state?: WorkState; version?: number } & Partial<X>;
   /** The extra fields of a successful result when nothing was completed. */
   noExtra?: X;
+  /**
+   * A named step instead of a draft-or-submit save (the adjudicator's independent judgement and decision, an admin's
+   * reopening; docs/architecture.md, "The work-item engine"): every accepted post writes (no "nothing changed"
+   * answer), and its event is named `action` and records `changes` in place of the field-by-field difference. The
+   * checks, their order and wording, the transaction, the version and the time on task are the engine's as for
+   * every save; post it with intent "submit".
+   */
+  step?: { action: string; changes(values: V, item: Item, row: Row | undefined): Record<string, unknown> };
 }
 
 export interface SaveInput<V> {
@@ -164,7 +175,7 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
       );
       if (before !== status) changes.status = [before, status];
       // Nothing new (an autosave of the same values, a repeated submission): answer as saved, write nothing.
-      if (meta && before !== null && Object.keys(changes).length === 0)
+      if (!adapter.step && meta && before !== null && Object.keys(changes).length === 0)
         return { ok: true, version: meta.version, savedAt: meta.savedAt ?? now, state: meta.state, ...extra };
       const version = (meta?.version ?? 0) + 1;
       const id = adapter.write(tx, { userId: input.userId, item, row, values, status, version, now });
@@ -179,8 +190,9 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
         entityId: context.entityId ?? id,
         studyId: context.studyId,
         caseId: context.caseId,
-        action: input.intent === "draft" ? "draft" : before === "submitted" ? "revise" : "submit",
-        changes: { ...context.detail, ...changes },
+        action:
+          adapter.step?.action ?? (input.intent === "draft" ? "draft" : before === "submitted" ? "revise" : "submit"),
+        changes: { ...context.detail, ...(adapter.step ? adapter.step.changes(values, item, row) : changes) },
         guidelineVersion,
         at: now,
       });
@@ -219,10 +231,9 @@ function withActiveTime<T extends { ok: boolean }>(
 
 /**
  * Adds `activeMs` of time on task to the one `work_time` row of (entity, item, user), in the caller's transaction
- * (docs/statistics.md, "Time on task"). For writes that record a step outside `saveWorkItem` (the adjudicator's
- * independent judgement and decision); call it only once the write is accepted.
+ * (docs/statistics.md, "Time on task"); called only once the write is accepted.
  */
-export function addActiveTime(
+function addActiveTime(
   tx: Tx,
   t: { entity: string; itemId: number; userId: string; activeMs: number | undefined; now: number },
 ): void {
