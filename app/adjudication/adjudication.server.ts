@@ -4,11 +4,7 @@
  * decision that becomes the gold label. Annotator identities never leave this module; the A/B order is the one drawn
  * when the dispute arose (case_outcomes.annotator_order).
  */
-import {
-  saveWorkItem,
-  updateAtVersion,
-  type WorkItemAdapter,
-} from "../work-items/engine.server";
+import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { WORK_MESSAGES, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
@@ -28,6 +24,7 @@ import { latestCaseEvent } from "../audit/audit.server";
 import { labelOfAnnotation } from "../gold/outcomes.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "../annotation/studies.server";
+import { settleDueLocks } from "../annotation/annotations.server";
 
 export const LabelInputSchema = z.object({
   sufficiency: z.enum(["", "sufficient", "insufficient"]).default(""),
@@ -110,6 +107,8 @@ function ownCaseIds(db: DbOrTx, userId: string): Set<number> {
 }
 
 export function listAdjudicationQueue(db: Db, userId: string): QueueRow[] {
+  // A pair whose grace period is over is locked and its dispute rule run before the queue is read.
+  settleDueLocks(db);
   const own = ownCaseIds(db, userId);
   const rows = db
     .select({
@@ -201,6 +200,7 @@ export interface AdjudicationView {
  * The case as this adjudicator may see it, or null: not disputed (and not decided by them), or a case they annotated.
  */
 export function getAdjudicationCase(db: Db, input: { userId: string; caseId: number }): AdjudicationView | null {
+  settleDueLocks(db);
   if (ownCaseIds(db, input.userId).has(input.caseId)) return null;
   const outcome = db
     .select({

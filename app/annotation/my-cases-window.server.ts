@@ -7,6 +7,7 @@
  * calibration items among the cases, opaque keys, a training round first: docs/rater-quality.md); the window is cut
  * from it. The next open item is the list's (the first not submitted, from the top), asked of the same sources.
  */
+import { settleDueLocks } from "./annotations.server";
 import { sql } from "drizzle-orm";
 import type { Db } from "../platform/db.server";
 import { finishWindow, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
@@ -55,6 +56,8 @@ export interface MyCasesPage {
 }
 
 export function myCasesPage(db: Db, userId: string, params: URLSearchParams): MyCasesPage {
+  // A pair whose grace period is over shows as locked (docs/safe-psych.md, "Second chances").
+  settleDueLocks(db);
   const studies = db
     .all<{ id: number; name: string }>(
       sql`SELECT s.id AS id, s.name AS name FROM visible_studies s

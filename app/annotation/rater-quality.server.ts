@@ -5,7 +5,7 @@
  * statistics and the reference-format exports read `annotations` and never see them.
  */
 import { labelColumns } from "./domain/label-columns";
-import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, lte, sql } from "drizzle-orm";
 import {
   adjudications,
   annotations,
@@ -31,6 +31,7 @@ import { formulaWarning } from "../formats/spreadsheet-safe";
 import { textWarning } from "../formats/strict-text";
 import { formatCsv } from "../formats/csv-text";
 import { saveWorkItem, updateAtVersion, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
+import { submitGraceMs } from "./submit-grace.server";
 import { WORK_MESSAGES, type Intent, type SaveResult, type WorkState } from "../work-items/domain/work-item";
 import { dueRetests, drawCalibration, placeAmongOpen } from "../work-items/domain/rater-quality";
 import {
@@ -735,7 +736,7 @@ const queueStatements = preparedOn((db) => ({
   // The submitted retest and calibration items of other annotators paired with a case (quality_items_paired_case_idx).
   pairedSubmitted: db.$client
     .prepare(
-      `SELECT id, version, study_id FROM quality_items WHERE paired_case_id = ? AND annotator_id <> ?
+      `SELECT id, version, study_id, locks_at FROM quality_items WHERE paired_case_id = ? AND annotator_id <> ?
          AND status = 'submitted' AND kind <> 'training'`,
     )
     .raw(),
@@ -810,12 +811,16 @@ function qualityAdapter(
     numSections: number,
   ) => { ok: true; values: QualityValues } | { ok: false; errors: Record<string, string> },
   lockedMessage: string,
-): WorkItemAdapter<QualityItem, QualityRow, QualityValues> {
+): WorkItemAdapter<QualityItem, QualityRow, QualityValues, { undoUntil?: number }> {
   return {
     entity: "quality_item",
     noun: "annotation",
     lockedMessage,
-    find: findQualityItem,
+    find(tx, userId, id, now) {
+      // A pair whose grace period is over locks before anything is read (docs/safe-psych.md, "Second chances").
+      settleQualityLocks(tx, now);
+      return findQualityItem(tx, userId, id);
+    },
     closed: (q) => (q.gated ? TRAINING_FIRST : null),
     guidelines: (q) => ({ scope: "safe_psych", scopeId: q.studyId }),
     row: (tx, _u, q) => {
@@ -845,15 +850,24 @@ function qualityAdapter(
     },
     auditContext: (q) => ({ entityId: q.id, studyId: q.studyId }),
     onSubmitted(tx, q, now) {
-      const locks = q.kind === "training" || pairCompleted(tx, q);
       const row = tx
-        .select({ version: qualityItems.version })
+        .select({ version: qualityItems.version, locksAt: qualityItems.locksAt })
         .from(qualityItems)
         .where(eq(qualityItems.id, q.id))
         .get()!;
-      if (locks) lockQualityItem(tx, { id: q.id, version: row.version, studyId: q.studyId, now });
+      // A training case locks at once; a retest or calibration case whose pair is complete locks after the grace
+      // period, as an ordinary case would (docs/safe-psych.md, "Second chances"), at once when there is none.
+      const grace = q.kind === "training" ? 0 : submitGraceMs();
+      const locks = q.kind === "training" || pairCompleted(tx, q);
+      if (locks && grace > 0 && row.locksAt === null)
+        tx.update(qualityItems)
+          .set({ locksAt: now + grace })
+          .where(eq(qualityItems.id, q.id))
+          .run();
+      if (locks && grace === 0) lockQualityItem(tx, { id: q.id, version: row.version, studyId: q.studyId, now });
       refreshQualityItems(tx, q.userId, now, { studyId: q.studyId, place: q.sortKey });
-      return locks ? { state: "locked", version: row.version + 1 } : {};
+      if (locks && grace === 0) return { state: "locked", version: row.version + 1 };
+      return locks ? { undoUntil: row.locksAt ?? now + grace } : {};
     },
   };
 }
@@ -877,7 +891,7 @@ function pairCompleted(tx: Tx, q: QualityItem): boolean {
 /** Locks a submitted quality item; updated_at stays the annotator's own last save, as on a case's lock. */
 function lockQualityItem(tx: Tx, item: { id: number; version: number; studyId: number; now: number }): void {
   tx.update(qualityItems)
-    .set({ status: "locked", version: item.version + 1 })
+    .set({ status: "locked", version: item.version + 1, locksAt: null })
     .where(eq(qualityItems.id, item.id))
     .run();
   recordEvent(tx, {
@@ -893,16 +907,123 @@ function lockQualityItem(tx: Tx, item: { id: number; version: number; studyId: n
 
 /**
  * A submission of `caseId` by `submitterId` completes that case's pair for its other annotator: their submitted
- * retest and calibration items paired with it lock now, as the case itself does (docs/rater-quality.md, "Blinding").
- * Runs in the submission's transaction (annotations.server.ts, the annotation adapter's onSubmitted).
+ * retest and calibration items paired with it lock as the case itself does (docs/rater-quality.md, "Blinding") —
+ * after the grace period (docs/safe-psych.md, "Second chances"; at once without one). An item already due to lock
+ * keeps its time. Runs in the submission's transaction (annotations.server.ts, the annotation adapter's onSubmitted).
  */
 export function lockQualityItemsBeside(tx: Tx, input: { caseId: number; submitterId: string; now: number }): void {
-  for (const [id, version, studyId] of queueStatements(tx).pairedSubmitted.all(input.caseId, input.submitterId) as [
-    number,
-    number,
-    number,
-  ][])
-    lockQualityItem(tx, { id, version, studyId, now: input.now });
+  const grace = submitGraceMs();
+  for (const [id, version, studyId, locksAt] of queueStatements(tx).pairedSubmitted.all(
+    input.caseId,
+    input.submitterId,
+  ) as [number, number, number, number | null][]) {
+    if (grace === 0) lockQualityItem(tx, { id, version, studyId, now: input.now });
+    else if (locksAt === null)
+      tx.update(qualityItems)
+        .set({ locksAt: input.now + grace })
+        .where(eq(qualityItems.id, id))
+        .run();
+  }
+}
+
+/**
+ * The submission of `caseId` by `submitterId` was undone in its grace period: the items beside it that it was to lock
+ * stay open, as the case does.
+ */
+export function unscheduleQualityItemsBeside(tx: Tx, input: { caseId: number; submitterId: string }): void {
+  for (const [id] of queueStatements(tx).pairedSubmitted.all(input.caseId, input.submitterId) as [number][])
+    tx.update(qualityItems).set({ locksAt: null }).where(eq(qualityItems.id, id)).run();
+}
+
+/**
+ * Locks the submitted quality items whose grace period is over (each at its own time), in the caller's transaction;
+ * idempotent. Part of `settleDueLocks` (annotations.server.ts).
+ */
+export function settleQualityLocks(tx: Tx, now: number): number {
+  const due = tx
+    .select({
+      id: qualityItems.id,
+      version: qualityItems.version,
+      studyId: qualityItems.studyId,
+      at: qualityItems.locksAt,
+    })
+    .from(qualityItems)
+    .where(and(lte(qualityItems.locksAt, now), eq(qualityItems.status, "submitted")))
+    .all();
+  for (const q of due) lockQualityItem(tx, { id: q.id, version: q.version, studyId: q.studyId, now: q.at! });
+  return due.length;
+}
+
+/** Whether a quality item is in its grace period (the undo is open), for the undo step. */
+export function qualityLocksAt(tx: DbOrTx, id: number): number | null {
+  return tx.select({ at: qualityItems.locksAt }).from(qualityItems).where(eq(qualityItems.id, id)).get()?.at ?? null;
+}
+
+/** Why an undo is refused when the submission is not in its grace period (docs/safe-psych.md, "Second chances"). */
+export const UNDO_CLOSED =
+  "This submission can no longer be undone: its grace period is over, or it did not complete the case (then use “Save revision”).";
+
+/**
+ * The undo of a submission in its grace period, as an engine step: back to a draft with the same values, the lock
+ * called off. Shared by the annotation's undo (annotations.server.ts) with its own rows.
+ */
+export function undoStep<Item, Row, V>(
+  adapter: WorkItemAdapter<Item, Row, V>,
+  rule: {
+    /** Why this item's submission cannot be undone now (its grace period is over or it never had one), or null. */
+    closed(tx: Tx, item: Item, now: number): string | null;
+    write: WorkItemAdapter<Item, Row, V>["write"];
+  },
+): WorkItemAdapter<Item & { undoClosed: string | null }, Row, V> {
+  return {
+    ...(adapter as unknown as WorkItemAdapter<Item & { undoClosed: string | null }, Row, V>),
+    find(tx, userId, id, now) {
+      const item = adapter.find(tx, userId, id, now);
+      return item && { ...item, undoClosed: rule.closed(tx, item, now) };
+    },
+    closed: (item) => adapter.closed?.(item) ?? item.undoClosed,
+    check: undefined,
+    guidelines: undefined,
+    onSubmitted: () => ({ state: "draft" }),
+    write: (tx, w) => rule.write(tx, w),
+    step: { action: "undo_submit", changes: () => ({ status: ["submitted", "draft"] }) },
+  };
+}
+
+const undoQuality = (lockedMessage: string) =>
+  undoStep(
+    qualityAdapter(() => ({ ok: false, errors: {} }), lockedMessage),
+    {
+      closed(tx, q, now) {
+        const at = qualityLocksAt(tx, q.id);
+        return at !== null && at > now ? null : UNDO_CLOSED;
+      },
+      write: (tx, { item, row, version, now }) =>
+        updateAtVersion(tx, qualityItems, item.id, row?.version ?? 0, {
+          status: "draft",
+          locksAt: null,
+          updatedAt: now,
+          version,
+        })
+          ? item.id
+          : null,
+    },
+  );
+
+/** Undoes the submission of a quality item in its grace period (docs/safe-psych.md, "Second chances"). */
+export function undoQualitySubmission(
+  db: Db,
+  lockedMessage: string,
+  input: { userId: string; id: number; version: number; now?: number },
+): SaveResult {
+  return saveWorkItem(db, undoQuality(lockedMessage), {
+    userId: input.userId,
+    itemId: input.id,
+    values: qualityValuesOf(undefined),
+    version: input.version,
+    intent: "submit",
+    now: input.now,
+  });
 }
 
 /** Saves a draft or a submission of a quality item through the work-item engine. */

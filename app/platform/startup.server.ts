@@ -1,6 +1,8 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
-import { applyWebBusyTimeout, getDb } from "./db.server";
+import { applyWebBusyTimeout, DatabaseBusyError, getDb, type Db } from "./db.server";
+import { settleDueLocks } from "../annotation/annotations.server";
+import { submitGraceProblem } from "../annotation/submit-grace.server";
 import { databasePath } from "./db.server";
 import { interruptStaleJobs } from "./jobs.server";
 import { cleanAbandonedRuns } from "./import-runs.server";
@@ -27,11 +29,17 @@ const HIDDEN_PARENTS = [
  */
 export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: string) => void }) {
   checkDatabaseIntegrity(databasePath());
+  const grace = submitGraceProblem();
+  if (grace) throw new StartupRefusal(grace);
   // A save waits at most a moment for another process's write lock; then the page retries (docs/architecture.md).
   applyWebBusyTimeout();
   const db = getDb();
   log(`Database: ${databasePath()}`);
   // Jobs an earlier server left running can never finish: they are marked interrupted, to be started again.
+  // Pairs whose grace period ended while the server was down lock now, and then every few seconds, so that a pair
+  // nobody looks at still locks on time (docs/safe-psych.md, "Second chances"); every reader settles too.
+  sweepGracePeriods(db, log);
+  setInterval(() => sweepGracePeriods(db, log), GRACE_SWEEP_MS).unref();
   const interrupted = interruptStaleJobs(db);
   if (interrupted) log(`Marked ${interrupted} background job(s) of the previous run as interrupted.`);
   // An import killed half way left hidden rows; remove them (docs/reliability.md, "Bulk imports").
@@ -61,6 +69,18 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
       log("Production mode: no demo seeded into this fresh database (set CONCORD_DEMO=1 to seed one).");
     log("No users yet. Create the first admin with:");
     log("  npm run concord -- users create --username NAME --role admin");
+  }
+}
+
+/** How often the server locks the pairs whose grace period is over. */
+const GRACE_SWEEP_MS = 10_000;
+
+function sweepGracePeriods(db: Db, log: (line: string) => void): void {
+  try {
+    settleDueLocks(db);
+  } catch (error) {
+    // Busy now: the next sweep, or the next reader, locks them.
+    if (!(error instanceof DatabaseBusyError)) log(`Locking pairs after their grace period failed: ${String(error)}`);
   }
 }
 

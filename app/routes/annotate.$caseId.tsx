@@ -21,6 +21,7 @@ import {
   saveDraft,
   saveQualityAnnotation,
   submitAnnotation,
+  undoSubmission,
   type AnnotationValues,
   type SaveResult,
 } from "~/annotation/annotations.server";
@@ -29,6 +30,8 @@ import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
 import { guidelinesView } from "~/guidelines/guidelines.server";
 import { GuidelinesPanel } from "~/work-items/ui/guidelines-panel";
 import { TrainingReveal } from "~/annotation/ui/training-reveal";
+import { SubmitGraceNotice } from "~/annotation/ui/submit-grace-notice";
+import { saveResponse, unlessOutOfSpace } from "~/platform/storage-errors.server";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -52,6 +55,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "annotator");
   const form = await requireForm(request, user);
   const item = invariantFound(resolveAnnotatorItem(getDb(), user.id, params.caseId));
+  // "Undo submit" in the grace period (docs/safe-psych.md, "Second chances"): back to a draft, the page reloaded.
+  if (form.get("intent") === "undo") {
+    const version = Number(form.get("version"));
+    if (!Number.isInteger(version) || version < 0)
+      return saveResponse({ ok: false, status: 422, message: "The form was malformed. Reload the page.", errors: {} });
+    const undone = unlessOutOfSpace(() =>
+      undoSubmission(getDb(), { userId: user.id, key: params.caseId ?? "", version }),
+    );
+    return undone.ok ? redirect(`/annotate/${params.caseId}`) : saveResponse(undone);
+  }
   const id = String(item.kind === "assignment" ? item.caseId : item.id);
   return answerDraftPost(form, user, id, {
     schema: AnnotationValuesSchema,
@@ -71,7 +84,8 @@ const ANNOTATION_LIMITS = {
 export default function AnnotateCase() {
   const view = useLoaderData<typeof loader>();
   // One component instance per case: form state starts from the server's values, never from the previous case.
-  return <Workspace key={view.case.id} view={view} />;
+  // A new state from the server (submitted, undone, locked) starts the form again from the server's values.
+  return <Workspace key={`${view.case.id}:${view.state}`} view={view} />;
 }
 
 function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof loader>> }) {
@@ -107,9 +121,11 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
       return { ...e, ...overLimitErrors(values, ANNOTATION_LIMITS) };
     },
     incompleteMessage: "The annotation is incomplete or invalid; see the marked fields.",
-    onSubmitted: () => {
-      // A training case stays on screen after its submission: the reference and its rationale are shown there.
-      if (view.training) {
+    onSubmitted: (result) => {
+      // A training case stays on screen after its submission: the reference and its rationale are shown there; so
+      // does a submission that completed the pair, with its notice and "Undo submit" (docs/safe-psych.md, "Second
+      // chances").
+      if (view.training || result.undoUntil !== undefined) {
         navigate(".", { replace: true });
         return;
       }
@@ -200,6 +216,7 @@ function Workspace({ view }: { view: ReturnType<typeof useLoaderData<typeof load
           ))}
         </div>
         <aside>
+          {view.undoUntil !== null ? <SubmitGraceNotice undoUntil={view.undoUntil} version={view.version} /> : null}
           <div className="card" ref={formRef} tabIndex={-1} aria-label="Annotation">
             <LabelFields
               values={values}

@@ -65,8 +65,11 @@ export interface WorkItemAdapter<Item, Row, V, X extends object = object> {
   timeEntity?: string;
   /** How the messages name the work: "This {noun} was changed in another window…". */
   noun: string;
-  /** The item if it is this user's to work on (ownership is part of the query); anything else is "not found". */
-  find(tx: DbOrTx, userId: string, itemId: number): Item | null | undefined;
+  /**
+   * The item if it is this user's to work on (ownership is part of the query); anything else is "not found". `now` is
+   * the save's time (annotation settles a pair whose grace period is over first, in the save's transaction).
+   */
+  find(tx: Tx, userId: string, itemId: number, now: number): Item | null | undefined;
   /** Why the item takes no changes now (its set or round closed), or null. */
   closed?(item: Item): string | null;
   /** The message for a save on locked work. */
@@ -148,7 +151,7 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
   const extra = (adapter.noExtra ?? {}) as X;
   return writeTransaction(db, (tx): SaveResult<X> =>
     withActiveTime(tx, adapter.timeEntity ?? adapter.entity, input, now, (): SaveResult<X> => {
-      const item = adapter.find(tx, input.userId, input.itemId);
+      const item = adapter.find(tx, input.userId, input.itemId, now);
       if (!item) return notFound();
       const closed = adapter.closed?.(item);
       if (closed) return conflict(closed);
