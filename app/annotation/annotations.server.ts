@@ -130,7 +130,8 @@ function annotatorQueue(db: DbOrTx, userId: string): QueueRow[] {
       key,
       studyId: o.studyId,
       studyName: o.studyName,
-      externalId: blind ? blindLabel(key) : o.externalId,
+      // Work started before rater quality was switched on has no opaque key and keeps its name (docs/rater-quality.md).
+      externalId: blind && o.itemKey ? blindLabel(key) : o.externalId,
       position: o.position,
       sort: o.position,
       numSections: o.numSections,
@@ -192,16 +193,17 @@ export function resolveAnnotatorItem(db: DbOrTx, userId: string, param: string |
   const q = readStatements(db);
   if (/^[1-9][0-9]{0,15}$/.test(param)) {
     const row = q.assignedCase.get(Number(param), userId) as
-      [number, number | null, number | null, number | null] | undefined;
+      [number, number | null, number | null, number | null, string | null] | undefined;
     if (!row) return null;
-    const [caseId, retestFraction, calibrationRate, training] = row;
+    const [caseId, retestFraction, calibrationRate, training, itemKey] = row;
     const blind = qualityOn({
       ...QUALITY_OFF,
       retestFraction: retestFraction ?? 0,
       calibrationRate: calibrationRate ?? 0,
       training: !!training,
     });
-    return blind ? null : { kind: "assignment", caseId };
+    // Work started before rater quality was switched on keeps its address: it has no opaque key.
+    return blind && itemKey !== null ? null : { kind: "assignment", caseId };
   }
   if (!/^k[0-9a-f]{12}$/.test(param)) return null;
   const caseId = q.assignedKey.get(param, userId) as number | undefined;
@@ -215,7 +217,7 @@ const readStatements = preparedOn((db) => ({
   // With what makes the case's study one with rater quality (qualityOn).
   assignedCase: db.$client
     .prepare(
-      `SELECT a.case_id, q.retest_fraction, q.calibration_rate, q.training FROM assignments a
+      `SELECT a.case_id, q.retest_fraction, q.calibration_rate, q.training, a.item_key FROM assignments a
        JOIN visible_cases c ON c.id = a.case_id LEFT JOIN study_quality_settings q ON q.study_id = c.study_id
        WHERE a.case_id = ? AND a.annotator_id = ?`,
     )

@@ -90,9 +90,15 @@ function writeQualitySettings(
     if (!tx.select({ id: visibleStudies.id }).from(visibleStudies).where(eq(visibleStudies.id, input.studyId)).get())
       throw new ServiceError("No such study.", undefined, 404);
     const before = getQualitySettings(tx, input.studyId) ?? QUALITY_OFF;
-    const changes: Record<string, [unknown, unknown]> = {};
+    const changes: Record<string, unknown> = {};
     for (const k of Object.keys(input.settings) as (keyof QualitySettings)[])
       if (before[k] !== input.settings[k]) changes[k] = [before[k], input.settings[k]];
+    // Switched on mid-study: the work already started keeps its name, address and place (docs/rater-quality.md,
+    // "Switching it on mid-study").
+    if (!qualityOn(before) && qualityOn(input.settings)) {
+      const kept = keepNamesOfStartedWork(tx, input.studyId);
+      if (kept) changes.namesKept = kept;
+    }
     tx.insert(studyQualitySettings)
       .values({ studyId: input.studyId, ...input.settings, updatedAt: now, updatedBy: input.actorId })
       .onConflictDoUpdate({
@@ -111,6 +117,41 @@ function writeQualitySettings(
         at: now,
       });
   }
+}
+
+/**
+ * The study's assignments with work started (an annotation row, draft or submitted) lose their opaque key: with rater
+ * quality on, an assignment without one is listed and addressed by its case's id and name, as before
+ * (annotations.server.ts annotatorQueue and resolveAnnotatorItem, case-queue.server.ts queuePlace). Only cases not yet
+ * started take the opaque names, and every retest and calibration item has one, so a retest is still told apart from
+ * none of the cases that could be new to the annotator. Returns how many kept their names.
+ */
+function keepNamesOfStartedWork(tx: DbOrTx, studyId: number): number {
+  return tx.run(
+    sql`UPDATE assignments SET item_key = NULL WHERE item_key IS NOT NULL
+        AND id IN (SELECT assignment_id FROM annotations)
+        AND case_id IN (SELECT id FROM visible_cases WHERE study_id = ${studyId})`,
+  ).changes;
+}
+
+/**
+ * What switching rater quality on would do to the study's work now (the admin page says it before saving): the
+ * started cases that keep their names, over how many annotators, and the cases not started that take opaque names.
+ */
+export function qualitySwitchPreview(
+  db: DbOrTx,
+  studyId: number,
+): { started: number; annotators: number; unstarted: number } {
+  const row = db.get<{ started: number; annotators: number; unstarted: number }>(
+    sql`SELECT
+          COUNT(n.id) AS started,
+          COUNT(DISTINCT CASE WHEN n.id IS NOT NULL THEN a.annotator_id END) AS annotators,
+          SUM(CASE WHEN n.id IS NULL AND a.item_key IS NOT NULL THEN 1 ELSE 0 END) AS unstarted
+        FROM assignments a JOIN visible_cases c ON c.id = a.case_id
+        LEFT JOIN annotations n ON n.assignment_id = a.id
+        WHERE c.study_id = ${studyId}`,
+  );
+  return { started: row?.started ?? 0, annotators: row?.annotators ?? 0, unstarted: row?.unstarted ?? 0 };
 }
 
 // ---------------------------------------------------------------- calibration set

@@ -17,6 +17,7 @@ import {
   listCalibrationSet,
   removeCalibrationCase,
   setQualitySettings,
+  qualitySwitchPreview,
 } from "~/annotation/rater-quality.server";
 import {
   AdjudicatedImportFormSchema,
@@ -25,7 +26,7 @@ import {
   QualitySettingsFormSchema,
   RemoveCalibrationFormSchema,
 } from "~/annotation/domain/rater-quality-form";
-import { QUALITY_OFF } from "~/annotation/domain/rater-quality";
+import { QUALITY_OFF, qualityOn } from "~/annotation/domain/rater-quality";
 import { CalibrationSetTable, QualityReportTables, QualitySettingsForm } from "~/annotation/ui/rater-quality";
 import { Csrf } from "~/root";
 
@@ -44,6 +45,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return {
     study,
     settings: getQualitySettings(db, study.id) ?? QUALITY_OFF,
+    // What switching it on would do to the work now (docs/rater-quality.md, "Switching it on mid-study").
+    preview: qualityOn(getQualitySettings(db, study.id) ?? QUALITY_OFF) ? null : qualitySwitchPreview(db, study.id),
     calibration: listCalibrationSet(db, study.id),
     report: getRaterQualityReport(db, study.id),
   };
@@ -133,7 +136,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function RaterQualityPage() {
-  const { study, settings, calibration, report } = useLoaderData<typeof loader>();
+  const { study, settings, calibration, report, preview } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   return (
@@ -161,6 +164,27 @@ export default function RaterQualityPage() {
       ) : null}
 
       <h2>Settings</h2>
+      {preview && preview.started + preview.unstarted > 0 ? (
+        <div className="notice warn" data-testid="quality-switch-preview">
+          <p style={{ margin: 0 }}>
+            Rater quality is off. Switching it on now (a retest fraction, a calibration rate or a training round):
+          </p>
+          <ul style={{ margin: "0.25rem 0 0" }}>
+            <li>
+              {preview.started} case{preview.started === 1 ? "" : "s"} already started by {preview.annotators} annotator
+              {preview.annotators === 1 ? "" : "s"} keep their names and addresses;
+            </li>
+            <li>
+              {preview.unstarted} case{preview.unstarted === 1 ? "" : "s"} not started yet are shown under opaque names
+              (e.g. “Case 3F9A2”) at new addresses, so that retest and calibration cases look like them;
+            </li>
+            <li>
+              the annotators’ lists are numbered 1, 2, 3… in list order, and their totals grow by the retest,
+              calibration and training cases added.
+            </li>
+          </ul>
+        </div>
+      ) : null}
       <QualitySettingsForm settings={settings} busy={busy} />
 
       <h2>Report</h2>
