@@ -7,14 +7,13 @@
  * calibration items among the cases, opaque keys, a training round first: docs/rater-quality.md); the window is cut
  * from it. The next open item is the list's (the first not submitted, from the top), asked of the same sources.
  */
-import { settleDueLocks } from "./annotations.server";
 import { sql } from "drizzle-orm";
 import type { Db } from "../platform/db.server";
 import { finishWindow, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
 import { WORK_STATE_LABELS, type WorkState } from "../work-items/domain/work-item";
 import { qualityOn } from "./domain/rater-quality";
-import { listAnnotatorCases, nextCaseId, type MyCaseRow } from "./annotations.server";
+import { listAnnotatorCases, nextCaseId, settleDueLocks, type MyCaseRow } from "./annotations.server";
 import { byStudyName } from "./case-queue.server";
 import { qualitySettingsOf } from "./rater-quality.server";
 import { annotatorCounts } from "./study-counts.server";
