@@ -9,8 +9,10 @@ import { MENTAT_BANK_PARENT } from "./mentat/public.server";
 import { GRADING_SET_PARENT } from "./rubric-grading/public.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, seedDemo } from "./demo/demo.server";
 import { register } from "./platform/registry.server";
+import { GRACE_SWEEP } from "./annotation/public.server";
 
 register({
   hiddenParents: [JUDGE_SET_PARENT, SCREENING_STUDY_PARENT, REVIEW_SET_PARENT, MENTAT_BANK_PARENT, GRADING_SET_PARENT],
   demo: { seed: seedDemo, isDemoDatabase, accounts: DEMO_ACCOUNTS, password: DEMO_PASSWORD },
+  periodic: [GRACE_SWEEP],
 });

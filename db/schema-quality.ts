@@ -101,8 +101,11 @@ export const qualityItems = sqliteTable(
     version: integer("version").notNull().default(0),
     updatedAt: integer("updated_at"),
     submittedAt: integer("submitted_at"),
+    /** When a submitted retest or calibration item locks, as its case would after the grace period (docs/safe-psych.md, "Second chances"). */
+    locksAt: integer("locks_at"),
   },
   (t) => [
+    index("quality_items_locks_at_idx").on(t.locksAt),
     uniqueIndex("quality_items_unique_idx").on(t.studyId, t.annotatorId, t.caseId, t.kind),
     // An annotator's items of a study in queue order, with what the case page counts (docs/architecture.md, "Cheaper pages").
     index("quality_items_queue_idx").on(t.annotatorId, t.studyId, t.sortKey, t.kind, t.status),

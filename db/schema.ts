@@ -427,9 +427,16 @@ export const annotations = sqliteTable(
     version: integer("version").notNull().default(1),
     updatedAt: integer("updated_at").notNull(),
     submittedAt: integer("submitted_at"),
+    /**
+     * Set on the submission that completes the case's pair: until then the submitter may undo it, and at this time the
+     * pair locks and the dispute rule runs (docs/safe-psych.md, "Second chances"). Null otherwise.
+     */
+    locksAt: integer("locks_at"),
   },
   (t) => [
     index("annotations_case_idx").on(t.caseId),
+    // The pairs whose grace period is over, found by the sweep (annotations.server.ts settleDueLocks).
+    index("annotations_locks_at_idx").on(t.locksAt),
     // The case page's progress: an annotator's submitted work, counted from the index (docs/architecture.md, "Cheaper pages").
     index("annotations_annotator_status_idx").on(t.annotatorId, t.status),
   ],

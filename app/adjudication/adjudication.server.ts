@@ -4,14 +4,8 @@
  * decision that becomes the gold label. Annotator identities never leave this module; the A/B order is the one drawn
  * when the dispute arose (case_outcomes.annotator_order).
  */
-import {
-  addActiveTime,
-  saveWorkItem,
-  updateAtVersion,
-  writeTransaction,
-  type WorkItemAdapter,
-} from "../work-items/engine.server";
-import { invalid, notFound, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
+import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
+import { WORK_MESSAGES, type SaveRefusal, type SaveResult } from "../work-items/domain/work-item";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -32,6 +26,7 @@ import { currentGuidelineVersion } from "../guidelines/guidelines.server";
 import { labelOfAnnotation } from "../gold/public.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "../annotation/public.server";
+import { settleDueLocks } from "../annotation/public.server";
 
 export const LabelInputSchema = z.object({
   sufficiency: z.enum(["", "sufficient", "insufficient"]).default(""),
@@ -114,6 +109,8 @@ function ownCaseIds(db: DbOrTx, userId: string): Set<number> {
 }
 
 export function listAdjudicationQueue(db: Db, userId: string): QueueRow[] {
+  // A pair whose grace period is over is locked and its dispute rule run before the queue is read.
+  settleDueLocks(db);
   const own = ownCaseIds(db, userId);
   const rows = db
     .select({
@@ -205,6 +202,7 @@ export interface AdjudicationView {
  * The case as this adjudicator may see it, or null: not disputed (and not decided by them), or a case they annotated.
  */
 export function getAdjudicationCase(db: Db, input: { userId: string; caseId: number }): AdjudicationView | null {
+  settleDueLocks(db);
   if (ownCaseIds(db, input.userId).has(input.caseId)) return null;
   const outcome = db
     .select({
@@ -532,68 +530,233 @@ function disputedCase(tx: DbOrTx, userId: string, caseId: number) {
 export const INDEPENDENT_ALREADY_RECORDED =
   "Your independent judgement of this case is already recorded (in another window, or before the case was reopened). Reload the case to see the annotations and make the final decision.";
 
+// ---- The judgement, the decision and the reopening: named steps of the work-item engine ----
+//
+// Each is one `saveWorkItem` (docs/architecture.md, "The work-item engine"): the engine's transaction, order of
+// checks, version check and conflict wording, its audit event and its time on task. The version of every step is the
+// case outcome's (`outcomeVersion`, read by the page): a decision, a reopening or a new decision of the case moves it
+// on, so a page read before any of them changes nothing.
+
+/** A disputed case as the adjudicator's steps see it; `closed` is why it takes no step now (the engine's 409). */
+type StepCase = NonNullable<ReturnType<typeof disputedCase>> & { caseId: number; closed: string | null };
+
+/** The case behind a step, with why it is closed to this adjudicator now (decided by them or another, …). */
+function stepCase(tx: DbOrTx, userId: string, caseId: number, whyClosed: (c: StepCase) => string | null) {
+  const c = disputedCase(tx, userId, caseId);
+  if (!c) return null;
+  const item: StepCase = { ...c, caseId, closed: null };
+  item.closed = c.status !== "disputed" ? staleRefusalMessage(tx, userId, caseId) : whyClosed(item);
+  return item;
+}
+
+/** The refusal's wording for a case no longer open (see staleRefusal): own other tab, or another adjudicator. */
+function staleRefusalMessage(tx: DbOrTx, userId: string, caseId: number): string {
+  return staleRefusal(tx, userId, caseId).message;
+}
+
+type JudgementRow = { version: number; recorded: boolean };
+type JudgementValues = { label: LabelInput; checked?: CaseLabel };
+
 /**
- * Phase 1: the adjudicator's own judgement, recorded before the annotations are shown (two-phase mode). In
- * independent-only mode this judgement is the decision, and `decide` is called by the route instead.
+ * Phase 1's adapter: the adjudicator's own judgement, recorded once before the annotations are shown. The row is the
+ * adjudicator's judgement of the case at the outcome's version; recorded (here, in another window, or before a
+ * reopening) it is locked: changing it after seeing the annotations would defeat it.
  */
-export function recordIndependent(
-  db: Db,
-  input: { userId: string; caseId: number; label: LabelInput; now?: number; activeMs?: number },
-): AdjudicationResult {
-  const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx): AdjudicationResult => {
-    const c = disputedCase(tx, input.userId, input.caseId);
-    if (!c) return notFound();
-    if (c.status !== "disputed") return staleRefusal(tx, input.userId, input.caseId);
-    if (c.mode !== "two_phase")
-      return { ok: false, status: 409, message: "This study does not use a separate independent phase." };
-    const check = checkLabel(input.label, c.numSections);
-    if (!check.ok) return invalid("Your judgement is incomplete or invalid; see the marked fields.", check.errors);
-    const existing = judgementInProgress(tx, input.userId, input.caseId);
-    // The independent judgement is fixed once recorded: changing it after seeing the annotations would defeat it.
-    if (existing || earlierWork(tx, input.userId, input.caseId)?.independentLabel)
+const independentStep: WorkItemAdapter<StepCase, JudgementRow, JudgementValues> = {
+  entity: "adjudication",
+  timeEntity: ADJUDICATION_TIME,
+  noun: "case",
+  lockedMessage: INDEPENDENT_ALREADY_RECORDED,
+  find: (tx, userId, caseId) =>
+    stepCase(tx, userId, caseId, (c) =>
+      c.mode !== "two_phase" ? "This study does not use a separate independent phase." : null,
+    ),
+  closed: (c) => c.closed,
+  guidelines: (c) => ({ scope: "safe_psych", scopeId: c.studyId }),
+  row: (tx, userId, c) => ({
+    version: c.version,
+    recorded: !!judgementInProgress(tx, userId, c.caseId) || !!earlierWork(tx, userId, c.caseId)?.independentLabel,
+  }),
+  meta: (r) => ({ id: 0, state: r.recorded ? "locked" : "not_started", version: r.version, savedAt: null }),
+  valuesOf: () => ({ label: LabelInputSchema.parse({}) }),
+  check(_tx, c, values) {
+    const check = checkLabel(values.label, c.numSections);
+    if (!check.ok)
       return {
         ok: false,
-        status: 409,
-        message: INDEPENDENT_ALREADY_RECORDED,
+        message: "Your judgement is incomplete or invalid; see the marked fields.",
+        errors: check.errors,
       };
+    return { ok: true, values: { ...values, checked: check.label } };
+  },
+  audited: (v) => ({ independent: v.checked ?? null }),
+  write(tx, w) {
     const id = tx
       .insert(adjudications)
       .values({
-        caseId: input.caseId,
-        adjudicatorId: input.userId,
-        mode: c.mode,
+        caseId: w.item.caseId,
+        adjudicatorId: w.userId,
+        mode: w.item.mode,
         status: "in_progress",
-        independentLabel: check.label,
-        independentAt: now,
-        createdAt: now,
+        independentLabel: w.values.checked!,
+        independentAt: w.now,
+        createdAt: w.now,
       })
       .returning({ id: adjudications.id })
       .get().id;
-    recordEvent(tx, {
-      actorId: input.userId,
-      entity: "adjudication",
-      entityId: id,
-      studyId: c.studyId,
-      caseId: input.caseId,
-      action: "independent",
-      changes: {
-        independent: [null, check.label],
-      },
-      guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
-      at: now,
-    });
-    clearDrafts(tx, input.userId, input.caseId, "independent");
-    addActiveTime(tx, {
-      entity: ADJUDICATION_TIME,
-      itemId: input.caseId,
-      userId: input.userId,
-      activeMs: input.activeMs,
-      now,
-    });
-    return { ok: true, status: "independent_recorded" };
+    clearDrafts(tx, w.userId, w.item.caseId, "independent");
+    return id;
+  },
+  auditContext: (c) => ({ studyId: c.studyId, caseId: c.caseId }),
+  step: { action: "independent", changes: (v) => ({ independent: [null, v.checked!] }) },
+  // The judgement leaves the outcome as it was: the page's version stays the outcome's.
+  onSubmitted: (_tx, c) => ({ version: c.version }),
+};
+
+/**
+ * Phase 1: the adjudicator's own judgement, recorded before the annotations are shown (two-phase mode). In
+ * independent-only mode this judgement is the decision, and `decide` is called by the route instead.
+ * `outcomeVersion` is the outcome's version the page read (omitted: the version now, for callers that read no page).
+ */
+export function recordIndependent(
+  db: Db,
+  input: {
+    userId: string;
+    caseId: number;
+    label: LabelInput;
+    outcomeVersion?: number;
+    now?: number;
+    activeMs?: number;
+  },
+): AdjudicationResult {
+  const result = saveWorkItem(db, independentStep, {
+    userId: input.userId,
+    itemId: input.caseId,
+    values: { label: input.label },
+    version: input.outcomeVersion ?? currentOutcomeVersion(db, input.caseId),
+    intent: "submit",
+    now: input.now,
+    activeMs: input.activeMs,
   });
+  return result.ok ? { ok: true, status: "independent_recorded" } : result;
 }
+
+function currentOutcomeVersion(db: DbOrTx, caseId: number): number {
+  return (
+    db.select({ version: caseOutcomes.version }).from(caseOutcomes).where(eq(caseOutcomes.caseId, caseId)).get()
+      ?.version ?? 0
+  );
+}
+
+type DecisionItem = StepCase & {
+  /** This adjudicator's adjudication in progress (its independent judgement recorded), if any. */
+  mine: ReturnType<typeof judgementInProgress>;
+  /** Their earlier work on the case before a reopening, when none is in progress. */
+  earlier: ReturnType<typeof earlierWork>;
+  independentLabel: CaseLabel | null;
+};
+type DecisionValues = { label: LabelInput; rationale: string; checked?: CaseLabel };
+type OutcomeRow = { version: number };
+
+/**
+ * Phase 2's adapter: the final decision, which becomes the gold label. The row is the case's outcome: the decision is
+ * written only at the version the page read, so a second adjudicator never overwrites the first.
+ */
+const decisionStep: WorkItemAdapter<DecisionItem, OutcomeRow, DecisionValues> = {
+  entity: "adjudication",
+  timeEntity: ADJUDICATION_TIME,
+  noun: "case",
+  find(tx, userId, caseId) {
+    let extra: Pick<DecisionItem, "mine" | "earlier" | "independentLabel"> = {
+      mine: undefined,
+      earlier: null,
+      independentLabel: null,
+    };
+    const c = stepCase(tx, userId, caseId, (c) => {
+      const mine = judgementInProgress(tx, userId, caseId);
+      // A revision after a reopening: the judgement this adjudicator recorded before seeing the annotations stands.
+      const earlier = mine ? null : earlierWork(tx, userId, caseId);
+      extra = { mine, earlier, independentLabel: mine?.independentLabel ?? earlier?.independentLabel ?? null };
+      return c.mode === "two_phase" && !extra.independentLabel ? "Record your independent judgement first." : null;
+    });
+    return c && { ...c, ...extra };
+  },
+  closed: (c) => c.closed,
+  guidelines: (c) => ({ scope: "safe_psych", scopeId: c.studyId }),
+  row: (_tx, _userId, c) => ({ version: c.version }),
+  meta: (r) => ({ id: 0, state: "draft", version: r.version, savedAt: null }),
+  valuesOf: () => ({ label: LabelInputSchema.parse({}), rationale: "" }),
+  normalise: (v) => ({ ...v, rationale: v.rationale.trim() }),
+  check(_tx, c, values) {
+    const check = checkLabel(values.label, c.numSections);
+    if (!check.ok)
+      return {
+        ok: false,
+        message: "The decision is incomplete or invalid; see the marked fields.",
+        errors: check.errors,
+      };
+    if (c.mode === "two_phase") {
+      if (!sameLabel(c.independentLabel!, check.label) && values.rationale === "")
+        return {
+          ok: false,
+          message: "Explain why the final label differs from your independent judgement.",
+          errors: {
+            rationale: "A rationale is required when the final label differs from your independent judgement.",
+          },
+        };
+    } else if (values.rationale === "") {
+      return {
+        ok: false,
+        message: "Give a rationale for the decision.",
+        errors: { rationale: "A rationale is required." },
+      };
+    }
+    return { ok: true, values: { ...values, checked: check.label } };
+  },
+  audited: (v) => ({ gold: v.checked ?? null }),
+  write(tx, { item: c, userId, values, version, now }) {
+    const label = values.checked!;
+    const updated = tx
+      .update(caseOutcomes)
+      .set({ status: "adjudicated", gold: label, version, updatedAt: now })
+      .where(and(eq(caseOutcomes.caseId, c.caseId), eq(caseOutcomes.version, c.version)))
+      .run();
+    if (updated.changes === 0) return null;
+    let adjudicationId: number;
+    if (c.mine) {
+      tx.update(adjudications)
+        .set({ status: "decided", finalLabel: label, rationale: values.rationale, decidedAt: now })
+        .where(eq(adjudications.id, c.mine.id))
+        .run();
+      adjudicationId = c.mine.id;
+    } else {
+      adjudicationId = tx
+        .insert(adjudications)
+        .values({
+          caseId: c.caseId,
+          adjudicatorId: userId,
+          mode: c.mode,
+          status: "decided",
+          independentLabel: c.mode === "independent_only" ? label : c.independentLabel,
+          independentAt: c.mode === "independent_only" ? now : (c.earlier?.independentAt ?? null),
+          finalLabel: label,
+          rationale: values.rationale,
+          decidedAt: now,
+          createdAt: now,
+        })
+        .returning({ id: adjudications.id })
+        .get().id;
+    }
+    tx.update(adjudications)
+      .set({ status: "superseded" })
+      .where(and(eq(adjudications.caseId, c.caseId), eq(adjudications.status, "in_progress")))
+      .run();
+    clearDrafts(tx, userId, c.caseId);
+    return adjudicationId;
+  },
+  auditContext: (c) => ({ studyId: c.studyId, caseId: c.caseId }),
+  step: { action: "decide", changes: (v) => ({ gold: [null, v.checked!], rationale: v.rationale }) },
+};
 
 /**
  * Phase 2: the final decision, which becomes the gold label. Refused when the case was decided by someone else since
@@ -611,103 +774,57 @@ export function decide(
     activeMs?: number;
   },
 ): AdjudicationResult {
-  const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx): AdjudicationResult => {
-    const c = disputedCase(tx, input.userId, input.caseId);
-    if (!c) return notFound();
-    if (c.status !== "disputed" || c.version !== input.outcomeVersion)
-      return staleRefusal(tx, input.userId, input.caseId);
-    const check = checkLabel(input.label, c.numSections);
-    if (!check.ok) return invalid("The decision is incomplete or invalid; see the marked fields.", check.errors);
-    const mine = judgementInProgress(tx, input.userId, input.caseId);
-    const rationale = input.rationale.trim();
-    // A revision after a reopening: the judgement this adjudicator recorded before seeing the annotations stands.
-    const earlier = mine ? null : earlierWork(tx, input.userId, input.caseId);
-    const independentLabel = mine?.independentLabel ?? earlier?.independentLabel ?? null;
-    if (c.mode === "two_phase") {
-      if (!independentLabel) return { ok: false, status: 409, message: "Record your independent judgement first." };
-      if (!sameLabel(independentLabel, check.label) && rationale === "")
-        return {
-          ok: false,
-          status: 422,
-          message: "Explain why the final label differs from your independent judgement.",
-          errors: {
-            rationale: "A rationale is required when the final label differs from your independent judgement.",
-          },
-        };
-    } else if (rationale === "") {
-      return {
-        ok: false,
-        status: 422,
-        message: "Give a rationale for the decision.",
-        errors: { rationale: "A rationale is required." },
-      };
-    }
-    let adjudicationId: number;
-    if (mine) {
-      tx.update(adjudications)
-        .set({ status: "decided", finalLabel: check.label, rationale, decidedAt: now })
-        .where(eq(adjudications.id, mine.id))
-        .run();
-      adjudicationId = mine.id;
-    } else {
-      adjudicationId = tx
-        .insert(adjudications)
-        .values({
-          caseId: input.caseId,
-          adjudicatorId: input.userId,
-          mode: c.mode,
-          status: "decided",
-          independentLabel: c.mode === "independent_only" ? check.label : independentLabel,
-          independentAt: c.mode === "independent_only" ? now : (earlier?.independentAt ?? null),
-          finalLabel: check.label,
-          rationale,
-          decidedAt: now,
-          createdAt: now,
-        })
-        .returning({ id: adjudications.id })
-        .get().id;
-    }
-    tx.update(adjudications)
-      .set({ status: "superseded" })
-      .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "in_progress")))
-      .run();
-    const updated = tx
-      .update(caseOutcomes)
-      .set({ status: "adjudicated", gold: check.label, version: c.version + 1, updatedAt: now })
-      .where(and(eq(caseOutcomes.caseId, input.caseId), eq(caseOutcomes.version, c.version)))
-      .run();
-    if (updated.changes === 0) throw new Error("case outcome changed inside an immediate transaction");
-    recordEvent(tx, {
-      actorId: input.userId,
-      entity: "adjudication",
-      entityId: adjudicationId,
-      studyId: c.studyId,
-      caseId: input.caseId,
-      action: "decide",
-      changes: {
-        gold: [null, check.label],
-        rationale,
-      },
-      guidelineVersion: currentGuidelineVersion(tx, { scope: "safe_psych", scopeId: c.studyId }),
-      at: now,
-    });
-    clearDrafts(tx, input.userId, input.caseId);
-    addActiveTime(tx, {
-      entity: ADJUDICATION_TIME,
-      itemId: input.caseId,
-      userId: input.userId,
-      activeMs: input.activeMs,
-      now,
-    });
-    return { ok: true, status: "decided" };
+  const result = saveWorkItem(db, decisionStep, {
+    userId: input.userId,
+    itemId: input.caseId,
+    values: { label: input.label, rationale: input.rationale },
+    version: input.outcomeVersion,
+    intent: "submit",
+    now: input.now,
+    activeMs: input.activeMs,
   });
+  return result.ok ? { ok: true, status: "decided" } : result;
 }
 
-/** Why a reopen from a page read before the outcome last changed is refused. */
-export const REOPEN_STALE =
-  "This case's outcome changed after you opened the page (it was reopened, or decided again, in another window). " +
-  "Nothing was reopened; reload the page to see the current decision before reopening it.";
+/** Why a reopen from a page read before the outcome last changed is refused: the engine's conflict wording. */
+export const REOPEN_STALE = WORK_MESSAGES.changedElsewhere("decision");
+
+type ReopenCase = typeof caseOutcomes.$inferSelect;
+
+/**
+ * The admin's reopening as an engine step: the item and its row are the case's outcome, open to a reopening while
+ * adjudicated (anything else is "locked" to it), written only at the version the admin's page read.
+ */
+const reopenStep: WorkItemAdapter<ReopenCase, ReopenCase, { reason: string }> = {
+  entity: "case_outcome",
+  noun: "decision",
+  lockedMessage: "Only an adjudicated case can be reopened.",
+  find: (tx, _adminId, caseId) => tx.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, caseId)).get(),
+  row: (_tx, _adminId, o) => o,
+  meta: (o) => ({
+    id: o.caseId,
+    state: o.status === "adjudicated" ? "submitted" : "locked",
+    version: o.version,
+    savedAt: o.updatedAt,
+  }),
+  valuesOf: () => ({ reason: "" }),
+  audited: (v) => ({ reason: v.reason }),
+  write(tx, { item: o, version, now }) {
+    const updated = tx
+      .update(caseOutcomes)
+      .set({ status: "disputed", gold: null, version, disputedAt: now, updatedAt: now })
+      .where(and(eq(caseOutcomes.caseId, o.caseId), eq(caseOutcomes.version, o.version)))
+      .run();
+    if (updated.changes === 0) return null;
+    tx.update(adjudications)
+      .set({ status: "reopened" })
+      .where(and(eq(adjudications.caseId, o.caseId), eq(adjudications.status, "decided")))
+      .run();
+    return o.caseId;
+  },
+  auditContext: (o) => ({ studyId: o.studyId, caseId: o.caseId }),
+  step: { action: "reopen", changes: (v, o) => ({ gold: [o.gold ?? null, null], reason: v.reason }) },
+};
 
 /**
  * An admin sends an adjudicated case back to the queue; the decision is kept (status `reopened`) in history.
@@ -717,32 +834,14 @@ export const REOPEN_STALE =
 export function reopenDecision(
   db: Db,
   input: { adminId: string; caseId: number; reason: string; outcomeVersion: number; now?: number },
-): { ok: true } | { ok: false; status: 409; message: string } {
-  const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx) => {
-    const o = tx.select().from(caseOutcomes).where(eq(caseOutcomes.caseId, input.caseId)).get();
-    if (o && o.version !== input.outcomeVersion)
-      return { ok: false as const, status: 409 as const, message: REOPEN_STALE };
-    if (!o || o.status !== "adjudicated")
-      return { ok: false as const, status: 409 as const, message: "Only an adjudicated case can be reopened." };
-    tx.update(caseOutcomes)
-      .set({ status: "disputed", gold: null, version: o.version + 1, disputedAt: now, updatedAt: now })
-      .where(eq(caseOutcomes.caseId, input.caseId))
-      .run();
-    tx.update(adjudications)
-      .set({ status: "reopened" })
-      .where(and(eq(adjudications.caseId, input.caseId), eq(adjudications.status, "decided")))
-      .run();
-    recordEvent(tx, {
-      actorId: input.adminId,
-      entity: "case_outcome",
-      entityId: input.caseId,
-      studyId: o.studyId,
-      caseId: input.caseId,
-      action: "reopen",
-      changes: { gold: [o.gold ?? null, null], reason: input.reason },
-      at: now,
-    });
-    return { ok: true as const };
+): { ok: true } | SaveRefusal {
+  const result = saveWorkItem(db, reopenStep, {
+    userId: input.adminId,
+    itemId: input.caseId,
+    values: { reason: input.reason },
+    version: input.outcomeVersion,
+    intent: "submit",
+    now: input.now,
   });
+  return result.ok ? { ok: true } : result;
 }

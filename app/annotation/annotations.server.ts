@@ -5,17 +5,18 @@
  * identity, adjudication data, reference labels or dispute state.
  */
 import { labelColumns } from "./domain/label-columns";
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, lte, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { annotations, assignments } from "../../db/schema";
 import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../labels/labels";
-import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
+import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import type { WorkState } from "../work-items/domain/work-item";
 import { nextOpenItem, WORK_MESSAGES, type SaveResult as WorkSaveResult } from "../work-items/domain/work-item";
-import { saveWorkItem, type WorkItemAdapter } from "../work-items/engine.server";
+import { saveWorkItem, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
 import { onCaseAnnotationsComplete } from "../gold/public.server";
+import { submitGraceMs } from "./submit-grace.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "./studies.server";
 import { QUALITY_OFF, qualityOn } from "./domain/rater-quality";
@@ -30,6 +31,11 @@ import {
   trainingPending,
   trainingReveal,
   TRAINING_FIRST,
+  settleQualityLocks,
+  undoQualitySubmission,
+  undoStep,
+  unscheduleQualityItemsBeside,
+  UNDO_CLOSED,
   type QualityValues,
 } from "./rater-quality.server";
 import { blindLabel, byStudyName, queuePlace, type QueueItemRef } from "./case-queue.server";
@@ -124,7 +130,8 @@ function annotatorQueue(db: DbOrTx, userId: string): QueueRow[] {
       key,
       studyId: o.studyId,
       studyName: o.studyName,
-      externalId: blind ? blindLabel(key) : o.externalId,
+      // Work started before rater quality was switched on has no opaque key and keeps its name (docs/rater-quality.md).
+      externalId: blind && o.itemKey ? blindLabel(key) : o.externalId,
       position: o.position,
       sort: o.position,
       numSections: o.numSections,
@@ -171,6 +178,7 @@ function annotatorQueue(db: DbOrTx, userId: string): QueueRow[] {
 
 /** The annotator's list (every study), with what the settings of their studies now add to it. */
 export function listAnnotatorCases(db: Db, userId: string): MyCaseRow[] {
+  settleDueLocks(db);
   return annotatorQueue(db, userId).map(({ ref: _ref, ...r }) => r);
 }
 
@@ -185,16 +193,17 @@ export function resolveAnnotatorItem(db: DbOrTx, userId: string, param: string |
   const q = readStatements(db);
   if (/^[1-9][0-9]{0,15}$/.test(param)) {
     const row = q.assignedCase.get(Number(param), userId) as
-      [number, number | null, number | null, number | null] | undefined;
+      [number, number | null, number | null, number | null, string | null] | undefined;
     if (!row) return null;
-    const [caseId, retestFraction, calibrationRate, training] = row;
+    const [caseId, retestFraction, calibrationRate, training, itemKey] = row;
     const blind = qualityOn({
       ...QUALITY_OFF,
       retestFraction: retestFraction ?? 0,
       calibrationRate: calibrationRate ?? 0,
       training: !!training,
     });
-    return blind ? null : { kind: "assignment", caseId };
+    // Work started before rater quality was switched on keeps its address: it has no opaque key.
+    return blind && itemKey !== null ? null : { kind: "assignment", caseId };
   }
   if (!/^k[0-9a-f]{12}$/.test(param)) return null;
   const caseId = q.assignedKey.get(param, userId) as number | undefined;
@@ -208,7 +217,7 @@ const readStatements = preparedOn((db) => ({
   // With what makes the case's study one with rater quality (qualityOn).
   assignedCase: db.$client
     .prepare(
-      `SELECT a.case_id, q.retest_fraction, q.calibration_rate, q.training FROM assignments a
+      `SELECT a.case_id, q.retest_fraction, q.calibration_rate, q.training, a.item_key FROM assignments a
        JOIN visible_cases c ON c.id = a.case_id LEFT JOIN study_quality_settings q ON q.study_id = c.study_id
        WHERE a.case_id = ? AND a.annotator_id = ?`,
     )
@@ -315,6 +324,11 @@ export interface AnnotatorCaseView {
   progress: { done: number; total: number };
   /** Only on a training case: the reference and its rationale once it is submitted (docs/rater-quality.md). */
   training?: { reveal: { reference: CaseLabel; rationale: string } | null };
+  /**
+   * Until when "Undo submit" is open: this submission completed the case's pair and its grace period runs
+   * (docs/safe-psych.md, "Second chances"); null otherwise. Says nothing of the other annotator's values.
+   */
+  undoUntil: number | null;
 }
 
 /** One assigned case with the annotator's own labels; null when the case is not assigned to them. */
@@ -329,8 +343,11 @@ export function getAnnotatorCase(db: Db, input: { userId: string; caseId: number
  */
 export function getAnnotatorItem(
   db: Db,
-  input: { userId: string; key: string | undefined },
+  input: { userId: string; key: string | undefined; now?: number },
 ): { view: AnnotatorCaseView; studyId: number } | { gated: true } | null {
+  const now = input.now ?? Date.now();
+  // A pair whose grace period is over is locked before it is shown.
+  settleDueLocks(db, now);
   const item = resolveAnnotatorItem(db, input.userId, input.key);
   if (!item) return null;
   // Its place in the list, asked of the database: the list itself is not built for one page.
@@ -344,6 +361,7 @@ export function getAnnotatorItem(
   let version: number;
   let updatedAt: number | null;
   let training: AnnotatorCaseView["training"];
+  let locksAt: number | null;
   if (item.kind === "assignment") {
     const a = q.assignment.get({ caseId: item.caseId, userId: input.userId })!;
     const row = q.annotation.get({ assignmentId: a.id });
@@ -352,6 +370,7 @@ export function getAnnotatorItem(
     values = valuesOf(row);
     version = row?.version ?? 0;
     updatedAt = row?.updatedAt ?? null;
+    locksAt = row?.locksAt ?? null;
   } else {
     const row = q.qualityItem.get({ id: item.id })!;
     caseId = row.caseId;
@@ -359,6 +378,7 @@ export function getAnnotatorItem(
     values = row.status ? (qualityValuesOf(row) as AnnotationValues) : EMPTY_VALUES;
     version = row.version;
     updatedAt = row.updatedAt;
+    locksAt = row.locksAt;
     if (row.kind === "training") training = { reveal: trainingReveal(db, input.userId, row.id) };
   }
   const view: AnnotatorCaseView = {
@@ -376,11 +396,13 @@ export function getAnnotatorItem(
     previousCaseId: shown.previousKey,
     progress: shown.progress,
     ...(training ? { training } : {}),
+    undoUntil: state === "submitted" && locksAt !== null && locksAt > now ? locksAt : null,
   };
   return { view, studyId: shown.studyId };
 }
 
-export type SaveResult = WorkSaveResult;
+/** `undoUntil`: this submission completed the pair, which locks then; until then it can be undone. */
+export type SaveResult = WorkSaveResult<{ undoUntil?: number }>;
 
 const LOCKED = "Both annotations of this case are in, so it is locked. Changes now go through the adjudicator.";
 
@@ -388,11 +410,15 @@ type Assignment = NonNullable<ReturnType<typeof findAssignment>>;
 type AnnotationRow = typeof annotations.$inferSelect;
 
 /** The annotation workspace's adapter of the work-item engine (docs/architecture.md, "The work-item engine"). */
-const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValues> = {
+const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValues, { undoUntil?: number }> = {
   entity: "annotation",
   noun: "annotation",
   lockedMessage: LOCKED,
-  find: findAssignment,
+  find(tx, userId, caseId, now) {
+    // A pair whose grace period is over locks before anything is read, in the save's transaction.
+    settleDueLocksIn(tx, now);
+    return findAssignment(tx, userId, caseId);
+  },
   closed: (a) => (a.gated ? TRAINING_FIRST : null),
   guidelines: (a) => ({ scope: "safe_psych", scopeId: a.studyId }),
   row: (tx, _userId, a) => readStatements(tx).annotation.get({ assignmentId: a.id }),
@@ -432,14 +458,123 @@ const annotationWork: WorkItemAdapter<Assignment, AnnotationRow, AnnotationValue
   auditContext: (a) => ({ entityId: a.id, studyId: a.studyId, caseId: a.caseId }),
   // Locking writes the row once more, so the page's next save must name the version after it.
   onSubmitted: (tx, a, now) => {
-    const mine = lockIfComplete(tx, a, now);
+    const mine = completePair(tx, a, now);
+    const undoUntil = mine === null ? pendingLockOf(tx, a.id) : null;
     // The other annotator's retest and calibration items paired with this case lock as their case would.
     lockQualityItemsBeside(tx, { caseId: a.caseId, submitterId: a.userId, now });
     // A submission moves the wash-out on: a retest may now be due (docs/rater-quality.md).
     refreshQualityItems(tx, a.userId, now, { studyId: a.studyId, place: a.position });
-    return mine === null ? {} : { state: "locked", version: mine };
+    if (mine !== null) return { state: "locked", version: mine };
+    return undoUntil === null ? {} : { undoUntil };
   },
 };
+
+/** When this annotation's submission locks its pair, if it is the one that completed it and the grace period runs. */
+function pendingLockOf(tx: DbOrTx, assignmentId: number): number | null {
+  return readStatements(tx).annotation.get({ assignmentId })?.locksAt ?? null;
+}
+
+/**
+ * What a submission does to its case's pair (docs/safe-psych.md, "Second chances"): when it makes the second
+ * submitted annotation, the pair locks and the dispute rule runs after the grace period (`locks_at` on this
+ * submission; a pair already waiting keeps its time), or at once when there is none. Returns the version of the
+ * caller's annotation after an immediate lock, else null.
+ */
+function completePair(tx: Tx, a: Assignment, now: number): number | null {
+  const grace = submitGraceMs();
+  if (grace === 0) return lockIfComplete(tx, a, now)?.get(a.id) ?? null;
+  const submitted = tx
+    .select({ id: annotations.id, locksAt: annotations.locksAt })
+    .from(annotations)
+    .where(and(eq(annotations.caseId, a.caseId), eq(annotations.status, "submitted")))
+    .all();
+  if (submitted.length < 2 || submitted.some((s) => s.locksAt !== null)) return null;
+  tx.update(annotations)
+    .set({ locksAt: now + grace })
+    .where(eq(annotations.assignmentId, a.id))
+    .run();
+  return null;
+}
+
+/**
+ * Locks every pair whose grace period is over and runs its dispute rule, each at its own `locks_at`, in the caller's
+ * transaction; the retest and calibration items due too (`settleQualityLocks`). Idempotent: a pair locks once, since
+ * only submitted annotations with a time are read and locking clears it. Returns how many pairs and items it locked.
+ */
+export function settleDueLocksIn(tx: Tx, now: number): number {
+  const due = tx
+    .select({ caseId: annotations.caseId, at: annotations.locksAt, studyId: visibleCases.studyId })
+    .from(annotations)
+    .innerJoin(visibleCases, eq(visibleCases.id, annotations.caseId))
+    .where(and(lte(annotations.locksAt, now), eq(annotations.status, "submitted")))
+    .all();
+  let locked = 0;
+  for (const d of due) {
+    tx.update(annotations).set({ locksAt: null }).where(eq(annotations.caseId, d.caseId)).run();
+    if (lockIfComplete(tx, { caseId: d.caseId, studyId: d.studyId }, d.at!)) locked++;
+  }
+  return locked + settleQualityLocks(tx, now);
+}
+
+/**
+ * `settleDueLocksIn` for a reader (the annotator's pages, the adjudication queue, progress, export): a cheap look for
+ * a pair past its time first, and the write transaction only when there is one, so every reader that depends on the
+ * lock sees it from the moment the grace period ends (docs/safe-psych.md, "Second chances"). The server also runs it
+ * at start-up and every few seconds (app/platform/startup.server.ts).
+ */
+export function settleDueLocks(db: Db, now = Date.now()): number {
+  const any = db.$client
+    .prepare(
+      `SELECT EXISTS (SELECT 1 FROM annotations WHERE locks_at <= ? AND status = 'submitted')
+         OR EXISTS (SELECT 1 FROM quality_items WHERE locks_at <= ? AND status = 'submitted')`,
+    )
+    .pluck()
+    .get(now, now);
+  if (!any) return 0;
+  return writeTransaction(db, (tx) => settleDueLocksIn(tx, now));
+}
+
+/** Undoes a submission in its grace period: back to a draft with the same values, the lock called off. */
+const undoAnnotation = undoStep(annotationWork, {
+  closed(tx, a, now) {
+    const row = readStatements(tx).annotation.get({ assignmentId: a.id });
+    return row?.status === "submitted" && row.locksAt !== null && row.locksAt > now ? null : UNDO_CLOSED;
+  },
+  write(tx, { item: a, row, version, now }) {
+    const updated = tx
+      .update(annotations)
+      .set({ status: "draft", locksAt: null, updatedAt: now, version })
+      .where(and(eq(annotations.id, row!.id), eq(annotations.version, row!.version)))
+      .run();
+    if (updated.changes === 0) return null;
+    // The other annotator's items beside the case were to lock with it: they stay open too.
+    unscheduleQualityItemsBeside(tx, { caseId: a.caseId, submitterId: a.userId });
+    return a.id;
+  },
+});
+
+/**
+ * The annotator's "Undo submit" in the grace period after the submission that completed the case's pair
+ * (docs/safe-psych.md, "Second chances"): the annotation is a draft again with its values, and the case does not
+ * lock. Refused (409) once the grace period is over, or for a submission that had none. Through the engine: version,
+ * event (`undo_submit`), one transaction. `key` is the page's key (a case id or an opaque key).
+ */
+export function undoSubmission(
+  db: Db,
+  input: { userId: string; key: string; version: number; now?: number },
+): SaveResult {
+  const item = resolveAnnotatorItem(db, input.userId, input.key);
+  if (!item) return { ok: false, status: 404, message: WORK_MESSAGES.notFound };
+  if (item.kind === "quality") return undoQualitySubmission(db, LOCKED, { ...input, id: item.id });
+  return saveWorkItem(db, undoAnnotation, {
+    userId: input.userId,
+    itemId: item.caseId,
+    values: EMPTY_VALUES,
+    version: input.version,
+    intent: "submit",
+    now: input.now,
+  });
+}
 
 /**
  * Saves a draft. `version` is the version the page read (0 before the first save); a stale version is refused with
@@ -504,10 +639,10 @@ function canonicalValues(values: AnnotationValues, label: CaseLabel): Annotation
 }
 
 /**
- * Locks both annotations once two are submitted and derives the case's outcome. Returns the version of the caller's
- * own annotation after locking, or null when the case is not complete yet.
+ * Locks both annotations once two are submitted and derives the case's outcome. Returns the versions of the pair's
+ * annotations (by assignment) after locking, or null when the case is not complete yet.
  */
-function lockIfComplete(tx: DbOrTx, a: Assignment, now: number): number | null {
+function lockIfComplete(tx: DbOrTx, a: { caseId: number; studyId: number }, now: number): Map<number, number> | null {
   const submitted = tx
     .select({ id: annotations.id, assignmentId: annotations.assignmentId, version: annotations.version })
     .from(annotations)
@@ -532,7 +667,7 @@ function lockIfComplete(tx: DbOrTx, a: Assignment, now: number): number | null {
     });
   }
   onCaseAnnotationsComplete(tx, { caseId: a.caseId, studyId: a.studyId, now });
-  return submitted.find((s) => s.assignmentId === a.id)!.version + 1;
+  return new Map(submitted.map((s) => [s.assignmentId, s.version + 1]));
 }
 
 /** The annotator's rules for a quality item's submission: the same as for any case. */

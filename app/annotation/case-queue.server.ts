@@ -228,7 +228,7 @@ export function queuePlace(db: DbOrTx, userId: string, item: QueueItemRef): Queu
     const n = counts.get(studyId)!;
     const position = shownBefore(q, userId, here, at) + 1;
     externalId = `training ${position} of ${n[2]}`;
-  } else if (here.blind) externalId = blindLabel(key);
+  } else if (here.blind && itemKey) externalId = blindLabel(key);
 
   // The annotator's other studies, in list order, read only when the answer lies outside this study.
   let order: StudyView[] | undefined;

@@ -13,7 +13,7 @@ import { finishWindow, readWindow, type ListWindow, type WindowSpec } from "../p
 import { keyset } from "../platform/list-window.server";
 import { WORK_STATE_LABELS, type WorkState } from "../work-items/domain/work-item";
 import { qualityOn } from "./domain/rater-quality";
-import { listAnnotatorCases, nextCaseId, type MyCaseRow } from "./annotations.server";
+import { listAnnotatorCases, nextCaseId, settleDueLocks, type MyCaseRow } from "./annotations.server";
 import { byStudyName } from "./case-queue.server";
 import { qualitySettingsOf } from "./rater-quality.server";
 import { annotatorCounts } from "./study-counts.server";
@@ -50,6 +50,8 @@ export interface MyCasesPage {
 }
 
 export function myCasesPage(db: Db, userId: string, params: URLSearchParams): MyCasesPage {
+  // A pair whose grace period is over shows as locked (docs/safe-psych.md, "Second chances").
+  settleDueLocks(db);
   const studies = db
     .all<{ id: number; name: string }>(
       sql`SELECT s.id AS id, s.name AS name FROM visible_studies s

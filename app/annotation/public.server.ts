@@ -13,3 +13,15 @@ export {
   type StudySummary,
 } from "./studies.server";
 export { studyStateCounts } from "./study-counts.server";
+export { settleDueLocks } from "./annotations.server";
+import { settleDueLocks } from "./annotations.server";
+import { submitGraceProblem } from "./submit-grace.server";
+import type { PeriodicTask } from "../platform/registry.server";
+
+/** Locks the pairs whose grace period is over, at start and every 10 s (docs/safe-psych.md, "Second chances"). */
+export const GRACE_SWEEP: PeriodicTask = {
+  name: "Locking pairs after their grace period",
+  problem: submitGraceProblem,
+  run: (db) => void settleDueLocks(db),
+  everyMs: 10_000,
+};

@@ -5,7 +5,7 @@
  * statistics and the reference-format exports read `annotations` and never see them.
  */
 import { labelColumns } from "./domain/label-columns";
-import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, lte, sql } from "drizzle-orm";
 import {
   adjudications,
   annotations,
@@ -31,6 +31,7 @@ import { formulaWarning } from "../formats/spreadsheet-safe";
 import { textWarning } from "../formats/strict-text";
 import { formatCsv } from "../formats/csv-text";
 import { saveWorkItem, updateAtVersion, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
+import { submitGraceMs } from "./submit-grace.server";
 import { WORK_MESSAGES, type Intent, type SaveResult, type WorkState } from "../work-items/domain/work-item";
 import { dueRetests, drawCalibration, placeAmongOpen } from "../work-items/domain/rater-quality";
 import {
@@ -89,9 +90,15 @@ function writeQualitySettings(
     if (!tx.select({ id: visibleStudies.id }).from(visibleStudies).where(eq(visibleStudies.id, input.studyId)).get())
       throw new ServiceError("No such study.", undefined, 404);
     const before = getQualitySettings(tx, input.studyId) ?? QUALITY_OFF;
-    const changes: Record<string, [unknown, unknown]> = {};
+    const changes: Record<string, unknown> = {};
     for (const k of Object.keys(input.settings) as (keyof QualitySettings)[])
       if (before[k] !== input.settings[k]) changes[k] = [before[k], input.settings[k]];
+    // Switched on mid-study: the work already started keeps its name, address and place (docs/rater-quality.md,
+    // "Switching it on mid-study").
+    if (!qualityOn(before) && qualityOn(input.settings)) {
+      const kept = keepNamesOfStartedWork(tx, input.studyId);
+      if (kept) changes.namesKept = kept;
+    }
     tx.insert(studyQualitySettings)
       .values({ studyId: input.studyId, ...input.settings, updatedAt: now, updatedBy: input.actorId })
       .onConflictDoUpdate({
@@ -110,6 +117,41 @@ function writeQualitySettings(
         at: now,
       });
   }
+}
+
+/**
+ * The study's assignments with work started (an annotation row, draft or submitted) lose their opaque key: with rater
+ * quality on, an assignment without one is listed and addressed by its case's id and name, as before
+ * (annotations.server.ts annotatorQueue and resolveAnnotatorItem, case-queue.server.ts queuePlace). Only cases not yet
+ * started take the opaque names, and every retest and calibration item has one, so a retest is still told apart from
+ * none of the cases that could be new to the annotator. Returns how many kept their names.
+ */
+function keepNamesOfStartedWork(tx: DbOrTx, studyId: number): number {
+  return tx.run(
+    sql`UPDATE assignments SET item_key = NULL WHERE item_key IS NOT NULL
+        AND id IN (SELECT assignment_id FROM annotations)
+        AND case_id IN (SELECT id FROM visible_cases WHERE study_id = ${studyId})`,
+  ).changes;
+}
+
+/**
+ * What switching rater quality on would do to the study's work now (the admin page says it before saving): the
+ * started cases that keep their names, over how many annotators, and the cases not started that take opaque names.
+ */
+export function qualitySwitchPreview(
+  db: DbOrTx,
+  studyId: number,
+): { started: number; annotators: number; unstarted: number } {
+  const row = db.get<{ started: number; annotators: number; unstarted: number }>(
+    sql`SELECT
+          COUNT(n.id) AS started,
+          COUNT(DISTINCT CASE WHEN n.id IS NOT NULL THEN a.annotator_id END) AS annotators,
+          SUM(CASE WHEN n.id IS NULL AND a.item_key IS NOT NULL THEN 1 ELSE 0 END) AS unstarted
+        FROM assignments a JOIN visible_cases c ON c.id = a.case_id
+        LEFT JOIN annotations n ON n.assignment_id = a.id
+        WHERE c.study_id = ${studyId}`,
+  );
+  return { started: row?.started ?? 0, annotators: row?.annotators ?? 0, unstarted: row?.unstarted ?? 0 };
 }
 
 // ---------------------------------------------------------------- calibration set
@@ -735,7 +777,7 @@ const queueStatements = preparedOn((db) => ({
   // The submitted retest and calibration items of other annotators paired with a case (quality_items_paired_case_idx).
   pairedSubmitted: db.$client
     .prepare(
-      `SELECT id, version, study_id FROM quality_items WHERE paired_case_id = ? AND annotator_id <> ?
+      `SELECT id, version, study_id, locks_at FROM quality_items WHERE paired_case_id = ? AND annotator_id <> ?
          AND status = 'submitted' AND kind <> 'training'`,
     )
     .raw(),
@@ -810,12 +852,16 @@ function qualityAdapter(
     numSections: number,
   ) => { ok: true; values: QualityValues } | { ok: false; errors: Record<string, string> },
   lockedMessage: string,
-): WorkItemAdapter<QualityItem, QualityRow, QualityValues> {
+): WorkItemAdapter<QualityItem, QualityRow, QualityValues, { undoUntil?: number }> {
   return {
     entity: "quality_item",
     noun: "annotation",
     lockedMessage,
-    find: findQualityItem,
+    find(tx, userId, id, now) {
+      // A pair whose grace period is over locks before anything is read (docs/safe-psych.md, "Second chances").
+      settleQualityLocks(tx, now);
+      return findQualityItem(tx, userId, id);
+    },
     closed: (q) => (q.gated ? TRAINING_FIRST : null),
     guidelines: (q) => ({ scope: "safe_psych", scopeId: q.studyId }),
     row: (tx, _u, q) => {
@@ -845,15 +891,24 @@ function qualityAdapter(
     },
     auditContext: (q) => ({ entityId: q.id, studyId: q.studyId }),
     onSubmitted(tx, q, now) {
-      const locks = q.kind === "training" || pairCompleted(tx, q);
       const row = tx
-        .select({ version: qualityItems.version })
+        .select({ version: qualityItems.version, locksAt: qualityItems.locksAt })
         .from(qualityItems)
         .where(eq(qualityItems.id, q.id))
         .get()!;
-      if (locks) lockQualityItem(tx, { id: q.id, version: row.version, studyId: q.studyId, now });
+      // A training case locks at once; a retest or calibration case whose pair is complete locks after the grace
+      // period, as an ordinary case would (docs/safe-psych.md, "Second chances"), at once when there is none.
+      const grace = q.kind === "training" ? 0 : submitGraceMs();
+      const locks = q.kind === "training" || pairCompleted(tx, q);
+      if (locks && grace > 0 && row.locksAt === null)
+        tx.update(qualityItems)
+          .set({ locksAt: now + grace })
+          .where(eq(qualityItems.id, q.id))
+          .run();
+      if (locks && grace === 0) lockQualityItem(tx, { id: q.id, version: row.version, studyId: q.studyId, now });
       refreshQualityItems(tx, q.userId, now, { studyId: q.studyId, place: q.sortKey });
-      return locks ? { state: "locked", version: row.version + 1 } : {};
+      if (locks && grace === 0) return { state: "locked", version: row.version + 1 };
+      return locks ? { undoUntil: row.locksAt ?? now + grace } : {};
     },
   };
 }
@@ -877,7 +932,7 @@ function pairCompleted(tx: Tx, q: QualityItem): boolean {
 /** Locks a submitted quality item; updated_at stays the annotator's own last save, as on a case's lock. */
 function lockQualityItem(tx: Tx, item: { id: number; version: number; studyId: number; now: number }): void {
   tx.update(qualityItems)
-    .set({ status: "locked", version: item.version + 1 })
+    .set({ status: "locked", version: item.version + 1, locksAt: null })
     .where(eq(qualityItems.id, item.id))
     .run();
   recordEvent(tx, {
@@ -893,16 +948,123 @@ function lockQualityItem(tx: Tx, item: { id: number; version: number; studyId: n
 
 /**
  * A submission of `caseId` by `submitterId` completes that case's pair for its other annotator: their submitted
- * retest and calibration items paired with it lock now, as the case itself does (docs/rater-quality.md, "Blinding").
- * Runs in the submission's transaction (annotations.server.ts, the annotation adapter's onSubmitted).
+ * retest and calibration items paired with it lock as the case itself does (docs/rater-quality.md, "Blinding") —
+ * after the grace period (docs/safe-psych.md, "Second chances"; at once without one). An item already due to lock
+ * keeps its time. Runs in the submission's transaction (annotations.server.ts, the annotation adapter's onSubmitted).
  */
 export function lockQualityItemsBeside(tx: Tx, input: { caseId: number; submitterId: string; now: number }): void {
-  for (const [id, version, studyId] of queueStatements(tx).pairedSubmitted.all(input.caseId, input.submitterId) as [
-    number,
-    number,
-    number,
-  ][])
-    lockQualityItem(tx, { id, version, studyId, now: input.now });
+  const grace = submitGraceMs();
+  for (const [id, version, studyId, locksAt] of queueStatements(tx).pairedSubmitted.all(
+    input.caseId,
+    input.submitterId,
+  ) as [number, number, number, number | null][]) {
+    if (grace === 0) lockQualityItem(tx, { id, version, studyId, now: input.now });
+    else if (locksAt === null)
+      tx.update(qualityItems)
+        .set({ locksAt: input.now + grace })
+        .where(eq(qualityItems.id, id))
+        .run();
+  }
+}
+
+/**
+ * The submission of `caseId` by `submitterId` was undone in its grace period: the items beside it that it was to lock
+ * stay open, as the case does.
+ */
+export function unscheduleQualityItemsBeside(tx: Tx, input: { caseId: number; submitterId: string }): void {
+  for (const [id] of queueStatements(tx).pairedSubmitted.all(input.caseId, input.submitterId) as [number][])
+    tx.update(qualityItems).set({ locksAt: null }).where(eq(qualityItems.id, id)).run();
+}
+
+/**
+ * Locks the submitted quality items whose grace period is over (each at its own time), in the caller's transaction;
+ * idempotent. Part of `settleDueLocks` (annotations.server.ts).
+ */
+export function settleQualityLocks(tx: Tx, now: number): number {
+  const due = tx
+    .select({
+      id: qualityItems.id,
+      version: qualityItems.version,
+      studyId: qualityItems.studyId,
+      at: qualityItems.locksAt,
+    })
+    .from(qualityItems)
+    .where(and(lte(qualityItems.locksAt, now), eq(qualityItems.status, "submitted")))
+    .all();
+  for (const q of due) lockQualityItem(tx, { id: q.id, version: q.version, studyId: q.studyId, now: q.at! });
+  return due.length;
+}
+
+/** Whether a quality item is in its grace period (the undo is open), for the undo step. */
+export function qualityLocksAt(tx: DbOrTx, id: number): number | null {
+  return tx.select({ at: qualityItems.locksAt }).from(qualityItems).where(eq(qualityItems.id, id)).get()?.at ?? null;
+}
+
+/** Why an undo is refused when the submission is not in its grace period (docs/safe-psych.md, "Second chances"). */
+export const UNDO_CLOSED =
+  "This submission can no longer be undone: its grace period is over, or it did not complete the case (then use “Save revision”).";
+
+/**
+ * The undo of a submission in its grace period, as an engine step: back to a draft with the same values, the lock
+ * called off. Shared by the annotation's undo (annotations.server.ts) with its own rows.
+ */
+export function undoStep<Item, Row, V>(
+  adapter: WorkItemAdapter<Item, Row, V>,
+  rule: {
+    /** Why this item's submission cannot be undone now (its grace period is over or it never had one), or null. */
+    closed(tx: Tx, item: Item, now: number): string | null;
+    write: WorkItemAdapter<Item, Row, V>["write"];
+  },
+): WorkItemAdapter<Item & { undoClosed: string | null }, Row, V> {
+  return {
+    ...(adapter as unknown as WorkItemAdapter<Item & { undoClosed: string | null }, Row, V>),
+    find(tx, userId, id, now) {
+      const item = adapter.find(tx, userId, id, now);
+      return item && { ...item, undoClosed: rule.closed(tx, item, now) };
+    },
+    closed: (item) => adapter.closed?.(item) ?? item.undoClosed,
+    check: undefined,
+    guidelines: undefined,
+    onSubmitted: () => ({ state: "draft" }),
+    write: (tx, w) => rule.write(tx, w),
+    step: { action: "undo_submit", changes: () => ({ status: ["submitted", "draft"] }) },
+  };
+}
+
+const undoQuality = (lockedMessage: string) =>
+  undoStep(
+    qualityAdapter(() => ({ ok: false, errors: {} }), lockedMessage),
+    {
+      closed(tx, q, now) {
+        const at = qualityLocksAt(tx, q.id);
+        return at !== null && at > now ? null : UNDO_CLOSED;
+      },
+      write: (tx, { item, row, version, now }) =>
+        updateAtVersion(tx, qualityItems, item.id, row?.version ?? 0, {
+          status: "draft",
+          locksAt: null,
+          updatedAt: now,
+          version,
+        })
+          ? item.id
+          : null,
+    },
+  );
+
+/** Undoes the submission of a quality item in its grace period (docs/safe-psych.md, "Second chances"). */
+export function undoQualitySubmission(
+  db: Db,
+  lockedMessage: string,
+  input: { userId: string; id: number; version: number; now?: number },
+): SaveResult {
+  return saveWorkItem(db, undoQuality(lockedMessage), {
+    userId: input.userId,
+    itemId: input.id,
+    values: qualityValuesOf(undefined),
+    version: input.version,
+    intent: "submit",
+    now: input.now,
+  });
 }
 
 /** Saves a draft or a submission of a quality item through the work-item engine. */

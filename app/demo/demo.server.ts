@@ -13,7 +13,7 @@ import { asc } from "drizzle-orm";
 import { assignments } from "../../db/schema";
 import { visibleCases } from "../../db/schema-visible";
 import { decide, getAdjudicationCase, listAdjudicationQueue, recordIndependent } from "../adjudication/adjudication.server";
-import { submitAnnotation, type AnnotationValues } from "../annotation/annotations.server";
+import { settleDueLocks, submitAnnotation, type AnnotationValues } from "../annotation/annotations.server";
 import { autoAssign, listStudyAnnotators } from "../annotation/assignments.server";
 import { importCases, requireStudyByName } from "../annotation/studies.server";
 import { insertUser } from "../accounts/users.server";
@@ -143,6 +143,8 @@ function annotateDemo(db: Db, studyId: number): void {
     }
     i++;
   }
+  // The demo's pairs lock now, not after the grace period (docs/safe-psych.md, "Second chances").
+  settleDueLocks(db, Number.MAX_SAFE_INTEGER);
   const adjudicator = db.select({ id: users.id }).from(users).where(eq(users.username, "adjudicator")).get()!;
   const queue = listAdjudicationQueue(db, adjudicator.id);
   for (const q of queue.slice(0, Math.ceil(queue.length / 2))) {

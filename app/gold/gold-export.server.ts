@@ -3,6 +3,7 @@
  * implementation's formats, with a manifest. Deterministic: records in import order, byte-identical repeats (only the
  * manifest's export time differs). And back in: import-gold reads a data_gt.json as a study with reference labels.
  */
+import { settleDueLocks } from "../annotation/public.server";
 import { jsonDumps, jsonDumpsIndent2Element } from "../python-compat/json";
 import { getRaterAgreement } from "../study-report/public.server";
 import { withPseudonyms } from "../study-report/public";
@@ -45,6 +46,7 @@ export interface CaseProgress {
 
 /** Where every case of a study stands; Concord's own outcome takes precedence over imported reference labels. */
 export function listCaseProgress(db: Db, studyId: number): CaseProgress[] {
+  settleDueLocks(db);
   const rows = db
     .select({
       caseId: visibleCases.id,
@@ -153,6 +155,7 @@ const CLI_PARTIAL_HINT = "export with --allow-partial";
  * the final cases only, in the words of the caller (the command's flag, the progress page's checkbox).
  */
 export function goldExportRefusal(db: Db, studyId: number, partialHint = CLI_PARTIAL_HINT): string | null {
+  settleDueLocks(db);
   return refusalOfCounts(countCaseStates(db, studyId), partialHint);
 }
 
@@ -411,6 +414,9 @@ export function streamGold(
   options: ExportOptions,
   write: (file: GoldFile, text: string) => void,
 ): StreamResult {
+  // A pair whose grace period is over is locked (its outcome derived) first; a pair still in it is not final and is
+  // left out (docs/safe-psych.md, "Second chances").
+  settleDueLocks(db);
   return db.transaction((tx): StreamResult => {
     const rdb = tx as unknown as Db;
     const study = rdb.select().from(visibleStudies).where(eq(visibleStudies.id, options.studyId)).get();

@@ -4,6 +4,7 @@
  * case id prefix; the counts per state from `studyStateCounts`. Each row's state is what `listCaseProgress`
  * (app/gold/gold-export.server.ts) derives for it, checked by test/integration/list-windows.test.ts.
  */
+import { settleDueLocks } from "../annotation/public.server";
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { annotations, cases, workTime } from "../../db/schema";
 import { CASE_STATES, type CaseProgressState } from "../annotation/public";
@@ -29,6 +30,8 @@ export function progressWindow(
   studyId: number,
   params: URLSearchParams,
 ): ListWindow<ProgressRow, "position", "state" | "q"> & { counts: Record<CaseProgressState, number> } {
+  // A pair whose grace period is over counts as locked (docs/safe-psych.md, "Second chances").
+  settleDueLocks(db);
   const w = readWindow(params, PROGRESS_WINDOW, 2);
   const state = (CASE_STATES as readonly string[]).includes(w.filters.state)
     ? (w.filters.state as CaseProgressState)

@@ -14,10 +14,22 @@ export interface DemoRegistration {
   password: string;
 }
 
+/**
+ * Work a protocol needs done at the server's start and every `everyMs` after (e.g. locking the pairs whose grace
+ * period ended: docs/safe-psych.md, "Second chances"). `problem` is checked first: a reason not to start, or null.
+ */
+export interface PeriodicTask {
+  name: string;
+  problem?: () => string | null;
+  run(db: Db): void;
+  everyMs: number;
+}
+
 export interface Registration {
   /** Every kind of parent an import creates hidden (docs/reliability.md, "Bulk imports"): the start removes leftovers. */
   hiddenParents: readonly HiddenParent[];
   demo: DemoRegistration;
+  periodic: readonly PeriodicTask[];
 }
 
 let registration: Registration | null = null;

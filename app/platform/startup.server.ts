@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
-import { applyWebBusyTimeout, getDb } from "./db.server";
+import { applyWebBusyTimeout, DatabaseBusyError, getDb } from "./db.server";
 import { databasePath } from "./db.server";
 import { interruptStaleJobs } from "./jobs.server";
 import { cleanAbandonedRuns } from "./import-runs.server";
@@ -9,7 +9,7 @@ import { count } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { visibleStudies } from "../../db/schema-visible";
 import type { Db } from "./db.server";
-import { registered } from "./registry.server";
+import { registered, type PeriodicTask } from "./registry.server";
 
 /** No user and no study yet. */
 export function isFreshDatabase(db: Db): boolean {
@@ -25,13 +25,24 @@ export function isFreshDatabase(db: Db): boolean {
  */
 export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: string) => void }) {
   checkDatabaseIntegrity(databasePath());
+  for (const task of registered().periodic) {
+    const problem = task.problem?.();
+    if (problem) throw new StartupRefusal(problem);
+  }
   // A save waits at most a moment for another process's write lock; then the page retries (docs/architecture.md).
   applyWebBusyTimeout();
   const db = getDb();
   // The protocols' hidden-import tables and the demo, registered by app/protocols.server.ts.
-  const { hiddenParents, demo } = registered();
+  const { hiddenParents, demo, periodic } = registered();
   log(`Database: ${databasePath()}`);
   // Jobs an earlier server left running can never finish: they are marked interrupted, to be started again.
+  // The protocols' periodic work runs now and then every few seconds: e.g. pairs whose grace period ended while the
+  // server was down lock now, so that a pair nobody looks at still locks on time (docs/safe-psych.md, "Second
+  // chances"); every reader settles too.
+  for (const task of periodic) {
+    runTask(db, task, log);
+    setInterval(() => runTask(db, task, log), task.everyMs).unref();
+  }
   const interrupted = interruptStaleJobs(db);
   if (interrupted) log(`Marked ${interrupted} background job(s) of the previous run as interrupted.`);
   // An import killed half way left hidden rows; remove them (docs/reliability.md, "Bulk imports").
@@ -61,6 +72,15 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
       log("Production mode: no demo seeded into this fresh database (set CONCORD_DEMO=1 to seed one).");
     log("No users yet. Create the first admin with:");
     log("  npm run concord -- users create --username NAME --role admin");
+  }
+}
+
+function runTask(db: Db, task: PeriodicTask, log: (line: string) => void): void {
+  try {
+    task.run(db);
+  } catch (error) {
+    // Busy now: the next run (or, for locks, the next reader) does it.
+    if (!(error instanceof DatabaseBusyError)) log(`${task.name} failed: ${String(error)}`);
   }
 }
 

@@ -100,7 +100,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const db = getDb();
   const result = unlessOutOfSpace(() =>
     post.data.intent === "independent"
-      ? recordIndependent(db, { userId: user.id, caseId, label: label.data, activeMs: post.data.activeMs })
+      ? recordIndependent(db, {
+          userId: user.id,
+          caseId,
+          label: label.data,
+          outcomeVersion: post.data.outcomeVersion,
+          activeMs: post.data.activeMs,
+        })
       : decide(db, {
           userId: user.id,
           caseId,

@@ -17,6 +17,7 @@ import {
   listCalibrationSet,
   removeCalibrationCase,
   setQualitySettings,
+  qualitySwitchPreview,
 } from "~/annotation/rater-quality.server";
 import {
   AdjudicatedImportFormSchema,
@@ -52,6 +53,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return {
     study,
     settings: getQualitySettings(db, study.id) ?? QUALITY_OFF,
+    // What switching it on would do to the work now (docs/rater-quality.md, "Switching it on mid-study").
+    preview: qualityOn(getQualitySettings(db, study.id) ?? QUALITY_OFF) ? null : qualitySwitchPreview(db, study.id),
     calibration: listCalibrationSet(db, study.id),
     report: getRaterQualityReport(db, study.id),
   };
@@ -141,7 +144,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function RaterQualityPage() {
-  const { study, settings, calibration, report } = useLoaderData<typeof loader>();
+  const { study, settings, calibration, report, preview } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const pooled = report.retest.pooled;
@@ -194,6 +197,28 @@ export default function RaterQualityPage() {
         <ItemsGiven report={report} />
       </Fold>
       <Fold id="settings" title="Settings" open={!on}>
+        {preview && preview.started + preview.unstarted > 0 ? (
+          <div className="notice warn" data-testid="quality-switch-preview">
+            <p style={{ margin: 0 }}>
+              Rater quality is off. Switching it on now (a retest fraction, a calibration rate or a training round):
+            </p>
+            <ul style={{ margin: "0.25rem 0 0" }}>
+              <li>
+                {preview.started} case{preview.started === 1 ? "" : "s"} already started by {preview.annotators}{" "}
+                annotator
+                {preview.annotators === 1 ? "" : "s"} keep their names and addresses;
+              </li>
+              <li>
+                {preview.unstarted} case{preview.unstarted === 1 ? "" : "s"} not started yet are shown under opaque
+                names (e.g. “Case 3F9A2”) at new addresses, so that retest and calibration cases look like them;
+              </li>
+              <li>
+                the annotators’ lists are numbered 1, 2, 3… in list order, and their totals grow by the retest,
+                calibration and training cases added.
+              </li>
+            </ul>
+          </div>
+        ) : null}
         <QualitySettingsForm settings={settings} busy={busy} />
       </Fold>
       <Fold id="calibration-set" title={`Calibration set (${calibration.length})`}>

@@ -11,10 +11,12 @@ import {
   saveDraft,
   saveQualityAnnotation,
   submitAnnotation,
+  undoSubmission,
 } from "~/annotation/annotations.server";
 import { guidelinesView } from "~/guidelines/guidelines.server";
 import { WorkspacePage } from "~/work-items/ui/workspace-page";
 import { annotationWorkspace } from "~/annotation/ui/annotation-workspace";
+import { saveResponse, unlessOutOfSpace } from "~/platform/storage-errors.server";
 
 export const meta: MetaFunction = () => [{ title: "Annotate · Concord" }];
 // A failed save keeps the workspace (and the draft) on screen: docs/architecture.md, "Saving under load".
@@ -38,6 +40,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "annotator");
   const form = await requireForm(request, user);
   const item = invariantFound(resolveAnnotatorItem(getDb(), user.id, params.caseId));
+  // "Undo submit" in the grace period (docs/safe-psych.md, "Second chances"): back to a draft, the page reloaded.
+  if (form.get("intent") === "undo") {
+    const version = Number(form.get("version"));
+    if (!Number.isInteger(version) || version < 0)
+      return saveResponse({ ok: false, status: 422, message: "The form was malformed. Reload the page.", errors: {} });
+    const undone = unlessOutOfSpace(() =>
+      undoSubmission(getDb(), { userId: user.id, key: params.caseId ?? "", version }),
+    );
+    return undone.ok ? redirect(`/annotate/${params.caseId}`) : saveResponse(undone);
+  }
   const id = String(item.kind === "assignment" ? item.caseId : item.id);
   return answerDraftPost(form, user, id, {
     schema: AnnotationValuesSchema,

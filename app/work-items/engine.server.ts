@@ -7,6 +7,9 @@
  *   find (foreign id → 404) → closed? (409) → submission rules (422) → version (409) → locked / submitted (409)
  *   → nothing changed? (answer without writing) → write (+1 version) → audit event → completion hook
  *
+ * A protocol's named steps that are not draft-or-submit saves (adjudication's judgement, decision and reopening) go
+ * through the same path with `step` (see WorkItemAdapter.step).
+ *
  * The audit event of every submission names the study's guidelines version in force (the event's
  * `guidelineVersion`), read in the same transaction, so each submission records the text it was made under
  * (docs/guidelines.md).
@@ -62,8 +65,11 @@ export interface WorkItemAdapter<Item, Row, V, X extends object = object> {
   timeEntity?: string;
   /** How the messages name the work: "This {noun} was changed in another window…". */
   noun: string;
-  /** The item if it is this user's to work on (ownership is part of the query); anything else is "not found". */
-  find(tx: DbOrTx, userId: string, itemId: number): Item | null | undefined;
+  /**
+   * The item if it is this user's to work on (ownership is part of the query); anything else is "not found". `now` is
+   * the save's time (annotation settles a pair whose grace period is over first, in the save's transaction).
+   */
+  find(tx: Tx, userId: string, itemId: number, now: number): Item | null | undefined;
   /** Why the item takes no changes now (its set or round closed), or null. */
   closed?(item: Item): string | null;
   /** The message for a save on locked work. */
@@ -113,6 +119,14 @@ export interface WorkItemAdapter<Item, Row, V, X extends object = object> {
   onSubmitted?(tx: Tx, item: Item, now: number): { state?: WorkState; version?: number } & Partial<X>;
   /** The extra fields of a successful result when nothing was completed. */
   noExtra?: X;
+  /**
+   * A named step instead of a draft-or-submit save (the adjudicator's independent judgement and decision, an admin's
+   * reopening; docs/architecture.md, "The work-item engine"): every accepted post writes (no "nothing changed"
+   * answer), and its event is named `action` and records `changes` in place of the field-by-field difference. The
+   * checks, their order and wording, the transaction, the version and the time on task are the engine's as for
+   * every save; post it with intent "submit".
+   */
+  step?: { action: string; changes(values: V, item: Item, row: Row | undefined): Record<string, unknown> };
 }
 
 export interface SaveInput<V> {
@@ -137,7 +151,7 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
   const extra = (adapter.noExtra ?? {}) as X;
   return writeTransaction(db, (tx): SaveResult<X> =>
     withActiveTime(tx, adapter.timeEntity ?? adapter.entity, input, now, (): SaveResult<X> => {
-      const item = adapter.find(tx, input.userId, input.itemId);
+      const item = adapter.find(tx, input.userId, input.itemId, now);
       if (!item) return notFound();
       const closed = adapter.closed?.(item);
       if (closed) return conflict(closed);
@@ -164,7 +178,7 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
       );
       if (before !== status) changes.status = [before, status];
       // Nothing new (an autosave of the same values, a repeated submission): answer as saved, write nothing.
-      if (meta && before !== null && Object.keys(changes).length === 0)
+      if (!adapter.step && meta && before !== null && Object.keys(changes).length === 0)
         return { ok: true, version: meta.version, savedAt: meta.savedAt ?? now, state: meta.state, ...extra };
       const version = (meta?.version ?? 0) + 1;
       const id = adapter.write(tx, { userId: input.userId, item, row, values, status, version, now });
@@ -179,8 +193,9 @@ export function saveWorkItem<Item, Row, V, X extends object = object>(
         entityId: context.entityId ?? id,
         studyId: context.studyId,
         caseId: context.caseId,
-        action: input.intent === "draft" ? "draft" : before === "submitted" ? "revise" : "submit",
-        changes: { ...context.detail, ...changes },
+        action:
+          adapter.step?.action ?? (input.intent === "draft" ? "draft" : before === "submitted" ? "revise" : "submit"),
+        changes: { ...context.detail, ...(adapter.step ? adapter.step.changes(values, item, row) : changes) },
         guidelineVersion,
         at: now,
       });
@@ -219,10 +234,9 @@ function withActiveTime<T extends { ok: boolean }>(
 
 /**
  * Adds `activeMs` of time on task to the one `work_time` row of (entity, item, user), in the caller's transaction
- * (docs/statistics.md, "Time on task"). For writes that record a step outside `saveWorkItem` (the adjudicator's
- * independent judgement and decision); call it only once the write is accepted.
+ * (docs/statistics.md, "Time on task"); called only once the write is accepted.
  */
-export function addActiveTime(
+function addActiveTime(
   tx: Tx,
   t: { entity: string; itemId: number; userId: string; activeMs: number | undefined; now: number },
 ): void {

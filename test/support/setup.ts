@@ -7,3 +7,7 @@
 import { setNewHashCost } from "../../app/accounts/password.server";
 
 setNewHashCost(2 ** 10);
+
+// Pairs lock at their second submission, as without a grace period, unless a test sets one (docs/checks.md, "Test
+// fixtures"); the servers the browser tests start inherit it. The grace period has its own tests.
+process.env.CONCORD_SUBMIT_GRACE_SECONDS ??= "0";

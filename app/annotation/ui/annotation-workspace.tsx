@@ -5,6 +5,7 @@
  */
 import { LabelFields, useLabelFieldFocus } from "./label-fields";
 import { TrainingReveal } from "./training-reveal";
+import { SubmitGraceNotice } from "./submit-grace-notice";
 import { SECTION_TITLES, type SectionKind } from "../domain/sections";
 import { checkCaseLabel } from "~/labels/labels";
 import type { AnnotatorCaseView, AnnotationValues, SaveResult } from "~/annotation/annotations.server";
@@ -49,7 +50,8 @@ export const annotationWorkspace: WorkspaceDefinition<View, AnnotationValues, Sa
     incomplete: "The annotation is incomplete or invalid; see the marked fields.",
     stateTestId: "case-state",
   },
-  itemKey: (view) => view.case.id,
+  // A new state from the server (submitted, undone, locked) starts the form again from the server's values.
+  itemKey: (view) => `${view.case.id}:${view.state}`,
   // data-case-id tells a browser test (or a screen reader) that this case's workspace, not the previous one, is up.
   itemAttribute: "data-case-id",
   title: (view) => (
@@ -75,9 +77,11 @@ export const annotationWorkspace: WorkspaceDefinition<View, AnnotationValues, Sa
       : view.training
         ? "Submitted: compare your label with the reference below."
         : "Both annotations are in: this case is locked.",
-  onSubmitted: (view, _result, navigate) => {
-    // A training case stays on screen after its submission: the reference and its rationale are shown there.
-    if (view.training) navigate(".", { replace: true });
+  onSubmitted: (view, result, navigate) => {
+    // A training case stays on screen after its submission: the reference and its rationale are shown there; so
+    // does a submission that completed the pair, with its notice and "Undo submit" (docs/safe-psych.md, "Second
+    // chances").
+    if (view.training || result.undoUntil !== undefined) navigate(".", { replace: true });
     else navigate(link(view.nextCaseId) ?? "/annotate", { state: { submitted: view.case.externalId } });
   },
   useParts: function useAnnotationParts({ view, draft, formRef }) {
@@ -132,6 +136,7 @@ export const annotationWorkspace: WorkspaceDefinition<View, AnnotationValues, Sa
       ),
       fields: (
         <>
+          {view.undoUntil !== null ? <SubmitGraceNotice undoUntil={view.undoUntil} version={view.version} /> : null}
           <LabelFields
             values={values}
             update={update}
