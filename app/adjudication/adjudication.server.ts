@@ -21,12 +21,10 @@ import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../labels/lab
 import { type DisputeReason } from "../gold/public";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
-import { latestCaseEvent, recordEvent } from "../audit/audit.server";
-import { currentGuidelineVersion } from "../guidelines/guidelines.server";
+import { latestCaseEvent } from "../audit/audit.server";
 import { labelOfAnnotation } from "../gold/public.server";
 import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
-import { getCaseSections } from "../annotation/public.server";
-import { settleDueLocks } from "../annotation/public.server";
+import { getCaseSections, settleDueLocks } from "../annotation/public.server";
 
 export const LabelInputSchema = z.object({
   sufficiency: z.enum(["", "sufficient", "insufficient"]).default(""),
