@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { eq } from "drizzle-orm";
-import { csrfToken } from "../../app/accounts/auth.server";
+import { csrfToken, validateSessionToken } from "../../app/accounts/auth.server";
 import { openDatabase } from "../../app/platform/db.server";
 import { fromRoot } from "../../app/platform/paths.server";
 import { autoAssign } from "../../app/annotation/assignments.server";
@@ -104,7 +104,8 @@ async function prepare(log: (l: string) => void) {
     const r = await login(db, { username: `bench${a}`, password: "bench-password-1", ip: `127.0.0.${s + 1}` });
     if (!r.ok) throw new Error(r.error);
     const cookie = r.sessionCookie.split(";")[0]!;
-    const sessionId = cookie.split("=")[1]!;
+    // CSRF tokens are made from the stored session id, the SHA-256 of the cookie's token.
+    const sessionId = validateSessionToken(db, cookie.split("=")[1]!)!.session.id;
     const own = db
       .select({ caseId: assignments.caseId })
       .from(assignments)
