@@ -30,7 +30,7 @@ import { recordEvent } from "../audit/audit.server";
 import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { fromRoot } from "../platform/paths.server";
 import { writeTransaction } from "../work-items/engine.server";
-import { currentGuidelineVersion, latest } from "./versions.server";
+import { latest } from "./versions.server";
 import {
   GUIDELINES_MAX,
   renderGuidelines,
@@ -38,8 +38,6 @@ import {
   type GuidelinesAdmin,
   type GuidelinesView,
 } from "./domain/guidelines";
-
-export { currentGuidelineVersion };
 
 let safePsychDefault: string | undefined;
 

@@ -23,7 +23,7 @@ const ANNOTATION_LIMITS = {
 
 const link = (id: string | null) => (id !== null ? `/annotate/${id}` : null);
 
-/** The case label's rules as the server checks them (app/gold/domain/gold.ts:checkCaseLabel), at their fields. */
+/** The case label's rules as the server checks them (app/labels/labels.ts:checkCaseLabel), at their fields. */
 export function annotationErrors(values: AnnotationValues, sectionCount: number): Record<string, string> {
   const check = checkCaseLabel(
     {
