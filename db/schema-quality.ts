@@ -5,6 +5,7 @@
  * never enter `annotations`, so gold, adjudication and the inter-rater statistics never read them.
  */
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { CaseLabel } from "./vocabulary";
 
@@ -105,7 +106,10 @@ export const qualityItems = sqliteTable(
     locksAt: integer("locks_at"),
   },
   (t) => [
-    index("quality_items_locks_at_idx").on(t.locksAt),
+    // Partial, as annotations_locks_at_idx: only the items still in their grace period.
+    index("quality_items_locks_at_idx")
+      .on(t.locksAt)
+      .where(sql`status = 'submitted' AND locks_at IS NOT NULL`),
     uniqueIndex("quality_items_unique_idx").on(t.studyId, t.annotatorId, t.caseId, t.kind),
     // An annotator's items of a study in queue order, with what the case page counts (docs/architecture.md, "Cheaper pages").
     index("quality_items_queue_idx").on(t.annotatorId, t.studyId, t.sortKey, t.kind, t.status),

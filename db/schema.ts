@@ -435,8 +435,11 @@ export const annotations = sqliteTable(
   },
   (t) => [
     index("annotations_case_idx").on(t.caseId),
-    // The pairs whose grace period is over, found by the sweep (annotations.server.ts settleDueLocks).
-    index("annotations_locks_at_idx").on(t.locksAt),
+    // The pairs whose grace period is over, found by the sweep and by every reader (annotations.server.ts
+    // settleDueLocks): partial, so it holds only the submissions still in their grace period, not the study.
+    index("annotations_locks_at_idx")
+      .on(t.locksAt)
+      .where(sql`status = 'submitted' AND locks_at IS NOT NULL`),
     // The case page's progress: an annotator's submitted work, counted from the index (docs/architecture.md, "Cheaper pages").
     index("annotations_annotator_status_idx").on(t.annotatorId, t.status),
   ],

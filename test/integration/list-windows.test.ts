@@ -316,6 +316,9 @@ describe("what a list page reads", () => {
       for (const step of plan) {
         const [, kind, table] = /^(SCAN|SEARCH) (\S+)/.exec(step) ?? [];
         if (!kind || !big.has(table!.replace(/"/g, ""))) continue;
+        // The grace-period check of every reader reads a partial index that holds only the submissions still in
+        // their grace period (minutes of work), never the study (docs/safe-psych.md, "Second chances").
+        if (/USING (?:COVERING )?INDEX \w+_locks_at_idx /.test(step)) continue;
         // A whole table (or a whole index of it) read: the page grows with the study.
         if (kind === "SCAN") out.push(`${step} ← ${sql}`);
         // An annotator's page reads that annotator's rows or rows looked up by key, never a range of the study;
@@ -373,5 +376,20 @@ describe("what a list page reads", () => {
     expect(walks(annotators, true)).toEqual([]);
     // The next open case is the first entry of the open assignments' index, not a walk over the finished ones.
     expect(annotators.some(({ plan }) => plan.some((p) => p.includes("assignments_open_pos_idx")))).toBe(true);
+  });
+});
+
+describe("the grace-period index", () => {
+  it("is partial: it holds only submissions still in their grace period, so the check every reader makes stays small", () => {
+    const { db, cleanup } = freshDb();
+    try {
+      const rows = db.$client
+        .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name LIKE '%locks_at_idx'`)
+        .all() as { name: string; sql: string }[];
+      expect(rows.map((r) => r.name).sort()).toEqual(["annotations_locks_at_idx", "quality_items_locks_at_idx"]);
+      for (const r of rows) expect(r.sql).toMatch(/WHERE status = 'submitted' AND locks_at IS NOT NULL$/);
+    } finally {
+      cleanup();
+    }
   });
 });

@@ -11,6 +11,17 @@ import { buildRatingTable, cohenWeightedKappa, gwetAc2, krippendorffAlpha } from
 const CASES = readFileSync(new URL("../fixtures/expert-ratings/cases.csv", import.meta.url), "utf8");
 
 describe("parseReviewCsv", () => {
+  it("warns about cells past the header (an undoubled quote splits a quoted cell) instead of dropping them silently", () => {
+    const r = parseReviewCsv('id,kind,text\nc1,case,"he said "no", then left"\nc2,case,fine,\n');
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([
+      {
+        line: 2,
+        message: `1 cell(s) beyond the header ignored; if a cell holds a quote, double it ("") inside a quoted cell.`,
+      },
+    ]);
+  });
+
   it("reads seeds and cases with their MentalBench metadata", () => {
     const r = parseReviewCsv(CASES);
     expect(r.errors).toEqual([]);

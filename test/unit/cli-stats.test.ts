@@ -66,7 +66,11 @@ describe("concord stats", () => {
     ]);
     expect(json.sufficiency.gwet_ac1.value).toBeCloseTo(10 / 13, 12);
     expect(Object.keys(json.earliest_section.weighted)).toEqual(["linear", "quadratic"]);
-    expect(Object.keys(json.earliest_section.weighted.quadratic)).toEqual(["cohen_kappa_weighted", "gwet_ac2"]);
+    expect(Object.keys(json.earliest_section.weighted.quadratic)).toEqual([
+      "cohen_kappa_weighted",
+      "cohen_kappa_weighted_ci95",
+      "gwet_ac2",
+    ]);
     expect(Object.keys(json.diagnosis)).toEqual(["n", "diagnosis_level", "category", "group"]);
   });
 

@@ -51,7 +51,8 @@ describe("importFileSource", () => {
   });
 
   it("reports an unreadable CSV as readCsv does", () => {
-    const text = 'id,text\n1,ok\n2,"bad"x\n3,after\n';
+    // A quote opened and never closed (a bare quote inside a cell is text: docs/formats.md, "CSV").
+    const text = 'id,text\n1,ok\n2,"bad\n3,after\n';
     const want = textSource(text).csvRecords();
     expect([...want.records]).toEqual([]);
     const got = importFileSource(file(text), "screening", { json: false }, 5).csvRecords();

@@ -95,11 +95,19 @@ export function externalIdProblem(externalId: string, seen: Map<string, number>,
 }
 
 /**
- * The warnings of a row's cells: a cell a spreadsheet would run as a formula, and text with control or invisible
- * characters. Both are kept as given and flagged, because exports may be opened in spreadsheets (docs/security.md).
+ * The warnings of a row's cells: cells past the header (ignored), a cell a spreadsheet would run as a formula, and
+ * text with control or invisible characters. Both are kept as given and flagged, because exports may be opened in spreadsheets (docs/security.md).
  */
 export function cellWarnings(header: readonly string[], cells: readonly string[], line: number): CsvIssue[] {
   const out: CsvIssue[] = [];
+  // Cells past the header are not read: say so, as the case import does, so that nothing vanishes without a word
+  // (often a quote inside a quoted cell that was not doubled, which splits the cell).
+  const extra = cells.slice(header.length).filter((c) => c.trim() !== "").length;
+  if (extra > 0)
+    out.push({
+      line,
+      message: `${extra} cell(s) beyond the header ignored; if a cell holds a quote, double it ("") inside a quoted cell.`,
+    });
   const formula = formulaWarning(Object.fromEntries(header.map((h, i) => [h, cells[i]])));
   if (formula) out.push({ line, message: formula });
   for (const [k, h] of header.entries()) {
