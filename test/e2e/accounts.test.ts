@@ -29,6 +29,17 @@ async function shot(page: Page, name: string) {
     await page.screenshot({ path: join(process.env.SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 
+/** A login through the form in a new browser, so that it makes a session of its own (pageAs reuses one). */
+async function freshLogin(username: string, password = PASSWORD): Promise<Page> {
+  const page = await (await e2e.browser.newContext()).newPage();
+  await page.goto(`${e2e.app.url}/login`);
+  await page.fill("#username", username);
+  await page.fill("#password", password);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith("/login")), page.click("button[type=submit]")]);
+  await hydrated(page);
+  return page;
+}
+
 function codeOf(username: string, at = Date.now()): string {
   const db = openDatabase(e2e.dbPath);
   try {
@@ -41,8 +52,8 @@ function codeOf(username: string, at = Date.now()): string {
 
 describe("accounts in the browser", () => {
   it("an annotator changes their password from the header's name, and ends another session", async () => {
-    const other = await e2e.pageAs("ann");
-    const page = await e2e.pageAs("ann");
+    const other = await freshLogin("ann");
+    const page = await freshLogin("ann");
     await page.click("header .who a");
     await page.waitForURL(/\/account$/);
     await hydrated(page);
@@ -62,8 +73,7 @@ describe("accounts in the browser", () => {
     await other.reload();
     expect(new URL(other.url()).pathname).toBe("/login");
     // Log in elsewhere again, then end that session from the account page.
-    const third = await other.context().newPage();
-    await logIn(third, e2e.app.url, "ann", "a new long passphrase");
+    const third = await freshLogin("ann", "a new long passphrase");
     await page.reload();
     await hydrated(page);
     expect(await page.locator("table tbody tr").count()).toBe(2);

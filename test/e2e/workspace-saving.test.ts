@@ -55,6 +55,12 @@ const used = new Set<string>();
 async function unusedItem(page: Page, row: WorkspaceRow): Promise<string> {
   await page.goto(`${app.url}${row.list}`);
   await hydrated(page);
+  if (row.itemPrefix === "/case-review/") {
+    // The expert's list shows one bank or set at a time (docs/architecture.md, "Pages are windows").
+    const set = await page.$eval("select[name=c] option[value^=s]", (o) => (o as HTMLOptionElement).value);
+    await page.goto(`${app.url}${row.list}?c=${set}`);
+    await hydrated(page);
+  }
   const hrefs = await page.$$eval(`tr[data-state="not_started"] a[href^="${row.itemPrefix}"]`, (as) =>
     as.map((a) => a.getAttribute("href") ?? ""),
   );

@@ -50,8 +50,11 @@ export const annotationWorkspace: WorkspaceDefinition<View, AnnotationValues, Sa
     incomplete: "The annotation is incomplete or invalid; see the marked fields.",
     stateTestId: "case-state",
   },
-  // A new state from the server (submitted, undone, locked) starts the form again from the server's values.
-  itemKey: (view) => `${view.case.id}:${view.state}`,
+  itemKey: (view) => view.case.id,
+  // Entering or leaving the grace period of a pair (undone, or locked when it ends: docs/safe-psych.md, "Second
+  // chances") starts the form again from the server's values and version; other submissions keep it, so that the
+  // page can move on to the next case.
+  resetKey: (view) => (view.undoUntil !== null ? "grace" : ""),
   // data-case-id tells a browser test (or a screen reader) that this case's workspace, not the previous one, is up.
   itemAttribute: "data-case-id",
   title: (view) => (

@@ -59,6 +59,11 @@ export interface WorkspaceDefinition<View, V extends object, R extends DraftResu
   };
   /** One component per item: the form starts from the server's values, never from the previous item's. */
   itemKey: (view: View) => string | number;
+  /**
+   * Anything else whose change starts the form again from the server's values (e.g. the item's state after an undo);
+   * the form is keyed by the item and this.
+   */
+  resetKey?: (view: View) => string;
   /** The attribute of the page's section that names the item shown (default `data-item-id`). */
   itemAttribute?: string;
   title: (view: View) => ReactNode;
@@ -101,7 +106,8 @@ export function WorkspacePage<View, V extends object, R extends DraftResult>({
   definition: WorkspaceDefinition<View, V, R>;
   view: View;
 }) {
-  return <Workspace key={definition.itemKey(view)} definition={definition} view={view} />;
+  const key = `${definition.itemKey(view)}${definition.resetKey ? `:${definition.resetKey(view)}` : ""}`;
+  return <Workspace key={key} definition={definition} view={view} />;
 }
 
 function Workspace<View, V extends object, R extends DraftResult>({
