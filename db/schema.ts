@@ -67,6 +67,24 @@ export const passwordResetLinks = sqliteTable(
 );
 
 /**
+ * The institution's identity provider's accounts linked to users (docs/security.md, "Single sign-on"): a user is
+ * found by the issuer and its stable subject (`sub`), never by a name or address the provider may let people change.
+ */
+export const userIdentities = sqliteTable(
+  "user_identities",
+  {
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: integer("created_at").notNull(),
+    lastSignInAt: integer("last_sign_in_at"),
+  },
+  (t) => [primaryKey({ columns: [t.issuer, t.subject] }), index("user_identities_user_idx").on(t.userId)],
+);
+
+/**
  * The second step of a login with a second factor: made when the password was right, ended by a right code or
  * after a few minutes (only the SHA-256 of the browser's token is kept). It grants nothing else.
  */

@@ -23,6 +23,10 @@ import {
 import { throttled } from "./login-throttle.server";
 import { hashPassword, verifyPassword } from "./password.server";
 import { PASSWORD_MIN_LENGTH, RESET_LINK_HOURS } from "./password-rules";
+import { passwordAllowed } from "./sign-in-config";
+
+/** What the password pages say when local passwords are switched off (docs/security.md, "Single sign-on"). */
+export const PASSWORDS_OFF = "Passwords are switched off here: you sign in with your institution's account.";
 
 function audit(db: DbOrTx, actorId: string | null, userId: string, action: string, changes: object = {}) {
   recordEvent(db, { actorId, entity: "user", entityId: userId, action, changes });
@@ -34,6 +38,21 @@ export function passwordProblem(password: string, username: string): string | nu
   if (password.length > 256) return "Use at most 256 characters.";
   if (password.trim().toLowerCase() === username.toLowerCase()) return "Do not use your username as your password.";
   return null;
+}
+
+/**
+ * Whether the user can use a password here: "usable", "off" (local passwords are switched off for them) or "none"
+ * (a user made by single sign-on, who never had one).
+ */
+export function passwordState(db: Db, userId: string): "usable" | "off" | "none" {
+  const row = db
+    .select({ username: users.username, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.id, userId))
+    .get();
+  if (!row) throw new ServiceError("No such user.", undefined, 404);
+  if (!passwordAllowed(row.username)) return "off";
+  return row.passwordHash.startsWith("scrypt$") ? "usable" : "none";
 }
 
 export const ChangePasswordSchema = z
@@ -63,6 +82,7 @@ export async function changeOwnPassword(
 ): Promise<{ ok: true; sessionCookie: string; ended: number } | { ok: false; errors: FieldErrors }> {
   const row = db.select().from(users).where(eq(users.id, input.userId)).get();
   if (!row) throw new ServiceError("No such user.", undefined, 404);
+  if (!passwordAllowed(row.username)) return { ok: false, errors: { form: PASSWORDS_OFF } };
   const checked = await throttled(db, { username: row.username, ip: input.ip }, async () => ({
     failed: !(await verifyPassword(row.passwordHash, input.current)),
   }));
@@ -123,8 +143,13 @@ export function createResetLink(
   const token = randomBase32(25);
   const expiresAt = now + RESET_LINK_HOURS * 3600 * 1000;
   db.transaction((tx) => {
-    const user = tx.select({ id: users.id, active: users.active }).from(users).where(eq(users.id, input.userId)).get();
+    const user = tx
+      .select({ id: users.id, active: users.active, username: users.username })
+      .from(users)
+      .where(eq(users.id, input.userId))
+      .get();
     if (!user) throw new ServiceError("No such user.", undefined, 404);
+    if (!passwordAllowed(user.username)) throw new ServiceError(PASSWORDS_OFF);
     if (!user.active) throw new ServiceError("Activate the user first: a deactivated user cannot log in.");
     tx.update(passwordResetLinks)
       .set({ usedAt: now })
@@ -157,7 +182,9 @@ export function resetLinkUser(
       ),
     )
     .get();
-  return row && row.active ? { username: row.username, displayName: row.displayName } : null;
+  return row && row.active && passwordAllowed(row.username)
+    ? { username: row.username, displayName: row.displayName }
+    : null;
 }
 
 /**
@@ -187,8 +214,10 @@ export async function redeemResetLink(
         ),
       )
       .get();
-    const owner = link && tx.select({ active: users.active }).from(users).where(eq(users.id, link.userId)).get();
-    if (!link || !owner?.active)
+    const owner =
+      link &&
+      tx.select({ active: users.active, username: users.username }).from(users).where(eq(users.id, link.userId)).get();
+    if (!link || !owner?.active || !passwordAllowed(owner.username))
       return { ok: false as const, errors: { form: "This link has expired or has been used." } };
     tx.update(passwordResetLinks).set({ usedAt: now }).where(eq(passwordResetLinks.id, link.id)).run();
     tx.update(users).set({ passwordHash }).where(eq(users.id, link.userId)).run();

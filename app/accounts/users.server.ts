@@ -19,6 +19,7 @@ import { keyset } from "../platform/list-window.server";
 import { recordEvent } from "../audit/audit.server";
 import { hashPassword, needsRehash, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
 import { throttled } from "./login-throttle.server";
+import { passwordAllowed, passwordSettings } from "./sign-in-config";
 import { ServiceError } from "../platform/service-error";
 
 export const UsernameSchema = z
@@ -283,6 +284,11 @@ export async function login(
   },
 ): Promise<LoginResult> {
   const username = input.username.trim().toLowerCase();
+  // Local passwords switched off: refused before any check, except the break-glass admin (docs/security.md,
+  // "Single sign-on"; docs/decisions/0017-local-passwords-off-and-break-glass.md).
+  if (!passwordAllowed(username))
+    return { ok: false, error: "Passwords are switched off here: sign in with your institution's account." };
+  const breakGlass = !passwordSettings().on;
   // Throttled by (account, address), counting only finished failures (login-throttle.server.ts).
   const attempt = await throttled(db, { username, ip: input.ip, now: input.now }, async () => {
     const row = db.select().from(users).where(eq(users.username, username)).get();
@@ -301,6 +307,16 @@ export async function login(
   }
   const row = attempt.row;
   if (attempt.failed || !row) return { ok: false, error: "Wrong username or password." };
+  // The break-glass account works only while it is an admin's, and every use of it is an audit event.
+  if (breakGlass) {
+    const admin = db
+      .select({ role: userRoles.role })
+      .from(userRoles)
+      .where(and(eq(userRoles.userId, row.id), eq(userRoles.role, "admin")))
+      .get();
+    if (!admin) return { ok: false, error: "Wrong username or password." };
+    recordEvent(db, { actorId: row.id, entity: "user", entityId: row.id, action: "break_glass_login", changes: {} });
+  }
   // A hash made with weaker scrypt parameters is replaced now that the password is known (docs/security.md).
   if (needsRehash(row.passwordHash)) {
     const passwordHash = await hashPassword(input.password);

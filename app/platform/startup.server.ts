@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
+import { signInConfigProblem } from "../accounts/sign-in-config";
 import { applyWebBusyTimeout, DatabaseBusyError, getDb } from "./db.server";
 import { databasePath } from "./db.server";
 import { interruptStaleJobs } from "./jobs.server";
@@ -24,6 +25,9 @@ export function isFreshDatabase(db: Db): boolean {
  * study unless CONCORD_DEMO=0. Prints where to go and, for a demo database, the demo accounts.
  */
 export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: string) => void }) {
+  // A half-written sign-in configuration stops the start (docs/deploying.md, "Signing in with the institution's account").
+  const signIn = signInConfigProblem();
+  if (signIn) throw new StartupRefusal(signIn);
   checkDatabaseIntegrity(databasePath());
   for (const task of registered().periodic) {
     const problem = task.problem?.();

@@ -45,6 +45,12 @@ export default function Index() {
   return (
     <section>
       <h1>Welcome, {name}</h1>
+      {places.length === 0 ? (
+        <p className="notice" role="status">
+          You have no role in Concord yet: an admin must grant you a role before you can work here. Once they have,
+          reload this page.
+        </p>
+      ) : null}
       <ul>
         {places.map((p) => (
           <li key={p.to}>

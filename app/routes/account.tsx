@@ -22,6 +22,7 @@ import {
   changeOwnPassword,
   endOwnOtherSessions,
   endOwnSession,
+  passwordState,
 } from "~/accounts/self-service.server";
 import { PASSWORD_RULES } from "~/accounts/password-rules";
 import { getDb } from "~/platform/db.server";
@@ -40,6 +41,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     secondFactor: await secondFactorState(db, user.id),
     mustSetUp: mustSetUpSecondFactor(db, user),
     required: user.roles.some((r) => requiredRoles(db).includes(r)),
+    password: passwordState(db, user.id),
   };
 }
 
@@ -193,7 +195,7 @@ function FieldError({ text, id }: { text?: string; id: string }) {
 }
 
 export default function Account() {
-  const { user, sessions, secondFactor, mustSetUp, required } = useLoaderData<typeof loader>();
+  const { user, sessions, secondFactor, mustSetUp, required, password } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() as Result | undefined;
   const busy = useNavigation().state !== "idle";
   const [params] = useSearchParams();
@@ -212,7 +214,8 @@ export default function Account() {
     <section className="account">
       <h1>Your account</h1>
       <p>
-        <strong>{user.displayName}</strong> ({user.username}) · roles: {user.roles.join(", ")}
+        <strong>{user.displayName}</strong> ({user.username}) · roles:{" "}
+        {user.roles.length ? user.roles.join(", ") : "none yet (an admin must grant you a role)"}
       </p>
       {mustSetUp ? (
         <p className="notice warn" role="alert">
@@ -227,50 +230,59 @@ export default function Account() {
       ) : null}
 
       <h2 id="password">Password</h2>
-      <Form method="post" className="card" aria-labelledby="password">
-        <Csrf />
-        <p className="muted">A new password must be: {PASSWORD_RULES.join("; ")}.</p>
-        <label htmlFor="current">Current password</label>
-        <input
-          id="current"
-          name="current"
-          type="password"
-          autoComplete="current-password"
-          required
-          aria-invalid={pw.current ? true : undefined}
-          aria-describedby={pw.current ? "current-error" : undefined}
-        />
-        <FieldError text={pw.current} id="current-error" />
-        <label htmlFor="new-password">New password</label>
-        <input
-          id="new-password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={10}
-          aria-invalid={pw.password ? true : undefined}
-          aria-describedby={pw.password ? "password-error" : undefined}
-        />
-        <FieldError text={pw.password} id="password-error" />
-        <label htmlFor="confirm">New password again</label>
-        <input
-          id="confirm"
-          name="confirm"
-          type="password"
-          autoComplete="new-password"
-          required
-          aria-invalid={pw.confirm ? true : undefined}
-          aria-describedby={pw.confirm ? "confirm-error" : undefined}
-        />
-        <FieldError text={pw.confirm} id="confirm-error" />
-        <FieldError text={pw.form} id="password-form-error" />
-        {messageFor("password")}
-        <p className="muted">Changing it ends your other sessions.</p>
-        <button type="submit" name="intent" value="password" disabled={busy}>
-          Change password
-        </button>
-      </Form>
+      {password !== "usable" ? (
+        <p className="card muted">
+          {password === "off"
+            ? "Passwords are switched off here: you sign in with your institution's account."
+            : "You sign in with your institution's account; you have no Concord password."}
+        </p>
+      ) : null}
+      {password === "usable" ? (
+        <Form method="post" className="card" aria-labelledby="password">
+          <Csrf />
+          <p className="muted">A new password must be: {PASSWORD_RULES.join("; ")}.</p>
+          <label htmlFor="current">Current password</label>
+          <input
+            id="current"
+            name="current"
+            type="password"
+            autoComplete="current-password"
+            required
+            aria-invalid={pw.current ? true : undefined}
+            aria-describedby={pw.current ? "current-error" : undefined}
+          />
+          <FieldError text={pw.current} id="current-error" />
+          <label htmlFor="new-password">New password</label>
+          <input
+            id="new-password"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={10}
+            aria-invalid={pw.password ? true : undefined}
+            aria-describedby={pw.password ? "password-error" : undefined}
+          />
+          <FieldError text={pw.password} id="password-error" />
+          <label htmlFor="confirm">New password again</label>
+          <input
+            id="confirm"
+            name="confirm"
+            type="password"
+            autoComplete="new-password"
+            required
+            aria-invalid={pw.confirm ? true : undefined}
+            aria-describedby={pw.confirm ? "confirm-error" : undefined}
+          />
+          <FieldError text={pw.confirm} id="confirm-error" />
+          <FieldError text={pw.form} id="password-form-error" />
+          {messageFor("password")}
+          <p className="muted">Changing it ends your other sessions.</p>
+          <button type="submit" name="intent" value="password" disabled={busy}>
+            Change password
+          </button>
+        </Form>
+      ) : null}
 
       <h2 id="second-factor">Second factor</h2>
       <div className="card" aria-labelledby="second-factor">

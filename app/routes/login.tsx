@@ -1,18 +1,27 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { clientIp, getUser, sessionTokenFrom } from "~/accounts/guard.server";
 import { safeRedirect } from "~/accounts/safe-redirect";
 import { getDb } from "~/platform/db.server";
 import { readForm } from "~/platform/read-form.server";
 import { login } from "~/accounts/users.server";
+import { oidcSettings, passwordSettings } from "~/accounts/sign-in-config";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   if (await getUser(request)) return redirect(safeRedirect(new URL(request.url).searchParams.get("redirectTo")));
-  return null;
+  // How this server signs people in (docs/security.md, "Single sign-on"): the provider's button, the password form,
+  // or both. With passwords off, the form is shown only on request, for the break-glass admin.
+  const sso = oidcSettings();
+  const passwords = passwordSettings();
+  return {
+    sso: sso ? { label: sso.label } : null,
+    passwords: passwords.on,
+    breakGlass: passwords.breakGlassAdmin !== null,
+  };
 }
 
 const LoginSchema = z.object({
@@ -43,8 +52,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function Login() {
   const data = useActionData<typeof action>();
+  const { sso, passwords, breakGlass } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
+  const redirectTo = params.get("redirectTo") ?? "/";
+  const showForm = passwords || (breakGlass && params.get("break-glass") === "1");
   return (
     <section className="login card">
       <h1>Log in to Concord</h1>
@@ -53,38 +65,59 @@ export default function Login() {
           Your new password is set. Log in with it.
         </p>
       ) : null}
-      <Form method="post" replace>
-        <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? "/"} />
-        <label htmlFor="username">Username</label>
-        <input
-          id="username"
-          name="username"
-          type="text"
-          autoComplete="username"
-          autoFocus
-          required
-          style={{ width: "100%" }}
-        />
-        <label htmlFor="password">Password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          style={{ width: "100%" }}
-        />
-        {data?.error ? (
-          <p className="field-error" role="alert">
-            {data.error}
-          </p>
-        ) : null}
+      {sso ? (
         <p>
-          <button type="submit" disabled={busy}>
-            {busy ? "Logging in…" : "Log in"}
-          </button>
+          <a className="button sso" href={`/login/oidc?redirectTo=${encodeURIComponent(redirectTo)}`}>
+            Sign in with {sso.label}
+          </a>
         </p>
-      </Form>
+      ) : null}
+      {sso && showForm ? <p className="muted">Or log in with a Concord password:</p> : null}
+      {!showForm ? (
+        <p className="muted">
+          Concord passwords are switched off on this server.
+          {breakGlass ? (
+            <>
+              {" "}
+              <a href="/login?break-glass=1">Emergency admin login</a>
+            </>
+          ) : null}
+        </p>
+      ) : null}
+      {showForm ? (
+        <Form method="post" replace>
+          <input type="hidden" name="redirectTo" value={redirectTo} />
+          <label htmlFor="username">Username</label>
+          <input
+            id="username"
+            name="username"
+            type="text"
+            autoComplete="username"
+            autoFocus
+            required
+            style={{ width: "100%" }}
+          />
+          <label htmlFor="password">Password</label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            style={{ width: "100%" }}
+          />
+          {data?.error ? (
+            <p className="field-error" role="alert">
+              {data.error}
+            </p>
+          ) : null}
+          <p>
+            <button type="submit" disabled={busy}>
+              {busy ? "Logging in…" : "Log in"}
+            </button>
+          </p>
+        </Form>
+      ) : null}
     </section>
   );
 }

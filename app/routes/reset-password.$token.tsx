@@ -7,7 +7,8 @@ import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { PASSWORD_RULES } from "~/accounts/password-rules";
-import { resetLinkUser, redeemResetLink } from "~/accounts/self-service.server";
+import { PASSWORDS_OFF, resetLinkUser, redeemResetLink } from "~/accounts/self-service.server";
+import { passwordSettings } from "~/accounts/sign-in-config";
 import { getDb } from "~/platform/db.server";
 import { readForm } from "~/platform/read-form.server";
 
@@ -18,7 +19,8 @@ export const headers = () => ({ "Referrer-Policy": "no-referrer" });
 
 export async function loader({ params }: LoaderFunctionArgs) {
   const user = resetLinkUser(getDb(), params.token ?? "");
-  return { user };
+  // Local passwords switched off: links refuse (docs/security.md, "Single sign-on"), except the break-glass admin's.
+  return { user, passwordsOff: !passwordSettings().on };
 }
 
 const ResetSchema = z
@@ -40,7 +42,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function ResetPassword() {
-  const { user } = useLoaderData<typeof loader>();
+  const { user, passwordsOff } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const errors = result?.errors ?? {};
@@ -48,7 +50,11 @@ export default function ResetPassword() {
     return (
       <section className="login card">
         <h1>This link no longer works</h1>
-        <p>It has expired, has been used, or was replaced by a newer one. Ask an admin for a new link.</p>
+        {passwordsOff ? (
+          <p>{PASSWORDS_OFF}</p>
+        ) : (
+          <p>It has expired, has been used, or was replaced by a newer one. Ask an admin for a new link.</p>
+        )}
       </section>
     );
   return (
