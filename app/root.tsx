@@ -72,7 +72,7 @@ function Header() {
       {user ? (
         <Form method="post" action="/logout" className="who">
           <Link to="/account" title="Your account: password, second factor, sessions">
-            {user.displayName} <small>({user.roles.join(", ")})</small>
+            {user.displayName} <small>({user.roles.length ? user.roles.join(", ") : "no role yet"})</small>
           </Link>
           <Csrf />
           <button type="submit" className="link">

@@ -23,10 +23,7 @@ import {
 import { throttled } from "./login-throttle.server";
 import { hashPassword, verifyPassword } from "./password.server";
 import { PASSWORD_MIN_LENGTH, RESET_LINK_HOURS } from "./password-rules";
-import { passwordAllowed } from "./sign-in-config";
-
-/** What the password pages say when local passwords are switched off (docs/security.md, "Single sign-on"). */
-export const PASSWORDS_OFF = "Passwords are switched off here: you sign in with your institution's account.";
+import { passwordAllowed, PASSWORDS_OFF } from "./sign-in-config";
 
 function audit(db: DbOrTx, actorId: string | null, userId: string, action: string, changes: object = {}) {
   recordEvent(db, { actorId, entity: "user", entityId: userId, action, changes });

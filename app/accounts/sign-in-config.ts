@@ -28,11 +28,14 @@ export interface OidcSettings {
 export interface PasswordSettings {
   /** False when CONCORD_LOCAL_PASSWORDS=off: the password form, changes and reset links refuse. */
   on: boolean;
-  /** With passwords off, the one admin who may still log in with a password (docs/decisions/0017-…), or null. */
+  /** With passwords off, the one admin who may still log in with a password (docs/decisions/0017-local-passwords-off-and-break-glass.md), or null. */
   breakGlassAdmin: string | null;
 }
 
 type Env = Record<string, string | undefined>;
+
+/** What the password pages say when local passwords are switched off (docs/security.md, "Single sign-on"). */
+export const PASSWORDS_OFF = "Passwords are switched off here: you sign in with your institution's account.";
 
 const OIDC_REQUIRED = [
   "CONCORD_OIDC_ISSUER",

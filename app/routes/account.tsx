@@ -25,6 +25,7 @@ import {
   passwordState,
 } from "~/accounts/self-service.server";
 import { PASSWORD_RULES } from "~/accounts/password-rules";
+import { PASSWORDS_OFF } from "~/accounts/sign-in-config";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
@@ -233,7 +234,7 @@ export default function Account() {
       {password !== "usable" ? (
         <p className="card muted">
           {password === "off"
-            ? "Passwords are switched off here: you sign in with your institution's account."
+            ? PASSWORDS_OFF
             : "You sign in with your institution's account; you have no Concord password."}
         </p>
       ) : null}

@@ -72,7 +72,13 @@ export default function Login() {
           </a>
         </p>
       ) : null}
-      {sso && showForm ? <p className="muted">Or log in with a Concord password:</p> : null}
+      {sso && showForm ? (
+        <p className="muted">
+          {passwords
+            ? "Or log in with a Concord password:"
+            : "Emergency admin login: only the break-glass admin's password works here."}
+        </p>
+      ) : null}
       {!showForm ? (
         <p className="muted">
           Concord passwords are switched off on this server.

@@ -7,8 +7,8 @@ import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { PASSWORD_RULES } from "~/accounts/password-rules";
-import { PASSWORDS_OFF, resetLinkUser, redeemResetLink } from "~/accounts/self-service.server";
-import { passwordSettings } from "~/accounts/sign-in-config";
+import { resetLinkUser, redeemResetLink } from "~/accounts/self-service.server";
+import { passwordSettings, PASSWORDS_OFF } from "~/accounts/sign-in-config";
 import { getDb } from "~/platform/db.server";
 import { readForm } from "~/platform/read-form.server";
 

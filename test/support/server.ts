@@ -37,12 +37,13 @@ export function tempDbPath(): { dir: string; dbPath: string } {
 }
 
 export async function startApp(
-  opts: { dbPath?: string; demo?: boolean; env?: Record<string, string>; nodeArgs?: string[] } = {},
+  opts: { dbPath?: string; demo?: boolean; env?: Record<string, string>; nodeArgs?: string[]; port?: number } = {},
 ): Promise<RunningApp> {
   if (!existsSync(join(ROOT, "build/server/index.js")))
     throw new Error("No build found: run `npm run build` before the e2e tests.");
   const { dir, dbPath } = opts.dbPath ? { dir: "", dbPath: opts.dbPath } : tempDbPath();
-  const port = await freePort();
+  // A test that must know the address before the start (a provider's registered callback) chooses the port.
+  const port = opts.port ?? (await freePort());
   let out = "";
   const child: ChildProcess = spawn(process.execPath, [...(opts.nodeArgs ?? []), "server.js"], {
     cwd: ROOT,
