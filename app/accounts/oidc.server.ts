@@ -158,6 +158,23 @@ export type OidcResult =
   | { ok: "second-factor"; challengeCookie: string; userId: string }
   | { ok: false; error: string };
 
+/** The provider accounts linked to a user, for the admin's user page (the subject is an id, not a secret). */
+export function identitiesOf(
+  db: DbOrTx,
+  userId: string,
+): { issuer: string; subject: string; createdAt: number; lastSignInAt: number | null }[] {
+  return db
+    .select({
+      issuer: userIdentities.issuer,
+      subject: userIdentities.subject,
+      createdAt: userIdentities.createdAt,
+      lastSignInAt: userIdentities.lastSignInAt,
+    })
+    .from(userIdentities)
+    .where(eq(userIdentities.userId, userId))
+    .all();
+}
+
 /** The roles a claim's value names: a string or a list of strings, through the role map when there is one. */
 export function rolesFromClaim(value: unknown, map: Map<string, Role> | null): Role[] {
   const values = Array.isArray(value) ? value : typeof value === "string" ? value.split(/[\s,]+/) : [];

@@ -9,7 +9,8 @@ import { invalidateUserSessions, listUserSessions } from "~/accounts/auth.server
 import { notFound, requireForm, requireRole } from "~/accounts/guard.server";
 import { requiredRoles, resetSecondFactor } from "~/accounts/second-factor.server";
 import { RESET_LINK_HOURS } from "~/accounts/password-rules";
-import { createResetLink } from "~/accounts/self-service.server";
+import { identitiesOf } from "~/accounts/oidc.server";
+import { createResetLink, passwordState } from "~/accounts/self-service.server";
 import { getUserById } from "~/accounts/users.server";
 import { recordEvent } from "~/audit/audit.server";
 import { getDb } from "~/platform/db.server";
@@ -33,6 +34,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     user,
     sessions: listUserSessions(db, user.id).length,
     required: user.roles.some((r) => requiredRoles(db).includes(r)),
+    // How the user signs in (docs/security.md, "Single sign-on"): a usable password or not, and the provider
+    // accounts linked to them.
+    password: passwordState(db, user.id),
+    identities: identitiesOf(db, user.id),
   };
 }
 
@@ -81,7 +86,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function AdminUser() {
-  const { user, sessions, required } = useLoaderData<typeof loader>();
+  const { user, sessions, required, password, identities } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   return (
@@ -93,8 +98,9 @@ export default function AdminUser() {
         {user.displayName} <small>({user.username})</small>
       </h1>
       <p>
-        Roles: {user.roles.join(", ")} · {user.active ? "active" : "deactivated"} · second factor{" "}
-        {user.totpEnabledAt !== null ? "on" : required ? "required, not set up yet" : "off"} · {sessions} live session
+        Roles: {user.roles.length ? user.roles.join(", ") : "none yet"} · {user.active ? "active" : "deactivated"} ·
+        second factor {user.totpEnabledAt !== null ? "on" : required ? "required, not set up yet" : "off"} · {sessions}{" "}
+        live session
         {sessions === 1 ? "" : "s"}
       </p>
       {result && "error" in result && result.error ? (
@@ -108,13 +114,42 @@ export default function AdminUser() {
         </p>
       ) : null}
 
+      <h2>Single sign-on</h2>
+      <div className="card">
+        {identities.length ? (
+          <ul>
+            {identities.map((i) => (
+              <li key={`${i.issuer} ${i.subject}`}>
+                <code>{i.issuer}</code>, subject <code>{i.subject}</code> · linked{" "}
+                {new Date(i.createdAt).toISOString().slice(0, 16).replace("T", " ")} UTC · last sign-in{" "}
+                {i.lastSignInAt ? `${new Date(i.lastSignInAt).toISOString().slice(0, 16).replace("T", " ")} UTC` : "—"}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p className="muted">Not linked to an account at the institution&apos;s sign-in.</p>
+        )}
+      </div>
+
       <h2>Password</h2>
       <div className="card">
-        <p>
-          Make a one-time link and give it to {user.username} (in person, or by your institution&apos;s usual channel):
-          they open it and choose their own password. It works once, for {RESET_LINK_HOURS} hours; a new link replaces
-          the old one; using it ends their sessions.
-        </p>
+        {password === "off" ? (
+          <p>
+            Passwords are switched off on this server: {user.username} signs in with the institution&apos;s account.
+          </p>
+        ) : null}
+        {password === "none" ? (
+          <p className="muted">
+            {user.username} has no Concord password: they sign in with the institution&apos;s account.
+          </p>
+        ) : null}
+        {password !== "off" ? (
+          <p>
+            Make a one-time link and give it to {user.username} (in person, or by your institution&apos;s usual
+            channel): they open it and choose their own password. It works once, for {RESET_LINK_HOURS} hours; a new
+            link replaces the old one; using it ends their sessions.
+          </p>
+        ) : null}
         {result && "link" in result && result.link ? (
           <div className="notice ok" role="status">
             <p>
@@ -132,12 +167,14 @@ export default function AdminUser() {
             </p>
           </div>
         ) : null}
-        <Form method="post">
-          <Csrf />
-          <button type="submit" name="intent" value="reset-link" disabled={busy || !user.active}>
-            Make a password link
-          </button>
-        </Form>
+        {password !== "off" ? (
+          <Form method="post">
+            <Csrf />
+            <button type="submit" name="intent" value="reset-link" disabled={busy || !user.active}>
+              Make a password link
+            </button>
+          </Form>
+        ) : null}
       </div>
 
       <h2>Second factor and sessions</h2>

@@ -123,6 +123,15 @@ describe("single sign-on in the browser", () => {
     const text = (await page.locator("main").textContent()) ?? "";
     for (const name of ["ann.mensah", "k.owusu", "s.boateng"]) expect(text).toContain(name);
     await shot(page, "admin-4-users");
+    // A user the provider made: linked by issuer and subject, no password link to make while passwords are off.
+    await page.click("text=ann.mensah");
+    await page.waitForURL(/\/admin\/users\/[a-z2-7]+$/);
+    await hydrated(page);
+    const detail = (await page.locator("main").textContent()) ?? "";
+    expect(detail).toContain(provider.issuer);
+    expect(detail).toContain("subject ann-7731");
+    expect(await page.locator("button[value=reset-link]").count()).toBe(0);
+    await shot(page, "admin-5-user-page");
   });
 
   it("the password form refuses, except for the break-glass admin", async () => {
