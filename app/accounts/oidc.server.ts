@@ -146,6 +146,8 @@ export async function startOidcSignIn(
     nonce: pending.nonce,
     code_challenge: await client.calculatePKCECodeChallenge(pending.verifier),
     code_challenge_method: "S256",
+    // Shared ward computers: the provider asks again even while it holds a session (docs/security.md).
+    ...(s.alwaysLogin ? { prompt: "login" } : {}),
   });
   const payload = Buffer.from(JSON.stringify(pending)).toString("base64url");
   const cookie = `${OIDC_COOKIE}=${payload}.${sign(db, payload)}; Max-Age=${OIDC_STATE_MINUTES * 60}; ${cookieAttributes()}`;

@@ -23,6 +23,8 @@ export interface OidcSettings {
   roleMap: Map<string, Role> | null;
   /** On a subject's first sign-in, link it to an existing user of the same username instead of creating one. */
   linkByUsername: boolean;
+  /** Ask the provider to make the person sign in again every time (`prompt=login`): for shared computers. */
+  alwaysLogin: boolean;
 }
 
 export interface PasswordSettings {
@@ -87,6 +89,8 @@ export function oidcSettings(env: Env = process.env): OidcSettings | null {
     throw new SignInConfigError(`CONCORD_OIDC_REDIRECT_URI must end in /login/oidc/callback (Concord's callback).`);
   const link = env.CONCORD_OIDC_LINK_BY_USERNAME?.trim() ?? "";
   if (!["", "0", "1"].includes(link)) throw new SignInConfigError(`CONCORD_OIDC_LINK_BY_USERNAME: use 0 or 1.`);
+  const always = env.CONCORD_OIDC_ALWAYS_LOGIN?.trim() ?? "";
+  if (!["", "0", "1"].includes(always)) throw new SignInConfigError(`CONCORD_OIDC_ALWAYS_LOGIN: use 0 or 1.`);
   const scopes = env.CONCORD_OIDC_SCOPES?.trim() || "openid profile email";
   if (!scopes.split(/\s+/).includes("openid"))
     throw new SignInConfigError(`CONCORD_OIDC_SCOPES: include "openid" (it is what makes the sign-in OpenID Connect).`);
@@ -101,6 +105,7 @@ export function oidcSettings(env: Env = process.env): OidcSettings | null {
     rolesClaim: env.CONCORD_OIDC_ROLES_CLAIM?.trim() || null,
     roleMap: env.CONCORD_OIDC_ROLE_MAP?.trim() ? parseRoleMap(env.CONCORD_OIDC_ROLE_MAP) : null,
     linkByUsername: link === "1",
+    alwaysLogin: always === "1",
   };
 }
 

@@ -84,6 +84,10 @@ describe("signing in through the provider", () => {
     expect(url.searchParams.get("state")).toMatch(/.{20,}/);
     expect(url.searchParams.get("nonce")).toMatch(/.{20,}/);
     expect(url.searchParams.get("redirect_uri")).toBe(CALLBACK);
+    expect(url.searchParams.get("prompt")).toBeNull();
+    // For shared computers: the provider is asked to make the person sign in again each time.
+    vi.stubEnv("CONCORD_OIDC_ALWAYS_LOGIN", "1");
+    expect(new URL((await startOidcSignIn(db, { redirectTo: "/" })).url).searchParams.get("prompt")).toBe("login");
     expect(start.cookie).toMatch(/^concord_oidc=[^;]+\.[^;]+; Max-Age=600; Path=\/login\/oidc; HttpOnly; SameSite=Lax/);
     // A cookie whose payload was changed is not accepted.
     const [name, rest] = start.cookie.split(";")[0]!.split("=");
