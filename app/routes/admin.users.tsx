@@ -7,6 +7,7 @@ import { Csrf } from "~/ui/root-data";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { requireForm, requireRole } from "~/accounts/guard.server";
+import { oidcSettings, passwordSettings } from "~/accounts/sign-in-config";
 import {
   createUser,
   usersWindow,
@@ -28,7 +29,19 @@ const col = columnHelper<UserView>();
 export async function loader({ request }: LoaderFunctionArgs) {
   const me = await requireRole(request, "admin");
   // One window of the users, as the URL asks (docs/architecture.md, "Pages are windows").
-  return { users: usersWindow(getDb(), new URL(request.url).searchParams), me: me.id };
+  const sso = oidcSettings();
+  return {
+    users: usersWindow(getDb(), new URL(request.url).searchParams),
+    me: me.id,
+    // How people sign in here, so that the create form says what a user made here can do (docs/security.md,
+    // "Single sign-on").
+    signIn: {
+      sso: sso?.label ?? null,
+      passwords: passwordSettings().on,
+      linkByUsername: sso?.linkByUsername ?? false,
+      rolesFromClaim: Boolean(sso?.rolesClaim),
+    },
+  };
 }
 
 const ActionSchema = z.discriminatedUnion("intent", [
@@ -98,7 +111,7 @@ function Errors({ errors }: { errors: Record<string, string> }) {
 }
 
 export default function Users() {
-  const { users, me } = useLoaderData<typeof loader>();
+  const { users, me, signIn } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const feedback = (target: string) =>
@@ -196,6 +209,18 @@ export default function Users() {
       />
 
       <h2>Create a user</h2>
+      {signIn.sso ? (
+        <p className="muted">
+          People who sign in with {signIn.sso} get their account at their first sign-in
+          {signIn.passwords ? "" : " (Concord passwords are switched off here)"}.{" "}
+          {signIn.linkByUsername
+            ? "A user you create here is taken over by the first sign-in with the same username."
+            : "A user you create here stays separate from their sign-in account."}
+          {signIn.rolesFromClaim
+            ? " Their roles follow the provider's claim at each sign-in: a change made here lasts until then."
+            : ""}
+        </p>
+      ) : null}
       <Form method="post" className="card">
         <Csrf />
         <div className="grid2">

@@ -122,6 +122,7 @@ describe("single sign-on in the browser", () => {
     await hydrated(page);
     const text = (await page.locator("main").textContent()) ?? "";
     for (const name of ["ann.mensah", "k.owusu", "s.boateng"]) expect(text).toContain(name);
+    expect(text).toContain("People who sign in with Test University get their account at their first sign-in");
     await shot(page, "admin-4-users");
     // A user the provider made: linked by issuer and subject, no password link to make while passwords are off.
     await page.click("text=ann.mensah");
