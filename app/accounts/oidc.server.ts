@@ -30,14 +30,13 @@ import {
   sessionCookie,
   type SessionDevice,
 } from "./auth.server";
+import { NO_PASSWORD } from "./password.server";
 import { challengeCookie, createChallenge } from "./second-factor.server";
 import { oidcSettings, type OidcSettings } from "./sign-in-config";
 
 export const OIDC_COOKIE = "concord_oidc";
 /** How long a sign-in may take at the provider before its state is forgotten. */
 export const OIDC_STATE_MINUTES = 10;
-/** The stored hash of a user who has no password (signs in only through the provider): no password matches it. */
-export const NO_PASSWORD = "!sso";
 
 // The provider's metadata, fetched once per issuer and process (a failed fetch is retried at the next sign-in).
 const discovered = new Map<string, Promise<client.Configuration>>();

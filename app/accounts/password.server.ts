@@ -65,6 +65,9 @@ function parseHash(hash: string) {
   return { params, salt, expected };
 }
 
+/** The stored hash of a user who has no password (signs in only through the provider): no password matches it. */
+export const NO_PASSWORD = "!sso";
+
 export async function verifyPassword(hash: string, password: string): Promise<boolean> {
   const parsed = parseHash(hash);
   if (!parsed) return false;

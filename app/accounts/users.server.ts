@@ -17,7 +17,7 @@ import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
 import { recordEvent } from "../audit/audit.server";
-import { hashPassword, needsRehash, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
+import { hashPassword, needsRehash, NO_PASSWORD, PASSWORD_MIN_LENGTH, verifyPassword } from "./password.server";
 import { throttled } from "./login-throttle.server";
 import { passwordAllowed, passwordSettings } from "./sign-in-config";
 import { ServiceError } from "../platform/service-error";
@@ -166,13 +166,15 @@ export function usersWindow(
 
 export async function createUser(
   db: Db,
-  input: { username: string; displayName?: string; password: string; roles: Role[]; actorId?: string | null },
+  // password null: a user with no Concord password, who signs in only through the institution's provider
+  // (docs/security.md, "Single sign-on").
+  input: { username: string; displayName?: string; password: string | null; roles: Role[]; actorId?: string | null },
 ): Promise<UserView> {
   const username = UsernameSchema.parse(input.username).toLowerCase();
-  PasswordSchema.parse(input.password);
+  if (input.password !== null) PasswordSchema.parse(input.password);
   const roles = RolesSchema.parse(input.roles);
   if (getUserByUsername(db, username)) throw new ServiceError(`A user named "${username}" already exists.`, "username");
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = input.password === null ? NO_PASSWORD : await hashPassword(input.password);
   return insertUser(db, { ...input, username, roles, passwordHash });
 }
 

@@ -40,16 +40,28 @@ export async function loader({ request }: LoaderFunctionArgs) {
       passwords: passwordSettings().on,
       linkByUsername: sso?.linkByUsername ?? false,
       rolesFromClaim: Boolean(sso?.rolesClaim),
+      create: createMode(),
     },
   };
 }
+
+/** How the create form works here: with a password, without one (taken over at first sign-in), or not at all. */
+function createMode(): "password" | "sign-in" | "closed" {
+  if (passwordSettings().on) return "password";
+  return oidcSettings()?.linkByUsername ? "sign-in" : "closed";
+}
+
+const CLOSED_CREATE =
+  "Concord passwords are switched off and first sign-ins are not linked by username, so a user made here could " +
+  "never sign in. People get their account at their first sign-in; grant their roles here after.";
 
 const ActionSchema = z.discriminatedUnion("intent", [
   z.object({
     intent: z.literal("create"),
     username: UsernameSchema,
     displayName: z.string().trim().max(100).optional(),
-    password: PasswordSchema,
+    // Required while Concord passwords are on; with them off the field is not shown (see the action).
+    password: z.union([PasswordSchema, z.literal("")]).optional(),
     roles: RolesSchema,
   }),
   z.object({ intent: z.literal("roles"), userId: z.string().min(1), roles: RolesSchema }),
@@ -67,7 +79,18 @@ export async function action({ request }: ActionFunctionArgs) {
   try {
     switch (input.intent) {
       case "create": {
-        const u = await createUser(db, { ...input, actorId: me.id });
+        // Who can sign in decides what a user made here needs (docs/security.md, "Single sign-on"): with Concord
+        // passwords on, an initial password; with them off, none, and only when the first sign-in with the same
+        // username takes the user over (otherwise no one could ever sign in as them).
+        const mode = createMode();
+        if (mode === "closed") return { target, errors: { _form: CLOSED_CREATE }, message: null };
+        if (mode === "password" && !input.password)
+          return { target, errors: { password: "Give an initial password of at least 10 characters." }, message: null };
+        const u = await createUser(db, {
+          ...input,
+          password: mode === "password" ? (input.password as string) : null,
+          actorId: me.id,
+        });
         return { target, errors: {}, message: `Created ${u.username}.` };
       }
       case "roles": {
@@ -221,31 +244,43 @@ export default function Users() {
             : ""}
         </p>
       ) : null}
-      <Form method="post" className="card">
-        <Csrf />
-        <div className="grid2">
-          <div>
-            <label htmlFor="new-username">Username</label>
-            <input id="new-username" name="username" type="text" required autoComplete="off" />
-            <label htmlFor="new-display">Display name (optional)</label>
-            <input id="new-display" name="displayName" type="text" autoComplete="off" />
-            <label htmlFor="new-password">Initial password (at least 10 characters)</label>
-            <input id="new-password" name="password" type="password" required autoComplete="new-password" />
+      {signIn.create === "closed" ? (
+        <p className="card" data-testid="create-closed">
+          {CLOSED_CREATE}
+        </p>
+      ) : (
+        <Form method="post" className="card">
+          <Csrf />
+          <div className="grid2">
+            <div>
+              <label htmlFor="new-username">Username</label>
+              <input id="new-username" name="username" type="text" required autoComplete="off" />
+              <label htmlFor="new-display">Display name (optional)</label>
+              <input id="new-display" name="displayName" type="text" autoComplete="off" />
+              {signIn.create === "password" ? (
+                <>
+                  <label htmlFor="new-password">Initial password (at least 10 characters)</label>
+                  <input id="new-password" name="password" type="password" required autoComplete="new-password" />
+                </>
+              ) : (
+                <p className="muted">No Concord password: they sign in with {signIn.sso}.</p>
+              )}
+            </div>
+            <fieldset>
+              <legend>Roles</legend>
+              {ROLES.map((r) => (
+                <label key={r} className="inline">
+                  <input type="checkbox" name="roles" value={r} defaultChecked={r === "annotator"} /> {r}
+                </label>
+              ))}
+            </fieldset>
           </div>
-          <fieldset>
-            <legend>Roles</legend>
-            {ROLES.map((r) => (
-              <label key={r} className="inline">
-                <input type="checkbox" name="roles" value={r} defaultChecked={r === "annotator"} /> {r}
-              </label>
-            ))}
-          </fieldset>
-        </div>
-        {feedback("new")}
-        <button type="submit" name="intent" value="create" disabled={busy}>
-          Create user
-        </button>
-      </Form>
+          {feedback("new")}
+          <button type="submit" name="intent" value="create" disabled={busy}>
+            Create user
+          </button>
+        </Form>
+      )}
     </section>
   );
 }

@@ -22,7 +22,9 @@ import { signInConfigProblem } from "../../app/accounts/sign-in-config";
 import { getUserById, login, setActive } from "../../app/accounts/users.server";
 import type { Db } from "../../app/platform/db.server";
 import { ServiceError } from "../../app/platform/service-error";
+import { action as usersAction, loader as usersLoader } from "../../app/routes/admin.users";
 import { freshDb, makeUser, TEST_PASSWORD } from "../support/db";
+import { bodyOf, signedIn } from "../support/route-calls";
 import { signInAt, startProvider, type TestProvider } from "../support/oidc-provider";
 import { Secret, TOTP } from "otpauth";
 
@@ -280,6 +282,46 @@ describe("local passwords switched off", () => {
     vi.stubEnv("CONCORD_LOCAL_PASSWORDS", "on");
     expect((await login(db, { username: "ann", password: TEST_PASSWORD, ip: IP })).ok).toBe(true);
     expect(resetLinkUser(db, link.token)).toMatchObject({ username: "ann" });
+  });
+
+  it("the users page makes a user without a Concord password only when a first sign-in takes it over", async () => {
+    await makeUser(db, "boss", ["admin"]);
+    const { post } = await signedIn(db, "boss");
+    const create = async (fields: Record<string, string>) =>
+      bodyOf(
+        await usersAction({
+          request: post("/admin/users", { intent: "create", roles: "annotator", ...fields }),
+          params: {},
+          context: {},
+        }),
+      );
+    const mode = async () => {
+      const out = (await usersLoader({ request: post("/admin/users", {}), params: {}, context: {} })) as {
+        signIn: { create: string };
+      };
+      return out.signIn.create;
+    };
+    // Passwords on: an initial password is needed.
+    expect(await mode()).toBe("password");
+    expect((await create({ username: "p1" })).body.errors).toMatchObject({ password: expect.stringContaining("10") });
+    // Off, and sign-ins not linked by username: no one could sign in as a user made here, so none is made.
+    vi.stubEnv("CONCORD_LOCAL_PASSWORDS", "off");
+    expect(await mode()).toBe("closed");
+    expect((await create({ username: "p2", password: "a long enough passphrase" })).body.errors).toMatchObject({
+      _form: expect.stringContaining("first sign-in"),
+    });
+    expect(db.select().from(users).where(eq(users.username, "p2")).get()).toBeUndefined();
+    // Off and linked by username: the user is made with no password, and the first sign-in takes it over.
+    vi.stubEnv("CONCORD_OIDC_LINK_BY_USERNAME", "1");
+    expect(await mode()).toBe("sign-in");
+    expect((await create({ username: "dr.nadia" })).body.message).toBe("Created dr.nadia.");
+    const made = db.select().from(users).where(eq(users.username, "dr.nadia")).get()!;
+    expect(await login(db, { username: "dr.nadia", password: "!sso", ip: IP })).toMatchObject({ ok: false });
+    expect(await complete(await throughProvider("s-1001"))).toMatchObject({
+      ok: true,
+      created: false,
+      userId: made.id,
+    });
   });
 
   it("a configuration that would let nobody in, or is half written, stops the start with one line", () => {
