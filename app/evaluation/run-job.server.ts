@@ -158,7 +158,11 @@ export async function runSafePsychJob(_db: Db, job: JobView, ctx: JobContext): P
     { warn: () => {}, log: () => {}, progress: jobProgressSink(ctx, "trajectories"), signal: ctx.signal },
   );
   if (result.status !== "complete")
-    return { status: "stopped", message: result.message ?? "the run was interrupted.", result: finishSafePsychJob(outDir, result) };
+    return {
+      status: "stopped",
+      message: result.message ?? "the run was interrupted.",
+      result: finishSafePsychJob(outDir, result),
+    };
   return { status: "done", result: finishSafePsychJob(outDir, result) };
 }
 

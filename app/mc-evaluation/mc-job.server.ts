@@ -72,7 +72,9 @@ export async function runMcModels(spec: McModelsSpec, hooks: McModelsHooks): Pro
       label: "model",
       onParameterDropped: (parameter) => {
         notSent.add(parameter);
-        hooks.warn(`warning: ${model.name}'s API rejects ${parameter}; every call is sent without it (run.json says so)`);
+        hooks.warn(
+          `warning: ${model.name}'s API rejects ${parameter}; every call is sent without it (run.json says so)`,
+        );
       },
       onMaxTokensParamSwitched: (from, to) =>
         hooks.warn(`warning: ${model.name}'s API rejects ${from}; every call sends ${to} instead`),
@@ -141,7 +143,9 @@ export function mcJobReportName(modelKey: string, itemsFile: string): string {
 
 function checkedItems(path: string, shownAs: string) {
   const csv = extname(path).toLowerCase() === ".csv";
-  const input = csv ? readImportFile(path, "mcItems", { json: false }) : importFileSource(path, "mcItems", { json: true });
+  const input = csv
+    ? readImportFile(path, "mcItems", { json: false })
+    : importFileSource(path, "mcItems", { json: true });
   const parsed = parseItems(input, { csv });
   if (parsed.errors.length) {
     const shown = parsed.errors.slice(0, 5).map((e) => `${shownAs}:${e.line}: ${e.message}`);

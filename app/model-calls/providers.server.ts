@@ -15,9 +15,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const ProviderSchema = z
   .object({
     name: z.string().regex(NAME, "a name of letters, digits, '.', '_' or '-' (at most 64)"),
-    baseUrl: z
-      .string()
-      .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), "an http(s) URL"),
+    baseUrl: z.string().refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), "an http(s) URL"),
     model: z.string().min(1, "the model name the server knows").max(200),
     apiKeyEnv: z
       .string()

@@ -51,14 +51,17 @@ interface WorkerJobData {
 
 export const CANCELLED_MESSAGE = "Cancelled. Everything it finished is kept; resume it to continue.";
 
-const running = new Map<number, { worker: Worker; ended: Promise<void> }>();
+const running = new Map<number, { worker: Worker | null; cancelled: boolean; ended: Promise<void> }>();
 
 function activeStatus(job: JobView): boolean {
   return job.status === "queued" || job.status === "running";
 }
 
-/** Starts the worker of a job whose row exists; its end (or its death) ends the job. */
-async function launch(db: Db, jobId: number, name: WorkerName): Promise<void> {
+/**
+ * Starts the worker of a job whose row exists; its end (or its death) ends the job. The job is in `running` from
+ * the call on, so `workerJobEnded` and `cancelWorkerJob` find it while the worker's script is still being found.
+ */
+function launch(db: Db, jobId: number, name: WorkerName): void {
   const fail = (message: string) => {
     try {
       endJob(db, jobId, { status: "failed", error: message });
@@ -66,27 +69,44 @@ async function launch(db: Db, jobId: number, name: WorkerName): Promise<void> {
       // The database refused even this: the next server start marks the job stopped.
     }
   };
-  if (db.$client.memory || !db.$client.name) return fail("A database in memory cannot run jobs on a worker thread.");
-  let script: string;
-  try {
-    script = await workerScript(name);
-  } catch (e) {
-    return fail(`The job's worker could not start: ${(e as Error).message}`);
-  }
-  const worker = new Worker(script, { workerData: { dbPath: db.$client.name, jobId } satisfies WorkerJobData });
-  const ended = new Promise<void>((resolve) => {
-    worker.once("error", (e) =>
-      fail(`The job stopped on an error: ${e.message}. Everything it finished is kept; resume it to continue.`),
-    );
-    worker.once("exit", (code) => {
-      const job = getJob(db, jobId);
-      if (job && activeStatus(job))
-        fail(`The job's worker stopped (exit code ${code}). Everything it finished is kept; resume it to continue.`);
+  const entry: { worker: Worker | null; cancelled: boolean; ended: Promise<void> } = {
+    worker: null,
+    cancelled: false,
+    ended: Promise.resolve(),
+  };
+  entry.ended = (async () => {
+    try {
+      if (db.$client.memory || !db.$client.name)
+        return fail("A database in memory cannot run jobs on a worker thread.");
+      let script: string;
+      try {
+        script = await workerScript(name);
+      } catch (e) {
+        return fail(`The job's worker could not start: ${(e as Error).message}`);
+      }
+      if (entry.cancelled) return endJob(db, jobId, { status: "cancelled", error: CANCELLED_MESSAGE });
+      const worker = new Worker(script, { workerData: { dbPath: db.$client.name, jobId } satisfies WorkerJobData });
+      entry.worker = worker;
+      await new Promise<void>((resolve) => {
+        worker.once("error", (e) =>
+          fail(`The job stopped on an error: ${e.message}. Everything it finished is kept; resume it to continue.`),
+        );
+        worker.once("exit", (code) => {
+          if (db.$client.open) {
+            const job = getJob(db, jobId);
+            if (job && activeStatus(job))
+              fail(
+                `The job's worker stopped (exit code ${code}). Everything it finished is kept; resume it to continue.`,
+              );
+          }
+          resolve();
+        });
+      });
+    } finally {
       running.delete(jobId);
-      resolve();
-    });
-  });
-  running.set(jobId, { worker, ended });
+    }
+  })();
+  running.set(jobId, entry);
 }
 
 /**
@@ -128,7 +148,7 @@ export function startWorkerJob(
     },
     { behavior: "immediate" },
   );
-  void launch(db, jobId, input.worker);
+  launch(db, jobId, input.worker);
   return jobId;
 }
 
@@ -165,7 +185,7 @@ export function resumeWorkerJob(db: Db, input: { jobId: number; actorId: string 
     },
     { behavior: "immediate" },
   );
-  void launch(db, jobId, worker);
+  launch(db, jobId, worker);
   return jobId;
 }
 
@@ -193,7 +213,8 @@ export async function cancelWorkerJob(db: Db, input: { jobId: number; actorId: s
   );
   const r = running.get(job.id);
   if (!r) return;
-  r.worker.postMessage({ type: "cancel" });
+  r.cancelled = true;
+  r.worker?.postMessage({ type: "cancel" });
   await r.ended;
 }
 
@@ -205,8 +226,9 @@ export function workerJobEnded(jobId: number): Promise<void> {
 /** Stops a job's worker thread as a crash or a kill would, without ending its row (tests of restarts). */
 export async function killWorkerJob(jobId: number): Promise<void> {
   const r = running.get(jobId);
-  if (!r) return;
+  if (!r?.worker) return;
   r.worker.removeAllListeners("exit");
+  r.worker.removeAllListeners("error");
   await r.worker.terminate();
   running.delete(jobId);
 }

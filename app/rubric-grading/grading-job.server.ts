@@ -96,7 +96,13 @@ export function respondStep(
 /** The judge's model row (made or checked), as grade-run and grade-batch-write have always made it. */
 export function judgeOf(
   db: Db,
-  input: { set: GradingSet; name: string; endpoint: StepEndpoint; settings: StepSettings; selfCandidate: string | null },
+  input: {
+    set: GradingSet;
+    name: string;
+    endpoint: StepEndpoint;
+    settings: StepSettings;
+    selfCandidate: string | null;
+  },
 ): GradingModel {
   return ensureModel(db, {
     set: input.set,
@@ -183,7 +189,13 @@ const TIMEOUT_MS = 600_000;
 
 function endpointOf(providerName: string): StepEndpoint {
   const p = providerConnection(providerName);
-  return { baseUrl: p.baseURL, apiKey: p.apiKey, model: p.model, timeoutMs: TIMEOUT_MS, maxTokensParam: p.maxTokensParam };
+  return {
+    baseUrl: p.baseURL,
+    apiKey: p.apiKey,
+    model: p.model,
+    timeoutMs: TIMEOUT_MS,
+    maxTokensParam: p.maxTokensParam,
+  };
 }
 
 /** The job's work on its worker thread: the candidate's responses (when one is named), then the judge's verdicts. */
@@ -233,10 +245,7 @@ export function finishGradingJob(set: GradingSet): Record<string, unknown> {
 }
 
 /** Starts a grading job on a worker thread (refusals as ServiceError: no such set, provider, subset or name). */
-export function startGradingJob(
-  db: Db,
-  input: { params: GradingJobParams; actorId: string | null },
-): number {
+export function startGradingJob(db: Db, input: { params: GradingJobParams; actorId: string | null }): number {
   const p = input.params;
   const set = getGradingSetById(db, p.setId);
   if (!set) throw new ServiceError("No such evaluation set.", "setId", 404);

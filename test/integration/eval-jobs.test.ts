@@ -1,0 +1,243 @@
+/**
+ * Evaluation jobs started from the browser, on worker threads, against the OpenAI-compatible stub
+ * (docs/evaluation.md, "Running from the browser"): a grading run and a multiple-choice run from start to the
+ * result, a Safe-Psych run into its run folders, progress with calls and counts, cancel and resume without repeating
+ * a finished call, a server restart that marks the job stopped and is resumed, refusals, and the provider's key: used
+ * on the calls, and found in no job row, audit event, database byte or log line.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { importFileSource } from "../../app/cli/io";
+import { findProvider, listProviders, providerConnection } from "../../app/model-calls/providers.server";
+import type { Db } from "../../app/platform/db.server";
+import { getJob, interruptStaleJobs, STOPPED_RESUMABLE_MESSAGE } from "../../app/platform/jobs.server";
+import {
+  cancelWorkerJob,
+  CANCELLED_MESSAGE,
+  killWorkerJob,
+  resumeWorkerJob,
+  workerJobEnded,
+} from "../../app/platform/worker-jobs.server";
+import { startGradingJob } from "../../app/rubric-grading/grading-job.server";
+import { importEvalSet, requireGradingSet } from "../../app/rubric-grading/sets.server";
+import { getSetResults, ResultsQuerySchema } from "../../app/rubric-grading/results.server";
+import { startMcJob } from "../../app/mc-evaluation/mc-job.server";
+import { getMcReport } from "../../app/mc-evaluation/reports.server";
+import { startSafePsychJob } from "../../app/evaluation/run-job.server";
+import { ServiceError } from "../../app/platform/service-error";
+import { freshDb, makeUser } from "../support/db";
+import { startOpenAiStub, type OpenAiStub } from "../support/openai-stub";
+import { evalJobsHandler, KEY_ENV, SECRET_KEY, setUpEvalJobs, type EvalJobsEnv } from "../support/eval-jobs";
+
+let db: Db;
+let cleanup: () => void;
+let stub: OpenAiStub;
+let env: EvalJobsEnv;
+let logged = "";
+
+beforeEach(async () => {
+  ({ db, cleanup } = freshDb());
+  stub = await startOpenAiStub(evalJobsHandler());
+  env = setUpEvalJobs(stub.baseURL);
+  logged = "";
+  for (const stream of [process.stdout, process.stderr] as const) {
+    const write = stream.write.bind(stream);
+    vi.spyOn(stream, "write").mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      logged += String(chunk);
+      return (write as (c: unknown, ...r: unknown[]) => boolean)(chunk, ...rest);
+    });
+  }
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await stub.close();
+  env.restore();
+  cleanup();
+});
+
+const MC = { seeds: [0], temperature: 0, maxTokens: 300, style: "paper" as const, fewShot: 0, concurrency: 4 };
+
+function importSet(name = "psych") {
+  importEvalSet(db, {
+    name,
+    source: importFileSource("test/fixtures/rubric-grading/set.jsonl", "grading", { json: true }),
+  });
+  return requireGradingSet(db, name);
+}
+
+async function admin() {
+  return (await makeUser(db, "admin1", ["admin"])).id;
+}
+
+/** Waits until the job's row satisfies `ok` (the worker writes it on its own connection). */
+async function until(jobId: number, ok: (j: NonNullable<ReturnType<typeof getJob>>) => boolean, ms = 20_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const j = getJob(db, jobId)!;
+    if (ok(j)) return j;
+    if (Date.now() > end) throw new Error(`job ${jobId} stayed ${JSON.stringify(j)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function expectNoKeyAnywhere() {
+  const rows = JSON.stringify(db.$client.prepare("SELECT * FROM jobs").all());
+  const events = JSON.stringify(db.$client.prepare("SELECT * FROM events").all());
+  expect(rows).not.toContain(SECRET_KEY);
+  expect(events).not.toContain(SECRET_KEY);
+  expect(db.$client.serialize().includes(Buffer.from(SECRET_KEY))).toBe(false);
+  expect(logged).not.toContain(SECRET_KEY);
+}
+
+describe("providers configured on the server", () => {
+  it("show name, model and base URL, never the key; the worker's connection holds it", () => {
+    const views = listProviders();
+    expect(views.map((v) => v.name)).toEqual(["stub-candidate", "stub-judge", "stub-mc"]);
+    expect(JSON.stringify(views)).not.toContain(SECRET_KEY);
+    expect(JSON.stringify(views)).not.toContain(KEY_ENV);
+    expect(views[0]).toEqual({
+      name: "stub-candidate",
+      model: "cand-model",
+      baseUrl: stub.baseURL,
+      needsKey: true,
+      keyAvailable: true,
+    });
+    expect(providerConnection("stub-judge").apiKey).toBe(SECRET_KEY);
+    delete process.env[KEY_ENV];
+    expect(findProvider("stub-judge")!.keyAvailable).toBe(false);
+    expect(() => providerConnection("stub-judge")).toThrow(`the environment variable ${KEY_ENV} is not set`);
+  });
+});
+
+describe("jobs on worker threads", () => {
+  it("a grading run: the candidate's responses, then the judge's verdicts, progress and the report's scores", async () => {
+    const actor = await admin();
+    const set = importSet();
+    const id = startGradingJob(db, {
+      params: {
+        setId: set.id,
+        candidate: { name: "cand", provider: "stub-candidate" },
+        judge: { name: "judge", provider: "stub-judge" },
+        subset: null,
+        limit: null,
+      },
+      actorId: actor,
+    });
+    await workerJobEnded(id);
+    const job = await until(id, (j) => j.status !== "running" && j.status !== "queued");
+    expect(job).toMatchObject({ status: "done", result: { gradingSetId: set.id, gradingSet: "psych" } });
+    // 4 conversations, 9 criteria: 4 responses and 9 verdicts, each one call.
+    expect(job.detail).toMatchObject({ step: "verdicts", done: 9, total: 9, calls: 13, failures: 0 });
+    expect(stub.calls.length).toBe(13);
+    expect(stub.calls.every((c) => c.authorization === `Bearer ${SECRET_KEY}`)).toBe(true);
+    const results = getSetResults(db, set, ResultsQuerySchema.parse({}));
+    expect(results.judges).toEqual([expect.objectContaining({ name: "judge", pending: 0, total: 9 })]);
+    const events = db.$client.prepare("SELECT action, actor_id AS actor FROM events WHERE entity = 'job'").all();
+    expect(events).toEqual([{ action: "start", actor }]);
+    expectNoKeyAnywhere();
+  });
+
+  it("a multiple-choice run ends in a report the report pages list", async () => {
+    const id = startMcJob(db, {
+      params: { provider: "stub-mc", itemsFile: "mentalbench-items.jsonl", ...MC },
+      actorId: null,
+    });
+    await workerJobEnded(id);
+    const job = getJob(db, id)!;
+    expect(job).toMatchObject({ status: "done", result: { mcReport: "mc-model_mentalbench-items", runs: 1 } });
+    expect(job.detail).toMatchObject({ done: 36, total: 36, calls: 36 });
+    expect(getMcReport("mc-model_mentalbench-items")!.tables.map((t) => t.name)).toContain("mentalbench-table2");
+    expectNoKeyAnywhere();
+  });
+
+  it("a Safe-Psych run writes one run folder per strategy and seed, and its result names them", async () => {
+    const id = startSafePsychJob(db, {
+      params: {
+        provider: "stub-candidate",
+        judgeProvider: "stub-judge",
+        samplesFile: "samples.json",
+        strategies: ["sequential_info_abstention_aware"],
+        seeds: [123],
+        limit: null,
+        concurrency: 2,
+      },
+      actorId: null,
+    });
+    await workerJobEnded(id);
+    const job = getJob(db, id)!;
+    expect(job.status).toBe("done");
+    const folders = job.result!.folders as { dir: string; finished: number; cases: number; complete: boolean }[];
+    expect(folders).toEqual([expect.objectContaining({ finished: 2, cases: 2, complete: true })]);
+    expect(existsSync(join(folders[0]!.dir, "trajectories.jsonl"))).toBe(true);
+    expect(job.detail).toMatchObject({ step: "trajectories", done: 2, total: 2 });
+    expectNoKeyAnywhere();
+  });
+
+  it("cancel keeps what finished; resume asks only what is left", async () => {
+    stub.setHandler(evalJobsHandler(40));
+    const actor = await admin();
+    const id = startMcJob(db, {
+      params: { provider: "stub-mc", itemsFile: "mentalbench-items.jsonl", ...MC, concurrency: 2 },
+      actorId: actor,
+    });
+    await until(id, (j) => j.progressDone >= 4);
+    await cancelWorkerJob(db, { jobId: id, actorId: actor });
+    const cancelled = getJob(db, id)!;
+    expect(cancelled).toMatchObject({ status: "cancelled", error: CANCELLED_MESSAGE });
+    const asked = stub.calls.length;
+    expect(asked).toBeLessThan(36);
+    await expect(cancelWorkerJob(db, { jobId: id, actorId: actor })).rejects.toThrow("not running");
+    stub.setHandler(evalJobsHandler());
+    const resumed = resumeWorkerJob(db, { jobId: id, actorId: actor });
+    await workerJobEnded(resumed);
+    expect(getJob(db, resumed)).toMatchObject({ status: "done", params: expect.objectContaining({ resumedFrom: id }) });
+    // Every item asked once, except those in flight when the cancel came (asked, never written: at most 2).
+    const items = new Set(stub.calls.map((c) => c.last));
+    expect(items.size).toBe(36);
+    expect(stub.calls.length - 36).toBeLessThanOrEqual(2);
+    expect(() => resumeWorkerJob(db, { jobId: resumed, actorId: actor })).toThrow("nothing to resume");
+    const events = db.$client
+      .prepare("SELECT action, entity_id AS job FROM events WHERE entity = 'job' ORDER BY id")
+      .all();
+    expect(events).toEqual([
+      { action: "start", job: String(id) },
+      { action: "cancel", job: String(id) },
+      { action: "resume", job: String(resumed) },
+    ]);
+  });
+
+  it("a server restart marks a running job stopped with a resume message; resuming finishes it", async () => {
+    stub.setHandler(evalJobsHandler(40));
+    const id = startMcJob(db, {
+      params: { provider: "stub-mc", itemsFile: "mentalbench-items.jsonl", ...MC, concurrency: 2 },
+      actorId: null,
+    });
+    await until(id, (j) => j.progressDone >= 2);
+    // The process dies: the worker stops without ending its job, which stays "running" in the database.
+    await killWorkerJob(id);
+    expect(getJob(db, id)!.status).toBe("running");
+    expect(interruptStaleJobs(db)).toBe(1);
+    expect(getJob(db, id)).toMatchObject({ status: "failed", error: STOPPED_RESUMABLE_MESSAGE });
+    stub.setHandler(evalJobsHandler());
+    const resumed = resumeWorkerJob(db, { jobId: id, actorId: null });
+    await workerJobEnded(resumed);
+    expect(getJob(db, resumed)!.status).toBe("done");
+    expect(new Set(stub.calls.map((c) => c.last)).size).toBe(36);
+  });
+
+  it("refuses a second job on the same subject, unknown providers and bad input files before queuing", async () => {
+    stub.setHandler(evalJobsHandler(40));
+    const params = { provider: "stub-mc", itemsFile: "mentalbench-items.jsonl", ...MC };
+    const id = startMcJob(db, { params, actorId: null });
+    expect(() => startMcJob(db, { params, actorId: null })).toThrow(/already running here \(job \d+\)/);
+    await cancelWorkerJob(db, { jobId: id, actorId: null });
+    expect(() => startMcJob(db, { params: { ...params, provider: "nope" }, actorId: null })).toThrow(
+      'No provider "nope" is configured.',
+    );
+    expect(() => startMcJob(db, { params: { ...params, itemsFile: "../secret.jsonl" }, actorId: null })).toThrow(
+      ServiceError,
+    );
+    expect(db.$client.prepare("SELECT COUNT(*) AS n FROM jobs").get()).toEqual({ n: 1 });
+  });
+});
