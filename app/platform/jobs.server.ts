@@ -156,3 +156,26 @@ export function interruptStaleJobs(db: Db, now = Date.now()): number {
         .run().changes,
   );
 }
+
+/** The newest jobs of these kinds, newest first (the evaluation jobs' list page). */
+export function listJobsOfKinds(db: DbOrTx, kinds: readonly string[], limit = 50): JobView[] {
+  return db
+    .select()
+    .from(jobs)
+    .where(inArray(jobs.kind, [...kinds]))
+    .orderBy(desc(jobs.id))
+    .limit(limit)
+    .all() as JobView[];
+}
+
+/** The id of the job that resumed this one (params `resumedFrom`), or null. */
+export function resumingJobId(db: DbOrTx, id: number): number | null {
+  return (
+    db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(sql`json_extract(${jobs.params}, '$.resumedFrom') = ${id}`)
+      .orderBy(desc(jobs.id))
+      .get()?.id ?? null
+  );
+}

@@ -25,7 +25,9 @@ export default function GradingSets() {
       <h1>Rubric grading</h1>
       <p className="muted">
         Candidate models answer each conversation of an evaluation set; a panel of judges grades every rubric criterion
-        with HealthBench's grader. Sets, responses and verdicts come from the grade-* commands (docs/rubric-grading.md).
+        with HealthBench's grader. Sets come from the grade-import command; responses and verdicts from the grade-*
+        commands or a grading run started on <Link to="/admin/eval-jobs">Evaluation jobs</Link>
+        (docs/rubric-grading.md).
       </p>
       {sets.length === 0 ? (
         <p className="card">

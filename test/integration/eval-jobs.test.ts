@@ -27,6 +27,7 @@ import { getMcReport } from "../../app/mc-evaluation/reports.server";
 import { startSafePsychJob } from "../../app/evaluation/run-job.server";
 import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser } from "../support/db";
+import { signedIn } from "../support/route-calls";
 import { startOpenAiStub, type OpenAiStub } from "../support/openai-stub";
 import { evalJobsHandler, KEY_ENV, SECRET_KEY, setUpEvalJobs, type EvalJobsEnv } from "../support/eval-jobs";
 
@@ -239,5 +240,119 @@ describe("jobs on worker threads", () => {
       ServiceError,
     );
     expect(db.$client.prepare("SELECT COUNT(*) AS n FROM jobs").get()).toEqual({ n: 1 });
+  });
+});
+
+describe("the job pages", () => {
+  const page = (path: string, cookie?: string) =>
+    new Request(`http://concord.test${path}`, { headers: cookie ? { Cookie: cookie } : {} });
+  async function thrown(p: Promise<unknown>): Promise<Response> {
+    try {
+      await p;
+    } catch (e) {
+      if (e instanceof Response) return e;
+      throw e;
+    }
+    throw new Error("expected a thrown Response");
+  }
+
+  it("admins only, CSRF on every form, audit on start, cancel and resume; the key in no loader's answer", async () => {
+    const list = await import("../../app/routes/admin.eval-jobs._index");
+    const one = await import("../../app/routes/admin.eval-jobs.$jobId._index");
+    const poll = await import("../../app/routes/admin.eval-jobs.$jobId.progress");
+    await makeUser(db, "boss", ["admin"]);
+    await makeUser(db, "rae", ["rater", "annotator", "adjudicator"]);
+    const boss = await signedIn(db, "boss");
+    const rae = await signedIn(db, "rae");
+    const raeCookie = rae.post("/", {}).headers.get("Cookie")!;
+    importSet();
+    stub.setHandler(evalJobsHandler(30));
+
+    // Not an admin: 403 on every loader and action; logged out: the login redirect.
+    expect(
+      (await thrown(list.loader({ request: page("/admin/eval-jobs", raeCookie), params: {}, context: {} }))).status,
+    ).toBe(403);
+    expect((await thrown(list.loader({ request: page("/admin/eval-jobs"), params: {}, context: {} }))).status).toBe(
+      302,
+    );
+    const startMc = {
+      intent: "start_mc",
+      provider: "stub-mc",
+      itemsFile: "mentalbench-items.jsonl",
+      seeds: "0",
+      style: "paper",
+      fewShot: "0",
+      concurrency: "2",
+    };
+    expect(
+      (await thrown(list.action({ request: rae.post("/admin/eval-jobs", startMc), params: {}, context: {} }))).status,
+    ).toBe(403);
+    // A post without the session's CSRF token is refused.
+    const forged = boss.post("/admin/eval-jobs", { ...startMc, csrf: "forged" });
+    expect((await thrown(list.action({ request: forged, params: {}, context: {} }))).status).toBe(403);
+    expect(db.$client.prepare("SELECT COUNT(*) AS n FROM jobs").get()).toEqual({ n: 0 });
+
+    const view = await list.loader({
+      request: page("/admin/eval-jobs", boss.post("/", {}).headers.get("Cookie")!),
+      params: {},
+      context: {},
+    });
+    expect(view.providers.map((p) => p.name)).toEqual(["stub-candidate", "stub-judge", "stub-mc"]);
+    expect(view.inputs).toEqual(["mentalbench-items.jsonl", "samples.json"]);
+    expect(JSON.stringify(view)).not.toContain(SECRET_KEY);
+    expect(JSON.stringify(view)).not.toContain(KEY_ENV);
+
+    const started = await list.action({ request: boss.post("/admin/eval-jobs", startMc), params: {}, context: {} });
+    expect(started).toBeInstanceOf(Response);
+    const location = (started as Response).headers.get("Location")!;
+    const jobId = Number(/\/admin\/eval-jobs\/(\d+)$/.exec(location)![1]);
+    const bossCookie = boss.post("/", {}).headers.get("Cookie")!;
+    const params = { jobId: String(jobId) };
+    expect((await thrown(one.loader({ request: page(location, raeCookie), params, context: {} }))).status).toBe(403);
+    expect(
+      (await thrown(poll.loader({ request: page(`${location}/progress`, raeCookie), params, context: {} }))).status,
+    ).toBe(403);
+    expect(
+      (await thrown(one.action({ request: rae.post(location, { intent: "cancel" }), params, context: {} }))).status,
+    ).toBe(403);
+    await until(jobId, (j) => j.progressDone >= 2);
+    const polled = await (
+      await poll.loader({ request: page(`${location}/progress`, bossCookie), params, context: {} })
+    ).json();
+    expect(polled).toMatchObject({ id: jobId, status: "running", progress: { step: "items, seed 0", total: 36 } });
+    expect(polled.progress.calls).toBeGreaterThanOrEqual(2);
+    const cancelled = await one.action({ request: boss.post(location, { intent: "cancel" }), params, context: {} });
+    expect(cancelled).toEqual({ ok: true, message: "Cancelled. Everything it finished is kept." });
+    const stopped = await one.loader({ request: page(location, bossCookie), params, context: {} });
+    expect(stopped.job.status).toBe("cancelled");
+    expect(stopped.resumedBy).toBeNull();
+    stub.setHandler(evalJobsHandler());
+    const resumed = await one.action({ request: boss.post(location, { intent: "resume" }), params, context: {} });
+    const resumedId = Number(/(\d+)$/.exec((resumed as Response).headers.get("Location")!)![1]);
+    await workerJobEnded(resumedId);
+    const done = await one.loader({
+      request: page(`/admin/eval-jobs/${resumedId}`, bossCookie),
+      params: { jobId: String(resumedId) },
+      context: {},
+    });
+    expect(done.job.status).toBe("done");
+    expect(done.results).toEqual({
+      href: "/admin/mc-evaluation?report=mc-model_mentalbench-items",
+      label: "The report mc-model_mentalbench-items",
+    });
+    expect(JSON.stringify(done)).not.toContain(SECRET_KEY);
+    const events = db.$client
+      .prepare("SELECT action, actor_id AS actor FROM events WHERE entity = 'job' ORDER BY id")
+      .all();
+    expect(events).toEqual(["start", "cancel", "resume"].map((action) => ({ action, actor: boss.user.id })));
+    // A job of another kind (a MENTAT fit) is not an evaluation job: 404 here.
+    expect(
+      (
+        await thrown(
+          one.loader({ request: page("/admin/eval-jobs/999", bossCookie), params: { jobId: "999" }, context: {} }),
+        )
+      ).status,
+    ).toBe(404);
+    expectNoKeyAnywhere();
   });
 });
