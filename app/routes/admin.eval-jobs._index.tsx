@@ -236,8 +236,8 @@ export default function EvalJobs() {
         </table>
       )}
 
-      <div className="grid2">
-        <Form method="post" className="card" aria-label="Start a rubric-grading run">
+      <div className="grid2" style={{ marginTop: "1.5rem" }}>
+        <Form method="post" className="card stacked" aria-label="Start a rubric-grading run">
           <Csrf />
           <h2>Rubric-grading run</h2>
           {sets.length === 0 ? (
@@ -289,7 +289,7 @@ export default function EvalJobs() {
           )}
         </Form>
 
-        <Form method="post" className="card" aria-label="Start a multiple-choice run">
+        <Form method="post" className="card stacked" aria-label="Start a multiple-choice run">
           <Csrf />
           <h2>Multiple-choice run</h2>
           {inputs.length === 0 ? (
@@ -333,7 +333,7 @@ export default function EvalJobs() {
           )}
         </Form>
 
-        <Form method="post" className="card" aria-label="Start a Safe-Psych run">
+        <Form method="post" className="card stacked" aria-label="Start a Safe-Psych run">
           <Csrf />
           <h2>Safe-Psych run</h2>
           {inputs.length === 0 ? (
