@@ -24,6 +24,9 @@ let browser: Browser;
 let stub: OpenAiStub;
 let env: EvalJobsEnv;
 let shots: string;
+let dbPath: string;
+/** What the servers stopped during the tests logged. */
+let logged = "";
 
 beforeAll(async () => {
   const t = tempDbPath();
@@ -31,6 +34,7 @@ beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   stub = await startOpenAiStub(evalJobsHandler(120));
   env = setUpEvalJobs(stub.baseURL);
+  dbPath = t.dbPath;
   const db = openDatabase(t.dbPath);
   await createUser(db, { username: "boss", password: PASSWORD, roles: ["admin"], actorId: null });
   await createUser(db, { username: "rae", password: PASSWORD, roles: ["rater"], actorId: null });
@@ -124,6 +128,48 @@ describe("evaluation jobs from the browser", () => {
     await page.context().close();
   });
 
+  it("a Safe-Psych run stopped by a server restart says so, and Resume finishes it", async () => {
+    stub.setHandler(evalJobsHandler(400));
+    let page = await adminPage();
+    await page.goto(`${app.url}/admin/eval-jobs`);
+    await hydrated(page);
+    const form = page.getByRole("form", { name: "Start a Safe-Psych run" });
+    await form.locator('select[name="provider"]').selectOption("stub-candidate");
+    await form.locator('select[name="judgeProvider"]').selectOption("stub-judge");
+    await form.locator('select[name="samplesFile"]').selectOption("samples.json");
+    await form.locator('input[name="concurrency"]').fill("1");
+    await form.getByRole("button", { name: "Start the run" }).click();
+    await page.waitForURL(/\/admin\/eval-jobs\/\d+$/);
+    const path = new URL(page.url()).pathname;
+    await hydrated(page);
+    await expect.poll(() => page.getByTestId("job-calls").textContent(), { timeout: 30_000 }).not.toBe("0");
+    await page.context().close();
+
+    // The server stops while the job runs, and starts again on the same database.
+    logged += app.output();
+    await app.stop();
+    app = await startApp({ dbPath });
+    stub.setHandler(evalJobsHandler(50));
+    page = await adminPage();
+    await page.goto(`${app.url}${path}`);
+    await hydrated(page);
+    expect(await page.getByTestId("job-status").textContent()).toBe("failed");
+    expect(await page.getByTestId("job-stopped").textContent()).toContain(
+      "Stopped: the server restarted while this job ran. Everything it finished is kept; resume it to continue.",
+    );
+    await page.screenshot({ path: join(shots, "safe-psych-job-stopped.png"), fullPage: false });
+    await page.getByRole("button", { name: "Resume" }).click();
+    await page.waitForURL((u) => u.pathname !== path && /\/admin\/eval-jobs\/\d+$/.test(u.pathname));
+    await hydrated(page);
+    await waitForEnd(page);
+    expect(await page.getByTestId("job-status").textContent()).toBe("done");
+    const folders = page.getByTestId("job-folders");
+    expect(await folders.locator("tbody tr").count()).toBe(2);
+    expect(await folders.textContent()).toContain("2 / 2");
+    await page.screenshot({ path: join(shots, "safe-psych-job-done.png"), fullPage: false });
+    await page.context().close();
+  });
+
   it("refuses a rater, and the key is in no server log line", async () => {
     const page = await (await browser.newContext()).newPage();
     await logIn(page, app.url, "rae", PASSWORD);
@@ -132,6 +178,6 @@ describe("evaluation jobs from the browser", () => {
     await page.context().close();
     expect(stub.calls.length).toBeGreaterThan(0);
     expect(stub.calls.every((c) => c.authorization === `Bearer ${SECRET_KEY}`)).toBe(true);
-    expect(app.output()).not.toContain(SECRET_KEY);
+    expect(logged + app.output()).not.toContain(SECRET_KEY);
   });
 });
