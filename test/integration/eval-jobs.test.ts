@@ -5,7 +5,7 @@
  * a finished call, a server restart that marks the job stopped and is resumed, refusals, and the provider's key: used
  * on the calls, and found in no job row, audit event, database byte or log line.
  */
-import { existsSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { importFileSource } from "../../app/cli/io";
@@ -108,6 +108,30 @@ describe("providers configured on the server", () => {
     delete process.env[KEY_ENV];
     expect(findProvider("stub-judge")!.keyAvailable).toBe(false);
     expect(() => providerConnection("stub-judge")).toThrow(`the environment variable ${KEY_ENV} is not set`);
+  });
+  it("a bad providers file is refused as FILE: field: reason, and the list page says so", async () => {
+    const file = process.env.CONCORD_PROVIDERS!;
+    writeFileSync(file, JSON.stringify({ providers: [{ name: "x", baseUrl: "ftp://host", model: "m" }] }));
+    expect(() => listProviders()).toThrow(`${file}: providers.0.baseUrl: an http(s) URL`);
+    writeFileSync(
+      file,
+      JSON.stringify({ providers: [{ name: "x", baseUrl: "http://h/v1", model: "m", apiKey: "sk-x" }] }),
+    );
+    expect(() => listProviders()).toThrow(/providers\.0: Unrecognized key: "apiKey"/);
+    writeFileSync(file, "{");
+    expect(() => listProviders()).toThrow(`${file}: not valid JSON`);
+    await makeUser(db, "boss", ["admin"]);
+    const boss = await signedIn(db, "boss");
+    const list = await import("../../app/routes/admin.eval-jobs._index");
+    const view = await list.loader({
+      request: new Request("http://concord.test/admin/eval-jobs", { headers: boss.post("/", {}).headers }),
+      params: {},
+      context: {},
+    });
+    expect(view.providers).toEqual([]);
+    expect(view.configProblem).toMatch(/not valid JSON/);
+    rmSync(file);
+    expect(listProviders()).toEqual([]);
   });
 });
 
