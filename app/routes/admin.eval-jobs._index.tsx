@@ -2,13 +2,16 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { requireForm, requireRole } from "~/accounts/guard.server";
-import { STRATEGIES } from "~/evaluation/domain/runner-protocol";
 import { startSafePsychJob } from "~/evaluation/run-job.server";
 import { MENTALBENCH_STYLES } from "~/mc-evaluation/domain/prompts";
 import { startMcJob } from "~/mc-evaluation/mc-job.server";
 import { listProviders, ProviderConfigError, providersFile, type ProviderView } from "~/model-calls/providers.server";
 import { getDb } from "~/platform/db.server";
-import { evalInputsRoot, listEvalInputs } from "~/platform/eval-files.server";
+import { addEvalInput, evalInputsRoot, listEvalInputs } from "~/platform/eval-files.server";
+import { extname } from "node:path";
+import { decodeImportBytes, importLimits, refusalLine } from "~/formats/import-contract";
+import { parseSamples, STRATEGIES } from "~/evaluation/domain/runner-protocol";
+import { parseItems } from "~/mc-evaluation/domain/items";
 import { parseIntent } from "~/platform/intent";
 import { listJobsOfKinds } from "~/platform/jobs.server";
 import { ServiceError } from "~/platform/service-error";
@@ -86,6 +89,8 @@ const ActionSchema = z.discriminatedUnion("intent", [
     fewShot: z.coerce.number().int().min(0).max(20),
     concurrency: count(64),
   }),
+  z.object({ intent: z.literal("check_input") }),
+  z.object({ intent: z.literal("add_input") }),
   z.object({
     intent: z.literal("start_safe_psych"),
     provider: name,
@@ -104,6 +109,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const parsed = parseIntent(form, ActionSchema, { arrays: ["strategies"] });
   if (!parsed.ok) return { ok: false as const, message: parsed.message };
   const a = parsed.data;
+  if (a.intent === "check_input" || a.intent === "add_input") return inputFile(form, a.intent === "add_input");
   const db = getDb();
   let id: number;
   try {
@@ -156,6 +162,63 @@ export async function action({ request }: ActionFunctionArgs) {
   return redirect(`/admin/eval-jobs/${id}`);
 }
 
+/**
+ * Checks an uploaded input file as the command that reads it does — item files as `mc-run --items` (the import
+ * contract, then every record, `FILE:LINE: reason`), a samples file as `run --samples` — and, for *Add*, puts it in
+ * the inputs folder (`addEvalInput`). A file with a problem is never added.
+ */
+async function inputFile(form: FormData, add: boolean) {
+  const file = form.get("file");
+  if (!(file instanceof File) || file.size === 0)
+    return { ok: false as const, message: "Choose a file.", lines: [] as string[] };
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const name = file.name;
+  const ext = extname(name).toLowerCase();
+  const json = ext !== ".csv";
+  const decoded = decodeImportBytes(bytes, importLimits("mcItems"), { json });
+  if ("problem" in decoded)
+    return { ok: false as const, message: "Nothing was added.", lines: [refusalLine(name, decoded.problem)] };
+  let summary: string;
+  const lines: string[] = [];
+  if (ext === ".json") {
+    let value: unknown;
+    try {
+      value = JSON.parse(decoded.text.charCodeAt(0) === 0xfeff ? decoded.text.slice(1) : decoded.text);
+    } catch (e) {
+      return { ok: false as const, message: `${name} is not valid JSON: ${(e as Error).message}`, lines };
+    }
+    const samples = parseSamples(value);
+    if (!samples.ok)
+      return {
+        ok: false as const,
+        message: `${name}: nothing was added.`,
+        lines: samples.errors.map((e) => `${name}: ${e}`),
+      };
+    summary = `${samples.cases.length} Safe-Psych cases (samples.json).`;
+  } else {
+    const items = parseItems(decoded.text, { csv: ext === ".csv" });
+    for (const w of items.warnings.slice(0, 30)) lines.push(`${name}:${w.line}: warning: ${w.message}`);
+    if (items.errors.length) {
+      for (const e of items.errors.slice(0, 30)) lines.push(`${name}:${e.line}: ${e.message}`);
+      if (items.errors.length > 30) lines.push(`… and ${items.errors.length - 30} more`);
+      return { ok: false as const, message: `${name}: ${items.errors.length} problem(s); nothing was added.`, lines };
+    }
+    summary = `${items.items.length} ${items.format === "mentat" ? "MENTAT records" : "MentalBench items"}.`;
+  }
+  if (!add) return { ok: true as const, message: `${name}: ${summary} Check only: nothing was added.`, lines };
+  try {
+    const r = addEvalInput(name, bytes);
+    return {
+      ok: true as const,
+      message: `${name}: ${summary} ${r.unchanged ? "Already in the inputs folder: nothing changed." : "Added to the inputs folder."}`,
+      lines,
+    };
+  } catch (e) {
+    if (e instanceof ServiceError) return { ok: false as const, message: e.message, lines };
+    throw e;
+  }
+}
+
 function ProviderSelect({ name, providers, none }: { name: string; providers: ProviderView[]; none?: string }) {
   return (
     <select name={name} required={!none} defaultValue={none ? "" : undefined}>
@@ -194,7 +257,7 @@ export default function EvalJobs() {
         Start a Safe-Psych run, a rubric-grading run or a multiple-choice run against a model provider configured on the
         server. Each job runs in the background: you may leave its page and come back, cancel it and resume it.
       </p>
-      {result && !result.ok ? (
+      {result && !("lines" in result) && !result.ok ? (
         <p className="notice warn" role="alert">
           {result.message}
         </p>
@@ -382,6 +445,43 @@ export default function EvalJobs() {
           )}
         </Form>
       </div>
+
+      <Form method="post" encType="multipart/form-data" className="card stacked" aria-label="Add an input file">
+        <Csrf />
+        <h2>Add an input file</h2>
+        <p className="muted">
+          A samples.json for Safe-Psych runs, or MENTAT records / MentalBench items (.jsonl, .csv) for multiple-choice
+          runs. The file is checked as the command line checks it; a file with a problem is not added.
+        </p>
+        <label>
+          File
+          <input type="file" name="file" accept=".json,.jsonl,.csv" required />
+        </label>
+        <button type="submit" name="intent" value="check_input" className="secondary" disabled={busy}>
+          Check
+        </button>{" "}
+        <button type="submit" name="intent" value="add_input" disabled={busy}>
+          Add
+        </button>
+        {result && "lines" in result ? (
+          <div
+            className={`notice ${result.ok ? "ok" : "warn"}`}
+            role={result.ok ? "status" : "alert"}
+            data-testid="input-file"
+          >
+            <p>{result.message}</p>
+            {result.lines.length ? (
+              <ul>
+                {result.lines.map((l, i) => (
+                  <li key={i}>
+                    <code>{l}</code>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </div>
+        ) : null}
+      </Form>
 
       <h2>Jobs</h2>
       {jobs.length === 0 ? (

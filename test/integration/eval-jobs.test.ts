@@ -5,7 +5,7 @@
  * a finished call, a server restart that marks the job stopped and is resumed, refusals, and the provider's key: used
  * on the calls, and found in no job row, audit event, database byte or log line.
  */
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { importFileSource } from "../../app/cli/io";
@@ -29,7 +29,7 @@ import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser } from "../support/db";
 import { signedIn } from "../support/route-calls";
 import { startOpenAiStub, type OpenAiStub } from "../support/openai-stub";
-import { evalJobsHandler, KEY_ENV, SECRET_KEY, setUpEvalJobs, type EvalJobsEnv } from "../support/eval-jobs";
+import { evalJobsHandler, KEY_ENV, SAMPLES, SECRET_KEY, setUpEvalJobs, type EvalJobsEnv } from "../support/eval-jobs";
 
 let db: Db;
 let cleanup: () => void;
@@ -378,5 +378,89 @@ describe("the job pages", () => {
       ).status,
     ).toBe(404);
     expectNoKeyAnywhere();
+  });
+});
+
+describe("input files and evaluation sets from the pages", () => {
+  async function multipart(path: string, username: string, fields: Record<string, string>, file: [string, string]) {
+    const session = await signedIn(db, username);
+    const cookie = session.post("/", {}).headers.get("Cookie")!;
+    const body = new FormData();
+    body.set("csrf", session.user.csrf);
+    for (const [k, v] of Object.entries(fields)) body.set(k, v);
+    body.set("file", new File([file[1]], file[0]));
+    return new Request(`http://concord.test${path}`, { method: "POST", headers: { Cookie: cookie }, body });
+  }
+
+  it("checks an item file as mc-run does, adds it only when it is clean, and never replaces another file's bytes", async () => {
+    await makeUser(db, "boss", ["admin"]);
+    const list = await import("../../app/routes/admin.eval-jobs._index");
+    const good = readFileSync("test/fixtures/mc-evaluation/mentalbench-items.jsonl", "utf8");
+    const call = async (intent: string, file: [string, string]) =>
+      list.action({ request: await multipart("/admin/eval-jobs", "boss", { intent }, file), params: {}, context: {} });
+    expect(await call("check_input", ["more-items.jsonl", good])).toEqual({
+      ok: true,
+      message: "more-items.jsonl: 36 MentalBench items. Check only: nothing was added.",
+      lines: [],
+    });
+    expect(existsSync(join(env.inputs, "more-items.jsonl"))).toBe(false);
+    const bad = good.split("\n").slice(0, 2).join("\n") + '\n{"id": "x"}\n';
+    const refused = (await call("add_input", ["bad-items.jsonl", bad])) as { ok: boolean; lines: string[] };
+    expect(refused.ok).toBe(false);
+    expect(refused.lines[0]).toMatch(/^bad-items\.jsonl:3: /);
+    expect(existsSync(join(env.inputs, "bad-items.jsonl"))).toBe(false);
+    expect(await call("add_input", ["more-items.jsonl", good])).toMatchObject({
+      ok: true,
+      message: /Added to the inputs folder/,
+    });
+    expect(readFileSync(join(env.inputs, "more-items.jsonl"), "utf8")).toBe(good);
+    expect(await call("add_input", ["more-items.jsonl", good + "\n"])).toMatchObject({
+      ok: false,
+      message: 'An input file named "more-items.jsonl" exists with other content: rename the file.',
+    });
+    expect(await call("check_input", ["s.json", '[{"sample_id": "a"}]'])).toMatchObject({ ok: false });
+    expect(await call("check_input", ["s.json", JSON.stringify(SAMPLES)])).toMatchObject({
+      ok: true,
+      message: "s.json: 2 Safe-Psych cases (samples.json). Check only: nothing was added.",
+    });
+  });
+
+  it("imports an evaluation set from the grading page as grade-import does: check, refusals as FILE:LINE, import", async () => {
+    await makeUser(db, "boss", ["admin"]);
+    await makeUser(db, "rae", ["rater"]);
+    const grading = await import("../../app/routes/admin.grading._index");
+    const text = readFileSync("test/fixtures/rubric-grading/set.jsonl", "utf8");
+    const call = async (intent: string, file: [string, string], user = "boss") =>
+      grading.action({
+        request: await multipart("/admin/grading", user, { intent, name: "psych" }, file),
+        params: {},
+        context: {},
+      });
+    const checked = (await call("check_set", ["set.jsonl", text])) as { ok: boolean; summary: string };
+    expect(checked.summary).toMatch(/^4 conversations; content sha256 [0-9a-f]{64}\. Dry run: nothing was written\.$/);
+    expect(db.$client.prepare("SELECT COUNT(*) AS n FROM grading_sets").get()).toEqual({ n: 0 });
+    const broken = text.replace('"prompt_id": "p2"', '"prompt_id": 7');
+    const refused = (await call("import_set", ["set.jsonl", broken])) as {
+      ok: boolean;
+      summary: string;
+      lines: string[];
+    };
+    expect(refused).toMatchObject({ ok: false, summary: "1 bad line in set.jsonl; nothing was written." });
+    expect(refused.lines[0]).toMatch(/^set\.jsonl:2: /);
+    expect(db.$client.prepare("SELECT COUNT(*) AS n FROM grading_sets").get()).toEqual({ n: 0 });
+    expect(await call("import_set", ["set.jsonl", text])).toMatchObject({
+      ok: true,
+      summary: /Imported as "psych"\.$/,
+    });
+    expect(await call("import_set", ["set.jsonl", text])).toMatchObject({
+      summary: /Already imported: nothing changed\.$/,
+    });
+    let status = 0;
+    try {
+      await call("import_set", ["set.jsonl", text], "rae");
+    } catch (e) {
+      status = (e as Response).status;
+    }
+    expect(status).toBe(403);
   });
 });
