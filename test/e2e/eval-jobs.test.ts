@@ -163,10 +163,39 @@ describe("evaluation jobs from the browser", () => {
     await hydrated(page);
     await waitForEnd(page);
     expect(await page.getByTestId("job-status").textContent()).toBe("done");
+    // The page reloads its data once the poll sees the end: the run folders then appear.
     const folders = page.getByTestId("job-folders");
-    expect(await folders.locator("tbody tr").count()).toBe(2);
+    await expect.poll(() => folders.locator("tbody tr").count()).toBe(2);
     expect(await folders.textContent()).toContain("2 / 2");
     await page.screenshot({ path: join(shots, "safe-psych-job-done.png"), fullPage: false });
+    await page.context().close();
+  });
+
+  it("checks an evaluation set and an item file from the pages, as the command line does", async () => {
+    const page = await adminPage();
+    await page.goto(`${app.url}/admin/grading`);
+    await hydrated(page);
+    const setForm = page.getByRole("form", { name: "Import an evaluation set" });
+    await setForm.locator('input[name="name"]').fill("psych-copy");
+    await setForm.locator('input[name="file"]').setInputFiles("test/fixtures/rubric-grading/set.jsonl");
+    await setForm.getByRole("button", { name: "Check" }).click();
+    await expect
+      .poll(() => page.getByTestId("set-import").textContent())
+      .toMatch(/4 conversations; content sha256 [0-9a-f]{64}\. Dry run: nothing was written\./);
+    await page.screenshot({ path: join(shots, "grading-set-check.png"), fullPage: true });
+    await page.goto(`${app.url}/admin/eval-jobs`);
+    await hydrated(page);
+    const fileForm = page.getByRole("form", { name: "Add an input file" });
+    await fileForm.locator('input[name="file"]').setInputFiles({
+      name: "broken-items.jsonl",
+      mimeType: "application/json",
+      buffer: Buffer.from('{"id": "x", "question": "?"}\n'),
+    });
+    await fileForm.getByRole("button", { name: "Add" }).click();
+    await expect.poll(() => page.getByTestId("input-file").textContent()).toMatch(/nothing was added/);
+    expect(await page.getByTestId("input-file").textContent()).toMatch(/broken-items\.jsonl:1: /);
+    await page.getByTestId("input-file").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(shots, "input-file-refused.png"), fullPage: false });
     await page.context().close();
   });
 
