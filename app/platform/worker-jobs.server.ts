@@ -12,7 +12,7 @@
 import { parentPort, Worker, workerData } from "node:worker_threads";
 import { setMaxListeners } from "node:events";
 import { recordEvent } from "../audit/audit.server";
-import { openDatabase, WEB_BUSY_TIMEOUT_MS, type Db } from "./db.server";
+import { CLI_BUSY_TIMEOUT_MS, openDatabase, type Db } from "./db.server";
 import { createJob, endJob, getJob, markJobRunning, reportJobProgress, type JobView } from "./jobs.server";
 import { ServiceError } from "./service-error";
 import { workerScript, type WorkerName } from "./worker-script.server";
@@ -246,7 +246,9 @@ export function runJobInWorker(work: (db: Db, job: JobView, ctx: JobContext) => 
   const port = parentPort;
   if (!port) return;
   const { dbPath, jobId } = workerData as WorkerJobData;
-  const db = openDatabase(dbPath, { busyTimeoutMs: WEB_BUSY_TIMEOUT_MS });
+  // The command line's busy timeout, not the web server's: a job's writes wait out a page's save on this thread,
+  // never on the request thread, and a verdict or response must not be lost to a moment's lock.
+  const db = openDatabase(dbPath, { busyTimeoutMs: CLI_BUSY_TIMEOUT_MS });
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
   port.on("message", (m: { type?: string }) => {
