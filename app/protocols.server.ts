@@ -10,9 +10,41 @@ import { GRADING_SET_PARENT } from "./rubric-grading/public.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, seedDemo } from "./demo/demo.server";
 import { register } from "./platform/registry.server";
 import { GRACE_SWEEP } from "./annotation/public.server";
+import { SAFE_PSYCH_JOB_KIND } from "./evaluation/run-job.server";
+import { GRADING_JOB_KIND } from "./rubric-grading/grading-job.server";
+import { MC_JOB_KIND } from "./mc-evaluation/mc-job.server";
 
 register({
   hiddenParents: [JUDGE_SET_PARENT, SCREENING_STUDY_PARENT, REVIEW_SET_PARENT, MENTAT_BANK_PARENT, GRADING_SET_PARENT],
   demo: { seed: seedDemo, isDemoDatabase, accounts: DEMO_ACCOUNTS, password: DEMO_PASSWORD },
   periodic: [GRACE_SWEEP],
 });
+
+/**
+ * The evaluation jobs started from the browser (docs/evaluation.md, "Running from the browser"), by kind: their
+ * names on the pages and where a finished job's results are.
+ */
+export const EVAL_JOBS = {
+  [SAFE_PSYCH_JOB_KIND]: {
+    title: "Safe-Psych run",
+    results: () => null,
+  },
+  [GRADING_JOB_KIND]: {
+    title: "Rubric-grading run",
+    results: (r: Record<string, unknown>) =>
+      typeof r.gradingSetId === "number"
+        ? { href: `/admin/grading/${r.gradingSetId}`, label: `The report of "${String(r.gradingSet)}"` }
+        : null,
+  },
+  [MC_JOB_KIND]: {
+    title: "Multiple-choice run",
+    results: (r: Record<string, unknown>) =>
+      typeof r.mcReport === "string"
+        ? { href: `/admin/mc-evaluation?report=${encodeURIComponent(r.mcReport)}`, label: `The report ${r.mcReport}` }
+        : null,
+  },
+} as const satisfies Record<
+  string,
+  { title: string; results: (r: Record<string, unknown>) => { href: string; label: string } | null }
+>;
+export const EVAL_JOB_KINDS = Object.keys(EVAL_JOBS);

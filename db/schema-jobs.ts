@@ -22,6 +22,11 @@ export const jobs = sqliteTable(
     params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     progressDone: integer("progress_done").notNull().default(0),
     progressTotal: integer("progress_total").notNull().default(0),
+    /**
+     * JSON of a running job's counts beyond done / total (e.g. calls answered, retries, failed calls, the unit
+     * counted), written with each progress report; null for jobs that report none.
+     */
+    detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
     /** JSON of what the job produced (e.g. { fitId }), once done. */
     result: text("result", { mode: "json" }).$type<Record<string, unknown>>(),
     /** Why it failed or was cancelled, in words for the page. */

@@ -11,18 +11,16 @@ import { importFileSource, readImportFile } from "../cli/io";
 import { CliError, parseOptions, type CliIO, type Command } from "../cli/command";
 import { checkModelKey, modelKeyFromName } from "../evaluation/public";
 import { softwareVersion } from "../platform/paths.server";
-import { createOpenAiEndpoint } from "../model-calls/client";
 import { createProgress } from "../model-calls/progress";
-import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../model-calls/retry";
-import { redactUrl } from "../evaluation/public.server";
+import { DEFAULT_RETRY_POLICY } from "../model-calls/retry";
 import { DEFAULT_DRIFT_OPTIONS } from "./domain/drift";
 import { parseItems } from "./domain/items";
 import { MENTALBENCH_STYLES } from "./domain/prompts";
-import { loadMcPrompts, mcPromptHashesOf } from "./prompt-files";
 import { buildReport, findMcRunFolders, parseClusters, readRunFolder, reportMarkdown, RunReadError } from "./report";
 import { READINGS } from "./domain/parse";
 import { writeReport } from "./report-files.server";
-import { McRunConfigError, runMcEvaluation, type McRunResult } from "./run";
+import { McRunConfigError, type McRunResult } from "./run";
+import { runMcModels } from "./mc-job.server";
 
 const MAX_LISTED = 30;
 
@@ -186,69 +184,42 @@ export const mcRunCommand: Command = {
       if (problem) throw new CliError(`model ${JSON.stringify(name)}: ${problem}`);
       return { name, key };
     });
-    const prompts = loadMcPrompts();
     const apiKey = process.env.CONCORD_API_KEY ?? process.env.OPENAI_API_KEY ?? "none";
     const sha = typeof input === "string" ? createHash("sha256").update(input).digest("hex") : input.sha256()!;
     let incomplete = false;
-    for (const model of keys) {
-      const notSent = new Set<string>();
-      const endpoint = createOpenAiEndpoint({
-        baseURL: o["base-url"],
-        apiKey,
-        model: model.name,
-        timeoutMs: o.timeout * 1000,
-        maxTokensParam: o["max-tokens-param"],
-        label: "model",
-        onParameterDropped: (parameter) => {
-          notSent.add(parameter);
-          io.err(
-            `warning: ${model.name}'s API rejects ${parameter}; every call is sent without it (run.json says so)\n`,
-          );
+    try {
+      // The same code as the job started from the browser (app/mc-evaluation/mc-job.server.ts).
+      await runMcModels(
+        {
+          items: parsed.items,
+          itemsFormat: parsed.format,
+          inputs: { path: resolve(o.items), sha256: sha },
+          models: keys.map((m) => ({ ...m, baseURL: o["base-url"], apiKey })),
+          seeds: o.seeds,
+          temperature: o.temperature,
+          topP: o["top-p"] ?? null,
+          maxTokens: o["max-tokens"],
+          maxTokensParam: o["max-tokens-param"],
+          style: o["mentalbench-prompt"],
+          fewShot: o["few-shot"],
+          concurrency: o.concurrency,
+          outDir: o.out,
+          retry: { ...DEFAULT_RETRY_POLICY, maxRetries: o["max-retries"], baseDelayMs: o["retry-delay"] * 1000 },
+          timeoutMs: o.timeout * 1000,
         },
-        onMaxTokensParamSwitched: (from, to) =>
-          io.err(`warning: ${model.name}'s API rejects ${from}; every call sends ${to} instead\n`),
-      });
-      for (const seed of o.seeds) {
-        try {
-          const result = await runMcEvaluation(
-            {
-              items: parsed.items,
-              itemsFormat: parsed.format,
-              inputs: { path: resolve(o.items), sha256: sha },
-              model: { name: model.name, key: model.key, base_url: redactUrl(o["base-url"]) },
-              seed,
-              temperature: o.temperature,
-              topP: o["top-p"] ?? null,
-              maxTokens: o["max-tokens"],
-              maxTokensParam: o["max-tokens-param"],
-              style: o["mentalbench-prompt"],
-              fewShot: o["few-shot"],
-              fewShotFraction: 0.1,
-              concurrency: o.concurrency,
-              outDir: o.out,
-              retry: { ...DEFAULT_RETRY_POLICY, maxRetries: o["max-retries"], baseDelayMs: o["retry-delay"] * 1000 },
-              timeoutMs: o.timeout * 1000,
-            },
-            {
-              endpoint,
-              texts: prompts.texts,
-              promptHashes: mcPromptHashesOf(prompts, parsed.format, o["mentalbench-prompt"]),
-              version: softwareVersion(),
-              now: () => performance.now(),
-              wallClock: () => new Date(),
-              retry: realRetryDeps,
-              progress: createProgress(io.err, io.isTTY, () => performance.now(), "items"),
-              log: (line) => io.err(`${line}\n`),
-              parametersNotSent: () => [...notSent].sort(),
-            },
-          );
-          io.out(summaryLine(result));
-          if (result.status !== "complete") incomplete = true;
-        } catch (e) {
-          if (e instanceof McRunConfigError) throw new CliError(e.message);
-          throw e;
-        }
-      }
+        {
+          warn: (line) => io.err(`${line}\n`),
+          log: (line) => io.err(`${line}\n`),
+          progress: () => createProgress(io.err, io.isTTY, () => performance.now(), "items"),
+          onResult: (result) => {
+            io.out(summaryLine(result));
+            if (result.status !== "complete") incomplete = true;
+          },
+        },
+      );
+    } catch (e) {
+      if (e instanceof McRunConfigError) throw new CliError(e.message);
+      throw e;
     }
     return incomplete ? 1 : 0;
   },

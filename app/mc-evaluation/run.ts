@@ -116,6 +116,8 @@ export interface McRunDeps {
   log?: (line: string) => void;
   /** The decoding parameters the endpoint has stopped sending because the API rejects them. */
   parametersNotSent?: () => string[];
+  /** Aborting it stops the run as a dead endpoint would, keeping every answer written (a cancelled job). */
+  signal?: AbortSignal;
 }
 
 export interface McRunResult {
@@ -305,6 +307,12 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
   const controller = new AbortController();
   // Every call in flight and every back-off wait listens on this one signal (each removes its listener when done).
   setMaxListeners(Math.max(10, 4 * config.concurrency), controller.signal);
+  const stop = () => {
+    fatal ??= "stopped on request";
+    controller.abort();
+  };
+  if (deps.signal?.aborted) stop();
+  deps.signal?.addEventListener("abort", stop, { once: true });
   try {
     await runPool(
       todo,
@@ -374,6 +382,7 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
       () => fatal !== null,
     );
   } finally {
+    deps.signal?.removeEventListener("abort", stop);
     closeSync(fd);
   }
   deps.progress?.finish(state);

@@ -4,7 +4,7 @@
  * study): a second start is refused while one runs — checked in the same transaction as the insert, and by a partial
  * unique index. A server restart ends every job it finds running as failed, with a message; it can be started again.
  */
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { jobs, type JobStatus } from "../../db/schema";
 import type { Db, DbOrTx } from "./db.server";
 import { ServiceError } from "./service-error";
@@ -17,6 +17,8 @@ export interface JobView {
   params: Record<string, unknown>;
   progressDone: number;
   progressTotal: number;
+  /** A running job's counts beyond done / total (calls, retries, failures, …), or null. */
+  detail: Record<string, unknown> | null;
   result: Record<string, unknown> | null;
   error: string | null;
   createdBy: string | null;
@@ -29,6 +31,13 @@ const ACTIVE: JobStatus[] = ["queued", "running"];
 
 export const INTERRUPTED_MESSAGE =
   "Interrupted: the server stopped while this job ran. Nothing of it was saved; start it again.";
+
+/**
+ * The message of an interrupted job whose work is kept as it goes (params `resumable: true`, e.g. the evaluation
+ * jobs: docs/evaluation.md, "Running from the browser").
+ */
+export const STOPPED_RESUMABLE_MESSAGE =
+  "Stopped: the server restarted while this job ran. Everything it finished is kept; resume it to continue.";
 
 /** Inserts a queued job, refusing (409) while another job of the same subject is queued or running. */
 export function createJob(
@@ -76,10 +85,16 @@ export function markJobRunning(db: Db, id: number, now = Date.now()): void {
 }
 
 /** Progress of a running job; a busy database skips this report (the next one catches up), never the job. */
-export function reportJobProgress(db: Db, id: number, done: number, total: number): void {
+export function reportJobProgress(
+  db: Db,
+  id: number,
+  done: number,
+  total: number,
+  detail?: Record<string, unknown>,
+): void {
   try {
     db.update(jobs)
-      .set({ progressDone: done, progressTotal: total })
+      .set(detail ? { progressDone: done, progressTotal: total, detail } : { progressDone: done, progressTotal: total })
       .where(and(eq(jobs.id, id), eq(jobs.status, "running")))
       .run();
   } catch {
@@ -122,12 +137,45 @@ export function latestJob(db: DbOrTx, subject: string, kind: string): JobView | 
 
 /**
  * At server start: no job of an earlier process can still be running, so every queued or running one is marked
- * failed with INTERRUPTED_MESSAGE. Returns how many.
+ * failed, with STOPPED_RESUMABLE_MESSAGE when its params say it is resumable (its work is kept as it goes), else
+ * with INTERRUPTED_MESSAGE. Returns how many.
  */
 export function interruptStaleJobs(db: Db, now = Date.now()): number {
+  const resumable = sql`coalesce(json_extract(${jobs.params}, '$.resumable'), 0) = 1`;
+  return db.transaction(
+    (tx) =>
+      tx
+        .update(jobs)
+        .set({ status: "failed", error: STOPPED_RESUMABLE_MESSAGE, finishedAt: now })
+        .where(and(inArray(jobs.status, ACTIVE), resumable))
+        .run().changes +
+      tx
+        .update(jobs)
+        .set({ status: "failed", error: INTERRUPTED_MESSAGE, finishedAt: now })
+        .where(inArray(jobs.status, ACTIVE))
+        .run().changes,
+  );
+}
+
+/** The newest jobs of these kinds, newest first (the evaluation jobs' list page). */
+export function listJobsOfKinds(db: DbOrTx, kinds: readonly string[], limit = 50): JobView[] {
   return db
-    .update(jobs)
-    .set({ status: "failed", error: INTERRUPTED_MESSAGE, finishedAt: now })
-    .where(inArray(jobs.status, ACTIVE))
-    .run().changes;
+    .select()
+    .from(jobs)
+    .where(inArray(jobs.kind, [...kinds]))
+    .orderBy(desc(jobs.id))
+    .limit(limit)
+    .all() as JobView[];
+}
+
+/** The id of the job that resumed this one (params `resumedFrom`), or null. */
+export function resumingJobId(db: DbOrTx, id: number): number | null {
+  return (
+    db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(sql`json_extract(${jobs.params}, '$.resumedFrom') = ${id}`)
+      .orderBy(desc(jobs.id))
+      .get()?.id ?? null
+  );
 }

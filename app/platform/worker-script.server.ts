@@ -15,6 +15,9 @@ export const WORKER_ENTRIES = {
   "pending-import": "app/annotation/pending-import-worker.ts",
   "study-report": "app/study-report/report-worker.ts",
   "gold-export": "app/gold/export-worker.ts",
+  "grading-job": "app/rubric-grading/grading-job-worker.ts",
+  "mc-job": "app/mc-evaluation/mc-job-worker.ts",
+  "safe-psych-job": "app/evaluation/run-job-worker.ts",
 } as const;
 export type WorkerName = keyof typeof WORKER_ENTRIES;
 

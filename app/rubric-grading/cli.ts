@@ -11,10 +11,8 @@ import { z } from "zod";
 import { CliError, parseOptions, requireOption, type CliIO, type Command, serviceCall } from "../cli/command";
 import { checkImportFile, importFileSource, listIssues, type ImportFileSource } from "../cli/io";
 import { getDb, type Db } from "../platform/db.server";
-import { createOpenAiResultEndpoint } from "../model-calls/client";
 import { createProgress } from "../model-calls/progress";
-import { redactUrl } from "../evaluation/public.server";
-import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../model-calls/retry";
+import { DEFAULT_RETRY_POLICY } from "../model-calls/retry";
 import {
   collectBatches,
   ingestBatchOutput,
@@ -25,14 +23,11 @@ import {
 } from "./batch.server";
 import type { LineError } from "./domain/eval-set";
 import { table1Markdown } from "./domain/report-files";
-import { gradeSync } from "./grade.server";
-import { createKeepAliveFetch } from "../model-calls/keep-alive-fetch.server";
+import { candidateOf, gradeStep, judgeOf, respondStep } from "./grading-job.server";
 import { loadGraderText } from "./grader-text.server";
 import { buildReport, writeReport } from "./report.server";
-import { generateResponses } from "./respond.server";
 import {
   createSubset,
-  ensureModel,
   importEvalSet,
   listModels,
   requireGradingSet,
@@ -254,38 +249,29 @@ and graded as returned; an empty answer without one is re-requested and never st
     const set = serviceCall(() => requireGradingSet(db, requireOption(values.set, "--set")));
     const s = commonSettings(values, { concurrency: 16, maxTokens: 8192 });
     const baseUrl = requireOption(values["base-url"], "--base-url");
-    const candidate = serviceCall(() =>
-      ensureModel(db, {
-        set,
-        role: "candidate",
-        name: requireOption(values.candidate, "--candidate"),
-        model: requireOption(values.model, "--model"),
-        baseUrl: redactUrl(baseUrl),
-        temperature: s.temperature,
-        maxTokens: s.maxTokens,
-        maxTokensParam: s.maxTokensParam,
-      }),
-    );
-    const subsetId = values.subset ? serviceCall(() => requireSubset(db, set, values.subset!).id) : null;
-    const endpoint = createOpenAiResultEndpoint({
-      baseURL: baseUrl,
+    const candidateName = requireOption(values.candidate, "--candidate");
+    const endpoint = {
+      baseUrl,
       apiKey: apiKey(values["api-key-env"]),
-      model: candidate.model,
+      model: requireOption(values.model, "--model"),
       timeoutMs: s.timeoutMs,
       maxTokensParam: s.maxTokensParam,
-      label: "candidate",
-      fetch: createKeepAliveFetch(),
-    });
+    };
+    // The same steps as the grading job started from the browser (app/rubric-grading/grading-job.server.ts).
+    const { candidate, subsetId } = serviceCall(() =>
+      candidateOf(db, {
+        set,
+        name: candidateName,
+        endpoint,
+        settings: s,
+        subset: values.subset,
+      }),
+    );
     const r = await withInterrupt(io, (signal) =>
-      generateResponses(
+      respondStep(
         db,
-        { setId: set.id, candidate, subsetId, concurrency: s.concurrency, retry: s.retry, limit: s.limit, signal },
-        {
-          endpoint,
-          retry: realRetryDeps,
-          progress: createProgress(io.err, io.isTTY, () => performance.now()),
-          now: Date.now,
-        },
+        { set, candidate, subsetId, endpoint, settings: s, signal },
+        createProgress(io.err, io.isTTY, () => performance.now()),
       ),
     );
     if (r.temperatureDropped)
@@ -322,19 +308,10 @@ function judgeSettings(db: Db, set: GradingSet, values: Record<string, string | 
   const baseUrl = requireOption(values["base-url"] as string | undefined, "--base-url");
   const selfCandidate = (values.self as string | undefined) ?? null;
   if (selfCandidate) serviceCall(() => requireModel(db, set, "candidate", selfCandidate));
-  const judge = serviceCall(() =>
-    ensureModel(db, {
-      set,
-      role: "judge",
-      name: requireOption(values.judge as string | undefined, "--judge"),
-      model: requireOption(values.model as string | undefined, "--model"),
-      baseUrl: redactUrl(baseUrl),
-      temperature: s.temperature,
-      maxTokens: s.maxTokens,
-      maxTokensParam: s.maxTokensParam,
-      selfCandidate,
-    }),
-  );
+  const name = requireOption(values.judge as string | undefined, "--judge");
+  const model = requireOption(values.model as string | undefined, "--model");
+  const endpoint = { baseUrl, apiKey: "", model, timeoutMs: s.timeoutMs, maxTokensParam: s.maxTokensParam };
+  const judge = serviceCall(() => judgeOf(db, { set, name, endpoint, settings: s, selfCandidate }));
   return { s, baseUrl, judge };
 }
 
@@ -385,15 +362,6 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
     const key = apiKey(values["api-key-env"]);
     const progress = () => createProgress(io.err, io.isTTY, () => performance.now());
     const progressOf = stepProgress(io);
-    const endpoint = createOpenAiResultEndpoint({
-      baseURL: baseUrl,
-      apiKey: key,
-      model: judge.model,
-      timeoutMs: s.timeoutMs,
-      maxTokensParam: s.maxTokensParam,
-      label: "judge",
-      fetch: createKeepAliveFetch(),
-    });
     return withInterrupt(io, async (signal) => {
       let badLines = 0;
       if (mode === "batch") {
@@ -435,19 +403,25 @@ For an offline engine (vLLM run-batch), use grade-batch-write and grade-batch-in
         );
         if (values["no-fallback"]) return batchExit(badLines);
       }
-      const r = await gradeSync(
+      // The same step as the grading job started from the browser (app/rubric-grading/grading-job.server.ts).
+      const r = await gradeStep(
         db,
         {
-          setId: set.id,
+          set,
           judge,
           scope,
-          concurrency: s.concurrency,
-          retry: s.retry,
-          limit: s.limit,
+          endpoint: {
+            baseUrl,
+            apiKey: key,
+            model: judge.model,
+            timeoutMs: s.timeoutMs,
+            maxTokensParam: s.maxTokensParam,
+          },
+          settings: s,
           retryFailed: values["retry-failed"] === true,
           signal,
         },
-        { endpoint, grader, retry: realRetryDeps, progress: progress(), now: Date.now },
+        progress(),
       );
       if (r.temperatureDropped)
         io.err(`${judge.name}: the API rejected the temperature; running at the provider's default (recorded).\n`);

@@ -13,14 +13,11 @@ import {
   type Strategy,
 } from "../domain/runner-protocol";
 import { checkModelKey, modelKeyFromName } from "../domain/runner-records";
-import { softwareVersion } from "../../platform/paths.server";
-import { createOpenAiEndpoint } from "../../model-calls/client";
 import { createProgress } from "../../model-calls/progress";
-import { loadPrompts, promptHashesOf } from "../prompts";
-import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../../model-calls/retry";
+import { DEFAULT_RETRY_POLICY } from "../../model-calls/retry";
 import { PROVIDERS, providerSettings, type Provider } from "../providers";
-import { redactUrl } from "../run-folder";
-import { runEvaluation, RunnerConfigError, type RunnerResult } from "../runner";
+import { RunnerConfigError, type RunnerResult } from "../runner";
+import { runSafePsych } from "../run-job.server";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../../cli/command";
 import { readText } from "../../cli/io";
 
@@ -264,24 +261,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     gold = { path: resolve(values.gold), sha256: sha256(g.text) };
   }
 
-  const loaded = loadPrompts();
   const modelApiKey = process.env.CONCORD_API_KEY || process.env.OPENAI_API_KEY || "not-needed";
   const judgeApiKey = process.env.CONCORD_JUDGE_API_KEY || modelApiKey;
   // A provider preset describes the evaluated model's API; the judge keeps --max-tokens-param's default.
   const judgeTokensParam = provider ? "max_tokens" : maxTokensParam;
-  const endpoint = (model: string, url: string, apiKey: string, label: string) =>
-    createOpenAiEndpoint({
-      baseURL: url,
-      apiKey,
-      model,
-      timeoutMs,
-      maxTokensParam: label === "judge" ? judgeTokensParam : maxTokensParam,
-      label,
-      onParameterDropped: (parameter) =>
-        io.err(`warning: the ${label}'s API rejects ${parameter}; every call is sent without it from now on\n`),
-      onMaxTokensParamSwitched: (from, to) =>
-        io.err(`warning: the ${label}'s API rejects ${from}; every call sends ${to} instead from now on\n`),
-    });
 
   const interrupt = new AbortController();
   const onSigint = () => {
@@ -291,17 +274,19 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   process.once("SIGINT", onSigint);
   let result: RunnerResult;
   try {
-    result = await runEvaluation(
+    // The same code as the run started from the browser (app/evaluation/run-job.server.ts).
+    result = await runSafePsych(
       {
         cases: parsed.cases,
         strategies,
         seeds,
-        model: { name: modelName, key: modelKey, base_url: redactUrl(baseURL) },
-        judge: { name: judgeName, key: judgeKey, base_url: redactUrl(judgeBaseURL) },
+        model: { name: modelName, key: modelKey, baseURL, apiKey: modelApiKey },
+        judge: { name: judgeName, key: judgeKey, baseURL: judgeBaseURL, apiKey: judgeApiKey },
         temperature,
         topP,
         maxTokens,
         maxTokensParam,
+        judgeMaxTokensParam: judgeTokensParam,
         provider,
         concurrency,
         outDir,
@@ -311,17 +296,10 @@ async function run(argv: string[], io: CliIO): Promise<number> {
         inputs: { samples: { path: resolve(samplesPath), sha256: sha256(samples.text) }, gold },
       },
       {
-        modelEndpoint: endpoint(modelName, baseURL, modelApiKey, "model"),
-        judgeEndpoint: endpoint(judgeName, judgeBaseURL, judgeApiKey, "judge"),
-        prompts: loaded.prompts,
-        promptHashes: (strategy) => promptHashesOf(loaded, strategy),
-        version: softwareVersion(),
-        now: () => performance.now(),
-        wallClock: () => new Date(),
-        retry: realRetryDeps,
-        signal: interrupt.signal,
-        progress: createProgress(io.err, io.isTTY, () => performance.now()),
+        warn: (line) => io.err(line + "\n"),
         log: (line) => io.err(line + "\n"),
+        progress: createProgress(io.err, io.isTTY, () => performance.now()),
+        signal: interrupt.signal,
       },
     );
   } catch (e) {

@@ -1,0 +1,209 @@
+/**
+ * The Safe-Psych run, one code for the command line and the browser (docs/evaluation.md, "Running" and "Running from
+ * the browser"): `runSafePsych` makes the model's and the judge's endpoints and runs `runEvaluation` — `concord run`
+ * calls it with its options, the job's worker (`runSafePsychJob`) with the job's parameters and the configured
+ * providers. `finishSafePsychJob` is the job's one end step: what it returns is the job's result, shown on the job
+ * page (the run folders written).
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createOpenAiEndpoint, type MaxTokensParam } from "../model-calls/client";
+import type { ProgressSink } from "../model-calls/progress";
+import { findProvider, providerConnection } from "../model-calls/providers.server";
+import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../model-calls/retry";
+import type { Db } from "../platform/db.server";
+import { evalInputPath, evalRunsRoot } from "../platform/eval-files.server";
+import type { JobView } from "../platform/jobs.server";
+import { softwareVersion } from "../platform/paths.server";
+import { ServiceError } from "../platform/service-error";
+import { jobProgressSink, startWorkerJob, type JobContext, type JobOutcome } from "../platform/worker-jobs.server";
+import {
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_TEMPERATURE,
+  DEFAULT_TOP_P,
+  parseSamples,
+  type Strategy,
+} from "./domain/runner-protocol";
+import { checkModelKey, modelKeyFromName } from "./domain/runner-records";
+import { loadPrompts, promptHashesOf } from "./prompts";
+import { redactUrl } from "./run-folder";
+import { runEvaluation, type RunnerConfig, type RunnerResult } from "./runner";
+
+export interface SafePsychConnection {
+  name: string;
+  key: string;
+  baseURL: string;
+  apiKey: string;
+}
+
+/** What `runSafePsych` needs beyond the runner's configuration: the two connections (keys included). */
+export type SafePsychSpec = Omit<RunnerConfig, "model" | "judge"> & {
+  model: SafePsychConnection;
+  judge: SafePsychConnection;
+  judgeMaxTokensParam: MaxTokensParam;
+};
+
+export interface SafePsychHooks {
+  /** Warnings for the operator (rejected parameters; never case content). */
+  warn(line: string): void;
+  log(line: string): void;
+  progress: ProgressSink;
+  signal?: AbortSignal;
+}
+
+/** Every (strategy, seed) run of one model, resumable; RunnerConfigError when a folder cannot be resumed. */
+export function runSafePsych(spec: SafePsychSpec, hooks: SafePsychHooks): Promise<RunnerResult> {
+  const loaded = loadPrompts();
+  const endpoint = (c: SafePsychConnection, label: "model" | "judge") =>
+    createOpenAiEndpoint({
+      baseURL: c.baseURL,
+      apiKey: c.apiKey,
+      model: c.name,
+      timeoutMs: spec.timeoutMs,
+      maxTokensParam: label === "judge" ? spec.judgeMaxTokensParam : spec.maxTokensParam,
+      label,
+      onParameterDropped: (parameter) =>
+        hooks.warn(`warning: the ${label}'s API rejects ${parameter}; every call is sent without it from now on`),
+      onMaxTokensParamSwitched: (from, to) =>
+        hooks.warn(`warning: the ${label}'s API rejects ${from}; every call sends ${to} instead from now on`),
+    });
+  const { model, judge, judgeMaxTokensParam: _judgeParam, ...config } = spec;
+  return runEvaluation(
+    {
+      ...config,
+      model: { name: model.name, key: model.key, base_url: redactUrl(model.baseURL) },
+      judge: { name: judge.name, key: judge.key, base_url: redactUrl(judge.baseURL) },
+    },
+    {
+      modelEndpoint: endpoint(model, "model"),
+      judgeEndpoint: endpoint(judge, "judge"),
+      prompts: loaded.prompts,
+      promptHashes: (strategy) => promptHashesOf(loaded, strategy),
+      version: softwareVersion(),
+      now: () => performance.now(),
+      wallClock: () => new Date(),
+      retry: realRetryDeps,
+      signal: hooks.signal,
+      progress: hooks.progress,
+      log: hooks.log,
+    },
+  );
+}
+
+// --- the job started from the browser --------------------------------------------------------------------------
+
+export const SAFE_PSYCH_JOB_KIND = "safe-psych-run";
+
+export interface SafePsychJobParams {
+  provider: string;
+  judgeProvider: string;
+  samplesFile: string;
+  strategies: Strategy[];
+  seeds: number[];
+  limit: number | null;
+  concurrency: number;
+}
+
+function connection(providerName: string, what: string): SafePsychConnection & { maxTokensParam: MaxTokensParam } {
+  const p = providerConnection(providerName);
+  const key = modelKeyFromName(p.model);
+  const problem = checkModelKey(key, what);
+  if (problem) throw new ServiceError(`${what} ${JSON.stringify(p.model)}: ${problem}`);
+  return { name: p.model, key, baseURL: p.baseURL, apiKey: p.apiKey, maxTokensParam: p.maxTokensParam };
+}
+
+/** Reads and checks a samples.json named on a page: refusals as ServiceError, `FILE: reason`. */
+export function readJobSamples(samplesFile: string) {
+  const path = evalInputPath(samplesFile);
+  const text = readFileSync(path, "utf8");
+  let value: unknown;
+  try {
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (e) {
+    throw new ServiceError(`${samplesFile}: not valid JSON (${(e as Error).message})`, "samplesFile", 400);
+  }
+  const parsed = parseSamples(value);
+  if (!parsed.ok) throw new ServiceError(`${samplesFile}: ${parsed.errors.slice(0, 5).join("; ")}`, "samplesFile", 400);
+  return { path, cases: parsed.cases, sha256: createHash("sha256").update(text).digest("hex") };
+}
+
+/** The job's work on its worker thread: the model over the samples with every strategy and seed, judged. */
+export async function runSafePsychJob(_db: Db, job: JobView, ctx: JobContext): Promise<JobOutcome> {
+  const p = job.params as unknown as SafePsychJobParams;
+  const model = connection(p.provider, "model key");
+  const judge = connection(p.judgeProvider, "judge key");
+  const samples = readJobSamples(p.samplesFile);
+  const outDir = join(evalRunsRoot(), "safe-psych", model.key);
+  const result = await runSafePsych(
+    {
+      cases: samples.cases,
+      strategies: p.strategies,
+      seeds: p.seeds,
+      model,
+      judge,
+      temperature: DEFAULT_TEMPERATURE,
+      topP: DEFAULT_TOP_P,
+      maxTokens: DEFAULT_MAX_TOKENS,
+      maxTokensParam: model.maxTokensParam,
+      judgeMaxTokensParam: judge.maxTokensParam,
+      concurrency: p.concurrency,
+      outDir,
+      limit: p.limit,
+      retry: DEFAULT_RETRY_POLICY,
+      timeoutMs: 300_000,
+      inputs: { samples: { path: resolve(samples.path), sha256: samples.sha256 }, gold: null },
+    },
+    { warn: () => {}, log: () => {}, progress: jobProgressSink(ctx, "trajectories"), signal: ctx.signal },
+  );
+  if (result.status !== "complete")
+    return {
+      status: "stopped",
+      message: result.message ?? "the run was interrupted.",
+      result: finishSafePsychJob(outDir, result),
+    };
+  return { status: "done", result: finishSafePsychJob(outDir, result) };
+}
+
+/**
+ * The end of a Safe-Psych job, its one end step: the run folders it wrote, with their counts. What it returns is the
+ * job's result; work that should follow every run (e.g. taking the folders into the app) belongs here.
+ */
+export function finishSafePsychJob(outDir: string, result: RunnerResult): Record<string, unknown> {
+  return {
+    outDir,
+    folders: result.folders.map((f) => ({
+      dir: f.dir,
+      strategy: f.strategy,
+      seed: f.seed,
+      finished: f.finished,
+      cases: f.cases,
+      complete: f.complete,
+    })),
+    calls: result.calls,
+    failures: result.failures,
+  };
+}
+
+/** Starts a Safe-Psych run on a worker thread, after the checks the worker makes (providers, samples). */
+export function startSafePsychJob(db: Db, input: { params: SafePsychJobParams; actorId: string | null }): number {
+  const p = input.params;
+  for (const [field, name] of [
+    ["provider", p.provider],
+    ["judgeProvider", p.judgeProvider],
+  ] as const)
+    if (!findProvider(name)) throw new ServiceError(`No provider "${name}" is configured.`, field, 400);
+  const model = findProvider(p.provider)!;
+  const key = modelKeyFromName(model.model);
+  const problem = checkModelKey(key);
+  if (problem) throw new ServiceError(`model ${JSON.stringify(model.model)}: ${problem}`, "provider", 400);
+  readJobSamples(p.samplesFile);
+  return startWorkerJob(db, {
+    kind: SAFE_PSYCH_JOB_KIND,
+    subject: `safe_psych_run:${key}`,
+    params: { ...p },
+    worker: "safe-psych-job",
+    actorId: input.actorId,
+  });
+}
