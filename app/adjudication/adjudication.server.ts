@@ -18,7 +18,7 @@ import {
 } from "../../db/schema";
 import { visibleCases, visibleStudies } from "../../db/schema-visible";
 import type { CaseLabel } from "../labels/labels";
-import { checkLabelValues, LabelValuesSchema } from "../annotation/public";
+import { checkLabelValues, LabelValuesSchema } from "../labels/label-values";
 import {
   AdjudicationValuesSchema,
   rationaleMissing,

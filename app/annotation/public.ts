@@ -6,4 +6,3 @@
 export { formatOf, type ImportIssue, MAX_FILE_BYTES } from "./domain/case-import";
 export { CASE_STATES, type CaseProgressState, FINAL_STATES } from "./domain/case-progress";
 export { MAX_SECTIONS, MIN_SECTIONS, SECTION_KINDS, type SectionKind } from "./domain/sections";
-export { checkLabelValues, labelValuesOf, LabelValuesSchema, type LabelValuesInput } from "./domain/label-values";

@@ -6,7 +6,7 @@
  * (app/adjudication/adjudication.server.ts:decisionStep).
  */
 import { z } from "zod";
-import { LabelValuesSchema, type LabelValuesInput } from "../../annotation/public";
+import { LabelValuesSchema, type LabelValuesInput } from "../../labels/label-values";
 import type { CaseLabel } from "../../labels/labels";
 import { TEXT_LIMITS, tooLongMessage } from "../../work-items/domain/text-limits";
 

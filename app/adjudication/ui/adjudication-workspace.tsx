@@ -5,7 +5,7 @@
  * then the decision), posted with the case outcome's version; the keys of the keymap's adjudication row.
  */
 import { useSearchParams } from "@remix-run/react";
-import { checkLabelValues, labelValuesOf } from "~/annotation/public";
+import { checkLabelValues, labelValuesOf } from "~/labels/label-values";
 import { LabelFields, SECTION_TITLES, useLabelFieldFocus, type SectionKind } from "~/annotation/public-ui";
 import { MISSING_INFO, type CaseLabel } from "~/labels/labels";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
@@ -76,8 +76,10 @@ export const adjudicationWorkspace: WorkspaceDefinition<
     submit: ({ view }) => (stepOf(view) === "independent" ? "Record my judgement and show the annotations" : "Decide"),
   },
   itemKey: ({ view }) => view.case.id,
-  // Each step starts the form again from the server's values: the decision's draft is not the judgement's.
-  resetKey: ({ view }) => view.phase,
+  // Each step starts the form again from the server's values: the decision's draft is not the judgement's. A
+  // decision recorded keeps the form (the page reloads its data before the answer is read), so that its answer
+  // still moves the page on to the next case.
+  resetKey: ({ view }) => stepOf(view),
   itemAttribute: "data-case-id",
   title: ({ view }) => (
     <>

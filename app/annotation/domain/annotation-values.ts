@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { TEXT_LIMITS, tooLongMessage } from "../../work-items/domain/text-limits";
-import { LabelValuesSchema } from "./label-values";
+import { LabelValuesSchema } from "../../labels/label-values";
 
 export const AnnotationValuesSchema = LabelValuesSchema.extend({
   notes: z.string().max(TEXT_LIMITS.notes, tooLongMessage("Notes", TEXT_LIMITS.notes)).default(""),

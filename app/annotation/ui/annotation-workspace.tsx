@@ -7,7 +7,7 @@ import { LabelFields, useLabelFieldFocus } from "./label-fields";
 import { TrainingReveal } from "./training-reveal";
 import { SubmitGraceNotice } from "./submit-grace-notice";
 import { SECTION_TITLES, type SectionKind } from "../domain/sections";
-import { checkLabelValues } from "../domain/label-values";
+import { checkLabelValues } from "~/labels/label-values";
 import { AnnotationValuesSchema, type AnnotationValues } from "../domain/annotation-values";
 import type { AnnotatorCaseView, SaveResult } from "~/annotation/annotations.server";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";

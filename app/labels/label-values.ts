@@ -6,8 +6,8 @@
  * as field errors, at the fields of these values.
  */
 import { z } from "zod";
-import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../../labels/labels";
-import { TEXT_LIMITS, tooLongMessage } from "../../work-items/domain/text-limits";
+import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "./labels";
+import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 
 export const LabelValuesSchema = z.object({
   sufficiency: z.enum(["", "sufficient", "insufficient"]).default(""),
