@@ -296,47 +296,49 @@ function Differences({
 }) {
   const rows = compareLabels(columns.map((c) => c.label));
   return (
-    <table className="differences" data-testid="differences">
-      <caption className="muted" style={{ textAlign: "left" }}>
-        Field by field; <mark>highlighted</mark>: the labels differ.
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          {columns.map((c) => (
-            <th scope="col" key={c.name}>
-              {c.name}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr
-            key={r.field}
-            data-field={r.field}
-            data-differs={r.differs ? "true" : "false"}
-            className={r.differs ? "differs" : undefined}
-          >
-            <th scope="row">
-              {r.title}
-              {r.differs ? <span className="visually-hidden"> (differs)</span> : null}
-            </th>
-            {r.values.map((v, i) => (
-              <td key={columns[i]!.name}>
-                {r.field === "icd10" && v !== "—" ? (
-                  <>
-                    <code>{v}</code> {titles[v]}
-                  </>
-                ) : (
-                  v
-                )}
-              </td>
+    <div className="table-scroll">
+      <table className="differences" data-testid="differences">
+        <caption className="muted" style={{ textAlign: "left" }}>
+          Field by field; <mark>highlighted</mark>: the labels differ.
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            {columns.map((c) => (
+              <th scope="col" key={c.name}>
+                {c.name}
+              </th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr
+              key={r.field}
+              data-field={r.field}
+              data-differs={r.differs ? "true" : "false"}
+              className={r.differs ? "differs" : undefined}
+            >
+              <th scope="row">
+                {r.title}
+                {r.differs ? <span className="visually-hidden"> (differs)</span> : null}
+              </th>
+              {r.values.map((v, i) => (
+                <td key={columns[i]!.name}>
+                  {r.field === "icd10" && v !== "—" ? (
+                    <>
+                      <code>{v}</code> {titles[v]}
+                    </>
+                  ) : (
+                    v
+                  )}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
