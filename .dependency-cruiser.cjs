@@ -15,7 +15,7 @@ const DOMAIN = [
 ];
 const SERVICE = "\\.server\\.ts$";
 const ROUTE = "^app/routes/";
-const UI = ["\\.tsx$", "(^|/)ui/"];
+const UI = ["\\.tsx$", "(^|/)ui/", "/public-ui\\.ts$"];
 
 // Folders (docs/architecture.md, "Areas"). A protocol folder holds one protocol's rules, services, pages' parts and
 // commands; a shared folder holds what several protocols use and knows none of them. What shared code needs from the
@@ -53,8 +53,9 @@ const SHARED = [
   "data",
 ].join("|");
 // A protocol's public modules: what other protocols may import of it. public.ts is pure (domain functions, types,
-// constants: safe in a page, a command and another protocol's domain code); public.server.ts holds its services.
-const PUBLIC_MODULE = `^app/(${PROTOCOLS})/public(\\.server)?\\.ts$`;
+// constants: safe in a page, a command and another protocol's domain code); public.server.ts holds its services;
+// public-ui.ts the page parts another protocol's page may show (the case label's fields).
+const PUBLIC_MODULE = `^app/(${PROTOCOLS})/public(\\.server|-ui)?\\.ts$`;
 // The composition roots, which may know every protocol: the command registry, the demo seeding, the pages, the
 // protocols' registration (app/protocols.server.ts) and the Remix root and entry.
 const COMPOSITION = [

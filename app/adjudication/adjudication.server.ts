@@ -17,28 +17,24 @@ import {
   type AdjudicationMode,
 } from "../../db/schema";
 import { visibleCases, visibleStudies } from "../../db/schema-visible";
-import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../labels/labels";
+import type { CaseLabel } from "../labels/labels";
+import { checkLabelValues, LabelValuesSchema } from "../labels/label-values";
+import {
+  AdjudicationValuesSchema,
+  rationaleMissing,
+  RATIONALE_REQUIRED,
+  type AdjudicationValues,
+} from "./domain/adjudication-values";
 import { type DisputeReason } from "../gold/public";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { latestCaseEvent } from "../audit/audit.server";
 import { labelOfAnnotation } from "../gold/public.server";
-import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections, settleDueLocks } from "../annotation/public.server";
 
-export const LabelInputSchema = z.object({
-  sufficiency: z.enum(["", "sufficient", "insufficient"]).default(""),
-  icd10: z.string().trim().max(16).default(""),
-  earliestSection: z.coerce.number().int().min(0).max(5).nullable().default(null),
-  missingInfo: z
-    .array(z.enum(MISSING_INFO_KEYS as [string, ...string[]]))
-    .max(MISSING_INFO_KEYS.length)
-    .default([]),
-  missingOther: z
-    .string()
-    .max(TEXT_LIMITS.missingOther, tooLongMessage("Other missing information", TEXT_LIMITS.missingOther))
-    .default(""),
-});
+// The label's fields and the form's values: one schema for the page and the server
+// (app/adjudication/domain/adjudication-values.ts).
+export const LabelInputSchema = LabelValuesSchema;
 export type LabelInput = z.infer<typeof LabelInputSchema>;
 
 export interface QueueRow {
@@ -315,9 +311,8 @@ export function nextAfterDecision(db: Db, userId: string, caseId: number): numbe
 
 // ---- Drafts: the adjudicator's work in progress, through the work-item engine ----
 
-/** What the adjudicator's form holds: the label's fields and, for the decision, the rationale. */
-export const AdjudicationDraftSchema = LabelInputSchema.extend({ rationale: z.string().max(10_000).default("") });
-export type AdjudicationDraftValues = z.infer<typeof AdjudicationDraftSchema>;
+export const AdjudicationDraftSchema = AdjudicationValuesSchema;
+export type AdjudicationDraftValues = AdjudicationValues;
 
 type DraftStep = "independent" | "decide";
 
@@ -482,29 +477,8 @@ function staleRefusal(tx: DbOrTx, userId: string, caseId: number): SaveRefusal {
   return { ok: false, status: 409, message: decidedBy?.adjudicatorId === userId ? STALE_OWN_TAB : STALE };
 }
 
-function checkLabel(
-  input: LabelInput,
-  numSections: number,
-): { ok: true; label: CaseLabel } | { ok: false; errors: Record<string, string> } {
-  const check = checkCaseLabel(
-    {
-      sufficiency: input.sufficiency || undefined,
-      icd10: input.icd10,
-      earliestSection: input.earliestSection ?? undefined,
-      missingInfo: input.missingInfo,
-      missingInfoOther: input.missingOther,
-    },
-    { sectionCount: numSections, isValidCode: (c) => icd10Index().isValidChapterVCode(c) },
-  );
-  if (check.ok) return check;
-  const errors: Record<string, string> = {};
-  for (const [k, v] of Object.entries(check.errors))
-    errors[k === "missingInfoOther" ? "missingOther" : k] = v!.charAt(0).toUpperCase() + v!.slice(1) + ".";
-  return { ok: false, errors };
-}
-
-function sameLabel(a: CaseLabel, b: CaseLabel): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+function checkLabel(input: LabelInput, numSections: number) {
+  return checkLabelValues(input, numSections, (c) => icd10Index().isValidChapterVCode(c));
 }
 
 function disputedCase(tx: DbOrTx, userId: string, caseId: number) {
@@ -693,22 +667,16 @@ const decisionStep: WorkItemAdapter<DecisionItem, OutcomeRow, DecisionValues> = 
         message: "The decision is incomplete or invalid; see the marked fields.",
         errors: check.errors,
       };
-    if (c.mode === "two_phase") {
-      if (!sameLabel(c.independentLabel!, check.label) && values.rationale === "")
-        return {
-          ok: false,
-          message: "Explain why the final label differs from your independent judgement.",
-          errors: {
-            rationale: "A rationale is required when the final label differs from your independent judgement.",
-          },
-        };
-    } else if (values.rationale === "") {
+    const missing = rationaleMissing(check.label, values.rationale, c.independentLabel, c.mode === "two_phase");
+    if (missing)
       return {
         ok: false,
-        message: "Give a rationale for the decision.",
-        errors: { rationale: "A rationale is required." },
+        message:
+          missing === RATIONALE_REQUIRED
+            ? "Give a rationale for the decision."
+            : "Explain why the final label differs from your independent judgement.",
+        errors: { rationale: missing },
       };
-    }
     return { ok: true, values: { ...values, checked: check.label } };
   },
   audited: (v) => ({ gold: v.checked ?? null }),

@@ -6,9 +6,8 @@
  */
 import { labelColumns } from "./domain/label-columns";
 import { and, asc, eq, lte, sql, type SQL } from "drizzle-orm";
-import { z } from "zod";
 import { annotations, assignments } from "../../db/schema";
-import { checkCaseLabel, MISSING_INFO_KEYS, type CaseLabel } from "../labels/labels";
+import { checkCaseLabel, type CaseLabel } from "../labels/labels";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { icd10Index } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
@@ -17,7 +16,6 @@ import { nextOpenItem, WORK_MESSAGES, type SaveResult as WorkSaveResult } from "
 import { saveWorkItem, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
 import { onCaseAnnotationsComplete } from "../gold/public.server";
 import { submitGraceMs } from "./submit-grace.server";
-import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { getCaseSections } from "./studies.server";
 import { QUALITY_OFF, qualityOn } from "./domain/rater-quality";
 import {
@@ -45,31 +43,9 @@ import { visibleCases, visibleStudies } from "../../db/schema-visible";
 /** An annotator's work on a case: the work-item engine's states. */
 export type CaseState = WorkState;
 
-/** The form's values; a draft may be incomplete, a submission must pass checkCaseLabel. */
-export const AnnotationValuesSchema = z.object({
-  sufficiency: z.enum(["", "sufficient", "insufficient"]).default(""),
-  icd10: z.string().trim().max(16, "A code has at most 16 characters.").default(""),
-  earliestSection: z.coerce.number().int().min(0).max(5).nullable().default(null),
-  missingInfo: z
-    .array(z.enum(MISSING_INFO_KEYS as [string, ...string[]]))
-    .max(MISSING_INFO_KEYS.length)
-    .default([]),
-  missingOther: z
-    .string()
-    .max(TEXT_LIMITS.missingOther, tooLongMessage("Other missing information", TEXT_LIMITS.missingOther))
-    .default(""),
-  notes: z.string().max(TEXT_LIMITS.notes, tooLongMessage("Notes", TEXT_LIMITS.notes)).default(""),
-});
-export type AnnotationValues = z.infer<typeof AnnotationValuesSchema>;
-
-export const EMPTY_VALUES: AnnotationValues = {
-  sufficiency: "",
-  icd10: "",
-  earliestSection: null,
-  missingInfo: [],
-  missingOther: "",
-  notes: "",
-};
+// The form's values: one schema for the page and the server (app/annotation/domain/annotation-values.ts).
+import { AnnotationValuesSchema, EMPTY_VALUES, type AnnotationValues } from "./domain/annotation-values";
+export { AnnotationValuesSchema, EMPTY_VALUES, type AnnotationValues };
 
 /**
  * One row of the annotator's list. `key` addresses the item's page: the case id in a study without rater quality,

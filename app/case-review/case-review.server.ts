@@ -8,7 +8,6 @@
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { createHash } from "node:crypto";
-import { z } from "zod";
 import { reviewItems, reviewJudgements, reviewSetRaters, reviewSets, users } from "../../db/schema";
 import { visibleReviewItems, visibleReviewSets } from "../../db/schema-visible";
 import {
@@ -43,7 +42,6 @@ import {
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/public.server";
-import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 
 export interface ReviewSetSummary {
   id: number;
@@ -323,15 +321,9 @@ export function listRaterItems(db: Db, userId: string): RaterItemRow[] {
     }));
 }
 
-export const ReviewValuesSchema = z.object({
-  naturalness: z.number().int().min(1).max(5).nullable().default(null),
-  validity: z.number().int().min(1).max(5).nullable().default(null),
-  realism: z.number().int().min(1).max(5).nullable().default(null),
-  decision: z.enum(["accept", "reject"]).nullable().default(null),
-  reason: z.string().max(TEXT_LIMITS.comment, tooLongMessage("A reason", TEXT_LIMITS.comment)).default(""),
-  comment: z.string().max(TEXT_LIMITS.comment, tooLongMessage("A comment", TEXT_LIMITS.comment)).default(""),
-});
-export type ReviewValues = z.infer<typeof ReviewValuesSchema>;
+// The review's values: one schema for the page and the server (app/case-review/domain/review-values.ts).
+import { ReviewValuesSchema, type ReviewValues } from "./domain/review-values";
+export { ReviewValuesSchema, type ReviewValues };
 
 export interface RaterItemView {
   item: {

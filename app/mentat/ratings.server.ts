@@ -9,7 +9,6 @@
 import { and, asc, eq, not, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { notPending } from "../platform/import-runs.server";
-import { z } from "zod";
 import { mentatBankRaters, mentatRatings } from "../../db/schema";
 import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import {
@@ -20,7 +19,6 @@ import {
 } from "../expert-panel/domain/expert-scales";
 import { gendersOf, raterPresentation, renderQuestion, type QuestionTexts } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
-import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { domainsOf } from "./banks.server";
@@ -177,21 +175,9 @@ export function getRaterQuestion(db: Db, input: { userId: string; questionId: nu
   };
 }
 
-export const OptionRatingSchema = z.object({
-  /** In the order the expert saw the options. */
-  scores: z
-    .array(
-      z
-        .number()
-        .int("Scores are whole numbers.")
-        .min(0, "Scores run from 0 to 100.")
-        .max(100, "Scores run from 0 to 100.")
-        .nullable(),
-    )
-    .length(OPTION_COUNT),
-  comment: z.string().max(TEXT_LIMITS.comment, tooLongMessage("A comment", TEXT_LIMITS.comment)).default(""),
-});
-export type OptionRatingValues = z.infer<typeof OptionRatingSchema>;
+// The rating's values: one schema for the page and the server (app/mentat/domain/option-rating-values.ts).
+import { OptionRatingSchema, type OptionRatingValues } from "./domain/option-rating-values";
+export { OptionRatingSchema, type OptionRatingValues };
 
 export type RatingSaveResult = SaveResult;
 

@@ -6,10 +6,9 @@
  * item of a round the user does not review is simply not found.
  */
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import { z } from "zod";
 import { screeningReviewers, screeningRoundItems, screeningRounds, screeningVotes } from "../../db/schema";
 import { visibleScreeningItems, visibleScreeningStudies } from "../../db/schema-visible";
-import { checkVote, EMPTY_VOTE, REVIEW_CONFIDENCES, type VoteValues } from "./domain/screening";
+import { checkVote, EMPTY_VOTE, type VoteValues } from "./domain/screening";
 import type { Message } from "./domain/screening-import";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
@@ -21,17 +20,12 @@ import {
   type WorkState,
 } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
-import { TEXT_LIMITS, tooLongMessage } from "../work-items/domain/text-limits";
 import { listRoundRows, loadRound, reviewerCodes } from "./screening.server";
 
 export type VoteState = WorkState;
 
-export const VoteValuesSchema = z.object({
-  relevant: z.enum(["", "yes", "no"]).default(""),
-  category: z.string().trim().max(TEXT_LIMITS.category, tooLongMessage("A category", TEXT_LIMITS.category)).default(""),
-  confidence: z.enum(["", ...REVIEW_CONFIDENCES]).default(""),
-  notes: z.string().max(TEXT_LIMITS.notes, tooLongMessage("Notes", TEXT_LIMITS.notes)).default(""),
-});
+// The vote's values: one schema for the page and the server (app/screening/domain/vote-values.ts).
+export { VoteValuesSchema } from "./domain/vote-values";
 
 export interface ReviewRow {
   entryId: number;

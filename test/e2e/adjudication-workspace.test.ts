@@ -120,8 +120,8 @@ describe("the adjudicator's workspace", () => {
     expect(await background("icd10")).not.toBe(await background("sufficiency"));
     await page.screenshot({ path: "/tmp/i13-adjudicate-reveal.png", fullPage: true });
 
-    // R goes to the rationale; what is typed there is a draft too.
-    await page.keyboard.press("r");
+    // E goes to the rationale; what is typed there is a draft too.
+    await page.keyboard.press("e");
     await page.keyboard.type("History shows a recurrent course.");
     await expect.poll(() => page.getByTestId("save-state").textContent(), { timeout: 5000 }).toMatch(/^Saved/);
     await page.reload();

@@ -79,7 +79,7 @@ describe("from disagreement to the exported gold label", () => {
     await adj.locator("#icd10-search").fill("F33.1");
     await adj.locator(".picker-results li").first().click();
     await adj.locator('input[name=earliestSection][value="2"]').check();
-    await adj.locator("button[value=independent]").click();
+    await adj.getByRole("button", { name: /^Record my judgement and show the annotations/ }).click();
     // Phase 2: Annotator A and B appear, without names.
     await adj.getByTestId("annotations").waitFor();
     const shown = await adj.getByTestId("annotations").textContent();
@@ -89,7 +89,10 @@ describe("from disagreement to the exported gold label", () => {
     for (const name of target.annotators) expect(await adj.content()).not.toContain(name);
     await adj.locator("#rationale").fill("Recurrent course documented in the history.");
     // On to the next case of the queue (the demo has more disputes), with the decision confirmed.
-    await Promise.all([adj.waitForURL(/\/adjudicate(\/\d+)?\?decided=/), adj.locator("button[value=decide]").click()]);
+    await Promise.all([
+      adj.waitForURL(/\/adjudicate(\/\d+)?\?decided=/),
+      adj.getByRole("button", { name: /^Decide/ }).click(),
+    ]);
     await adj.context().close();
 
     const admin = await as("admin");

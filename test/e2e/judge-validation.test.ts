@@ -121,8 +121,8 @@ describe("judge validation in the browser", () => {
     await hydrated(page);
 
     const entries: [string, string, string][] = [
-      ["c", "x", "DIAGNOSE"],
-      ["n", "s", "CLARIFY"],
+      ["o", "x", "DIAGNOSE"],
+      ["n", "p", "CLARIFY"],
       ["d", "g", "ABSTAIN"],
     ];
     for (const [primary, info, action] of entries) {

@@ -293,10 +293,12 @@ describe("saving in the browser", () => {
     await page.locator('input[name="sufficiency"][value="insufficient"]').check();
     await page.locator('input[name="missingInfo"]').first().check();
     await page.locator("#rationale").fill("my reasoning, worth keeping");
-    await page.locator('button[type="submit"][name="intent"]').click();
+    await page.getByTestId("submit").click();
+    // Said like every workspace's conflict: in the footer, with Reload.
     await expect
-      .poll(() => page.getByTestId("form-message").textContent())
+      .poll(() => page.getByTestId("save-problem").textContent())
       .toMatch(/Another adjudicator decided this case/);
+    expect(await page.getByTestId("save-state").textContent()).toBe("Conflict: not saved");
     expect(await page.locator("#rationale").inputValue()).toBe("my reasoning, worth keeping");
     expect(await page.locator("body").textContent()).not.toMatch(/404|Not found/i);
     // A reload says why the case is gone rather than a bare "Not found".

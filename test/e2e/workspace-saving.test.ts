@@ -123,3 +123,36 @@ describe.each(WORKSPACE_ROWS.filter((r) => r.complete !== null))("$workspace", (
     });
   }, 60_000);
 });
+
+// Adjudication's steps go through the same machine: a decision made in one tab is, in the other, a conflict said
+// like every workspace's (in the footer, with Reload), in words that name the user's own other tab.
+describe("adjudication", () => {
+  const row = WORKSPACE_ROWS.find((r) => r.workspace === "adjudication")!;
+
+  it("a decision made in another tab of the same adjudicator: the footer says it was their own other tab", async () => {
+    await withUser(row, async (context, a) => {
+      const path = await unusedItem(a, row);
+      await open(a, path);
+      await a.keyboard.press("i");
+      await a.locator('input[name=missingInfo][value="collateral_history"]').check();
+      await a.locator("body").click({ position: { x: 1, y: 1 } });
+      await a.keyboard.press("Control+Enter");
+      await a.getByTestId("differences").waitFor({ timeout: 15_000 });
+      const b = await context.newPage();
+      await open(b, path);
+      await b.getByTestId("differences").waitFor();
+      // The form starts from the independent judgement: deciding it needs no rationale.
+      await a.locator("body").click({ position: { x: 1, y: 1 } });
+      await Promise.all([
+        a.waitForURL((u) => u.searchParams.has("decided"), { timeout: 15_000 }),
+        a.keyboard.press("Control+Enter"),
+      ]);
+      await b.locator("body").click({ position: { x: 1, y: 1 } });
+      await b.keyboard.press("Control+Enter");
+      await expect.poll(() => state(b), { timeout: 10_000 }).toBe("conflict");
+      expect(await b.getByTestId("save-state").textContent()).toBe("Conflict: not saved");
+      expect(await b.getByTestId("save-problem").textContent()).toMatch(/^You decided this case in another tab/);
+      expect(await b.getByTestId("reload").isVisible()).toBe(true);
+    });
+  }, 60_000);
+});

@@ -147,11 +147,13 @@ describe("the independent step", () => {
     const label = { sufficiency: "sufficient", icd10: "F42.2", earliestSection: 3, missingInfo: [], missingOther: "" };
     const res = await post("judy", `/adjudicate/${caseId}`, {
       csrf: csrfs.judy!,
-      intent: "independent",
-      label: JSON.stringify(label),
+      intent: "submit",
+      step: "independent",
+      version: "1",
+      values: JSON.stringify({ ...label, rationale: "" }),
       outcomeVersion: String(outcomeOf(db, caseId)!.version),
     });
-    expect(res.status, await res.text()).toBe(302);
+    expect(res.status, await res.text()).toBe(200);
     expect(db.select().from(adjudicationDrafts).where(eq(adjudicationDrafts.caseId, caseId)).all()).toHaveLength(0);
     const html = await text("judy", `/adjudicate/${caseId}`);
     expect(html).toMatch(/disagreement on (<!-- -->)?diagnosis/);
@@ -179,12 +181,13 @@ describe("the independent step", () => {
     );
     const res = await post("judy", `/adjudicate/${caseId}`, {
       csrf: csrfs.judy!,
-      intent: "decide",
-      label: JSON.stringify({ ...draft, rationale: undefined }),
-      rationale: draft.rationale,
+      intent: "submit",
+      step: "decide",
+      version: "1",
+      values: JSON.stringify(draft),
       outcomeVersion: String(outcomeOf(db, caseId)!.version),
     });
-    expect(res.status, await res.text()).toBe(302);
+    expect(res.status, await res.text()).toBe(200);
     expect(db.select().from(adjudicationDrafts).where(eq(adjudicationDrafts.caseId, caseId)).all()).toHaveLength(0);
     // No draft is taken once the case is decided: it is no longer a disputed case to adjudicate.
     expect((await draftPost(draft, 0)).status).toBe(404);

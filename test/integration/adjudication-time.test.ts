@@ -75,10 +75,11 @@ const draft = (version: number, activeMs: number) => ({
   values: JSON.stringify(DRAFT),
   activeMs: String(activeMs),
 });
-const step = (intent: "independent" | "decide", caseId: number, userId: string, activeMs: number) => ({
-  intent,
-  label: JSON.stringify(F32),
-  rationale: "",
+const step = (name: "independent" | "decide", caseId: number, userId: string, activeMs: number) => ({
+  intent: "submit",
+  step: name,
+  version: "0",
+  values: JSON.stringify(DRAFT),
   outcomeVersion: String(getAdjudicationCase(db, { userId, caseId })?.outcomeVersion ?? 0),
   activeMs: String(activeMs),
 });
@@ -96,9 +97,9 @@ describe("the adjudication page's active time", () => {
     const c = caseIds[0]!;
     expect((await postAs("judy", c, draft(0, 30_000))).status).toBe(200);
     expect((await postAs("judy", c, draft(1, 10_000))).status).toBe(200);
-    // Recording and deciding answer with a redirect (a thrown or returned Response of 302).
-    expect((await postAs("judy", c, step("independent", c, judy.id, 20_000))).status).toBe(302);
-    expect((await postAs("judy", c, step("decide", c, judy.id, 15_000))).status).toBe(302);
+    // Recording and deciding answer 200 with where the page goes next.
+    expect((await postAs("judy", c, step("independent", c, judy.id, 20_000))).status).toBe(200);
+    expect((await postAs("judy", c, step("decide", c, judy.id, 15_000))).status).toBe(200);
     expect(timeOf(c, judy.id)).toMatchObject({ activeMs: 75_000, saves: 4 });
   });
 

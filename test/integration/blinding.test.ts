@@ -285,11 +285,13 @@ describe("an adjudicator's pages and loader data", () => {
     });
     const res = await post("judy", `/adjudicate/${caseId}`, {
       csrf: csrfs.judy!,
-      intent: "independent",
-      label,
+      intent: "submit",
+      step: "independent",
+      version: "0",
+      values: label,
       outcomeVersion: version,
     });
-    expect(res.status, await res.text()).toBe(302);
+    expect(res.status, await res.text()).toBe(200);
     expect(db.select().from(adjudications).where(eq(adjudications.caseId, caseId)).all()).toHaveLength(1);
 
     for (const path of [`/adjudicate/${caseId}`, `/adjudicate/${caseId}.data`]) {
@@ -316,12 +318,13 @@ describe("an adjudicator's pages and loader data", () => {
     const version = String(outcomeOf(db, caseId)!.version);
     const res = await post("judy", `/adjudicate/${caseId}`, {
       csrf: csrfs.judy!,
-      intent: "decide",
-      label,
-      rationale: "",
+      intent: "submit",
+      step: "decide",
+      version: "0",
+      values: label,
       outcomeVersion: version,
     });
-    expect(res.status, await res.text()).toBe(302);
+    expect(res.status, await res.text()).toBe(200);
     expect(outcomeOf(db, caseId)!.status).toBe("adjudicated");
     for (const path of ["/annotate", "/annotate.data", `/annotate/${caseId}`, `/annotate/${caseId}.data`]) {
       const body = await text("alice", path);

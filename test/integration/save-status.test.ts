@@ -69,9 +69,10 @@ describe("adjudication refusals carry their real status", () => {
     ).toBe(true);
     const out = await adjudicateAction({
       request: judy.post(`/adjudicate/${caseIds[0]}`, {
-        intent: "decide",
-        label: JSON.stringify(F32),
-        rationale: "Reviewed the history.",
+        intent: "submit",
+        step: "decide",
+        version: "0",
+        values: JSON.stringify({ ...F32, rationale: "Reviewed the history." }),
         outcomeVersion: String(seen.outcomeVersion),
       }),
       params: { caseId: String(caseIds[0]) },
@@ -91,7 +92,13 @@ describe("adjudication refusals carry their real status", () => {
     );
     const judy = await as("judy");
     const out = await adjudicateAction({
-      request: judy.post(`/adjudicate/${caseIds[1]}`, { intent: "decide", label: "{not json", outcomeVersion: "0" }),
+      request: judy.post(`/adjudicate/${caseIds[1]}`, {
+        intent: "submit",
+        step: "decide",
+        version: "0",
+        values: "{not json",
+        outcomeVersion: "0",
+      }),
       params: { caseId: String(caseIds[1]) },
       context: {},
     } as never).catch((e) => e);

@@ -17,7 +17,8 @@ export interface E2eApp {
   pageAs(username: string): Promise<Page>;
 }
 
-export function seededApp(seed: (db: Db) => unknown): E2eApp {
+/** `env`: the server's own settings for this file (e.g. a short CONCORD_SUBMIT_GRACE_SECONDS). */
+export function seededApp(seed: (db: Db) => unknown, opts: { env?: Record<string, string> } = {}): E2eApp {
   let app: RunningApp | undefined;
   let browser: Browser | undefined;
   let dbPath = "";
@@ -26,7 +27,7 @@ export function seededApp(seed: (db: Db) => unknown): E2eApp {
     const db = openDatabase(dbPath);
     await seed(db);
     db.$client.close();
-    app = await startApp({ dbPath });
+    app = await startApp({ dbPath, env: opts.env });
     browser = await launchBrowser();
   });
   afterAll(async () => {

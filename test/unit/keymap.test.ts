@@ -63,18 +63,17 @@ describe("the keymap", () => {
 });
 
 describe("one letter, one meaning where the labels allow it", () => {
-  it("lists every letter that means something else in another workspace, on both sides", () => {
-    expect(letterClashes("judge-validation").map((c) => [c.key, c.here])).toEqual([
-      ["c", "committed"],
-      ["n", "none"],
-      ["s", "specific"],
-    ]);
-    const c = letterClashes("judge-validation").find((x) => x.key === "c")!;
-    expect(c.elsewhere.map((e) => `${e.workspace}:${e.means}`)).toEqual([
-      "screening:category",
-      "mentat:comment",
-      "case-review:comment",
-    ]);
+  it("one letter clash is left, N: the negative answer, said on both cards", () => {
+    // docs/architecture.md, "Keymap": N is "none" (no diagnosis) in judge validation and "no" (not relevant) in
+    // screening; every other letter means one thing in every workspace.
+    expect(letterClashes("judge-validation").map((c) => [c.key, c.here])).toEqual([["n", "none"]]);
+    const n = letterClashes("judge-validation")[0]!;
+    expect(n.elsewhere.map((e) => `${e.workspace}:${e.means}`)).toEqual(["screening:no"]);
+    for (const id of WORKSPACES)
+      expect(
+        letterClashes(id).map((c) => c.key),
+        id,
+      ).toEqual(id === "judge-validation" || id === "screening" ? ["n"] : []);
     // Symmetric: a clash said on one card is said on the other.
     for (const id of WORKSPACES)
       for (const clash of letterClashes(id))
@@ -86,10 +85,11 @@ describe("one letter, one meaning where the labels allow it", () => {
   });
 
   it("says nothing of letters that mean the same everywhere", () => {
-    // S and I mean sufficient / insufficient in annotation and adjudication alike; M missing information.
-    const annotation = letterClashes("annotation").map((c) => c.key);
-    expect(annotation).toEqual(["s"]);
-    expect(letterClashes("mentat").map((c) => c.key)).toEqual(["c"]);
+    // S and I mean sufficient / insufficient in annotation and adjudication alike; M missing information; C the
+    // comment in MENTAT and case review; E the rationale, R reject, T the category, O committed, P specific.
+    expect(letterClashes("annotation")).toEqual([]);
+    expect(letterClashes("mentat")).toEqual([]);
+    expect(letterClashes("case-review")).toEqual([]);
   });
 
   it("gives every letter key a meaning, so that no clash can go unlisted", () => {

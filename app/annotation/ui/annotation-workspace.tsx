@@ -7,39 +7,21 @@ import { LabelFields, useLabelFieldFocus } from "./label-fields";
 import { TrainingReveal } from "./training-reveal";
 import { SubmitGraceNotice } from "./submit-grace-notice";
 import { SECTION_TITLES, type SectionKind } from "../domain/sections";
-import { checkCaseLabel } from "~/labels/labels";
-import type { AnnotatorCaseView, AnnotationValues, SaveResult } from "~/annotation/annotations.server";
+import { checkLabelValues } from "~/labels/label-values";
+import { AnnotationValuesSchema, type AnnotationValues } from "../domain/annotation-values";
+import type { AnnotatorCaseView, SaveResult } from "~/annotation/annotations.server";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
-import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
-import { LimitedText } from "~/work-items/ui/text-limit";
-import type { WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+import { NotesField } from "~/work-items/ui/text-limit";
+import { commonViewParts, type WorkspaceDefinition } from "~/work-items/ui/workspace-page";
 
 type View = AnnotatorCaseView & { guidelines: GuidelinesView | null };
 
-const ANNOTATION_LIMITS = {
-  notes: ["Notes", TEXT_LIMITS.notes],
-  missingOther: ["Other missing information", TEXT_LIMITS.missingOther],
-} as const;
-
 const link = (id: string | null) => (id !== null ? `/annotate/${id}` : null);
 
-/** The case label's rules as the server checks them (app/labels/labels.ts:checkCaseLabel), at their fields. */
+/** The case label's rules as the server checks them (checkLabelValues), at their fields (the WHO table aside). */
 export function annotationErrors(values: AnnotationValues, sectionCount: number): Record<string, string> {
-  const check = checkCaseLabel(
-    {
-      sufficiency: values.sufficiency || undefined,
-      icd10: values.icd10,
-      earliestSection: values.earliestSection ?? undefined,
-      missingInfo: values.missingInfo,
-      missingInfoOther: values.missingOther,
-    },
-    { sectionCount },
-  );
-  const e: Record<string, string> = {};
-  if (!check.ok)
-    for (const [k, v] of Object.entries(check.errors))
-      e[k === "missingInfoOther" ? "missingOther" : k] = v!.charAt(0).toUpperCase() + v!.slice(1) + ".";
-  return { ...e, ...overLimitErrors(values, ANNOTATION_LIMITS) };
+  const check = checkLabelValues(values, sectionCount);
+  return check.ok ? {} : check.errors;
 }
 
 export const annotationWorkspace: WorkspaceDefinition<View, AnnotationValues, SaveResult> = {
@@ -62,17 +44,15 @@ export const annotationWorkspace: WorkspaceDefinition<View, AnnotationValues, Sa
       Case {view.case.externalId} <small className="muted">({view.case.studyName})</small>
     </>
   ),
-  state: (view) => view.state,
-  progress: (view) => view.progress,
-  guidelines: (view) => view.guidelines,
-  nav: (view) => ({ next: link(view.nextCaseId), previous: link(view.previousCaseId) }),
   // Drafts are saved on the server shortly after each change, only while the annotation is a draft.
-  values: (view) => ({
-    initial: view.values,
-    version: view.version,
-    updatedAt: view.updatedAt,
-    mode: view.state === "locked" ? "readOnly" : view.state === "submitted" ? "revision" : "draft",
+  ...commonViewParts<View, AnnotationValues>({
+    path: "/annotate",
+    neighbours: (view) => ({ next: view.nextCaseId, previous: view.previousCaseId }),
+    initial: (view) => view.values,
+    mode: (view) => (view.state === "locked" ? "readOnly" : view.state === "submitted" ? "revision" : "draft"),
   }),
+  // The values' one schema, the route's (app/annotation/domain/annotation-values.ts).
+  schema: AnnotationValuesSchema,
   check: (values, view) => annotationErrors(values, view.case.sections.length),
   closed: (view) =>
     view.state !== "locked"
@@ -152,12 +132,8 @@ export const annotationWorkspace: WorkspaceDefinition<View, AnnotationValues, Sa
             onCodeDone={() => formRef.current?.focus()}
             shortcuts
           />
-          <LimitedText
-            id="notes"
-            label="Notes (optional)"
-            what="Notes"
+          <NotesField
             value={values.notes}
-            max={TEXT_LIMITS.notes}
             error={errors.notes}
             onChange={(v) => update({ notes: v })}
             disabled={locked}

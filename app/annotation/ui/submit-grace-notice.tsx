@@ -1,6 +1,7 @@
 import { useFetcher, useRevalidator } from "@remix-run/react";
 import { useEffect } from "react";
 import { Csrf } from "~/ui/root-data";
+import { Time } from "~/ui/time";
 
 /**
  * The notice after the submission that completed a case's pair (docs/safe-psych.md, "Second chances"): the values
@@ -15,7 +16,6 @@ export function SubmitGraceNotice({ undoUntil, version }: { undoUntil: number; v
     const t = setTimeout(revalidate, Math.max(0, undoUntil - Date.now()) + 500);
     return () => clearTimeout(t);
   }, [undoUntil, revalidate]);
-  const until = new Date(undoUntil).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
   const refused = fetcher.data && !fetcher.data.ok ? fetcher.data.message : null;
   return (
     <div className="notice ok" role="status" data-testid="submit-grace">
@@ -24,7 +24,7 @@ export function SubmitGraceNotice({ undoUntil, version }: { undoUntil: number; v
         <input type="hidden" name="intent" value="undo" />
         <input type="hidden" name="version" value={version} />
         <span>
-          Submitted — you can undo until <time suppressHydrationWarning>{until}</time>.{" "}
+          Submitted — you can undo until <Time at={undoUntil} style="time" />.{" "}
         </span>
         <button type="submit" className="secondary" disabled={fetcher.state !== "idle"}>
           Undo submit

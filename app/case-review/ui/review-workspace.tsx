@@ -12,9 +12,10 @@ import {
   type ReviewDimension,
 } from "~/expert-panel/domain/expert-scales";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
-import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
+import { TEXT_LIMITS } from "~/work-items/domain/text-limits";
 import { LimitedText } from "~/work-items/ui/text-limit";
-import type { WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+import { commonViewParts, type WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+import { ReviewValuesSchema } from "../domain/review-values";
 
 type View = RaterItemView & { guidelines: GuidelinesView | null };
 
@@ -23,8 +24,6 @@ const SCALE_HINTS: Record<ReviewDimension, [string, string]> = {
   validity: ["does not support the diagnosis", "fully consistent with the diagnostic criteria"],
   realism: ["not a plausible patient", "a patient one meets in practice"],
 };
-
-const link = (id: number | null) => (id !== null ? `/case-review/${id}` : null);
 
 export const reviewWorkspace: WorkspaceDefinition<View, ReviewValues, ReviewSaveResult> = {
   keymap: "case-review",
@@ -44,30 +43,22 @@ export const reviewWorkspace: WorkspaceDefinition<View, ReviewValues, ReviewSave
       </small>
     </>
   ),
-  state: (view) => view.state,
-  progress: (view) => view.progress,
-  guidelines: (view) => view.guidelines,
-  nav: (view) => ({ next: link(view.nextItemId), previous: link(view.previousItemId) }),
   // Changes to a submitted review are not autosaved: they wait for "Save revision".
-  values: (view) => ({
-    initial: view.values,
-    version: view.version,
-    updatedAt: view.updatedAt,
-    mode: view.state === "submitted" ? "revision" : "draft",
+  ...commonViewParts<View, ReviewValues>({
+    path: "/case-review",
+    neighbours: (view) => ({ next: view.nextItemId, previous: view.previousItemId }),
+    initial: (view) => view.values,
+    mode: (view) => (view.state === "submitted" ? "revision" : "draft"),
   }),
+  // The values' one schema, the route's (app/case-review/domain/review-values.ts).
+  schema: ReviewValuesSchema,
   check: (v, view) => {
     const e: Record<string, string> = {};
     if (view.item.kind === "seed") {
       if (!v.decision) e.decision = "Accept or reject the seed.";
       if (v.decision === "reject" && !v.reason.trim()) e.reason = "Say why the seed is rejected.";
     } else for (const d of REVIEW_DIMENSIONS) if (v[d] === null) e[d] = "Choose a score from 1 to 5.";
-    return {
-      ...e,
-      ...overLimitErrors(v, {
-        reason: ["A reason", TEXT_LIMITS.comment],
-        comment: ["A comment", TEXT_LIMITS.comment],
-      }),
-    };
+    return e;
   },
   useParts: function useReviewParts({ view, draft }) {
     const { values, update, errors } = draft;

@@ -26,7 +26,7 @@ export const RATING_INCOMPLETE = "Both features are needed to submit; see the ma
 /** What a rating lacks to be submitted, at its fields (empty when it is complete). */
 export function ratingIncomplete(values: RatingValues): Record<string, string> {
   const errors: Record<string, string> = {};
-  if (!values.primaryAnswer) errors.primaryAnswer = "Choose the primary answer (C, D or N).";
-  if (!values.infoRequest) errors.infoRequest = "Choose the information request (S, G or X).";
+  if (!values.primaryAnswer) errors.primaryAnswer = "Choose the primary answer (O, D or N).";
+  if (!values.infoRequest) errors.infoRequest = "Choose the information request (P, G or X).";
   return errors;
 }

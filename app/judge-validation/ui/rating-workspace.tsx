@@ -10,13 +10,11 @@ import { RATING_INCOMPLETE, RatingValuesSchema, ratingIncomplete, type RatingVal
 import { raterAction } from "~/evaluation/public";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
 import { TEXT_LIMITS } from "~/work-items/domain/text-limits";
-import { LimitedText } from "~/work-items/ui/text-limit";
-import type { WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+import { LimitedText, NotesField } from "~/work-items/ui/text-limit";
+import { commonViewParts, type WorkspaceDefinition } from "~/work-items/ui/workspace-page";
 import { useRef } from "react";
 
 type View = RaterItemView & { guidelines: GuidelinesView | null; guide: JudgeGuide };
-
-const link = (id: number | null) => (id !== null ? `/judge-validation/${id}` : null);
 
 export const ratingWorkspace: WorkspaceDefinition<View, RatingValues, RatingSaveResult> = {
   keymap: "judge-validation",
@@ -28,16 +26,12 @@ export const ratingWorkspace: WorkspaceDefinition<View, RatingValues, RatingSave
   },
   itemKey: (view) => view.item.id,
   title: (view) => <>Response {view.item.annotationId}</>,
-  state: (view) => view.state,
-  progress: (view) => view.progress,
-  guidelines: (view) => view.guidelines,
-  nav: (view) => ({ next: link(view.nextItemId), previous: link(view.previousItemId) }),
   // Drafts are saved on the server shortly after each change, while the rating is not yet submitted.
-  values: (view) => ({
-    initial: view.values,
-    version: view.version,
-    updatedAt: view.updatedAt,
-    mode: !view.open ? "readOnly" : view.state === "submitted" ? "revision" : "draft",
+  ...commonViewParts<View, RatingValues>({
+    path: "/judge-validation",
+    neighbours: (view) => ({ next: view.nextItemId, previous: view.previousItemId }),
+    initial: (view) => view.values,
+    mode: (view) => (!view.open ? "readOnly" : view.state === "submitted" ? "revision" : "draft"),
   }),
   // The same schema and rule as the server's (app/judge-validation/domain/rating-values.ts), at the same fields.
   schema: RatingValuesSchema,
@@ -49,7 +43,7 @@ export const ratingWorkspace: WorkspaceDefinition<View, RatingValues, RatingSave
     const codesRef = useRef<HTMLInputElement>(null);
     const action = raterAction(values.primaryAnswer || null, values.infoRequest || null);
     return {
-      // Keys of the keymap's judge-validation row: C / D / N primary answer, S / G / X information request.
+      // Keys of the keymap's judge-validation row: O / D / N primary answer, P / G / X information request.
       onKey: (key) => {
         const primary = PRIMARY_ANSWER_KEYS.find((p) => p.key === key);
         const info = INFO_REQUEST_KEYS.find((i) => i.key === key);
@@ -160,12 +154,8 @@ export const ratingWorkspace: WorkspaceDefinition<View, RatingValues, RatingSave
             disabled={readOnly}
             oneLine
           />
-          <LimitedText
-            id="notes"
-            label="Notes (optional)"
-            what="Notes"
+          <NotesField
             value={values.notes}
-            max={TEXT_LIMITS.notes}
             error={errors.notes}
             onChange={(v) => update({ notes: v })}
             disabled={readOnly}

@@ -6,9 +6,10 @@
 import { useCallback, useRef, useState } from "react";
 import type { RaterQuestionView, RatingSaveResult } from "../ratings.server";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
-import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
+import { TEXT_LIMITS } from "~/work-items/domain/text-limits";
 import { LimitedText } from "~/work-items/ui/text-limit";
-import type { WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+import { commonViewParts, type WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+import { OptionRatingSchema } from "../domain/option-rating-values";
 import { firstKeyValue, SLIDER_MIDDLE } from "../domain/rating-slider";
 
 type View = RaterQuestionView & { guidelines: GuidelinesView | null };
@@ -17,8 +18,6 @@ interface Values {
   scores: (number | null)[];
   comment: string;
 }
-
-const link = (id: number | null) => (id !== null ? `/mentat/${id}` : null);
 
 export const optionRatingWorkspace: WorkspaceDefinition<View, Values, RatingSaveResult> = {
   keymap: "mentat",
@@ -37,21 +36,16 @@ export const optionRatingWorkspace: WorkspaceDefinition<View, Values, RatingSave
       </small>
     </>
   ),
-  state: (view) => view.state,
-  progress: (view) => view.progress,
-  guidelines: (view) => view.guidelines,
-  nav: (view) => ({ next: link(view.nextQuestionId), previous: link(view.previousQuestionId) }),
   // Changes to submitted ratings are not autosaved: they wait for "Save revision".
-  values: (view) => ({
-    initial: { scores: view.scores, comment: view.comment },
-    version: view.version,
-    updatedAt: view.updatedAt,
-    mode: view.state === "submitted" ? "revision" : "draft",
+  ...commonViewParts<View, Values>({
+    path: "/mentat",
+    neighbours: (view) => ({ next: view.nextQuestionId, previous: view.previousQuestionId }),
+    initial: (view) => ({ scores: view.scores, comment: view.comment }),
+    mode: (view) => (view.state === "submitted" ? "revision" : "draft"),
   }),
-  check: (v) => ({
-    ...Object.fromEntries(v.scores.flatMap((s, i) => (s === null ? [[`score${i}`, "Not rated yet."]] : []))),
-    ...overLimitErrors(v, { comment: ["A comment", TEXT_LIMITS.comment] }),
-  }),
+  // The values' one schema, the route's (app/mentat/domain/option-rating-values.ts).
+  schema: OptionRatingSchema,
+  check: (v) => Object.fromEntries(v.scores.flatMap((s, i) => (s === null ? [[`score${i}`, "Not rated yet."]] : []))),
   useParts: function useOptionRatingParts({ view, draft }) {
     const { values, errors } = draft;
     const sliders = useRef<(HTMLInputElement | null)[]>([]);

@@ -7,9 +7,9 @@ import { useCallback, useRef } from "react";
 import { checkVote, REVIEW_CONFIDENCES, type VoteValues } from "../domain/screening";
 import type { ReviewEntryView, VoteResult } from "../screening-review.server";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
-import { TEXT_LIMITS, overLimitErrors } from "~/work-items/domain/text-limits";
-import { LimitedText } from "~/work-items/ui/text-limit";
-import type { WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+import { NotesField } from "~/work-items/ui/text-limit";
+import { commonViewParts, type WorkspaceDefinition } from "~/work-items/ui/workspace-page";
+import { VoteValuesSchema } from "../domain/vote-values";
 
 type View = ReviewEntryView & { guidelines: GuidelinesView | null };
 
@@ -20,8 +20,6 @@ const ROLE_NAMES: Record<string, string> = {
   developer: "Developer",
   text: "Text",
 };
-
-const link = (id: number | null) => (id !== null ? `/screening/${id}` : null);
 
 export const voteWorkspace: WorkspaceDefinition<View, VoteValues, VoteResult> = {
   keymap: "screening",
@@ -40,23 +38,18 @@ export const voteWorkspace: WorkspaceDefinition<View, VoteValues, VoteResult> = 
       </small>
     </>
   ),
-  state: (view) => view.state,
-  progress: (view) => view.progress,
-  guidelines: (view) => view.guidelines,
-  nav: (view) => ({ next: link(view.nextEntryId), previous: link(view.previousEntryId) }),
   // Drafts are saved shortly after each change while the vote is a draft.
-  values: (view) => ({
-    initial: view.values,
-    version: view.version,
-    updatedAt: view.updatedAt,
-    mode: !view.entry.roundOpen ? "readOnly" : view.state === "submitted" ? "revision" : "draft",
+  ...commonViewParts<View, VoteValues>({
+    path: "/screening",
+    neighbours: (view) => ({ next: view.nextEntryId, previous: view.previousEntryId }),
+    initial: (view) => view.values,
+    mode: (view) => (!view.entry.roundOpen ? "readOnly" : view.state === "submitted" ? "revision" : "draft"),
   }),
   apply: (v, patch) => ({ ...v, ...patch, ...(patch.relevant === "no" ? { category: "" } : {}) }),
-  // The server's rule, so mistakes show at once; the server checks again.
-  check: (values, view) => ({
-    ...(checkVote(values, view.categories) as Record<string, string>),
-    ...overLimitErrors(values, { notes: ["Notes", TEXT_LIMITS.notes] }),
-  }),
+  // The values' one schema, the route's (app/screening/domain/vote-values.ts), and the server's rule, so mistakes
+  // show at once; the server checks again.
+  schema: VoteValuesSchema,
+  check: (values, view) => checkVote(values, view.categories) as Record<string, string>,
   closed: (view) => (view.entry.roundOpen ? null : "This round has closed: every vote is in."),
   onSubmitted: (view, result, navigate) =>
     navigate(view.nextEntryId !== null && !result.roundClosed ? `/screening/${view.nextEntryId}` : "/screening"),
@@ -89,7 +82,7 @@ export const voteWorkspace: WorkspaceDefinition<View, VoteValues, VoteResult> = 
           else focusCategory.current = true;
           update({ relevant: "yes" });
         } else if (key === "n") update({ relevant: "no" });
-        else if (key === "c" && draft.latest().relevant === "yes") categoryRef.current?.focus();
+        else if (key === "t" && draft.latest().relevant === "yes") categoryRef.current?.focus();
         else if (/^[1-3]$/.test(key)) update({ confidence: REVIEW_CONFIDENCES[Number(key) - 1]! });
         else return false;
         return true;
@@ -148,7 +141,7 @@ export const voteWorkspace: WorkspaceDefinition<View, VoteValues, VoteResult> = 
           {values.relevant === "yes" ? (
             <>
               <label htmlFor="category">
-                Category <kbd>C</kbd>
+                Category <kbd>T</kbd>
               </label>
               <select
                 id="category"
@@ -192,12 +185,8 @@ export const voteWorkspace: WorkspaceDefinition<View, VoteValues, VoteResult> = 
             ))}
             {fieldError("confidence")}
           </fieldset>
-          <LimitedText
-            id="notes"
-            label="Notes (optional)"
-            what="Notes"
+          <NotesField
             value={values.notes}
-            max={TEXT_LIMITS.notes}
             error={errors.notes}
             onChange={(v) => update({ notes: v })}
             disabled={closed}

@@ -83,7 +83,7 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     submitDoes: "record the step: the independent judgement, then the decision (and go to the next case)",
     own: [
       ...CASE_LABEL_KEYS,
-      { keys: ["r"], show: "R", does: "rationale (final decision)", means: { r: "rationale" } },
+      { keys: ["e"], show: "E", does: "rationale (final decision): explain it", means: { e: "rationale" } },
     ],
   },
   "judge-validation": {
@@ -94,16 +94,16 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     previous: true,
     own: [
       {
-        keys: ["c", "d", "n"],
-        show: "C / D / N",
-        does: "primary answer: committed / differential / none",
-        means: { c: "committed", d: "differential", n: "none" },
+        keys: ["o", "d", "n"],
+        show: "O / D / N",
+        does: "primary answer: committed (one diagnosis) / differential / none",
+        means: { o: "committed", d: "differential", n: "none" },
       },
       {
-        keys: ["s", "g", "x"],
-        show: "S / G / X",
+        keys: ["p", "g", "x"],
+        show: "P / G / X",
         does: "information request: specific / generic only / none",
-        means: { s: "specific", g: "generic only", x: "none" },
+        means: { p: "specific", g: "generic only", x: "none" },
       },
     ],
   },
@@ -115,7 +115,7 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     previous: true,
     own: [
       { keys: ["y", "n"], show: "Y / N", does: "relevant: yes / no", means: { y: "yes", n: "no" } },
-      { keys: ["c"], show: "C", does: "category (arrows, Enter or Esc to leave)", means: { c: "category" } },
+      { keys: ["t"], show: "T", does: "category: its type (arrows, Enter or Esc to leave)", means: { t: "category" } },
       { keys: ["1", "2", "3"], show: "1–3", does: "confidence" },
     ],
   },
@@ -160,8 +160,9 @@ export interface LetterClash {
 
 /**
  * The letters of a workspace's own keys that mean something else in another workspace. A letter means one thing in
- * every workspace where the labels allow it; where a label's initial is the key (C for committed in judge
- * validation, C for comment in MENTAT), the card says so from this list, so no clash goes unsaid.
+ * every workspace (docs/architecture.md, "Keymap"): where a label's initial was taken, the label got another letter
+ * of its word (O committed, P specific, T category, E rationale). The one letter left with two words, N (none in
+ * judge validation, no in screening: the negative answer in both), is said on both cards from this list.
  */
 export function letterClashes(id: WorkspaceId): LetterClash[] {
   const meaningsOf = (w: WorkspaceId) =>

@@ -27,20 +27,3 @@ export function tooLongMessage(what: string, max: number, length?: number): stri
   const over = length !== undefined && length > max ? ` (${(length - max).toLocaleString("en")} too many)` : "";
   return `${what} ${what.endsWith("s") ? "have" : "has"} at most ${max.toLocaleString("en")} characters${over}.`;
 }
-
-/**
- * Field errors for the texts of `values` over their limits (`limits`: field → [what the field is called, limit]),
- * for a workspace's check before a submission.
- */
-export function overLimitErrors<V extends object>(
-  values: V,
-  limits: Partial<Record<keyof V & string, readonly [string, number]>>,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [field, limit] of Object.entries(limits) as [keyof V & string, readonly [string, number]][]) {
-    const [what, max] = limit;
-    const v = values[field];
-    if (typeof v === "string" && v.length > max) out[field] = tooLongMessage(what, max, v.length);
-  }
-  return out;
-}

@@ -11,8 +11,11 @@ import type { SaveState } from "./use-save-state";
 export function DraftFooter({
   draft,
   closed = null,
+  submitLabel = "Submit",
 }: {
   draft: SaveState<object>;
+  /** The submit button's words for work not yet submitted ("Decide"). */
+  submitLabel?: string;
   /** Shown instead of the button when the work can no longer change. */
   closed?: string | null;
 }) {
@@ -31,7 +34,7 @@ export function DraftFooter({
         ) : (
           <>
             <button type="button" onClick={draft.submit} disabled={draft.submitting} data-testid="submit">
-              {submitted ? "Save revision" : "Submit"} <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+              {submitted ? "Save revision" : submitLabel} <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
             </button>
             {machine.status === "revising" ? (
               <button type="button" className="secondary" onClick={draft.discard} data-testid="discard">

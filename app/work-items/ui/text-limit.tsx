@@ -4,7 +4,7 @@
  * page, so the user can shorten it without losing anything.
  */
 import type { ReactNode, Ref } from "react";
-import { COUNTER_FROM, tooLongMessage } from "../domain/text-limits";
+import { COUNTER_FROM, TEXT_LIMITS, tooLongMessage } from "../domain/text-limits";
 
 export function TextLimit({
   id,
@@ -98,5 +98,31 @@ export function LimitedText({
       )}
       <TextLimit id={id} value={value} max={max} what={what} error={error} />
     </>
+  );
+}
+
+/** The optional free notes of a workspace (annotation, judge validation, screening), with their limit. */
+export function NotesField({
+  value,
+  error,
+  onChange,
+  disabled,
+}: {
+  value: string;
+  error?: string;
+  onChange: (value: string) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <LimitedText
+      id="notes"
+      label="Notes (optional)"
+      what="Notes"
+      value={value}
+      max={TEXT_LIMITS.notes}
+      error={error}
+      onChange={onChange}
+      disabled={disabled}
+    />
   );
 }

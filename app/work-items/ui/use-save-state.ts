@@ -42,6 +42,11 @@ export interface SaveStateOptions<V, R extends DraftResult> {
   /** The message above the fields when `check` finds problems. */
   incompleteMessage: string;
   onSubmitted: (result: Extract<R, { ok: true }>) => void;
+  /**
+   * Fields sent with every post besides the values and their version (adjudication: the step and the case outcome's
+   * version the step is checked against).
+   */
+  post?: Record<string, string>;
 }
 
 export interface SaveState<V> {
@@ -91,13 +96,17 @@ export function useSaveState<V extends object, R extends DraftResult = DraftResu
       switch (fx.type) {
         case "send": {
           const fetcher = fx.intent === "draft" ? draftFetcher : submitFetcher;
-          fetcher.submit(postOf(fx.intent, fx.values, fx.version, latest.current.csrf, activeTime.take()), {
-            method: "post",
-          });
+          fetcher.submit(
+            postOf(fx.intent, fx.values, fx.version, latest.current.csrf, activeTime.take(), latest.current.post),
+            { method: "post" },
+          );
           break;
         }
         case "beacon":
-          sendBeacon(postOf("draft", fx.values, fx.version, latest.current.csrf, activeTime.take()), dispatch);
+          sendBeacon(
+            postOf("draft", fx.values, fx.version, latest.current.csrf, activeTime.take(), latest.current.post),
+            dispatch,
+          );
           break;
         case "wait":
           if (timer.current) clearTimeout(timer.current);
@@ -217,9 +226,23 @@ export function useSaveState<V extends object, R extends DraftResult = DraftResu
   };
 }
 
-function postOf(intent: "draft" | "submit", values: unknown, version: number, csrf: string, activeMs: number) {
+function postOf(
+  intent: "draft" | "submit",
+  values: unknown,
+  version: number,
+  csrf: string,
+  activeMs: number,
+  extra: Record<string, string> = {},
+) {
   // Active time since the last post (docs/architecture.md, "Time on task").
-  return { intent, version: String(version), values: JSON.stringify(values), csrf, activeMs: String(activeMs) };
+  return {
+    ...extra,
+    intent,
+    version: String(version),
+    values: JSON.stringify(values),
+    csrf,
+    activeMs: String(activeMs),
+  };
 }
 
 /** The draft as the page is left: one request that outlives the page; its answer's headers carry the new version. */

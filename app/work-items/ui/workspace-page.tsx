@@ -36,6 +36,8 @@ export interface WorkspaceParts {
   fields: ReactNode;
   /** Under the footer, inside the form card (a training case's reveal). */
   afterFooter?: ReactNode;
+  /** Between the header and the guidelines: notices about the item (adjudication's "decision recorded", "reopened"). */
+  notices?: ReactNode;
   /** The workspace's own keys (from its row of the keymap): true when the key was used. */
   onKey: (key: string) => boolean;
   /** What `/` does here. */
@@ -56,6 +58,10 @@ export interface WorkspaceDefinition<View, V extends object, R extends DraftResu
     incomplete: string;
     /** The `data-testid` of the state badge. */
     stateTestId: string;
+    /** What done means in the progress (default "submitted"; "decided" in adjudication). */
+    done?: string;
+    /** The submit button's words for work not yet submitted (default "Submit"). */
+    submit?: (view: View) => string;
   };
   /** One component per item: the form starts from the server's values, never from the previous item's. */
   itemKey: (view: View) => string | number;
@@ -67,8 +73,17 @@ export interface WorkspaceDefinition<View, V extends object, R extends DraftResu
   /** The attribute of the page's section that names the item shown (default `data-item-id`). */
   itemAttribute?: string;
   title: (view: View) => ReactNode;
+  /** More about the item, on a line under the title (adjudication's reason for the dispute). */
+  detail?: (view: View) => ReactNode;
   /** The item's state as loaded. */
   state: (view: View) => WorkState;
+  /** The state badge, when the workspace names its states in its own words (default: the work-item states). */
+  badge?: (view: View, shown: WorkState) => { value: string; label: string };
+  /**
+   * Fields sent with every post besides the values and their version (adjudication: the step the submission
+   * records and the case outcome's version it is checked against).
+   */
+  post?: (view: View) => Record<string, string>;
   progress: (view: View) => { done: number; total: number };
   guidelines: (view: View) => GuidelinesView | null;
   nav: (view: View) => { next: string | null; previous: string | null };
@@ -78,10 +93,10 @@ export interface WorkspaceDefinition<View, V extends object, R extends DraftResu
   apply?: (values: V, patch: Partial<V>) => V;
   /**
    * The values' one zod schema, the one the route's action parses them with: its problems show at their fields
-   * before a submission, in the server's words (app/platform/forms.ts:schemaFieldErrors). Optional while a
-   * protocol's schema still lives in its server module.
+   * before a submission, in the server's words (app/platform/forms.ts:schemaFieldErrors). It lives in the protocol's
+   * domain, where the page and the route both read it.
    */
-  schema?: ZodType;
+  schema: ZodType;
   /** The server's rules beyond the schema (completeness), checked before a submission at their fields. */
   check: (values: V, view: View) => Errors;
   /** Why the work cannot change any more, shown instead of the submit button (null: it can). */
@@ -90,6 +105,44 @@ export interface WorkspaceDefinition<View, V extends object, R extends DraftResu
   onSubmitted?: (view: View, result: Extract<R, { ok: true }>, navigate: NavigateFunction) => void;
   /** The workspace's fields, item and keys (a hook: it may keep refs and state of its own). */
   useParts: (ctx: WorkspaceContext<View, V>) => WorkspaceParts;
+}
+
+/** What the loaders of the workspaces of the common shape return: the item's state, progress, version, guidelines. */
+export interface CommonWorkspaceView {
+  state: WorkState;
+  progress: { done: number; total: number };
+  guidelines: GuidelinesView | null;
+  version: number;
+  updatedAt: number | null;
+}
+
+/**
+ * The parts of a definition that the workspaces of the common view shape read the same way: the state, the progress,
+ * the guidelines, previous and next (the neighbours' ids under `path`), and the values (`view.values` unless
+ * `initial` says otherwise) with their version; `mode` says whether changes are drafts, a revision or not allowed.
+ */
+export function commonViewParts<View extends CommonWorkspaceView, V extends object>(spec: {
+  path: string;
+  neighbours: (view: View) => { next: string | number | null; previous: string | number | null };
+  initial: (view: View) => V;
+  mode: (view: View) => SaveMode;
+}): Pick<WorkspaceDefinition<View, V>, "state" | "progress" | "guidelines" | "nav" | "values"> {
+  const link = (id: string | number | null) => (id !== null ? `${spec.path}/${id}` : null);
+  return {
+    state: (view) => view.state,
+    progress: (view) => view.progress,
+    guidelines: (view) => view.guidelines,
+    nav: (view) => {
+      const n = spec.neighbours(view);
+      return { next: link(n.next), previous: link(n.previous) };
+    },
+    values: (view) => ({
+      initial: spec.initial(view),
+      version: view.version,
+      updatedAt: view.updatedAt,
+      mode: spec.mode(view),
+    }),
+  };
 }
 
 /** The state the badge shows: submitted once submitted from the page, a draft once a draft is stored from it. */
@@ -128,10 +181,11 @@ function Workspace<View, V extends object, R extends DraftResult>({
     mode: loaded.mode,
     csrf,
     apply: d.apply,
-    check: (values) => ({ ...(d.schema ? schemaFieldErrors(d.schema, values) : {}), ...d.check(values, view) }),
+    check: (values) => ({ ...schemaFieldErrors(d.schema, values), ...d.check(values, view) }),
     incompleteMessage: d.words.incomplete,
     onSubmitted: (result) =>
       d.onSubmitted ? d.onSubmitted(view, result, navigate) : navigate(nav.next ?? d.words.list.to),
+    post: d.post?.(view),
   });
   const formRef = useRef<HTMLDivElement>(null);
   const parts = d.useParts({ view, draft, formRef });
@@ -140,25 +194,29 @@ function Workspace<View, V extends object, R extends DraftResult>({
     nav: { next: nav.next, previous: nav.previous, search: parts.search },
   });
   const state = shownWorkState(d.state(view), draft.machine);
+  const badge = d.badge?.(view, state) ?? { value: state, label: WORK_STATE_LABELS[state] };
   return (
     <section data-workspace={d.keymap} {...{ [d.itemAttribute ?? "data-item-id"]: d.itemKey(view) }}>
       <WorkspaceHeader
         list={d.words.list}
         title={d.title(view)}
-        state={{ value: state, label: WORK_STATE_LABELS[state], testId: d.words.stateTestId }}
+        detail={d.detail?.(view) ?? null}
+        state={{ ...badge, testId: d.words.stateTestId }}
         progress={d.progress(view)}
+        doneWord={d.words.done}
         links={[
           { label: "Previous", to: nav.previous },
           { label: "Next", to: nav.next },
         ]}
       />
+      {parts.notices}
       <GuidelinesPanel guidelines={d.guidelines(view)} />
       <div className="workspace">
         {parts.main}
         <aside>
           <div className="card" ref={formRef} tabIndex={-1} aria-label={d.words.form}>
             {parts.fields}
-            <DraftFooter draft={draft} closed={d.closed?.(view) ?? null} />
+            <DraftFooter draft={draft} closed={d.closed?.(view) ?? null} submitLabel={d.words.submit?.(view)} />
             {parts.afterFooter}
           </div>
           <ShortcutsCard workspace={d.keymap} omit={parts.omitKeys} />
