@@ -44,6 +44,7 @@ import {
   type QualitySettings,
   type RetestReport,
 } from "./domain/rater-quality";
+import { maxOf } from "../stats/extremes";
 
 /** The message of a save or a page of real work while the annotator's training round is not done. */
 export const TRAINING_FIRST = "Finish the training round first: your cases open when it is done.";
@@ -608,7 +609,7 @@ export function refreshQualityItems(
       ...ordinary.filter((o) => !isDone(o.status)).map((o) => o.position),
       ...existing.filter((q) => q.kind !== "training" && !isDone(q.status)).map((q) => q.sortKey),
     ];
-    const lastKey = () => Math.max(0, ...ordinary.map((o) => o.position), ...existing.map((q) => q.sortKey));
+    const lastKey = () => Math.max(0, maxOf(ordinary.map((o) => o.position)), maxOf(existing.map((q) => q.sortKey)));
     if (s.calibrationRate > 0) {
       const calibration = pool.filter((c) => c.purpose === "calibration");
       const draw = drawCalibration({

@@ -17,6 +17,7 @@ import {
   type ImportKind,
   type TextProblem,
 } from "../formats/import-contract";
+import { maxOf } from "../stats/extremes";
 
 function readFailure(path: string, e: unknown): CliError {
   const code = (e as NodeJS.ErrnoException).code;
@@ -287,8 +288,8 @@ export function listIssues(io: CliIO, issues: readonly Issue[], options: IssueLi
 export function table(rows: readonly (readonly string[])[], options: { indent?: string; gap?: number } = {}): string[] {
   const { indent = "  ", gap = 2 } = options;
   if (rows.length === 0) return [];
-  const columns = Math.max(...rows.map((r) => r.length));
-  const widths = Array.from({ length: columns }, (_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
+  const columns = maxOf(rows.map((r) => r.length));
+  const widths = Array.from({ length: columns }, (_, c) => maxOf(rows.map((r) => (r[c] ?? "").length)));
   const sep = " ".repeat(gap);
   return rows.map((r) =>
     (indent + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join(sep)).trimEnd(),

@@ -24,6 +24,7 @@ import {
 } from "../../evaluation/public";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { idProblem } from "../../formats/strict-text";
+import { pushAll } from "../../stats/extremes";
 
 export interface ImportIssue {
   /** 1-based line of the file; 0 for the file as a whole. */
@@ -178,7 +179,10 @@ function readRow(record: Record<string, unknown>, line: number, where: string, o
   if (nj !== undefined && nj !== null && !isJsonObject(nj))
     errors.push(mustBe("new_judge_output", "an object or null", nj));
   if (errors.length) {
-    out.errors.push(...errors.map((e) => where + e));
+    pushAll(
+      out.errors,
+      errors.map((e) => where + e),
+    );
     return;
   }
   if (typeof output !== "string") out.warnings.push(`${where}model_output_raw is ${describe(output)}: read as empty`);
@@ -305,7 +309,7 @@ function simpleRow(value: Record<string, unknown>, line: number, out: LineResult
   if (typeof value.response !== "string") errors.push(mustBe("response", "a string", value.response));
   const features = simpleFeatures(value.features, errors);
   if (errors.length) {
-    out.errors.push(...errors);
+    pushAll(out.errors, errors);
     return;
   }
   const record: Record<string, unknown> = {
@@ -403,8 +407,14 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
     if (format === "trajectories") flattenTrajectory(value, line, source, out);
     else if (format === "flattened") readRow(value, line, "", out);
     else simpleRow(value, line, out);
-    errors.push(...out.errors.map((message) => ({ line, message })));
-    warnings.push(...out.warnings.map((message) => ({ line, message })));
+    pushAll(
+      errors,
+      out.errors.map((message) => ({ line, message })),
+    );
+    pushAll(
+      warnings,
+      out.warnings.map((message) => ({ line, message })),
+    );
     if (out.errors.length) continue;
     for (const row of out.rows) {
       const key = responseIdentity(row);
@@ -564,7 +574,10 @@ export function parseJudgeOutputsJsonl(
       if (action === null) problems.push(`action must be one of ${ACTIONS.join(", ")} (any case), not ${describe(a)}`);
     }
     if (problems.length) {
-      errors.push(...problems.map((message) => ({ line, message })));
+      pushAll(
+        errors,
+        problems.map((message) => ({ line, message })),
+      );
       continue;
     }
     if (action === null) warnings.push({ line, message: `${annotationId}: no action` });
