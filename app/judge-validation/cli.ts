@@ -25,12 +25,16 @@ import { listSetRaters, startRating } from "./judge-raters.server";
 import { requireJudgeSetByName } from "./judge-sets.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
-import { importFileSource, listIssues, readImportBytes, table } from "../cli/io";
+import { importFileSource, listIssues, table } from "../cli/io";
+import type { ImportSource } from "../formats/import-source";
 import { maxOf, pushAll } from "../stats/extremes";
 
-/** A responses file through the import contract (docs/reliability.md, "The import contract"). */
-function responsesBytes(path: string): Buffer {
-  return readImportBytes(path, "judge", { json: !/\.csv$/i.test(path) });
+/**
+ * A responses file through the import contract and the one streaming reader (docs/reliability.md, "The import
+ * contract", "Memory bounded by the longest line"): read line by line, never held whole.
+ */
+function responsesStream(path: string): ImportSource {
+  return importFileSource(path, "judge", { json: !/\.csv$/i.test(path) });
 }
 
 function serviceErrors<T>(fn: () => T): T {
@@ -146,7 +150,7 @@ Options:
         throw new CliError("--run names the run of a single trajectories.jsonl; a folder's runs are its subfolders.");
       const found = trajectoryFiles(path);
       if (found.length === 0) throw new CliError(`no trajectories.jsonl below ${path}.`);
-      files = found.map((f) => ({ bytes: responsesBytes(f), filename: f, source: runSource(f, path) }));
+      files = found.map((f) => ({ stream: responsesStream(f), filename: f, source: runSource(f, path) }));
     } else {
       const source = runSource(path, dirname(dirname(path)));
       if (values.run) {
@@ -154,7 +158,7 @@ Options:
         source.dir = `runs/${values.run}`;
         source.file = `${source.dir}/${basename(path)}`;
       }
-      files = [{ bytes: responsesBytes(path), filename: path, source }];
+      files = [{ stream: responsesStream(path), filename: path, source }];
     }
     const input = { setName, files, format: values.format as ResponseFormat | undefined };
     const db = getDb();

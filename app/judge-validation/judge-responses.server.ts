@@ -17,15 +17,22 @@ import { beginImportRun, cleanAbandonedRuns } from "../platform/import-runs.serv
 import { ServiceError } from "../platform/service-error";
 import { cleanHiddenParents, importBehindHiddenParent, type HiddenParent } from "../platform/hidden-parents.server";
 import { recordEvent } from "../audit/audit.server";
+import type { ImportSource } from "../formats/import-source";
 import { discardDraw } from "./judge-sample.server";
 import { JudgeSetNameSchema } from "./judge-sets.server";
 
-export interface ResponsesFile {
-  bytes: Uint8Array;
+export type ResponsesFile = {
   filename: string;
   /** For a trajectories.jsonl: the run folder it came from (docs/formats.md#run-folders). */
   source?: RunSource;
-}
+} & (
+  | { bytes: Uint8Array }
+  /**
+   * The command line's stream of the file (`importFileSource`): read line by line, never held whole
+   * (docs/reliability.md, "Memory bounded by the longest line"); its sha256 is the one its read computed.
+   */
+  | { stream: ImportSource }
+);
 
 export interface ResponsesImportInput {
   setName: string;
@@ -49,6 +56,14 @@ export interface ResponsesImportPlan {
 }
 
 const sha256Of = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** A file's sha256: of its bytes, or as its stream's last read computed it (after the file was parsed). */
+function fileSha(file: ResponsesFile): string {
+  if ("bytes" in file) return sha256Of(file.bytes);
+  const sha = file.stream.sha256();
+  if (sha === null) throw new Error(`${file.filename}: hashed before it was read`);
+  return sha;
+}
 const when = (at: number) => new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
 
 function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPlan {
@@ -62,7 +77,12 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
     return refuse(`Another import is still writing the new set "${name}". Wait for it to finish, then import again.`);
   if (set && set.status !== "drafting")
     return refuse(`Rating has started on "${name}": responses can no longer be added (the sample is frozen).`);
-  const hashes = input.files.map((f) => sha256Of(f.bytes));
+  // Each file is parsed first (a stream is hashed as it is read), then the hashes compared.
+  const parsed = parseFiles(db, set?.id ?? null, input);
+  // A stream whose parse stopped early (a file of no known format) was not read to its end: its errors stand alone.
+  if (input.files.some((f) => "stream" in f && f.stream.sha256() === null))
+    return { ...base, ok: false, files: parsed, refusal: null };
+  const hashes = input.files.map(fileSha);
   for (const [i, f] of input.files.entries()) {
     const j = hashes.indexOf(hashes[i]);
     if (j !== i)
@@ -81,34 +101,7 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
         )}): nothing was imported.`,
       );
   }
-  const existing = new Set(
-    set
-      ? db
-          .select({
-            sourceRun: visibleJudgeResponses.sourceRun,
-            model: visibleJudgeResponses.model,
-            strategy: visibleJudgeResponses.strategy,
-            sampleId: visibleJudgeResponses.sampleId,
-            stepIndex: visibleJudgeResponses.stepIndex,
-          })
-          .from(visibleJudgeResponses)
-          .where(eq(visibleJudgeResponses.setId, set.id))
-          .all()
-          .map(responseIdentity)
-      : [],
-  );
-  let format = input.format;
-  const files = input.files.map((f) => {
-    const decoded = decodeUtf8(f.bytes);
-    const parse: ParsedResponses =
-      "error" in decoded
-        ? { format: format ?? null, responses: [], errors: [decoded.error], warnings: [] }
-        : parseResponsesJsonl(decoded.text, { format, source: f.source, existing });
-    // Responses of earlier files count as existing for later ones; every file of one import has one format.
-    for (const r of parse.responses) existing.add(responseIdentity(r));
-    format ??= parse.format ?? undefined;
-    return { filename: f.filename, parse };
-  });
+  const files = parsed;
   const ok = files.every((f) => f.parse.errors.length === 0);
   const drawn = set
     ? Boolean(db.select({ id: judgeItems.id }).from(judgeItems).where(eq(judgeItems.setId, set.id)).get())
@@ -121,6 +114,42 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
     discardsDraw: ok && drawn,
     total: ok ? files.reduce((s, f) => s + f.parse.responses.length, 0) : 0,
   };
+}
+
+/** Each file parsed in order, against the responses already in the set and those of the files before it. */
+function parseFiles(
+  db: DbOrTx,
+  setId: number | null,
+  input: ResponsesImportInput,
+): { filename: string; parse: ParsedResponses }[] {
+  const existing = new Set(
+    setId !== null
+      ? db
+          .select({
+            sourceRun: visibleJudgeResponses.sourceRun,
+            model: visibleJudgeResponses.model,
+            strategy: visibleJudgeResponses.strategy,
+            sampleId: visibleJudgeResponses.sampleId,
+            stepIndex: visibleJudgeResponses.stepIndex,
+          })
+          .from(visibleJudgeResponses)
+          .where(eq(visibleJudgeResponses.setId, setId))
+          .all()
+          .map(responseIdentity)
+      : [],
+  );
+  let format = input.format;
+  return input.files.map((f) => {
+    const decoded = "bytes" in f ? decodeUtf8(f.bytes) : { text: f.stream };
+    const parse: ParsedResponses =
+      "error" in decoded
+        ? { format: format ?? null, responses: [], errors: [decoded.error], warnings: [] }
+        : parseResponsesJsonl(decoded.text, { format, source: f.source, existing });
+    // Responses of earlier files count as existing for later ones; every file of one import has one format.
+    for (const r of parse.responses) existing.add(responseIdentity(r));
+    format ??= parse.format ?? undefined;
+    return { filename: f.filename, parse };
+  });
 }
 
 /** Validates responses files against the set without writing anything. */
@@ -196,7 +225,7 @@ function importIntoNewSet(
         .returning({ id: judgeSets.id })
         .get();
       const importIds = plan.files.map((file, i) =>
-        insertFileRow(tx, set.id, file, sha256Of(input.files[i]!.bytes), input, now),
+        insertFileRow(tx, set.id, file, fileSha(input.files[i]!), input, now),
       );
       return { id: set.id, importIds };
     },
@@ -217,7 +246,7 @@ function importIntoNewSet(
         at: now,
       });
       for (const [i, file] of plan.files.entries())
-        recordImportEvent(tx, input.actorId, id, file, sha256Of(input.files[i]!.bytes), now);
+        recordImportEvent(tx, input.actorId, id, file, fileSha(input.files[i]!), now);
       return { ...plan, setExists: true, written: plan.total, setId: id };
     },
     ...opts,
@@ -273,7 +302,7 @@ function importIntoExistingSet(
         const set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.name, plan.setName)).get();
         if (!set || set.id !== planned.id || setStamp(tx, set.id) !== stamp) return null;
         const importIds = plan.files.map((file, i) =>
-          insertFileRow(tx, set.id, file, sha256Of(input.files[i]!.bytes), input, now, runId),
+          insertFileRow(tx, set.id, file, fileSha(input.files[i]!), input, now, runId),
         );
         // After every row of the set, hidden or not: positions stay unique.
         const last =
@@ -327,7 +356,7 @@ function importIntoExistingSet(
       );
       if (drawn) discardDraw(tx, set.id, input.actorId, now, "responses imported");
       for (const [i, file] of plan.files.entries())
-        recordImportEvent(tx, input.actorId, set.id, file, sha256Of(input.files[i]!.bytes), now);
+        recordImportEvent(tx, input.actorId, set.id, file, fileSha(input.files[i]!), now);
       return {
         result: { ...plan, discardsDraw: drawn, setExists: true, written: plan.total, setId: set.id },
         commit: true,
@@ -462,7 +491,7 @@ function importInOneTransaction(
           .where(eq(judgeResponses.setId, set.id))
           .get()?.p ?? 0;
       for (const [i, file] of plan.files.entries()) {
-        const sha256 = sha256Of(input.files[i].bytes);
+        const sha256 = fileSha(input.files[i]);
         const importId = insertFileRow(tx, set.id, file, sha256, input, now);
         for (const r of file.parse.responses)
           tx.insert(judgeResponses)

@@ -18,11 +18,13 @@ import { addBankRaters } from "./panel.server";
 import { requireBankByName } from "./banks.server";
 import { listUsers } from "../accounts/users.server";
 import { pushAll } from "../stats/extremes";
+import type { ImportSource } from "../formats/import-source";
 
 export interface AnnotationFileInput {
   /** The name used in messages (`FILE:LINE: reason`). */
   name: string;
-  text: string;
+  /** The file's text, or the command line's stream of it (`importFileSource`: never held whole). */
+  text: string | ImportSource;
 }
 
 export interface FileIssue {

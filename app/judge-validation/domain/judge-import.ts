@@ -7,7 +7,7 @@
  * Every response becomes one flattened step row in the reference's shape (`collect_trajectories.py`, docs/judge-validation.md#importing-responses):
  * the bucket rules and the seeded draw (validation-set.ts) then read exactly what the reference reads.
  */
-import { isJsonObject, readJsonl } from "../../formats/jsonl";
+import { isJsonObject } from "../../formats/jsonl";
 import { jsonlEntries, type ImportSource } from "../../formats/import-source";
 import {
   ACTIONS,
@@ -368,17 +368,22 @@ export function responseIdentity(
  * twice (same run, model, strategy, sample and step, in the file or already in the set). Values the reference reads
  * leniently (a non-boolean `is_last_section`, a null `model_output_raw`) are kept as they are, with a warning.
  */
-export function parseResponsesJsonl(text: string, options: ParseResponsesOptions = {}): ParsedResponses {
+export function parseResponsesJsonl(
+  text: string | ImportSource,
+  options: ParseResponsesOptions = {},
+): ParsedResponses {
   const errors: ImportIssue[] = [];
   const warnings: ImportIssue[] = [];
   const responses: ParsedResponse[] = [];
   let format: ResponseFormat | null = options.format ?? null;
-  const lines = readJsonl(text);
-  if (lines.length === 0) return { format, responses, errors: [{ line: 0, message: "the file is empty" }], warnings };
   const seen = new Map<string, number>();
   const source = options.source ?? { name: "", dir: "", file: "" };
+  let entries = 0;
 
-  for (const entry of lines) {
+  // Line by line (a text, or a file the command line streams: never held whole, docs/reliability.md, "Memory
+  // bounded by the longest line").
+  for (const entry of jsonlEntries(text)) {
+    entries++;
     const { line } = entry;
     if ("invalid" in entry) {
       errors.push({ line, message: `not valid JSON: ${entry.invalid}` });
@@ -437,6 +442,7 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
         `${withoutFirstParse} of ${responses.length} responses have no first-parse features (new_judge_output): ` +
         "the bucket rules read them as none/none, so they can only fall in clear_abstain_decline (docs/judge-validation.md)",
     });
+  if (entries === 0) return { format, responses, errors: [{ line: 0, message: "the file is empty" }], warnings };
   return { format, responses: errors.length ? [] : responses, errors, warnings };
 }
 
