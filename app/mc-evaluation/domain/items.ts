@@ -283,6 +283,8 @@ function csvRecords(source: ImportSource): { records: { line: number; value: unk
   if (!header) return { records: [], errors: [{ line: 1, message: "the file is empty" }] };
   if (missing.length)
     return { records: [], errors: [{ line: 1, message: `missing column(s): ${missing.join(", ")}` }] };
+  // A header alone is refused naming the file, as an empty JSON Lines file is.
+  if (records.length === 0) return { records, errors: [{ line: 1, message: "the file has no items" }] };
   return { records, errors: [] };
 }
 
