@@ -368,10 +368,7 @@ export function responseIdentity(
  * twice (same run, model, strategy, sample and step, in the file or already in the set). Values the reference reads
  * leniently (a non-boolean `is_last_section`, a null `model_output_raw`) are kept as they are, with a warning.
  */
-export function parseResponsesJsonl(
-  text: string | ImportSource,
-  options: ParseResponsesOptions = {},
-): ParsedResponses {
+export function parseResponsesJsonl(text: string | ImportSource, options: ParseResponsesOptions = {}): ParsedResponses {
   const errors: ImportIssue[] = [];
   const warnings: ImportIssue[] = [];
   const responses: ParsedResponse[] = [];
