@@ -5,10 +5,13 @@ import { and, asc, count, eq, max, type InferInsertModel } from "drizzle-orm";
 import { judgeItems, judgeResponseImports, judgeResponses, judgeSets, users } from "../../db/schema";
 import { visibleJudgeResponseImports, visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import {
+  type ParsedResponse,
   type ParsedResponses,
   parseResponsesJsonl,
   type ResponseFormat,
   responseIdentity,
+  responseKey,
+  responseRecords,
   type RunSource,
 } from "./domain/judge-import";
 import { DEFAULT_BUCKET_TARGETS, DEFAULT_VALIDATION_SEED, firstParse } from "./domain/validation-set";
@@ -17,7 +20,7 @@ import { beginImportRun, cleanAbandonedRuns } from "../platform/import-runs.serv
 import { ServiceError } from "../platform/service-error";
 import { cleanHiddenParents, importBehindHiddenParent, type HiddenParent } from "../platform/hidden-parents.server";
 import { recordEvent } from "../audit/audit.server";
-import type { ImportSource } from "../formats/import-source";
+import { FILE_CHANGED_MESSAGE, FileChangedError, secondPass, type ImportSource } from "../formats/import-source";
 import { discardDraw } from "./judge-sample.server";
 import { JudgeSetNameSchema } from "./judge-sets.server";
 
@@ -66,7 +69,7 @@ function fileSha(file: ResponsesFile): string {
 }
 const when = (at: number) => new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
 
-function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPlan {
+function planWithin(db: DbOrTx, input: ResponsesImportInput, keepStreamed = false): ResponsesImportPlan {
   const name = JudgeSetNameSchema.parse(input.setName);
   // eslint-disable-next-line concord/visible-rows -- a set another import is still writing is refused by name
   const set = db.select().from(judgeSets).where(eq(judgeSets.name, name)).get();
@@ -78,7 +81,7 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
   if (set && set.status !== "drafting")
     return refuse(`Rating has started on "${name}": responses can no longer be added (the sample is frozen).`);
   // Each file is parsed first (a stream is hashed as it is read), then the hashes compared.
-  const parsed = parseFiles(db, set?.id ?? null, input);
+  const parsed = parseFiles(db, set?.id ?? null, input, keepStreamed);
   // A stream whose parse stopped early (a file of no known format) was not read to its end: its errors stand alone.
   if (input.files.some((f) => "stream" in f && f.stream.sha256() === null))
     return { ...base, ok: false, files: parsed, refusal: null };
@@ -112,7 +115,7 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
     files,
     refusal: null,
     discardsDraw: ok && drawn,
-    total: ok ? files.reduce((s, f) => s + f.parse.responses.length, 0) : 0,
+    total: ok ? files.reduce((s, f) => s + f.parse.count, 0) : 0,
   };
 }
 
@@ -121,6 +124,7 @@ function parseFiles(
   db: DbOrTx,
   setId: number | null,
   input: ResponsesImportInput,
+  keepStreamed: boolean,
 ): { filename: string; parse: ParsedResponses }[] {
   const existing = new Set(
     setId !== null
@@ -141,12 +145,15 @@ function parseFiles(
   let format = input.format;
   return input.files.map((f) => {
     const decoded = "bytes" in f ? decodeUtf8(f.bytes) : { text: f.stream };
+    // A streamed file is a first pass unless `keepStreamed`: its responses are read again as they are written.
+    const keep = "bytes" in f || keepStreamed;
     const parse: ParsedResponses =
       "error" in decoded
-        ? { format: format ?? null, responses: [], errors: [decoded.error], warnings: [] }
-        : parseResponsesJsonl(decoded.text, { format, source: f.source, existing });
+        ? { format: format ?? null, responses: [], count: 0, keys: [], errors: [decoded.error], warnings: [] }
+        : parseResponsesJsonl(decoded.text, { format, source: f.source, existing, keep });
     // Responses of earlier files count as existing for later ones; every file of one import has one format.
     for (const r of parse.responses) existing.add(responseIdentity(r));
+    for (const k of parse.keys) existing.add(k.key);
     format ??= parse.format ?? undefined;
     return { filename: f.filename, parse };
   });
@@ -229,11 +236,10 @@ function importIntoNewSet(
       );
       return { id: set.id, importIds };
     },
-    rows: ({ id, importIds }) => {
+    rows: function* ({ id, importIds }) {
       let position = 0;
-      return plan.files.flatMap((file, i) =>
-        file.parse.responses.map((r) => responseRow(id, importIds[i]!, ++position, r, firstParse(r.record))),
-      );
+      for (const [i, batch] of responseBatches(input, plan))
+        yield batch.map((r) => responseRow(id, importIds[i]!, ++position, r, firstParse(r.record)));
     },
     write: (tx, row) => tx.insert(judgeResponses).values(row).run(),
     finish: (tx, { id }) => {
@@ -254,6 +260,38 @@ function importIntoNewSet(
   if ("exists" in outcome) return null;
   if ("refused" in outcome) return { ...plan, ok: false, files: [], refusal: outcome.refused, written: 0, setId: null };
   return outcome.done;
+}
+
+/**
+ * The responses of each file, in batches to be written before the next is read: those a file's parse kept, or, for a
+ * streamed file checked in a first pass, its responses read again through `secondPass` (app/formats/import-source.ts;
+ * docs/reliability.md, "Memory bounded by the longest line"), which refuses a file changed since it was checked.
+ */
+function* responseBatches(
+  input: ResponsesImportInput,
+  plan: ResponsesImportPlan,
+): Generator<[number, readonly ParsedResponse[]]> {
+  for (const [i, file] of plan.files.entries()) {
+    const f = input.files[i]!;
+    if (!("stream" in f) || file.parse.keys.length === 0) {
+      yield [i, file.parse.responses];
+      continue;
+    }
+    const batches = secondPass({
+      source: f.stream,
+      records: () => responseRecords(f.stream, { format: file.parse.format ?? undefined, source: f.source }),
+      keyOf: responseKey,
+      first: file.parse.keys,
+      firstSha256: fileSha(f),
+    });
+    try {
+      for (const batch of batches) yield [i, batch];
+    } catch (error) {
+      if (error instanceof FileChangedError)
+        throw new ServiceError(`${f.filename}: ${FILE_CHANGED_MESSAGE}`, undefined, 409);
+      throw error;
+    }
+  }
 }
 
 /** What tells whether another import changed a set since it was planned: its visible files (every import adds one). */
@@ -327,13 +365,19 @@ function importIntoExistingSet(
   }
   try {
     let position = prepared.last;
-    const rows = plan.files.flatMap((file, i) =>
-      file.parse.responses.map((r) => ({
+    let before = 0;
+    for (const [i, batch] of responseBatches(input, plan)) {
+      const rows = batch.map((r) => ({
         ...responseRow(planned.id, prepared.importIds[i]!, ++position, r, firstParse(r.record)),
         importRun: run.id,
-      })),
-    );
-    run.writeInChunks(rows, (tx, row) => tx.insert(judgeResponses).values(row).run(), opts.onChunk);
+      }));
+      run.writeInChunks(
+        rows,
+        (tx, row) => tx.insert(judgeResponses).values(row).run(),
+        opts.onChunk && ((done) => opts.onChunk!(before + done)),
+      );
+      before += rows.length;
+    }
     return run.finish((tx) => {
       // The guard, again in the transaction that makes the responses visible.
       const set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.id, planned.id)).get();
@@ -404,7 +448,7 @@ function insertFileRow(
       filename: file.filename,
       sha256,
       format: file.parse.format!,
-      rows: file.parse.responses.length,
+      rows: file.parse.count,
       importedBy: input.actorId,
       importedAt: now,
       importRun,
@@ -451,7 +495,7 @@ function recordImportEvent(
     entity: "judge_set",
     entityId: setId,
     action: "import_responses",
-    changes: { filename: file.filename, format: file.parse.format, rows: file.parse.responses.length, sha256 },
+    changes: { filename: file.filename, format: file.parse.format, rows: file.parse.count, sha256 },
     at,
   });
 }
@@ -464,7 +508,7 @@ function importInOneTransaction(
 ): ResponsesImportResult {
   return db.transaction(
     (tx) => {
-      const plan = planWithin(tx, input);
+      const plan = planWithin(tx, input, true);
       if (!plan.ok) return { ...plan, written: 0, setId: null };
       let set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.name, plan.setName)).get();
       if (!set) {

@@ -8,7 +8,8 @@
  * the bucket rules and the seeded draw (validation-set.ts) then read exactly what the reference reads.
  */
 import { isJsonObject } from "../../formats/jsonl";
-import { jsonlEntries, type ImportSource } from "../../formats/import-source";
+import { createHash } from "node:crypto";
+import { jsonlEntries, type ImportSource, type PassKey } from "../../formats/import-source";
 import {
   ACTIONS,
   CONTINGENCIES,
@@ -67,7 +68,12 @@ export interface ParsedResponse {
 
 export interface ParsedResponses {
   format: ResponseFormat | null;
+  /** The responses (none when the parse was a first pass, `keep: false`). */
   responses: ParsedResponse[];
+  /** How many responses the file has (when it has no error). */
+  count: number;
+  /** A first pass's keys of the responses, in file order (`responseKey`); empty when they were kept. */
+  keys: PassKey[];
   errors: ImportIssue[];
   warnings: ImportIssue[];
 }
@@ -353,6 +359,21 @@ export interface ParseResponsesOptions {
   source?: RunSource;
   /** Identities (see `responseIdentity`) already in the set: a response seen before is an error. */
   existing?: ReadonlySet<string>;
+  /**
+   * False for the first pass of a two-pass import (docs/reliability.md, "Memory bounded by the longest line"): the
+   * responses are not kept, only each one's identity and content hash (`keys`); `responseRecords` reads them again.
+   */
+  keep?: boolean;
+}
+
+/** What the first pass keeps of a response: its identity and the hash of everything written of it. */
+export function responseKey(r: ParsedResponse): PassKey {
+  return {
+    key: responseIdentity(r),
+    hash: createHash("sha256")
+      .update(JSON.stringify({ ...r, line: undefined }))
+      .digest("base64"),
+  };
 }
 
 /** The key that makes a response unique in a set: run, model, strategy, sample id and step. */
@@ -369,18 +390,71 @@ export function responseIdentity(
  * leniently (a non-boolean `is_last_section`, a null `model_output_raw`) are kept as they are, with a warning.
  */
 export function parseResponsesJsonl(text: string | ImportSource, options: ParseResponsesOptions = {}): ParsedResponses {
-  const errors: ImportIssue[] = [];
-  const warnings: ImportIssue[] = [];
+  const keep = options.keep ?? true;
   const responses: ParsedResponse[] = [];
-  let format: ResponseFormat | null = options.format ?? null;
+  const keys: PassKey[] = [];
+  let count = 0;
+  let withoutFirstParse = 0;
+  const scan: ResponseScan = { errors: [], warnings: [], format: options.format ?? null, entries: 0 };
+  for (const r of scanResponses(text, options, scan)) {
+    count++;
+    if (r.newJudgeOutput === null) withoutFirstParse++;
+    if (keep) responses.push(r);
+    else keys.push(responseKey(r));
+  }
+  const { errors, warnings, format } = scan;
+  if (errors.length === 0 && withoutFirstParse > 0)
+    warnings.push({
+      line: 0,
+      message:
+        `${withoutFirstParse} of ${count} responses have no first-parse features (new_judge_output): ` +
+        "the bucket rules read them as none/none, so they can only fall in clear_abstain_decline (docs/judge-validation.md)",
+    });
+  if (scan.entries === 0)
+    return { format, responses, count: 0, keys, errors: [{ line: 0, message: "the file is empty" }], warnings };
+  return errors.length
+    ? { format, responses: [], count: 0, keys: [], errors, warnings }
+    : { format, responses, count, keys, errors, warnings };
+}
+
+/**
+ * The second pass of a two-pass responses import: the responses of a file the first pass (`keep: false`) checked,
+ * read again one at a time, for `secondPass` (app/formats/import-source.ts) to compare with the first pass's keys.
+ */
+export function* responseRecords(text: ImportSource, options: ParseResponsesOptions): Generator<ParsedResponse> {
+  yield* scanResponses(
+    text,
+    { ...options, existing: undefined },
+    {
+      errors: [],
+      warnings: [],
+      format: options.format ?? null,
+      entries: 0,
+    },
+  );
+}
+
+interface ResponseScan {
+  errors: ImportIssue[];
+  warnings: ImportIssue[];
+  format: ResponseFormat | null;
+  entries: number;
+}
+
+/** Each response of a file as its line is read, the problems recorded in `scan`. */
+function* scanResponses(
+  text: string | ImportSource,
+  options: ParseResponsesOptions,
+  scan: ResponseScan,
+): Generator<ParsedResponse> {
+  const { errors, warnings } = scan;
   const seen = new Map<string, number>();
   const source = options.source ?? { name: "", dir: "", file: "" };
-  let entries = 0;
 
   // Line by line (a text, or a file the command line streams: never held whole, docs/reliability.md, "Memory
   // bounded by the longest line").
   for (const entry of jsonlEntries(text)) {
-    entries++;
+    scan.entries++;
     const { line } = entry;
     if ("invalid" in entry) {
       errors.push({ line, message: `not valid JSON: ${entry.invalid}` });
@@ -392,13 +466,14 @@ export function parseResponsesJsonl(text: string | ImportSource, options: ParseR
       continue;
     }
     const detected = detectFormat(value);
-    if (format === null) {
+    if (scan.format === null) {
       if (detected === null) {
         errors.push({ line, message: `cannot tell the file's format: ${FORMAT_HINT}` });
-        return { format, responses: [], errors, warnings };
+        return;
       }
-      format = detected;
+      scan.format = detected;
     }
+    const format = scan.format;
     // A line of another known format is refused; one of no known shape is read as the file's format, so that its
     // errors name the missing or wrong fields.
     if (detected !== null && detected !== format) {
@@ -427,20 +502,10 @@ export function parseResponsesJsonl(text: string | ImportSource, options: ParseR
         errors.push({ line, message: `${describeResponse(row)} is already in the set (or in an earlier file)` });
       } else {
         seen.set(key, line);
-        responses.push(row);
+        yield row;
       }
     }
   }
-  const withoutFirstParse = responses.filter((r) => r.newJudgeOutput === null).length;
-  if (errors.length === 0 && withoutFirstParse > 0)
-    warnings.push({
-      line: 0,
-      message:
-        `${withoutFirstParse} of ${responses.length} responses have no first-parse features (new_judge_output): ` +
-        "the bucket rules read them as none/none, so they can only fall in clear_abstain_decline (docs/judge-validation.md)",
-    });
-  if (entries === 0) return { format, responses, errors: [{ line: 0, message: "the file is empty" }], warnings };
-  return { format, responses: errors.length ? [] : responses, errors, warnings };
 }
 
 // ————— Candidate judges' outputs (docs/judge-validation.md#candidate-judges) —————
