@@ -93,6 +93,17 @@ export default tseslint.config(
           message:
             'Answer a download with downloadResponse (app/platform/download.server.ts; docs/reliability.md, "Downloads").',
         },
+        // A spread passes every element as an argument on the stack: past about 100,000 it throws RangeError.
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name=/^(max|min)$/] > SpreadElement",
+          message:
+            'Use maxOf / minOf (app/stats/extremes.ts): a spread over a data-sized list overflows the stack (docs/reliability.md, "Memory bounded by the longest line").',
+        },
+        {
+          selector: "CallExpression[callee.property.name=/^(push|unshift)$/] > SpreadElement",
+          message:
+            'Use pushAll (app/stats/extremes.ts): a spread over a data-sized list overflows the stack (docs/reliability.md, "Memory bounded by the longest line").',
+        },
       ],
     },
   },

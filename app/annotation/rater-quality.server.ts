@@ -27,6 +27,7 @@ import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server
 import { ServiceError } from "../platform/service-error";
 import { parsePythonCsv } from "../formats/csv-text";
 import { DuplicateRows } from "../formats/import-contract";
+import { textSource, type ImportSource } from "../formats/import-source";
 import { formulaWarning } from "../formats/spreadsheet-safe";
 import { textWarning } from "../formats/strict-text";
 import { formatCsv } from "../formats/csv-text";
@@ -44,6 +45,7 @@ import {
   type QualitySettings,
   type RetestReport,
 } from "./domain/rater-quality";
+import { maxOf } from "../stats/extremes";
 
 /** The message of a save or a page of real work while the annotator's training round is not done. */
 export const TRAINING_FIRST = "Finish the training round first: your cases open when it is done.";
@@ -309,7 +311,8 @@ export function importCalibrationCsv(
   input: {
     studyId: number;
     filename: string;
-    text: string;
+    /** The CSV, or the command line's stream of it (`importFileSource`): read line by line, never held whole. */
+    text: string | ImportSource;
     actorId: string | null;
     now?: number;
     settings?: QualitySettings | null;
@@ -318,11 +321,15 @@ export function importCalibrationCsv(
   | { ok: true; added: number; skipped: number; warnings: string[] }
   | { ok: false; errors: string[]; warnings: string[] } {
   const now = input.now ?? Date.now();
-  const lines = input.text.replace(/^\uFEFF/, "").split(/\r\n|\n|\r/);
+  // Physical lines (LF, CRLF or a lone CR), a BOM dropped: the one streaming reader's lines (docs/reliability.md,
+  // "Memory bounded by the longest line"). What is kept until the write is one entry per listed case.
+  const source = typeof input.text === "string" ? textSource(input.text, input.filename) : input.text;
+  const lines = source.jsonlLines()[Symbol.iterator]();
   const errors: string[] = [];
   const warnings: string[] = [];
   const at = (line: number, reason: string) => errors.push(`${input.filename}:${line}: ${reason}`);
-  const header = lines[0] === undefined ? [] : safeRow(lines[0]);
+  const first = lines.next();
+  const header = first.done ? [] : safeRow(first.value.text);
   if (!header || header.join(",") !== CALIBRATION_HEADER.join(","))
     return {
       ok: false,
@@ -340,8 +347,7 @@ export function importCalibrationCsv(
       rationale: string;
     }[] = [];
     const listed = new DuplicateRows();
-    lines.slice(1).forEach((text, i) => {
-      const line = i + 2;
+    const check = ({ line, text }: { line: number; text: string }) => {
       if (text.trim() === "") return;
       const row = safeRow(text);
       if (!row) return at(line, "not one CSV record on one line (a quoted field may not span lines)");
@@ -392,7 +398,8 @@ export function importCalibrationCsv(
       const odd = formulaWarning({ rationale, missing_other: missingOther }) ?? textWarning("rationale", rationale);
       if (odd) warnings.push(`${input.filename}:${line}: warning: ${odd}`);
       entries.push({ line, caseId: found.case.id, purpose, label: ref.label, rationale });
-    });
+    };
+    for (let next = lines.next(); !next.done; next = lines.next()) check(next.value);
     if (errors.length) return { ok: false as const, errors, warnings };
     if (input.settings) writeQualitySettings(tx, { ...input, settings: input.settings, now });
     for (const e of entries)
@@ -608,7 +615,7 @@ export function refreshQualityItems(
       ...ordinary.filter((o) => !isDone(o.status)).map((o) => o.position),
       ...existing.filter((q) => q.kind !== "training" && !isDone(q.status)).map((q) => q.sortKey),
     ];
-    const lastKey = () => Math.max(0, ...ordinary.map((o) => o.position), ...existing.map((q) => q.sortKey));
+    const lastKey = () => Math.max(0, maxOf(ordinary.map((o) => o.position)), maxOf(existing.map((q) => q.sortKey)));
     if (s.calibrationRate > 0) {
       const calibration = pool.filter((c) => c.purpose === "calibration");
       const draw = drawCalibration({

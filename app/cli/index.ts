@@ -1,8 +1,9 @@
 import { CliError, type CliIO } from "./command";
 import { commands } from "./registry";
+import { maxOf } from "../stats/extremes";
 
 function overview(): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
+  const width = maxOf(commands.map((c) => c.name.length));
   return [
     "Usage: npm run concord -- <command> [options]",
     "",

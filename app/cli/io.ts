@@ -17,6 +17,7 @@ import {
   type ImportKind,
   type TextProblem,
 } from "../formats/import-contract";
+import { maxOf } from "../stats/extremes";
 
 function readFailure(path: string, e: unknown): CliError {
   const code = (e as NodeJS.ErrnoException).code;
@@ -154,6 +155,7 @@ export function importFileChunks(
 
 /** An import's whole file as bytes, read through the contract (see importFileChunks). */
 export function readImportBytes(path: string, kind: ImportKind, format: { json: boolean }): Buffer {
+  readProbe?.readWhole(path);
   const parts: Buffer[] = [];
   for (const chunk of importFileChunks(path, kind, format).chunks()) parts.push(chunk);
   return Buffer.concat(parts);
@@ -181,6 +183,23 @@ export function checkImportFile(path: string, kind: ImportKind, format: { json: 
   }
   utf8.finish();
   if (utf8.error) throw refused(path, utf8.error);
+}
+
+/**
+ * Told how an import reads its file, for the tests that prove memory is bounded by the longest line without timing
+ * (docs/reliability.md, "Memory bounded by the longest line"): each line or record `importFileSource` hands on, with
+ * the bytes of the file read by then, and each file read whole.
+ */
+export interface ImportReadProbe {
+  handedOn(path: string, line: number, bytesRead: number): void;
+  readWhole(path: string): void;
+}
+
+let readProbe: ImportReadProbe | null = null;
+
+/** Tests only: sets (or, with null, removes) the probe. */
+export function probeImportReadsForTests(probe: ImportReadProbe | null): void {
+  readProbe = probe;
 }
 
 /** An import's file read as a stream through the contract (see importFileSource). */
@@ -237,9 +256,18 @@ export function importFileSource(
     byteLength: file.byteLength,
     bytesRead: () => read,
     sha256: () => lastSha,
-    jsonlLines: () => linesOfPieces(text()),
-    csvRecords: (options) => csvRecordsOfChunks(pieces, options),
+    jsonlLines: () => probed(linesOfPieces(text())),
+    csvRecords: (options) => {
+      const records = csvRecordsOfChunks(pieces, options);
+      return { records: { [Symbol.iterator]: () => probed(records.records[Symbol.iterator]()) }, error: records.error };
+    },
   };
+  function* probed<L extends { line: number }>(items: Iterator<L>): Generator<L> {
+    for (let next = items.next(); !next.done; next = items.next()) {
+      readProbe?.handedOn(path, next.value.line, read);
+      yield next.value;
+    }
+  }
 }
 
 /** At most this many problems are printed for one file; the rest are counted. */
@@ -287,8 +315,8 @@ export function listIssues(io: CliIO, issues: readonly Issue[], options: IssueLi
 export function table(rows: readonly (readonly string[])[], options: { indent?: string; gap?: number } = {}): string[] {
   const { indent = "  ", gap = 2 } = options;
   if (rows.length === 0) return [];
-  const columns = Math.max(...rows.map((r) => r.length));
-  const widths = Array.from({ length: columns }, (_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
+  const columns = maxOf(rows.map((r) => r.length));
+  const widths = Array.from({ length: columns }, (_, c) => maxOf(rows.map((r) => (r[c] ?? "").length)));
   const sep = " ".repeat(gap);
   return rows.map((r) =>
     (indent + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join(sep)).trimEnd(),

@@ -47,6 +47,7 @@ import {
   type RunJson,
   type SessionRecord,
 } from "./run-folder";
+import { pushAll } from "../stats/extremes";
 
 export interface RunnerConfig {
   cases: RunnerCase[];
@@ -174,7 +175,7 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
       for (const seed of config.seeds) {
         const { unit, existing } = prepareUnit(config, deps, strategy, seed, startedAt, log);
         units.push(unit);
-        if (unit.writer) jobs.push(...replay(unit, existing, config, deps.prompts, log));
+        if (unit.writer) pushAll(jobs, replay(unit, existing, config, deps.prompts, log));
       }
     }
   } catch (e) {

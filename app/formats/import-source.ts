@@ -127,3 +127,73 @@ export function* jsonlEntries(input: string | ImportSource): Generator<JsonlEntr
     if (entry) yield entry;
   }
 }
+
+/** What the first pass of a two-pass import keeps of each record: its key and the hash of its content. */
+export interface PassKey {
+  key: string;
+  hash: string;
+}
+
+/** The refusal of a file whose second pass did not read what its first pass checked. */
+export const FILE_CHANGED_MESSAGE =
+  "the file changed while it was being imported; nothing was imported. Import it again.";
+
+/** Thrown by `secondPass` (see there); the import's all-or-nothing scope removes what it wrote. */
+export class FileChangedError extends Error {
+  constructor() {
+    super(FILE_CHANGED_MESSAGE);
+    this.name = "FileChangedError";
+  }
+}
+
+/**
+ * The second pass of a two-pass import, the one shape every such import passes through (docs/reliability.md,
+ * "Memory bounded by the longest line"): the first pass checked the whole input and kept of each record only its key
+ * and content hash (`first`, in input order) and the input's sha256 (`firstSha256`); this reads the records again
+ * (`records()`, which reads `source` from its start), checks that each is the one the first pass checked — same key,
+ * same hash, same place — and hands them on in batches of `batchSize`, each to be written (in the import run's short
+ * transactions) before the next is read. So an import holds one batch, never its file or its rows. A record that
+ * differs, one too many or too few, a record that no longer reads (`records()` threw), or bytes whose sha256
+ * differs from the first pass's throw `FileChangedError` — the input changed between the passes — and the caller's
+ * import then removes what it wrote: nothing of it is kept.
+ */
+export function* secondPass<R>(spec: {
+  source: ImportSource;
+  records: () => Iterable<R>;
+  keyOf: (record: R) => PassKey;
+  first: readonly PassKey[];
+  firstSha256: string | null;
+  batchSize?: number;
+}): Generator<R[]> {
+  const size = spec.batchSize ?? 500;
+  let batch: R[] = [];
+  let at = 0;
+  let records: Iterator<R>;
+  try {
+    records = spec.records()[Symbol.iterator]();
+  } catch {
+    throw new FileChangedError();
+  }
+  for (;;) {
+    let next: IteratorResult<R>;
+    let keyed: PassKey;
+    try {
+      next = records.next();
+      if (next.done) break;
+      keyed = spec.keyOf(next.value);
+    } catch {
+      // A line that no longer checks, or a refusal of the bytes: the file changed between the passes.
+      throw new FileChangedError();
+    }
+    const expected = spec.first[at];
+    if (!expected || expected.key !== keyed.key || expected.hash !== keyed.hash) throw new FileChangedError();
+    batch.push(next.value);
+    at++;
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (at !== spec.first.length || spec.source.sha256() !== spec.firstSha256) throw new FileChangedError();
+  if (batch.length) yield batch;
+}

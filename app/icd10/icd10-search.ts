@@ -8,6 +8,7 @@
 import MiniSearch from "minisearch";
 import { parsePythonCsv } from "../formats/csv-text";
 import { canonicalIcd10, type Icd10Entry, type Icd10Index } from "./icd10";
+import { maxOf } from "../stats/extremes";
 
 /** One row of the synonym table: a clinical name or abbreviation that means `code`. */
 export interface Icd10Synonym {
@@ -338,7 +339,7 @@ export function createIcd10Search(index: Icd10Index, synonyms: readonly Icd10Syn
         counts.set(i, previous ? { n: previous.n + 1, c: combine(previous.c, m) } : { n: 1, c: m });
       }
     }
-    const most = Math.max(0, ...[...counts.values()].map((v) => v.n));
+    const most = Math.max(0, maxOf([...counts.values()].map((v) => v.n)));
     const found = new Map<number, Candidate>();
     // All words but one, and two at least, so one common word does not list half the table.
     if (most >= Math.max(2, chunks.length - 1)) for (const [i, v] of counts) if (v.n === most) found.set(i, v.c);

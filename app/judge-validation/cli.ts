@@ -25,11 +25,16 @@ import { listSetRaters, startRating } from "./judge-raters.server";
 import { requireJudgeSetByName } from "./judge-sets.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../cli/command";
-import { importFileSource, listIssues, readImportBytes, table } from "../cli/io";
+import { importFileSource, listIssues, table } from "../cli/io";
+import type { ImportSource } from "../formats/import-source";
+import { maxOf, pushAll } from "../stats/extremes";
 
-/** A responses file through the import contract (docs/reliability.md, "The import contract"). */
-function responsesBytes(path: string): Buffer {
-  return readImportBytes(path, "judge", { json: !/\.csv$/i.test(path) });
+/**
+ * A responses file through the import contract and the one streaming reader (docs/reliability.md, "The import
+ * contract", "Memory bounded by the longest line"): read line by line, never held whole.
+ */
+function responsesStream(path: string): ImportSource {
+  return importFileSource(path, "judge", { json: !/\.csv$/i.test(path) });
 }
 
 function serviceErrors<T>(fn: () => T): T {
@@ -145,7 +150,7 @@ Options:
         throw new CliError("--run names the run of a single trajectories.jsonl; a folder's runs are its subfolders.");
       const found = trajectoryFiles(path);
       if (found.length === 0) throw new CliError(`no trajectories.jsonl below ${path}.`);
-      files = found.map((f) => ({ bytes: responsesBytes(f), filename: f, source: runSource(f, path) }));
+      files = found.map((f) => ({ stream: responsesStream(f), filename: f, source: runSource(f, path) }));
     } else {
       const source = runSource(path, dirname(dirname(path)));
       if (values.run) {
@@ -153,7 +158,7 @@ Options:
         source.dir = `runs/${values.run}`;
         source.file = `${source.dir}/${basename(path)}`;
       }
-      files = [{ bytes: responsesBytes(path), filename: path, source }];
+      files = [{ stream: responsesStream(path), filename: path, source }];
     }
     const input = { setName, files, format: values.format as ResponseFormat | undefined };
     const db = getDb();
@@ -180,7 +185,7 @@ Options:
 };
 
 function bucketTable(rows: readonly BucketRow[]): string {
-  const width = Math.max(...rows.map((r) => r.bucket.length), "bucket".length);
+  const width = Math.max(maxOf(rows.map((r) => r.bucket.length)), "bucket".length);
   const line = (a: string, b: string, c: string, d: string) =>
     `  ${a.padEnd(width)}  ${b.padStart(6)}  ${c.padStart(9)}  ${d.padStart(8)}`;
   const total = (k: "target" | "available" | "selected") => String(rows.reduce((s, r) => s + r[k], 0));
@@ -388,12 +393,12 @@ export function formatJudgeReport(r: JudgeReport): string {
   if (r.ties.length) lines.push(`Ties (left out of the scores): ${r.ties.join(", ")}`);
   if (r.too_few_votes.length) lines.push(`Fewer than two human actions: ${r.too_few_votes.join(", ")}`);
   lines.push("", "Human consistency (action macro-F1 against the majority):");
-  lines.push(
+  pushAll(lines, [
     ...table([
       ["rater", "macro-F1", "n"],
       ...Object.entries(r.humans).map(([n, h]) => [n, num(h.macro_f1), String(h.n)]),
     ]),
-  );
+  ]);
   lines.push(
     `  mean macro-F1: ${num(r.human_macro_f1_mean)}; Fleiss' kappa across raters: ${num(r.human_fleiss_kappa)} (${
       r.human_fleiss_n
@@ -405,7 +410,7 @@ export function formatJudgeReport(r: JudgeReport): string {
     return lines.join("\n") + "\n";
   }
   lines.push("", "Candidate judges (action, over the responses with a majority):");
-  lines.push(
+  pushAll(lines, [
     ...table([
       ["judge", "macro-F1", "Fleiss κ with judge", "n"],
       ...names.map((n) => [
@@ -415,11 +420,11 @@ export function formatJudgeReport(r: JudgeReport): string {
         String(r.judges[n].n),
       ]),
     ]),
-  );
+  ]);
   for (const n of names) {
     const j = r.judges[n];
     lines.push("", `judge:${n}`);
-    lines.push(
+    pushAll(lines, [
       ...table([
         [
           "task",
@@ -449,22 +454,22 @@ export function formatJudgeReport(r: JudgeReport): string {
           ];
         }),
       ]),
-    );
+    ]);
     const labels = Object.keys(j.confusion);
     if (labels.length) {
       lines.push("  action precision / recall:");
-      lines.push(
+      pushAll(lines, [
         ...table([
           ["label", "precision", "recall"],
           ...labels.map((l) => [l, num(j.precision[l]), num(j.recall[l])]),
         ]).map((s) => "  " + s),
-      );
+      ]);
       lines.push("  confusion (rows: majority, columns: judge):");
-      lines.push(
+      pushAll(lines, [
         ...table([["", ...labels], ...labels.map((t) => [t, ...labels.map((p) => String(j.confusion[t][p]))])]).map(
           (s) => "  " + s,
         ),
-      );
+      ]);
     }
   }
   lines.push("", `Best judge (action macro-F1): ${r.best_judge ?? "none"}`);

@@ -5,10 +5,13 @@ import { and, asc, count, eq, max, type InferInsertModel } from "drizzle-orm";
 import { judgeItems, judgeResponseImports, judgeResponses, judgeSets, users } from "../../db/schema";
 import { visibleJudgeResponseImports, visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import {
+  type ParsedResponse,
   type ParsedResponses,
   parseResponsesJsonl,
   type ResponseFormat,
   responseIdentity,
+  responseKey,
+  responseRecords,
   type RunSource,
 } from "./domain/judge-import";
 import { DEFAULT_BUCKET_TARGETS, DEFAULT_VALIDATION_SEED, firstParse } from "./domain/validation-set";
@@ -17,15 +20,22 @@ import { beginImportRun, cleanAbandonedRuns } from "../platform/import-runs.serv
 import { ServiceError } from "../platform/service-error";
 import { cleanHiddenParents, importBehindHiddenParent, type HiddenParent } from "../platform/hidden-parents.server";
 import { recordEvent } from "../audit/audit.server";
+import { FILE_CHANGED_MESSAGE, FileChangedError, secondPass, type ImportSource } from "../formats/import-source";
 import { discardDraw } from "./judge-sample.server";
 import { JudgeSetNameSchema } from "./judge-sets.server";
 
-export interface ResponsesFile {
-  bytes: Uint8Array;
+export type ResponsesFile = {
   filename: string;
   /** For a trajectories.jsonl: the run folder it came from (docs/formats.md#run-folders). */
   source?: RunSource;
-}
+} & (
+  | { bytes: Uint8Array }
+  /**
+   * The command line's stream of the file (`importFileSource`): read line by line, never held whole
+   * (docs/reliability.md, "Memory bounded by the longest line"); its sha256 is the one its read computed.
+   */
+  | { stream: ImportSource }
+);
 
 export interface ResponsesImportInput {
   setName: string;
@@ -49,9 +59,17 @@ export interface ResponsesImportPlan {
 }
 
 const sha256Of = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** A file's sha256: of its bytes, or as its stream's last read computed it (after the file was parsed). */
+function fileSha(file: ResponsesFile): string {
+  if ("bytes" in file) return sha256Of(file.bytes);
+  const sha = file.stream.sha256();
+  if (sha === null) throw new Error(`${file.filename}: hashed before it was read`);
+  return sha;
+}
 const when = (at: number) => new Date(at).toISOString().slice(0, 16).replace("T", " ") + " UTC";
 
-function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPlan {
+function planWithin(db: DbOrTx, input: ResponsesImportInput, keepStreamed = false): ResponsesImportPlan {
   const name = JudgeSetNameSchema.parse(input.setName);
   // eslint-disable-next-line concord/visible-rows -- a set another import is still writing is refused by name
   const set = db.select().from(judgeSets).where(eq(judgeSets.name, name)).get();
@@ -62,7 +80,12 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
     return refuse(`Another import is still writing the new set "${name}". Wait for it to finish, then import again.`);
   if (set && set.status !== "drafting")
     return refuse(`Rating has started on "${name}": responses can no longer be added (the sample is frozen).`);
-  const hashes = input.files.map((f) => sha256Of(f.bytes));
+  // Each file is parsed first (a stream is hashed as it is read), then the hashes compared.
+  const parsed = parseFiles(db, set?.id ?? null, input, keepStreamed);
+  // A stream whose parse stopped early (a file of no known format) was not read to its end: its errors stand alone.
+  if (input.files.some((f) => "stream" in f && f.stream.sha256() === null))
+    return { ...base, ok: false, files: parsed, refusal: null };
+  const hashes = input.files.map(fileSha);
   for (const [i, f] of input.files.entries()) {
     const j = hashes.indexOf(hashes[i]);
     if (j !== i)
@@ -81,34 +104,7 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
         )}): nothing was imported.`,
       );
   }
-  const existing = new Set(
-    set
-      ? db
-          .select({
-            sourceRun: visibleJudgeResponses.sourceRun,
-            model: visibleJudgeResponses.model,
-            strategy: visibleJudgeResponses.strategy,
-            sampleId: visibleJudgeResponses.sampleId,
-            stepIndex: visibleJudgeResponses.stepIndex,
-          })
-          .from(visibleJudgeResponses)
-          .where(eq(visibleJudgeResponses.setId, set.id))
-          .all()
-          .map(responseIdentity)
-      : [],
-  );
-  let format = input.format;
-  const files = input.files.map((f) => {
-    const decoded = decodeUtf8(f.bytes);
-    const parse: ParsedResponses =
-      "error" in decoded
-        ? { format: format ?? null, responses: [], errors: [decoded.error], warnings: [] }
-        : parseResponsesJsonl(decoded.text, { format, source: f.source, existing });
-    // Responses of earlier files count as existing for later ones; every file of one import has one format.
-    for (const r of parse.responses) existing.add(responseIdentity(r));
-    format ??= parse.format ?? undefined;
-    return { filename: f.filename, parse };
-  });
+  const files = parsed;
   const ok = files.every((f) => f.parse.errors.length === 0);
   const drawn = set
     ? Boolean(db.select({ id: judgeItems.id }).from(judgeItems).where(eq(judgeItems.setId, set.id)).get())
@@ -119,8 +115,48 @@ function planWithin(db: DbOrTx, input: ResponsesImportInput): ResponsesImportPla
     files,
     refusal: null,
     discardsDraw: ok && drawn,
-    total: ok ? files.reduce((s, f) => s + f.parse.responses.length, 0) : 0,
+    total: ok ? files.reduce((s, f) => s + f.parse.count, 0) : 0,
   };
+}
+
+/** Each file parsed in order, against the responses already in the set and those of the files before it. */
+function parseFiles(
+  db: DbOrTx,
+  setId: number | null,
+  input: ResponsesImportInput,
+  keepStreamed: boolean,
+): { filename: string; parse: ParsedResponses }[] {
+  const existing = new Set(
+    setId !== null
+      ? db
+          .select({
+            sourceRun: visibleJudgeResponses.sourceRun,
+            model: visibleJudgeResponses.model,
+            strategy: visibleJudgeResponses.strategy,
+            sampleId: visibleJudgeResponses.sampleId,
+            stepIndex: visibleJudgeResponses.stepIndex,
+          })
+          .from(visibleJudgeResponses)
+          .where(eq(visibleJudgeResponses.setId, setId))
+          .all()
+          .map(responseIdentity)
+      : [],
+  );
+  let format = input.format;
+  return input.files.map((f) => {
+    const decoded = "bytes" in f ? decodeUtf8(f.bytes) : { text: f.stream };
+    // A streamed file is a first pass unless `keepStreamed`: its responses are read again as they are written.
+    const keep = "bytes" in f || keepStreamed;
+    const parse: ParsedResponses =
+      "error" in decoded
+        ? { format: format ?? null, responses: [], count: 0, keys: [], errors: [decoded.error], warnings: [] }
+        : parseResponsesJsonl(decoded.text, { format, source: f.source, existing, keep });
+    // Responses of earlier files count as existing for later ones; every file of one import has one format.
+    for (const r of parse.responses) existing.add(responseIdentity(r));
+    for (const k of parse.keys) existing.add(k.key);
+    format ??= parse.format ?? undefined;
+    return { filename: f.filename, parse };
+  });
 }
 
 /** Validates responses files against the set without writing anything. */
@@ -196,15 +232,14 @@ function importIntoNewSet(
         .returning({ id: judgeSets.id })
         .get();
       const importIds = plan.files.map((file, i) =>
-        insertFileRow(tx, set.id, file, sha256Of(input.files[i]!.bytes), input, now),
+        insertFileRow(tx, set.id, file, fileSha(input.files[i]!), input, now),
       );
       return { id: set.id, importIds };
     },
-    rows: ({ id, importIds }) => {
+    rows: function* ({ id, importIds }) {
       let position = 0;
-      return plan.files.flatMap((file, i) =>
-        file.parse.responses.map((r) => responseRow(id, importIds[i]!, ++position, r, firstParse(r.record))),
-      );
+      for (const [i, batch] of responseBatches(input, plan))
+        yield batch.map((r) => responseRow(id, importIds[i]!, ++position, r, firstParse(r.record)));
     },
     write: (tx, row) => tx.insert(judgeResponses).values(row).run(),
     finish: (tx, { id }) => {
@@ -217,7 +252,7 @@ function importIntoNewSet(
         at: now,
       });
       for (const [i, file] of plan.files.entries())
-        recordImportEvent(tx, input.actorId, id, file, sha256Of(input.files[i]!.bytes), now);
+        recordImportEvent(tx, input.actorId, id, file, fileSha(input.files[i]!), now);
       return { ...plan, setExists: true, written: plan.total, setId: id };
     },
     ...opts,
@@ -225,6 +260,38 @@ function importIntoNewSet(
   if ("exists" in outcome) return null;
   if ("refused" in outcome) return { ...plan, ok: false, files: [], refusal: outcome.refused, written: 0, setId: null };
   return outcome.done;
+}
+
+/**
+ * The responses of each file, in batches to be written before the next is read: those a file's parse kept, or, for a
+ * streamed file checked in a first pass, its responses read again through `secondPass` (app/formats/import-source.ts;
+ * docs/reliability.md, "Memory bounded by the longest line"), which refuses a file changed since it was checked.
+ */
+function* responseBatches(
+  input: ResponsesImportInput,
+  plan: ResponsesImportPlan,
+): Generator<[number, readonly ParsedResponse[]]> {
+  for (const [i, file] of plan.files.entries()) {
+    const f = input.files[i]!;
+    if (!("stream" in f) || file.parse.keys.length === 0) {
+      yield [i, file.parse.responses];
+      continue;
+    }
+    const batches = secondPass({
+      source: f.stream,
+      records: () => responseRecords(f.stream, { format: file.parse.format ?? undefined, source: f.source }),
+      keyOf: responseKey,
+      first: file.parse.keys,
+      firstSha256: fileSha(f),
+    });
+    try {
+      for (const batch of batches) yield [i, batch];
+    } catch (error) {
+      if (error instanceof FileChangedError)
+        throw new ServiceError(`${f.filename}: ${FILE_CHANGED_MESSAGE}`, undefined, 409);
+      throw error;
+    }
+  }
 }
 
 /** What tells whether another import changed a set since it was planned: its visible files (every import adds one). */
@@ -273,7 +340,7 @@ function importIntoExistingSet(
         const set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.name, plan.setName)).get();
         if (!set || set.id !== planned.id || setStamp(tx, set.id) !== stamp) return null;
         const importIds = plan.files.map((file, i) =>
-          insertFileRow(tx, set.id, file, sha256Of(input.files[i]!.bytes), input, now, runId),
+          insertFileRow(tx, set.id, file, fileSha(input.files[i]!), input, now, runId),
         );
         // After every row of the set, hidden or not: positions stay unique.
         const last =
@@ -298,13 +365,19 @@ function importIntoExistingSet(
   }
   try {
     let position = prepared.last;
-    const rows = plan.files.flatMap((file, i) =>
-      file.parse.responses.map((r) => ({
+    let before = 0;
+    for (const [i, batch] of responseBatches(input, plan)) {
+      const rows = batch.map((r) => ({
         ...responseRow(planned.id, prepared.importIds[i]!, ++position, r, firstParse(r.record)),
         importRun: run.id,
-      })),
-    );
-    run.writeInChunks(rows, (tx, row) => tx.insert(judgeResponses).values(row).run(), opts.onChunk);
+      }));
+      run.writeInChunks(
+        rows,
+        (tx, row) => tx.insert(judgeResponses).values(row).run(),
+        opts.onChunk && ((done) => opts.onChunk!(before + done)),
+      );
+      before += rows.length;
+    }
     return run.finish((tx) => {
       // The guard, again in the transaction that makes the responses visible.
       const set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.id, planned.id)).get();
@@ -327,7 +400,7 @@ function importIntoExistingSet(
       );
       if (drawn) discardDraw(tx, set.id, input.actorId, now, "responses imported");
       for (const [i, file] of plan.files.entries())
-        recordImportEvent(tx, input.actorId, set.id, file, sha256Of(input.files[i]!.bytes), now);
+        recordImportEvent(tx, input.actorId, set.id, file, fileSha(input.files[i]!), now);
       return {
         result: { ...plan, discardsDraw: drawn, setExists: true, written: plan.total, setId: set.id },
         commit: true,
@@ -375,7 +448,7 @@ function insertFileRow(
       filename: file.filename,
       sha256,
       format: file.parse.format!,
-      rows: file.parse.responses.length,
+      rows: file.parse.count,
       importedBy: input.actorId,
       importedAt: now,
       importRun,
@@ -422,7 +495,7 @@ function recordImportEvent(
     entity: "judge_set",
     entityId: setId,
     action: "import_responses",
-    changes: { filename: file.filename, format: file.parse.format, rows: file.parse.responses.length, sha256 },
+    changes: { filename: file.filename, format: file.parse.format, rows: file.parse.count, sha256 },
     at,
   });
 }
@@ -435,7 +508,7 @@ function importInOneTransaction(
 ): ResponsesImportResult {
   return db.transaction(
     (tx) => {
-      const plan = planWithin(tx, input);
+      const plan = planWithin(tx, input, true);
       if (!plan.ok) return { ...plan, written: 0, setId: null };
       let set = tx.select().from(visibleJudgeSets).where(eq(visibleJudgeSets.name, plan.setName)).get();
       if (!set) {
@@ -462,7 +535,7 @@ function importInOneTransaction(
           .where(eq(judgeResponses.setId, set.id))
           .get()?.p ?? 0;
       for (const [i, file] of plan.files.entries()) {
-        const sha256 = sha256Of(input.files[i].bytes);
+        const sha256 = fileSha(input.files[i]);
         const importId = insertFileRow(tx, set.id, file, sha256, input, now);
         for (const r of file.parse.responses)
           tx.insert(judgeResponses)

@@ -3,7 +3,6 @@
  * MentalBench file and stores every prompt and answer in run folders; `mc-report` scores run folders into each
  * paper's tables and figures.
  */
-import { createHash } from "node:crypto";
 import { extname, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
@@ -166,11 +165,10 @@ export const mcRunCommand: Command = {
     if (values["base-url"] === undefined) throw new CliError("--base-url is required. See --help.");
     const o = options(RunOptionsSchema, values);
     // Through the import contract (docs/reliability.md, "The import contract"): size, line length, NUL, strict UTF-8.
-    // JSON Lines streamed line by line (docs/reliability.md, "Bulk imports"); the items are kept for the run.
+    // Streamed line by line (JSON Lines) or record by record (CSV), never held whole (docs/reliability.md, "Memory
+    // bounded by the longest line"); the items are kept for the run.
     const csv = extname(o.items).toLowerCase() === ".csv";
-    const input = csv
-      ? readImportFile(o.items, "mcItems", { json: false })
-      : importFileSource(o.items, "mcItems", { json: true });
+    const input = importFileSource(o.items, "mcItems", { json: !csv });
     const parsed = parseItems(input, { csv, format: o.format });
     for (const w of parsed.warnings.slice(0, MAX_LISTED)) io.err(`${o.items}:${w.line}: warning: ${w.message}\n`);
     if (parsed.errors.length) {
@@ -185,7 +183,7 @@ export const mcRunCommand: Command = {
       return { name, key };
     });
     const apiKey = process.env.CONCORD_API_KEY ?? process.env.OPENAI_API_KEY ?? "none";
-    const sha = typeof input === "string" ? createHash("sha256").update(input).digest("hex") : input.sha256()!;
+    const sha = input.sha256()!;
     let incomplete = false;
     try {
       // The same code as the job started from the browser (app/mc-evaluation/mc-job.server.ts).

@@ -8,7 +8,7 @@ import { getDb } from "../platform/db.server";
 import { importMentatAnnotations, type AnnotationFileInput, type FileIssue } from "./mentat-annotations.server";
 import { importMentatRelease } from "./mentat-release.server";
 import { CliError, parseOptions, requireOption, serviceCall, type CliIO, type Command } from "../cli/command";
-import { readImportFile } from "../cli/io";
+import { importFileSource } from "../cli/io";
 
 const MAX_LISTED = 30;
 
@@ -29,9 +29,10 @@ function readInputs(paths: string[]): AnnotationFileInput[] {
           .map((n) => join(path, n))
       : [path];
     if (isDir && names.length === 0) throw new CliError(`${path} has no .csv files.`);
-    // Every file through the import contract (docs/reliability.md, "The import contract"): strict UTF-8, never
-    // U+FFFD; the size and line limits; no NUL.
-    for (const name of names) files.push({ name, text: readImportFile(name, "mentatRatings", { json: false }) });
+    // Every file through the import contract and the one streaming reader (docs/reliability.md, "The import
+    // contract", "Memory bounded by the longest line"): strict UTF-8, never U+FFFD; the size and line limits; no NUL;
+    // read record by record, never held whole.
+    for (const name of names) files.push({ name, text: importFileSource(name, "mentatRatings", { json: false }) });
   }
   return files;
 }

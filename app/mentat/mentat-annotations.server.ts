@@ -17,11 +17,14 @@ import { recordEvent } from "../audit/audit.server";
 import { addBankRaters } from "./panel.server";
 import { requireBankByName } from "./banks.server";
 import { listUsers } from "../accounts/users.server";
+import { pushAll } from "../stats/extremes";
+import type { ImportSource } from "../formats/import-source";
 
 export interface AnnotationFileInput {
   /** The name used in messages (`FILE:LINE: reason`). */
   name: string;
-  text: string;
+  /** The file's text, or the command line's stream of it (`importFileSource`: never held whole). */
+  text: string | ImportSource;
 }
 
 export interface FileIssue {
@@ -109,10 +112,16 @@ export function importMentatAnnotations(
   for (const f of input.files) {
     const parsed = parseMentatAnnotationCsv(f.text);
     if (!parsed.ok) {
-      errors.push(...parsed.errors.map((e) => ({ file: f.name, ...e })));
+      pushAll(
+        errors,
+        parsed.errors.map((e) => ({ file: f.name, ...e })),
+      );
       continue;
     }
-    warnings.push(...parsed.warnings.map((w) => ({ file: f.name, ...w })));
+    pushAll(
+      warnings,
+      parsed.warnings.map((w) => ({ file: f.name, ...w })),
+    );
     for (const row of parsed.file.rows) planned.push({ ...row, file: f.name, mentatRater: parsed.file.rater });
   }
   if (errors.length) return { ok: false, errors, warnings };

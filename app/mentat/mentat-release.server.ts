@@ -24,6 +24,7 @@ import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { requireBankByName } from "./banks.server";
 import { bankQuestionsByExternalId, type AnnotationFileInput, type FileIssue } from "./mentat-annotations.server";
+import { pushAll } from "../stats/extremes";
 
 /** Release raters appear in fits under this prefix, apart from the bank's experts (docs/mentat.md). */
 export const RELEASE_RATER_PREFIX = "mentat:";
@@ -74,10 +75,16 @@ export function importMentatRelease(
   for (const f of input.files) {
     const parsed = parseMentatAnnotationCsv(f.text);
     if (!parsed.ok) {
-      errors.push(...parsed.errors.map((e) => ({ file: f.name, ...e })));
+      pushAll(
+        errors,
+        parsed.errors.map((e) => ({ file: f.name, ...e })),
+      );
       continue;
     }
-    warnings.push(...parsed.warnings.map((w) => ({ file: f.name, ...w })));
+    pushAll(
+      warnings,
+      parsed.warnings.map((w) => ({ file: f.name, ...w })),
+    );
     for (const row of parsed.file.rows)
       read.push({
         file: f.name,

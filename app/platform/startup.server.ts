@@ -11,6 +11,7 @@ import { users } from "../../db/schema";
 import { visibleStudies } from "../../db/schema-visible";
 import type { Db } from "./db.server";
 import { registered, type PeriodicTask } from "./registry.server";
+import { maxOf } from "../stats/extremes";
 
 /** No user and no study yet. */
 export function isFreshDatabase(db: Db): boolean {
@@ -67,7 +68,7 @@ export async function startup({ baseUrl, log }: { baseUrl: string; log: (line: s
   if (demo.isDemoDatabase(db)) {
     log("");
     log(`Concord demo: open ${baseUrl} and log in with one of these accounts (password for all: ${demo.password})`);
-    const width = Math.max(...demo.accounts.map((a) => a.username.length));
+    const width = maxOf(demo.accounts.map((a) => a.username.length));
     for (const a of demo.accounts) log(`  ${a.username.padEnd(width)}  ${a.roles.join(", ")}`);
     log("This is a demo database with fictional notes. Never put real data into it.");
     log("");

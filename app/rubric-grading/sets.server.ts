@@ -24,7 +24,13 @@ import {
   type EvalRecord,
   type LineError,
 } from "./domain/eval-set";
-import { textSource, type ImportSource } from "../formats/import-source";
+import {
+  FILE_CHANGED_MESSAGE,
+  FileChangedError,
+  secondPass,
+  textSource,
+  type ImportSource,
+} from "../formats/import-source";
 
 export type GradingSet = typeof gradingSets.$inferSelect;
 export type GradingModel = typeof gradingModels.$inferSelect;
@@ -115,7 +121,7 @@ export function importEvalSet(
         .returning({ id: gradingSets.id })
         .get();
     },
-    rows: () => recordBatches(source, checked.members),
+    rows: () => recordBatches(source, checked.members, checkedSha256),
     write: (_tx, { record: r, position, contentHash }, set) => {
       // The same JSON text drizzle's JSON columns write (docs/architecture.md, "JSON columns").
       const conversation = insertConversation.run(
@@ -130,12 +136,8 @@ export function importEvalSet(
         insertCriterion.run(conversation, idx, item.criterion, item.points, JSON.stringify(item.tags)),
       );
     },
-    // The second pass read the bytes the first one checked: a file changed between them is refused whole.
-    finish: () => {
-      const now = "source" in input ? input.source.sha256() : checkedSha256;
-      if (now !== checkedSha256) throw new ServiceError(FILE_CHANGED, undefined, 409);
-      return null;
-    },
+    // The second pass (secondPass) refused a file whose bytes changed since the first: nothing more to check here.
+    finish: () => null,
     chunkBudgetMs: opts.chunkBudgetMs,
     onChunk: opts.onChunk,
   });
@@ -149,38 +151,37 @@ export function importEvalSet(
   return result(true, false);
 }
 
-const FILE_CHANGED = "the file changed while it was being imported; nothing was imported. Import it again.";
+const FILE_CHANGED = FILE_CHANGED_MESSAGE;
+
+type ConversationRow = { record: EvalRecord; position: number; contentHash: string };
 
 /**
- * The second pass over an evaluation set: its records read again, in batches of at most 500 (each written in the
- * import run's short transactions before the next is read), checked against the first pass's ids and hashes.
+ * The second pass over an evaluation set: its records read again through `secondPass` (app/formats/import-source.ts),
+ * in batches of at most 500, each written in the import run's short transactions before the next is read, checked
+ * against the first pass's ids and hashes.
  */
 function* recordBatches(
   source: ImportSource,
   members: readonly { promptId: string; contentHash: string }[],
-): Generator<{ record: EvalRecord; position: number; contentHash: string }[]> {
-  let batch: { record: EvalRecord; position: number; contentHash: string }[] = [];
+  firstSha256: string | null,
+): Generator<ConversationRow[]> {
   let position = 0;
-  try {
-    for (const record of evalSetRecords(source.jsonlLines())) {
-      const member = members[position];
-      const contentHash = recordHash(record);
-      if (!member || member.promptId !== record.prompt_id || member.contentHash !== contentHash)
-        throw new ServiceError(FILE_CHANGED, undefined, 409);
-      batch.push({ record, position, contentHash });
-      position++;
-      if (batch.length === 500) {
-        yield batch;
-        batch = [];
-      }
-    }
-  } catch (error) {
-    if (error instanceof ServiceError) throw error;
-    // A line that no longer checks, or a refusal of the bytes (the file changed between the passes).
-    throw new ServiceError(FILE_CHANGED, undefined, 409);
+  function* rows(): Generator<ConversationRow> {
+    for (const record of evalSetRecords(source.jsonlLines()))
+      yield { record, position: position++, contentHash: recordHash(record) };
   }
-  if (position !== members.length) throw new ServiceError(FILE_CHANGED, undefined, 409);
-  if (batch.length) yield batch;
+  try {
+    yield* secondPass({
+      source,
+      records: rows,
+      keyOf: (r) => ({ key: r.record.prompt_id, hash: r.contentHash }),
+      first: members.map((m) => ({ key: m.promptId, hash: m.contentHash })),
+      firstSha256,
+    });
+  } catch (error) {
+    if (error instanceof FileChangedError) throw new ServiceError(FILE_CHANGED, undefined, 409);
+    throw error;
+  }
 }
 
 export function requireGradingSet(db: Db, name: string): GradingSet {

@@ -6,6 +6,7 @@
  */
 import type { Db } from "../platform/db.server";
 import type { Message } from "./domain/eval-set";
+import { pushAll } from "../stats/extremes";
 
 export interface Scope {
   /** Only these candidates (by model id); all of the set's when null. */
@@ -24,7 +25,7 @@ function scopeSql(scope: Scope): { sql: string; params: number[] } {
   const params: number[] = [];
   if (scope.candidateIds) {
     sql += ` AND r.candidate_id IN (${scope.candidateIds.map(() => "?").join(",") || "NULL"})`;
-    params.push(...scope.candidateIds);
+    pushAll(params, scope.candidateIds);
   }
   if (scope.subsetId !== null) {
     sql += " AND r.conversation_id IN (SELECT conversation_id FROM grading_subset_members WHERE subset_id = ?)";

@@ -4,6 +4,7 @@
  * the command refuses it unless `--normalize` applies irrCAC's reading (trimmed, upper-cased text; numbers by value).
  */
 import { isNumericLabel } from "./index";
+import { minOf } from "./extremes";
 
 /**
  * `util.parseArgs` takes a value that starts with "-" for an option (`--order -7,4,99`) as another option and
@@ -64,13 +65,13 @@ export function mixedSpellings(rows: readonly { label: string; line: number }[])
   for (const [value, spellings] of byValue)
     if (spellings.size > 1)
       errors.push({
-        line: Math.min(...spellings.values()),
+        line: minOf(spellings.values()),
         message: `the number ${value} is spelled ${spellings.size} ways: ${describe(spellings)}; write it one way, or give --normalize to read labels by value`,
       });
   for (const spellings of byFolded.values())
     if (spellings.size > 1)
       warnings.push({
-        line: Math.min(...spellings.values()),
+        line: minOf(spellings.values()),
         message: `labels ${describe(spellings)} differ only in case and count as different categories; --normalize merges them (as irrCAC does)`,
       });
   return { errors, warnings };

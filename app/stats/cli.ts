@@ -11,6 +11,7 @@ import {
 import { issueLines, readText, readTextChunks, table } from "../cli/io";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 import { joinDashValues, mixedSpellings, normalizeLabel } from "./agreement-labels";
+import { pushAll } from "./extremes";
 
 const SCALES: readonly Scale[] = ["nominal", "ordinal", "interval"];
 const WEIGHTS: readonly OrdinalWeights[] = ["linear", "quadratic"];
@@ -137,22 +138,22 @@ export function formatAgreementSummary(s: AgreementSummary): string {
   if ("cohen_kappa_weighted" in s)
     rows.push([`Cohen's weighted kappa (${s.weights})`, fixed(s.cohen_kappa_weighted), "", ""]);
   if (s.gwet_ac2) rows.push([`Gwet's AC2 (${s.weights})`, ...intervalCells(s.gwet_ac2)]);
-  lines.push(...table(rows, { gap: 3 }));
+  pushAll(lines, table(rows, { gap: 3 }));
 
   if (s.confusion) {
     const c = s.confusion;
     lines.push("", `Confusion matrix: rows ${c.raters[0]}, columns ${c.raters[1]} (${c.n_items} items rated by both)`);
     if (c.categories.length <= 15) {
-      lines.push(
+      pushAll(lines, [
         ...table([["", ...c.categories], ...c.counts.map((row, k) => [c.categories[k], ...row.map(String)])], {
           gap: 3,
         }),
-      );
+      ]);
     } else {
       lines.push(`  ${c.categories.length} categories: too wide to print; use --json`);
     }
   }
-  if (s.warnings.length > 0) lines.push("", "Warnings:", ...s.warnings.map((w) => `  - ${w}`));
+  if (s.warnings.length > 0) pushAll(lines, ["", "Warnings:", ...s.warnings.map((w) => `  - ${w}`)]);
   return lines.join("\n") + "\n";
 }
 

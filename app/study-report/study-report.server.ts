@@ -117,7 +117,7 @@ function loadRecords(
       // Who wrote each: the report orients pairs by rater identity, not by this A/B order (docs/statistics.md).
       annotators = [sorted[0].username, sorted[1].username];
       const times = locked.map((a) => a.submittedAt);
-      completedAt = times.every((t) => t !== null) ? Math.max(...(times as number[])) : null;
+      completedAt = times.every((t) => t !== null) ? maxOf(times as number[]) : null;
     }
     const reference = referenceOf.get(c.id);
     const fromReference = reference ? referenceLabelOf(reference, c.numSections) : null;
@@ -235,6 +235,7 @@ export interface ReportFile {
 
 const FILE = /^([a-z0-9]+(?:-[a-z0-9]+)*)\.(svg|png|csv|json|md)$/;
 import { RATER_AGREEMENT_FILE_STEM, REPORT_FILE_STEM } from "./domain/study-report-files";
+import { maxOf } from "../stats/extremes";
 
 function slug(name: string): string {
   return (

@@ -10,8 +10,10 @@
  * again with the old generation capped at HEAP_CAP_MIB: an import that holds only lines completes, one that holds
  * its file or its rows runs out of memory.
  *
- * - `grade-import` (two passes, ids and hashes kept): target — completes with the cap;
- * - `screening-import --items` (rows kept until written) and `judge-report --labels` (labels kept): reported.
+ * - `grade-import` and `judge-import` (two passes, ids and hashes kept): target — completes with the cap;
+ * - `screening-import --items` (rows kept until written), `judge-report --labels` (labels kept),
+ *   `mentat-import-ratings`, `rater-quality --calibration` and `mc-run`'s CSV items (read through the streaming
+ *   reader; what they keep is their own): reported.
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
@@ -76,12 +78,34 @@ const labelRow = (i: number) =>
 
 interface Kind {
   name: string;
+  /** Run in the fresh database before the import (e.g. the study a calibration file is for). */
+  setup?(dir: string): string[];
+  /**
+   * The import refuses the file after reading every line of it (exit 2), by design of the bench: its rows name
+   * nothing in the database (a calibration file's cases, a ratings file's bank), or ask nothing (items whose answers
+   * name no option, so that no model is called). The peak is that of reading and checking the whole file.
+   */
+  refuses?: boolean;
   /** Lines in the smaller file (the larger has four times as many). */
   lines: number;
   write(file: string, n: number): number;
   args(file: string): string[];
   extension: string;
 }
+
+const judgeResponse = (i: number) =>
+  JSON.stringify({ id: `r${i}`, response: `Response ${i}: the symptoms suggest low mood. ${"z".repeat(900)}` });
+
+const RATINGS_HEADER =
+  "rt,stimulus,response,trial_type,trial_index,time_elapsed,internal_node_id,participant_name,rater_id,question_order,q_no,q,q_key";
+const ratingRow = (i: number) =>
+  `2000,,"{""Q0"":10,""Q1"":20,""Q2"":30,""Q3"":40,""Q4"":50,""comment"":""${"c".repeat(200)}""}",survey-slider,${i + 4},${i},0.0-${i + 4}.0,,,"[0,1,2,3,4]",${i + 1},Question ${i + 1},q_male`;
+
+const CALIBRATION_HEADER = "study,case,purpose,sufficiency,icd10,earliest_section,missing_info,missing_other,rationale";
+const calibrationRow = (i: number) =>
+  `Earlier,e${i},calibration,sufficient,F32.1,2,,,Rationale ${i}: ${"r".repeat(60)}`;
+
+const mcItemRow = (i: number) => `mb${i},Case ${i}: ${"q".repeat(900)},MDD,BD-II,GAD,PDD,none,I,GAD`;
 
 const KINDS: Kind[] = [
   {
@@ -104,6 +128,52 @@ const KINDS: Kind[] = [
     extension: "csv",
     write: (f, n) => writeLines(f, n, labelRow, "response_id,rater,primary_answer,info_request,action"),
     args: (f) => ["judge-report", "--labels", f, "--json"],
+  },
+  {
+    name: "judge-import",
+    lines: 15_000,
+    extension: "jsonl",
+    write: (f, n) => writeLines(f, n, judgeResponse),
+    args: (f) => ["judge-import", "--set", "bench", f],
+  },
+  {
+    // Its limit is 20 MB: 4.5 and 18 MiB. The bank is not in the database: refused after every line is checked.
+    name: "mentat-import-ratings",
+    lines: 14_000,
+    extension: "csv",
+    refuses: true,
+    write: (f, n) => writeLines(f, n, ratingRow, RATINGS_HEADER),
+    args: (f) => ["mentat-import-ratings", "--bank", "bench", f],
+  },
+  {
+    // Its limit is 2 MB: 0.45 and 1.8 MiB. The cases are not in the database: refused after every line is checked.
+    name: "calibration",
+    lines: 3_800,
+    extension: "csv",
+    refuses: true,
+    setup: (dir) => {
+      const notes = join(dir, "main.jsonl");
+      writeLines(notes, 3, (i) =>
+        JSON.stringify({
+          id: `m${i}`,
+          presenting_symptoms: "Low mood.",
+          psychiatric_history: "None.",
+          psychiatric_exam: "Slowed.",
+        }),
+      );
+      return ["import", "--study", "Main", notes];
+    },
+    write: (f, n) => writeLines(f, n, calibrationRow, CALIBRATION_HEADER),
+    args: (f) => ["rater-quality", "--study", "Main", "--calibration", f],
+  },
+  {
+    // Every answer names no option: refused after every item is checked, so no model is asked.
+    name: "mc-run-csv",
+    lines: 15_000,
+    extension: "csv",
+    refuses: true,
+    write: (f, n) => writeLines(f, n, mcItemRow, "id,question,A,B,C,D,answer,type,disease"),
+    args: (f) => ["mc-run", "--items", f, "--models", "m", "--base-url", "http://127.0.0.1:1/v1", "--out", f + ".out"],
   },
 ];
 
@@ -138,7 +208,9 @@ export const benchmarks: Benchmark[] = [
       const figures: Figures = {};
       const dir = mkdtempSync(join(tmpdir(), "concord-bench-imports-memory-"));
       try {
-        for (const kind of KINDS) {
+        // CONCORD_BENCH_IMPORTS=name,name… runs only those (e.g. to measure a build of older code against these).
+        const only = process.env.CONCORD_BENCH_IMPORTS?.split(",");
+        for (const kind of KINDS.filter((k) => !only || only.includes(k.name))) {
           const runs: { mib: number; rss: number; seconds: number; capped: boolean }[] = [];
           for (const scale of [1, 4]) {
             const file = join(dir, `${kind.name}-${scale}.${kind.extension}`);
@@ -147,12 +219,21 @@ export const benchmarks: Benchmark[] = [
             const clean = () => {
               for (const suffix of ["", "-wal", "-shm"]) rmSync(dbPath + suffix, { force: true });
             };
+            const expected = kind.refuses ? 2 : 0;
+            const prepare = () => {
+              if (!kind.setup) return;
+              const p = peakRss(kind.setup(dir), dbPath);
+              if (p.status !== 0) throw new Error(`${kind.name}: setup failed (exit ${p.status}): ${p.err}`);
+            };
+            prepare();
             const r = peakRss(kind.args(file), dbPath);
-            if (r.status !== 0) throw new Error(`${kind.name} failed (exit ${r.status}): ${r.err.split("\n").at(-1)}`);
+            if (r.status !== expected)
+              throw new Error(`${kind.name} failed (exit ${r.status}): ${r.err.split("\n").at(-1)}`);
             clean();
+            prepare();
             // The same import with the runtime's old generation capped far below the file: it completes only if
             // what it holds is bounded (an import that held the file would run out of memory).
-            const capped = scale === 4 ? peakRss(kind.args(file), dbPath, HEAP_CAP_MIB).status === 0 : true;
+            const capped = scale === 4 ? peakRss(kind.args(file), dbPath, HEAP_CAP_MIB).status === expected : true;
             clean();
             runs.push({ mib: bytes / MiB, rss: r.rssMiB ?? -1, seconds: r.seconds, capped });
             rmSync(file, { force: true });
@@ -164,7 +245,8 @@ export const benchmarks: Benchmark[] = [
               `with the heap capped at ${HEAP_CAP_MIB} MiB: ${large.capped ? "completes" : "runs out of memory"}`,
           );
           const key = kind.name.replace(/-/g, "_");
-          const bounded = kind.name === "grade-import";
+          // The two-pass imports (secondPass): what they hold does not grow with the file.
+          const bounded = kind.name === "grade-import" || kind.name === "judge-import";
           figures[`${key}.peak_rss_small_mib`] = { value: round(small.rss, 0), unit: "MiB", target: null, pass: null };
           figures[`${key}.peak_rss_large_mib`] = { value: round(large.rss, 0), unit: "MiB", target: null, pass: null };
           figures[`${key}.large_file_mib`] = { value: round(large.mib, 0), unit: "MiB", target: null, pass: null };

@@ -59,11 +59,24 @@ interface Kind {
   bytes(row: ImportRow): Buffer;
   /** Lines a clear refusal must name (both lines of a conflicting duplicate). */
   lines?: number[];
+  /** The same, computed from the import's file. */
+  linesOf?(row: ImportRow): number[];
   /** Only for imports of this format. */
   only?: "csv" | "jsonl";
 }
 
 const utf8 = (s: string) => Buffer.from(s, "utf8");
+const LONG_ID = "x".repeat(300);
+
+/** About 150 KB of valid rows with distinct ids and, half way, one row whose id is too long; and that row's line. */
+function largeWithBadMiddle(r: ImportRow): { text: string; line: number } {
+  const n = Math.floor((150 * 1024) / (r.make({ ids: [r.ids[0]!], text: BASE_TEXT }).length + 1));
+  const ids = Array.from({ length: n }, (_, i) => (r.manyIds ? r.manyIds(i) : `big${i}`));
+  ids[Math.floor(n / 2)] = LONG_ID;
+  const text = r.make({ ids, text: BASE_TEXT });
+  const line = text.split("\n").findIndex((l) => l.includes(LONG_ID)) + 1;
+  return { text, line };
+}
 const valid = (row: ImportRow, o: Partial<MakeOptions> = {}) => row.make({ ids: row.ids, text: BASE_TEXT, ...o });
 
 const KINDS: Kind[] = [
@@ -128,6 +141,14 @@ const KINDS: Kind[] = [
     expect: "either",
     only: "csv",
     bytes: (r) => utf8(valid(r).split("\n")[0]! + "\n"),
+  },
+  {
+    // One bad row (an id over the 256-character limit) in the middle of a file of about 150 KB of good ones: refused
+    // naming its line, nothing written (docs/reliability.md, "The import contract").
+    name: "bad line in the middle of a large file",
+    expect: "refuse",
+    bytes: (r) => utf8(largeWithBadMiddle(r).text),
+    linesOf: (r) => [largeWithBadMiddle(r).line],
   },
   { name: "missing column", expect: "refuse", bytes: (r) => utf8(valid(r, { missing: true })) },
   { name: "extra column", expect: "either", bytes: (r) => utf8(valid(r, { extra: true })) },
@@ -529,6 +550,52 @@ function mcItems(o: MakeOptions): string {
   );
 }
 
+/** The same items as a MentalBench CSV (mc-run reads a `.csv` items file record by record). */
+function mcItemsCsv(o: MakeOptions): string {
+  const header = ["id", "question", "options", "answer", "type", "disease", "cluster"];
+  if (o.missing) header.splice(3, 1);
+  if (o.extra) header.push("colour");
+  const rows = o.ids.map((id, i) => {
+    const row = [
+      id,
+      `Case: ${textOf(o, i)}`,
+      "A. Major Depressive Disorder\nB. Bipolar II Disorder\nC. Generalized Anxiety Disorder\nD. Persistent Depressive Disorder",
+      "C. Generalized Anxiety Disorder",
+      "I",
+      o.formula ? FORMULA : "GAD",
+      "anxiety",
+    ];
+    if (o.missing) row.splice(3, 1);
+    if (o.extra) row.push("blue");
+    return row.map((c, k) => (k === 1 ? rawOrQuoted(c) : csvCell(c)));
+  });
+  return csv(header, rows);
+}
+
+const mcRun = async (f: string, out: string) => {
+  const r = await cli([
+    "mc-run",
+    "--items",
+    f,
+    "--format",
+    "mentalbench",
+    "--models",
+    "m",
+    "--base-url",
+    "http://127.0.0.1:1/v1",
+    "--out",
+    out,
+    "--max-retries",
+    "0",
+    "--retry-delay",
+    "0",
+    "--timeout",
+    "1",
+  ]);
+  // Every call fails (no server): a run that was started stops with exit 1, its folder kept.
+  return r.code === 1 ? { ...r, code: 0 } : r;
+};
+
 const ROWS: ImportRow[] = [
   {
     name: "import (CSV)",
@@ -722,29 +789,14 @@ const ROWS: ImportRow[] = [
     format: "jsonl",
     ids: ["mb001", "mb002"],
     make: mcItems,
-    invoke: async (f, out) => {
-      const r = await cli([
-        "mc-run",
-        "--items",
-        f,
-        "--format",
-        "mentalbench",
-        "--models",
-        "m",
-        "--base-url",
-        "http://127.0.0.1:1/v1",
-        "--out",
-        out,
-        "--max-retries",
-        "0",
-        "--retry-delay",
-        "0",
-        "--timeout",
-        "1",
-      ]);
-      // Every call fails (no server): a run that was started stops with exit 1, its folder kept.
-      return r.code === 1 ? { ...r, code: 0 } : r;
-    },
+    invoke: mcRun,
+  },
+  {
+    name: "mc-run --items (CSV)",
+    format: "csv",
+    ids: ["mb001", "mb002"],
+    make: mcItemsCsv,
+    invoke: mcRun,
   },
 ];
 
@@ -820,7 +872,8 @@ function judge(row: ImportRow, kind: Kind, file: string, r: Outcome | { thrown: 
   if (r.code === 2) {
     if (changed && !row.keepsValidLines) return "partial";
     const named = new RegExp(`${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(:\\d+)?: `).test(r.err);
-    const lines = kind.lines ?? (kind.name === "conflicting duplicates" ? duplicateLines(row) : []);
+    const lines =
+      kind.lines ?? kind.linesOf?.(row) ?? (kind.name === "conflicting duplicates" ? duplicateLines(row) : []);
     const bothLines = lines.every((l) => new RegExp(`\\b${l}\\b`).test(r.err));
     return named && bothLines && kind.expect !== "accept" ? "refused clearly" : "refused unclearly";
   }

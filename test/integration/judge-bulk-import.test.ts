@@ -5,8 +5,11 @@
  * connection, through the services' own queries, sees no set until then; a failed import leaves nothing; a killed
  * one leaves a hidden set that the next start or import removes.
  */
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { importFileSource } from "../../app/cli/io";
+import type { ImportSource } from "../../app/formats/import-source";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { importResponses, JUDGE_SET_PARENT } from "../../app/judge-validation/judge-responses.server";
 import { cleanHiddenParents } from "../../app/platform/hidden-parents.server";
@@ -144,5 +147,67 @@ describe("a big responses import into a new set", () => {
     expect(second!.refusal).toMatch(/Another import is still writing the new set "Bulk"/);
     expect(getJudgeSetByName(db, "Bulk")?.responses).toBe(2000);
     other.$client.close();
+  });
+});
+
+describe("a streamed responses file (the command line's)", () => {
+  it("is read in two passes, keeping keys only, and a file changed between them leaves nothing", () => {
+    // docs/reliability.md, "Memory bounded by the longest line": the first pass keeps each response's identity and
+    // hash; the second reads the file again through secondPass and writes it batch by batch.
+    const dir = mkdtempSync(join(tmpdir(), "concord-judge-two-pass-"));
+    try {
+      for (const [setName, existing] of [
+        ["New", false],
+        ["Existing", true],
+      ] as const) {
+        if (existing)
+          importResponses(db, { setName, files: [{ bytes: responses(8), filename: "old.jsonl" }], actorId: null });
+        const file = join(dir, `${setName}.jsonl`);
+        const text = Buffer.from(responses(3000))
+          .toString("utf8")
+          .replace(/"s(\d+)"/g, `"${setName}-s$1"`);
+        writeFileSync(file, text);
+        const source = importFileSource(file, "judge", { json: true });
+        let passes = 0;
+        const counted: ImportSource = {
+          ...source,
+          sha256: () => source.sha256(),
+          jsonlLines: () => {
+            passes++;
+            return source.jsonlLines();
+          },
+        };
+        const ok = importResponses(db, { setName, files: [{ stream: counted, filename: file }], actorId: null });
+        expect(ok.ok).toBe(true);
+        expect(ok.written).toBe(3000);
+        expect(passes).toBe(2);
+        expect(getJudgeSetByName(db, setName)?.responses).toBe(existing ? 3008 : 3000);
+
+        // Rewritten after the first pass (one response's text changed): refused, nothing of it kept.
+        const changing = join(dir, `${setName}-changing.jsonl`);
+        const next = text.replace(/"s(\d+)"/g, '"t$1"').replace(/"[A-Za-z]+-s(\d+)"/g, `"${setName}-t$1"`);
+        writeFileSync(changing, next);
+        const second = importFileSource(changing, "judge", { json: true });
+        let pass = 0;
+        const rewritten: ImportSource = {
+          ...second,
+          sha256: () => second.sha256(),
+          jsonlLines: () => {
+            if (++pass === 2) writeFileSync(changing, next.replace("response 1700.", "response 17OO."));
+            return second.jsonlLines();
+          },
+        };
+        const target = existing ? setName : `${setName}-2`;
+        const before = raw("select count(*) from judge_responses");
+        expect(() =>
+          importResponses(db, { setName: target, files: [{ stream: rewritten, filename: changing }], actorId: null }),
+        ).toThrow(/the file changed while it was being imported/);
+        expect(raw("select count(*) from judge_responses")).toBe(before);
+        expect(raw("select count(*) from import_runs")).toBe(0);
+        if (!existing) expect(getJudgeSetByName(db, target)).toBeNull();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -329,4 +329,19 @@ describe("judge commands", () => {
     expect(r.err).toContain(`${bad}:2: info_request "maybe" is not one of specific, generic_only, none`);
     expect((await run(["judge-report"])).err).toMatch(/give either --labels FILE or --set NAME/);
   });
+  it("judge-report --labels reports on 200,000 distinct responses (no spread of a data-sized list overflows the stack)", async () => {
+    // Before maxOf (app/stats/extremes.ts), `Math.max(0, ...responses)` threw RangeError: Maximum call stack size
+    // exceeded on this file.
+    const rows = ["response_id,rater,primary_answer,info_request,action"];
+    for (let i = 0; i < 200_000; i++) {
+      rows.push(`r${i},alice,committed,none,`, `r${i},bruno,${i % 3 ? "committed" : "none"},none,`);
+      rows.push(`r${i},judge:gemma,committed,none,diagnose`);
+    }
+    const path = file("big-labels.csv", rows.join("\n") + "\n");
+    const r = await run(["judge-report", "--labels", path]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^ {2}alice +/m);
+    expect(r.out).toMatch(/^ {2}gemma +/m);
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { getDb, type Db } from "../../platform/db.server";
 import { requireStudyByName } from "../studies.server";
 import { CliError, parseOptions, requireOption, serviceCall, type CliIO, type Command } from "../../cli/command";
-import { readImportFile } from "../../cli/io";
+import { importFileSource } from "../../cli/io";
 import { NO_RETEST, QualitySettingsSchema, QUALITY_OFF, type QualitySettings } from "../domain/rater-quality";
 import {
   getQualitySettings,
@@ -151,12 +151,13 @@ ${QUALITY_FLAGS_HELP}`,
     const study = serviceCall(() => requireStudyByName(db, requireOption(values.study, "--study")));
     const { study: _s, calibration, "from-study": fromStudy, purpose, json, ...flags } = values;
     // Everything is checked before anything is written (docs/reliability.md, "The import contract"): the flags, the
-    // purpose, then the file whole; the settings are applied with the file's rows, in one transaction.
+    // purpose, then every line of the file (read line by line through the one streaming reader, never held whole);
+    // the settings are applied with the file's rows, in one transaction.
     const settings = serviceCall(() => qualityFlagSettings(db, study.id, flags));
     if (purpose !== undefined && purpose !== "calibration" && purpose !== "training")
       throw new CliError(`--purpose must be calibration or training, not "${purpose}".`);
     if (calibration !== undefined) {
-      const text = readImportFile(calibration, "calibration", { json: false });
+      const text = importFileSource(calibration, "calibration", { json: false });
       const r = serviceCall(() =>
         importCalibrationCsv(db, { studyId: study.id, filename: calibration, text, actorId: null, settings }),
       );

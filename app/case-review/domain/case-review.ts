@@ -33,6 +33,7 @@ import {
   krippendorffAlpha,
   percentAgreement,
 } from "../../stats/index";
+import { pushAll } from "../../stats/extremes";
 
 export interface ReviewItemInput {
   line: number;
@@ -98,7 +99,7 @@ export function parseReviewCsv(text: string | ImportSource): {
     const caseType = get("caseType");
     if (caseType && !/^(I|II|III|IV|[1-4])$/i.test(caseType))
       problems.push(`the case_type "${caseType}" must be I, II, III, IV (or 1–4).`);
-    warnings.push(...cellWarnings(read.header, cells, line));
+    pushAll(warnings, cellWarnings(read.header, cells, line));
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else
       items.push({

@@ -7,13 +7,14 @@ import { WindowTable } from "~/ui/window-table";
 import type { ListWindow } from "~/platform/list-window";
 import type { getReviewReport, ReviewItemRow } from "~/case-review/case-review.server";
 import type { SeedOutcome } from "~/case-review/domain/case-review";
+import { maxOf } from "../../stats/extremes";
 
 type ReviewReport = ReturnType<typeof getReviewReport>;
 
 const fmt = (v: number | null | undefined, d = 2) => (v === null || v === undefined ? "–" : v.toFixed(d));
 
 function Bars({ counts }: { counts: number[] }) {
-  const max = Math.max(1, ...counts);
+  const max = Math.max(1, maxOf(counts));
   return (
     <span className="bars" aria-label={counts.map((c, i) => `${REVIEW_SCALE[i]}: ${c}`).join(", ")}>
       {counts.map((c, i) => (

@@ -6,6 +6,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { LevelMetrics, Metric, MetricsOutput, MetricsResult } from "./metrics";
 import { STAGES } from "./metrics";
 import { isSequential, type Strategy } from "./runner-protocol";
+import { pushAll } from "../../stats/extremes";
 
 export interface MetricsFigure {
   id: string;
@@ -442,7 +443,7 @@ export function buildReport(output: MetricsOutput, context: ReportContext): stri
     lines.push("");
   }
   if (output.warnings.length > 0) {
-    lines.push("## Warnings", "", ...output.warnings.map((w) => `- ${w}`), "");
+    pushAll(lines, ["## Warnings", "", ...output.warnings.map((w) => `- ${w}`), ""]);
   }
   return lines.join("\n");
 }

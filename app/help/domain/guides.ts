@@ -8,6 +8,7 @@
  */
 import MarkdownIt from "markdown-it";
 import Token from "markdown-it/lib/token.mjs";
+import { pushAll } from "../../stats/extremes";
 
 /** Every user guide: its id in `/help/guides/<id>`, its title on the help page, and its file. */
 export const GUIDES = [
@@ -130,7 +131,7 @@ export function renderGuide(id: GuideId, markdown: string): string {
       const text = inner.map((c) => c.content).join("");
       const shown = local.path + (local.hash ? `#${local.hash}` : "");
       if (/\.md$|\/$/.test(text) || shown.endsWith(text)) out.push(token("code_inline", shown));
-      else out.push(...inner, token("text", " ("), token("code_inline", shown), token("text", ")"));
+      else pushAll(out, [...inner, token("text", " ("), token("code_inline", shown), token("text", ")")]);
       i = close;
     }
     block.children = out;

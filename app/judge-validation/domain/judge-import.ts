@@ -7,8 +7,9 @@
  * Every response becomes one flattened step row in the reference's shape (`collect_trajectories.py`, docs/judge-validation.md#importing-responses):
  * the bucket rules and the seeded draw (validation-set.ts) then read exactly what the reference reads.
  */
-import { isJsonObject, readJsonl } from "../../formats/jsonl";
-import { jsonlEntries, type ImportSource } from "../../formats/import-source";
+import { isJsonObject } from "../../formats/jsonl";
+import { createHash } from "node:crypto";
+import { jsonlEntries, type ImportSource, type PassKey } from "../../formats/import-source";
 import {
   ACTIONS,
   CONTINGENCIES,
@@ -24,6 +25,7 @@ import {
 } from "../../evaluation/public";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { idProblem } from "../../formats/strict-text";
+import { pushAll } from "../../stats/extremes";
 
 export interface ImportIssue {
   /** 1-based line of the file; 0 for the file as a whole. */
@@ -66,7 +68,12 @@ export interface ParsedResponse {
 
 export interface ParsedResponses {
   format: ResponseFormat | null;
+  /** The responses (none when the parse was a first pass, `keep: false`). */
   responses: ParsedResponse[];
+  /** How many responses the file has (when it has no error). */
+  count: number;
+  /** A first pass's keys of the responses, in file order (`responseKey`); empty when they were kept. */
+  keys: PassKey[];
   errors: ImportIssue[];
   warnings: ImportIssue[];
 }
@@ -178,7 +185,10 @@ function readRow(record: Record<string, unknown>, line: number, where: string, o
   if (nj !== undefined && nj !== null && !isJsonObject(nj))
     errors.push(mustBe("new_judge_output", "an object or null", nj));
   if (errors.length) {
-    out.errors.push(...errors.map((e) => where + e));
+    pushAll(
+      out.errors,
+      errors.map((e) => where + e),
+    );
     return;
   }
   if (typeof output !== "string") out.warnings.push(`${where}model_output_raw is ${describe(output)}: read as empty`);
@@ -305,7 +315,7 @@ function simpleRow(value: Record<string, unknown>, line: number, out: LineResult
   if (typeof value.response !== "string") errors.push(mustBe("response", "a string", value.response));
   const features = simpleFeatures(value.features, errors);
   if (errors.length) {
-    out.errors.push(...errors);
+    pushAll(out.errors, errors);
     return;
   }
   const record: Record<string, unknown> = {
@@ -349,6 +359,21 @@ export interface ParseResponsesOptions {
   source?: RunSource;
   /** Identities (see `responseIdentity`) already in the set: a response seen before is an error. */
   existing?: ReadonlySet<string>;
+  /**
+   * False for the first pass of a two-pass import (docs/reliability.md, "Memory bounded by the longest line"): the
+   * responses are not kept, only each one's identity and content hash (`keys`); `responseRecords` reads them again.
+   */
+  keep?: boolean;
+}
+
+/** What the first pass keeps of a response: its identity and the hash of everything written of it. */
+export function responseKey(r: ParsedResponse): PassKey {
+  return {
+    key: responseIdentity(r),
+    hash: createHash("sha256")
+      .update(JSON.stringify({ ...r, line: undefined }))
+      .digest("base64"),
+  };
 }
 
 /** The key that makes a response unique in a set: run, model, strategy, sample id and step. */
@@ -364,17 +389,72 @@ export function responseIdentity(
  * twice (same run, model, strategy, sample and step, in the file or already in the set). Values the reference reads
  * leniently (a non-boolean `is_last_section`, a null `model_output_raw`) are kept as they are, with a warning.
  */
-export function parseResponsesJsonl(text: string, options: ParseResponsesOptions = {}): ParsedResponses {
-  const errors: ImportIssue[] = [];
-  const warnings: ImportIssue[] = [];
+export function parseResponsesJsonl(text: string | ImportSource, options: ParseResponsesOptions = {}): ParsedResponses {
+  const keep = options.keep ?? true;
   const responses: ParsedResponse[] = [];
-  let format: ResponseFormat | null = options.format ?? null;
-  const lines = readJsonl(text);
-  if (lines.length === 0) return { format, responses, errors: [{ line: 0, message: "the file is empty" }], warnings };
+  const keys: PassKey[] = [];
+  let count = 0;
+  let withoutFirstParse = 0;
+  const scan: ResponseScan = { errors: [], warnings: [], format: options.format ?? null, entries: 0 };
+  for (const r of scanResponses(text, options, scan)) {
+    count++;
+    if (r.newJudgeOutput === null) withoutFirstParse++;
+    if (keep) responses.push(r);
+    else keys.push(responseKey(r));
+  }
+  const { errors, warnings, format } = scan;
+  if (errors.length === 0 && withoutFirstParse > 0)
+    warnings.push({
+      line: 0,
+      message:
+        `${withoutFirstParse} of ${count} responses have no first-parse features (new_judge_output): ` +
+        "the bucket rules read them as none/none, so they can only fall in clear_abstain_decline (docs/judge-validation.md)",
+    });
+  if (scan.entries === 0)
+    return { format, responses, count: 0, keys, errors: [{ line: 0, message: "the file is empty" }], warnings };
+  return errors.length
+    ? { format, responses: [], count: 0, keys: [], errors, warnings }
+    : { format, responses, count, keys, errors, warnings };
+}
+
+/**
+ * The second pass of a two-pass responses import: the responses of a file the first pass (`keep: false`) checked,
+ * read again one at a time, for `secondPass` (app/formats/import-source.ts) to compare with the first pass's keys.
+ */
+export function* responseRecords(text: ImportSource, options: ParseResponsesOptions): Generator<ParsedResponse> {
+  yield* scanResponses(
+    text,
+    { ...options, existing: undefined },
+    {
+      errors: [],
+      warnings: [],
+      format: options.format ?? null,
+      entries: 0,
+    },
+  );
+}
+
+interface ResponseScan {
+  errors: ImportIssue[];
+  warnings: ImportIssue[];
+  format: ResponseFormat | null;
+  entries: number;
+}
+
+/** Each response of a file as its line is read, the problems recorded in `scan`. */
+function* scanResponses(
+  text: string | ImportSource,
+  options: ParseResponsesOptions,
+  scan: ResponseScan,
+): Generator<ParsedResponse> {
+  const { errors, warnings } = scan;
   const seen = new Map<string, number>();
   const source = options.source ?? { name: "", dir: "", file: "" };
 
-  for (const entry of lines) {
+  // Line by line (a text, or a file the command line streams: never held whole, docs/reliability.md, "Memory
+  // bounded by the longest line").
+  for (const entry of jsonlEntries(text)) {
+    scan.entries++;
     const { line } = entry;
     if ("invalid" in entry) {
       errors.push({ line, message: `not valid JSON: ${entry.invalid}` });
@@ -386,13 +466,14 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
       continue;
     }
     const detected = detectFormat(value);
-    if (format === null) {
+    if (scan.format === null) {
       if (detected === null) {
         errors.push({ line, message: `cannot tell the file's format: ${FORMAT_HINT}` });
-        return { format, responses: [], errors, warnings };
+        return;
       }
-      format = detected;
+      scan.format = detected;
     }
+    const format = scan.format;
     // A line of another known format is refused; one of no known shape is read as the file's format, so that its
     // errors name the missing or wrong fields.
     if (detected !== null && detected !== format) {
@@ -403,8 +484,14 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
     if (format === "trajectories") flattenTrajectory(value, line, source, out);
     else if (format === "flattened") readRow(value, line, "", out);
     else simpleRow(value, line, out);
-    errors.push(...out.errors.map((message) => ({ line, message })));
-    warnings.push(...out.warnings.map((message) => ({ line, message })));
+    pushAll(
+      errors,
+      out.errors.map((message) => ({ line, message })),
+    );
+    pushAll(
+      warnings,
+      out.warnings.map((message) => ({ line, message })),
+    );
     if (out.errors.length) continue;
     for (const row of out.rows) {
       const key = responseIdentity(row);
@@ -415,19 +502,10 @@ export function parseResponsesJsonl(text: string, options: ParseResponsesOptions
         errors.push({ line, message: `${describeResponse(row)} is already in the set (or in an earlier file)` });
       } else {
         seen.set(key, line);
-        responses.push(row);
+        yield row;
       }
     }
   }
-  const withoutFirstParse = responses.filter((r) => r.newJudgeOutput === null).length;
-  if (errors.length === 0 && withoutFirstParse > 0)
-    warnings.push({
-      line: 0,
-      message:
-        `${withoutFirstParse} of ${responses.length} responses have no first-parse features (new_judge_output): ` +
-        "the bucket rules read them as none/none, so they can only fall in clear_abstain_decline (docs/judge-validation.md)",
-    });
-  return { format, responses: errors.length ? [] : responses, errors, warnings };
 }
 
 // ————— Candidate judges' outputs (docs/judge-validation.md#candidate-judges) —————
@@ -564,7 +642,10 @@ export function parseJudgeOutputsJsonl(
       if (action === null) problems.push(`action must be one of ${ACTIONS.join(", ")} (any case), not ${describe(a)}`);
     }
     if (problems.length) {
-      errors.push(...problems.map((message) => ({ line, message })));
+      pushAll(
+        errors,
+        problems.map((message) => ({ line, message })),
+      );
       continue;
     }
     if (action === null) warnings.push({ line, message: `${annotationId}: no action` });

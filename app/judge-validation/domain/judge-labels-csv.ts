@@ -15,6 +15,7 @@ import {
 } from "../../evaluation/public";
 import { JUDGE_PREFIX, LABEL_COLUMNS, type JudgeLabel } from "./judge-report";
 import { fromSpreadsheetCell } from "../../formats/spreadsheet-safe";
+import { pushAll } from "../../stats/extremes";
 
 export interface LabelsIssue {
   line: number;
@@ -99,7 +100,10 @@ export function parseJudgeLabelsCsv(input: string | ImportSource): { labels: Jud
       if (action === null) problems.push(`action "${cell(actionAt).trim()}" is not one of ${ACTIONS.join(", ")}`);
     }
     if (problems.length) {
-      errors.push(...problems.map((message) => ({ line, message })));
+      pushAll(
+        errors,
+        problems.map((message) => ({ line, message })),
+      );
       continue;
     }
     const key = JSON.stringify([responseId, rater]);

@@ -18,6 +18,7 @@ import {
   type PrimaryAnswer,
 } from "../../evaluation/public";
 import { buildRatingTable, fleissKappa, type RatingRow } from "../../stats/index";
+import { maxOf } from "../../stats/extremes";
 
 export const JUDGE_PREFIX = "judge:";
 export const TASKS = ["action", "primary_answer", "info_request"] as const;
@@ -137,7 +138,7 @@ export function buildJudgeReport(input: readonly JudgeLabel[]): JudgeReport {
     byName,
   );
   const judgeNames = [...judgeLabels.keys()].sort(byName);
-  const panel = Math.max(0, ...responses.map((r) => humanLabels.get(r)!.size));
+  const panel = Math.max(0, maxOf(responses.map((r) => humanLabels.get(r)!.size)));
   const uneven = responses.filter((r) => humanLabels.get(r)!.size !== panel);
   if (uneven.length)
     warnings.push(

@@ -11,6 +11,7 @@ import type { Action } from "../../evaluation/public";
 import { PyRandom, type PySeed } from "../../python-compat/random";
 import { pyStrip } from "../../python-compat/text";
 import { pyStr, pyTruthy } from "../../python-compat/values";
+import { pushAll } from "../../stats/extremes";
 
 export type CodeClass = "placeholder" | "unspecified" | "specific_subtype" | "category_only" | "other";
 
@@ -270,7 +271,7 @@ export function drawValidationSet<R extends object>(
     const pool = candidates.get(bucket) ?? [];
     rng.shuffle(pool);
     const chosen = pool.slice(0, targets[bucket]);
-    selected.push(...chosen);
+    pushAll(selected, chosen);
     summary[bucket] = { target: targets[bucket], available: pool.length, selected: chosen.length };
   }
   rng.shuffle(selected);

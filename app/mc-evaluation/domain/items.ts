@@ -4,7 +4,6 @@
  * every problem is reported as `line N: reason` and a file with any problem yields no items.
  */
 import { z } from "zod";
-import { parsePythonCsv as parseCsv, CsvSyntaxError } from "../../formats/csv-text";
 import { importIdProblem } from "../../formats/import-contract";
 import { readJsonlLine } from "../../formats/jsonl";
 import { textSource, type ImportSource } from "../../formats/import-source";
@@ -243,29 +242,28 @@ function looksLikeMentat(value: unknown): boolean {
 }
 
 /** CSV columns of a MentalBench item file: the JSONL keys, options as one `options` cell or as columns A–D. */
-function csvRecords(text: string): { records: { line: number; value: unknown }[]; errors: ItemIssue[] } {
-  let rows: string[][];
-  try {
-    rows = parseCsv(text.replace(/^\uFEFF/, ""));
-  } catch (e) {
-    if (e instanceof CsvSyntaxError) return { records: [], errors: [{ line: 1, message: e.message }] };
-    throw e;
-  }
-  const nonEmpty = rows.filter((r) => !(r.length === 1 && r[0] === ""));
-  if (nonEmpty.length === 0) return { records: [], errors: [{ line: 1, message: "the file is empty" }] };
-  const header = nonEmpty[0]!.map((h) => h.trim());
-  const col = (name: string) => header.findIndex((h) => h.toLowerCase() === name.toLowerCase());
-  const missing = ["id", "question", "answer", "type", "disease"].filter((c) => col(c) < 0);
-  const optionCols = MENTALBENCH_LETTERS.map((l) => col(l));
-  if (col("options") < 0 && optionCols.some((i) => i < 0)) missing.push("options (or columns A, B, C, D)");
-  if (missing.length)
-    return { records: [], errors: [{ line: 1, message: `missing column(s): ${missing.join(", ")}` }] };
-  // Line numbers count physical lines, so a cell spanning lines moves the rows after it.
+function csvRecords(source: ImportSource): { records: { line: number; value: unknown }[]; errors: ItemIssue[] } {
+  // The one CSV reading of every import, record by record: a file streamed by the command line is never held whole
+  // (docs/reliability.md, "Memory bounded by the longest line"); each record keeps the line it starts on.
+  const read = source.csvRecords();
   const records: { line: number; value: unknown }[] = [];
-  let line = 1 + (nonEmpty[0]!.join(",").match(/\n/g)?.length ?? 0);
-  for (const row of nonEmpty.slice(1)) {
-    line += 1;
-    const cell = (i: number) => (i >= 0 ? (row[i] ?? "") : "");
+  let header: string[] | null = null;
+  let col: (name: string) => number = () => -1;
+  let optionCols: number[] = [];
+  let missing: string[] = [];
+  for (const { line, cells } of read.records) {
+    if (cells.length === 1 && cells[0] === "") continue;
+    if (!header) {
+      header = cells.map((h) => h.trim());
+      const names = header.map((h) => h.toLowerCase());
+      col = (name: string) => names.indexOf(name.toLowerCase());
+      missing = ["id", "question", "answer", "type", "disease"].filter((c) => col(c) < 0);
+      optionCols = MENTALBENCH_LETTERS.map((l) => col(l));
+      if (col("options") < 0 && optionCols.some((i) => i < 0)) missing.push("options (or columns A, B, C, D)");
+      continue;
+    }
+    if (missing.length) continue;
+    const cell = (i: number) => (i >= 0 ? (cells[i] ?? "") : "");
     const clusterCell = cell(col("cluster"));
     records.push({
       line,
@@ -279,8 +277,14 @@ function csvRecords(text: string): { records: { line: number; value: unknown }[]
         cluster: clusterCell === "" ? null : clusterCell,
       },
     });
-    line += row.join(",").match(/\n/g)?.length ?? 0;
   }
+  const error = read.error();
+  if (error) return { records: [], errors: [{ line: error.line, message: `the CSV cannot be read: ${error.reason}` }] };
+  if (!header) return { records: [], errors: [{ line: 1, message: "the file is empty" }] };
+  if (missing.length)
+    return { records: [], errors: [{ line: 1, message: `missing column(s): ${missing.join(", ")}` }] };
+  // A header alone is refused naming the file, as an empty JSON Lines file is.
+  if (records.length === 0) return { records, errors: [{ line: 1, message: "the file has no items" }] };
   return { records, errors: [] };
 }
 
@@ -304,16 +308,16 @@ function jsonlRecords(input: string | ImportSource): {
 }
 
 /**
- * Reads an item file. `csv` selects the CSV reader (MentalBench only; a text read whole); otherwise JSON Lines — a
- * text, or a file streamed through the import contract — MENTAT records when the first object has `question_id`
+ * Reads an item file, a text or a file streamed through the import contract (never held whole). `csv` selects the
+ * CSV reader (MentalBench only); otherwise JSON Lines — MENTAT records when the first object has `question_id`
  * and `labels`, MentalBench items otherwise (or as `format` says).
  */
 export function parseItems(
   input: string | ImportSource,
   options: { csv: boolean; format?: "mentat" | "mentalbench" },
 ): ItemsResult {
-  if (options.csv && typeof input !== "string") throw new Error("parseItems: a CSV item file is given as its text");
-  const { records, errors } = options.csv && typeof input === "string" ? csvRecords(input) : jsonlRecords(input);
+  const source = typeof input === "string" ? textSource(input) : input;
+  const { records, errors } = options.csv ? csvRecords(source) : jsonlRecords(source);
   const format = options.format ?? (!options.csv && looksLikeMentat(records[0]?.value) ? "mentat" : "mentalbench");
   if (options.csv && format === "mentat") {
     errors.push({ line: 1, message: "MENTAT records are JSON Lines (as mentat-export writes them), not CSV" });

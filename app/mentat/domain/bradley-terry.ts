@@ -35,6 +35,7 @@ import { minimizeBounded, type BoundedMinimizeOptions } from "../../stats/bounde
 import { separatedQuestions } from "./bradley-terry-separation";
 import { minimizeHbtNewton, type NewtonProblem } from "./bradley-terry-newton";
 import { PyRandom } from "../../python-compat/random";
+import { maxOf } from "../../stats/extremes";
 
 export type RaterEffects = "none" | "slope" | "slope+offset";
 
@@ -445,7 +446,7 @@ export function winsFromAnnotations(
 
 /** softmax(v)_i = e^{v_i} / Σ_j e^{v_j}, computed stably. */
 export function softmax(v: readonly number[]): number[] {
-  const m = Math.max(...v);
+  const m = maxOf(v);
   const e = v.map((x) => Math.exp(x - m));
   const total = e.reduce((s, x) => s + x, 0);
   return e.map((x) => x / total);

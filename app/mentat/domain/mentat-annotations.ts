@@ -18,6 +18,7 @@ import { cell, columnIndex, readCsvRecords, type CsvIssue } from "../../expert-p
 import { OPTION_COUNT, type Gender } from "../../expert-panel/domain/expert-scales";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { textWarning } from "../../formats/strict-text";
+import type { ImportSource } from "../../formats/import-source";
 
 /** MENTAT's jsPsych timeline: rows before the first rating and after the last. */
 export const MENTAT_LEADING_ROWS = 4;
@@ -87,7 +88,7 @@ function zodMessage(e: z.ZodError): string {
  * like ratings (the file then lost data in MENTAT's own processing too).
  */
 export function parseMentatAnnotationCsv(
-  text: string,
+  text: string | ImportSource,
 ): { ok: true; file: MentatAnnotationFile; warnings: CsvIssue[] } | { ok: false; errors: CsvIssue[] } {
   const csv = readCsvRecords(text);
   if ("error" in csv) return { ok: false, errors: [csv.error] };

@@ -36,6 +36,7 @@ import type { AnnotationRow } from "./bradley-terry";
 import { PyRandom } from "../../python-compat/random";
 import { buildRatingTable, krippendorffAlpha } from "../../stats/index";
 import type { QuestionTexts } from "../../../db/vocabulary";
+import { pushAll } from "../../stats/extremes";
 
 /** A question's text per gender, or one `neutral` text for a question that names no gender. */
 export type { QuestionTexts };
@@ -172,7 +173,7 @@ export function parseQuestionBankCsv(text: string | ImportSource): BankParseResu
           problems.push(`the ${g} text contains { or }: inline alternatives belong in the "question" column.`);
     } else problems.push("the question is empty.");
     for (const [g, t] of Object.entries(texts))
-      problems.push(...checkTemplateText(t, g === "neutral" ? "the question" : `the ${g} text`));
+      pushAll(problems, checkTemplateText(t, g === "neutral" ? "the question" : `the ${g} text`));
     const placeholdersPerText = Object.values(texts).map((t) =>
       [...t.matchAll(PLACEHOLDER)]
         .map((m) => m[1])
@@ -204,7 +205,7 @@ export function parseQuestionBankCsv(text: string | ImportSource): BankParseResu
 
     if (cells.length > read.header.length)
       warnings.push({ line, message: `${cells.length - read.header.length} cell(s) beyond the header ignored.` });
-    warnings.push(...cellWarnings(read.header, cells, line));
+    pushAll(warnings, cellWarnings(read.header, cells, line));
     if (problems.length) for (const message of problems) errors.push({ line, message });
     else questions.push({ line, externalId, domain, texts, options, answer, notes: get("notes") });
   }

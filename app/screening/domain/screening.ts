@@ -11,6 +11,7 @@
 import { PyRandom } from "../../python-compat/random";
 import { compareCodePoints } from "../../python-compat/text";
 import { buildRatingTable, gwetAc1, percentAgreement, type RatingRow } from "../../stats";
+import { maxOf } from "../../stats/extremes";
 
 export const SCREEN_LABELS = ["relevant", "borderline", "not_relevant"] as const;
 export type ScreenLabel = (typeof SCREEN_LABELS)[number];
@@ -203,7 +204,7 @@ export function modalCategory(categories: readonly (string | null)[], inclusionV
   for (const c of categories) if (c) counts.set(c, (counts.get(c) ?? 0) + 1);
   const reaching = [...counts].filter(([, n]) => n >= inclusionVotes);
   if (reaching.length === 0) return NO_CATEGORY_MAJORITY;
-  const top = Math.max(...reaching.map(([, n]) => n));
+  const top = maxOf(reaching.map(([, n]) => n));
   const best = reaching.filter(([, n]) => n === top);
   return best.length === 1 ? best[0]![0] : NO_CATEGORY_MAJORITY;
 }

@@ -27,6 +27,7 @@ import type {
   SufficiencyAgreement,
   WeightedAgreement,
 } from "./study-report-types";
+import { maxOf } from "../../stats/extremes";
 
 export const SUFFICIENCY_CATEGORIES: ["sufficient", "insufficient"] = ["sufficient", "insufficient"];
 export const NO_PAIRS = "no case has both primary annotations yet";
@@ -150,7 +151,7 @@ export type SufficientPair = readonly [
 
 export function earliestSectionAgreement(pairs: readonly SufficientPair[], reasons: Reasons): EarliestSectionAgreement {
   const path = "earliest_section";
-  const maxSection = Math.max(1, ...pairs.flatMap(([a, b, t]) => [a.earliestSection, b.earliestSection, t]));
+  const maxSection = Math.max(1, maxOf(pairs.flatMap(([a, b, t]) => [a.earliestSection, b.earliestSection, t])));
   const sections = Array.from({ length: maxSection }, (_, i) => i + 1);
   const matrix = sections.map(() => sections.map(() => 0));
   const differenceCounts = sections.map(() => 0);

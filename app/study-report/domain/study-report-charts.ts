@@ -7,6 +7,7 @@ import { formatCsv } from "../../formats/csv-text";
 import type { IntervalSummary } from "../../stats/index";
 import type { StudyReport } from "./study-report";
 import { rowColumnLabels } from "./study-report-raters";
+import { minOf } from "../../stats/extremes";
 
 export type ChartValue = string | number | null;
 
@@ -172,7 +173,7 @@ export function intervalRule(domain: readonly [number, number], colour: string |
 export function valueScale(rows: Record<string, ChartValue>[]) {
   const low = Math.min(
     0,
-    ...rows.flatMap((r) => [r.value, r.ci_low]).filter((v): v is number => typeof v === "number"),
+    minOf(rows.flatMap((r) => [r.value, r.ci_low]).filter((v): v is number => typeof v === "number")),
   );
   return { domain: [Math.floor(low * 10) / 10, 1] as [number, number] };
 }

@@ -13,6 +13,7 @@ import {
   type StudyReportOptions,
 } from "./study-report-types";
 import { compareText, share, UNKNOWN_AGE } from "./study-report-agreement";
+import { maxOf } from "../../stats/extremes";
 
 /** Age groups in the order of their first number (18–27 … 78+), anything else after them, Unknown last. */
 export function compareAgeGroups(a: string, b: string): number {
@@ -36,7 +37,7 @@ export function actionLabels(
   notes: string[],
 ): LabelDistributions["action_labels"] {
   const withGold = records.filter((r) => r.gold !== null);
-  const maxSections = Math.max(0, ...withGold.map((r) => r.numSections));
+  const maxSections = Math.max(0, maxOf(withGold.map((r) => r.numSections)));
   // docs/evaluation.md#expert-labels-script / paper Fig. 3: a case's last section goes to "Final", so T = 3 and T = 5 notes end together.
   const columns = [
     ...Array.from({ length: Math.max(0, maxSections - 1) }, (_, i) => `S${i + 1}`),

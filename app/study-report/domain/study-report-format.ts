@@ -5,6 +5,7 @@
 import { MISSING_INFO } from "../../labels/labels";
 import type { IntervalSummary } from "../../stats/index";
 import type { LevelAgreement, StudyReport } from "./study-report";
+import { maxOf, pushAll } from "../../stats/extremes";
 
 export type Block =
   | { kind: "heading"; text: string; level: 1 | 2 }
@@ -237,7 +238,7 @@ function numericColumns(header: string[], rows: string[][]): boolean[] {
 
 function padTable(header: string[], rows: string[][]): string[] {
   const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  const widths = header.map((_, i) => maxOf(all.map((r) => (r[i] ?? "").length)));
   const numeric = numericColumns(header, rows);
   const line = (r: string[]) =>
     ("  " + r.map((cell, i) => (numeric[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("   ")).trimEnd();
@@ -258,7 +259,7 @@ export function blocksText(list: readonly Block[]): string {
       lines.push(b.text, (b.level === 1 ? "=" : "-").repeat(b.text.length));
     } else if (b.kind === "text") lines.push(b.text);
     else if (b.rows.length === 0) lines.push("  (none)");
-    else lines.push(...padTable(b.header, b.rows), "");
+    else pushAll(lines, [...padTable(b.header, b.rows), ""]);
   }
   return lines.join("\n").replace(/\n+$/, "") + "\n";
 }

@@ -5,6 +5,7 @@
  * means: one annotation left open over lunch must not move the plan.
  */
 import { median } from "../../work-items/domain/active-time";
+import { pushAll } from "../../stats/extremes";
 
 export interface TimedWork {
   annotator: string;
@@ -122,9 +123,9 @@ function formatAdjudicationTimeText(a: AdjudicationTime | undefined): string {
 /** The summary as Markdown tables, for `stats --md`. */
 export function formatTimeOnTaskMarkdown(t: TimeOnTask): string {
   const lines = ["## Time on task", ""];
-  if (!t.n) lines.push("No active time recorded yet.");
+  if (!t.n) pushAll(lines, ["No active time recorded yet."]);
   else
-    lines.push(
+    pushAll(lines, [
       `Active time of ${t.n} submitted annotations: median ${formatDuration(t.median_ms)}, total ${formatDuration(t.total_ms)}.`,
       "",
       "| annotator | annotations | median | total |",
@@ -136,10 +137,10 @@ export function formatTimeOnTaskMarkdown(t: TimeOnTask): string {
       "| case | annotations | median |",
       "|---|---:|---:|",
       ...t.per_case.map((c) => `| ${c.external_id} | ${c.n} | ${formatDuration(c.median_ms)} |`),
-    );
+    ]);
   const a = t.adjudication;
   if (a?.n)
-    lines.push(
+    pushAll(lines, [
       "",
       `Active time of ${a.n} adjudicated cases: median ${formatDuration(a.median_ms)}, total ${formatDuration(a.total_ms)}.`,
       "",
@@ -148,7 +149,7 @@ export function formatTimeOnTaskMarkdown(t: TimeOnTask): string {
       ...a.per_adjudicator.map(
         (p) => `| ${p.adjudicator} | ${p.n} | ${formatDuration(p.median_ms)} | ${formatDuration(p.total_ms)} |`,
       ),
-    );
+    ]);
   else if (a) lines.push("", "No active time of adjudication recorded yet.");
   return lines.join("\n") + "\n";
 }

@@ -1,0 +1,208 @@
+/**
+ * Memory bounded by the longest line, import by import, without timing (docs/reliability.md, "Memory bounded by the
+ * longest line"): each command reads a file of about 1 MB (sixteen 64 KiB chunks) through the one streaming reader
+ * (`importFileSource`, watched through `probeImportReadsForTests`), and no line or record is handed on more than one
+ * chunk (and, for CSV, the next record) after its end was read; no command reads its file whole. A reader that
+ * read the file first, or an import that read it whole, would hand its first line on about 1 MB after its end.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CliIO } from "../../app/cli/command";
+import { runCli } from "../../app/cli/index";
+import { probeImportReadsForTests } from "../../app/cli/io";
+import { importCases } from "../../app/annotation/studies.server";
+import type { Db } from "../../app/platform/db.server";
+import { freshDb } from "../support/db";
+
+const CHUNK = 64 * 1024;
+const SIZE = 1024 * 1024;
+const dir = mkdtempSync(join(tmpdir(), "concord-bound-"));
+let db: Db;
+let cleanup: () => void;
+beforeEach(() => ({ db, cleanup } = freshDb()));
+afterEach(() => {
+  probeImportReadsForTests(null);
+  cleanup();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(argv: string[]): Promise<{ code: number; err: string }> {
+  let err = "";
+  const io: CliIO = { out: () => {}, err: (t) => (err += t), readStdin: async () => "", isTTY: false };
+  const code = await runCli(argv, io);
+  return { code, err };
+}
+
+/** Rows until the file is about 1 MB: a header, then `row(i)` (one physical line each). */
+function fileOf(name: string, header: string | null, row: (i: number) => string): string {
+  const lines = header === null ? [] : [header];
+  let size = 0;
+  for (let i = 0; size < SIZE; i++) {
+    const line = row(i);
+    lines.push(line);
+    size += line.length + 1;
+  }
+  const path = join(dir, name);
+  writeFileSync(path, lines.join("\n") + "\n");
+  return path;
+}
+
+const pad = (i: number) => String(i).padStart(6, "0");
+const FILLER = "Low mood for weeks, poor sleep and appetite; no thoughts of self-harm reported.";
+
+interface Case {
+  name: string;
+  csv: boolean;
+  setup?(db: Db): void;
+  file(): string;
+  argv(file: string): string[];
+}
+
+const CASES: Case[] = [
+  {
+    name: "judge-import",
+    csv: false,
+    file: () => fileOf("r.jsonl", null, (i) => JSON.stringify({ id: `r${pad(i)}`, response: FILLER })),
+    argv: (f) => ["judge-import", "--set", "bound", f],
+  },
+  {
+    name: "judge-report --labels",
+    csv: true,
+    file: () =>
+      fileOf("labels.csv", "response_id,rater,primary_answer,info_request", (i) => `r${pad(i)},alice,committed,none`),
+    argv: (f) => ["judge-report", "--labels", f],
+  },
+  {
+    name: "mentat-import-ratings",
+    csv: true,
+    file: () =>
+      fileOf(
+        "ratings.csv",
+        "rt,stimulus,response,trial_type,trial_index,time_elapsed,internal_node_id,participant_name,rater_id,question_order,q_no,q,q_key",
+        (i) =>
+          `2000,,"{""Q0"":10,""Q1"":20,""Q2"":30,""Q3"":40,""Q4"":50,""comment"":""${FILLER}""}",survey-slider,${i + 4},${i},0.0-${i + 4}.0,,,"[0,1,2,3,4]",${i + 1},Question ${i + 1},q_male`,
+      ),
+    argv: (f) => ["mentat-import-ratings", "--bank", "Bank", f],
+  },
+  {
+    name: "rater-quality --calibration",
+    csv: true,
+    setup: (db) => {
+      const bytes = new TextEncoder().encode(
+        JSON.stringify({
+          id: "m1",
+          presenting_symptoms: "Low mood.",
+          psychiatric_history: "None.",
+          psychiatric_exam: "Slowed.",
+        }) + "\n",
+      );
+      expect(importCases(db, { studyName: "Main", bytes, filename: "m.jsonl", actorId: null }).ok).toBe(true);
+    },
+    file: () =>
+      fileOf(
+        "calibration.csv",
+        "study,case,purpose,sufficiency,icd10,earliest_section,missing_info,missing_other,rationale",
+        (i) => `Earlier,e${pad(i)},calibration,sufficient,F32.1,2,,,${FILLER}`,
+      ),
+    argv: (f) => ["rater-quality", "--study", "Main", "--calibration", f],
+  },
+  ...(["jsonl", "csv"] as const).map((format): Case => ({
+    name: `mc-run --items (${format})`,
+    csv: format === "csv",
+    // Every answer names no option: each item is refused, so nothing is asked.
+    file: () =>
+      format === "csv"
+        ? fileOf(
+            "items.csv",
+            "id,question,A,B,C,D,answer,type,disease",
+            (i) => `mb${pad(i)},Case: ${FILLER},MDD,BD-II,GAD,PDD,none,I,GAD`,
+          )
+        : fileOf("items.jsonl", null, (i) =>
+            JSON.stringify({
+              id: `mb${pad(i)}`,
+              question: `Case: ${FILLER}`,
+              options: "A. MDD\nB. BD-II\nC. GAD\nD. PDD",
+              answer: "none",
+              type: "I",
+              disease: "GAD",
+            }),
+          ),
+    argv: (f) => [
+      "mc-run",
+      "--items",
+      f,
+      "--format",
+      "mentalbench",
+      "--models",
+      "m",
+      "--base-url",
+      "http://127.0.0.1:1/v1",
+      "--out",
+      join(dir, `out-${format}`),
+    ],
+  })),
+  {
+    name: "grade-import",
+    csv: false,
+    file: () =>
+      fileOf("set.jsonl", null, (i) =>
+        JSON.stringify({
+          prompt_id: `p${pad(i)}`,
+          prompt: [{ role: "user", content: FILLER }],
+          rubrics: [{ criterion: "Asks about duration.", points: 5, tags: ["axis:accuracy"] }],
+          example_tags: ["theme:hedging"],
+        }),
+      ),
+    argv: (f) => ["grade-import", "--set", "bound", f],
+  },
+  {
+    name: "screening-import --items",
+    csv: false,
+    file: () =>
+      fileOf("items.jsonl", null, (i) =>
+        JSON.stringify({ prompt_id: `p${pad(i)}`, prompt: [{ role: "user", content: FILLER }], completion: [] }),
+      ),
+    argv: (f) => ["screening-import", "--study", "Bound", "--categories", "anxiety,mood", "--items", f],
+  },
+];
+
+describe("every streamed import hands each line on within a chunk of its end", () => {
+  it.each(CASES)(
+    "$name",
+    async (c) => {
+      c.setup?.(db);
+      const path = c.file();
+      const bytes = readFileSync(path);
+      // The offset just past each line's end (line N ends at lineEnd[N]).
+      const lineEnd = [0];
+      for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a) lineEnd.push(i + 1);
+      const longest = Math.max(...lineEnd.slice(1).map((end, k) => end - lineEnd[k]!));
+      let handedOn = 0;
+      let ahead = 0;
+      let fullPass = false;
+      const whole: string[] = [];
+      probeImportReadsForTests({
+        handedOn(p, line, bytesRead) {
+          if (p !== path) return;
+          handedOn++;
+          ahead = Math.max(ahead, bytesRead - lineEnd[line]!);
+          if (bytesRead === bytes.length) fullPass = true;
+        },
+        readWhole: (p) => void whole.push(p),
+      });
+      const r = await cli(c.argv(path));
+      // Refused or imported: either way with an exit code of the contract, never a crash.
+      expect([0, 2], r.err.slice(0, 500)).toContain(r.code);
+      expect(whole).toEqual([]);
+      expect(fullPass).toBe(true);
+      expect(handedOn).toBeGreaterThanOrEqual(lineEnd.length - 2);
+      expect(ahead).toBeGreaterThan(0);
+      // A chunk past the line (CSV: and the next record, which csv-parse reads before handing a record on).
+      expect(ahead).toBeLessThanOrEqual(CHUNK + (c.csv ? longest : 0));
+      expect(ahead).toBeLessThan(bytes.length / 8);
+    },
+    120_000,
+  );
+});
