@@ -42,6 +42,13 @@ import { loader as adminCaseLoader } from "../../app/routes/admin.cases.$caseId"
 import { listReviewerEntries } from "../../app/screening/screening-review.server";
 import { screeningQueuePage } from "../../app/screening/screening-windows.server";
 import { loader as screeningQueueLoader } from "../../app/routes/screening._index";
+import { judgeSetsWindow } from "../../app/judge-validation/judge-sets.server";
+import { banksWindow } from "../../app/mentat/banks.server";
+import { reviewSetsWindow } from "../../app/case-review/case-review.server";
+import { screeningStudiesWindow } from "../../app/screening/screening.server";
+import { loader as judgeSetsLoader } from "../../app/routes/admin.judge-validation._index";
+import { loader as expertAdminLoader } from "../../app/routes/admin.expert-ratings._index";
+import { loader as screeningStudiesLoader } from "../../app/routes/admin.screening._index";
 
 let db: Db;
 let cleanup: () => void;
@@ -478,4 +485,88 @@ describe("the studies", () => {
     });
     expect(r.ratio).toBeLessThan(1.2);
   }, 60_000);
+});
+
+/** `n` rows of an admin list's table, written straight in, named in an order other than their ids'. */
+function writeNamed(here: Db, table: "judge_sets" | "mentat_banks" | "review_sets" | "screening_studies", n: number) {
+  const extra: Record<typeof table, [string, string]> = {
+    judge_sets: [", targets", `, '{"refusal":1}'`],
+    mentat_banks: ["", ""],
+    review_sets: ["", ""],
+    screening_studies: [", categories", `, '["a","b"]'`],
+  };
+  const [cols, values] = extra[table];
+  const insert = here.$client.prepare(`INSERT INTO ${table} (name, created_at${cols}) VALUES (?, 1000${values})`);
+  here.$client.transaction(() => {
+    // 11 is prime to every n used here: the ids and the names run in different orders.
+    for (let i = 0; i < n; i++) insert.run(`${i % 2 ? "Beta" : "Alpha"} ${String((i * 11) % n).padStart(5, "0")}`);
+  })();
+}
+
+describe("the admin lists of validation sets, banks, review sets and screening studies", () => {
+  const lists = [
+    {
+      table: "judge_sets",
+      read: (here: Db, p: URLSearchParams) => judgeSetsWindow(here, p),
+      prefix: "",
+      loader: judgeSetsLoader,
+      path: "/admin/judge-validation",
+    },
+    {
+      table: "mentat_banks",
+      read: (here: Db, p: URLSearchParams) => banksWindow(here, p),
+      prefix: "b_",
+      loader: expertAdminLoader,
+      path: "/admin/expert-ratings",
+    },
+    {
+      table: "review_sets",
+      read: (here: Db, p: URLSearchParams) => reviewSetsWindow(here, p),
+      prefix: "s_",
+      loader: expertAdminLoader,
+      path: "/admin/expert-ratings",
+    },
+    {
+      table: "screening_studies",
+      read: (here: Db, p: URLSearchParams) => screeningStudiesWindow(here, p),
+      prefix: "",
+      loader: screeningStudiesLoader,
+      path: "/admin/screening",
+    },
+  ] as const;
+
+  it("each pages by name, forward and back through the whole list once, with a name-prefix filter from the URL", () => {
+    for (const list of lists) {
+      writeNamed(db, list.table, 133);
+      const names = db.$client.prepare(`SELECT name FROM ${list.table} ORDER BY name`).pluck().all() as string[];
+      const all = walk((p) => list.read(db, p) as ListWindow<{ name: string }>, {}, list.prefix);
+      expect({ table: list.table, names: all.forward.map((r) => r.name) }).toEqual({ table: list.table, names });
+      expect(all.back.map((r) => r.name)).toEqual(names);
+      expect(all.total).toBe(133);
+      const desc = walk(
+        (p) => list.read(db, p) as ListWindow<{ name: string }>,
+        { [`${list.prefix}dir`]: "desc" },
+        list.prefix,
+      );
+      expect(desc.forward.map((r) => r.name)).toEqual([...names].reverse());
+      const betas = walk(
+        (p) => list.read(db, p) as ListWindow<{ name: string }>,
+        { [`${list.prefix}q`]: "Beta" },
+        list.prefix,
+      );
+      expect(betas.forward.map((r) => r.name)).toEqual(names.filter((x) => x.startsWith("Beta")));
+      expect(betas.total).toBe(66);
+    }
+  });
+
+  it("each page stays the same size with 30 windows of sets, banks or studies instead of 3", async () => {
+    for (const list of lists) {
+      const r = await smallAndLarge(async (here, n) => {
+        await makeUser(here, "lists-admin", ["admin"]);
+        writeNamed(here, list.table, n);
+        return () => loaderBytes(here, "lists-admin", list.loader, list.path);
+      });
+      expect({ table: list.table, bounded: r.ratio < 1.2 }).toEqual({ table: list.table, bounded: true });
+    }
+  }, 120_000);
 });
