@@ -6,7 +6,7 @@
  * Blinding: an expert loads only their own review (getRaterItem, listRaterItems); other experts' reviews, the report
  * and the seed outcomes are admin-only. Every rater query is scoped by panel membership and the rater's id.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { reviewItems, reviewJudgements, reviewSetRaters, reviewSets, users } from "../../db/schema";
 import { visibleReviewItems, visibleReviewSets } from "../../db/schema-visible";
@@ -42,6 +42,8 @@ import {
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
 import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/public.server";
+import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { keyset } from "../platform/list-window.server";
 
 export interface ReviewSetSummary {
   id: number;
@@ -69,30 +71,63 @@ export function listReviewSets(db: Db): ReviewSetSummary[] {
     .from(visibleReviewSets)
     .orderBy(asc(visibleReviewSets.name))
     .all()
-    .map((s) => {
-      const items = db
-        .select({ id: visibleReviewItems.id, kind: visibleReviewItems.kind })
-        .from(visibleReviewItems)
-        .where(eq(visibleReviewItems.setId, s.id))
-        .all();
-      return {
-        id: s.id,
-        name: s.name,
-        numCases: items.filter((i) => i.kind === "case").length,
-        numSeeds: items.filter((i) => i.kind === "seed").length,
-        numRaters: SET_PANEL.memberIds(db, s.id).size,
-        numSubmitted: countSubmitted(
-          db,
-          REVIEW_WORK,
-          items.map((i) => i.id),
-        ),
-        createdAt: s.createdAt,
-      };
-    });
+    .map((s) => summariseReviewSet(db, s));
+}
+
+function summariseReviewSet(db: Db, s: typeof visibleReviewSets.$inferSelect): ReviewSetSummary {
+  const items = db
+    .select({ id: visibleReviewItems.id, kind: visibleReviewItems.kind })
+    .from(visibleReviewItems)
+    .where(eq(visibleReviewItems.setId, s.id))
+    .all();
+  return {
+    id: s.id,
+    name: s.name,
+    numCases: items.filter((i) => i.kind === "case").length,
+    numSeeds: items.filter((i) => i.kind === "seed").length,
+    numRaters: SET_PANEL.memberIds(db, s.id).size,
+    numSubmitted: countSubmitted(
+      db,
+      REVIEW_WORK,
+      items.map((i) => i.id),
+    ),
+    createdAt: s.createdAt,
+  };
+}
+
+export const REVIEW_SETS_WINDOW = {
+  prefix: "s_",
+  sorts: ["name"],
+  defaultSort: "name",
+  filters: ["q"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * A window of the review sets (docs/architecture.md, "Pages are windows"): by name (its unique index) with a
+ * name-prefix filter, parameters prefixed `s_`; only the window's sets are summarised.
+ */
+export function reviewSetsWindow(db: Db, params: URLSearchParams): ListWindow<ReviewSetSummary, "name", "q"> {
+  const w = readWindow(params, REVIEW_SETS_WINDOW, 2);
+  const [lo, hi] = prefixRange(w.filters.q);
+  const filter = w.filters.q
+    ? sql`${visibleReviewSets.name} >= ${lo} and ${visibleReviewSets.name} < ${hi}`
+    : undefined;
+  const k = keyset(w, [visibleReviewSets.name, visibleReviewSets.id]);
+  const rows = db
+    .select()
+    .from(visibleReviewSets)
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all()
+    .map((s) => summariseReviewSet(db, s));
+  const total = db.select({ n: count() }).from(visibleReviewSets).where(filter).get()!.n;
+  return finishWindow(w, rows, total, (r) => [r.name, r.id]);
 }
 
 export function getReviewSet(db: Db, id: number): ReviewSetSummary | null {
-  return listReviewSets(db).find((s) => s.id === id) ?? null;
+  const s = db.select().from(visibleReviewSets).where(eq(visibleReviewSets.id, id)).get();
+  return s ? summariseReviewSet(db, s) : null;
 }
 
 export function requireReviewSetByName(db: Db, name: string): ReviewSetSummary {

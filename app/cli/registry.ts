@@ -35,6 +35,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("../platform/backup-cli")).backupCommand,
   },
   {
+    name: "check-db",
+    summary: "Check the whole database with SQLite's integrity_check, also while the app runs",
+    load: async () => (await import("../platform/backup-cli")).checkDbCommand,
+  },
+  {
     name: "casereview-import",
     summary: "Import generated cases and seeds (CSV) into a review set, validated whole",
     load: async () => (await import("../case-review/cli")).casereviewImportCommand,

@@ -4,13 +4,15 @@
  * judge-ratings.server.ts). The import of responses, the bucket sample, the raters and the exports have their own
  * files beside this one.
  */
-import { asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { judgeCandidates, judgeItems, judgeRatings, judgeSets, type JudgeSetStatus } from "../../db/schema";
 import { visibleJudgeResponses, visibleJudgeSets } from "../../db/schema-visible";
 import { BUCKET_SAMPLING_ORDER, DEFAULT_BUCKET_TARGETS, type ValidationBucket } from "./domain/validation-set";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
+import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { keyset } from "../platform/list-window.server";
 
 export const JudgeSetNameSchema = z
   .string()
@@ -93,6 +95,34 @@ export function listJudgeSets(db: Db): JudgeSetSummary[] {
     .orderBy(asc(visibleJudgeSets.name))
     .all()
     .map((row) => summarise(db, row));
+}
+
+export const JUDGE_SETS_WINDOW = {
+  prefix: "",
+  sorts: ["name"],
+  defaultSort: "name",
+  filters: ["q"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * A window of the validation sets (docs/architecture.md, "Pages are windows"): by name (its unique index) with a
+ * name-prefix filter; only the window's sets are summarised.
+ */
+export function judgeSetsWindow(db: Db, params: URLSearchParams): ListWindow<JudgeSetSummary, "name", "q"> {
+  const w = readWindow(params, JUDGE_SETS_WINDOW, 2);
+  const [lo, hi] = prefixRange(w.filters.q);
+  const filter = w.filters.q ? sql`${visibleJudgeSets.name} >= ${lo} and ${visibleJudgeSets.name} < ${hi}` : undefined;
+  const k = keyset(w, [visibleJudgeSets.name, visibleJudgeSets.id]);
+  const rows = db
+    .select()
+    .from(visibleJudgeSets)
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all()
+    .map((row) => summarise(db, row));
+  const total = db.select({ n: count() }).from(visibleJudgeSets).where(filter).get()!.n;
+  return finishWindow(w, rows, total, (r) => [r.name, r.id]);
 }
 
 export function getJudgeSet(db: DbOrTx, id: number): JudgeSetSummary | null {

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { reportTables, type McReport, type Table } from "./report";
+import { cutWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 
 export function mcReportsRoot(): string {
   return resolve(process.env.CONCORD_MC_REPORTS ?? join("data", "mc-reports"));
@@ -55,6 +56,50 @@ export function listMcReports(root = mcReportsRoot()): McReportSummary[] {
       ];
     })
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+}
+
+export const MC_REPORTS_WINDOW = {
+  prefix: "",
+  sorts: ["modified"],
+  defaultSort: "modified",
+  defaultDir: "desc",
+  filters: ["q"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * A window of the report folders (docs/architecture.md, "Pages are windows"), the newest folder first (its time on
+ * disk, then its name), with a name-prefix filter: the folders are listed and stat-ed, but only the window's
+ * manifests are read. A folder whose manifest is not a report's is left out of its window.
+ */
+export function mcReportsWindow(
+  params: URLSearchParams,
+  root = mcReportsRoot(),
+): ListWindow<McReportSummary, "modified", "q"> {
+  const w = readWindow(params, MC_REPORTS_WINDOW, 2);
+  const [lo, hi] = prefixRange(w.filters.q);
+  const folders = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => NAME.test(name) && (!w.filters.q || (name >= lo && name < hi)))
+        .flatMap((name) => {
+          const st = statSync(join(root, name));
+          return st.isDirectory() && existsSync(join(root, name, MANIFEST)) ? [{ name, at: st.mtimeMs }] : [];
+        })
+        .sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    : [];
+  const cut = cutWindow(w, folders, (f) => [f.at, f.name]);
+  const rows = cut.rows.flatMap((f): McReportSummary[] => {
+    const m = readManifest(join(root, f.name));
+    return m
+      ? [
+          {
+            name: f.name,
+            createdAt: m.created_at,
+            runs: m.runs.map((r) => `${r.model.key} · ${r.items_format} · seed ${r.seed}`),
+          },
+        ]
+      : [];
+  });
+  return { ...cut, rows };
 }
 
 export interface McReportView {

@@ -1,7 +1,7 @@
 /**
  * MENTAT question banks (docs/mentat.md): the banks' summaries and the import of a question-bank CSV.
  */
-import { asc, eq } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
 import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
 import type { ImportSource } from "../formats/import-source";
@@ -21,6 +21,8 @@ import {
 import { type HiddenParent } from "../platform/hidden-parents.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/public.server";
+import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { keyset } from "../platform/list-window.server";
 import { countSubmitted, panelStore, requireByName } from "../expert-panel/expert-panel.server";
 
 export const BankNameSchema = StudyNameSchema;
@@ -56,36 +58,73 @@ const RATING_WORK = {
 };
 
 export function listBanks(db: Db): BankSummary[] {
-  const banks = db.select().from(visibleMentatBanks).orderBy(asc(visibleMentatBanks.name)).all();
-  return banks.map((b) => {
-    const preferenceDomains = domainsOf(b.preferenceDomains);
-    const questions = db
-      .select({ id: visibleMentatQuestions.id, domain: visibleMentatQuestions.domain })
-      .from(visibleMentatQuestions)
-      .where(eq(visibleMentatQuestions.bankId, b.id))
-      .all();
-    const rated = questions.filter((q) => preferenceDomains.includes(q.domain as MentatDomain));
-    return {
-      id: b.id,
-      name: b.name,
-      description: b.description,
-      preferenceDomains,
-      seed: b.seed,
-      numQuestions: questions.length,
-      numRated: rated.length,
-      numRaters: BANK_PANEL.memberIds(db, b.id).size,
-      numSubmitted: countSubmitted(
-        db,
-        RATING_WORK,
-        rated.map((q) => q.id),
-      ),
-      createdAt: b.createdAt,
-    };
-  });
+  return db
+    .select()
+    .from(visibleMentatBanks)
+    .orderBy(asc(visibleMentatBanks.name))
+    .all()
+    .map((b) => summariseBank(db, b));
+}
+
+function summariseBank(db: Db, b: typeof visibleMentatBanks.$inferSelect): BankSummary {
+  const preferenceDomains = domainsOf(b.preferenceDomains);
+  const questions = db
+    .select({ id: visibleMentatQuestions.id, domain: visibleMentatQuestions.domain })
+    .from(visibleMentatQuestions)
+    .where(eq(visibleMentatQuestions.bankId, b.id))
+    .all();
+  const rated = questions.filter((q) => preferenceDomains.includes(q.domain as MentatDomain));
+  return {
+    id: b.id,
+    name: b.name,
+    description: b.description,
+    preferenceDomains,
+    seed: b.seed,
+    numQuestions: questions.length,
+    numRated: rated.length,
+    numRaters: BANK_PANEL.memberIds(db, b.id).size,
+    numSubmitted: countSubmitted(
+      db,
+      RATING_WORK,
+      rated.map((q) => q.id),
+    ),
+    createdAt: b.createdAt,
+  };
+}
+
+export const BANKS_WINDOW = {
+  prefix: "b_",
+  sorts: ["name"],
+  defaultSort: "name",
+  filters: ["q"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * A window of the question banks (docs/architecture.md, "Pages are windows"): by name (its unique index) with a
+ * name-prefix filter, parameters prefixed `b_`; only the window's banks are summarised.
+ */
+export function banksWindow(db: Db, params: URLSearchParams): ListWindow<BankSummary, "name", "q"> {
+  const w = readWindow(params, BANKS_WINDOW, 2);
+  const [lo, hi] = prefixRange(w.filters.q);
+  const filter = w.filters.q
+    ? sql`${visibleMentatBanks.name} >= ${lo} and ${visibleMentatBanks.name} < ${hi}`
+    : undefined;
+  const k = keyset(w, [visibleMentatBanks.name, visibleMentatBanks.id]);
+  const rows = db
+    .select()
+    .from(visibleMentatBanks)
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all()
+    .map((b) => summariseBank(db, b));
+  const total = db.select({ n: count() }).from(visibleMentatBanks).where(filter).get()!.n;
+  return finishWindow(w, rows, total, (r) => [r.name, r.id]);
 }
 
 export function getBank(db: Db, id: number): BankSummary | null {
-  return listBanks(db).find((b) => b.id === id) ?? null;
+  const b = db.select().from(visibleMentatBanks).where(eq(visibleMentatBanks.id, id)).get();
+  return b ? summariseBank(db, b) : null;
 }
 
 export function requireBankByName(db: Db, name: string): BankSummary {

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { getDb } from "./db.server";
+import { fullIntegrityCheck } from "./integrity.server";
 import { writeFileWith } from "./output-files.server";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
 
@@ -38,5 +39,28 @@ The copy holds clinical text and labels: store it as carefully as the database i
     });
     io.out(`Backed up the database to ${out} in ${Date.now() - started} ms.\n`);
     return 0;
+  },
+};
+
+export const checkDbCommand: Command = {
+  name: "check-db",
+  summary: "Check the whole database with SQLite's integrity_check, also while the app runs",
+  help: `Usage: npm run concord -- check-db
+
+Runs SQLite's integrity_check over the whole database (CONCORD_DB, default ./data/concord.db) on a read-only
+connection, which reads one consistent snapshot while the web app keeps reading and writing. Prints "ok" and exits 0,
+or prints SQLite's first finding and exits 2. The server checks the whole file when it starts only up to 256 MiB;
+run this after a crash, a disk error, and regularly on a big database (docs/reliability.md).`,
+  run(argv, io) {
+    parseOptions(argv, {});
+    const path = getDb().$client.name;
+    const started = Date.now();
+    const result = fullIntegrityCheck(path);
+    if (result !== "ok")
+      throw new CliError(
+        `${path}: damaged (SQLite's integrity_check: ${result.split("\n")[0]!.slice(0, 200)}). Stop every process using it and restore the last good backup: cp BACKUP.db ${path} && rm -f ${path}-wal ${path}-shm`,
+      );
+    io.out(`${path}: ok (SQLite's integrity_check, ${Date.now() - started} ms).\n`);
+    return Promise.resolve(0);
   },
 };

@@ -14,15 +14,17 @@ import { getDb } from "~/platform/db.server";
 import { decodeImportBytes, importLimits } from "~/formats/import-contract";
 import { parseIntent } from "~/platform/intent";
 import { requireForm, requireRole } from "~/accounts/guard.server";
-import { importReviewSet, listReviewSets } from "~/case-review/case-review.server";
-import { importQuestionBank, listBanks } from "~/mentat/banks.server";
+import { importReviewSet, reviewSetsWindow } from "~/case-review/case-review.server";
+import { banksWindow, importQuestionBank } from "~/mentat/banks.server";
 
 export const meta: MetaFunction = () => [{ title: "Expert ratings · Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
-  return { banks: listBanks(db), sets: listReviewSets(db) };
+  // A window of each list, as the URL asks (docs/architecture.md, "Pages are windows"): banks `b_`, sets `s_`.
+  const params = new URL(request.url).searchParams;
+  return { banks: banksWindow(db, params), sets: reviewSetsWindow(db, params) };
 }
 
 const ImportSchema = z.discriminatedUnion("intent", [

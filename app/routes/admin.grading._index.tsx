@@ -7,22 +7,17 @@ import { issueLines } from "~/cli/io";
 import { decodeImportBytes, importLimits, refusalLine } from "~/formats/import-contract";
 import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
-import { listGradingSets } from "~/rubric-grading/results.server";
-import { importEvalSet } from "~/rubric-grading/sets.server";
+import { gradingSetsWindow, importEvalSet, type GradingSetRow } from "~/rubric-grading/sets.server";
+import { columnHelper } from "~/ui/data-table";
 import { Csrf } from "~/ui/root-data";
+import { WindowTable } from "~/ui/window-table";
 
 export const meta: MetaFunction = () => [{ title: "Rubric grading · Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  return {
-    sets: listGradingSets(getDb()).map((s) => ({
-      id: s.id,
-      name: s.name,
-      conversations: s.conversations,
-      subsets: s.subsets.map((x) => x.name),
-    })),
-  };
+  // One window of the sets, as the URL asks (docs/architecture.md, "Pages are windows").
+  return { sets: gradingSetsWindow(getDb(), new URL(request.url).searchParams) };
 }
 
 const ImportSchema = z.discriminatedUnion("intent", [
@@ -80,6 +75,17 @@ export async function action({ request }: ActionFunctionArgs) {
   }
 }
 
+const col = columnHelper<GradingSetRow>();
+const columns = [
+  col.accessor("name", {
+    id: "name",
+    header: "Set",
+    cell: (info) => <Link to={`/admin/grading/${info.row.original.id}`}>{info.getValue()}</Link>,
+  }),
+  col.accessor("conversations", { header: "Conversations" }),
+  col.accessor((s) => s.subsets.join(", ") || "—", { id: "subsets", header: "Subsets" }),
+];
+
 export default function GradingSets() {
   const { sets } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
@@ -93,29 +99,18 @@ export default function GradingSets() {
         commands or a grading run started on <Link to="/admin/eval-jobs">Evaluation jobs</Link>
         (docs/rubric-grading.md).
       </p>
-      {sets.length === 0 ? (
+      {sets.total === 0 && sets.query.filters.q === "" ? (
         <p className="card">No evaluation sets yet. Import one below (or with the grade-import command).</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Set</th>
-              <th className="num">Conversations</th>
-              <th>Subsets</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sets.map((s) => (
-              <tr key={s.id} data-set={s.name}>
-                <td>
-                  <Link to={`/admin/grading/${s.id}`}>{s.name}</Link>
-                </td>
-                <td className="num">{s.conversations}</td>
-                <td>{s.subsets.join(", ") || "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <WindowTable
+          window={sets}
+          columns={columns}
+          sortable={["name"]}
+          noun="sets"
+          testId="grading-sets"
+          filterLabel="Set name starts with"
+          rowProps={(s) => ({ "data-set": s.name })}
+        />
       )}
       <Form method="post" encType="multipart/form-data" className="card stacked" aria-label="Import an evaluation set">
         <Csrf />

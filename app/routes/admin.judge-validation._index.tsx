@@ -5,13 +5,16 @@ import { getDb } from "~/platform/db.server";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import { Csrf } from "~/ui/root-data";
 import { importResponsesFromForm } from "~/judge-validation/judge-forms.server";
-import { listJudgeSets } from "~/judge-validation/judge-sets.server";
+import { judgeSetsWindow, type JudgeSetSummary } from "~/judge-validation/judge-sets.server";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 
 export const meta: MetaFunction = () => [{ title: "Judge validation · Concord" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  return { sets: listJudgeSets(getDb()) };
+  // One window of the sets, as the URL asks (docs/architecture.md, "Pages are windows").
+  return { sets: judgeSetsWindow(getDb(), new URL(request.url).searchParams) };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -19,6 +22,23 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await requireForm(request, me);
   return importResponsesFromForm(getDb(), form, { actorId: me.id });
 }
+
+const col = columnHelper<JudgeSetSummary>();
+const columns = [
+  col.accessor("name", {
+    id: "name",
+    header: "Set",
+    cell: (info) => <Link to={`/admin/judge-validation/${info.row.original.id}`}>{info.getValue()}</Link>,
+  }),
+  col.accessor("status", {
+    header: "Status",
+    cell: ({ getValue }) => <span className={`badge ${getValue()}`}>{getValue()}</span>,
+  }),
+  col.accessor("responses", { header: "Responses" }),
+  col.accessor("items", { header: "Sampled" }),
+  col.accessor((s) => `${s.ratingsSubmitted} / ${s.ratingsAssigned}`, { id: "ratings", header: "Ratings submitted" }),
+  col.accessor("judges", { header: "Judges" }),
+];
 
 export default function JudgeSets() {
   const { sets } = useLoaderData<typeof loader>();
@@ -32,39 +52,18 @@ export default function JudgeSets() {
         responses, draw the reference's bucket sample, have three raters label each sampled response blinded, import
         candidate judges' outputs and compare them with the raters' majority.
       </p>
-      {sets.length === 0 ? (
+      {sets.total === 0 && sets.query.filters.q === "" ? (
         <p className="card">No validation sets yet. Import model responses below to create one.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Set</th>
-              <th>Status</th>
-              <th className="num">Responses</th>
-              <th className="num">Sampled</th>
-              <th className="num">Ratings submitted</th>
-              <th className="num">Judges</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sets.map((s) => (
-              <tr key={s.id} data-set={s.name}>
-                <td>
-                  <Link to={`/admin/judge-validation/${s.id}`}>{s.name}</Link>
-                </td>
-                <td>
-                  <span className={`badge ${s.status}`}>{s.status}</span>
-                </td>
-                <td className="num">{s.responses}</td>
-                <td className="num">{s.items}</td>
-                <td className="num">
-                  {s.ratingsSubmitted} / {s.ratingsAssigned}
-                </td>
-                <td className="num">{s.judges}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <WindowTable
+          window={sets}
+          columns={columns}
+          sortable={["name"]}
+          noun="sets"
+          testId="judge-sets"
+          filterLabel="Set name starts with"
+          rowProps={(s) => ({ "data-set": s.name })}
+        />
       )}
       <h2>Import model responses</h2>
       <Form method="post" encType="multipart/form-data" className="card">
@@ -72,7 +71,7 @@ export default function JudgeSets() {
         <label htmlFor="set">Validation set (new or existing)</label>
         <input id="set" name="set" type="text" list="judge-sets" required />
         <datalist id="judge-sets">
-          {sets.map((s) => (
+          {sets.rows.map((s) => (
             <option key={s.id} value={s.name} />
           ))}
         </datalist>

@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { invariantFound, requireRole } from "~/accounts/guard.server";
-import { getMcReport, listMcReports, mcReportsRoot } from "~/mc-evaluation/reports.server";
+import { getMcReport, mcReportsRoot, mcReportsWindow } from "~/mc-evaluation/reports.server";
 import { McReportDetail, McReportList } from "~/mc-evaluation/ui/report-view";
 
 export const meta: MetaFunction = () => [{ title: "Multiple-choice evaluation · Concord" }];
@@ -22,7 +22,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const root = mcReportsRoot();
   return {
     root,
-    reports: listMcReports(root),
+    // One window of the report folders, as the URL asks (docs/architecture.md, "Pages are windows").
+    reports: mcReportsWindow(new URL(request.url).searchParams, root),
     report: name ? invariantFound(getMcReport(name, root), "No such report.") : null,
   };
 }

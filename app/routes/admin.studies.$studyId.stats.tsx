@@ -5,7 +5,7 @@ import { invariantFound, requireRole } from "~/accounts/guard.server";
 import { parseId } from "~/platform/forms";
 import { REPORT_FILE_STEM } from "~/study-report/domain/study-report-files";
 import { getStatsPageOffThread } from "~/study-report/study-report.server";
-import { BatchSizeSchema, DEFAULT_BATCH_SIZE, MIN_BATCH_SIZE } from "~/study-report/domain/rater-agreement";
+import { BatchSizeSchema, MIN_BATCH_SIZE } from "~/study-report/domain/rater-agreement";
 import { OrderFreeSection, OverTimeSection, PairwiseSection } from "~/study-report/ui/rater-agreement-sections";
 import {
   CaseCountsSection,
@@ -30,24 +30,27 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const id = parseId(params.studyId);
-  // The batch size of "Agreement over time", as typed; a refused one is shown with its error, the default used.
+  // The batch size of "Agreement over time", as typed; a refused one is shown with its error. Without one, the page
+  // makes its own: a fixed number of batches whatever the study's size (docs/statistics.md, "The page at scale").
   const typed = new URL(request.url).searchParams.get("batch");
   const batch = typed === null || typed === "" ? null : BatchSizeSchema.safeParse(typed);
-  const batchSize = batch?.success ? batch.data : DEFAULT_BATCH_SIZE;
+  const batchSize = batch?.success ? batch.data : null;
   const batchError =
     batch && !batch.success
-      ? `Cases per batch must be a whole number of at least ${MIN_BATCH_SIZE}; showing batches of ${DEFAULT_BATCH_SIZE}.`
+      ? `Cases per batch must be a whole number of at least ${MIN_BATCH_SIZE}; showing the page's own batches.`
       : null;
-  // Built on a worker thread: a big study's report and charts would hold up every other request on this one.
+  // Built on a worker thread and kept until the study's figures change: a big study's report and charts would hold
+  // up every other request on this one.
   const page = invariantFound(
-    id !== null ? await getStatsPageOffThread(getDb(), id, { batchSize }) : null,
+    id !== null ? await getStatsPageOffThread(getDb(), id, batchSize === null ? {} : { batchSize }) : null,
     "No such study.",
   );
-  return { ...page, batchInput: typed ?? String(batchSize), batchError, batchAsked: typed !== null };
+  const batchInput = typed ?? String(page.agreement.over_time.batch_size);
+  return { ...page, batchSize, batchInput, batchError, batchAsked: typed !== null };
 }
 
 export default function StudyStatsPage() {
-  const { report, charts, agreement, agreementCharts, batchInput, batchError, batchAsked } =
+  const { report, charts, agreement, agreementCharts, batchSize, batchInput, batchError, batchAsked } =
     useLoaderData<typeof loader>();
   const byId = new Map(charts.map((c) => [c.id, c]));
   const agreementProps = {
@@ -56,6 +59,7 @@ export default function StudyStatsPage() {
     base: `/admin/studies/${report.study.id}/stats`,
     batchInput,
     batchError,
+    batchSize,
   };
   const base = `/admin/studies/${report.study.id}/stats`;
   const sections = { report, charts: byId, base };

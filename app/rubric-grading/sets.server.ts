@@ -1,7 +1,7 @@
 /**
  * Evaluation sets, subsets and the models of a set (docs/rubric-grading.md, "Evaluation sets" and "Models").
  */
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import {
   gradingConversations,
   gradingModels,
@@ -13,6 +13,8 @@ import {
 import { visibleGradingSets, visibleGradingVerdicts } from "../../db/schema-visible";
 import type { Db } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
+import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { keyset } from "../platform/list-window.server";
 import { importBehindHiddenParent, INTERRUPTED, nameFree, type HiddenParent } from "../platform/hidden-parents.server";
 import {
   checkEvalSet,
@@ -196,7 +198,11 @@ export function getGradingSetById(db: Db, id: number): GradingSet | null {
 
 export function listGradingSets(db: Db) {
   const sets = db.select().from(visibleGradingSets).orderBy(asc(visibleGradingSets.name)).all();
-  return sets.map((s) => ({
+  return sets.map((s) => withCounts(db, s));
+}
+
+function withCounts(db: Db, s: typeof visibleGradingSets.$inferSelect) {
+  return {
     ...s,
     conversations: db
       .select({ n: count() })
@@ -209,7 +215,48 @@ export function listGradingSets(db: Db) {
       .where(eq(gradingSubsets.setId, s.id))
       .orderBy(asc(gradingSubsets.name))
       .all(),
-  }));
+  };
+}
+
+export const GRADING_SETS_WINDOW = {
+  prefix: "",
+  sorts: ["name"],
+  defaultSort: "name",
+  filters: ["q"],
+} as const satisfies WindowSpec<string, string>;
+
+/** One row of the admin list of evaluation sets. */
+export interface GradingSetRow {
+  id: number;
+  name: string;
+  conversations: number;
+  subsets: string[];
+}
+
+/**
+ * A window of the evaluation sets (docs/architecture.md, "Pages are windows"): by name (its unique index) with a
+ * name-prefix filter; only the window's sets are counted.
+ */
+export function gradingSetsWindow(db: Db, params: URLSearchParams): ListWindow<GradingSetRow, "name", "q"> {
+  const w = readWindow(params, GRADING_SETS_WINDOW, 2);
+  const [lo, hi] = prefixRange(w.filters.q);
+  const filter = w.filters.q
+    ? sql`${visibleGradingSets.name} >= ${lo} and ${visibleGradingSets.name} < ${hi}`
+    : undefined;
+  const k = keyset(w, [visibleGradingSets.name, visibleGradingSets.id]);
+  const rows = db
+    .select()
+    .from(visibleGradingSets)
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all()
+    .map((s) => {
+      const c = withCounts(db, s);
+      return { id: c.id, name: c.name, conversations: c.conversations, subsets: c.subsets.map((x) => x.name) };
+    });
+  const total = db.select({ n: count() }).from(visibleGradingSets).where(filter).get()!.n;
+  return finishWindow(w, rows, total, (r) => [r.name, r.id]);
 }
 
 /**

@@ -11,7 +11,12 @@ import type { DisputeReason } from "../gold/public";
 import { chartCsv, studyReportCharts, type ReportChart } from "./domain/study-report-charts";
 import { formatStudyReportMarkdown } from "./domain/study-report-format";
 import { buildStudyReport, referenceLabelOf, type StudyCaseRecord, type StudyReport } from "./domain/study-report";
-import { buildRaterAgreement, type RaterAgreementOptions, type RaterAgreementReport } from "./domain/rater-agreement";
+import {
+  buildRaterAgreement,
+  MAX_PAGE_BATCHES,
+  type RaterAgreementOptions,
+  type RaterAgreementReport,
+} from "./domain/rater-agreement";
 import { raterAgreementCharts } from "./domain/rater-agreement-charts";
 import type { Db } from "../platform/db.server";
 import { runDbWorker } from "../platform/db-worker.server";
@@ -93,7 +98,11 @@ function loadRecords(
     .all();
 
   const annotationsOf = new Map<number, typeof annotationRows>();
-  for (const a of annotationRows) annotationsOf.set(a.caseId, [...(annotationsOf.get(a.caseId) ?? []), a]);
+  for (const a of annotationRows) {
+    const list = annotationsOf.get(a.caseId);
+    if (list) list.push(a);
+    else annotationsOf.set(a.caseId, [a]);
+  }
   const outcomeOf = new Map(outcomeRows.map((o) => [o.caseId, o]));
   const referenceOf = new Map(referenceRows.map((r) => [r.caseId, r]));
   // One gold source per study: an imported dataset's labels only until the study has gold labels of its own, so
@@ -295,11 +304,14 @@ export async function getStudyReportFile(
   return null;
 }
 
-/** What the agreement statistics page shows: the report, agreement per pair and over time, and their charts. */
-export async function getStatsPage(db: Db, studyId: number, options: RaterAgreementOptions = {}) {
+/**
+ * What the agreement statistics page shows: the report, agreement per pair and over time, and their charts. Its
+ * batches are at most MAX_PAGE_BATCHES (bigger than asked in a big study), so the page does not grow with the study.
+ */
+export async function getStatsPage(db: Db, studyId: number, options: Pick<RaterAgreementOptions, "batchSize"> = {}) {
   const report = getStudyReport(db, studyId);
   if (!report) return null;
-  const { agreement } = getRaterAgreement(db, studyId, options)!;
+  const { agreement } = getRaterAgreement(db, studyId, { ...options, maxBatches: MAX_PAGE_BATCHES })!;
   const [charts, agreementCharts] = await Promise.all([
     renderStudyReportCharts(report),
     renderRaterAgreementCharts(agreement),
@@ -330,8 +342,38 @@ function timeOnTaskSummary(db: Db, studyId: number) {
 
 type TimeOnTaskSummary = ReturnType<typeof timeOnTaskSummary>;
 
-/** Per connection and study: the time on task computed at a summary version (a promise, so that it is asked once). */
-const timeOnTaskKept = new WeakMap<object, Map<number, { version: number; summary: Promise<TimeOnTaskSummary> }>>();
+/**
+ * What is kept per connection and study until the study's summary version moves (`keptWhileVersion`): the time on
+ * task, and the statistics page for each batch size asked (a few at most).
+ */
+type Kept<T> = { version: number; value: Promise<T> };
+const timeOnTaskKept = new WeakMap<object, Map<number, Kept<TimeOnTaskSummary>>>();
+const statsPageKept = new WeakMap<object, Map<string, Kept<StatsPage>>>();
+/** Statistics pages kept per connection: a page is a few hundred KB, so a handful of studies and batch sizes. */
+const STATS_PAGES_KEPT = 8;
+
+/**
+ * The value kept under `key` when it was computed at `version`, else `compute()`'s, kept with `version` (the oldest
+ * entry dropped past `limit`). Concurrent asks share one computation; a failed one is not kept, so the next asks again.
+ */
+function keptWhileVersion<K, T>(
+  byKey: Map<K, Kept<T>>,
+  key: K,
+  version: number,
+  compute: () => Promise<T>,
+  limit = Infinity,
+): Promise<T> {
+  const kept = byKey.get(key);
+  if (kept && kept.version === version) return kept.value;
+  const value = compute();
+  byKey.delete(key);
+  byKey.set(key, { version, value });
+  while (byKey.size > limit) byKey.delete(byKey.keys().next().value as K);
+  value.catch(() => {
+    if (byKey.get(key)?.value === value) byKey.delete(key);
+  });
+  return value;
+}
 
 /** The study's summary version: moved by the triggers of `study_summary_versions` on every write that may change it. */
 export function summaryVersion(db: Db, studyId: number): number {
@@ -355,27 +397,34 @@ export function getTimeOnTaskOffThread(db: Db, studyId: number): Promise<TimeOnT
   const version = summaryVersion(db, studyId);
   let byStudy = timeOnTaskKept.get(db.$client);
   if (!byStudy) timeOnTaskKept.set(db.$client, (byStudy = new Map()));
-  const kept = byStudy.get(studyId);
-  if (kept && kept.version === version) return kept.summary;
-  const summary = runDbWorker<ReportWork, TimeOnTaskSummary>("study-report", db, { kind: "time", studyId }, (here) =>
-    timeOnTaskSummary(here, studyId),
+  return keptWhileVersion(byStudy, studyId, version, () =>
+    runDbWorker<ReportWork, TimeOnTaskSummary>("study-report", db, { kind: "time", studyId }, (here) =>
+      timeOnTaskSummary(here, studyId),
+    ),
   );
-  byStudy.set(studyId, { version, summary });
-  // A failed computation is not kept: the next page asks again.
-  summary.catch(() => {
-    if (byStudy.get(studyId)?.summary === summary) byStudy.delete(studyId);
-  });
-  return summary;
 }
+
+type StatsPage = Awaited<ReturnType<typeof getStatsPage>>;
 
 /**
  * The statistics page's data on a worker thread (docs/architecture.md, "Background jobs"): a big study's report and
  * charts take hundreds of milliseconds, which this server's thread spends answering other requests instead.
  */
-export function getStatsPageOffThread(db: Db, studyId: number, options: RaterAgreementOptions = {}) {
+export function getStatsPageOffThread(
+  db: Db,
+  studyId: number,
+  options: Pick<RaterAgreementOptions, "batchSize"> = {},
+): Promise<StatsPage> {
+  const version = summaryVersion(db, studyId);
+  let byPage = statsPageKept.get(db.$client);
+  if (!byPage) statsPageKept.set(db.$client, (byPage = new Map()));
   const work: ReportWork = { kind: "page", studyId, batchSize: options.batchSize };
-  return runDbWorker<ReportWork, Awaited<ReturnType<typeof getStatsPage>>>("study-report", db, work, (here) =>
-    getStatsPage(here, studyId, options),
+  return keptWhileVersion(
+    byPage,
+    `${studyId}:${options.batchSize ?? ""}`,
+    version,
+    () => runDbWorker<ReportWork, StatsPage>("study-report", db, work, (here) => getStatsPage(here, studyId, options)),
+    STATS_PAGES_KEPT,
   );
 }
 

@@ -1,6 +1,6 @@
 /**
- * Pages are windows (docs/architecture.md, "Pages are windows"): the study page, the progress page, the annotator's
- * list and the case page, requested from the production build for a study of 1,000, 10,000 and 100,000 cases (ten
+ * Pages are windows (docs/architecture.md, "Pages are windows"): the study page, the progress page, the statistics
+ * page, the annotator's list and the case page, requested from the production build for a study of 1,000, 10,000 and 100,000 cases (ten
  * annotators, two per case, 30 % annotated: test/support/big-study.ts). Per page and size: the HTML's bytes and the
  * server's CPU per request (the mean of up to 200 sequential requests within 10 s, from /proc); the targets: at 100,000
  * cases within 1.5× of the page at 1,000, in bytes and in CPU (the case page within 1.1× in CPU: its annotator has
@@ -65,7 +65,7 @@ async function measure(url: string, cookie: string, pid: number | undefined): Pr
   };
 }
 
-const PAGES = ["study", "progress", "annotate", "case_page"] as const;
+const PAGES = ["study", "progress", "stats", "annotate", "case_page"] as const;
 type Page = (typeof PAGES)[number];
 
 async function measureSize(cases: number, log: (l: string) => void): Promise<Record<Page, PageFigure>> {
@@ -97,6 +97,9 @@ async function measureSize(cases: number, log: (l: string) => void): Promise<Rec
       const out = {} as Record<Page, PageFigure>;
       out.study = await measure(`${app.url}/admin/studies/${studyId}`, admin, app.pid);
       out.progress = await measure(`${app.url}/admin/studies/${studyId}/progress`, admin, app.pid);
+      // The statistics page: its first request (the warm-up) has the worker build it; the rest are answered from
+      // what was kept with the study's summary version, as every request between two submissions is.
+      out.stats = await measure(`${app.url}/admin/studies/${studyId}/stats`, admin, app.pid);
       out.annotate = await measure(`${app.url}/annotate`, annotator, app.pid);
       out.case_page = await measure(`${app.url}/annotate/${caseId}`, annotator, app.pid);
       for (const p of PAGES)

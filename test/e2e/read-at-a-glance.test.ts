@@ -2,7 +2,8 @@
  * The report pages read at a glance (docs/statistics.md, "The study agreement report"; docs/rater-quality.md): on the
  * demo (three annotators, so the pooled Cohen's κ is n/a in every row) the statistics page leads with the headline
  * table — its first table — and says the reason for n/a once, the detail folded below; the progress page fits a
- * 390-pixel phone without sideways scrolling, in the page or in any of its tables.
+ * 390-pixel phone without sideways scrolling, in the page or in any of its tables; the judge set and bank pages fit
+ * it without sideways scrolling of the page (their wide tables scroll in their own box).
  * Screenshots land in test/e2e/screenshots (not committed).
  */
 import { mkdirSync } from "node:fs";
@@ -80,4 +81,29 @@ describe("report pages at a glance", () => {
     await page.screenshot({ path: `${SHOTS}/progress-390.png`, fullPage: true });
     await page.context().close();
   });
+
+  for (const [what, list, link] of [
+    ["judge set", "/admin/judge-validation", "[data-testid=judge-sets] tbody a"],
+    ["bank", "/admin/expert-ratings", "[data-testid=banks] tbody a"],
+  ] as const) {
+    it(`the ${what} page fits 390 px without sideways scrolling (a wide table scrolls in its own box)`, async () => {
+      const page = await adminPage(390);
+      await page.goto(`${app.url}${list}`);
+      await page.locator(link).first().click();
+      await page.waitForLoadState("networkidle");
+      // Every folded section open: what it holds must fit as well.
+      await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
+      const overflow = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        // What sticks out of the page: the elements whose right edge is past the viewport, outside a scrolling box.
+        past: [...document.querySelectorAll("main *")]
+          .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest(".table-scroll"))
+          .map((e) => `${e.tagName}.${e.className}`)
+          .slice(0, 10),
+      }));
+      expect({ what, ...overflow }).toEqual({ what, page: 390, past: [] });
+      await page.screenshot({ path: `${SHOTS}/${what.replace(" ", "-")}-390.png`, fullPage: true });
+      await page.context().close();
+    });
+  }
 });

@@ -42,6 +42,20 @@ import { loader as adminCaseLoader } from "../../app/routes/admin.cases.$caseId"
 import { listReviewerEntries } from "../../app/screening/screening-review.server";
 import { screeningQueuePage } from "../../app/screening/screening-windows.server";
 import { loader as screeningQueueLoader } from "../../app/routes/screening._index";
+import { judgeSetsWindow } from "../../app/judge-validation/judge-sets.server";
+import { banksWindow } from "../../app/mentat/banks.server";
+import { reviewSetsWindow } from "../../app/case-review/case-review.server";
+import { screeningStudiesWindow } from "../../app/screening/screening.server";
+import { loader as judgeSetsLoader } from "../../app/routes/admin.judge-validation._index";
+import { loader as expertAdminLoader } from "../../app/routes/admin.expert-ratings._index";
+import { loader as screeningStudiesLoader } from "../../app/routes/admin.screening._index";
+import { gradingSetsWindow } from "../../app/rubric-grading/sets.server";
+import { loader as gradingSetsLoader } from "../../app/routes/admin.grading._index";
+import { mcReportsWindow } from "../../app/mc-evaluation/reports.server";
+import { loader as mcReportsLoader } from "../../app/routes/admin.mc-evaluation._index";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 let db: Db;
 let cleanup: () => void;
@@ -476,6 +490,161 @@ describe("the studies", () => {
       for (let i = 0; i < n; i++) ins.run(`Study ${String(i).padStart(5, "0")}`);
       return () => loaderBytes(here, "boss", adminHomeLoader, "/admin");
     });
+    expect(r.ratio).toBeLessThan(1.2);
+  }, 60_000);
+});
+
+/** `n` rows of an admin list's table, written straight in, named in an order other than their ids'. */
+function writeNamed(
+  here: Db,
+  table: "judge_sets" | "mentat_banks" | "review_sets" | "screening_studies" | "grading_sets",
+  n: number,
+) {
+  const extra: Record<typeof table, [string, string]> = {
+    grading_sets: [", source_sha256, content_sha256", ", 'x', 'y'"],
+    judge_sets: [", targets", `, '{"refusal":1}'`],
+    mentat_banks: ["", ""],
+    review_sets: ["", ""],
+    screening_studies: [", categories", `, '["a","b"]'`],
+  };
+  const [cols, values] = extra[table];
+  const insert = here.$client.prepare(`INSERT INTO ${table} (name, created_at${cols}) VALUES (?, 1000${values})`);
+  here.$client.transaction(() => {
+    // 11 is prime to every n used here: the ids and the names run in different orders.
+    for (let i = 0; i < n; i++) insert.run(`${i % 2 ? "Beta" : "Alpha"} ${String((i * 11) % n).padStart(5, "0")}`);
+  })();
+}
+
+describe("the admin lists of validation sets, banks, review sets, screening studies and evaluation sets", () => {
+  const lists = [
+    {
+      table: "judge_sets",
+      read: (here: Db, p: URLSearchParams) => judgeSetsWindow(here, p),
+      prefix: "",
+      loader: judgeSetsLoader,
+      path: "/admin/judge-validation",
+    },
+    {
+      table: "mentat_banks",
+      read: (here: Db, p: URLSearchParams) => banksWindow(here, p),
+      prefix: "b_",
+      loader: expertAdminLoader,
+      path: "/admin/expert-ratings",
+    },
+    {
+      table: "review_sets",
+      read: (here: Db, p: URLSearchParams) => reviewSetsWindow(here, p),
+      prefix: "s_",
+      loader: expertAdminLoader,
+      path: "/admin/expert-ratings",
+    },
+    {
+      table: "screening_studies",
+      read: (here: Db, p: URLSearchParams) => screeningStudiesWindow(here, p),
+      prefix: "",
+      loader: screeningStudiesLoader,
+      path: "/admin/screening",
+    },
+    {
+      table: "grading_sets",
+      read: (here: Db, p: URLSearchParams) => gradingSetsWindow(here, p),
+      prefix: "",
+      loader: gradingSetsLoader,
+      path: "/admin/grading",
+    },
+  ] as const;
+
+  it("each pages by name, forward and back through the whole list once, with a name-prefix filter from the URL", () => {
+    for (const list of lists) {
+      writeNamed(db, list.table, 133);
+      const names = db.$client.prepare(`SELECT name FROM ${list.table} ORDER BY name`).pluck().all() as string[];
+      const all = walk((p) => list.read(db, p) as ListWindow<{ name: string }>, {}, list.prefix);
+      expect({ table: list.table, names: all.forward.map((r) => r.name) }).toEqual({ table: list.table, names });
+      expect(all.back.map((r) => r.name)).toEqual(names);
+      expect(all.total).toBe(133);
+      const desc = walk(
+        (p) => list.read(db, p) as ListWindow<{ name: string }>,
+        { [`${list.prefix}dir`]: "desc" },
+        list.prefix,
+      );
+      expect(desc.forward.map((r) => r.name)).toEqual([...names].reverse());
+      const betas = walk(
+        (p) => list.read(db, p) as ListWindow<{ name: string }>,
+        { [`${list.prefix}q`]: "Beta" },
+        list.prefix,
+      );
+      expect(betas.forward.map((r) => r.name)).toEqual(names.filter((x) => x.startsWith("Beta")));
+      expect(betas.total).toBe(66);
+    }
+  });
+
+  it("each page stays the same size with 30 windows of sets, banks or studies instead of 3", async () => {
+    for (const list of lists) {
+      const r = await smallAndLarge(async (here, n) => {
+        await makeUser(here, "lists-admin", ["admin"]);
+        writeNamed(here, list.table, n);
+        return () => loaderBytes(here, "lists-admin", list.loader, list.path);
+      });
+      expect({ table: list.table, bounded: r.ratio < 1.2 }).toEqual({ table: list.table, bounded: true });
+    }
+  }, 120_000);
+});
+
+/** `n` report folders under a new root, each with a report's manifest, the later ones newer on disk. */
+function writeReports(n: number): string {
+  const root = mkdtempSync(join(tmpdir(), "concord-mc-list-"));
+  for (let i = 0; i < n; i++) {
+    const name = `${i % 2 ? "beta" : "alpha"}-${String((i * 11) % n).padStart(5, "0")}`;
+    mkdirSync(join(root, name));
+    const manifest = {
+      format: "concord-mc-report/1",
+      created_at: `2030-01-01T00:00:${String(i % 60).padStart(2, "0")}Z`,
+      runs: [{ model: { key: "m" }, items_format: "csv", seed: i }],
+      files: {},
+    };
+    writeFileSync(join(root, name, "manifest.json"), JSON.stringify(manifest));
+    utimesSync(join(root, name), 1_000_000 + i, 1_000_000 + i);
+  }
+  return root;
+}
+
+describe("the multiple-choice reports list", () => {
+  it("pages through the report folders, newest first, forward and back, with a name-prefix filter", () => {
+    const root = writeReports(133);
+    try {
+      const all = walk((p) => mcReportsWindow(p, root));
+      expect(all.total).toBe(133);
+      // Newest on disk first: the folders in the reverse of the order they were written.
+      const written = Array.from(
+        { length: 133 },
+        (_, i) => `${i % 2 ? "beta" : "alpha"}-${String((i * 11) % 133).padStart(5, "0")}`,
+      );
+      expect(all.forward.map((r) => r.name)).toEqual([...written].reverse());
+      expect(all.back.map((r) => r.name)).toEqual([...written].reverse());
+      const betas = walk((p) => mcReportsWindow(p, root), { q: "beta" });
+      expect(betas.forward.map((r) => r.name)).toEqual([...written].reverse().filter((x) => x.startsWith("beta")));
+      expect(all.forward[0]!.runs).toEqual(["m · csv · seed 132"]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("the page stays the same size with 30 windows of reports instead of 3", async () => {
+    const saved = process.env.CONCORD_MC_REPORTS;
+    const r = await smallAndLarge(async (here, n) => {
+      await makeUser(here, "mc-admin", ["admin"]);
+      const root = writeReports(n);
+      return async () => {
+        process.env.CONCORD_MC_REPORTS = root;
+        try {
+          return await loaderBytes(here, "mc-admin", mcReportsLoader, "/admin/mc-evaluation");
+        } finally {
+          rmSync(root, { recursive: true, force: true });
+        }
+      };
+    });
+    if (saved === undefined) delete process.env.CONCORD_MC_REPORTS;
+    else process.env.CONCORD_MC_REPORTS = saved;
     expect(r.ratio).toBeLessThan(1.2);
   }, 60_000);
 });

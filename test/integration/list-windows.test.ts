@@ -27,10 +27,12 @@ import { loader as progressLoader } from "../../app/routes/admin.studies.$studyI
 import { loader as annotateLoader } from "../../app/routes/annotate._index";
 import { loader as casePageLoader } from "../../app/routes/annotate.$caseId";
 import { loader as studiesLoader } from "../../app/routes/admin._index";
+import { loader as statsLoader } from "../../app/routes/admin.studies.$studyId.stats";
 import { freshDb, makeUser } from "../support/db";
 import { signedIn } from "../support/route-calls";
 import { studyForPair, sufficient } from "../support/labels";
 import { writeBigStudy } from "../support/big-study";
+import { MAX_PAGE_BATCHES } from "../../app/study-report/domain/rater-agreement";
 
 let db: Db;
 let cleanup: () => void;
@@ -256,6 +258,38 @@ describe("a list page's size", () => {
     }
   }
 
+  /** The statistics page's data for a study of `n` cases (ten annotators, 30 % annotated), as JSON bytes, per query. */
+  async function statsSizes(n: number, queries: string[]) {
+    const { db: here, cleanup: done } = freshDb();
+    try {
+      await makeUser(here, "stats-admin", ["admin"]);
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push((await makeUser(here, `stats-ann${i}`, ["annotator"])).id);
+      const { studyId } = writeBigStudy(here, { name: "Sized", cases: n, annotatorIds: ids });
+      const admin = await signedIn(here, "stats-admin");
+      const out: { bytes: number; batches: number }[] = [];
+      for (const query of queries) {
+        const path = `/admin/studies/${studyId}/stats${query}`;
+        const request = new Request(`http://concord.test${path}`, { headers: admin.post(path, {}).headers });
+        const data = await statsLoader({ request, params: { studyId: String(studyId) }, context: {} });
+        out.push({ bytes: JSON.stringify(data).length, batches: data.agreement.over_time.by_batch.length });
+      }
+      return out;
+    } finally {
+      done();
+    }
+  }
+
+  it("stays within 1.2× from 1,000 to 100,000 cases for the statistics page, whatever batch size is asked", async () => {
+    const [small] = await statsSizes(1_000, [""]);
+    // The page's own batches, and the smallest batch one may ask for.
+    const large = await statsSizes(100_000, ["", "?batch=2"]);
+    for (const l of large) {
+      expect(l.batches).toBeLessThanOrEqual(MAX_PAGE_BATCHES);
+      expect(l.bytes / small!.bytes).toBeLessThan(1.2);
+    }
+  }, 300_000);
+
   it("stays within 1.5× from 1,000 to 10,000 cases for the study page, the progress page and the annotator's list", async () => {
     const small = await pageSizes(1_000);
     const large = await pageSizes(10_000);
@@ -358,6 +392,8 @@ describe("what a list page reads", () => {
         params,
         context: {},
       });
+      // The statistics page: its figures come from the statistics worker, kept with the study's summary version.
+      await statsLoader({ request: get(admin, `/admin/studies/${studyId}/stats`), params, context: {} });
     });
     const annotators = await plansOf(async () => {
       for (const state of ["", "not_started", "draft", "submitted", "locked"])

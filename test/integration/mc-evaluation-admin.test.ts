@@ -96,7 +96,7 @@ afterAll(() => {
 describe("/admin/mc-evaluation", () => {
   it("lists and shows reports to admins", async () => {
     const list = await indexLoader({ request: request("/admin/mc-evaluation", adminCookie), params: {}, context: {} });
-    expect(list.reports.map((r) => r.name)).toEqual(["first"]);
+    expect(list.reports.rows.map((r) => r.name)).toEqual(["first"]);
     const one = await indexLoader({
       request: request("/admin/mc-evaluation?report=first", adminCookie),
       params: {},

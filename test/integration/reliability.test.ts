@@ -3,7 +3,7 @@
  * --verify finds a tampered folder, a refused screening import applies no setting, the JSONL case import drops
  * nothing silently, and every text import refuses bytes that are not UTF-8 with FILE:LINE.
  */
-import { writeFileSync, readFileSync, openSync, writeSync, closeSync } from "node:fs";
+import { writeFileSync, readFileSync, openSync, writeSync, closeSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../app/cli/index";
@@ -172,5 +172,32 @@ describe("the server refuses a damaged database", () => {
     expect(refusal).toBeInstanceOf(StartupRefusal);
     expect((refusal as Error).message).toContain(`The database ${path} is damaged`);
     expect((refusal as Error).message).toContain(`cp BACKUP.db ${path}`);
+  });
+
+  it("past its size budget, checks at start only what does not grow with the studies; check-db checks everything", async () => {
+    db.$client.exec(
+      "create table filler (x); with recursive n(i) as (select 1 union all select i + 1 from n where i < 50) insert into filler select randomblob(3000) from n",
+    );
+    db.$client.pragma("wal_checkpoint(TRUNCATE)");
+    expect(await run(["check-db"])).toMatchObject({ code: 0, out: expect.stringContaining(`${path}: ok`) });
+    // Damage the last page of the file: the filler's, which stands for the cases of a big study.
+    const pages = statSync(path).size / 4096;
+    const fd = openSync(path, "r+");
+    writeSync(fd, Buffer.alloc(4096, 0xab), 0, 4096, 4096 * (pages - 1));
+    closeSync(fd);
+    // Within the budget (this file is small) the start reads everything and refuses.
+    expect(() => checkDatabaseIntegrity(path)).toThrow(StartupRefusal);
+    // Past it (a budget of 0 bytes), the start reads the schema and the small tables only: the filler is not read.
+    expect(() => checkDatabaseIntegrity(path, { fullCheckBytes: 0 })).not.toThrow();
+    // The whole check finds it, with one line and exit 2.
+    const whole = await run(["check-db"]);
+    expect(whole.code).toBe(2);
+    expect(whole.err).toContain(`${path}: damaged (SQLite's integrity_check:`);
+    expect(whole.err.trim().split("\n")).toHaveLength(1);
+    // A damaged first page (the header and the schema) is refused at any size.
+    const head = openSync(path, "r+");
+    writeSync(head, Buffer.alloc(100, 0xcd), 0, 100, 0);
+    closeSync(head);
+    expect(() => checkDatabaseIntegrity(path, { fullCheckBytes: 0 })).toThrow(StartupRefusal);
   });
 });

@@ -1,5 +1,8 @@
 /** The parts of the expert-ratings admin page: the MENTAT banks and MentalBench review sets, and their imports. */
 import type { ReactNode } from "react";
+import type { ListWindow } from "~/platform/list-window";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 import { Form, Link } from "@remix-run/react";
 import { DEFAULT_PREFERENCE_DOMAINS, MENTAT_DOMAINS } from "~/expert-panel/domain/expert-scales";
 import { Csrf } from "~/ui/root-data";
@@ -36,58 +39,7 @@ function Issues({ result, intent }: { result: ExpertImportResult | undefined; in
   );
 }
 
-/** A list of banks or sets: a table of `columns` with a link to each page, or `empty` when there are none. */
-function SummaryTable<T extends { id: number; name: string }>({
-  rows,
-  empty,
-  columns,
-  link,
-  rowAttr,
-  nameHead,
-}: {
-  rows: T[];
-  /** The heading of the name column. */
-  nameHead: string;
-  empty: string;
-  /** The heading and the cell of each column after the name; `num` right-aligns it. */
-  columns: { head: string; num?: boolean; cell: (row: T) => ReactNode }[];
-  link: (row: T) => string;
-  /** The row's data attribute naming it, for tests and readers ("data-bank"). */
-  rowAttr: string;
-}) {
-  if (rows.length === 0) return <p className="card">{empty}</p>;
-  const num = (c: { num?: boolean }) => (c.num ? "num" : undefined);
-  return (
-    <table>
-      <thead>
-        <tr>
-          <th>{nameHead}</th>
-          {columns.map((c) => (
-            <th key={c.head} className={num(c)}>
-              {c.head}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.id} {...{ [rowAttr]: r.name }}>
-            <td>
-              <Link to={link(r)}>{r.name}</Link>
-            </td>
-            {columns.map((c) => (
-              <td key={c.head} className={num(c)}>
-                {c.cell(r)}
-              </td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-/** What the banks table shows of a MENTAT bank (its summary, app/mentat/banks.server.ts:listBanks). */
+/** What the banks table shows of a MENTAT bank (its summary, app/mentat/banks.server.ts:banksWindow). */
 interface BankRow {
   id: number;
   name: string;
@@ -98,7 +50,7 @@ interface BankRow {
   numRated: number;
 }
 
-/** What the sets table shows of a review set (its summary, app/case-review/case-review.server.ts:listReviewSets). */
+/** What the sets table shows of a review set (its summary, app/case-review/case-review.server.ts:reviewSetsWindow). */
 interface ReviewSetRow {
   id: number;
   name: string;
@@ -108,44 +60,66 @@ interface ReviewSetRow {
   numSubmitted: number;
 }
 
-/** The question banks with their rating progress. */
-export function BanksTable({ banks }: { banks: BankRow[] }) {
+const bankCol = columnHelper<BankRow>();
+const bankColumns = [
+  bankCol.accessor("name", {
+    id: "name",
+    header: "Bank",
+    cell: (info) => <Link to={`/admin/mentat/${info.row.original.id}`}>{info.getValue()}</Link>,
+  }),
+  bankCol.accessor("numQuestions", { header: "Questions" }),
+  bankCol.accessor((b) => b.preferenceDomains.join(", ") || "none", { id: "domains", header: "Rated domains" }),
+  bankCol.accessor("numRaters", { header: "Experts" }),
+  bankCol.accessor((b) => `${b.numSubmitted} / ${b.numRated * b.numRaters}`, {
+    id: "submitted",
+    header: "Submitted ratings",
+  }),
+];
+
+/** A window of the question banks with their rating progress (docs/architecture.md, "Pages are windows"). */
+export function BanksTable({ banks }: { banks: ListWindow<BankRow> }) {
+  if (banks.total === 0 && !banks.query.filters.q) return <p className="card">No question banks yet.</p>;
   return (
-    <SummaryTable
-      rows={banks}
-      empty="No question banks yet."
-      link={(b) => `/admin/mentat/${b.id}`}
-      rowAttr="data-bank"
-      nameHead="Bank"
-      columns={[
-        { head: "Questions", num: true, cell: (b) => b.numQuestions },
-        { head: "Rated domains", cell: (b) => b.preferenceDomains.join(", ") || "none" },
-        { head: "Experts", num: true, cell: (b) => b.numRaters },
-        { head: "Submitted ratings", num: true, cell: (b) => `${b.numSubmitted} / ${b.numRated * b.numRaters}` },
-      ]}
+    <WindowTable
+      window={banks}
+      columns={bankColumns}
+      sortable={["name"]}
+      noun="banks"
+      testId="banks"
+      filterLabel="Bank name starts with"
+      rowProps={(b) => ({ "data-bank": b.name })}
     />
   );
 }
 
-/** The review sets with their review progress. */
-export function ReviewSetsTable({ sets }: { sets: ReviewSetRow[] }) {
+const setCol = columnHelper<ReviewSetRow>();
+const setColumns = [
+  setCol.accessor("name", {
+    id: "name",
+    header: "Set",
+    cell: (info) => <Link to={`/admin/case-review/${info.row.original.id}`}>{info.getValue()}</Link>,
+  }),
+  setCol.accessor("numCases", { header: "Cases" }),
+  setCol.accessor("numSeeds", { header: "Seeds" }),
+  setCol.accessor("numRaters", { header: "Experts" }),
+  setCol.accessor((s) => `${s.numSubmitted} / ${(s.numCases + s.numSeeds) * s.numRaters}`, {
+    id: "submitted",
+    header: "Submitted reviews",
+  }),
+];
+
+/** A window of the review sets with their review progress. */
+export function ReviewSetsTable({ sets }: { sets: ListWindow<ReviewSetRow> }) {
+  if (sets.total === 0 && !sets.query.filters.q) return <p className="card">No review sets yet.</p>;
   return (
-    <SummaryTable
-      rows={sets}
-      empty="No review sets yet."
-      link={(s) => `/admin/case-review/${s.id}`}
-      rowAttr="data-set"
-      nameHead="Set"
-      columns={[
-        { head: "Cases", num: true, cell: (s) => s.numCases },
-        { head: "Seeds", num: true, cell: (s) => s.numSeeds },
-        { head: "Experts", num: true, cell: (s) => s.numRaters },
-        {
-          head: "Submitted reviews",
-          num: true,
-          cell: (s) => `${s.numSubmitted} / ${(s.numCases + s.numSeeds) * s.numRaters}`,
-        },
-      ]}
+    <WindowTable
+      window={sets}
+      columns={setColumns}
+      sortable={["name"]}
+      noun="review sets"
+      testId="review-sets"
+      filterLabel="Set name starts with"
+      rowProps={(s) => ({ "data-set": s.name })}
     />
   );
 }

@@ -39,50 +39,52 @@ export function ExpertPanel({
   const others = panel.filter((p) => !p.onPanel && p.active);
   return (
     <div className="grid2">
-      <table>
-        <thead>
-          <tr>
-            <th>Expert</th>
-            <th className="num">Submitted</th>
-            <th className="num">Drafts</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          {onPanel.length === 0 ? (
+      <div className="table-scroll">
+        <table>
+          <thead>
             <tr>
-              <td colSpan={4} className="muted">
-                {emptyText}
-              </td>
+              <th>Expert</th>
+              <th className="num">Submitted</th>
+              <th className="num">Drafts</th>
+              <th />
             </tr>
-          ) : (
-            onPanel.map((p) => (
-              <tr key={p.id} data-rater={p.username}>
-                {markDeactivated ? (
-                  <td>
-                    {p.username} {p.active ? null : <span className="badge">deactivated</span>}
-                  </td>
-                ) : (
-                  <td>{p.username}</td>
-                )}
-                <td className="num">
-                  {p.submitted} / {total}
-                </td>
-                <td className="num">{p.drafts}</td>
-                <td>
-                  <Form method="post">
-                    <Csrf />
-                    <input type="hidden" name="raterId" value={p.id} />
-                    <button type="submit" name="intent" value="remove_rater" className="link" disabled={busy}>
-                      remove
-                    </button>
-                  </Form>
+          </thead>
+          <tbody>
+            {onPanel.length === 0 ? (
+              <tr>
+                <td colSpan={4} className="muted">
+                  {emptyText}
                 </td>
               </tr>
-            ))
-          )}
-        </tbody>
-      </table>
+            ) : (
+              onPanel.map((p) => (
+                <tr key={p.id} data-rater={p.username}>
+                  {markDeactivated ? (
+                    <td>
+                      {p.username} {p.active ? null : <span className="badge">deactivated</span>}
+                    </td>
+                  ) : (
+                    <td>{p.username}</td>
+                  )}
+                  <td className="num">
+                    {p.submitted} / {total}
+                  </td>
+                  <td className="num">{p.drafts}</td>
+                  <td>
+                    <Form method="post">
+                      <Csrf />
+                      <input type="hidden" name="raterId" value={p.id} />
+                      <button type="submit" name="intent" value="remove_rater" className="link" disabled={busy}>
+                        remove
+                      </button>
+                    </Form>
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
       <Form method="post" className="card">
         <Csrf />
         <h3 style={{ marginTop: 0 }}>Add an expert</h3>

@@ -29,28 +29,30 @@ export function ResponsesSection({
     <>
       <h2>Responses ({set.responses})</h2>
       {imports.length ? (
-        <table>
-          <thead>
-            <tr>
-              <th>File</th>
-              <th>Format</th>
-              <th className="num">Responses</th>
-              <th>Imported</th>
-            </tr>
-          </thead>
-          <tbody>
-            {imports.map((i) => (
-              <tr key={i.id}>
-                <td>{i.filename}</td>
-                <td>{i.format}</td>
-                <td className="num">{i.rows}</td>
-                <td>
-                  <Time at={i.importedAt} /> {i.importedBy ? `by ${i.importedBy}` : "(command line)"}
-                </td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>File</th>
+                <th>Format</th>
+                <th className="num">Responses</th>
+                <th>Imported</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {imports.map((i) => (
+                <tr key={i.id}>
+                  <td>{i.filename}</td>
+                  <td>{i.format}</td>
+                  <td className="num">{i.rows}</td>
+                  <td>
+                    <Time at={i.importedAt} /> {i.importedBy ? `by ${i.importedBy}` : "(command line)"}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
       {drafting ? (
         <details open={set.responses === 0}>
@@ -96,47 +98,49 @@ export function BucketSampleSection({ set, buckets, busy }: SetProps & { buckets
       </p>
       <Form method="post">
         <Csrf />
-        <table data-testid="buckets">
-          <thead>
-            <tr>
-              <th>Bucket</th>
-              <th className="num">Target</th>
-              <th className="num">Available</th>
-              <th className="num">Selected</th>
-            </tr>
-          </thead>
-          <tbody>
-            {buckets.map((b) => (
-              <tr key={b.bucket} data-bucket={b.bucket}>
-                <td>{b.bucket}</td>
-                <td className="num">
-                  {drafting ? (
-                    <input
-                      type="number"
-                      name={`target_${b.bucket}`}
-                      defaultValue={b.target}
-                      min={0}
-                      style={{ width: "6rem" }}
-                      aria-label={`Target of ${b.bucket}`}
-                    />
-                  ) : (
-                    b.target
-                  )}
-                </td>
-                <td className="num">{b.available}</td>
-                <td className="num">{b.selected}</td>
+        <div className="table-scroll">
+          <table data-testid="buckets">
+            <thead>
+              <tr>
+                <th>Bucket</th>
+                <th className="num">Target</th>
+                <th className="num">Available</th>
+                <th className="num">Selected</th>
               </tr>
-            ))}
-            <tr>
-              <th>Total</th>
-              <th className="num">{total("target")}</th>
-              <th className="num">{total("available")}</th>
-              <th className="num" data-testid="selected-total">
-                {total("selected")}
-              </th>
-            </tr>
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {buckets.map((b) => (
+                <tr key={b.bucket} data-bucket={b.bucket}>
+                  <td>{b.bucket}</td>
+                  <td className="num">
+                    {drafting ? (
+                      <input
+                        type="number"
+                        name={`target_${b.bucket}`}
+                        defaultValue={b.target}
+                        min={0}
+                        style={{ width: "6rem" }}
+                        aria-label={`Target of ${b.bucket}`}
+                      />
+                    ) : (
+                      b.target
+                    )}
+                  </td>
+                  <td className="num">{b.available}</td>
+                  <td className="num">{b.selected}</td>
+                </tr>
+              ))}
+              <tr>
+                <th>Total</th>
+                <th className="num">{total("target")}</th>
+                <th className="num">{total("available")}</th>
+                <th className="num" data-testid="selected-total">
+                  {total("selected")}
+                </th>
+              </tr>
+            </tbody>
+          </table>
+        </div>
         {drafting ? (
           <div className="row">
             <label htmlFor="seed">Seed</label>
@@ -189,30 +193,32 @@ export function RatersSection({ set, raters, busy }: SetProps & { raters: RaterL
         )
       ) : (
         <>
-          <table data-testid="rater-progress">
-            <thead>
-              <tr>
-                <th>Rater</th>
-                <th className="num">Assigned</th>
-                <th className="num">Draft</th>
-                <th className="num">Submitted</th>
-              </tr>
-            </thead>
-            <tbody>
-              {raters
-                .filter((r) => r.assigned > 0)
-                .map((r) => (
-                  <tr key={r.id} data-rater={r.username}>
-                    <td>
-                      {r.username} {r.active ? null : <span className="badge">deactivated</span>}
-                    </td>
-                    <td className="num">{r.assigned}</td>
-                    <td className="num">{r.draft}</td>
-                    <td className="num">{r.submitted}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
+          <div className="table-scroll">
+            <table data-testid="rater-progress">
+              <thead>
+                <tr>
+                  <th>Rater</th>
+                  <th className="num">Assigned</th>
+                  <th className="num">Draft</th>
+                  <th className="num">Submitted</th>
+                </tr>
+              </thead>
+              <tbody>
+                {raters
+                  .filter((r) => r.assigned > 0)
+                  .map((r) => (
+                    <tr key={r.id} data-rater={r.username}>
+                      <td>
+                        {r.username} {r.active ? null : <span className="badge">deactivated</span>}
+                      </td>
+                      <td className="num">{r.assigned}</td>
+                      <td className="num">{r.draft}</td>
+                      <td className="num">{r.submitted}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </div>
           <Form method="post" className="row">
             <Csrf />
             {set.status === "rating" ? (
@@ -284,28 +290,30 @@ export function CandidateJudgesSection({
     <>
       <h2>Candidate judges ({judges.length})</h2>
       {judges.length ? (
-        <table>
-          <thead>
-            <tr>
-              <th>Judge</th>
-              <th className="num">Outputs</th>
-              <th>File</th>
-              <th>Imported</th>
-            </tr>
-          </thead>
-          <tbody>
-            {judges.map((j) => (
-              <tr key={j.id} data-judge={j.name}>
-                <td>{j.name}</td>
-                <td className="num">{j.outputs}</td>
-                <td>{j.filename}</td>
-                <td>
-                  <Time at={j.importedAt} />
-                </td>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>Judge</th>
+                <th className="num">Outputs</th>
+                <th>File</th>
+                <th>Imported</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {judges.map((j) => (
+                <tr key={j.id} data-judge={j.name}>
+                  <td>{j.name}</td>
+                  <td className="num">{j.outputs}</td>
+                  <td>{j.filename}</td>
+                  <td>
+                    <Time at={j.importedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
       <Form method="post" encType="multipart/form-data" className="card">
         <Csrf />

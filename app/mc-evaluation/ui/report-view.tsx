@@ -1,8 +1,23 @@
 /** One multiple-choice report on the admin page: each table as in the papers, the figures, the downloads. */
 import type { McReportSummary, McReportView } from "../reports.server";
+import type { ListWindow } from "~/platform/list-window";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 
-export function McReportList({ reports, root }: { reports: McReportSummary[]; root: string }) {
-  if (reports.length === 0) {
+const col = columnHelper<McReportSummary>();
+const columns = [
+  col.accessor("name", {
+    id: "name",
+    header: "Report",
+    cell: ({ getValue }) => <a href={`?report=${encodeURIComponent(getValue())}`}>{getValue()}</a>,
+  }),
+  col.accessor("createdAt", { id: "created", header: "Created" }),
+  col.accessor((r) => r.runs.join("; "), { id: "runs", header: "Runs" }),
+];
+
+/** A window of the report folders, the newest first (app/mc-evaluation/reports.server.ts:mcReportsWindow). */
+export function McReportList({ reports, root }: { reports: ListWindow<McReportSummary>; root: string }) {
+  if (reports.total === 0 && !reports.query.filters.q) {
     return (
       <p className="card">
         No reports yet. Write one with <code>npm run concord -- mc-report --runs RUNS --out {root}/NAME</code>.
@@ -10,26 +25,15 @@ export function McReportList({ reports, root }: { reports: McReportSummary[]; ro
     );
   }
   return (
-    <table>
-      <thead>
-        <tr>
-          <th>Report</th>
-          <th>Created</th>
-          <th>Runs</th>
-        </tr>
-      </thead>
-      <tbody>
-        {reports.map((r) => (
-          <tr key={r.name}>
-            <td>
-              <a href={`?report=${encodeURIComponent(r.name)}`}>{r.name}</a>
-            </td>
-            <td>{r.createdAt}</td>
-            <td>{r.runs.join("; ")}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <WindowTable
+      window={reports}
+      columns={columns}
+      sortable={[]}
+      noun="reports"
+      testId="mc-reports"
+      filterLabel="Report name starts with"
+      rowProps={(r) => ({ "data-report": r.name })}
+    />
   );
 }
 

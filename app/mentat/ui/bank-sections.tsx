@@ -59,26 +59,28 @@ export function FitSummary({ fit }: { fit: BankFitView | null }) {
             </p>
           ) : null}
           {fit.stale ? <p className="stale">Ratings changed since this fit: run it again before exporting.</p> : null}
-          <table>
-            <thead>
-              <tr>
-                <th>Expert</th>
-                <th className="num">Ratings</th>
-                <th className="num">Slope</th>
-                <th className="num">Offset</th>
-              </tr>
-            </thead>
-            <tbody>
-              {fit.raters.map((r) => (
-                <tr key={r.rater}>
-                  <td>{r.rater}</td>
-                  <td className="num">{r.nAnnotations}</td>
-                  <td className="num">{r.slope.toFixed(3)}</td>
-                  <td className="num">{r.offset.toFixed(3)}</td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th>Expert</th>
+                  <th className="num">Ratings</th>
+                  <th className="num">Slope</th>
+                  <th className="num">Offset</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {fit.raters.map((r) => (
+                  <tr key={r.rater}>
+                    <td>{r.rater}</td>
+                    <td className="num">{r.nAnnotations}</td>
+                    <td className="num">{r.slope.toFixed(3)}</td>
+                    <td className="num">{r.offset.toFixed(3)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       ) : (
         <p className="card">No fit yet. Fit once the experts have submitted ratings.</p>
@@ -129,45 +131,47 @@ export function FitForm({ busy, running }: { busy: boolean; running: boolean }) 
 export function DatasetsTable({ bankId, datasets }: { bankId: number; datasets: ReturnType<typeof listDatasets> }) {
   return (
     <>
-      <table>
-        <thead>
-          <tr>
-            <th>Set</th>
-            <th className="num">Variants</th>
-            <th>Content hash</th>
-            <th>Evaluation records</th>
-          </tr>
-        </thead>
-        <tbody>
-          {datasets.length === 0 ? (
+      <div className="table-scroll">
+        <table>
+          <thead>
             <tr>
-              <td colSpan={4} className="muted">
-                Not expanded yet.
-              </td>
+              <th>Set</th>
+              <th className="num">Variants</th>
+              <th>Content hash</th>
+              <th>Evaluation records</th>
             </tr>
-          ) : (
-            datasets.map((d) => (
-              <tr key={d.id} data-dataset={d.dimension}>
-                <td>{d.dimension}</td>
-                <td className="num">{d.count}</td>
-                <td>
-                  <code>{d.contentHash.slice(0, 12)}</code>
-                </td>
-                <td>
-                  <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}`}>{d.dimension}.jsonl</a>{" "}
-                  <small>
-                    (
-                    <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}&allowIntended=1`}>
-                      with intended answers where unfitted
-                    </a>
-                    )
-                  </small>
+          </thead>
+          <tbody>
+            {datasets.length === 0 ? (
+              <tr>
+                <td colSpan={4} className="muted">
+                  Not expanded yet.
                 </td>
               </tr>
-            ))
-          )}
-        </tbody>
-      </table>
+            ) : (
+              datasets.map((d) => (
+                <tr key={d.id} data-dataset={d.dimension}>
+                  <td>{d.dimension}</td>
+                  <td className="num">{d.count}</td>
+                  <td>
+                    <code>{d.contentHash.slice(0, 12)}</code>
+                  </td>
+                  <td>
+                    <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}`}>{d.dimension}.jsonl</a>{" "}
+                    <small>
+                      (
+                      <a href={`/admin/mentat/${bankId}/export?set=${d.dimension}&allowIntended=1`}>
+                        with intended answers where unfitted
+                      </a>
+                      )
+                    </small>
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
     </>
   );
 }

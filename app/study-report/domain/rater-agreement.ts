@@ -28,6 +28,14 @@ import { orientByRater, POOLED_COHEN_REASON, type RaterRecord, type RaterRule } 
 
 /** Consecutive cases per batch when the caller gives no size. */
 export const DEFAULT_BATCH_SIZE = 50;
+/**
+ * The most batches the statistics page shows: a study's page costs what it shows, not what the study holds
+ * (docs/architecture.md, "Pages are windows"), so a bigger study gets bigger batches there. The command line and the
+ * JSON download give any batch size.
+ */
+export const MAX_PAGE_BATCHES = 40;
+/** The smallest batch the statistics page makes by itself (a smaller one is shown when asked for). */
+export const MIN_PAGE_BATCH_SIZE = 10;
 /** The standard error needs two items; a batch of one would never have an interval. */
 export const MIN_BATCH_SIZE = 2;
 
@@ -47,6 +55,12 @@ export interface RaterAgreementRecord extends RaterRecord {
 export interface RaterAgreementOptions {
   /** Cases per batch in completion order; default {@link DEFAULT_BATCH_SIZE}. */
   batchSize?: number;
+  /**
+   * At most this many batches: when the cases would make more, each batch holds `ceil(cases / maxBatches)` instead
+   * (`over_time.batch_size` is the size used). Without `batchSize`, the batches are then the smallest, of at least
+   * {@link MIN_PAGE_BATCH_SIZE} cases, that make no more than `maxBatches`: a fixed number of points for a big study.
+   */
+  maxBatches?: number;
 }
 
 export interface MeasureAgreement {
@@ -204,9 +218,11 @@ export function buildRaterAgreement(
   given: readonly RaterAgreementRecord[],
   options: RaterAgreementOptions = {},
 ): RaterAgreementReport {
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isInteger(batchSize) || batchSize < MIN_BATCH_SIZE)
-    throw new RangeError(`batchSize must be an integer of at least ${MIN_BATCH_SIZE}, got ${batchSize}`);
+  const asked = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  if (!Number.isInteger(asked) || asked < MIN_BATCH_SIZE)
+    throw new RangeError(`batchSize must be an integer of at least ${MIN_BATCH_SIZE}, got ${asked}`);
+  if (options.maxBatches !== undefined && (!Number.isInteger(options.maxBatches) || options.maxBatches < 1))
+    throw new RangeError(`maxBatches must be a positive integer, got ${options.maxBatches}`);
   const { rule, records } = orientByRater(given);
   const complete = records.filter((r) => r.annotations !== null);
   const reasons = new Reasons();
@@ -218,7 +234,9 @@ export function buildRaterAgreement(
   for (const r of complete) {
     if (!r.annotators) continue;
     const key = JSON.stringify(r.annotators);
-    shared.set(key, [...(shared.get(key) ?? []), r.annotations!]);
+    const list = shared.get(key);
+    if (list) list.push(r.annotations!);
+    else shared.set(key, [r.annotations!]);
   }
   const pairs: PairwiseEntry[] = [];
   for (let i = 0; i < annotators.length; i++) {
@@ -252,7 +270,9 @@ export function buildRaterAgreement(
     const byStart = new Map<number, typeof timed>();
     for (const r of timed) {
       const { start } = isoWeekOf(r.completedAt!);
-      byStart.set(start, [...(byStart.get(start) ?? []), r]);
+      const list = byStart.get(start);
+      if (list) list.push(r);
+      else byStart.set(start, [r]);
     }
     const first = isoWeekOf(timed[0]!.completedAt!).start;
     const last = isoWeekOf(timed[timed.length - 1]!.completedAt!).start;
@@ -267,6 +287,14 @@ export function buildRaterAgreement(
     }
   }
 
+  const batchSize =
+    options.maxBatches === undefined
+      ? asked
+      : Math.max(
+          options.batchSize ?? MIN_PAGE_BATCH_SIZE,
+          Math.ceil(timed.length / options.maxBatches),
+          MIN_BATCH_SIZE,
+        );
   const by_batch: BatchBucket[] = [];
   for (let from = 0; from < timed.length; from += batchSize) {
     const rs = timed.slice(from, from + batchSize);

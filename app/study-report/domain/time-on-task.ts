@@ -45,7 +45,11 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 /** n, median and total of each person's times, people in code-point order of their names. */
 function perPerson(work: readonly { who: string; activeMs: number }[]) {
   const byWho = new Map<string, number[]>();
-  for (const w of work) byWho.set(w.who, [...(byWho.get(w.who) ?? []), w.activeMs]);
+  for (const w of work) {
+    const list = byWho.get(w.who);
+    if (list) list.push(w.activeMs);
+    else byWho.set(w.who, [w.activeMs]);
+  }
   return [...byWho]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([who, ms]) => ({ who, n: ms.length, median_ms: median(ms)!, total_ms: sum(ms) }));

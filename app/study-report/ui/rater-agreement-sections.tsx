@@ -15,6 +15,8 @@ export interface RaterAgreementProps {
   /** The batch size as typed, and the error when it was refused (the default is shown instead). */
   batchInput: string;
   batchError: string | null;
+  /** The batch size asked for, or null: the page shows bigger batches when it would make too many. */
+  batchSize: number | null;
 }
 
 const MEASURES = [
@@ -188,7 +190,7 @@ export function PairwiseSection({ agreement, charts, base }: RaterAgreementProps
 }
 
 /** Agreement by ISO week and by batch of cases, pooled over the pairs, to show drift. */
-export function OverTimeSection({ agreement, charts, base, batchInput, batchError }: RaterAgreementProps) {
+export function OverTimeSection({ agreement, charts, base, batchInput, batchError, batchSize }: RaterAgreementProps) {
   const t = agreement.over_time;
   const { reasons } = agreement;
   const query = `?batch=${t.batch_size}`;
@@ -253,6 +255,16 @@ export function OverTimeSection({ agreement, charts, base, batchInput, batchErro
       {batchError ? (
         <p id="batch-error" className="field-error" role="alert">
           {batchError}
+        </p>
+      ) : null}
+      {batchSize !== null && t.batch_size > batchSize ? (
+        <p className="notice" role="status" data-testid="batch-widened">
+          Batches of {t.batch_size} cases instead of {batchSize}: the page shows at most {t.by_batch.length} batches.
+          Every batch of {batchSize}: the{" "}
+          <a href={`${base}/${RATER_AGREEMENT_FILE_STEM}.json?batch=${batchSize}`} download>
+            JSON
+          </a>{" "}
+          or <code>stats --over-time --batch-size {batchSize}</code>.
         </p>
       ) : null}
       {MEASURES.map(([key, label, about]) => (
