@@ -23,6 +23,7 @@ import {
   type ReferenceLabels,
 } from "./domain/case-import";
 import type { Section } from "./domain/sections";
+import { storedReferenceCells, storedReferenceColumns } from "../labels/labels";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { beginImportRun, notPending, type ImportRun } from "../platform/import-runs.server";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
@@ -278,13 +279,7 @@ function classify(
 
 function labelsOf(row: typeof referenceLabels.$inferSelect): ReferenceLabels | null {
   if (row.diagnosisSufficiency === null) return null;
-  return {
-    diagnosis_sufficiency: row.diagnosisSufficiency ?? "",
-    diagnosis_sufficiency_agreement: row.diagnosisSufficiencyAgreement ?? "",
-    diagnosis: row.diagnosis ?? "",
-    diagnosis_agreement: row.diagnosisAgreement ?? "",
-    earliest_sufficient_section: row.earliestSufficientSection ?? "",
-  };
+  return storedReferenceCells(row);
 }
 
 /** An upload's bytes are read in pieces of this size, as the command line reads a file (`fileChunks`). */
@@ -673,13 +668,8 @@ function recheckUpdates(db: Db, updates: Classified[]): ImportIssue[] {
 }
 
 function referenceValues(c: ParsedCase, extras: Map<string, object | null> | undefined) {
-  const l = c.referenceLabels;
   return {
-    diagnosisSufficiency: l?.diagnosis_sufficiency ?? null,
-    diagnosisSufficiencyAgreement: l?.diagnosis_sufficiency_agreement ?? null,
-    diagnosis: l?.diagnosis ?? null,
-    diagnosisAgreement: l?.diagnosis_agreement ?? null,
-    earliestSufficientSection: l?.earliest_sufficient_section ?? null,
+    ...storedReferenceColumns(c.referenceLabels),
     sourceDiagnosis: c.sourceDiagnosis,
     extras: extras?.get(c.externalId) ?? null,
   };
