@@ -2,6 +2,8 @@ import { DiskIdLines } from "../platform/disk-id-lines.server";
 import { and, asc, count, eq, max, sql } from "drizzle-orm";
 import * as nodeCrypto from "node:crypto";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fromRoot } from "../platform/paths.server";
 import { z } from "zod";
 import {
   adjudications,
@@ -32,7 +34,7 @@ import { studyCaseCount } from "./study-counts.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
-import { safePsychDefaultGuidelines, seedGuidelines } from "../guidelines/guidelines.server";
+import { seedGuidelines } from "../guidelines/guidelines.server";
 
 export const StudyNameSchema = z
   .string()
@@ -275,6 +277,13 @@ function classify(
       JSON.stringify(found ? (state.storedExtras.get(found.id) ?? null) : null) !==
         JSON.stringify(extras.get(parsed.externalId) ?? null));
   return { parsed, hash, existing: found, labelsChanged };
+}
+
+let safePsychDefault: string | undefined;
+
+/** The text a new Safe-Psych study starts with (app/data/guidelines/safe-psych-default.md). */
+export function safePsychDefaultGuidelines(): string {
+  return (safePsychDefault ??= readFileSync(fromRoot("app", "data", "guidelines", "safe-psych-default.md"), "utf8"));
 }
 
 function labelsOf(row: typeof referenceLabels.$inferSelect): ReferenceLabels | null {

@@ -22,14 +22,12 @@ import {
   REFERENCE_LABEL_COLUMNS,
   REFERENCE_NAMES,
   type ReferenceLabelCells,
-  type ReferenceLabelColumn,
 } from "../../labels/labels";
 import { formulaWarning, looksLikeFormula } from "../../formats/spreadsheet-safe";
 import { idProblem, normaliseId, textWarning } from "../../formats/strict-text";
 
 /** The reference's label columns, in its order (app/labels/labels.ts, the one mapping to the reference format). */
 export const LABEL_COLUMNS = REFERENCE_LABEL_COLUMNS;
-export type LabelColumn = ReferenceLabelColumn;
 
 /** Every column Concord reads, by its canonical (reference) name. */
 export const CASE_COLUMNS = ["id", "age_group", "sex", ...SECTION_KINDS, ...LABEL_COLUMNS, "source_diagnosis"] as const;
