@@ -39,7 +39,7 @@ import { icd10Index } from "../icd10/icd10.server";
 import { softwareVersion } from "../platform/paths.server";
 import { labelOfAnnotation } from "./outcomes.server";
 import { guidelinesManifest } from "../guidelines/guidelines.server";
-import { importCases, type ImportPlan } from "../annotation/public.server";
+import { importCases, type ImportPlan, SAFE_PSYCH_GUIDELINES } from "../annotation/public.server";
 import { readManifestSeed } from "./domain/gold-manifest";
 
 export { CASE_STATES, FINAL_STATES, type CaseProgressState };
@@ -453,7 +453,11 @@ export function streamGold(
       exported_at: (options.now ?? new Date()).toISOString(),
       as_released: Boolean(options.asReleased),
       // The guidelines in force and the version each submission was made under (docs/guidelines.md).
-      guidelines: guidelinesManifest(rdb, { scope: "safe_psych", scopeId: study.id }),
+      guidelines: guidelinesManifest(
+        rdb,
+        { scope: "safe_psych", scopeId: study.id },
+        SAFE_PSYCH_GUIDELINES.submissionsByVersion,
+      ),
       allow_partial: Boolean(options.allowPartial),
       counts: {
         cases_in_study: casesInStudy,

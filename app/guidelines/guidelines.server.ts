@@ -8,7 +8,11 @@ import { z } from "zod";
 import { guidelineSeen, guidelineVersions, users } from "../../db/schema";
 import { recordEvent } from "../audit/audit.server";
 import { type Db, type DbOrTx } from "../platform/db.server";
-import { guidelineScope, guidelineScopeOfWorkspace } from "../platform/registry.server";
+import {
+  guidelineScope,
+  guidelineScopeOfWorkspace,
+  type GuidelineScopeRegistration,
+} from "../platform/registry.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { latest } from "./versions.server";
 import {
@@ -191,19 +195,21 @@ export function saveGuidelines(
 
 /**
  * What an export's manifest records about the guidelines: the version in force and its text's sha256, and (when the
- * events carry the study, as Safe-Psych's do) how many submissions were made under each version.
+ * exporting protocol counts them, as Safe-Psych's registration does) how many submissions were made under each
+ * version. The exporter passes the count itself rather than this asking the registry: exports also run in the
+ * command line and on worker threads, which do not load the composition root.
  */
 export function guidelinesManifest(
   db: DbOrTx,
   ref: GuidelineRef,
+  submissionsByVersion?: GuidelineScopeRegistration["submissionsByVersion"],
 ): { version_in_force: number | null; sha256: string | null; submissions_by_version?: Record<string, number> } {
   const top = latest(db, ref);
   const out: ReturnType<typeof guidelinesManifest> = {
     version_in_force: top?.version ?? null,
     sha256: top ? createHash("sha256").update(top.body, "utf8").digest("hex") : null,
   };
-  const counted = guidelineScope(ref.scope).submissionsByVersion;
-  if (counted) out.submissions_by_version = counted(db, ref.scopeId);
+  if (submissionsByVersion) out.submissions_by_version = submissionsByVersion(db, ref.scopeId);
   return out;
 }
 
