@@ -9,7 +9,16 @@ export default defineConfig({
     setupFiles: ["test/support/setup.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
-      { extends: true, test: { name: "integration", include: ["test/integration/**/*.test.ts"], testTimeout: 30_000 } },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          testTimeout: 30_000,
+          // The protocols' registration, as the server's start makes it (docs/architecture.md, "Registration").
+          setupFiles: ["test/support/protocols.ts"],
+        },
+      },
       {
         extends: true,
         test: {

@@ -20,7 +20,7 @@ import { BusyPage, RememberSubmissions } from "./ui/busy-page";
 import { Csrf, useRootData, type RootData } from "./ui/root-data";
 import { skipRevalidationAfterDraft } from "./work-items/ui/should-revalidate";
 import styles from "./styles.css?url";
-import type { Role } from "./accounts/roles";
+import { navEntriesFor } from "./platform/registry.server";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: styles },
@@ -35,14 +35,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await getUser(request);
   return {
     user: user && { username: user.username, displayName: user.displayName, roles: user.roles, csrf: user.csrf },
+    // The protocols' links, as they registered them (app/protocols.server.ts), for this user's roles.
+    nav: user
+      ? navEntriesFor(user.roles).map(({ to, label, activePattern, listOf }) => ({ to, label, activePattern, listOf }))
+      : [],
   } satisfies RootData;
 }
 
 function Header() {
   const data = useRootData();
   const user = data?.user;
-  // "Studies" covers the annotation studies' pages, not the other admin areas that also live under /admin.
-  const studiesActive = /^\/admin(\/(studies|import|cases)(\/|$)|\/?$)/.test(useLocation().pathname);
+  const { pathname } = useLocation();
   return (
     <header className="topbar">
       <Link to="/" className="brand">
@@ -50,22 +53,21 @@ function Header() {
       </Link>
       {user ? (
         <nav aria-label="Main">
-          {user.roles.includes("annotator") && <NavLink to="/annotate">Annotate</NavLink>}
-          {user.roles.includes("adjudicator") && <NavLink to="/adjudicate">Adjudicate</NavLink>}
-          {user.roles.includes("rater") && <NavLink to="/judge-validation">Rate responses</NavLink>}
-          {user.roles.includes("rater") && <NavLink to="/screening">Screening review</NavLink>}
-          {user.roles.includes("rater") && <NavLink to="/expert-ratings">Expert ratings</NavLink>}
-          {user.roles.includes("admin") && (
-            <NavLink to="/admin" className={() => (studiesActive ? "active" : "")}>
-              Studies
-            </NavLink>
+          {(data?.nav ?? []).map((e) =>
+            e.activePattern ? (
+              <NavLink
+                key={e.to}
+                to={e.to}
+                className={() => (new RegExp(e.activePattern!).test(pathname) ? "active" : "")}
+              >
+                {e.label}
+              </NavLink>
+            ) : (
+              <NavLink key={e.to} to={e.to}>
+                {e.label}
+              </NavLink>
+            ),
           )}
-          {user.roles.includes("admin") && <NavLink to="/admin/judge-validation">Judges</NavLink>}
-          {user.roles.includes("admin") && <NavLink to="/admin/screening">Screening</NavLink>}
-          {user.roles.includes("admin") && <NavLink to="/admin/expert-ratings">Experts</NavLink>}
-          {user.roles.includes("admin") && <NavLink to="/admin/mc-evaluation">Model evaluation</NavLink>}
-          {user.roles.includes("admin") && <NavLink to="/admin/grading">Grading</NavLink>}
-          {user.roles.includes("admin") && <NavLink to="/admin/eval-jobs">Jobs</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/users">Users</NavLink>}
           <NavLink to="/help">Help</NavLink>
         </nav>
@@ -115,37 +117,28 @@ export default function App() {
   return <Outlet />;
 }
 
-/** The list of the protocol an address belongs to (its first path segment), for the error page's first link. */
-const LIST_OF_PREFIX: Record<string, { to: string; label: string; role: Role }> = {
-  annotate: { to: "/annotate", label: "My cases", role: "annotator" },
-  adjudicate: { to: "/adjudicate", label: "Adjudication queue", role: "adjudicator" },
-  "judge-validation": { to: "/judge-validation", label: "My responses", role: "rater" },
-  screening: { to: "/screening", label: "Screening review", role: "rater" },
-  "expert-ratings": { to: "/expert-ratings", label: "Expert ratings", role: "rater" },
-  mentat: { to: "/expert-ratings", label: "Expert ratings", role: "rater" },
-  "case-review": { to: "/expert-ratings", label: "Expert ratings", role: "rater" },
-};
-
 /**
  * Where a user can go from an error page: the list of the protocol of the address (a missing screening item offers
  * the screening list), else their own start page by role (the header above keeps the full menu).
  */
 function ErrorLinks() {
-  const user = useRootData()?.user;
+  const data = useRootData();
+  const user = data?.user;
   const { pathname } = useLocation();
-  const ofUrl = LIST_OF_PREFIX[pathname.split("/")[1] ?? ""];
-  const home =
-    ofUrl && user?.roles.includes(ofUrl.role)
-      ? ofUrl
-      : user?.roles.includes("admin")
-        ? { to: "/admin", label: "Studies" }
-        : user?.roles.includes("annotator")
-          ? { to: "/annotate", label: "My cases" }
-          : user?.roles.includes("adjudicator")
-            ? { to: "/adjudicate", label: "Adjudication queue" }
-            : user?.roles.includes("rater")
-              ? { to: "/expert-ratings", label: "Expert ratings" }
-              : null;
+  // The user's links are those of their roles, so a list offered here is one they may open.
+  const segment = pathname.split("/")[1] ?? "";
+  const ofUrl = data?.nav.find((e) => e.listOf?.segments.includes(segment));
+  const home = ofUrl
+    ? { to: ofUrl.to, label: ofUrl.listOf!.label }
+    : user?.roles.includes("admin")
+      ? { to: "/admin", label: "Studies" }
+      : user?.roles.includes("annotator")
+        ? { to: "/annotate", label: "My cases" }
+        : user?.roles.includes("adjudicator")
+          ? { to: "/adjudicate", label: "Adjudication queue" }
+          : user?.roles.includes("rater")
+            ? { to: "/expert-ratings", label: "Expert ratings" }
+            : null;
   return (
     <nav aria-label="Error page">
       <ul className="error-links">

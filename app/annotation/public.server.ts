@@ -25,3 +25,4 @@ export const GRACE_SWEEP: PeriodicTask = {
   run: (db) => void settleDueLocks(db),
   everyMs: 10_000,
 };
+export { ANNOTATION_NAV, SAFE_PSYCH_GUIDELINES } from "./registration.server";

@@ -2,6 +2,8 @@ import { DiskIdLines } from "../platform/disk-id-lines.server";
 import { and, asc, count, eq, max, sql } from "drizzle-orm";
 import * as nodeCrypto from "node:crypto";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fromRoot } from "../platform/paths.server";
 import { z } from "zod";
 import {
   adjudications,
@@ -23,6 +25,7 @@ import {
   type ReferenceLabels,
 } from "./domain/case-import";
 import type { Section } from "./domain/sections";
+import { storedReferenceCells, storedReferenceColumns } from "../labels/labels";
 import { preparedOn, type Db, type DbOrTx, type Tx } from "../platform/db.server";
 import { beginImportRun, notPending, type ImportRun } from "../platform/import-runs.server";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
@@ -31,7 +34,7 @@ import { studyCaseCount } from "./study-counts.server";
 import { canonicalChapterVCode } from "../icd10/icd10.server";
 import { recordEvent } from "../audit/audit.server";
 import { ServiceError } from "../platform/service-error";
-import { safePsychDefaultGuidelines, seedGuidelines } from "../guidelines/guidelines.server";
+import { seedGuidelines } from "../guidelines/guidelines.server";
 
 export const StudyNameSchema = z
   .string()
@@ -276,15 +279,16 @@ function classify(
   return { parsed, hash, existing: found, labelsChanged };
 }
 
+let safePsychDefault: string | undefined;
+
+/** The text a new Safe-Psych study starts with (app/data/guidelines/safe-psych-default.md). */
+export function safePsychDefaultGuidelines(): string {
+  return (safePsychDefault ??= readFileSync(fromRoot("app", "data", "guidelines", "safe-psych-default.md"), "utf8"));
+}
+
 function labelsOf(row: typeof referenceLabels.$inferSelect): ReferenceLabels | null {
   if (row.diagnosisSufficiency === null) return null;
-  return {
-    diagnosis_sufficiency: row.diagnosisSufficiency ?? "",
-    diagnosis_sufficiency_agreement: row.diagnosisSufficiencyAgreement ?? "",
-    diagnosis: row.diagnosis ?? "",
-    diagnosis_agreement: row.diagnosisAgreement ?? "",
-    earliest_sufficient_section: row.earliestSufficientSection ?? "",
-  };
+  return storedReferenceCells(row);
 }
 
 /** An upload's bytes are read in pieces of this size, as the command line reads a file (`fileChunks`). */
@@ -673,13 +677,8 @@ function recheckUpdates(db: Db, updates: Classified[]): ImportIssue[] {
 }
 
 function referenceValues(c: ParsedCase, extras: Map<string, object | null> | undefined) {
-  const l = c.referenceLabels;
   return {
-    diagnosisSufficiency: l?.diagnosis_sufficiency ?? null,
-    diagnosisSufficiencyAgreement: l?.diagnosis_sufficiency_agreement ?? null,
-    diagnosis: l?.diagnosis ?? null,
-    diagnosisAgreement: l?.diagnosis_agreement ?? null,
-    earliestSufficientSection: l?.earliest_sufficient_section ?? null,
+    ...storedReferenceColumns(c.referenceLabels),
     sourceDiagnosis: c.sourceDiagnosis,
     extras: extras?.get(c.externalId) ?? null,
   };

@@ -14,3 +14,4 @@ export const REVIEW_SET_PANEL: PanelKind = {
   add: (db, setId, raterIds) => addReviewRaters(db, { setId, raterIds, actorId: null }),
   remove: (db, setId, raterId) => removeReviewRater(db, { setId, raterId, actorId: null }),
 };
+export { REVIEW_SET_GUIDELINES } from "./registration.server";

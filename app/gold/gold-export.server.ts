@@ -18,7 +18,16 @@ import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { annotations, assignments, caseOutcomes, referenceLabels } from "../../db/schema";
 import { visibleCases, visibleStudies } from "../../db/schema-visible";
 import { CASE_STATES, FINAL_STATES, type CaseProgressState } from "../annotation/public";
-import type { CaseLabel } from "../labels/labels";
+import {
+  type CaseLabel,
+  fromReferenceAgreement,
+  fromReferenceLabel,
+  type MissingInfoKey,
+  REFERENCE_LABEL_COLUMNS,
+  type ReferenceAgreement,
+  type ReferenceLabel,
+  storedReferenceCells,
+} from "../labels/labels";
 import type { DisputeReason } from "./domain/gold";
 import { buildDataGtRecord, buildSamplesRecord, type DataGtRecord, type GoldCase } from "./domain/safe-psych-format";
 import { parseDataGtJson, readGoldCase, formatDataGtError } from "./domain/safe-psych-read";
@@ -30,7 +39,7 @@ import { icd10Index } from "../icd10/icd10.server";
 import { softwareVersion } from "../platform/paths.server";
 import { labelOfAnnotation } from "./outcomes.server";
 import { guidelinesManifest } from "../guidelines/guidelines.server";
-import { importCases, type ImportPlan } from "../annotation/public.server";
+import { importCases, type ImportPlan, SAFE_PSYCH_GUIDELINES } from "../annotation/public.server";
 import { readManifestSeed } from "./domain/gold-manifest";
 
 export { CASE_STATES, FINAL_STATES, type CaseProgressState };
@@ -113,18 +122,10 @@ interface Extras {
 
 function referenceGold(row: typeof referenceLabels.$inferSelect): { gold: CaseLabel; extras: Extras | null } {
   const extras = row.extras ? (row.extras as Extras) : null;
-  const gold: CaseLabel =
-    row.diagnosisSufficiency === "1"
-      ? {
-          sufficiency: "sufficient",
-          icd10: row.diagnosis ?? "",
-          earliestSection: Number(row.earliestSufficientSection),
-        }
-      : {
-          sufficiency: "insufficient",
-          missingInfo: (extras?.missingInfo ?? []) as never,
-          missingInfoOther: extras?.missingInfoOther ?? null,
-        };
+  const gold = fromReferenceLabel(storedReferenceCells(row) as ReferenceLabel, {
+    missingInfo: (extras?.missingInfo ?? []) as MissingInfoKey[],
+    missingInfoOther: extras?.missingInfoOther ?? null,
+  });
   return { gold, extras };
 }
 
@@ -375,10 +376,7 @@ function* goldRecords(
         sex: c.sex,
         sections,
         gold,
-        agreement: {
-          sufficiency: ref.diagnosisSufficiencyAgreement === "1",
-          diagnosis: ref.diagnosisAgreement === "1",
-        },
+        agreement: fromReferenceAgreement(storedReferenceCells(ref) as ReferenceAgreement),
         adjudicated: extras?.adjudicated ?? false,
         adjudicationReason: extras?.adjudicationReason ?? null,
         annotators: extras?.annotators ?? null,
@@ -437,9 +435,10 @@ export function streamGold(
         dataGt.add(r);
         samples.add(buildSamplesRecord(r));
         csv.add(r);
+        const agreement = fromReferenceAgreement(r);
         if (r.diagnosis_sufficiency === "1") tally.sufficient++;
         if (r.diagnosis_sufficiency === "0") tally.insufficient++;
-        if (r.diagnosis_sufficiency_agreement === "1" && r.diagnosis_agreement === "1") tally.agreement++;
+        if (agreement.sufficiency && agreement.diagnosis) tally.agreement++;
         if (r.adjudicated) tally.adjudicated++;
       }
     }
@@ -454,7 +453,11 @@ export function streamGold(
       exported_at: (options.now ?? new Date()).toISOString(),
       as_released: Boolean(options.asReleased),
       // The guidelines in force and the version each submission was made under (docs/guidelines.md).
-      guidelines: guidelinesManifest(rdb, { scope: "safe_psych", scopeId: study.id }),
+      guidelines: guidelinesManifest(
+        rdb,
+        { scope: "safe_psych", scopeId: study.id },
+        SAFE_PSYCH_GUIDELINES.submissionsByVersion,
+      ),
       allow_partial: Boolean(options.allowPartial),
       counts: {
         cases_in_study: casesInStudy,
@@ -621,13 +624,7 @@ export function importGold(
       age_group: record.age_group,
       sex: record.sex,
       ...Object.fromEntries(record.sections_metadata.map((m) => [m.section_name, m.content])),
-      labels: {
-        diagnosis_sufficiency: record.diagnosis_sufficiency,
-        diagnosis_sufficiency_agreement: record.diagnosis_sufficiency_agreement,
-        diagnosis: record.diagnosis,
-        diagnosis_agreement: record.diagnosis_agreement,
-        earliest_sufficient_section: record.earliest_sufficient_section,
-      },
+      labels: Object.fromEntries(REFERENCE_LABEL_COLUMNS.map((c) => [c, record[c]])),
       concord_extras: extras,
     });
   });

@@ -3,32 +3,16 @@
  * in force, and the rendered text a workspace shows. Editing adds a version; nothing is ever overwritten.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { z } from "zod";
-import {
-  guidelineSeen,
-  guidelineVersions,
-  judgeItems,
-  judgeSets,
-  mentatBanks,
-  reviewSets,
-  screeningRoundItems,
-  screeningRounds,
-  screeningStudies,
-  studies,
-  users,
-} from "../../db/schema";
-import {
-  visibleCases,
-  visibleEvents,
-  visibleMentatQuestions,
-  visibleReviewItems,
-  visibleScreeningStudies,
-} from "../../db/schema-visible";
+import { guidelineSeen, guidelineVersions, users } from "../../db/schema";
 import { recordEvent } from "../audit/audit.server";
-import { preparedOn, type Db, type DbOrTx } from "../platform/db.server";
-import { fromRoot } from "../platform/paths.server";
+import { type Db, type DbOrTx } from "../platform/db.server";
+import {
+  guidelineScope,
+  guidelineScopeOfWorkspace,
+  type GuidelineScopeRegistration,
+} from "../platform/registry.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { latest } from "./versions.server";
 import {
@@ -38,13 +22,6 @@ import {
   type GuidelinesAdmin,
   type GuidelinesView,
 } from "./domain/guidelines";
-
-let safePsychDefault: string | undefined;
-
-/** The text a new Safe-Psych study starts with (app/data/guidelines/safe-psych-default.md). */
-export function safePsychDefaultGuidelines(): string {
-  return (safePsychDefault ??= readFileSync(fromRoot("app", "data", "guidelines", "safe-psych-default.md"), "utf8"));
-}
 
 /**
  * Rendered guidelines by text: a version is never edited, so every workspace page of a study renders the same text
@@ -161,15 +138,9 @@ export function seedGuidelines(tx: DbOrTx, ref: GuidelineRef, body: string, now:
     .run();
 }
 
+/** Whether the study exists, as its protocol registered (app/platform/registry.server.ts). */
 function studyExists(db: DbOrTx, ref: GuidelineRef): boolean {
-  const table = {
-    safe_psych: studies,
-    judge_set: judgeSets,
-    screening: screeningStudies,
-    mentat_bank: mentatBanks,
-    review_set: reviewSets,
-  }[ref.scope];
-  return db.select({ id: table.id }).from(table).where(eq(table.id, ref.scopeId)).get() !== undefined;
+  return guidelineScope(ref.scope).studyExists(db, ref.scopeId);
 }
 
 export const GuidelinesEditSchema = z.object({
@@ -212,7 +183,8 @@ export function saveGuidelines(
       actorId: input.actorId,
       entity: "guidelines",
       entityId: `${input.ref.scope}:${input.ref.scopeId}`,
-      studyId: input.ref.scope === "safe_psych" ? input.ref.scopeId : undefined,
+      // A kind of study whose events carry the study records the edit under it.
+      studyId: guidelineScope(input.ref.scope).submissionsByVersion ? input.ref.scopeId : undefined,
       action: "edit",
       changes: { version: [current || null, version] },
       at: now,
@@ -221,70 +193,28 @@ export function saveGuidelines(
   });
 }
 
-/** Sets a screening study's inclusion criterion (shown to every reviewer; docs/screening.md#review). */
-export function setInclusionCriterion(db: Db, input: { studyId: number; criterion: string; actorId: string }): boolean {
-  return writeTransaction(db, (tx) => {
-    const before = tx
-      .select({ c: visibleScreeningStudies.inclusionCriterion })
-      .from(visibleScreeningStudies)
-      .where(eq(visibleScreeningStudies.id, input.studyId))
-      .get();
-    if (!before) return false;
-    if (before.c === input.criterion) return true;
-    tx.update(screeningStudies)
-      .set({ inclusionCriterion: input.criterion })
-      .where(eq(screeningStudies.id, input.studyId))
-      .run();
-    recordEvent(tx, {
-      actorId: input.actorId,
-      entity: "screening_study",
-      entityId: input.studyId,
-      action: "criterion",
-      changes: { inclusionCriterion: [before.c, input.criterion] },
-    });
-    return true;
-  });
-}
-
 /**
  * What an export's manifest records about the guidelines: the version in force and its text's sha256, and (when the
- * events carry the study, as Safe-Psych's do) how many submissions were made under each version.
+ * exporting protocol counts them, as Safe-Psych's registration does) how many submissions were made under each
+ * version. The exporter passes the count itself rather than this asking the registry: exports also run in the
+ * command line and on worker threads, which do not load the composition root.
  */
 export function guidelinesManifest(
   db: DbOrTx,
   ref: GuidelineRef,
+  submissionsByVersion?: GuidelineScopeRegistration["submissionsByVersion"],
 ): { version_in_force: number | null; sha256: string | null; submissions_by_version?: Record<string, number> } {
   const top = latest(db, ref);
   const out: ReturnType<typeof guidelinesManifest> = {
     version_in_force: top?.version ?? null,
     sha256: top ? createHash("sha256").update(top.body, "utf8").digest("hex") : null,
   };
-  if (ref.scope === "safe_psych") {
-    const rows = db
-      .select({ guidelineVersion: visibleEvents.guidelineVersion })
-      .from(visibleEvents)
-      .where(
-        and(
-          eq(visibleEvents.studyId, ref.scopeId),
-          inArray(visibleEvents.entity, ["annotation", "adjudication"]),
-          inArray(visibleEvents.action, ["submit", "revise", "independent", "decide"]),
-        ),
-      )
-      .all();
-    const counts: Record<string, number> = {};
-    for (const r of rows) {
-      const v = r.guidelineVersion;
-      const key = v === undefined || v === null ? "none" : String(v);
-      counts[key] = (counts[key] ?? 0) + 1;
-    }
-    out.submissions_by_version = Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
-  }
+  if (submissionsByVersion) out.submissions_by_version = submissionsByVersion(db, ref.scopeId);
   return out;
 }
 
-/** The workspaces, each named by the id in its URL. */
-export type WorkspaceKind =
-  "annotation" | "adjudication" | "judge_rating" | "screening_vote" | "mentat_rating" | "case_review";
+/** A workspace, named as its route names it; each protocol registers its own (app/platform/registry.server.ts). */
+export type WorkspaceKind = string;
 
 /**
  * The guidelines of the study a workspace item belongs to. Call it only after the route has found the item as the
@@ -296,45 +226,7 @@ export function guidelinesForItem(
   itemId: number,
   viewerId?: string,
 ): GuidelinesView | null {
-  const ref = refOfItem(db, kind, itemId);
-  return ref ? guidelinesView(db, ref, viewerId) : null;
-}
-
-const itemStudy = preparedOn((db) => {
-  const id = sql.placeholder("id");
-  return {
-    safe_psych: db.select({ s: visibleCases.studyId }).from(visibleCases).where(eq(visibleCases.id, id)).prepare(),
-    judge_set: db.select({ s: judgeItems.setId }).from(judgeItems).where(eq(judgeItems.id, id)).prepare(),
-    screening: db
-      .select({ s: screeningRounds.studyId })
-      .from(screeningRoundItems)
-      .innerJoin(screeningRounds, eq(screeningRounds.id, screeningRoundItems.roundId))
-      .where(eq(screeningRoundItems.id, id))
-      .prepare(),
-    mentat_bank: db
-      .select({ s: visibleMentatQuestions.bankId })
-      .from(visibleMentatQuestions)
-      .where(eq(visibleMentatQuestions.id, id))
-      .prepare(),
-    review_set: db
-      .select({ s: visibleReviewItems.setId })
-      .from(visibleReviewItems)
-      .where(eq(visibleReviewItems.id, id))
-      .prepare(),
-  };
-});
-
-const SCOPE_OF_ITEM = {
-  annotation: "safe_psych",
-  adjudication: "safe_psych",
-  judge_rating: "judge_set",
-  screening_vote: "screening",
-  mentat_rating: "mentat_bank",
-  case_review: "review_set",
-} as const satisfies Record<WorkspaceKind, GuidelineRef["scope"]>;
-
-function refOfItem(db: DbOrTx, kind: WorkspaceKind, id: number): GuidelineRef | null {
-  const scope = SCOPE_OF_ITEM[kind];
-  const r = itemStudy(db)[scope].get({ id });
-  return r ? { scope, scopeId: r.s } : null;
+  const registration = guidelineScopeOfWorkspace(kind);
+  const scopeId = registration.studyOfItem(db, kind, itemId);
+  return scopeId === null ? null : guidelinesView(db, { scope: registration.scope, scopeId }, viewerId);
 }

@@ -4,3 +4,4 @@
  * own.
  */
 export { JUDGE_SET_PARENT } from "./judge-responses.server";
+export { JUDGE_SET_GUIDELINES, JUDGE_VALIDATION_NAV } from "./registration.server";

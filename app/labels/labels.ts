@@ -115,3 +115,163 @@ export function checkCaseLabel(draft: LabelDraft, options: LabelCheckOptions): L
   }
   return { ok: false, errors: { sufficiency: "choose sufficient or insufficient" } };
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The reference format (docs/formats.md#data_gtjson, docs/formats.md#released-csv-datacsv)
+//
+// The one mapping between Concord's label fields and the Safe-Psych reference implementation's: its names, its
+// strings ("1"/"0" flags, τ as text, "" when insufficient) and its column order. Every exporter and importer of the
+// reference's files (data_gt.json, data.csv, the case import, the metrics' gold reading) goes through it; no other
+// module spells the reference names in code (test/unit/label-reference-format.test.ts).
+
+/** The reference writes its flags as the strings "1" and "0". */
+export type ReferenceFlag = "1" | "0";
+
+/** A flag in the reference's spelling. */
+export function referenceFlag(yes: boolean): ReferenceFlag {
+  return yes ? "1" : "0";
+}
+
+/** Concord's name of each reference label column → the reference's name. */
+export const REFERENCE_NAMES = {
+  sufficiency: "diagnosis_sufficiency",
+  sufficiencyAgreement: "diagnosis_sufficiency_agreement",
+  icd10: "diagnosis",
+  diagnosisAgreement: "diagnosis_agreement",
+  earliestSection: "earliest_sufficient_section",
+} as const;
+
+/** The reference's five label columns, in its column order (data.csv, data_gt.json). */
+export const REFERENCE_LABEL_COLUMNS = [
+  REFERENCE_NAMES.sufficiency,
+  REFERENCE_NAMES.sufficiencyAgreement,
+  REFERENCE_NAMES.icd10,
+  REFERENCE_NAMES.diagnosisAgreement,
+  REFERENCE_NAMES.earliestSection,
+] as const;
+export type ReferenceLabelColumn = (typeof REFERENCE_LABEL_COLUMNS)[number];
+
+/** The reference's flag columns (the three that hold "1" or "0"). */
+export const REFERENCE_FLAG_COLUMNS = [
+  REFERENCE_NAMES.sufficiency,
+  REFERENCE_NAMES.sufficiencyAgreement,
+  REFERENCE_NAMES.diagnosisAgreement,
+] as const;
+
+/** One label in the reference's fields: an annotator's in data_gt.json, and the gold's. */
+export interface ReferenceLabel {
+  diagnosis_sufficiency: ReferenceFlag;
+  /** The code, "" if insufficient. */
+  diagnosis: string;
+  /** τ as text ("2"), "" if insufficient. */
+  earliest_sufficient_section: string;
+}
+
+/** Whether the two primary annotators agreed, in the reference's fields. */
+export interface ReferenceAgreement {
+  diagnosis_sufficiency_agreement: ReferenceFlag;
+  diagnosis_agreement: ReferenceFlag;
+}
+
+/** The five label columns of a data_gt.json record or a data.csv row. */
+export type ReferenceLabelRecord = ReferenceLabel & ReferenceAgreement;
+
+/** The five label cells as an imported case file gives them (each "" when absent; checked by the case import). */
+export type ReferenceLabelCells = Record<ReferenceLabelColumn, string>;
+
+/** A label in the reference's fields. */
+export function toReferenceLabel(label: CaseLabel): ReferenceLabel {
+  return label.sufficiency === "sufficient"
+    ? {
+        diagnosis_sufficiency: "1",
+        diagnosis: label.icd10,
+        earliest_sufficient_section: String(label.earliestSection),
+      }
+    : { diagnosis_sufficiency: "0", diagnosis: "", earliest_sufficient_section: "" };
+}
+
+/**
+ * The gold label and the agreement flags as the reference's five columns, the keys in its order (a record built with
+ * them keeps that order when serialised).
+ */
+export function toReferenceRecord(
+  label: CaseLabel,
+  agreement: { sufficiency: boolean; diagnosis: boolean },
+): ReferenceLabelRecord {
+  const l = toReferenceLabel(label);
+  return {
+    diagnosis_sufficiency: l.diagnosis_sufficiency,
+    diagnosis_sufficiency_agreement: referenceFlag(agreement.sufficiency),
+    diagnosis: l.diagnosis,
+    diagnosis_agreement: referenceFlag(agreement.diagnosis),
+    earliest_sufficient_section: l.earliest_sufficient_section,
+  };
+}
+
+/**
+ * A checked reference label back in Concord's form. The reference has no missing information: an insufficient label
+ * takes it from `missing` (Concord's own fields in data_gt.json), empty when there are none.
+ */
+export function fromReferenceLabel(
+  fields: ReferenceLabel,
+  missing: { missingInfo: MissingInfoKey[]; missingInfoOther: string | null } = {
+    missingInfo: [],
+    missingInfoOther: null,
+  },
+): CaseLabel {
+  return fields.diagnosis_sufficiency === "1"
+    ? {
+        sufficiency: "sufficient",
+        icd10: fields.diagnosis,
+        earliestSection: Number(fields.earliest_sufficient_section),
+      }
+    : {
+        sufficiency: "insufficient",
+        missingInfo: [...missing.missingInfo],
+        missingInfoOther: missing.missingInfoOther,
+      };
+}
+
+/** The agreement flags back in Concord's form. */
+export function fromReferenceAgreement(fields: ReferenceAgreement): { sufficiency: boolean; diagnosis: boolean } {
+  return { sufficiency: fields.diagnosis_sufficiency_agreement === "1", diagnosis: fields.diagnosis_agreement === "1" };
+}
+
+/** The five label cells of a record, in column order (a data.csv row's last five cells). */
+export function referenceLabelCells(record: ReferenceLabelCells): string[] {
+  return REFERENCE_LABEL_COLUMNS.map((c) => record[c]);
+}
+
+/**
+ * A case's imported reference labels as the database stores them (the reference_labels table of db/schema.ts: the
+ * reference's strings under Concord's column names, null when the case has none).
+ */
+export interface StoredReferenceLabels {
+  diagnosisSufficiency: string | null;
+  diagnosisSufficiencyAgreement: string | null;
+  diagnosis: string | null;
+  diagnosisAgreement: string | null;
+  earliestSufficientSection: string | null;
+}
+
+/** Stored reference labels as the reference's cells ("" for null). */
+export function storedReferenceCells(row: StoredReferenceLabels): ReferenceLabelCells {
+  return {
+    diagnosis_sufficiency: row.diagnosisSufficiency ?? "",
+    diagnosis_sufficiency_agreement: row.diagnosisSufficiencyAgreement ?? "",
+    diagnosis: row.diagnosis ?? "",
+    diagnosis_agreement: row.diagnosisAgreement ?? "",
+    earliest_sufficient_section: row.earliestSufficientSection ?? "",
+  };
+}
+
+/** The reference's cells as stored (all null for a case without reference labels). */
+export function storedReferenceColumns(cells: ReferenceLabelCells | null): StoredReferenceLabels {
+  return {
+    diagnosisSufficiency: cells?.diagnosis_sufficiency ?? null,
+    diagnosisSufficiencyAgreement: cells?.diagnosis_sufficiency_agreement ?? null,
+    diagnosis: cells?.diagnosis ?? null,
+    diagnosisAgreement: cells?.diagnosis_agreement ?? null,
+    earliestSufficientSection: cells?.earliest_sufficient_section ?? null,
+  };
+}

@@ -15,3 +15,4 @@ export const BANK_PANEL: PanelKind = {
   add: (db, bankId, raterIds) => addBankRaters(db, { bankId, raterIds, actorId: null }),
   remove: (db, bankId, raterId) => removeBankRater(db, { bankId, raterId, actorId: null }),
 };
+export { MENTAT_BANK_GUIDELINES } from "./registration.server";

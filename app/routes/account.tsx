@@ -30,6 +30,7 @@ import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
 import { Csrf } from "~/ui/root-data";
+import { Field, FieldError } from "~/ui/field";
 
 export const meta: MetaFunction = () => [{ title: "Your account · Concord" }];
 
@@ -187,14 +188,6 @@ function browserOf(ua: string | null): string {
   return browser || system ? [browser ?? "A browser", system].filter(Boolean).join(" on ") : ua.slice(0, 60);
 }
 
-function FieldError({ text, id }: { text?: string; id: string }) {
-  return text ? (
-    <p className="field-error" id={id} role="alert">
-      {text}
-    </p>
-  ) : null;
-}
-
 export default function Account() {
   const { user, sessions, secondFactor, mustSetUp, required, password } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() as Result | undefined;
@@ -242,40 +235,35 @@ export default function Account() {
         <Form method="post" className="card" aria-labelledby="password">
           <Csrf />
           <p className="muted">A new password must be: {PASSWORD_RULES.join("; ")}.</p>
-          <label htmlFor="current">Current password</label>
-          <input
+          <Field
             id="current"
+            label="Current password"
+            error={pw.current}
             name="current"
             type="password"
             autoComplete="current-password"
             required
-            aria-invalid={pw.current ? true : undefined}
-            aria-describedby={pw.current ? "current-error" : undefined}
           />
-          <FieldError text={pw.current} id="current-error" />
-          <label htmlFor="new-password">New password</label>
-          <input
+          <Field
             id="new-password"
+            label="New password"
+            error={pw.password}
+            errorId="password-error"
             name="password"
             type="password"
             autoComplete="new-password"
             required
             minLength={10}
-            aria-invalid={pw.password ? true : undefined}
-            aria-describedby={pw.password ? "password-error" : undefined}
           />
-          <FieldError text={pw.password} id="password-error" />
-          <label htmlFor="confirm">New password again</label>
-          <input
+          <Field
             id="confirm"
+            label="New password again"
+            error={pw.confirm}
             name="confirm"
             type="password"
             autoComplete="new-password"
             required
-            aria-invalid={pw.confirm ? true : undefined}
-            aria-describedby={pw.confirm ? "confirm-error" : undefined}
           />
-          <FieldError text={pw.confirm} id="confirm-error" />
           <FieldError text={pw.form} id="password-form-error" />
           {messageFor("password")}
           <p className="muted">Changing it ends your other sessions.</p>
@@ -312,39 +300,40 @@ export default function Account() {
             </p>
             <Form method="post" className="row">
               <Csrf />
-              <label htmlFor="recovery-code">Code from your app</label>
-              <input
+              <Field
                 id="recovery-code"
+                label="Code from your app"
+                error={sf.code}
                 name="code"
                 type="text"
                 inputMode="numeric"
                 autoComplete="one-time-code"
-                aria-invalid={sf.code ? true : undefined}
-                aria-describedby={sf.code ? "recovery-code-error" : undefined}
+                after={
+                  <button type="submit" name="intent" value="totp-recovery" className="secondary" disabled={busy}>
+                    Make new recovery codes
+                  </button>
+                }
               />
-              <button type="submit" name="intent" value="totp-recovery" className="secondary" disabled={busy}>
-                Make new recovery codes
-              </button>
             </Form>
-            <FieldError text={sf.code} id="recovery-code-error" />
             {required ? (
               <p className="muted">Your role requires the second factor, so it cannot be turned off here.</p>
             ) : (
               <Form method="post" className="row">
                 <Csrf />
-                <label htmlFor="disable-password">Your password</label>
-                <input
+                <Field
                   id="disable-password"
+                  label="Your password"
+                  error={sf.password}
+                  errorId="disable-error"
                   name="password"
                   type="password"
                   autoComplete="current-password"
-                  aria-invalid={sf.password ? true : undefined}
-                  aria-describedby={sf.password ? "disable-error" : undefined}
+                  after={
+                    <button type="submit" name="intent" value="totp-disable" className="secondary" disabled={busy}>
+                      Turn off
+                    </button>
+                  }
                 />
-                <button type="submit" name="intent" value="totp-disable" className="secondary" disabled={busy}>
-                  Turn off
-                </button>
-                <FieldError text={sf.password} id="disable-error" />
               </Form>
             )}
           </>
@@ -365,22 +354,22 @@ export default function Account() {
             </p>
             <Form method="post" className="row">
               <Csrf />
-              <label htmlFor="confirm-code">Code from your app</label>
-              <input
+              <Field
                 id="confirm-code"
+                label="Code from your app"
+                error={sf.code}
                 name="code"
                 type="text"
                 inputMode="numeric"
                 autoComplete="one-time-code"
                 required
-                aria-invalid={sf.code ? true : undefined}
-                aria-describedby={sf.code ? "confirm-code-error" : undefined}
+                after={
+                  <button type="submit" name="intent" value="totp-confirm" disabled={busy}>
+                    Turn on
+                  </button>
+                }
               />
-              <button type="submit" name="intent" value="totp-confirm" disabled={busy}>
-                Turn on
-              </button>
             </Form>
-            <FieldError text={sf.code} id="confirm-code-error" />
           </>
         ) : (
           <>

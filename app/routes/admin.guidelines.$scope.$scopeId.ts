@@ -3,7 +3,8 @@ import { data } from "@remix-run/node";
 import { z } from "zod";
 import { requireForm, requireRole } from "~/accounts/guard.server";
 import { GUIDELINE_SCOPES } from "~/guidelines/domain/guidelines";
-import { GuidelinesEditSchema, saveGuidelines, setInclusionCriterion } from "~/guidelines/guidelines.server";
+import { GuidelinesEditSchema, saveGuidelines } from "~/guidelines/guidelines.server";
+import { setInclusionCriterion } from "~/screening/public.server";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 

@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
 import { columnHelper } from "~/ui/data-table";
 import { WindowTable } from "~/ui/window-table";
-import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
+import { ListHeader, ProgressCard, WorkListFilters } from "~/work-items/ui/list-page";
 import { WORK_STATE_LABELS as STATE_LABELS } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
@@ -86,25 +86,20 @@ export default function AnnotateHome() {
             testId="my-cases"
             rowProps={(r) => ({ "data-case": r.externalId, "data-state": r.state })}
             filters={
-              <>
-                {studies.length > 1 ? (
-                  <select name="study" aria-label="Study" defaultValue={w.query.filters.study}>
-                    {studies.map((s) => (
-                      <option key={s.id} value={s.id}>
-                        {s.name}
-                      </option>
-                    ))}
-                  </select>
-                ) : null}
-                <select name="state" aria-label="Filter by state" defaultValue={w.query.filters.state}>
-                  <option value="">All states</option>
-                  {(Object.keys(STATE_LABELS) as CaseState[]).map((s) => (
-                    <option key={s} value={s}>
-                      {STATE_LABELS[s]} ({counts[s]})
-                    </option>
-                  ))}
-                </select>
-              </>
+              <WorkListFilters
+                collection={{
+                  name: "study",
+                  label: "Study",
+                  selected: w.query.filters.study,
+                  options: studies.map((s) => ({ value: s.id, label: s.name })),
+                }}
+                state={{
+                  selected: w.query.filters.state,
+                  counts,
+                  states: Object.keys(STATE_LABELS) as CaseState[],
+                  labels: STATE_LABELS,
+                }}
+              />
             }
           />
         </>

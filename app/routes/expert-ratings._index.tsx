@@ -4,7 +4,7 @@ import { useMemo } from "react";
 import { columnHelper } from "~/ui/data-table";
 import { WindowTable } from "~/ui/window-table";
 import styles from "~/expert-panel/ui/expert-ratings.css?url";
-import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
+import { ListHeader, WorkListFilters, WorkProgressCard } from "~/work-items/ui/list-page";
 import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
@@ -64,25 +64,15 @@ export default function RatingsHome() {
             testId="my-items"
             rowProps={(r) => ({ "data-item": r.externalId, "data-state": r.state })}
             filters={
-              <>
-                {collections.length > 1 ? (
-                  <select name="c" aria-label="Bank or set" defaultValue={w.query.filters.c}>
-                    {collections.map((c) => (
-                      <option key={c.key} value={c.key}>
-                        {c.name}
-                      </option>
-                    ))}
-                  </select>
-                ) : null}
-                <select name="state" aria-label="Filter by state" defaultValue={w.query.filters.state}>
-                  <option value="">All states</option>
-                  {(["not_started", "draft", "submitted"] as const).map((s) => (
-                    <option key={s} value={s}>
-                      {WORK_STATE_LABELS[s]} ({counts[s]})
-                    </option>
-                  ))}
-                </select>
-              </>
+              <WorkListFilters
+                collection={{
+                  name: "c",
+                  label: "Bank or set",
+                  selected: w.query.filters.c,
+                  options: collections.map((c) => ({ value: c.key, label: c.name })),
+                }}
+                state={{ selected: w.query.filters.state, counts }}
+              />
             }
           />
         </>

@@ -4,7 +4,7 @@ import { useMemo } from "react";
 import { columnHelper } from "~/ui/data-table";
 import { WindowTable } from "~/ui/window-table";
 import { WORK_STATE_LABELS } from "~/work-items/domain/work-item";
-import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
+import { ListHeader, WorkListFilters, WorkProgressCard } from "~/work-items/ui/list-page";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import type { MyRatingRow } from "~/judge-validation/judge-ratings.server";
@@ -76,25 +76,15 @@ export default function RateHome() {
             testId="my-responses"
             rowProps={(r) => ({ "data-response": r.annotationId, "data-state": r.state })}
             filters={
-              <>
-                {sets.length > 1 ? (
-                  <select name="set" aria-label="Validation set" defaultValue={w.query.filters.set}>
-                    {sets.map((s) => (
-                      <option key={s.id} value={s.id}>
-                        {s.name}
-                      </option>
-                    ))}
-                  </select>
-                ) : null}
-                <select name="state" aria-label="Filter by state" defaultValue={w.query.filters.state}>
-                  <option value="">All states</option>
-                  {(["not_started", "draft", "submitted"] as const).map((s) => (
-                    <option key={s} value={s}>
-                      {WORK_STATE_LABELS[s]} ({counts[s]})
-                    </option>
-                  ))}
-                </select>
-              </>
+              <WorkListFilters
+                collection={{
+                  name: "set",
+                  label: "Validation set",
+                  selected: w.query.filters.set,
+                  options: sets.map((s) => ({ value: s.id, label: s.name })),
+                }}
+                state={{ selected: w.query.filters.state, counts }}
+              />
             }
           />
         </>

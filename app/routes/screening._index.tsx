@@ -4,7 +4,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
 import { columnHelper } from "~/ui/data-table";
 import { WindowTable } from "~/ui/window-table";
-import { ListHeader, WorkProgressCard } from "~/work-items/ui/list-page";
+import { ListHeader, WorkListFilters, WorkProgressCard } from "~/work-items/ui/list-page";
 import { getDb } from "~/platform/db.server";
 import { requireRole } from "~/accounts/guard.server";
 import { listClosedReviewerRounds, type ReviewRow } from "~/screening/screening-review.server";
@@ -67,25 +67,15 @@ export default function ReviewHome() {
             testId="my-items"
             rowProps={(r) => ({ "data-entry": String(r.entryId), "data-state": r.state })}
             filters={
-              <>
-                {rounds.length > 1 ? (
-                  <select name="round" aria-label="Round" defaultValue={w.query.filters.round}>
-                    {rounds.map((r) => (
-                      <option key={r.id} value={r.id}>
-                        {r.studyName}, round {r.number}
-                      </option>
-                    ))}
-                  </select>
-                ) : null}
-                <select name="state" aria-label="Filter by state" defaultValue={w.query.filters.state}>
-                  <option value="">All states</option>
-                  {(["not_started", "draft", "submitted"] as const).map((s) => (
-                    <option key={s} value={s}>
-                      {WORK_STATE_LABELS[s]} ({counts[s]})
-                    </option>
-                  ))}
-                </select>
-              </>
+              <WorkListFilters
+                collection={{
+                  name: "round",
+                  label: "Round",
+                  selected: w.query.filters.round,
+                  options: rounds.map((r) => ({ value: r.id, label: `${r.studyName}, round ${r.number}` })),
+                }}
+                state={{ selected: w.query.filters.state, counts }}
+              />
             }
           />
         </>

@@ -4,3 +4,5 @@
  * own.
  */
 export { SCREENING_STUDY_PARENT } from "./screening-import.server";
+export { SCREENING_GUIDELINES, SCREENING_NAV } from "./registration.server";
+export { setInclusionCriterion } from "./screening.server";

@@ -30,6 +30,7 @@ import {
 import { compareCodePoints } from "../python-compat/text";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
+import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/public.server";
 import { ServiceError } from "../platform/service-error";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
@@ -220,6 +221,31 @@ export function updateScreeningSettings(
     },
     { behavior: "immediate" },
   );
+}
+
+/** Sets a screening study's inclusion criterion (shown to every reviewer; docs/screening.md#review). */
+export function setInclusionCriterion(db: Db, input: { studyId: number; criterion: string; actorId: string }): boolean {
+  return writeTransaction(db, (tx) => {
+    const before = tx
+      .select({ c: visibleScreeningStudies.inclusionCriterion })
+      .from(visibleScreeningStudies)
+      .where(eq(visibleScreeningStudies.id, input.studyId))
+      .get();
+    if (!before) return false;
+    if (before.c === input.criterion) return true;
+    tx.update(screeningStudies)
+      .set({ inclusionCriterion: input.criterion })
+      .where(eq(screeningStudies.id, input.studyId))
+      .run();
+    recordEvent(tx, {
+      actorId: input.actorId,
+      entity: "screening_study",
+      entityId: input.studyId,
+      action: "criterion",
+      changes: { inclusionCriterion: [before.c, input.criterion] },
+    });
+    return true;
+  });
 }
 
 export interface RoundRow {

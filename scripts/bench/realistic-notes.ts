@@ -8,6 +8,7 @@
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { SECTION_KINDS } from "../../app/annotation/domain/sections";
+import { REFERENCE_LABEL_COLUMNS } from "../../app/labels/labels";
 
 /** mulberry32: a small seeded generator, enough for test data. */
 function prng(seed: number): () => number {
@@ -114,17 +115,7 @@ export function writeRealisticReleasedCsv(file: string, n: number, seed = 25): {
   let sectionBytes = 0;
   let sections = 0;
   try {
-    pending += [
-      "id",
-      "age_group",
-      "sex",
-      ...SECTION_KINDS,
-      "diagnosis_sufficiency",
-      "diagnosis_sufficiency_agreement",
-      "diagnosis",
-      "diagnosis_agreement",
-      "earliest_sufficient_section",
-    ].join(",");
+    pending += ["id", "age_group", "sex", ...SECTION_KINDS, ...REFERENCE_LABEL_COLUMNS].join(",");
     pending += "\r\n";
     for (let i = 0; i < n; i++) {
       const empty = new Set<number>();

@@ -3,9 +3,24 @@
  * give it from app/platform/registry.server.ts, filled by the composition root app/protocols.server.ts. Reading it
  * before the root ran is an error, never an empty list that would quietly skip the start's cleaning.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { GUIDELINE_SCOPES } from "../../db/vocabulary";
 import { freshDb } from "../support/db";
+
+const ROUTES = join(__dirname, "..", "..", "app", "routes");
+
+/** The workspaces whose routes ask for their item's guidelines, as the routes name them. */
+function workspacesOfRoutes(): Set<string> {
+  const kinds = new Set<string>();
+  for (const f of readdirSync(ROUTES)) {
+    const text = readFileSync(join(ROUTES, f), "utf8");
+    for (const m of text.matchAll(/guidelines: "(\w+)"|guidelinesForItem\([^,]+, "(\w+)"/g)) kinds.add(m[1] ?? m[2]!);
+  }
+  return kinds;
+}
 
 afterEach(() => vi.resetModules());
 
@@ -48,5 +63,63 @@ describe("the protocol registry", () => {
     } finally {
       cleanup();
     }
+  });
+
+  it("holds every kind of study's guidelines, one registration each, covering every workspace that shows them", async () => {
+    vi.resetModules();
+    await import("../../app/protocols.server");
+    const { registered, guidelineScopeOfWorkspace } = await import("../../app/platform/registry.server");
+    const { guidelines } = registered();
+    expect(guidelines.map((g) => g.scope).sort()).toEqual([...GUIDELINE_SCOPES].sort());
+    const workspaces = guidelines.flatMap((g) => g.workspaces);
+    expect(new Set(workspaces).size, "a workspace belongs to one kind of study").toBe(workspaces.length);
+    const asked = workspacesOfRoutes();
+    expect(asked.size).toBeGreaterThanOrEqual(5);
+    for (const kind of asked) expect(workspaces, kind).toContain(kind);
+    expect(() => guidelineScopeOfWorkspace("no_such_workspace")).toThrow(/No protocol registered/);
+    const { db, cleanup } = freshDb();
+    try {
+      // Each lookup runs against the schema and finds nothing in an empty database.
+      for (const g of guidelines) {
+        expect(g.studyExists(db, 1), g.scope).toBe(false);
+        for (const w of g.workspaces) expect(g.studyOfItem(db, w, 1), w).toBeNull();
+        if (g.submissionsByVersion) expect(g.submissionsByVersion(db, 1)).toEqual({});
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("holds every protocol's links of the menu, each to a list page, in the header's order", async () => {
+    vi.resetModules();
+    await import("../../app/protocols.server");
+    const { navEntriesFor, registered } = await import("../../app/platform/registry.server");
+    const show = (e: { to: string; label: string }) => `${e.label} ${e.to}`;
+    expect(navEntriesFor(["admin", "annotator", "adjudicator", "rater"]).map(show)).toEqual([
+      "Annotate /annotate",
+      "Adjudicate /adjudicate",
+      "Rate responses /judge-validation",
+      "Screening review /screening",
+      "Expert ratings /expert-ratings",
+      "Studies /admin",
+      "Judges /admin/judge-validation",
+      "Screening /admin/screening",
+      "Experts /admin/expert-ratings",
+      "Model evaluation /admin/mc-evaluation",
+      "Grading /admin/grading",
+    ]);
+    expect(navEntriesFor(["rater"]).map((e) => e.to)).toEqual(["/judge-validation", "/screening", "/expert-ratings"]);
+    expect(navEntriesFor([])).toEqual([]);
+    const routes = new Set(readdirSync(ROUTES));
+    for (const e of registered().nav) {
+      // Each link is a page of the app: its list route exists.
+      expect(routes, e.to).toContain(`${e.to.slice(1).replaceAll("/", ".") || "_index"}._index.tsx`.replace(/^\./, ""));
+      if (e.activePattern) expect(new RegExp(e.activePattern).test(e.to), e.to).toBe(true);
+    }
+    // Every protocol address a worker can land on offers its list on an error page.
+    const segments = registered().nav.flatMap((e) => e.listOf?.segments ?? []);
+    expect(segments.sort()).toEqual(
+      ["adjudicate", "annotate", "case-review", "expert-ratings", "judge-validation", "mentat", "screening"].sort(),
+    );
   });
 });

@@ -5,6 +5,7 @@ import { parseColumnMap } from "../../platform/forms";
 import { importCases, planImport, StudyNameSchema, type ImportPlan } from "../studies.server";
 import { CliError, parseOptions, requireOption, type CliIO, type Command } from "../../cli/command";
 import { ServiceError } from "../../platform/service-error";
+import { REFERENCE_LABEL_COLUMNS } from "../../labels/labels";
 
 const help = `Usage: npm run concord -- import --study NAME FILE [--format csv|jsonl] [--map COL=HEADER,…] [--dry-run]
 
@@ -12,8 +13,8 @@ Imports notes (cases) into a study, creating the study if it does not exist.
 
 FILE is CSV (one row per case) or JSONL (one object per line), told apart by its extension unless --format is given.
 Columns (CSV) or keys (JSONL): id, age_group, sex, presenting_symptoms, psychiatric_history, psychiatric_exam,
-psychological_exam, secondary_diagnoses; optionally the Safe-Psych label columns diagnosis_sufficiency,
-diagnosis_sufficiency_agreement, diagnosis, diagnosis_agreement, earliest_sufficient_section (kept as the study's
+psychological_exam, secondary_diagnoses; optionally the Safe-Psych label columns
+${REFERENCE_LABEL_COLUMNS.join(", ")} (kept as the study's
 reference labels, never shown to annotators or adjudicators) and source_diagnosis.
 
 The whole file is validated: every bad row is reported as "FILE:LINE: reason" and nothing is imported (exit code 2).

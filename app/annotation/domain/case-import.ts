@@ -17,17 +17,17 @@ import {
   type SectionKind,
 } from "./sections";
 import { pyStrip } from "../../python-compat/text";
+import {
+  REFERENCE_FLAG_COLUMNS,
+  REFERENCE_LABEL_COLUMNS,
+  REFERENCE_NAMES,
+  type ReferenceLabelCells,
+} from "../../labels/labels";
 import { formulaWarning, looksLikeFormula } from "../../formats/spreadsheet-safe";
 import { idProblem, normaliseId, textWarning } from "../../formats/strict-text";
 
-export const LABEL_COLUMNS = [
-  "diagnosis_sufficiency",
-  "diagnosis_sufficiency_agreement",
-  "diagnosis",
-  "diagnosis_agreement",
-  "earliest_sufficient_section",
-] as const;
-export type LabelColumn = (typeof LABEL_COLUMNS)[number];
+/** The reference's label columns, in its order (app/labels/labels.ts, the one mapping to the reference format). */
+export const LABEL_COLUMNS = REFERENCE_LABEL_COLUMNS;
 
 /** Every column Concord reads, by its canonical (reference) name. */
 export const CASE_COLUMNS = ["id", "age_group", "sex", ...SECTION_KINDS, ...LABEL_COLUMNS, "source_diagnosis"] as const;
@@ -37,7 +37,7 @@ export const MAX_SECTION_CHARS = 100_000;
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 
 /** Labels shipped with a dataset: reference values, kept apart from annotators and adjudicators. */
-export type ReferenceLabels = Record<LabelColumn, string>;
+export type ReferenceLabels = ReferenceLabelCells;
 
 export interface ParsedCase {
   line: number;
@@ -366,7 +366,9 @@ export class CaseFileReader {
       }
     }
     if (o.labels !== undefined && o.labels !== null && !isJsonObject(o.labels))
-      problems.push('"labels" must be an object of label fields (diagnosis_sufficiency, …), not a list or a value.');
+      problems.push(
+        `"labels" must be an object of label fields (${REFERENCE_NAMES.sufficiency}, …), not a list or a value.`,
+      );
     const labelSource = (isJsonObject(o.labels) ? o.labels : o) as Record<string, unknown>;
     if (isJsonObject(o.labels)) {
       for (const key of Object.keys(o.labels))
@@ -535,30 +537,28 @@ function readLabels(
   const cells = Object.fromEntries(LABEL_COLUMNS.map((c) => [c, v[c] ?? ""])) as ReferenceLabels;
   if (LABEL_COLUMNS.every((c) => cells[c] === "")) return { labels: null, problems: [] };
   const problems: string[] = [];
-  for (const c of ["diagnosis_sufficiency", "diagnosis_sufficiency_agreement", "diagnosis_agreement"] as const) {
+  const N = REFERENCE_NAMES;
+  for (const c of REFERENCE_FLAG_COLUMNS) {
     if (!FLAG.has(cells[c])) problems.push(`${c} is "${cells[c]}"; it must be 1 or 0.`);
   }
-  if (cells.diagnosis_sufficiency === "1") {
-    if (cells.diagnosis === "")
-      problems.push("diagnosis is empty but diagnosis_sufficiency is 1; give the ICD-10 code.");
+  if (cells[N.sufficiency] === "1") {
+    if (cells[N.icd10] === "") problems.push(`${N.icd10} is empty but ${N.sufficiency} is 1; give the ICD-10 code.`);
     else {
-      const code = canonicalCode(cells.diagnosis);
-      if (!code) problems.push(`diagnosis "${cells.diagnosis}" is not a WHO ICD-10 chapter V code (F00–F99).`);
-      else cells.diagnosis = code;
+      const code = canonicalCode(cells[N.icd10]);
+      if (!code) problems.push(`${N.icd10} "${cells[N.icd10]}" is not a WHO ICD-10 chapter V code (F00–F99).`);
+      else cells[N.icd10] = code;
     }
-    const tau = cells.earliest_sufficient_section;
+    const tau = cells[N.earliestSection];
     if (!/^\d+$/.test(tau) || Number(tau) < 1 || Number(tau) > numSections)
       problems.push(
-        `earliest_sufficient_section is "${tau}"; it must be a whole number from 1 to ${numSections} (the case's non-empty sections).`,
+        `${N.earliestSection} is "${tau}"; it must be a whole number from 1 to ${numSections} (the case's non-empty sections).`,
       );
-    else cells.earliest_sufficient_section = String(Number(tau));
-  } else if (cells.diagnosis_sufficiency === "0") {
-    if (cells.diagnosis !== "")
-      problems.push(`diagnosis is "${cells.diagnosis}" but diagnosis_sufficiency is 0; leave it empty.`);
-    if (cells.earliest_sufficient_section !== "")
-      problems.push(
-        `earliest_sufficient_section is "${cells.earliest_sufficient_section}" but diagnosis_sufficiency is 0; leave it empty.`,
-      );
+    else cells[N.earliestSection] = String(Number(tau));
+  } else if (cells[N.sufficiency] === "0") {
+    if (cells[N.icd10] !== "")
+      problems.push(`${N.icd10} is "${cells[N.icd10]}" but ${N.sufficiency} is 0; leave it empty.`);
+    if (cells[N.earliestSection] !== "")
+      problems.push(`${N.earliestSection} is "${cells[N.earliestSection]}" but ${N.sufficiency} is 0; leave it empty.`);
   }
   return { labels: problems.length ? null : cells, problems };
 }

@@ -1,4 +1,5 @@
 /** Emulation of the reference's `evaluations/abstention_rate/process.py`. */
+import { REFERENCE_NAMES } from "../../labels/labels";
 import { pySplitLines, pyStrip } from "../../python-compat/text";
 import { fileName, parentName, type TrajectoryFile } from "../domain/metrics-inputs";
 import { STRATEGIES, type Strategy } from "../domain/runner-protocol";
@@ -33,7 +34,7 @@ export function abstentionScript(gtItems: Py[], files: readonly TrajectoryFile[]
     const sufficiency = new Map<string, "sufficient" | "insufficient">();
     for (const it of gtItems) {
       const row = get(it, "original_row", it);
-      const value = pyStrip(pyStr(get(row, "diagnosis_sufficiency", "")));
+      const value = pyStrip(pyStr(get(row, REFERENCE_NAMES.sufficiency, "")));
       const s = value === "1" ? "sufficient" : value === "0" ? "insufficient" : null;
       if (s) sufficiency.set(pyStr(item(it, "id")), s);
     }

@@ -2,6 +2,7 @@
  * Emulation of the reference's `evaluations/diagnosis_accuracy/process.py`, with the per-sample aggregations of
  * figures 7, 8, 9 and appendix figure 5.
  */
+import { REFERENCE_NAMES } from "../../labels/labels";
 import { appendixFigure5Table, FIGURE9_MODELS, figure8Table, figure9Table, keepNamedModels } from "./reference-figures";
 import { compatNormalizeIcd10 } from "../../icd10/icd10";
 import { parentName, type TrajectoryFile } from "../domain/metrics-inputs";
@@ -51,14 +52,15 @@ export function accuracyScript(gtItems: Py[], files: readonly TrajectoryFile[]) 
       const id = normalizeText(get(it, "id"));
       if (!id) continue;
       const row = get(it, "original_row", it);
-      const diagnosis = compatNormalizeIcd10(normalizeText(get(row, "diagnosis", "")));
-      if (!isYes(get(row, "diagnosis_sufficiency", "")) || !diagnosis) continue;
+      const diagnosis = compatNormalizeIcd10(normalizeText(get(row, REFERENCE_NAMES.icd10, "")));
+      if (!isYes(get(row, REFERENCE_NAMES.sufficiency, "")) || !diagnosis) continue;
       const agreement =
-        isYes(get(row, "diagnosis_sufficiency_agreement", "")) && isYes(get(row, "diagnosis_agreement", ""));
+        isYes(get(row, REFERENCE_NAMES.sufficiencyAgreement, "")) &&
+        isYes(get(row, REFERENCE_NAMES.diagnosisAgreement, ""));
       gt.set(id, {
         diagnosis,
         doctor_agreement: agreement ? "agreement" : "disagreement",
-        earliest: pyIntOfFloat(normalizeText(get(row, "earliest_sufficient_section"))),
+        earliest: pyIntOfFloat(normalizeText(get(row, REFERENCE_NAMES.earliestSection))),
       });
     }
     const matched = files.filter((f) => starTrajectoriesJsonl(f.path)).sort((a, b) => cmp(a.path, b.path));

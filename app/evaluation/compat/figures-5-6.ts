@@ -1,4 +1,5 @@
 /** Emulation of the reference's `evaluations/premature_diagnoses/figures_5_6.py`. */
+import { REFERENCE_NAMES } from "../../labels/labels";
 import { pyStrip } from "../../python-compat/text";
 import { STAGES } from "../domain/metrics";
 import { type Dict, get, guard, type Py, pyIntOfFloat, pyStr, ScriptCrash } from "./python-semantics";
@@ -27,8 +28,8 @@ export function figures56(gtItems: Py[], perSample: readonly Dict[]) {
     const expertSteps: number[] = [];
     for (const it of gtItems) {
       const id = clean(get(it, "id"));
-      const sufficiency = clean(get(it, "diagnosis_sufficiency"));
-      const earliest = clean(get(it, "earliest_sufficient_section"));
+      const sufficiency = clean(get(it, REFERENCE_NAMES.sufficiency));
+      const earliest = clean(get(it, REFERENCE_NAMES.earliestSection));
       const totalText = clean(get(it, "num_sections_in_input"));
       if (!id || !totalText) continue;
       const total = pyIntOfFloat(totalText);

@@ -1,4 +1,5 @@
 /** Emulation of the reference's `evaluations/multiple_seed_runs/process.py`. */
+import { REFERENCE_NAMES } from "../../labels/labels";
 import { pyStrip } from "../../python-compat/text";
 import { compatNormalizeIcd10 } from "../../icd10/icd10";
 import { fileName, parentName, type TrajectoryFile } from "../domain/metrics-inputs";
@@ -27,10 +28,10 @@ export function seedScript(gtItems: Py[], files: readonly TrajectoryFile[]) {
   return guard(() => {
     const gt = new Map<string, { sufficiency: string | null; diagnosis: string | null }>();
     for (const rec of gtItems) {
-      const suff = normalizeText(get(rec, "diagnosis_sufficiency"));
+      const suff = normalizeText(get(rec, REFERENCE_NAMES.sufficiency));
       gt.set(pyStr(item(rec, "id")), {
         sufficiency: suff === "1" ? "sufficient" : suff === "0" ? "insufficient" : null,
-        diagnosis: compatNormalizeIcd10(normalizeText(get(rec, "diagnosis"))),
+        diagnosis: compatNormalizeIcd10(normalizeText(get(rec, REFERENCE_NAMES.icd10))),
       });
     }
     const matched = files.filter((f) => fileName(f.path) === "trajectories.jsonl").sort((a, b) => cmp(a.path, b.path));

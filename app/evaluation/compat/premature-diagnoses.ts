@@ -1,4 +1,5 @@
 /** Emulation of the reference's `evaluations/premature_diagnoses/process.py`. */
+import { REFERENCE_NAMES } from "../../labels/labels";
 import { fileName, parentName, parentPath, type TrajectoryFile } from "../domain/metrics-inputs";
 import { type Strategy } from "../domain/runner-protocol";
 import {
@@ -51,8 +52,8 @@ export function prematureScript(gtItems: Py[], files: readonly TrajectoryFile[])
       const id = normalizeText(get(it, "id"));
       if (!id) continue;
       const row = get(it, "original_row", it);
-      const agreement = normalizeText(get(row, "diagnosis_agreement", "")).toUpperCase();
-      const tau = pyInt(normalizeText(get(row, "earliest_sufficient_section")));
+      const agreement = normalizeText(get(row, REFERENCE_NAMES.diagnosisAgreement, "")).toUpperCase();
+      const tau = pyInt(normalizeText(get(row, REFERENCE_NAMES.earliestSection)));
       const T = pyInt(normalizeText(get(it, "num_sections_in_input")));
       if (!["1", "TRUE"].includes(agreement) || tau === null || T === null) continue;
       gt.set(id, { tau, T });

@@ -1,5 +1,6 @@
 /** The inputs of the evaluation metrics: trajectory files as the caller read them, and the gold records. */
 import { parseIcd10 } from "../../icd10/icd10";
+import { REFERENCE_NAMES } from "../../labels/labels";
 import { readJsonl } from "../../formats/jsonl";
 import { pyStrip } from "../../python-compat/text";
 
@@ -56,7 +57,7 @@ export function readGold(items: readonly unknown[]): {
     }
     const id = String(item.id);
     const row = isObject(item.original_row) ? item.original_row : item;
-    const sufficiency = flagText(row.diagnosis_sufficiency);
+    const sufficiency = flagText(row[REFERENCE_NAMES.sufficiency]);
     if (sufficiency !== "1" && sufficiency !== "0") {
       unusable++;
       continue;
@@ -65,14 +66,16 @@ export function readGold(items: readonly unknown[]): {
     let tau: number | null = null;
     let code: string | null = null;
     if (sufficient) {
-      const t = flagText(row.earliest_sufficient_section);
+      const t = flagText(row[REFERENCE_NAMES.earliestSection]);
       tau = /^\d+$/.test(t) && Number(t) >= 1 ? Number(t) : null;
       if (tau === null) badTau++;
-      const p = parseIcd10(typeof row.diagnosis === "string" ? row.diagnosis : "");
+      const diagnosis = row[REFERENCE_NAMES.icd10];
+      const p = parseIcd10(typeof diagnosis === "string" ? diagnosis : "");
       code = p.ok ? p.code : null;
       if (code === null) badCode++;
     }
-    const agreementCase = isYes(row.diagnosis_sufficiency_agreement) && isYes(row.diagnosis_agreement);
+    const agreementCase =
+      isYes(row[REFERENCE_NAMES.sufficiencyAgreement]) && isYes(row[REFERENCE_NAMES.diagnosisAgreement]);
     cases.set(id, { id, sufficient, tau, code, agreementCase });
   }
   if (unusable > 0) warnings.push(`${unusable} gold records have no usable id or sufficiency and were left out`);

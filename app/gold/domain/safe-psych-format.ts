@@ -7,13 +7,21 @@
  * fields (the reference scripts ignore them): `action_labels`, `presenting_symptoms_label` (left out
  * with `asReleased`), `adjudicated`, `adjudication_reason`, `missing_info`, `missing_info_other`, `annotators`.
  */
-import { type CaseLabel, type MissingInfoKey } from "../../labels/labels";
+import {
+  type CaseLabel,
+  type MissingInfoKey,
+  type ReferenceFlag,
+  type ReferenceLabel,
+  type ReferenceLabelRecord,
+  toReferenceLabel,
+  toReferenceRecord,
+} from "../../labels/labels";
 import { type DisputeReason, type ExpertAction, expertActionLabels, stage1Label } from "./gold";
 import { SECTION_KINDS, type SectionKind } from "../../annotation/public";
 import { pyStrip } from "../../python-compat/text";
 
 /** The reference writes labels as the strings "1" and "0" (docs/formats.md#released-csv-datacsv). */
-export type Flag = "1" | "0";
+export type Flag = ReferenceFlag;
 
 export interface SectionMetadata {
   section_name: SectionKind;
@@ -26,26 +34,17 @@ export interface SectionMetadata {
   content: string;
 }
 
-/** One annotator's label inside `annotators`, in the same conventions as the gold fields. */
-export interface AnnotatorRecord {
-  diagnosis_sufficiency: Flag;
-  diagnosis: string;
-  earliest_sufficient_section: string;
+/** One annotator's label inside `annotators`, in the same conventions as the gold fields (app/labels/labels.ts). */
+export interface AnnotatorRecord extends ReferenceLabel {
   missing_info: MissingInfoKey[];
   missing_info_other: string | null;
 }
 
-export interface DataGtRecord {
+/** A record: the reference's fields (its five label columns from app/labels/labels.ts), then Concord's. */
+export interface DataGtRecord extends ReferenceLabelRecord {
   id: string;
   age_group: string;
   sex: string;
-  diagnosis_sufficiency: Flag;
-  diagnosis_sufficiency_agreement: Flag;
-  /** Gold code, "" if insufficient. */
-  diagnosis: string;
-  diagnosis_agreement: Flag;
-  /** τ as a string ("2"), "" if insufficient. */
-  earliest_sufficient_section: string;
   num_sections_in_input: number;
   last_section_order: number;
   sections_metadata: SectionMetadata[];
@@ -93,8 +92,6 @@ export interface DataGtOptions {
   referenceFieldsOnly?: boolean;
 }
 
-const flag = (b: boolean): Flag => (b ? "1" : "0");
-
 function sectionsMetadata(sections: GoldCase["sections"]): SectionMetadata[] {
   let assigned = 0;
   return SECTION_KINDS.map((kind, i) => {
@@ -111,21 +108,11 @@ function sectionsMetadata(sections: GoldCase["sections"]): SectionMetadata[] {
 }
 
 function annotatorRecord(label: CaseLabel): AnnotatorRecord {
-  return label.sufficiency === "sufficient"
-    ? {
-        diagnosis_sufficiency: "1",
-        diagnosis: label.icd10,
-        earliest_sufficient_section: String(label.earliestSection),
-        missing_info: [],
-        missing_info_other: null,
-      }
-    : {
-        diagnosis_sufficiency: "0",
-        diagnosis: "",
-        earliest_sufficient_section: "",
-        missing_info: [...label.missingInfo],
-        missing_info_other: label.missingInfoOther,
-      };
+  return {
+    ...toReferenceLabel(label),
+    missing_info: label.sufficiency === "insufficient" ? [...label.missingInfo] : [],
+    missing_info_other: label.sufficiency === "insufficient" ? label.missingInfoOther : null,
+  };
 }
 
 /**
@@ -140,11 +127,7 @@ export function buildDataGtRecord(c: GoldCase, options: DataGtOptions = {}): Dat
     id: c.id,
     age_group: c.ageGroup,
     sex: c.sex,
-    diagnosis_sufficiency: flag(gold.sufficiency === "sufficient"),
-    diagnosis_sufficiency_agreement: flag(c.agreement.sufficiency),
-    diagnosis: gold.sufficiency === "sufficient" ? gold.icd10 : "",
-    diagnosis_agreement: flag(c.agreement.diagnosis),
-    earliest_sufficient_section: gold.sufficiency === "sufficient" ? String(gold.earliestSection) : "",
+    ...toReferenceRecord(gold, c.agreement),
     num_sections_in_input: T,
     last_section_order: T,
     sections_metadata: metadata,

@@ -1,5 +1,15 @@
 /** Reading a `data_gt.json` back (import-gold): every record validated, each error naming its line and field. */
-import { type CaseLabel, isMissingInfoKey, MISSING_INFO_KEYS, type MissingInfoKey } from "../../labels/labels";
+import {
+  type CaseLabel,
+  fromReferenceAgreement,
+  fromReferenceLabel,
+  isMissingInfoKey,
+  MISSING_INFO_KEYS,
+  type MissingInfoKey,
+  REFERENCE_LABEL_COLUMNS,
+  REFERENCE_NAMES,
+  type ReferenceLabel,
+} from "../../labels/labels";
 import { expertActionLabels, stage1Label } from "./gold";
 import { parseIcd10 } from "../../icd10/icd10";
 import { MAX_SECTIONS, MIN_SECTIONS, SECTION_KINDS } from "../../annotation/public";
@@ -78,11 +88,7 @@ const REFERENCE_KEYS = [
   "id",
   "age_group",
   "sex",
-  "diagnosis_sufficiency",
-  "diagnosis_sufficiency_agreement",
-  "diagnosis",
-  "diagnosis_agreement",
-  "earliest_sufficient_section",
+  ...REFERENCE_LABEL_COLUMNS,
   "num_sections_in_input",
   "last_section_order",
   "sections_metadata",
@@ -98,9 +104,9 @@ const CONCORD_KEYS = [
 ] as const;
 const METADATA_KEYS = ["section_name", "original_order", "present", "assigned_order", "content"] as const;
 const ANNOTATOR_KEYS = [
-  "diagnosis_sufficiency",
-  "diagnosis",
-  "earliest_sufficient_section",
+  REFERENCE_NAMES.sufficiency,
+  REFERENCE_NAMES.icd10,
+  REFERENCE_NAMES.earliestSection,
   "missing_info",
   "missing_info_other",
 ] as const;
@@ -130,31 +136,32 @@ function checkLabelFields(
     errors++;
     report(f, m);
   };
-  const sufficiency = obj.diagnosis_sufficiency;
+  const N = REFERENCE_NAMES;
+  const sufficiency = obj[N.sufficiency];
   if (!isFlag(sufficiency)) {
-    r(`${prefix}diagnosis_sufficiency`, `must be "1" or "0", got ${show(sufficiency)}`);
+    r(`${prefix}${N.sufficiency}`, `must be "1" or "0", got ${show(sufficiency)}`);
     return false;
   }
-  const diagnosis = obj.diagnosis;
-  const tau = obj.earliest_sufficient_section;
-  if (typeof diagnosis !== "string") r(`${prefix}diagnosis`, `must be a string, got ${show(diagnosis)}`);
-  if (typeof tau !== "string") r(`${prefix}earliest_sufficient_section`, `must be a string, got ${show(tau)}`);
+  const diagnosis = obj[N.icd10];
+  const tau = obj[N.earliestSection];
+  if (typeof diagnosis !== "string") r(`${prefix}${N.icd10}`, `must be a string, got ${show(diagnosis)}`);
+  if (typeof tau !== "string") r(`${prefix}${N.earliestSection}`, `must be a string, got ${show(tau)}`);
   if (typeof diagnosis !== "string" || typeof tau !== "string") return false;
   if (sufficiency === "0") {
-    if (diagnosis !== "") r(`${prefix}diagnosis`, `must be "" when insufficient, got ${show(diagnosis)}`);
-    if (tau !== "") r(`${prefix}earliest_sufficient_section`, `must be "" when insufficient, got ${show(tau)}`);
+    if (diagnosis !== "") r(`${prefix}${N.icd10}`, `must be "" when insufficient, got ${show(diagnosis)}`);
+    if (tau !== "") r(`${prefix}${N.earliestSection}`, `must be "" when insufficient, got ${show(tau)}`);
     return errors === 0;
   }
   const p = parseIcd10(diagnosis);
-  if (!p.ok) r(`${prefix}diagnosis`, p.error);
-  else if (p.code !== diagnosis) r(`${prefix}diagnosis`, `must be written ${p.code}, got ${show(diagnosis)}`);
+  if (!p.ok) r(`${prefix}${N.icd10}`, p.error);
+  else if (p.code !== diagnosis) r(`${prefix}${N.icd10}`, `must be written ${p.code}, got ${show(diagnosis)}`);
   else if (options.isValidCode && !options.isValidCode(diagnosis)) {
-    r(`${prefix}diagnosis`, `${diagnosis} is not a code of WHO ICD-10 chapter V`);
+    r(`${prefix}${N.icd10}`, `${diagnosis} is not a code of WHO ICD-10 chapter V`);
   }
   if (!/^[1-9][0-9]*$/.test(tau)) {
-    r(`${prefix}earliest_sufficient_section`, `must be a section number like "2" when sufficient, got ${show(tau)}`);
+    r(`${prefix}${N.earliestSection}`, `must be a section number like "2" when sufficient, got ${show(tau)}`);
   } else if (T !== null && Number(tau) > T) {
-    r(`${prefix}earliest_sufficient_section`, `must be at most the number of sections (${T}), got ${show(tau)}`);
+    r(`${prefix}${N.earliestSection}`, `must be at most the number of sections (${T}), got ${show(tau)}`);
   }
   return errors === 0;
 }
@@ -199,14 +206,9 @@ function checkMissingInfo(
   return ok;
 }
 
+/** The label of a record or annotator whose label fields were checked (`checkLabelFields`). */
 function labelOf(obj: Record<string, unknown>, missingInfo: MissingInfoKey[], other: string | null): CaseLabel {
-  return obj.diagnosis_sufficiency === "1"
-    ? {
-        sufficiency: "sufficient",
-        icd10: obj.diagnosis as string,
-        earliestSection: Number(obj.earliest_sufficient_section),
-      }
-    : { sufficiency: "insufficient", missingInfo, missingInfoOther: other };
+  return fromReferenceLabel(obj as unknown as ReferenceLabel, { missingInfo, missingInfoOther: other });
 }
 
 function checkRecord(value: unknown, report: Report, options: DataGtReadOptions): DataGtRecord | null {
@@ -270,7 +272,7 @@ function checkRecord(value: unknown, report: Report, options: DataGtReadOptions)
       }
     }
   }
-  for (const key of ["diagnosis_sufficiency_agreement", "diagnosis_agreement"] as const) {
+  for (const key of [REFERENCE_NAMES.sufficiencyAgreement, REFERENCE_NAMES.diagnosisAgreement]) {
     if (!isFlag(value[key])) r(key, `must be "1" or "0", got ${show(value[key])}`);
   }
   const labelOk = checkLabelFields(value, "", T, r, options);
@@ -285,7 +287,7 @@ function checkRecord(value: unknown, report: Report, options: DataGtReadOptions)
   const record = value as unknown as DataGtRecord;
   if (!hasConcord) return errors > 0 ? null : canonicalRecord(record);
 
-  const sufficient = value.diagnosis_sufficiency === "1";
+  const sufficient = value[REFERENCE_NAMES.sufficiency] === "1";
   const infoOk = checkMissingInfo(value.missing_info, value.missing_info_other, sufficient, "", r);
   if (labelOk && infoOk) {
     const gold = labelOf(value, value.missing_info as MissingInfoKey[], value.missing_info_other as string | null);
@@ -326,7 +328,7 @@ function checkRecord(value: unknown, report: Report, options: DataGtReadOptions)
           continue;
         }
         if (checkLabelFields(a, prefix, T, r, options)) {
-          checkMissingInfo(a.missing_info, a.missing_info_other, a.diagnosis_sufficiency === "1", prefix, r);
+          checkMissingInfo(a.missing_info, a.missing_info_other, a[REFERENCE_NAMES.sufficiency] === "1", prefix, r);
         }
       }
     }
@@ -362,10 +364,7 @@ export function readGoldCase(record: DataGtRecord): { goldCase: GoldCase; option
     sex: record.sex,
     sections,
     gold,
-    agreement: {
-      sufficiency: record.diagnosis_sufficiency_agreement === "1",
-      diagnosis: record.diagnosis_agreement === "1",
-    },
+    agreement: fromReferenceAgreement(record),
     adjudicated: record.adjudicated ?? false,
     adjudicationReason: record.adjudication_reason ?? null,
     annotators: record.annotators ? { A: annotator(record.annotators.A), B: annotator(record.annotators.B) } : null,

@@ -6,6 +6,7 @@
 import { formatReferenceCsv } from "../../formats/csv-text";
 import { jsonDumpsIndent2 } from "../../python-compat/json";
 import { SECTION_KINDS, type SectionKind } from "../../annotation/public";
+import { REFERENCE_LABEL_COLUMNS, referenceLabelCells } from "../../labels/labels";
 import type { DataGtRecord, SamplesRecord } from "./safe-psych-format";
 
 /** The whole `data_gt.json` file, byte-identical to the reference's output for the same records. */
@@ -18,31 +19,11 @@ export function serializeSamples(records: readonly SamplesRecord[]): string {
 }
 
 /** The 13 columns of the released CSV, in the reference's order (docs/formats.md#released-csv-datacsv). */
-export const DATA_CSV_COLUMNS = [
-  "id",
-  "age_group",
-  "sex",
-  ...SECTION_KINDS,
-  "diagnosis_sufficiency",
-  "diagnosis_sufficiency_agreement",
-  "diagnosis",
-  "diagnosis_agreement",
-  "earliest_sufficient_section",
-] as const;
+export const DATA_CSV_COLUMNS = ["id", "age_group", "sex", ...SECTION_KINDS, ...REFERENCE_LABEL_COLUMNS] as const;
 
 export function releasedCsvRow(record: DataGtRecord): string[] {
   const content = (kind: SectionKind) => record.sections_metadata.find((m) => m.section_name === kind)?.content ?? "";
-  return [
-    record.id,
-    record.age_group,
-    record.sex,
-    ...SECTION_KINDS.map(content),
-    record.diagnosis_sufficiency,
-    record.diagnosis_sufficiency_agreement,
-    record.diagnosis,
-    record.diagnosis_agreement,
-    record.earliest_sufficient_section,
-  ];
+  return [record.id, record.age_group, record.sex, ...SECTION_KINDS.map(content), ...referenceLabelCells(record)];
 }
 
 /**

@@ -2,7 +2,7 @@
  * The study report as readable text (the `stats` command's default) and as Markdown (`--md`, and the dashboard's
  * Markdown download): one list of headings, paragraphs and tables, rendered two ways.
  */
-import { MISSING_INFO } from "../../labels/labels";
+import { MISSING_INFO, REFERENCE_NAMES } from "../../labels/labels";
 import type { IntervalSummary } from "../../stats/index";
 import type { LevelAgreement, StudyReport } from "./study-report";
 import { maxOf, pushAll } from "../../stats/extremes";
@@ -209,11 +209,11 @@ function blocks(report: StudyReport): Block[] {
       ["Flag", "Percent agreement"],
       [
         [
-          "diagnosis_sufficiency_agreement",
+          REFERENCE_NAMES.sufficiencyAgreement,
           `${percent(ref.sufficiency.percent_agreement)} (${ofCount(ref.sufficiency.n_agreed, ref.sufficiency.n)})`,
         ],
         [
-          "diagnosis_agreement",
+          REFERENCE_NAMES.diagnosisAgreement,
           `${percent(ref.diagnosis.percent_agreement)} (${ofCount(ref.diagnosis.n_agreed, ref.diagnosis.n)})`,
         ],
       ],

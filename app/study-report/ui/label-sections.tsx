@@ -1,7 +1,7 @@
 /** The study report page's sections on the gold labels: per diagnosis, action labels, distributions. */
 import { useMemo } from "react";
 import { columnHelper, DataTable } from "~/ui/data-table";
-import { MISSING_INFO } from "~/labels/labels";
+import { MISSING_INFO, REFERENCE_NAMES } from "~/labels/labels";
 import type { PerDiagnosisRow, StudyReport } from "~/study-report/domain/study-report";
 import { percent } from "~/study-report/domain/study-report-format";
 import { Chart, CountTable, Pair } from "./report-parts";
@@ -159,13 +159,13 @@ export function ReferenceFlagsSection({ report }: { report: StudyReport }) {
             head={["Flag", "Agreed"]}
             rows={[
               [
-                `diagnosis_sufficiency_agreement (${percent(
+                `${REFERENCE_NAMES.sufficiencyAgreement} (${percent(
                   report.reference_agreement.sufficiency.percent_agreement,
                 )} of ${report.reference_agreement.sufficiency.n})`,
                 report.reference_agreement.sufficiency.n_agreed,
               ],
               [
-                `diagnosis_agreement (${percent(report.reference_agreement.diagnosis.percent_agreement)} of ${
+                `${REFERENCE_NAMES.diagnosisAgreement} (${percent(report.reference_agreement.diagnosis.percent_agreement)} of ${
                   report.reference_agreement.diagnosis.n
                 })`,
                 report.reference_agreement.diagnosis.n_agreed,

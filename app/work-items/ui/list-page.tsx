@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import type { WorkState } from "../domain/work-item";
+import { WORK_STATE_LABELS, type WorkState } from "../domain/work-item";
 import { NEXT_KEY, useNextKey } from "./shortcuts";
 
 /**
@@ -93,4 +93,55 @@ export function WorkProgressCard({
     `${n("not_started")} not started · ${n("draft")} draft · ${done} submitted` +
     (locked ? ` (${locked === done ? "all" : locked} locked)` : "");
   return <ProgressCard done={done} total={total} breakdown={breakdown} />;
+}
+
+/** The states a work list can be filtered by (locked work counts as submitted). */
+const FILTER_STATES = ["not_started", "draft", "submitted"] as const satisfies readonly WorkState[];
+
+/**
+ * The filters of a user's work list, the same on every list: which of their collections (a study, set, bank or round;
+ * shown only when they have more than one) and which state, each state with its count. The names are the list
+ * window's filter keys (docs/architecture.md, "Pages are windows").
+ */
+export function WorkListFilters<S extends string = (typeof FILTER_STATES)[number]>({
+  collection,
+  state,
+}: {
+  collection: {
+    name: string;
+    label: string;
+    selected: string | undefined;
+    options: readonly { value: string | number; label: string }[];
+  };
+  state: {
+    selected: string | undefined;
+    counts: Readonly<Record<S, number>>;
+    /** The states offered, in order, and their words; by default a work item's. */
+    states?: readonly S[];
+    labels?: Readonly<Record<S, string>>;
+  };
+}) {
+  const states = state.states ?? (FILTER_STATES as readonly string[] as readonly S[]);
+  const labels = state.labels ?? (WORK_STATE_LABELS as Readonly<Record<string, string>>);
+  return (
+    <>
+      {collection.options.length > 1 ? (
+        <select name={collection.name} aria-label={collection.label} defaultValue={collection.selected}>
+          {collection.options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      ) : null}
+      <select name="state" aria-label="Filter by state" defaultValue={state.selected}>
+        <option value="">All states</option>
+        {states.map((s) => (
+          <option key={s} value={s}>
+            {labels[s]} ({state.counts[s]})
+          </option>
+        ))}
+      </select>
+    </>
+  );
 }
