@@ -70,6 +70,7 @@ describe("the header's menu", () => {
       "Experts /admin/expert-ratings",
       "Model evaluation /admin/mc-evaluation",
       "Grading /admin/grading",
+      "Jobs /admin/eval-jobs",
       "Users /admin/users",
       "Help /help",
     ]);

@@ -107,6 +107,7 @@ describe("the protocol registry", () => {
       "Experts /admin/expert-ratings",
       "Model evaluation /admin/mc-evaluation",
       "Grading /admin/grading",
+      "Jobs /admin/eval-jobs",
     ]);
     expect(navEntriesFor(["rater"]).map((e) => e.to)).toEqual(["/judge-validation", "/screening", "/expert-ratings"]);
     expect(navEntriesFor([])).toEqual([]);
