@@ -65,6 +65,7 @@ function Header() {
           {user.roles.includes("admin") && <NavLink to="/admin/expert-ratings">Experts</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/mc-evaluation">Model evaluation</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/grading">Grading</NavLink>}
+          {user.roles.includes("admin") && <NavLink to="/admin/preparation">Preparation</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/users">Users</NavLink>}
           <NavLink to="/help">Help</NavLink>
         </nav>

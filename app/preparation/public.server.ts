@@ -1,4 +1,6 @@
 /**
- * The preparation protocol's services for other parts of Concord (docs/architecture.md, "Public modules").
+ * The preparation protocol's services, for the pages and other parts of Concord (docs/architecture.md, "Public
+ * modules"). Who may call which: docs/security.md, "Source text".
  */
-export { listProjects } from "./projects.server";
+export { changeReviewers, getProject, importPreparationNotes, listProjectNotes, listProjects } from "./projects.server";
+export { getReviewNote, listReviewerNotes, MinimisationValuesSchema, saveMinimisationReview } from "./review.server";

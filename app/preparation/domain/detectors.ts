@@ -7,7 +7,7 @@
  * come in the configuration.
  */
 import { PREP_CATEGORIES, type PrepCategory } from "../../../db/vocabulary";
-import { AGE_GROUP_LABELS, ageGroupOf } from "./age-groups";
+import { ageGroupOf } from "./age-groups";
 import { scoreRangeOf, type ScoreTable } from "./score-table";
 
 export const CATEGORIES = PREP_CATEGORIES;
@@ -489,7 +489,6 @@ export function detectAges(text: string): Span[] {
   }
   return out;
 }
-export { AGE_GROUP_LABELS };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Psychological test scores → their ranges
