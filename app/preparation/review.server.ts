@@ -10,6 +10,7 @@ import { z } from "zod";
 import { prepNotes, prepProjects, prepReviewers, prepReviews } from "../../db/schema";
 import { PREP_CATEGORIES, type PrepProposal, type PrepSection } from "../../db/vocabulary";
 import type { Db, DbOrTx } from "../platform/db.server";
+import { SECTION_TITLES, type SectionKind } from "../annotation/public";
 import {
   nextOpenItem,
   previousItem,
@@ -150,6 +151,8 @@ export function listReviewerNotes(db: DbOrTx, userId: string): ReviewerNoteRow[]
 
 export interface ReviewNoteView {
   note: OwnedNote;
+  /** Each section's title, by its kind. */
+  sectionTitles: string[];
   state: WorkState;
   values: MinimisationValues;
   version: number;
@@ -168,6 +171,7 @@ export function getReviewNote(db: Db, input: { userId: string; noteId: number })
   const at = mine.findIndex((r) => r.noteId === note.id);
   return {
     note,
+    sectionTitles: note.sections.map((s) => SECTION_TITLES[s.kind as SectionKind] ?? s.kind),
     state: (row?.status ?? "not_started") as WorkState,
     values: valuesOf(row),
     version: row?.version ?? 0,

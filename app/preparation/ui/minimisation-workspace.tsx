@@ -6,7 +6,6 @@
  */
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import type { PrepCategory, PrepMissedSpan, PrepProposal, PrepSection } from "../../../db/vocabulary";
-import { SECTION_TITLES, type SectionKind } from "~/annotation/public";
 import type { GuidelinesView } from "~/guidelines/domain/guidelines";
 import { LimitedText } from "~/work-items/ui/text-limit";
 import type { WorkspaceDefinition } from "~/work-items/ui/workspace-page";
@@ -107,7 +106,7 @@ export const minimisationWorkspace: WorkspaceDefinition<View, MinimisationValues
   words: {
     list: { to: "/preparation", label: "Preparation" },
     form: "Minimisation review",
-    incomplete: "Some proposals have no decision yet; see the marked rows.",
+    incomplete: "The review is incomplete; see the marked fields.",
     stateTestId: "item-state",
   },
   itemKey: (view) => view.note.id,
@@ -236,7 +235,7 @@ export const minimisationWorkspace: WorkspaceDefinition<View, MinimisationValues
         <article className="card prep-note" aria-label="Note" data-testid="prep-note">
           {view.note.sections.map((s, i) => (
             <section key={s.order}>
-              <h3>{SECTION_TITLES[s.kind as SectionKind] ?? s.kind}</h3>
+              <h3>{view.sectionTitles[i]}</h3>
               <SectionText section={s} index={i} marks={marksOf(i)} current={current} onPick={setCurrent} />
             </section>
           ))}
