@@ -4,7 +4,7 @@
  * an annotator included), and the minimisation review on the work-item engine (drafts, versions, submission rules,
  * audit without the note's words).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -149,6 +149,42 @@ describe("prep-import", () => {
     expect(shown).toContainEqual(["place", "Sibiu", ""]);
     expect(shown).toContainEqual(["test_score", "28/30", "26-30"]);
     expect(shown).toContainEqual(["age", "52", "48-57"]);
+  });
+});
+
+describe("the admin's import page", () => {
+  /** A multipart post of the page's form, with the session's CSRF token. */
+  async function upload(name: string, file: File) {
+    const { user, post } = await signedIn(db, "admin");
+    const body = new FormData();
+    body.set("csrf", user.csrf);
+    body.set("name", name);
+    body.set("language", "ro");
+    body.set("places", "Sibiu\n");
+    body.set("file", file);
+    const request = new Request("http://concord.test/admin/preparation", {
+      method: "POST",
+      headers: { Cookie: post("/", {}).headers.get("Cookie")! },
+      body,
+    });
+    return adminList.action({ request, params: {}, context: {} }).then(
+      (answer) => answer,
+      (thrown: Response) => thrown,
+    );
+  }
+
+  it("refuses a bad upload by FILE:LINE and writes nothing; a good one creates the project", async () => {
+    const bad = await upload("P", new File([readFileSync(join(FIXTURES, "bad-duplicate.csv"))], "bad.csv"));
+    expect(bad).toMatchObject({ message: "1 problem(s); nothing was imported." });
+    expect((bad as { issues: string[] }).issues[0]).toMatch(/^bad\.csv:3: \(id ok-1\) duplicate id/);
+    const latin1 = await upload("P", new File([Buffer.from([0x69, 0x64, 0x0a, 0xe9, 0x0a])], "latin1.csv"));
+    expect((latin1 as { issues: string[] }).issues[0]).toMatch(/^latin1\.csv:2: .*UTF-8/);
+    expect(count("prep_projects") + count("prep_notes")).toBe(0);
+    const good = await upload("Uploaded", new File([readFileSync(NOTES)], "notes.csv"));
+    expect((good as Response).status).toBe(302);
+    const project = findProjectByName(db, "Uploaded")!;
+    expect(project.settings.places).toEqual(["Sibiu"]);
+    expect(listProjectNotes(db, project.id)).toHaveLength(3);
   });
 });
 
