@@ -18,6 +18,7 @@ import { ServiceError } from "../platform/service-error";
 import { writeTransaction } from "../work-items/engine.server";
 import { namePatternProblem } from "./domain/detectors";
 import { DEFAULT_SETTINGS, detectorConfig, proposalsOf } from "./domain/review";
+import { proposalAgreement, type ProposalAgreement } from "./domain/agreement";
 
 export const ProjectNameSchema = z
   .string()
@@ -294,4 +295,21 @@ export function listProjectNotes(db: Db, projectId: number): AdminNoteRow[] {
     submitted: reviews.filter((r) => r.noteId === n.id).length,
     excluded: reviews.filter((r) => r.noteId === n.id && r.excluded).length,
   }));
+}
+
+/** The reviewers' agreement on a project's proposals, from their submitted reviews (admin; reviewers by username). */
+export function projectAgreement(db: Db, projectId: number): ProposalAgreement {
+  const rows = db
+    .select({
+      reviewer: users.username,
+      noteId: prepReviews.noteId,
+      decisions: prepReviews.decisions,
+      excluded: prepReviews.excluded,
+    })
+    .from(prepReviews)
+    .innerJoin(prepNotes, eq(prepNotes.id, prepReviews.noteId))
+    .innerJoin(users, eq(users.id, prepReviews.reviewerId))
+    .where(and(eq(prepNotes.projectId, projectId), eq(prepReviews.status, "submitted")))
+    .all();
+  return proposalAgreement(rows);
 }

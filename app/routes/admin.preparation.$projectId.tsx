@@ -6,7 +6,7 @@ import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
 import { Csrf } from "~/ui/root-data";
-import { changeReviewers, getProject, listProjectNotes } from "~/preparation/public.server";
+import { changeReviewers, getProject, listProjectNotes, projectAgreement } from "~/preparation/public.server";
 
 export const meta: MetaFunction = () => [{ title: "Preparation project · Concord" }];
 
@@ -15,7 +15,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
   const project = requireById(params.projectId, (id) => getProject(db, id));
-  return { project, notes: listProjectNotes(db, project.id) };
+  return { project, notes: listProjectNotes(db, project.id), agreement: projectAgreement(db, project.id) };
 }
 
 const ReviewerSchema = z.discriminatedUnion("intent", [
@@ -53,7 +53,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function PreparationProject() {
-  const { project, notes } = useLoaderData<typeof loader>();
+  const { project, notes, agreement } = useLoaderData<typeof loader>();
+  const pct = (x: number | null) => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
   const result = useActionData<typeof action>();
   return (
     <section>
@@ -93,6 +94,15 @@ export default function PreparationProject() {
             {result.message}
           </p>
         ) : null}
+      </div>
+      <div className="card" data-testid="prep-agreement">
+        <h2 style={{ marginTop: 0 }}>Agreement between reviewers</h2>
+        <p>
+          {agreement.proposals} proposals decided by two or more reviewers: percent agreement{" "}
+          {pct(agreement.percentAgreement)}, Cohen&apos;s κ{" "}
+          {agreement.kappa === null ? `– (${agreement.kappaReason})` : agreement.kappa.toFixed(3)}. Exclusion decided
+          alike on {agreement.exclusionAgreed} of {agreement.notesReviewedTwice} notes reviewed twice.
+        </p>
       </div>
       <div className="card table-wrap">
         <h2 style={{ marginTop: 0 }}>

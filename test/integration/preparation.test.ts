@@ -12,7 +12,7 @@ import { runCli } from "../../app/cli/index";
 import type { CliIO } from "../../app/cli/command";
 import type { Db } from "../../app/platform/db.server";
 import type { UserView } from "../../app/accounts/users.server";
-import { findProjectByName, listProjectNotes } from "../../app/preparation/projects.server";
+import { findProjectByName, listProjectNotes, projectAgreement } from "../../app/preparation/projects.server";
 import { getReviewNote, listReviewerNotes, saveMinimisationReview } from "../../app/preparation/review.server";
 import { minimisedSections } from "../../app/preparation/domain/review";
 import * as workspace from "../../app/routes/preparation.$noteId";
@@ -371,5 +371,21 @@ describe("the minimisation review", () => {
       submitted: 1,
       excluded: 1,
     });
+    // A second reviewer reviews the same note on their own: the page's agreement counts the exclusion decisions.
+    await run(["prep-reviewers", "--project", "Sibiu 2026", "--add", "other"]);
+    const other = listReviewerNotes(db, reviewer.id).length ? (await signedIn(db, "other")).user : null;
+    const view = getReviewNote(db, { userId: other!.id, noteId })!;
+    expect(view.state).toBe("not_started");
+    const decisions = Object.fromEntries(view.note.proposals.map((p) => [p.id, { action: "accept" as const }]));
+    expect(
+      saveMinimisationReview(db, {
+        userId: other!.id,
+        noteId,
+        values: { decisions, missed: [], excluded: false, exclusionReason: "" },
+        version: 0,
+        intent: "submit",
+      }),
+    ).toMatchObject({ ok: true });
+    expect(projectAgreement(db, project.id)).toMatchObject({ reviewers: 2, notesReviewedTwice: 1, exclusionAgreed: 0 });
   });
 });

@@ -32,6 +32,7 @@ import {
   proposalsOf,
 } from "../../app/preparation/domain/review";
 import { parseListFile } from "../../app/preparation/domain/settings-files";
+import { proposalAgreement, type SubmittedReview } from "../../app/preparation/domain/agreement";
 
 const texts = (text: string, spans: Span[]) => spans.map((s) => text.slice(s.start, s.end));
 const NO_LISTS = { places: [], names: [], institutions: [], namePatterns: [] };
@@ -328,5 +329,33 @@ describe("how well the detectors do (docs/preparation.md)", () => {
     const doc = readFileSync("docs/preparation.md", "utf8");
     for (const s of reported as { category: string; gold: number; detected: number; matched: number }[])
       expect(doc).toMatch(new RegExp(`\\| \`${s.category}\` \\| ${s.gold} \\| ${s.detected} \\| ${s.matched} \\|`));
+  });
+});
+
+describe("agreement between two reviewers on the proposals", () => {
+  it("counts the proposals both decided, their percent agreement and Cohen's κ, and the exclusions", () => {
+    const a = (action: "accept" | "edit" | "reject") => ({ action });
+    const reviews: SubmittedReview[] = [
+      { reviewer: "a", noteId: 1, excluded: false, decisions: { p1: a("accept"), p2: a("reject"), p3: a("accept") } },
+      { reviewer: "b", noteId: 1, excluded: false, decisions: { p1: a("accept"), p2: a("accept"), p3: a("accept") } },
+      { reviewer: "a", noteId: 2, excluded: false, decisions: { q1: a("reject") } },
+      { reviewer: "b", noteId: 2, excluded: false, decisions: { q1: a("reject") } },
+      // Excluded by one: its proposals are not compared; the exclusion decisions differ.
+      { reviewer: "a", noteId: 3, excluded: true, decisions: {} },
+      { reviewer: "b", noteId: 3, excluded: false, decisions: { r1: a("accept") } },
+      // Reviewed once: not compared.
+      { reviewer: "a", noteId: 4, excluded: false, decisions: { s1: a("accept") } },
+    ];
+    const r = proposalAgreement(reviews);
+    expect(r).toMatchObject({
+      reviewers: 2,
+      proposals: 4,
+      percentAgreement: 0.75,
+      notesReviewedTwice: 3,
+      exclusionAgreed: 2,
+    });
+    // Observed 3/4; chance: a = (2 accept, 2 reject)/4, b = (3 accept, 1 reject)/4 → 0.5·0.75 + 0.5·0.25 = 0.5.
+    expect(r.kappa).toBeCloseTo((0.75 - 0.5) / (1 - 0.5), 10);
+    expect(proposalAgreement(reviews.slice(4)).kappaReason).toBe("no proposal was decided by two reviewers");
   });
 });
