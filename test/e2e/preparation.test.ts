@@ -166,4 +166,18 @@ describe("the minimisation review in the browser", () => {
     expect(answer?.status()).toBe(404);
     expect(await page.content()).not.toContain("Sibiu");
   });
+
+  it("shows the admin the project's reviewers, notes and agreement, without the notes' text", async () => {
+    const page = await e2e.pageAs("boss");
+    await page.goto(`${e2e.app.url}/admin/preparation`);
+    await hydrated(page);
+    await page.getByRole("link", { name: "Sibiu 2026" }).click();
+    await page.waitForURL(/\/admin\/preparation\/\d+$/);
+    await hydrated(page);
+    expect(await page.getByTestId("prep-reviewers").textContent()).toContain("rita");
+    expect(await page.locator("[data-testid=prep-project-notes] tbody tr").count()).toBe(3);
+    expect(await page.getByTestId("prep-agreement").textContent()).toContain("0 proposals decided by two");
+    expect(await page.content()).not.toContain("Pacientă");
+    await shot(page, "admin-project");
+  });
 });
