@@ -4,7 +4,8 @@
  * an annotator included), and the minimisation review on the work-item engine (drafts, versions, submission rules,
  * audit without the note's words).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { IMPORT_LIMITS } from "../../app/formats/import-contract";
 import { dirname, join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -99,6 +100,18 @@ describe("prep-import", () => {
     const r = await run(["prep-import", "--project", "P", "--language", "ro", file]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(new RegExp(`${file}:2: .*UTF-8`));
+    expect(count("prep_projects")).toBe(0);
+  });
+
+  it("refuses a file over the preparation limit from its size, without reading it", async () => {
+    const big = join(dir, "big.csv");
+    writeFileSync(big, "");
+    truncateSync(big, IMPORT_LIMITS.preparation.maxFileBytes + 1);
+    const t0 = performance.now();
+    const r = await run(["prep-import", "--project", "Big", "--language", "ro", big]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${big}: the file is`);
+    expect(performance.now() - t0).toBeLessThan(2000);
     expect(count("prep_projects")).toBe(0);
   });
 
