@@ -33,6 +33,7 @@ const PROTOCOLS = [
   "case-review",
   "rubric-grading",
   "mc-evaluation",
+  "preparation",
 ].join("|");
 const SHARED = [
   "platform",

@@ -7,6 +7,7 @@ import { SCREENING_GUIDELINES, SCREENING_NAV, SCREENING_STUDY_PARENT } from "./s
 import { REVIEW_SET_GUIDELINES, REVIEW_SET_PARENT } from "./case-review/public.server";
 import { MENTAT_BANK_GUIDELINES, MENTAT_BANK_PARENT } from "./mentat/public.server";
 import { GRADING_NAV, GRADING_SET_PARENT } from "./rubric-grading/public.server";
+import { PREPARATION_NAV } from "./preparation/public.server";
 import { ADJUDICATION_NAV } from "./adjudication/public.server";
 import { MC_EVALUATION_NAV } from "./mc-evaluation/public.server";
 import { EXPERT_PANEL_NAV } from "./expert-panel/registration.server";
@@ -37,6 +38,7 @@ register({
     ...EXPERT_PANEL_NAV,
     ...MC_EVALUATION_NAV,
     ...GRADING_NAV,
+    ...PREPARATION_NAV,
     // The evaluation jobs span protocols (docs/evaluation.md, "Running from the browser").
     { to: "/admin/eval-jobs", label: "Jobs", role: "admin" },
   ],

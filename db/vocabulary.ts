@@ -61,3 +61,62 @@ export interface QuestionTexts {
   nonbinary?: string;
   neutral?: string;
 }
+
+/** The minimisation categories of a preparation project (docs/preparation.md, "Detectors"). */
+export const PREP_CATEGORIES = [
+  "date_time",
+  "place",
+  "name",
+  "family",
+  "quote",
+  "physical",
+  "surgery_injury",
+  "age",
+  "test_score",
+] as const;
+export type PrepCategory = (typeof PREP_CATEGORIES)[number];
+
+/** One section of a source note (docs/preparation.md, "Projects"): its compacted number, kind and text. */
+export interface PrepSection {
+  order: number;
+  kind: string;
+  content: string;
+}
+
+/**
+ * A detector's proposal on a source note: the span of section `section` (0-based index in the note's sections,
+ * UTF-16 offsets) and what it becomes ("" removes it). `id` is stable for the note: `s<section>-<start>-<end>`.
+ */
+export interface PrepProposal {
+  id: string;
+  section: number;
+  start: number;
+  end: number;
+  category: PrepCategory;
+  replacement: string;
+}
+
+/** A reviewer's decision on one proposal: kept as proposed, edited (`text` in its place) or rejected (text kept). */
+export interface PrepDecision {
+  action: "accept" | "edit" | "reject";
+  /** The edited replacement ("" removes the text); only with `edit`. */
+  text?: string;
+}
+
+/** Text a reviewer marked that the detectors missed: a span of section `section` and what it becomes. */
+export interface PrepMissedSpan {
+  section: number;
+  start: number;
+  end: number;
+  category: PrepCategory;
+  replacement: string;
+}
+
+/** A project's detector settings (docs/preparation.md, "Detectors"); the score table is the default when null. */
+export interface PrepDetectorSettings {
+  places: string[];
+  names: string[];
+  institutions: string[];
+  namePatterns: string[];
+  scoreTable: { test: string; aliases: string[]; ranges: { from: number; to: number }[] }[] | null;
+}

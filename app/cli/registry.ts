@@ -153,6 +153,21 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("../evaluation/cli/metrics")).metricsCommand,
   },
   {
+    name: "prep-detectors",
+    summary: "Recall and precision of the minimisation detectors on a labelled set",
+    load: async () => (await import("../preparation/cli")).prepDetectorsCommand,
+  },
+  {
+    name: "prep-import",
+    summary: "Create a preparation project from source-language notes (validated as a whole)",
+    load: async () => (await import("../preparation/cli")).prepImportCommand,
+  },
+  {
+    name: "prep-reviewers",
+    summary: "Name or remove the reviewers of a preparation project",
+    load: async () => (await import("../preparation/cli")).prepReviewersCommand,
+  },
+  {
     name: "rater-quality",
     summary: "Test–retest, calibration cases and training round of a study: settings, calibration import, report",
     load: async () => (await import("../annotation/cli/rater-quality")).raterQualityCommand,

@@ -60,6 +60,8 @@ export const IMPORT_LIMITS = {
   batchOutput: { maxFileBytes: 2 * GiB, maxLineBytes: 8 * MiB },
   /** `rater-quality --calibration`. */
   calibration: { maxFileBytes: 2 * MiB, maxLineBytes: 64 * KiB },
+  /** `prep-import` and the preparation page (read whole: notes and the detector settings' lists). */
+  preparation: { maxFileBytes: 200 * MiB, maxLineBytes: 8 * MiB },
   /** `mc-run --items` (and its `--clusters` file). */
   mcItems: { maxFileBytes: 200 * MiB, maxLineBytes: 8 * MiB },
 } as const satisfies Record<string, ImportLimits>;

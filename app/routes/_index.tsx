@@ -2,6 +2,8 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireUser } from "~/accounts/guard.server";
+import { getDb } from "~/platform/db.server";
+import { isNamedReviewer } from "~/preparation/public.server";
 
 /** The start page: straight to the user's work when they have one role, a choice when they have several. */
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -20,6 +22,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
       label: "Rate answer options and generated cases (expert ratings)",
       role: "rater",
     },
+    // Named by a preparation project, whatever one's roles (docs/preparation.md).
+    isNamedReviewer(getDb(), user.id) && {
+      to: "/preparation",
+      label: "Minimisation review of notes (preparation projects)",
+      role: "named reviewer",
+    },
     user.roles.includes("admin") && { to: "/admin", label: "Annotation studies (Safe-Psych protocol)", role: "admin" },
     user.roles.includes("admin") && { to: "/admin/judge-validation", label: "Judge validation sets", role: "admin" },
     user.roles.includes("admin") && { to: "/admin/screening", label: "Screening reviews", role: "admin" },
@@ -34,6 +42,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       role: "admin",
     },
     user.roles.includes("admin") && { to: "/admin/grading", label: "Rubric grading sets", role: "admin" },
+    user.roles.includes("admin") && { to: "/admin/eval-jobs", label: "Evaluation jobs", role: "admin" },
+    user.roles.includes("admin") && { to: "/admin/preparation", label: "Preparation projects", role: "admin" },
     user.roles.includes("admin") && { to: "/admin/users", label: "Users and roles", role: "admin" },
   ].filter(Boolean) as { to: string; label: string; role: string }[];
   if (places.length === 1) throw redirect(places[0]!.to);

@@ -71,6 +71,7 @@ describe("the header's menu", () => {
       "Model evaluation /admin/mc-evaluation",
       "Grading /admin/grading",
       "Jobs /admin/eval-jobs",
+      "Preparation /admin/preparation",
       "Users /admin/users",
       "Help /help",
     ]);

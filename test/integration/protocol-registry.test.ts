@@ -108,6 +108,7 @@ describe("the protocol registry", () => {
       "Model evaluation /admin/mc-evaluation",
       "Grading /admin/grading",
       "Jobs /admin/eval-jobs",
+      "Preparation /admin/preparation",
     ]);
     expect(navEntriesFor(["rater"]).map((e) => e.to)).toEqual(["/judge-validation", "/screening", "/expert-ratings"]);
     expect(navEntriesFor([])).toEqual([]);

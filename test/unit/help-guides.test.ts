@@ -154,6 +154,7 @@ describe("the guides' keys", () => {
     screening: "docs/guides/rater.md",
     mentat: "docs/guides/rater.md",
     "case-review": "docs/guides/rater.md",
+    preparation: "docs/guides/rater.md",
   };
 
   it("name every label key of the workspace each guide describes, as the keymap shows it", () => {

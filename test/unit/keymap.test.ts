@@ -16,9 +16,9 @@ import {
 const WORKSPACES = Object.keys(WORKSPACE_KEYMAPS) as WorkspaceId[];
 
 describe("the keymap", () => {
-  it("covers the six workspaces", () => {
+  it("covers the seven workspaces", () => {
     expect(WORKSPACES.sort()).toEqual(
-      ["adjudication", "annotation", "case-review", "judge-validation", "mentat", "screening"].sort(),
+      ["adjudication", "annotation", "case-review", "judge-validation", "mentat", "preparation", "screening"].sort(),
     );
   });
 

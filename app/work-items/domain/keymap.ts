@@ -38,7 +38,8 @@ export const NAVIGATION_KEYS: readonly string[] = (["next", "previous", "guideli
   (k) => COMMON_KEYS[k].keys,
 );
 
-export type WorkspaceId = "annotation" | "adjudication" | "judge-validation" | "screening" | "mentat" | "case-review";
+export type WorkspaceId =
+  "annotation" | "adjudication" | "judge-validation" | "screening" | "mentat" | "case-review" | "preparation";
 
 export interface WorkspaceKeymap {
   title: string;
@@ -147,6 +148,23 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
       },
       { keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "score the highlighted dimension, then move to the next" },
       { keys: ["c"], show: "C", does: "comment", means: { c: "comment" } },
+    ],
+  },
+  preparation: {
+    title: "Minimisation review",
+    list: "/preparation",
+    item: "note",
+    search: null,
+    previous: true,
+    own: [
+      {
+        keys: ["a", "e", "r"],
+        show: "A / E / R",
+        does: "accept / edit / reject the current proposal (then on to the next undecided one)",
+        means: { a: "accept", e: "edit", r: "reject" },
+      },
+      { keys: ["u"], show: "U", does: "go to the next undecided proposal", means: { u: "next undecided" } },
+      { keys: ["t"], show: "T", does: "mark the selected text as missed", means: { t: "mark missed text" } },
     ],
   },
 };

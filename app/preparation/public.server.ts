@@ -1,0 +1,19 @@
+/**
+ * The preparation protocol's services, for the pages and other parts of Concord (docs/architecture.md, "Public
+ * modules"). Who may call which: docs/security.md, "Source text".
+ */
+export {
+  changeReviewers,
+  getProject,
+  importPreparationNotes,
+  isNamedReviewer,
+  listProjectNotes,
+  listProjects,
+  projectAgreement,
+} from "./projects.server";
+import type { NavEntry } from "../platform/registry.server";
+
+/** The admin's link of the menu (docs/architecture.md, "Registration"). */
+export const PREPARATION_NAV: readonly NavEntry[] = [{ to: "/admin/preparation", label: "Preparation", role: "admin" }];
+
+export { getReviewNote, listReviewerNotes, MinimisationValuesSchema, saveMinimisationReview } from "./review.server";
