@@ -538,3 +538,4 @@ export * from "./schema-grading";
 export * from "./schema-guidelines";
 export * from "./schema-quality";
 export * from "./schema-jobs";
+export * from "./schema-evaluation";

@@ -5,3 +5,9 @@
  */
 export { type EndpointRecord, redactUrl } from "./run-folder";
 export { callOnce } from "./runner";
+export {
+  EVALUATION_IMPORT_PARENT,
+  importRunFolders,
+  type RunImportInput,
+  type RunImportResult,
+} from "./evaluations.server";

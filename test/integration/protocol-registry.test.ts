@@ -22,6 +22,7 @@ describe("the protocol registry", () => {
     const { registered } = await import("../../app/platform/registry.server");
     const { hiddenParents, demo } = registered();
     expect(hiddenParents.map((p) => p.table).sort()).toEqual([
+      "evaluation_imports",
       "grading_sets",
       "judge_sets",
       "mentat_banks",
