@@ -63,6 +63,7 @@ function Header() {
           {user.roles.includes("admin") && <NavLink to="/admin/judge-validation">Judges</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/screening">Screening</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/expert-ratings">Experts</NavLink>}
+          {user.roles.includes("admin") && <NavLink to="/admin/evaluations">Evaluations</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/mc-evaluation">Model evaluation</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/grading">Grading</NavLink>}
           {user.roles.includes("admin") && <NavLink to="/admin/users">Users</NavLink>}

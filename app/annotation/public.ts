@@ -5,4 +5,4 @@
  */
 export { formatOf, type ImportIssue, MAX_FILE_BYTES } from "./domain/case-import";
 export { CASE_STATES, type CaseProgressState, FINAL_STATES } from "./domain/case-progress";
-export { MAX_SECTIONS, MIN_SECTIONS, SECTION_KINDS, type SectionKind } from "./domain/sections";
+export { MAX_SECTIONS, MIN_SECTIONS, SECTION_KINDS, SECTION_TITLES, type SectionKind } from "./domain/sections";

@@ -9,8 +9,8 @@
  * transaction makes the whole import visible at once.
  */
 import { createHash } from "node:crypto";
-import { existsSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { evaluationImports, evaluationMetrics, evaluations } from "../../db/schema-evaluation";
 import { visibleEvaluationRuns, visibleStudies } from "../../db/schema-visible";
@@ -667,7 +667,45 @@ export function pathUnderRuns(root: string, typed: string): string {
   if (rel.startsWith("..") || isAbsolute(rel) || rel.split(sep).includes(".."))
     throw new ServiceError(`${trimmed}: not under the runs folder.`, "path");
   if (!existsSync(full)) throw new ServiceError(`${trimmed}: no such file or folder under the runs folder.`, "path");
-  if (basename(full) !== "data_gt.json" && !statSync(full).isDirectory() && !full.endsWith(".json"))
-    throw new ServiceError(`${trimmed}: not a folder.`, "path");
   return full;
+}
+
+/** The studies an evaluation may name (id, name), for the page's choice. */
+export function studyChoices(db: Db): { id: number; name: string }[] {
+  return db
+    .select({ id: visibleStudies.id, name: visibleStudies.name })
+    .from(visibleStudies)
+    .orderBy(asc(visibleStudies.name))
+    .all();
+}
+
+/**
+ * The page's import (docs/evaluation.md, "Runs in the app"): paths typed relative to the runs folder, checked to stay
+ * under it, then `importRunFolders` as the command line runs it — a preview (dry run) or the import. A path that
+ * leaves the folder is refused like a bad line, and nothing is written.
+ */
+export function importFromPage(
+  db: Db,
+  input: { evaluation: string; runs: string; gold?: string; studyId?: number | null; dryRun: boolean; actor: string },
+): RunImportResult {
+  const root = runsRoot();
+  if (root === null)
+    throw new ServiceError(
+      "No runs folder is configured (CONCORD_RUNS_DIR): import with `concord eval-import`.",
+      "runs",
+      409,
+    );
+  const dirs = input.runs
+    .split(/\r?\n/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => pathUnderRuns(root, p));
+  const goldFile = input.gold !== undefined ? pathUnderRuns(root, input.gold) : undefined;
+  return importRunFolders(db, {
+    evaluation: input.evaluation,
+    create: goldFile !== undefined ? { goldFile, studyId: input.studyId ?? null } : undefined,
+    dirs,
+    dryRun: input.dryRun,
+    actor: input.actor,
+  });
 }

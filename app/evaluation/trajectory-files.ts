@@ -84,6 +84,8 @@ export function groupTrajectoryFiles(files: readonly TrajectoryFile[]): FoundFil
   const runs = files.filter((f) => !f.path.startsWith("runs_seeds/"));
   const seedsOnly = files.filter((f) => f.path.startsWith("runs_seeds/"));
   const seeds =
-    seedsOnly.length > 0 ? seedsOnly : runs.map((f) => ({ path: f.path.replace(/^runs\//, "runs_seeds/"), text: f.text }));
+    seedsOnly.length > 0
+      ? seedsOnly
+      : runs.map((f) => ({ path: f.path.replace(/^runs\//, "runs_seeds/"), text: f.text }));
   return { runs, seeds, seedsOnly };
 }

@@ -70,7 +70,9 @@ export function readTrajectoryRecord(
     return { problem: "trajectory must be an array of step objects" };
   const rawSteps = value.trajectory as Record<string, unknown>[];
   if (rawSteps.some((s) => "new_judge_output" in s && s.new_judge_output === null))
-    return { problem: "new_judge_output is null (the reference's scripts crash on it; docs/formats.md#trajectoriesjsonl)" };
+    return {
+      problem: "new_judge_output is null (the reference's scripts crash on it; docs/formats.md#trajectoriesjsonl)",
+    };
   // The run's model, strategy and seed exactly as the metrics take them (folder name first).
   const collected = collectRecords([{ path, text: JSON.stringify(value) + "\n" }]).records[0];
   if (!collected) return { problem: "no strategy: neither the record nor the folder name names one of the four" };
