@@ -9,13 +9,15 @@
  * "Bulk imports"): readers reach runs, trajectories and steps only through `visible_evaluation_imports`.
  */
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { studies } from "./schema";
 
 export const evaluations = sqliteTable("evaluations", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   name: text("name").notNull().unique(),
-  /** The study whose cases the gold labels are (its cases' sections are shown on the case page); null if none. */
-  studyId: integer("study_id").references(() => studies.id),
+  /**
+   * The study whose cases the gold labels are (its cases' sections are shown on the case page); null if none. No
+   * foreign key: this schema file imports no other (a study removed leaves the evaluation without its sections).
+   */
+  studyId: integer("study_id"),
   /** The gold labels, data_gt.json as read (an array of records), for the metrics. */
   gold: text("gold", { mode: "json" }).$type<unknown[]>().notNull(),
   goldSha256: text("gold_sha256").notNull(),
@@ -72,6 +74,8 @@ export const evaluationRuns = sqliteTable(
     failures: integer("failures").notNull(),
     /** timing.json's total_time_seconds; null without timing.json. */
     seconds: real("seconds"),
+    /** The import run that wrote it (docs/reliability.md, "Bulk imports"); shown once its import is. */
+    importRun: text("import_run"),
   },
   (t) => [
     uniqueIndex("evaluation_runs_eval_path_idx").on(t.evaluationId, t.path),

@@ -152,7 +152,7 @@ export const visibleEvaluationRuns = sqliteView("visible_evaluation_runs").as((q
     .select()
     .from(evaluationRuns)
     .where(
-      sql`exists (select 1 from evaluation_imports p where p.id = ${evaluationRuns.importId} and p.import_run is null)`,
+      sql`${notPending(evaluationRuns.importRun)} and exists (select 1 from evaluation_imports p where p.id = ${evaluationRuns.importId} and p.import_run is null)`,
     ),
 );
 

@@ -144,7 +144,7 @@ export const commands: CommandEntry[] = [
   },
   {
     name: "eval-import",
-    summary: "import Safe-Psych run folders under an evaluation of the app (its pages, metrics and cases)",
+    summary: "Import Safe-Psych run folders under an evaluation of the app (its pages, metrics and cases)",
     load: async () => (await import("../evaluation/cli/eval-import")).evalImportCommand,
   },
   {

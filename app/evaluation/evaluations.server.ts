@@ -402,7 +402,7 @@ function writeImport(
   const $ = db.$client;
   const insertRun = $.prepare(
     `insert into evaluation_runs (evaluation_id, import_id, path, model, strategy, seed, judge, status, trajectories,
-       calls, retries, tokens, failures, seconds) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?)`,
+       calls, retries, tokens, failures, seconds, import_run) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?)`,
   );
   const insertTrajectory = $.prepare(
     `insert into evaluation_trajectories (run_id, evaluation_id, model, strategy, sample_id, line, stopping_reason,
@@ -481,6 +481,7 @@ function writeImport(
             c.retries,
             c.failures,
             c.seconds,
+            runId,
           );
           runIds.set(c.path, Number(run.lastInsertRowid));
         }

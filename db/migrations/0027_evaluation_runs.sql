@@ -34,6 +34,7 @@ CREATE TABLE `evaluation_runs` (
 	`tokens` integer,
 	`failures` integer NOT NULL,
 	`seconds` real,
+	`import_run` text,
 	FOREIGN KEY (`evaluation_id`) REFERENCES `evaluations`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`import_id`) REFERENCES `evaluation_imports`(`id`) ON UPDATE no action ON DELETE no action
 );
@@ -94,10 +95,9 @@ CREATE TABLE `evaluations` (
 	`gold_sha256` text NOT NULL,
 	`version` integer DEFAULT 0 NOT NULL,
 	`created_at` integer NOT NULL,
-	`created_by` text,
-	FOREIGN KEY (`study_id`) REFERENCES `studies`(`id`) ON UPDATE no action ON DELETE no action
+	`created_by` text
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `evaluations_name_unique` ON `evaluations` (`name`);--> statement-breakpoint
 CREATE VIEW `visible_evaluation_imports` AS select "id", "evaluation_id", "source", "created_at", "created_by", "import_run" from "evaluation_imports" where "evaluation_imports"."import_run" is null;--> statement-breakpoint
-CREATE VIEW `visible_evaluation_runs` AS select "id", "evaluation_id", "import_id", "path", "model", "strategy", "seed", "judge", "status", "trajectories", "calls", "retries", "tokens", "failures", "seconds" from "evaluation_runs" where exists (select 1 from evaluation_imports p where p.id = "evaluation_runs"."import_id" and p.import_run is null);
+CREATE VIEW `visible_evaluation_runs` AS select "id", "evaluation_id", "import_id", "path", "model", "strategy", "seed", "judge", "status", "trajectories", "calls", "retries", "tokens", "failures", "seconds", "import_run" from "evaluation_runs" where ("evaluation_runs"."import_run" is null or "evaluation_runs"."import_run" not in (select "import_runs"."id" from "import_runs")) and exists (select 1 from evaluation_imports p where p.id = "evaluation_runs"."import_id" and p.import_run is null);

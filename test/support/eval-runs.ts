@@ -80,6 +80,7 @@ function trajectorySteps(g: GoldCaseSpec, strategy: string, r: () => number): St
 /** Writes `dir/data_gt.json` and `dir/runs/<model>_<strategy>_judge-j_seed-<seed>_20260101_000000/…`; returns the paths. */
 export function writeEvalRuns(dir: string, spec: EvalRunsSpec): { goldPath: string; runsDir: string } {
   const cases = goldCases(spec);
+  mkdirSync(dir, { recursive: true });
   const goldPath = join(dir, "data_gt.json");
   writeFileSync(
     goldPath,

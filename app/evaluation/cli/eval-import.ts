@@ -70,7 +70,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
 
 export const evalImportCommand: Command = {
   name: "eval-import",
-  summary: "import Safe-Psych run folders under an evaluation of the app (its pages, metrics and cases)",
+  summary: "Import Safe-Psych run folders under an evaluation of the app (its pages, metrics and cases)",
   help,
   run,
 };
