@@ -19,6 +19,7 @@ import type { MetricsMode, MetricsOutput } from "./domain/metrics";
 import { readGold } from "./domain/metrics-inputs";
 import { metricsTables, tableChart, tableCsvRows, TABLE_IDS, type TableId } from "./domain/metrics-tables";
 import { evaluationMetricsOf } from "./evaluations.server";
+import { FAILURE_FILTERS, MAX_SIDE_BY_SIDE, type FailureFilter } from "./domain/failures";
 
 export const RUNS_WINDOW = {
   prefix: "r_",
@@ -79,23 +80,6 @@ export function runsWindow(db: Db, evaluationId: number, params: URLSearchParams
 
 // ---------------------------------------------------------------------------------------------------------------
 // The failure list
-
-export const FAILURE_FILTERS = [
-  "premature_diagnosis",
-  "premature_abstention",
-  "over_abstention",
-  "wrong_code",
-  "seed_disagreement",
-] as const;
-export type FailureFilter = (typeof FAILURE_FILTERS)[number];
-
-export const FAILURE_LABELS: Record<FailureFilter, string> = {
-  premature_diagnosis: "Premature diagnosis",
-  premature_abstention: "Premature abstention",
-  over_abstention: "Over-abstention",
-  wrong_code: "Wrong code",
-  seed_disagreement: "Disagreement between seeds",
-};
 
 export const CASES_WINDOW = {
   prefix: "c_",
@@ -238,9 +222,6 @@ export interface CaseView {
   strategies: string[];
   shown: CaseTrajectory[];
 }
-
-/** Most trajectories shown side by side. */
-export const MAX_SIDE_BY_SIDE = 4;
 
 /**
  * One case of an evaluation: its gold label and expert actions, the note's sections, and the steps of the

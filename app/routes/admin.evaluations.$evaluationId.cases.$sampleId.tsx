@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { invariantFound, requireById, requireRole } from "~/accounts/guard.server";
-import { caseView, FAILURE_LABELS, MAX_SIDE_BY_SIDE } from "~/evaluation/evaluation-pages.server";
+import { caseView } from "~/evaluation/evaluation-pages.server";
+import { FAILURE_LABELS, MAX_SIDE_BY_SIDE } from "~/evaluation/domain/failures";
 import { getEvaluation } from "~/evaluation/evaluations.server";
 import { getDb } from "~/platform/db.server";
 

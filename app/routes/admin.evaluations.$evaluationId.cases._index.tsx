@@ -2,13 +2,8 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { useMemo } from "react";
 import { requireById, requireRole } from "~/accounts/guard.server";
-import {
-  casesWindow,
-  FAILURE_FILTERS,
-  FAILURE_LABELS,
-  runChoices,
-  type TrajectoryRow,
-} from "~/evaluation/evaluation-pages.server";
+import { casesWindow, runChoices, type TrajectoryRow } from "~/evaluation/evaluation-pages.server";
+import { FAILURE_FILTERS, FAILURE_LABELS } from "~/evaluation/domain/failures";
 import { getEvaluation } from "~/evaluation/evaluations.server";
 import { getDb } from "~/platform/db.server";
 import { columnHelper } from "~/ui/data-table";
