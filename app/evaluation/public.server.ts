@@ -5,9 +5,10 @@
  */
 export { type EndpointRecord, redactUrl } from "./run-folder";
 export { callOnce } from "./runner";
-export {
-  EVALUATION_IMPORT_PARENT,
-  importRunFolders,
-  type RunImportInput,
-  type RunImportResult,
-} from "./evaluations.server";
+export { EVALUATION_IMPORT_PARENT } from "./evaluations.server";
+/**
+ * The import of run folders under an evaluation (docs/evaluation.md, "Runs in the app"), for the jobs that run an
+ * evaluation from the browser and import its runs when it ends.
+ * @public
+ */
+export { importRunFolders, type RunImportInput, type RunImportResult } from "./evaluations.server";
