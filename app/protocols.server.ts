@@ -11,6 +11,7 @@ import { PREPARATION_NAV } from "./preparation/public.server";
 import { ADJUDICATION_NAV } from "./adjudication/public.server";
 import { MC_EVALUATION_NAV } from "./mc-evaluation/public.server";
 import { EXPERT_PANEL_NAV } from "./expert-panel/registration.server";
+import { EVALUATION_IMPORT_PARENT, EVALUATIONS_NAV } from "./evaluation/public.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, seedDemo } from "./demo/demo.server";
 import { register } from "./platform/registry.server";
 import { ANNOTATION_NAV, GRACE_SWEEP, SAFE_PSYCH_GUIDELINES } from "./annotation/public.server";
@@ -19,7 +20,14 @@ import { GRADING_JOB_KIND } from "./rubric-grading/grading-job.server";
 import { MC_JOB_KIND } from "./mc-evaluation/mc-job.server";
 
 register({
-  hiddenParents: [JUDGE_SET_PARENT, SCREENING_STUDY_PARENT, REVIEW_SET_PARENT, MENTAT_BANK_PARENT, GRADING_SET_PARENT],
+  hiddenParents: [
+    JUDGE_SET_PARENT,
+    SCREENING_STUDY_PARENT,
+    REVIEW_SET_PARENT,
+    MENTAT_BANK_PARENT,
+    GRADING_SET_PARENT,
+    EVALUATION_IMPORT_PARENT,
+  ],
   demo: { seed: seedDemo, isDemoDatabase, accounts: DEMO_ACCOUNTS, password: DEMO_PASSWORD },
   periodic: [GRACE_SWEEP],
   guidelines: [
@@ -36,6 +44,7 @@ register({
     ...JUDGE_VALIDATION_NAV,
     ...SCREENING_NAV,
     ...EXPERT_PANEL_NAV,
+    ...EVALUATIONS_NAV,
     ...MC_EVALUATION_NAV,
     ...GRADING_NAV,
     ...PREPARATION_NAV,

@@ -17,6 +17,7 @@ import { judgeResponseImports, judgeResponses, judgeSets } from "./schema-judge"
 import { gradingSets, gradingVerdicts } from "./schema-grading";
 import { mentatBanks, mentatQuestions, mentatRatings, reviewItems, reviewSets } from "./schema-ratings";
 import { screeningItems, screeningLabels, screeningRecallTiers, screeningStudies } from "./schema-screening";
+import { evaluationImports, evaluationRuns } from "./schema-evaluation";
 
 /** A row of a run still in progress: `import_run` set and its run still listed. */
 const notPending = (run: SQLiteColumn): SQL =>
@@ -138,6 +139,23 @@ export const visibleScreeningRecallTiers = sqliteView("visible_screening_recall_
     ),
 );
 
+export const visibleEvaluationImports = sqliteView("visible_evaluation_imports").as((qb) =>
+  qb
+    .select()
+    .from(evaluationImports)
+    .where(sql`${evaluationImports.importRun} is null`),
+);
+
+/** A run is shown once the import that wrote it is (its trajectories and steps are reached only through it). */
+export const visibleEvaluationRuns = sqliteView("visible_evaluation_runs").as((qb) =>
+  qb
+    .select()
+    .from(evaluationRuns)
+    .where(
+      sql`${notPending(evaluationRuns.importRun)} and exists (select 1 from evaluation_imports p where p.id = ${evaluationRuns.importId} and p.import_run is null)`,
+    ),
+);
+
 /**
  * Every table with rows an import may hide, by its SQL name, with its view. The ESLint rule's list
  * (eslint/visible-rows.js) and the drizzle schema are checked against this one by test/unit/visible-rows-rule.test.ts.
@@ -160,4 +178,6 @@ export const VISIBLE_VIEWS = {
   screening_items: visibleScreeningItems,
   screening_labels: visibleScreeningLabels,
   screening_recall_tiers: visibleScreeningRecallTiers,
+  evaluation_imports: visibleEvaluationImports,
+  evaluation_runs: visibleEvaluationRuns,
 } as const;

@@ -557,3 +557,4 @@ export * from "./schema-guidelines";
 export * from "./schema-quality";
 export * from "./schema-jobs";
 export * from "./schema-preparation";
+export * from "./schema-evaluation";

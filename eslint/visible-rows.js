@@ -25,6 +25,8 @@ export const HIDDEN_CAPABLE_TABLES = {
   screeningItems: "screening_items",
   screeningLabels: "screening_labels",
   screeningRecallTiers: "screening_recall_tiers",
+  evaluationImports: "evaluation_imports",
+  evaluationRuns: "evaluation_runs",
 };
 
 const DRIZZLE_NAMES = new Set(Object.keys(HIDDEN_CAPABLE_TABLES));

@@ -148,6 +148,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("../mentat/annotations-cli")).mentatImportRatingsCommand,
   },
   {
+    name: "eval-import",
+    summary: "Import Safe-Psych run folders under an evaluation of the app (its pages, metrics and cases)",
+    load: async () => (await import("../evaluation/cli/eval-import")).evalImportCommand,
+  },
+  {
     name: "metrics",
     summary: "Evaluation metrics and figures from run folders (paper definitions or --compat reference)",
     load: async () => (await import("../evaluation/cli/metrics")).metricsCommand,

@@ -28,9 +28,19 @@ export interface FoundFiles {
   seedsOnly: TrajectoryFile[];
 }
 
-export function findTrajectoryFiles(dirs: readonly string[]): FoundFiles {
-  const runs: TrajectoryFile[] = [];
-  const seedsOnly: TrajectoryFile[] = [];
+/** A trajectory file found under the folders given, not yet read. */
+export interface LocatedFile {
+  /** Where it is on disk. */
+  file: string;
+  /** Its path as the metrics see it (TrajectoryFile.path). */
+  path: string;
+  /** Under a runs_seeds folder: read by the seed script only (and by the paper mode). */
+  seedsOnly: boolean;
+}
+
+/** The trajectory files under `dirs` and where the metrics place them, without reading them (see the module's comment). */
+export function locateTrajectoryFiles(dirs: readonly string[]): LocatedFile[] {
+  const located: LocatedFile[] = [];
   for (const dir of dirs) {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
     const absolute = resolve(dir);
@@ -42,12 +52,20 @@ export function findTrajectoryFiles(dirs: readonly string[]): FoundFiles {
     const found: string[] = [];
     walk(absolute, found);
     found.sort();
-    for (const path of found) {
-      const rel = relative(absolute, path).split(sep).join("/");
-      const virtual = direct ? `${root}/${basename(absolute)}/${rel}` : `${root}/${rel}`;
-      (isSeeds ? seedsOnly : runs).push({ path: virtual, text: readFileSync(path, "utf8") });
+    for (const file of found) {
+      const rel = relative(absolute, file).split(sep).join("/");
+      const path = direct ? `${root}/${basename(absolute)}/${rel}` : `${root}/${rel}`;
+      located.push({ file, path, seedsOnly: isSeeds });
     }
   }
+  return located;
+}
+
+export function findTrajectoryFiles(dirs: readonly string[]): FoundFiles {
+  const runs: TrajectoryFile[] = [];
+  const seedsOnly: TrajectoryFile[] = [];
+  for (const { file, path, seedsOnly: isSeeds } of locateTrajectoryFiles(dirs))
+    (isSeeds ? seedsOnly : runs).push({ path, text: readFileSync(file, "utf8") });
   const seeds = dirs.some((d) =>
     resolve(d)
       .split(sep)
@@ -55,5 +73,19 @@ export function findTrajectoryFiles(dirs: readonly string[]): FoundFiles {
   )
     ? seedsOnly
     : runs.map((f) => ({ path: f.path.replace(/^runs\//, "runs_seeds/"), text: f.text }));
+  return { runs, seeds, seedsOnly };
+}
+
+/**
+ * The files as `findTrajectoryFiles` groups them, from files already read (an evaluation's stored runs): the paths
+ * say which are under runs_seeds; without any, the runs also play the seed script's runs_seeds.
+ */
+export function groupTrajectoryFiles(files: readonly TrajectoryFile[]): FoundFiles {
+  const runs = files.filter((f) => !f.path.startsWith("runs_seeds/"));
+  const seedsOnly = files.filter((f) => f.path.startsWith("runs_seeds/"));
+  const seeds =
+    seedsOnly.length > 0
+      ? seedsOnly
+      : runs.map((f) => ({ path: f.path.replace(/^runs\//, "runs_seeds/"), text: f.text }));
   return { runs, seeds, seedsOnly };
 }

@@ -64,6 +64,8 @@ export const IMPORT_LIMITS = {
   preparation: { maxFileBytes: 200 * MiB, maxLineBytes: 8 * MiB },
   /** `mc-run --items` (and its `--clusters` file). */
   mcItems: { maxFileBytes: 200 * MiB, maxLineBytes: 8 * MiB },
+  /** `eval-import` and the evaluation page: each trajectories.jsonl, streamed; run.json and timing.json whole. */
+  evalRuns: { maxFileBytes: 4 * GiB, maxLineBytes: 8 * MiB },
 } as const satisfies Record<string, ImportLimits>;
 
 export type ImportKind = keyof typeof IMPORT_LIMITS;

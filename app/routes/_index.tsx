@@ -37,6 +37,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
       role: "admin",
     },
     user.roles.includes("admin") && {
+      to: "/admin/evaluations",
+      label: "Safe-Psych evaluations (runs, metrics, cases step by step)",
+      role: "admin",
+    },
+    user.roles.includes("admin") && {
       to: "/admin/mc-evaluation",
       label: "Model evaluation (multiple-choice reports)",
       role: "admin",

@@ -68,10 +68,11 @@ describe("the header's menu", () => {
       "Judges /admin/judge-validation",
       "Screening /admin/screening",
       "Experts /admin/expert-ratings",
+      "Evaluations /admin/evaluations",
       "Model evaluation /admin/mc-evaluation",
       "Grading /admin/grading",
-      "Jobs /admin/eval-jobs",
       "Preparation /admin/preparation",
+      "Jobs /admin/eval-jobs",
       "Users /admin/users",
       "Help /help",
     ]);

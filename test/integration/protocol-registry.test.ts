@@ -37,6 +37,7 @@ describe("the protocol registry", () => {
     const { registered } = await import("../../app/platform/registry.server");
     const { hiddenParents, demo } = registered();
     expect(hiddenParents.map((p) => p.table).sort()).toEqual([
+      "evaluation_imports",
       "grading_sets",
       "judge_sets",
       "mentat_banks",
@@ -105,10 +106,11 @@ describe("the protocol registry", () => {
       "Judges /admin/judge-validation",
       "Screening /admin/screening",
       "Experts /admin/expert-ratings",
+      "Evaluations /admin/evaluations",
       "Model evaluation /admin/mc-evaluation",
       "Grading /admin/grading",
-      "Jobs /admin/eval-jobs",
       "Preparation /admin/preparation",
+      "Jobs /admin/eval-jobs",
     ]);
     expect(navEntriesFor(["rater"]).map((e) => e.to)).toEqual(["/judge-validation", "/screening", "/expert-ratings"]);
     expect(navEntriesFor([])).toEqual([]);
