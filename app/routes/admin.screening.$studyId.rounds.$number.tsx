@@ -1,12 +1,13 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
 import { z } from "zod";
-import { columnHelper, DataTable } from "~/ui/data-table";
+import { columnHelper } from "~/ui/data-table";
+import { WindowTable } from "~/ui/window-table";
 import { Ac1, DecisionBadge, PairwiseTable, percent } from "~/screening/ui/screening-figures";
 import { getDb } from "~/platform/db.server";
 import { invariantFound, requireRole } from "~/accounts/guard.server";
-import { getRoundDetail } from "~/screening/screening-rounds.server";
+import { getRoundDetail, ROUND_ITEMS_WINDOW } from "~/screening/screening-rounds.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Round ${data?.round.number ?? ""} · ${data?.study.name ?? "Screening"} · Concord` },
@@ -17,32 +18,22 @@ const ParamsSchema = z.object({
   number: z.coerce.number().int().positive(),
 });
 
-/** Admin only: this page shows which items were controls, their strata and every reviewer's vote and notes. */
+/**
+ * Admin only: this page shows which items were controls, their strata and every reviewer's vote and notes. Its item
+ * table is a window (docs/architecture.md, "Pages are windows"): the URL names the sort, the `show` and `q` filters
+ * and the cursor, and the server cuts the window (app/screening/screening-rounds.server.ts:getRoundDetail).
+ */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const p = ParamsSchema.safeParse(params);
-  return invariantFound(p.success ? getRoundDetail(getDb(), p.data) : null, "No such round.");
+  return invariantFound(p.success ? getRoundDetail(getDb(), p.data, new URL(request.url).searchParams) : null, "No such round.");
 }
 
-type Item = ReturnType<typeof useLoaderData<typeof loader>>["items"][number];
+type Item = ReturnType<typeof useLoaderData<typeof loader>>["window"]["rows"][number];
 const col = columnHelper<Item>();
 
 export default function RoundPage() {
-  const { study, round, items } = useLoaderData<typeof loader>();
-  const [show, setShow] = useState<"all" | "included" | "controls" | "included-controls">("all");
-  const shown = useMemo(
-    () =>
-      items.filter((i) =>
-        show === "included"
-          ? i.included
-          : show === "controls"
-            ? i.isControl
-            : show === "included-controls"
-              ? i.isControl && i.included
-              : true,
-      ),
-    [items, show],
-  );
+  const { study, round, includedControls, window: items } = useLoaderData<typeof loader>();
   const columns = useMemo(
     () => [
       col.accessor("position", { header: "#" }),
@@ -68,7 +59,6 @@ export default function RoundPage() {
     [],
   );
   const f = round.figures;
-  const includedControls = items.filter((i) => i.isControl && i.included);
   return (
     <section>
       <p>
@@ -157,14 +147,17 @@ export default function RoundPage() {
       ) : null}
 
       <h2>Items in the shared order</h2>
-      <DataTable
-        data={shown}
+      <WindowTable
+        window={items}
         columns={columns}
-        filterLabel="Filter items"
+        sortable={ROUND_ITEMS_WINDOW.sorts}
+        noun="items"
+        testId="round-items"
+        filterLabel="Item, source or category starts with"
         rowProps={(i) => ({ "data-item": i.id, "data-control": i.isControl ? "1" : "0" })}
-        toolbar={
-          <select aria-label="Show" value={show} onChange={(e) => setShow(e.target.value as typeof show)}>
-            <option value="all">All items</option>
+        filters={
+          <select aria-label="Show" name="show" defaultValue={items.query.filters.show}>
+            <option value="">All items</option>
             <option value="included">Included</option>
             <option value="controls">Controls</option>
             <option value="included-controls">Included controls</option>

@@ -21,6 +21,7 @@ import {
   type ScreeningStudy,
 } from "./screening.server";
 import { ServiceError } from "../platform/service-error";
+import { byStudyName, cutWindow, readWindow, type Cursor, type WindowSpec } from "../platform/list-window";
 
 export interface Rater {
   id: string;
@@ -268,8 +269,30 @@ export function getStudyOverview(db: Db, studyId: number) {
   };
 }
 
-/** One round in detail for the admin: every item with its stratum, control status, votes and outcome. */
-export function getRoundDetail(db: Db, input: { studyId: number; number: number }) {
+export const ROUND_ITEMS_WINDOW = {
+  prefix: "",
+  sorts: ["position", "id"],
+  defaultSort: "position",
+  filters: ["q", "show"],
+} as const satisfies WindowSpec<string, string>;
+
+/** The round page's choices of which items to show (`show` in its URL). */
+export const ROUND_ITEM_SHOWS = ["included", "controls", "included-controls"] as const;
+export type RoundItemShow = (typeof ROUND_ITEM_SHOWS)[number];
+
+/**
+ * One round in detail for the admin: its figures, and a window of its items (docs/architecture.md, "Pages are
+ * windows") with each item's stratum, control status, votes and outcome, filtered by `show` (included, controls,
+ * included controls) and `q` (the start of an item's id, source or screen category), sorted by position or item id.
+ * The figures need every vote of the round, so the items are tallied in memory and the window is cut from them: what
+ * the page sends and renders is one window, whatever the round holds. The controls the majority included (the
+ * screen's misses, bounded by the round's controls) are listed whole, with their notes.
+ */
+export function getRoundDetail(
+  db: Db,
+  input: { studyId: number; number: number },
+  params: URLSearchParams = new URLSearchParams(),
+) {
   const study = getScreeningStudy(db, input.studyId);
   if (!study) return null;
   const row = listRoundRows(db, input.studyId).find((r) => r.number === input.number);
@@ -277,48 +300,79 @@ export function getRoundDetail(db: Db, input: { studyId: number; number: number 
   const codes = reviewerCodes(db, input.studyId);
   const data = loadRound(db, row, codes);
   const byId = new Map(data.reviewers.map((x) => [x.id, x]));
-  const itemIds = data.figures.perItem.map((i) => i.id);
-  const labels = new Map(
-    itemIds.length
-      ? db
-          .select({
-            externalId: visibleScreeningItems.externalId,
-            label: visibleScreeningLabels.label,
-            category: visibleScreeningLabels.category,
-          })
-          .from(visibleScreeningItems)
-          .leftJoin(visibleScreeningLabels, eq(visibleScreeningLabels.itemId, visibleScreeningItems.id))
-          .where(
-            and(eq(visibleScreeningItems.studyId, input.studyId), inArray(visibleScreeningItems.externalId, itemIds)),
-          )
-          .all()
-          .map((r) => [r.externalId, r])
-      : [],
+  const w = readWindow(params, ROUND_ITEMS_WINDOW, 2);
+  const show = (ROUND_ITEM_SHOWS as readonly string[]).includes(w.filters.show)
+    ? (w.filters.show as RoundItemShow)
+    : null;
+  w.filters.show = show ?? "";
+  const q = w.filters.q.toLowerCase();
+  type PerItem = RoundData["figures"]["perItem"][number];
+  const perItem = data.figures.perItem;
+  // Screen categories of the items the page shows; of the whole study when the text filter reads them.
+  const labelsOf = (ids: string[] | null) =>
+    new Map(
+      ids === null || ids.length
+        ? db
+            .select({ externalId: visibleScreeningItems.externalId, category: visibleScreeningLabels.category })
+            .from(visibleScreeningItems)
+            .leftJoin(visibleScreeningLabels, eq(visibleScreeningLabels.itemId, visibleScreeningItems.id))
+            .where(
+              and(
+                eq(visibleScreeningItems.studyId, input.studyId),
+                ids ? inArray(visibleScreeningItems.externalId, ids) : undefined,
+              ),
+            )
+            .all()
+            .map((r) => [r.externalId, r.category ?? null])
+        : [],
+    );
+  const allLabels = q ? labelsOf(null) : null;
+  const starts = (s: string | null | undefined) => s != null && s.toLowerCase().startsWith(q);
+  const matching = perItem.filter(
+    (i) =>
+      (show === "included"
+        ? i.included
+        : show === "controls"
+          ? i.isControl
+          : show === "included-controls"
+            ? i.isControl && i.included
+            : true) &&
+      (!q || starts(i.id) || starts(i.stratum) || starts(allLabels?.get(i.id))),
   );
+  const cursorOf = (i: PerItem): Cursor => (w.sort === "id" ? [i.id, i.position] : [i.position, i.id]);
+  const sorted =
+    w.sort === "id"
+      ? [...matching].sort((a, b) => byStudyName(a.id, b.id) || a.position - b.position)
+      : [...matching].sort((a, b) => a.position - b.position);
+  const cut = cutWindow(w, sorted, cursorOf);
+  const includedControls = perItem.filter((i) => i.isControl && i.included);
+  const labels = allLabels ?? labelsOf([...new Set([...cut.rows, ...includedControls].map((i) => i.id))]);
+  const view = (i: PerItem) => ({
+    id: i.id,
+    position: i.position,
+    isControl: i.isControl,
+    stratum: i.stratum,
+    screenCategory: labels.get(i.id) ?? null,
+    yes: i.yes,
+    no: i.no,
+    included: i.included,
+    // Until the round closes an item's votes are still coming in: its outcome is pending, not "excluded".
+    outcome:
+      row.status === "closed" ? (i.included ? ("included" as const) : ("excluded" as const)) : ("pending" as const),
+    consensusTier: i.consensusTier,
+    modalCategory: i.modalCategory,
+    votes: i.votes.map((v) => ({
+      reviewer: byId.get(v.reviewer)?.code ?? "?",
+      relevant: v.relevant,
+      category: v.category,
+      confidence: v.confidence ?? null,
+      notes: data.notes.get(i.id)?.get(v.reviewer) ?? "",
+    })),
+  });
   return {
     study: { id: study.id, name: study.name },
     round: roundView(data),
-    items: data.figures.perItem.map((i) => ({
-      id: i.id,
-      position: i.position,
-      isControl: i.isControl,
-      stratum: i.stratum,
-      screenCategory: labels.get(i.id)?.category ?? null,
-      yes: i.yes,
-      no: i.no,
-      included: i.included,
-      // Until the round closes an item's votes are still coming in: its outcome is pending, not "excluded".
-      outcome:
-        row.status === "closed" ? (i.included ? ("included" as const) : ("excluded" as const)) : ("pending" as const),
-      consensusTier: i.consensusTier,
-      modalCategory: i.modalCategory,
-      votes: i.votes.map((v) => ({
-        reviewer: byId.get(v.reviewer)?.code ?? "?",
-        relevant: v.relevant,
-        category: v.category,
-        confidence: v.confidence ?? null,
-        notes: data.notes.get(i.id)?.get(v.reviewer) ?? "",
-      })),
-    })),
+    includedControls: includedControls.map(view),
+    window: { ...cut, rows: cut.rows.map(view) },
   };
 }

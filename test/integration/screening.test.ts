@@ -142,12 +142,12 @@ describe("round 1", () => {
     expect(r).toMatchObject({ number: 1, candidates: 6, controls: 10 });
     const detail = getRoundDetail(db, { studyId: study.id, number: 1 })!;
     expect(
-      detail.items
+      detail.window.rows
         .filter((i) => !i.isControl)
         .map((i) => i.id)
         .sort(),
     ).toEqual(["b01", "b02", "r01", "r02", "r03", "r04"]);
-    for (const i of detail.items.filter((x) => x.isControl)) expect(i.id).toMatch(/^n/);
+    for (const i of detail.window.rows.filter((x) => x.isControl)) expect(i.id).toMatch(/^n/);
     // Row ids follow the shared order, so a reviewer's URLs say nothing about which items are controls.
     const rows = db
       .select()
@@ -352,7 +352,7 @@ describe("the whole cycle: screen → review → recall → release", () => {
     importCorpus();
     openRound(db, { studyId: study.id, reviewerIds: three(), seed: 42, controls: 10, actorId: admin.id });
     const r1 = getRoundDetail(db, { studyId: study.id, number: 1 })!;
-    const missesDrawn = r1.items.filter((i) => i.isControl && truthOf(i.id)).length;
+    const missesDrawn = r1.window.rows.filter((i) => i.isControl && truthOf(i.id)).length;
     // The screen missed n01–n05; this seed draws some of them among its 10 controls.
     expect(missesDrawn).toBeGreaterThan(0);
 
@@ -381,10 +381,10 @@ describe("the whole cycle: screen → review → recall → release", () => {
     expect(pairs[1]!.ac1.value!).toBeLessThan(1);
 
     // The recall screen: items no round used. A used item is refused, naming the round.
-    const used = new Set(r1.items.map((i) => i.id));
+    const used = new Set(r1.window.rows.map((i) => i.id));
     const unused = corpus().filter((c) => !used.has(c.id));
     expect(recallPoolCsv(db, study.id)).toBe(["id", ...unused.map((u) => u.id)].join("\r\n") + "\r\n");
-    const usedControl = r1.items.find((i) => i.isControl)!.id;
+    const usedControl = r1.window.rows.find((i) => i.isControl)!.id;
     const refused = importScreeningFiles(db, {
       studyId: study.id,
       tiers: { bytes: enc(`id,tier\n${usedControl},clear\n`), filename: "t.csv" },
@@ -419,8 +419,8 @@ describe("the whole cycle: screen → review → recall → release", () => {
     });
     const d2 = getRoundDetail(db, { studyId: study.id, number: 2 })!;
     // Fresh controls: nothing of round 2 was in round 1.
-    for (const i of d2.items) expect(used.has(i.id)).toBe(false);
-    expect(d2.items.filter((i) => i.isControl).every((i) => i.stratum === "no")).toBe(true);
+    for (const i of d2.window.rows) expect(used.has(i.id)).toBe(false);
+    expect(d2.window.rows.filter((i) => i.isControl).every((i) => i.stratum === "no")).toBe(true);
     expect(r2.candidates).toBe(unused.filter((u) => tierOf(u) !== "no").length);
 
     voteAll(db, three()[0]!, "truthful");
