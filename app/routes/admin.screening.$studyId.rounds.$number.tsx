@@ -7,7 +7,7 @@ import { WindowTable } from "~/ui/window-table";
 import { Ac1, DecisionBadge, PairwiseTable, percent } from "~/screening/ui/screening-figures";
 import { getDb } from "~/platform/db.server";
 import { invariantFound, requireRole } from "~/accounts/guard.server";
-import { getRoundDetail, ROUND_ITEMS_WINDOW } from "~/screening/screening-rounds.server";
+import { getRoundDetail } from "~/screening/screening-rounds.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Round ${data?.round.number ?? ""} · ${data?.study.name ?? "Screening"} · Concord` },
@@ -150,7 +150,7 @@ export default function RoundPage() {
       <WindowTable
         window={items}
         columns={columns}
-        sortable={ROUND_ITEMS_WINDOW.sorts}
+        sortable={["position", "id"]}
         noun="items"
         testId="round-items"
         filterLabel="Item, source or category starts with"

@@ -269,7 +269,7 @@ export function getStudyOverview(db: Db, studyId: number) {
   };
 }
 
-export const ROUND_ITEMS_WINDOW = {
+const ROUND_ITEMS_WINDOW = {
   prefix: "",
   sorts: ["position", "id"],
   defaultSort: "position",
@@ -277,8 +277,8 @@ export const ROUND_ITEMS_WINDOW = {
 } as const satisfies WindowSpec<string, string>;
 
 /** The round page's choices of which items to show (`show` in its URL). */
-export const ROUND_ITEM_SHOWS = ["included", "controls", "included-controls"] as const;
-export type RoundItemShow = (typeof ROUND_ITEM_SHOWS)[number];
+const ROUND_ITEM_SHOWS = ["included", "controls", "included-controls"] as const;
+type RoundItemShow = (typeof ROUND_ITEM_SHOWS)[number];
 
 /**
  * One round in detail for the admin: its figures, and a window of its items (docs/architecture.md, "Pages are

@@ -42,6 +42,8 @@ import { loader as adminCaseLoader } from "../../app/routes/admin.cases.$caseId"
 import { listReviewerEntries } from "../../app/screening/screening-review.server";
 import { screeningQueuePage } from "../../app/screening/screening-windows.server";
 import { loader as screeningQueueLoader } from "../../app/routes/screening._index";
+import { getRoundDetail } from "../../app/screening/screening-rounds.server";
+import { loader as screeningRoundLoader } from "../../app/routes/admin.screening.$studyId.rounds.$number";
 import { judgeSetsWindow } from "../../app/judge-validation/judge-sets.server";
 import { banksWindow } from "../../app/mentat/banks.server";
 import { reviewSetsWindow } from "../../app/case-review/case-review.server";
@@ -230,6 +232,78 @@ describe("screening", () => {
       const rev = await makeUser(here, "sz-rev", ["rater"]);
       writeBigScreeningRound(here, { name: "Sized", items: n, reviewerIds: [rev.id] });
       return () => loaderBytes(here, "sz-rev", screeningQueueLoader, "/screening");
+    });
+    expect(r.ratio).toBeLessThan(1.2);
+  }, 60_000);
+});
+
+describe("a screening round's items, for the admin", () => {
+  it("page by position and by item id, forward and back, filtered by included, controls and an id prefix", async () => {
+    const [a, b] = await Promise.all(["rw-a", "rw-b"].map((u) => makeUser(db, u, ["rater"])));
+    const r = writeBigScreeningRound(db, { name: "Round", items: 130, reviewerIds: [a!.id, b!.id] });
+    const c = db.$client;
+    c.prepare(`UPDATE screening_round_items SET is_control = 1 WHERE round_id = ? AND position % 10 = 0`).run(
+      r.roundId,
+    );
+    // b votes relevant on the first 20 items, which a submitted too: two relevant votes include them.
+    c.prepare(
+      `INSERT INTO screening_votes (round_item_id, round_id, reviewer_id, status, relevant, updated_at)
+       SELECT id, round_id, ?, 'submitted', 1, 0 FROM screening_round_items WHERE round_id = ? AND position <= 20`,
+    ).run(b!.id, r.roundId);
+    const read = (p: URLSearchParams) => getRoundDetail(db, { studyId: r.studyId, number: 1 }, p)!.window;
+    const all = walk(read);
+    expect(all.total).toBe(130);
+    expect(all.forward.map((i) => i.position)).toEqual(Array.from({ length: 130 }, (_, i) => i + 1));
+    expect(all.back).toEqual(all.forward);
+    expect(read(q()).rows).toHaveLength(50);
+
+    const ids = all.forward.map((i) => i.id).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    const byId = walk(read, { sort: "id" });
+    expect(byId.forward.map((i) => i.id)).toEqual(ids);
+    expect(byId.back).toEqual(byId.forward);
+    expect(walk(read, { sort: "id", dir: "desc" }).forward.map((i) => i.id)).toEqual([...ids].reverse());
+
+    const shown = (show: string) => walk(read, { show });
+    expect(shown("included").forward).toEqual(all.forward.filter((i) => i.included));
+    expect(shown("included").forward.map((i) => i.position)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(shown("controls").forward).toEqual(all.forward.filter((i) => i.isControl));
+    expect(shown("controls").total).toBe(13);
+    expect(shown("included-controls").forward.map((i) => i.position)).toEqual([10, 20]);
+    const prefixed = walk(read, { q: "IT-12" });
+    expect(prefixed.forward.map((i) => i.id)).toEqual([
+      "it-12",
+      "it-120",
+      "it-121",
+      "it-122",
+      "it-123",
+      "it-124",
+      "it-125",
+      "it-126",
+      "it-127",
+      "it-128",
+      "it-129",
+    ]);
+    expect(walk(read, { q: "it-12", show: "controls" }).forward.map((i) => i.id)).toEqual(["it-120"]);
+    // An unknown choice shows every item, and says so in the window's filters.
+    const unknown = read(q({ show: "secret" }));
+    expect(unknown.total).toBe(130);
+    expect(unknown.query.filters.show).toBe("");
+    // The included controls, with their notes, are listed whole beside the window.
+    const detail = getRoundDetail(db, { studyId: r.studyId, number: 1 }, q({ show: "controls" }))!;
+    expect(detail.includedControls.map((i) => i.id)).toEqual(["it-10", "it-20"]);
+  });
+
+  it("the round page stays the same size when the round holds 30 windows of items instead of 3, and is the admin's only", async () => {
+    const r = await smallAndLarge(async (here, n) => {
+      await makeUser(here, "rw-admin", ["admin"]);
+      const rev = await makeUser(here, "rw-rev", ["rater"]);
+      const { studyId } = writeBigScreeningRound(here, { name: "Sized", items: n, reviewerIds: [rev.id] });
+      const path = `/admin/screening/${studyId}/rounds/1`;
+      const params = { studyId: String(studyId), number: "1" };
+      await expect(loaderBytes(here, "rw-rev", screeningRoundLoader, path, params)).rejects.toMatchObject({
+        status: 403,
+      });
+      return () => loaderBytes(here, "rw-admin", screeningRoundLoader, path, params);
     });
     expect(r.ratio).toBeLessThan(1.2);
   }, 60_000);
