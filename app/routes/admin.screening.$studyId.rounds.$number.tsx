@@ -26,7 +26,10 @@ const ParamsSchema = z.object({
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const p = ParamsSchema.safeParse(params);
-  return invariantFound(p.success ? getRoundDetail(getDb(), p.data, new URL(request.url).searchParams) : null, "No such round.");
+  return invariantFound(
+    p.success ? getRoundDetail(getDb(), p.data, new URL(request.url).searchParams) : null,
+    "No such round.",
+  );
 }
 
 type Item = ReturnType<typeof useLoaderData<typeof loader>>["window"]["rows"][number];

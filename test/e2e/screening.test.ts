@@ -1,7 +1,8 @@
 /**
  * Screening review in the browser (docs/screening.md): three reviewers work through a small round with the keyboard (Y/N,
  * category, 1–3 confidence, Ctrl+Enter), the round closes on its last vote, and the admin sees the round's figures and
- * the stop decision, the pairwise agreement that shows the lenient reviewer, and the release.
+ * the stop decision, the pairwise agreement that shows the lenient reviewer, the round's items filtered and sorted on
+ * the server, and the release.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -181,6 +182,31 @@ describe("screening review in the browser", () => {
     expect(pairs).toContain("100.0%");
     expect(pairs).toContain("57.1%");
     await expect.poll(() => admin.locator('tr[data-control="1"]').count()).toBe(3);
+    // The item table is a window the server filters and sorts: the URL carries the choice, and Back returns.
+    await hydrated(admin);
+    const items = admin.getByTestId("round-items");
+    const shownIds = () =>
+      items.locator("tbody tr[data-item]").evaluateAll((rs) => rs.map((r) => r.getAttribute("data-item")));
+    expect(await admin.getByTestId("round-items-count").textContent()).toBe("7 shown of 7 items");
+    await admin.getByLabel("Show").selectOption("controls");
+    await items.getByRole("button", { name: "Filter" }).click();
+    await admin.waitForURL(/[?&]show=controls/);
+    await expect.poll(() => admin.getByTestId("round-items-count").textContent()).toBe("3 shown of 3 items");
+    expect(await items.locator('tbody tr[data-control="0"]').count()).toBe(0);
+    await admin.getByLabel("Show").selectOption("included");
+    await admin.getByLabel("Item, source or category starts with").fill("r0");
+    await items.getByRole("button", { name: "Filter" }).click();
+    await admin.waitForURL(/[?&]q=r0/);
+    await expect.poll(async () => (await shownIds()).sort()).toEqual(["r01", "r02", "r03"]);
+    await items.getByRole("link", { name: "Item" }).click();
+    await admin.waitForURL(/[?&]sort=id/);
+    await expect.poll(shownIds).toEqual(["r01", "r02", "r03"]);
+    await items.getByRole("link", { name: /^Item/ }).click();
+    await admin.waitForURL(/[?&]dir=desc/);
+    await expect.poll(shownIds).toEqual(["r03", "r02", "r01"]);
+    await admin.goBack();
+    await admin.waitForURL((u) => !u.search.includes("dir=desc"));
+    await expect.poll(shownIds).toEqual(["r01", "r02", "r03"]);
     await admin.context().close();
   });
 
