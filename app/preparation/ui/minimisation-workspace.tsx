@@ -230,11 +230,11 @@ export const minimisationWorkspace: WorkspaceDefinition<View, MinimisationValues
 
     return {
       onKey: (key) => {
-        if ((key === "a" || key === "e" || key === "r") && current) {
-          decide(current, key === "a" ? "accept" : key === "e" ? "edit" : "reject");
+        if ((key === "a" || key === "w" || key === "r") && current) {
+          decide(current, key === "a" ? "accept" : key === "w" ? "edit" : "reject");
         } else if (key === "u") {
           setCurrent(nextUndecided(current, values.decisions) ?? current);
-        } else if (key === "t") {
+        } else if (key === "f") {
           markMissed();
         } else return false;
         return true;

@@ -158,13 +158,13 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     previous: true,
     own: [
       {
-        keys: ["a", "e", "r"],
-        show: "A / E / R",
-        does: "accept / edit / reject the current proposal (then on to the next undecided one)",
-        means: { a: "accept", e: "edit", r: "reject" },
+        keys: ["a", "w", "r"],
+        show: "A / W / R",
+        does: "accept / reword (edit) / reject the current proposal (then on to the next undecided one)",
+        means: { a: "accept", w: "reword", r: "reject" },
       },
       { keys: ["u"], show: "U", does: "go to the next undecided proposal", means: { u: "next undecided" } },
-      { keys: ["t"], show: "T", does: "mark the selected text as missed", means: { t: "mark missed text" } },
+      { keys: ["f"], show: "F", does: "flag the selected text as missed", means: { f: "flag missed text" } },
     ],
   },
 };
@@ -179,7 +179,7 @@ export interface LetterClash {
 /**
  * The letters of a workspace's own keys that mean something else in another workspace. A letter means one thing in
  * every workspace (docs/architecture.md, "Keymap"): where a label's initial was taken, the label got another letter
- * of its word (O committed, P specific, T category, E rationale). The one letter left with two words, N (none in
+ * of its word (O committed, P specific, T category, E rationale, W reword, F flag missed text). The one letter left with two words, N (none in
  * judge validation, no in screening: the negative answer in both), is said on both cards from this list.
  */
 export function letterClashes(id: WorkspaceId): LetterClash[] {
