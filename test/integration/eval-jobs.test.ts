@@ -25,15 +25,21 @@ import { getSetResults, ResultsQuerySchema } from "../../app/rubric-grading/resu
 import { startMcJob } from "../../app/mc-evaluation/mc-job.server";
 import { getMcReport } from "../../app/mc-evaluation/reports.server";
 import { startSafePsychJob, type SafePsychJobParams } from "../../app/evaluation/run-job.server";
-import { importRunFolders, listEvaluations } from "../../app/evaluation/evaluations.server";
+import { listEvaluations } from "../../app/evaluation/evaluations.server";
 import { EVAL_JOBS } from "../../app/protocols.server";
-import { gold } from "../fixtures/runner/builders";
-import { writeEvalRuns } from "../support/eval-runs";
 import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser } from "../support/db";
 import { signedIn } from "../support/route-calls";
 import { startOpenAiStub, type OpenAiStub } from "../support/openai-stub";
-import { evalJobsHandler, KEY_ENV, SAMPLES, SECRET_KEY, setUpEvalJobs, type EvalJobsEnv } from "../support/eval-jobs";
+import {
+  createJobEvaluation,
+  evalJobsHandler,
+  KEY_ENV,
+  SAMPLES,
+  SECRET_KEY,
+  setUpEvalJobs,
+  type EvalJobsEnv,
+} from "../support/eval-jobs";
 
 let db: Db;
 let cleanup: () => void;
@@ -283,32 +289,7 @@ describe("a Safe-Psych job that names an evaluation", () => {
     concurrency: 1,
     evaluationId,
   });
-  /**
-   * An evaluation created as `eval-import` creates one, with one run of another model, whose gold labels hold the
-   * given cases of SAMPLES: "a" is sufficient at its second section (F32.1), "b" is not.
-   */
-  function evaluation(name: string, ids: string[]): number {
-    const dir = join(env.dir, `evaluation-${name}`);
-    const { goldPath, runsDir } = writeEvalRuns(dir, {
-      cases: ids.length,
-      ids,
-      models: ["other"],
-      strategies: [STRATEGY],
-      seeds: [1],
-    });
-    const labels = [
-      gold({ id: "a", sufficient: true, code: "F32.1", tau: 2, T: 2 }),
-      gold({ id: "b", sufficient: false, T: 3 }),
-    ].filter((g) => ids.includes(g.id as string));
-    writeFileSync(goldPath, JSON.stringify(labels));
-    const r = importRunFolders(db, {
-      evaluation: name,
-      create: { goldFile: goldPath, studyId: null },
-      dirs: [runsDir],
-    });
-    expect(r.problems).toEqual([]);
-    return r.evaluationId!;
-  }
+  const evaluation = (name: string, ids: string[]) => createJobEvaluation(db, env.dir, name, ids);
   const runsOf = (id: number) => listEvaluations(db).find((e) => e.id === id)!.runs;
 
   it("ends with its runs in the evaluation: listed by the evaluation's page, its numbers, and the job's link", async () => {
