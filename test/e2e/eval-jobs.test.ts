@@ -54,6 +54,7 @@ beforeAll(async () => {
     source: importFileSource("test/fixtures/rubric-grading/set.jsonl", "grading", { json: true }),
   });
   evaluationId = createJobEvaluation(db, env.dir, "E", ["a", "b"]);
+  createJobEvaluation(db, env.dir, "only-a", ["a"]);
   db.$client.close();
   app = await startApp({ dbPath: t.dbPath });
   browser = await launchBrowser();
@@ -195,6 +196,27 @@ describe("evaluation jobs from the browser", () => {
     await expect.poll(() => runs.locator("tbody tr").count()).toBe(3);
     expect(await runs.textContent()).toContain("cand-model");
     await page.screenshot({ path: join(landingShots, "safe-psych-evaluation.png"), fullPage: true });
+    await page.context().close();
+  });
+
+  it("a Safe-Psych run into an evaluation that refuses its runs: the job page lists the refusal", async () => {
+    const page = await adminPage();
+    await page.goto(`${app.url}/admin/eval-jobs`);
+    await hydrated(page);
+    const form = page.getByRole("form", { name: "Start a Safe-Psych run" });
+    await form.locator('select[name="provider"]').selectOption("stub-candidate");
+    await form.locator('select[name="judgeProvider"]').selectOption("stub-judge");
+    await form.locator('select[name="evaluationId"]').selectOption({ label: "only-a" });
+    await form.getByRole("button", { name: "Start the run" }).click();
+    await page.waitForURL(/\/admin\/eval-jobs\/\d+$/);
+    await hydrated(page);
+    await waitForEnd(page);
+    expect(await page.getByTestId("job-status").textContent()).toBe("done");
+    const refused = page.getByTestId("job-import-refused");
+    await expect.poll(() => refused.count()).toBe(1);
+    expect(await refused.textContent()).toMatch(/trajectories\.jsonl:\d+: .*"b"/);
+    expect(await page.getByTestId("job-results").count()).toBe(0);
+    await page.screenshot({ path: join(landingShots, "safe-psych-import-refused.png"), fullPage: false });
     await page.context().close();
   });
 
