@@ -60,7 +60,14 @@ register({
 export const EVAL_JOBS = {
   [SAFE_PSYCH_JOB_KIND]: {
     title: "Safe-Psych run",
-    results: () => null,
+    // The evaluation the job's end step imported its run folders into (finishSafePsychJob); none when it named no
+    // evaluation or the import was refused (the job page lists the refusal).
+    results: (r: Record<string, unknown>) => {
+      const i = r.import as { imported?: unknown; evaluationId?: unknown; evaluation?: unknown } | undefined;
+      return i?.imported === true && typeof i.evaluationId === "number"
+        ? { href: `/admin/evaluations/${i.evaluationId}`, label: `The evaluation "${String(i.evaluation)}"` }
+        : null;
+    },
   },
   [GRADING_JOB_KIND]: {
     title: "Rubric-grading run",

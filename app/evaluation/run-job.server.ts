@@ -3,7 +3,7 @@
  * the browser"): `runSafePsych` makes the model's and the judge's endpoints and runs `runEvaluation` — `concord run`
  * calls it with its options, the job's worker (`runSafePsychJob`) with the job's parameters and the configured
  * providers. `finishSafePsychJob` is the job's one end step: what it returns is the job's result, shown on the job
- * page (the run folders written).
+ * page (the run folders written and, when the job names an evaluation, their import into it).
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -27,6 +27,7 @@ import {
   type Strategy,
 } from "./domain/runner-protocol";
 import { checkModelKey, modelKeyFromName } from "./domain/runner-records";
+import { getEvaluation, importRunFolders } from "./evaluations.server";
 import { loadPrompts, promptHashesOf } from "./prompts";
 import { redactUrl } from "./run-folder";
 import { runEvaluation, type RunnerConfig, type RunnerResult } from "./runner";
@@ -104,6 +105,8 @@ export interface SafePsychJobParams {
   seeds: number[];
   limit: number | null;
   concurrency: number;
+  /** The evaluation the run folders are imported into when the job ends done; absent or null: none. */
+  evaluationId?: number | null;
 }
 
 function connection(providerName: string, what: string): SafePsychConnection & { maxTokensParam: MaxTokensParam } {
@@ -130,7 +133,7 @@ export function readJobSamples(samplesFile: string) {
 }
 
 /** The job's work on its worker thread: the model over the samples with every strategy and seed, judged. */
-export async function runSafePsychJob(_db: Db, job: JobView, ctx: JobContext): Promise<JobOutcome> {
+export async function runSafePsychJob(db: Db, job: JobView, ctx: JobContext): Promise<JobOutcome> {
   const p = job.params as unknown as SafePsychJobParams;
   const model = connection(p.provider, "model key");
   const judge = connection(p.judgeProvider, "judge key");
@@ -157,21 +160,46 @@ export async function runSafePsychJob(_db: Db, job: JobView, ctx: JobContext): P
     },
     { warn: () => {}, log: () => {}, progress: jobProgressSink(ctx, "trajectories"), signal: ctx.signal },
   );
-  if (result.status !== "complete")
+  // A cancelled or stopped run imports nothing: its resume, which carries the same evaluation, imports when it ends.
+  if (result.status !== "complete" || ctx.signal.aborted)
     return {
       status: "stopped",
       message: result.message ?? "the run was interrupted.",
-      result: finishSafePsychJob(outDir, result),
+      result: finishSafePsychJob(db, outDir, result, null),
     };
-  return { status: "done", result: finishSafePsychJob(outDir, result) };
+  const into = p.evaluationId ?? null;
+  return {
+    status: "done",
+    result: finishSafePsychJob(db, outDir, result, into === null ? null : { evaluationId: into, actor: job.createdBy }),
+  };
+}
+
+/** What the end step did with the run folders of a job that names an evaluation (part of the job's result). */
+export interface SafePsychJobImport {
+  evaluationId: number;
+  evaluation: string | null;
+  /** True when every folder was imported; false when the import was refused (nothing imported). */
+  imported: boolean;
+  runs: number;
+  trajectories: number;
+  /** The refusal, `FILE:LINE: reason` lines as `eval-import` prints them; empty when imported. */
+  problems: string[];
+  moreProblems: number;
 }
 
 /**
- * The end of a Safe-Psych job, its one end step: the run folders it wrote, with their counts. What it returns is the
- * job's result; work that should follow every run (e.g. taking the folders into the app) belongs here.
+ * The end of a Safe-Psych job, its one end step: the run folders it wrote, with their counts, and — for a job that
+ * ended done and names an evaluation — their import into it by `importRunFolders`, as `eval-import` imports them
+ * (docs/evaluation.md, "Running from the browser"). A refused import is reported in the result (`import.problems`)
+ * and leaves the folders on disk, to import once the problem is fixed. What it returns is the job's result.
  */
-export function finishSafePsychJob(outDir: string, result: RunnerResult): Record<string, unknown> {
-  return {
+export function finishSafePsychJob(
+  db: Db,
+  outDir: string,
+  result: RunnerResult,
+  into: { evaluationId: number; actor: string | null } | null,
+): Record<string, unknown> {
+  const summary = {
     outDir,
     folders: result.folders.map((f) => ({
       dir: f.dir,
@@ -184,6 +212,48 @@ export function finishSafePsychJob(outDir: string, result: RunnerResult): Record
     calls: result.calls,
     failures: result.failures,
   };
+  if (into === null) return summary;
+  return { ...summary, import: importJobRuns(db, into, result) };
+}
+
+function importJobRuns(
+  db: Db,
+  into: { evaluationId: number; actor: string | null },
+  result: RunnerResult,
+): SafePsychJobImport {
+  const evaluation = getEvaluation(db, into.evaluationId);
+  const refused = (problems: string[], moreProblems = 0): SafePsychJobImport => ({
+    evaluationId: into.evaluationId,
+    evaluation: evaluation?.name ?? null,
+    imported: false,
+    runs: 0,
+    trajectories: 0,
+    problems,
+    moreProblems,
+  });
+  if (!evaluation) return refused([`no evaluation ${into.evaluationId}: it was removed while the job ran`]);
+  let r;
+  try {
+    r = importRunFolders(db, {
+      evaluation: evaluation.name,
+      dirs: result.folders.map((f) => f.dir),
+      actor: into.actor,
+    });
+  } catch (e) {
+    // Another import of the same evaluation running, or an import interrupted: nothing of this one was written.
+    if (e instanceof ServiceError) return refused([e.message]);
+    throw e;
+  }
+  if (r.problems.length > 0 || r.evaluationId === null) return refused(r.problems, r.moreProblems);
+  return {
+    evaluationId: r.evaluationId,
+    evaluation: evaluation.name,
+    imported: true,
+    runs: r.runs.length,
+    trajectories: r.trajectories,
+    problems: [],
+    moreProblems: 0,
+  };
 }
 
 /** Starts a Safe-Psych run on a worker thread, after the checks the worker makes (providers, samples). */
@@ -194,6 +264,8 @@ export function startSafePsychJob(db: Db, input: { params: SafePsychJobParams; a
     ["judgeProvider", p.judgeProvider],
   ] as const)
     if (!findProvider(name)) throw new ServiceError(`No provider "${name}" is configured.`, field, 400);
+  if (p.evaluationId != null && !getEvaluation(db, p.evaluationId))
+    throw new ServiceError("No such evaluation: choose one from the list.", "evaluationId", 400);
   const model = findProvider(p.provider)!;
   const key = modelKeyFromName(model.model);
   const problem = checkModelKey(key);

@@ -3,6 +3,8 @@ import { Form, Link, redirect, useActionData, useFetcher, useLoaderData, useReva
 import { useEffect } from "react";
 import { z } from "zod";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
+import { getEvaluation } from "~/evaluation/evaluations.server";
+import type { SafePsychJobImport } from "~/evaluation/run-job.server";
 import { formatDuration } from "~/model-calls/progress";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
@@ -57,7 +59,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     const x = p[role] as { name: string; provider: string } | null | undefined;
     if (x) shown.push([role, `${x.name} (provider ${x.provider})`]);
   }
+  if (typeof p.evaluationId === "number")
+    shown.push(["evaluation", getEvaluation(getDb(), p.evaluationId)?.name ?? `${p.evaluationId} (removed)`]);
   const result = job.result;
+  // A Safe-Psych job's import into its evaluation, when refused: the refusal's lines (finishSafePsychJob).
+  const imported = result?.import as SafePsychJobImport | undefined;
+  const importRefused =
+    imported && !imported.imported
+      ? { evaluation: imported.evaluation, problems: imported.problems, more: imported.moreProblems }
+      : null;
   const folders = Array.isArray(result?.folders)
     ? (result.folders as {
         dir: string;
@@ -83,6 +93,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     progress: jobProgressView(job, Date.now()),
     results: job.status === "done" && result ? kind.results(result) : null,
     folders,
+    importRefused,
     resumedBy: resumingJobId(getDb(), job.id),
   };
 }
@@ -156,7 +167,7 @@ function ProgressCard({ progress, status }: { progress: JobProgressView; status:
 }
 
 export default function EvalJob() {
-  const { job, params, progress, results, folders, resumedBy } = useLoaderData<typeof loader>();
+  const { job, params, progress, results, folders, importRefused, resumedBy } = useLoaderData<typeof loader>();
   const acted = useActionData<typeof action>();
   const fetcher = useFetcher<Polled>();
   const revalidator = useRevalidator();
@@ -237,6 +248,24 @@ export default function EvalJob() {
         <p className="notice ok" data-testid="job-results">
           Finished. <Link to={results.href}>{results.label}</Link>
         </p>
+      ) : null}
+      {importRefused ? (
+        <div className="notice warn" role="alert" data-testid="job-import-refused">
+          <p>
+            The run finished, but its run folders were not imported into the evaluation
+            {importRefused.evaluation ? ` "${importRefused.evaluation}"` : ""}: nothing was imported. The run folders
+            stay on disk; import them once the problem is fixed (the evaluation&rsquo;s page, or{" "}
+            <code>concord eval-import</code>).
+          </p>
+          <ul>
+            {importRefused.problems.map((l, i) => (
+              <li key={i}>
+                <code>{l}</code>
+              </li>
+            ))}
+            {importRefused.more > 0 ? <li>… and {importRefused.more} more</li> : null}
+          </ul>
+        </div>
       ) : null}
       {folders ? (
         <>

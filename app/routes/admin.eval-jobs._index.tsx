@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, redirect, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { requireForm, requireRole } from "~/accounts/guard.server";
+import { listEvaluations } from "~/evaluation/evaluations.server";
 import { startSafePsychJob } from "~/evaluation/run-job.server";
 import { MENTALBENCH_STYLES } from "~/mc-evaluation/domain/prompts";
 import { startMcJob } from "~/mc-evaluation/mc-job.server";
@@ -44,6 +45,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     providersFile: providersFile(),
     inputsRoot: evalInputsRoot(),
     inputs: listEvalInputs(),
+    evaluations: listEvaluations(db).map((e) => ({ id: e.id, name: e.name })),
     sets: listGradingSets(db).map((s) => ({ id: s.id, name: s.name, subsets: s.subsets.map((x) => x.name) })),
     jobs: listJobsOfKinds(db, EVAL_JOB_KINDS).map((j) => ({
       id: j.id,
@@ -68,6 +70,13 @@ const seeds = z
   .regex(/^\d+(\s*,\s*\d+)*$/, "Seeds are whole numbers separated by commas.")
   .transform((s) => [...new Set(s.split(",").map((x) => Number(x.trim())))]);
 const name = z.string().trim().min(1, "Give a name.");
+/** An evaluation picked from the list (its id), or none (""); the server checks it exists (startSafePsychJob). */
+const evaluationChoice = z
+  .string()
+  .trim()
+  .regex(/^(\d{1,15})?$/, "Choose an evaluation from the list.")
+  .optional()
+  .transform((s) => (s ? Number(s) : null));
 
 const ActionSchema = z.discriminatedUnion("intent", [
   z.object({
@@ -100,6 +109,7 @@ const ActionSchema = z.discriminatedUnion("intent", [
     seeds,
     limit: optionalCount,
     concurrency: count(64),
+    evaluationId: evaluationChoice,
   }),
 ]);
 
@@ -151,6 +161,7 @@ export async function action({ request }: ActionFunctionArgs) {
           seeds: a.seeds,
           limit: a.limit,
           concurrency: a.concurrency,
+          evaluationId: a.evaluationId,
         },
         actorId: me.id,
       });
@@ -246,7 +257,8 @@ function FileSelect({ name, files, prefer }: { name: string; files: string[]; pr
 }
 
 export default function EvalJobs() {
-  const { providers, configProblem, providersFile, inputsRoot, inputs, sets, jobs } = useLoaderData<typeof loader>();
+  const { providers, configProblem, providersFile, inputsRoot, inputs, evaluations, sets, jobs } =
+    useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   const noProviders = providers.length === 0;
@@ -437,6 +449,17 @@ export default function EvalJobs() {
               <label>
                 Calls in flight
                 <input name="concurrency" inputMode="numeric" defaultValue="8" />
+              </label>
+              <label>
+                Import into evaluation (optional)
+                <select name="evaluationId" defaultValue="">
+                  <option value="">None: leave the runs on disk</option>
+                  {evaluations.map((e) => (
+                    <option key={e.id} value={e.id}>
+                      {e.name}
+                    </option>
+                  ))}
+                </select>
               </label>
               <button type="submit" name="intent" value="start_safe_psych" disabled={busy || noProviders}>
                 Start the run

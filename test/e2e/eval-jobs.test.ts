@@ -1,9 +1,10 @@
 /**
  * Evaluation jobs in the browser (docs/evaluation.md, "Running from the browser"), against the OpenAI-compatible stub:
  * an admin starts a rubric-grading run and a multiple-choice run from /admin/eval-jobs, watches the progress the page
- * polls, and lands on each run's report; a rater is refused the pages; the providers' key is in no page and no line
- * the server logged. Screenshots at 1280 px in /work/notes/shots-evaljobs when that folder's parent exists, else in
- * the test's temporary folder.
+ * polls, and lands on each run's report; a Safe-Psych run into an evaluation, stopped by a restart and resumed, lands
+ * on the evaluation's page; a rater is refused the pages; the providers' key is in no page and no line the server
+ * logged. Screenshots at 1280 px in /work/notes/shots-evaljobs (the Safe-Psych landing in
+ * /work/notes/shots-jobimport) when that folder's parent exists, else in the test's temporary folder.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +15,13 @@ import { importFileSource } from "../../app/cli/io";
 import { openDatabase } from "../../app/platform/db.server";
 import { importEvalSet } from "../../app/rubric-grading/sets.server";
 import { hydrated, launchBrowser, logIn } from "../support/browser";
-import { evalJobsHandler, SECRET_KEY, setUpEvalJobs, type EvalJobsEnv } from "../support/eval-jobs";
+import {
+  createJobEvaluation,
+  evalJobsHandler,
+  SECRET_KEY,
+  setUpEvalJobs,
+  type EvalJobsEnv,
+} from "../support/eval-jobs";
 import { PASSWORD } from "../support/fixtures";
 import { startOpenAiStub, type OpenAiStub } from "../support/openai-stub";
 import { startApp, tempDbPath, type RunningApp } from "../support/server";
@@ -24,6 +31,8 @@ let browser: Browser;
 let stub: OpenAiStub;
 let env: EvalJobsEnv;
 let shots: string;
+let landingShots: string;
+let evaluationId: number;
 let dbPath: string;
 /** What the servers stopped during the tests logged. */
 let logged = "";
@@ -31,7 +40,9 @@ let logged = "";
 beforeAll(async () => {
   const t = tempDbPath();
   shots = existsSync("/work/notes") ? "/work/notes/shots-evaljobs" : t.dir;
+  landingShots = existsSync("/work/notes") ? "/work/notes/shots-jobimport" : t.dir;
   mkdirSync(shots, { recursive: true });
+  mkdirSync(landingShots, { recursive: true });
   stub = await startOpenAiStub(evalJobsHandler(120));
   env = setUpEvalJobs(stub.baseURL);
   dbPath = t.dbPath;
@@ -42,6 +53,8 @@ beforeAll(async () => {
     name: "psych",
     source: importFileSource("test/fixtures/rubric-grading/set.jsonl", "grading", { json: true }),
   });
+  evaluationId = createJobEvaluation(db, env.dir, "E", ["a", "b"]);
+  createJobEvaluation(db, env.dir, "only-a", ["a"]);
   db.$client.close();
   app = await startApp({ dbPath: t.dbPath });
   browser = await launchBrowser();
@@ -128,7 +141,7 @@ describe("evaluation jobs from the browser", () => {
     await page.context().close();
   });
 
-  it("a Safe-Psych run stopped by a server restart says so, and Resume finishes it", async () => {
+  it("a Safe-Psych run into an evaluation stopped by a server restart says so; Resume finishes it and lands on the evaluation", async () => {
     stub.setHandler(evalJobsHandler(400));
     let page = await adminPage();
     await page.goto(`${app.url}/admin/eval-jobs`);
@@ -138,6 +151,7 @@ describe("evaluation jobs from the browser", () => {
     await form.locator('select[name="judgeProvider"]').selectOption("stub-judge");
     await form.locator('select[name="samplesFile"]').selectOption("samples.json");
     await form.locator('input[name="concurrency"]').fill("1");
+    await form.locator('select[name="evaluationId"]').selectOption({ label: "E" });
     await form.getByRole("button", { name: "Start the run" }).click();
     await page.waitForURL(/\/admin\/eval-jobs\/\d+$/);
     const path = new URL(page.url()).pathname;
@@ -158,6 +172,8 @@ describe("evaluation jobs from the browser", () => {
       "Stopped: the server restarted while this job ran. Everything it finished is kept; resume it to continue.",
     );
     await page.screenshot({ path: join(shots, "safe-psych-job-stopped.png"), fullPage: false });
+    // Stopped: nothing imported yet.
+    expect(await page.getByTestId("job-results").count()).toBe(0);
     await page.getByRole("button", { name: "Resume" }).click();
     await page.waitForURL((u) => u.pathname !== path && /\/admin\/eval-jobs\/\d+$/.test(u.pathname));
     await hydrated(page);
@@ -168,6 +184,39 @@ describe("evaluation jobs from the browser", () => {
     await expect.poll(() => folders.locator("tbody tr").count()).toBe(2);
     expect(await folders.textContent()).toContain("2 / 2");
     await page.screenshot({ path: join(shots, "safe-psych-job-done.png"), fullPage: false });
+    // The end step imported both runs into the evaluation: the job links to it.
+    const link = page.getByTestId("job-results").getByRole("link");
+    expect(await link.textContent()).toBe('The evaluation "E"');
+    await page.screenshot({ path: join(landingShots, "safe-psych-job-imported.png"), fullPage: false });
+    await link.click();
+    await page.waitForURL(new RegExp(`/admin/evaluations/${evaluationId}$`));
+    await hydrated(page);
+    expect(await page.locator("h1").textContent()).toBe("E");
+    const runs = page.getByTestId("runs");
+    await expect.poll(() => runs.locator("tbody tr").count()).toBe(3);
+    expect(await runs.textContent()).toContain("cand-model");
+    await page.screenshot({ path: join(landingShots, "safe-psych-evaluation.png"), fullPage: true });
+    await page.context().close();
+  });
+
+  it("a Safe-Psych run into an evaluation that refuses its runs: the job page lists the refusal", async () => {
+    const page = await adminPage();
+    await page.goto(`${app.url}/admin/eval-jobs`);
+    await hydrated(page);
+    const form = page.getByRole("form", { name: "Start a Safe-Psych run" });
+    await form.locator('select[name="provider"]').selectOption("stub-candidate");
+    await form.locator('select[name="judgeProvider"]').selectOption("stub-judge");
+    await form.locator('select[name="evaluationId"]').selectOption({ label: "only-a" });
+    await form.getByRole("button", { name: "Start the run" }).click();
+    await page.waitForURL(/\/admin\/eval-jobs\/\d+$/);
+    await hydrated(page);
+    await waitForEnd(page);
+    expect(await page.getByTestId("job-status").textContent()).toBe("done");
+    const refused = page.getByTestId("job-import-refused");
+    await expect.poll(() => refused.count()).toBe(1);
+    expect(await refused.textContent()).toMatch(/trajectories\.jsonl:\d+: .*"b"/);
+    expect(await page.getByTestId("job-results").count()).toBe(0);
+    await page.screenshot({ path: join(landingShots, "safe-psych-import-refused.png"), fullPage: false });
     await page.context().close();
   });
 

@@ -1,7 +1,7 @@
 /**
  * Evaluation jobs started from the browser, on worker threads, against the OpenAI-compatible stub
  * (docs/evaluation.md, "Running from the browser"): a grading run and a multiple-choice run from start to the
- * result, a Safe-Psych run into its run folders, progress with calls and counts, cancel and resume without repeating
+ * result, a Safe-Psych run into its run folders and, when it names an evaluation, into that evaluation, progress with calls and counts, cancel and resume without repeating
  * a finished call, a server restart that marks the job stopped and is resumed, refusals, and the provider's key: used
  * on the calls, and found in no job row, audit event, database byte or log line.
  */
@@ -24,12 +24,22 @@ import { importEvalSet, requireGradingSet } from "../../app/rubric-grading/sets.
 import { getSetResults, ResultsQuerySchema } from "../../app/rubric-grading/results.server";
 import { startMcJob } from "../../app/mc-evaluation/mc-job.server";
 import { getMcReport } from "../../app/mc-evaluation/reports.server";
-import { startSafePsychJob } from "../../app/evaluation/run-job.server";
+import { startSafePsychJob, type SafePsychJobParams } from "../../app/evaluation/run-job.server";
+import { listEvaluations } from "../../app/evaluation/evaluations.server";
+import { EVAL_JOBS } from "../../app/protocols.server";
 import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser } from "../support/db";
 import { signedIn } from "../support/route-calls";
 import { startOpenAiStub, type OpenAiStub } from "../support/openai-stub";
-import { evalJobsHandler, KEY_ENV, SAMPLES, SECRET_KEY, setUpEvalJobs, type EvalJobsEnv } from "../support/eval-jobs";
+import {
+  createJobEvaluation,
+  evalJobsHandler,
+  KEY_ENV,
+  SAMPLES,
+  SECRET_KEY,
+  setUpEvalJobs,
+  type EvalJobsEnv,
+} from "../support/eval-jobs";
 
 let db: Db;
 let cleanup: () => void;
@@ -264,6 +274,171 @@ describe("jobs on worker threads", () => {
       ServiceError,
     );
     expect(db.$client.prepare("SELECT COUNT(*) AS n FROM jobs").get()).toEqual({ n: 1 });
+  });
+});
+
+describe("a Safe-Psych job that names an evaluation", () => {
+  const STRATEGY = "sequential_info_abstention_aware" as const;
+  const params = (evaluationId: number | null): SafePsychJobParams => ({
+    provider: "stub-candidate",
+    judgeProvider: "stub-judge",
+    samplesFile: "samples.json",
+    strategies: [STRATEGY],
+    seeds: [123],
+    limit: null,
+    concurrency: 1,
+    evaluationId,
+  });
+  const evaluation = (name: string, ids: string[]) => createJobEvaluation(db, env.dir, name, ids);
+  const runsOf = (id: number) => listEvaluations(db).find((e) => e.id === id)!.runs;
+
+  it("ends with its runs in the evaluation: listed by the evaluation's page, its numbers, and the job's link", async () => {
+    await makeUser(db, "boss", ["admin"]);
+    const evaluationId = evaluation("E", ["a", "b"]);
+    const id = startSafePsychJob(db, { params: params(evaluationId), actorId: null });
+    await workerJobEnded(id);
+    const job = getJob(db, id)!;
+    expect(job.status).toBe("done");
+    expect(job.result!.import).toEqual({
+      evaluationId,
+      evaluation: "E",
+      imported: true,
+      runs: 1,
+      trajectories: 2,
+      problems: [],
+      moreProblems: 0,
+    });
+    const folders = job.result!.folders as { dir: string }[];
+    expect(existsSync(join(folders[0]!.dir, "trajectories.jsonl"))).toBe(true);
+
+    const boss = await signedIn(db, "boss");
+    const cookie = boss.post("/", {}).headers.get("Cookie")!;
+    const get = (path: string) => new Request(`http://concord.test${path}`, { headers: { Cookie: cookie } });
+    const one = await import("../../app/routes/admin.eval-jobs.$jobId._index");
+    const page = await one.loader({
+      request: get(`/admin/eval-jobs/${id}`),
+      params: { jobId: String(id) },
+      context: {},
+    });
+    expect(page.results).toEqual({ href: `/admin/evaluations/${evaluationId}`, label: 'The evaluation "E"' });
+    expect(page.importRefused).toBeNull();
+    expect(page.params).toContainEqual(["evaluation", "E"]);
+
+    const evaluationPage = await import("../../app/routes/admin.evaluations.$evaluationId._index");
+    const view = await evaluationPage.loader({
+      request: get(`/admin/evaluations/${evaluationId}`),
+      params: { evaluationId: String(evaluationId) },
+      context: {},
+    });
+    expect(view.runs.rows.map((r) => [r.model, r.strategy, r.seed, r.status, r.trajectories])).toEqual([
+      ["cand-model", STRATEGY, 123, "complete", 2],
+      ["other", STRATEGY, 1, "complete", 2],
+    ]);
+    // The job's calls as the run counts them: a model call per step, a judge call per answered step (a: 2 steps, b: 1).
+    expect(view.runs.rows[0]!.calls).toBe(6);
+    const row = (table: string) =>
+      view.tables.find((t) => t.id === table)!.rows.find((r) => r.model === "cand-model" && r.strategy === STRATEGY)!;
+    // "a" diagnosed with its gold code at its earliest sufficient section, "b" abstained: the paper's numbers.
+    expect(row("accuracy").cells[0]!.mean).toBe(1);
+    expect(row("timing").cells.map((c) => c!.mean)).toEqual([0, 1, 0, 0]);
+    expect(row("abstention").cells.map((c) => c!.mean)).toEqual([0, 0]);
+    expectNoKeyAnywhere();
+  });
+
+  it("a refused import is the job's result, with the FILE:LINE lines; nothing imported, the runs stay on disk", async () => {
+    await makeUser(db, "boss", ["admin"]);
+    const evaluationId = evaluation("only-a", ["a"]);
+    const id = startSafePsychJob(db, { params: params(evaluationId), actorId: null });
+    await workerJobEnded(id);
+    const job = getJob(db, id)!;
+    expect(job.status).toBe("done");
+    const folders = job.result!.folders as { dir: string }[];
+    const file = join(folders[0]!.dir, "trajectories.jsonl");
+    expect(existsSync(file)).toBe(true);
+    const refused = job.result!.import as { imported: boolean; problems: string[] };
+    expect(refused).toMatchObject({ evaluationId, evaluation: "only-a", imported: false, runs: 0, trajectories: 0 });
+    expect(refused.problems).toHaveLength(1);
+    expect(refused.problems[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+: .*"b"`));
+    expect(runsOf(evaluationId)).toBe(1);
+    expect(EVAL_JOBS["safe-psych-run"].results(job.result!)).toBeNull();
+    const boss = await signedIn(db, "boss");
+    const one = await import("../../app/routes/admin.eval-jobs.$jobId._index");
+    const page = await one.loader({
+      request: new Request(`http://concord.test/admin/eval-jobs/${id}`, {
+        headers: { Cookie: boss.post("/", {}).headers.get("Cookie")! },
+      }),
+      params: { jobId: String(id) },
+      context: {},
+    });
+    expect(page.results).toBeNull();
+    expect(page.importRefused).toEqual({ evaluation: "only-a", problems: refused.problems, more: 0 });
+  });
+
+  it("a cancelled job imports nothing; its resume imports when it ends", async () => {
+    const evaluationId = evaluation("E", ["a", "b"]);
+    stub.setHandler(evalJobsHandler(100));
+    const id = startSafePsychJob(db, { params: params(evaluationId), actorId: null });
+    const end = Date.now() + 20_000;
+    while (stub.calls.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    await cancelWorkerJob(db, { jobId: id, actorId: null });
+    const cancelled = getJob(db, id)!;
+    expect(cancelled.status).toBe("cancelled");
+    expect(cancelled.result?.import).toBeUndefined();
+    expect(runsOf(evaluationId)).toBe(1);
+    stub.setHandler(evalJobsHandler());
+    const resumed = resumeWorkerJob(db, { jobId: id, actorId: null });
+    await workerJobEnded(resumed);
+    const job = getJob(db, resumed)!;
+    expect(job.status).toBe("done");
+    expect(job.result!.import).toMatchObject({ evaluationId, imported: true, runs: 1, trajectories: 2 });
+    expect(runsOf(evaluationId)).toBe(2);
+  });
+
+  it("the start form takes an evaluation from the list: checked with zod, and refused when it does not exist", async () => {
+    await makeUser(db, "boss", ["admin"]);
+    const evaluationId = evaluation("E", ["a", "b"]);
+    const boss = await signedIn(db, "boss");
+    const list = await import("../../app/routes/admin.eval-jobs._index");
+    const view = await list.loader({
+      request: new Request("http://concord.test/admin/eval-jobs", {
+        headers: { Cookie: boss.post("/", {}).headers.get("Cookie")! },
+      }),
+      params: {},
+      context: {},
+    });
+    expect(view.evaluations).toEqual([{ id: evaluationId, name: "E" }]);
+    const form = {
+      intent: "start_safe_psych",
+      provider: "stub-candidate",
+      judgeProvider: "stub-judge",
+      samplesFile: "samples.json",
+      strategies: STRATEGY,
+      seeds: "123",
+      limit: "",
+      concurrency: "2",
+    };
+    const post = (extra: Record<string, string>) =>
+      list.action({ request: boss.post("/admin/eval-jobs", { ...form, ...extra }), params: {}, context: {} });
+    expect(await post({ evaluationId: "E; drop" })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("Choose an evaluation from the list."),
+    });
+    expect(await post({ evaluationId: String(evaluationId + 1) })).toEqual({
+      ok: false,
+      message: "No such evaluation: choose one from the list.",
+    });
+    expect(db.$client.prepare("SELECT COUNT(*) AS n FROM jobs").get()).toEqual({ n: 0 });
+    const started = (await post({ evaluationId: String(evaluationId) })) as Response;
+    const jobId = Number(/(\d+)$/.exec(started.headers.get("Location")!)![1]);
+    expect(getJob(db, jobId)!.params).toMatchObject({ evaluationId });
+    await workerJobEnded(jobId);
+    expect(getJob(db, jobId)!.result!.import).toMatchObject({ imported: true });
+    // Without one, the job behaves as before: no import in its result.
+    const plain = (await post({ evaluationId: "" })) as Response;
+    const plainId = Number(/(\d+)$/.exec(plain.headers.get("Location")!)![1]);
+    expect(getJob(db, plainId)!.params).toMatchObject({ evaluationId: null });
+    await workerJobEnded(plainId);
+    expect(getJob(db, plainId)!.result).not.toHaveProperty("import");
   });
 });
 

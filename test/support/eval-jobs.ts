@@ -7,6 +7,10 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { importRunFolders } from "../../app/evaluation/evaluations.server";
+import type { Db } from "../../app/platform/db.server";
+import { gold } from "../fixtures/runner/builders";
+import { writeEvalRuns } from "./eval-runs";
 import { judgeOutputFor, scriptedTag, type StubHandler } from "./openai-stub";
 
 /** The key the providers' variable holds: no page, loader, log line, audit event or job row may contain it. */
@@ -85,4 +89,28 @@ export function evalJobsHandler(delayMs = 0): StubHandler {
     if (tag) return { content: `ACTION=${tag.action}${tag.code ? ` CODE=${tag.code}` : ""}`, delayMs };
     return { content: "Please see a clinician; sleep hygiene helps.", delayMs };
   };
+}
+
+/**
+ * An evaluation for a Safe-Psych job to import into, created as `eval-import` creates one (with one run of another
+ * model, "other"), whose gold labels hold the given cases of SAMPLES: "a" is sufficient at its second section
+ * (F32.1), "b" is not. Returns its id.
+ */
+export function createJobEvaluation(db: Db, dir: string, name: string, ids: string[]): number {
+  const strategy = "sequential_info_abstention_aware";
+  const { goldPath, runsDir } = writeEvalRuns(join(dir, `evaluation-${name}`), {
+    cases: ids.length,
+    ids,
+    models: ["other"],
+    strategies: [strategy],
+    seeds: [1],
+  });
+  const labels = [
+    gold({ id: "a", sufficient: true, code: "F32.1", tau: 2, T: 2 }),
+    gold({ id: "b", sufficient: false, T: 3 }),
+  ].filter((g) => ids.includes(g.id as string));
+  writeFileSync(goldPath, JSON.stringify(labels));
+  const r = importRunFolders(db, { evaluation: name, create: { goldFile: goldPath, studyId: null }, dirs: [runsDir] });
+  if (r.problems.length > 0 || r.evaluationId === null) throw new Error(r.problems.join("\n"));
+  return r.evaluationId;
 }
