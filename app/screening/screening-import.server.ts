@@ -19,15 +19,16 @@ import {
 } from "../../db/schema";
 import { visibleScreeningItems, visibleScreeningLabels, visibleScreeningRecallTiers } from "../../db/schema-visible";
 import {
-  parseItemsFile,
-  parseLabelsFile,
-  parseTiersFile,
+  itemsOfFile,
+  labelsOfFile,
+  tiersOfFile,
   type FileFormat,
   type ImportIssue,
   type Message,
   type ParsedItem,
   type ParsedLabel,
   type ParsedTier,
+  type StreamedParse,
 } from "./domain/screening-import";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
@@ -42,7 +43,14 @@ import {
 } from "./screening.server";
 import { importBehindHiddenParent, type HiddenParent } from "../platform/hidden-parents.server";
 import { ServiceError } from "../platform/service-error";
-import type { ImportSource } from "../formats/import-source";
+import {
+  FILE_CHANGED_MESSAGE,
+  FileChangedError,
+  secondPass,
+  textSource,
+  type ImportSource,
+  type PassKey,
+} from "../formats/import-source";
 
 /**
  * A file of a screening import: its bytes (a page's upload), or the command line's file streamed through the import
@@ -127,7 +135,7 @@ export function importScreeningFiles(
   const { ok, files, tiersForRound } = checked;
   const anyChange = files.some((f) => f.created + f.changed > 0);
   if (!ok || input.dryRun || (!anyChange && !input.settings)) return { ok, files, tiersForRound, written: false };
-  const before = studySnapshot(db, study.id, tiersForRound);
+  const before0 = studySnapshot(db, study.id, tiersForRound);
   const { run, prepared: position } = beginImportRun(
     db,
     `screening-study:${study.name}`,
@@ -152,26 +160,33 @@ export function importScreeningFiles(
     throw changedMeanwhile();
   }
   const ids = new Map([...checked.existing].map(([k, v]) => [k, v.id]));
+  // The changed rows of existing items are written in the last transaction, with the guard: the second pass keeps
+  // them until then (docs/reliability.md, "Memory bounded by the longest line").
+  const changed: ChangedRows = { items: [], labels: [], tiers: [] };
   let written: boolean;
   try {
     let next = position;
-    run.writeInChunks(
-      addedRows(checked),
-      (tx, row) => {
-        if ("item" in row) {
-          const { parsed, hash } = row.item;
-          ids.set(parsed.id, insertItem(tx, study.id, parsed, hash, ++next, now, run.id));
-        } else if ("label" in row) writeLabel(tx, ids.get(row.label.id)!, row.label, now, run.id);
-        else writeTier(tx, study.id, tiersForRound!, ids.get(row.tier.id)!, row.tier, now, run.id);
-      },
-      input.onChunk,
-    );
+    let before = 0;
+    for (const batch of secondPasses(checked, input, changed)) {
+      run.writeInChunks(
+        batch,
+        (tx, row) => {
+          if ("item" in row) {
+            const { parsed, hash } = row.item;
+            ids.set(parsed.id, insertItem(tx, study.id, parsed, hash, ++next, now, run.id));
+          } else if ("label" in row) writeLabel(tx, ids.get(row.label.id)!, row.label, now, run.id);
+          else writeTier(tx, study.id, tiersForRound!, ids.get(row.tier.id)!, row.tier, now, run.id);
+        },
+        input.onChunk && ((done) => input.onChunk!(before + done)),
+      );
+      before += batch.length;
+    }
     written = run.finish((tx) => {
       // The guard, again in the transaction that writes the changed rows and makes the new ones visible.
-      if (studySnapshot(tx, study.id, tiersForRound) !== before) return { result: false, commit: false };
+      if (studySnapshot(tx, study.id, tiersForRound) !== before0) return { result: false, commit: false };
       if (input.settings)
         updateScreeningSettings(db, { studyId: study.id, settings: input.settings, actorId: input.actorId });
-      if (anyChange) writeChanged(tx, study.id, checked, ids, input, now);
+      if (anyChange) writeChanged(tx, study.id, checked, changed, ids, input, now);
       return { result: true, commit: true };
     });
   } catch (error) {
@@ -184,14 +199,105 @@ export function importScreeningFiles(
 
 type AddedRow = { item: { parsed: ParsedItem; hash: string } } | { label: ParsedLabel } | { tier: ParsedTier };
 
-/** The rows an import adds (new items, then new labels and tiers), written hidden in the run's chunks. */
-function addedRows(checked: CheckedFiles): AddedRow[] {
-  return [
-    ...checked.items.filter((i) => i.status === "new").map((item) => ({ item })),
-    ...checked.labels.filter((l) => checked.labelStatus.get(l.id) === "new").map((label) => ({ label })),
-    ...checked.tiers.filter((t) => checked.tierStatus.get(t.id) === "new").map((tier) => ({ tier })),
-  ];
+/** The changed rows of existing items, kept by the second pass for the import's last transaction. */
+interface ChangedRows {
+  items: { parsed: ParsedItem; hash: string }[];
+  labels: ParsedLabel[];
+  tiers: ParsedTier[];
 }
+
+/**
+ * The second pass over an import's files (docs/reliability.md, "Memory bounded by the longest line"): each file read
+ * again through `secondPass` (app/formats/import-source.ts), every row checked to be the one the first pass checked
+ * (same id and hash, in the same place, the file's bytes hashing the same), and the rows the import adds handed on
+ * in batches of at most 500, in the order new items, new labels, new tiers, each written before the next is read.
+ * Rows that change existing ones go to `changed`; unchanged rows are dropped. A file changed between the passes
+ * throws a ServiceError naming it; the caller's import run then removes what it wrote.
+ */
+function* secondPasses(
+  checked: CheckedFiles,
+  input: ScreeningFilesInput,
+  changed: ChangedRows | null,
+): Generator<AddedRow[]> {
+  const keep = (status: Status) => status === "new" || changed === null;
+  if (input.items)
+    for (const batch of passOver(input.items, checked.items, (f) => itemsOfFile(fileInput(f), f), itemKey)) {
+      const added: AddedRow[] = [];
+      for (const parsed of batch) {
+        const item = { parsed, hash: itemContentHash(parsed.kind, parsed.messages) };
+        if (keep(checked.itemStatus.get(parsed.id)!)) added.push({ item });
+        else if (checked.itemStatus.get(parsed.id) === "changed") changed!.items.push(item);
+      }
+      if (added.length) yield added;
+    }
+  if (input.labels)
+    for (const batch of passOver(
+      input.labels,
+      checked.labels,
+      (f) => labelsOfFile(fileInput(f), checked.labelOptions(f)),
+      labelKey,
+    )) {
+      const added: AddedRow[] = [];
+      for (const label of batch) {
+        if (keep(checked.labelStatus.get(label.id)!)) added.push({ label });
+        else if (checked.labelStatus.get(label.id) === "changed") changed!.labels.push(label);
+      }
+      if (added.length) yield added;
+    }
+  if (input.tiers && checked.tiersForRound !== null)
+    for (const batch of passOver(
+      input.tiers,
+      checked.tiers,
+      (f) => tiersOfFile(fileInput(f), checked.tierOptions(f)),
+      tierKey,
+    )) {
+      const added: AddedRow[] = [];
+      for (const tier of batch) {
+        if (keep(checked.tierStatus.get(tier.id)!)) added.push({ tier });
+        else if (checked.tierStatus.get(tier.id) === "changed") changed!.tiers.push(tier);
+      }
+      if (added.length) yield added;
+    }
+}
+
+/** One file's second pass through `secondPass`: its rows in batches, a row that no longer checks a changed file. */
+function passOver<T>(
+  file: ScreeningFile,
+  { first, firstSha256 }: FirstPass,
+  parse: (file: ScreeningFile) => StreamedParse<T>,
+  keyOf: (row: T) => PassKey,
+): Generator<T[]> {
+  function* rows(): Generator<T> {
+    const pass = parse(file);
+    yield* pass.rows;
+    if (pass.result().errors.length) throw new FileChangedError();
+  }
+  // A page's upload is in memory and cannot change; its bytes' hash stands for the source's.
+  const source: ImportSource =
+    "source" in file ? file.source : { ...textSource("", file.filename), sha256: () => fileSha256(file) };
+  const passes = secondPass({ source, records: rows, keyOf, first, firstSha256 });
+  return (function* () {
+    try {
+      yield* passes;
+    } catch (error) {
+      if (error instanceof FileChangedError)
+        throw new ServiceError(`${file.filename}: ${FILE_CHANGED_MESSAGE}`, undefined, 409);
+      throw error;
+    }
+  })();
+}
+
+const hashOf = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex");
+/** What the first pass keeps of each row: its id and the hash of everything the import writes of it. */
+const itemKey = (p: ParsedItem): PassKey => ({
+  key: p.id,
+  hash: hashOf([itemContentHash(p.kind, p.messages), p.tags, p.source]),
+});
+const labelKey = (l: ParsedLabel): PassKey => ({
+  key: l.id,
+  hash: hashOf([l.label, l.category, l.confidence, l.rationale]),
+});
+const tierKey = (t: ParsedTier): PassKey => ({ key: t.id, hash: hashOf([t.tier, t.rationale]) });
 
 /** The study's items every reader sees (not those of an import still running), in the order they were added. */
 function visibleItems(tx: DbOrTx, studyId: number) {
@@ -270,11 +376,30 @@ interface CheckedFiles {
   files: FileReport[];
   tiersForRound: number | null;
   existing: Map<string, { id: number; contentHash: string; source: unknown }>;
-  items: { parsed: ParsedItem; hash: string; status: Status }[];
-  labels: ParsedLabel[];
+  /** What the first pass kept of each file: each row's id and hash (never the rows), and the file's sha256. */
+  items: FirstPass;
+  itemStatus: Map<string, Status>;
+  labels: FirstPass;
   labelStatus: Map<string, Status>;
-  tiers: ParsedTier[];
+  labelOptions(file: ScreeningFile): Parameters<typeof labelsOfFile>[1];
+  tiers: FirstPass;
   tierStatus: Map<string, Status>;
+  tierOptions(file: ScreeningFile): Parameters<typeof tiersOfFile>[1];
+}
+
+interface FirstPass {
+  first: PassKey[];
+  firstSha256: string | null;
+}
+
+/** Counts the statuses of a file's rows into its report. */
+function count(r: FileReport, status: Map<string, Status>): FileReport {
+  for (const s of status.values()) {
+    if (s === "new") r.created++;
+    else if (s === "changed") r.changed++;
+    else r.unchanged++;
+  }
+  return r;
 }
 
 /** Validates the files against the study (and each other); writes nothing. */
@@ -288,13 +413,15 @@ function checkFiles(
   );
   const existing = new Map(visibleItems(tx, study.id).map((r) => [r.externalId, r]));
   const files: FileReport[] = [];
+  const none = (): FirstPass => ({ first: [], firstSha256: null });
 
-  // The corpus.
-  let items: { parsed: ParsedItem; hash: string; status: "new" | "changed" | "unchanged" }[] = [];
+  // The corpus, checked row by row: the first pass keeps each item's id, hash and status, not the item.
+  const items = none();
+  const itemStatus = new Map<string, Status>();
   if (input.items) {
-    const parse = parseItemsFile(fileInput(input.items), input.items);
-    const errors = [...parse.errors];
-    items = parse.items.map((parsed) => {
+    const parse = itemsOfFile(fileInput(input.items), input.items);
+    const errors: ImportIssue[] = [];
+    for (const parsed of parse.rows) {
       const hash = itemContentHash(parsed.kind, parsed.messages);
       const found = existing.get(parsed.id);
       const status = !found
@@ -309,22 +436,24 @@ function checkFiles(
             status === "new" ? "new" : "changed"
           }, but review has started: the corpus is fixed once round 1 opens.`,
         });
-      return { parsed, hash, status };
-    });
-    const r = report("items", input.items, errors, parse.warnings, parse.items.length);
-    r.created = items.filter((i) => i.status === "new").length;
-    r.changed = items.filter((i) => i.status === "changed").length;
-    r.unchanged = items.filter((i) => i.status === "unchanged").length;
-    files.push(r);
+      items.first.push(itemKey(parsed));
+      itemStatus.set(parsed.id, status);
+    }
+    const result = parse.result();
+    if (result.errors.length) itemStatus.clear();
+    items.firstSha256 = fileSha256(input.items);
+    const all = result.errors.length ? result.errors : errors;
+    files.push(count(report("items", input.items, all, result.warnings, itemStatus.size), itemStatus));
   }
 
   // The screen's labels.
-  let labels: ParsedLabel[] = [];
-  const labelStatus = new Map<string, "new" | "changed" | "unchanged">();
+  const labels = none();
+  const labelStatus = new Map<string, Status>();
+  const knownIds = new Set([...existing.keys(), ...itemStatus.keys()]);
+  const labelOptions = (f: ScreeningFile) => ({ ...f, knownIds, vocabulary: study.categories });
   if (input.labels) {
-    const knownIds = new Set([...existing.keys(), ...items.map((i) => i.parsed.id)]);
-    const parse = parseLabelsFile(fileInput(input.labels), { ...input.labels, knownIds, vocabulary: study.categories });
-    const errors = [...parse.errors];
+    const parse = labelsOfFile(fileInput(input.labels), labelOptions(input.labels));
+    const errors: ImportIssue[] = [];
     const stored = new Map(
       tx
         .select({
@@ -340,8 +469,7 @@ function checkFiles(
         .all()
         .map((r) => [r.externalId, r]),
     );
-    labels = parse.labels;
-    for (const l of labels) {
+    for (const l of parse.rows) {
       const s = stored.get(l.id);
       const status = !s
         ? "new"
@@ -352,23 +480,27 @@ function checkFiles(
           ? "changed"
           : "unchanged";
       labelStatus.set(l.id, status);
+      labels.first.push(labelKey(l));
       if (status !== "unchanged" && roundsOpened)
         errors.push({
           line: l.line,
           message: `the screen label of "${l.id}" would change, but the screen labels are fixed once round 1 opens.`,
         });
     }
-    const r = report("labels", input.labels, errors, parse.warnings, labels.length);
-    r.created = [...labelStatus.values()].filter((s) => s === "new").length;
-    r.changed = [...labelStatus.values()].filter((s) => s === "changed").length;
-    r.unchanged = [...labelStatus.values()].filter((s) => s === "unchanged").length;
-    files.push(r);
+    const result = parse.result();
+    if (result.errors.length) labelStatus.clear();
+    labels.firstSha256 = fileSha256(input.labels);
+    const all = result.errors.length ? result.errors : errors;
+    files.push(count(report("labels", input.labels, all, result.warnings, labelStatus.size), labelStatus));
   }
 
   // A recall screen's tiers, for the next round.
-  let tiers: ParsedTier[] = [];
+  const tiers = none();
   let tiersForRound: number | null = null;
-  const tierStatus = new Map<string, "new" | "changed" | "unchanged">();
+  const tierStatus = new Map<string, Status>();
+  let tierOptions: CheckedFiles["tierOptions"] = () => {
+    throw new Error("no tiers were checked");
+  };
   if (input.tiers) {
     const state = studyState(tx, study.id);
     const next = state.next;
@@ -396,9 +528,9 @@ function checkFiles(
           .all()
           .map((r) => [r.externalId, r]),
       );
-      const parse = parseTiersFile(fileInput(input.tiers), {
-        ...input.tiers,
-        ineligible: (id) => {
+      tierOptions = (f) => ({
+        ...f,
+        ineligible: (id: string) => {
           if (!existing.has(id)) return `no item "${id}" in the study.`;
           const u = used.get(id);
           return u
@@ -408,6 +540,7 @@ function checkFiles(
             : null;
         },
       });
+      const parse = tiersOfFile(fileInput(input.tiers), tierOptions(input.tiers));
       const stored = new Map(
         tx
           .select({
@@ -426,21 +559,33 @@ function checkFiles(
           .all()
           .map((r) => [r.externalId, r]),
       );
-      tiers = parse.tiers;
-      for (const t of tiers) {
+      for (const t of parse.rows) {
         const s = stored.get(t.id);
         tierStatus.set(t.id, !s ? "new" : s.tier !== t.tier || s.rationale !== t.rationale ? "changed" : "unchanged");
+        tiers.first.push(tierKey(t));
       }
-      const r = report("tiers", input.tiers, parse.errors, parse.warnings, tiers.length);
-      r.created = [...tierStatus.values()].filter((s) => s === "new").length;
-      r.changed = [...tierStatus.values()].filter((s) => s === "changed").length;
-      r.unchanged = [...tierStatus.values()].filter((s) => s === "unchanged").length;
-      files.push(r);
+      const result = parse.result();
+      if (result.errors.length) tierStatus.clear();
+      tiers.firstSha256 = fileSha256(input.tiers);
+      files.push(count(report("tiers", input.tiers, result.errors, result.warnings, tierStatus.size), tierStatus));
     }
   }
 
   const ok = files.every((f) => f.errors.length === 0);
-  return { ok, files, tiersForRound, existing, items, labels, labelStatus, tiers, tierStatus };
+  return {
+    ok,
+    files,
+    tiersForRound,
+    existing,
+    items,
+    itemStatus,
+    labels,
+    labelStatus,
+    labelOptions,
+    tiers,
+    tierStatus,
+    tierOptions,
+  };
 }
 
 function itemValues(parsed: ParsedItem, hash: string) {
@@ -526,13 +671,13 @@ function writeChanged(
   tx: DbOrTx,
   studyId: number,
   checked: CheckedFiles,
+  changed: ChangedRows,
   ids: Map<string, number>,
   input: ScreeningFilesInput,
   now: number,
 ) {
-  const { existing, items, labels, labelStatus, tiers, tierStatus, tiersForRound } = checked;
-  for (const { parsed, hash, status } of items) {
-    if (status !== "changed") continue;
+  const { existing, tiersForRound } = checked;
+  for (const { parsed, hash } of changed.items) {
     const found = existing.get(parsed.id)!;
     tx.update(screeningItems).set(itemValues(parsed, hash)).where(eq(screeningItems.id, found.id)).run();
     recordEvent(tx, {
@@ -544,9 +689,8 @@ function writeChanged(
       at: now,
     });
   }
-  for (const l of labels) if (labelStatus.get(l.id) === "changed") writeLabel(tx, ids.get(l.id)!, l, now);
-  for (const t of tiers)
-    if (tierStatus.get(t.id) === "changed") writeTier(tx, studyId, tiersForRound!, ids.get(t.id)!, t, now);
+  for (const l of changed.labels) writeLabel(tx, ids.get(l.id)!, l, now);
+  for (const t of changed.tiers) writeTier(tx, studyId, tiersForRound!, ids.get(t.id)!, t, now);
   recordImport(tx, studyId, checked, input, now);
 }
 
@@ -559,8 +703,6 @@ export const SCREENING_STUDY_PARENT: HiddenParent = {
     "delete from screening_items where id in (select id from screening_items where study_id = ? limit 2000)",
   ],
 };
-
-type NewStudyRow = { item: { parsed: ParsedItem; hash: string } } | { label: ParsedLabel };
 
 /**
  * Creates a study with its files (screening-import of a new study), all or nothing, without holding the write lock
@@ -589,15 +731,13 @@ export function importIntoNewScreeningStudy(
   const outcome = importBehindHiddenParent(db, SCREENING_STUDY_PARENT, {
     target: `screening-study:${input.name}`,
     create: (tx, runId) => insertScreeningStudy(tx, input, now, runId),
-    rows: (): NewStudyRow[] => [
-      ...checked.items.map((item) => ({ item })),
-      ...checked.labels.map((label) => ({ label })),
-    ],
-    write: (tx, row, study) => {
+    // The files read again, written batch by batch (a new study has no tiers: they were refused).
+    rows: () => secondPasses(checked, input, null),
+    write: (tx, row: AddedRow, study) => {
       if ("item" in row) {
         const { parsed, hash } = row.item;
         ids.set(parsed.id, insertItem(tx, study.id, parsed, hash, ids.size + 1, now));
-      } else writeLabel(tx, ids.get(row.label.id)!, row.label, now);
+      } else if ("label" in row) writeLabel(tx, ids.get(row.label.id)!, row.label, now);
     },
     finish: (tx, study) => {
       recordStudyCreated(tx, study.id, input, now);

@@ -29,20 +29,28 @@ interface RecordRow {
 
 interface Records {
   format: FileFormat;
-  rows: RecordRow[];
-  /** CSV header names (trimmed); null for JSONL. */
+  /** CSV header names (trimmed), read before the rows; null for JSONL. */
   header: string[] | null;
+  /** The records, read from the file as they are iterated (once). */
+  rows: Iterable<RecordRow>;
+  /** Problems of single JSONL lines, added as the rows are read. */
   errors: ImportIssue[];
+  /**
+   * Once the rows have been read to their end: the problem that refuses the file as a whole (unreadable, empty, no
+   * rows), which replaces every other error, or null.
+   */
+  fatal(): ImportIssue | null;
 }
 
 function fail(format: FileFormat, line: number, message: string): Records {
-  return { format, rows: [], header: null, errors: [{ line, message }] };
+  return { format, header: null, rows: [], errors: [], fatal: () => ({ line, message }) };
 }
 
 /**
  * Decodes and splits a CSV (header row + one record per row) or JSONL (one object per line) file into records: bytes
  * or a text in memory (a page's upload), or a file the command line streams through the import contract (an
- * ImportSource, app/formats/import-source.ts: never held whole; docs/reliability.md, "Bulk imports").
+ * ImportSource, app/formats/import-source.ts: never held whole, each record handed on as it is read;
+ * docs/reliability.md, "Memory bounded by the longest line").
  */
 function readRecords(input: Uint8Array | string | ImportSource, options: FileOptions): Records {
   const format = formatOf(options.filename, options.format);
@@ -71,41 +79,114 @@ function readRecords(input: Uint8Array | string | ImportSource, options: FileOpt
 
 function readCsvFile(source: ImportSource): Records {
   const read = source.csvRecords();
-  let header: string[] | null = null;
-  const rows: RecordRow[] = [];
-  for (const { line, cells: record } of read.records) {
-    if (!header) {
-      header = record.map((h) => h.trim());
-      continue;
-    }
-    const fields: Record<string, unknown> = {};
-    header.forEach((name, i) => {
-      if (name) fields[name] = record[i] ?? "";
-    });
-    rows.push({ line, fields });
+  const records = read.records[Symbol.iterator]();
+  const first = records.next();
+  if (first.done) {
+    const error = read.error();
+    return fail("csv", error?.line ?? 1, error ? `the CSV cannot be read: ${error.reason}` : "the file is empty.");
   }
-  const error = read.error();
-  if (error) return fail("csv", error.line, `the CSV cannot be read: ${error.reason}`);
-  if (!header) return fail("csv", 1, "the file is empty.");
-  if (rows.length === 0) return fail("csv", 2, "the file has a header but no rows.");
-  return { format: "csv", rows, header, errors: [] };
+  const header = first.value.cells.map((h) => h.trim());
+  let count = 0;
+  function* rows(): Generator<RecordRow> {
+    for (let next = records.next(); !next.done; next = records.next()) {
+      const fields: Record<string, unknown> = {};
+      header.forEach((name, i) => {
+        if (name) fields[name] = next.value.cells[i] ?? "";
+      });
+      count++;
+      yield { line: next.value.line, fields };
+    }
+  }
+  return {
+    format: "csv",
+    header,
+    rows: { [Symbol.iterator]: rows },
+    errors: [],
+    fatal() {
+      const error = read.error();
+      if (error) return { line: error.line, message: `the CSV cannot be read: ${error.reason}` };
+      return count === 0 ? { line: 2, message: "the file has a header but no rows." } : null;
+    },
+  };
 }
 
 function readJsonlFile(source: ImportSource): Records {
-  const rows: RecordRow[] = [];
   const errors: ImportIssue[] = [];
   let content = false;
-  for (const { line, text: lineText } of source.jsonlLines()) {
-    const entry = readJsonlLine(line, lineText);
-    if (!entry) continue;
-    content = true;
-    if ("invalid" in entry) errors.push({ line, message: `not valid JSON (${entry.invalid}).` });
-    else if (!isJsonObject(entry.value)) errors.push({ line, message: "each line must be one JSON object." });
-    else rows.push({ line, fields: entry.value });
+  let count = 0;
+  function* rows(): Generator<RecordRow> {
+    for (const { line, text: lineText } of source.jsonlLines()) {
+      const entry = readJsonlLine(line, lineText);
+      if (!entry) continue;
+      content = true;
+      if ("invalid" in entry) errors.push({ line, message: `not valid JSON (${entry.invalid}).` });
+      else if (!isJsonObject(entry.value)) errors.push({ line, message: "each line must be one JSON object." });
+      else {
+        count++;
+        yield { line, fields: entry.value };
+      }
+    }
   }
-  if (!content) return fail("jsonl", 1, "the file is empty.");
-  if (rows.length === 0 && errors.length === 0) errors.push({ line: 1, message: "the file has no records." });
-  return { format: "jsonl", rows, header: null, errors };
+  return {
+    format: "jsonl",
+    header: null,
+    rows: { [Symbol.iterator]: rows },
+    errors,
+    fatal() {
+      if (!content) return { line: 1, message: "the file is empty." };
+      return count === 0 && errors.length === 0 ? { line: 1, message: "the file has no records." } : null;
+    },
+  };
+}
+
+/**
+ * A file's checked rows, read as they are iterated (once: `rows`), and once they are all read, its errors (in line
+ * order) and warnings. A screening import reads its files through this twice — checked first, keeping each row's id
+ * and hash, then written — so that it holds one row, never the file (docs/reliability.md, "Memory bounded by the
+ * longest line"). A row with an error is not handed on; `rows` hands on nothing once the file has a header error.
+ */
+export interface StreamedParse<T> {
+  format: FileFormat;
+  rows: Iterable<T>;
+  result(): { errors: ImportIssue[]; warnings: ImportIssue[] };
+}
+
+function streamedParse<T>(
+  records: Records,
+  columns: { needed: string[][]; used: string[] },
+  check: (row: RecordRow, errors: ImportIssue[], warnings: ImportIssue[]) => T | null,
+): StreamedParse<T> {
+  const headerErrors = missingColumns(records, columns.needed);
+  const headerWarnings = unusedColumns(records, columns.used);
+  let outcome: { errors: ImportIssue[]; warnings: ImportIssue[] } | null = null;
+  function* rows(): Generator<T> {
+    const errors: ImportIssue[] = [...headerErrors];
+    const warnings = [...headerWarnings];
+    for (const row of records.rows) {
+      // A header error refuses the file before its rows are checked; they are still read, for a later unreadable one.
+      if (headerErrors.length) continue;
+      const checked = check(row, errors, warnings);
+      if (checked !== null) yield checked;
+    }
+    const fatal = records.fatal();
+    if (fatal) outcome = { errors: [fatal], warnings: [] };
+    else outcome = { errors: byLine([...records.errors, ...errors]), warnings };
+  }
+  return {
+    format: records.format,
+    rows: { [Symbol.iterator]: rows },
+    result() {
+      if (!outcome) throw new Error("result() asked before the rows were all read");
+      return outcome;
+    },
+  };
+}
+
+/** Every row of a streamed parse, kept, with its errors and warnings (rows only when there is no error). */
+function collect<T>(parse: StreamedParse<T>): { rows: T[]; errors: ImportIssue[]; warnings: ImportIssue[] } {
+  const rows = [...parse.rows];
+  const { errors, warnings } = parse.result();
+  return { rows: errors.length ? [] : rows, errors, warnings };
 }
 
 /** The item id of a record: `prompt_id` (HealthBench) or `id`, as text. */
@@ -197,14 +278,20 @@ export interface ItemsParse {
  * text. CSV: columns `id` and `text`, optional `tags` (separated by `;`).
  */
 export function parseItemsFile(input: Uint8Array | string | ImportSource, options: FileOptions): ItemsParse {
+  const parse = itemsOfFile(input, options);
+  const { rows, errors, warnings } = collect(parse);
+  return { format: parse.format, items: rows, errors, warnings };
+}
+
+/** The corpus's items as `parseItemsFile` checks them, read as they are iterated (see `StreamedParse`). */
+export function itemsOfFile(
+  input: Uint8Array | string | ImportSource,
+  options: FileOptions,
+): StreamedParse<ParsedItem> {
   const records = readRecords(input, options);
-  const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["text"]])];
-  const warnings = unusedColumns(records, ["id", "prompt_id", "text", "tags"]);
-  if (errors.length && (records.header || records.rows.length === 0))
-    return { format: records.format, items: [], errors, warnings };
   const seen = new Map<string, number>();
-  const items: ParsedItem[] = [];
-  for (const row of records.rows) {
+  const columns = { needed: [["id", "prompt_id"], ["text"]], used: ["id", "prompt_id", "text", "tags"] };
+  return streamedParse(records, columns, (row, errors, warnings): ParsedItem | null => {
     const id = checkId(row, seen, errors);
     const f = row.fields;
     let messages: Message[] | null;
@@ -213,7 +300,7 @@ export function parseItemsFile(input: Uint8Array | string | ImportSource, option
       kind = "conversation";
       if (!Array.isArray(f.prompt) || f.prompt.length === 0) {
         errors.push({ line: row.line, message: '"prompt" must be a non-empty list of {role, content} messages.' });
-        continue;
+        return null;
       }
       messages = [];
       for (const [k, m] of f.prompt.entries()) {
@@ -225,7 +312,7 @@ export function parseItemsFile(input: Uint8Array | string | ImportSource, option
         }
         messages.push({ role: mo.role.trim(), content: mo.content });
       }
-      if (!messages) continue;
+      if (!messages) return null;
     } else if (typeof f.text === "string" && f.text.trim() !== "") {
       messages = [{ role: "text", content: f.text.trim() }];
     } else {
@@ -233,12 +320,12 @@ export function parseItemsFile(input: Uint8Array | string | ImportSource, option
         line: row.line,
         message: 'the item needs "prompt" (a list of {role, content} messages) or a non-empty "text".',
       });
-      continue;
+      return null;
     }
     const size = messages.reduce((n, m) => n + m.content.length, 0);
     if (size > MAX_ITEM_CHARS) {
       errors.push({ line: row.line, message: `the item has ${size} characters of text; at most ${MAX_ITEM_CHARS}.` });
-      continue;
+      return null;
     }
     let tags: string[] = [];
     const rawTags = f.example_tags ?? f.tags;
@@ -250,9 +337,9 @@ export function parseItemsFile(input: Uint8Array | string | ImportSource, option
         .filter(Boolean);
     else if (rawTags !== undefined && rawTags !== null) {
       errors.push({ line: row.line, message: '"example_tags" must be a list of strings.' });
-      continue;
+      return null;
     }
-    if (id === null) continue;
+    if (id === null) return null;
     const source =
       records.format === "jsonl"
         ? JSON.stringify(f)
@@ -270,9 +357,8 @@ export function parseItemsFile(input: Uint8Array | string | ImportSource, option
       const w = textWarning(`message ${k + 1}`, m.content);
       if (w) warnings.push({ line: row.line, message: w });
     }
-    items.push({ line: row.line, id, kind, messages, tags, source });
-  }
-  return { format: records.format, items: errors.length ? [] : items, errors: byLine(errors), warnings };
+    return { line: row.line, id, kind, messages, tags, source };
+  });
 }
 
 function text(value: unknown): string {
@@ -321,19 +407,28 @@ export function parseLabelsFile(
   input: Uint8Array | string | ImportSource,
   options: FileOptions & { knownIds: ReadonlySet<string>; vocabulary: readonly string[] },
 ): LabelsParse {
+  const parse = labelsOfFile(input, options);
+  const { rows, errors, warnings } = collect(parse);
+  return { format: parse.format, labels: rows, errors, warnings };
+}
+
+/** As `parseLabelsFile` checks them, read as they are iterated (see `StreamedParse`). */
+export function labelsOfFile(
+  input: Uint8Array | string | ImportSource,
+  options: FileOptions & { knownIds: ReadonlySet<string>; vocabulary: readonly string[] },
+): StreamedParse<ParsedLabel> {
   const records = readRecords(input, options);
-  const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["label"]])];
-  const warnings = unusedColumns(records, ["id", "prompt_id", "label", "category", "confidence", "rationale"]);
-  if (errors.length && (records.header || records.rows.length === 0))
-    return { format: records.format, labels: [], errors, warnings };
   const seen = new Map<string, number>();
-  const labels: ParsedLabel[] = [];
-  for (const row of records.rows) {
+  const columns = {
+    needed: [["id", "prompt_id"], ["label"]],
+    used: ["id", "prompt_id", "label", "category", "confidence", "rationale"],
+  };
+  return streamedParse(records, columns, (row, errors): ParsedLabel | null => {
     const id = checkId(row, seen, errors);
-    if (id === null) continue;
+    if (id === null) return null;
     if (!options.knownIds.has(id)) {
       errors.push({ line: row.line, message: `no item "${id}" in the study: import the items first.` });
-      continue;
+      return null;
     }
     const label = normaliseTerm(text(row.fields.label));
     if (!(SCREEN_LABELS as readonly string[]).includes(label)) {
@@ -341,7 +436,7 @@ export function parseLabelsFile(
         line: row.line,
         message: `label "${text(row.fields.label)}" is not one of ${SCREEN_LABELS.join(", ")}.`,
       });
-      continue;
+      return null;
     }
     const rawCategory = text(row.fields.category);
     let category: string | null = null;
@@ -352,29 +447,28 @@ export function parseLabelsFile(
           line: row.line,
           message: `category "${rawCategory}" is not in the study's vocabulary (${options.vocabulary.join("; ")}).`,
         });
-        continue;
+        return null;
       }
     }
     const confidence = text(row.fields.confidence);
     if (confidence.length > 40) {
       errors.push({ line: row.line, message: "the confidence has more than 40 characters." });
-      continue;
+      return null;
     }
     const rationale = text(row.fields.rationale);
     if (rationale.length > MAX_RATIONALE_CHARS) {
       errors.push({ line: row.line, message: `the rationale has more than ${MAX_RATIONALE_CHARS} characters.` });
-      continue;
+      return null;
     }
-    labels.push({
+    return {
       line: row.line,
       id,
       label: label as ScreenLabel,
       category,
       confidence: confidence || null,
       rationale,
-    });
-  }
-  return { format: records.format, labels: errors.length ? [] : labels, errors: byLine(errors), warnings };
+    };
+  });
 }
 
 export interface ParsedTier {
@@ -399,20 +493,26 @@ export function parseTiersFile(
   input: Uint8Array | string | ImportSource,
   options: FileOptions & { ineligible: (id: string) => string | null },
 ): TiersParse {
+  const parse = tiersOfFile(input, options);
+  const { rows, errors, warnings } = collect(parse);
+  return { format: parse.format, tiers: rows, errors, warnings };
+}
+
+/** As `parseTiersFile` checks them, read as they are iterated (see `StreamedParse`). */
+export function tiersOfFile(
+  input: Uint8Array | string | ImportSource,
+  options: FileOptions & { ineligible: (id: string) => string | null },
+): StreamedParse<ParsedTier> {
   const records = readRecords(input, options);
-  const errors = [...records.errors, ...missingColumns(records, [["id", "prompt_id"], ["tier"]])];
-  const warnings = unusedColumns(records, ["id", "prompt_id", "tier", "rationale"]);
-  if (errors.length && (records.header || records.rows.length === 0))
-    return { format: records.format, tiers: [], errors, warnings };
   const seen = new Map<string, number>();
-  const tiers: ParsedTier[] = [];
-  for (const row of records.rows) {
+  const columns = { needed: [["id", "prompt_id"], ["tier"]], used: ["id", "prompt_id", "tier", "rationale"] };
+  return streamedParse(records, columns, (row, errors): ParsedTier | null => {
     const id = checkId(row, seen, errors);
-    if (id === null) continue;
+    if (id === null) return null;
     const why = options.ineligible(id);
     if (why !== null) {
       errors.push({ line: row.line, message: why });
-      continue;
+      return null;
     }
     const tier = normaliseTerm(text(row.fields.tier));
     if (!(RECALL_TIERS as readonly string[]).includes(tier)) {
@@ -420,16 +520,15 @@ export function parseTiersFile(
         line: row.line,
         message: `tier "${text(row.fields.tier)}" is not one of ${RECALL_TIERS.join(", ")}.`,
       });
-      continue;
+      return null;
     }
     const rationale = text(row.fields.rationale);
     if (rationale.length > MAX_RATIONALE_CHARS) {
       errors.push({ line: row.line, message: `the rationale has more than ${MAX_RATIONALE_CHARS} characters.` });
-      continue;
+      return null;
     }
-    tiers.push({ line: row.line, id, tier: tier as RecallTier, rationale });
-  }
-  return { format: records.format, tiers: errors.length ? [] : tiers, errors: byLine(errors), warnings };
+    return { line: row.line, id, tier: tier as RecallTier, rationale };
+  });
 }
 
 /** Categories typed one per line (or separated by `;`), trimmed, blanks and repeats dropped. */
