@@ -110,7 +110,7 @@ describe("the minimisation review in the browser", () => {
     await selectInNote(page, 1, "depresie");
     await expect.poll(() => page.getByTestId("prep-selection").textContent()).toContain("depresie");
     await page.getByLabel("Category").selectOption("physical");
-    await page.getByRole("button", { name: /Mark as missed/ }).click();
+    await page.getByRole("button", { name: /Flag as missed/ }).click();
     expect(await page.locator("[data-missed-row]").count()).toBe(1);
     expect(await page.locator("mark.state-missed").textContent()).toBe("depresie");
     await shot(page, "workspace-decided");

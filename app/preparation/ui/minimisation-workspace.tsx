@@ -379,7 +379,7 @@ export const minimisationWorkspace: WorkspaceDefinition<View, MinimisationValues
                 />
               </label>
               <button type="button" className="secondary" disabled={!selectedText} onClick={markMissed}>
-                Mark as missed <kbd>T</kbd>
+                Flag as missed <kbd>F</kbd>
               </button>
             </div>
             {values.missed.length ? (
