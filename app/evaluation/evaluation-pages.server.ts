@@ -3,6 +3,7 @@
  * evaluation and its failure list as windows read by keyset (docs/architecture.md, "Pages are windows"), one case's
  * trajectories with their steps loaded for that case only, and the tables' CSV and charts.
  */
+import type { ImportedStep } from "./domain/run-import";
 import { and, asc, count, eq, sql, type SQL } from "drizzle-orm";
 import { evaluations, evaluationSteps, evaluationTrajectories } from "../../db/schema-evaluation";
 import { visibleCases, visibleEvaluationRuns } from "../../db/schema-visible";
@@ -183,18 +184,8 @@ export function runChoices(db: Db, evaluationId: number): { models: string[]; st
 // ---------------------------------------------------------------------------------------------------------------
 // One case
 
-export interface CaseStep {
-  stepIndex: number;
-  sectionOrder: number | null;
-  prompt: string;
-  answer: string;
-  judgeOutput: string;
-  primaryAnswer: string | null;
-  infoRequest: string | null;
-  icdCodes: string[];
-  diagnosisNames: string[];
-  action: string;
-}
+/** A step as the case page shows it: as imported (docs/evaluation.md, "Runs in the app"). */
+type CaseStep = ImportedStep;
 
 export interface CaseTrajectory {
   id: number;

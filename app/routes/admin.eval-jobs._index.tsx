@@ -19,6 +19,7 @@ import { ServiceError } from "~/platform/service-error";
 import { EVAL_JOB_KINDS, EVAL_JOBS } from "~/protocols.server";
 import { startGradingJob } from "~/rubric-grading/grading-job.server";
 import { listGradingSets } from "~/rubric-grading/results.server";
+import { CommandLines } from "~/ui/command-lines";
 import { Csrf } from "~/ui/root-data";
 import { Time } from "~/ui/time";
 
@@ -487,22 +488,7 @@ export default function EvalJobs() {
           Add
         </button>
         {result && "lines" in result ? (
-          <div
-            className={`notice ${result.ok ? "ok" : "warn"}`}
-            role={result.ok ? "status" : "alert"}
-            data-testid="input-file"
-          >
-            <p>{result.message}</p>
-            {result.lines.length ? (
-              <ul>
-                {result.lines.map((l, i) => (
-                  <li key={i}>
-                    <code>{l}</code>
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
+          <CommandLines ok={result.ok} summary={result.message} lines={result.lines} testId="input-file" />
         ) : null}
       </Form>
 

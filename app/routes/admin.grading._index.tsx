@@ -9,6 +9,7 @@ import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
 import { gradingSetsWindow, importEvalSet, type GradingSetRow } from "~/rubric-grading/sets.server";
 import { columnHelper } from "~/ui/data-table";
+import { CommandLines } from "~/ui/command-lines";
 import { Csrf } from "~/ui/root-data";
 import { WindowTable } from "~/ui/window-table";
 
@@ -134,22 +135,7 @@ export default function GradingSets() {
           Import
         </button>
         {result ? (
-          <div
-            className={`notice ${result.ok ? "ok" : "warn"}`}
-            role={result.ok ? "status" : "alert"}
-            data-testid="set-import"
-          >
-            <p>{result.summary}</p>
-            {result.lines.length ? (
-              <ul>
-                {result.lines.map((l) => (
-                  <li key={l}>
-                    <code>{l}</code>
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
+          <CommandLines ok={result.ok} summary={result.summary} lines={result.lines} testId="set-import" />
         ) : null}
       </Form>
     </section>
