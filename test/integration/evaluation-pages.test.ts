@@ -4,13 +4,10 @@
  * failure, every list is a window, the page's import refuses paths outside the runs folder and changes nothing, and
  * only admins reach any of it.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CliIO } from "../../app/cli/command";
-import { runCli } from "../../app/cli/index";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../app/platform/db.server";
 import { loader as listLoader, action as listAction } from "../../app/routes/admin.evaluations._index";
 import { loader as evalLoader } from "../../app/routes/admin.evaluations.$evaluationId._index";
@@ -20,29 +17,10 @@ import { loader as fileLoader } from "../../app/routes/admin.evaluations.$evalua
 import { freshDb, makeUser } from "../support/db";
 import { signedIn } from "../support/route-calls";
 import { writeEvalRuns } from "../support/eval-runs";
+import { cli, tempDirs } from "../support/cli-run";
 import { formatMetric } from "../../app/evaluation/domain/metrics-report";
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "concord-evalpages-"));
-  dirs.push(d);
-  return d;
-}
-async function cli(argv: string[]) {
-  let out = "";
-  let err = "";
-  const io: CliIO = {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    readStdin: async () => "",
-    isTTY: false,
-  };
-  const code = await runCli(argv, io);
-  return { code, out, err };
-}
+const tempDir = tempDirs("concord-evalpages-");
 
 const STRATEGIES = [
   "sequential_info_neutral_prompting",

@@ -3,39 +3,16 @@
  * import contract (all or nothing, FILE:LINE refusals, exit 2), and the evaluation's kept metrics are the numbers
  * `concord metrics --json` prints for the same folders and gold file, in paper mode and in compat mode.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CliIO } from "../../app/cli/command";
-import { runCli } from "../../app/cli/index";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evaluationMetricsOf, importRunFolders } from "../../app/evaluation/evaluations.server";
 import type { Db } from "../../app/platform/db.server";
 import { freshDb } from "../support/db";
 import { writeEvalRuns } from "../support/eval-runs";
+import { cli, tempDirs } from "../support/cli-run";
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "concord-evalruns-"));
-  dirs.push(d);
-  return d;
-}
-
-async function cli(argv: string[]) {
-  let out = "";
-  let err = "";
-  const io: CliIO = {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    readStdin: async () => "",
-    isTTY: false,
-  };
-  const code = await runCli(argv, io);
-  return { code, out, err };
-}
+const tempDir = tempDirs("concord-evalruns-");
 
 const SPEC = {
   cases: 24,
