@@ -3,10 +3,11 @@
  * become a study, kept apart from the annotation studies. Only admins and the reviewers a project names read its
  * notes (docs/security.md, "Source text"). Times are integer milliseconds since the epoch.
  *
- * The translation and its quality checks (a later step) hang off `prep_notes` by note and section number, so they
- * add tables beside these and change none of them.
+ * After the review: a note's final minimised text (`prep_settlements` when two reviewers differ), its translation and
+ * back-translation per section with their quality scores (`prep_translations`), the note's quality summary and
+ * whether it needs correction (`prep_note_quality`). They hang off `prep_notes` by note and section number.
  */
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./schema-users";
 import type { PrepDecision, PrepDetectorSettings, PrepMissedSpan, PrepProposal, PrepSection } from "./vocabulary";
 
@@ -84,4 +85,83 @@ export const prepReviews = sqliteTable(
     uniqueIndex("prep_reviews_note_reviewer_idx").on(t.noteId, t.reviewerId),
     index("prep_reviews_reviewer_idx").on(t.reviewerId),
   ],
+);
+
+/**
+ * The settled minimisation of a note two reviewers reviewed differently (docs/preparation.md, "Settling two
+ * reviews"): an admin's choice, which then is the note's final review. A note with one submitted review, or two that
+ * agree, has no row here.
+ */
+export const prepSettlements = sqliteTable("prep_settlements", {
+  noteId: integer("note_id")
+    .primaryKey()
+    .references(() => prepNotes.id),
+  decisions: text("decisions", { mode: "json" }).$type<Record<string, PrepDecision>>().notNull(),
+  missed: text("missed", { mode: "json" }).$type<PrepMissedSpan[]>().notNull(),
+  excluded: integer("excluded", { mode: "boolean" }).notNull().default(false),
+  exclusionReason: text("exclusion_reason").notNull().default(""),
+  settledBy: text("settled_by").references(() => users.id),
+  settledAt: integer("settled_at").notNull(),
+});
+
+/**
+ * One section of a note through translation (docs/preparation.md, "Translation"): the minimised source text that
+ * was sent, the English translation, its back-translation into the source language, and the section's quality
+ * scores (sacreBLEU-compatible BLEU and chrF of the back-translation against `source_text`; COMET when imported).
+ * `corrected_text` is the English text a reviewer corrected in the correction queue; the released text is
+ * `corrected_text` when set, else `translation`.
+ */
+export const prepTranslations = sqliteTable(
+  "prep_translations",
+  {
+    noteId: integer("note_id")
+      .notNull()
+      .references(() => prepNotes.id),
+    /** The section's index in `prep_notes.sections` (0-based), as the proposals number them. */
+    section: integer("section").notNull(),
+    sourceText: text("source_text").notNull(),
+    translation: text("translation"),
+    backTranslation: text("back_translation"),
+    /** The model that translated (and back-translated) the section, as the endpoint named it. */
+    model: text("model").notNull().default(""),
+    translatedAt: integer("translated_at"),
+    backTranslatedAt: integer("back_translated_at"),
+    bleu: real("bleu"),
+    chrf: real("chrf"),
+    comet: real("comet"),
+    correctedText: text("corrected_text"),
+    correctedBy: text("corrected_by").references(() => users.id),
+    correctedAt: integer("corrected_at"),
+  },
+  (t) => [primaryKey({ columns: [t.noteId, t.section] })],
+);
+
+/** A test name or score of the source that the back-translation does not keep (docs/preparation.md, "Quality"). */
+export interface PrepMismatch {
+  section: number;
+  test: string;
+  /** The score as the source wrote it, or "" when the test's name itself is missing. */
+  score: string;
+}
+
+/**
+ * A note's quality summary (docs/preparation.md, "Quality"): BLEU and chrF over its sections, its mean COMET, the
+ * preservation check's mismatches, and whether it goes to the correction queue (below a threshold or a mismatch).
+ */
+export const prepNoteQuality = sqliteTable(
+  "prep_note_quality",
+  {
+    noteId: integer("note_id")
+      .primaryKey()
+      .references(() => prepNotes.id),
+    bleu: real("bleu"),
+    chrf: real("chrf"),
+    comet: real("comet"),
+    mismatches: text("mismatches", { mode: "json" }).$type<PrepMismatch[]>().notNull().default([]),
+    needsCorrection: integer("needs_correction", { mode: "boolean" }).notNull().default(false),
+    /** Why the note needs correction, in words ("BLEU 18.2 below 25; MMSE 22 missing"), "" otherwise. */
+    reason: text("reason").notNull().default(""),
+    computedAt: integer("computed_at").notNull(),
+  },
+  (t) => [index("prep_note_quality_needs_idx").on(t.needsCorrection)],
 );
