@@ -18,6 +18,7 @@ import { ANNOTATION_NAV, GRACE_SWEEP, SAFE_PSYCH_GUIDELINES } from "./annotation
 import { SAFE_PSYCH_JOB_KIND } from "./evaluation/run-job.server";
 import { GRADING_JOB_KIND } from "./rubric-grading/grading-job.server";
 import { MC_JOB_KIND } from "./mc-evaluation/mc-job.server";
+import { TRANSLATION_JOB_KIND } from "./preparation/public.server";
 
 register({
   hiddenParents: [
@@ -81,6 +82,14 @@ export const EVAL_JOBS = {
     results: (r: Record<string, unknown>) =>
       typeof r.mcReport === "string"
         ? { href: `/admin/mc-evaluation?report=${encodeURIComponent(r.mcReport)}`, label: `The report ${r.mcReport}` }
+        : null,
+  },
+  [TRANSLATION_JOB_KIND]: {
+    title: "Preparation translation",
+    // The project whose sections the job translated (app/preparation/translation.server.ts runTranslationJob).
+    results: (r: Record<string, unknown>) =>
+      typeof r.projectId === "number"
+        ? { href: `/admin/preparation/${r.projectId}`, label: `The project "${String(r.project)}"` }
         : null,
   },
 } as const satisfies Record<

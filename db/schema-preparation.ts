@@ -126,6 +126,14 @@ export const prepTranslations = sqliteTable(
     model: text("model").notNull().default(""),
     translatedAt: integer("translated_at"),
     backTranslatedAt: integer("back_translated_at"),
+    /** The model that back-translated the section, when the back-translation was made ("" until then). */
+    backModel: text("back_model").notNull().default(""),
+    /**
+     * The last failed call's reason for this section (status and error codes only, never a body: docs/reliability.md,
+     * "Model calls"), cleared when the section's step succeeds; `error_count` counts the failed calls of all runs.
+     */
+    lastError: text("last_error"),
+    errorCount: integer("error_count").notNull().default(0),
     bleu: real("bleu"),
     chrf: real("chrf"),
     comet: real("comet"),

@@ -41,6 +41,7 @@ await build({
     "grading-job": "app/rubric-grading/grading-job-worker.ts",
     "mc-job": "app/mc-evaluation/mc-job-worker.ts",
     "safe-psych-job": "app/evaluation/run-job-worker.ts",
+    "prep-translate": "app/preparation/translation-job-worker.ts",
   },
   outdir: "build/workers",
   bundle: true,

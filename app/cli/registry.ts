@@ -173,6 +173,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("../preparation/cli")).prepReviewersCommand,
   },
   {
+    name: "prep-translate",
+    summary: "Translate a preparation project's final notes into English and back (resumable)",
+    load: async () => (await import("../preparation/translate-cli")).prepTranslateCommand,
+  },
+  {
     name: "rater-quality",
     summary: "Test–retest, calibration cases and training round of a study: settings, calibration import, report",
     load: async () => (await import("../annotation/cli/rater-quality")).raterQualityCommand,

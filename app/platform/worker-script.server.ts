@@ -18,6 +18,7 @@ export const WORKER_ENTRIES = {
   "grading-job": "app/rubric-grading/grading-job-worker.ts",
   "mc-job": "app/mc-evaluation/mc-job-worker.ts",
   "safe-psych-job": "app/evaluation/run-job-worker.ts",
+  "prep-translate": "app/preparation/translation-job-worker.ts",
 } as const;
 export type WorkerName = keyof typeof WORKER_ENTRIES;
 

@@ -17,3 +17,11 @@ import type { NavEntry } from "../platform/registry.server";
 export const PREPARATION_NAV: readonly NavEntry[] = [{ to: "/admin/preparation", label: "Preparation", role: "admin" }];
 
 export { getReviewNote, listReviewerNotes, MinimisationValuesSchema, saveMinimisationReview } from "./review.server";
+export {
+  DEFAULT_TRANSLATION_CONCURRENCY,
+  PAPER_MAX_TOKENS,
+  startTranslationJob,
+  TRANSLATION_JOB_KIND,
+  translationStatus,
+  type TranslationStatus,
+} from "./translation.server";

@@ -40,6 +40,8 @@ const SHOWN_PARAMS = [
   "seeds",
   "subset",
   "limit",
+  "project",
+  "backTranslateOnly",
 ];
 
 /**
