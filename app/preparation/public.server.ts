@@ -20,8 +20,8 @@ export { getReviewNote, listReviewerNotes, MinimisationValuesSchema, saveMinimis
 export {
   DEFAULT_TRANSLATION_CONCURRENCY,
   PAPER_MAX_TOKENS,
+  projectTranslationView,
   startTranslationJob,
   TRANSLATION_JOB_KIND,
-  translationStatus,
-  type TranslationStatus,
+  type ProjectTranslationView,
 } from "./translation.server";

@@ -11,7 +11,7 @@
  * back-translation, scores and correction cleared), one translated but not back-translated. A failed call is recorded
  * on its section (`last_error`, `error_count`) and tried again by the next run. Nothing here logs a note's text.
  */
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { prepNoteQuality, prepNotes, prepProjects, prepTranslations } from "../../db/schema";
 import type { PrepSection } from "../../db/vocabulary";
 import { recordEvent } from "../audit/audit.server";
@@ -28,7 +28,7 @@ import {
   type RetryPolicy,
 } from "../model-calls/retry";
 import type { Db, DbOrTx } from "../platform/db.server";
-import type { JobView } from "../platform/jobs.server";
+import { latestJob, type JobView } from "../platform/jobs.server";
 import { ServiceError } from "../platform/service-error";
 import { jobProgressSink, startWorkerJob, type JobContext, type JobOutcome } from "../platform/worker-jobs.server";
 import { finalSections } from "./final-review.server";
@@ -139,6 +139,46 @@ export function translationStatus(db: DbOrTx, projectId: number): TranslationSta
     status.failedCalls += row.errorCount;
   }
   return status;
+}
+
+/** A section whose last call failed: the note, the section, the reason (codes only) and the failed calls. */
+export interface TranslationFailure {
+  note: string;
+  section: number;
+  reason: string;
+  errors: number;
+}
+
+/** What the project's page shows of its translation: where it stands, the failing sections, the latest job. */
+export interface ProjectTranslationView {
+  status: TranslationStatus;
+  failures: TranslationFailure[];
+  moreFailures: number;
+  job: { id: number; status: string; done: number; total: number } | null;
+}
+
+const FAILURES_SHOWN = 20;
+
+export function projectTranslationView(db: Db, projectId: number): ProjectTranslationView {
+  const failing = db
+    .select({
+      note: prepNotes.externalId,
+      section: prepTranslations.section,
+      reason: prepTranslations.lastError,
+      errors: prepTranslations.errorCount,
+    })
+    .from(prepTranslations)
+    .innerJoin(prepNotes, eq(prepNotes.id, prepTranslations.noteId))
+    .where(and(eq(prepNotes.projectId, projectId), isNotNull(prepTranslations.lastError)))
+    .orderBy(asc(prepNotes.position), asc(prepTranslations.section))
+    .all();
+  const job = latestJob(db, `prep_translate:${projectId}`, TRANSLATION_JOB_KIND);
+  return {
+    status: translationStatus(db, projectId),
+    failures: failing.slice(0, FAILURES_SHOWN).map((f) => ({ ...f, reason: f.reason ?? "" })),
+    moreFailures: Math.max(0, failing.length - FAILURES_SHOWN),
+    job: job ? { id: job.id, status: job.status, done: job.progressDone, total: job.progressTotal } : null,
+  };
 }
 
 // --- writes: each in its own transaction, each checked against what the run planned on ---------------------------

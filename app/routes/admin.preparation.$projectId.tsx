@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, redirect, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { z } from "zod";
 import { getDb } from "~/platform/db.server";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
@@ -7,6 +7,14 @@ import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
 import { Csrf } from "~/ui/root-data";
 import { changeReviewers, getProject, listProjectNotes, projectAgreement } from "~/preparation/public.server";
+import {
+  DEFAULT_TRANSLATION_CONCURRENCY,
+  PAPER_MAX_TOKENS,
+  projectTranslationView,
+  startTranslationJob,
+} from "~/preparation/public.server";
+import { TranslationCard } from "~/preparation/ui/translation-card";
+import { listProviders, ProviderConfigError, type ProviderView } from "~/model-calls/providers.server";
 
 export const meta: MetaFunction = () => [{ title: "Preparation project · Concord" }];
 
@@ -15,8 +23,48 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
   const project = requireById(params.projectId, (id) => getProject(db, id));
-  return { project, notes: listProjectNotes(db, project.id), agreement: projectAgreement(db, project.id) };
+  // The translation (docs/preparation.md, "Translation"): providers by name and model, never their keys.
+  let providers: ProviderView[] = [];
+  let providersProblem: string | null = null;
+  try {
+    providers = listProviders();
+  } catch (e) {
+    if (!(e instanceof ProviderConfigError)) throw e;
+    providersProblem = e.message;
+  }
+  return {
+    project,
+    notes: listProjectNotes(db, project.id),
+    agreement: projectAgreement(db, project.id),
+    translation: {
+      ...projectTranslationView(db, project.id),
+      providers: providers.map((p) => ({ name: p.name, model: p.model, keyAvailable: p.keyAvailable })),
+      providersProblem,
+      defaults: { concurrency: DEFAULT_TRANSLATION_CONCURRENCY, maxTokens: PAPER_MAX_TOKENS },
+    },
+  };
 }
+
+const TranslateSchema = z.discriminatedUnion("intent", [
+  z.object({
+    intent: z.literal("translate"),
+    provider: z.string().trim().min(1, "Choose a model."),
+    maxTokens: z.coerce
+      .number()
+      .int("The longest answer is a whole number of tokens.")
+      .min(1, "The longest answer is at least 1 token.")
+      .max(100_000, "The longest answer is at most 100000 tokens."),
+    concurrency: z.coerce
+      .number()
+      .int("Calls in flight is a whole number.")
+      .min(1, "Calls in flight is at least 1.")
+      .max(64, "Calls in flight is at most 64."),
+    backTranslateOnly: z
+      .literal("on")
+      .optional()
+      .transform((v) => v === "on"),
+  }),
+]);
 
 const ReviewerSchema = z.discriminatedUnion("intent", [
   z.object({
@@ -30,6 +78,22 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await requireForm(request, user);
   const db = getDb();
   const project = requireById(params.projectId, (id) => getProject(db, id));
+  if (form.get("intent") === "translate") {
+    const t = parseIntent(form, TranslateSchema);
+    if (!t.ok) return { ok: false as const, message: t.message };
+    let jobId: number;
+    try {
+      const { intent: _, ...choice } = t.data;
+      jobId = startTranslationJob(db, {
+        params: { projectId: project.id, project: project.name, ...choice },
+        actorId: user.id,
+      });
+    } catch (e) {
+      if (e instanceof ServiceError) return { ok: false as const, message: e.message };
+      throw e;
+    }
+    return redirect(`/admin/eval-jobs/${jobId}`);
+  }
   const parsed = parseIntent(form, ReviewerSchema);
   if (!parsed.ok) return { ok: false as const, message: parsed.message };
   try {
@@ -53,7 +117,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function PreparationProject() {
-  const { project, notes, agreement } = useLoaderData<typeof loader>();
+  const { project, notes, agreement, translation } = useLoaderData<typeof loader>();
+  const busy = useNavigation().state !== "idle";
   const pct = (x: number | null) => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
   const result = useActionData<typeof action>();
   return (
@@ -104,6 +169,7 @@ export default function PreparationProject() {
           alike on {agreement.exclusionAgreed} of {agreement.notesReviewedTwice} notes reviewed twice.
         </p>
       </div>
+      <TranslationCard {...translation} busy={busy} />
       <div className="card table-wrap">
         <h2 style={{ marginTop: 0 }}>
           Notes <small className="muted">({project.notes})</small>

@@ -31,6 +31,7 @@ import { DEFAULT_RETRY_POLICY } from "../../app/model-calls/retry";
 import { silentProgress } from "../../app/model-calls/progress";
 import { EVAL_JOBS } from "../../app/protocols.server";
 import { freshDb, makeUser } from "../support/db";
+import { bodyOf, signedIn } from "../support/route-calls";
 import { cli } from "../support/cli-run";
 import { startOpenAiStub, type OpenAiStub, type StubCall, type StubHandler } from "../support/openai-stub";
 import { SECRET_KEY, setUpEvalJobs, type EvalJobsEnv } from "../support/eval-jobs";
@@ -387,5 +388,86 @@ describe("the translation job", () => {
     expect(() => startTranslationJob(db, { params: { ...params(), provider: "nope" }, actorId: null })).toThrow(
       'No provider "nope" is configured.',
     );
+  });
+});
+
+describe("the project's page", () => {
+  it("shows where the translation stands and its failing sections, starts a job and links to it; refuses a reviewer", async () => {
+    const texts = finalTexts();
+    stub.setHandler((call) => (!isBack(call) && textOf(call) === texts[0] ? { status: 400 } : translator(call)));
+    expect((await cli(["prep-translate", "--project", "P", "--provider", "stub-candidate"])).code).toBe(1);
+    const admin = await signedIn(db, "admin");
+    const cookie = admin.post("/", {}).headers.get("Cookie")!;
+    const page = await import("../../app/routes/admin.preparation.$projectId");
+    const path = `/admin/preparation/${projectId()}`;
+    const view = await page.loader({
+      request: new Request(`http://concord.test${path}`, { headers: { Cookie: cookie } }),
+      params: { projectId: String(projectId()) },
+      context: {},
+    });
+    expect(view.translation.status).toMatchObject({ sections: 4, translated: 3, backTranslated: 3, failing: 1 });
+    expect(view.translation.failures).toEqual([
+      { note: "ro-1", section: 0, reason: "translation: translation model: HTTP 400 (stub_error)", errors: 1 },
+    ]);
+    expect(view.translation.providers.map((p) => p.name)).toContain("stub-candidate");
+    const shown = JSON.stringify(view.translation);
+    expect(shown).not.toContain(SECRET_KEY);
+    for (const t of texts) expect(shown).not.toContain(t);
+
+    stub.setHandler(translator);
+    const out = await page.action({
+      request: admin.post(path, {
+        intent: "translate",
+        provider: "stub-candidate",
+        maxTokens: "384",
+        concurrency: "2",
+      }),
+      params: { projectId: String(projectId()) },
+      context: {},
+    });
+    expect(out).toBeInstanceOf(Response);
+    const location = (out as Response).headers.get("Location")!;
+    expect(location).toMatch(/^\/admin\/eval-jobs\/\d+$/);
+    const jobId = Number(location.split("/").pop());
+    await workerJobEnded(jobId);
+    expect(getJob(db, jobId)).toMatchObject({
+      kind: "prep-translate",
+      status: "done",
+      params: {
+        projectId: projectId(),
+        provider: "stub-candidate",
+        maxTokens: 384,
+        concurrency: 2,
+        backTranslateOnly: false,
+      },
+    });
+    expect(translationStatus(db, projectId())).toMatchObject({ translated: 4, backTranslated: 4, failing: 0 });
+
+    const bad = await page.action({
+      request: admin.post(path, { intent: "translate", provider: "nope", maxTokens: "384", concurrency: "2" }),
+      params: { projectId: String(projectId()) },
+      context: {},
+    });
+    expect((await bodyOf(bad)).body).toEqual({ ok: false, message: 'No provider "nope" is configured.' });
+    const zero = await page.action({
+      request: admin.post(path, { intent: "translate", provider: "stub-candidate", maxTokens: "0", concurrency: "2" }),
+      params: { projectId: String(projectId()) },
+      context: {},
+    });
+    expect((await bodyOf(zero)).body).toEqual({ ok: false, message: "The longest answer is at least 1 token." });
+
+    const reviewer = await signedIn(db, "one");
+    await expect(
+      page.action({
+        request: reviewer.post(path, {
+          intent: "translate",
+          provider: "stub-candidate",
+          maxTokens: "384",
+          concurrency: "2",
+        }),
+        params: { projectId: String(projectId()) },
+        context: {},
+      }),
+    ).rejects.toMatchObject({ status: 403 });
   });
 });
