@@ -109,11 +109,11 @@ export function TranslationCard(props: TranslationCardProps) {
           </label>
           <label>
             Longest answer (tokens)
-            <input name="maxTokens" inputMode="numeric" defaultValue={props.defaults.maxTokens} />
+            <input name="maxTokens" type="text" inputMode="numeric" defaultValue={props.defaults.maxTokens} />
           </label>
           <label>
             Calls in flight
-            <input name="concurrency" inputMode="numeric" defaultValue={props.defaults.concurrency} />
+            <input name="concurrency" type="text" inputMode="numeric" defaultValue={props.defaults.concurrency} />
           </label>
           <label className="inline">
             <input type="checkbox" name="backTranslateOnly" value="on" /> Back-translations only
