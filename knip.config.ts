@@ -17,6 +17,7 @@ const config: KnipConfig = {
     "app/rubric-grading/grading-job-worker.ts",
     "app/mc-evaluation/mc-job-worker.ts",
     "app/evaluation/run-job-worker.ts",
+    "app/preparation/translation-job-worker.ts",
     "test/support/import-child.ts",
     "test/support/hidden-import-child.ts",
     "test/fixtures/case-import/generate.ts",

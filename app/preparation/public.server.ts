@@ -23,5 +23,4 @@ export {
   projectTranslationView,
   startTranslationJob,
   TRANSLATION_JOB_KIND,
-  type ProjectTranslationView,
 } from "./translation.server";

@@ -8,6 +8,7 @@ import { CliError, parseOptions, requireOption, serviceCall, type Command } from
 import { createProgress } from "../model-calls/progress";
 import { DEFAULT_RETRY_POLICY } from "../model-calls/retry";
 import { getDb } from "../platform/db.server";
+import { PAPER_TRANSLATION_MODEL } from "./domain/translation-prompt";
 import {
   checkTranslationProvider,
   DEFAULT_TRANSLATION_CONCURRENCY,
@@ -25,7 +26,7 @@ const help = `Usage: npm run concord -- prep-translate --project NAME --provider
 Translates every section of the project's notes that have a final text into English with the Safe-Psych paper's
 prompt (appendix 8.1; docs/preparation.md, "Translation"), then translates each translation back into the notes'
 language with the same prompt, the languages swapped. Deterministic decoding (temperature 0), at most
-${PAPER_MAX_TOKENS} tokens an answer by default, as in the paper. Excluded notes and notes whose review is not final
+${PAPER_MAX_TOKENS} tokens an answer by default, as in the paper (which used ${PAPER_TRANSLATION_MODEL}). Excluded notes and notes whose review is not final
 (pending, or two reviews that differ) are skipped and counted.
 
 Resuming: rerun the same command. Only what is missing is asked: a section not translated yet, one whose final text

@@ -60,10 +60,11 @@ const e2e = seededApp(async (db) => {
     excluded: false,
     exclusionReason: "",
   };
+  const excluded: MinimisationValues = { decisions: {}, missed: [], excluded: true, exclusionReason: "violence" };
   for (const [noteId, values] of [
     [id("ro-1"), accepted],
-    [id("ro-2"), { decisions: {}, missed: [], excluded: true, exclusionReason: "violence" }],
-  ] as const)
+    [id("ro-2"), excluded],
+  ] as [number, MinimisationValues][])
     if (!saveMinimisationReview(db, { userId: rita.id, noteId, values, version: 0, intent: "submit" }).ok)
       throw new Error("fixture review failed");
 });

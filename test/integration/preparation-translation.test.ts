@@ -12,8 +12,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import type { Db } from "../../app/platform/db.server";
 import type { UserView } from "../../app/accounts/users.server";
-import { getJob } from "../../app/platform/jobs.server";
-import { cancelWorkerJob, resumeWorkerJob, workerJobEnded } from "../../app/platform/worker-jobs.server";
+import { getJob, interruptStaleJobs } from "../../app/platform/jobs.server";
+import { cancelWorkerJob, killWorkerJob, resumeWorkerJob, workerJobEnded } from "../../app/platform/worker-jobs.server";
 import { prepNoteQuality, prepTranslations } from "../../db/schema";
 import { finalSections } from "../../app/preparation/final-review.server";
 import { getReviewNote, listReviewerNotes, saveMinimisationReview } from "../../app/preparation/review.server";
@@ -160,6 +160,21 @@ describe("prep-translate", () => {
       expect(r.out + r.err).not.toContain(t);
       expect(logged).not.toContain(t);
     }
+    // The run's audit event: its counts, never a note's text.
+    const events = db.$client
+      .prepare("SELECT changes FROM events WHERE entity = 'prep_project' AND action = 'translate'")
+      .all() as { changes: string }[];
+    expect(events).toHaveLength(1);
+    expect(JSON.parse(events[0]!.changes)).toMatchObject({
+      provider: "stub-candidate",
+      status: "complete",
+      translated: 4,
+      backTranslated: 4,
+      failed: 0,
+      excluded: 1,
+      notFinal: 1,
+    });
+    for (const t of asked) expect(events[0]!.changes).not.toContain(t);
     // Nothing missing: a second run asks nothing.
     const calls = stub.calls.length;
     const again = await cli(["prep-translate", "--project", "P", "--provider", "stub-candidate"]);
@@ -378,6 +393,32 @@ describe("the translation job", () => {
       .map(textOf);
     for (const k of kept) expect(again).not.toContain(k.sourceText);
     expect(again).toHaveLength(4 - kept.length);
+    expect(rowsOf("ro-1").every((x) => x.backTranslation !== null)).toBe(true);
+  });
+
+  it("loses nothing stored when its worker is killed mid-run, and is resumed after the restart", async () => {
+    stub.setHandler((call) => ({ ...(translator(call) as { content: string }), delayMs: 150 }));
+    const jobId = startTranslationJob(db, { params: params(), actorId: null });
+    await until(jobId, (j) => j.progressDone >= 2);
+    await killWorkerJob(jobId);
+    const kept = rowsOf("ro-1").filter((x) => x.translation !== null);
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    // The server's next start marks the job stopped; it is resumed from there.
+    expect(interruptStaleJobs(db)).toBe(1);
+    const asked = stub.calls.length;
+    stub.setHandler(translator);
+    const resumed = resumeWorkerJob(db, { jobId, actorId: null });
+    await workerJobEnded(resumed);
+    expect(getJob(db, resumed)!.status).toBe("done");
+    for (const k of kept) {
+      expect(
+        stub.calls
+          .slice(asked)
+          .filter((c) => !isBack(c))
+          .map(textOf),
+      ).not.toContain(k.sourceText);
+      expect(rowsOf("ro-1").find((x) => x.section === k.section)!.translatedAt).toBe(k.translatedAt);
+    }
     expect(rowsOf("ro-1").every((x) => x.backTranslation !== null)).toBe(true);
   });
 
