@@ -60,6 +60,7 @@ function summary(project: string, r: TranslateResult): string {
     `${project}: ${s(r.finalNotes, "final note")} of ${r.notes} (${r.excluded} excluded, ${r.notFinal} not final: ` +
     `skipped), ${s(r.sections, "section")}; this run translated ${r.translated}, back-translated ` +
     `${r.backTranslated}, ${r.failed} failed; ${r.missing} missing; ${r.calls} calls, ${r.retries} retries` +
+    `${r.truncated ? `; ${s(r.truncated, "answer")} cut at the length limit` : ""}` +
     `${r.message ? `; stopped: ${r.message}` : ""}\n`
   );
 }

@@ -15,7 +15,7 @@ import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { prepNoteQuality, prepNotes, prepProjects, prepTranslations } from "../../db/schema";
 import type { PrepSection } from "../../db/vocabulary";
 import { recordEvent } from "../audit/audit.server";
-import { CallError, createOpenAiEndpoint, type ChatEndpoint } from "../model-calls/client";
+import { CallError, createOpenAiResultEndpoint, type ChatResultEndpoint } from "../model-calls/client";
 import { runPool } from "../model-calls/pool";
 import type { ProgressSink, ProgressState } from "../model-calls/progress";
 import { findProvider, ProviderConfigError, providerConnection } from "../model-calls/providers.server";
@@ -283,7 +283,7 @@ export interface TranslateSpec {
   projectId: number;
   /** The English name of the notes' language, as the prompt says it ("Romanian"). */
   languageName: string;
-  endpoint: ChatEndpoint;
+  endpoint: ChatResultEndpoint;
   /** The model's name as the provider names it: recorded with each section. */
   model: string;
   maxTokens: number;
@@ -318,12 +318,15 @@ export interface TranslateResult {
   missing: number;
   calls: number;
   retries: number;
+  /** Answers that stopped at the length limit (finish reason `length`): stored, and worth a look in the report. */
+  truncated: number;
 }
 
 interface StepCounters {
   calls: number;
   retries: number;
   failures: number;
+  truncated: number;
 }
 
 /**
@@ -358,9 +361,9 @@ async function runStep<T extends FinalSection>(
       async (item) => {
         let answer: string;
         try {
-          answer = await withRetry(
+          const result = await withRetry(
             () =>
-              spec.endpoint.complete(
+              spec.endpoint.call(
                 {
                   messages: [{ role: "user", content: ask(item) }],
                   temperature: TRANSLATION_TEMPERATURE,
@@ -374,6 +377,10 @@ async function runStep<T extends FinalSection>(
             deps,
             { signal: hooks.signal, onRetry: () => (counters.retries++, report()) },
           );
+          // An explicit refusal with no text is no translation: recorded as the section's failure.
+          if (result.text.trim() === "") throw new CallError("rejected", "translation model: refused (no text)");
+          if (result.finishReason === "length") counters.truncated++;
+          answer = result.text;
         } catch (e) {
           if (hooks.signal?.aborted || (e instanceof CallError && e.kind === "aborted")) throw e;
           if (e instanceof CallError && e.kind === "fatal") throw e;
@@ -410,7 +417,7 @@ async function runStep<T extends FinalSection>(
  */
 export async function translateProject(db: Db, spec: TranslateSpec, hooks: TranslateHooks): Promise<TranslateResult> {
   const now = hooks.now ?? Date.now;
-  const counters: StepCounters = { calls: 0, retries: 0, failures: 0 };
+  const counters: StepCounters = { calls: 0, retries: 0, failures: 0, truncated: 0 };
   const work = finalWorkOf(db, spec.projectId);
   const result: TranslateResult = {
     status: "complete",
@@ -426,10 +433,12 @@ export async function translateProject(db: Db, spec: TranslateSpec, hooks: Trans
     missing: 0,
     calls: 0,
     retries: 0,
+    truncated: 0,
   };
   const finish = (stopped: string | null) => {
     result.calls = counters.calls;
     result.retries = counters.retries;
+    result.truncated = counters.truncated;
     const rows = rowsOf(db, spec.projectId);
     result.missing = work.sections.filter((s) => {
       const row = rows.get(keyOf(s));
@@ -547,7 +556,10 @@ export function checkTranslationProvider(name: string): void {
 }
 
 /** The endpoint of a configured provider, with the runner's client (its key read now, never kept). */
-export function translationEndpoint(provider: string, timeoutMs: number): { endpoint: ChatEndpoint; model: string } {
+export function translationEndpoint(
+  provider: string,
+  timeoutMs: number,
+): { endpoint: ChatResultEndpoint; model: string } {
   let c;
   try {
     c = providerConnection(provider);
@@ -555,7 +567,7 @@ export function translationEndpoint(provider: string, timeoutMs: number): { endp
     if (e instanceof ProviderConfigError) throw new ServiceError(e.message, "provider", 400);
     throw e;
   }
-  const endpoint = createOpenAiEndpoint({
+  const endpoint = createOpenAiResultEndpoint({
     baseURL: c.baseURL,
     apiKey: c.apiKey,
     model: c.model,
@@ -584,6 +596,7 @@ export function recordTranslationRun(
       backTranslated: r.backTranslated,
       failed: r.failed,
       missing: r.missing,
+      truncated: r.truncated,
       excluded: r.excluded,
       notFinal: r.notFinal,
     },
@@ -651,6 +664,7 @@ export async function runTranslationJob(db: Db, job: JobView, ctx: JobContext): 
     backTranslated: result.backTranslated,
     failed: result.failed,
     missing: result.missing,
+    truncated: result.truncated,
     excluded: result.excluded,
     notFinal: result.notFinal,
   };

@@ -295,6 +295,28 @@ describe("prep-translate", () => {
     });
   });
 
+  it("counts answers cut at the length limit, and records an empty refusal as the section's failure", async () => {
+    const texts = finalTexts();
+    const raw = (content: string, finish: string) =>
+      JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }] });
+    stub.setHandler((call) => {
+      if (isBack(call)) return translator(call);
+      if (textOf(call) === texts[0]) return { raw: raw("EN cut", "length") };
+      if (textOf(call) === texts[1]) return { raw: raw("", "content_filter") };
+      return translator(call);
+    });
+    const r = await cli(["prep-translate", "--project", "P", "--provider", "stub-candidate"]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("1 answer cut at the length limit");
+    const rows = rowsOf("ro-1");
+    expect(rows[0]).toMatchObject({ translation: "EN cut", backTranslation: "RO<EN cut>" });
+    expect(rows[1]).toMatchObject({
+      translation: null,
+      lastError: "translation: translation model: refused (no text)",
+      errorCount: 1,
+    });
+  });
+
   it("--back-translate-only asks only the missing back-translations", async () => {
     stub.setHandler((call) => (isBack(call) ? { status: 400 } : translator(call)));
     expect((await cli(["prep-translate", "--project", "P", "--provider", "stub-candidate"])).code).toBe(1);
