@@ -4,7 +4,7 @@
  * reviews when they all say the same (one reviewer, or two who agree) and no named reviewer still holds a draft of
  * the note. Two submitted reviews that differ leave the note waiting for a settlement.
  */
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { prepNotes, prepReviews, prepSettlements } from "../../db/schema";
 import type { PrepSection } from "../../db/vocabulary";
 import type { DbOrTx } from "../platform/db.server";
@@ -30,8 +30,15 @@ function canonical(values: MinimisationValues): MinimisationValues {
   return { ...values, decisions };
 }
 
-export function finalReviewOf(db: DbOrTx, noteId: number): FinalReview {
-  const settled = db.select().from(prepSettlements).where(eq(prepSettlements.noteId, noteId)).get();
+type SettlementRow = typeof prepSettlements.$inferSelect;
+type ReviewRow = typeof prepReviews.$inferSelect;
+
+/** The final review from a note's settlement (if any) and its review rows: the rule above, without queries. */
+function decide(
+  proposals: (typeof prepNotes.$inferSelect)["proposals"],
+  settled: SettlementRow | undefined,
+  rows: readonly ReviewRow[],
+): FinalReview {
   if (settled)
     return {
       state: "final",
@@ -43,15 +50,12 @@ export function finalReviewOf(db: DbOrTx, noteId: number): FinalReview {
         exclusionReason: settled.exclusionReason,
       },
     };
-  const note = db.select({ proposals: prepNotes.proposals }).from(prepNotes).where(eq(prepNotes.id, noteId)).get();
-  if (!note) return { state: "pending" };
-  const rows = db.select().from(prepReviews).where(eq(prepReviews.noteId, noteId)).all();
   if (rows.some((r) => r.status !== "submitted")) return { state: "pending" };
   const submitted = rows.map((r) =>
     canonical(
       normaliseReview(
         { decisions: r.decisions, missed: r.missed, excluded: r.excluded, exclusionReason: r.exclusionReason },
-        note.proposals,
+        proposals,
       ),
     ),
   );
@@ -59,6 +63,15 @@ export function finalReviewOf(db: DbOrTx, noteId: number): FinalReview {
   const first = submitted[0]!;
   if (!submitted.every((s) => sameReview(first, s))) return { state: "differ", reviews: submitted.length };
   return { state: "final", from: submitted.length === 1 ? "review" : "agreed", values: first };
+}
+
+export function finalReviewOf(db: DbOrTx, noteId: number): FinalReview {
+  const settled = db.select().from(prepSettlements).where(eq(prepSettlements.noteId, noteId)).get();
+  if (settled) return decide([], settled, []);
+  const note = db.select({ proposals: prepNotes.proposals }).from(prepNotes).where(eq(prepNotes.id, noteId)).get();
+  if (!note) return { state: "pending" };
+  const rows = db.select().from(prepReviews).where(eq(prepReviews.noteId, noteId)).all();
+  return decide(note.proposals, undefined, rows);
 }
 
 /**
@@ -75,4 +88,45 @@ export function finalSections(db: DbOrTx, noteId: number): PrepSection[] | null 
     .get();
   if (!note) return "not final";
   return minimisedSections(note, final.values);
+}
+
+/**
+ * `finalSections` of every note of a project, in the notes' order, read in three queries rather than four a note
+ * (the translation reads a whole project at once: docs/preparation.md, "Translation").
+ */
+export function projectFinalSections(
+  db: DbOrTx,
+  projectId: number,
+): { noteId: number; sections: PrepSection[] | null | "not final" }[] {
+  const notes = db
+    .select({ id: prepNotes.id, sections: prepNotes.sections, proposals: prepNotes.proposals })
+    .from(prepNotes)
+    .where(eq(prepNotes.projectId, projectId))
+    .orderBy(asc(prepNotes.position))
+    .all();
+  const settlements = new Map(
+    db
+      .select({ s: prepSettlements })
+      .from(prepSettlements)
+      .innerJoin(prepNotes, eq(prepNotes.id, prepSettlements.noteId))
+      .where(eq(prepNotes.projectId, projectId))
+      .all()
+      .map(({ s }) => [s.noteId, s]),
+  );
+  const reviews = new Map<number, ReviewRow[]>();
+  for (const { r } of db
+    .select({ r: prepReviews })
+    .from(prepReviews)
+    .innerJoin(prepNotes, eq(prepNotes.id, prepReviews.noteId))
+    .where(eq(prepNotes.projectId, projectId))
+    .orderBy(asc(prepReviews.id))
+    .all()) {
+    const list = reviews.get(r.noteId);
+    if (list) list.push(r);
+    else reviews.set(r.noteId, [r]);
+  }
+  return notes.map((n) => {
+    const final = decide(n.proposals, settlements.get(n.id), reviews.get(n.id) ?? []);
+    return { noteId: n.id, sections: final.state === "final" ? minimisedSections(n, final.values) : "not final" };
+  });
 }

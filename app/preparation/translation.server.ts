@@ -13,7 +13,6 @@
  */
 import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { prepNoteQuality, prepNotes, prepProjects, prepTranslations } from "../../db/schema";
-import type { PrepSection } from "../../db/vocabulary";
 import { recordEvent } from "../audit/audit.server";
 import { CallError, createOpenAiResultEndpoint, type ChatResultEndpoint } from "../model-calls/client";
 import { runPool } from "../model-calls/pool";
@@ -31,7 +30,7 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { latestJob, type JobView } from "../platform/jobs.server";
 import { ServiceError } from "../platform/service-error";
 import { jobProgressSink, startWorkerJob, type JobContext, type JobOutcome } from "../platform/worker-jobs.server";
-import { finalSections } from "./final-review.server";
+import { projectFinalSections } from "./final-review.server";
 import {
   backTranslationPrompt,
   languageName,
@@ -48,7 +47,7 @@ interface FinalSection {
 }
 
 /** The project's notes by their final review: the sections of the final ones, and how many are not. */
-export interface FinalWork {
+interface FinalWork {
   notes: number;
   finalNotes: number;
   excluded: number;
@@ -56,21 +55,15 @@ export interface FinalWork {
   sections: FinalSection[];
 }
 
-export function finalWorkOf(db: DbOrTx, projectId: number): FinalWork {
-  const notes = db
-    .select({ id: prepNotes.id })
-    .from(prepNotes)
-    .where(eq(prepNotes.projectId, projectId))
-    .orderBy(asc(prepNotes.position))
-    .all();
+function finalWorkOf(db: DbOrTx, projectId: number): FinalWork {
+  const notes = projectFinalSections(db, projectId);
   const work: FinalWork = { notes: notes.length, finalNotes: 0, excluded: 0, notFinal: 0, sections: [] };
-  for (const n of notes) {
-    const sections: PrepSection[] | null | "not final" = finalSections(db, n.id);
+  for (const { noteId, sections } of notes) {
     if (sections === null) work.excluded++;
     else if (sections === "not final") work.notFinal++;
     else {
       work.finalNotes++;
-      sections.forEach((s, section) => work.sections.push({ noteId: n.id, section, text: s.content }));
+      sections.forEach((s, section) => work.sections.push({ noteId, section, text: s.content }));
     }
   }
   return work;

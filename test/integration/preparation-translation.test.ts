@@ -14,8 +14,8 @@ import type { Db } from "../../app/platform/db.server";
 import type { UserView } from "../../app/accounts/users.server";
 import { getJob, interruptStaleJobs } from "../../app/platform/jobs.server";
 import { cancelWorkerJob, killWorkerJob, resumeWorkerJob, workerJobEnded } from "../../app/platform/worker-jobs.server";
-import { prepNoteQuality, prepTranslations } from "../../db/schema";
-import { finalSections } from "../../app/preparation/final-review.server";
+import { prepNoteQuality, prepSettlements, prepTranslations } from "../../db/schema";
+import { finalSections, projectFinalSections } from "../../app/preparation/final-review.server";
 import { getReviewNote, listReviewerNotes, saveMinimisationReview } from "../../app/preparation/review.server";
 import type { MinimisationValues } from "../../app/preparation/domain/review";
 import { PAPER_TRANSLATION_PROMPT } from "../../app/preparation/domain/translation-prompt";
@@ -109,6 +109,34 @@ const rowsOf = (externalId: string) =>
 const finalTexts = () => (finalSections(db, noteId("ro-1")) as { content: string }[]).map((s) => s.content);
 
 const paperPrompt = (text: string) => PAPER_TRANSLATION_PROMPT.replace("{text}", text);
+
+describe("the final sections of a whole project", () => {
+  it("are what finalSections gives note by note: final, excluded, pending, differing and settled", async () => {
+    const two = await makeUser(db, "two", ["rater"]);
+    expect((await cli(["prep-reviewers", "--project", "P", "--add", "two"])).code).toBe(0);
+    const same = () => projectFinalSections(db, projectId()).map((n) => [n.noteId, n.sections]);
+    const oneByOne = () => ["ro-1", "ro-2", "ro-3"].map((x) => [noteId(x), finalSections(db, noteId(x))]);
+    // A second reviewer named but with no review yet: ro-1 final, ro-2 excluded, ro-3 not reviewed.
+    expect(same()).toEqual(oneByOne());
+    expect(same().map(([, s]) => (Array.isArray(s) ? "final" : s))).toEqual(["final", null, "not final"]);
+    // The second reviewer agrees on ro-2's exclusion and differs on ro-1; ro-1 is then settled.
+    const first = getReviewNote(db, { userId: one.id, noteId: noteId("ro-1") })!.note.proposals[0]!.id;
+    for (const [x, values] of [
+      ["ro-1", acceptAll("ro-1", first)],
+      ["ro-2", { decisions: {}, missed: [], excluded: true, exclusionReason: "violent" }],
+    ] as [string, MinimisationValues][])
+      expect(
+        saveMinimisationReview(db, { userId: two.id, noteId: noteId(x), values, version: 0, intent: "submit" }).ok,
+      ).toBe(true);
+    expect(same()).toEqual(oneByOne());
+    expect(same().map(([, s]) => s)).toEqual(["not final", null, "not final"]);
+    db.insert(prepSettlements)
+      .values({ noteId: noteId("ro-1"), decisions: acceptAll("ro-1", first).decisions, missed: [], settledAt: 1 })
+      .run();
+    expect(same()).toEqual(oneByOne());
+    expect(Array.isArray(same()[0]![1])).toBe(true);
+  });
+});
 
 describe("prep-translate", () => {
   it("sends the paper's prompt byte for byte, temperature 0, 384 tokens; stores each final section and its back-translation", async () => {
