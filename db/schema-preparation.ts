@@ -122,7 +122,7 @@ export const prepTranslations = sqliteTable(
     sourceText: text("source_text").notNull(),
     translation: text("translation"),
     backTranslation: text("back_translation"),
-    /** The model that translated (and back-translated) the section, as the endpoint named it. */
+    /** The model that translated the section, as the provider names it. */
     model: text("model").notNull().default(""),
     translatedAt: integer("translated_at"),
     backTranslatedAt: integer("back_translated_at"),
