@@ -17,3 +17,5 @@ import type { NavEntry } from "../platform/registry.server";
 export const PREPARATION_NAV: readonly NavEntry[] = [{ to: "/admin/preparation", label: "Preparation", role: "admin" }];
 
 export { getReviewNote, listReviewerNotes, MinimisationValuesSchema, saveMinimisationReview } from "./review.server";
+export { computeProjectQuality, importCometScores, projectQualityState } from "./quality.server";
+export { preparationReport, preparationReportCsv, preparationReportSvg } from "./report.server";

@@ -6,7 +6,14 @@ import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
 import { Csrf } from "~/ui/root-data";
-import { changeReviewers, getProject, listProjectNotes, projectAgreement } from "~/preparation/public.server";
+import {
+  changeReviewers,
+  getProject,
+  listProjectNotes,
+  projectAgreement,
+  projectQualityState,
+} from "~/preparation/public.server";
+import { QualityCard } from "~/preparation/public";
 
 export const meta: MetaFunction = () => [{ title: "Preparation project · Concord" }];
 
@@ -15,7 +22,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
   const project = requireById(params.projectId, (id) => getProject(db, id));
-  return { project, notes: listProjectNotes(db, project.id), agreement: projectAgreement(db, project.id) };
+  return {
+    project,
+    notes: listProjectNotes(db, project.id),
+    agreement: projectAgreement(db, project.id),
+    quality: projectQualityState(db, project.id)!,
+  };
 }
 
 const ReviewerSchema = z.discriminatedUnion("intent", [
@@ -53,7 +65,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function PreparationProject() {
-  const { project, notes, agreement } = useLoaderData<typeof loader>();
+  const { project, notes, agreement, quality } = useLoaderData<typeof loader>();
   const pct = (x: number | null) => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
   const result = useActionData<typeof action>();
   return (
@@ -104,6 +116,7 @@ export default function PreparationProject() {
           alike on {agreement.exclusionAgreed} of {agreement.notesReviewedTwice} notes reviewed twice.
         </p>
       </div>
+      <QualityCard projectId={project.id} state={quality} />
       <div className="card table-wrap">
         <h2 style={{ marginTop: 0 }}>
           Notes <small className="muted">({project.notes})</small>
