@@ -44,7 +44,7 @@ export function histogram(values: readonly number[], from: number, to: number, w
   return bins;
 }
 
-/** The distribution of one metric over the notes: BLEU and chrF in bins of 10 from 0 to 100, COMET of 0.05. */
+/** The distribution of one metric over the notes: BLEU and chrF in bins of 10 from 0 to 100, COMET of 0.02. */
 export function distribution(
   metric: Distribution["metric"],
   values: readonly number[],
@@ -54,9 +54,9 @@ export function distribution(
   let bins: Distribution["bins"] = [];
   if (metric !== "COMET") bins = histogram(sorted, 0, 100, 10);
   else if (sorted.length) {
-    const from = Math.floor(sorted[0]! * 20) / 20;
-    const to = Math.max(from + 0.05, Math.ceil(sorted[sorted.length - 1]! * 20) / 20);
-    bins = histogram(sorted, from, to, 0.05);
+    const from = Math.floor(sorted[0]! * 50) / 50;
+    const to = Math.max(from + 0.02, Math.ceil(sorted[sorted.length - 1]! * 50) / 50);
+    bins = histogram(sorted, from, to, 0.02);
   }
   return {
     metric,
