@@ -8,4 +8,3 @@ export { DEFAULT_SETTINGS } from "./domain/review";
 export { parseListFile } from "./domain/settings-files";
 export { minimisationWorkspace } from "./ui/minimisation-workspace";
 export { QualityCard, type QualityAnswer } from "./ui/quality-card";
-export { DEFAULT_QUALITY } from "./domain/quality";

@@ -231,6 +231,32 @@ describe("prep-comet", () => {
     ).toBe(true);
   });
 
+  it("passes the import contract's byte checks first: bad UTF-8, a NUL byte, an empty file", async () => {
+    const dir = tmp();
+    const cases: [string, Buffer, RegExp][] = [
+      [
+        "bad.csv",
+        Buffer.concat([Buffer.from("note_id,section,score\nro-3,0,0."), Buffer.from([0xff, 0xfe]), Buffer.from("\n")]),
+        /bad\.csv:2: .*UTF-8/,
+      ],
+      ["nul.csv", Buffer.from("note_id,section,score\nro-3\u0000,0,0.5\n"), /nul\.csv:2: /],
+      ["empty.jsonl", Buffer.alloc(0), /empty\.jsonl: /],
+    ];
+    for (const [name, bytes, message] of cases) {
+      writeFileSync(join(dir, name), bytes);
+      const r = await cli(["prep-comet", "--project", "P", join(dir, name)]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(message);
+    }
+    expect(
+      db
+        .select()
+        .from(prepTranslations)
+        .all()
+        .every((t) => t.comet === null),
+    ).toBe(true);
+  });
+
   it("imports CSV or JSONL scores, which prep-quality then takes into the verdict", async () => {
     const dir = tmp();
     const file = join(dir, "comet.jsonl");
