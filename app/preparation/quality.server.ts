@@ -8,11 +8,11 @@ import { and, eq, inArray } from "drizzle-orm";
 import { prepNoteQuality, prepNotes, prepProjects, prepTranslations } from "../../db/schema";
 import type { PrepQualitySettings } from "../../db/vocabulary";
 import { recordEvent } from "../audit/audit.server";
-import type { Db } from "../platform/db.server";
+import type { Db, DbOrTx } from "../platform/db.server";
 import { ServiceError } from "../platform/service-error";
 import { writeTransaction } from "../work-items/engine.server";
 import { parseCometFile, type CometIssue } from "./domain/comet-file";
-import { noteQuality, qualitySettingsOf, testNameProblem } from "./domain/quality";
+import { noteQuality, qualitySettingsOf, testNameProblem, type NoteQuality } from "./domain/quality";
 import { corpusBleu, corpusChrf } from "../stats/mt-metrics";
 
 export interface QualityRunResult {
@@ -44,52 +44,88 @@ export function qualitySettingsProblems(s: PrepQualitySettings): string[] {
   return out;
 }
 
+type TranslationRow = typeof prepTranslations.$inferSelect;
+
+/** The project's translated sections by note. */
+function translationsByNote(db: DbOrTx, projectId: number): Map<number, TranslationRow[]> {
+  const ids = db
+    .select({ id: prepNotes.id })
+    .from(prepNotes)
+    .where(eq(prepNotes.projectId, projectId))
+    .all()
+    .map((n) => n.id);
+  const rows = ids.length ? db.select().from(prepTranslations).where(inArray(prepTranslations.noteId, ids)).all() : [];
+  const byNote = new Map<number, TranslationRow[]>();
+  for (const r of rows) byNote.set(r.noteId, [...(byNote.get(r.noteId) ?? []), r]);
+  return byNote;
+}
+
+/** What a note's verdict depends on: its sections' texts and COMET scores. */
+function fingerprint(sections: readonly TranslationRow[]): string {
+  return JSON.stringify(
+    [...sections]
+      .sort((a, b) => a.section - b.section)
+      .map((s) => [s.section, s.sourceText, s.backTranslation, s.comet]),
+  );
+}
+
+function scoreNote(sections: readonly TranslationRow[], settings: PrepQualitySettings): NoteQuality {
+  return noteQuality(
+    sections.map((s) => ({
+      section: s.section,
+      source: s.sourceText,
+      backTranslation: s.backTranslation!,
+      comet: s.comet,
+    })),
+    settings,
+  );
+}
+
 /**
  * Scores the project's back-translated notes and sets each one's verdict. `settings` (thresholds, test names), when
- * given, are first stored as the project's and then used; the stored ones otherwise. One transaction: the settings,
- * the scores, the summaries and the audit event (which records the counts and thresholds, never a text).
+ * given, are first stored as the project's and then used; the stored ones otherwise. The scores are computed before
+ * the write, so the write lock is held only for the writes (docs/reliability.md, "Bulk imports": about 1,000 notes
+ * take seconds to score); the write's transaction reads the sections again and scores anew any note whose texts or
+ * COMET changed meanwhile, so every verdict written is that of the rows it is written beside. One transaction: the
+ * settings, the scores, the summaries and the audit event (which records the counts and thresholds, never a text).
  */
 export function computeProjectQuality(
   db: Db,
   input: { projectId: number; settings?: Partial<PrepQualitySettings>; actorId: string | null; now?: number },
 ): QualityRunResult {
   const now = input.now ?? Date.now();
-  return writeTransaction(db, (tx) => {
+  const read = db.select().from(prepProjects).where(eq(prepProjects.id, input.projectId)).get();
+  if (!read) throw new ServiceError("No such preparation project.", undefined, 404);
+  const settings: PrepQualitySettings = { ...qualitySettingsOf(read.settings), ...(input.settings ?? {}) };
+  const problems = qualitySettingsProblems(settings);
+  if (problems.length) throw new ServiceError(problems.join("; ") + ".");
+  const complete = (sections: readonly TranslationRow[]) => sections.every((s) => s.backTranslation !== null);
+  const computed = new Map<number, { fingerprint: string; quality: NoteQuality }>();
+  for (const [noteId, sections] of translationsByNote(db, read.id))
+    if (complete(sections))
+      computed.set(noteId, { fingerprint: fingerprint(sections), quality: scoreNote(sections, settings) });
+
+  const written = writeTransaction(db, (tx) => {
     const project = tx.select().from(prepProjects).where(eq(prepProjects.id, input.projectId)).get();
     if (!project) throw new ServiceError("No such preparation project.", undefined, 404);
-    const settings: PrepQualitySettings = { ...qualitySettingsOf(project.settings), ...(input.settings ?? {}) };
-    const problems = qualitySettingsProblems(settings);
-    if (problems.length) throw new ServiceError(problems.join("; ") + ".");
+    if (JSON.stringify(qualitySettingsOf(project.settings)) !== JSON.stringify(qualitySettingsOf(read.settings)))
+      throw new ServiceError("The project's quality settings changed meanwhile; check quality again.", undefined, 409);
     if (input.settings)
       tx.update(prepProjects)
         .set({ settings: { ...project.settings, quality: settings } })
         .where(eq(prepProjects.id, project.id))
         .run();
-    const notes = tx.select({ id: prepNotes.id }).from(prepNotes).where(eq(prepNotes.projectId, project.id)).all();
-    const ids = notes.map((n) => n.id);
-    const rows = ids.length
-      ? tx.select().from(prepTranslations).where(inArray(prepTranslations.noteId, ids)).all()
-      : [];
-    const byNote = new Map<number, typeof rows>();
-    for (const r of rows) byNote.set(r.noteId, [...(byNote.get(r.noteId) ?? []), r]);
     let scored = 0;
     let waiting = 0;
     let flagged = 0;
     const allPairs: { hypothesis: string; reference: string }[] = [];
-    for (const [noteId, sections] of byNote) {
-      if (sections.some((s) => s.backTranslation === null)) {
+    for (const [noteId, sections] of translationsByNote(tx, project.id)) {
+      if (!complete(sections)) {
         waiting++;
         continue;
       }
-      const q = noteQuality(
-        sections.map((s) => ({
-          section: s.section,
-          source: s.sourceText,
-          backTranslation: s.backTranslation!,
-          comet: s.comet,
-        })),
-        settings,
-      );
+      const before = computed.get(noteId);
+      const q = before && before.fingerprint === fingerprint(sections) ? before.quality : scoreNote(sections, settings);
       for (const s of q.sections)
         tx.update(prepTranslations)
           .set({ bleu: s.bleu, chrf: s.chrf })
@@ -112,14 +148,6 @@ export function computeProjectQuality(
       if (q.needsCorrection) flagged++;
       for (const s of sections) allPairs.push({ hypothesis: s.backTranslation!, reference: s.sourceText });
     }
-    const result: QualityRunResult = {
-      scored,
-      waiting,
-      needsCorrection: flagged,
-      bleu: allPairs.length ? corpusBleu(allPairs) : null,
-      chrf: allPairs.length ? corpusChrf(allPairs) : null,
-      settings,
-    };
     recordEvent(tx, {
       actorId: input.actorId,
       entity: "prep_project",
@@ -136,8 +164,16 @@ export function computeProjectQuality(
       },
       at: now,
     });
-    return result;
+    return { scored, waiting, needsCorrection: flagged, allPairs };
   });
+  // The project's corpus-level figures, after the write (they are reported, not stored).
+  const { allPairs, ...counts } = written;
+  return {
+    ...counts,
+    bleu: allPairs.length ? corpusBleu(allPairs) : null,
+    chrf: allPairs.length ? corpusChrf(allPairs) : null,
+    settings,
+  };
 }
 
 export type CometImportResult = { ok: true; scores: number; notes: number } | { ok: false; errors: CometIssue[] };

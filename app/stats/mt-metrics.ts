@@ -53,29 +53,43 @@ export interface BleuStats {
   total: number[];
 }
 
-function wordNgrams(tokens: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (let n = 1; n <= MAX_ORDER; n++)
-    for (let i = 0; i + n <= tokens.length; i++) {
-      const key = `${n}\u0000${tokens.slice(i, i + n).join(" ")}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+/**
+ * Per order 1…4, each n-gram of the tokens with its count. An n-gram's key is its tokens joined by one space, taken as
+ * a slice of the tokenised line (whose tokens are single-space separated), which is much cheaper than joining.
+ */
+function wordNgrams(tokenised: string): { counts: Map<string, number>[]; length: number } {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const re = /[^ ]+/g;
+  for (let m = re.exec(tokenised); m; m = re.exec(tokenised)) {
+    starts.push(m.index);
+    ends.push(m.index + m[0].length);
+  }
+  const counts: Map<string, number>[] = [];
+  for (let n = 1; n <= MAX_ORDER; n++) {
+    const order = new Map<string, number>();
+    for (let i = 0; i + n <= starts.length; i++) {
+      const key = tokenised.slice(starts[i], ends[i + n - 1]);
+      order.set(key, (order.get(key) ?? 0) + 1);
     }
-  return counts;
+    counts.push(order);
+  }
+  return { counts, length: starts.length };
 }
 
 /** The BLEU counts of one hypothesis against one reference, both tokenised by 13a after trailing space is dropped. */
 export function bleuStats(hypothesis: string, reference: string): BleuStats {
-  const hyp = pySplit(tokenize13a(hypothesis.replace(PY_TRAILING_SPACE, "")));
-  const ref = pySplit(tokenize13a(reference.replace(PY_TRAILING_SPACE, "")));
-  const refCounts = wordNgrams(ref);
+  // tokenize13a leaves single spaces between tokens and none at either end, so splitting on " " is Python's split().
+  const hyp = wordNgrams(tokenize13a(hypothesis.replace(PY_TRAILING_SPACE, "")));
+  const ref = wordNgrams(tokenize13a(reference.replace(PY_TRAILING_SPACE, "")));
   const correct = new Array<number>(MAX_ORDER).fill(0);
   const total = new Array<number>(MAX_ORDER).fill(0);
-  for (const [key, count] of wordNgrams(hyp)) {
-    const n = Number(key.slice(0, key.indexOf("\u0000"))) - 1;
-    total[n]! += count;
-    const inRef = refCounts.get(key);
-    if (inRef !== undefined) correct[n]! += Math.min(count, inRef);
-  }
+  for (let n = 0; n < MAX_ORDER; n++)
+    for (const [key, count] of hyp.counts[n]!) {
+      total[n]! += count;
+      const inRef = ref.counts[n]!.get(key);
+      if (inRef !== undefined) correct[n]! += Math.min(count, inRef);
+    }
   return { hypLen: hyp.length, refLen: ref.length, correct, total };
 }
 
@@ -146,12 +160,24 @@ const BETA = 2;
 export type ChrfStats = { hyp: number; ref: number; match: number }[];
 
 function charNgrams(text: string): Map<string, number>[] {
-  const chars = Array.from(text.replace(PY_SPACES_GLOBAL, ""));
+  const joined = text.replace(PY_SPACES_GLOBAL, "");
+  // The offsets of each code point (a character outside the BMP is two UTF-16 units), and the end.
+  const offsets: number[] = [];
+  for (let i = 0; i < joined.length; i++) {
+    offsets.push(i);
+    const c = joined.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < joined.length) {
+      const d = joined.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  offsets.push(joined.length);
+  const chars = offsets.length - 1;
   const out: Map<string, number>[] = [];
   for (let n = 1; n <= CHAR_ORDER; n++) {
     const counts = new Map<string, number>();
-    for (let i = 0; i + n <= chars.length; i++) {
-      const key = chars.slice(i, i + n).join("");
+    for (let i = 0; i + n <= chars; i++) {
+      const key = joined.slice(offsets[i], offsets[i + n]);
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     out.push(counts);

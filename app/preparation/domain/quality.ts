@@ -4,7 +4,7 @@
  * preservation check of test names and scores, which decide whether the note goes to correction and why.
  */
 import type { PrepQualitySettings } from "../../../db/vocabulary";
-import { corpusBleu, corpusChrf, sentenceBleu, sentenceChrf } from "../../stats/mt-metrics";
+import { bleuFromStats, bleuStats, chrfFromStats, chrfStats, sumBleuStats, sumChrfStats } from "../../stats/mt-metrics";
 
 /** A test name or score of the source that the back-translation does not keep (prep_note_quality.mismatches). */
 export interface PrepMismatch {
@@ -161,9 +161,11 @@ function fmt(x: number, digits: number): string {
 /** A note's scores and whether it needs correction, with the reason in words ("BLEU 18.2 below 25; MMSE 22 missing"). */
 export function noteQuality(sections: readonly SectionInput[], settings: PrepQualitySettings): NoteQuality {
   const ordered = [...sections].sort((a, b) => a.section - b.section);
-  const pairs = ordered.map((s) => ({ hypothesis: s.backTranslation, reference: s.source }));
-  const bleu = corpusBleu(pairs);
-  const chrf = corpusChrf(pairs);
+  // Each section's counts once: its sentence-level scores, and summed, the note's corpus-level ones.
+  const bleuCounts = ordered.map((s) => bleuStats(s.backTranslation, s.source));
+  const chrfCounts = ordered.map((s) => chrfStats(s.backTranslation, s.source));
+  const bleu = bleuFromStats(sumBleuStats(bleuCounts), { effectiveOrder: false });
+  const chrf = chrfFromStats(sumChrfStats(chrfCounts));
   const comets = ordered.map((s) => s.comet);
   const comet =
     comets.length > 0 && comets.every((c) => c !== null)
@@ -181,10 +183,10 @@ export function noteQuality(sections: readonly SectionInput[], settings: PrepQua
     reasons.push(`COMET ${fmt(comet, 3)} below ${fmt(settings.minComet, 3)}`);
   for (const m of mismatches) reasons.push(`${m.test}${m.score ? ` ${m.score}` : ""} missing`);
   return {
-    sections: ordered.map((s) => ({
+    sections: ordered.map((s, i) => ({
       section: s.section,
-      bleu: sentenceBleu(s.backTranslation, s.source),
-      chrf: sentenceChrf(s.backTranslation, s.source),
+      bleu: bleuFromStats(bleuCounts[i]!, { effectiveOrder: true }),
+      chrf: chrfFromStats(chrfCounts[i]!),
     })),
     bleu,
     chrf,
