@@ -109,6 +109,18 @@ describe("the quality check and the preparation report", () => {
     await card.getByRole("button", { name: "Check quality" }).click();
     const answer = page.getByTestId("prep-quality-answer");
     await expect.poll(() => answer.textContent()).toMatch(/11 notes scored, \d+ needing correction/);
+    // A COMET file with an unknown note is refused by its line, nothing imported; the good one is taken.
+    const upload = (body: string) =>
+      card
+        .locator("input[type=file]")
+        .setInputFiles({ name: "comet.csv", mimeType: "text/csv", buffer: Buffer.from(body) });
+    await upload("note_id,section,score\nro-1,0,0.9\nro-99,0,0.8\n");
+    await card.getByRole("button", { name: "Import COMET scores" }).click();
+    const comet = page.getByTestId("prep-comet-answer");
+    await expect.poll(() => comet.textContent()).toContain('comet.csv:3: no note "ro-99" in this project');
+    await upload("note_id,section,score\nro-1,0,0.9\n");
+    await card.getByRole("button", { name: "Import COMET scores" }).click();
+    await expect.poll(() => comet.textContent()).toMatch(/Imported 1 COMET scores of 1 notes/);
     await shot(page, "project-quality");
 
     await page.getByRole("link", { name: "The preparation report" }).click();
