@@ -13,6 +13,7 @@ import { prepNoteQuality, prepNotes, prepProjects, prepTranslations } from "../.
 import { getReviewNote, listReviewerNotes, saveMinimisationReview } from "../../app/preparation/review.server";
 import type { MinimisationValues } from "../../app/preparation/domain/review";
 import { preparationReport, preparationReportCsv, preparationReportSvg } from "../../app/preparation/report.server";
+import { computeProjectQuality } from "../../app/preparation/quality.server";
 import { sentenceBleu, sentenceChrf, corpusBleu } from "../../app/stats/mt-metrics";
 import { loader as reportLoader } from "../../app/routes/admin.preparation.$projectId_.report";
 import { loader as csvLoader } from "../../app/routes/admin.preparation.$projectId_.report[.]csv";
@@ -145,6 +146,30 @@ describe("prep-quality", () => {
     });
     expect(quality("ro-1")).toMatchObject({ needsCorrection: false, reason: "", mismatches: [] });
     expect(quality("ro-1")!.bleu).toBeCloseTo(100, 9);
+  });
+
+  it("scores again, in the write's transaction, a note whose back-translation changed after the scores were computed", () => {
+    const id = note("ro-3").id;
+    const original = db.transaction.bind(db);
+    // The scores are computed before the write; a translation runner writes a new back-translation just before it.
+    (db as { transaction: unknown }).transaction = (fn: (tx: unknown) => unknown, options: unknown) => {
+      db.update(prepTranslations)
+        .set({ backTranslation: RO3[0] })
+        .where(and(eq(prepTranslations.noteId, id), eq(prepTranslations.section, 0)))
+        .run();
+      return (original as (f: unknown, o: unknown) => unknown)(fn, options);
+    };
+    try {
+      computeProjectQuality(db, { projectId: project().id, actorId: null });
+    } finally {
+      (db as { transaction: unknown }).transaction = original;
+    }
+    const row = db
+      .select()
+      .from(prepTranslations)
+      .where(and(eq(prepTranslations.noteId, id), eq(prepTranslations.section, 0)))
+      .get()!;
+    expect(row.bleu).toBeCloseTo(100, 9);
   });
 
   it("stores the thresholds and test list given, and uses them on the next run", async () => {
