@@ -119,4 +119,18 @@ export interface PrepDetectorSettings {
   institutions: string[];
   namePatterns: string[];
   scoreTable: { test: string; aliases: string[]; ranges: { from: number; to: number }[] }[] | null;
+  /** The quality check's thresholds and test names (docs/preparation.md, "Quality"); the defaults when absent. */
+  quality?: PrepQualitySettings;
+}
+
+/**
+ * A project's quality settings (docs/preparation.md, "Quality"): a note whose BLEU, chrF or COMET is below its
+ * threshold (null: not checked) goes to correction, and so does one whose back-translation loses a test name or score
+ * of `tests` (matched as written).
+ */
+export interface PrepQualitySettings {
+  minBleu: number | null;
+  minChrf: number | null;
+  minComet: number | null;
+  tests: string[];
 }

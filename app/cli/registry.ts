@@ -158,6 +158,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("../evaluation/cli/metrics")).metricsCommand,
   },
   {
+    name: "prep-comet",
+    summary: "Import COMET scores of a preparation project's translated sections (validated as a whole)",
+    load: async () => (await import("../preparation/cli-quality")).prepCometCommand,
+  },
+  {
     name: "prep-detectors",
     summary: "Recall and precision of the minimisation detectors on a labelled set",
     load: async () => (await import("../preparation/cli")).prepDetectorsCommand,
@@ -166,6 +171,12 @@ export const commands: CommandEntry[] = [
     name: "prep-import",
     summary: "Create a preparation project from source-language notes (validated as a whole)",
     load: async () => (await import("../preparation/cli")).prepImportCommand,
+  },
+  {
+    name: "prep-quality",
+    summary:
+      "Score a preparation project's back-translations (BLEU, chrF, COMET, test names) and flag notes for correction",
+    load: async () => (await import("../preparation/cli-quality")).prepQualityCommand,
   },
   {
     name: "prep-reviewers",

@@ -24,3 +24,5 @@ export {
   startTranslationJob,
   TRANSLATION_JOB_KIND,
 } from "./translation.server";
+export { computeProjectQuality, importCometScores, projectQualityState } from "./quality.server";
+export { preparationReport, preparationReportCsv, preparationReportSvg } from "./report.server";

@@ -7,3 +7,4 @@ export { parseScoreTable } from "./domain/score-table";
 export { DEFAULT_SETTINGS } from "./domain/review";
 export { parseListFile } from "./domain/settings-files";
 export { minimisationWorkspace } from "./ui/minimisation-workspace";
+export { QualityCard, type QualityAnswer } from "./ui/quality-card";

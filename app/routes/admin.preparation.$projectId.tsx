@@ -6,15 +6,20 @@ import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { parseIntent } from "~/platform/intent";
 import { ServiceError } from "~/platform/service-error";
 import { Csrf } from "~/ui/root-data";
-import { changeReviewers, getProject, listProjectNotes, projectAgreement } from "~/preparation/public.server";
+import { TranslationCard } from "~/preparation/ui/translation-card";
+import { listProviders, ProviderConfigError, type ProviderView } from "~/model-calls/providers.server";
 import {
+  changeReviewers,
   DEFAULT_TRANSLATION_CONCURRENCY,
+  getProject,
+  listProjectNotes,
   PAPER_MAX_TOKENS,
+  projectAgreement,
+  projectQualityState,
   projectTranslationView,
   startTranslationJob,
 } from "~/preparation/public.server";
-import { TranslationCard } from "~/preparation/ui/translation-card";
-import { listProviders, ProviderConfigError, type ProviderView } from "~/model-calls/providers.server";
+import { QualityCard } from "~/preparation/public";
 
 export const meta: MetaFunction = () => [{ title: "Preparation project · Concord" }];
 
@@ -42,6 +47,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       providersProblem,
       defaults: { concurrency: DEFAULT_TRANSLATION_CONCURRENCY, maxTokens: PAPER_MAX_TOKENS },
     },
+    quality: projectQualityState(db, project.id)!,
   };
 }
 
@@ -117,7 +123,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function PreparationProject() {
-  const { project, notes, agreement, translation } = useLoaderData<typeof loader>();
+  const { project, notes, agreement, translation, quality } = useLoaderData<typeof loader>();
   const busy = useNavigation().state !== "idle";
   const pct = (x: number | null) => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
   const result = useActionData<typeof action>();
@@ -170,6 +176,7 @@ export default function PreparationProject() {
         </p>
       </div>
       <TranslationCard {...translation} busy={busy} />
+      <QualityCard projectId={project.id} state={quality} />
       <div className="card table-wrap">
         <h2 style={{ marginTop: 0 }}>
           Notes <small className="muted">({project.notes})</small>
