@@ -192,8 +192,5 @@ export const prepCorrections = sqliteTable(
     updatedAt: integer("updated_at"),
     submittedAt: integer("submitted_at"),
   },
-  (t) => [
-    uniqueIndex("prep_corrections_note_idx").on(t.noteId),
-    uniqueIndex("prep_corrections_key_idx").on(t.key),
-  ],
+  (t) => [uniqueIndex("prep_corrections_note_idx").on(t.noteId), uniqueIndex("prep_corrections_key_idx").on(t.key)],
 );

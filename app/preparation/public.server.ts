@@ -17,3 +17,12 @@ import type { NavEntry } from "../platform/registry.server";
 export const PREPARATION_NAV: readonly NavEntry[] = [{ to: "/admin/preparation", label: "Preparation", role: "admin" }];
 
 export { getReviewNote, listReviewerNotes, MinimisationValuesSchema, saveMinimisationReview } from "./review.server";
+export {
+  CorrectionValuesSchema,
+  getCorrection,
+  listCorrectionQueue,
+  resolveCorrectionKey,
+  saveCorrection,
+} from "./correction.server";
+export { countDifferingNotes, differingNotesWindow, getSettlementView, settleNote } from "./settlement.server";
+export { missingLines, notesCsv, notesJsonl, readPlan, releaseToStudy } from "./release.server";
