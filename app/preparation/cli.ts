@@ -287,7 +287,7 @@ correction, or has a section not translated from its final text. Nothing is half
       );
       if (!r.ok) return refuseMissing(io, r.message, r.lines);
       io.out(
-        `Released "${project.name}" as study "${r.study}": ${r.notes} notes (${r.excluded} excluded cases left out).\n`,
+        `Released "${project.name}" as study "${r.study}": ${r.notes} notes (excluded cases left out: ${r.excluded}).\n`,
       );
       return 0;
     }
@@ -296,7 +296,7 @@ correction, or has a section not translated from its final text. Nothing is half
       return refuseMissing(io, `Not released: ${plan.missing.length} notes are not ready.`, missingLines(plan.missing));
     writeFileAtomic(values.csv!, notesCsv(plan.notes, { released: true }));
     io.out(
-      `Wrote ${plan.notes.length} notes of "${project.name}" to ${values.csv} (${plan.excluded} excluded cases left out).\n`,
+      `Wrote ${plan.notes.length} notes of "${project.name}" to ${values.csv} (excluded cases left out: ${plan.excluded}).\n`,
     );
     return 0;
   },
@@ -328,7 +328,7 @@ while any note is not reviewed or waits for a settlement.`,
       return refuseMissing(io, `Not exported: ${plan.missing.length} notes are not final.`, missingLines(plan.missing));
     writeFileAtomic(out, format === "csv" ? notesCsv(plan.notes) : notesJsonl(plan.notes));
     io.out(
-      `Wrote ${plan.notes.length} minimised notes of "${project.name}" to ${out} (${plan.excluded} excluded cases left out).\n`,
+      `Wrote ${plan.notes.length} minimised notes of "${project.name}" to ${out} (excluded cases left out: ${plan.excluded}).\n`,
     );
     return 0;
   },

@@ -8,5 +8,5 @@ export { DEFAULT_SETTINGS } from "./domain/review";
 export { parseListFile } from "./domain/settings-files";
 export { minimisationWorkspace } from "./ui/minimisation-workspace";
 export { correctionWorkspace } from "./ui/correction-workspace";
-export { SettlementChoiceSchema, wholeReviewChoice, reviewerLetter } from "./domain/settlement";
+export { SettlementChoiceSchema, wholeReviewChoice } from "./domain/settlement";
 export { CATEGORY_LABELS } from "./domain/detectors";

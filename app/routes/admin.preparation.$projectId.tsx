@@ -89,7 +89,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
         ? {
             ok: true as const,
             release: true,
-            message: `Released as study "${r.study}": ${r.notes} notes (${r.excluded} excluded cases left out).`,
+            message: `Released as study "${r.study}": ${r.notes} notes (excluded cases left out: ${r.excluded}).`,
           }
         : { ok: false as const, release: true, message: r.message, lines: r.lines.slice(0, MISSING_SHOWN) };
     } catch (e) {
@@ -221,7 +221,7 @@ export default function PreparationProject() {
       <div className="card" data-testid="prep-release">
         <h2 style={{ marginTop: 0 }}>Release</h2>
         <p>
-          {release.ready} notes ready in English, {release.excluded} excluded cases left out
+          {release.ready} notes ready in English, excluded cases left out: {release.excluded}
           {release.missing ? `, ${release.missing} not ready:` : "."}
         </p>
         {release.lines.length ? <MissingList lines={release.lines} total={release.missing} /> : null}
@@ -250,8 +250,9 @@ export default function PreparationProject() {
       <div className="card" data-testid="prep-export">
         <h2 style={{ marginTop: 0 }}>Export the minimised notes</h2>
         <p>
-          {exported.ready} notes after their final review, in the source language ({project.sourceLanguage}),{" "}
-          {exported.excluded} excluded cases left out{exported.missing ? `; ${exported.missing} not final:` : "."}
+          {exported.ready} notes after their final review, in the source language ({project.sourceLanguage}), excluded
+          cases left out: {exported.excluded}
+          {exported.missing ? `; ${exported.missing} not final:` : "."}
         </p>
         {exported.lines.length ? <MissingList lines={exported.lines} total={exported.missing} /> : null}
         {exported.missing === 0 ? (

@@ -203,7 +203,9 @@ describe("after the review, in the browser", () => {
     withDb((db) => translate(db, "ro-1", false));
     await page.reload();
     await hydrated(page);
-    expect(await page.getByTestId("prep-release").textContent()).toContain("2 notes ready in English, 1 excluded");
+    expect(await page.getByTestId("prep-release").textContent()).toContain(
+      "2 notes ready in English, excluded cases left out: 1",
+    );
     await page.getByLabel("New study").fill("Sibiu released");
     await page.getByRole("button", { name: "Release as a Safe-Psych study" }).click();
     await expect

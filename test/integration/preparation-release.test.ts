@@ -29,6 +29,10 @@ import {
 import { getCaseSections } from "../../app/annotation/public.server";
 import { ServiceError } from "../../app/platform/service-error";
 import { freshDb, makeUser } from "../support/db";
+import { signedIn } from "../support/route-calls";
+import * as settleRoute from "../../app/routes/admin.preparation.$projectId_.settle.$noteId";
+import * as exportRoute from "../../app/routes/admin.preparation.$projectId_.export";
+import * as correctionRoute from "../../app/routes/preparation.corrections.$key";
 import { cli, tempDirs } from "../support/cli-run";
 
 const NOTES = join(new URL("../fixtures/preparation/", import.meta.url).pathname, "notes.csv");
@@ -377,7 +381,7 @@ describe("release and export", () => {
     const r = await cli(["prep-release", "--project", "P", "--study", "Released"]);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
-    expect(r.out).toContain("2 notes (1 excluded cases left out)");
+    expect(r.out).toContain("2 notes (excluded cases left out: 1)");
     const rows = caseRows();
     expect(rows.map((c) => [c.externalId, c.ageGroup, c.sex])).toEqual([
       ["ro-1", "48-57", "F"],
@@ -436,5 +440,75 @@ describe("release and export", () => {
     );
     // The export reads back through the preparation import's reader: the same layout.
     expect((await cli(["prep-import", "--project", "Again", "--language", "ro", join(dir, "x.csv")])).code).toBe(0);
+  });
+});
+
+describe("the pages' guards", () => {
+  const get = (cookie: string, path: string) =>
+    new Request(`http://concord.test${path}`, { headers: { Cookie: cookie } });
+  const cookieOf = async (name: string) => (await signedIn(db, name)).post("/", {}).headers.get("Cookie")!;
+  const status = (p: Promise<unknown>) =>
+    p.then(
+      (r) => (r instanceof Response ? r.status : 200),
+      (e: Response) => e.status,
+    );
+
+  it("settling and exporting are for admins only (403); the correction for the project's reviewers only (404)", async () => {
+    reviewAll();
+    translate("ro-2", { needsCorrection: true });
+    const noteId = String(noteIdOf("ro-1"));
+    const key = listCorrectionQueue(db, one.id)[0]!.key;
+    const reviewer = await cookieOf("one");
+    const params = { projectId: String(projectId), noteId };
+    expect(await status(settleRoute.loader({ request: get(reviewer, "/x"), params, context: {} }))).toBe(403);
+    expect(
+      await status(
+        exportRoute.loader({ request: get(reviewer, "/x"), params: { projectId: String(projectId) }, context: {} }),
+      ),
+    ).toBe(403);
+    for (const name of ["other", "admin"]) {
+      const cookie = await cookieOf(name);
+      expect(
+        await status(correctionRoute.loader({ request: get(cookie, "/x"), params: { key }, context: {} })),
+        name,
+      ).toBe(404);
+    }
+    const view = await correctionRoute.loader({ request: get(reviewer, "/x"), params: { key }, context: {} });
+    expect(view.item.externalId).toBe("ro-2");
+  });
+
+  it("the export download is complete or refused with the notes that are not final (409)", async () => {
+    const admin = await cookieOf("admin");
+    const ask = (query: string) =>
+      exportRoute.loader({
+        request: get(admin, `/admin/preparation/${projectId}/export?${query}`),
+        params: { projectId: String(projectId) },
+        context: {},
+      });
+    const refused = await ask("format=jsonl");
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain("ro-1: not reviewed");
+    reviewAll();
+    const view = getSettlementView(db, projectId, noteIdOf("ro-1"))!;
+    settleNote(db, {
+      projectId,
+      noteId: view.note.id,
+      choice: wholeReviewChoice(view.note.proposals, 0),
+      seen: view.reviews.map((r) => r.version),
+      actorId: (await signedIn(db, "admin")).user.id,
+    });
+    const ok = await ask("format=jsonl");
+    expect(ok.status).toBe(200);
+    const body = await ok.text();
+    expect(ok.headers.get("Content-Length")).toBe(String(Buffer.byteLength(body)));
+    expect(
+      body
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(["ro-1", "ro-2"]);
+    expect(ok.headers.get("Content-Disposition")).toContain("P-minimised.jsonl");
+    // The released CSV waits for the translations.
+    expect((await ask("what=released")).status).toBe(409);
   });
 });

@@ -80,18 +80,3 @@ export function settledValues(
     return { ok: false, message: "The settled review is not complete.", errors: problems };
   return { ok: true, values };
 }
-
-/** Where the reviews differ: the proposals whose decisions differ, whether the marked text and the exclusion differ. */
-export function differences(
-  proposals: readonly PrepProposal[],
-  reviews: readonly MinimisationValues[],
-): { proposals: string[]; missed: boolean; exclusion: boolean } {
-  const same = <T>(xs: T[]) => xs.every((x) => JSON.stringify(x) === JSON.stringify(xs[0]));
-  return {
-    proposals: proposals
-      .filter((p) => !same(reviews.map((r) => (r.excluded ? null : (r.decisions[p.id] ?? null)))))
-      .map((p) => p.id),
-    missed: !same(reviews.map((r) => (r.excluded ? [] : r.missed))),
-    exclusion: !same(reviews.map((r) => r.excluded)),
-  };
-}
