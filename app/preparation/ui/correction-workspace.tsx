@@ -106,21 +106,32 @@ export const correctionWorkspace: WorkspaceDefinition<View, CorrectionValues, Sa
           <legend>English text</legend>
           {view.item.sections.length === 0 ? <p className="muted">This note has no translation yet.</p> : null}
           {view.item.sections.map((s, i) => (
-            <LimitedText
-              key={s.section}
-              id={`section-${s.section}`}
-              label={
-                <>
-                  {s.section + 1}. {s.title} <kbd>{i + 1}</kbd>
-                </>
-              }
-              what="A section's English text"
-              value={values.texts[String(s.section)] ?? ""}
-              max={MAX_CORRECTED_CHARS}
-              error={errors[`section:${s.section}`]}
-              inputRef={(el: HTMLTextAreaElement | null) => void (fields.current[i] = el)}
-              onChange={(v) => update({ texts: { ...values.texts, [String(s.section)]: v } })}
-            />
+            <div key={s.section} className="correction-field">
+              <LimitedText
+                id={`section-${s.section}`}
+                label={
+                  <>
+                    {s.section + 1}. {s.title} <kbd>{i + 1}</kbd>
+                  </>
+                }
+                what="A section's English text"
+                value={values.texts[String(s.section)] ?? ""}
+                max={MAX_CORRECTED_CHARS}
+                error={errors[`section:${s.section}`]}
+                inputRef={(el: HTMLTextAreaElement | null) => void (fields.current[i] = el)}
+                onChange={(v) => update({ texts: { ...values.texts, [String(s.section)]: v } })}
+              />
+              {/* On a narrow screen the note is above the form: its source and back-translation under the field too. */}
+              <details className="correction-inline">
+                <summary>Source and back-translation</summary>
+                <p className="prep-text" lang={view.item.sourceLanguage}>
+                  {s.source}
+                </p>
+                <p className="prep-text muted correction-back" lang={view.item.sourceLanguage}>
+                  {s.backTranslation || "(none)"}
+                </p>
+              </details>
+            </div>
           ))}
         </fieldset>
       ),
