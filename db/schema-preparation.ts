@@ -173,3 +173,32 @@ export const prepNoteQuality = sqliteTable(
   },
   (t) => [index("prep_note_quality_needs_idx").on(t.needsCorrection)],
 );
+
+/**
+ * A note's correction in the correction queue (docs/preparation.md, "Correction"): the English text of each section
+ * as the project's reviewers edit it, saved through the work-item engine (drafts, versions, audit). One row per note,
+ * shared by the project's named reviewers (the note has one corrected text); the page addresses it by `key`, an
+ * opaque key made when the note first needs correction (migration trigger on `prep_note_quality`), never by the
+ * note's id. A submission writes `prep_translations.corrected_text` in the same transaction.
+ */
+export const prepCorrections = sqliteTable(
+  "prep_corrections",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    noteId: integer("note_id")
+      .notNull()
+      .references(() => prepNotes.id),
+    /** 12 hex digits, random, made by the database when the note enters the queue. */
+    key: text("key").notNull(),
+    status: text("status", { enum: ["not_started", ...PREP_WORK_STATUSES] })
+      .notNull()
+      .default("not_started"),
+    /** Section index (as text) → the English text as the reviewer wrote it. */
+    texts: text("texts", { mode: "json" }).$type<Record<string, string>>().notNull().default({}),
+    version: integer("version").notNull().default(0),
+    updatedBy: text("updated_by").references(() => users.id),
+    updatedAt: integer("updated_at"),
+    submittedAt: integer("submitted_at"),
+  },
+  (t) => [uniqueIndex("prep_corrections_note_idx").on(t.noteId), uniqueIndex("prep_corrections_key_idx").on(t.key)],
+);

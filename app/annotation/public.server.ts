@@ -6,6 +6,7 @@
 export {
   getCaseSections,
   getStudy,
+  getStudyByName,
   importCases,
   type ImportPlan,
   requireStudyByName,

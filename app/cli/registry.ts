@@ -189,6 +189,16 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("../preparation/translate-cli")).prepTranslateCommand,
   },
   {
+    name: "prep-release",
+    summary: "Release a preparation project's final English notes as a Safe-Psych study (or a released CSV)",
+    load: async () => (await import("../preparation/cli")).prepReleaseCommand,
+  },
+  {
+    name: "prep-export",
+    summary: "Export a preparation project's final minimised notes (source language) as CSV or JSONL",
+    load: async () => (await import("../preparation/cli")).prepExportCommand,
+  },
+  {
     name: "rater-quality",
     summary: "Test–retest, calibration cases and training round of a study: settings, calibration import, report",
     load: async () => (await import("../annotation/cli/rater-quality")).raterQualityCommand,

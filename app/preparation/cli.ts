@@ -1,10 +1,12 @@
 /**
  * Commands of the preparation protocol (docs/preparation.md): the import of a project's source notes, its
- * reviewers, and the detectors' recall and precision on a labelled set.
+ * reviewers, the detectors' recall and precision on a labelled set, the release of the final English notes and the
+ * export of the minimised ones.
  */
 import { z } from "zod";
 import { listIssues, readImportFile, table } from "../cli/io";
-import { CliError, parseOptions, requireOption, serviceCall, type Command } from "../cli/command";
+import { CliError, parseOptions, requireOption, serviceCall, type CliIO, type Command } from "../cli/command";
+import { writeFileAtomic } from "../platform/output-files.server";
 import { refusalLine } from "../formats/import-contract";
 import { parseColumnMap } from "../platform/forms";
 import { getDb } from "../platform/db.server";
@@ -16,6 +18,7 @@ import { DEFAULT_SETTINGS, detectorConfig } from "./domain/review";
 import { parseScoreTable } from "./domain/score-table";
 import { parseListFile } from "./domain/settings-files";
 import { changeReviewers, findProjectByName, importPreparationNotes } from "./projects.server";
+import { missingLines, notesCsv, notesJsonl, readPlan, releaseToStudy } from "./release.server";
 
 const importHelp = `Usage: npm run concord -- prep-import --project NAME --language LANG FILE [options]
 
@@ -238,6 +241,95 @@ category, one to one), the exact matches, precision and recall (docs/preparation
       ]),
     ];
     io.out(`${table(rows).join("\n")}\n`);
+    return 0;
+  },
+};
+
+const projectOrFail = (name: string) => {
+  const project = findProjectByName(getDb(), name);
+  if (!project) throw new CliError(`no preparation project "${name}".`);
+  return project;
+};
+
+/** The refusal of a release or an export: one line per note that is not ready, then what was (not) done. */
+function refuseMissing(io: CliIO, message: string, lines: readonly string[]): number {
+  for (const l of lines) io.err(`${l}\n`);
+  io.err(`${message} Nothing was written.\n`);
+  return 2;
+}
+
+export const prepReleaseCommand: Command = {
+  name: "prep-release",
+  summary: "Release a preparation project's final English notes as a Safe-Psych study (or a released CSV)",
+  help: `Usage: npm run concord -- prep-release --project NAME (--study STUDY | --csv FILE)
+
+Turns the project's final, non-excluded notes into English cases (docs/preparation.md, "Release"): per section the
+text a reviewer corrected, else the translation; age group and sex as imported. With --study, a new Safe-Psych study
+made through the case import (the study must not exist); with --csv, a file in the released CSV's layout (the label
+columns empty), written whole or not at all, every cell formula-safe.
+
+Refused as a whole (exit code 2, one line per note) while any note is not reviewed, waits for a settlement or a
+correction, or has a section not translated from its final text. Nothing is half-released.`,
+  async run(argv, io) {
+    const { values } = parseOptions(argv, {
+      project: { type: "string" },
+      study: { type: "string" },
+      csv: { type: "string" },
+    });
+    const project = projectOrFail(requireOption(values.project, "--project"));
+    if ((values.study === undefined) === (values.csv === undefined))
+      throw new CliError("give --study STUDY or --csv FILE (one of them). See --help.");
+    const db = getDb();
+    if (values.study !== undefined) {
+      const study = values.study;
+      const r = serviceCall(() =>
+        releaseToStudy(db, { projectId: project.id, projectName: project.name, studyName: study, actorId: null }),
+      );
+      if (!r.ok) return refuseMissing(io, r.message, r.lines);
+      io.out(
+        `Released "${project.name}" as study "${r.study}": ${r.notes} notes (excluded cases left out: ${r.excluded}).\n`,
+      );
+      return 0;
+    }
+    const plan = readPlan(db, project.id, "release");
+    if (plan.missing.length)
+      return refuseMissing(io, `Not released: ${plan.missing.length} notes are not ready.`, missingLines(plan.missing));
+    writeFileAtomic(values.csv!, notesCsv(plan.notes, { released: true }));
+    io.out(
+      `Wrote ${plan.notes.length} notes of "${project.name}" to ${values.csv} (excluded cases left out: ${plan.excluded}).\n`,
+    );
+    return 0;
+  },
+};
+
+export const prepExportCommand: Command = {
+  name: "prep-export",
+  summary: "Export a preparation project's final minimised notes (source language) as CSV or JSONL",
+  help: `Usage: npm run concord -- prep-export --project NAME --out FILE [--format csv|jsonl]
+
+Writes the project's notes after their final review, in the source language, excluded cases left out, in the case
+import's layout (docs/preparation.md, "Export"; docs/formats.md): CSV (every cell formula-safe) or JSONL, from
+--format or the file's extension. The file is written whole or not at all; refused (exit code 2, one line per note)
+while any note is not reviewed or waits for a settlement.`,
+  async run(argv, io) {
+    const { values } = parseOptions(argv, {
+      project: { type: "string" },
+      out: { type: "string" },
+      format: { type: "string" },
+    });
+    const project = projectOrFail(requireOption(values.project, "--project"));
+    const out = requireOption(values.out, "--out");
+    if (values.format && values.format !== "csv" && values.format !== "jsonl")
+      throw new CliError(`--format must be csv or jsonl, not "${values.format}".`);
+    const format = formatOf(out, values.format as "csv" | "jsonl" | undefined);
+    if (!format) throw new CliError("name the format: --format csv or jsonl, or an --out ending in .csv or .jsonl.");
+    const plan = readPlan(getDb(), project.id, "export");
+    if (plan.missing.length)
+      return refuseMissing(io, `Not exported: ${plan.missing.length} notes are not final.`, missingLines(plan.missing));
+    writeFileAtomic(out, format === "csv" ? notesCsv(plan.notes) : notesJsonl(plan.notes));
+    io.out(
+      `Wrote ${plan.notes.length} minimised notes of "${project.name}" to ${out} (excluded cases left out: ${plan.excluded}).\n`,
+    );
     return 0;
   },
 };

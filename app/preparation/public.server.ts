@@ -26,3 +26,12 @@ export {
 } from "./translation.server";
 export { computeProjectQuality, importCometScores, projectQualityState } from "./quality.server";
 export { preparationReport, preparationReportCsv, preparationReportSvg } from "./report.server";
+export {
+  CorrectionValuesSchema,
+  getCorrection,
+  listCorrectionQueue,
+  resolveCorrectionKey,
+  saveCorrection,
+} from "./correction.server";
+export { countDifferingNotes, differingNotesWindow, getSettlementView, settleNote } from "./settlement.server";
+export { missingLines, notesCsv, notesJsonl, readPlan, releaseToStudy } from "./release.server";

@@ -8,3 +8,6 @@ export { DEFAULT_SETTINGS } from "./domain/review";
 export { parseListFile } from "./domain/settings-files";
 export { minimisationWorkspace } from "./ui/minimisation-workspace";
 export { QualityCard, type QualityAnswer } from "./ui/quality-card";
+export { correctionWorkspace } from "./ui/correction-workspace";
+export { SettlementChoiceSchema, wholeReviewChoice } from "./domain/settlement";
+export { CATEGORY_LABELS } from "./domain/detectors";

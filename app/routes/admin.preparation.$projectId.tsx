@@ -10,7 +10,12 @@ import { TranslationCard } from "~/preparation/ui/translation-card";
 import { listProviders, ProviderConfigError, type ProviderView } from "~/model-calls/providers.server";
 import {
   changeReviewers,
+  countDifferingNotes,
   DEFAULT_TRANSLATION_CONCURRENCY,
+  differingNotesWindow,
+  missingLines,
+  readPlan,
+  releaseToStudy,
   getProject,
   listProjectNotes,
   PAPER_MAX_TOKENS,
@@ -23,7 +28,13 @@ import { QualityCard } from "~/preparation/public";
 
 export const meta: MetaFunction = () => [{ title: "Preparation project · Concord" }];
 
-/** Admins only (docs/security.md, "Source text"): the project's notes by id and count, its reviewers. */
+/** How many missing notes the page lists (the command line lists them all). */
+const MISSING_SHOWN = 50;
+
+/**
+ * Admins only (docs/security.md, "Source text"): the project's notes by id and count, its reviewers, the notes
+ * waiting for a settlement (a window from `?after=`, cut on the server), and whether it can be released and exported.
+ */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const db = getDb();
@@ -37,6 +48,18 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     if (!(e instanceof ProviderConfigError)) throw e;
     providersProblem = e.message;
   }
+  const url = new URL(request.url);
+  const afterParam = url.searchParams.get("after");
+  const after = afterParam && /^\d{1,9}$/.test(afterParam) ? Number(afterParam) : undefined;
+  const summary = (kind: "release" | "export") => {
+    const plan = readPlan(db, project.id, kind);
+    return {
+      ready: plan.notes.length,
+      excluded: plan.excluded,
+      missing: plan.missing.length,
+      lines: missingLines(plan.missing.slice(0, MISSING_SHOWN)),
+    };
+  };
   return {
     project,
     notes: listProjectNotes(db, project.id),
@@ -48,6 +71,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       defaults: { concurrency: DEFAULT_TRANSLATION_CONCURRENCY, maxTokens: PAPER_MAX_TOKENS },
     },
     quality: projectQualityState(db, project.id)!,
+    differing: {
+      ...differingNotesWindow(db, project.id, { after }),
+      total: countDifferingNotes(db, project.id),
+      after: after ?? null,
+    },
+    settled: url.searchParams.get("settled"),
+    release: summary("release"),
+    export: summary("export"),
   };
 }
 
@@ -77,6 +108,10 @@ const ReviewerSchema = z.discriminatedUnion("intent", [
     intent: z.literal(["add", "remove"]),
     username: z.string().trim().min(1, "Give a username.").max(200),
   }),
+  z.object({
+    intent: z.literal("release"),
+    study: z.string().trim().min(1, "Name the new study.").max(200),
+  }),
 ]);
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -102,6 +137,27 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
   const parsed = parseIntent(form, ReviewerSchema);
   if (!parsed.ok) return { ok: false as const, message: parsed.message };
+  if (parsed.data.intent === "release") {
+    const study = parsed.data.study;
+    try {
+      const r = releaseToStudy(db, {
+        projectId: project.id,
+        projectName: project.name,
+        studyName: study,
+        actorId: user.id,
+      });
+      return r.ok
+        ? {
+            ok: true as const,
+            release: true,
+            message: `Released as study "${r.study}": ${r.notes} notes (excluded cases left out: ${r.excluded}).`,
+          }
+        : { ok: false as const, release: true, message: r.message, lines: r.lines.slice(0, MISSING_SHOWN) };
+    } catch (e) {
+      if (e instanceof ServiceError) return { ok: false as const, release: true, message: e.message };
+      throw e;
+    }
+  }
   try {
     const names: string[] = [parsed.data.username];
     const r = changeReviewers(db, {
@@ -123,7 +179,17 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function PreparationProject() {
-  const { project, notes, agreement, translation, quality } = useLoaderData<typeof loader>();
+  const {
+    project,
+    notes,
+    agreement,
+    translation,
+    quality,
+    differing,
+    settled,
+    release,
+    export: exported,
+  } = useLoaderData<typeof loader>();
   const busy = useNavigation().state !== "idle";
   const pct = (x: number | null) => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
   const result = useActionData<typeof action>();
@@ -160,7 +226,7 @@ export default function PreparationProject() {
             Name as reviewer
           </button>
         </Form>
-        {result ? (
+        {result && !("release" in result) ? (
           <p className={`notice ${result.ok ? "ok" : "error"}`} role="status">
             {result.message}
           </p>
@@ -168,6 +234,12 @@ export default function PreparationProject() {
       </div>
       <div className="card" data-testid="prep-agreement">
         <h2 style={{ marginTop: 0 }}>Agreement between reviewers</h2>
+        {differing.total ? (
+          <p>
+            <a href="#settlements">{differing.total} notes wait for a settlement</a> of their reviewers&apos;
+            differences.
+          </p>
+        ) : null}
         <p>
           {agreement.proposals} proposals decided by two or more reviewers: percent agreement{" "}
           {pct(agreement.percentAgreement)}, Cohen&apos;s κ{" "}
@@ -177,6 +249,97 @@ export default function PreparationProject() {
       </div>
       <TranslationCard {...translation} busy={busy} />
       <QualityCard projectId={project.id} state={quality} />
+      <div className="card table-wrap" id="settlements" data-testid="prep-differing">
+        <h2 style={{ marginTop: 0 }}>
+          Waiting for a settlement <small className="muted">({differing.total})</small>
+        </h2>
+        {settled ? (
+          <p className="notice ok" role="status">
+            Note {settled} is settled.
+          </p>
+        ) : null}
+        {differing.total === 0 ? (
+          <p className="muted">No note&apos;s reviews differ.</p>
+        ) : (
+          <>
+            <p className="muted">
+              Notes whose submitted reviews differ: settle each by choosing, per proposal, whose decision it takes.
+            </p>
+            <table>
+              <thead>
+                <tr>
+                  <th>Note</th>
+                  <th className="num">Reviews</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {differing.rows.map((r) => (
+                  <tr key={r.noteId} data-note={r.externalId}>
+                    <td>{r.externalId}</td>
+                    <td className="num">{r.reviews}</td>
+                    <td>
+                      <Link to={`/admin/preparation/${project.id}/settle/${r.noteId}`}>Settle</Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p className="row">
+              {differing.after !== null ? <Link to="?#settlements">First</Link> : null}
+              {differing.nextAfter !== null ? <Link to={`?after=${differing.nextAfter}#settlements`}>Next</Link> : null}
+            </p>
+          </>
+        )}
+      </div>
+      <div className="card" data-testid="prep-release">
+        <h2 style={{ marginTop: 0 }}>Release</h2>
+        <p>
+          {release.ready} notes ready in English, excluded cases left out: {release.excluded}
+          {release.missing ? `, ${release.missing} not ready:` : "."}
+        </p>
+        {release.lines.length ? <MissingList lines={release.lines} total={release.missing} /> : null}
+        <Form method="post" className="row">
+          <Csrf />
+          <label htmlFor="study">New study</label>
+          <input id="study" name="study" type="text" required />
+          <button type="submit" name="intent" value="release">
+            Release as a Safe-Psych study
+          </button>
+        </Form>
+        <p>
+          <a href={`/admin/preparation/${project.id}/export?what=released`} download>
+            Download the released CSV
+          </a>
+        </p>
+        {result && "release" in result ? (
+          <div className={`notice ${result.ok ? "ok" : "error"}`} role="status" data-testid="release-result">
+            <p style={{ margin: 0 }}>{result.message}</p>
+            {"lines" in result && result.lines?.length ? (
+              <MissingList lines={result.lines} total={result.lines.length} />
+            ) : null}
+          </div>
+        ) : null}
+      </div>
+      <div className="card" data-testid="prep-export">
+        <h2 style={{ marginTop: 0 }}>Export the minimised notes</h2>
+        <p>
+          {exported.ready} notes after their final review, in the source language ({project.sourceLanguage}), excluded
+          cases left out: {exported.excluded}
+          {exported.missing ? `; ${exported.missing} not final:` : "."}
+        </p>
+        {exported.lines.length ? <MissingList lines={exported.lines} total={exported.missing} /> : null}
+        {exported.missing === 0 ? (
+          <p className="row">
+            <a href={`/admin/preparation/${project.id}/export?format=csv`} download>
+              Download CSV
+            </a>
+            <a href={`/admin/preparation/${project.id}/export?format=jsonl`} download>
+              Download JSONL
+            </a>
+          </p>
+        ) : null}
+      </div>
       <div className="card table-wrap">
         <h2 style={{ marginTop: 0 }}>
           Notes <small className="muted">({project.notes})</small>
@@ -203,5 +366,21 @@ export default function PreparationProject() {
         </table>
       </div>
     </section>
+  );
+}
+
+/** The notes a release or an export waits for, one line each ("NOTE: what (detail)"). */
+function MissingList({ lines, total }: { lines: string[]; total: number }) {
+  return (
+    <>
+      <ul className="prep-missing" data-testid="prep-missing">
+        {lines.map((l) => (
+          <li key={l}>{l}</li>
+        ))}
+      </ul>
+      {total > lines.length ? (
+        <p className="muted">… and {total - lines.length} more (prep-release lists them all).</p>
+      ) : null}
+    </>
   );
 }

@@ -5,7 +5,7 @@ import { ListHeader, ProgressCard } from "~/work-items/ui/list-page";
 import { nextOpenItem, progressOf, WORK_STATE_LABELS } from "~/work-items/domain/work-item";
 import { getDb } from "~/platform/db.server";
 import { requireUser } from "~/accounts/guard.server";
-import { listReviewerNotes } from "~/preparation/public.server";
+import { listCorrectionQueue, listReviewerNotes } from "~/preparation/public.server";
 
 export const meta: MetaFunction = () => [{ title: "Preparation · Concord" }];
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
@@ -16,13 +16,20 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const rows = listReviewerNotes(getDb(), user.id);
+  const db = getDb();
+  const rows = listReviewerNotes(db, user.id);
   const next = nextOpenItem(rows, -1);
-  return { rows, progress: progressOf(rows), next: next ? `/preparation/${next.noteId}` : null };
+  const corrections = listCorrectionQueue(db, user.id);
+  return {
+    rows,
+    progress: progressOf(rows),
+    next: next ? `/preparation/${next.noteId}` : null,
+    corrections: { total: corrections.length, open: progressOf(corrections) },
+  };
 }
 
 export default function PreparationHome() {
-  const { rows, progress, next } = useLoaderData<typeof loader>();
+  const { rows, progress, next, corrections } = useLoaderData<typeof loader>();
   return (
     <section>
       <ListHeader
@@ -30,6 +37,12 @@ export default function PreparationHome() {
         next={{ to: next, label: "Next", testId: "next-item" }}
         allDone={rows.length ? "Every note is reviewed. Thank you." : null}
       />
+      {corrections.total ? (
+        <p className="card" data-testid="correction-link">
+          <Link to="/preparation/corrections">Corrections</Link>: {corrections.total - corrections.open.done} of{" "}
+          {corrections.total} translated notes wait for your correction.
+        </p>
+      ) : null}
       {rows.length === 0 ? (
         <p className="card">No preparation project names you as a reviewer.</p>
       ) : (

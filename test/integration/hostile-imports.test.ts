@@ -612,6 +612,20 @@ const ROWS: ImportRow[] = [
     invoke: (f) => cli(["import", "--study", "Hostile", f]),
   },
   {
+    name: "prep-import (CSV)",
+    format: "csv",
+    ids: ["c1", "c2"],
+    make: caseCsv,
+    invoke: (f) => cli(["prep-import", "--project", "Hostile", "--language", "ro", f]),
+  },
+  {
+    name: "prep-import (JSONL)",
+    format: "jsonl",
+    ids: ["c1", "c2"],
+    make: caseJsonl,
+    invoke: (f) => cli(["prep-import", "--project", "Hostile", "--language", "ro", f]),
+  },
+  {
     name: "admin import page (CSV)",
     format: "csv",
     ids: ["c1", "c2"],

@@ -18,7 +18,16 @@ const WORKSPACES = Object.keys(WORKSPACE_KEYMAPS) as WorkspaceId[];
 describe("the keymap", () => {
   it("covers the seven workspaces", () => {
     expect(WORKSPACES.sort()).toEqual(
-      ["adjudication", "annotation", "case-review", "judge-validation", "mentat", "preparation", "screening"].sort(),
+      [
+        "adjudication",
+        "annotation",
+        "case-review",
+        "correction",
+        "judge-validation",
+        "mentat",
+        "preparation",
+        "screening",
+      ].sort(),
     );
   });
 

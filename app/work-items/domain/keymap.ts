@@ -39,7 +39,14 @@ export const NAVIGATION_KEYS: readonly string[] = (["next", "previous", "guideli
 );
 
 export type WorkspaceId =
-  "annotation" | "adjudication" | "judge-validation" | "screening" | "mentat" | "case-review" | "preparation";
+  | "annotation"
+  | "adjudication"
+  | "judge-validation"
+  | "screening"
+  | "mentat"
+  | "case-review"
+  | "preparation"
+  | "correction";
 
 export interface WorkspaceKeymap {
   title: string;
@@ -166,6 +173,14 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
       { keys: ["u"], show: "U", does: "go to the next undecided proposal", means: { u: "next undecided" } },
       { keys: ["f"], show: "F", does: "flag the selected text as missed", means: { f: "flag missed text" } },
     ],
+  },
+  correction: {
+    title: "Translation correction",
+    list: "/preparation/corrections",
+    item: "note",
+    search: null,
+    previous: true,
+    own: [{ keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "go to a section's English text" }],
   },
 };
 
