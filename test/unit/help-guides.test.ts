@@ -155,6 +155,7 @@ describe("the guides' keys", () => {
     mentat: "docs/guides/rater.md",
     "case-review": "docs/guides/rater.md",
     preparation: "docs/guides/rater.md",
+    "model-review": "docs/guides/annotator.md",
   };
 
   it("name every label key of the workspace each guide describes, as the keymap shows it", () => {

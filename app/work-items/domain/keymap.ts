@@ -39,7 +39,14 @@ export const NAVIGATION_KEYS: readonly string[] = (["next", "previous", "guideli
 );
 
 export type WorkspaceId =
-  "annotation" | "adjudication" | "judge-validation" | "screening" | "mentat" | "case-review" | "preparation";
+  | "annotation"
+  | "adjudication"
+  | "judge-validation"
+  | "screening"
+  | "mentat"
+  | "case-review"
+  | "preparation"
+  | "model-review";
 
 export interface WorkspaceKeymap {
   title: string;
@@ -167,6 +174,22 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
       { keys: ["f"], show: "F", does: "flag the selected text as missed", means: { f: "flag missed text" } },
     ],
   },
+  "model-review": {
+    title: "Review of model steps",
+    list: "/model-review",
+    item: "step",
+    search: null,
+    previous: true,
+    own: [
+      {
+        keys: ["y", "n"],
+        show: "Y / N",
+        does: "clinically defensible: yes / no (then type why)",
+        means: { y: "yes", n: "no" },
+      },
+      { keys: ["e"], show: "E", does: "why: explain the judgement", means: { e: "rationale" } },
+    ],
+  },
 };
 
 /** One letter that means one thing in this workspace and another elsewhere (the labels' own initials). */
@@ -180,7 +203,8 @@ export interface LetterClash {
  * The letters of a workspace's own keys that mean something else in another workspace. A letter means one thing in
  * every workspace (docs/architecture.md, "Keymap"): where a label's initial was taken, the label got another letter
  * of its word (O committed, P specific, T category, E rationale, W reword, F flag missed text). The one letter left with two words, N (none in
- * judge validation, no in screening: the negative answer in both), is said on both cards from this list.
+ * judge validation, no in screening and in the review of model steps: the negative answer in each), is said on the cards
+ * from this list.
  */
 export function letterClashes(id: WorkspaceId): LetterClash[] {
   const meaningsOf = (w: WorkspaceId) =>
