@@ -10,6 +10,7 @@ import { countPicked, listReviews, reviewerChoices, sendReview } from "~/evaluat
 import { AgreementLine, DefensibleTable } from "~/evaluation/ui/review-figures";
 import { getDb } from "~/platform/db.server";
 import { ServiceError } from "~/platform/service-error";
+import { Csrf } from "~/ui/root-data";
 import { Time } from "~/ui/time";
 import styles from "~/evaluation/ui/model-review.css?url";
 
@@ -131,6 +132,7 @@ export default function EvaluationReviews() {
         </button>
       </Form>
       <Form method="post" className="card" data-testid="send-review">
+        <Csrf />
         <p data-testid="review-matched">
           This filter picks <strong>{matched}</strong> model step{matched === 1 ? "" : "s"}
           {matched > max ? ` — more than ${max}: give a number to send a random sample` : ""}.
