@@ -126,7 +126,13 @@ export default function EvaluationReviews() {
             </option>
           ))}
         </select>
-        <input name="c_q" aria-label="Case id starts with" placeholder="Case id starts with" defaultValue={filter.q} />
+        <input
+          type="search"
+          name="c_q"
+          aria-label="Case id starts with"
+          placeholder="Case id starts with"
+          defaultValue={filter.q}
+        />
         <button type="submit" className="secondary">
           Count
         </button>
@@ -143,6 +149,7 @@ export default function EvaluationReviews() {
         <label htmlFor="review-name">Name of the review</label>
         <input
           id="review-name"
+          type="text"
           name="name"
           required
           maxLength={80}
@@ -174,7 +181,7 @@ export default function EvaluationReviews() {
           </div>
         </fieldset>
         <label htmlFor="review-limit">Send at most (optional: a random sample)</label>
-        <input id="review-limit" name="limit" inputMode="numeric" pattern="[0-9]*" />
+        <input id="review-limit" type="text" name="limit" inputMode="numeric" pattern="[0-9]*" />
         {error ? (
           <p className="field-error" role="alert" data-testid="send-error">
             {error.error}
@@ -209,13 +216,9 @@ export default function EvaluationReviews() {
               .join(", ")}
             .
           </p>
-          <ul className="row" data-testid="review-progress">
-            {r.reviewers.map((p) => (
-              <li key={p.username}>
-                {p.username}: {p.submitted} of {p.total} submitted
-              </li>
-            ))}
-          </ul>
+          <p data-testid="review-progress">
+            {r.reviewers.map((p) => `${p.username}: ${p.submitted} of ${p.total} submitted`).join(" · ")}
+          </p>
           <DefensibleTable name={r.name} rows={r.defensible} />
           <AgreementLine agreement={r.agreement} />
         </article>

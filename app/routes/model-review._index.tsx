@@ -37,7 +37,7 @@ export default function ModelReviewHome() {
             total={progress.total}
             breakdown={`${rows.filter((r) => r.state === "draft").length} drafts`}
           />
-          <div className="card table-wrap">
+          <div className="card table-scroll">
             <table data-testid="model-steps">
               <thead>
                 <tr>

@@ -184,8 +184,11 @@ describe("clinician review of model steps in the browser", () => {
     expect(await review.getByTestId("review-agreement").textContent()).toMatch(
       new RegExp(`^Agreement on ${STEPS} steps reviewed twice: ${((100 * (STEPS - 1)) / STEPS).toFixed(1)}% agree`),
     );
-    await review.scrollIntoViewIfNeeded();
-    await shots(page, "04-evaluation-figures");
+    if (process.env.SCREENSHOT_DIR)
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await review.screenshot({ path: join(process.env.SCREENSHOT_DIR, `04-evaluation-figures-${width}.png`) });
+      }
     const csv = await page.request.get(`${app.url}/admin/evaluations/${evaluationId}/files/reviews.csv`);
     expect(csv.status()).toBe(200);
     expect(await csv.text()).toContain(`Premature diagnoses, pilot`);

@@ -104,6 +104,7 @@ export const modelReviewWorkspace: WorkspaceDefinition<View, ModelReviewValues, 
             </p>
           </article>
           <article className="card" aria-label="Reference" data-testid="reference">
+            <h3>The reference</h3>
             <p>
               Gold label:{" "}
               <strong>

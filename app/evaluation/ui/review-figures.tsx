@@ -19,9 +19,9 @@ export function DefensibleTable({ name, rows }: { name: string; rows: readonly D
     a.failure === b.failure ? (a.model === "" ? -1 : b.model === "" ? 1 : 0) : 0,
   );
   return (
-    <div className="table-wrap">
+    <div className="table-scroll">
+      <p className="muted">Review “{name}”: steps judged clinically defensible</p>
       <table data-testid="review-figures" data-review={name}>
-        <caption className="muted">Review “{name}”: steps judged clinically defensible</caption>
         <thead>
           <tr>
             <th>Failure</th>
