@@ -79,6 +79,8 @@ export interface SendReviewInput {
   now?: number;
   /** The draw's seed (random when not given; tests pass one). */
   seed?: number;
+  /** For tests: the most steps one review may hold (MAX_REVIEW_ITEMS). */
+  maxItems?: number;
 }
 
 export interface SendReviewResult {
@@ -175,9 +177,10 @@ export function sendReview(db: Db, input: SendReviewInput): SendReviewResult {
         .sort((a, b) => a - b);
       chosen = order.map((i) => picked[i]!);
     }
-    if (chosen.length > MAX_REVIEW_ITEMS)
+    const most = input.maxItems ?? MAX_REVIEW_ITEMS;
+    if (chosen.length > most)
       throw new ServiceError(
-        `The filter picks ${chosen.length} model steps; send at most ${MAX_REVIEW_ITEMS} (a random sample: give the number of steps).`,
+        `The filter picks ${chosen.length} model steps; send at most ${most} (a random sample: give the number of steps).`,
         "limit",
       );
 

@@ -149,6 +149,7 @@ export default function EvaluationReviews() {
         <label htmlFor="review-name">Name of the review</label>
         <input
           id="review-name"
+          size={40}
           type="text"
           name="name"
           required

@@ -219,8 +219,10 @@ describe("sending a review", () => {
     expect(refusal({ ...base, reviewers: ["nobody"] })).toMatch(/No user named "nobody"/);
     expect(refusal({ ...base, perItem: 2 })).toMatch(/at least two reviewers/);
     expect(refusal({ ...base, filter: { ...PD, q: "zzz" } })).toMatch(/picks no model step/);
+    expect(refusal({ ...base, maxItems: 10 })).toMatch(/model steps; send at most 10 \(a random sample/);
     expect(db.$client.prepare("select count(*) from evaluation_reviews").pluck().get()).toBe(0);
     expect(db.$client.prepare("select count(*) from evaluation_review_labels").pluck().get()).toBe(0);
+    expect(refusal({ ...base, name: "Sampled", maxItems: 10, limit: 10 })).toBe("sent");
     expect(refusal(base)).toBe("sent");
     expect(refusal(base)).toMatch(/already has a review named "R"/);
   });
