@@ -10,7 +10,7 @@
  * review, nor another reviewer's label. The admin's functions are called only behind the admin guard.
  */
 import { randomBytes, randomInt } from "node:crypto";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import {
   evaluationReviewItems,
   evaluationReviewLabels,
@@ -607,9 +607,18 @@ export function saveModelReview(
   return saveWorkItem(db, modelReviewWork, { ...rest, itemId: labelId });
 }
 
-/** How many model steps a filter picks now (the send form's preview): every matching trajectory the metrics count. */
+/**
+ * How many model steps a filter picks now (the send form's preview): every matching trajectory the metrics count,
+ * counted without reading their failures.
+ */
 export function countPicked(db: Db, evaluationId: number, filter: CaseListFilters): number {
-  return pickedTrajectories(db, evaluationId, filter).length;
+  const t = evaluationTrajectories;
+  return db
+    .select({ n: count() })
+    .from(t)
+    .innerJoin(visibleEvaluationRuns, eq(visibleEvaluationRuns.id, t.runId))
+    .where(and(caseListFilter(evaluationId, filter), sql`${t.excluded} is null`))
+    .get()!.n;
 }
 
 /** The users who may be named reviewers: active, with the annotator or adjudicator role; usernames only. */

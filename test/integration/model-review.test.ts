@@ -171,6 +171,16 @@ describe("sending a review", () => {
       evaluationId: String(evaluationId),
     })) as { sent: { items: number; matched: number } };
     expect(out.sent).toMatchObject({ items: n, matched: n });
+    // The form's preview counts what the send picks.
+    const page = await get(
+      "admin",
+      reviewsLoader,
+      `/admin/evaluations/${evaluationId}/reviews?c_failure=premature_diagnosis`,
+      {
+        evaluationId: String(evaluationId),
+      },
+    );
+    expect(page.matched).toBe(n);
     const wrongStep = db.$client
       .prepare(
         `select count(*) from evaluation_review_items i join evaluation_trajectories t on t.id = i.trajectory_id
