@@ -11,7 +11,7 @@ import { PREPARATION_NAV } from "./preparation/public.server";
 import { ADJUDICATION_NAV } from "./adjudication/public.server";
 import { MC_EVALUATION_NAV } from "./mc-evaluation/public.server";
 import { EXPERT_PANEL_NAV } from "./expert-panel/registration.server";
-import { EVALUATION_IMPORT_PARENT, EVALUATIONS_NAV } from "./evaluation/public.server";
+import { EVALUATION_IMPORT_PARENT, EVALUATIONS_NAV, MODEL_REVIEW_NAV } from "./evaluation/public.server";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, isDemoDatabase, seedDemo } from "./demo/demo.server";
 import { register } from "./platform/registry.server";
 import { ANNOTATION_NAV, GRACE_SWEEP, SAFE_PSYCH_GUIDELINES } from "./annotation/public.server";
@@ -42,6 +42,7 @@ register({
   nav: [
     ...ANNOTATION_NAV,
     ...ADJUDICATION_NAV,
+    ...MODEL_REVIEW_NAV,
     ...JUDGE_VALIDATION_NAV,
     ...SCREENING_NAV,
     ...EXPERT_PANEL_NAV,

@@ -558,3 +558,4 @@ export * from "./schema-quality";
 export * from "./schema-jobs";
 export * from "./schema-preparation";
 export * from "./schema-evaluation";
+export * from "./schema-evaluation-review";

@@ -106,6 +106,49 @@ export interface TrajectoryRow {
   wrongCode: number;
 }
 
+/** The case list's filters, as its window reads them and as a review is sent with them (model-review.server.ts). */
+export interface CaseListFilters {
+  failure: string;
+  model: string;
+  strategy: string;
+  q: string;
+}
+
+/**
+ * The condition on `evaluation_trajectories` of the case list's filters: one failure (each flag kept on the row at
+ * import, read from its index; disagreement between seeds read at query time), a model, a strategy and a case-id
+ * prefix. The one definition of what a filter picks, for the list and for a review sent with it.
+ */
+export function caseListFilter(evaluationId: number, f: CaseListFilters): SQL | undefined {
+  const t = evaluationTrajectories;
+  const failure = (FAILURE_FILTERS as readonly string[]).includes(f.failure) ? (f.failure as FailureFilter) : null;
+  const flag: Record<Exclude<FailureFilter, "seed_disagreement">, SQL> = {
+    premature_diagnosis: sql`${t.prematureDiagnosis} = 1`,
+    premature_abstention: sql`${t.prematureAbstention} = 1`,
+    over_abstention: sql`${t.overAbstention} = 1`,
+    wrong_code: sql`${t.wrongCode} = 1`,
+  };
+  const [lo, hi] = prefixRange(f.q);
+  return and(
+    eq(t.evaluationId, evaluationId),
+    failure === "seed_disagreement" ? seedDisagreement() : failure ? flag[failure] : undefined,
+    f.model ? eq(t.model, f.model) : undefined,
+    f.strategy ? eq(t.strategy, f.strategy) : undefined,
+    f.q ? sql`${t.sampleId} >= ${lo} and ${t.sampleId} < ${hi}` : undefined,
+  );
+}
+
+/**
+ * Disagreement between seeds: another seed of the same model and strategy ended this case differently (a diagnosis
+ * with another code, or no diagnosis); trajectories left out of the metrics are not compared.
+ */
+export function seedDisagreement(): SQL {
+  const t = evaluationTrajectories;
+  return sql`${t.excluded} is null and exists (select 1 from evaluation_trajectories u
+          where u.evaluation_id = ${t.evaluationId} and u.sample_id = ${t.sampleId} and u.model = ${t.model}
+          and u.strategy = ${t.strategy} and u.excluded is null and u.outcome <> ${t.outcome})`;
+}
+
 /**
  * Trajectories of the evaluation by case, filtered by one failure (each flag kept on the row at import, read from its
  * index), a model, a strategy and a case-id prefix. Disagreement between seeds: another seed of the same model and
@@ -115,29 +158,7 @@ export interface TrajectoryRow {
 export function casesWindow(db: Db, evaluationId: number, params: URLSearchParams): ListWindow<TrajectoryRow> {
   const w = readWindow(params, CASES_WINDOW, 2);
   const t = evaluationTrajectories;
-  const failure = (FAILURE_FILTERS as readonly string[]).includes(w.filters.failure)
-    ? (w.filters.failure as FailureFilter)
-    : null;
-  const flag: Record<Exclude<FailureFilter, "seed_disagreement">, SQL> = {
-    premature_diagnosis: sql`${t.prematureDiagnosis} = 1`,
-    premature_abstention: sql`${t.prematureAbstention} = 1`,
-    over_abstention: sql`${t.overAbstention} = 1`,
-    wrong_code: sql`${t.wrongCode} = 1`,
-  };
-  const [lo, hi] = prefixRange(w.filters.q);
-  const filter = and(
-    eq(t.evaluationId, evaluationId),
-    failure === "seed_disagreement"
-      ? sql`${t.excluded} is null and exists (select 1 from evaluation_trajectories u
-          where u.evaluation_id = ${t.evaluationId} and u.sample_id = ${t.sampleId} and u.model = ${t.model}
-          and u.strategy = ${t.strategy} and u.excluded is null and u.outcome <> ${t.outcome})`
-      : failure
-        ? flag[failure]
-        : undefined,
-    w.filters.model ? eq(t.model, w.filters.model) : undefined,
-    w.filters.strategy ? eq(t.strategy, w.filters.strategy) : undefined,
-    w.filters.q ? sql`${t.sampleId} >= ${lo} and ${t.sampleId} < ${hi}` : undefined,
-  );
+  const filter = caseListFilter(evaluationId, w.filters);
   const k = keyset(w, [t.sampleId, t.id]);
   const r = visibleEvaluationRuns;
   const rows = db
@@ -214,6 +235,47 @@ export interface CaseView {
   shown: CaseTrajectory[];
 }
 
+/** The gold record of a case in an evaluation's data_gt.json, or undefined. */
+export function goldRecordOf(gold: readonly unknown[], sampleId: string): Record<string, unknown> | undefined {
+  return gold.find((g) => typeof g === "object" && g !== null && String((g as { id?: unknown }).id) === sampleId) as
+    Record<string, unknown> | undefined;
+}
+
+/**
+ * A case's gold label as the case page and the review show it, and the expert action label of each section
+ * (`expertActionLabels`, docs/safe-psych.md, "Gold labels and expert action labels"); T is the record's
+ * `num_sections_in_input`, else the trajectory's. Null when the record does not read as a gold label.
+ */
+export function caseGold(goldRecord: Record<string, unknown>, sampleId: string, sectionsTotal: number) {
+  const goldCase = readGold([goldRecord]).cases.get(sampleId);
+  if (!goldCase) return { gold: null, expertActions: [] as string[] };
+  const T = Number(goldRecord.num_sections_in_input ?? sectionsTotal) || sectionsTotal;
+  let expertActions: string[] = [];
+  if (T > 0) {
+    try {
+      const label = (
+        goldCase.sufficient
+          ? { sufficiency: "sufficient", earliestSection: goldCase.tau, diagnosis: goldCase.code }
+          : { sufficiency: "insufficient" }
+      ) as CaseLabel;
+      expertActions = expertActionLabels(label, T);
+    } catch {
+      expertActions = [];
+    }
+  }
+  return {
+    gold: {
+      sufficient: goldCase.sufficient,
+      diagnosis:
+        goldCase.code ??
+        (typeof goldRecord.diagnosis === "string" && goldRecord.diagnosis ? goldRecord.diagnosis : null),
+      tau: goldCase.tau,
+      sections: T,
+    },
+    expertActions,
+  };
+}
+
 /**
  * One case of an evaluation: its gold label and expert actions, the note's sections, and the steps of the
  * trajectories asked for (at most four, by id; by default the first seed of each of the first four models under the
@@ -231,11 +293,8 @@ export function caseView(
     .where(eq(evaluations.id, evaluationId))
     .get();
   if (!evaluation) return null;
-  const goldRecord = evaluation.gold.find(
-    (g) => typeof g === "object" && g !== null && String((g as { id?: unknown }).id) === sampleId,
-  ) as Record<string, unknown> | undefined;
-  const goldCase = goldRecord ? readGold([goldRecord]).cases.get(sampleId) : undefined;
-  if (!goldRecord || !goldCase) return null;
+  const goldRecord = goldRecordOf(evaluation.gold, sampleId);
+  if (!goldRecord) return null;
   const t = evaluationTrajectories;
   const r = visibleEvaluationRuns;
   const all = db
@@ -277,20 +336,8 @@ export function caseView(
     .where(sql`${evaluationSteps.trajectoryId} = ${sql.placeholder("id")}`)
     .orderBy(asc(evaluationSteps.stepIndex))
     .prepare();
-  const T = Number(goldRecord.num_sections_in_input ?? all[0]?.sectionsTotal ?? 0) || (all[0]?.sectionsTotal ?? 0);
-  let expertActions: string[] = [];
-  if (T > 0) {
-    try {
-      const label = (
-        goldCase.sufficient
-          ? { sufficiency: "sufficient", earliestSection: goldCase.tau, diagnosis: goldCase.code }
-          : { sufficiency: "insufficient" }
-      ) as CaseLabel;
-      expertActions = expertActionLabels(label, T);
-    } catch {
-      expertActions = [];
-    }
-  }
+  const { gold, expertActions } = caseGold(goldRecord, sampleId, all[0]?.sectionsTotal ?? 0);
+  if (!gold) return null;
   let sections: CaseView["sections"] = null;
   if (evaluation.studyId !== null) {
     const found = db
@@ -303,14 +350,7 @@ export function caseView(
   }
   return {
     sampleId,
-    gold: {
-      sufficient: goldCase.sufficient,
-      diagnosis:
-        goldCase.code ??
-        (typeof goldRecord.diagnosis === "string" && goldRecord.diagnosis ? goldRecord.diagnosis : null),
-      tau: goldCase.tau,
-      sections: T,
-    },
+    gold,
     expertActions,
     sections,
     strategy,

@@ -17,3 +17,22 @@ export { importRunFolders, type RunImportInput, type RunImportResult } from "./e
 
 /** The admin's link of the menu (docs/architecture.md, "Registration"). */
 export const EVALUATIONS_NAV: readonly NavEntry[] = [{ to: "/admin/evaluations", label: "Evaluations", role: "admin" }];
+
+/**
+ * The reviewers' link of the menu: the psychiatrists' queue of model steps (docs/evaluation.md, "Clinician review of
+ * model steps"), for annotators and adjudicators; a user with both roles sees it once (`navEntriesFor`).
+ */
+export const MODEL_REVIEW_NAV: readonly NavEntry[] = [
+  {
+    to: "/model-review",
+    label: "Model steps",
+    role: "annotator",
+    listOf: { segments: ["model-review"], label: "My model steps" },
+  },
+  {
+    to: "/model-review",
+    label: "Model steps",
+    role: "adjudicator",
+    listOf: { segments: ["model-review"], label: "My model steps" },
+  },
+];

@@ -86,9 +86,15 @@ export function registered(): Registration {
 /** The header's order of the roles' links: a worker's lists first, then the admin's pages. */
 const NAV_ROLE_ORDER: readonly Role[] = ["annotator", "adjudicator", "rater", "admin"];
 
-/** The registered links a user with `roles` sees, grouped by role in the header's order, each group as registered. */
+/**
+ * The registered links a user with `roles` sees, grouped by role in the header's order, each group as registered; a
+ * link registered for two of the user's roles is shown once, at its first place.
+ */
 export function navEntriesFor(roles: readonly Role[]): NavEntry[] {
-  return NAV_ROLE_ORDER.filter((r) => roles.includes(r)).flatMap((r) => registered().nav.filter((e) => e.role === r));
+  const seen = new Set<string>();
+  return NAV_ROLE_ORDER.filter((r) => roles.includes(r))
+    .flatMap((r) => registered().nav.filter((e) => e.role === r))
+    .filter((e) => !seen.has(e.to) && Boolean(seen.add(e.to)));
 }
 
 /** The registration of a kind of study's guidelines. Throws for a kind nobody registered: a programming error. */

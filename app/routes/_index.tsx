@@ -4,6 +4,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { requireUser } from "~/accounts/guard.server";
 import { getDb } from "~/platform/db.server";
 import { isNamedReviewer } from "~/preparation/public.server";
+import { isModelReviewer, REVIEWER_ROLES } from "~/evaluation/model-review.server";
 
 /** The start page: straight to the user's work when they have one role, a choice when they have several. */
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -22,6 +23,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
       label: "Rate answer options and generated cases (expert ratings)",
       role: "rater",
     },
+    // Named by a review of model steps, while an annotator or adjudicator (docs/evaluation.md).
+    REVIEWER_ROLES.some((r) => user.roles.includes(r)) &&
+      isModelReviewer(getDb(), user.id) && {
+        to: "/model-review",
+        label: "Review model steps (evaluations)",
+        role: "named reviewer",
+      },
     // Named by a preparation project, whatever one's roles (docs/preparation.md).
     isNamedReviewer(getDb(), user.id) && {
       to: "/preparation",

@@ -6,6 +6,8 @@ import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { evaluationTables, runsWindow, type RunRow } from "~/evaluation/evaluation-pages.server";
 import { getEvaluation, importFromPage, runsRoot } from "~/evaluation/evaluations.server";
 import { ImportForm, ImportResultView } from "~/evaluation/ui/import-form";
+import { listReviews } from "~/evaluation/model-review.server";
+import { AgreementLine, DefensibleTable } from "~/evaluation/ui/review-figures";
 import { MetricsTables } from "~/evaluation/ui/metrics-tables";
 import { getDb } from "~/platform/db.server";
 import { ServiceError } from "~/platform/service-error";
@@ -30,6 +32,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     gold: output.gold,
     warnings: output.warnings,
     runs: runsWindow(db, evaluation.id, url.searchParams),
+    reviews: listReviews(db, evaluation.id),
     root: runsRoot(),
   };
 }
@@ -65,7 +68,7 @@ function seconds(s: number | null): string {
 }
 
 export default function EvaluationPage() {
-  const { evaluation, mode, tables, gold, warnings, runs, root } = useLoaderData<typeof loader>();
+  const { evaluation, mode, tables, gold, warnings, runs, reviews, root } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const [params] = useSearchParams();
   const columns = useMemo(
@@ -124,6 +127,23 @@ export default function EvaluationPage() {
         </ul>
       )}
       <MetricsTables tables={tables} mode={mode} base={`${base}/files`} />
+      <h2>Clinician review</h2>
+      <p className="muted" data-testid="review-link">
+        How many of the failures psychiatrists judged clinically defensible, blinded to the model.{" "}
+        <Link to={`${base}/reviews`}>Send model steps to review ›</Link>
+        {reviews.length ? (
+          <>
+            {" "}
+            · <a href={`${base}/files/reviews.csv`}>reviews.csv</a>
+          </>
+        ) : null}
+      </p>
+      {reviews.map((r) => (
+        <div key={r.id} data-testid="evaluation-review" data-review={r.name}>
+          <DefensibleTable name={r.name} rows={r.defensible} />
+          <AgreementLine agreement={r.agreement} />
+        </div>
+      ))}
       <h2>Runs</h2>
       <WindowTable
         window={runs}

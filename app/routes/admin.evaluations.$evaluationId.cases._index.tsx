@@ -76,6 +76,18 @@ export default function EvaluationCases() {
         a sufficient case; wrong code: the first diagnosis does not match the gold code at diagnosis level; disagreement
         between seeds: another seed of the same model and strategy ended the case differently.
       </p>
+      <p>
+        <Link
+          to={`${base}/reviews?${new URLSearchParams(
+            Object.entries({ c_failure: f.failure, c_model: f.model, c_strategy: f.strategy, c_q: f.q }).filter(
+              ([, v]) => v,
+            ),
+          ).toString()}`}
+          data-testid="send-to-review"
+        >
+          Send the steps of this filter to clinician review ›
+        </Link>
+      </p>
       <WindowTable
         window={cases}
         columns={columns}

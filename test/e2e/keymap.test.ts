@@ -53,7 +53,7 @@ describe("the keymap", () => {
     await page.keyboard.press("h");
     await page.waitForURL(/\/help$/);
     // The URL changes before the help page has rendered: wait for its list.
-    await expect.poll(() => page.locator("[data-workspace]").count()).toBe(7);
+    await expect.poll(() => page.locator("[data-workspace]").count()).toBe(9);
     await page.context().close();
   });
 });

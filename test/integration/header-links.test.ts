@@ -59,6 +59,7 @@ describe("the header's menu", () => {
     ]);
     expect(links(await text("ann", "/annotate"), "Main").all).toEqual([
       "Annotate /annotate",
+      "Model steps /model-review",
       "Adjudicate /adjudicate",
       "Help /help",
     ]);

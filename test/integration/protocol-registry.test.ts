@@ -98,6 +98,7 @@ describe("the protocol registry", () => {
     const show = (e: { to: string; label: string }) => `${e.label} ${e.to}`;
     expect(navEntriesFor(["admin", "annotator", "adjudicator", "rater"]).map(show)).toEqual([
       "Annotate /annotate",
+      "Model steps /model-review",
       "Adjudicate /adjudicate",
       "Rate responses /judge-validation",
       "Screening review /screening",
@@ -122,8 +123,23 @@ describe("the protocol registry", () => {
     }
     // Every protocol address a worker can land on offers its list on an error page.
     const segments = registered().nav.flatMap((e) => e.listOf?.segments ?? []);
-    expect(segments.sort()).toEqual(
-      ["adjudicate", "annotate", "case-review", "expert-ratings", "judge-validation", "mentat", "screening"].sort(),
+    expect([...new Set(segments)].sort()).toEqual(
+      [
+        "adjudicate",
+        "annotate",
+        "case-review",
+        "expert-ratings",
+        "judge-validation",
+        "mentat",
+        "screening",
+        "model-review",
+      ].sort(),
     );
+    // A link registered for two roles is shown once to a user with both.
+    expect(navEntriesFor(["annotator", "adjudicator"]).map(show)).toEqual([
+      "Annotate /annotate",
+      "Model steps /model-review",
+      "Adjudicate /adjudicate",
+    ]);
   });
 });

@@ -156,6 +156,7 @@ describe("the guides' keys", () => {
     "case-review": "docs/guides/rater.md",
     preparation: "docs/guides/rater.md",
     correction: "docs/guides/rater.md",
+    "model-review": "docs/guides/annotator.md",
   };
 
   it("name every label key of the workspace each guide describes, as the keymap shows it", () => {

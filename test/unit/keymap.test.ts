@@ -16,7 +16,7 @@ import {
 const WORKSPACES = Object.keys(WORKSPACE_KEYMAPS) as WorkspaceId[];
 
 describe("the keymap", () => {
-  it("covers the seven workspaces", () => {
+  it("covers the nine workspaces", () => {
     expect(WORKSPACES.sort()).toEqual(
       [
         "adjudication",
@@ -27,6 +27,7 @@ describe("the keymap", () => {
         "mentat",
         "preparation",
         "screening",
+        "model-review",
       ].sort(),
     );
   });
@@ -73,16 +74,16 @@ describe("the keymap", () => {
 
 describe("one letter, one meaning where the labels allow it", () => {
   it("one letter clash is left, N: the negative answer, said on both cards", () => {
-    // docs/architecture.md, "Keymap": N is "none" (no diagnosis) in judge validation and "no" (not relevant) in
-    // screening; every other letter means one thing in every workspace.
+    // docs/architecture.md, "Keymap": N is "none" (no diagnosis) in judge validation and "no" (not relevant in
+    // screening, not defensible in the review of model steps); every other letter means one thing in every workspace.
     expect(letterClashes("judge-validation").map((c) => [c.key, c.here])).toEqual([["n", "none"]]);
     const n = letterClashes("judge-validation")[0]!;
-    expect(n.elsewhere.map((e) => `${e.workspace}:${e.means}`)).toEqual(["screening:no"]);
+    expect(n.elsewhere.map((e) => `${e.workspace}:${e.means}`)).toEqual(["screening:no", "model-review:no"]);
     for (const id of WORKSPACES)
       expect(
         letterClashes(id).map((c) => c.key),
         id,
-      ).toEqual(id === "judge-validation" || id === "screening" ? ["n"] : []);
+      ).toEqual(id === "judge-validation" || id === "screening" || id === "model-review" ? ["n"] : []);
     // Symmetric: a clash said on one card is said on the other.
     for (const id of WORKSPACES)
       for (const clash of letterClashes(id))

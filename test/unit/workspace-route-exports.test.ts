@@ -15,7 +15,7 @@ describe("workspace routes", () => {
     .map((f) => ({ file: `${ROUTES}/${f}`, text: readFileSync(`${ROUTES}/${f}`, "utf8") }))
     .filter((r) => /export \{[^}]*\bclientAction\b[^}]*\} from "~\/work-items\/ui\/save-action"/.test(r.text));
 
-  it("are found (the eight workspaces)", () => {
+  it("are found (the nine workspaces)", () => {
     expect(routes.map((r) => r.file).sort()).toEqual(
       [
         "adjudicate.$caseId.tsx",
@@ -23,6 +23,7 @@ describe("workspace routes", () => {
         "case-review.$itemId.tsx",
         "judge-validation.$itemId.tsx",
         "mentat.$questionId.tsx",
+        "model-review.$key.tsx",
         "preparation.$noteId.tsx",
         "preparation.corrections.$key.tsx",
         "screening.$entryId.tsx",

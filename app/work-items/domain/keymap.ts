@@ -46,7 +46,8 @@ export type WorkspaceId =
   | "mentat"
   | "case-review"
   | "preparation"
-  | "correction";
+  | "correction"
+  | "model-review";
 
 export interface WorkspaceKeymap {
   title: string;
@@ -182,6 +183,22 @@ export const WORKSPACE_KEYMAPS: Record<WorkspaceId, WorkspaceKeymap> = {
     previous: true,
     own: [{ keys: ["1", "2", "3", "4", "5"], show: "1–5", does: "go to a section's English text" }],
   },
+  "model-review": {
+    title: "Review of model steps",
+    list: "/model-review",
+    item: "step",
+    search: null,
+    previous: true,
+    own: [
+      {
+        keys: ["y", "n"],
+        show: "Y / N",
+        does: "clinically defensible: yes / no (then type why)",
+        means: { y: "yes", n: "no" },
+      },
+      { keys: ["e"], show: "E", does: "why: explain the judgement", means: { e: "rationale" } },
+    ],
+  },
 };
 
 /** One letter that means one thing in this workspace and another elsewhere (the labels' own initials). */
@@ -195,7 +212,8 @@ export interface LetterClash {
  * The letters of a workspace's own keys that mean something else in another workspace. A letter means one thing in
  * every workspace (docs/architecture.md, "Keymap"): where a label's initial was taken, the label got another letter
  * of its word (O committed, P specific, T category, E rationale, W reword, F flag missed text). The one letter left with two words, N (none in
- * judge validation, no in screening: the negative answer in both), is said on both cards from this list.
+ * judge validation, no in screening and in the review of model steps: the negative answer in each), is said on the cards
+ * from this list.
  */
 export function letterClashes(id: WorkspaceId): LetterClash[] {
   const meaningsOf = (w: WorkspaceId) =>
