@@ -525,6 +525,7 @@ function writeImport(
           );
       },
       finish: (tx, parent) => {
+        keepCaseCounts(db, parent.evaluationId, checked);
         tx.update(evaluations)
           .set({ version: sql`${evaluations.version} + 1` })
           .where(eq(evaluations.id, parent.evaluationId))
@@ -543,6 +544,43 @@ function writeImport(
   if ("exists" in outcome) throw new ServiceError(INTERRUPTED, undefined, 409);
   const row = db.select({ id: evaluations.id }).from(evaluations).where(eq(evaluations.name, input.evaluation)).get();
   return row!.id;
+}
+
+/**
+ * The case list's kept figures for the models and strategies an import adds runs to (docs/evaluation.md, "Scale"), in
+ * the transaction that makes the import visible: each trajectory's seed-disagreement flag (another seed of the same
+ * model and strategy ended the case otherwise; trajectories left out of the metrics are not compared), then the counts
+ * of `evaluation_case_counts`. An import into an evaluation is the only one writing it (its hidden parent's target), so
+ * every trajectory of the evaluation is visible or this import's. Costs the imported models' and strategies'
+ * trajectories, never the list's requests. The migration that added these figures fills them the same way.
+ */
+function keepCaseCounts(db: Db, evaluationId: number, checked: readonly CheckedFile[]): void {
+  // The import's connection: better-sqlite3 is synchronous, so these run inside the finishing transaction.
+  const $ = db.$client;
+  const flag = $.prepare(
+    `update evaluation_trajectories set seed_disagreement = (excluded is null and exists (select 1
+       from evaluation_trajectories u where u.evaluation_id = evaluation_trajectories.evaluation_id
+       and u.sample_id = evaluation_trajectories.sample_id and u.model = evaluation_trajectories.model
+       and u.strategy = evaluation_trajectories.strategy and u.excluded is null
+       and u.outcome <> evaluation_trajectories.outcome))
+     where evaluation_id = ? and model = ? and strategy = ?`,
+  );
+  const drop = $.prepare("delete from evaluation_case_counts where evaluation_id = ? and model = ? and strategy = ?");
+  const count = $.prepare(
+    `insert into evaluation_case_counts (evaluation_id, model, strategy, trajectories, premature_diagnosis,
+       premature_abstention, over_abstention, wrong_code, seed_disagreement)
+     select evaluation_id, model, strategy, count(*), sum(premature_diagnosis), sum(premature_abstention),
+       sum(over_abstention), sum(wrong_code), sum(seed_disagreement)
+     from evaluation_trajectories where evaluation_id = ? and model = ? and strategy = ?
+     group by evaluation_id, model, strategy`,
+  );
+  const pairs = new Set(checked.map((c) => JSON.stringify([c.model, c.strategy])));
+  for (const pair of pairs) {
+    const [model, strategy] = JSON.parse(pair) as [string, string];
+    flag.run(evaluationId, model, strategy);
+    drop.run(evaluationId, model, strategy);
+    count.run(evaluationId, model, strategy);
+  }
 }
 
 /** The second pass: each file read again and checked against the first pass's hash, in batches of 200 trajectories. */
