@@ -557,29 +557,32 @@ function writeImport(
 function keepCaseCounts(db: Db, evaluationId: number, checked: readonly CheckedFile[]): void {
   // The import's connection: better-sqlite3 is synchronous, so these run inside the finishing transaction.
   const $ = db.$client;
+  // The model's and strategy's trajectories, reached through their runs' index (evaluation_runs_eval_model_idx, then
+  // evaluation_trajectories_run_idx): one range per run, never a walk over the evaluation's trajectories.
+  // eslint-disable-next-line concord/visible-rows -- this import's own runs, not yet visible in its finishing transaction
+  const ofPair = `run_id in (select id from evaluation_runs where evaluation_id = ? and model = ? and strategy = ?)`;
   const flag = $.prepare(
     `update evaluation_trajectories set seed_disagreement = (excluded is null and exists (select 1
        from evaluation_trajectories u where u.evaluation_id = evaluation_trajectories.evaluation_id
        and u.sample_id = evaluation_trajectories.sample_id and u.model = evaluation_trajectories.model
        and u.strategy = evaluation_trajectories.strategy and u.excluded is null
        and u.outcome <> evaluation_trajectories.outcome))
-     where evaluation_id = ? and model = ? and strategy = ?`,
+     where ${ofPair}`,
   );
   const drop = $.prepare("delete from evaluation_case_counts where evaluation_id = ? and model = ? and strategy = ?");
   const count = $.prepare(
     `insert into evaluation_case_counts (evaluation_id, model, strategy, trajectories, premature_diagnosis,
        premature_abstention, over_abstention, wrong_code, seed_disagreement)
-     select evaluation_id, model, strategy, count(*), sum(premature_diagnosis), sum(premature_abstention),
-       sum(over_abstention), sum(wrong_code), sum(seed_disagreement)
-     from evaluation_trajectories where evaluation_id = ? and model = ? and strategy = ?
-     group by evaluation_id, model, strategy`,
+     select ?, ?, ?, count(*), coalesce(sum(premature_diagnosis), 0), coalesce(sum(premature_abstention), 0),
+       coalesce(sum(over_abstention), 0), coalesce(sum(wrong_code), 0), coalesce(sum(seed_disagreement), 0)
+     from evaluation_trajectories where ${ofPair}`,
   );
   const pairs = new Set(checked.map((c) => JSON.stringify([c.model, c.strategy])));
   for (const pair of pairs) {
     const [model, strategy] = JSON.parse(pair) as [string, string];
     flag.run(evaluationId, model, strategy);
     drop.run(evaluationId, model, strategy);
-    count.run(evaluationId, model, strategy);
+    count.run(evaluationId, model, strategy, evaluationId, model, strategy);
   }
 }
 
