@@ -129,6 +129,7 @@ interface CheckedFile extends LocatedFile {
   failures: number;
   status: string;
   retries: number | null;
+  tokens: number | null;
   seconds: number | null;
   judge: string | null;
 }
@@ -260,11 +261,27 @@ function checkFiles(
       failures,
       status: typeof runJson?.status === "string" ? runJson.status : "unknown",
       retries: sessions ? sessions.reduce((n, s) => n + (typeof s.retries === "number" ? s.retries : 0), 0) : null,
+      tokens: recordedTokens(sessions),
       seconds: typeof timing?.total_time_seconds === "number" ? timing.total_time_seconds : null,
       judge: typeof judgeRecord?.key === "string" ? judgeRecord.key : null,
     });
   }
   return checked;
+}
+
+/**
+ * The tokens a run recorded: the sum of its run.json sessions' `tokens` when every session recorded a number (the
+ * servers reported usage), else null — a run by the reference's runner, by a Concord that did not record them, or
+ * against a server that reports no usage (docs/formats.md, "Run folders").
+ */
+function recordedTokens(sessions: Record<string, unknown>[] | null): number | null {
+  if (!sessions || sessions.length === 0) return null;
+  let n = 0;
+  for (const s of sessions) {
+    if (typeof s.tokens !== "number" || !Number.isFinite(s.tokens) || s.tokens < 0) return null;
+    n += s.tokens;
+  }
+  return n;
 }
 
 /** The gold file of a new evaluation, read whole through the contract (as `import-gold` reads data_gt.json). */
@@ -402,7 +419,7 @@ function writeImport(
   const $ = db.$client;
   const insertRun = $.prepare(
     `insert into evaluation_runs (evaluation_id, import_id, path, model, strategy, seed, judge, status, trajectories,
-       calls, retries, tokens, failures, seconds, import_run) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?)`,
+       calls, retries, tokens, failures, seconds, import_run) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertTrajectory = $.prepare(
     `insert into evaluation_trajectories (run_id, evaluation_id, model, strategy, sample_id, line, stopping_reason,
@@ -479,6 +496,7 @@ function writeImport(
             c.trajectories,
             c.calls,
             c.retries,
+            c.tokens,
             c.failures,
             c.seconds,
             runId,

@@ -58,6 +58,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 const col = columnHelper<RunRow>();
 
+/** Why a run shows no tokens (docs/evaluation.md, "Runs in the app"). */
+const NO_TOKENS =
+  "Not recorded: this run's run.json has no token counts (a run by the reference's runner or an older Concord, or a server that reports no usage).";
+
 function seconds(s: number | null): string {
   if (s === null) return "—";
   if (s < 120) return `${s.toFixed(1)} s`;
@@ -77,7 +81,19 @@ export default function EvaluationPage() {
       col.accessor("trajectories", { header: "Cases" }),
       col.accessor("calls", { header: "Calls" }),
       col.accessor("retries", { header: "Retries", cell: (i) => i.getValue() ?? "—" }),
-      col.accessor("tokens", { header: "Tokens", cell: (i) => i.getValue() ?? "—" }),
+      col.accessor("tokens", {
+        header: "Tokens",
+        cell: (i) => {
+          const n = i.getValue();
+          return n === null ? (
+            <span title={NO_TOKENS} aria-label={NO_TOKENS} data-testid="no-tokens">
+              —
+            </span>
+          ) : (
+            n.toLocaleString("en-US")
+          );
+        },
+      }),
       col.accessor("failures", { header: "Failures" }),
       col.accessor("seconds", { header: "Time", cell: (i) => seconds(i.getValue()) }),
     ],

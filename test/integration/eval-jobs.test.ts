@@ -294,6 +294,12 @@ describe("a Safe-Psych job that names an evaluation", () => {
 
   it("ends with its runs in the evaluation: listed by the evaluation's page, its numbers, and the job's link", async () => {
     await makeUser(db, "boss", ["admin"]);
+    // The servers report 7 tokens a call: the run records them (run.json's session) and the runs list shows them.
+    const answer = evalJobsHandler();
+    stub.setHandler(async (call) => {
+      const reply = await answer(call);
+      return "content" in reply ? { ...reply, totalTokens: 7 } : reply;
+    });
     const evaluationId = evaluation("E", ["a", "b"]);
     const id = startSafePsychJob(db, { params: params(evaluationId), actorId: null });
     await workerJobEnded(id);
@@ -336,6 +342,10 @@ describe("a Safe-Psych job that names an evaluation", () => {
     ]);
     // The job's calls as the run counts them: a model call per step, a judge call per answered step (a: 2 steps, b: 1).
     expect(view.runs.rows[0]!.calls).toBe(6);
+    // Tokens as recorded: 6 calls × 7; the other run's run.json records none, so it has none (the page shows "—").
+    expect(view.runs.rows.map((r) => r.tokens)).toEqual([42, null]);
+    const runJson = JSON.parse(readFileSync(join(folders[0]!.dir, "run.json"), "utf8"));
+    expect(runJson.sessions.map((s: { tokens: unknown }) => s.tokens)).toEqual([42]);
     const row = (table: string) =>
       view.tables.find((t) => t.id === table)!.rows.find((r) => r.model === "cand-model" && r.strategy === STRATEGY)!;
     // "a" diagnosed with its gold code at its earliest sufficient section, "b" abstained: the paper's numbers.
