@@ -18,6 +18,7 @@ import { importFileSource, readImportFile } from "../cli/io";
 import { importIdProblem } from "../formats/import-contract";
 import { readJsonlLine } from "../formats/jsonl";
 import type { Db } from "../platform/db.server";
+import { openOutputFile } from "../platform/output-files.server";
 import { importBehindHiddenParent, INTERRUPTED, type HiddenParent } from "../platform/hidden-parents.server";
 import { ServiceError } from "../platform/service-error";
 import { computeReferenceMetrics } from "./compat";
@@ -768,4 +769,78 @@ export function importFromPage(
     dryRun: input.dryRun,
     actor: input.actor,
   });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A folder uploaded from the browser
+
+/** The files of a run folder an upload keeps; the rest (the step logs of `_tmp/`, anything else) are not written. */
+const UPLOADED_FILES = new Set(["trajectories.jsonl", RUN_JSON, TIMING]);
+/** The most bytes one uploaded file may have: the import contract's limit for a trajectory file. */
+const MAX_UPLOADED_FILE = 4 * 1024 ** 3;
+
+/**
+ * Writes one file of a folder uploaded from the evaluation page (its path inside the chosen folder, as the browser's
+ * folder choice names it) under the staging folder `staging`, and returns the path written, or null for a file an
+ * import does not read. A path with `..`, an absolute path or a file over the contract's size is refused
+ * (ServiceError, nothing imported).
+ */
+export async function stageUploadedFile(
+  staging: string,
+  name: string,
+  data: AsyncIterable<Uint8Array>,
+): Promise<string | null> {
+  const parts = name.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
+  if (parts.length === 0 || parts.some((p) => p === ".." || p.includes("\0")) || isAbsolute(name))
+    throw new ServiceError(`${name}: not a file of the chosen folder.`, "files", 400);
+  if (!UPLOADED_FILES.has(parts[parts.length - 1]!)) {
+    for await (const chunk of data) void chunk; // read past it
+    return null;
+  }
+  if (existsSync(join(staging, ...parts))) throw new ServiceError(`${name}: sent twice.`, "files", 400);
+  // Complete or absent (docs/reliability.md, "Atomic files"): a failed upload leaves no half file to import.
+  const out = openOutputFile(join(staging, ...parts));
+  let bytes = 0;
+  try {
+    for await (const chunk of data) {
+      bytes += chunk.byteLength;
+      if (bytes > MAX_UPLOADED_FILE) throw new ServiceError(`${name}: larger than 4 GB.`, "files", 413);
+      out.write(chunk);
+    }
+  } catch (e) {
+    out.abort();
+    throw e;
+  }
+  out.commit();
+  return parts.join("/");
+}
+
+/**
+ * The import of a folder uploaded from the evaluation page (docs/evaluation.md, "Runs in the app"): the staged files
+ * (`stageUploadedFile`) imported by `importRunFolders` exactly as `eval-import` imports a folder — the same preview,
+ * the same refusals, all or nothing — with the refusals naming the files by their path in the chosen folder. The
+ * caller removes the staging folder.
+ */
+export function importStagedFolder(
+  db: Db,
+  input: { evaluation: string; staging: string; files: string[]; dryRun: boolean; actor: string },
+): RunImportResult {
+  const tops = [...new Set(input.files.map((f) => f.split("/")[0]!))].sort();
+  if (tops.length === 0)
+    return {
+      problems: ["the chosen folder has no trajectories.jsonl, run.json or timing.json"],
+      moreProblems: 0,
+      runs: [],
+      trajectories: 0,
+      evaluationId: null,
+      dryRun: input.dryRun,
+    };
+  const result = importRunFolders(db, {
+    evaluation: input.evaluation,
+    dirs: tops.map((t) => join(input.staging, t)),
+    dryRun: input.dryRun,
+    actor: input.actor,
+  });
+  const prefix = input.staging + sep;
+  return { ...result, problems: result.problems.map((p) => p.split(prefix).join("")) };
 }
