@@ -112,6 +112,12 @@ export const evaluationTrajectories = sqliteTable(
     prematureAbstention: integer("premature_abstention").notNull(),
     overAbstention: integer("over_abstention").notNull(),
     wrongCode: integer("wrong_code").notNull(),
+    /**
+     * Another seed of the same model and strategy ended this case otherwise (docs/evaluation.md, "A case, step by
+     * step"): kept at import for every trajectory of the imported runs' models and strategies
+     * (evaluations.server.ts:keepCaseCounts), 1 or 0.
+     */
+    seedDisagreement: integer("seed_disagreement").notNull().default(0),
     /** The record as its line held it, for the metrics (the reference mode reads fields the steps do not keep). */
     record: text("record").notNull(),
   },
@@ -122,7 +128,32 @@ export const evaluationTrajectories = sqliteTable(
     index("evaluation_trajectories_pa_idx").on(t.evaluationId, t.prematureAbstention, t.sampleId, t.id),
     index("evaluation_trajectories_oa_idx").on(t.evaluationId, t.overAbstention, t.sampleId, t.id),
     index("evaluation_trajectories_wc_idx").on(t.evaluationId, t.wrongCode, t.sampleId, t.id),
+    index("evaluation_trajectories_sd_idx").on(t.evaluationId, t.seedDisagreement, t.sampleId, t.id),
   ],
+);
+
+/**
+ * The case list's counts (docs/evaluation.md, "Scale"): per evaluation, model and strategy, the visible trajectories
+ * and those with each failure flag, written in the transaction that makes an import visible
+ * (evaluations.server.ts:keepCaseCounts), so the list's count reads at most one row per model and strategy instead of
+ * counting trajectories.
+ */
+export const evaluationCaseCounts = sqliteTable(
+  "evaluation_case_counts",
+  {
+    evaluationId: integer("evaluation_id")
+      .notNull()
+      .references(() => evaluations.id),
+    model: text("model").notNull(),
+    strategy: text("strategy").notNull(),
+    trajectories: integer("trajectories").notNull(),
+    prematureDiagnosis: integer("premature_diagnosis").notNull(),
+    prematureAbstention: integer("premature_abstention").notNull(),
+    overAbstention: integer("over_abstention").notNull(),
+    wrongCode: integer("wrong_code").notNull(),
+    seedDisagreement: integer("seed_disagreement").notNull(),
+  },
+  (t) => [uniqueIndex("evaluation_case_counts_pk").on(t.evaluationId, t.model, t.strategy)],
 );
 
 export const evaluationSteps = sqliteTable(

@@ -5,7 +5,7 @@
  */
 import type { ImportedStep } from "./domain/run-import";
 import { and, asc, count, eq, sql, type SQL } from "drizzle-orm";
-import { evaluations, evaluationSteps, evaluationTrajectories } from "../../db/schema-evaluation";
+import { evaluationCaseCounts, evaluations, evaluationSteps, evaluationTrajectories } from "../../db/schema-evaluation";
 import { visibleCases, visibleEvaluationRuns } from "../../db/schema-visible";
 import { formatCsv } from "../formats/csv-text";
 import type { CaseLabel } from "../labels/labels";
@@ -104,6 +104,7 @@ export interface TrajectoryRow {
   prematureAbstention: number;
   overAbstention: number;
   wrongCode: number;
+  seedDisagreement: number;
 }
 
 /** The case list's filters, as its window reads them and as a review is sent with them (model-review.server.ts). */
@@ -119,19 +120,23 @@ export interface CaseListFilters {
  * import, read from its index; disagreement between seeds read at query time), a model, a strategy and a case-id
  * prefix. The one definition of what a filter picks, for the list and for a review sent with it.
  */
+const failureOf = (v: string): FailureFilter | null =>
+  (FAILURE_FILTERS as readonly string[]).includes(v) ? (v as FailureFilter) : null;
+
 export function caseListFilter(evaluationId: number, f: CaseListFilters): SQL | undefined {
   const t = evaluationTrajectories;
-  const failure = (FAILURE_FILTERS as readonly string[]).includes(f.failure) ? (f.failure as FailureFilter) : null;
-  const flag: Record<Exclude<FailureFilter, "seed_disagreement">, SQL> = {
+  const failure = failureOf(f.failure);
+  const flag: Record<FailureFilter, SQL> = {
     premature_diagnosis: sql`${t.prematureDiagnosis} = 1`,
     premature_abstention: sql`${t.prematureAbstention} = 1`,
     over_abstention: sql`${t.overAbstention} = 1`,
     wrong_code: sql`${t.wrongCode} = 1`,
+    seed_disagreement: sql`${t.seedDisagreement} = 1`,
   };
   const [lo, hi] = prefixRange(f.q);
   return and(
     eq(t.evaluationId, evaluationId),
-    failure === "seed_disagreement" ? seedDisagreement() : failure ? flag[failure] : undefined,
+    failure ? flag[failure] : undefined,
     f.model ? eq(t.model, f.model) : undefined,
     f.strategy ? eq(t.strategy, f.strategy) : undefined,
     f.q ? sql`${t.sampleId} >= ${lo} and ${t.sampleId} < ${hi}` : undefined,
@@ -139,26 +144,18 @@ export function caseListFilter(evaluationId: number, f: CaseListFilters): SQL | 
 }
 
 /**
- * Disagreement between seeds: another seed of the same model and strategy ended this case differently (a diagnosis
- * with another code, or no diagnosis); trajectories left out of the metrics are not compared.
- */
-export function seedDisagreement(): SQL {
-  const t = evaluationTrajectories;
-  return sql`${t.excluded} is null and exists (select 1 from evaluation_trajectories u
-          where u.evaluation_id = ${t.evaluationId} and u.sample_id = ${t.sampleId} and u.model = ${t.model}
-          and u.strategy = ${t.strategy} and u.excluded is null and u.outcome <> ${t.outcome})`;
-}
-
-/**
  * Trajectories of the evaluation by case, filtered by one failure (each flag kept on the row at import, read from its
  * index), a model, a strategy and a case-id prefix. Disagreement between seeds: another seed of the same model and
- * strategy ended this case differently (a diagnosis with another code, or no diagnosis); trajectories left out of the
- * metrics are not compared.
+ * strategy ended this case differently (a diagnosis with another code, or no diagnosis), a flag kept at import;
+ * trajectories left out of the metrics are not compared. The count is read from the counts kept at import, or, with a
+ * case-id prefix, counted up to CASE_COUNT_CAP: the list's cost does not grow with the runs (docs/evaluation.md,
+ * "Scale").
  */
 export function casesWindow(db: Db, evaluationId: number, params: URLSearchParams): ListWindow<TrajectoryRow> {
   const w = readWindow(params, CASES_WINDOW, 2);
   const t = evaluationTrajectories;
   const filter = caseListFilter(evaluationId, w.filters);
+  const failure = failureOf(w.filters.failure);
   const k = keyset(w, [t.sampleId, t.id]);
   const r = visibleEvaluationRuns;
   const rows = db
@@ -177,6 +174,7 @@ export function casesWindow(db: Db, evaluationId: number, params: URLSearchParam
       prematureAbstention: t.prematureAbstention,
       overAbstention: t.overAbstention,
       wrongCode: t.wrongCode,
+      seedDisagreement: t.seedDisagreement,
     })
     .from(t)
     .innerJoin(r, eq(r.id, t.runId))
@@ -184,8 +182,59 @@ export function casesWindow(db: Db, evaluationId: number, params: URLSearchParam
     .orderBy(...k.orderBy)
     .limit(k.limit)
     .all();
-  const total = db.select({ n: count() }).from(t).innerJoin(r, eq(r.id, t.runId)).where(filter).get()!.n;
-  return finishWindow(w, rows, total, (x) => [x.sampleId, x.id]);
+  const window = finishWindow(w, rows, 0, (x) => [x.sampleId, x.id]);
+  if (!w.filters.q) return { ...window, total: keptCaseCount(db, evaluationId, failure, w.filters) };
+  // A case-id prefix: counted from its index range, at most CASE_COUNT_CAP rows read (docs/evaluation.md, "Scale").
+  const capped = db
+    .select({ n: count() })
+    .from(
+      db
+        .select({ one: sql`1` })
+        .from(t)
+        .innerJoin(r, eq(r.id, t.runId))
+        .where(filter)
+        .limit(CASE_COUNT_CAP + 1)
+        .as("capped"),
+    )
+    .get()!.n;
+  return capped > CASE_COUNT_CAP
+    ? { ...window, total: CASE_COUNT_CAP, totalCapped: true }
+    : { ...window, total: capped };
+}
+
+/** The most rows the case list counts for a case-id prefix; above it the page says "more than". */
+export const CASE_COUNT_CAP = 1000;
+
+/**
+ * The case list's count without a case-id prefix, from the counts kept at import (`evaluation_case_counts`,
+ * evaluations.server.ts:keepCaseCounts): one row per model and strategy, whatever the number of trajectories.
+ */
+function keptCaseCount(
+  db: Db,
+  evaluationId: number,
+  failure: FailureFilter | null,
+  filters: { model: string; strategy: string },
+): number {
+  const c = evaluationCaseCounts;
+  const column = {
+    premature_diagnosis: c.prematureDiagnosis,
+    premature_abstention: c.prematureAbstention,
+    over_abstention: c.overAbstention,
+    wrong_code: c.wrongCode,
+    seed_disagreement: c.seedDisagreement,
+  };
+  const summed = failure ? column[failure] : c.trajectories;
+  return db
+    .select({ n: sql<number>`coalesce(sum(${summed}), 0)` })
+    .from(c)
+    .where(
+      and(
+        eq(c.evaluationId, evaluationId),
+        filters.model ? eq(c.model, filters.model) : undefined,
+        filters.strategy ? eq(c.strategy, filters.strategy) : undefined,
+      ),
+    )
+    .get()!.n;
 }
 
 /** The models and strategies of an evaluation's runs, for the filters (one row per run, read from its index). */

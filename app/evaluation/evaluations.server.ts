@@ -18,6 +18,7 @@ import { importFileSource, readImportFile } from "../cli/io";
 import { importIdProblem } from "../formats/import-contract";
 import { readJsonlLine } from "../formats/jsonl";
 import type { Db } from "../platform/db.server";
+import { openOutputFile } from "../platform/output-files.server";
 import { importBehindHiddenParent, INTERRUPTED, type HiddenParent } from "../platform/hidden-parents.server";
 import { ServiceError } from "../platform/service-error";
 import { computeReferenceMetrics } from "./compat";
@@ -129,6 +130,7 @@ interface CheckedFile extends LocatedFile {
   failures: number;
   status: string;
   retries: number | null;
+  tokens: number | null;
   seconds: number | null;
   judge: string | null;
 }
@@ -260,11 +262,27 @@ function checkFiles(
       failures,
       status: typeof runJson?.status === "string" ? runJson.status : "unknown",
       retries: sessions ? sessions.reduce((n, s) => n + (typeof s.retries === "number" ? s.retries : 0), 0) : null,
+      tokens: recordedTokens(sessions),
       seconds: typeof timing?.total_time_seconds === "number" ? timing.total_time_seconds : null,
       judge: typeof judgeRecord?.key === "string" ? judgeRecord.key : null,
     });
   }
   return checked;
+}
+
+/**
+ * The tokens a run recorded: the sum of its run.json sessions' `tokens` when every session recorded a number (the
+ * servers reported usage), else null — a run by the reference's runner, by a Concord that did not record them, or
+ * against a server that reports no usage (docs/formats.md, "Run folders").
+ */
+function recordedTokens(sessions: Record<string, unknown>[] | null): number | null {
+  if (!sessions || sessions.length === 0) return null;
+  let n = 0;
+  for (const s of sessions) {
+    if (typeof s.tokens !== "number" || !Number.isFinite(s.tokens) || s.tokens < 0) return null;
+    n += s.tokens;
+  }
+  return n;
 }
 
 /** The gold file of a new evaluation, read whole through the contract (as `import-gold` reads data_gt.json). */
@@ -402,7 +420,7 @@ function writeImport(
   const $ = db.$client;
   const insertRun = $.prepare(
     `insert into evaluation_runs (evaluation_id, import_id, path, model, strategy, seed, judge, status, trajectories,
-       calls, retries, tokens, failures, seconds, import_run) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?, ?, ?)`,
+       calls, retries, tokens, failures, seconds, import_run) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertTrajectory = $.prepare(
     `insert into evaluation_trajectories (run_id, evaluation_id, model, strategy, sample_id, line, stopping_reason,
@@ -479,6 +497,7 @@ function writeImport(
             c.trajectories,
             c.calls,
             c.retries,
+            c.tokens,
             c.failures,
             c.seconds,
             runId,
@@ -525,6 +544,7 @@ function writeImport(
           );
       },
       finish: (tx, parent) => {
+        keepCaseCounts(db, parent.evaluationId, checked);
         tx.update(evaluations)
           .set({ version: sql`${evaluations.version} + 1` })
           .where(eq(evaluations.id, parent.evaluationId))
@@ -543,6 +563,46 @@ function writeImport(
   if ("exists" in outcome) throw new ServiceError(INTERRUPTED, undefined, 409);
   const row = db.select({ id: evaluations.id }).from(evaluations).where(eq(evaluations.name, input.evaluation)).get();
   return row!.id;
+}
+
+/**
+ * The case list's kept figures for the models and strategies an import adds runs to (docs/evaluation.md, "Scale"), in
+ * the transaction that makes the import visible: each trajectory's seed-disagreement flag (another seed of the same
+ * model and strategy ended the case otherwise; trajectories left out of the metrics are not compared), then the counts
+ * of `evaluation_case_counts`. An import into an evaluation is the only one writing it (its hidden parent's target), so
+ * every trajectory of the evaluation is visible or this import's. Costs the imported models' and strategies'
+ * trajectories, never the list's requests. The migration that added these figures fills them the same way.
+ */
+function keepCaseCounts(db: Db, evaluationId: number, checked: readonly CheckedFile[]): void {
+  // The import's connection: better-sqlite3 is synchronous, so these run inside the finishing transaction.
+  const $ = db.$client;
+  // The model's and strategy's trajectories, reached through their runs' index (evaluation_runs_eval_model_idx, then
+  // evaluation_trajectories_run_idx): one range per run, never a walk over the evaluation's trajectories.
+  // eslint-disable-next-line concord/visible-rows -- this import's own runs, not yet visible in its finishing transaction
+  const ofPair = `run_id in (select id from evaluation_runs where evaluation_id = ? and model = ? and strategy = ?)`;
+  const flag = $.prepare(
+    `update evaluation_trajectories set seed_disagreement = (excluded is null and exists (select 1
+       from evaluation_trajectories u where u.evaluation_id = evaluation_trajectories.evaluation_id
+       and u.sample_id = evaluation_trajectories.sample_id and u.model = evaluation_trajectories.model
+       and u.strategy = evaluation_trajectories.strategy and u.excluded is null
+       and u.outcome <> evaluation_trajectories.outcome))
+     where ${ofPair}`,
+  );
+  const drop = $.prepare("delete from evaluation_case_counts where evaluation_id = ? and model = ? and strategy = ?");
+  const count = $.prepare(
+    `insert into evaluation_case_counts (evaluation_id, model, strategy, trajectories, premature_diagnosis,
+       premature_abstention, over_abstention, wrong_code, seed_disagreement)
+     select ?, ?, ?, count(*), coalesce(sum(premature_diagnosis), 0), coalesce(sum(premature_abstention), 0),
+       coalesce(sum(over_abstention), 0), coalesce(sum(wrong_code), 0), coalesce(sum(seed_disagreement), 0)
+     from evaluation_trajectories where ${ofPair}`,
+  );
+  const pairs = new Set(checked.map((c) => JSON.stringify([c.model, c.strategy])));
+  for (const pair of pairs) {
+    const [model, strategy] = JSON.parse(pair) as [string, string];
+    flag.run(evaluationId, model, strategy);
+    drop.run(evaluationId, model, strategy);
+    count.run(evaluationId, model, strategy, evaluationId, model, strategy);
+  }
 }
 
 /** The second pass: each file read again and checked against the first pass's hash, in batches of 200 trajectories. */
@@ -709,4 +769,78 @@ export function importFromPage(
     dryRun: input.dryRun,
     actor: input.actor,
   });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A folder uploaded from the browser
+
+/** The files of a run folder an upload keeps; the rest (the step logs of `_tmp/`, anything else) are not written. */
+const UPLOADED_FILES = new Set(["trajectories.jsonl", RUN_JSON, TIMING]);
+/** The most bytes one uploaded file may have: the import contract's limit for a trajectory file. */
+const MAX_UPLOADED_FILE = 4 * 1024 ** 3;
+
+/**
+ * Writes one file of a folder uploaded from the evaluation page (its path inside the chosen folder, as the browser's
+ * folder choice names it) under the staging folder `staging`, and returns the path written, or null for a file an
+ * import does not read. A path with `..`, an absolute path or a file over the contract's size is refused
+ * (ServiceError, nothing imported).
+ */
+export async function stageUploadedFile(
+  staging: string,
+  name: string,
+  data: AsyncIterable<Uint8Array>,
+): Promise<string | null> {
+  const parts = name.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
+  if (parts.length === 0 || parts.some((p) => p === ".." || p.includes("\0")) || isAbsolute(name))
+    throw new ServiceError(`${name}: not a file of the chosen folder.`, "files", 400);
+  if (!UPLOADED_FILES.has(parts[parts.length - 1]!)) {
+    for await (const chunk of data) void chunk; // read past it
+    return null;
+  }
+  if (existsSync(join(staging, ...parts))) throw new ServiceError(`${name}: sent twice.`, "files", 400);
+  // Complete or absent (docs/reliability.md, "Atomic files"): a failed upload leaves no half file to import.
+  const out = openOutputFile(join(staging, ...parts));
+  let bytes = 0;
+  try {
+    for await (const chunk of data) {
+      bytes += chunk.byteLength;
+      if (bytes > MAX_UPLOADED_FILE) throw new ServiceError(`${name}: larger than 4 GB.`, "files", 413);
+      out.write(chunk);
+    }
+  } catch (e) {
+    out.abort();
+    throw e;
+  }
+  out.commit();
+  return parts.join("/");
+}
+
+/**
+ * The import of a folder uploaded from the evaluation page (docs/evaluation.md, "Runs in the app"): the staged files
+ * (`stageUploadedFile`) imported by `importRunFolders` exactly as `eval-import` imports a folder — the same preview,
+ * the same refusals, all or nothing — with the refusals naming the files by their path in the chosen folder. The
+ * caller removes the staging folder.
+ */
+export function importStagedFolder(
+  db: Db,
+  input: { evaluation: string; staging: string; files: string[]; dryRun: boolean; actor: string },
+): RunImportResult {
+  const tops = [...new Set(input.files.map((f) => f.split("/")[0]!))].sort();
+  if (tops.length === 0)
+    return {
+      problems: ["the chosen folder has no trajectories.jsonl, run.json or timing.json"],
+      moreProblems: 0,
+      runs: [],
+      trajectories: 0,
+      evaluationId: null,
+      dryRun: input.dryRun,
+    };
+  const result = importRunFolders(db, {
+    evaluation: input.evaluation,
+    dirs: tops.map((t) => join(input.staging, t)),
+    dryRun: input.dryRun,
+    actor: input.actor,
+  });
+  const prefix = input.staging + sep;
+  return { ...result, problems: result.problems.map((p) => p.split(prefix).join("")) };
 }

@@ -49,13 +49,7 @@ import {
   type ReviewAgreement,
   type SubmittedLabel,
 } from "./domain/model-review";
-import {
-  caseGold,
-  caseListFilter,
-  goldRecordOf,
-  seedDisagreement,
-  type CaseListFilters,
-} from "./evaluation-pages.server";
+import { caseGold, caseListFilter, goldRecordOf, type CaseListFilters } from "./evaluation-pages.server";
 
 /** The roles a reviewer must hold: the psychiatrists who annotate and adjudicate the notes. */
 export const REVIEWER_ROLES = ["annotator", "adjudicator"] as const;
@@ -246,7 +240,7 @@ function pickedTrajectories(tx: DbOrTx, evaluationId: number, filter: CaseListFi
       prematureAbstention: t.prematureAbstention,
       overAbstention: t.overAbstention,
       wrongCode: t.wrongCode,
-      disagreement: sql<number>`case when ${seedDisagreement()} then 1 else 0 end`,
+      disagreement: t.seedDisagreement,
     })
     .from(t)
     .innerJoin(r, eq(r.id, t.runId))

@@ -43,6 +43,11 @@ export interface SessionRecord {
   message: string | null;
   calls: number;
   retries: number;
+  /**
+   * Tokens of this session's model and judge calls as the servers reported them (`usage.total_tokens`); null when no
+   * call reported any. Absent in run.json files written before Concord recorded it.
+   */
+  tokens?: number | null;
   finished_trajectories: number;
 }
 

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createOpenAiEndpoint, type MaxTokensParam } from "../model-calls/client";
 import type { ProgressSink } from "../model-calls/progress";
@@ -15,7 +15,8 @@ import { findProvider, providerConnection } from "../model-calls/providers.serve
 import { DEFAULT_RETRY_POLICY, realRetryDeps } from "../model-calls/retry";
 import type { Db } from "../platform/db.server";
 import { evalInputPath, evalRunsRoot } from "../platform/eval-files.server";
-import type { JobView } from "../platform/jobs.server";
+import { recordEvent } from "../audit/audit.server";
+import { getJob, setJobResult, type JobView } from "../platform/jobs.server";
 import { softwareVersion } from "../platform/paths.server";
 import { ServiceError } from "../platform/service-error";
 import { jobProgressSink, startWorkerJob, type JobContext, type JobOutcome } from "../platform/worker-jobs.server";
@@ -213,13 +214,20 @@ export function finishSafePsychJob(
     failures: result.failures,
   };
   if (into === null) return summary;
-  return { ...summary, import: importJobRuns(db, into, result) };
+  return {
+    ...summary,
+    import: importJobRuns(
+      db,
+      into,
+      result.folders.map((f) => f.dir),
+    ),
+  };
 }
 
 function importJobRuns(
   db: Db,
   into: { evaluationId: number; actor: string | null },
-  result: RunnerResult,
+  dirs: string[],
 ): SafePsychJobImport {
   const evaluation = getEvaluation(db, into.evaluationId);
   const refused = (problems: string[], moreProblems = 0): SafePsychJobImport => ({
@@ -236,7 +244,7 @@ function importJobRuns(
   try {
     r = importRunFolders(db, {
       evaluation: evaluation.name,
-      dirs: result.folders.map((f) => f.dir),
+      dirs,
       actor: into.actor,
     });
   } catch (e) {
@@ -254,6 +262,48 @@ function importJobRuns(
     problems: [],
     moreProblems: 0,
   };
+}
+
+/**
+ * Imports a finished Safe-Psych job's run folders into its evaluation again, after a refused import (docs/evaluation.md,
+ * "The end of a Safe-Psych job"): the job page's *Import the run folders again*. The folders are the ones the job's
+ * result lists, which the job wrote under its runs folder (`CONCORD_EVAL_RUNS/safe-psych/`, not the page import's
+ * `CONCORD_RUNS_DIR`, so the evaluation page cannot name them); each is checked to be there. The import is
+ * `importRunFolders`, as the job's end step runs it, all or nothing; its outcome replaces the job's `import` and is an
+ * audit event (`job` · `import`) written with it.
+ */
+export function importJobRunsAgain(db: Db, input: { jobId: number; actorId: string | null }): SafePsychJobImport {
+  const job = getJob(db, input.jobId);
+  if (!job || job.kind !== SAFE_PSYCH_JOB_KIND) throw new ServiceError("No such job.", "job", 404);
+  const result = job.result ?? {};
+  const previous = result.import as SafePsychJobImport | undefined;
+  if (job.status !== "done" || !previous)
+    throw new ServiceError("Only a finished job that names an evaluation imports its run folders.", "job", 409);
+  if (previous.imported) throw new ServiceError("This job's run folders are already imported.", "job", 409);
+  const root = join(evalRunsRoot(), "safe-psych");
+  const folders = Array.isArray(result.folders) ? (result.folders as { dir: unknown }[]) : [];
+  const dirs = folders.map((f) => String(f.dir));
+  for (const dir of dirs) {
+    const rel = relative(root, resolve(dir));
+    if (rel === "" || rel.startsWith("..") || isAbsolute(rel))
+      throw new ServiceError(`${dir}: not under the jobs' runs folder.`, "job", 409);
+  }
+  if (dirs.length === 0) throw new ServiceError("This job wrote no run folders.", "job", 409);
+  const outcome = importJobRuns(db, { evaluationId: previous.evaluationId, actor: input.actorId }, dirs);
+  db.transaction(
+    (tx) => {
+      setJobResult(tx, job.id, { ...result, import: outcome });
+      recordEvent(tx, {
+        actorId: input.actorId,
+        entity: "job",
+        entityId: job.id,
+        action: "import",
+        changes: { evaluationId: outcome.evaluationId, imported: outcome.imported, runs: outcome.runs },
+      });
+    },
+    { behavior: "immediate" },
+  );
+  return outcome;
 }
 
 /** Starts a Safe-Psych run on a worker thread, after the checks the worker makes (providers, samples). */

@@ -122,6 +122,8 @@ interface Unit {
   /** Calls answered and retries made in this session. */
   calls: number;
   retries: number;
+  /** Tokens the servers reported for this session's calls; null while none reported any. */
+  tokens: number | null;
   strategy: Strategy;
   seed: number;
   settings: RunSettings;
@@ -229,7 +231,10 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
     let output: string | null = null;
     let error: string | null = null;
     try {
-      output = await withRetry(() => callOnce(endpoint, request, controller.signal), config.retry, deps.retry, {
+      const usage = (tokens: number) => {
+        unit.tokens = (unit.tokens ?? 0) + tokens;
+      };
+      output = await withRetry(() => callOnce(endpoint, request, controller.signal, usage), config.retry, deps.retry, {
         signal: controller.signal,
         onRetry: () => {
           counters.retries++;
@@ -301,6 +306,7 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
         message: complete ? null : (halted[0]?.message ?? "stopped by an error"),
         calls: unit.calls,
         retries: unit.retries,
+        tokens: unit.tokens,
         finished_trajectories: unit.finishedNow,
       });
       unit.runJson.status = complete ? "complete" : "incomplete";
@@ -336,13 +342,18 @@ type UnitClock = (unit: Unit) => number;
  * One call with its own abort signal tied to the run's: the client leaves a listener on the signal it is given, so
  * giving it the run's signal directly would pile up one listener per call over a long run.
  */
-export async function callOnce(endpoint: ChatEndpoint, request: ChatRequest, run: AbortSignal): Promise<string> {
+export async function callOnce(
+  endpoint: ChatEndpoint,
+  request: ChatRequest,
+  run: AbortSignal,
+  usage?: (tokens: number) => void,
+): Promise<string> {
   const call = new AbortController();
   const onAbort = () => call.abort();
   if (run.aborted) call.abort();
   run.addEventListener("abort", onAbort, { once: true });
   try {
-    return await endpoint.complete(request, call.signal);
+    return await endpoint.complete(request, call.signal, usage);
   } finally {
     run.removeEventListener("abort", onAbort);
   }
@@ -425,6 +436,7 @@ function prepareUnit(
     message: null,
     calls: 0,
     retries: 0,
+    tokens: null,
     finished_trajectories: 0,
   };
   const wanted: RunJson = {
@@ -473,6 +485,7 @@ function prepareUnit(
     cases: cases.length,
     calls: 0,
     retries: 0,
+    tokens: null,
     finishedNow: 0,
     startedAtMs: null,
     times: new Map<string, number>(),

@@ -29,8 +29,11 @@ export type MaxTokensParam = "max_tokens" | "max_completion_tokens";
 export type OptionalParameter = "temperature" | "top_p" | "seed";
 
 export interface ChatEndpoint {
-  /** The answer's text (untrimmed). Throws a CallError. */
-  complete(request: ChatRequest, signal?: AbortSignal): Promise<string>;
+  /**
+   * The answer's text (untrimmed). Throws a CallError. `usage`, when given, is called with the tokens the server
+   * reported for the call (`usage.total_tokens`), when it reported them.
+   */
+  complete(request: ChatRequest, signal?: AbortSignal, usage?: (tokens: number) => void): Promise<string>;
 }
 
 /**
@@ -332,8 +335,12 @@ function postWithFetch(fetchFn: NonNullable<EndpointOptions["fetch"]>): typeof p
 export function createOpenAiEndpoint(options: EndpointOptions): ChatEndpoint {
   const call = createRawCall(options);
   return {
-    async complete(request, signal) {
-      return completionText((await call(request, signal)).answer, options.label);
+    async complete(request, signal, usage) {
+      const { answer } = await call(request, signal);
+      const text = completionText(answer, options.label);
+      const total = (answer as { usage?: { total_tokens?: unknown } }).usage?.total_tokens;
+      if (usage && typeof total === "number" && Number.isFinite(total)) usage(total);
+      return text;
     },
   };
 }

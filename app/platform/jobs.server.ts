@@ -119,6 +119,14 @@ export function endJob(
     .run();
 }
 
+/** Replaces a finished job's result (a later step on its output, e.g. importing a Safe-Psych job's run folders). */
+export function setJobResult(tx: DbOrTx, id: number, result: Record<string, unknown>): void {
+  tx.update(jobs)
+    .set({ result })
+    .where(and(eq(jobs.id, id), eq(jobs.status, "done")))
+    .run();
+}
+
 export function getJob(db: DbOrTx, id: number): JobView | null {
   return (db.select().from(jobs).where(eq(jobs.id, id)).get() as JobView | undefined) ?? null;
 }

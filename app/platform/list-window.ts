@@ -35,6 +35,8 @@ export interface ListWindow<T, S extends string = string, F extends string = str
   rows: T[];
   /** Rows matching the filters, in all. */
   total: number;
+  /** True when the list counted only up to `total` rows and more match (the page says "more than"). */
+  totalCapped?: boolean;
   /** Cursors of the next and previous windows; null at an end. */
   next: string | null;
   previous: string | null;

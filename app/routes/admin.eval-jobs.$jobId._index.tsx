@@ -4,7 +4,7 @@ import { useEffect } from "react";
 import { z } from "zod";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { getEvaluation } from "~/evaluation/evaluations.server";
-import type { SafePsychJobImport } from "~/evaluation/run-job.server";
+import { importJobRunsAgain, type SafePsychJobImport } from "~/evaluation/run-job.server";
 import { formatDuration } from "~/model-calls/progress";
 import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
@@ -103,6 +103,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 const ActionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("cancel") }),
   z.object({ intent: z.literal("resume") }),
+  z.object({ intent: z.literal("import") }),
 ]);
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -115,6 +116,15 @@ export async function action({ request, params }: ActionFunctionArgs) {
     if (parsed.data.intent === "cancel") {
       await cancelWorkerJob(getDb(), { jobId: job.id, actorId: me.id });
       return { ok: true as const, message: "Cancelled. Everything it finished is kept." };
+    }
+    if (parsed.data.intent === "import") {
+      const outcome = importJobRunsAgain(getDb(), { jobId: job.id, actorId: me.id });
+      return outcome.imported
+        ? {
+            ok: true as const,
+            message: `Imported: ${outcome.runs} runs, ${outcome.trajectories} trajectories into "${outcome.evaluation}".`,
+          }
+        : { ok: false as const, message: "Refused again: nothing was imported (the reasons are listed below)." };
     }
     const id = resumeWorkerJob(getDb(), { jobId: job.id, actorId: me.id });
     return redirect(`/admin/eval-jobs/${id}`);
@@ -256,8 +266,7 @@ export default function EvalJob() {
           <p>
             The run finished, but its run folders were not imported into the evaluation
             {importRefused.evaluation ? ` "${importRefused.evaluation}"` : ""}: nothing was imported. The run folders
-            stay on disk; import them once the problem is fixed (the evaluation&rsquo;s page, or{" "}
-            <code>concord eval-import</code>).
+            stay on disk; once the problem is fixed, import them here (or with <code>concord eval-import</code>).
           </p>
           <ul>
             {importRefused.problems.map((l, i) => (
@@ -267,6 +276,12 @@ export default function EvalJob() {
             ))}
             {importRefused.more > 0 ? <li>… and {importRefused.more} more</li> : null}
           </ul>
+          <Form method="post">
+            <Csrf />
+            <button type="submit" name="intent" value="import">
+              Import the run folders again
+            </button>
+          </Form>
         </div>
       ) : null}
       {folders ? (

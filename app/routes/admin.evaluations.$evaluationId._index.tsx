@@ -1,10 +1,22 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { timingSafeEqual } from "node:crypto";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { unstable_parseMultipartFormData } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { useMemo } from "react";
 import { z } from "zod";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { evaluationTables, runsWindow, type RunRow } from "~/evaluation/evaluation-pages.server";
-import { getEvaluation, importFromPage, runsRoot } from "~/evaluation/evaluations.server";
+import {
+  getEvaluation,
+  importFromPage,
+  importStagedFolder,
+  runsRoot,
+  stageUploadedFile,
+} from "~/evaluation/evaluations.server";
+import { UploadForm } from "~/evaluation/ui/upload-form";
 import { ImportForm, ImportResultView } from "~/evaluation/ui/import-form";
 import { listReviews } from "~/evaluation/model-review.server";
 import { AgreementLine, DefensibleTable } from "~/evaluation/ui/review-figures";
@@ -43,6 +55,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireRole(request, "admin");
   const db = getDb();
   const evaluation = requireById(params.evaluationId, (id) => getEvaluation(db, id), "No such evaluation.");
+  if ((request.headers.get("content-type") ?? "").startsWith("multipart/form-data"))
+    return uploadAction(request, user, evaluation.name);
   const form = await requireForm(request, user);
   const parsed = FormSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) return { error: "Give at least one run folder." };
@@ -59,7 +73,73 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
 }
 
+async function textOf(data: AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of data) {
+    n += c.byteLength;
+    if (n > 10_000) throw new ServiceError("A form field is too long.", "files", 413);
+    chunks.push(Buffer.from(c));
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * A folder uploaded from the page (docs/evaluation.md, "Runs in the app"): the CSRF token is checked before any file
+ * is written; the files are staged in a temporary folder (`stageUploadedFile`) and imported from it as `eval-import`
+ * imports a folder (`importStagedFolder`), then the staging folder is removed, whatever happened.
+ */
+async function uploadAction(request: Request, user: { id: string; csrf: string }, evaluation: string) {
+  const staging = mkdtempSync(join(tmpdir(), "concord-upload-"));
+  try {
+    let csrfOk = false;
+    let path: string | null = null;
+    const files: string[] = [];
+    const form = await unstable_parseMultipartFormData(request, async ({ name, filename, data }) => {
+      if (filename === undefined) {
+        const text = await textOf(data);
+        if (name === "csrf") {
+          const a = Buffer.from(text);
+          const b = Buffer.from(user.csrf);
+          csrfOk = a.length === b.length && timingSafeEqual(a, b);
+        }
+        if (name === "path") path = text;
+        return text;
+      }
+      if (!csrfOk || name !== "files")
+        throw new Response("The form has expired or did not come from this site. Reload the page and try again.", {
+          status: 403,
+        });
+      // The file's path in the chosen folder: the `path` field sent just before it.
+      const written = await stageUploadedFile(staging, path ?? filename, data);
+      path = null;
+      if (written) files.push(written);
+      return written ?? undefined;
+    });
+    if (!csrfOk)
+      throw new Response("The form has expired or did not come from this site. Reload the page and try again.", {
+        status: 403,
+      });
+    return importStagedFolder(getDb(), {
+      evaluation,
+      staging,
+      files,
+      dryRun: form.get("intent") !== "import",
+      actor: user.id,
+    });
+  } catch (e) {
+    if (e instanceof ServiceError) return { error: e.message };
+    throw e;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
 const col = columnHelper<RunRow>();
+
+/** Why a run shows no tokens (docs/evaluation.md, "Runs in the app"). */
+const NO_TOKENS =
+  "Not recorded: this run's run.json has no token counts (a run by the reference's runner or an older Concord, or a server that reports no usage).";
 
 function seconds(s: number | null): string {
   if (s === null) return "—";
@@ -80,7 +160,19 @@ export default function EvaluationPage() {
       col.accessor("trajectories", { header: "Cases" }),
       col.accessor("calls", { header: "Calls" }),
       col.accessor("retries", { header: "Retries", cell: (i) => i.getValue() ?? "—" }),
-      col.accessor("tokens", { header: "Tokens", cell: (i) => i.getValue() ?? "—" }),
+      col.accessor("tokens", {
+        header: "Tokens",
+        cell: (i) => {
+          const n = i.getValue();
+          return n === null ? (
+            <span title={NO_TOKENS} aria-label={NO_TOKENS} data-testid="no-tokens">
+              —
+            </span>
+          ) : (
+            n.toLocaleString("en-US")
+          );
+        },
+      }),
       col.accessor("failures", { header: "Failures" }),
       col.accessor("seconds", { header: "Time", cell: (i) => seconds(i.getValue()) }),
     ],
@@ -157,6 +249,7 @@ export default function EvaluationPage() {
       <h2>Import more runs</h2>
       <ImportResultView result={result} />
       <ImportForm root={root} evaluation={evaluation.name} />
+      <UploadForm />
     </section>
   );
 }

@@ -55,6 +55,7 @@ export default function EvaluationCases() {
             r.prematureAbstention ? labels.premature_abstention : null,
             r.overAbstention ? labels.over_abstention : null,
             r.wrongCode ? labels.wrong_code : null,
+            r.seedDisagreement ? labels.seed_disagreement : null,
             r.excluded ? `left out (${r.excluded.replace("_", " ")})` : null,
           ].filter(Boolean);
           return f.join(", ") || "—";

@@ -140,7 +140,8 @@ export function WindowTable<T extends RowData>({
         ) : null}
         <span className="spacer" />
         <small className="muted" data-testid={testId ? `${testId}-count` : undefined}>
-          {rows.length} shown of {w.total} {noun}
+          {rows.length} shown of {w.totalCapped ? "more than " : ""}
+          {w.total} {noun}
         </small>
       </nav>
     </div>

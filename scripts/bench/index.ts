@@ -8,6 +8,7 @@ import { benchmarks as grading } from "./grading";
 import { benchmarks as importsMemory } from "./imports-memory";
 import { benchmarks as runner } from "./runner";
 import { benchmarks as pages } from "./pages";
+import { benchmarks as evaluationPages } from "./evaluation-pages";
 import { benchmarks as eventLoop } from "./event-loop";
 import { benchmarks as stats } from "./stats";
 import type { Benchmark } from "./types";
@@ -18,6 +19,7 @@ export const benchmarks: Benchmark[] = [
   ...stats,
   ...annotation,
   ...pages,
+  ...evaluationPages,
   ...eventLoop,
   ...runner,
   ...expertRatings,

@@ -16,7 +16,7 @@ import type { Benchmark, Figures } from "./types";
 
 const SIZES = [1_000, 10_000, 100_000];
 const ROUNDS = 200;
-const PASSWORD = "bench-password-1";
+export const PASSWORD = "bench-password-1";
 
 function cpuMs(pid: number | undefined): number | null {
   try {
@@ -27,13 +27,13 @@ function cpuMs(pid: number | undefined): number | null {
   }
 }
 
-async function cookieOf(db: ReturnType<typeof openDatabase>, username: string, ip: string) {
+export async function cookieOf(db: ReturnType<typeof openDatabase>, username: string, ip: string) {
   const r = await login(db, { username, password: PASSWORD, ip });
   if (!r.ok) throw new Error(r.error);
   return r.sessionCookie.split(";")[0]!;
 }
 
-interface PageFigure {
+export interface PageFigure {
   bytes: number;
   cpuMs: number | null;
   status: number;
@@ -43,7 +43,7 @@ interface PageFigure {
  * Bytes of the page and the server CPU per request: the CPU of up to ROUNDS sequential requests (fewer when they
  * take over 10 s in all) over their number, after one warm-up request. /proc counts in ticks of 10 ms.
  */
-async function measure(url: string, cookie: string, pid: number | undefined): Promise<PageFigure> {
+export async function measure(url: string, cookie: string, pid: number | undefined): Promise<PageFigure> {
   const get = async () => {
     const res = await fetch(url, { headers: { cookie } });
     const body = await res.arrayBuffer();

@@ -173,7 +173,7 @@ describe("evaluations in the browser", () => {
     await page.goto(`${app.url}/admin/evaluations/${evaluationId}`);
     await hydrated(page);
     await page.fill('textarea[name="runs"]', "more/runs");
-    await page.getByRole("button", { name: "Preview" }).click();
+    await page.getByRole("button", { name: "Preview", exact: true }).click();
     await page.getByTestId("import-preview").waitFor();
     expect(await page.getByTestId("import-preview").textContent()).toContain("Preview: 3 runs, 120 trajectories.");
     await page.getByTestId("import-preview").scrollIntoViewIfNeeded();
@@ -181,11 +181,58 @@ describe("evaluations in the browser", () => {
     await page.getByRole("button", { name: "Import", exact: true }).click();
     await expect.poll(() => page.getByTestId("runs-count").textContent()).toBe("39 shown of 39 runs");
     await page.fill('textarea[name="runs"]', "more/runs");
-    await page.getByRole("button", { name: "Preview" }).click();
+    await page.getByRole("button", { name: "Preview", exact: true }).click();
     await page.getByTestId("import-refused").waitFor();
     expect(await page.getByTestId("import-refused").textContent()).toMatch(
       /trajectories\.jsonl: already imported into "Pilot runs"/,
     );
+  });
+
+  it("uploads a run folder from the browser: the same preview and refusals as the command line, then imports it", async () => {
+    const upload = join(dir, "upload");
+    const { runsDir } = writeEvalRuns(upload, {
+      cases: 40,
+      models: ["gemma-9b"],
+      strategies: ["full_info_abstention_aware", "sequential_info_abstention_aware"],
+      seeds: [1],
+    });
+    const page = await pageFor("boss");
+    await page.goto(`${app.url}/admin/evaluations/${evaluationId}`);
+    await hydrated(page);
+    // A run that recorded no tokens shows "—" with a title saying so.
+    expect(await page.getByTestId("no-tokens").first().getAttribute("title")).toMatch(/^Not recorded/);
+    const before = Number(/of (\d+) runs/.exec((await page.getByTestId("runs-count").textContent())!)![1]);
+    const form = page.getByTestId("upload-form");
+    await form.locator('input[type="file"]').setInputFiles(runsDir);
+    await form.getByRole("button", { name: "Preview the upload" }).click();
+    await page.getByTestId("import-preview").waitFor();
+    expect(await page.getByTestId("import-preview").textContent()).toContain("Preview: 2 runs, 80 trajectories.");
+    expect(await page.getByTestId("runs-count").textContent()).toBe(`${before} shown of ${before} runs`);
+    await page.getByTestId("import-preview").scrollIntoViewIfNeeded();
+    await shot(page, "08-upload-preview");
+    await form.locator('input[type="file"]').setInputFiles(runsDir);
+    await form.getByRole("button", { name: "Upload and import" }).click();
+    await expect
+      .poll(() => page.getByTestId("runs-count").textContent())
+      .toBe(`${before + 2} shown of ${before + 2} runs`);
+    await form.locator('input[type="file"]').setInputFiles(runsDir);
+    await form.getByRole("button", { name: "Upload and import" }).click();
+    await page.getByTestId("import-refused").waitFor();
+    expect(await page.getByTestId("import-refused").textContent()).toMatch(
+      /runs\/gemma-9b_.*\/trajectories\.jsonl: already imported into "Pilot runs"/,
+    );
+    expect(await page.getByTestId("runs-count").textContent()).toBe(`${before + 2} shown of ${before + 2} runs`);
+    await page.getByTestId("import-refused").scrollIntoViewIfNeeded();
+    await shot(page, "09-upload-refused");
+    // The changed pages at a phone's width.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${app.url}/admin/evaluations/${evaluationId}`);
+    await hydrated(page);
+    await shot(page, "10-evaluation-390");
+    await page.goto(`${app.url}/admin/evaluations/${evaluationId}/cases?c_failure=seed_disagreement`);
+    await hydrated(page);
+    expect(await page.getByTestId("cases-count").textContent()).toMatch(/shown of \d+ trajectories/);
+    await shot(page, "11-cases-disagreement-390");
   });
 
   it("refuses an annotator", async () => {

@@ -294,6 +294,12 @@ describe("a Safe-Psych job that names an evaluation", () => {
 
   it("ends with its runs in the evaluation: listed by the evaluation's page, its numbers, and the job's link", async () => {
     await makeUser(db, "boss", ["admin"]);
+    // The servers report 7 tokens a call: the run records them (run.json's session) and the runs list shows them.
+    const answer = evalJobsHandler();
+    stub.setHandler(async (call) => {
+      const reply = await answer(call);
+      return "content" in reply ? { ...reply, totalTokens: 7 } : reply;
+    });
     const evaluationId = evaluation("E", ["a", "b"]);
     const id = startSafePsychJob(db, { params: params(evaluationId), actorId: null });
     await workerJobEnded(id);
@@ -336,6 +342,10 @@ describe("a Safe-Psych job that names an evaluation", () => {
     ]);
     // The job's calls as the run counts them: a model call per step, a judge call per answered step (a: 2 steps, b: 1).
     expect(view.runs.rows[0]!.calls).toBe(6);
+    // Tokens as recorded: 6 calls × 7; the other run's run.json records none, so it has none (the page shows "—").
+    expect(view.runs.rows.map((r) => r.tokens)).toEqual([42, null]);
+    const runJson = JSON.parse(readFileSync(join(folders[0]!.dir, "run.json"), "utf8"));
+    expect(runJson.sessions.map((s: { tokens: unknown }) => s.tokens)).toEqual([42]);
     const row = (table: string) =>
       view.tables.find((t) => t.id === table)!.rows.find((r) => r.model === "cand-model" && r.strategy === STRATEGY)!;
     // "a" diagnosed with its gold code at its earliest sufficient section, "b" abstained: the paper's numbers.
@@ -372,6 +382,72 @@ describe("a Safe-Psych job that names an evaluation", () => {
     });
     expect(page.results).toBeNull();
     expect(page.importRefused).toEqual({ evaluation: "only-a", problems: refused.problems, more: 0 });
+  });
+
+  it("a refused import is imported again from the job page once the folder is fixed: all or nothing, audited", async () => {
+    await makeUser(db, "boss", ["admin"]);
+    const evaluationId = evaluation("only-a", ["a"]);
+    const id = startSafePsychJob(db, { params: params(evaluationId), actorId: null });
+    await workerJobEnded(id);
+    const folders = getJob(db, id)!.result!.folders as { dir: string }[];
+    const file = join(folders[0]!.dir, "trajectories.jsonl");
+    // The job's run folders are under the jobs' runs folder, which the evaluation page's import does not read.
+    expect(file.startsWith(join(env.dir, "runs"))).toBe(true);
+    expect(getJob(db, id)!.result!.import).toMatchObject({ imported: false });
+    const boss = await signedIn(db, "boss");
+    const one = await import("../../app/routes/admin.eval-jobs.$jobId._index");
+    const press = async () =>
+      (await one.action({
+        request: boss.post(`/admin/eval-jobs/${id}`, { intent: "import" }),
+        params: { jobId: String(id) },
+        context: {},
+      })) as { ok: boolean; message: string };
+    const events = () =>
+      db.$client
+        .prepare("SELECT changes FROM events WHERE entity = 'job' AND entity_id = ? AND action = 'import'")
+        .pluck()
+        .all(String(id)) as string[];
+
+    // Not fixed yet: refused again, nothing imported, the refusal kept as the job's result.
+    const again = await press();
+    expect(again).toMatchObject({ ok: false });
+    expect(runsOf(evaluationId)).toBe(1);
+    expect(getJob(db, id)!.result!.import).toMatchObject({
+      imported: false,
+      problems: [expect.stringContaining('"b"')],
+    });
+    expect(events()).toHaveLength(1);
+
+    // The operator removes the case the evaluation has no gold label for: the folders import.
+    const lines = readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l && !l.includes('"sample_id": "b"'));
+    expect(lines).toHaveLength(1);
+    writeFileSync(file, lines.join("\n") + "\n");
+    const done = await press();
+    expect(done).toEqual({ ok: true, message: 'Imported: 1 runs, 1 trajectories into "only-a".' });
+    expect(runsOf(evaluationId)).toBe(2);
+    const job = getJob(db, id)!;
+    expect(job.result!.import).toEqual({
+      evaluationId,
+      evaluation: "only-a",
+      imported: true,
+      runs: 1,
+      trajectories: 1,
+      problems: [],
+      moreProblems: 0,
+    });
+    expect(EVAL_JOBS["safe-psych-run"].results(job.result!)).toEqual({
+      href: `/admin/evaluations/${evaluationId}`,
+      label: 'The evaluation "only-a"',
+    });
+    expect(events().map((e) => JSON.parse(e))).toEqual([
+      { evaluationId, imported: false, runs: 0 },
+      { evaluationId, imported: true, runs: 1 },
+    ]);
+    // Once imported, a second press changes nothing.
+    expect(await press()).toEqual({ ok: false, message: "This job's run folders are already imported." });
+    expect(runsOf(evaluationId)).toBe(2);
   });
 
   it("a cancelled job imports nothing; its resume imports when it ends", async () => {

@@ -16,6 +16,53 @@ export interface EvalRunsSpec {
   ids?: string[];
   /** Write run.json and timing.json beside each trajectories.jsonl (as Concord's runner does). */
   sideFiles?: boolean;
+  /**
+   * Records of a real run's size: each step's prompt carries its section of the note (about 700 characters; the
+   * whole note under full information), the answer a paragraph, and `conversation_state` the history up to the
+   * reply, as the runner writes them (docs/formats.md, "trajectories.jsonl"). Off: short placeholder texts.
+   */
+  realistic?: boolean;
+}
+
+const WORDS = (
+  "patient reports low mood poor sleep appetite reduced since spring work stress family history of depression " +
+  "denies suicidal ideation alcohol use two units weekly no psychotic features anxious worry racing thoughts " +
+  "concentration impaired energy low guilt hopelessness examination calm cooperative speech normal rate affect " +
+  "constricted thought linear insight partial collateral from partner describes withdrawal irritability"
+).split(" ");
+
+/** A paragraph of about `chars` characters of clinical-sounding words, the same for the same (seed, chars). */
+function paragraph(seed: number, chars: number): string {
+  const r = rng(seed);
+  const out: string[] = [];
+  let n = 0;
+  while (n < chars) {
+    const w = WORDS[Math.floor(r() * WORDS.length)]!;
+    out.push(w);
+    n += w.length + 1;
+  }
+  return out.join(" ") + ".";
+}
+
+/** The fields of a step as a real run writes them: the prompt of the turn and the history including the reply. */
+function realisticSteps(caseIndex: number, steps: StepSpec[], sequential: boolean, T: number): StepSpec[] {
+  const section = (t: number) => `Section ${t}.\n${paragraph(caseIndex * 31 + t, 700)}`;
+  const history: { role: string; content: string }[] = [
+    { role: "system", content: "You are a psychiatrist assessing a patient from the case notes you are given." },
+  ];
+  return steps.map((spec, i) => {
+    const prompt = sequential
+      ? `${i === 0 ? "Here is the first part of the case." : "Additional information:"}\n\n${section(i + 1)}`
+      : `Here is the case.\n\n${Array.from({ length: T }, (_, t) => section(t + 1)).join("\n\n")}`;
+    const answer =
+      spec.model === "" || spec.action === "" ? "" : `${spec.model ?? ""} ${paragraph(caseIndex * 7 + i, 350)}`;
+    history.push({ role: "user", content: prompt }, { role: "assistant", content: answer });
+    return {
+      ...spec,
+      model: answer,
+      extra: { user_prompt: prompt, conversation_state: history.map((m) => ({ ...m })) },
+    };
+  });
 }
 
 const CODES = ["F32.1", "F20.0", "F41.1", "F10.2", "F31.4", "F43.1"];
@@ -98,10 +145,11 @@ export function writeEvalRuns(dir: string, spec: EvalRunsSpec): { goldPath: stri
         const r = rng(1000 + n++);
         const folder = join(runsDir, `${model}_${strategy}_judge-j_seed-${seed}_20260101_000000`);
         mkdirSync(folder, { recursive: true });
-        const lines = cases.map(
-          (g) =>
-            JSON.stringify(record(g.id, trajectorySteps(g, strategy, r), { model, strategy, seed, T: g.T })) + "\n",
-        );
+        const lines = cases.map((g, i) => {
+          const steps = trajectorySteps(g, strategy, r);
+          const written = spec.realistic ? realisticSteps(i, steps, strategy.startsWith("sequential"), g.T) : steps;
+          return JSON.stringify(record(g.id, written, { model, strategy, seed, T: g.T })) + "\n";
+        });
         writeFileSync(join(folder, "trajectories.jsonl"), lines.join(""));
         if (spec.sideFiles !== false) {
           writeFileSync(

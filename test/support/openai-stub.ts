@@ -24,7 +24,8 @@ export interface StubCall {
 }
 
 export type StubReply =
-  | { content: string | null; delayMs?: number }
+  /** `totalTokens`: the usage the answer reports (0 unless given). */
+  | { content: string | null; delayMs?: number; totalTokens?: number }
   | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number }
   | { raw: string; contentType?: string; delayMs?: number }
   | { hangUp: true; delayMs?: number };
@@ -40,14 +41,14 @@ export interface OpenAiStub {
   close(): Promise<void>;
 }
 
-function completion(model: string, content: string | null) {
+function completion(model: string, content: string | null, totalTokens = 0) {
   return {
     id: "chatcmpl-stub",
     object: "chat.completion",
     created: 0,
     model,
     choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: totalTokens },
   };
 }
 
@@ -101,7 +102,7 @@ export async function startOpenAiStub(handler: StubHandler, options: { port?: nu
       } else {
         res
           .writeHead(200, { "content-type": "application/json" })
-          .end(JSON.stringify(completion(call.model, reply.content)));
+          .end(JSON.stringify(completion(call.model, reply.content, reply.totalTokens)));
       }
     });
   });

@@ -71,7 +71,24 @@ describe("the report", () => {
     const scatter = figures[0].spec as unknown as { data: { values: Record<string, number | null>[] } };
     const seq = scatter.data.values.find((v) => String(v.strategy).startsWith("Sequential"))!;
     expect(seq.under).toBe(50);
-    expect(seq.under_high).toBeCloseTo(50 + 12.706204736174694 * 50, 4);
+    // 50 ± 635: the interval is clipped to the rate's range [0, 100] %, so it stays on the chart.
+    expect([seq.under_low, seq.under_high]).toEqual([0, 100]);
+  });
+
+  it("draws the abstention scatter readably: a legend of the drawn models and strategies only, titled axes", async () => {
+    const spec = metricsFigures(computePaperMetrics(GOLD, files))[0]!.spec as unknown as {
+      layer: { encoding: Record<string, { title?: string; scale?: { domain: unknown[] } }> }[];
+    };
+    const points = spec.layer.at(-1)!.encoding;
+    expect(points.color!.scale!.domain).toEqual(["m"]);
+    // Two of the four strategies ran: the legend lists those two.
+    expect(points.shape!.scale!.domain).toEqual(["Full info – abstention", "Sequential – abstention"]);
+    expect(points.x!.title).toBe("Under-abstention (%): insufficient cases diagnosed");
+    expect(points.y!.title).toBe("Over-abstention (%): sufficient cases not diagnosed");
+    const svg = await renderSvg(metricsFigures(computePaperMetrics(GOLD, files))[0]!.spec);
+    for (const text of ["Model", "Strategy", "Sequential – abstention", "Under-abstention (%)"])
+      expect(svg).toContain(text);
+    expect(svg).not.toContain("Sequential – no abstention");
   });
 
   it("leaves out figures it has nothing for", () => {

@@ -24,7 +24,6 @@ const STRATEGY_LABELS: Record<Strategy, string> = {
 // The paper's palettes (evaluations/premature_diagnoses/figures_5_6.py, diagnosis_accuracy/figure7.py).
 const TIMING_COLOURS = ["#E94C4C", "#369734", "#2781E9", "#ACACAC"];
 const LEVEL_COLOURS = ["#613859", "#53BBB1", "#E7E294"];
-const STRATEGY_COLOURS = ["#4C9A3F", "#A8D49E", "#4C78A8", "#96C1EE"];
 
 const BASE = {
   $schema: "https://vega.github.io/schema/vega-lite/v6.json",
@@ -43,7 +42,30 @@ const round = (v: number | null | undefined, digits = 6): number | null =>
 
 const label = (r: MetricsResult) => `${r.model} · ${STRATEGY_LABELS[r.strategy]}`;
 
-/** Under- vs over-abstention per model × strategy, with 95% CI bars over seeds (paper Fig. 3). */
+/** A rate's interval bound in percent, clipped to [0, 100]: a Student-t interval over few seeds may pass 0 or 1. */
+const boundPercent = (v: number): number | null => round(100 * Math.min(1, Math.max(0, v)));
+
+/** Shapes of the strategies in the abstention chart, in STRATEGY_LABELS order. */
+const STRATEGY_SHAPES = ["circle", "square", "triangle-up", "diamond"];
+/** Colours of up to ten models (Tableau 10); more models reuse them, their shapes and the legend still tell them apart. */
+const MODEL_COLOURS = [
+  "#4E79A7",
+  "#F28E2B",
+  "#E15759",
+  "#76B7B2",
+  "#59A14F",
+  "#EDC948",
+  "#B07AA1",
+  "#FF9DA7",
+  "#9C755F",
+  "#79706E",
+];
+
+/**
+ * Under- vs over-abstention per model × strategy, with 95% CI bars over seeds (paper Fig. 3): a model's colour, a
+ * strategy's shape, both legends listing only what is drawn, the intervals clipped to [0, 100] % and drawn in the
+ * point's colour, axes titled with what each rate counts (docs/evaluation.md, "Runs in the app").
+ */
 function abstentionFigure(output: MetricsOutput): MetricsFigure | null {
   const rows = output.results
     .filter((r) => r.metrics.under_abstention && r.metrics.over_abstention)
@@ -58,50 +80,83 @@ function abstentionFigure(output: MetricsOutput): MetricsFigure | null {
         strategy: STRATEGY_LABELS[r.strategy],
         under: round(100 * under.mean),
         over: round(100 * over.mean),
-        under_low: ciUnder ? round(100 * ciUnder[0]) : null,
-        under_high: ciUnder ? round(100 * ciUnder[1]) : null,
-        over_low: ciOver ? round(100 * ciOver[0]) : null,
-        over_high: ciOver ? round(100 * ciOver[1]) : null,
+        under_low: ciUnder ? boundPercent(ciUnder[0]) : null,
+        under_high: ciUnder ? boundPercent(ciUnder[1]) : null,
+        over_low: ciOver ? boundPercent(ciOver[0]) : null,
+        over_high: ciOver ? boundPercent(ciOver[1]) : null,
       };
     });
   if (rows.length === 0) return null;
+  const strategies = Object.values(STRATEGY_LABELS).filter((l) => rows.some((r) => r.strategy === l));
+  const models = [...new Set(rows.map((r) => r.model))].sort();
   const x = {
     field: "under",
     type: "quantitative",
-    title: "Under-abstention (%)",
-    scale: { domain: [0, 100] },
+    title: "Under-abstention (%): insufficient cases diagnosed",
+    scale: { domain: [0, 100], clamp: true },
   } as const;
-  const y = { field: "over", type: "quantitative", title: "Over-abstention (%)", scale: { domain: [0, 100] } } as const;
+  const y = {
+    field: "over",
+    type: "quantitative",
+    title: "Over-abstention (%): sufficient cases not diagnosed",
+    scale: { domain: [0, 100], clamp: true },
+  } as const;
   const colour = {
+    field: "model",
+    type: "nominal",
+    title: "Model",
+    scale: { domain: models, range: models.map((_, i) => MODEL_COLOURS[i % MODEL_COLOURS.length]!) },
+  } as const;
+  const shape = {
     field: "strategy",
     type: "nominal",
     title: "Strategy",
-    scale: { domain: Object.values(STRATEGY_LABELS), range: STRATEGY_COLOURS },
+    scale: {
+      domain: strategies,
+      range: strategies.map((l) => STRATEGY_SHAPES[Object.values(STRATEGY_LABELS).indexOf(l)]!),
+    },
   } as const;
+  const interval = { mark: { type: "rule", opacity: 0.55, strokeWidth: 1.5 } } as const;
   return {
     id: "abstention-tradeoff",
     title: "Under- and over-abstention (lower left is better)",
     spec: {
       ...BASE,
-      title: "Under- vs over-abstention",
+      title: {
+        text: "Under- vs over-abstention",
+        subtitle: "Mean over seeds with its 95% interval; lower left is better",
+      },
       width: 420,
       height: 360,
       data: { values: rows },
+      config: {
+        ...BASE.config,
+        legend: { ...BASE.config.legend, orient: "right", columns: 1, symbolSize: 90 },
+      },
       layer: [
         {
           transform: [{ filter: "datum.under_low != null" }],
-          mark: { type: "rule", color: "#23223F" },
-          encoding: { x: { field: "under_low", type: "quantitative" }, x2: { field: "under_high" }, y },
+          ...interval,
+          encoding: {
+            x: { field: "under_low", type: "quantitative" },
+            x2: { field: "under_high" },
+            y,
+            color: colour,
+          },
         },
         {
           transform: [{ filter: "datum.over_low != null" }],
-          mark: { type: "rule", color: "#23223F" },
-          encoding: { y: { field: "over_low", type: "quantitative" }, y2: { field: "over_high" }, x },
+          ...interval,
+          encoding: {
+            y: { field: "over_low", type: "quantitative" },
+            y2: { field: "over_high" },
+            x,
+            color: colour,
+          },
         },
-        { mark: { type: "point", filled: true, size: 80, opacity: 0.9 }, encoding: { x, y, color: colour } },
         {
-          mark: { type: "text", dx: 6, dy: -6, align: "left", fontSize: 10 },
-          encoding: { x, y, text: { field: "model" } },
+          mark: { type: "point", filled: true, size: 90, opacity: 0.95, stroke: "white", strokeWidth: 0.8 },
+          encoding: { x, y, color: colour, shape },
         },
       ],
     } as unknown as TopLevelSpec,
