@@ -5,12 +5,11 @@ import type { MeasureAgreement, RaterAgreementReport } from "~/study-report/doma
 import { RATER_AGREEMENT_FILE_STEM } from "~/study-report/domain/study-report-files";
 import type { OrderFreeAgreement, RaterAgreement } from "~/study-report/domain/study-report-raters";
 import { ci95, fixed3, percent } from "~/study-report/domain/study-report-format";
-import type { RenderedChart } from "~/study-report/study-report.server";
-import { Chart } from "./report-parts";
+import { Chart, type ChartOnPage } from "./report-parts";
 
 export interface RaterAgreementProps {
   agreement: RaterAgreementReport;
-  charts: ReadonlyMap<string, RenderedChart>;
+  charts: ReadonlyMap<string, ChartOnPage>;
   base: string;
   /** The batch size as typed, and the error when it was refused (the default is shown instead). */
   batchInput: string;
