@@ -59,7 +59,7 @@ async function measure(url: string, cookie: string, pid: number | undefined): Pr
     const body = await res.arrayBuffer();
     const text = new TextDecoder().decode(body);
     let scriptBytes = 0;
-    for (const m of text.matchAll(/<script>([\s\S]*?)<\/script>/g)) scriptBytes += Buffer.byteLength(m[1]!);
+    for (const m of text.matchAll(/<script[^>]*>([\s\S]*?)<\/script>/g)) scriptBytes += Buffer.byteLength(m[1]!);
     return { status: res.status, bytes: body.byteLength, scriptBytes };
   };
   let last = await get();
