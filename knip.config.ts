@@ -13,6 +13,7 @@ const config: KnipConfig = {
     "app/mentat/fit-worker.ts",
     "app/annotation/pending-import-worker.ts",
     "app/study-report/report-worker.ts",
+    "app/screening/round-figures-worker.ts",
     "app/gold/export-worker.ts",
     "app/rubric-grading/grading-job-worker.ts",
     "app/mc-evaluation/mc-job-worker.ts",

@@ -207,3 +207,14 @@ export const screeningVotes = sqliteTable(
     index("screening_votes_round_idx").on(t.roundId, t.reviewerId),
   ],
 );
+
+/**
+ * The version of each round's figures, moved by triggers (migration 0032) on every write that may change them: a
+ * vote written, changed or deleted, an item added to or removed from the round, the round's row changed. The round
+ * and study pages keep the figures computed on a worker thread with the version they were computed at, and ask again
+ * only when it has moved (app/screening/round-figures.server.ts; docs/screening.md, "Round figures at scale").
+ */
+export const screeningRoundVersions = sqliteTable("screening_round_versions", {
+  roundId: integer("round_id").primaryKey(),
+  version: integer("version").notNull().default(0),
+});

@@ -37,6 +37,7 @@ await build({
     "mentat-fit": "app/mentat/fit-worker.ts",
     "pending-import": "app/annotation/pending-import-worker.ts",
     "study-report": "app/study-report/report-worker.ts",
+    "screening-round": "app/screening/round-figures-worker.ts",
     "gold-export": "app/gold/export-worker.ts",
     "grading-job": "app/rubric-grading/grading-job-worker.ts",
     "mc-job": "app/mc-evaluation/mc-job-worker.ts",

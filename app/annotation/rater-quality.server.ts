@@ -33,6 +33,7 @@ import { textWarning } from "../formats/strict-text";
 import { formatCsv } from "../formats/csv-text";
 import { saveWorkItem, updateAtVersion, writeTransaction, type WorkItemAdapter } from "../work-items/engine.server";
 import { submitGraceMs } from "./submit-grace.server";
+import { annotatorCounts } from "./study-counts.server";
 import { WORK_MESSAGES, type Intent, type SaveResult, type WorkState } from "../work-items/domain/work-item";
 import { dueRetests, drawCalibration, placeAmongOpen } from "../work-items/domain/rater-quality";
 import {
@@ -144,16 +145,17 @@ export function qualitySwitchPreview(
   db: DbOrTx,
   studyId: number,
 ): { started: number; annotators: number; unstarted: number } {
-  const row = db.get<{ started: number; annotators: number; unstarted: number }>(
-    sql`SELECT
-          COUNT(n.id) AS started,
-          COUNT(DISTINCT CASE WHEN n.id IS NOT NULL THEN a.annotator_id END) AS annotators,
-          SUM(CASE WHEN n.id IS NULL AND a.item_key IS NOT NULL THEN 1 ELSE 0 END) AS unstarted
-        FROM assignments a JOIN visible_cases c ON c.id = a.case_id
-        LEFT JOIN annotations n ON n.assignment_id = a.id
-        WHERE c.study_id = ${studyId}`,
-  );
-  return { started: row?.started ?? 0, annotators: row?.annotators ?? 0, unstarted: row?.unstarted ?? 0 };
+  // From the counts the database keeps per study and annotator (docs/architecture.md, "Pages are windows"), not a
+  // walk over the study's assignments: the rater-quality page costs the same whatever the study holds.
+  let started = 0;
+  let annotators = 0;
+  let unstarted = 0;
+  for (const c of annotatorCounts(db, studyId).values()) {
+    started += c.started;
+    if (c.started > 0) annotators++;
+    unstarted += c.assigned - c.started;
+  }
+  return { started, annotators, unstarted };
 }
 
 // ---------------------------------------------------------------- calibration set

@@ -14,6 +14,7 @@ export const WORKER_ENTRIES = {
   "mentat-fit": "app/mentat/fit-worker.ts",
   "pending-import": "app/annotation/pending-import-worker.ts",
   "study-report": "app/study-report/report-worker.ts",
+  "screening-round": "app/screening/round-figures-worker.ts",
   "gold-export": "app/gold/export-worker.ts",
   "grading-job": "app/rubric-grading/grading-job-worker.ts",
   "mc-job": "app/mc-evaluation/mc-job-worker.ts",

@@ -18,7 +18,8 @@ import { getDb } from "~/platform/db.server";
 import { importBytesProblem, importLimits, refusalLine } from "~/formats/import-contract";
 import { formObject, parseForm } from "~/platform/forms";
 import { parseIntent } from "~/platform/intent";
-import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
+import { invariantFound, requireForm, requireRole } from "~/accounts/guard.server";
+import { parseId } from "~/platform/forms";
 import { ScreeningSettingsSchema, updateScreeningSettings } from "~/screening/screening.server";
 import {
   importScreeningFiles,
@@ -35,13 +36,14 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.study.name ?? "Screening study"} · Concord` },
 ];
 
-function overviewOr404(param: string | undefined) {
-  return requireById(param, (id) => getStudyOverview(getDb(), id), "No such screening study.");
+async function overviewOr404(param: string | undefined) {
+  const id = parseId(param);
+  return invariantFound(id === null ? null : await getStudyOverview(getDb(), id), "No such screening study.");
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
-  const overview = overviewOr404(params.studyId);
+  const overview = await overviewOr404(params.studyId);
   // After a refused download (the files route sends the admin back here): the reason, as it stands now.
   const refusal = new URL(request.url).searchParams.get("refused")
     ? exportScreeningRelease(getDb(), {
@@ -98,7 +100,7 @@ async function fileOf(
 export async function action({ request, params }: ActionFunctionArgs): Promise<ActionResult> {
   const me = await requireRole(request, "admin");
   const form = await requireForm(request, me);
-  const { study } = overviewOr404(params.studyId);
+  const { study } = await overviewOr404(params.studyId);
   const db = getDb();
   const parsed = parseIntent(form, ActionSchema, { arrays: ["reviewers"] });
   // Only the round's form has fields checked here.

@@ -27,7 +27,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   const p = ParamsSchema.safeParse(params);
   return invariantFound(
-    p.success ? getRoundDetail(getDb(), p.data, new URL(request.url).searchParams) : null,
+    p.success ? await getRoundDetail(getDb(), p.data, new URL(request.url).searchParams) : null,
     "No such round.",
   );
 }

@@ -4,8 +4,8 @@ import { getDb } from "~/platform/db.server";
 import { invariantFound, requireRole } from "~/accounts/guard.server";
 import { parseId } from "~/platform/forms";
 import { REPORT_FILE_STEM } from "~/study-report/domain/study-report-files";
-import { getStatsPageOffThread } from "~/study-report/study-report.server";
-import { BatchSizeSchema, MIN_BATCH_SIZE } from "~/study-report/domain/rater-agreement";
+import { getStatsPageOffThread, summaryVersion, type RenderedChart } from "~/study-report/study-report.server";
+import { BatchSizeSchema, MIN_BATCH_SIZE, packReasons, unpackReasons } from "~/study-report/domain/rater-agreement";
 import { OrderFreeSection, OverTimeSection, PairwiseSection } from "~/study-report/ui/rater-agreement-sections";
 import {
   CaseCountsSection,
@@ -21,7 +21,7 @@ import {
   ReferenceFlagsSection,
 } from "~/study-report/ui/label-sections";
 import { HeadlineTable } from "~/study-report/ui/headline-table";
-import { Fold, ReasonNotes, ReasonNumbersProvider } from "~/study-report/ui/report-parts";
+import { Fold, ReasonNotes, ReasonNumbersProvider, type ChartOnPage } from "~/study-report/ui/report-parts";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `Agreement statistics · ${data?.report.study.name ?? "Study"} · Concord` },
@@ -41,12 +41,36 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       : null;
   // Built on a worker thread and kept until the study's figures change: a big study's report and charts would hold
   // up every other request on this one.
+  const db = getDb();
+  const version = id !== null ? summaryVersion(db, id) : 0;
   const page = invariantFound(
-    id !== null ? await getStatsPageOffThread(getDb(), id, batchSize === null ? {} : { batchSize }) : null,
+    id !== null ? await getStatsPageOffThread(db, id, batchSize === null ? {} : { batchSize }) : null,
     "No such study.",
   );
   const batchInput = typed ?? String(page.agreement.over_time.batch_size);
-  return { ...page, batchSize, batchInput, batchError, batchAsked: typed !== null };
+  // Each chart is an image the browser asks for when its fold opens (admin.studies.$studyId.stats_.charts.$chart.ts),
+  // so its SVG is not sent twice here: in the HTML and again in this data (docs/architecture.md, "Pages are windows").
+  const query = new URLSearchParams({
+    v: String(version),
+    ...(batchSize === null ? {} : { batch: String(batchSize) }),
+  });
+  const shown = (c: RenderedChart): ChartOnPage => ({
+    id: c.id,
+    title: c.title,
+    caption: c.caption,
+    src: `/admin/studies/${id}/stats/charts/${c.id}.svg?${query}`,
+  });
+  return {
+    report: page.report,
+    // Each reason for n/a once, with the values it explains (a few reasons for hundreds of values).
+    agreement: { ...page.agreement, reasons: packReasons(page.agreement.reasons) },
+    charts: page.charts.map(shown),
+    agreementCharts: page.agreementCharts.map(shown),
+    batchSize,
+    batchInput,
+    batchError,
+    batchAsked: typed !== null,
+  };
 }
 
 export default function StudyStatsPage() {
@@ -54,7 +78,7 @@ export default function StudyStatsPage() {
     useLoaderData<typeof loader>();
   const byId = new Map(charts.map((c) => [c.id, c]));
   const agreementProps = {
-    agreement,
+    agreement: { ...agreement, reasons: unpackReasons(agreement.reasons) },
     charts: new Map(agreementCharts.map((c) => [c.id, c])),
     base: `/admin/studies/${report.study.id}/stats`,
     batchInput,

@@ -306,7 +306,7 @@ round when the rate is above the study's threshold, stop otherwise); then what t
     const { values } = parseOptions(argv, { study: { type: "string" }, json: { type: "boolean", default: false } });
     const db = getDb();
     const study = studyOrFail(db, requireOption(values.study, "--study"));
-    const overview = getStudyOverview(db, study.id)!;
+    const overview = (await getStudyOverview(db, study.id))!;
     const rounds = describeRounds(db, study.id);
     if (values.json) {
       io.out(

@@ -5,23 +5,40 @@
  * drawRound) shared by every reviewer. Admin only: these views show control status and screen labels.
  */
 import { randomInt } from "node:crypto";
-import { and, asc, eq, inArray } from "drizzle-orm";
-import { screeningReviewers, screeningRoundItems, screeningRounds, userRoles, users } from "../../db/schema";
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import {
+  screeningReviewers,
+  screeningRoundItems,
+  screeningRounds,
+  screeningVotes,
+  userRoles,
+  users,
+} from "../../db/schema";
 import { visibleScreeningItems, visibleScreeningLabels, visibleScreeningRecallTiers } from "../../db/schema-visible";
-import { drawRound, roundPool, type PoolItem, type RecallTier, type ScreenLabel } from "./domain/screening";
+import {
+  drawRound,
+  roundPool,
+  tallyItem,
+  type PoolItem,
+  type RecallTier,
+  type ReviewConfidence,
+  type RoundFigures,
+  type ScreenLabel,
+} from "./domain/screening";
+import { studyStateKept } from "./round-figures.server";
+import { keyset } from "../platform/list-window.server";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { recordEvent } from "../audit/audit.server";
 import {
   getScreeningStudy,
   listRoundRows,
-  loadRound,
   reviewerCodes,
   studyState,
   type RoundData,
   type ScreeningStudy,
 } from "./screening.server";
 import { ServiceError } from "../platform/service-error";
-import { byStudyName, cutWindow, readWindow, type Cursor, type WindowSpec } from "../platform/list-window";
+import { finishWindow, readWindow, type Cursor, type WindowSpec } from "../platform/list-window";
 
 export interface Rater {
   id: string;
@@ -214,9 +231,10 @@ export function openRound(
   );
 }
 
-function roundView(r: RoundData) {
+function roundView(r: Pick<RoundData, "round" | "reviewers"> & { figures: Omit<RoundFigures, "perItem"> }) {
   const byId = new Map(r.reviewers.map((x) => [x.id, x]));
-  const { perItem: _items, pairwise, ...figures } = r.figures;
+  const { pairwise, ...all } = r.figures;
+  const { submittedBy: _submittedBy, ...figures } = all as typeof all & { submittedBy?: unknown };
   return {
     id: r.round.id,
     number: r.round.number,
@@ -244,25 +262,34 @@ function roundView(r: RoundData) {
   };
 }
 
-/** Everything the admin's study page shows. */
-export function getStudyOverview(db: Db, studyId: number) {
+/**
+ * Items of the study no round has used: its `items` (visible) less the distinct items of its rounds, a count over
+ * the round items' (round, item) index rather than a tally of the rounds' votes.
+ */
+export function unusedItemCount(db: DbOrTx, studyId: number, items: number): number {
+  const used = db.get<{ n: number }>(
+    sql`SELECT count(DISTINCT ri.item_id) AS n FROM screening_rounds r
+      JOIN screening_round_items ri ON ri.round_id = r.id WHERE r.study_id = ${studyId}`,
+  )!.n;
+  return items - used;
+}
+
+/**
+ * Everything the admin's study page shows. The rounds' figures are the kept ones (app/screening/round-figures.server.ts:
+ * studyStateKept), computed on a worker thread when a round's version has moved.
+ */
+export async function getStudyOverview(db: Db, studyId: number) {
   const study = getScreeningStudy(db, studyId);
   if (!study) return null;
-  const state = studyState(db, studyId);
+  const state = await studyStateKept(db, studyId);
   const last = state.rounds.at(-1);
-  const unused =
-    db
-      .select({ id: visibleScreeningItems.id })
-      .from(visibleScreeningItems)
-      .where(eq(visibleScreeningItems.studyId, studyId))
-      .all().length - new Set(state.rounds.flatMap((r) => r.figures.perItem.map((i) => i.id))).size;
   return {
     study: study as ScreeningStudy,
     screen: state.screen,
     rounds: state.rounds.map(roundView),
     next: state.next,
     tiers: state.tiers,
-    unusedItems: unused,
+    unusedItems: unusedItemCount(db, studyId, state.screen.items),
     raters: listRaters(db).filter((r) => r.active),
     previousReviewers: last ? last.reviewers.map((r) => r.id) : [],
     included: state.rounds.reduce((n, r) => n + r.figures.included, 0),
@@ -280,15 +307,28 @@ const ROUND_ITEMS_WINDOW = {
 const ROUND_ITEM_SHOWS = ["included", "controls", "included-controls"] as const;
 type RoundItemShow = (typeof ROUND_ITEM_SHOWS)[number];
 
+interface RoundItemRow {
+  roundItemId: number;
+  itemId: number;
+  externalId: string;
+  position: number;
+  isControl: number;
+  stratum: string;
+  category: string | null;
+}
+
 /**
  * One round in detail for the admin: its figures, and a window of its items (docs/architecture.md, "Pages are
  * windows") with each item's stratum, control status, votes and outcome, filtered by `show` (included, controls,
  * included controls) and `q` (the start of an item's id, source or screen category), sorted by position or item id.
- * The figures need every vote of the round, so the items are tallied in memory and the window is cut from them: what
- * the page sends and renders is one window, whatever the round holds. The controls the majority included (the
- * screen's misses, bounded by the round's controls) are listed whole, with their notes.
+ * The figures are the kept ones (`roundFiguresKept`: every vote, tallied on a worker thread once per version of the
+ * round); the window is read by keyset from the round's items (`screening_round_items_round_pos_idx`, or the study's
+ * items by id, `screening_items_study_external_idx`, each tried against the round), and only the window's votes
+ * are read and tallied here. The included filter counts each item's yes votes from its own votes
+ * (`screening_votes_item_reviewer_idx`). The controls the majority included (the screen's misses, bounded by the
+ * round's controls) are listed whole, with their notes.
  */
-export function getRoundDetail(
+export async function getRoundDetail(
   db: Db,
   input: { studyId: number; number: number },
   params: URLSearchParams = new URLSearchParams(),
@@ -298,81 +338,139 @@ export function getRoundDetail(
   const row = listRoundRows(db, input.studyId).find((r) => r.number === input.number);
   if (!row) return null;
   const codes = reviewerCodes(db, input.studyId);
-  const data = loadRound(db, row, codes);
+  const state = await studyStateKept(db, input.studyId);
+  const data = state.rounds.find((r) => r.round.id === row.id);
+  if (!data) return null;
   const byId = new Map(data.reviewers.map((x) => [x.id, x]));
+  const rank = new Map(data.reviewers.map((x, i) => [x.id, i]));
   const w = readWindow(params, ROUND_ITEMS_WINDOW, 2);
   const show = (ROUND_ITEM_SHOWS as readonly string[]).includes(w.filters.show)
     ? (w.filters.show as RoundItemShow)
     : null;
   w.filters.show = show ?? "";
   const q = w.filters.q.toLowerCase();
-  type PerItem = RoundData["figures"]["perItem"][number];
-  const perItem = data.figures.perItem;
-  // Screen categories of the items the page shows; of the whole study when the text filter reads them.
-  const labelsOf = (ids: string[] | null) =>
-    new Map(
-      ids === null || ids.length
-        ? db
-            .select({ externalId: visibleScreeningItems.externalId, category: visibleScreeningLabels.category })
-            .from(visibleScreeningItems)
-            .leftJoin(visibleScreeningLabels, eq(visibleScreeningLabels.itemId, visibleScreeningItems.id))
-            .where(
-              and(
-                eq(visibleScreeningItems.studyId, input.studyId),
-                ids ? inArray(visibleScreeningItems.externalId, ids) : undefined,
-              ),
-            )
-            .all()
-            .map((r) => [r.externalId, r.category ?? null])
-        : [],
-    );
-  const allLabels = q ? labelsOf(null) : null;
-  const starts = (s: string | null | undefined) => s != null && s.toLowerCase().startsWith(q);
-  const matching = perItem.filter(
-    (i) =>
-      (show === "included"
-        ? i.included
-        : show === "controls"
-          ? i.isControl
-          : show === "included-controls"
-            ? i.isControl && i.included
-            : true) &&
-      (!q || starts(i.id) || starts(i.stratum) || starts(allLabels?.get(i.id))),
+
+  const yes = sql`(SELECT count(*) FROM screening_votes v
+    WHERE v.round_item_id = ri.id AND v.status = 'submitted' AND v.relevant = 1)`;
+  const included = sql`${yes} >= ${row.inclusionVotes}`;
+  const showSql =
+    show === "included"
+      ? included
+      : show === "controls"
+        ? sql`ri.is_control = 1`
+        : show === "included-controls"
+          ? sql`ri.is_control = 1 AND ${included}`
+          : sql`1`;
+  const starts = (col: SQL) => sql`substr(lower(${col}), 1, ${q.length}) = ${q}`;
+  const qSql = q
+    ? sql`(${starts(sql`i.external_id`)} OR ${starts(sql`ri.stratum`)} OR ${starts(sql`l.category`)})`
+    : sql`1`;
+  const columns = sql`ri.id AS roundItemId, i.id AS itemId, i.external_id AS externalId, ri.position AS position,
+    ri.is_control AS isControl, ri.stratum AS stratum, l.category AS category`;
+  const byPosition = w.sort !== "id";
+  const k = keyset(w, byPosition ? [sql`ri.position`, sql`ri.id`] : [sql`i.external_id`, sql`i.id`]);
+  // By position: the round's items in order; by id: the study's items in id order, each tried against the round
+  // (CROSS JOIN keeps that order of the loops, so a window reads its rows only).
+  const from = byPosition
+    ? sql`screening_round_items ri JOIN visible_screening_items i ON i.id = ri.item_id`
+    : sql`visible_screening_items i CROSS JOIN screening_round_items ri ON ri.round_id = ${row.id} AND ri.item_id = i.id`;
+  const scope = byPosition ? sql`ri.round_id = ${row.id}` : sql`i.study_id = ${input.studyId}`;
+  const fetched = db.all<RoundItemRow>(
+    sql`SELECT ${columns} FROM ${from} LEFT JOIN visible_screening_labels l ON l.item_id = i.id
+      WHERE ${scope} AND ${showSql} AND ${qSql} AND ${k.where}
+      ORDER BY ${sql.join(k.orderBy, sql`, `)} LIMIT ${k.limit}`,
   );
-  const cursorOf = (i: PerItem): Cursor => (w.sort === "id" ? [i.id, i.position] : [i.position, i.id]);
-  const sorted =
-    w.sort === "id"
-      ? [...matching].sort((a, b) => byStudyName(a.id, b.id) || a.position - b.position)
-      : [...matching].sort((a, b) => a.position - b.position);
-  const cut = cutWindow(w, sorted, cursorOf);
-  const includedControls = perItem.filter((i) => i.isControl && i.included);
-  const labels = allLabels ?? labelsOf([...new Set([...cut.rows, ...includedControls].map((i) => i.id))]);
-  const view = (i: PerItem) => ({
-    id: i.id,
-    position: i.position,
-    isControl: i.isControl,
-    stratum: i.stratum,
-    screenCategory: labels.get(i.id) ?? null,
-    yes: i.yes,
-    no: i.no,
-    included: i.included,
-    // Until the round closes an item's votes are still coming in: its outcome is pending, not "excluded".
-    outcome:
-      row.status === "closed" ? (i.included ? ("included" as const) : ("excluded" as const)) : ("pending" as const),
-    consensusTier: i.consensusTier,
-    modalCategory: i.modalCategory,
-    votes: i.votes.map((v) => ({
-      reviewer: byId.get(v.reviewer)?.code ?? "?",
-      relevant: v.relevant,
+  const f = data.figures;
+  // The count: from the kept figures, or, with a text filter, counted over the round's items.
+  const total = q
+    ? db.get<{ n: number }>(
+        sql`SELECT count(*) AS n FROM screening_round_items ri JOIN visible_screening_items i ON i.id = ri.item_id
+          LEFT JOIN visible_screening_labels l ON l.item_id = i.id
+          WHERE ri.round_id = ${row.id} AND ${showSql} AND ${qSql}`,
+      )!.n
+    : show === "included"
+      ? f.included
+      : show === "controls"
+        ? f.controls
+        : show === "included-controls"
+          ? f.includedControls
+          : f.items;
+  const cut = finishWindow(w, fetched, total, (r): Cursor =>
+    byPosition ? [r.position, r.roundItemId] : [r.externalId, r.itemId],
+  );
+  const controlsIn = db.all<RoundItemRow>(
+    sql`SELECT ${columns} FROM screening_round_items ri JOIN visible_screening_items i ON i.id = ri.item_id
+      LEFT JOIN visible_screening_labels l ON l.item_id = i.id
+      WHERE ri.round_id = ${row.id} AND ri.is_control = 1 AND ${included} ORDER BY ri.position`,
+  );
+  // The votes of the rows shown, in the reviewers' order: each row's tally is the core's (tallyItem).
+  const shownIds = [...new Set([...cut.rows, ...controlsIn].map((r) => r.roundItemId))];
+  const votes = new Map<
+    number,
+    {
+      reviewer: string;
+      relevant: boolean;
+      category: string | null;
+      confidence: ReviewConfidence | null;
+      notes: string;
+    }[]
+  >();
+  for (const v of shownIds.length
+    ? db
+        .select({
+          roundItemId: screeningVotes.roundItemId,
+          reviewer: screeningVotes.reviewerId,
+          relevant: screeningVotes.relevant,
+          category: screeningVotes.category,
+          confidence: screeningVotes.confidence,
+          notes: screeningVotes.notes,
+        })
+        .from(screeningVotes)
+        .where(and(inArray(screeningVotes.roundItemId, shownIds), eq(screeningVotes.status, "submitted")))
+        .all()
+    : []) {
+    const list = votes.get(v.roundItemId) ?? [];
+    list.push({
+      reviewer: v.reviewer,
+      relevant: Boolean(v.relevant),
       category: v.category,
-      confidence: v.confidence ?? null,
-      notes: data.notes.get(i.id)?.get(v.reviewer) ?? "",
-    })),
-  });
+      confidence: (v.confidence as ReviewConfidence | null) ?? null,
+      notes: v.notes,
+    });
+    votes.set(v.roundItemId, list);
+  }
+  const view = (i: RoundItemRow) => {
+    const its = (votes.get(i.roundItemId) ?? []).sort(
+      (a, b) => (rank.get(a.reviewer) ?? 1e9) - (rank.get(b.reviewer) ?? 1e9),
+    );
+    const t = tallyItem(its, row.inclusionVotes);
+    return {
+      id: i.externalId,
+      position: i.position,
+      isControl: Boolean(i.isControl),
+      stratum: i.stratum,
+      screenCategory: i.category ?? null,
+      yes: t.yes,
+      no: t.no,
+      included: t.included,
+      // Until the round closes an item's votes are still coming in: its outcome is pending, not "excluded".
+      outcome:
+        row.status === "closed" ? (t.included ? ("included" as const) : ("excluded" as const)) : ("pending" as const),
+      consensusTier: t.consensusTier,
+      modalCategory: t.modalCategory,
+      votes: its.map((v) => ({
+        reviewer: byId.get(v.reviewer)?.code ?? codes.get(v.reviewer) ?? "?",
+        relevant: v.relevant,
+        category: v.category,
+        confidence: v.confidence,
+        notes: v.notes,
+      })),
+    };
+  };
   return {
     study: { id: study.id, name: study.name },
     round: roundView(data),
-    includedControls: includedControls.map(view),
+    includedControls: controlsIn.map(view),
     window: { ...cut, rows: cut.rows.map(view) },
   };
 }

@@ -438,6 +438,15 @@ export function listUnusedItems(db: DbOrTx, studyId: number): { id: number; exte
 export function studyState(db: DbOrTx, studyId: number) {
   const codes = reviewerCodes(db, studyId);
   const rounds = listRoundRows(db, studyId).map((r) => loadRound(db, r, codes));
+  return { rounds, ...whatComesNext(db, studyId, rounds), codes };
+}
+
+/** The study's screen counts, the next round's recall tiers and what comes next after `rounds` (in number order). */
+export function whatComesNext(
+  db: DbOrTx,
+  studyId: number,
+  rounds: readonly { round: RoundRow; figures: Pick<RoundFigures, "decision"> }[],
+) {
   const screen = screenCounts(db, studyId);
   const nextNumber = (rounds.at(-1)?.round.number ?? 0) + 1;
   const tiers = countTiers(db, studyId, nextNumber);
@@ -447,7 +456,7 @@ export function studyState(db: DbOrTx, studyId: number) {
     rounds: rounds.map((r) => ({ number: r.round.number, status: r.round.status, decision: r.figures.decision })),
     tiersForNextRound: tiers.clear + tiers.possible + tiers.no,
   });
-  return { rounds, screen, tiers, next, codes };
+  return { screen, tiers, next };
 }
 
 export interface ScreeningStudyRow {

@@ -428,6 +428,23 @@ export function getStatsPageOffThread(
   );
 }
 
+/**
+ * One chart of the statistics page as the page shows it (its own batches), from the page kept with the study's
+ * summary version (`getStatsPageOffThread`), and that version: the page's `<img>` asks for each chart, so its SVG is
+ * sent once, not in the HTML and again in the loader's data (docs/architecture.md, "Pages are windows").
+ */
+export async function getStatsPageChart(
+  db: Db,
+  studyId: number,
+  chartId: string,
+  options: Pick<RaterAgreementOptions, "batchSize"> = {},
+): Promise<{ chart: RenderedChart; version: number } | null> {
+  const version = summaryVersion(db, studyId);
+  const page = await getStatsPageOffThread(db, studyId, options);
+  const chart = page && [...page.charts, ...page.agreementCharts].find((c) => c.id === chartId);
+  return chart ? { chart, version } : null;
+}
+
 /** A download of the statistics page (getStudyReportFile) made on a worker thread, as the page is. */
 export function getStudyReportFileOffThread(
   db: Db,

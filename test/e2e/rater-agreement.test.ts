@@ -74,8 +74,14 @@ describe("agreement per pair and over time on the stats page", () => {
         .nth(3)
         .innerText(),
     ).toBe("n/a / n/a (0)");
-    for (const chart of ["pairwise-sufficiency", "sufficiency-by-week", "diagnosis-by-batch"])
-      await expect.poll(() => page.locator(`[data-chart="${chart}"] svg`).count(), { timeout: 20_000 }).toBe(1);
+    // Each chart is an image of its SVG, loaded once its fold is open (docs/architecture.md, "Pages are windows").
+    for (const chart of ["pairwise-sufficiency", "sufficiency-by-week", "diagnosis-by-batch"]) {
+      const img = page.locator(`[data-chart="${chart}"] img`);
+      await img.scrollIntoViewIfNeeded();
+      await expect
+        .poll(() => img.evaluate((e: HTMLImageElement) => e.complete && e.naturalWidth > 0), { timeout: 20_000 })
+        .toBe(true);
+    }
     await section.screenshot({ path: join(SHOTS, "rater-agreement-pairwise.png") });
     await page.getByTestId("agreement-over-time").screenshot({ path: join(SHOTS, "rater-agreement-over-time.png") });
   });

@@ -13,7 +13,7 @@ import { POOLED_COHEN_REASON } from "../../app/study-report/domain/study-report-
 import { launchBrowser, logIn } from "../support/browser";
 import { startApp, type RunningApp } from "../support/server";
 
-const SHOTS = "test/e2e/screenshots";
+const SHOTS = process.env.CONCORD_SHOTS ?? "test/e2e/screenshots";
 let app: RunningApp;
 let browser: Browser;
 
@@ -65,6 +65,57 @@ describe("report pages at a glance", () => {
     await page.screenshot({ path: `${SHOTS}/stats-at-a-glance-1280.png`, fullPage: true });
     await page.context().close();
   });
+
+  it("sends each chart of the statistics page once, as an image asked for when its fold opens", async () => {
+    const page = await adminPage(1280);
+    const charts: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/stats/charts/")) charts.push(new URL(r.url()).pathname);
+    });
+    const res = await page.goto(`${app.url}/admin/studies/1/stats`);
+    const html = await res!.text();
+    // No chart in the HTML nor in its loader data: the page is its tables (it was 775 KB at 1,000 cases with both).
+    expect(html).not.toContain("<svg");
+    expect(html.length).toBeLessThan(200_000);
+    await page.waitForLoadState("networkidle");
+    expect(charts).toEqual([]);
+    // Opening a fold asks for its charts, each once; the image shows (a drawn SVG has a width).
+    await page.locator("details#sufficiency > summary").click();
+    const img = page.locator('[data-chart="sufficiency-matrix"] img');
+    await expect
+      .poll(() => img.evaluate((e: HTMLImageElement) => e.complete && e.naturalWidth > 0), { timeout: 20_000 })
+      .toBe(true);
+    expect(charts.filter((c) => c.endsWith("/sufficiency-matrix.svg"))).toHaveLength(1);
+    await page.context().close();
+  });
+
+  for (const width of [1280, 390])
+    for (const [name, path] of [
+      ["stats", "/admin/studies/1/stats"],
+      ["quality", "/admin/studies/1/quality"],
+      ["progress", "/admin/studies/1/progress"],
+    ] as const)
+      it(`the ${name} page at ${width} px, every fold open, with its charts drawn`, async () => {
+        const page = await adminPage(width);
+        await page.goto(`${app.url}${path}`);
+        await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
+        await page.waitForLoadState("networkidle");
+        // Every chart image of the opened folds loaded (lazy images load as they come into view).
+        const imgs = page.locator("figure[data-chart] img");
+        for (let i = 0; i < (await imgs.count()); i++) {
+          await imgs.nth(i).scrollIntoViewIfNeeded();
+          await expect
+            .poll(() => imgs.nth(i).evaluate((e: HTMLImageElement) => e.complete && e.naturalWidth > 0), {
+              timeout: 20_000,
+            })
+            .toBe(true);
+        }
+        // The progress page fits a phone; the statistics and quality pages are screenshotted to be looked at.
+        if (width === 390 && name === "progress")
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+        await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+        await page.context().close();
+      });
 
   it("the progress page fits 390 px without sideways scrolling", async () => {
     const page = await adminPage(390);

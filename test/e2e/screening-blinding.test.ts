@@ -49,7 +49,7 @@ beforeAll(async () => {
   });
   openRound(db, { studyId, reviewerIds: ids, seed: 99, controls: 8, actorId: null });
   entries = listReviewerEntries(db, ids[0]!).map((e) => e.entryId);
-  const detail = getRoundDetail(db, { studyId, number: 1 })!;
+  const detail = (await getRoundDetail(db, { studyId, number: 1 }))!;
   const controlPositions = new Set(detail.window.rows.filter((i) => i.isControl).map((i) => i.position));
   controlEntries = listReviewerEntries(db, ids[0]!)
     .filter((e) => controlPositions.has(e.position))

@@ -26,9 +26,14 @@ import { addBankRaters, listBankPanel } from "../../app/mentat/panel.server";
 import { listBankQuestions } from "../../app/mentat/questions.server";
 import { listRaterQuestions, saveOptionRating } from "../../app/mentat/ratings.server";
 import { runImportChild } from "../support/spawn-import";
-import { createScreeningStudy, listScreeningStudies, listUnusedItems } from "../../app/screening/screening.server";
+import {
+  createScreeningStudy,
+  listScreeningStudies,
+  listUnusedItems,
+  studyState,
+} from "../../app/screening/screening.server";
 import { importScreeningFiles } from "../../app/screening/screening-import.server";
-import { getStudyOverview, openRound } from "../../app/screening/screening-rounds.server";
+import { openRound, unusedItemCount } from "../../app/screening/screening-rounds.server";
 import { recallPoolCsv } from "../../app/screening/screening-release.server";
 import { listReviewerEntries } from "../../app/screening/screening-review.server";
 import { corpus, enc, itemsJsonl, labelsCsv, SETTINGS, voteAll, type CorpusItem } from "../support/screening";
@@ -500,11 +505,12 @@ describe("screening-import into an existing study", () => {
   });
   /** Everything an admin sees of the study through the services: the list, the overview, the recall pool. */
   function view(reader: Db) {
-    const o = getStudyOverview(reader, studyId)!;
+    // What the study page shows, read at this moment (the page's own reads after its rounds' kept figures).
+    const o = studyState(reader, studyId);
     return {
       list: listScreeningStudies(reader).map((s) => `${s.name}:${s.items}:${s.next}`),
       screen: o.screen,
-      unused: o.unusedItems,
+      unused: unusedItemCount(reader, studyId, o.screen.items),
       pool: listUnusedItems(reader, studyId).length,
       poolCsv: recallPoolCsv(reader, studyId).split("\r\n").length,
       next: o.next,

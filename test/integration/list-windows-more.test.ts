@@ -91,6 +91,26 @@ function walk<T>(read: (p: URLSearchParams) => ListWindow<T>, base: Record<strin
   return { forward, back, total: [...totals][0]! };
 }
 
+/** `walk` for a window read asynchronously (a page whose figures come from a worker thread). */
+async function walkAsync<T>(read: (p: URLSearchParams) => Promise<ListWindow<T>>, base: Record<string, string> = {}) {
+  const cached = new Map<string, ListWindow<T>>();
+  // Read every window the synchronous walk will ask for first, then walk over what was read.
+  let w = await read(q(base));
+  cached.set(q(base).toString(), w);
+  for (;;) {
+    if (!w.next) break;
+    const p = q({ ...base, after: w.next });
+    w = await read(p);
+    cached.set(p.toString(), w);
+  }
+  while (w.previous) {
+    const p = q({ ...base, before: w.previous });
+    w = await read(p);
+    cached.set(p.toString(), w);
+  }
+  return walk((p) => cached.get(p.toString())!, base);
+}
+
 /** A loader's data, as JSON bytes, for a signed-in user's GET of `path`. */
 async function loaderBytes(
   here: Db,
@@ -250,26 +270,28 @@ describe("a screening round's items, for the admin", () => {
       `INSERT INTO screening_votes (round_item_id, round_id, reviewer_id, status, relevant, updated_at)
        SELECT id, round_id, ?, 'submitted', 1, 0 FROM screening_round_items WHERE round_id = ? AND position <= 20`,
     ).run(b!.id, r.roundId);
-    const read = (p: URLSearchParams) => getRoundDetail(db, { studyId: r.studyId, number: 1 }, p)!.window;
-    const all = walk(read);
+    const read = async (p: URLSearchParams) => (await getRoundDetail(db, { studyId: r.studyId, number: 1 }, p))!.window;
+    const all = await walkAsync(read);
     expect(all.total).toBe(130);
     expect(all.forward.map((i) => i.position)).toEqual(Array.from({ length: 130 }, (_, i) => i + 1));
     expect(all.back).toEqual(all.forward);
-    expect(read(q()).rows).toHaveLength(50);
+    expect((await read(q())).rows).toHaveLength(50);
 
     const ids = all.forward.map((i) => i.id).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-    const byId = walk(read, { sort: "id" });
+    const byId = await walkAsync(read, { sort: "id" });
     expect(byId.forward.map((i) => i.id)).toEqual(ids);
     expect(byId.back).toEqual(byId.forward);
-    expect(walk(read, { sort: "id", dir: "desc" }).forward.map((i) => i.id)).toEqual([...ids].reverse());
+    expect((await walkAsync(read, { sort: "id", dir: "desc" })).forward.map((i) => i.id)).toEqual([...ids].reverse());
 
-    const shown = (show: string) => walk(read, { show });
-    expect(shown("included").forward).toEqual(all.forward.filter((i) => i.included));
-    expect(shown("included").forward.map((i) => i.position)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    expect(shown("controls").forward).toEqual(all.forward.filter((i) => i.isControl));
-    expect(shown("controls").total).toBe(13);
-    expect(shown("included-controls").forward.map((i) => i.position)).toEqual([10, 20]);
-    const prefixed = walk(read, { q: "IT-12" });
+    const shown = (show: string) => walkAsync(read, { show });
+    expect((await shown("included")).forward).toEqual(all.forward.filter((i) => i.included));
+    expect((await shown("included")).forward.map((i) => i.position)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+    expect((await shown("controls")).forward).toEqual(all.forward.filter((i) => i.isControl));
+    expect((await shown("controls")).total).toBe(13);
+    expect((await shown("included-controls")).forward.map((i) => i.position)).toEqual([10, 20]);
+    const prefixed = await walkAsync(read, { q: "IT-12" });
     expect(prefixed.forward.map((i) => i.id)).toEqual([
       "it-12",
       "it-120",
@@ -283,13 +305,13 @@ describe("a screening round's items, for the admin", () => {
       "it-128",
       "it-129",
     ]);
-    expect(walk(read, { q: "it-12", show: "controls" }).forward.map((i) => i.id)).toEqual(["it-120"]);
+    expect((await walkAsync(read, { q: "it-12", show: "controls" })).forward.map((i) => i.id)).toEqual(["it-120"]);
     // An unknown choice shows every item, and says so in the window's filters.
-    const unknown = read(q({ show: "secret" }));
+    const unknown = await read(q({ show: "secret" }));
     expect(unknown.total).toBe(130);
     expect(unknown.query.filters.show).toBe("");
     // The included controls, with their notes, are listed whole beside the window.
-    const detail = getRoundDetail(db, { studyId: r.studyId, number: 1 }, q({ show: "controls" }))!;
+    const detail = (await getRoundDetail(db, { studyId: r.studyId, number: 1 }, q({ show: "controls" })))!;
     expect(detail.includedControls.map((i) => i.id)).toEqual(["it-10", "it-20"]);
   });
 

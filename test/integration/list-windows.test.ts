@@ -267,12 +267,13 @@ describe("a list page's size", () => {
       for (let i = 0; i < 10; i++) ids.push((await makeUser(here, `stats-ann${i}`, ["annotator"])).id);
       const { studyId } = writeBigStudy(here, { name: "Sized", cases: n, annotatorIds: ids });
       const admin = await signedIn(here, "stats-admin");
-      const out: { bytes: number; batches: number }[] = [];
+      const out: { bytes: number; batches: number; svg: boolean }[] = [];
       for (const query of queries) {
         const path = `/admin/studies/${studyId}/stats${query}`;
         const request = new Request(`http://concord.test${path}`, { headers: admin.post(path, {}).headers });
         const data = await statsLoader({ request, params: { studyId: String(studyId) }, context: {} });
-        out.push({ bytes: JSON.stringify(data).length, batches: data.agreement.over_time.by_batch.length });
+        const json = JSON.stringify(data);
+        out.push({ bytes: json.length, batches: data.agreement.over_time.by_batch.length, svg: json.includes("<svg") });
       }
       return out;
     } finally {
@@ -287,6 +288,12 @@ describe("a list page's size", () => {
     for (const l of large) {
       expect(l.batches).toBeLessThanOrEqual(MAX_PAGE_BATCHES);
       expect(l.bytes / small!.bytes).toBeLessThan(1.2);
+    }
+    // Each chart is an image asked for by the page, its SVG sent once: none of it in the data, which stays small
+    // (360 KB at 1,000 cases when every chart's SVG went in the HTML and again in the data).
+    for (const page of [small!, ...large]) {
+      expect(page.svg).toBe(false);
+      expect(page.bytes).toBeLessThan(80_000);
     }
   }, 300_000);
 

@@ -207,6 +207,10 @@ describe("blinding of the new page parts and downloads (built app)", () => {
     ...["pairwise-sufficiency", "diagnosis-by-week", "sufficiency-by-batch"].flatMap((c) =>
       ["csv", "svg", "png"].map((ext) => `/admin/studies/${id}/stats/${c}.${ext}?batch=5`),
     ),
+    // The page's chart images (admin.studies.$studyId.stats_.charts.$chart.ts).
+    ...["pairwise-sufficiency", "sufficiency-by-batch"].map(
+      (c) => `/admin/studies/${id}/stats/charts/${c}.svg?batch=5`,
+    ),
     `/admin/studies/${id}/export?file=manifest.json&allowPartial=1`,
   ];
 
@@ -229,6 +233,15 @@ describe("blinding of the new page parts and downloads (built app)", () => {
     for (const chart of ["pairwise-sufficiency", "pairwise-diagnosis", "sufficiency-by-week", "diagnosis-by-batch"])
       expect(page).toContain(`data-chart="${chart}"`);
     expect(page).toContain(`/stats/sufficiency-by-batch.csv?batch=5`);
+    // Each chart an image of the page's own chart: not in the page, served once asked.
+    expect(page).not.toContain("<svg");
+    const src = /src="([^"]*\/stats\/charts\/sufficiency-by-batch\.svg[^"]*)"/.exec(page)![1]!.replace(/&amp;/g, "&");
+    const chart = await get("boss", src);
+    expect(chart.status).toBe(200);
+    expect(chart.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+    expect(chart.headers.get("cache-control")).toBe("private, max-age=86400");
+    expect(await chart.text()).toMatch(/^<svg/);
+    expect((await get("boss", `/admin/studies/${studyIds.four}/stats/charts/nope.svg`)).status).toBe(404);
     // Four annotators: the pooled Cohen's κ is n/a, and the order-free pooled figures are on the page instead.
     expect(page).toContain('data-testid="order-free-agreement"');
     expect(page).toMatch(/Fleiss&#x27; κ|Fleiss' κ/);

@@ -59,7 +59,7 @@ function importCorpus() {
 const three = () => reviewers.slice(0, 3).map((r) => r.id);
 
 describe("importing a screening study's files", () => {
-  it("imports items and labels together; a repeat changes nothing", () => {
+  it("imports items and labels together; a repeat changes nothing", async () => {
     const r = importCorpus();
     expect(r.written).toBe(true);
     expect(r.files.map((f) => [f.kind, f.created, f.changed, f.unchanged])).toEqual([
@@ -69,7 +69,7 @@ describe("importing a screening study's files", () => {
     const again = importCorpus();
     expect(again.written).toBe(false);
     expect(again.files.map((f) => f.unchanged)).toEqual([26, 26]);
-    expect(getStudyOverview(db, study.id)!.screen).toEqual({
+    expect((await getStudyOverview(db, study.id))!.screen).toEqual({
       items: 26,
       relevant: 4,
       borderline: 2,
@@ -78,7 +78,7 @@ describe("importing a screening study's files", () => {
     });
   });
 
-  it("writes nothing when any file has an error, and reports each bad line", () => {
+  it("writes nothing when any file has an error, and reports each bad line", async () => {
     const badLabels = labelsCsv() + "zz,relevant,,,\nr01,maybe,,,\n";
     const r = importScreeningFiles(db, {
       studyId: study.id,
@@ -92,7 +92,7 @@ describe("importing a screening study's files", () => {
       { line: 28, message: 'no item "zz" in the study: import the items first.' },
       { line: 29, message: 'duplicate id "r01" (first on line 2).' },
     ]);
-    expect(getStudyOverview(db, study.id)!.screen.items).toBe(0);
+    expect((await getStudyOverview(db, study.id))!.screen.items).toBe(0);
   });
 
   it("fixes the corpus and the screen labels once round 1 opens", () => {
@@ -137,10 +137,10 @@ describe("round 1", () => {
     ).toThrow(/21 controls were asked for but only 20/);
   });
 
-  it("takes every relevant and borderline item plus N controls from not_relevant, in one order", () => {
+  it("takes every relevant and borderline item plus N controls from not_relevant, in one order", async () => {
     const r = openRound(db, { studyId: study.id, reviewerIds: three(), seed: 42, controls: 10, actorId: admin.id });
     expect(r).toMatchObject({ number: 1, candidates: 6, controls: 10 });
-    const detail = getRoundDetail(db, { studyId: study.id, number: 1 })!;
+    const detail = (await getRoundDetail(db, { studyId: study.id, number: 1 }))!;
     expect(
       detail.window.rows
         .filter((i) => !i.isControl)
@@ -314,12 +314,12 @@ describe("votes", () => {
     });
   });
 
-  it("the round closes by itself on its last vote, and then refuses changes", () => {
+  it("the round closes by itself on its last vote, and then refuses changes", async () => {
     voteAll(db, three()[0]!, "truthful");
     voteAll(db, three()[1]!, "truthful");
-    expect(getStudyOverview(db, study.id)!.next).toEqual({ kind: "in_review", round: 1 });
+    expect((await getStudyOverview(db, study.id))!.next).toEqual({ kind: "in_review", round: 1 });
     voteAll(db, three()[2]!, "lenient");
-    const overview = getStudyOverview(db, study.id)!;
+    const overview = (await getStudyOverview(db, study.id))!;
     expect(overview.rounds[0]!.status).toBe("closed");
     expect(
       db
@@ -348,10 +348,10 @@ describe("votes", () => {
 });
 
 describe("the whole cycle: screen → review → recall → release", () => {
-  it("continues while controls are included above 5%, stops at or below it, and releases deterministically", () => {
+  it("continues while controls are included above 5%, stops at or below it, and releases deterministically", async () => {
     importCorpus();
     openRound(db, { studyId: study.id, reviewerIds: three(), seed: 42, controls: 10, actorId: admin.id });
-    const r1 = getRoundDetail(db, { studyId: study.id, number: 1 })!;
+    const r1 = (await getRoundDetail(db, { studyId: study.id, number: 1 }))!;
     const missesDrawn = r1.window.rows.filter((i) => i.isControl && truthOf(i.id)).length;
     // The screen missed n01–n05; this seed draws some of them among its 10 controls.
     expect(missesDrawn).toBeGreaterThan(0);
@@ -367,7 +367,7 @@ describe("the whole cycle: screen → review → recall → release", () => {
     voteAll(db, three()[0]!, "truthful");
     voteAll(db, three()[1]!, "truthful");
     voteAll(db, three()[2]!, "lenient");
-    let overview = getStudyOverview(db, study.id)!;
+    let overview = (await getStudyOverview(db, study.id))!;
     const f1 = overview.rounds[0]!.figures;
     // The majority (two truthful reviewers) includes exactly the truly relevant items: r01–r04, b01 and drawn misses.
     expect(f1.includedCandidates).toBe(5);
@@ -406,7 +406,7 @@ describe("the whole cycle: screen → review → recall → release", () => {
       actorId: admin.id,
     });
     expect(imported).toMatchObject({ ok: true, written: true, tiersForRound: 2 });
-    overview = getStudyOverview(db, study.id)!;
+    overview = (await getStudyOverview(db, study.id))!;
     expect(overview.next).toEqual({ kind: "open_round", round: 2 });
 
     const noTier = unused.filter((u) => tierOf(u) === "no").length;
@@ -417,7 +417,7 @@ describe("the whole cycle: screen → review → recall → release", () => {
       controls: Math.min(3, noTier),
       actorId: admin.id,
     });
-    const d2 = getRoundDetail(db, { studyId: study.id, number: 2 })!;
+    const d2 = (await getRoundDetail(db, { studyId: study.id, number: 2 }))!;
     // Fresh controls: nothing of round 2 was in round 1.
     for (const i of d2.window.rows) expect(used.has(i.id)).toBe(false);
     expect(d2.window.rows.filter((i) => i.isControl).every((i) => i.stratum === "no")).toBe(true);
@@ -426,7 +426,7 @@ describe("the whole cycle: screen → review → recall → release", () => {
     voteAll(db, three()[0]!, "truthful");
     voteAll(db, three()[1]!, "truthful");
     voteAll(db, three()[2]!, "lenient");
-    overview = getStudyOverview(db, study.id)!;
+    overview = (await getStudyOverview(db, study.id))!;
     expect(overview.rounds[1]!.figures).toMatchObject({
       includedControls: 0,
       controlInclusionRate: 0,

@@ -7,7 +7,9 @@ import { RoundsTable } from "./screening-figures";
 import { RuleFields } from "./rule-fields";
 
 /** What the admin page shows of a study: its overview and a suggested seed for the next round. */
-export type ScreeningOverviewView = NonNullable<ReturnType<typeof getStudyOverview>> & { suggestedSeed: number };
+export type ScreeningOverviewView = NonNullable<Awaited<ReturnType<typeof getStudyOverview>>> & {
+  suggestedSeed: number;
+};
 
 const FILE_TITLES = { items: "Items", labels: "Screen labels", tiers: "Recall tiers" } as const;
 

@@ -342,3 +342,28 @@ export function withPseudonyms(report: RaterAgreementReport): RaterAgreementRepo
     },
   };
 }
+
+/** The reasons of a report grouped by reason: each text once with the paths it explains (`packReasons`). */
+export type PackedReasons = { reason: string; paths: string[] }[];
+
+/**
+ * `reasons` with each text once: a page's agreement has a few distinct reasons for hundreds of n/a values (every
+ * pair and batch), so its data sends each text once rather than once per value (docs/architecture.md, "Pages are
+ * windows"). `unpackReasons` gives the same record back.
+ */
+export function packReasons(reasons: Record<string, string>): PackedReasons {
+  const byReason = new Map<string, string[]>();
+  for (const [path, reason] of Object.entries(reasons)) {
+    const paths = byReason.get(reason);
+    if (paths) paths.push(path);
+    else byReason.set(reason, [path]);
+  }
+  return [...byReason].map(([reason, paths]) => ({ reason, paths }));
+}
+
+/** The record `packReasons` was given, in the same order of paths within each reason. */
+export function unpackReasons(packed: PackedReasons): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { reason, paths } of packed) for (const p of paths) out[p] = reason;
+  return out;
+}

@@ -2,13 +2,12 @@
 import type { ReactNode } from "react";
 import type { LevelAgreement, StudyReport } from "~/study-report/domain/study-report";
 import { fixed3, percent } from "~/study-report/domain/study-report-format";
-import type { RenderedChart } from "~/study-report/study-report.server";
-import { Chart, CountTable, Interval, Pair, Value } from "./report-parts";
+import { Chart, CountTable, Interval, Pair, Value, type ChartOnPage } from "./report-parts";
 
 export interface SectionProps {
   report: StudyReport;
   /** The report's charts by id. */
-  charts: ReadonlyMap<string, RenderedChart>;
+  charts: ReadonlyMap<string, ChartOnPage>;
   /** The stats page's URL, under which the downloads live. */
   base: string;
 }

@@ -5,12 +5,11 @@ import type { MeasureAgreement, RaterAgreementReport } from "~/study-report/doma
 import { RATER_AGREEMENT_FILE_STEM } from "~/study-report/domain/study-report-files";
 import type { OrderFreeAgreement, RaterAgreement } from "~/study-report/domain/study-report-raters";
 import { ci95, fixed3, percent } from "~/study-report/domain/study-report-format";
-import type { RenderedChart } from "~/study-report/study-report.server";
-import { Chart } from "./report-parts";
+import { Chart, type ChartOnPage } from "./report-parts";
 
 export interface RaterAgreementProps {
   agreement: RaterAgreementReport;
-  charts: ReadonlyMap<string, RenderedChart>;
+  charts: ReadonlyMap<string, ChartOnPage>;
   base: string;
   /** The batch size as typed, and the error when it was refused (the default is shown instead). */
   batchInput: string;
@@ -24,7 +23,26 @@ const MEASURES = [
   ["diagnosis", "Diagnosis", "cases both annotators called sufficient, codes compared at diagnosis level"],
 ] as const;
 
-/** A coefficient with its interval, or n/a with the reason (reasons are keyed by the value's JSON path). */
+/** The distinct reasons of the null coefficients under `prefix`, in order, numbered from 1 (kept per reasons record). */
+const numbered = new WeakMap<Record<string, string>, Map<string, Map<string, number>>>();
+function reasonNumbers(reasons: Record<string, string>, prefix: string): Map<string, number> {
+  let byPrefix = numbered.get(reasons);
+  if (!byPrefix) numbered.set(reasons, (byPrefix = new Map()));
+  let numbers = byPrefix.get(prefix);
+  if (!numbers) {
+    numbers = new Map();
+    for (const [path, reason] of Object.entries(reasons))
+      if (path.startsWith(prefix) && /\.(percent_agreement|cohen_kappa|gwet_ac1)$/.test(path) && !numbers.has(reason))
+        numbers.set(reason, numbers.size + 1);
+    byPrefix.set(prefix, numbers);
+  }
+  return numbers;
+}
+
+/**
+ * A coefficient with its interval, or n/a with the number of its reason in the section's list of reasons (reasons
+ * are keyed by the value's JSON path): each reason is said once, under the tables, not beside each value.
+ */
 function Coefficient({
   e,
   path,
@@ -38,10 +56,15 @@ function Coefficient({
 }) {
   if (e.value === null) {
     const reason = reasons[path];
-    return (
-      <span title={reason} data-reason={path}>
-        n/a
-      </span>
+    const n =
+      reason === undefined ? undefined : reasonNumbers(reasons, path.slice(0, path.indexOf(".") + 1)).get(reason);
+    return n === undefined ? (
+      <>n/a</>
+    ) : (
+      <>
+        {`n/a`}
+        <sup>{n}</sup>
+      </>
     );
   }
   const show = asPercent ? percent : fixed3;
@@ -49,7 +72,7 @@ function Coefficient({
     <>
       {show(e.value)}
       {e.ci95 ? (
-        <small className="muted"> {asPercent ? `[${percent(e.ci95[0])}, ${percent(e.ci95[1])}]` : ci95(e)}</small>
+        <small className="muted">{` ${asPercent ? `[${percent(e.ci95[0])}, ${percent(e.ci95[1])}]` : ci95(e)}`}</small>
       ) : null}
     </>
   );
@@ -81,24 +104,18 @@ const MEASURE_HEAD = (
   </>
 );
 
-/** The distinct reasons of the null values under `prefix`, listed once under the tables. */
+/** The distinct reasons of the null values under `prefix`, listed once under the tables, numbered as the values cite them. */
 function ReasonList({ reasons, prefix }: { reasons: Record<string, string>; prefix: string }) {
-  const distinct = [
-    ...new Set(
-      Object.entries(reasons)
-        .filter(([path]) => path.startsWith(prefix) && /\.(percent_agreement|cohen_kappa|gwet_ac1)$/.test(path))
-        .map(([, reason]) => reason),
-    ),
-  ];
-  if (!distinct.length) return null;
+  const numbers = [...reasonNumbers(reasons, prefix)];
+  if (!numbers.length) return null;
   return (
-    <ul className="muted">
-      {distinct.map((r) => (
-        <li key={r}>
-          <small>n/a: {r}</small>
+    <ol className="muted">
+      {numbers.map(([r, n]) => (
+        <li key={n} value={n}>
+          <small>{`n/a: ${r}`}</small>
         </li>
       ))}
-    </ul>
+    </ol>
   );
 }
 
@@ -153,8 +170,8 @@ export function PairwiseSection({ agreement, charts, base }: RaterAgreementProps
                         const m = pairs[i]![key];
                         return (
                           <td key={column} className="num">
-                            {fixed3(m.cohen_kappa.value)} / {fixed3(m.gwet_ac1.value)}{" "}
-                            <small className="muted">({m.n})</small>
+                            {`${fixed3(m.cohen_kappa.value)} / ${fixed3(m.gwet_ac1.value)} `}
+                            <small className="muted">{`(${m.n})`}</small>
                           </td>
                         );
                       })}
@@ -172,9 +189,7 @@ export function PairwiseSection({ agreement, charts, base }: RaterAgreementProps
                 <tbody>
                   {pairs.map((p, i) => (
                     <tr key={p.annotators.join()}>
-                      <td>
-                        {p.annotators[0]} – {p.annotators[1]}
-                      </td>
+                      <td>{`${p.annotators[0]} – ${p.annotators[1]}`}</td>
                       <MeasureCells m={p[key]} path={`pairwise.pairs.${i}.${key}`} reasons={reasons} />
                     </tr>
                   ))}
@@ -290,12 +305,8 @@ export function OverTimeSection({ agreement, charts, base, batchInput, batchErro
               {t.by_batch.map((b, i) => (
                 <tr key={b.batch}>
                   <td>{b.batch}</td>
-                  <td>
-                    {b.first}–{b.last}
-                  </td>
-                  <td>
-                    {b.from.slice(0, 10)} – {b.to.slice(0, 10)}
-                  </td>
+                  <td>{`${b.first}–${b.last}`}</td>
+                  <td>{`${b.from.slice(0, 10)} – ${b.to.slice(0, 10)}`}</td>
                   <MeasureCells m={b[key]} path={`over_time.by_batch.${i}.${key}`} reasons={reasons} />
                 </tr>
               ))}

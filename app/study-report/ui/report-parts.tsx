@@ -2,19 +2,25 @@
 import { createContext, useContext, type ReactNode } from "react";
 import type { IntervalSummary } from "~/stats/index";
 import { ci95, fixed3 } from "~/study-report/domain/study-report-format";
-import type { RenderedChart } from "~/study-report/study-report.server";
 
-/** A chart with its downloads; `query` (e.g. `?batch=25`) is added to the download links. */
-export function Chart({ chart, base, query = "" }: { chart: RenderedChart | undefined; base: string; query?: string }) {
+/** A chart as the page names it: its SVG is an image at `src`, asked for once its fold is open. */
+export interface ChartOnPage {
+  id: string;
+  title: string;
+  caption: string;
+  src: string;
+}
+
+/**
+ * A chart with its downloads; `query` (e.g. `?batch=25`) is added to the download links. The chart is an image
+ * loaded lazily (a closed fold's charts are not asked for), so its SVG is sent once and only when it is seen
+ * (docs/architecture.md, "Pages are windows"); it scales down to its column.
+ */
+export function Chart({ chart, base, query = "" }: { chart: ChartOnPage | undefined; base: string; query?: string }) {
   if (!chart) return null;
   return (
     <figure className="card" data-chart={chart.id} style={{ margin: "0 0 1rem" }}>
-      <div
-        role="img"
-        aria-label={chart.title}
-        // Vega's SVG escapes every text it draws; the chart scales down to its column (the SVG has a viewBox).
-        dangerouslySetInnerHTML={{ __html: chart.svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ') }}
-      />
+      <img src={chart.src} alt={chart.title} loading="lazy" style={{ maxWidth: "100%", height: "auto" }} />
       <figcaption>
         <small className="muted">{chart.caption}</small>{" "}
         <small>
