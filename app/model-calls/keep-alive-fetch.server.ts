@@ -61,25 +61,37 @@ export function postOnPool(
   const agents = sharedAgents;
   return new Promise<PostAnswer>((resolve, reject) => {
     if (signal?.aborted) return reject(abortError());
-    const lib = url.protocol === "https:" ? https : http;
+    const target = requestTarget(url);
     let failure: Error | null = null;
-    const request = lib.request(
-      url,
+    // Headers as a flat list, written as given (no per-header bookkeeping); node:http then adds no Host of its own.
+    const list: string[] = ["host", url.host];
+    for (const name in headers) list.push(name, headers[name]!);
+    list.push("content-length", String(Buffer.byteLength(body)));
+    const request = target.lib.request(
       {
+        protocol: url.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        path: target.path,
+        auth: target.auth,
         method: "POST",
-        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        headers: list as unknown as http.OutgoingHttpHeaders,
         agent: agents[url.protocol as "http:" | "https:"],
       },
       (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => (text += chunk));
+        // The body's bytes kept as they come and decoded once at the end.
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("error", fail);
         response.on("end", () => {
           done();
           const out: Record<string, string> = {};
-          for (const [k, v] of Object.entries(response.headers))
+          const raw = response.headers;
+          for (const k in raw) {
+            const v = raw[k];
             if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
+          }
+          const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
           resolve({ status: response.statusCode ?? 500, headers: out, text });
         });
       },
@@ -98,6 +110,27 @@ export function postOnPool(
     request.on("error", fail);
     request.end(body);
   });
+}
+
+/** A URL's request target, worked out once per URL object (an endpoint posts every call to the same one). */
+const targets = new WeakMap<
+  URL,
+  { lib: typeof http | typeof https; hostname: string; port: string; path: string; auth: string | undefined }
+>();
+function requestTarget(url: URL) {
+  let target = targets.get(url);
+  if (target === undefined) {
+    target = {
+      lib: url.protocol === "https:" ? https : http,
+      // An IPv6 literal without its brackets, as node:http takes it.
+      hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+      auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
+    };
+    targets.set(url, target);
+  }
+  return target;
 }
 
 export function createKeepAliveFetch(maxSockets = 256): FetchLike {
