@@ -32,7 +32,7 @@ import { BATCH_CASES } from "../../app/annotation/studies.server";
 import { EXPORT_BATCH } from "../../app/gold/gold-export.server";
 import { openDatabase, WEB_BUSY_TIMEOUT_MS } from "../../app/platform/db.server";
 import { fromRoot } from "../../app/platform/paths.server";
-import { writeRealisticReleasedCsv } from "./realistic-notes";
+import { cachedRealisticReleasedCsv } from "./realistic-notes";
 import type { Benchmark, Figures } from "./types";
 
 const CLI = fromRoot("build", "cli", "concord.js");
@@ -43,9 +43,12 @@ const quantile = (sorted: number[], q: number) =>
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A released CSV of `n` realistic notes with reference labels (scripts/bench/realistic-notes.ts). */
-function releasedCsv(file: string, n: number): void {
-  writeRealisticReleasedCsv(file, n);
+/**
+ * A released CSV of `n` realistic notes with reference labels (scripts/bench/realistic-notes.ts), generated once per
+ * version of the generator and kept under the system's temporary folder for the next runs (read only here).
+ */
+function releasedCsv(n: number): string {
+  return cachedRealisticReleasedCsv(n);
 }
 
 interface Measured {
@@ -86,8 +89,7 @@ async function savesDuringImport(dir: string, log: (l: string) => void): Promise
   const dbPath = join(dir, "saves.db");
   const db = openDatabase(dbPath, { busyTimeoutMs: WEB_BUSY_TIMEOUT_MS });
   db.$client.exec("CREATE TABLE bench_drafts (id INTEGER PRIMARY KEY, body TEXT)");
-  const file = join(dir, "bulk-100k.csv");
-  releasedCsv(file, ROWS);
+  const file = releasedCsv(ROWS);
   const insert = db.$client.prepare("INSERT INTO bench_drafts (body) VALUES (?)");
   const audit = db.$client.prepare(
     "INSERT INTO events (at, entity, entity_id, action, changes) VALUES (?, 'bench', '1', 'save', '{}')",
@@ -157,8 +159,7 @@ async function savesDuringImport(dir: string, log: (l: string) => void): Promise
 
 function importAndExport(dir: string, log: (l: string) => void): Figures {
   const N = 50_000;
-  const file = join(dir, "notes-50k.csv");
-  releasedCsv(file, N);
+  const file = releasedCsv(N);
   const dbPath = join(dir, "io.db");
   const imp = concord(dbPath, ["import", "--study", "Bulk", file]);
   const floor = measure(process.execPath, [
@@ -229,8 +230,7 @@ function importMemory(dir: string, log: (l: string) => void): Figures {
   const exportPeak: Record<number, Measured> = {};
   const runs: Record<number, string> = {};
   for (const n of sizes) {
-    const file = join(dir, `mem-${n}.csv`);
-    releasedCsv(file, n);
+    const file = releasedCsv(n);
     // Twice, into a fresh database each time; the lower peak counts: on a loaded machine the collector's concurrent
     // marking can fall behind and let the heap overshoot by tens of MiB, which says nothing about what the import holds.
     const twice = [1, 2].map((k) => {
@@ -246,7 +246,6 @@ function importMemory(dir: string, log: (l: string) => void): Figures {
     });
     runs[n] = twice.map((m) => round(m.rssMiB ?? -1, 0)).join(" and ");
     peak[n] = twice.reduce((a, b) => ((a.rssMiB ?? Infinity) <= (b.rssMiB ?? Infinity) ? a : b));
-    rmSync(file);
   }
   const rss = (n: number) => peak[n]!.rssMiB ?? -1;
   const measured = rss(10_000) > 0;
@@ -340,12 +339,10 @@ function importHeld(dir: string, log: (l: string) => void): Figures {
   // A batch's bytes: the import's in the file it reads, the export's in the files it writes.
   const batchBytes = { import: 0, export: 0 };
   for (const n of [10_000, 100_000]) {
-    const file = join(dir, `held-${n}.csv`);
-    releasedCsv(file, n);
+    const file = releasedCsv(n);
     batchBytes.import = Math.max(batchBytes.import, (BATCH_CASES * statSync(file).size) / n);
     held[n] = heldDuringImport(dir, file);
     batchBytes.export = Math.max(batchBytes.export, EXPORT_BATCH * held[n]!.export.bytesPerRecord!);
-    rmSync(file);
   }
   const mib = (bytes: number) => round(bytes / 2 ** 20, 2);
   const figures: Figures = {};
