@@ -6,7 +6,7 @@
  * `--runs N` (N > 1) runs the selection N times, each run in its own process (this script again, with `--json`),
  * one after another, and reports per figure the median of the runs as its value, with the spread (least, greatest
  * and every run's value) printed beside it; a figure passes when it passed in most runs. The JSON shape is the same
- * as one run's. Generated data sets are kept between runs (scripts/bench/realistic-notes.ts, DATASET_CACHE).
+ * as one run's. Generated data sets are kept between runs (scripts/bench/dataset-cache.ts).
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";

@@ -6,13 +6,11 @@
  * non-ASCII punctuation, and reference labels on every case (so that every case is final and export-gold exports
  * it). Seeded: the same (n, seed) gives the same bytes.
  */
-import { createHash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { SECTION_KINDS } from "../../app/annotation/domain/sections";
 import { REFERENCE_LABEL_COLUMNS } from "../../app/labels/labels";
+import { cachedFile, sourceVersion } from "./dataset-cache";
 
 /** mulberry32: a small seeded generator, enough for test data. */
 function prng(seed: number): () => number {
@@ -112,7 +110,7 @@ const cell = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` :
  * `b0`, `b1`, …; T is 3 to 5 (empty sections anywhere but the first); reference labels on every case, three in
  * four sufficient with a diagnosis and τ in 1..T.
  */
-export function writeRealisticReleasedCsv(file: string, n: number, seed = 25): { sectionBytes: number } {
+function writeRealisticReleasedCsv(file: string, n: number, seed = 25): { sectionBytes: number } {
   const random = prng(seed);
   const fd = openSync(file, "w");
   let pending = "";
@@ -158,30 +156,18 @@ export function writeRealisticReleasedCsv(file: string, n: number, seed = 25): {
   return { sectionBytes: Math.round(sectionBytes / Math.max(1, sections)) };
 }
 
-/**
- * The generator's version: a hash of this file's source and of the column lists it takes from the app. Any change to
- * either gives another version, so a cached file is never one an older generator wrote.
- */
-export const GENERATOR_VERSION = createHash("sha256")
-  .update(readFileSync(fileURLToPath(import.meta.url)))
-  .update(JSON.stringify([SECTION_KINDS, REFERENCE_LABEL_COLUMNS]))
-  .digest("hex")
-  .slice(0, 16);
-
-/** Where generated files are kept between `npm run bench` runs: under the system's temporary folder, by version. */
-export const DATASET_CACHE = join(tmpdir(), "concord-bench-datasets", GENERATOR_VERSION);
+/** The generator's version: a hash of this file and of the column lists it takes from the app. */
+const GENERATOR_VERSION = sourceVersion(
+  [fileURLToPath(import.meta.url)],
+  JSON.stringify([SECTION_KINDS, REFERENCE_LABEL_COLUMNS]),
+);
 
 /**
- * A released CSV of `n` realistic notes (writeRealisticReleasedCsv, same seed, same bytes) from the cache, generated
- * there the first time: written under a temporary name and renamed, so the cache holds whole files only. The caller
- * must not change or remove it.
+ * A released CSV of `n` realistic notes (writeRealisticReleasedCsv, same seed, same bytes) from the bench's data set
+ * cache (scripts/bench/dataset-cache.ts), generated there the first time. The caller must not change or remove it.
  */
 export function cachedRealisticReleasedCsv(n: number, seed = 25): string {
-  const file = join(DATASET_CACHE, `realistic-${n}-${seed}.csv`);
-  if (existsSync(file)) return file;
-  mkdirSync(DATASET_CACHE, { recursive: true });
-  const partial = `${file}.${process.pid}.partial`;
-  writeRealisticReleasedCsv(partial, n, seed);
-  renameSync(partial, file);
-  return file;
+  return cachedFile(GENERATOR_VERSION, `realistic-${n}-${seed}.csv`, (path) =>
+    writeRealisticReleasedCsv(path, n, seed),
+  );
 }
