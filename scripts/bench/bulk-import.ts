@@ -384,7 +384,10 @@ function importHeld(dir: string, log: (l: string) => void): Figures {
       kind === "import"
         ? `a batch of ${BATCH_CASES} cases is ${round(batchBytes.import / 1024, 0)} KiB of the file`
         : `a batch of ${EXPORT_BATCH} records is ${round(batchBytes.export / 1024, 0)} KiB of the files written`;
-    const what = kind === "import" ? "import holds (collected every chunk)" : "export-gold holds (every 500 records)";
+    const what =
+      kind === "import"
+        ? "import holds (collected every chunk)"
+        : "export-gold holds (every 640 KiB of data.csv, about 500 records)";
     log(`${what}: ${sizes}; 100k − 10k: ${growth >= 0 ? "+" : ""}${round(growth / 1024, 0)} KiB; ${batch}`);
     const name = kind === "import" ? "import" : "export_gold";
     figures[`${name}.held_10k_mib`] = { value: mib(at(10_000).max), unit: "MiB", target: null, pass: null };
