@@ -339,24 +339,17 @@ export async function runEvaluation(config: RunnerConfig, deps: RunnerDeps): Pro
 type UnitClock = (unit: Unit) => number;
 
 /**
- * One call with its own abort signal tied to the run's: the client leaves a listener on the signal it is given, so
- * giving it the run's signal directly would pile up one listener per call over a long run.
+ * One call under the run's signal. The chat client removes its listener from the signal when the call ends
+ * (keep-alive-fetch.server.ts `postOnPool`), so the run's signal is handed over as it is: a controller of its own per
+ * call cost an AbortController and a listener more per call (docs/evaluation.md, "Scale").
  */
-export async function callOnce(
+export function callOnce(
   endpoint: ChatEndpoint,
   request: ChatRequest,
   run: AbortSignal,
   usage?: (tokens: number) => void,
 ): Promise<string> {
-  const call = new AbortController();
-  const onAbort = () => call.abort();
-  if (run.aborted) call.abort();
-  run.addEventListener("abort", onAbort, { once: true });
-  try {
-    return await endpoint.complete(request, call.signal, usage);
-  } finally {
-    run.removeEventListener("abort", onAbort);
-  }
+  return endpoint.complete(request, run, usage);
 }
 
 function applyEvent(trajectory: Trajectory, event: StepEvent): void {

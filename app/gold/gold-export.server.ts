@@ -242,70 +242,69 @@ export const EXPORT_BATCH = 500;
  */
 class JsonArrayWriter {
   private first = true;
-  private readonly hash = new PieceHash();
+  private readonly out: PieceWriter;
   records = 0;
-  constructor(
-    private readonly file: GoldFile,
-    private readonly write: (file: GoldFile, text: string) => void,
-  ) {}
-  private emit(text: string) {
-    this.hash.update(text);
-    this.write(this.file, text);
+  constructor(file: GoldFile, write: (file: GoldFile, text: string) => void) {
+    this.out = new PieceWriter(file, write);
   }
   add(record: object) {
-    this.emit((this.first ? "[\n" : ",\n") + jsonDumpsIndent2Element(record));
+    this.out.update((this.first ? "[\n" : ",\n") + jsonDumpsIndent2Element(record));
     this.first = false;
     this.records++;
   }
   end(): string {
-    this.emit(this.first ? "[]" : "\n]");
-    return this.hash.digest();
+    this.out.update(this.first ? "[]" : "\n]");
+    return this.out.end();
   }
 }
 
 /**
- * SHA-256 of text given in many small pieces, hashed about 64 KiB at a time: one update per record cost more in
- * calls and conversions than the hashing itself.
+ * A file's text given in many small pieces (a record each), hashed and handed to `write` about 64 KiB at a time,
+ * joined once for both: one hash update and one write per record cost more in calls and conversions than the
+ * hashing itself, and joining the pieces once for the hash and again for the file cost a second copy of the export.
  */
-class PieceHash {
+class PieceWriter {
   private readonly hash = createHash("sha256");
   private pending: string[] = [];
   private size = 0;
+  constructor(
+    private readonly file: GoldFile,
+    private readonly write: (file: GoldFile, text: string) => void,
+  ) {}
   update(text: string) {
     this.pending.push(text);
     this.size += text.length;
     if (this.size >= 1 << 16) this.flush();
   }
   private flush() {
-    if (this.size) this.hash.update(this.pending.join(""), "utf8");
+    if (this.size) {
+      const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join("");
+      this.hash.update(text, "utf8");
+      this.write(this.file, text);
+    }
     this.pending = [];
     this.size = 0;
   }
-  digest(): string {
+  /** Hands out what is left; the file's SHA-256. */
+  end(): string {
     this.flush();
     return this.hash.digest("hex");
   }
 }
 
 class CsvWriter {
-  private readonly hash = new PieceHash();
+  private readonly out: PieceWriter;
   records = 0;
-  constructor(
-    private readonly file: GoldFile,
-    private readonly write: (file: GoldFile, text: string) => void,
-  ) {
-    this.emit(formatReferenceCsvRecord("data.csv", [...DATA_CSV_COLUMNS]));
-  }
-  private emit(text: string) {
-    this.hash.update(text);
-    this.write(this.file, text);
+  constructor(file: GoldFile, write: (file: GoldFile, text: string) => void) {
+    this.out = new PieceWriter(file, write);
+    this.out.update(formatReferenceCsvRecord("data.csv", [...DATA_CSV_COLUMNS]));
   }
   add(record: DataGtRecord) {
-    this.emit(formatReferenceCsvRecord("data.csv", releasedCsvRow(record)));
+    this.out.update(formatReferenceCsvRecord("data.csv", releasedCsvRow(record)));
     this.records++;
   }
   end(): string {
-    return this.hash.digest();
+    return this.out.end();
   }
 }
 

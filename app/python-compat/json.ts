@@ -48,8 +48,12 @@ export function jsonDumpsIndent2Element(value: JsonValue | object): string {
 // the escapes back to the same string.
 const LINE_BREAKERS = /[\u0085\u2028\u2029]/g;
 
+const HAS_LINE_BREAKER = /[\u0085\u2028\u2029]/;
+
 function jsonString(s: string): string {
-  return JSON.stringify(s).replace(LINE_BREAKERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const json = JSON.stringify(s);
+  if (!HAS_LINE_BREAKER.test(s)) return json;
+  return json.replace(LINE_BREAKERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 export interface JsonDumpsOptions {
@@ -67,26 +71,53 @@ export interface JsonDumpsOptions {
  */
 export function jsonDumps(value: unknown, options: JsonDumpsOptions = {}): string {
   const indent = options.indent;
-  const floatKeys = options.floatKeys ?? new Set<string>();
+  const floatKeys = options.floatKeys ?? NO_FLOAT_KEYS;
+  // The runner's records repeat the same texts (a trajectory's conversation holds every earlier message again at each
+  // step): each distinct string is escaped once per call (docs/evaluation.md, "Scale").
+  const strings = new Map<string, string>();
+  const str = (s: string): string => {
+    if (s.length < 16) return jsonString(s);
+    let out = strings.get(s);
+    if (out === undefined) strings.set(s, (out = jsonString(s)));
+    return out;
+  };
   const write = (v: unknown, depth: number, asFloat: boolean): string => {
     if (v === null || v === undefined) return "null";
-    if (typeof v === "boolean") return v ? "true" : "false";
+    if (typeof v === "string") return str(v);
     if (typeof v === "number") return asFloat || !Number.isInteger(v) ? pyFloatRepr(v) : String(v);
-    if (typeof v === "string") return jsonString(v);
+    if (typeof v === "boolean") return v ? "true" : "false";
+    if (typeof v !== "object") throw new TypeError(`jsonDumps cannot write a ${typeof v}`);
     const open = indent === undefined ? "" : "\n" + " ".repeat(indent * (depth + 1));
     const close = indent === undefined ? "" : "\n" + " ".repeat(indent * depth);
     const sep = indent === undefined ? ", " : "," + open;
+    let out = "";
     if (Array.isArray(v)) {
       if (v.length === 0) return "[]";
-      return `[${open}${v.map((item) => write(item, depth + 1, asFloat)).join(sep)}${close}]`;
+      for (let i = 0; i < v.length; i++) out += (i === 0 ? "" : sep) + write(v[i], depth + 1, asFloat);
+      return `[${open}${out}${close}]`;
     }
-    if (typeof v === "object") {
-      const members = Object.entries(v as Record<string, unknown>).filter(([, m]) => m !== undefined);
-      if (members.length === 0) return "{}";
-      const items = members.map(([k, m]) => `${jsonString(k)}: ${write(m, depth + 1, floatKeys.has(k))}`);
-      return `{${open}${items.join(sep)}${close}}`;
+    const record = v as Record<string, unknown>;
+    let first = true;
+    for (const k of Object.keys(record)) {
+      const m = record[k];
+      if (m === undefined) continue;
+      out += (first ? "" : sep) + keyString(k) + ": " + write(m, depth + 1, floatKeys.has(k));
+      first = false;
     }
-    throw new TypeError(`jsonDumps cannot write a ${typeof v}`);
+    return first ? "{}" : `{${open}${out}${close}}`;
   };
   return write(value, 0, false);
+}
+
+const NO_FLOAT_KEYS: ReadonlySet<string> = new Set();
+
+/** Keys escaped once for the process (records have few distinct keys; the cache stops growing at 10,000). */
+const KEYS = new Map<string, string>();
+function keyString(k: string): string {
+  let out = KEYS.get(k);
+  if (out === undefined) {
+    out = jsonString(k);
+    if (KEYS.size < 10_000) KEYS.set(k, out);
+  }
+  return out;
 }

@@ -32,7 +32,7 @@ import { BATCH_CASES } from "../../app/annotation/studies.server";
 import { EXPORT_BATCH } from "../../app/gold/gold-export.server";
 import { openDatabase, WEB_BUSY_TIMEOUT_MS } from "../../app/platform/db.server";
 import { fromRoot } from "../../app/platform/paths.server";
-import { writeRealisticReleasedCsv } from "./realistic-notes";
+import { cachedRealisticReleasedCsv } from "./realistic-notes";
 import type { Benchmark, Figures } from "./types";
 
 const CLI = fromRoot("build", "cli", "concord.js");
@@ -43,9 +43,12 @@ const quantile = (sorted: number[], q: number) =>
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A released CSV of `n` realistic notes with reference labels (scripts/bench/realistic-notes.ts). */
-function releasedCsv(file: string, n: number): void {
-  writeRealisticReleasedCsv(file, n);
+/**
+ * A released CSV of `n` realistic notes with reference labels (scripts/bench/realistic-notes.ts), generated once per
+ * version of the generator and kept under the system's temporary folder for the next runs (read only here).
+ */
+function releasedCsv(n: number): string {
+  return cachedRealisticReleasedCsv(n);
 }
 
 interface Measured {
@@ -86,8 +89,7 @@ async function savesDuringImport(dir: string, log: (l: string) => void): Promise
   const dbPath = join(dir, "saves.db");
   const db = openDatabase(dbPath, { busyTimeoutMs: WEB_BUSY_TIMEOUT_MS });
   db.$client.exec("CREATE TABLE bench_drafts (id INTEGER PRIMARY KEY, body TEXT)");
-  const file = join(dir, "bulk-100k.csv");
-  releasedCsv(file, ROWS);
+  const file = releasedCsv(ROWS);
   const insert = db.$client.prepare("INSERT INTO bench_drafts (body) VALUES (?)");
   const audit = db.$client.prepare(
     "INSERT INTO events (at, entity, entity_id, action, changes) VALUES (?, 'bench', '1', 'save', '{}')",
@@ -117,11 +119,28 @@ async function savesDuringImport(dir: string, log: (l: string) => void): Promise
   let exitCode: number | null = null;
   child.on("exit", (code) => ((running = false), (exitCode = code)));
   const times: number[] = [];
+  // Of each save, the time it waited for the write lock (BEGIN IMMEDIATE, the import's chunk ahead of it) and the
+  // rest (its writes and its commit, which waits for the disk): which of the two a slow save spent its time on.
+  const waits: number[] = [];
+  const commits: number[] = [];
+  const begin = db.$client.prepare("BEGIN IMMEDIATE");
+  const commit = db.$client.prepare("COMMIT");
   let failed = 0;
   while (running) {
     const t = performance.now();
     try {
-      save.immediate(body);
+      begin.run();
+      const locked = performance.now();
+      waits.push(locked - t);
+      try {
+        insert.run(body);
+        audit.run(Date.now());
+        commit.run();
+      } catch (e) {
+        if (db.$client.inTransaction) db.$client.exec("ROLLBACK");
+        throw e;
+      }
+      commits.push(performance.now() - locked);
     } catch {
       // Busy past the web server's timeout: the app would have answered 503. Counted with the time it waited.
       failed++;
@@ -135,12 +154,16 @@ async function savesDuringImport(dir: string, log: (l: string) => void): Promise
   if (exitCode !== 0 || imported !== ROWS)
     throw new Error(`the 100k import failed (exit ${exitCode}, ${imported} cases)`);
   times.sort((a, b) => a - b);
+  waits.sort((a, b) => a - b);
+  commits.sort((a, b) => a - b);
   const p99 = quantile(times, 0.99);
   log(
     `saves with no import running: median ${round(quantile(alone, 0.5))} ms, p99 ${round(quantile(alone, 0.99))} ms; ` +
       `import of ${ROWS} cases took ${Math.round(importMs)} ms; ${times.length} saves meanwhile: median ${round(
         quantile(times, 0.5),
-      )} ms, p99 ${round(p99)} ms, max ${round(times.at(-1) ?? 0)} ms, ${failed} failed (busy past ${WEB_BUSY_TIMEOUT_MS} ms)`,
+      )} ms, p99 ${round(p99)} ms, max ${round(times.at(-1) ?? 0)} ms, ${failed} failed (busy past ${WEB_BUSY_TIMEOUT_MS} ms); ` +
+      `of which waiting for the lock: median ${round(quantile(waits, 0.5))} ms, p99 ${round(quantile(waits, 0.99))} ms; ` +
+      `writing and committing: median ${round(quantile(commits, 0.5))} ms, p99 ${round(quantile(commits, 0.99))} ms`,
   );
   return {
     "bulk_import.import_100k_ms": { value: Math.round(importMs), unit: "ms", target: null, pass: null },
@@ -151,14 +174,20 @@ async function savesDuringImport(dir: string, log: (l: string) => void): Promise
       target: null,
       pass: null,
     },
+    "bulk_import.save_lock_wait_p99_ms": {
+      value: round(quantile(waits, 0.99)),
+      unit: "ms",
+      target: null,
+      pass: null,
+    },
+    "bulk_import.save_commit_p99_ms": { value: round(quantile(commits, 0.99)), unit: "ms", target: null, pass: null },
     "bulk_import.failed_saves": { value: failed, unit: "saves", target: "0", pass: failed === 0 },
   };
 }
 
 function importAndExport(dir: string, log: (l: string) => void): Figures {
   const N = 50_000;
-  const file = join(dir, "notes-50k.csv");
-  releasedCsv(file, N);
+  const file = releasedCsv(N);
   const dbPath = join(dir, "io.db");
   const imp = concord(dbPath, ["import", "--study", "Bulk", file]);
   const floor = measure(process.execPath, [
@@ -229,8 +258,7 @@ function importMemory(dir: string, log: (l: string) => void): Figures {
   const exportPeak: Record<number, Measured> = {};
   const runs: Record<number, string> = {};
   for (const n of sizes) {
-    const file = join(dir, `mem-${n}.csv`);
-    releasedCsv(file, n);
+    const file = releasedCsv(n);
     // Twice, into a fresh database each time; the lower peak counts: on a loaded machine the collector's concurrent
     // marking can fall behind and let the heap overshoot by tens of MiB, which says nothing about what the import holds.
     const twice = [1, 2].map((k) => {
@@ -246,7 +274,6 @@ function importMemory(dir: string, log: (l: string) => void): Figures {
     });
     runs[n] = twice.map((m) => round(m.rssMiB ?? -1, 0)).join(" and ");
     peak[n] = twice.reduce((a, b) => ((a.rssMiB ?? Infinity) <= (b.rssMiB ?? Infinity) ? a : b));
-    rmSync(file);
   }
   const rss = (n: number) => peak[n]!.rssMiB ?? -1;
   const measured = rss(10_000) > 0;
@@ -340,12 +367,10 @@ function importHeld(dir: string, log: (l: string) => void): Figures {
   // A batch's bytes: the import's in the file it reads, the export's in the files it writes.
   const batchBytes = { import: 0, export: 0 };
   for (const n of [10_000, 100_000]) {
-    const file = join(dir, `held-${n}.csv`);
-    releasedCsv(file, n);
+    const file = releasedCsv(n);
     batchBytes.import = Math.max(batchBytes.import, (BATCH_CASES * statSync(file).size) / n);
     held[n] = heldDuringImport(dir, file);
     batchBytes.export = Math.max(batchBytes.export, EXPORT_BATCH * held[n]!.export.bytesPerRecord!);
-    rmSync(file);
   }
   const mib = (bytes: number) => round(bytes / 2 ** 20, 2);
   const figures: Figures = {};
@@ -359,7 +384,10 @@ function importHeld(dir: string, log: (l: string) => void): Figures {
       kind === "import"
         ? `a batch of ${BATCH_CASES} cases is ${round(batchBytes.import / 1024, 0)} KiB of the file`
         : `a batch of ${EXPORT_BATCH} records is ${round(batchBytes.export / 1024, 0)} KiB of the files written`;
-    const what = kind === "import" ? "import holds (collected every chunk)" : "export-gold holds (every 500 records)";
+    const what =
+      kind === "import"
+        ? "import holds (collected every chunk)"
+        : "export-gold holds (every 640 KiB of data.csv, about 500 records)";
     log(`${what}: ${sizes}; 100k − 10k: ${growth >= 0 ? "+" : ""}${round(growth / 1024, 0)} KiB; ${batch}`);
     const name = kind === "import" ? "import" : "export_gold";
     figures[`${name}.held_10k_mib`] = { value: mib(at(10_000).max), unit: "MiB", target: null, pass: null };

@@ -7,8 +7,10 @@
  * it). Seeded: the same (n, seed) gives the same bytes.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { SECTION_KINDS } from "../../app/annotation/domain/sections";
 import { REFERENCE_LABEL_COLUMNS } from "../../app/labels/labels";
+import { cachedFile, sourceVersion } from "./dataset-cache";
 
 /** mulberry32: a small seeded generator, enough for test data. */
 function prng(seed: number): () => number {
@@ -108,7 +110,7 @@ const cell = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` :
  * `b0`, `b1`, …; T is 3 to 5 (empty sections anywhere but the first); reference labels on every case, three in
  * four sufficient with a diagnosis and τ in 1..T.
  */
-export function writeRealisticReleasedCsv(file: string, n: number, seed = 25): { sectionBytes: number } {
+function writeRealisticReleasedCsv(file: string, n: number, seed = 25): { sectionBytes: number } {
   const random = prng(seed);
   const fd = openSync(file, "w");
   let pending = "";
@@ -152,4 +154,20 @@ export function writeRealisticReleasedCsv(file: string, n: number, seed = 25): {
     closeSync(fd);
   }
   return { sectionBytes: Math.round(sectionBytes / Math.max(1, sections)) };
+}
+
+/** The generator's version: a hash of this file and of the column lists it takes from the app. */
+const GENERATOR_VERSION = sourceVersion(
+  [fileURLToPath(import.meta.url)],
+  JSON.stringify([SECTION_KINDS, REFERENCE_LABEL_COLUMNS]),
+);
+
+/**
+ * A released CSV of `n` realistic notes (writeRealisticReleasedCsv, same seed, same bytes) from the bench's data set
+ * cache (scripts/bench/dataset-cache.ts), generated there the first time. The caller must not change or remove it.
+ */
+export function cachedRealisticReleasedCsv(n: number, seed = 25): string {
+  return cachedFile(GENERATOR_VERSION, `realistic-${n}-${seed}.csv`, (path) =>
+    writeRealisticReleasedCsv(path, n, seed),
+  );
 }

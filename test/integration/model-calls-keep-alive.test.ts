@@ -10,11 +10,16 @@ import { createOpenAiEndpoint, createOpenAiResultEndpoint } from "../../app/mode
 let server: Server;
 let connections = 0;
 let baseURL = "";
+/** What the server saw of the last request: the headers node:http parsed, the method, the path, the body. */
+let last: { headers: Record<string, unknown>; method: string; url: string; body: string } | null = null;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    req.resume();
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (d: string) => (body += d));
     req.on("end", () => {
+      last = { headers: req.headers, method: req.method ?? "", url: req.url ?? "", body };
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] }));
     });
@@ -51,5 +56,25 @@ describe("keep-alive transport", () => {
       expect((await judge.call(request)).text).toBe("ok");
     }
     expect(connections - before).toBe(1);
+  });
+
+  it("a call is the POST the openai client sends: Host, length, headers and body as given", async () => {
+    const model = createOpenAiEndpoint(options("model"));
+    expect(await model.complete({ ...request, messages: [{ role: "user", content: "é \u2028 ok" }] })).toBe("ok");
+    const port = new URL(baseURL).port;
+    expect(last).toMatchObject({ method: "POST", url: "/v1/chat/completions" });
+    expect(last!.headers).toMatchObject({
+      host: `127.0.0.1:${port}`,
+      "content-type": "application/json",
+      accept: "application/json",
+      authorization: "Bearer k",
+      "content-length": String(Buffer.byteLength(last!.body)),
+      connection: "keep-alive",
+    });
+    expect(JSON.parse(last!.body)).toEqual({
+      model: "m",
+      messages: [{ role: "user", content: "é \u2028 ok" }],
+      max_tokens: 8,
+    });
   });
 });

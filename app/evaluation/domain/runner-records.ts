@@ -182,8 +182,10 @@ export interface StepEvent {
   seconds: number;
 }
 
+const STEP_FLOAT_KEYS = new Set(["seconds"]);
+
 export function stepEventLine(event: StepEvent): string {
-  return jsonDumps(event, { floatKeys: new Set(["seconds"]) }) + "\n";
+  return jsonDumps(event, { floatKeys: STEP_FLOAT_KEYS }) + "\n";
 }
 
 export function isStepEvent(value: unknown): value is StepEvent {
