@@ -108,7 +108,7 @@ function checkItemFile<I extends { externalId: string; line: number }>(
 }
 
 /** Compares the file's items with the stored ones; nothing is written. */
-export function planItemImport<O extends StoredItem>(
+function planItemImport<O extends StoredItem>(
   items: readonly CheckedItem[],
   existing: O[],
   rules: ItemRules<never, O>,

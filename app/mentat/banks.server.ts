@@ -13,7 +13,6 @@ import type { Db, DbOrTx } from "../platform/db.server";
 import { diff, recordEvent } from "../audit/audit.server";
 import { importItemFile, planCounts, type ItemPlan, type ItemStore } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
-import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/public.server";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
