@@ -5,6 +5,7 @@
  * again through `secondPass` and writes it in the import run's chunks. A file rewritten between the passes is refused
  * ("the file changed while it was being imported") and leaves nothing: no parent, no item, no event, hidden or not —
  * into a new parent and into an existing one, even when the change is found after new items were written.
+ * `mentat-import-ratings` likewise (`ratingBatches` in app/mentat/mentat-annotations.server.ts), file by file.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,9 +16,10 @@ import type { CliIO } from "../../app/cli/command";
 import { runCli } from "../../app/cli/index";
 import { importReviewSet } from "../../app/case-review/case-review.server";
 import { importQuestionBank } from "../../app/mentat/banks.server";
+import { importMentatAnnotations } from "../../app/mentat/mentat-annotations.server";
 import { FILE_CHANGED_MESSAGE, type ImportSource } from "../../app/formats/import-source";
 import type { Db } from "../../app/platform/db.server";
-import { freshDb } from "../support/db";
+import { freshDb, makeUser } from "../support/db";
 
 const dir = mkdtempSync(join(tmpdir(), "concord-expert-two-pass-"));
 let db: Db;
@@ -136,5 +138,103 @@ describe.each(KINDS)("$name in two passes", (kind) => {
     const args = kind.name === "mentat-import" ? ["--bank", "B"] : ["--set", "S"];
     expect(await runCli([kind.name, ...args, path], io)).toBe(2);
     expect(err).toContain(`${path}:4: `);
+  });
+});
+
+describe("mentat-import-ratings in two passes", () => {
+  const N = 1_200;
+  const HEADER =
+    "rt,stimulus,response,trial_type,trial_index,time_elapsed,internal_node_id,participant_name,rater_id,question_order,q_no,q,q_key";
+  const instruction = (i: number, rater = "") => `0,,"",html-keyboard-response,${i},0,0.0-${i}.0,,${rater},,,,`;
+  /** A MENTAT export of rater x1: four rows of instructions (the second names the rater), N ratings, a last row. */
+  const ratingsFile = (score = (i: number) => 10 + (i % 50)) =>
+    [
+      HEADER,
+      instruction(0),
+      instruction(1, "x1"),
+      instruction(2),
+      instruction(3),
+      ...Array.from(
+        { length: N },
+        (_, i) =>
+          `2000,,"{""Q0"":${score(i)},""Q1"":20,""Q2"":30,""Q3"":40,""Q4"":50,""comment"":""c${i}""}",survey-slider,${i + 4},${i},0.0-${i + 4}.0,,,"[0,1,2,3,4]",${i + 1},Question ${i + 1},q_male`,
+      ),
+      instruction(N + 4),
+    ].join("\n") + "\n";
+
+  beforeEach(async () => {
+    await makeUser(db, "x1", ["rater"]);
+    const bank = [
+      "id,domain,question,a,b,c,d,e,answer",
+      ...Array.from({ length: N }, (_, i) => `${i + 1},triage,Question ${i + 1},w,x,y,z,v,c`),
+    ].join("\n");
+    expect(importQuestionBank(db, { bankName: "Bank", text: bank, actorId: null })).toMatchObject({ ok: true });
+  });
+
+  const ratingRows = () => [
+    db.$client.prepare("select * from mentat_ratings order by id").all(),
+    db.$client.prepare("select id, entity, action from events order by id").all(),
+    db.$client.prepare("select * from mentat_bank_raters").all(),
+  ];
+
+  /** A streamed file whose passes are counted, with the ratings stored when each pass hands on its last row. */
+  function counted(path: string, rewrite?: () => void) {
+    const source = importFileSource(path, "mentatRatings", { json: false });
+    const seen = { passes: 0, storedAtLastRow: [] as number[] };
+    const wrapped: ImportSource = {
+      ...source,
+      sha256: () => source.sha256(),
+      jsonlLines: () => source.jsonlLines(),
+      csvRecords: (options) => {
+        if (++seen.passes === 2) rewrite?.();
+        const read = source.csvRecords(options);
+        return {
+          error: () => read.error(),
+          records: (function* () {
+            for (const record of read.records) {
+              if (record.line === N + 6) seen.storedAtLastRow.push(count("select count(*) from mentat_ratings"));
+              yield record;
+            }
+          })(),
+        };
+      },
+    };
+    return { file: { name: path, text: wrapped }, seen };
+  }
+
+  it("checks every file first, then writes as the second pass reads: not all rows kept until the write", () => {
+    const path = join(dir, "ratings-ok.csv");
+    writeFileSync(path, ratingsFile());
+    const { file, seen } = counted(path);
+    const r = importMentatAnnotations(db, {
+      files: [file],
+      options: { bankName: "Bank" },
+      actorId: null,
+      chunkBudgetMs: 2,
+    });
+    expect(r).toMatchObject({ ok: true, created: N });
+    expect(seen.passes).toBe(2);
+    // Nothing written when the first pass reads the last row; all but the last batch when the second does.
+    expect(seen.storedAtLastRow[0]).toBe(0);
+    expect(seen.storedAtLastRow[1]).toBeGreaterThanOrEqual(N - 500);
+    expect(count("select count(*) from visible_mentat_ratings")).toBe(N);
+  });
+
+  it("refuses a file rewritten between the passes, naming it, and leaves nothing", () => {
+    const path = join(dir, "ratings-changed.csv");
+    writeFileSync(path, ratingsFile());
+    const before = ratingRows();
+    // The last rating's score changes: the first batches are written by the time it is read.
+    const { file } = counted(path, () =>
+      writeFileSync(
+        path,
+        ratingsFile((i) => (i === N - 1 ? 99 : 10 + (i % 50))),
+      ),
+    );
+    expect(() =>
+      importMentatAnnotations(db, { files: [file], options: { bankName: "Bank" }, actorId: null, chunkBudgetMs: 2 }),
+    ).toThrow(`${path}: ${FILE_CHANGED_MESSAGE}`);
+    expect(ratingRows()).toEqual(before);
+    expect(count("select count(*) from import_runs")).toBe(0);
   });
 });
