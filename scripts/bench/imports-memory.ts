@@ -10,10 +10,10 @@
  * again with the old generation capped at HEAP_CAP_MIB: an import that holds only lines completes, one that holds
  * its file or its rows runs out of memory.
  *
- * - `grade-import`, `judge-import`, `mentat-import` and `casereview-import` (two passes, ids and hashes kept):
- *   target — completes with the cap;
+ * - `grade-import`, `judge-import`, `mentat-import`, `casereview-import` and `mentat-import-ratings` (two passes,
+ *   ids and hashes kept): target — completes with the cap;
  * - `screening-import --items` (rows kept until written), `judge-report --labels` (labels kept),
- *   `mentat-import-ratings`, `rater-quality --calibration` and `mc-run`'s CSV items (read through the streaming
+ *   `rater-quality --calibration` and `mc-run`'s CSV items (read through the streaming
  *   reader; what they keep is their own): reported.
  */
 import { spawnSync } from "node:child_process";
@@ -268,7 +268,13 @@ export const benchmarks: Benchmark[] = [
           );
           const key = kind.name.replace(/-/g, "_");
           // The two-pass imports (secondPass): what they hold does not grow with the file.
-          const bounded = ["grade-import", "judge-import", "mentat-import", "casereview-import"].includes(kind.name);
+          const bounded = [
+            "grade-import",
+            "judge-import",
+            "mentat-import",
+            "casereview-import",
+            "mentat-import-ratings",
+          ].includes(kind.name);
           figures[`${key}.peak_rss_small_mib`] = { value: round(small.rss, 0), unit: "MiB", target: null, pass: null };
           figures[`${key}.peak_rss_large_mib`] = { value: round(large.rss, 0), unit: "MiB", target: null, pass: null };
           figures[`${key}.large_file_mib`] = { value: round(large.mib, 0), unit: "MiB", target: null, pass: null };
