@@ -17,7 +17,7 @@
  *   reader; what they keep is their own): reported.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -113,6 +113,25 @@ const bankRow = (i: number) =>
 
 const reviewRow = (i: number) => `c${i},case,"A 40-year-old teacher ${i}, low mood: ${"v".repeat(900)}",F32.1`;
 
+/**
+ * A data_gt.json of `n` records, the reference fixture's records repeated under new ids (about 1.9 KiB each),
+ * written record by record as export-gold writes one (each element indented by two spaces).
+ */
+function writeDataGt(file: string, n: number): number {
+  const base = JSON.parse(readFileSync(fromRoot("test", "fixtures", "safe-psych", "concord.data_gt.json"), "utf8")) as {
+    id: string;
+  }[];
+  let k = 0;
+  return writeLines(file, n + 2, (i) => {
+    if (i === 0) return "[";
+    if (i === n + 1) return "]";
+    const record = { ...base[k % base.length]!, id: `${base[k % base.length]!.id}-${k}` };
+    k++;
+    const text = JSON.stringify(record, null, 2).replace(/\n/g, "\n  ");
+    return `  ${text}${i < n ? "," : ""}`;
+  });
+}
+
 const KINDS: Kind[] = [
   {
     name: "grade-import",
@@ -187,6 +206,14 @@ const KINDS: Kind[] = [
     extension: "csv",
     write: (f, n) => writeLines(f, n, reviewRow, "id,kind,text,diagnosis"),
     args: (f) => ["casereview-import", "--set", "bench", f],
+  },
+  {
+    // One JSON document (its limit is 1 GB): 14 and 56 MiB, into a new study.
+    name: "import-gold",
+    lines: 7_500,
+    extension: "json",
+    write: writeDataGt,
+    args: (f) => ["import-gold", f, "--study", "bench"],
   },
   {
     // Every answer names no option: refused after every item is checked, so no model is asked.
@@ -274,6 +301,7 @@ export const benchmarks: Benchmark[] = [
             "mentat-import",
             "casereview-import",
             "mentat-import-ratings",
+            "import-gold",
           ].includes(kind.name);
           figures[`${key}.peak_rss_small_mib`] = { value: round(small.rss, 0), unit: "MiB", target: null, pass: null };
           figures[`${key}.peak_rss_large_mib`] = { value: round(large.rss, 0), unit: "MiB", target: null, pass: null };
