@@ -12,22 +12,15 @@ import { reviewItems, reviewJudgements, reviewSetRaters, reviewSets, users } fro
 import { visibleReviewItems, visibleReviewSets } from "../../db/schema-visible";
 import {
   checkReview,
-  parseReviewCsv,
+  reviewItemsOf,
   reviewReport,
   type ReviewItemInput,
   type ReviewReport,
   type ReviewRow,
 } from "./domain/case-review";
-import {
-  applyItemImport,
-  importItemsInChunks,
-  planCounts,
-  planItemImport,
-  type ItemPlan,
-  type ItemStore,
-} from "../expert-panel/item-import.server";
+import { importItemFile, planCounts, type ItemPlan, type ItemStore } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
-import type { ImportSource } from "../formats/import-source";
+import { textSource, type ImportSource } from "../formats/import-source";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import type { ExpertWorkState, ReviewItemKind } from "../expert-panel/domain/expert-scales";
 import type { Db, DbOrTx } from "../platform/db.server";
@@ -40,7 +33,7 @@ import {
   type PanelMember,
 } from "../expert-panel/expert-panel.server";
 import { nextOpenItem, previousItem, progressOf, type SaveResult } from "../work-items/domain/work-item";
-import { saveWorkItem, updateAtVersion, type WorkItemAdapter, writeTransaction } from "../work-items/engine.server";
+import { saveWorkItem, updateAtVersion, type WorkItemAdapter } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/public.server";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
@@ -204,8 +197,6 @@ export function importReviewSet(
 ): ReviewImportResult {
   const name = StudyNameSchema.safeParse(input.setName);
   if (!name.success) return { ok: false, errors: [{ line: 0, message: name.error.issues[0]!.message }], warnings: [] };
-  const parsed = parseReviewCsv(input.text);
-  if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
   const now = input.now ?? Date.now();
   const rules = (tx: DbOrTx) => ({
     hash: itemHash,
@@ -213,60 +204,43 @@ export function importReviewSet(
       Boolean(
         tx.select({ id: reviewJudgements.id }).from(reviewJudgements).where(eq(reviewJudgements.itemId, id)).get(),
       ),
-    locked: (item: ReviewItemInput) =>
-      `case "${item.externalId}" already has reviews and cannot change. Give the changed case a new id.`,
+    locked: (externalId: string) =>
+      `case "${externalId}" already has reviews and cannot change. Give the changed case a new id.`,
   });
+  const text = input.text;
 
-  // Written in the import run's short transactions, a new set behind the hidden set and new cases of an existing
-  // one hidden by the run's id (docs/reliability.md, "Bulk imports"); a dry run and a caller's transaction (the demo
-  // seed) take one transaction.
-  if (!input.dryRun) {
-    const chunked = importItemsInChunks<ReviewItemInput, ReviewItemRecord, { id: number }, ReviewImportResult>(
-      db,
-      REVIEW_SET_PARENT,
-      {
-        name: name.data,
-        what: "review set",
-        find: (tx) => findSet(tx, name.data),
-        insert: (tx, runId) =>
-          tx
-            .insert(reviewSets)
-            .values({ name: name.data, createdAt: now, importRun: runId })
-            .returning({ id: reviewSets.id })
-            .get(),
-        existing: setItems,
-        store: (setId) => reviewItemStore(setId, now),
-        items: parsed.items,
-        rules,
-        finish: (tx, setId, plan, set): ReviewImportResult => {
-          if (!set) recordSetCreated(tx, setId, name.data, input.actorId, now);
-          return { ok: true, setId, setName: name.data, ...planCounts(plan, parsed.warnings), written: true };
-        },
-        warnings: parsed.warnings,
-        now,
-        input,
-      },
-    );
-    if (chunked) return chunked;
-  }
-  return writeTransaction(db, (tx): ReviewImportResult => {
-    const set = findSet(tx, name.data);
-    const existing = set ? setItems(tx, set.id) : [];
-    const plan = planItemImport<ReviewItemInput, ReviewItemRecord>(parsed.items, existing, rules(tx));
-    if (plan.errors.length) return { ok: false, errors: plan.errors, warnings: parsed.warnings };
-    const summary = { setName: name.data, ...planCounts(plan, parsed.warnings) };
-    if (input.dryRun) return { ok: true, setId: set?.id ?? null, ...summary, written: false };
-    let setId: number;
-    if (!set) {
-      setId = tx
+  // Read in two passes, checked whole and then written; outside a dry run and a caller's transaction (the demo
+  // seed) in the import run's short transactions, a new set behind the hidden set and new cases of an existing one
+  // hidden by the run's id (docs/reliability.md, "Bulk imports"; app/expert-panel/item-import.server.ts).
+  return importItemFile<ReviewItemInput, ReviewItemRecord, { id: number }, ReviewImportResult>(db, REVIEW_SET_PARENT, {
+    name: name.data,
+    what: "review set",
+    find: (tx) => findSet(tx, name.data),
+    insert: (tx, runId) =>
+      tx
         .insert(reviewSets)
-        .values({ name: name.data, createdAt: now })
+        .values({ name: name.data, createdAt: now, importRun: runId })
         .returning({ id: reviewSets.id })
-        .get().id;
-      recordSetCreated(tx, setId, name.data, input.actorId, now);
-    } else setId = set.id;
-    applyItemImport(tx, reviewItemStore(setId, now), plan, existing, { actorId: input.actorId, now });
-    return { ok: true, setId, ...summary, written: true };
+        .get(),
+    existing: setItems,
+    store: (setId) => reviewItemStore(setId, now),
+    file: {
+      source: typeof text === "string" ? textSource(text) : text,
+      read: (report) => reviewItemsOf(text, report),
+    },
+    rules,
+    opened: (tx, setId, set) => {
+      if (!set) recordSetCreated(tx, setId, name.data, input.actorId, now);
+    },
+    result: (setId, plan, _set, written, warnings) => ({
+      ok: true,
+      setId,
+      setName: name.data,
+      ...planCounts(plan, warnings),
+      written,
+    }),
+    now,
+    input,
   });
 }
 

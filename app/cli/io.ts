@@ -208,6 +208,11 @@ export interface ImportFileSource extends ImportSource {
   readonly byteLength: number;
   /** Bytes read so far by the pass under way (for tests and measurements). */
   bytesRead(): number;
+  /**
+   * The file's text read again from its start, in pieces each ending after a line feed (or at the end), for a
+   * reader of its own (import-gold's JSON document, `jsonElements` in app/gold/domain/json-with-lines.ts).
+   */
+  textPieces(): Iterable<string>;
 }
 
 /**
@@ -256,6 +261,7 @@ export function importFileSource(
     byteLength: file.byteLength,
     bytesRead: () => read,
     sha256: () => lastSha,
+    textPieces: () => text(),
     jsonlLines: () => probed(linesOfPieces(text())),
     csvRecords: (options) => {
       const records = csvRecordsOfChunks(pieces, options);

@@ -7,7 +7,7 @@ import { writeFolderStreaming } from "../platform/output-files.server";
 import { requireStudyByName } from "../annotation/public.server";
 import { ServiceError } from "../platform/service-error";
 import { CliError, parseOptions, requireOption, type Command } from "../cli/command";
-import { listIssues, readImportFile, readText } from "../cli/io";
+import { importFileSource, listIssues, readText } from "../cli/io";
 
 export const exportGoldCommand: Command = {
   name: "export-gold",
@@ -102,7 +102,8 @@ written.`,
     );
     if (positionals.length !== 1) throw new CliError("give exactly one data_gt.json FILE. See --help.");
     const file = positionals[0]!;
-    const text = readImportFile(file, "gold", { json: true });
+    // Read as a stream, in two passes (docs/reliability.md, "Memory bounded by the longest line"): never held whole.
+    const text = importFileSource(file, "gold", { json: true });
     const manifestPath = values.manifest ?? join(dirname(file), "manifest.json");
     const manifest =
       values.manifest !== undefined || existsSync(manifestPath)

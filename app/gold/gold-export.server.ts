@@ -30,7 +30,15 @@ import {
 } from "../labels/labels";
 import type { DisputeReason } from "./domain/gold";
 import { buildDataGtRecord, buildSamplesRecord, type DataGtRecord, type GoldCase } from "./domain/safe-psych-format";
-import { parseDataGtJson, readGoldCase, formatDataGtError } from "./domain/safe-psych-read";
+import { dataGtRecords, readGoldCase, formatDataGtError } from "./domain/safe-psych-read";
+import {
+  FILE_CHANGED_MESSAGE,
+  FileChangedError,
+  secondPass,
+  textSource,
+  type ImportSource,
+  type PassKey,
+} from "../formats/import-source";
 import { DATA_CSV_COLUMNS, releasedCsvRow } from "./domain/safe-psych-serialize";
 import { formatReferenceCsvRecord } from "../formats/csv-text";
 import type { SectionKind } from "../annotation/public";
@@ -572,11 +580,17 @@ type StreamResultCounts = { counts: Record<CaseProgressState, number> };
  * it draws every case's order as the original study did; without one (the reference's files, older exports) a
  * notice says that a new seed will be drawn.
  */
+/**
+ * A data_gt.json to import: a text (a test), or the command line's file streamed through the import contract
+ * (`importFileSource` in app/cli/io.ts), whose `textPieces` read it again from its start each time.
+ */
+export type DataGtSource = ImportSource & { textPieces(): Iterable<string> };
+
 export function importGold(
   db: Db,
   input: {
     studyName: string;
-    text: string;
+    text: string | DataGtSource;
     filename: string;
     actorId: string | null;
     /** The export's manifest.json, when there is one. */
@@ -588,68 +602,77 @@ export function importGold(
   const notices: string[] = [];
   let annotatorOrderSeed: number | null = null;
   let seedLine = 1;
+  let manifestSha256: string | null = null;
   if (input.manifest) {
     const m = readManifestSeed(input.manifest.text, input.manifest.filename);
     if (!m.ok) return { ok: false, errors: [m.error] };
     annotatorOrderSeed = m.seed;
     seedLine = m.line;
     if (m.notice) notices.push(m.notice);
-    const sha = createHash("sha256").update(input.text, "utf8").digest("hex");
-    if (m.dataGtSha256 !== null && m.dataGtSha256 !== sha)
-      notices.push(
-        `${input.manifest.filename}: its sha256 of data_gt.json is not that of ${input.filename} (the file was changed after the export); its annotator_order_seed is used all the same.`,
-      );
+    manifestSha256 = m.dataGtSha256;
   } else
     notices.push(
       `${input.filename}: no manifest.json beside it (the reference's files, or an export without its manifest): the study's A/B order will be drawn from a new seed.`,
     );
-  const parsed = parseDataGtJson(input.text, { isValidCode: (c) => icd10Index().isValidChapterVCode(c) });
-  if (!parsed.ok) return { ok: false, errors: parsed.errors.map((e) => formatDataGtError(e, input.filename)) };
-  // Re-expressed as Concord's JSONL import, so one import path validates and writes every case file.
-  const lines = parsed.records.map((record) => {
-    const { goldCase } = readGoldCase(record);
-    const extras: Extras | null =
-      record.action_labels === undefined
-        ? null
-        : {
-            adjudicated: goldCase.adjudicated,
-            adjudicationReason: goldCase.adjudicationReason,
-            missingInfo: goldCase.gold.sufficiency === "insufficient" ? goldCase.gold.missingInfo : [],
-            missingInfoOther: goldCase.gold.sufficiency === "insufficient" ? goldCase.gold.missingInfoOther : null,
-            annotators: goldCase.annotators,
-          };
-    return JSON.stringify({
-      id: record.id,
-      age_group: record.age_group,
-      sex: record.sex,
-      ...Object.fromEntries(record.sections_metadata.map((m) => [m.section_name, m.content])),
-      labels: Object.fromEntries(REFERENCE_LABEL_COLUMNS.map((c) => [c, record[c]])),
-      concord_extras: extras,
-    });
-  });
+  const text = input.text;
+  const gold: DataGtSource = typeof text === "string" ? { ...textSource(text), textPieces: () => [text] } : text;
+  const readOptions = { isValidCode: (c: string) => icd10Index().isValidChapterVCode(c) };
+  // Two passes over the file (docs/reliability.md, "Memory bounded by the longest line"): the first validates every
+  // record and keeps of each its id and the hash of its JSONL line, with what the case import needs of it; the second
+  // reads the file again as the case import reads its JSONL, and re-expresses it record by record.
+  const first: PassKey[] = [];
   const referenceExtras = new Map<string, object | null>();
   let byteLength = 0;
-  for (const line of lines) {
+  const read = dataGtRecords(gold.textPieces(), readOptions);
+  for (const { record } of read.records) {
+    const line = goldCaseLine(record);
     const o = JSON.parse(line) as { id: string; concord_extras: object | null };
     referenceExtras.set(o.id, o.concord_extras ?? null);
     byteLength += Buffer.byteLength(line) + 1;
+    first.push({ key: record.id, hash: createHash("sha256").update(line).digest("hex") });
   }
-  // The JSONL is handed to the case import a few hundred lines at a time, never joined into one copy of the file.
+  const readErrors = read.errors();
+  if (readErrors.length) return { ok: false, errors: readErrors.map((e) => formatDataGtError(e, input.filename)) };
+  const firstSha256 = gold.sha256();
+  if (input.manifest && manifestSha256 !== null && manifestSha256 !== firstSha256)
+    notices.push(
+      `${input.manifest.filename}: its sha256 of data_gt.json is not that of ${input.filename} (the file was changed after the export); its annotator_order_seed is used all the same.`,
+    );
+  // The JSONL is handed to the case import 500 lines at a time as the second pass reads them, never held whole.
   const bytes = {
     byteLength,
     *chunks() {
-      for (let at = 0; at < lines.length; at += 500) yield Buffer.from(lines.slice(at, at + 500).join("\n") + "\n");
+      function* lines(): Generator<{ id: string; line: string }> {
+        const again = dataGtRecords(gold.textPieces(), readOptions);
+        for (const { record } of again.records) yield { id: record.id, line: goldCaseLine(record) };
+        if (again.errors().length) throw new FileChangedError();
+      }
+      for (const batch of secondPass({
+        source: gold,
+        records: lines,
+        keyOf: (r) => ({ key: r.id, hash: createHash("sha256").update(r.line).digest("hex") }),
+        first,
+        firstSha256,
+      }))
+        yield Buffer.from(batch.map((r) => r.line).join("\n") + "\n");
     },
   };
-  const result = importCases(db, {
-    studyName: input.studyName,
-    bytes,
-    filename: input.filename.replace(/\.json$/, "") + ".jsonl",
-    format: "jsonl",
-    actorId: input.actorId,
-    referenceExtras,
-    annotatorOrderSeed,
-  });
+  let result;
+  try {
+    result = importCases(db, {
+      studyName: input.studyName,
+      bytes,
+      filename: input.filename.replace(/\.json$/, "") + ".jsonl",
+      format: "jsonl",
+      actorId: input.actorId,
+      referenceExtras,
+      annotatorOrderSeed,
+    });
+  } catch (error) {
+    // The second pass did not read what the first checked: what the import wrote is removed (importCases).
+    if (error instanceof FileChangedError) return { ok: false, errors: [`${input.filename}: ${FILE_CHANGED_MESSAGE}`] };
+    throw error;
+  }
   if (!result.ok)
     return {
       ok: false,
@@ -661,4 +684,27 @@ export function importGold(
       ],
     };
   return { ...result, ok: true, annotatorOrderSeed, notices };
+}
+
+/** A data_gt.json record re-expressed as a line of Concord's JSONL case import, so one path validates and writes. */
+function goldCaseLine(record: DataGtRecord): string {
+  const { goldCase } = readGoldCase(record);
+  const extras: Extras | null =
+    record.action_labels === undefined
+      ? null
+      : {
+          adjudicated: goldCase.adjudicated,
+          adjudicationReason: goldCase.adjudicationReason,
+          missingInfo: goldCase.gold.sufficiency === "insufficient" ? goldCase.gold.missingInfo : [],
+          missingInfoOther: goldCase.gold.sufficiency === "insufficient" ? goldCase.gold.missingInfoOther : null,
+          annotators: goldCase.annotators,
+        };
+  return JSON.stringify({
+    id: record.id,
+    age_group: record.age_group,
+    sex: record.sex,
+    ...Object.fromEntries(record.sections_metadata.map((m) => [m.section_name, m.content])),
+    labels: Object.fromEntries(REFERENCE_LABEL_COLUMNS.map((c) => [c, record[c]])),
+    concord_extras: extras,
+  });
 }

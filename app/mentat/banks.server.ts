@@ -2,24 +2,17 @@
  * MENTAT question banks (docs/mentat.md): the banks' summaries and the import of a question-bank CSV.
  */
 import { and, asc, count, eq, sql } from "drizzle-orm";
+import { createHash } from "node:crypto";
 import { mentatBankRaters, mentatBanks, mentatQuestions, mentatRatings } from "../../db/schema";
 import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
-import type { ImportSource } from "../formats/import-source";
+import { textSource, type ImportSource } from "../formats/import-source";
 import type { CsvIssue } from "../expert-panel/domain/expert-csv";
 import { DEFAULT_PREFERENCE_DOMAINS, domainsOf, type MentatDomain } from "../expert-panel/domain/expert-scales";
-import { parseQuestionBankCsv, questionContentHash, type MentatQuestionInput } from "./domain/mentat";
+import { questionBankItems, questionContentHash, type MentatQuestionInput } from "./domain/mentat";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { diff, recordEvent } from "../audit/audit.server";
-import {
-  applyItemImport,
-  importItemsInChunks,
-  planCounts,
-  planItemImport,
-  type ItemPlan,
-  type ItemStore,
-} from "../expert-panel/item-import.server";
+import { importItemFile, planCounts, type ItemPlan, type ItemStore } from "../expert-panel/item-import.server";
 import { type HiddenParent } from "../platform/hidden-parents.server";
-import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/public.server";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
 import { keyset } from "../platform/list-window.server";
@@ -272,12 +265,16 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
       errors: [{ line: 0, message: "the seed must be a whole number from 0 to 2147483647." }],
       warnings: [],
     };
-  const parsed = parseQuestionBankCsv(input.text);
-  if (parsed.errors.length) return { ok: false, errors: parsed.errors, warnings: parsed.warnings };
   const now = input.now ?? Date.now();
+  const notesHash = (hash: string, notes: string) =>
+    createHash("sha256")
+      .update(JSON.stringify([hash, notes]))
+      .digest("hex");
   const rules = (tx: DbOrTx) => ({
     hash: questionContentHash,
-    sameExtra: (q: MentatQuestionInput, old: QuestionRecord) => old.notes === q.notes,
+    // A question whose notes change is changed too, though its content hash is the same.
+    passHash: (q: MentatQuestionInput) => notesHash(questionContentHash(q), q.notes),
+    storedPassHash: (old: QuestionRecord) => notesHash(old.contentHash, old.notes),
     hasWork: (id: number) =>
       Boolean(
         tx
@@ -287,75 +284,48 @@ export function importQuestionBank(db: Db, input: BankImportInput): BankImportRe
           .where(eq(mentatRatings.questionId, id))
           .get(),
       ),
-    locked: (q: MentatQuestionInput) =>
-      `question "${q.externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
+    locked: (externalId: string) =>
+      `question "${externalId}" already has ratings: its text, domain, options and answer cannot change. Give the changed question a new id.`,
   });
 
   const settings = {
     preferenceDomains: input.preferenceDomains ?? [...DEFAULT_PREFERENCE_DOMAINS],
     seed: input.seed ?? 1,
   };
-  // Written in the import run's short transactions, a new bank behind the hidden bank and new questions of an
-  // existing one hidden by the run's id (docs/reliability.md, "Bulk imports"); a dry run and a caller's transaction
-  // (the demo seed) take one transaction.
-  if (!input.dryRun) {
-    const chunked = importItemsInChunks<MentatQuestionInput, QuestionRecord, BankRecord, BankImportResult>(
-      db,
-      MENTAT_BANK_PARENT,
-      {
-        name: name.data,
-        what: "question bank",
-        find: (tx) => findBank(tx, name.data),
-        insert: (tx, runId) =>
-          tx
-            .insert(mentatBanks)
-            .values({ name: name.data, ...settings, createdAt: now, importRun: runId })
-            .returning({ id: mentatBanks.id })
-            .get(),
-        existing: bankQuestions,
-        store: (bankId) => questionStore(bankId, now),
-        items: parsed.questions,
-        rules,
-        finish: (tx, bankId, plan, bank): BankImportResult => {
-          if (bank) changeBankSettings(tx, bank, input, now);
-          else recordBankCreated(tx, bankId, name.data, settings, input.actorId, now);
-          return {
-            ok: true,
-            bankId,
-            bankName: name.data,
-            createdBank: !bank,
-            ...planCounts(plan, parsed.warnings),
-            written: true,
-          };
-        },
-        warnings: parsed.warnings,
-        now,
-        input,
-      },
-    );
-    if (chunked) return chunked;
-  }
-  return writeTransaction(db, (tx): BankImportResult => {
-    const bank = findBank(tx, name.data);
-    const existing = bank ? bankQuestions(tx, bank.id) : [];
-    const plan = planItemImport<MentatQuestionInput, QuestionRecord>(parsed.questions, existing, rules(tx));
-    if (plan.errors.length) return { ok: false, errors: plan.errors, warnings: parsed.warnings };
-    const summary = { bankName: name.data, createdBank: !bank, ...planCounts(plan, parsed.warnings) };
-    if (input.dryRun) return { ok: true, bankId: bank?.id ?? null, ...summary, written: false };
-
-    let bankId: number;
-    if (!bank) {
-      bankId = tx
+  const text = input.text;
+  // Read in two passes, checked whole and then written; outside a dry run and a caller's transaction (the demo
+  // seed) in the import run's short transactions, a new bank behind the hidden bank and new questions of an
+  // existing one hidden by the run's id (docs/reliability.md, "Bulk imports"; app/expert-panel/item-import.server.ts).
+  return importItemFile<MentatQuestionInput, QuestionRecord, BankRecord, BankImportResult>(db, MENTAT_BANK_PARENT, {
+    name: name.data,
+    what: "question bank",
+    find: (tx) => findBank(tx, name.data),
+    insert: (tx, runId) =>
+      tx
         .insert(mentatBanks)
-        .values({ name: name.data, ...settings, createdAt: now })
+        .values({ name: name.data, ...settings, createdAt: now, importRun: runId })
         .returning({ id: mentatBanks.id })
-        .get().id;
-      recordBankCreated(tx, bankId, name.data, settings, input.actorId, now);
-    } else {
-      bankId = bank.id;
-      changeBankSettings(tx, bank, input, now);
-    }
-    applyItemImport(tx, questionStore(bankId, now), plan, existing, { actorId: input.actorId, now });
-    return { ok: true, bankId, ...summary, written: true };
+        .get(),
+    existing: bankQuestions,
+    store: (bankId) => questionStore(bankId, now),
+    file: {
+      source: typeof text === "string" ? textSource(text) : text,
+      read: (report) => questionBankItems(text, report),
+    },
+    rules,
+    opened: (tx, bankId, bank) => {
+      if (bank) changeBankSettings(tx, bank, input, now);
+      else recordBankCreated(tx, bankId, name.data, settings, input.actorId, now);
+    },
+    result: (bankId, plan, bank, written, warnings) => ({
+      ok: true,
+      bankId,
+      bankName: name.data,
+      createdBank: !bank,
+      ...planCounts(plan, warnings),
+      written,
+    }),
+    now,
+    input,
   });
 }

@@ -9,7 +9,8 @@ import { and, count, eq } from "drizzle-orm";
 import { z } from "zod";
 import { mentatRatings } from "../../db/schema";
 import { visibleMentatBanks, visibleMentatQuestions, visibleMentatRatings } from "../../db/schema-visible";
-import { parseMentatAnnotationCsv, type MentatAnnotationRow } from "./domain/mentat-annotations";
+import { createHash } from "node:crypto";
+import { mentatAnnotationRows, type AnnotationReport, type MentatAnnotationRow } from "./domain/mentat-annotations";
 import type { Db, Tx } from "../platform/db.server";
 import { beginImportRun } from "../platform/import-runs.server";
 import { ServiceError } from "../platform/service-error";
@@ -18,7 +19,13 @@ import { addBankRaters } from "./panel.server";
 import { requireBankByName } from "./banks.server";
 import { listUsers } from "../accounts/users.server";
 import { pushAll } from "../stats/extremes";
-import type { ImportSource } from "../formats/import-source";
+import {
+  FILE_CHANGED_MESSAGE,
+  FileChangedError,
+  secondPass,
+  textSource,
+  type ImportSource,
+} from "../formats/import-source";
 
 export interface AnnotationFileInput {
   /** The name used in messages (`FILE:LINE: reason`). */
@@ -67,10 +74,26 @@ export type MentatAnnotationImportResult =
       warnings: FileIssue[];
     };
 
-interface Planned extends MentatAnnotationRow {
+/**
+ * What the first pass keeps of a rating row (docs/reliability.md, "Memory bounded by the longest line"): where it is,
+ * what it rates, and two hashes — of the scores and comment (compared with a stored rating) and of every field
+ * written (compared by the second pass) — but not the row, which the second pass reads again.
+ */
+interface Planned {
   file: string;
+  fileIndex: number;
+  line: number;
+  qNo: string;
   mentatRater: string;
+  sameHash: string;
+  passHash: string;
 }
+
+const sha256 = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex");
+/** A rating's scores and comment: equal for a stored rating the file leaves unchanged. */
+const sameHashOf = (scores: unknown, comment: string) => sha256([scores, comment]);
+const passHashOf = (row: MentatAnnotationRow) =>
+  sha256([row.qNo, row.gender, row.scores, row.optionOrder, row.comment]);
 
 /**
  * A bank's questions by their external id (MENTAT's `q_no` through the id template), with what the ratings imports
@@ -109,20 +132,36 @@ export function importMentatAnnotations(
   const errors: FileIssue[] = [];
   const warnings: FileIssue[] = [];
   const planned: Planned[] = [];
-  for (const f of input.files) {
-    const parsed = parseMentatAnnotationCsv(f.text);
-    if (!parsed.ok) {
+  // The first pass: every file checked row by row, keeping of each rating only `Planned`, and the file's sha256.
+  const sources = input.files.map((f) => (typeof f.text === "string" ? textSource(f.text, f.name) : f.text));
+  const firstSha256: (string | null)[] = [];
+  for (const [fileIndex, f] of input.files.entries()) {
+    const report: AnnotationReport = { errors: [], warnings: [], rater: "", participant: "" };
+    const start = planned.length;
+    for (const row of mentatAnnotationRows(f.text, report))
+      planned.push({
+        file: f.name,
+        fileIndex,
+        line: row.line,
+        qNo: row.qNo,
+        // The rater is the second row's, read before the first rating.
+        mentatRater: report.rater,
+        sameHash: sameHashOf(row.scores, row.comment),
+        passHash: passHashOf(row),
+      });
+    firstSha256.push(sources[fileIndex]!.sha256());
+    if (report.errors.length) {
+      planned.length = start;
       pushAll(
         errors,
-        parsed.errors.map((e) => ({ file: f.name, ...e })),
+        report.errors.map((e) => ({ file: f.name, ...e })),
       );
       continue;
     }
     pushAll(
       warnings,
-      parsed.warnings.map((w) => ({ file: f.name, ...w })),
+      report.warnings.map((w) => ({ file: f.name, ...w })),
     );
-    for (const row of parsed.file.rows) planned.push({ ...row, file: f.name, mentatRater: parsed.file.rater });
   }
   if (errors.length) return { ok: false, errors, warnings };
 
@@ -192,10 +231,7 @@ export function importMentatAnnotations(
       .from(visibleMentatRatings)
       .where(and(eq(visibleMentatRatings.questionId, question.id), eq(visibleMentatRatings.raterId, user.id)))
       .get();
-    const same =
-      existing?.status === "submitted" &&
-      JSON.stringify(existing.scores) === JSON.stringify(row.scores) &&
-      existing.comment === row.comment;
+    const same = existing?.status === "submitted" && sameHashOf(existing.scores, existing.comment) === row.sameHash;
     if (same) unchanged++;
     else if (existing) {
       if (existing.status === "submitted" && !options.replace)
@@ -230,8 +266,71 @@ export function importMentatAnnotations(
   };
   if (options.dryRun) return { ok: true, written: false, ...summary };
 
-  writeRatings(db, { bankId: bank.id, plan, actorId: input.actorId, now, ...chunks });
+  writeRatings(db, {
+    bankId: bank.id,
+    plan,
+    files: { inputs: input.files, sources, firstSha256, planned },
+    actorId: input.actorId,
+    now,
+    ...chunks,
+  });
   return { ok: true, written: true, ...summary };
+}
+
+/** The files of an import, as the second pass reads them again. */
+interface RatingFiles {
+  inputs: AnnotationFileInput[];
+  sources: ImportSource[];
+  firstSha256: (string | null)[];
+  /** Every row the first pass read, file after file. */
+  planned: Planned[];
+}
+
+/** A rating to write: its plan and its row, read again. */
+type RatingWrite = { p: PlannedRating; row: MentatAnnotationRow };
+
+/**
+ * The second pass: each file read again through `secondPass` (app/formats/import-source.ts), every row checked to be
+ * the one the first pass checked (same question, same hash of every field, in the same place; the same bytes), and
+ * the rows the plan writes (new ratings, and those replacing stored ones; not the unchanged ones, nor a duplicate
+ * that a later row replaces) handed on in batches of at most 500, each written before the next is read. A file
+ * changed between the passes is refused with its name; the caller removes what was written.
+ */
+function* ratingBatches(files: RatingFiles, plan: readonly PlannedRating[]): Generator<RatingWrite[]> {
+  const toWrite = new Map<Planned, PlannedRating>();
+  for (const p of plan) if (!p.same) toWrite.set(p.row, p);
+  let at = 0;
+  for (const [k, f] of files.inputs.entries()) {
+    const start = at;
+    while (at < files.planned.length && files.planned[at]!.fileIndex === k) at++;
+    const first = files.planned.slice(start, at);
+    function* rows(): Generator<MentatAnnotationRow> {
+      const report: AnnotationReport = { errors: [], warnings: [], rater: "", participant: "" };
+      yield* mentatAnnotationRows(f.text, report);
+      if (report.errors.length) throw new FileChangedError();
+    }
+    let next = 0;
+    try {
+      for (const batch of secondPass({
+        source: files.sources[k]!,
+        records: rows,
+        keyOf: (row) => ({ key: row.qNo, hash: passHashOf(row) }),
+        first: first.map((p) => ({ key: p.qNo, hash: p.passHash })),
+        firstSha256: files.firstSha256[k]!,
+      })) {
+        const writes: RatingWrite[] = [];
+        for (const row of batch) {
+          const p = toWrite.get(first[next++]!);
+          if (p) writes.push({ p, row });
+        }
+        if (writes.length) yield writes;
+      }
+    } catch (error) {
+      if (error instanceof FileChangedError)
+        throw new ServiceError(`${f.name}: ${FILE_CHANGED_MESSAGE}`, undefined, 409);
+      throw error;
+    }
+  }
 }
 
 type PlannedRating = {
@@ -256,6 +355,8 @@ function writeRatings(
   input: {
     bankId: number;
     plan: PlannedRating[];
+    /** The files, read again (`ratingBatches`), and what their first pass kept. */
+    files: RatingFiles;
     actorId: string | null;
     now: number;
     chunkBudgetMs?: number;
@@ -270,7 +371,7 @@ function writeRatings(
     "update mentat_ratings set status = 'submitted', scores = ?, option_order = ?, shown_gender = ?, comment = ?, " +
       "updated_at = ?, submitted_at = ?, version = ? where id = ?",
   );
-  const values = (row: Planned) => ({
+  const values = (row: MentatAnnotationRow) => ({
     status: "submitted" as const,
     scores: row.scores,
     optionOrder: row.optionOrder,
@@ -279,42 +380,56 @@ function writeRatings(
     updatedAt: now,
     submittedAt: now,
   });
-  const event = (tx: Tx, id: number, p: PlannedRating, importRun: string | null) =>
+  const event = (tx: Tx, id: number, w: RatingWrite, importRun: string | null) =>
     recordEvent(tx, {
       actorId,
       entity: "mentat_rating",
       entityId: id,
       action: "import",
       changes: {
-        source: `${p.row.file}:${p.row.line}`,
-        scores: [p.existing ? p.existing.scores : null, p.row.scores],
-        optionOrder: [p.existing ? p.existing.optionOrder : null, p.row.optionOrder],
+        source: `${w.p.row.file}:${w.p.row.line}`,
+        scores: [w.p.existing ? w.p.existing.scores : null, w.row.scores],
+        optionOrder: [w.p.existing ? w.p.existing.optionOrder : null, w.row.optionOrder],
       },
       at: now,
       importRun,
     });
-  const fresh = input.plan.filter((p) => !p.existing);
-  const replaced = input.plan.filter((p) => p.existing && !p.same);
+  const fresh = input.plan.filter((p) => !p.existing).length;
+  // The rows that replace stored ratings, kept for the last transaction (at most the ratings already stored).
+  const replaced: RatingWrite[] = [];
   const compared = input.plan.flatMap((p) => (p.existing ? [p.existing] : []));
   const { run } = beginImportRun(db, `mentat-ratings:${bankId}`, () => null, { chunkBudgetMs: input.chunkBudgetMs });
   try {
     // New ratings, and the events of the ratings it replaces (hidden with the run until its last transaction, and
-    // removed with it), in short transactions: the last one then only checks versions and rewrites rows.
-    run.writeInChunks(
-      [...fresh, ...replaced],
-      (tx, p) => {
-        if (p.existing) return void event(tx, p.existing.id, p, run.id);
-        // A rating an expert saved since the plan keeps its place: the last transaction then refuses the import.
-        const written = tx
-          .insert(mentatRatings)
-          .values({ questionId: p.question.id, raterId: p.user.id, version: 1, ...values(p.row), importRun: run.id })
-          .onConflictDoNothing()
-          .returning({ id: mentatRatings.id })
-          .get();
-        if (written) event(tx, written.id, p, run.id);
-      },
-      input.onChunk,
-    );
+    // removed with it), in short transactions as the second pass reads them: the last one then only checks versions
+    // and rewrites rows.
+    let written = 0;
+    for (const batch of ratingBatches(input.files, input.plan)) {
+      for (const w of batch) if (w.p.existing) replaced.push(w);
+      const offset = written;
+      run.writeInChunks(
+        batch,
+        (tx, w) => {
+          if (w.p.existing) return void event(tx, w.p.existing.id, w, run.id);
+          // A rating an expert saved since the plan keeps its place: the last transaction then refuses the import.
+          const inserted = tx
+            .insert(mentatRatings)
+            .values({
+              questionId: w.p.question.id,
+              raterId: w.p.user.id,
+              version: 1,
+              ...values(w.row),
+              importRun: run.id,
+            })
+            .onConflictDoNothing()
+            .returning({ id: mentatRatings.id })
+            .get();
+          if (inserted) event(tx, inserted.id, w, run.id);
+        },
+        input.onChunk && ((done) => input.onChunk!(offset + done)),
+      );
+      written += batch.length;
+    }
     run.finish((tx) => {
       const refuse = (why: string) => {
         throw new ServiceError(`${why}: nothing was imported. Run the import again.`, undefined, 409);
@@ -333,7 +448,7 @@ function writeRatings(
         .from(mentatRatings)
         .where(eq(mentatRatings.importRun, run.id))
         .get()!.n;
-      if (mine !== fresh.length) refuse("An expert saved a rating of one of these questions during the import");
+      if (mine !== fresh) refuse("An expert saved a rating of one of these questions during the import");
       // Every rating the plan compared with, at the version it read: one statement per 500 ids.
       const versions = new Map<number, number>();
       for (let i = 0; i < compared.length; i += 500)
@@ -345,8 +460,8 @@ function writeRatings(
       for (const p of input.plan)
         if (p.existing && versions.get(p.existing.id) !== p.existing.version)
           refuse(`"${p.user.username}" changed a rating during the import`);
-      for (const p of replaced) {
-        const v = values(p.row);
+      for (const { p, row } of replaced) {
+        const v = values(row);
         rewrite.run(
           JSON.stringify(v.scores),
           JSON.stringify(v.optionOrder),

@@ -10,13 +10,14 @@
  * again with the old generation capped at HEAP_CAP_MIB: an import that holds only lines completes, one that holds
  * its file or its rows runs out of memory.
  *
- * - `grade-import` and `judge-import` (two passes, ids and hashes kept): target — completes with the cap;
+ * - `grade-import`, `judge-import`, `mentat-import`, `casereview-import` and `mentat-import-ratings` (two passes,
+ *   ids and hashes kept): target — completes with the cap;
  * - `screening-import --items` (rows kept until written), `judge-report --labels` (labels kept),
- *   `mentat-import-ratings`, `rater-quality --calibration` and `mc-run`'s CSV items (read through the streaming
+ *   `rater-quality --calibration` and `mc-run`'s CSV items (read through the streaming
  *   reader; what they keep is their own): reported.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -107,6 +108,30 @@ const calibrationRow = (i: number) =>
 
 const mcItemRow = (i: number) => `mb${i},Case ${i}: ${"q".repeat(900)},MDD,BD-II,GAD,PDD,none,I,GAD`;
 
+const bankRow = (i: number) =>
+  `q${i},triage,"A <AGE> patient asks about low mood ${i}: ${"b".repeat(800)}",Wait,Call,Refer,Admit,Discharge,c,Note ${i}`;
+
+const reviewRow = (i: number) => `c${i},case,"A 40-year-old teacher ${i}, low mood: ${"v".repeat(900)}",F32.1`;
+
+/**
+ * A data_gt.json of `n` records, the reference fixture's records repeated under new ids (about 1.9 KiB each),
+ * written record by record as export-gold writes one (each element indented by two spaces).
+ */
+function writeDataGt(file: string, n: number): number {
+  const base = JSON.parse(readFileSync(fromRoot("test", "fixtures", "safe-psych", "concord.data_gt.json"), "utf8")) as {
+    id: string;
+  }[];
+  let k = 0;
+  return writeLines(file, n + 2, (i) => {
+    if (i === 0) return "[";
+    if (i === n + 1) return "]";
+    const record = { ...base[k % base.length]!, id: `${base[k % base.length]!.id}-${k}` };
+    k++;
+    const text = JSON.stringify(record, null, 2).replace(/\n/g, "\n  ");
+    return `  ${text}${i < n ? "," : ""}`;
+  });
+}
+
 const KINDS: Kind[] = [
   {
     name: "grade-import",
@@ -165,6 +190,30 @@ const KINDS: Kind[] = [
     },
     write: (f, n) => writeLines(f, n, calibrationRow, CALIBRATION_HEADER),
     args: (f) => ["rater-quality", "--study", "Main", "--calibration", f],
+  },
+  {
+    // Its limit is 20 MB: 4.1 and 16.6 MiB, into a new bank.
+    name: "mentat-import",
+    lines: 4_500,
+    extension: "csv",
+    write: (f, n) => writeLines(f, n, bankRow, "id,domain,question,a,b,c,d,e,answer,notes"),
+    args: (f) => ["mentat-import", "--bank", "bench", f],
+  },
+  {
+    // Its limit is 20 MB: 4.2 and 16.8 MiB, into a new review set.
+    name: "casereview-import",
+    lines: 4_500,
+    extension: "csv",
+    write: (f, n) => writeLines(f, n, reviewRow, "id,kind,text,diagnosis"),
+    args: (f) => ["casereview-import", "--set", "bench", f],
+  },
+  {
+    // One JSON document (its limit is 1 GB): 14 and 56 MiB, into a new study.
+    name: "import-gold",
+    lines: 7_500,
+    extension: "json",
+    write: writeDataGt,
+    args: (f) => ["import-gold", f, "--study", "bench"],
   },
   {
     // Every answer names no option: refused after every item is checked, so no model is asked.
@@ -246,7 +295,14 @@ export const benchmarks: Benchmark[] = [
           );
           const key = kind.name.replace(/-/g, "_");
           // The two-pass imports (secondPass): what they hold does not grow with the file.
-          const bounded = kind.name === "grade-import" || kind.name === "judge-import";
+          const bounded = [
+            "grade-import",
+            "judge-import",
+            "mentat-import",
+            "casereview-import",
+            "mentat-import-ratings",
+            "import-gold",
+          ].includes(kind.name);
           figures[`${key}.peak_rss_small_mib`] = { value: round(small.rss, 0), unit: "MiB", target: null, pass: null };
           figures[`${key}.peak_rss_large_mib`] = { value: round(large.rss, 0), unit: "MiB", target: null, pass: null };
           figures[`${key}.large_file_mib`] = { value: round(large.mib, 0), unit: "MiB", target: null, pass: null };

@@ -14,9 +14,10 @@ import {
   columnIndex,
   externalIdProblem,
   missingColumnsIssue,
-  readCsvRecords,
+  csvRows,
   unusedColumnsIssue,
   type CsvIssue,
+  type CsvReport,
 } from "../../expert-panel/domain/expert-csv";
 import {
   REVIEW_DIMENSIONS,
@@ -65,27 +66,46 @@ export function parseReviewCsv(text: string | ImportSource): {
   errors: CsvIssue[];
   warnings: CsvIssue[];
 } {
-  const read = readCsvRecords(text);
-  if ("error" in read) return { items: [], errors: [read.error], warnings: [] };
-  const index = columnIndex(read.header, COLUMNS);
-  const errors: CsvIssue[] = [];
-  const warnings: CsvIssue[] = [];
-  const missing = (["id", "text"] as const).filter((c) => !index.has(c));
-  if (missing.length) {
-    errors.push(
-      missingColumnsIssue(
-        missing,
-        "A case file needs id and text; kind, case_type, diagnosis and seed_id are optional.",
-      ),
-    );
-    return { items: [], errors, warnings };
-  }
-  const unused = unusedColumnsIssue(read.header, index);
-  if (unused) warnings.push(unused);
-  if (read.rows.length === 0) errors.push({ line: 2, message: "the file has a header but no cases." });
-  const items: ReviewItemInput[] = [];
+  const report: CsvReport = { errors: [], warnings: [] };
+  const items = [...reviewItemsOf(text, report)];
+  return { items: report.errors.length ? [] : items, errors: report.errors, warnings: report.warnings };
+}
+
+/**
+ * The valid cases of a case file as they are read, one row at a time (docs/reliability.md, "Memory bounded by the
+ * longest line"), its errors and warnings reported into `report` as `parseReviewCsv` lists them; the file is valid
+ * when `report.errors` is empty once the last item is read. What it keeps between rows: the ids seen (for duplicates)
+ * and the seed references of the cases (checked at the end, against every id of the file).
+ */
+export function* reviewItemsOf(text: string | ImportSource, report: CsvReport): Generator<ReviewItemInput> {
+  const { errors, warnings } = report;
+  let header: string[] = [];
+  let index = new Map<keyof typeof COLUMNS, number>();
+  const rows = csvRows(
+    text,
+    report,
+    (cells) => {
+      header = cells;
+      index = columnIndex(header, COLUMNS);
+      const missing = (["id", "text"] as const).filter((c) => !index.has(c));
+      if (missing.length) {
+        errors.push(
+          missingColumnsIssue(
+            missing,
+            "A case file needs id and text; kind, case_type, diagnosis and seed_id are optional.",
+          ),
+        );
+        return false;
+      }
+      const unused = unusedColumnsIssue(header, index);
+      if (unused) warnings.push(unused);
+      return true;
+    },
+    "the file has a header but no cases.",
+  );
   const seen = new Map<string, number>();
-  for (const { line, cells } of read.rows) {
+  const seedRefs: { line: number; seedId: string }[] = [];
+  for (const { line, cells } of rows) {
     const get = (c: keyof typeof COLUMNS) => cell(cells, index.get(c));
     const problems: string[] = [];
     const externalId = get("id");
@@ -99,10 +119,10 @@ export function parseReviewCsv(text: string | ImportSource): {
     const caseType = get("caseType");
     if (caseType && !/^(I|II|III|IV|[1-4])$/i.test(caseType))
       problems.push(`the case_type "${caseType}" must be I, II, III, IV (or 1–4).`);
-    pushAll(warnings, cellWarnings(read.header, cells, line));
+    pushAll(warnings, cellWarnings(header, cells, line));
     if (problems.length) for (const message of problems) errors.push({ line, message });
-    else
-      items.push({
+    else {
+      const item: ReviewItemInput = {
         line,
         externalId,
         kind,
@@ -110,15 +130,15 @@ export function parseReviewCsv(text: string | ImportSource): {
         caseType: caseType ? normaliseCaseType(caseType) : "",
         diagnosis: get("diagnosis"),
         seedId: get("seedId"),
-      });
+      };
+      if (item.seedId && item.kind === "case") seedRefs.push({ line, seedId: item.seedId });
+      yield item;
+    }
   }
-  for (const item of items)
-    if (item.seedId && item.kind === "case" && !seen.has(item.seedId))
-      warnings.push({
-        line: item.line,
-        message: `seed_id "${item.seedId}" is not a case of this file (kept as given).`,
-      });
-  return { items: errors.length ? [] : items, errors, warnings };
+  if (report.unreadable) return;
+  for (const { line, seedId } of seedRefs)
+    if (!seen.has(seedId))
+      warnings.push({ line, message: `seed_id "${seedId}" is not a case of this file (kept as given).` });
 }
 
 function normaliseCaseType(t: string): string {

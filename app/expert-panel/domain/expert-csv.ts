@@ -41,6 +41,57 @@ export function readCsvRecords(input: string | ImportSource): CsvRecords | { err
   return { header, rows };
 }
 
+/** What one pass over a file reports: its errors and warnings, by line. */
+export interface CsvReport {
+  errors: CsvIssue[];
+  warnings: CsvIssue[];
+  /** Set when the CSV could not be read at all (its one error then replaces every other issue). */
+  unreadable?: boolean;
+}
+
+/**
+ * The data rows of a CSV as they are read (docs/reliability.md, "Memory bounded by the longest line"): a text in
+ * memory or a file streamed through the import contract, never held whole, and the rows not kept. `header` is told
+ * the trimmed header cells first and says whether the rows are wanted (it reports a header that cannot be used into
+ * `report` and returns false; the file is still read to its end). The issues are those of `readCsvRecords` over the
+ * whole text: a CSV that cannot be read reports only that (the issues found before it are dropped), an empty file
+ * only that, and a usable header with no row `noRows` on line 2.
+ */
+export function* csvRows(
+  input: string | ImportSource,
+  report: CsvReport,
+  header: (cells: string[]) => boolean,
+  noRows: string,
+): Generator<{ line: number; cells: string[] }> {
+  if (typeof input === "string" && input.length > MAX_IMPORT_BYTES) {
+    report.errors.push({ line: 0, message: `the file is larger than ${MAX_IMPORT_BYTES} bytes.` });
+    return;
+  }
+  const read = (typeof input === "string" ? textSource(input) : input).csvRecords();
+  let seenHeader = false;
+  let wanted = false;
+  let rows = 0;
+  for (const record of read.records) {
+    if (!seenHeader) {
+      seenHeader = true;
+      wanted = header(record.cells.map((h) => h.trim()));
+    } else if (wanted) {
+      rows++;
+      yield record;
+    }
+  }
+  const error = read.error();
+  if (error) {
+    report.errors.splice(0, report.errors.length, {
+      line: error.line,
+      message: `the CSV cannot be read: ${error.reason}`,
+    });
+    report.warnings.length = 0;
+    report.unreadable = true;
+  } else if (!seenHeader) report.errors.push({ line: 1, message: "the file is empty." });
+  else if (wanted && rows === 0) report.errors.push({ line: 2, message: noRows });
+}
+
 /**
  * The index of each wanted column in the header, matched case-insensitively on any of its names (the first name is
  * the canonical one, used in messages). Columns not found are absent from the map.

@@ -14,7 +14,7 @@ import { expertActionLabels, stage1Label } from "./gold";
 import { parseIcd10 } from "../../icd10/icd10";
 import { MAX_SECTIONS, MIN_SECTIONS, SECTION_KINDS } from "../../annotation/public";
 import { pyStrip } from "../../python-compat/text";
-import { parseJsonWithLines } from "./json-with-lines";
+import { jsonElements } from "./json-with-lines";
 import {
   type AnnotatorRecord,
   buildDataGtRecord,
@@ -51,31 +51,66 @@ export interface DataGtReadOptions {
  * Every error carries its line and element number; nothing is returned unless the whole file is valid.
  */
 export function parseDataGtJson(text: string, options: DataGtReadOptions = {}): DataGtParse {
-  const maxErrors = options.maxErrors ?? 100;
-  const parsed = parseJsonWithLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  const fileError = (line: number, message: string): DataGtParse => ({
-    ok: false,
-    errors: [{ line, element: null, field: null, message }],
-  });
-  if (!parsed.ok) return fileError(parsed.line, parsed.message);
-  if (!Array.isArray(parsed.value)) return fileError(1, "data_gt.json must be one JSON array");
-  const errors: DataGtError[] = [];
+  const read = dataGtRecords([text], options);
   const records: DataGtRecord[] = [];
-  const seen = new Map<string, number>();
-  parsed.value.forEach((value, index) => {
-    if (errors.length >= maxErrors) return;
-    const line = parsed.elementLines[index];
-    const report = (field: string | null, message: string) => {
-      if (errors.length < maxErrors) errors.push({ line, element: index + 1, field, message });
-    };
-    const record = checkRecord(value, report, options);
-    if (record === null) return;
-    const first = seen.get(record.id);
-    if (first !== undefined) report("id", `duplicate id ${JSON.stringify(record.id)} (first at element ${first})`);
-    else seen.set(record.id, index + 1);
-    records.push(record);
-  });
+  for (const { record } of read.records) records.push(record);
+  const errors = read.errors();
   return errors.length > 0 ? { ok: false, errors } : { ok: true, records };
+}
+
+/**
+ * The records of a `data_gt.json` that arrives in pieces, as they are read (docs/reliability.md, "Memory bounded by
+ * the longest line"), each with the line it starts on, validated as `parseDataGtJson` validates the whole text; a
+ * leading BOM is dropped. `errors()`, once the records have been read to their end, gives `parseDataGtJson`'s errors
+ * (an invalid JSON text or one that is not an array: only that); the file is valid when there are none. What is held
+ * between records: the ids seen, for duplicates.
+ */
+export function dataGtRecords(
+  pieces: Iterable<string>,
+  options: DataGtReadOptions = {},
+): { records: Iterable<{ record: DataGtRecord; line: number }>; errors(): DataGtError[] } {
+  const maxErrors = options.maxErrors ?? 100;
+  const errors: DataGtError[] = [];
+  let done = false;
+  function* withoutBom(): Generator<string> {
+    let first = true;
+    for (const piece of pieces) {
+      yield first && piece.charCodeAt(0) === 0xfeff ? piece.slice(1) : piece;
+      first = false;
+    }
+  }
+  function* records(): Generator<{ record: DataGtRecord; line: number }> {
+    const json = jsonElements(withoutBom());
+    const seen = new Map<string, number>();
+    let index = 0;
+    for (const { value, line } of json.elements) {
+      const element = ++index;
+      // Past the limit the rest is still read, for an error of the JSON text, which would be the only one.
+      if (errors.length >= maxErrors) continue;
+      const report = (field: string | null, message: string) => {
+        if (errors.length < maxErrors) errors.push({ line, element, field, message });
+      };
+      const record = checkRecord(value, report, options);
+      if (record === null) continue;
+      const first = seen.get(record.id);
+      if (first !== undefined) report("id", `duplicate id ${JSON.stringify(record.id)} (first at element ${first})`);
+      else seen.set(record.id, element);
+      yield { record, line };
+    }
+    const end = json.end();
+    const fileError = (line: number, message: string) =>
+      errors.splice(0, errors.length, { line, element: null, field: null, message });
+    if (!end.ok) fileError(end.line, end.message);
+    else if (!end.array) fileError(1, "data_gt.json must be one JSON array");
+    done = true;
+  }
+  return {
+    records: { [Symbol.iterator]: records },
+    errors() {
+      if (!done) throw new Error("dataGtRecords: errors() asked before the records were all read");
+      return errors;
+    },
+  };
 }
 
 /** Formats a reader error for the command line: `data_gt.json:42: element 3, diagnosis: …`. */

@@ -14,7 +14,8 @@
  * Pure: text in, rows or `line N` problems out.
  */
 import { z } from "zod";
-import { cell, columnIndex, readCsvRecords, type CsvIssue } from "../../expert-panel/domain/expert-csv";
+import { cell, columnIndex, csvRows, type CsvIssue, type CsvReport } from "../../expert-panel/domain/expert-csv";
+import { pushAll } from "../../stats/extremes";
 import { OPTION_COUNT, type Gender } from "../../expert-panel/domain/expert-scales";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { textWarning } from "../../formats/strict-text";
@@ -90,87 +91,141 @@ function zodMessage(e: z.ZodError): string {
 export function parseMentatAnnotationCsv(
   text: string | ImportSource,
 ): { ok: true; file: MentatAnnotationFile; warnings: CsvIssue[] } | { ok: false; errors: CsvIssue[] } {
-  const csv = readCsvRecords(text);
-  if ("error" in csv) return { ok: false, errors: [csv.error] };
-  const at = columnIndex(csv.header, COLUMNS);
-  const missing = (Object.keys(COLUMNS) as (keyof typeof COLUMNS)[]).filter((c) => !at.has(c));
-  if (missing.length)
-    return {
-      ok: false,
-      errors: [
-        {
-          line: 1,
-          message: `not a MENTAT annotation export: missing column${missing.length > 1 ? "s" : ""} ${missing.map((c) => COLUMNS[c][0]).join(", ")}.`,
-        },
-      ],
-    };
-  const rows = csv.rows;
-  if (rows.length < MENTAT_LEADING_ROWS + MENTAT_TRAILING_ROWS + 1)
-    return {
-      ok: false,
-      errors: [
-        {
-          line: rows.at(-1)?.line ?? 1,
-          message: `a MENTAT export has ${MENTAT_LEADING_ROWS} rows of instructions, the ratings and a final row; this file has ${rows.length} data rows.`,
-        },
-      ],
-    };
-  const rater = cell(rows[1]!.cells, at.get("raterId")).toLowerCase();
-  const participant = cell(rows[1]!.cells, at.get("participant")).toLowerCase();
+  const report: AnnotationReport = { errors: [], warnings: [], rater: "", participant: "" };
+  const rows = [...mentatAnnotationRows(text, report)];
+  if (report.errors.length) return { ok: false, errors: report.errors };
+  return { ok: true, file: { rater: report.rater, participant: report.participant, rows }, warnings: report.warnings };
+}
+
+/** What one pass over an annotation file reports besides its rows: the rater (second row), errors and warnings. */
+export interface AnnotationReport {
+  errors: CsvIssue[];
+  warnings: CsvIssue[];
+  rater: string;
+  participant: string;
+}
+
+/**
+ * The ratings of one MENTAT annotation file as they are read, one row at a time (docs/reliability.md, "Memory
+ * bounded by the longest line"): what `parseMentatAnnotationCsv` returns for the whole file, its issues reported
+ * into `report` (complete once the last row is read; the file is valid when `report.errors` is then empty). MENTAT's
+ * positional rule drops the last row, so a row is handed on once the next one is read: what is held is one row more
+ * than the one being read.
+ */
+export function* mentatAnnotationRows(
+  text: string | ImportSource,
+  report: AnnotationReport,
+): Generator<MentatAnnotationRow> {
+  let header: string[] | null = null;
+  let at = new Map<keyof typeof COLUMNS, number>();
+  let missing: CsvIssue | null = null;
+  const read: CsvReport = { errors: [], warnings: [] };
   const errors: CsvIssue[] = [];
-  const warnings: CsvIssue[] = [];
-  if (!rater)
-    errors.push({ line: rows[1]!.line, message: "rater_id is empty in the second row, where MENTAT reads the rater." });
-  for (const dropped of [...rows.slice(0, MENTAT_LEADING_ROWS), ...rows.slice(-MENTAT_TRAILING_ROWS)])
-    if (cell(dropped.cells, at.get("trialType")) === "survey-slider")
-      warnings.push({
-        line: dropped.line,
+  const leadingDropped: CsvIssue[] = [];
+  const rowWarnings: CsvIssue[] = [];
+  let seen = 0;
+  let lastLine: number | null = null;
+  let last: { line: number; cells: string[] } | null = null;
+  const dropped = (row: { line: number; cells: string[] }, into: CsvIssue[]) => {
+    if (cell(row.cells, at.get("trialType")) === "survey-slider")
+      into.push({
+        line: row.line,
         message: "a survey-slider row where MENTAT expects instructions: dropped, as MENTAT drops it.",
       });
-
-  const out: MentatAnnotationRow[] = [];
-  for (const { line, cells } of rows.slice(MENTAT_LEADING_ROWS, -MENTAT_TRAILING_ROWS)) {
-    const fail = (message: string) => errors.push({ line, message });
-    const trialType = cell(cells, at.get("trialType"));
-    if (trialType !== "survey-slider") {
-      fail(
-        `trial_type is "${trialType}": every row between the instructions and the last row must be a survey-slider rating.`,
-      );
+  };
+  // A header with no row is reported below, as a file too short; csvRows's own message for it is not used.
+  const rows = csvRows(
+    text,
+    read,
+    (cells) => {
+      header = cells;
+      at = columnIndex(header, COLUMNS);
+      const absent = (Object.keys(COLUMNS) as (keyof typeof COLUMNS)[]).filter((c) => !at.has(c));
+      if (absent.length)
+        missing = {
+          line: 1,
+          message: `not a MENTAT annotation export: missing column${absent.length > 1 ? "s" : ""} ${absent.map((c) => COLUMNS[c][0]).join(", ")}.`,
+        };
+      return !missing;
+    },
+    "",
+  );
+  for (const row of rows) {
+    seen++;
+    lastLine = row.line;
+    if (seen <= MENTAT_LEADING_ROWS) {
+      if (seen === 2) {
+        report.rater = cell(row.cells, at.get("raterId")).toLowerCase();
+        report.participant = cell(row.cells, at.get("participant")).toLowerCase();
+        if (!report.rater)
+          errors.push({
+            line: row.line,
+            message: "rater_id is empty in the second row, where MENTAT reads the rater.",
+          });
+      }
+      dropped(row, leadingDropped);
       continue;
     }
-    const response = ResponseSchema.safeParse(parseJson(cell(cells, at.get("response"))));
-    if (!response.success) {
-      fail(`response must be JSON {"Q0".."Q4": 0–100, "comment": text}: ${zodMessage(response.error)}.`);
-      continue;
+    // The row before this one is a rating: only the last row of the file is not.
+    const rating = last;
+    last = row;
+    if (!rating) continue;
+    const parsed = ratingOf(rating, at);
+    if ("error" in parsed) errors.push({ line: rating.line, message: parsed.error });
+    else {
+      if (parsed.warning) rowWarnings.push({ line: rating.line, message: parsed.warning });
+      yield parsed.row;
     }
-    const order = PermutationSchema.safeParse(parseJson(cell(cells, at.get("questionOrder"))));
-    if (!order.success) {
-      fail(`question_order must be a JSON permutation of 0..4: ${zodMessage(order.error)}.`);
-      continue;
-    }
-    const qNo = QuestionNumberSchema.safeParse(cell(cells, at.get("qNo")));
-    if (!qNo.success) {
-      fail(`${zodMessage(qNo.error)} (got "${cell(cells, at.get("qNo"))}").`);
-      continue;
-    }
-    const qKey = cell(cells, at.get("qKey"));
-    const gender = MENTAT_GENDER_KEYS[qKey];
-    if (!gender) {
-      fail(`q_key "${qKey}" is not one of ${Object.keys(MENTAT_GENDER_KEYS).join(", ")}.`);
-      continue;
-    }
-    const shown = [response.data.Q0, response.data.Q1, response.data.Q2, response.data.Q3, response.data.Q4];
-    const permutation = order.data;
-    const scores = permutation.map((slot) => shown[slot]!);
-    // Option i sat in slot permutation[i]; Concord records, per slot, which option it showed.
-    const optionOrder = new Array<number>(OPTION_COUNT);
-    permutation.forEach((slot, option) => (optionOrder[slot] = option));
-    out.push({ line, qNo: String(Number(qNo.data)), gender, scores, optionOrder, comment: response.data.comment });
-    const odd = formulaWarning({ comment: response.data.comment }) ?? textWarning("comment", response.data.comment);
-    if (odd) warnings.push({ line, message: odd });
   }
-  if (errors.length) return { ok: false, errors };
-  return { ok: true, file: { rater, participant, rows: out }, warnings };
+  // The issues of the whole-file reader, in its order: the file (unreadable, empty, too large), the header, too few
+  // rows, then the rows; the warnings only of a file without errors.
+  if (read.unreadable || !header) pushAll(report.errors, read.errors);
+  else if (missing) report.errors.push(missing);
+  else if (seen < MENTAT_LEADING_ROWS + MENTAT_TRAILING_ROWS + 1)
+    report.errors.push({
+      line: lastLine ?? 1,
+      message: `a MENTAT export has ${MENTAT_LEADING_ROWS} rows of instructions, the ratings and a final row; this file has ${seen} data rows.`,
+    });
+  else if (errors.length) pushAll(report.errors, errors);
+  else {
+    const trailingDropped: CsvIssue[] = [];
+    if (last) dropped(last, trailingDropped);
+    pushAll(report.warnings, [...leadingDropped, ...trailingDropped, ...rowWarnings]);
+  }
+}
+
+/** One rating row read as MENTAT reads it, or what is wrong with it. */
+function ratingOf(
+  { line, cells }: { line: number; cells: string[] },
+  at: Map<keyof typeof COLUMNS, number>,
+): { row: MentatAnnotationRow; warning: string | null } | { error: string } {
+  const trialType = cell(cells, at.get("trialType"));
+  if (trialType !== "survey-slider")
+    return {
+      error: `trial_type is "${trialType}": every row between the instructions and the last row must be a survey-slider rating.`,
+    };
+  const response = ResponseSchema.safeParse(parseJson(cell(cells, at.get("response"))));
+  if (!response.success)
+    return { error: `response must be JSON {"Q0".."Q4": 0–100, "comment": text}: ${zodMessage(response.error)}.` };
+  const order = PermutationSchema.safeParse(parseJson(cell(cells, at.get("questionOrder"))));
+  if (!order.success)
+    return { error: `question_order must be a JSON permutation of 0..4: ${zodMessage(order.error)}.` };
+  const qNo = QuestionNumberSchema.safeParse(cell(cells, at.get("qNo")));
+  if (!qNo.success) return { error: `${zodMessage(qNo.error)} (got "${cell(cells, at.get("qNo"))}").` };
+  const qKey = cell(cells, at.get("qKey"));
+  const gender = MENTAT_GENDER_KEYS[qKey];
+  if (!gender) return { error: `q_key "${qKey}" is not one of ${Object.keys(MENTAT_GENDER_KEYS).join(", ")}.` };
+  const shown = [response.data.Q0, response.data.Q1, response.data.Q2, response.data.Q3, response.data.Q4];
+  const permutation = order.data;
+  const scores = permutation.map((slot) => shown[slot]!);
+  // Option i sat in slot permutation[i]; Concord records, per slot, which option it showed.
+  const optionOrder = new Array<number>(OPTION_COUNT);
+  permutation.forEach((slot, option) => (optionOrder[slot] = option));
+  const warning = formulaWarning({ comment: response.data.comment }) ?? textWarning("comment", response.data.comment);
+  return {
+    row: { line, qNo: String(Number(qNo.data)), gender, scores, optionOrder, comment: response.data.comment },
+    warning,
+  };
 }
 
 /**

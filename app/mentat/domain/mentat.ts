@@ -17,9 +17,10 @@ import {
   columnIndex,
   externalIdProblem,
   missingColumnsIssue,
-  readCsvRecords,
+  csvRows,
   unusedColumnsIssue,
   type CsvIssue,
+  type CsvReport,
 } from "../../expert-panel/domain/expert-csv";
 import {
   DEFAULT_AGES,
@@ -123,28 +124,48 @@ function checkTemplateText(text: string, where: string): string[] {
  * the options a–e, answer (the intended option's letter), notes (optional).
  */
 export function parseQuestionBankCsv(text: string | ImportSource): BankParseResult {
-  const read = readCsvRecords(text);
-  if ("error" in read) return { questions: [], errors: [read.error], warnings: [] };
-  const index = columnIndex(read.header, COLUMNS);
-  const errors: CsvIssue[] = [];
-  const warnings: CsvIssue[] = [];
-  const missing = (["id", "domain", ...OPTION_LETTERS, "answer"] as Column[]).filter((c) => !index.has(c));
-  if (!index.has("question") && !index.has("he") && !index.has("she") && !index.has("they")) missing.push("question");
-  if (missing.length)
-    errors.push(
-      missingColumnsIssue(
-        missing,
-        'A question bank needs id, domain, the question (a "question" column, or "he", "she", "they"), options a, b, c, d, e and answer.',
-      ),
-    );
-  if (errors.length) return { questions: [], errors, warnings };
-  const unused = unusedColumnsIssue(read.header, index);
-  if (unused) warnings.push(unused);
-  if (read.rows.length === 0) errors.push({ line: 2, message: "the file has a header but no questions." });
+  const report: CsvReport = { errors: [], warnings: [] };
+  const questions = [...questionBankItems(text, report)];
+  return { questions: report.errors.length ? [] : questions, errors: report.errors, warnings: report.warnings };
+}
 
-  const questions: MentatQuestionInput[] = [];
+/**
+ * The valid questions of a question-bank CSV as they are read, one row at a time (docs/reliability.md, "Memory
+ * bounded by the longest line"), its errors and warnings reported into `report` as `parseQuestionBankCsv` lists
+ * them; the file is valid when `report.errors` is empty once the last question is read. What it keeps between rows:
+ * the ids seen (for duplicates).
+ */
+export function* questionBankItems(text: string | ImportSource, report: CsvReport): Generator<MentatQuestionInput> {
+  const { errors, warnings } = report;
+  let header: string[] = [];
+  let index = new Map<Column, number>();
+  const rows = csvRows(
+    text,
+    report,
+    (cells) => {
+      header = cells;
+      index = columnIndex(header, COLUMNS);
+      const missing = (["id", "domain", ...OPTION_LETTERS, "answer"] as Column[]).filter((c) => !index.has(c));
+      if (!index.has("question") && !index.has("he") && !index.has("she") && !index.has("they"))
+        missing.push("question");
+      if (missing.length) {
+        errors.push(
+          missingColumnsIssue(
+            missing,
+            'A question bank needs id, domain, the question (a "question" column, or "he", "she", "they"), options a, b, c, d, e and answer.',
+          ),
+        );
+        return false;
+      }
+      const unused = unusedColumnsIssue(header, index);
+      if (unused) warnings.push(unused);
+      return true;
+    },
+    "the file has a header but no questions.",
+  );
+
   const seen = new Map<string, number>();
-  for (const { line, cells } of read.rows) {
+  for (const { line, cells } of rows) {
     const problems: string[] = [];
     const get = (c: Column) => cell(cells, index.get(c));
     const externalId = get("id");
@@ -203,13 +224,12 @@ export function parseQuestionBankCsv(text: string | ImportSource): BankParseResu
     const answer = OPTION_LETTERS.indexOf(answerText as (typeof OPTION_LETTERS)[number]);
     if (answer < 0) problems.push(`the answer "${get("answer")}" must be one of the letters a–e.`);
 
-    if (cells.length > read.header.length)
-      warnings.push({ line, message: `${cells.length - read.header.length} cell(s) beyond the header ignored.` });
-    pushAll(warnings, cellWarnings(read.header, cells, line));
+    if (cells.length > header.length)
+      warnings.push({ line, message: `${cells.length - header.length} cell(s) beyond the header ignored.` });
+    pushAll(warnings, cellWarnings(header, cells, line));
     if (problems.length) for (const message of problems) errors.push({ line, message });
-    else questions.push({ line, externalId, domain, texts, options, answer, notes: get("notes") });
+    else yield { line, externalId, domain, texts, options, answer, notes: get("notes") };
   }
-  return { questions: errors.length ? [] : questions, errors, warnings };
 }
 
 /** Stable hash of what makes a question: domain, texts, options, intended answer (not its notes or position). */
