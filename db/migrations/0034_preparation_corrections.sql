@@ -15,17 +15,20 @@ CREATE TABLE `prep_corrections` (
 CREATE UNIQUE INDEX `prep_corrections_note_idx` ON `prep_corrections` (`note_id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `prep_corrections_key_idx` ON `prep_corrections` (`key`);--> statement-breakpoint
 -- Hand-written: a note enters the correction queue when its quality row says it needs correction, with an opaque
--- random key (docs/preparation.md, "Correction"); a row already there (drafts, a submission) is kept.
+-- random key (docs/preparation.md, "Correction"); a row already there (drafts, a submission) is kept. NOT EXISTS
+-- rather than INSERT OR IGNORE: an upsert's own conflict clause overrides a trigger's, so OR IGNORE would fail there.
 CREATE TRIGGER `prep_corrections_on_quality_insert` AFTER INSERT ON `prep_note_quality`
 WHEN NEW.`needs_correction` = 1
 BEGIN
-	INSERT OR IGNORE INTO `prep_corrections` (`note_id`, `key`) VALUES (NEW.`note_id`, lower(hex(randomblob(6))));
+	INSERT INTO `prep_corrections` (`note_id`, `key`) SELECT NEW.`note_id`, lower(hex(randomblob(6)))
+	WHERE NOT EXISTS (SELECT 1 FROM `prep_corrections` WHERE `note_id` = NEW.`note_id`);
 END;
 --> statement-breakpoint
 CREATE TRIGGER `prep_corrections_on_quality_update` AFTER UPDATE OF `needs_correction` ON `prep_note_quality`
 WHEN NEW.`needs_correction` = 1
 BEGIN
-	INSERT OR IGNORE INTO `prep_corrections` (`note_id`, `key`) VALUES (NEW.`note_id`, lower(hex(randomblob(6))));
+	INSERT INTO `prep_corrections` (`note_id`, `key`) SELECT NEW.`note_id`, lower(hex(randomblob(6)))
+	WHERE NOT EXISTS (SELECT 1 FROM `prep_corrections` WHERE `note_id` = NEW.`note_id`);
 END;
 --> statement-breakpoint
 INSERT OR IGNORE INTO `prep_corrections` (`note_id`, `key`)
