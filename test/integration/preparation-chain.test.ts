@@ -267,6 +267,10 @@ describe("the seams between the steps", () => {
     submit(two, "ro-2", acceptAll("ro-2", ids));
     expect((await translate()).code).toBe(0);
     expect(rowsOf("ro-2").every((r) => r.correctedText === null)).toBe(true);
+    // Translated again and not checked yet: not released with its unread English.
+    expect(releasePlan(db, projectId).missing).toContainEqual(
+      expect.objectContaining({ externalId: "ro-2", kind: "not quality-checked" }),
+    );
     await quality();
     // Flagged again: the correction is open again, on the new English, not shown as done with the old texts.
     expect(queue()).toContainEqual(["ro-2", "not_started"]);
