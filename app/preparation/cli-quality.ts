@@ -83,6 +83,7 @@ Options:
     for (const line of table([
       ["notes scored", String(r.scored)],
       ["waiting for back-translation", String(r.waiting)],
+      ["not scored: translation not of the final text", String(r.stale)],
       ["needing correction", String(r.needsCorrection)],
       ["project BLEU", f(r.bleu)],
       ["project chrF", f(r.chrf)],

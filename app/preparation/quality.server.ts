@@ -14,12 +14,18 @@ import { writeTransaction } from "../work-items/engine.server";
 import { parseCometFile, type CometIssue } from "./domain/comet-file";
 import { noteQuality, qualitySettingsOf, testNameProblem, type NoteQuality } from "./domain/quality";
 import { corpusBleu, corpusChrf } from "../stats/mt-metrics";
+import { projectFinalSections } from "./final-review.server";
 
 export interface QualityRunResult {
   /** Notes whose every translated section has a back-translation: scored. */
   scored: number;
   /** Notes with a translated section still waiting for its back-translation: left as they were. */
   waiting: number;
+  /**
+   * Notes whose translation is not of their current final text — excluded or not final since, or a section's
+   * `source_text` no longer its final text: not scored, and their earlier verdict removed (they leave the queue).
+   */
+  stale: number;
   needsCorrection: number;
   /** Corpus-level over every scored section of the project; null when none is. */
   bleu: number | null;
@@ -46,19 +52,35 @@ export function qualitySettingsProblems(s: PrepQualitySettings): string[] {
 
 type TranslationRow = typeof prepTranslations.$inferSelect;
 
-/** The project's translated sections by note. */
-function translationsByNote(db: DbOrTx, projectId: number): Map<number, TranslationRow[]> {
-  const ids = db
-    .select({ id: prepNotes.id })
-    .from(prepNotes)
-    .where(eq(prepNotes.projectId, projectId))
-    .all()
-    .map((n) => n.id);
+/**
+ * The project's translated sections by note, each marked current when every row is a translation of the note's
+ * final text as it stands (`projectFinalSections`): a note excluded or no longer final after its translation, or
+ * one whose final text changed since, is not current (docs/preparation.md, "Quality").
+ */
+function translationsByNote(
+  db: DbOrTx,
+  projectId: number,
+): Map<number, { current: boolean; sections: TranslationRow[] }> {
+  const finals = projectFinalSections(db, projectId);
+  const ids = finals.map((n) => n.noteId);
   const rows = ids.length ? db.select().from(prepTranslations).where(inArray(prepTranslations.noteId, ids)).all() : [];
   const byNote = new Map<number, TranslationRow[]>();
   for (const r of rows) byNote.set(r.noteId, [...(byNote.get(r.noteId) ?? []), r]);
-  return byNote;
+  const out = new Map<number, { current: boolean; sections: TranslationRow[] }>();
+  for (const { noteId, sections: final } of finals) {
+    const sections = byNote.get(noteId);
+    if (!sections) continue;
+    const current =
+      Array.isArray(final) && sections.every((s) => final[s.section] && final[s.section]!.content === s.sourceText);
+    out.set(noteId, { current, sections });
+  }
+  return out;
 }
+
+/** Every section with text has a reviewer's corrected English: the correction was submitted for this translation. */
+const corrected = (sections: readonly TranslationRow[]) =>
+  sections.some((s) => s.correctedText !== null) &&
+  sections.every((s) => s.correctedText !== null || s.sourceText.trim() === "");
 
 /** What a note's verdict depends on: its sections' texts and COMET scores. */
 function fingerprint(sections: readonly TranslationRow[]): string {
@@ -101,8 +123,8 @@ export function computeProjectQuality(
   if (problems.length) throw new ServiceError(problems.join("; ") + ".");
   const complete = (sections: readonly TranslationRow[]) => sections.every((s) => s.backTranslation !== null);
   const computed = new Map<number, { fingerprint: string; quality: NoteQuality }>();
-  for (const [noteId, sections] of translationsByNote(db, read.id))
-    if (complete(sections))
+  for (const [noteId, { current, sections }] of translationsByNote(db, read.id))
+    if (current && complete(sections))
       computed.set(noteId, { fingerprint: fingerprint(sections), quality: scoreNote(sections, settings) });
 
   const written = writeTransaction(db, (tx) => {
@@ -117,9 +139,16 @@ export function computeProjectQuality(
         .run();
     let scored = 0;
     let waiting = 0;
+    let stale = 0;
     let flagged = 0;
     const allPairs: { hypothesis: string; reference: string }[] = [];
-    for (const [noteId, sections] of translationsByNote(tx, project.id)) {
+    for (const [noteId, { current, sections }] of translationsByNote(tx, project.id)) {
+      if (!current) {
+        // Its verdict was of a text that is no longer the note's: out of the queue, the release and the report.
+        tx.delete(prepNoteQuality).where(eq(prepNoteQuality.noteId, noteId)).run();
+        stale++;
+        continue;
+      }
       if (!complete(sections)) {
         waiting++;
         continue;
@@ -131,21 +160,24 @@ export function computeProjectQuality(
           .set({ bleu: s.bleu, chrf: s.chrf })
           .where(and(eq(prepTranslations.noteId, noteId), eq(prepTranslations.section, s.section)))
           .run();
-      const summary = {
-        bleu: q.bleu,
-        chrf: q.chrf,
-        comet: q.comet,
-        mismatches: q.mismatches,
-        needsCorrection: q.needsCorrection,
-        reason: q.reason,
-        computedAt: now,
-      };
-      tx.insert(prepNoteQuality)
-        .values({ noteId, ...summary })
-        .onConflictDoUpdate({ target: prepNoteQuality.noteId, set: summary })
-        .run();
+      // A note corrected for this translation keeps the verdict that sent it to correction: the back-translation
+      // is of the machine's English, which the correction replaced, so it cannot send the note back or take it out.
+      const kept = corrected(sections)
+        ? tx.select().from(prepNoteQuality).where(eq(prepNoteQuality.noteId, noteId)).get()
+        : undefined;
+      const verdict = kept?.needsCorrection
+        ? { mismatches: kept.mismatches, needsCorrection: true, reason: kept.reason }
+        : { mismatches: q.mismatches, needsCorrection: q.needsCorrection, reason: q.reason };
+      const summary = { bleu: q.bleu, chrf: q.chrf, comet: q.comet, ...verdict, computedAt: now };
+      // An update or an insert, never an upsert: under an upsert SQLite applies the statement's conflict policy to
+      // the correction trigger's INSERT OR IGNORE (migration 0034), so a second run failed on the kept correction row.
+      const updated = tx.update(prepNoteQuality).set(summary).where(eq(prepNoteQuality.noteId, noteId)).run();
+      if (updated.changes === 0)
+        tx.insert(prepNoteQuality)
+          .values({ noteId, ...summary })
+          .run();
       scored++;
-      if (q.needsCorrection) flagged++;
+      if (summary.needsCorrection) flagged++;
       for (const s of sections) allPairs.push({ hypothesis: s.backTranslation!, reference: s.sourceText });
     }
     recordEvent(tx, {
@@ -156,6 +188,7 @@ export function computeProjectQuality(
       changes: {
         scored,
         waiting,
+        stale,
         needsCorrection: flagged,
         minBleu: settings.minBleu,
         minChrf: settings.minChrf,
@@ -164,7 +197,7 @@ export function computeProjectQuality(
       },
       at: now,
     });
-    return { scored, waiting, needsCorrection: flagged, allPairs };
+    return { scored, waiting, stale, needsCorrection: flagged, allPairs };
   });
   // The project's corpus-level figures, after the write (they are reported, not stored).
   const { allPairs, ...counts } = written;

@@ -30,7 +30,12 @@ export interface OutNote {
 }
 
 export type MissingKind =
-  "not reviewed" | "waiting for a settlement" | "waiting for correction" | "untranslated" | "too few sections";
+  | "not reviewed"
+  | "waiting for a settlement"
+  | "not quality-checked"
+  | "waiting for correction"
+  | "untranslated"
+  | "too few sections";
 
 export interface MissingItem {
   externalId: string;
@@ -127,7 +132,17 @@ export function releasePlan(db: DbOrTx, projectId: number): Plan {
       .from(prepNoteQuality)
       .where(and(eq(prepNoteQuality.noteId, note.id)))
       .get();
-    if (quality?.needs && uncorrected.length) {
+    // A translation never checked (or translated again since its check, which deleted the verdict) is not released
+    // unread: the check decides whether a person corrects it first (docs/preparation.md, "Release").
+    if (!quality) {
+      plan.missing.push({
+        externalId: note.externalId,
+        kind: "not quality-checked",
+        detail: "run the quality check (prep-quality)",
+      });
+      continue;
+    }
+    if (quality.needs && uncorrected.length) {
       plan.missing.push({
         externalId: note.externalId,
         kind: "waiting for correction",

@@ -12,7 +12,7 @@
  * on its section (`last_error`, `error_count`) and tried again by the next run. Nothing here logs a note's text.
  */
 import { and, asc, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import { prepNoteQuality, prepNotes, prepProjects, prepTranslations } from "../../db/schema";
+import { prepCorrections, prepNoteQuality, prepNotes, prepProjects, prepTranslations } from "../../db/schema";
 import { recordEvent } from "../audit/audit.server";
 import { CallError, createOpenAiResultEndpoint, type ChatResultEndpoint } from "../model-calls/client";
 import { runPool } from "../model-calls/pool";
@@ -214,8 +214,14 @@ function storeTranslation(db: Db, s: FinalSection, translation: string, model: s
         tx.insert(prepTranslations)
           .values({ noteId: s.noteId, section: s.section, ...fresh })
           .run();
-      // The note's quality summary was of its earlier translation (docs/preparation.md, "Quality").
+      // The note's quality summary was of its earlier translation (docs/preparation.md, "Quality"), and so was its
+      // correction: the work item starts again from the new English (its key kept; the version moves on, so a page
+      // read before answers 409), never showing the old translation's correction as done ("Correction").
       tx.delete(prepNoteQuality).where(eq(prepNoteQuality.noteId, s.noteId)).run();
+      tx.update(prepCorrections)
+        .set({ status: "not_started", texts: {}, submittedAt: null, version: sql`${prepCorrections.version} + 1` })
+        .where(eq(prepCorrections.noteId, s.noteId))
+        .run();
       return true;
     },
     { behavior: "immediate" },

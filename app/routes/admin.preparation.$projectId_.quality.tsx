@@ -58,7 +58,7 @@ export async function action({ request, params }: ActionFunctionArgs): Promise<Q
       const f = (x: number | null) => (x === null ? "–" : x.toFixed(1));
       return {
         ok: true,
-        summary: `${r.scored} notes scored, ${r.needsCorrection} needing correction, ${r.waiting} waiting for their back-translation. Project BLEU ${f(r.bleu)}, chrF ${f(r.chrf)}.`,
+        summary: `${r.scored} notes scored, ${r.needsCorrection} needing correction, ${r.waiting} waiting for their back-translation${r.stale ? `, ${r.stale} not scored (translated before their final text changed: translate again)` : ""}. Project BLEU ${f(r.bleu)}, chrF ${f(r.chrf)}.`,
         lines: [],
       };
     } catch (e) {

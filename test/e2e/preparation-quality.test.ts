@@ -11,6 +11,7 @@ import { createUser } from "../../app/accounts/users.server";
 import { changeReviewers, importPreparationNotes } from "../../app/preparation/projects.server";
 import { getReviewNote, listReviewerNotes, saveMinimisationReview } from "../../app/preparation/review.server";
 import { DEFAULT_SETTINGS } from "../../app/preparation/domain/review";
+import { finalSections } from "../../app/preparation/final-review.server";
 import { prepTranslations } from "../../db/schema";
 import { hydrated } from "../support/browser";
 import { seededApp } from "../support/e2e-app";
@@ -72,7 +73,10 @@ const e2e = seededApp(async (db) => {
     });
     if (!saved.ok) throw new Error("fixture review failed");
     if (excluded) continue;
-    SOURCES.forEach((s, section) => {
+    // The rows translate the note's final text: the quality check scores no other (docs/preparation.md, "Quality").
+    const final = finalSections(db, n.noteId);
+    if (!Array.isArray(final)) throw new Error("fixture note not final");
+    final.forEach(({ content: s }, section) => {
       const back = BACK[(i + section) % BACK.length]!(s);
       db.insert(prepTranslations)
         .values({
