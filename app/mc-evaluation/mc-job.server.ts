@@ -21,7 +21,7 @@ import { ServiceError } from "../platform/service-error";
 import { softwareVersion } from "../platform/paths.server";
 import { jobProgressSink, startWorkerJob, type JobContext, type JobOutcome } from "../platform/worker-jobs.server";
 import { DEFAULT_DRIFT_OPTIONS } from "./domain/drift";
-import { parseItems, type McItem } from "./domain/items";
+import { parseItems, type McItem, type McItemSource } from "./domain/items";
 import type { MentalBenchStyle } from "./domain/prompts";
 import { loadMcPrompts, mcPromptHashesOf } from "./prompt-files";
 import { buildReport, findMcRunFolders, readRunFolder } from "./report";
@@ -30,7 +30,7 @@ import { mcReportsRoot } from "./reports.server";
 import { runMcEvaluation, type McRunResult } from "./run";
 
 export interface McModelsSpec {
-  items: readonly McItem[];
+  items: readonly McItem[] | McItemSource;
   itemsFormat: "mentat" | "mentalbench";
   inputs: { path: string; sha256: string };
   models: { name: string; key: string; baseURL: string; apiKey: string }[];
