@@ -7,13 +7,14 @@ import { extname, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { importFileSource, readImportFile } from "../cli/io";
+import { FileChangedError } from "../formats/import-source";
 import { CliError, parseOptions, type CliIO, type Command } from "../cli/command";
 import { checkModelKey, modelKeyFromName } from "../evaluation/public";
 import { softwareVersion } from "../platform/paths.server";
 import { createProgress } from "../model-calls/progress";
 import { DEFAULT_RETRY_POLICY } from "../model-calls/retry";
 import { DEFAULT_DRIFT_OPTIONS } from "./domain/drift";
-import { parseItems } from "./domain/items";
+import { checkItemFile } from "./domain/items";
 import { MENTALBENCH_STYLES } from "./domain/prompts";
 import { buildReport, findMcRunFolders, parseClusters, readRunFolder, reportMarkdown, RunReadError } from "./report";
 import { READINGS } from "./domain/parse";
@@ -166,10 +167,11 @@ export const mcRunCommand: Command = {
     const o = options(RunOptionsSchema, values);
     // Through the import contract (docs/reliability.md, "The import contract"): size, line length, NUL, strict UTF-8.
     // Streamed line by line (JSON Lines) or record by record (CSV), never held whole (docs/reliability.md, "Memory
-    // bounded by the longest line"); the items are kept for the run.
+    // bounded by the longest line"), in two passes: checked whole first, keeping each item's id and hash, then read
+    // again for each model and seed as the items are asked (`checkItemFile`), so the run never holds the items.
     const csv = extname(o.items).toLowerCase() === ".csv";
     const input = importFileSource(o.items, "mcItems", { json: !csv });
-    const parsed = parseItems(input, { csv, format: o.format });
+    const parsed = checkItemFile(input, { csv, format: o.format });
     for (const w of parsed.warnings.slice(0, MAX_LISTED)) io.err(`${o.items}:${w.line}: warning: ${w.message}\n`);
     if (parsed.errors.length) {
       for (const e of parsed.errors.slice(0, MAX_LISTED)) io.err(`${o.items}:${e.line}: ${e.message}\n`);
@@ -189,7 +191,7 @@ export const mcRunCommand: Command = {
       // The same code as the job started from the browser (app/mc-evaluation/mc-job.server.ts).
       await runMcModels(
         {
-          items: parsed.items,
+          items: parsed.items!,
           itemsFormat: parsed.format,
           inputs: { path: resolve(o.items), sha256: sha },
           models: keys.map((m) => ({ ...m, baseURL: o["base-url"], apiKey })),
@@ -217,6 +219,10 @@ export const mcRunCommand: Command = {
       );
     } catch (e) {
       if (e instanceof McRunConfigError) throw new CliError(e.message);
+      if (e instanceof FileChangedError)
+        throw new CliError(
+          `${o.items}: the file changed during the run (its items are read again as they are asked); the answers written so far are kept`,
+        );
       throw e;
     }
     return incomplete ? 1 : 0;

@@ -21,7 +21,8 @@ import { ServiceError } from "../platform/service-error";
 import { softwareVersion } from "../platform/paths.server";
 import { jobProgressSink, startWorkerJob, type JobContext, type JobOutcome } from "../platform/worker-jobs.server";
 import { DEFAULT_DRIFT_OPTIONS } from "./domain/drift";
-import { parseItems, type McItem } from "./domain/items";
+import { checkItemFile, type McItem, type McItemSource } from "./domain/items";
+import { FileChangedError, textSource } from "../formats/import-source";
 import type { MentalBenchStyle } from "./domain/prompts";
 import { loadMcPrompts, mcPromptHashesOf } from "./prompt-files";
 import { buildReport, findMcRunFolders, readRunFolder } from "./report";
@@ -30,7 +31,7 @@ import { mcReportsRoot } from "./reports.server";
 import { runMcEvaluation, type McRunResult } from "./run";
 
 export interface McModelsSpec {
-  items: readonly McItem[];
+  items: readonly McItem[] | McItemSource;
   itemsFormat: "mentat" | "mentalbench";
   inputs: { path: string; sha256: string };
   models: { name: string; key: string; baseURL: string; apiKey: string }[];
@@ -146,8 +147,10 @@ function checkedItems(path: string, shownAs: string) {
   const input = csv
     ? readImportFile(path, "mcItems", { json: false })
     : importFileSource(path, "mcItems", { json: true });
-  const parsed = parseItems(input, { csv });
-  if (parsed.errors.length) {
+  // Checked whole, keeping of each item its id and hash; the run reads the items again as it asks them
+  // (`checkItemFile`, docs/reliability.md, "Memory bounded by the longest line").
+  const parsed = checkItemFile(typeof input === "string" ? textSource(input, shownAs) : input, { csv });
+  if (parsed.errors.length || !parsed.items) {
     const shown = parsed.errors.slice(0, 5).map((e) => `${shownAs}:${e.line}: ${e.message}`);
     throw new ServiceError(
       `${shown.join("; ")}${parsed.errors.length > 5 ? `; … and ${parsed.errors.length - 5} more` : ""}; nothing was asked.`,
@@ -162,7 +165,7 @@ function checkedItems(path: string, shownAs: string) {
 /** Checks a job's items file before the job is queued (the same check the worker runs): refusals as ServiceError. */
 export function checkMcJobItems(itemsFile: string): { items: number; format: "mentat" | "mentalbench" } {
   const { parsed } = checkedItems(evalInputPath(itemsFile), itemsFile);
-  return { items: parsed.items.length, format: parsed.format };
+  return { items: parsed.items!.count, format: parsed.format };
 }
 
 /** The job's work on its worker thread: the provider's model over the items file, then the report. */
@@ -177,38 +180,47 @@ export async function runMcJob(_db: Db, job: JobView, ctx: JobContext): Promise<
   const reportName = mcJobReportName(key, p.itemsFile);
   const outDir = join(evalRunsRoot(), "mc", reportName);
   let earlier = { calls: 0, retries: 0, failures: 0 };
-  const results = await runMcModels(
-    {
-      items: parsed.items,
-      itemsFormat: parsed.format,
-      inputs: { path: resolve(path), sha256: sha },
-      models: [{ name: provider.model, key, baseURL: provider.baseURL, apiKey: provider.apiKey }],
-      seeds: p.seeds,
-      temperature: p.temperature,
-      topP: null,
-      maxTokens: p.maxTokens,
-      maxTokensParam: provider.maxTokensParam,
-      style: p.style,
-      fewShot: p.fewShot,
-      concurrency: p.concurrency,
-      outDir,
-      retry: DEFAULT_RETRY_POLICY,
-      timeoutMs: 300_000,
-    },
-    {
-      warn: () => {},
-      log: () => {},
-      progress: (_model, seed) => jobProgressSink(ctx, `items, seed ${seed}`, earlier),
-      onResult: (r) => {
-        earlier = {
-          calls: earlier.calls + r.calls,
-          retries: earlier.retries + r.retries,
-          failures: earlier.failures + r.failed,
-        };
+  let results: McRunResult[];
+  try {
+    results = await runMcModels(
+      {
+        items: parsed.items!,
+        itemsFormat: parsed.format,
+        inputs: { path: resolve(path), sha256: sha },
+        models: [{ name: provider.model, key, baseURL: provider.baseURL, apiKey: provider.apiKey }],
+        seeds: p.seeds,
+        temperature: p.temperature,
+        topP: null,
+        maxTokens: p.maxTokens,
+        maxTokensParam: provider.maxTokensParam,
+        style: p.style,
+        fewShot: p.fewShot,
+        concurrency: p.concurrency,
+        outDir,
+        retry: DEFAULT_RETRY_POLICY,
+        timeoutMs: 300_000,
       },
-      signal: ctx.signal,
-    },
-  );
+      {
+        warn: () => {},
+        log: () => {},
+        progress: (_model, seed) => jobProgressSink(ctx, `items, seed ${seed}`, earlier),
+        onResult: (r) => {
+          earlier = {
+            calls: earlier.calls + r.calls,
+            retries: earlier.retries + r.retries,
+            failures: earlier.failures + r.failed,
+          };
+        },
+        signal: ctx.signal,
+      },
+    );
+  } catch (e) {
+    if (e instanceof FileChangedError)
+      throw new ServiceError(
+        `${p.itemsFile}: the file changed during the run (its items are read again as they are asked); the answers written so far are kept.`,
+      );
+    throw e;
+  }
   const stopped = results.find((r) => r.status !== "complete");
   if (ctx.signal.aborted || stopped || results.length < p.seeds.length)
     return { status: "stopped", message: stopped?.message ?? "not every seed ran." };

@@ -30,7 +30,7 @@ import type { ProgressSink, ProgressState } from "../model-calls/progress";
 import { RetriesExhausted, withRetry, type RetryDeps, type RetryPolicy } from "../model-calls/retry";
 import type { EndpointRecord } from "../evaluation/public.server";
 import { callOnce } from "../evaluation/public.server";
-import type { McItem, MentatItem } from "./domain/items";
+import type { McItem, McItemSource, MentatItem } from "./domain/items";
 import {
   buildMessages,
   fewShotExamples,
@@ -85,7 +85,8 @@ export interface McRunJson {
 }
 
 export interface McRunConfig {
-  items: readonly McItem[];
+  /** The items, or a file of them read again for each run (`checkItemFile`): then only their ids are held. */
+  items: readonly McItem[] | McItemSource;
   itemsFormat: "mentat" | "mentalbench";
   inputs: { path: string; sha256: string };
   model: EndpointRecord;
@@ -212,15 +213,25 @@ function answeredIds(path: string): Set<string> {
 }
 
 export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Promise<McRunResult> {
-  if (config.items.length === 0) throw new McRunConfigError("there are no items to evaluate");
-  let items = config.items;
+  const source: McItemSource = Array.isArray(config.items)
+    ? {
+        count: config.items.length,
+        index: config.items as readonly McItem[],
+        read: () => config.items as readonly McItem[],
+      }
+    : (config.items as McItemSource);
+  if (source.count === 0) throw new McRunConfigError("there are no items to evaluate");
+  // What the run holds is the items' ids (and MENTAT question ids), the few-shot examples and the items being
+  // asked; the items themselves are read again as they are asked (docs/reliability.md, "Memory bounded by the
+  // longest line").
+  let asked: (id: string, questionId: string | undefined) => boolean = () => true;
+  let numItems = source.count;
   let fewShot: McRunJson["few_shot"] = null;
   let examples: MentatItem[] = [];
   if (config.fewShot > 0) {
     if (config.itemsFormat !== "mentat") throw new McRunConfigError("--few-shot applies to MENTAT records only");
-    const mentat = items as readonly MentatItem[];
     const split = fewShotSplit(
-      mentat.map((i) => i.questionId),
+      source.index.map((i) => i.questionId!),
       config.seed,
       config.fewShotFraction,
     );
@@ -229,8 +240,14 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
         `the few-shot split holds out no question (${config.fewShotFraction} of the questions is under one)`,
       );
     }
-    examples = fewShotExamples(mentat, split, config.fewShot);
-    items = mentat.filter((i) => split.evaluationQuestions.has(i.questionId));
+    // The examples come from the first `fewShot` held-out questions only: their records are all that is read here.
+    const exampleQuestions = new Set(split.fewShotQuestions.slice(0, config.fewShot));
+    const candidates: MentatItem[] = [];
+    for (const item of source.read())
+      if (exampleQuestions.has((item as MentatItem).questionId)) candidates.push(item as MentatItem);
+    examples = fewShotExamples(candidates, split, config.fewShot);
+    asked = (_id, questionId) => split.evaluationQuestions.has(questionId!);
+    numItems = source.index.filter((i) => asked(i.id, i.questionId)).length;
     fewShot = {
       shots: examples.length,
       fraction: config.fewShotFraction,
@@ -257,8 +274,8 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
     mentalbench_style: config.style,
     few_shot: fewShot,
     prompts: deps.promptHashes,
-    inputs: { items: { ...config.inputs, count: config.items.length } },
-    num_items: items.length,
+    inputs: { items: { ...config.inputs, count: source.count } },
+    num_items: numItems,
     concurrency: config.concurrency,
     retry: {
       max_retries: config.retry.maxRetries,
@@ -285,7 +302,11 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
   }
   mkdirSync(dir, { recursive: true });
   const done = answeredIds(responsesPath);
-  const todo = items.filter((i) => !done.has(i.id));
+  // The items not yet answered, read one at a time as the pool's slots take them.
+  const todo = (function* () {
+    for (const item of source.read())
+      if (!done.has(item.id) && asked(item.id, item.kind === "mentat" ? item.questionId : undefined)) yield item;
+  })();
   const session: McRunJson["sessions"][number] = {
     started_at: deps.wallClock().toISOString(),
     ended_at: null,
@@ -300,7 +321,7 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
   runJson.answered = done.size;
   writeJsonAtomic(runJsonPath, runJson);
 
-  const state: ProgressState = { finished: done.size, total: items.length, calls: 0, retries: 0, failures: 0 };
+  const state: ProgressState = { finished: done.size, total: numItems, calls: 0, retries: 0, failures: 0 };
   deps.progress?.start(state);
   const fd = openSync(responsesPath, "a");
   let fatal: string | null = null;
@@ -386,8 +407,8 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
     closeSync(fd);
   }
   deps.progress?.finish(state);
-  const complete = state.finished === items.length;
-  const message = fatal ?? (complete ? null : `${items.length - state.finished} items unanswered; rerun to resume`);
+  const complete = state.finished === numItems;
+  const message = fatal ?? (complete ? null : `${numItems - state.finished} items unanswered; rerun to resume`);
   Object.assign(session, {
     ended_at: deps.wallClock().toISOString(),
     status: complete ? "complete" : "stopped",
@@ -405,7 +426,7 @@ export async function runMcEvaluation(config: McRunConfig, deps: McRunDeps): Pro
     dir,
     status: runJson.status,
     answered: state.finished,
-    total: items.length,
+    total: numItems,
     calls: state.calls,
     retries: state.retries,
     failed: state.failures,

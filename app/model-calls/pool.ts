@@ -4,7 +4,7 @@
  * running behind the caller's back.
  */
 export async function runPool<T>(
-  items: readonly T[],
+  items: readonly T[] | Iterator<T>,
   concurrency: number,
   worker: (item: T, slot: number) => Promise<void>,
   stop: () => boolean = () => false,
@@ -12,19 +12,43 @@ export async function runPool<T>(
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   }
+  // An iterator is pulled one item at a time as a slot frees (a file read as it is asked, app/mc-evaluation/run.ts);
+  // an error of the iterator is the pool's first error.
+  const list = Array.isArray(items) ? (items as readonly T[]) : null;
+  const iterator = list ? null : (items as Iterator<T>);
   let next = 0;
+  let exhausted = false;
   let failure: { error: unknown } | null = null;
+  const take = (): { item: T } | null => {
+    if (list) return next < list.length ? { item: list[next++] as T } : null;
+    if (exhausted) return null;
+    const r = iterator!.next();
+    if (r.done) {
+      exhausted = true;
+      return null;
+    }
+    return { item: r.value };
+  };
   const slot = async (index: number) => {
-    while (failure === null && !stop() && next < items.length) {
-      const item = items[next++];
+    while (failure === null && !stop()) {
+      let taken: { item: T } | null;
       try {
-        await worker(item, index);
+        taken = take();
+      } catch (error) {
+        exhausted = true;
+        failure ??= { error };
+        return;
+      }
+      if (taken === null) return;
+      try {
+        await worker(taken.item, index);
       } catch (error) {
         failure ??= { error };
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, (_, i) => slot(i)));
+  const slots = list ? Math.min(concurrency, list.length) : concurrency;
+  await Promise.all(Array.from({ length: slots }, (_, i) => slot(i)));
   if (failure !== null) throw (failure as { error: unknown }).error;
 }
 

@@ -242,6 +242,41 @@ describe("jobs on worker threads", () => {
     ]);
   });
 
+  it("a multiple-choice job reads its items file again as it asks: a file rewritten meanwhile fails the job", async () => {
+    // The items are not kept for the job (docs/reliability.md, "Memory bounded by the longest line"): the file
+    // checked before the first call is read again as the items are asked, and must be the one checked.
+    // Each question lengthened, so that the file spans several of the reader's 64 KiB chunks.
+    const original =
+      readFileSync(join(env.inputs, "mentalbench-items.jsonl"), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => {
+          const item = JSON.parse(l) as { question: string };
+          return JSON.stringify({ ...item, question: `${item.question} ${"Sleeps poorly. ".repeat(300)}` });
+        })
+        .join("\n") + "\n";
+    writeFileSync(join(env.inputs, "rewritten.jsonl"), original);
+    let asked = 0;
+    stub.setHandler((call) => {
+      if (call.model === "mc-model" && ++asked === 3) {
+        const lines = original.trimEnd().split("\n");
+        const last = JSON.parse(lines.at(-1)!) as { question: string };
+        lines[lines.length - 1] = JSON.stringify({ ...last, question: `${last.question} (edited)` });
+        writeFileSync(join(env.inputs, "rewritten.jsonl"), lines.join("\n") + "\n");
+      }
+      return evalJobsHandler()(call);
+    });
+    const id = startMcJob(db, {
+      params: { provider: "stub-mc", itemsFile: "rewritten.jsonl", ...MC, concurrency: 1 },
+      actorId: null,
+    });
+    await workerJobEnded(id);
+    const job = getJob(db, id)!;
+    expect(job.status).toBe("failed");
+    expect(job.error).toContain("rewritten.jsonl: the file changed during the run");
+    stub.setHandler(evalJobsHandler());
+  });
+
   it("a server restart marks a running job stopped with a resume message; resuming finishes it", async () => {
     stub.setHandler(evalJobsHandler(40));
     const id = startMcJob(db, {

@@ -5,7 +5,7 @@
  * chunk (and, for CSV, the next record) after its end was read; no command reads its file whole. A reader that
  * read the file first, or an import that read it whole, would hand its first line on about 1 MB after its end.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { probeImportReadsForTests } from "../../app/cli/io";
 import { importCases } from "../../app/annotation/studies.server";
 import type { Db } from "../../app/platform/db.server";
 import { freshDb } from "../support/db";
+import { startOpenAiStub } from "../support/openai-stub";
 
 const CHUNK = 64 * 1024;
 const SIZE = 1024 * 1024;
@@ -244,4 +245,104 @@ describe("every streamed import hands each line on within a chunk of its end", (
     },
     120_000,
   );
+});
+
+/**
+ * `mc-run --items` in two passes (docs/reliability.md, "Memory bounded by the longest line"): the file is checked
+ * whole first, keeping each item's id and hash, then read again as the items are asked, so the run never holds them.
+ */
+describe("mc-run --items reads its items as it asks them", () => {
+  const ITEMS = 2_000;
+  const itemsFile = (name: string, question = (i: number) => `Case: ${FILLER} ${i}`) => {
+    const path = join(dir, name);
+    const lines: string[] = [];
+    for (let i = 0; i < ITEMS; i++)
+      lines.push(
+        JSON.stringify({
+          id: `mb${pad(i)}`,
+          question: question(i),
+          options: "A. MDD\nB. BD-II\nC. GAD\nD. PDD",
+          answer: "A",
+          type: "I",
+          disease: "MDD",
+        }),
+      );
+    writeFileSync(path, lines.join("\n") + "\n");
+    return path;
+  };
+  const runArgs = (path: string, baseURL: string, out: string) => [
+    "mc-run",
+    "--items",
+    path,
+    "--models",
+    "m",
+    "--base-url",
+    baseURL,
+    "--out",
+    out,
+    "--concurrency",
+    "2",
+    "--max-retries",
+    "0",
+  ];
+
+  it("checks the whole file, then reads it again a few items ahead of the calls", async () => {
+    const path = itemsFile("asked.jsonl");
+    let passes = 0;
+    let lastHandedOn = 0;
+    probeImportReadsForTests({
+      handedOn(p, line) {
+        if (p !== path) return;
+        if (line === 1) passes++;
+        lastHandedOn = line;
+      },
+      readWhole: () => {},
+    });
+    // At each call: the pass under way and the last line it handed on.
+    const seen: { passes: number; line: number }[] = [];
+    const stub = await startOpenAiStub(() => {
+      seen.push({ passes, line: lastHandedOn });
+      return { content: "A" };
+    });
+    try {
+      const out = join(dir, "out-asked");
+      const r = await cli(runArgs(path, stub.baseURL, out));
+      expect(r.code, r.err.slice(0, 500)).toBe(0);
+      expect(stub.calls).toHaveLength(ITEMS);
+      expect(passes).toBe(2);
+      // The first pass ended before the first call; the second hands an item on as a slot takes it.
+      expect(seen.every((s) => s.passes === 2)).toBe(true);
+      seen.forEach((s, k) => expect(s.line).toBeLessThanOrEqual(k + 3));
+      const records = readFileSync(join(out, readdirSync(out)[0]!, "responses.jsonl"), "utf8")
+        .trim()
+        .split("\n");
+      expect(records).toHaveLength(ITEMS);
+    } finally {
+      await stub.close();
+    }
+  }, 120_000);
+
+  it("refuses a file rewritten while it is asked, keeping the answers written", async () => {
+    const path = itemsFile("changed.jsonl");
+    const stub = await startOpenAiStub((call) => {
+      // The file is rewritten once the run has begun asking: a later item's question differs.
+      if (call.index === 10)
+        itemsFile("changed.jsonl", (i) => (i === ITEMS - 5 ? "Case: another" : `Case: ${FILLER} ${i}`));
+      return { content: "A" };
+    });
+    try {
+      const out = join(dir, "out-changed");
+      const r = await cli(runArgs(path, stub.baseURL, out));
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`${path}: the file changed during the run`);
+      expect(r.err).not.toMatch(/\n\s+at /);
+      const records = readFileSync(join(out, readdirSync(out)[0]!, "responses.jsonl"), "utf8")
+        .trim()
+        .split("\n");
+      expect(records.length).toBeGreaterThan(10);
+      expect(records.length).toBeLessThan(ITEMS);
+    } finally {
+      await stub.close();
+    }
+  }, 120_000);
 });

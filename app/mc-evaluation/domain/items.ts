@@ -1,12 +1,14 @@
 /**
  * The items a multiple-choice evaluation asks about (docs/mc-evaluation.md, "Items"): MENTAT evaluation records as
- * `mentat-export` writes them, or MentalBench items from JSONL or CSV. Both are read whole and validated with zod;
- * every problem is reported as `line N: reason` and a file with any problem yields no items.
+ * `mentat-export` writes them, or MentalBench items from JSONL or CSV. Both are read one record at a time and
+ * validated with zod; every problem is reported as `line N: reason` and a file with any problem yields no items.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { importIdProblem } from "../../formats/import-contract";
 import { readJsonlLine } from "../../formats/jsonl";
-import { textSource, type ImportSource } from "../../formats/import-source";
+import { secondPass, textSource, type ImportSource, type PassKey } from "../../formats/import-source";
+import { pushAll } from "../../stats/extremes";
 import { formulaWarning } from "../../formats/spreadsheet-safe";
 import { textWarning } from "../../formats/strict-text";
 import { GENDERS, MENTAT_DOMAINS, VARIANT_DIMENSIONS } from "../../expert-panel/domain/expert-scales";
@@ -241,12 +243,23 @@ function looksLikeMentat(value: unknown): boolean {
   return typeof value === "object" && value !== null && "question_id" in value && "labels" in value;
 }
 
+/** Records handed on one at a time; the problems are in `errors` once the iteration ends. */
+interface RecordStream {
+  records: Iterable<{ line: number; value: unknown }>;
+  errors: ItemIssue[];
+}
+
 /** CSV columns of a MentalBench item file: the JSONL keys, options as one `options` cell or as columns A–D. */
-function csvRecords(source: ImportSource): { records: { line: number; value: unknown }[]; errors: ItemIssue[] } {
+function csvRecords(source: ImportSource): RecordStream {
+  const errors: ItemIssue[] = [];
+  return { records: csvRecordsInto(source, errors), errors };
+}
+
+function* csvRecordsInto(source: ImportSource, errors: ItemIssue[]): Generator<{ line: number; value: unknown }> {
   // The one CSV reading of every import, record by record: a file streamed by the command line is never held whole
   // (docs/reliability.md, "Memory bounded by the longest line"); each record keeps the line it starts on.
   const read = source.csvRecords();
-  const records: { line: number; value: unknown }[] = [];
+  let count = 0;
   let header: string[] | null = null;
   let col: (name: string) => number = () => -1;
   let optionCols: number[] = [];
@@ -265,7 +278,8 @@ function csvRecords(source: ImportSource): { records: { line: number; value: unk
     if (missing.length) continue;
     const cell = (i: number) => (i >= 0 ? (cells[i] ?? "") : "");
     const clusterCell = cell(col("cluster"));
-    records.push({
+    count++;
+    yield {
       line,
       value: {
         id: cell(col("id")),
@@ -276,56 +290,58 @@ function csvRecords(source: ImportSource): { records: { line: number; value: unk
         disease: cell(col("disease")),
         cluster: clusterCell === "" ? null : clusterCell,
       },
-    });
+    };
   }
+  // A problem of the whole file is its only error (the items already handed on are then refused with it).
   const error = read.error();
-  if (error) return { records: [], errors: [{ line: error.line, message: `the CSV cannot be read: ${error.reason}` }] };
-  if (!header) return { records: [], errors: [{ line: 1, message: "the file is empty" }] };
-  if (missing.length)
-    return { records: [], errors: [{ line: 1, message: `missing column(s): ${missing.join(", ")}` }] };
+  if (error) errors.splice(0, errors.length, { line: error.line, message: `the CSV cannot be read: ${error.reason}` });
+  else if (!header) errors.splice(0, errors.length, { line: 1, message: "the file is empty" });
+  else if (missing.length)
+    errors.splice(0, errors.length, { line: 1, message: `missing column(s): ${missing.join(", ")}` });
   // A header alone is refused naming the file, as an empty JSON Lines file is.
-  if (records.length === 0) return { records, errors: [{ line: 1, message: "the file has no items" }] };
-  return { records, errors: [] };
+  else if (count === 0) errors.splice(0, errors.length, { line: 1, message: "the file has no items" });
 }
 
-function jsonlRecords(input: string | ImportSource): {
-  records: { line: number; value: unknown }[];
-  errors: ItemIssue[];
-} {
-  const records: { line: number; value: unknown }[] = [];
+function jsonlRecords(source: ImportSource): RecordStream {
   const errors: ItemIssue[] = [];
-  const source = typeof input === "string" ? textSource(input) : input;
+  return { records: jsonlRecordsInto(source, errors), errors };
+}
+
+function* jsonlRecordsInto(source: ImportSource, errors: ItemIssue[]): Generator<{ line: number; value: unknown }> {
+  let count = 0;
   // The JSONL reader every import shares: a duplicate key, a lone surrogate or a number beyond a double is refused.
   // Line by line: a file streamed by the command line is never held whole (docs/reliability.md, "Bulk imports").
   for (const { line, text: raw } of source.jsonlLines()) {
     const entry = readJsonlLine(line, raw);
     if (!entry) continue;
     if ("invalid" in entry) errors.push({ line, message: `not valid JSON (${entry.invalid})` });
-    else records.push({ line, value: entry.value });
+    else {
+      count++;
+      yield { line, value: entry.value };
+    }
   }
-  if (records.length === 0 && errors.length === 0) errors.push({ line: 1, message: "the file has no items" });
-  return { records, errors };
+  if (count === 0 && errors.length === 0) errors.push({ line: 1, message: "the file has no items" });
 }
 
-/**
- * Reads an item file, a text or a file streamed through the import contract (never held whole). `csv` selects the
- * CSV reader (MentalBench only); otherwise JSON Lines — MENTAT records when the first object has `question_id`
- * and `labels`, MentalBench items otherwise (or as `format` says).
- */
-export function parseItems(
-  input: string | ImportSource,
+/** The valid items of a file, one at a time, with the problems and warnings in `issues` once the iteration ends. */
+function* itemsOf(
+  source: ImportSource,
   options: { csv: boolean; format?: "mentat" | "mentalbench" },
-): ItemsResult {
-  const source = typeof input === "string" ? textSource(input) : input;
-  const { records, errors } = options.csv ? csvRecords(source) : jsonlRecords(source);
-  const format = options.format ?? (!options.csv && looksLikeMentat(records[0]?.value) ? "mentat" : "mentalbench");
-  if (options.csv && format === "mentat") {
-    errors.push({ line: 1, message: "MENTAT records are JSON Lines (as mentat-export writes them), not CSV" });
-  }
-  const warnings: ItemIssue[] = [];
-  const items: McItem[] = [];
+  issues: { errors: ItemIssue[]; warnings: ItemIssue[]; format: "mentat" | "mentalbench" },
+): Generator<{ line: number; item: McItem }> {
+  const { records, errors: recordErrors } = options.csv ? csvRecords(source) : jsonlRecords(source);
+  const errors = issues.errors;
+  const warnings = issues.warnings;
   const seen = new Map<string, number>();
+  let format = options.format ?? "mentalbench";
+  let first = true;
   for (const { line, value } of records) {
+    if (first) {
+      // The format is that of the first record when not given (MENTAT only in JSON Lines).
+      format = options.format ?? (!options.csv && looksLikeMentat(value) ? "mentat" : "mentalbench");
+      issues.format = format;
+      first = false;
+    }
     const item = format === "mentat" ? mentatItem(value, line, errors) : mentalBenchItem(value, line, errors, warnings);
     if (!item) continue;
     // The text policy of every import (docs/formats.md): ids without control characters, at most 256 characters;
@@ -341,14 +357,92 @@ export function parseItems(
           textWarning("question", item.question))
         : (formulaWarning({ id: item.id }) ?? textWarning("prompt", item.prompt));
     if (odd) warnings.push({ line, message: odd });
-    const first = seen.get(item.id);
-    if (first !== undefined) {
-      errors.push({ line, message: `duplicate id ${JSON.stringify(item.id)} (first on line ${first})` });
+    const firstLine = seen.get(item.id);
+    if (firstLine !== undefined) {
+      errors.push({ line, message: `duplicate id ${JSON.stringify(item.id)} (first on line ${firstLine})` });
       continue;
     }
     seen.set(item.id, line);
-    items.push(item);
+    yield { line, item };
   }
-  errors.sort((a, b) => a.line - b.line);
-  return { items: errors.length ? [] : items, errors, warnings, format };
+  if (options.csv && recordErrors.length) {
+    // A problem of the whole CSV is its only one, as when the CSV was read before its items were checked.
+    errors.splice(0, errors.length, ...recordErrors);
+    warnings.splice(0, warnings.length);
+  } else pushAll(errors, recordErrors);
+  if (options.csv && format === "mentat") {
+    errors.push({ line: 1, message: "MENTAT records are JSON Lines (as mentat-export writes them), not CSV" });
+  }
+  issues.format = format;
+}
+
+/**
+ * Reads an item file, a text or a file streamed through the import contract (never held whole). `csv` selects the
+ * CSV reader (MentalBench only); otherwise JSON Lines — MENTAT records when the first object has `question_id`
+ * and `labels`, MentalBench items otherwise (or as `format` says).
+ */
+export function parseItems(
+  input: string | ImportSource,
+  options: { csv: boolean; format?: "mentat" | "mentalbench" },
+): ItemsResult {
+  const source = typeof input === "string" ? textSource(input) : input;
+  const issues = { errors: [] as ItemIssue[], warnings: [] as ItemIssue[], format: options.format ?? "mentalbench" };
+  const items: McItem[] = [];
+  for (const { item } of itemsOf(source, options, issues)) items.push(item);
+  issues.errors.sort((a, b) => a.line - b.line);
+  return {
+    items: issues.errors.length ? [] : items,
+    errors: issues.errors,
+    warnings: issues.warnings,
+    format: issues.format,
+  };
+}
+
+/**
+ * The items of a file a run reads twice (docs/reliability.md, "Memory bounded by the longest line"): the first pass
+ * (`checkItemFile`) checks every item as `parseItems` does but keeps of each only its id, its question (MENTAT, for
+ * the few-shot split) and a content hash; `read()` reads the file again through `secondPass`, handing the items on
+ * one at a time, and throws `FileChangedError` if the file is not the one checked. A run holds the items it is
+ * asking, never the file's.
+ */
+export interface McItemSource {
+  readonly count: number;
+  readonly index: readonly { id: string; questionId?: string }[];
+  read(): Iterable<McItem>;
+}
+
+const itemHash = (item: McItem) => createHash("sha256").update(JSON.stringify(item)).digest("base64");
+
+export function checkItemFile(
+  source: ImportSource,
+  options: { csv: boolean; format?: "mentat" | "mentalbench" },
+): Omit<ItemsResult, "items"> & { items: McItemSource | null } {
+  const issues = { errors: [] as ItemIssue[], warnings: [] as ItemIssue[], format: options.format ?? "mentalbench" };
+  const first: PassKey[] = [];
+  const index: { id: string; questionId?: string }[] = [];
+  for (const { item } of itemsOf(source, options, issues)) {
+    first.push({ key: item.id, hash: itemHash(item) });
+    index.push(item.kind === "mentat" ? { id: item.id, questionId: item.questionId } : { id: item.id });
+  }
+  issues.errors.sort((a, b) => a.line - b.line);
+  const { errors, warnings, format } = issues;
+  if (errors.length) return { items: null, errors, warnings, format };
+  const firstSha256 = source.sha256();
+  const again = { errors: [] as ItemIssue[], warnings: [] as ItemIssue[], format };
+  const items: McItemSource = {
+    count: index.length,
+    index,
+    *read() {
+      for (const batch of secondPass({
+        source,
+        records: () => itemsOf(source, { ...options, format }, again),
+        keyOf: ({ item }) => ({ key: item.id, hash: itemHash(item) }),
+        first,
+        firstSha256,
+        batchSize: 1,
+      }))
+        for (const { item } of batch) yield item;
+    },
+  };
+  return { items, errors, warnings, format };
 }
