@@ -653,8 +653,15 @@ export type MetricsDocument = Pick<MetricsOutput, "mode" | "gold" | "results" | 
   reference_scripts?: Record<string, unknown>;
 };
 
-/** Computes both modes from the stored runs as `concord metrics` does from the folders, and keeps them. */
-export function refreshMetrics(db: Db, evaluationId: number): void {
+/**
+ * Computes the modes asked (both unless told) from the stored runs as `concord metrics` does from the folders, and
+ * keeps them for the evaluation's version; a mode not asked keeps its row and version, computed when it is read.
+ */
+export function refreshMetrics(
+  db: Db,
+  evaluationId: number,
+  modes: readonly MetricsMode[] = ["paper", "reference"],
+): void {
   const row = db
     .select({ gold: evaluations.gold, version: evaluations.version })
     .from(evaluations)
@@ -662,7 +669,7 @@ export function refreshMetrics(db: Db, evaluationId: number): void {
     .get();
   if (!row) return;
   const found = groupTrajectoryFiles(storedFiles(db, evaluationId));
-  for (const mode of ["paper", "reference"] as const) {
+  for (const mode of modes) {
     const output =
       mode === "reference"
         ? computeReferenceMetrics(row.gold, found.runs, found.seeds)
@@ -701,7 +708,8 @@ export function evaluationMetricsOf(db: Db, evaluationId: number, mode: MetricsM
       .get();
   let row = kept();
   if (!row || row.version !== version) {
-    refreshMetrics(db, evaluationId);
+    // Only the mode read: the page shows one, and each costs a read of every stored run (docs/evaluation.md, "Scale").
+    refreshMetrics(db, evaluationId, [mode]);
     row = kept();
   }
   return row!.output as unknown as MetricsDocument;
