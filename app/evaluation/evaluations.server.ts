@@ -363,29 +363,27 @@ export function importRunFolders(db: Db, input: RunImportInput): RunImportResult
     return refused();
   }
   const checked = checkFiles(located, gold, problems);
-  // One run per model × strategy × seed and per path, in the file set and against the evaluation's runs.
+  // One run per model × strategy × seed and per path, in the file set and against the evaluation's runs: each file's
+  // two look-ups by index (evaluation_runs_eval_path_idx, evaluation_runs_eval_model_idx), so the check costs the
+  // imported runs, never the evaluation's earlier ones (docs/evaluation.md, "Scale").
   const seen = new Map<string, string>();
-  const known = existing
-    ? db
-        .select({
-          path: visibleEvaluationRuns.path,
-          model: visibleEvaluationRuns.model,
-          strategy: visibleEvaluationRuns.strategy,
-          seed: visibleEvaluationRuns.seed,
-        })
-        .from(visibleEvaluationRuns)
-        .where(eq(visibleEvaluationRuns.evaluationId, existing.id))
-        .all()
-    : [];
-  for (const r of known) seen.set(JSON.stringify([r.model, r.strategy, r.seed]), `the evaluation's run ${r.path}`);
-  const knownPaths = new Set(known.map((r) => r.path));
+  const byPath = db.$client.prepare(
+    "select path from visible_evaluation_runs where evaluation_id = ? and path = ? limit 1",
+  );
+  const byIdentity = db.$client.prepare(
+    `select path from visible_evaluation_runs where evaluation_id = ? and model = ? and strategy = ?
+       and seed is ? limit 1`,
+  );
   for (const c of checked) {
-    if (knownPaths.has(c.path)) {
+    if (existing && byPath.get(existing.id, c.path)) {
       problems.add(`${c.file}: already imported into "${input.evaluation}" (as ${c.path})`);
       continue;
     }
     const key = JSON.stringify([c.model, c.strategy, c.seed]);
-    const other = seen.get(key);
+    const stored = existing
+      ? (byIdentity.get(existing.id, c.model, c.strategy, c.seed) as { path: string } | undefined)
+      : undefined;
+    const other = stored ? `the evaluation's run ${stored.path}` : seen.get(key);
     if (other) problems.add(`${c.file}: a second run of ${c.model}, ${c.strategy}, seed ${c.seed} (first: ${other})`);
     else seen.set(key, c.file);
   }
@@ -401,8 +399,10 @@ export function importRunFolders(db: Db, input: RunImportInput): RunImportResult
   const trajectories = checked.reduce((n, c) => n + c.trajectories, 0);
   if (input.dryRun)
     return { problems: [], moreProblems: 0, runs, trajectories, evaluationId: existing?.id ?? null, dryRun: true };
+  // The metrics are not computed here: they read every run of the evaluation, so an import that computed them would
+  // cost the evaluation's size. The import moves the evaluation's version; the metrics are computed once for it when
+  // first read (`evaluationMetricsOf`; docs/evaluation.md, "Scale").
   const evaluationId = writeImport(db, input, existing?.id ?? null, goldRecords, gold, checked);
-  refreshMetrics(db, evaluationId);
   return { problems: [], moreProblems: 0, runs, trajectories, evaluationId, dryRun: false };
 }
 
@@ -653,8 +653,15 @@ export type MetricsDocument = Pick<MetricsOutput, "mode" | "gold" | "results" | 
   reference_scripts?: Record<string, unknown>;
 };
 
-/** Computes both modes from the stored runs as `concord metrics` does from the folders, and keeps them. */
-export function refreshMetrics(db: Db, evaluationId: number): void {
+/**
+ * Computes the modes asked (both unless told) from the stored runs as `concord metrics` does from the folders, and
+ * keeps them for the evaluation's version; a mode not asked keeps its row and version, computed when it is read.
+ */
+export function refreshMetrics(
+  db: Db,
+  evaluationId: number,
+  modes: readonly MetricsMode[] = ["paper", "reference"],
+): void {
   const row = db
     .select({ gold: evaluations.gold, version: evaluations.version })
     .from(evaluations)
@@ -662,7 +669,7 @@ export function refreshMetrics(db: Db, evaluationId: number): void {
     .get();
   if (!row) return;
   const found = groupTrajectoryFiles(storedFiles(db, evaluationId));
-  for (const mode of ["paper", "reference"] as const) {
+  for (const mode of modes) {
     const output =
       mode === "reference"
         ? computeReferenceMetrics(row.gold, found.runs, found.seeds)
@@ -701,7 +708,8 @@ export function evaluationMetricsOf(db: Db, evaluationId: number, mode: MetricsM
       .get();
   let row = kept();
   if (!row || row.version !== version) {
-    refreshMetrics(db, evaluationId);
+    // Only the mode read: the page shows one, and each costs a read of every stored run (docs/evaluation.md, "Scale").
+    refreshMetrics(db, evaluationId, [mode]);
     row = kept();
   }
   return row!.output as unknown as MetricsDocument;
