@@ -4,8 +4,11 @@
  * (review_items_set_external_idx, whose range is also the id prefix filter); the submitted reviews are counted for
  * the window's rows only.
  */
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { reviewJudgements, users } from "../../db/schema";
 import { visibleReviewItems } from "../../db/schema-visible";
+import { compareCodePoints } from "../python-compat/text";
+import type { SeedOutcome } from "./domain/case-review";
 import type { ReviewItemKind } from "../expert-panel/domain/expert-scales";
 import type { Db } from "../platform/db.server";
 import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
@@ -56,4 +59,79 @@ export function reviewItemsWindow(
       ? set.numCases + set.numSeeds
       : db.select({ n: count() }).from(i).where(filter).get()!.n;
   return finishWindow(w, rows, total, (r) => (byId ? [r.externalId, r.id] : [r.position, r.id]));
+}
+
+export const SEEDS_WINDOW = {
+  prefix: "s_",
+  sorts: ["id"],
+  defaultSort: "id",
+  filters: ["status"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * The seeds' outcomes as a window (docs/case-review.md; docs/architecture.md, "Pages are windows"): the set's seeds
+ * by id (review_items_set_external_idx), each seed's accepts and rejects counted from its own submitted reviews
+ * (review_judgements_item_rater_idx), the reasons read for the window's seeds only. Unfiltered, the count is the
+ * set's seeds on review_items_set_kind_pos_idx; a status filter counts over the set's seeds and their decisions.
+ * The same outcomes as the report's `seeds` (`reviewReport` in app/case-review/domain/case-review.ts).
+ */
+export function reviewSeedsWindow(
+  db: Db,
+  setId: number,
+  params: URLSearchParams,
+): ListWindow<SeedOutcome, "id", "status"> {
+  const w = readWindow(params, SEEDS_WINDOW, 1);
+  const status = (["accepted", "rejected", "pending"] as const).find((x) => x === w.filters.status) ?? null;
+  w.filters.status = status ?? "";
+  const i = visibleReviewItems;
+  const j = reviewJudgements;
+  // Written out whole: drizzle leaves a column of the outer query unqualified inside a correlated subquery.
+  const decided = (decision: "accept" | "reject") =>
+    sql<number>`(select count(*) from review_judgements rj where rj.item_id = "visible_review_items"."id" and rj.status = 'submitted' and rj.decision = ${decision})`;
+  const accepts = decided("accept");
+  const rejects = decided("reject");
+  const statusOf = sql<
+    SeedOutcome["status"]
+  >`(case when ${accepts} + ${rejects} = 0 then 'pending' when ${rejects} = 0 then 'accepted' else 'rejected' end)`;
+  const filter = and(eq(i.setId, setId), eq(i.kind, "seed"), status ? sql`${statusOf} = ${status}` : undefined);
+  const k = keyset(w, [i.externalId]);
+  const seeds = db
+    .select({ itemId: i.id, id: i.externalId, accepts, rejects, status: statusOf })
+    .from(i)
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all();
+  const reasons = new Map<number, { rater: string; reason: string }[]>();
+  if (seeds.length > 0)
+    for (const r of db
+      .select({ itemId: j.itemId, rater: users.username, reason: j.reason })
+      .from(j)
+      .innerJoin(users, eq(users.id, j.raterId))
+      .where(
+        and(
+          inArray(
+            j.itemId,
+            seeds.map((s) => s.itemId),
+          ),
+          eq(j.status, "submitted"),
+          isNotNull(j.decision),
+        ),
+      )
+      .all()
+      .sort((a, b) => compareCodePoints(a.rater, b.rater))) {
+      if (!r.reason.trim()) continue;
+      const list = reasons.get(r.itemId) ?? [];
+      list.push({ rater: r.rater, reason: r.reason.trim() });
+      reasons.set(r.itemId, list);
+    }
+  const rows: SeedOutcome[] = seeds.map((s) => ({
+    id: s.id,
+    accepts: s.accepts,
+    rejects: s.rejects,
+    status: s.status,
+    reasons: reasons.get(s.itemId) ?? [],
+  }));
+  const total = db.select({ n: count() }).from(i).where(filter).get()!.n;
+  return finishWindow(w, rows, total, (r) => [r.id]);
 }

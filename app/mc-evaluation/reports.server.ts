@@ -66,10 +66,48 @@ export const MC_REPORTS_WINDOW = {
   filters: ["q"],
 } as const satisfies WindowSpec<string, string>;
 
+/** A report folder as listed: its name and its time on disk. */
+interface ReportFolder {
+  name: string;
+  at: number;
+}
+
+/** The listing of each root, with the root's state when it was listed. */
+const listings = new Map<string, { key: string; folders: ReportFolder[] }>();
+
+/**
+ * The report folders of `root` (those with a manifest), oldest first (time on disk, then name). The listing is kept
+ * per root and read again only when the root itself changes: its inode, modification and change times (ns) and
+ * link count. mc-report publishes a folder by renaming it into the root whole (`writeFolderAtomic`), and a folder is
+ * added, replaced or removed only by a change of the root, so a request between two reports stats the root alone.
+ */
+function reportFolders(root: string): ReportFolder[] {
+  let st;
+  try {
+    st = statSync(root, { bigint: true });
+  } catch {
+    listings.delete(root);
+    return [];
+  }
+  const key = `${st.ino}:${st.mtimeNs}:${st.ctimeNs}:${st.nlink}`;
+  const kept = listings.get(root);
+  if (kept?.key === key) return kept.folders;
+  const folders = readdirSync(root)
+    .filter((name) => NAME.test(name))
+    .flatMap((name) => {
+      const at = statSync(join(root, name));
+      return at.isDirectory() && existsSync(join(root, name, MANIFEST)) ? [{ name, at: at.mtimeMs }] : [];
+    })
+    .sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  listings.set(root, { key, folders });
+  return folders;
+}
+
 /**
  * A window of the report folders (docs/architecture.md, "Pages are windows"), the newest folder first (its time on
- * disk, then its name), with a name-prefix filter: the folders are listed and stat-ed, but only the window's
- * manifests are read. A folder whose manifest is not a report's is left out of its window.
+ * disk, then its name), with a name-prefix filter: the folders' listing is kept until the root changes
+ * (`reportFolders`), and only the window's manifests are read. A folder whose manifest is not a report's is left out
+ * of its window.
  */
 export function mcReportsWindow(
   params: URLSearchParams,
@@ -77,15 +115,8 @@ export function mcReportsWindow(
 ): ListWindow<McReportSummary, "modified", "q"> {
   const w = readWindow(params, MC_REPORTS_WINDOW, 2);
   const [lo, hi] = prefixRange(w.filters.q);
-  const folders = existsSync(root)
-    ? readdirSync(root)
-        .filter((name) => NAME.test(name) && (!w.filters.q || (name >= lo && name < hi)))
-        .flatMap((name) => {
-          const st = statSync(join(root, name));
-          return st.isDirectory() && existsSync(join(root, name, MANIFEST)) ? [{ name, at: st.mtimeMs }] : [];
-        })
-        .sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    : [];
+  const all = reportFolders(root);
+  const folders = w.filters.q ? all.filter((f) => f.name >= lo && f.name < hi) : all;
   const cut = cutWindow(w, folders, (f) => [f.at, f.name]);
   const rows = cut.rows.flatMap((f): McReportSummary[] => {
     const m = readManifest(join(root, f.name));

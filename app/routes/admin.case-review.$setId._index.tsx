@@ -8,15 +8,8 @@ import { getDb } from "~/platform/db.server";
 import { parseIntent } from "~/platform/intent";
 import { requireById, requireForm, requireRole } from "~/accounts/guard.server";
 import { changeReviewPanel, getReviewReport, getReviewSet, listReviewPanel } from "~/case-review/case-review.server";
-import { reviewItemsWindow } from "~/case-review/review-windows.server";
-import { cutWindow, readWindow, type WindowSpec } from "~/platform/list-window";
+import { reviewItemsWindow, reviewSeedsWindow } from "~/case-review/review-windows.server";
 
-const SEEDS_WINDOW = {
-  prefix: "s_",
-  sorts: ["id"],
-  defaultSort: "id",
-  filters: ["status"],
-} as const satisfies WindowSpec<string, string>;
 import { guidelinesAdmin } from "~/guidelines/guidelines.server";
 import { GuidelinesEditor } from "~/guidelines/ui/guidelines-editor";
 
@@ -36,17 +29,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const weights = url.searchParams.get("weights") === "linear" ? "linear" : "quadratic";
   const full = getReviewReport(db, set.id, { weights });
-  // The seeds' outcomes as a window of their own (prefix s_), cut from the report by seed id.
-  const w = readWindow(url.searchParams, SEEDS_WINDOW, 1);
-  const status = (["accepted", "rejected", "pending"] as const).find((x) => x === w.filters.status) ?? null;
-  w.filters.status = status ?? "";
-  const seeds = cutWindow(
-    w,
-    [...full.seeds]
-      .filter((x) => status === null || x.status === status)
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
-    (x) => [x.id],
-  );
+  // The seeds' outcomes as a window of their own (prefix s_), read by keyset from the set's seeds.
+  const seeds = reviewSeedsWindow(db, set.id, url.searchParams);
   return {
     set,
     seeds,

@@ -8,12 +8,8 @@ import { parseVocabulary } from "~/screening/domain/screening-import";
 import { getDb } from "~/platform/db.server";
 import { parseForm } from "~/platform/forms";
 import { requireForm, requireRole } from "~/accounts/guard.server";
-import {
-  createScreeningStudy,
-  NewScreeningStudySchema,
-  screeningStudiesWindow,
-  type ScreeningStudyRow,
-} from "~/screening/screening.server";
+import { createScreeningStudy, NewScreeningStudySchema, type ScreeningStudyRow } from "~/screening/screening.server";
+import { screeningStudiesWindow } from "~/screening/round-figures.server";
 import { columnHelper } from "~/ui/data-table";
 import { WindowTable } from "~/ui/window-table";
 import { ServiceError } from "~/platform/service-error";
@@ -24,7 +20,7 @@ export const meta: MetaFunction = () => [{ title: "Screening reviews · Concord"
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireRole(request, "admin");
   // One window of the studies, as the URL asks (docs/architecture.md, "Pages are windows").
-  return { studies: screeningStudiesWindow(getDb(), new URL(request.url).searchParams) };
+  return { studies: await screeningStudiesWindow(getDb(), new URL(request.url).searchParams) };
 }
 
 export async function action({ request }: ActionFunctionArgs) {

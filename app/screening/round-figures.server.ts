@@ -7,8 +7,11 @@
  * first and asks the worker again only when it has moved; concurrent pages share one computation. So the request
  * thread's cost of a round's figures does not grow with its votes.
  */
-import { eq } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import { screeningReviewers, screeningRoundVersions, users } from "../../db/schema";
+import { visibleScreeningStudies } from "../../db/schema-visible";
+import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
+import { keyset } from "../platform/list-window.server";
 import { compareCodePoints } from "../python-compat/text";
 import type { Db, DbOrTx } from "../platform/db.server";
 import { runDbWorker } from "../platform/db-worker.server";
@@ -20,6 +23,7 @@ import {
   whatComesNext,
   type RoundReviewer,
   type RoundRow,
+  type ScreeningStudyRow,
 } from "./screening.server";
 
 /** A round's figures without the per-item tally (the round page reads its window's items itself). */
@@ -111,4 +115,55 @@ export async function studyStateKept(db: Db, studyId: number) {
     if (f) rounds.push({ round, reviewers: keptReviewers(db, round, codes, f), figures: f });
   });
   return { rounds, ...whatComesNext(db, studyId, rounds), codes };
+}
+
+/**
+ * One row of the admin's list of screening studies: its items, its rounds and what comes next, the rounds' decisions
+ * read from their kept figures (`roundFiguresKept`), so a row does not tally its rounds' votes on the request thread.
+ */
+async function screeningStudyRowKept(
+  db: Db,
+  s: typeof visibleScreeningStudies.$inferSelect,
+): Promise<ScreeningStudyRow> {
+  const rows = listRoundRows(db, s.id);
+  const figures = await Promise.all(rows.map((round) => roundFiguresKept(db, s.id, round)));
+  const rounds = rows.flatMap((round, i) => {
+    const f = figures[i];
+    return f ? [{ round, figures: f }] : [];
+  });
+  const { screen, next } = whatComesNext(db, s.id, rounds);
+  return { id: s.id, name: s.name, items: screen.items, rounds: rows.length, next: next.kind, createdAt: s.createdAt };
+}
+
+export const SCREENING_STUDIES_WINDOW = {
+  prefix: "",
+  sorts: ["name"],
+  defaultSort: "name",
+  filters: ["q"],
+} as const satisfies WindowSpec<string, string>;
+
+/**
+ * A window of the screening studies (docs/architecture.md, "Pages are windows"): by name (its unique index) with a
+ * name-prefix filter; only the window's studies are summarised, each from its rounds' kept figures.
+ */
+export async function screeningStudiesWindow(
+  db: Db,
+  params: URLSearchParams,
+): Promise<ListWindow<ScreeningStudyRow, "name", "q">> {
+  const w = readWindow(params, SCREENING_STUDIES_WINDOW, 2);
+  const [lo, hi] = prefixRange(w.filters.q);
+  const filter = w.filters.q
+    ? sql`${visibleScreeningStudies.name} >= ${lo} and ${visibleScreeningStudies.name} < ${hi}`
+    : undefined;
+  const k = keyset(w, [visibleScreeningStudies.name, visibleScreeningStudies.id]);
+  const studies = db
+    .select()
+    .from(visibleScreeningStudies)
+    .where(and(filter, k.where))
+    .orderBy(...k.orderBy)
+    .limit(k.limit)
+    .all();
+  const rows = await Promise.all(studies.map((s) => screeningStudyRowKept(db, s)));
+  const total = db.select({ n: count() }).from(visibleScreeningStudies).where(filter).get()!.n;
+  return finishWindow(w, rows, total, (r) => [r.name, r.id]);
 }

@@ -33,8 +33,6 @@ import { recordEvent } from "../audit/audit.server";
 import { writeTransaction } from "../work-items/engine.server";
 import { StudyNameSchema } from "../annotation/public.server";
 import { ServiceError } from "../platform/service-error";
-import { finishWindow, prefixRange, readWindow, type ListWindow, type WindowSpec } from "../platform/list-window";
-import { keyset } from "../platform/list-window.server";
 
 export const ScreeningSettingsSchema = z
   .object({
@@ -487,34 +485,4 @@ function screeningStudyRow(db: Db, s: typeof visibleScreeningStudies.$inferSelec
     next: state.next.kind,
     createdAt: s.createdAt,
   };
-}
-
-export const SCREENING_STUDIES_WINDOW = {
-  prefix: "",
-  sorts: ["name"],
-  defaultSort: "name",
-  filters: ["q"],
-} as const satisfies WindowSpec<string, string>;
-
-/**
- * A window of the screening studies (docs/architecture.md, "Pages are windows"): by name (its unique index) with a
- * name-prefix filter; only the window's studies are summarised.
- */
-export function screeningStudiesWindow(db: Db, params: URLSearchParams): ListWindow<ScreeningStudyRow, "name", "q"> {
-  const w = readWindow(params, SCREENING_STUDIES_WINDOW, 2);
-  const [lo, hi] = prefixRange(w.filters.q);
-  const filter = w.filters.q
-    ? sql`${visibleScreeningStudies.name} >= ${lo} and ${visibleScreeningStudies.name} < ${hi}`
-    : undefined;
-  const k = keyset(w, [visibleScreeningStudies.name, visibleScreeningStudies.id]);
-  const rows = db
-    .select()
-    .from(visibleScreeningStudies)
-    .where(and(filter, k.where))
-    .orderBy(...k.orderBy)
-    .limit(k.limit)
-    .all()
-    .map((s) => screeningStudyRow(db, s));
-  const total = db.select({ n: count() }).from(visibleScreeningStudies).where(filter).get()!.n;
-  return finishWindow(w, rows, total, (r) => [r.name, r.id]);
 }

@@ -47,7 +47,7 @@ import { loader as screeningRoundLoader } from "../../app/routes/admin.screening
 import { judgeSetsWindow } from "../../app/judge-validation/judge-sets.server";
 import { banksWindow } from "../../app/mentat/banks.server";
 import { reviewSetsWindow } from "../../app/case-review/case-review.server";
-import { screeningStudiesWindow } from "../../app/screening/screening.server";
+import { screeningStudiesWindow } from "../../app/screening/round-figures.server";
 import { loader as judgeSetsLoader } from "../../app/routes/admin.judge-validation._index";
 import { loader as expertAdminLoader } from "../../app/routes/admin.expert-ratings._index";
 import { loader as screeningStudiesLoader } from "../../app/routes/admin.screening._index";
@@ -92,23 +92,27 @@ function walk<T>(read: (p: URLSearchParams) => ListWindow<T>, base: Record<strin
 }
 
 /** `walk` for a window read asynchronously (a page whose figures come from a worker thread). */
-async function walkAsync<T>(read: (p: URLSearchParams) => Promise<ListWindow<T>>, base: Record<string, string> = {}) {
+async function walkAsync<T>(
+  read: (p: URLSearchParams) => Promise<ListWindow<T>>,
+  base: Record<string, string> = {},
+  prefix = "",
+) {
   const cached = new Map<string, ListWindow<T>>();
   // Read every window the synchronous walk will ask for first, then walk over what was read.
   let w = await read(q(base));
   cached.set(q(base).toString(), w);
   for (;;) {
     if (!w.next) break;
-    const p = q({ ...base, after: w.next });
+    const p = q({ ...base, [`${prefix}after`]: w.next });
     w = await read(p);
     cached.set(p.toString(), w);
   }
   while (w.previous) {
-    const p = q({ ...base, before: w.previous });
+    const p = q({ ...base, [`${prefix}before`]: w.previous });
     w = await read(p);
     cached.set(p.toString(), w);
   }
-  return walk((p) => cached.get(p.toString())!, base);
+  return walk((p) => cached.get(p.toString())!, base, prefix);
 }
 
 /** A loader's data, as JSON bytes, for a signed-in user's GET of `path`. */
@@ -650,25 +654,18 @@ describe("the admin lists of validation sets, banks, review sets, screening stud
     },
   ] as const;
 
-  it("each pages by name, forward and back through the whole list once, with a name-prefix filter from the URL", () => {
+  it("each pages by name, forward and back through the whole list once, with a name-prefix filter from the URL", async () => {
     for (const list of lists) {
       writeNamed(db, list.table, 133);
       const names = db.$client.prepare(`SELECT name FROM ${list.table} ORDER BY name`).pluck().all() as string[];
-      const all = walk((p) => list.read(db, p) as ListWindow<{ name: string }>, {}, list.prefix);
+      const read = async (p: URLSearchParams) => (await list.read(db, p)) as ListWindow<{ name: string }>;
+      const all = await walkAsync(read, {}, list.prefix);
       expect({ table: list.table, names: all.forward.map((r) => r.name) }).toEqual({ table: list.table, names });
       expect(all.back.map((r) => r.name)).toEqual(names);
       expect(all.total).toBe(133);
-      const desc = walk(
-        (p) => list.read(db, p) as ListWindow<{ name: string }>,
-        { [`${list.prefix}dir`]: "desc" },
-        list.prefix,
-      );
+      const desc = await walkAsync(read, { [`${list.prefix}dir`]: "desc" }, list.prefix);
       expect(desc.forward.map((r) => r.name)).toEqual([...names].reverse());
-      const betas = walk(
-        (p) => list.read(db, p) as ListWindow<{ name: string }>,
-        { [`${list.prefix}q`]: "Beta" },
-        list.prefix,
-      );
+      const betas = await walkAsync(read, { [`${list.prefix}q`]: "Beta" }, list.prefix);
       expect(betas.forward.map((r) => r.name)).toEqual(names.filter((x) => x.startsWith("Beta")));
       expect(betas.total).toBe(66);
     }
