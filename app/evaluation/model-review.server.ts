@@ -436,7 +436,8 @@ export interface ReviewSummary {
   perItem: number;
   items: number;
   createdAt: number;
-  reviewers: { username: string; submitted: number; total: number }[];
+  /** `active` false for a reviewer removed from the review (their submitted labels still count). */
+  reviewers: { username: string; submitted: number; total: number; active: boolean }[];
   defensible: DefensibleRow[];
   agreement: ReviewAgreement;
 }
@@ -485,6 +486,7 @@ export function listReviews(db: Db, evaluationId: number, reviewName?: string): 
       .filter((l) => l.status === "submitted" && l.defensible !== null)
       .map((l) => ({ item: l.item, reviewer: l.reviewer, defensible: l.defensible! }));
     const byReviewer = new Map<string, { submitted: number; total: number }>();
+    const active = new Set(labels.filter((x) => x.removedAt === null).map((x) => x.reviewer));
     // A removed reviewer's submitted labels still count; their unfinished ones went to others.
     for (const l of labels.filter((x) => x.removedAt === null || x.status === "submitted")) {
       const p = byReviewer.get(l.reviewer) ?? { submitted: 0, total: 0 };
@@ -500,7 +502,7 @@ export function listReviews(db: Db, evaluationId: number, reviewName?: string): 
       items: items.length,
       createdAt: rv.createdAt,
       reviewers: [...byReviewer]
-        .map(([username, p]) => ({ username, ...p }))
+        .map(([username, p]) => ({ username, ...p, active: active.has(username) }))
         .sort((a, b) => a.username.localeCompare(b.username)),
       defensible: defensibleSummary(
         items.map((i) => ({ item: i.id, model: i.model, failures: i.failures })),

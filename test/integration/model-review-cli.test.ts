@@ -10,6 +10,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../../app/platform/db.server";
 import { listReviewerItems, listReviews, resolveReviewKey } from "../../app/evaluation/model-review.server";
 import { freshDb, makeUser } from "../support/db";
+import { signedIn } from "../support/route-calls";
+import {
+  action as reviewsAction,
+  loader as reviewsLoader,
+} from "../../app/routes/admin.evaluations.$evaluationId.reviews";
 import { goldCases, writeEvalRuns } from "../support/eval-runs";
 import { cli, tempDirs } from "../support/cli-run";
 
@@ -24,6 +29,7 @@ beforeEach(async () => {
   await makeUser(db, "psy2", ["adjudicator"]);
   await makeUser(db, "psy3", ["annotator"]);
   await makeUser(db, "rat", ["rater"]);
+  await makeUser(db, "admin", ["admin"]);
   const root = tempDir();
   const spec = { cases: 12, models: ["zeta-model-9b"], strategies: ["sequential_info_neutral_prompting"], seeds: [11] };
   const { goldPath, runsDir } = writeEvalRuns(root, spec);
@@ -221,9 +227,83 @@ describe("changing the reviewers", () => {
     ).toBe(gone.length);
     // The kept submitted label still counts in the figures.
     const review = listReviews(db, evaluationId)[0]!;
-    expect(review.reviewers.find((p) => p.username === "psy3")).toEqual({ username: "psy3", submitted: 1, total: 1 });
+    expect(review.reviewers.find((p) => p.username === "psy3")).toEqual({
+      username: "psy3",
+      submitted: 1,
+      total: 1,
+      active: false,
+    });
     const again = await cli(["eval-review-send", "--evaluation", "E1", "--name", "R", "--remove", "psy3"]);
     expect(again.code).toBe(2);
     expect(again.err).toContain('"psy3" is not a reviewer of this review');
+  });
+});
+
+describe("changing the reviewers on the reviews page", () => {
+  async function change(username: string, fields: [string, string][]) {
+    const who = await signedIn(db, username);
+    const path = `/admin/evaluations/${evaluationId}/reviews`;
+    const body = new URLSearchParams([...fields, ["csrf", who.user.csrf]]);
+    const request = new Request("http://concord.test" + path, {
+      method: "POST",
+      headers: who.post(path, {}).headers,
+      body,
+    });
+    try {
+      return await reviewsAction({ request, params: { evaluationId: String(evaluationId) }, context: {} });
+    } catch (e) {
+      if (e instanceof Response) return e.status;
+      throw e;
+    }
+  }
+
+  it("adds and removes through the same service, admins only, and shows who was removed", async () => {
+    expect(
+      (await cli(["eval-review-send", "--evaluation", "E1", "--name", "R", "--reviewers", "psy1", "--seed", "4"])).code,
+    ).toBe(0);
+    expect(
+      await change("psy1", [
+        ["intent", "reviewers"],
+        ["review", "R"],
+        ["add", "psy2"],
+      ]),
+    ).toBe(403);
+    const added = await change("admin", [
+      ["intent", "reviewers"],
+      ["review", "R"],
+      ["add", "psy2"],
+      ["add", "psy3"],
+    ]);
+    expect(added).toMatchObject({ changed: { review: "R", reviewers: ["psy1", "psy2", "psy3"] } });
+    expect([openOf("psy1"), openOf("psy2"), openOf("psy3")].sort()).toEqual([3, 4, 4]);
+    const refused = await change("admin", [
+      ["intent", "reviewers"],
+      ["review", "R"],
+      ["add", "psy2"],
+    ]);
+    expect(refused).toMatchObject({ error: '"psy2" already reviews this review.', review: "R" });
+    const psy2Key = listReviewerItems(db, userId("psy2"))[0]!.key;
+    db.$client
+      .prepare("update evaluation_review_labels set status = 'submitted', defensible = 'yes' where item_key = ?")
+      .run(psy2Key);
+    expect(
+      await change("admin", [
+        ["intent", "reviewers"],
+        ["review", "R"],
+        ["remove", "psy2"],
+      ]),
+    ).toMatchObject({
+      changed: { reviewers: ["psy1", "psy3"] },
+    });
+    expect(resolveReviewKey(db, userId("psy2"), psy2Key)).toBeNull();
+    const who = await signedIn(db, "admin");
+    const path = `/admin/evaluations/${evaluationId}/reviews`;
+    const data = await reviewsLoader({
+      request: new Request("http://concord.test" + path, { headers: who.post(path, {}).headers }),
+      params: { evaluationId: String(evaluationId) },
+      context: {},
+    });
+    expect(data.reviews[0]!.reviewers).toContainEqual({ username: "psy2", submitted: 1, total: 1, active: false });
+    expect(openOf("psy1") + openOf("psy3")).toBe(11 - 1);
   });
 });
