@@ -307,3 +307,22 @@ describe("changing the reviewers on the reviews page", () => {
     expect(openOf("psy1") + openOf("psy3")).toBe(11 - 1);
   });
 });
+
+describe("the demo's evaluation and review", () => {
+  it("seeds a demo evaluation with runs and a review sent to the three demo annotators, two per step", async () => {
+    const { seedDemo, DEMO_EVALUATION } = await import("../../app/demo/demo.server");
+    const demo = freshDb();
+    try {
+      expect(await seedDemo(demo.db)).toBe(true);
+      const id = demo.db.$client.prepare("select id from evaluations where name = ?").pluck().get(DEMO_EVALUATION);
+      const [review] = listReviews(demo.db, id as number);
+      expect(review!.perItem).toBe(2);
+      expect(review!.reviewers.map((r) => r.username)).toEqual(["annotator1", "annotator2", "annotator3"]);
+      expect(review!.items).toBeGreaterThan(5);
+      const a1 = demo.db.$client.prepare("select id from users where username = 'annotator1'").pluck().get() as string;
+      expect(listReviewerItems(demo.db, a1).length).toBeGreaterThan(0);
+    } finally {
+      demo.cleanup();
+    }
+  });
+});

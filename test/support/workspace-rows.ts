@@ -100,6 +100,18 @@ export const WORKSPACE_ROWS: WorkspaceRow[] = [
       else await press(page, "a");
     },
   },
+  {
+    // The demo's clinician review of model steps (app/demo/demo.server.ts, seedEvaluationDemo).
+    workspace: "model review",
+    user: "annotator1",
+    list: "/model-review",
+    itemPrefix: "/model-review/",
+    field: "#reason",
+    complete: async (page) => {
+      await press(page, "y");
+      if (!(await page.locator("#reason").inputValue())) await page.locator("#reason").fill("Defensible at this step.");
+    },
+  },
 ];
 
 /** The first item of the list not started yet (else the first item): its path. */
