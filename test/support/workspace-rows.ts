@@ -23,6 +23,8 @@ export interface WorkspaceRow {
    * revised in the workspace (adjudication records its steps instead).
    */
   complete: ((page: Page) => Promise<void>) | null;
+  /** What `field` holds once `complete` has been submitted (default empty): Discard brings it back. */
+  submittedText?: string;
 }
 
 /** Presses a key outside any field (the form card takes the focus first). */
@@ -107,10 +109,12 @@ export const WORKSPACE_ROWS: WorkspaceRow[] = [
     list: "/model-review",
     itemPrefix: "/model-review/",
     field: "#reason",
+    // The reason is required, so the submitted work holds one.
     complete: async (page) => {
       await press(page, "y");
-      if (!(await page.locator("#reason").inputValue())) await page.locator("#reason").fill("Defensible at this step.");
+      await page.locator("#reason").fill("Defensible at this step.");
     },
+    submittedText: "Defensible at this step.",
   },
 ];
 
