@@ -78,6 +78,11 @@ export const evaluationReviewLabels = sqliteTable(
     version: integer("version").notNull().default(0),
     updatedAt: integer("updated_at"),
     submittedAt: integer("submitted_at"),
+    /**
+     * When the reviewer was removed from the review: the label is kept (its figures count) but the reviewer no longer
+     * reaches it (docs/evaluation.md, "Changing the reviewers"); null while they review.
+     */
+    removedAt: integer("removed_at"),
   },
   (t) => [
     uniqueIndex("evaluation_review_labels_item_idx").on(t.itemId, t.reviewerId),

@@ -153,6 +153,16 @@ export const commands: CommandEntry[] = [
     load: async () => (await import("../evaluation/cli/eval-import")).evalImportCommand,
   },
   {
+    name: "eval-review-report",
+    summary: "The figures of an evaluation's clinician reviews: defensible share per failure and model, agreement",
+    load: async () => (await import("../evaluation/cli/eval-review")).evalReviewReportCommand,
+  },
+  {
+    name: "eval-review-send",
+    summary: "Send an evaluation's model steps to a blinded clinician review, or change a review's reviewers",
+    load: async () => (await import("../evaluation/cli/eval-review")).evalReviewSendCommand,
+  },
+  {
     name: "metrics",
     summary: "Evaluation metrics and figures from run folders (paper definitions or --compat reference)",
     load: async () => (await import("../evaluation/cli/metrics")).metricsCommand,

@@ -30,6 +30,8 @@ import { openRound } from "../screening/screening-rounds.server";
 import { addBankRaters } from "../mentat/panel.server";
 import { importQuestionBank } from "../mentat/banks.server";
 import { addReviewRaters, importReviewSet } from "../case-review/case-review.server";
+import { importRunFolders } from "../evaluation/evaluations.server";
+import { sendReview } from "../evaluation/model-review.server";
 
 export const DEMO_STUDY = "Demo study";
 export const DEMO_PASSWORD = "concord-demo";
@@ -83,6 +85,35 @@ function seedDemoRows(db: Db, hashes: string[]): void {
   autoAssign(db, { studyId: study.id, annotatorIds, seed: 1, actorId: admin.id });
   annotateDemo(db, study.id);
   seedRaterDemo(db, admin.id);
+  seedEvaluationDemo(db, admin.id, study.id);
+}
+
+export const DEMO_EVALUATION = "Demo evaluation";
+export const DEMO_MODEL_REVIEW = "Demo clinician review";
+
+/**
+ * An evaluation of one fictional model on twelve demo notes (app/demo/demo-eval/: a data_gt.json and one run folder,
+ * written once by the tests' seeded run generator, test/support/eval-runs.ts), and a clinician review of its steps
+ * sent to the three demo annotators, two per step (docs/evaluation.md, "Clinician review of model steps").
+ */
+function seedEvaluationDemo(db: Db, adminId: string, studyId: number): void {
+  const imported = importRunFolders(db, {
+    evaluation: DEMO_EVALUATION,
+    create: { goldFile: fromRoot("app", "demo", "demo-eval", "data_gt.json"), studyId },
+    dirs: [fromRoot("app", "demo", "demo-eval", "runs")],
+    actor: adminId,
+  });
+  if (imported.evaluationId === null)
+    throw new Error(`The demo evaluation failed to import: ${JSON.stringify(imported.problems).slice(0, 500)}`);
+  sendReview(db, {
+    evaluationId: imported.evaluationId,
+    name: DEMO_MODEL_REVIEW,
+    filter: { failure: "", model: "", strategy: "", q: "" },
+    reviewers: ["annotator1", "annotator2", "annotator3"],
+    perItem: 2,
+    seed: 5,
+    actorId: adminId,
+  });
 }
 
 interface DemoLabel {

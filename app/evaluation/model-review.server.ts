@@ -10,7 +10,7 @@
  * review, nor another reviewer's label. The admin's functions are called only behind the admin guard.
  */
 import { randomBytes, randomInt } from "node:crypto";
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import {
   evaluationReviewItems,
   evaluationReviewLabels,
@@ -125,40 +125,7 @@ export function sendReview(db: Db, input: SendReviewInput): SendReviewResult {
         .get()
     )
       throw new ServiceError(`This evaluation already has a review named "${name}".`, "name");
-    const found = tx
-      .select({ id: users.id, username: users.username, active: users.active })
-      .from(users)
-      .where(inArray(users.username, reviewers))
-      .all();
-    const byName = new Map(found.map((u) => [u.username, u]));
-    const unknown = reviewers.filter((r) => !byName.has(r));
-    if (unknown.length)
-      throw new ServiceError(`No user named ${unknown.map((n) => `"${n}"`).join(", ")}.`, "reviewers");
-    const inactive = reviewers.filter((r) => !byName.get(r)!.active);
-    if (inactive.length)
-      throw new ServiceError(`${inactive.map((n) => `"${n}"`).join(", ")} is not active.`, "reviewers");
-    const withRole = new Set(
-      tx
-        .selectDistinct({ userId: userRoles.userId })
-        .from(userRoles)
-        .where(
-          and(
-            inArray(
-              userRoles.userId,
-              found.map((u) => u.id),
-            ),
-            inArray(userRoles.role, [...REVIEWER_ROLES]),
-          ),
-        )
-        .all()
-        .map((r) => r.userId),
-    );
-    const noRole = reviewers.filter((r) => !withRole.has(byName.get(r)!.id));
-    if (noRole.length)
-      throw new ServiceError(
-        `${noRole.map((n) => `"${n}"`).join(", ")} has neither the annotator nor the adjudicator role.`,
-        "reviewers",
-      );
+    const byName = checkReviewers(tx, reviewers);
 
     const picked = pickedTrajectories(tx, evaluation.id, input.filter);
     if (picked.length === 0) throw new ServiceError("The filter picks no model step to review.");
@@ -227,6 +194,200 @@ export function sendReview(db: Db, input: SendReviewInput): SendReviewResult {
   });
 }
 
+/**
+ * The users behind reviewer usernames, by name; refused (ServiceError on "reviewers") when one is unknown, inactive
+ * or holds neither REVIEWER_ROLES role. Called inside the send's or the change's transaction.
+ */
+function checkReviewers(tx: DbOrTx, reviewers: readonly string[]): Map<string, { id: string; username: string }> {
+  if (reviewers.length === 0) return new Map();
+  const found = tx
+    .select({ id: users.id, username: users.username, active: users.active })
+    .from(users)
+    .where(inArray(users.username, reviewers))
+    .all();
+  const byName = new Map(found.map((u) => [u.username, u]));
+  const unknown = reviewers.filter((r) => !byName.has(r));
+  if (unknown.length) throw new ServiceError(`No user named ${unknown.map((n) => `"${n}"`).join(", ")}.`, "reviewers");
+  const inactive = reviewers.filter((r) => !byName.get(r)!.active);
+  if (inactive.length)
+    throw new ServiceError(`${inactive.map((n) => `"${n}"`).join(", ")} is not active.`, "reviewers");
+  const withRole = new Set(
+    tx
+      .selectDistinct({ userId: userRoles.userId })
+      .from(userRoles)
+      .where(
+        and(
+          inArray(
+            userRoles.userId,
+            found.map((u) => u.id),
+          ),
+          inArray(userRoles.role, [...REVIEWER_ROLES]),
+        ),
+      )
+      .all()
+      .map((r) => r.userId),
+  );
+  const noRole = reviewers.filter((r) => !withRole.has(byName.get(r)!.id));
+  if (noRole.length)
+    throw new ServiceError(
+      `${noRole.map((n) => `"${n}"`).join(", ")} has neither the annotator nor the adjudicator role.`,
+      "reviewers",
+    );
+  return byName;
+}
+
+export interface ChangeReviewersInput {
+  evaluationId: number;
+  /** The review's name. */
+  name: string;
+  add: readonly string[];
+  remove: readonly string[];
+  actorId: string | null;
+  now?: number;
+}
+
+export interface ChangeReviewersResult {
+  /** Labels not yet started that changed reviewer (given to an added reviewer, or taken from a removed one). */
+  moved: number;
+  /** The review's reviewers after the change, by username. */
+  reviewers: string[];
+}
+
+/**
+ * Adds or removes reviewers of a review already sent (docs/evaluation.md, "Changing the reviewers"). Only steps not
+ * yet started move: a removed reviewer's labels are all kept (their figures count) but marked removed, so their keys
+ * answer 404 (`resolveReviewKey`, `findOwnLabel`); each of their steps not yet submitted is given to a remaining
+ * reviewer not already on it. Then the labels not started are shared again, one at a time from the reviewer with the
+ * most to the one with the fewest, until no two differ by more than one; a draft or a submitted label never moves.
+ * A re-added reviewer gets their kept labels back. Refused, nothing written: no such review, a name both added and
+ * removed, an added reviewer already reviewing (or unknown, inactive, without the role), a removed one not reviewing,
+ * fewer reviewers left than per step. One transaction, audited (`evaluation_review` · `reviewers`).
+ */
+export function changeReviewers(db: Db, input: ChangeReviewersInput): ChangeReviewersResult {
+  const clean = (xs: readonly string[]) => [...new Set(xs.map((r) => r.trim()).filter(Boolean))];
+  const add = clean(input.add);
+  const remove = clean(input.remove);
+  if (add.length === 0 && remove.length === 0)
+    throw new ServiceError("Name a reviewer to add or to remove.", "reviewers");
+  const both = add.filter((r) => remove.includes(r));
+  if (both.length) throw new ServiceError(`"${both[0]}" is both added and removed.`, "reviewers");
+  const now = input.now ?? Date.now();
+  const l = evaluationReviewLabels;
+  return writeTransaction(db, (tx) => {
+    const review = tx
+      .select({ id: evaluationReviews.id, perItem: evaluationReviews.reviewersPerItem })
+      .from(evaluationReviews)
+      .where(and(eq(evaluationReviews.evaluationId, input.evaluationId), eq(evaluationReviews.name, input.name.trim())))
+      .get();
+    if (!review) throw new ServiceError(`This evaluation has no review named "${input.name.trim()}".`, "name", 404);
+    const labels = () =>
+      tx
+        .select({
+          id: l.id,
+          itemId: l.itemId,
+          reviewerId: l.reviewerId,
+          status: l.status,
+          position: l.position,
+          removedAt: l.removedAt,
+        })
+        .from(l)
+        .innerJoin(evaluationReviewItems, eq(evaluationReviewItems.id, l.itemId))
+        .where(eq(evaluationReviewItems.reviewId, review.id))
+        .orderBy(asc(l.itemId), asc(l.id))
+        .all();
+    const names = new Map(
+      tx
+        .selectDistinct({ id: users.id, username: users.username })
+        .from(users)
+        .innerJoin(l, eq(l.reviewerId, users.id))
+        .innerJoin(evaluationReviewItems, eq(evaluationReviewItems.id, l.itemId))
+        .where(eq(evaluationReviewItems.reviewId, review.id))
+        .all()
+        .map((u) => [u.username, u.id]),
+    );
+    const before = labels();
+    const active = new Set(before.filter((x) => x.removedAt === null).map((x) => x.reviewerId));
+    const notReviewing = remove.filter((r) => !active.has(names.get(r) ?? ""));
+    if (notReviewing.length)
+      throw new ServiceError(`"${notReviewing[0]}" is not a reviewer of this review.`, "reviewers");
+    const already = add.filter((r) => active.has(names.get(r) ?? ""));
+    if (already.length) throw new ServiceError(`"${already[0]}" already reviews this review.`, "reviewers");
+    const added = checkReviewers(tx, add);
+    const removedIds = new Set(remove.map((r) => names.get(r)!));
+    const remaining = new Set([...active].filter((id) => !removedIds.has(id)));
+    for (const u of added.values()) remaining.add(u.id);
+    if (remaining.size < review.perItem)
+      throw new ServiceError(
+        review.perItem === 2
+          ? "A review with two reviewers per step keeps at least two."
+          : "A review keeps a reviewer.",
+        "reviewers",
+      );
+
+    // A re-added reviewer's kept labels come back to them.
+    for (const u of added.values())
+      for (const x of before.filter((b) => b.reviewerId === u.id && b.removedAt !== null))
+        tx.update(l).set({ removedAt: null }).where(eq(l.id, x.id)).run();
+    for (const x of before.filter((b) => removedIds.has(b.reviewerId) && b.removedAt === null))
+      tx.update(l).set({ removedAt: now }).where(eq(l.id, x.id)).run();
+
+    const current = labels();
+    const onItem = new Map<number, Set<string>>();
+    for (const x of current) onItem.set(x.itemId, (onItem.get(x.itemId) ?? new Set()).add(x.reviewerId));
+    const open = new Map<string, typeof current>([...remaining].map((id) => [id, []]));
+    const lastPosition = new Map<string, number>();
+    for (const x of current) {
+      lastPosition.set(x.reviewerId, Math.max(lastPosition.get(x.reviewerId) ?? 0, x.position));
+      if (x.removedAt === null && x.status === "not_started") open.get(x.reviewerId)?.push(x);
+    }
+    const byLoad = () => [...open.entries()].sort((a, b) => a[1].length - b[1].length || a[0].localeCompare(b[0]));
+    const give = (labelId: number | null, itemId: number, to: string) => {
+      const position = (lastPosition.get(to) ?? 0) + 1;
+      lastPosition.set(to, position);
+      const itemKey = `r${randomBytes(8).toString("hex")}`;
+      let row;
+      if (labelId === null) row = tx.insert(l).values({ itemId, reviewerId: to, itemKey, position }).returning().get();
+      else row = tx.update(l).set({ reviewerId: to, itemKey, position }).where(eq(l.id, labelId)).returning().get();
+      onItem.get(itemId)!.add(to);
+      open.get(to)!.push({ ...row });
+    };
+    let moved = 0;
+    // Each step a removed reviewer had not submitted goes to the least loaded remaining reviewer not on it.
+    const orphans = current.filter((x) => removedIds.has(x.reviewerId) && x.status !== "submitted");
+    for (const x of orphans) {
+      const to = byLoad().find(([id]) => !onItem.get(x.itemId)!.has(id));
+      if (!to) throw new ServiceError("No remaining reviewer can take a step of the removed reviewer.", "reviewers");
+      give(null, x.itemId, to[0]);
+      moved++;
+    }
+    // Then the labels not started are shared again until no two reviewers differ by more than one.
+    for (;;) {
+      const loads = byLoad();
+      const least = loads[0]!;
+      const most = loads[loads.length - 1]!;
+      if (most[1].length - least[1].length <= 1) break;
+      const index = most[1].findLastIndex((x) => !onItem.get(x.itemId)!.has(least[0]));
+      if (index < 0) break;
+      const [x] = most[1].splice(index, 1);
+      onItem.get(x!.itemId)!.delete(most[0]);
+      give(x!.id, x!.itemId, least[0]);
+      moved++;
+    }
+    const usernames = new Map([...names].map(([n, id]) => [id, n]));
+    for (const u of added.values()) usernames.set(u.id, u.username);
+    const reviewers = [...remaining].map((id) => usernames.get(id)!).sort((a, b) => a.localeCompare(b));
+    recordEvent(tx, {
+      actorId: input.actorId,
+      entity: "evaluation_review",
+      entityId: review.id,
+      action: "reviewers",
+      changes: { add, remove, moved, reviewers },
+      at: now,
+    });
+    return { moved, reviewers };
+  });
+}
+
 /** The trajectories a filter picks that the metrics count (none left out), in case-list order, with their failures. */
 function pickedTrajectories(tx: DbOrTx, evaluationId: number, filter: CaseListFilters) {
   const t = evaluationTrajectories;
@@ -275,17 +436,26 @@ export interface ReviewSummary {
   perItem: number;
   items: number;
   createdAt: number;
-  reviewers: { username: string; submitted: number; total: number }[];
+  /** `active` false for a reviewer removed from the review (their submitted labels still count). */
+  reviewers: { username: string; submitted: number; total: number; active: boolean }[];
   defensible: DefensibleRow[];
   agreement: ReviewAgreement;
 }
 
-/** Every review of an evaluation, newest first, with its reviewers' progress, its figures and its agreement (admin). */
-export function listReviews(db: Db, evaluationId: number): ReviewSummary[] {
+/**
+ * Every review of an evaluation (or only the one named `reviewName`), newest first, with its reviewers' progress, its
+ * figures and its agreement (admin). The page, reviews.csv and `eval-review-report` all read it.
+ */
+export function listReviews(db: Db, evaluationId: number, reviewName?: string): ReviewSummary[] {
   const reviews = db
     .select()
     .from(evaluationReviews)
-    .where(eq(evaluationReviews.evaluationId, evaluationId))
+    .where(
+      and(
+        eq(evaluationReviews.evaluationId, evaluationId),
+        reviewName === undefined ? undefined : eq(evaluationReviews.name, reviewName),
+      ),
+    )
     .orderBy(sql`${evaluationReviews.id} desc`)
     .all();
   return reviews.map((rv) => {
@@ -305,6 +475,7 @@ export function listReviews(db: Db, evaluationId: number): ReviewSummary[] {
         reviewer: users.username,
         status: evaluationReviewLabels.status,
         defensible: evaluationReviewLabels.defensible,
+        removedAt: evaluationReviewLabels.removedAt,
       })
       .from(evaluationReviewLabels)
       .innerJoin(evaluationReviewItems, eq(evaluationReviewItems.id, evaluationReviewLabels.itemId))
@@ -315,7 +486,9 @@ export function listReviews(db: Db, evaluationId: number): ReviewSummary[] {
       .filter((l) => l.status === "submitted" && l.defensible !== null)
       .map((l) => ({ item: l.item, reviewer: l.reviewer, defensible: l.defensible! }));
     const byReviewer = new Map<string, { submitted: number; total: number }>();
-    for (const l of labels) {
+    const active = new Set(labels.filter((x) => x.removedAt === null).map((x) => x.reviewer));
+    // A removed reviewer's submitted labels still count; their unfinished ones went to others.
+    for (const l of labels.filter((x) => x.removedAt === null || x.status === "submitted")) {
       const p = byReviewer.get(l.reviewer) ?? { submitted: 0, total: 0 };
       p.total++;
       if (l.status === "submitted") p.submitted++;
@@ -329,7 +502,7 @@ export function listReviews(db: Db, evaluationId: number): ReviewSummary[] {
       items: items.length,
       createdAt: rv.createdAt,
       reviewers: [...byReviewer]
-        .map(([username, p]) => ({ username, ...p }))
+        .map(([username, p]) => ({ username, ...p, active: active.has(username) }))
         .sort((a, b) => a.username.localeCompare(b.username)),
       defensible: defensibleSummary(
         items.map((i) => ({ item: i.id, model: i.model, failures: i.failures })),
@@ -346,7 +519,7 @@ const share = (x: number | null) => (x === null ? "" : x.toFixed(4));
  * `reviews.csv` of an evaluation: per review, failure and model, the steps reviewed, judged defensible and split,
  * and the share defensible (a fraction); then each review's agreement. The one formula-safe CSV writer.
  */
-export function reviewsCsv(db: Db, evaluationId: number): string {
+export function reviewsCsv(db: Db, evaluationId: number, reviewName?: string): string {
   const rows: string[][] = [
     [
       "review",
@@ -362,7 +535,7 @@ export function reviewsCsv(db: Db, evaluationId: number): string {
       "cohen_kappa",
     ],
   ];
-  for (const rv of listReviews(db, evaluationId)) {
+  for (const rv of listReviews(db, evaluationId, reviewName)) {
     for (const d of rv.defensible)
       rows.push([
         rv.name,
@@ -412,7 +585,7 @@ export function listReviewerItems(db: DbOrTx, userId: string): ReviewerItemRow[]
     .select({ key: l.itemKey, status: l.status })
     .from(l)
     .innerJoin(evaluationReviewItems, eq(evaluationReviewItems.id, l.itemId))
-    .where(eq(l.reviewerId, userId))
+    .where(and(eq(l.reviewerId, userId), isNull(l.removedAt)))
     .orderBy(asc(evaluationReviewItems.reviewId), asc(l.position), asc(l.id))
     .all()
     .map((r, i) => ({ key: r.key, number: i + 1, state: r.status }));
@@ -424,7 +597,7 @@ export function isModelReviewer(db: Db, userId: string): boolean {
     db
       .select({ id: evaluationReviewLabels.id })
       .from(evaluationReviewLabels)
-      .where(eq(evaluationReviewLabels.reviewerId, userId))
+      .where(and(eq(evaluationReviewLabels.reviewerId, userId), isNull(evaluationReviewLabels.removedAt)))
       .limit(1)
       .get() !== undefined
   );
@@ -436,7 +609,13 @@ export function resolveReviewKey(db: DbOrTx, userId: string, key: string | undef
   const row = db
     .select({ id: evaluationReviewLabels.id })
     .from(evaluationReviewLabels)
-    .where(and(eq(evaluationReviewLabels.itemKey, key), eq(evaluationReviewLabels.reviewerId, userId)))
+    .where(
+      and(
+        eq(evaluationReviewLabels.itemKey, key),
+        eq(evaluationReviewLabels.reviewerId, userId),
+        isNull(evaluationReviewLabels.removedAt),
+      ),
+    )
     .get();
   return row?.id ?? null;
 }
@@ -446,7 +625,13 @@ function findOwnLabel(db: DbOrTx, userId: string, labelId: number) {
   return db
     .select()
     .from(evaluationReviewLabels)
-    .where(and(eq(evaluationReviewLabels.id, labelId), eq(evaluationReviewLabels.reviewerId, userId)))
+    .where(
+      and(
+        eq(evaluationReviewLabels.id, labelId),
+        eq(evaluationReviewLabels.reviewerId, userId),
+        isNull(evaluationReviewLabels.removedAt),
+      ),
+    )
     .get();
 }
 

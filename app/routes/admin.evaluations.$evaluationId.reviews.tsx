@@ -6,7 +6,13 @@ import { runChoices } from "~/evaluation/evaluation-pages.server";
 import { getEvaluation } from "~/evaluation/evaluations.server";
 import { FAILURE_FILTERS, FAILURE_LABELS } from "~/evaluation/domain/failures";
 import { MAX_REVIEW_ITEMS } from "~/evaluation/domain/model-review";
-import { countPicked, listReviews, reviewerChoices, sendReview } from "~/evaluation/model-review.server";
+import {
+  changeReviewers,
+  countPicked,
+  listReviews,
+  reviewerChoices,
+  sendReview,
+} from "~/evaluation/model-review.server";
 import { AgreementLine, DefensibleTable } from "~/evaluation/ui/review-figures";
 import { getDb } from "~/platform/db.server";
 import { ServiceError } from "~/platform/service-error";
@@ -57,6 +63,24 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const db = getDb();
   const evaluation = requireById(params.evaluationId, (id) => getEvaluation(db, id), "No such evaluation.");
   const form = await requireForm(request, user);
+  const names = (field: string) => form.getAll(field).filter((v): v is string => typeof v === "string");
+  if (form.get("intent") === "reviewers") {
+    // Changing a sent review's reviewers (docs/evaluation.md, "Changing the reviewers").
+    const review = String(form.get("review") ?? "");
+    try {
+      const changed = changeReviewers(db, {
+        evaluationId: evaluation.id,
+        name: review,
+        add: names("add"),
+        remove: names("remove"),
+        actorId: user.id,
+      });
+      return { changed: { ...changed, review } };
+    } catch (e) {
+      if (e instanceof ServiceError) return { error: e.message, field: e.field ?? null, review };
+      throw e;
+    }
+  }
   const parsed = SendSchema.safeParse({
     name: form.get("name") ?? "",
     perItem: form.get("perItem") ?? "1",
@@ -88,7 +112,9 @@ export default function EvaluationReviews() {
   const result = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const base = `/admin/evaluations/${evaluation.id}`;
-  const error = result && "error" in result ? result : null;
+  const error = result && "error" in result && !("review" in result) ? result : null;
+  const changeError = result && "error" in result && "review" in result ? result : null;
+  const changed = result && "changed" in result ? result.changed : undefined;
   return (
     <section>
       <p>
@@ -218,10 +244,48 @@ export default function EvaluationReviews() {
             .
           </p>
           <p data-testid="review-progress">
-            {r.reviewers.map((p) => `${p.username}: ${p.submitted} of ${p.total} submitted`).join(" · ")}
+            {r.reviewers
+              .map((p) => `${p.username}${p.active ? "" : " (removed)"}: ${p.submitted} of ${p.total} submitted`)
+              .join(" · ")}
           </p>
           <DefensibleTable name={r.name} rows={r.defensible} />
           <AgreementLine agreement={r.agreement} />
+          <Form method="post" className="row" data-testid="change-reviewers">
+            <Csrf />
+            <input type="hidden" name="intent" value="reviewers" />
+            <input type="hidden" name="review" value={r.name} />
+            <fieldset>
+              <legend>Change the reviewers (only steps nobody has started move)</legend>
+              {reviewers
+                .filter((u) => !r.reviewers.some((p) => p.username === u && p.active))
+                .map((u) => (
+                  <label key={`add:${u}`}>
+                    <input type="checkbox" name="add" value={u} /> Add {u}
+                  </label>
+                ))}
+              {r.reviewers
+                .filter((p) => p.active)
+                .map((p) => (
+                  <label key={`remove:${p.username}`}>
+                    <input type="checkbox" name="remove" value={p.username} /> Remove {p.username}
+                  </label>
+                ))}
+            </fieldset>
+            <button type="submit" className="secondary" disabled={busy}>
+              Change reviewers
+            </button>
+            {changeError?.review === r.name ? (
+              <p className="field-error" role="alert" data-testid="change-error">
+                {changeError.error}
+              </p>
+            ) : null}
+            {changed?.review === r.name ? (
+              <p className="notice ok" data-testid="changed">
+                {changed.moved} step{changed.moved === 1 ? "" : "s"} not yet started shared again; reviewers now{" "}
+                {changed.reviewers.join(", ")}.
+              </p>
+            ) : null}
+          </Form>
         </article>
       ))}
     </section>

@@ -23,6 +23,8 @@ export interface WorkspaceRow {
    * revised in the workspace (adjudication records its steps instead).
    */
   complete: ((page: Page) => Promise<void>) | null;
+  /** What `field` holds once `complete` has been submitted (default empty): Discard brings it back. */
+  submittedText?: string;
 }
 
 /** Presses a key outside any field (the form card takes the focus first). */
@@ -99,6 +101,20 @@ export const WORKSPACE_ROWS: WorkspaceRow[] = [
       if (await page.locator("[data-dimension]").count()) await press(page, "4", "4", "4");
       else await press(page, "a");
     },
+  },
+  {
+    // The demo's clinician review of model steps (app/demo/demo.server.ts, seedEvaluationDemo).
+    workspace: "model review",
+    user: "annotator1",
+    list: "/model-review",
+    itemPrefix: "/model-review/",
+    field: "#reason",
+    // The reason is required, so the submitted work holds one.
+    complete: async (page) => {
+      await press(page, "y");
+      await page.locator("#reason").fill("Defensible at this step.");
+    },
+    submittedText: "Defensible at this step.",
   },
 ];
 

@@ -1,0 +1,1 @@
+ALTER TABLE `evaluation_review_labels` ADD `removed_at` integer;
