@@ -4,6 +4,7 @@
  * screen's clear and possible items plus fresh controls from its `no` tier; both in one seeded order (core
  * drawRound) shared by every reviewer. Admin only: these views show control status and screen labels.
  */
+import { compareCodePoints } from "../python-compat/text";
 import { randomInt } from "node:crypto";
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import {
@@ -233,6 +234,8 @@ export function openRound(
 
 function roundView(r: Pick<RoundData, "round" | "reviewers"> & { figures: Omit<RoundFigures, "perItem"> }) {
   const byId = new Map(r.reviewers.map((x) => [x.id, x]));
+  const codeOf = (id: string) => byId.get(id)?.code ?? "?";
+  const byCode = (a: string, b: string) => compareCodePoints(a.padStart(4), b.padStart(4));
   const { pairwise, ...all } = r.figures;
   const { submittedBy: _submittedBy, ...figures } = all as typeof all & { submittedBy?: unknown };
   return {
@@ -250,15 +253,16 @@ function roundView(r: Pick<RoundData, "round" | "reviewers"> & { figures: Omit<R
     closedAt: r.round.closedAt,
     reviewers: r.reviewers.map((x) => ({ code: x.code, username: x.username, submitted: x.submitted })),
     figures,
-    pairwise: pairwise.map((p) => ({
-      reviewers: p.reviewers.map((id) => `${byId.get(id)?.code ?? "?"} (${byId.get(id)?.username ?? "?"})`) as [
-        string,
-        string,
-      ],
-      nItems: p.nItems,
-      ac1: p.ac1,
-      percentAgreement: p.percentAgreement,
-    })),
+    // Each pair and the pairs in the reviewers' code order (R1 before R2), whatever order the figures came in.
+    pairwise: pairwise
+      .map((p) => ({ ...p, ids: [...p.reviewers].sort((a, b) => byCode(codeOf(a), codeOf(b))) }))
+      .sort((a, b) => byCode(codeOf(a.ids[0]!), codeOf(b.ids[0]!)) || byCode(codeOf(a.ids[1]!), codeOf(b.ids[1]!)))
+      .map((p) => ({
+        reviewers: p.ids.map((id) => `${codeOf(id)} (${byId.get(id)?.username ?? "?"})`) as [string, string],
+        nItems: p.nItems,
+        ac1: p.ac1,
+        percentAgreement: p.percentAgreement,
+      })),
   };
 }
 
