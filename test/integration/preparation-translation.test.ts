@@ -388,6 +388,19 @@ async function until(jobId: number, ok: (j: NonNullable<ReturnType<typeof getJob
   }
 }
 
+/**
+ * The first two translations are answered at once and the others only after 3 s, so that the job is cancelled or
+ * killed while exactly two sections are stored, however slowly the machine polls (150 ms a call let a loaded machine
+ * finish all four first).
+ */
+function slowAfterTwo(): StubHandler {
+  let translations = 0;
+  return (call) => ({
+    ...(translator(call) as { content: string }),
+    delayMs: !isBack(call) && translations++ >= 2 ? 3000 : 0,
+  });
+}
+
 describe("the translation job", () => {
   const params = () => ({
     projectId: projectId(),
@@ -423,7 +436,7 @@ describe("the translation job", () => {
   });
 
   it("is cancelled keeping what finished, and resumed without asking a stored section again", async () => {
-    stub.setHandler((call) => ({ ...(translator(call) as { content: string }), delayMs: 150 }));
+    stub.setHandler(slowAfterTwo());
     const jobId = startTranslationJob(db, { params: params(), actorId: null });
     await until(jobId, (j) => j.progressDone >= 2);
     await cancelWorkerJob(db, { jobId, actorId: null });
@@ -447,7 +460,7 @@ describe("the translation job", () => {
   });
 
   it("loses nothing stored when its worker is killed mid-run, and is resumed after the restart", async () => {
-    stub.setHandler((call) => ({ ...(translator(call) as { content: string }), delayMs: 150 }));
+    stub.setHandler(slowAfterTwo());
     const jobId = startTranslationJob(db, { params: params(), actorId: null });
     await until(jobId, (j) => j.progressDone >= 2);
     await killWorkerJob(jobId);
